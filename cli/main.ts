@@ -1,0 +1,36 @@
+// Dispatches `payconform <command> ...` to the command modules; each is loaded only when used.
+import { createProcessIo, EXIT, UsageError, type CliIo } from './io.js';
+
+export type Command = (args: readonly string[], io: CliIo) => Promise<number>;
+
+/** One entry per command; the key is the command words as typed. Add a line here when a command lands. */
+const commands: Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Command> }>> = {
+};
+
+export function usage(): string {
+  const lines = Object.entries(commands).map(([name, c]) => `  payconform ${name.padEnd(16)} ${c.summary}`);
+  return ['usage: payconform <command> [options]', '', 'commands:', ...lines, ''].join('\n');
+}
+
+export async function main(argv: readonly string[], io: CliIo = createProcessIo()): Promise<number> {
+  // Two-word commands ("audit server", "vectors run") win over one-word ones.
+  const two = argv.slice(0, 2).join(' ');
+  const name = two in commands ? two : argv[0] ?? '';
+  const entry = commands[name];
+  if (!entry || argv.length === 0 || argv[0] === '--help' || argv[0] === '-h') {
+    (entry || argv.length === 0 || argv[0]?.startsWith('-') ? io.stdout : io.stderr)(usage());
+    return argv[0] === '--help' || argv[0] === '-h' ? EXIT.ok : EXIT.usage;
+  }
+  const rest = argv.slice(name.split(' ').length);
+  try {
+    const command = await entry.load();
+    return await command(rest, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`payconform ${name}: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    io.stderr(`payconform ${name}: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.usage;
+  }
+}
