@@ -1,0 +1,116 @@
+// RFC 9530 Content-Digest: create, parse and verify against the exact content bytes (never re-serialised).
+import { createHash } from 'node:crypto';
+import { serializeDictionary } from 'structured-headers';
+import { isByteSequence, isInnerList, parseSfDictionary } from '../structured-fields/structured-fields.js';
+
+/** The Active algorithms of the RFC 9530 §7.2 registry; the deprecated ones are never used for integrity. */
+export type DigestAlgorithm = 'sha-512' | 'sha-256';
+
+const DIGEST_LENGTH: Readonly<Record<DigestAlgorithm, number>> = { 'sha-512': 64, 'sha-256': 32 };
+const NODE_HASH: Readonly<Record<DigestAlgorithm, string>> = { 'sha-512': 'sha512', 'sha-256': 'sha256' };
+
+/** More members than this is treated as malformed (RFC 9530 §6.6: resource exhaustion). */
+export const MAX_DIGEST_MEMBERS = 16;
+
+export function isDigestAlgorithm(name: string): name is DigestAlgorithm {
+  return name === 'sha-512' || name === 'sha-256';
+}
+
+/** The raw digest of `body` with one algorithm. */
+export function digestBytes(body: Uint8Array, algorithm: DigestAlgorithm): Uint8Array {
+  return createHash(NODE_HASH[algorithm]).update(body).digest();
+}
+
+/** The Content-Digest field value for `body`, e.g. `sha-512=:...:`, members in the order given. */
+export function computeContentDigest(body: Uint8Array, algorithms: readonly DigestAlgorithm[] = ['sha-512']): string {
+  if (!(body instanceof Uint8Array)) throw new TypeError('body must be a Uint8Array');
+  if (algorithms.length === 0) throw new TypeError('at least one digest algorithm is required');
+  const members = new Map<string, [Uint8Array, Map<string, never>]>();
+  for (const algorithm of algorithms) {
+    if (!isDigestAlgorithm(algorithm)) throw new TypeError(`unsupported digest algorithm "${String(algorithm)}"`);
+    members.set(algorithm, [digestBytes(body, algorithm), new Map()]);
+  }
+  return serializeDictionary(members);
+}
+
+export type ContentDigestErrorCode = 'DIGEST_MALFORMED' | 'DIGEST_ALGORITHM_UNSUPPORTED' | 'DIGEST_MISMATCH';
+
+export type ParseContentDigestResult =
+  | {
+      readonly ok: true;
+      /** Every byte-sequence member in received order, known algorithm or not (keys are lowercase by RFC 8941). */
+      readonly digests: ReadonlyMap<string, Uint8Array>;
+    }
+  | { readonly ok: false; readonly code: 'DIGEST_MALFORMED'; readonly message: string };
+
+/**
+ * Parses a Content-Digest Dictionary. Malformed: not a Dictionary, a duplicate key, more than
+ * MAX_DIGEST_MEMBERS members, a member that is not a byte sequence, or a known algorithm with the wrong length.
+ */
+export function parseContentDigest(value: string): ParseContentDigestResult {
+  const parsed = parseSfDictionary(value);
+  if (!parsed.ok) return { ok: false, code: 'DIGEST_MALFORMED', message: `Content-Digest: ${parsed.message}` };
+  if (parsed.value.size === 0) return { ok: false, code: 'DIGEST_MALFORMED', message: 'Content-Digest is empty' };
+  if (parsed.value.size > MAX_DIGEST_MEMBERS) {
+    return { ok: false, code: 'DIGEST_MALFORMED', message: `Content-Digest has more than ${MAX_DIGEST_MEMBERS} members` };
+  }
+  const digests = new Map<string, Uint8Array>();
+  for (const [key, member] of parsed.value) {
+    if (isInnerList(member) || !isByteSequence(member[0])) {
+      return { ok: false, code: 'DIGEST_MALFORMED', message: `Content-Digest member "${key}" is not a byte sequence` };
+    }
+    const bytes = new Uint8Array(member[0]);
+    if (isDigestAlgorithm(key) && bytes.length !== DIGEST_LENGTH[key]) {
+      return {
+        ok: false,
+        code: 'DIGEST_MALFORMED',
+        message: `Content-Digest member "${key}" has ${bytes.length} bytes, expected ${DIGEST_LENGTH[key]}`,
+      };
+    }
+    digests.set(key, bytes);
+  }
+  return { ok: true, digests };
+}
+
+export type VerifyContentDigestResult =
+  | { readonly ok: true; readonly algorithms: readonly DigestAlgorithm[] }
+  | { readonly ok: false; readonly code: ContentDigestErrorCode; readonly message: string };
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+/**
+ * Verifies a Content-Digest value against the exact body bytes. Members with algorithms outside `accept` are
+ * ignored (RFC 9530 §2); at least one accepted algorithm must be present, and every accepted one must match.
+ */
+export function verifyContentDigest(
+  value: string,
+  body: Uint8Array,
+  options: { readonly accept?: readonly DigestAlgorithm[] } = {},
+): VerifyContentDigestResult {
+  const accept = options.accept ?? ['sha-512'];
+  const parsed = parseContentDigest(value);
+  if (!parsed.ok) return parsed;
+  const checked: DigestAlgorithm[] = [];
+  for (const algorithm of accept) {
+    const expected = parsed.digests.get(algorithm);
+    if (expected === undefined) continue;
+    if (!equalBytes(digestBytes(body, algorithm), expected)) {
+      return { ok: false, code: 'DIGEST_MISMATCH', message: `Content-Digest "${algorithm}" does not match the body` };
+    }
+    checked.push(algorithm);
+  }
+  if (checked.length === 0) {
+    const found = [...parsed.digests.keys()].map((k) => `"${k}"`).join(', ');
+    return {
+      ok: false,
+      code: 'DIGEST_ALGORITHM_UNSUPPORTED',
+      message: `Content-Digest has no accepted algorithm (accepted: ${accept.join(', ')}; found: ${found})`,
+    };
+  }
+  return { ok: true, algorithms: checked };
+}

@@ -1,0 +1,199 @@
+// Glue over `structured-headers` (RFC 8941): typed results instead of exceptions, RFC 8941-only bare items,
+// and duplicate Dictionary keys detected (the library keeps the last value silently).
+import {
+  parseDictionary,
+  parseItem,
+  parseList,
+  serializeInnerList,
+  serializeItem,
+  serializeList,
+  serializeDictionary,
+  Token,
+  DisplayString,
+  type BareItem,
+  type Dictionary,
+  type InnerList,
+  type Item,
+  type List,
+  type Parameters,
+} from 'structured-headers';
+
+export { Token };
+export type { BareItem, Dictionary, InnerList, Item, List, Parameters };
+
+export type SfKind = 'item' | 'list' | 'dictionary';
+
+export type SfResult<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly code: 'SF_PARSE_ERROR' | 'SF_TYPE_UNSUPPORTED' | 'SF_DUPLICATE_KEY'; readonly message: string };
+
+/** True for an Inner List (`[items, params]` whose first element is an array). */
+export function isInnerList(member: Item | InnerList): member is InnerList {
+  return Array.isArray(member[0]);
+}
+
+/** True when `value` is an RFC 8941 Integer (the library returns Integers and Decimals as numbers). */
+export function isSfInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= 999_999_999_999_999;
+}
+
+/** A byte sequence as bytes (the library returns an ArrayBuffer). */
+export function isByteSequence(value: unknown): value is ArrayBuffer {
+  return value instanceof ArrayBuffer;
+}
+
+function bareItemProblem(value: BareItem): string | undefined {
+  // RFC 9651 added Date (@...) and Display String (%"..."); an RFC 8941 field must reject them.
+  if (value instanceof Date) return 'an RFC 9651 Date is not an RFC 8941 type';
+  if (value instanceof DisplayString) return 'an RFC 9651 Display String is not an RFC 8941 type';
+  return undefined;
+}
+
+function paramsProblem(params: Parameters): string | undefined {
+  for (const [key, value] of params) {
+    const problem = bareItemProblem(value);
+    if (problem) return `parameter "${key}": ${problem}`;
+  }
+  return undefined;
+}
+
+function memberProblem(member: Item | InnerList): string | undefined {
+  if (isInnerList(member)) {
+    for (const item of member[0]) {
+      const problem = bareItemProblem(item[0]) ?? paramsProblem(item[1]);
+      if (problem) return problem;
+    }
+    return paramsProblem(member[1]);
+  }
+  return bareItemProblem(member[0]) ?? paramsProblem(member[1]);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Top-level member keys of a Dictionary as written, in order (lexical scan: commas inside sf-strings and
+ * Display Strings are skipped). Only meaningful once the value parsed as a Dictionary.
+ */
+function dictionaryKeysAsWritten(input: string): string[] {
+  const keys: string[] = [];
+  let start = 0;
+  let inString = false;
+  for (let i = 0; i <= input.length; i++) {
+    const c = input[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === ',' || c === undefined) {
+      const segment = input.slice(start, i).replace(/^[ \t]+/, '');
+      const match = /^[a-z*][a-z0-9_\-.*]*/.exec(segment);
+      if (match) keys.push(match[0]);
+      start = i + 1;
+    }
+  }
+  return keys;
+}
+
+/** The first key that occurs more than once in a Dictionary value, if any. */
+export function findDuplicateDictionaryKey(input: string): string | undefined {
+  const seen = new Set<string>();
+  for (const key of dictionaryKeysAsWritten(input)) {
+    if (seen.has(key)) return key;
+    seen.add(key);
+  }
+  return undefined;
+}
+
+/** Parses an RFC 8941 Dictionary; duplicate keys and RFC 9651-only types are errors. */
+export function parseSfDictionary(input: string, options: { allowDuplicateKeys?: boolean } = {}): SfResult<Dictionary> {
+  let dictionary: Dictionary;
+  try {
+    dictionary = parseDictionary(input);
+  } catch (error) {
+    return { ok: false, code: 'SF_PARSE_ERROR', message: errorMessage(error) };
+  }
+  for (const [key, member] of dictionary) {
+    const problem = memberProblem(member);
+    if (problem) return { ok: false, code: 'SF_TYPE_UNSUPPORTED', message: `member "${key}": ${problem}` };
+  }
+  if (!options.allowDuplicateKeys) {
+    const duplicate = findDuplicateDictionaryKey(input);
+    if (duplicate !== undefined) {
+      return { ok: false, code: 'SF_DUPLICATE_KEY', message: `dictionary key "${duplicate}" appears more than once` };
+    }
+  }
+  return { ok: true, value: dictionary };
+}
+
+/** Parses an RFC 8941 List; RFC 9651-only types are errors. */
+export function parseSfList(input: string): SfResult<List> {
+  let list: List;
+  try {
+    list = parseList(input);
+  } catch (error) {
+    return { ok: false, code: 'SF_PARSE_ERROR', message: errorMessage(error) };
+  }
+  for (const member of list) {
+    const problem = memberProblem(member);
+    if (problem) return { ok: false, code: 'SF_TYPE_UNSUPPORTED', message: problem };
+  }
+  return { ok: true, value: list };
+}
+
+/** Parses an RFC 8941 Item; RFC 9651-only types are errors. */
+export function parseSfItem(input: string): SfResult<Item> {
+  let item: Item;
+  try {
+    item = parseItem(input);
+  } catch (error) {
+    return { ok: false, code: 'SF_PARSE_ERROR', message: errorMessage(error) };
+  }
+  const problem = memberProblem(item);
+  if (problem) return { ok: false, code: 'SF_TYPE_UNSUPPORTED', message: problem };
+  return { ok: true, value: item };
+}
+
+function containsDecimal(member: Item | InnerList): boolean {
+  const items = isInnerList(member) ? member[0] : [member];
+  const paramSets = isInnerList(member) ? [member[1], ...member[0].map((i) => i[1])] : [member[1]];
+  for (const item of items) if (typeof item[0] === 'number' && !Number.isInteger(item[0])) return true;
+  for (const params of paramSets) for (const v of params.values()) if (typeof v === 'number' && !Number.isInteger(v)) return true;
+  return false;
+}
+
+export type SerializeResult = { readonly ok: true; readonly value: string } | { readonly ok: false; readonly message: string };
+
+/**
+ * Serialises a parsed structure. Decimals are refused: the library's Decimal serialiser is not RFC 8941
+ * conformant (it can emit `10.` and does not round half-even), so nothing here ever serialises one.
+ */
+export function serializeSf(kind: SfKind, value: Dictionary | List | Item): SerializeResult {
+  try {
+    if (kind === 'dictionary') {
+      for (const member of (value as Dictionary).values()) if (containsDecimal(member)) return { ok: false, message: 'Decimal serialisation is not supported' };
+      return { ok: true, value: serializeDictionary(value as Dictionary) };
+    }
+    if (kind === 'list') {
+      for (const member of value as List) if (containsDecimal(member)) return { ok: false, message: 'Decimal serialisation is not supported' };
+      return { ok: true, value: serializeList(value as List) };
+    }
+    if (containsDecimal(value as Item)) return { ok: false, message: 'Decimal serialisation is not supported' };
+    return { ok: true, value: serializeItem(value as Item) };
+  } catch (error) {
+    return { ok: false, message: errorMessage(error) };
+  }
+}
+
+/** Serialises one Dictionary member value (an Item or an Inner List), as `;key=` needs. */
+export function serializeSfMember(member: Item | InnerList): SerializeResult {
+  if (containsDecimal(member)) return { ok: false, message: 'Decimal serialisation is not supported' };
+  try {
+    return { ok: true, value: isInnerList(member) ? serializeInnerList(member) : serializeItem(member) };
+  } catch (error) {
+    return { ok: false, message: errorMessage(error) };
+  }
+}
