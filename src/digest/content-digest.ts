@@ -1,6 +1,6 @@
 // RFC 9530 Content-Digest: create, parse and verify against the exact content bytes (never re-serialised).
 import { createHash } from 'node:crypto';
-import { serializeDictionary } from 'structured-headers';
+import { serializeDictionary, type Dictionary } from 'structured-headers';
 import { isByteSequence, isInnerList, parseSfDictionary } from '../structured-fields/structured-fields.js';
 
 /** The Active algorithms of the RFC 9530 §7.2 registry; the deprecated ones are never used for integrity. */
@@ -25,7 +25,7 @@ export function digestBytes(body: Uint8Array, algorithm: DigestAlgorithm): Uint8
 export function computeContentDigest(body: Uint8Array, algorithms: readonly DigestAlgorithm[] = ['sha-512']): string {
   if (!(body instanceof Uint8Array)) throw new TypeError('body must be a Uint8Array');
   if (algorithms.length === 0) throw new TypeError('at least one digest algorithm is required');
-  const members = new Map<string, [Uint8Array, Map<string, never>]>();
+  const members: Dictionary = new Map();
   for (const algorithm of algorithms) {
     if (!isDigestAlgorithm(algorithm)) throw new TypeError(`unsupported digest algorithm "${String(algorithm)}"`);
     members.set(algorithm, [digestBytes(body, algorithm), new Map()]);
