@@ -49,6 +49,7 @@ describe('Content-Digest (RFC 9530) behaviour', () => {
       'SHA-512=:AAAA:',
       'sha-512=:AAAA:',
       'sha-512=:-_AA:',
+      'sha-512=:z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg:',
       'sha-512=(:AAAA:)',
       'sha-512=:z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==:, sha-512=:AAAA:',
       Array.from({ length: 17 }, (_, i) => `x${i}=:AAAA:`).join(', '),

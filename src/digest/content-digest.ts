@@ -1,7 +1,7 @@
 // RFC 9530 Content-Digest: create, parse and verify against the exact content bytes (never re-serialised).
 import { createHash } from 'node:crypto';
 import { serializeDictionary, type Dictionary } from 'structured-headers';
-import { isByteSequence, isInnerList, parseSfDictionary } from '../structured-fields/structured-fields.js';
+import { isByteSequence, isByteSequenceWrittenCanonically, isInnerList, parseSfDictionary } from '../structured-fields/structured-fields.js';
 
 /** The Active algorithms of the RFC 9530 §7.2 registry; the deprecated ones are never used for integrity. */
 export type DigestAlgorithm = 'sha-512' | 'sha-256';
@@ -66,6 +66,9 @@ export function parseContentDigest(value: string): ParseContentDigestResult {
         code: 'DIGEST_MALFORMED',
         message: `Content-Digest member "${key}" has ${bytes.length} bytes, expected ${DIGEST_LENGTH[key]}`,
       };
+    }
+    if (!isByteSequenceWrittenCanonically(value, bytes)) {
+      return { ok: false, code: 'DIGEST_MALFORMED', message: `Content-Digest member "${key}" is not padded standard base64` };
     }
     digests.set(key, bytes);
   }

@@ -42,6 +42,14 @@ export function isByteSequence(value: unknown): value is ArrayBuffer {
   return value instanceof ArrayBuffer;
 }
 
+/**
+ * True when `raw` contains the canonical form `:<padded base64>:` of `bytes`. RFC 8941 lets parsers accept
+ * missing padding and non-zero pad bits; this profile's fields are strict, so a value written any other way fails.
+ */
+export function isByteSequenceWrittenCanonically(raw: string, bytes: Uint8Array): boolean {
+  return raw.includes(`:${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}:`);
+}
+
 function bareItemProblem(value: BareItem): string | undefined {
   // RFC 9651 added Date (@...) and Display String (%"..."); an RFC 8941 field must reject them.
   if (value instanceof Date) return 'an RFC 9651 Date is not an RFC 8941 type';

@@ -1,0 +1,224 @@
+// RFC 9421 §2.5: the signature base for any covered component list, with the profile's deviations as options.
+import type { HttpRequest } from '../http/message.js';
+import { arrayBufferToBase64 } from 'structured-headers';
+import {
+  isInnerList,
+  parseSfDictionary,
+  parseSfItem,
+  parseSfList,
+  serializeSf,
+  serializeSfMember,
+  type BareItem,
+  type SfKind,
+} from '../structured-fields/structured-fields.js';
+import type { ComponentIdentifier } from './component-identifier.js';
+import { fieldLineValues, hasForbiddenFieldCharacter } from './field-values.js';
+import { serializeSignatureParams } from './signature-params.js';
+import { normalizeAuthority, parseTargetUri, type AuthorityPortRule, type TargetUriParts } from './target-uri.js';
+
+/** How the base is built where a profile departs from RFC 9421 (data, not code paths scattered in callers). */
+export interface SignatureBaseOptions {
+  /** A covered field that is absent: RFC 9421 `'error'`; `'empty'` gives the line `"name": ` (empty value). */
+  readonly missingField?: 'error' | 'empty';
+  /** `@path`: RFC 9421 `'path'` (no query); `'path-and-query'` appends `?query` as written when a `?` is present. */
+  readonly pathValue?: 'path' | 'path-and-query';
+  /** Which ports `@authority` omits. */
+  readonly authorityPorts?: AuthorityPortRule;
+  /** Field names whose values are Structured Fields, for the `sf` parameter (RFC 9421 §2.1.1). */
+  readonly fieldTypes?: Readonly<Record<string, SfKind>>;
+  /** Fields that must appear at most once; several lines are an error (combining them would be ambiguous). */
+  readonly singleValuedFields?: readonly string[];
+}
+
+export type SignatureBaseErrorCode =
+  | 'TARGET_URI_INVALID'
+  | 'COMPONENT_UNKNOWN'
+  | 'COMPONENT_NAME_INVALID'
+  | 'COMPONENT_DUPLICATE'
+  | 'COMPONENT_PARAMETER_UNKNOWN'
+  | 'COMPONENT_PARAMETER_INVALID'
+  | 'FIELD_MISSING'
+  | 'FIELD_DUPLICATED'
+  | 'FIELD_VALUE_INVALID'
+  | 'DICTIONARY_MEMBER_MISSING'
+  | 'QUERY_PARAM_MISSING'
+  | 'QUERY_PARAM_REPEATED'
+  | 'SIGNATURE_PARAMS_INVALID'
+  | 'BASE_NOT_ASCII';
+
+export type SignatureBaseResult =
+  | { readonly ok: true; readonly base: string; /** the `@signature-params` value */ readonly signatureParams: string }
+  | { readonly ok: false; readonly code: SignatureBaseErrorCode; readonly message: string };
+
+type ValueResult = { ok: true; value: string } | { ok: false; code: SignatureBaseErrorCode; message: string };
+
+const DEFAULT_FIELD_TYPES: Readonly<Record<string, SfKind>> = {
+  'signature-input': 'dictionary',
+  signature: 'dictionary',
+  'accept-signature': 'dictionary',
+  'content-digest': 'dictionary',
+  'repr-digest': 'dictionary',
+  'want-content-digest': 'dictionary',
+  'want-repr-digest': 'dictionary',
+  priority: 'dictionary',
+  'cache-status': 'list',
+  'proxy-status': 'list',
+  'client-cert': 'item',
+};
+
+const FIELD_PARAMS = new Set(['sf', 'key', 'bs', 'req', 'tr']);
+const NAME_RE = /^[a-z0-9!#$%&'*+\-.^_`|~]+$/;
+
+/** RFC 9421 §2.2.8: re-encode with the urlencoded percent-encode set, a space as `%20`. */
+export function encodeQueryParamComponent(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+function fail(code: SignatureBaseErrorCode, message: string): ValueResult {
+  return { ok: false, code, message };
+}
+
+function derivedValue(
+  component: ComponentIdentifier,
+  request: HttpRequest,
+  uri: TargetUriParts,
+  options: SignatureBaseOptions,
+): ValueResult {
+  const allowed = component.name === '@query-param' ? 'name' : undefined;
+  for (const key of component.params.keys()) {
+    if (key !== allowed) {
+      return FIELD_PARAMS.has(key) || key === 'name'
+        ? fail('COMPONENT_PARAMETER_INVALID', `parameter "${key}" is not allowed on ${component.serialized}`)
+        : fail('COMPONENT_PARAMETER_UNKNOWN', `unknown parameter "${key}" on ${component.serialized}`);
+    }
+  }
+  switch (component.name) {
+    case '@method':
+      return { ok: true, value: request.method };
+    case '@target-uri':
+      return { ok: true, value: uri.withoutFragment };
+    case '@authority':
+      return { ok: true, value: normalizeAuthority(uri, options.authorityPorts) };
+    case '@scheme':
+      return { ok: true, value: uri.scheme };
+    case '@request-target':
+      return { ok: true, value: uri.query === undefined ? uri.path : `${uri.path}?${uri.query}` };
+    case '@path':
+      return {
+        ok: true,
+        value: options.pathValue === 'path-and-query' && uri.query !== undefined ? `${uri.path}?${uri.query}` : uri.path,
+      };
+    case '@query':
+      return { ok: true, value: `?${uri.query ?? ''}` };
+    case '@query-param': {
+      const name = component.params.get('name');
+      if (typeof name !== 'string') return fail('COMPONENT_PARAMETER_INVALID', '"@query-param" needs a string "name" parameter');
+      const found: string[] = [];
+      for (const [n, v] of new URLSearchParams(uri.query ?? '')) if (encodeQueryParamComponent(n) === name) found.push(v);
+      if (found.length === 0) return fail('QUERY_PARAM_MISSING', `query parameter "${name}" is absent`);
+      if (found.length > 1) return fail('QUERY_PARAM_REPEATED', `query parameter "${name}" appears ${found.length} times`);
+      return { ok: true, value: encodeQueryParamComponent(found[0]!) };
+    }
+    case '@status':
+      return fail('COMPONENT_UNKNOWN', '"@status" is a response component');
+    case '@signature-params':
+      return fail('COMPONENT_UNKNOWN', '"@signature-params" must not be listed as a covered component');
+    default:
+      return fail('COMPONENT_UNKNOWN', `unknown derived component "${component.name}"`);
+  }
+}
+
+function fieldValue(component: ComponentIdentifier, request: HttpRequest, options: SignatureBaseOptions): ValueResult {
+  const { name, params } = component;
+  if (!NAME_RE.test(name)) return fail('COMPONENT_NAME_INVALID', `component name "${name}" must be a lowercase field name`);
+  for (const [key, value] of params) {
+    if (!FIELD_PARAMS.has(key)) return fail('COMPONENT_PARAMETER_UNKNOWN', `unknown parameter "${key}" on ${component.serialized}`);
+    if (key === 'req') return fail('COMPONENT_PARAMETER_INVALID', '"req" is not allowed when signing a request');
+    if (key === 'tr') return fail('COMPONENT_PARAMETER_INVALID', 'trailer fields ("tr") are not supported');
+    if (key === 'key' ? typeof value !== 'string' : value !== true) {
+      return fail('COMPONENT_PARAMETER_INVALID', `parameter "${key}" has the wrong type on ${component.serialized}`);
+    }
+  }
+  const sf = params.has('sf');
+  const key = params.get('key');
+  const bs = params.has('bs');
+  if (bs && (sf || key !== undefined)) return fail('COMPONENT_PARAMETER_INVALID', '"bs" cannot be combined with "sf" or "key"');
+  if (sf && key !== undefined) return fail('COMPONENT_PARAMETER_INVALID', '"sf" and "key" cannot be combined');
+
+  const lines = fieldLineValues(request.headers, name);
+  for (const line of lines) {
+    if (hasForbiddenFieldCharacter(line)) return fail('FIELD_VALUE_INVALID', `field "${name}" contains CR, LF or NUL`);
+  }
+  if (lines.length === 0) {
+    if (options.missingField === 'empty' && params.size === 0) return { ok: true, value: '' };
+    return fail('FIELD_MISSING', `covered field "${name}" is absent`);
+  }
+  if (lines.length > 1 && options.singleValuedFields?.includes(name)) {
+    return fail('FIELD_DUPLICATED', `field "${name}" must appear once, found ${lines.length} lines`);
+  }
+  if (bs) {
+    return { ok: true, value: lines.map((line) => `:${arrayBufferToBase64(new TextEncoder().encode(line))}:`).join(', ') };
+  }
+  const combined = lines.join(', ');
+  if (key !== undefined) {
+    const dict = parseSfDictionary(combined, { allowDuplicateKeys: true });
+    if (!dict.ok) return fail('FIELD_VALUE_INVALID', `field "${name}" is not a Dictionary: ${dict.message}`);
+    const member = dict.value.get(key as string);
+    if (member === undefined) return fail('DICTIONARY_MEMBER_MISSING', `field "${name}" has no member "${String(key)}"`);
+    const serialized = serializeSfMember(member);
+    return serialized.ok ? { ok: true, value: serialized.value } : fail('FIELD_VALUE_INVALID', serialized.message);
+  }
+  if (sf) {
+    const kind = options.fieldTypes?.[name] ?? DEFAULT_FIELD_TYPES[name];
+    if (kind === undefined) return fail('COMPONENT_PARAMETER_INVALID', `"sf" needs a known structured type for field "${name}"`);
+    const parsed = kind === 'dictionary' ? parseSfDictionary(combined, { allowDuplicateKeys: true }) : kind === 'list' ? parseSfList(combined) : parseSfItem(combined);
+    if (!parsed.ok) return fail('FIELD_VALUE_INVALID', `field "${name}" is not a valid ${kind}: ${parsed.message}`);
+    const serialized = serializeSf(kind, parsed.value);
+    return serialized.ok ? { ok: true, value: serialized.value } : fail('FIELD_VALUE_INVALID', serialized.message);
+  }
+  return { ok: true, value: combined };
+}
+
+/** One component's value, or why it has none. */
+export function componentValue(
+  component: ComponentIdentifier,
+  request: HttpRequest,
+  uri: TargetUriParts,
+  options: SignatureBaseOptions = {},
+): ValueResult {
+  return component.name.startsWith('@') ? derivedValue(component, request, uri, options) : fieldValue(component, request, options);
+}
+
+/**
+ * Creates the signature base (RFC 9421 §2.5): one line per covered component in the given order, then the
+ * `@signature-params` line; lines joined with LF and no trailing LF. The base must be ASCII.
+ */
+export function createSignatureBase(
+  request: HttpRequest,
+  coveredComponents: readonly ComponentIdentifier[],
+  signatureParams: ReadonlyMap<string, BareItem>,
+  options: SignatureBaseOptions = {},
+): SignatureBaseResult {
+  const uriResult = parseTargetUri(request.url);
+  if (!uriResult.ok) return { ok: false, code: 'TARGET_URI_INVALID', message: uriResult.message };
+  const paramsValue = serializeSignatureParams(coveredComponents, signatureParams);
+  if (!paramsValue.ok) return { ok: false, code: 'SIGNATURE_PARAMS_INVALID', message: paramsValue.message };
+  let base = '';
+  const seen = new Set<string>();
+  for (const component of coveredComponents) {
+    if (seen.has(component.serialized)) {
+      return { ok: false, code: 'COMPONENT_DUPLICATE', message: `component ${component.serialized} is listed twice` };
+    }
+    seen.add(component.serialized);
+    const value = componentValue(component, request, uriResult.value, options);
+    if (!value.ok) return value;
+    if (hasForbiddenFieldCharacter(value.value)) {
+      return { ok: false, code: 'FIELD_VALUE_INVALID', message: `value of ${component.serialized} contains CR, LF or NUL` };
+    }
+    base += `${component.serialized}: ${value.value}\n`;
+  }
+  base += `"@signature-params": ${paramsValue.value}`;
+  // eslint-disable-next-line no-control-regex
+  if (/[^\x00-\x7f]/.test(base)) return { ok: false, code: 'BASE_NOT_ASCII', message: 'the signature base contains non-ASCII characters' };
+  return { ok: true, base, signatureParams: paramsValue.value };
+}

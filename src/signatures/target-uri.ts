@@ -1,0 +1,82 @@
+// The parts of a request's absolute target URI, read from the string as written (RFC 9421 §2.2.6: the path is
+// never normalised through WHATWG URL, which would remove dot segments and re-encode characters).
+
+export interface TargetUriParts {
+  readonly scheme: string;
+  /** Raw authority as written, e.g. `Example.COM:443`. */
+  readonly rawAuthority: string;
+  /** Lowercase host (IPv6 with brackets), after WHATWG host parsing. */
+  readonly host: string;
+  /** The port as written, or undefined when absent or empty. */
+  readonly port: number | undefined;
+  /** The path as written; `/` when empty. */
+  readonly path: string;
+  /** The query without `?`, or undefined when there is no `?` at all. */
+  readonly query: string | undefined;
+  /** The URI without its fragment. */
+  readonly withoutFragment: string;
+}
+
+export type TargetUriResult =
+  | { readonly ok: true; readonly value: TargetUriParts }
+  | { readonly ok: false; readonly message: string };
+
+const URI_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?$/s;
+const AUTHORITY_RE = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::([0-9]*))?$/;
+
+/** Splits an absolute `http(s)://` URI. Rejects userinfo, non-ASCII authorities, empty hosts and bad ports. */
+export function parseTargetUri(url: string): TargetUriResult {
+  if (typeof url !== 'string') return { ok: false, message: 'target URI is not a string' };
+  const match = URI_RE.exec(url);
+  if (!match) return { ok: false, message: `target URI ${JSON.stringify(url.slice(0, 200))} is not an absolute URI` };
+  const scheme = match[1]!.toLowerCase();
+  const rawAuthority = match[2]!;
+  if (scheme !== 'http' && scheme !== 'https') return { ok: false, message: `scheme "${scheme}" is not http or https` };
+  // eslint-disable-next-line no-control-regex
+  if (/[^\x21-\x7e]/.test(rawAuthority)) return { ok: false, message: 'authority contains whitespace, control or non-ASCII characters' };
+  if (rawAuthority.includes('@')) return { ok: false, message: 'authority must not contain userinfo' };
+  const authority = AUTHORITY_RE.exec(rawAuthority);
+  if (!authority) return { ok: false, message: `authority "${rawAuthority}" is malformed` };
+  let host: string;
+  try {
+    host = new URL(`http://${authority[1]!}/`).hostname;
+  } catch {
+    return { ok: false, message: `host "${authority[1]!}" is malformed` };
+  }
+  if (host === '') return { ok: false, message: 'host is empty' };
+  let port: number | undefined;
+  const portText = authority[2];
+  if (portText !== undefined && portText !== '') {
+    if (portText.length > 5 || Number(portText) > 65535) return { ok: false, message: `port "${portText}" is out of range` };
+    port = Number(portText);
+  }
+  const rawPath = match[3]!;
+  const query = match[4];
+  const hashAt = url.indexOf('#');
+  return {
+    ok: true,
+    value: {
+      scheme,
+      rawAuthority,
+      host,
+      port,
+      path: rawPath === '' ? '/' : rawPath,
+      query,
+      withoutFragment: hashAt === -1 ? url : url.slice(0, hashAt),
+    },
+  };
+}
+
+/** Which ports `@authority` omits: the scheme's default (RFC 9110 §4.2.3), or 80 and 443 whatever the scheme. */
+export type AuthorityPortRule = 'scheme-default' | 'omit-80-and-443';
+
+/** The normalised authority: lowercase host, default port omitted per the rule. */
+export function normalizeAuthority(parts: TargetUriParts, rule: AuthorityPortRule = 'scheme-default'): string {
+  const { port } = parts;
+  if (port === undefined) return parts.host;
+  const omit =
+    rule === 'omit-80-and-443'
+      ? port === 80 || port === 443
+      : (parts.scheme === 'http' && port === 80) || (parts.scheme === 'https' && port === 443);
+  return omit ? parts.host : `${parts.host}:${port}`;
+}
