@@ -1,0 +1,43 @@
+// The status vocabularies of the payments service (spec: States and transitions), as constants shared by the
+// schemas' TypeScript types and the business rules; test/schemas.test.ts checks each list against the schema enums.
+
+/** Spec, Payout statuses: the seven values that appear in API responses. */
+export const payoutStatuses = [
+  'IN_PROGRESS',
+  'PROCESSED',
+  'CANCELLED',
+  'FAILED',
+  'HELD',
+  'RETURNED',
+  'AWAITING_COMMIT',
+] as const;
+export type PayoutStatus = (typeof payoutStatuses)[number];
+
+/** Spec, Payout webhook payload: payoutStatus values; AWAITING_COMMIT is not in the webhook list. */
+export const payoutWebhookStatuses = ['IN_PROGRESS', 'PROCESSED', 'CANCELLED', 'FAILED', 'HELD', 'RETURNED'] as const;
+export type PayoutWebhookStatus = (typeof payoutWebhookStatuses)[number];
+
+/** Spec, Refund statuses: "the same six values as the payout list above". */
+export const refundStatuses = ['IN_PROGRESS', 'PROCESSED', 'CANCELLED', 'FAILED', 'HELD', 'RETURNED'] as const;
+export type RefundStatus = (typeof refundStatuses)[number];
+
+/** Spec, Payout resource: copStatus values other than null ("null when CoP is not active"). */
+export const copStatuses = ['FULL_MATCH', 'PARTIAL_MATCH', 'NO_MATCH', 'UNABLE_TO_MATCH', 'NOT_CHECKED', 'UNKNOWN'] as const;
+export type CopStatus = (typeof copStatuses)[number];
+
+/** Spec, Payment statuses. */
+export const paymentStatuses = ['AWAITING_AUTHORIZATION', 'COMPLETED', 'SETTLED', 'FAILED'] as const;
+export type PaymentStatus = (typeof paymentStatuses)[number];
+
+/** Spec, Payment webhook payload: a payment webhook is sent for these statuses only. */
+export const paymentWebhookStatuses = ['COMPLETED', 'SETTLED', 'FAILED'] as const;
+export type PaymentWebhookStatus = (typeof paymentWebhookStatuses)[number];
+
+/** Spec, Payment webhook payload, paymentRefundData.accountIdentifications[].type. */
+export const accountIdentificationTypes = ['ACCOUNT_NUMBER', 'SORT_CODE'] as const;
+export type AccountIdentificationType = (typeof accountIdentificationTypes)[number];
+
+/** True when `value` is one of `list` (narrows the type). */
+export function isOneOf<const T extends string>(list: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (list as readonly string[]).includes(value);
+}
