@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Ed25519PublicKey } from '../src/ed25519/backend.js';
-import { backends, defaultBackend, nobleBackend, nodeBackend } from '../src/ed25519/index.js';
+import { backends, defaultBackend, isSmallOrderEncoding, nobleBackend, nodeBackend } from '../src/ed25519/index.js';
 import { ed25519PrivateKeyFromSeed, parseEd25519PublicKey } from '../src/keys/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 
@@ -130,5 +130,57 @@ describe('backends cross-check (fast-check)', () => {
   it('the default backend is node:crypto', () => {
     expect(defaultBackend).toBe(nodeBackend);
     expect(backends.map((b) => b.name)).toEqual(['node', 'noble']);
+  });
+});
+
+// The eight torsion-point encodings (orders 1, 2, 4, 8) plus non-canonical encodings of y = 0, 1, p - 1.
+const SMALL_ORDER = [
+  '0100000000000000000000000000000000000000000000000000000000000000',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  '0000000000000000000000000000000000000000000000000000000000000000',
+  '0000000000000000000000000000000000000000000000000000000000000080',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85',
+];
+const NON_CANONICAL_SMALL = [
+  '0100000000000000000000000000000000000000000000000000000000000080',
+  'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
+];
+
+describe('small-order public keys (OpenSSL alone would accept S = 0 forgeries)', () => {
+  const msg = enc.encode('any message at all');
+
+  it('the blocklist recognises every small-order encoding and no real key', () => {
+    for (const h of [...SMALL_ORDER, ...NON_CANONICAL_SMALL]) expect(isSmallOrderEncoding(Buffer.from(h, 'hex'))).toBe(true);
+    expect(isSmallOrderEncoding(loadTestKeys().rfc9421Ed25519.publicKey.raw)).toBe(false);
+    expect(isSmallOrderEncoding(loadTestKeys().clientEd25519.publicKey.raw)).toBe(false);
+  });
+
+  it('both backends reject every (small-order A, small-order R, S = 0) signature, so they agree', () => {
+    let checked = 0;
+    for (const a of [...SMALL_ORDER, ...NON_CANONICAL_SMALL]) {
+      for (const r of SMALL_ORDER) {
+        const pk: Ed25519PublicKey = { kind: 'ed25519-public', raw: new Uint8Array(Buffer.from(a, 'hex')) };
+        const sig = new Uint8Array(64);
+        sig.set(Buffer.from(r, 'hex'), 0);
+        expect(nodeBackend.verify(sig, msg, pk)).toBe(false);
+        expect(nobleBackend.verify(sig, msg, pk)).toBe(false);
+        checked++;
+      }
+    }
+    expect(checked).toBe(96);
+  });
+
+  it('parseEd25519PublicKey refuses a small-order key in raw and SPKI form', () => {
+    for (const h of SMALL_ORDER) {
+      const raw = Buffer.from(h, 'hex');
+      expect(() => parseEd25519PublicKey(raw.toString('base64'))).toThrow(/small-order/);
+      const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), raw]);
+      expect(() => parseEd25519PublicKey(new Uint8Array(spki))).toThrow(/small-order/);
+    }
   });
 });

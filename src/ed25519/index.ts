@@ -3,6 +3,7 @@
 export type { Ed25519Backend, Ed25519PrivateKey, Ed25519PublicKey } from './backend.js';
 export { nodeBackend } from './node-backend.js';
 export { nobleBackend } from './noble-backend.js';
+export { isSmallOrderEncoding } from './small-order.js';
 
 import type { Ed25519Backend } from './backend.js';
 import { nobleBackend } from './noble-backend.js';

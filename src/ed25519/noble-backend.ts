@@ -3,6 +3,7 @@
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import type { Ed25519Backend, Ed25519PrivateKey, Ed25519PublicKey } from './backend.js';
+import { isSmallOrderEncoding } from './small-order.js';
 
 // @noble/ed25519 v3's synchronous API needs a SHA-512 implementation; set it once, here.
 ed.hashes.sha512 = sha512;
@@ -25,6 +26,7 @@ export const nobleBackend: Ed25519Backend = Object.freeze({
     }
     if (signature.length !== 64 || typeof publicKey !== 'object' || publicKey === null) return false;
     if (!(publicKey.raw instanceof Uint8Array) || publicKey.raw.length !== 32) return false;
+    if (isSmallOrderEncoding(publicKey.raw)) return false; // same rule as the node backend, explicitly
     try {
       return ed.verify(signature, message, publicKey.raw, VERIFY_OPTS);
     } catch {

@@ -2,6 +2,7 @@
 
 import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import type { Ed25519Backend, Ed25519PrivateKey, Ed25519PublicKey } from './backend.js';
+import { isSmallOrderEncoding } from './small-order.js';
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
@@ -28,7 +29,8 @@ function publicKeyObject(key: Ed25519PublicKey): KeyObject | null {
   let ko = publicCache.get(key);
   if (ko === undefined) {
     ko = null;
-    if (key.raw instanceof Uint8Array && key.raw.length === 32) {
+    // OpenSSL accepts small-order keys (forgeable with S = 0): refuse them, as the noble backend does.
+    if (key.raw instanceof Uint8Array && key.raw.length === 32 && !isSmallOrderEncoding(key.raw)) {
       try {
         ko = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, key.raw]), format: 'der', type: 'spki' });
       } catch {

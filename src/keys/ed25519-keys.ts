@@ -2,6 +2,7 @@
 
 import { createPrivateKey, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Ed25519PrivateKey, Ed25519PublicKey } from '../ed25519/backend.js';
+import { isSmallOrderEncoding } from '../ed25519/small-order.js';
 import { decodeStrictBase64, encodeBase64 } from './base64.js';
 import { KeyFormatError } from './errors.js';
 import { assertSingleDerSequence, formatPem, looksLikePem, parsePem } from './pem.js';
@@ -32,6 +33,14 @@ function fromBase64Url(text: string): Uint8Array {
 /** Builds the frozen public key object. */
 function makePublicKey(raw: Uint8Array): Ed25519PublicKey {
   return Object.freeze({ kind: 'ed25519-public' as const, raw: Uint8Array.from(raw) });
+}
+
+/** A public key received from outside: small-order points are refused (they verify forgeries). */
+function checkedPublicKey(raw: Uint8Array): Ed25519PublicKey {
+  if (isSmallOrderEncoding(raw)) {
+    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: found a small-order point, with which a signature of S = 0 verifies for any message; refused`);
+  }
+  return makePublicKey(raw);
 }
 
 /**
@@ -103,7 +112,7 @@ function spkiToPublicKey(der: Uint8Array): Ed25519PublicKey {
   if (typeof jwk.x !== 'string') {
     throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: the SPKI key did not yield a public key`);
   }
-  return makePublicKey(fromBase64Url(jwk.x));
+  return checkedPublicKey(fromBase64Url(jwk.x));
 }
 
 function privateFromPem(text: string): Ed25519PrivateKey {
@@ -154,11 +163,12 @@ export function parseEd25519PrivateKey(input: string | Uint8Array): Ed25519Priva
  * - A string is the raw 32-byte key in base64, an SPKI PEM (`-----BEGIN PUBLIC KEY-----`), or the
  *   PEM body alone (base64 of the SPKI DER without the BEGIN/END lines, with or without line breaks).
  * - Bytes are a DER SPKI, or the raw 32-byte key.
+ * Small-order points (libsodium's blocklist) are refused: they make forgeries verify.
  * Throws {@link KeyFormatError}.
  */
 export function parseEd25519PublicKey(input: string | Uint8Array): Ed25519PublicKey {
   if (input instanceof Uint8Array) {
-    if (input.length === 32) return makePublicKey(input);
+    if (input.length === 32) return checkedPublicKey(input);
     return spkiToPublicKey(input);
   }
   if (typeof input !== 'string') throw new TypeError('parseEd25519PublicKey: expected a string or a Uint8Array');
@@ -176,7 +186,7 @@ export function parseEd25519PublicKey(input: string | Uint8Array): Ed25519Public
   }
   // The trimmed PEM body may keep its line breaks; nothing else is removed.
   const bytes = decodeStrictBase64(text.replace(/\r?\n/g, ''), PUBLIC_WHAT);
-  if (bytes.length === 32) return makePublicKey(bytes);
+  if (bytes.length === 32) return checkedPublicKey(bytes);
   if (bytes[0] === 0x30 && bytes.length > 32) return spkiToPublicKey(bytes);
   throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: expected base64 of the raw 32-byte key or of an SPKI DER; found ${bytes.length} bytes`);
 }
