@@ -1,0 +1,244 @@
+// Audit configuration: the JSON config file (non-secret settings) merged with the environment (secrets only there).
+import { readFile, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+
+export const COP_STATUS_KEYS = ['FULL_MATCH', 'PARTIAL_MATCH', 'NO_MATCH', 'UNABLE_TO_MATCH', 'NOT_CHECKED', 'UNKNOWN', 'null'] as const;
+export type CopStatusKey = (typeof COP_STATUS_KEYS)[number];
+
+export interface PayoutDestinationConfig {
+  readonly destinationType: string;
+  readonly accountType: string;
+  readonly holderName: string;
+  readonly accountNumber: string;
+  readonly sortCode: string;
+  readonly iban?: string | null;
+}
+
+/** A secret value: prints as `[REDACTED]` in JSON, template strings and `util.inspect`; `reveal()` gives the value. */
+export class SecretValue {
+  readonly #value: string;
+  constructor(value: string) {
+    this.#value = value;
+  }
+  reveal(): string {
+    return this.#value;
+  }
+  toJSON(): string {
+    return '[REDACTED]';
+  }
+  toString(): string {
+    return '[REDACTED]';
+  }
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return 'SecretValue([REDACTED])';
+  }
+}
+
+export type ConfigSource = 'config' | 'env' | 'default';
+
+export interface ConformanceConfig {
+  readonly target?: string;
+  readonly merchantId?: string;
+  readonly applicationId?: string;
+  readonly keyId?: string;
+  readonly payInAccountSelector?: string;
+  readonly copDestinations: Readonly<Partial<Record<CopStatusKey, PayoutDestinationConfig>>>;
+  readonly payments: {
+    /** Amounts normalised to decimal strings (`"10.50"`), whether given as JSON numbers or strings. */
+    readonly settled: ReadonlyArray<{ readonly paymentId: string; readonly amount: string }>;
+    readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: string }>;
+  };
+  readonly webhookListen?: { readonly host: string; readonly port: number };
+  readonly timeoutMs: number;
+  /** From PAYCONFORM_APPLICATION_SECRET only. */
+  readonly applicationSecret?: SecretValue;
+  /** From PAYCONFORM_PRIVATE_KEY only (base64 seed or PEM, as given). */
+  readonly privateKey?: SecretValue;
+  /** Where each set field came from. */
+  readonly sources: Readonly<Record<string, ConfigSource>>;
+}
+
+export type ConfigResult = { readonly ok: true; readonly config: ConformanceConfig } | { readonly ok: false; readonly message: string };
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Config files above this size are refused unread. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** Environment variables for the non-secret fields (they override the config file). */
+export const ENV_FIELDS = {
+  target: 'PAYCONFORM_TARGET',
+  applicationId: 'PAYCONFORM_APPLICATION_ID',
+  keyId: 'PAYCONFORM_KEY_ID',
+  merchantId: 'PAYCONFORM_MERCHANT_ID',
+} as const;
+
+/** Member names that look like a secret; such a member in a config file is refused (secrets come from the environment). */
+const SECRET_NAME = /secret|private.?key|password|passphrase|seed|credential|token/i;
+
+let validator: ValidateFunction | undefined;
+function validate(data: unknown): { ok: true } | { ok: false; errors: ErrorObject[] } {
+  if (!validator) {
+    const schema = JSON.parse(readFileSync(new URL('../schemas/conformance-config.schema.json', import.meta.url), 'utf8')) as object;
+    validator = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true }).compile(schema);
+  }
+  return validator(data) ? { ok: true } : { ok: false, errors: validator.errors ?? [] };
+}
+
+function describeError(e: ErrorObject): string {
+  const where = e.instancePath === '' ? 'the config' : `"${e.instancePath.slice(1).replace(/\//g, '.')}"`;
+  if (e.keyword === 'additionalProperties') return `${where}: unknown field "${String(e.params['additionalProperty'])}"`;
+  if (e.keyword === 'propertyNames') return `${where}: key "${String(e.params['propertyName'])}" is not a copStatus value (${COP_STATUS_KEYS.join(', ')})`;
+  if (e.keyword === 'enum' && e.propertyName !== undefined) return `${where}: key "${e.propertyName}" is not a copStatus value (${COP_STATUS_KEYS.join(', ')})`;
+  return `${where} ${e.message ?? 'is invalid'}`;
+}
+
+/** Finds secret-looking member names anywhere in the document (bounded depth). */
+function findSecretFields(value: unknown, path: string, out: string[], depth = 0): void {
+  if (depth > 20 || typeof value !== 'object' || value === null) return;
+  for (const [key, child] of Object.entries(value)) {
+    const here = path ? `${path}.${key}` : key;
+    if (SECRET_NAME.test(key)) out.push(here);
+    findSecretFields(child, here, out, depth + 1);
+  }
+}
+
+/** Normalises an amount (JSON number or decimal string) to a decimal string, or undefined when not a plain decimal. */
+export function normaliseAmount(amount: number | string): string | undefined {
+  if (typeof amount === 'string') return /^(?:0|[1-9]\d{0,14})(?:\.\d{1,10})?$/.test(amount) ? amount : undefined;
+  if (!Number.isFinite(amount) || amount <= 0) return undefined;
+  const text = String(amount);
+  return /^\d+(?:\.\d+)?$/.test(text) ? text : undefined;
+}
+
+export function parseHostPort(value: string): { host: string; port: number } | undefined {
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
+  if (!m) return undefined;
+  const port = Number(m[2]);
+  if (port > 65535) return undefined;
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+function checkTarget(target: string, origin: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return `${origin}: target "${target}" is not a URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${origin}: target must be an http or https URL (got "${url.protocol}")`;
+  if (url.username !== '' || url.password !== '') return `${origin}: target must not carry credentials in the URL; use PAYCONFORM_APPLICATION_SECRET`;
+  if (url.hash !== '') return `${origin}: target must not have a fragment`;
+  return undefined;
+}
+
+/**
+ * Builds the config from a parsed config document (or `undefined` when there is no file) and the environment.
+ * Pure apart from the schema load; never throws for bad input.
+ */
+export function resolveConfig(document: unknown, env: Readonly<Record<string, string | undefined>>, origin = 'config'): ConfigResult {
+  const doc = document ?? {};
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { ok: false, message: `${origin}: the top level must be a JSON object` };
+  const secrets: string[] = [];
+  findSecretFields(doc, '', secrets);
+  if (secrets.length > 0) {
+    return { ok: false, message: `${origin}: field ${secrets.map((s) => `"${s}"`).join(', ')} looks like a secret; secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from config files or arguments` };
+  }
+  const checked = validate(doc);
+  if (!checked.ok) return { ok: false, message: `${origin}: ${checked.errors.slice(0, 10).map(describeError).join('; ')}` };
+  const file = doc as {
+    target?: string; merchantId?: string; applicationId?: string; keyId?: string; payInAccountSelector?: string;
+    copDestinations?: Partial<Record<CopStatusKey, PayoutDestinationConfig>>;
+    payments?: { settled?: Array<{ paymentId: string; amount: number | string }>; unsettled?: Array<{ paymentId: string; status: string }> };
+    webhookListen?: string; timeoutMs?: number;
+  };
+  const sources: Record<string, ConfigSource> = {};
+  const pick = (field: keyof typeof ENV_FIELDS): string | undefined => {
+    const fromEnv = env[ENV_FIELDS[field]];
+    if (fromEnv !== undefined && fromEnv !== '') {
+      sources[field] = 'env';
+      return fromEnv;
+    }
+    if (file[field] !== undefined) sources[field] = 'config';
+    return file[field];
+  };
+  const target = pick('target');
+  if (target !== undefined) {
+    const problem = checkTarget(target, sources['target'] === 'env' ? ENV_FIELDS.target : origin);
+    if (problem) return { ok: false, message: problem };
+  }
+  const settled: Array<{ paymentId: string; amount: string }> = [];
+  for (const [i, p] of (file.payments?.settled ?? []).entries()) {
+    const amount = normaliseAmount(p.amount);
+    if (amount === undefined) return { ok: false, message: `${origin}: "payments.settled.${i}.amount" must be a positive decimal number without exponent (got ${JSON.stringify(p.amount)})` };
+    settled.push({ paymentId: p.paymentId, amount });
+  }
+  let webhookListen: { host: string; port: number } | undefined;
+  if (file.webhookListen !== undefined) {
+    webhookListen = parseHostPort(file.webhookListen);
+    if (!webhookListen) return { ok: false, message: `${origin}: "webhookListen" must be host:port with a port up to 65535 (got "${file.webhookListen}")` };
+  }
+  const applicationSecret = env['PAYCONFORM_APPLICATION_SECRET'];
+  const privateKey = env['PAYCONFORM_PRIVATE_KEY'];
+  if (applicationSecret) sources['applicationSecret'] = 'env';
+  if (privateKey) sources['privateKey'] = 'env';
+  for (const f of ['payInAccountSelector', 'copDestinations', 'payments', 'webhookListen', 'timeoutMs'] as const) if (file[f] !== undefined) sources[f] = 'config';
+  if (file.timeoutMs === undefined) sources['timeoutMs'] = 'default';
+  const merchantId = pick('merchantId');
+  const applicationId = pick('applicationId');
+  const keyId = pick('keyId');
+  const config: ConformanceConfig = {
+    ...(target !== undefined ? { target } : {}),
+    ...(merchantId !== undefined ? { merchantId } : {}),
+    ...(applicationId !== undefined ? { applicationId } : {}),
+    ...(keyId !== undefined ? { keyId } : {}),
+    ...(file.payInAccountSelector !== undefined ? { payInAccountSelector: file.payInAccountSelector } : {}),
+    copDestinations: { ...(file.copDestinations ?? {}) },
+    payments: { settled, unsettled: [...(file.payments?.unsettled ?? [])] },
+    ...(webhookListen ? { webhookListen } : {}),
+    timeoutMs: file.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(applicationSecret ? { applicationSecret: new SecretValue(applicationSecret) } : {}),
+    ...(privateKey ? { privateKey: new SecretValue(privateKey) } : {}),
+    sources,
+  };
+  return { ok: true, config };
+}
+
+/** Reads and resolves a config file (`path` undefined: environment only). Never throws; errors are readable messages. */
+export async function loadConfig(path: string | undefined, env: Readonly<Record<string, string | undefined>>): Promise<ConfigResult> {
+  if (path === undefined) return resolveConfig(undefined, env);
+  let text: string;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return { ok: false, message: `config "${path}" is not a regular file` };
+    if (info.size > MAX_CONFIG_BYTES) return { ok: false, message: `config "${path}" is ${info.size} bytes; the limit is ${MAX_CONFIG_BYTES}` };
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ok: false, message: `cannot read config "${path}": ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : error instanceof Error ? error.message : String(error)}` };
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (error) {
+    return { ok: false, message: `config "${path}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  return resolveConfig(document, env, `config "${path}"`);
+}
+
+/**
+ * The config fields a check can name in `needs`: `target`, `merchantId`, `applicationId`, `keyId`,
+ * `payInAccountSelector`, `applicationSecret`, `privateKey`, `webhookListen`, `payments.settled`,
+ * `payments.unsettled`, `copDestinations.<COP_STATUS>` (e.g. `copDestinations.PARTIAL_MATCH`).
+ */
+export function availableFields(config: ConformanceConfig): Set<string> {
+  const fields = new Set<string>();
+  for (const f of ['target', 'merchantId', 'applicationId', 'keyId', 'payInAccountSelector', 'applicationSecret', 'privateKey', 'webhookListen'] as const) {
+    if (config[f] !== undefined) fields.add(f);
+  }
+  if (config.payments.settled.length > 0) fields.add('payments.settled');
+  if (config.payments.unsettled.length > 0) fields.add('payments.unsettled');
+  for (const key of Object.keys(config.copDestinations)) fields.add(`copDestinations.${key}`);
+  return fields;
+}

@@ -1,0 +1,277 @@
+// The engine: validates a suite, selects checks, runs them (ordered, concurrent where allowed, each under a
+// timeout), grades and redacts what they return, emits events, and returns the run summary. Generic over the
+// context each check receives, so the server, client and webhook-receiver audits share it.
+import { PayconformError } from '../src/errors.js';
+import { CHECK_ID_PATTERN, type Check, type CheckRole, type Finding } from './check.js';
+import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
+import { gradeFinding, worstOutcome } from './grade.js';
+import { createRedactor, type Redactor } from './redact.js';
+import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
+import { OUTCOMES, type CheckResult, type GradedFinding, type Outcome, type RunSummary } from './result.js';
+
+export type LevelFilter = 'must' | 'should' | 'all';
+
+export interface RunOptions<Ctx> {
+  /** The whole suite, in run order. */
+  readonly checks: readonly Check<Ctx>[];
+  readonly context: Ctx;
+  readonly role: CheckRole;
+  /** What is audited, as shown in reports (a URL, or e.g. `client at 127.0.0.1:8080`). */
+  readonly target: string;
+  readonly toolVersion: string;
+  readonly catalogue?: Catalogue;
+  /** `--only`: check ids; an unknown id is a set-up error. */
+  readonly only?: readonly string[];
+  /** `--level`: `must` runs MUST checks, `should` MUST and SHOULD, `all` (default) everything. */
+  readonly level?: LevelFilter;
+  /** Checks running at once (default 4). */
+  readonly concurrency?: number;
+  /** Per-check time limit (default 30 s); a check's own `timeoutMs` wins. */
+  readonly checkTimeoutMs?: number;
+  /** Applied to every finding before any subscriber sees it. Default: masks the structural secret forms only. */
+  readonly redactor?: Redactor;
+  /** Whether a config field named in a check's `needs` is available (see `availableFields`). Default: all available. */
+  readonly isAvailable?: (need: string) => boolean;
+  /** When set, mutating checks are skipped with this reason (e.g. a non-loopback target without `--allow-live`). */
+  readonly refuseMutating?: string;
+  readonly subscribers?: readonly RunSubscriber[];
+  /** Cancels the run: running checks are aborted, the rest recorded as skipped, the summary marked partial. */
+  readonly signal?: AbortSignal;
+}
+
+/** A suite or selection that cannot run: duplicate or malformed ids, unknown requirements, unknown `--only` ids. */
+export class ConformanceSetupError extends PayconformError {
+  override name = 'ConformanceSetupError';
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super('CONFORMANCE_SETUP', `the check suite cannot run:\n  - ${problems.join('\n  - ')}`);
+    this.problems = problems;
+  }
+}
+
+/** Start-up validation of a suite: throws `ConformanceSetupError` listing every problem. */
+export function validateSuite(checks: readonly Check<unknown>[], catalogue: Catalogue, role?: CheckRole): void {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const check of checks) {
+    const id = typeof check?.id === 'string' ? check.id : String(check?.id);
+    if (!CHECK_ID_PATTERN.test(id)) problems.push(`check id "${id}" is not kebab-case`);
+    if (seen.has(id)) problems.push(`duplicate check id "${id}"`);
+    seen.add(id);
+    if (typeof check.run !== 'function') problems.push(`check "${id}" has no run function`);
+    if (!['MUST', 'SHOULD', 'MAY'].includes(check.level)) problems.push(`check "${id}" has unknown level "${String(check.level)}"`);
+    if (role !== undefined && check.appliesTo !== role) problems.push(`check "${id}" applies to ${check.appliesTo}, not to this ${role} audit`);
+    if (!Array.isArray(check.requirements) || check.requirements.length === 0) problems.push(`check "${id}" names no requirement`);
+    else for (const r of check.requirements) if (!catalogue.byId.has(r)) problems.push(`check "${id}" names unknown requirement "${r}"`);
+  }
+  if (problems.length > 0) throw new ConformanceSetupError(problems);
+}
+
+/** Applies `--only` and `--level`; returns the selected checks in suite order. */
+export function selectChecks<Ctx>(checks: readonly Check<Ctx>[], only: readonly string[] | undefined, level: LevelFilter = 'all'): Check<Ctx>[] {
+  if (only !== undefined) {
+    const known = new Set(checks.map((c) => c.id));
+    const unknown = only.filter((id) => !known.has(id));
+    if (unknown.length > 0) throw new ConformanceSetupError(unknown.map((id) => `--only names unknown check "${id}"`));
+  }
+  const wanted = only !== undefined ? new Set(only) : undefined;
+  const levels = level === 'must' ? ['MUST'] : level === 'should' ? ['MUST', 'SHOULD'] : ['MUST', 'SHOULD', 'MAY'];
+  return checks.filter((c) => (wanted === undefined || wanted.has(c.id)) && levels.includes(c.level));
+}
+
+/** Parses the `--level` value. */
+export function parseLevelFilter(value: string): LevelFilter {
+  const v = value.toLowerCase();
+  if (v === 'must' || v === 'should' || v === 'all') return v;
+  throw new PayconformError('USAGE', `--level must be one of must, should, all (got "${value}")`);
+}
+
+const info = (c: Check<unknown>): CheckInfo => ({ id: c.id, title: c.title, area: c.area, level: c.level, appliesTo: c.appliesTo });
+
+function result(check: Check<unknown>, outcome: Outcome, message: string, findings: readonly GradedFinding[], durationMs: number): CheckResult {
+  return { ...info(check), requirements: [...check.requirements], outcome, message, findings, durationMs: Math.round(durationMs * 10) / 10 };
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** Grades what a check returned; a malformed return is the check's defect (`error`). */
+function gradeAll(check: Check<unknown>, returned: unknown, catalogue: Catalogue, redactor: Redactor, durationMs: number): CheckResult {
+  if (!Array.isArray(returned)) return result(check, 'error', `check returned ${typeof returned}, not an array of findings`, [], durationMs);
+  if (returned.length === 0) return result(check, 'error', 'check returned no findings (a check must report what it saw)', [], durationMs);
+  let graded: GradedFinding[];
+  try {
+    graded = (returned as Finding[]).map((f) => gradeFinding(check, f, catalogue, redactor));
+  } catch (error) {
+    return result(check, 'error', redactor.redactText(errorMessage(error)), [], durationMs);
+  }
+  const outcome = worstOutcome(graded.map((f) => f.outcome)) ?? 'error';
+  const decisive = graded.find((f) => f.outcome === outcome) ?? graded[0];
+  return result(check, outcome, decisive?.message ?? '', graded, durationMs);
+}
+
+/** Last-line guard: whatever a check put anywhere, no literal secret form leaves the engine. */
+function scrub(r: CheckResult, redactor: Redactor): CheckResult {
+  const json = JSON.stringify(r);
+  if (!redactor.containsSecret(json)) return r;
+  try {
+    return JSON.parse(redactor.maskLiterals(json)) as CheckResult;
+  } catch {
+    return { ...r, outcome: 'error', message: 'result withheld: it contained a secret that could not be masked', findings: [] };
+  }
+}
+
+async function runOne<Ctx>(check: Check<Ctx>, options: RunOptions<Ctx>, catalogue: Catalogue, redactor: Redactor, runSignal: AbortSignal | undefined): Promise<CheckResult> {
+  const started = performance.now();
+  const timeoutMs = check.timeoutMs ?? options.checkTimeoutMs ?? 30_000;
+  const controller = new AbortController();
+  const onRunAbort = (): void => controller.abort(new Error('run aborted'));
+  runSignal?.addEventListener('abort', onRunAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  const aborted = new Promise<'aborted'>((resolve) => {
+    if (controller.signal.aborted) resolve('aborted');
+    controller.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
+  });
+  try {
+    const running = Promise.resolve().then(() => check.run(options.context, { signal: controller.signal, deadline: Date.now() + timeoutMs }));
+    running.catch(() => undefined); // a check that rejects after its timeout must not surface as unhandled
+    const first = await Promise.race([running.then((v) => ({ v }), (e: unknown) => ({ e })), timedOut, aborted]);
+    const elapsed = performance.now() - started;
+    if (first === 'timeout') {
+      controller.abort(new Error('check timed out'));
+      return result(check, 'fail', `check did not finish within ${timeoutMs} ms (the target may be hanging); it was abandoned`, [], elapsed);
+    }
+    if (first === 'aborted') return result(check, 'skip', 'run aborted while this check was running', [], elapsed);
+    if ('e' in first) return result(check, 'error', `check threw: ${redactor.redactText(errorMessage(first.e))}`, [], elapsed);
+    return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed);
+  } finally {
+    clearTimeout(timer);
+    runSignal?.removeEventListener('abort', onRunAbort);
+  }
+}
+
+/** Runs a suite and returns its summary. Throws only `ConformanceSetupError` (before anything runs). */
+export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSummary> {
+  const catalogue = options.catalogue ?? loadCatalogue();
+  const redactor = options.redactor ?? createRedactor();
+  validateSuite(options.checks as readonly Check<unknown>[], catalogue, options.role);
+  const level = options.level ?? 'all';
+  const selected = selectChecks(options.checks, options.only, level);
+  const selectedIds = new Set(selected.map((c) => c.id));
+  const deselected = options.checks.filter((c) => !selectedIds.has(c.id)).map((c) => c.id);
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
+  const startedAt = new Date();
+  const t0 = performance.now();
+
+  const emit = (event: RunEvent): void => {
+    for (const subscriber of options.subscribers ?? []) {
+      try {
+        subscriber(event);
+      } catch {
+        // A reporter's failure must not change the verdict or stop the run.
+      }
+    }
+  };
+  emit({ type: 'run-started', target: options.target, role: options.role, toolVersion: options.toolVersion, startedAt: startedAt.toISOString(), checks: selected.map((c) => info(c as Check<unknown>)) });
+
+  const results = new Array<CheckResult | undefined>(selected.length);
+  const total = selected.length;
+  let completed = 0;
+  const finish = (index: number, r: CheckResult): void => {
+    const clean = scrub(r, redactor);
+    results[index] = clean;
+    completed += 1;
+    emit({ type: 'check-finished', result: clean, completed, total });
+  };
+
+  // Checks that never start (missing config, refused mutation) are decided up front, in order.
+  const pending: number[] = [];
+  selected.forEach((check, index) => {
+    const missing = (check.needs ?? []).filter((need) => !(options.isAvailable?.(need) ?? true));
+    if (missing.length > 0) finish(index, result(check as Check<unknown>, 'skip', `needs ${missing.map((m) => `"${m}"`).join(', ')} in the config, which is not set`, [], 0));
+    else if (check.mutating && options.refuseMutating !== undefined) finish(index, result(check as Check<unknown>, 'skip', options.refuseMutating, [], 0));
+    else pending.push(index);
+  });
+
+  const running = new Map<number, Promise<void>>();
+  const busyGroups = new Set<string>();
+  let serialRunning = false;
+  let aborted = options.signal?.aborted ?? false;
+  const onAbort = (): void => {
+    aborted = true;
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const abortWake = new Promise<void>((resolve) => {
+    if (aborted) resolve();
+    options.signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
+
+  while (pending.length > 0 || running.size > 0) {
+    if (!aborted) {
+      for (let i = 0; i < pending.length && running.size < concurrency && !serialRunning; ) {
+        const index = pending[i]!;
+        const check = selected[index]!;
+        if (check.serial) {
+          if (running.size > 0) break; // a serial check is a barrier: later checks wait for it
+          serialRunning = true;
+        } else if (check.group !== undefined && busyGroups.has(check.group)) {
+          i += 1;
+          continue;
+        }
+        pending.splice(i, 1);
+        if (check.group !== undefined) busyGroups.add(check.group);
+        emit({ type: 'check-started', check: info(check as Check<unknown>), index, total });
+        const task = runOne(check, options, catalogue, redactor, options.signal).then((r) => {
+          running.delete(index);
+          if (check.group !== undefined) busyGroups.delete(check.group);
+          if (check.serial) serialRunning = false;
+          finish(index, r);
+        });
+        running.set(index, task);
+      }
+    } else {
+      for (const index of pending.splice(0)) finish(index, result(selected[index] as Check<unknown>, 'skip', 'run aborted before this check started', [], 0));
+    }
+    if (running.size === 0) continue;
+    await Promise.race([...running.values(), ...(aborted || pending.length === 0 ? [] : [abortWake])]);
+  }
+  options.signal?.removeEventListener('abort', onAbort);
+
+  const done = results.filter((r): r is CheckResult => r !== undefined);
+  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+  for (const r of done) counts[r.outcome] += 1;
+
+  const covered = new Set<string>();
+  for (const r of done) if (r.outcome !== 'skip' && r.outcome !== 'n/a') for (const id of r.requirements) covered.add(id);
+  const named = new Set(options.checks.flatMap((c) => c.requirements));
+  const notRun = [...named].filter((id) => !covered.has(id));
+  const uncovered = requirementsForRole(catalogue, options.role).map((r) => r.id).filter((id) => !named.has(id));
+
+  const partialReasons: string[] = [];
+  if (deselected.length > 0) partialReasons.push(`${deselected.length} check(s) not selected (--only/--level)`);
+  if (aborted) partialReasons.push('run aborted before every check finished');
+  if (counts.skip > 0) partialReasons.push(`${counts.skip} check(s) skipped`);
+
+  const finishedAt = new Date();
+  const summary: RunSummary = {
+    target: options.target,
+    role: options.role,
+    toolVersion: options.toolVersion,
+    catalogueVersion: catalogue.catalogueVersion,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: Math.round(performance.now() - t0),
+    selection: { level, ...(options.only !== undefined ? { only: [...options.only] } : {}), deselected },
+    partial: partialReasons.length > 0,
+    partialReasons,
+    results: done,
+    counts,
+    requirements: { covered: [...covered].sort(), notRun: notRun.sort(), uncovered: uncovered.sort() },
+  };
+  emit({ type: 'run-finished', summary });
+  return summary;
+}

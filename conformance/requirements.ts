@@ -1,0 +1,63 @@
+// The requirements catalogue (`requirements.json`): every normative statement of the spec with a stable id.
+import { readFileSync } from 'node:fs';
+import type { CheckRole, Level } from './check.js';
+
+export type RequirementParty = 'server' | 'client' | 'receiver' | 'sender';
+
+export interface Requirement {
+  readonly id: string;
+  readonly section: string;
+  readonly level: Level;
+  /** False where the spec says "not shown": recorded, never failed. */
+  readonly shown: boolean;
+  readonly appliesTo: readonly RequirementParty[];
+  readonly text: string;
+  readonly notes?: string;
+  /** `payconform` marks a profile choice made where the spec is silent. */
+  readonly source?: 'payconform';
+}
+
+export interface Catalogue {
+  readonly catalogueVersion: string;
+  readonly requirements: readonly Requirement[];
+  readonly byId: ReadonlyMap<string, Requirement>;
+}
+
+/** Requirement ids: an upper-case area prefix and words joined by hyphens, e.g. `SIG-VERIFY-CREATED-WINDOW`. */
+export const REQUIREMENT_ID_PATTERN = /^[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+$/;
+
+/** Which catalogue parties an audit of each role covers (the server audit also audits the service as webhook sender). */
+export const PARTIES_FOR_ROLE: Readonly<Record<CheckRole, readonly RequirementParty[]>> = {
+  server: ['server', 'sender'],
+  client: ['client'],
+  receiver: ['receiver'],
+};
+
+/** Builds a catalogue from its JSON form, checking ids are well-formed and unique; throws a TypeError otherwise. */
+export function createCatalogue(data: unknown): Catalogue {
+  const doc = data as { catalogueVersion?: unknown; requirements?: unknown };
+  if (typeof doc !== 'object' || doc === null || typeof doc.catalogueVersion !== 'string' || !Array.isArray(doc.requirements)) {
+    throw new TypeError('requirements catalogue: expected { catalogueVersion, requirements: [...] }');
+  }
+  const byId = new Map<string, Requirement>();
+  for (const entry of doc.requirements as Requirement[]) {
+    if (!REQUIREMENT_ID_PATTERN.test(entry.id)) throw new TypeError(`requirements catalogue: malformed id "${entry.id}"`);
+    if (byId.has(entry.id)) throw new TypeError(`requirements catalogue: duplicate id "${entry.id}"`);
+    byId.set(entry.id, entry);
+  }
+  return { catalogueVersion: doc.catalogueVersion, requirements: doc.requirements as Requirement[], byId };
+}
+
+let cached: Catalogue | undefined;
+
+/** The catalogue shipped in `conformance/requirements.json`. */
+export function loadCatalogue(): Catalogue {
+  cached ??= createCatalogue(JSON.parse(readFileSync(new URL('./requirements.json', import.meta.url), 'utf8')));
+  return cached;
+}
+
+/** Requirements an audit of this role is expected to cover. */
+export function requirementsForRole(catalogue: Catalogue, role: CheckRole): Requirement[] {
+  const parties = PARTIES_FOR_ROLE[role];
+  return catalogue.requirements.filter((r) => r.appliesTo.some((p) => parties.includes(p)));
+}

@@ -1,0 +1,93 @@
+// What the engine hands to reporters: graded, redacted, JSON-serialisable results and the run summary.
+import type { CheckRole, Level } from './check.js';
+
+/** A check's or finding's verdict after grading. `error`: the check threw (a defect of the run, counted as a failure). */
+export type Outcome = 'pass' | 'fail' | 'warn' | 'skip' | 'n/a' | 'error';
+
+export const OUTCOMES: readonly Outcome[] = ['pass', 'fail', 'warn', 'skip', 'n/a', 'error'];
+
+/** A recorded message body in printable form: text when valid UTF-8, otherwise base64. Secrets already masked. */
+export interface BodyView {
+  readonly bytes: number;
+  readonly text?: string;
+  readonly base64?: string;
+  readonly truncated?: boolean;
+}
+
+export interface RequestView {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  readonly body: BodyView;
+}
+
+export interface ResponseView {
+  readonly status: number;
+  readonly statusText?: string;
+  readonly headers: ReadonlyArray<readonly [string, string]>;
+  readonly body: BodyView;
+}
+
+export interface EvidenceView {
+  readonly request?: RequestView;
+  readonly response?: ResponseView;
+  readonly reproduce?: string;
+  readonly notes?: string;
+}
+
+export interface GradedFinding {
+  readonly outcome: Outcome;
+  /** True when the finding records behaviour the spec leaves "not shown" (never a failure). */
+  readonly observed?: boolean;
+  readonly message: string;
+  readonly expected?: string;
+  readonly received?: string;
+  readonly requirement?: string;
+  readonly level: Level;
+  readonly evidence?: EvidenceView;
+}
+
+export interface CheckResult {
+  readonly id: string;
+  readonly title: string;
+  readonly area: string;
+  readonly level: Level;
+  readonly appliesTo: CheckRole;
+  readonly requirements: readonly string[];
+  readonly outcome: Outcome;
+  /** One line saying why: the first finding that decided the outcome. */
+  readonly message: string;
+  readonly findings: readonly GradedFinding[];
+  readonly durationMs: number;
+}
+
+export interface RequirementCoverage {
+  /** Requirement ids named by a check that reached a verdict (pass, fail, warn, error). */
+  readonly covered: readonly string[];
+  /** Named only by checks that were skipped, not applicable or not selected in this run. */
+  readonly notRun: readonly string[];
+  /** Requirements of this audit's role that no check in the suite names at all. */
+  readonly uncovered: readonly string[];
+}
+
+export interface RunSummary {
+  readonly target: string;
+  readonly role: CheckRole;
+  readonly toolVersion: string;
+  readonly catalogueVersion: string;
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly durationMs: number;
+  readonly selection: {
+    readonly level: 'must' | 'should' | 'all';
+    readonly only?: readonly string[];
+    /** Checks of the suite left out by `--only` or `--level`. */
+    readonly deselected: readonly string[];
+  };
+  /** True when the run is not a full verdict: checks deselected, run aborted, or checks not started. */
+  readonly partial: boolean;
+  readonly partialReasons: readonly string[];
+  readonly results: readonly CheckResult[];
+  readonly counts: Readonly<Record<Outcome, number>>;
+  readonly requirements: RequirementCoverage;
+}
