@@ -1,0 +1,267 @@
+// Server-side verification following the spec's "Server verification order" (steps 1-12) literally.
+// Returns a typed result for every hostile input; never throws.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Ed25519Backend, Ed25519PublicKey } from '../ed25519/backend.js';
+import { nodeBackend } from '../ed25519/node-backend.js';
+import type { HttpRequest } from '../http/message.js';
+import { verifyContentDigest } from '../digest/content-digest.js';
+import { isSfInteger } from '../structured-fields/structured-fields.js';
+import { verifySignatureBase } from '../signatures/create-signature.js';
+import { fieldLineValues } from '../signatures/field-values.js';
+import { createSignatureBase } from '../signatures/signature-base.js';
+import { parseSignature, parseSignatureInput } from '../signatures/signature-fields.js';
+import type { NonceStore } from './nonce-store.js';
+import { serviceProfile } from './service-profile.js';
+import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
+import type { VerifyErrorCode } from './verify-error-codes.js';
+
+export interface ApplicationRecord {
+  readonly secret: string;
+  /** keyId → public key. */
+  readonly publicKeys: ReadonlyMap<string, Ed25519PublicKey>;
+}
+
+export interface VerifyOptions {
+  /** Unix seconds; default the current time. */
+  readonly now?: number;
+  readonly nonceStore: NonceStore;
+  readonly resolveApplication: (applicationId: string) => ApplicationRecord | undefined;
+  /** Default nodeBackend. */
+  readonly backend?: Ed25519Backend;
+  /** Default defaultVerificationPolicy (strict). */
+  readonly policy?: VerificationPolicy;
+}
+
+export type VerifyResult =
+  | {
+      readonly ok: true;
+      readonly applicationId: string;
+      readonly keyId: string;
+      readonly created: number;
+      /** Empty only when a weakened policy let a request without nonce through. */
+      readonly nonce: string;
+      readonly signatureBase: string;
+    }
+  | { readonly ok: false; readonly code: VerifyErrorCode; readonly step: number; readonly message: string };
+
+type Failure = Extract<VerifyResult, { ok: false }>;
+
+const fail = (code: VerifyErrorCode, step: number, message: string): Failure => ({ ok: false, code, step, message });
+
+// Precomputed pieces of the profile, so the hot path only compares.
+const EXPECTED_COMPONENTS = serviceProfile.componentNames;
+const PARAMETER_RANK = new Map(serviceProfile.parameterOrder.map((name, i) => [name, i]));
+const SINGLE_VALUED = serviceProfile.signatureBaseOptions.singleValuedFields ?? [];
+
+/** SHA-256 of each application's secret, computed once per record object (constant-time compare of digests). */
+const secretDigests = new WeakMap<ApplicationRecord, Buffer>();
+function secretDigest(record: ApplicationRecord): Buffer {
+  let digest = secretDigests.get(record);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(record.secret, 'utf8').digest();
+    secretDigests.set(record, digest);
+  }
+  return digest;
+}
+
+function secretMatches(received: string, record: ApplicationRecord): boolean {
+  const got = createHash('sha256').update(received, 'utf8').digest();
+  return timingSafeEqual(got, secretDigest(record));
+}
+
+function isWellFormedRequest(request: unknown): request is HttpRequest {
+  if (typeof request !== 'object' || request === null) return false;
+  const r = request as Partial<HttpRequest>;
+  return (
+    typeof r.method === 'string' &&
+    typeof r.url === 'string' &&
+    Array.isArray(r.headers) &&
+    r.headers.every((line) => Array.isArray(line) && typeof line[0] === 'string' && typeof line[1] === 'string') &&
+    r.body instanceof Uint8Array
+  );
+}
+
+/** Verifies a signed request under the profile and the policy. Records the nonce only after the signature verified. */
+export async function verifyRequest(request: HttpRequest, options: VerifyOptions): Promise<VerifyResult> {
+  let step = 1;
+  try {
+    return await verifySteps(request, options, (s) => (step = s));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return fail('REQUEST_MALFORMED', step, `unexpected failure at step ${step}: ${message}`);
+  }
+}
+
+async function nonceStoreCall<T>(step: number, call: () => T | Promise<T>): Promise<{ ok: true; value: T } | Failure> {
+  try {
+    return { ok: true, value: await call() };
+  } catch (error) {
+    return fail('NONCE_STORE_UNAVAILABLE', step, `nonce store failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (step: number) => void): Promise<VerifyResult> {
+  const policy = options.policy ?? defaultVerificationPolicy;
+  const { enforce } = policy;
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+
+  // Step 1: extract the signature headers.
+  at(1);
+  if (!isWellFormedRequest(request)) return fail('REQUEST_MALFORMED', 1, 'request is not an HttpRequest { method, url, headers, body: Uint8Array }');
+  if (typeof options?.resolveApplication !== 'function' || typeof options.nonceStore?.checkAndRecord !== 'function') {
+    return fail('REQUEST_MALFORMED', 1, 'verifyRequest needs options.resolveApplication and options.nonceStore');
+  }
+  const headers = request.headers;
+  const signatureLines = fieldLineValues(headers, 'signature');
+  if (signatureLines.length === 0) return fail('SIGNATURE_MISSING', 1, 'missing "Signature" header');
+  const inputLines = fieldLineValues(headers, 'signature-input');
+  if (inputLines.length === 0) return fail('SIGNATURE_INPUT_MISSING', 1, 'missing "Signature-Input" header');
+  for (const name of SINGLE_VALUED) {
+    const count = fieldLineValues(headers, name).length;
+    if (count > 1) return fail('HEADER_DUPLICATED', 1, `header "${name}" appears on ${count} lines`);
+  }
+
+  // Step 2: parse Signature-Input for components, created, keyid, alg, nonce.
+  at(2);
+  const inputs = parseSignatureInput(inputLines.join(', '));
+  if (!inputs.ok) return fail(inputs.code, 2, inputs.message);
+  const signatures = parseSignature(signatureLines.join(', '));
+  if (!signatures.ok) return fail(signatures.code, 2, signatures.message);
+  const label = serviceProfile.label;
+  const input = inputs.value.get(label);
+  if (input === undefined) {
+    const found = [...inputs.value.keys()].map((k) => `"${k}"`).join(', ');
+    return fail('LABEL_UNSUPPORTED', 2, `Signature-Input has no "${label}" member (found ${found || 'none'})`);
+  }
+  const signature = signatures.value.get(label);
+  if (signature === undefined) return fail('SIGNATURE_MALFORMED', 2, `Signature has no "${label}" member`);
+  if (enforce.label) {
+    for (const other of [...inputs.value.keys(), ...signatures.value.keys()]) {
+      if (other !== label) return fail('LABEL_UNSUPPORTED', 2, `unsupported label "${other}" (only "${label}")`);
+    }
+  }
+  if (signature.length !== serviceProfile.signatureLength) {
+    return fail('SIGNATURE_MALFORMED', 2, `signature is ${signature.length} bytes, expected ${serviceProfile.signatureLength}`);
+  }
+  if (enforce.components) {
+    const received = input.components;
+    const same =
+      received.length === EXPECTED_COMPONENTS.length &&
+      received.every((c, i) => c.name === EXPECTED_COMPONENTS[i] && c.params.size === 0);
+    if (!same) {
+      return fail(
+        'COMPONENTS_MISMATCH',
+        2,
+        `covered components must be ${EXPECTED_COMPONENTS.map((n) => `"${n}"`).join(' ')}; got ${received.map((c) => c.serialized).join(' ') || 'none'}`,
+      );
+    }
+  }
+  const params = input.params;
+  const alg = params.get('alg');
+  if (enforce.alg && alg !== undefined && alg !== serviceProfile.alg) {
+    return fail('ALG_UNSUPPORTED', 2, `"alg" is ${JSON.stringify(alg)}, only "${serviceProfile.alg}" is supported`);
+  }
+  const created = params.get('created');
+  if (!isSfInteger(created)) return fail('CREATED_INVALID', 2, 'missing "created" parameter');
+  const keyId = params.get('keyid');
+  if (typeof keyId !== 'string' || keyId === '') return fail('KEY_ID_MISSING', 2, 'missing "keyid" parameter');
+  if (enforce.parameters) {
+    let lastRank = -1;
+    for (const name of params.keys()) {
+      const rank = PARAMETER_RANK.get(name);
+      if (rank === undefined) return fail('PARAMETERS_MISMATCH', 2, `unexpected signature parameter "${name}"`);
+      if (rank < lastRank) {
+        return fail('PARAMETERS_MISMATCH', 2, `signature parameters must be in the order ${serviceProfile.parameterOrder.join(', ')}`);
+      }
+      lastRank = rank;
+    }
+    if (alg === undefined) return fail('PARAMETERS_MISMATCH', 2, 'missing "alg" parameter');
+  }
+
+  // Step 3: now - created is at most 300 s (and, by this profile, created - now at most 300 s).
+  at(3);
+  if (enforce.createdMaxAge && now - created > policy.maxAgeSeconds) {
+    return fail('CREATED_EXPIRED', 3, `signature created ${now - created} s ago, more than ${policy.maxAgeSeconds} s`);
+  }
+  if (enforce.createdMaxFuture && created - now > policy.maxFutureSkewSeconds) {
+    return fail('CREATED_IN_FUTURE', 3, `signature created ${created - now} s in the future, more than ${policy.maxFutureSkewSeconds} s`);
+  }
+
+  // Step 4: the nonce is present and was not used before.
+  at(4);
+  const nonceParam = params.get('nonce');
+  if (nonceParam !== undefined && typeof nonceParam !== 'string') return fail('PARAMETERS_MISMATCH', 2, '"nonce" is not an sf-string');
+  const nonce = nonceParam ?? '';
+  if (enforce.nonce) {
+    if (nonce === '') return fail('NONCE_MISSING', 4, 'missing "nonce" parameter');
+    if (nonce.length > policy.nonceMaxLength) {
+      return fail('NONCE_TOO_LONG', 4, `nonce has ${nonce.length} characters, at most ${policy.nonceMaxLength} allowed`);
+    }
+  }
+  const checkReplay = enforce.replay && nonce !== '';
+  if (checkReplay) {
+    const seen = await nonceStoreCall(4, () => options.nonceStore.has(nonce, now));
+    if (!seen.ok) return seen;
+    if (seen.value) return fail('NONCE_REPLAYED', 4, 'nonce was used before');
+  }
+
+  // Step 5: x-application-id is present and valid.
+  at(5);
+  const applicationId = fieldLineValues(headers, 'x-application-id')[0];
+  if (applicationId === undefined || applicationId === '') return fail('APPLICATION_ID_MISSING', 5, 'missing "x-application-id" header');
+  const application = options.resolveApplication(applicationId);
+  if (application === undefined) return fail('APPLICATION_ID_UNKNOWN', 5, 'unknown "x-application-id"');
+
+  // Step 6: x-application-secret is present and valid.
+  at(6);
+  if (enforce.applicationSecret) {
+    const secret = fieldLineValues(headers, 'x-application-secret')[0];
+    if (secret === undefined || secret === '') return fail('APPLICATION_SECRET_MISSING', 6, 'missing "x-application-secret" header');
+    if (!secretMatches(secret, application)) return fail('APPLICATION_SECRET_INVALID', 6, '"x-application-secret" does not match');
+  }
+
+  // Step 7: resolve the public key from keyid and applicationId.
+  at(7);
+  const publicKey = application.publicKeys.get(keyId);
+  if (publicKey === undefined) return fail('KEY_UNKNOWN', 7, `no key ${JSON.stringify(keyId)} for this application`);
+
+  // Step 8: Content-Digest against the body, when present; required or forbidden by method.
+  at(8);
+  if (enforce.digest) {
+    const digest = fieldLineValues(headers, 'content-digest')[0];
+    const method = request.method;
+    if (serviceProfile.bodylessMethods.includes(method)) {
+      if (digest !== undefined) return fail('DIGEST_UNEXPECTED', 8, `a ${method} request must not send "Content-Digest"`);
+      if (request.body.length > 0) return fail('BODY_UNEXPECTED', 8, `a ${method} request must not have a body`);
+    } else if (digest === undefined) {
+      if (serviceProfile.bodyMethods.includes(method)) return fail('DIGEST_MISSING', 8, `a ${method} request must send "Content-Digest"`);
+    } else {
+      const checked = verifyContentDigest(digest, request.body, { accept: [policy.digestAlgorithm] });
+      if (!checked.ok) return fail(checked.code, 8, checked.message);
+    }
+  }
+
+  // Step 9: rebuild the signature base, including the nonce in the signature parameters.
+  at(9);
+  const base = createSignatureBase(request, input.components, params, serviceProfile.signatureBaseOptions);
+  if (!base.ok) return fail('SIGNATURE_BASE_INVALID', 9, `${base.code}: ${base.message}`);
+
+  // Step 10: verify the Ed25519 signature.
+  at(10);
+  if (!verifySignatureBase(base.base, signature, publicKey, options.backend ?? nodeBackend)) {
+    return fail('SIGNATURE_INVALID', 10, 'the Ed25519 signature does not verify');
+  }
+
+  // Step 11: record the nonce against reuse (atomic; a concurrent request may have recorded it first).
+  at(11);
+  if (checkReplay) {
+    const expiresAt = Math.max(created + policy.maxAgeSeconds, now);
+    const recorded = await nonceStoreCall(11, () => options.nonceStore.checkAndRecord(nonce, now, expiresAt));
+    if (!recorded.ok) return recorded;
+    if (!recorded.value) return fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request');
+  }
+
+  // Step 12: accept.
+  at(12);
+  return { ok: true, applicationId, keyId, created, nonce, signatureBase: base.base };
+}
