@@ -1,0 +1,49 @@
+// The spec's error body (Errors: statusCode, statusName, errorMessage, traceId, source), used for every error this service returns.
+
+export const STATUS_NAMES = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_ENTITY',
+  500: 'INTERNAL_SERVER_ERROR',
+} as const;
+
+export type ErrorStatus = keyof typeof STATUS_NAMES;
+
+/** An error the routes throw or return; the app turns it into the error body. `code` is a stable machine-readable reason. */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(
+    readonly status: ErrorStatus,
+    readonly code: string,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
+export interface ErrorBody {
+  readonly statusCode: number;
+  readonly statusName: string;
+  readonly errorMessage: string;
+  readonly traceId: string;
+  /** `MERCHANT` (the value the spec shows) for 4xx; `SERVICE` for 5xx (this service's choice). */
+  readonly source: 'MERCHANT' | 'SERVICE';
+}
+
+export function createErrorBody(error: HttpError, traceId: string): ErrorBody {
+  return {
+    statusCode: error.status,
+    statusName: STATUS_NAMES[error.status],
+    errorMessage: error.message,
+    traceId,
+    source: error.status >= 500 ? 'SERVICE' : 'MERCHANT',
+  };
+}

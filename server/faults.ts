@@ -1,0 +1,89 @@
+// The reference service's deliberate faults: each breaks exactly one behaviour, so every conformance check can be shown to fail.
+
+/**
+ * The fault table. Names are public API (the conformance runner's tests use them with `--fault`): never rename.
+ * `breaks` names the rule of the spec (or of this service's documented choices) that the fault violates.
+ */
+export const faultCatalogue = [
+  // Request signing (create payout; and commit, cancel, refund when a signature is sent or required)
+  { name: 'accept-unsigned', breaks: 'Authentication: signed requests (Signature-Input and Signature required)', description: 'create payout accepts a request that carries no signature headers at all' },
+  { name: 'no-replay-check', breaks: 'Authentication step 4 / step 11: nonce not used before', description: 'a nonce already seen is accepted again (nonces are neither checked nor recorded)' },
+  { name: 'nonce-race', breaks: 'Limits: nonce unique; concurrent duplicates', description: 'the nonce check and the nonce record are separate steps with a gap between them, so concurrent identical requests are all accepted' },
+  { name: 'no-created-window', breaks: 'Authentication step 3: now - created <= 300 s', description: 'a signature older than 300 seconds is accepted' },
+  { name: 'no-future-check', breaks: 'Authentication step 3: created not in the future', description: 'a signature whose created lies far in the future is accepted' },
+  { name: 'no-digest-check', breaks: 'Authentication step 8: Content-Digest matches the body', description: 'Content-Digest is not compared with the body (a missing or mismatching digest is accepted)' },
+  { name: 'no-signature-check', breaks: 'Authentication step 10: Ed25519 signature verifies', description: 'the Ed25519 signature is not verified (any signature bytes are accepted)' },
+  { name: 'no-secret-check', breaks: 'Authentication step 6: x-application-secret valid', description: 'x-application-secret is not compared with the application secret' },
+  { name: 'no-application-id-check', breaks: 'Authentication step 5: x-application-id present and valid', description: 'a missing or unknown x-application-id is accepted; the key is found from keyid alone' },
+  { name: 'no-key-check', breaks: 'Authentication step 7: public key resolved from keyid and applicationId', description: 'an unknown keyid is accepted; the application\'s own key is used instead' },
+  { name: 'accept-any-alg', breaks: 'Authentication: alg is always "ed25519"', description: 'any alg parameter value (or none) is accepted' },
+  { name: 'accept-any-label', breaks: 'Authentication step 4: the label is always sig1', description: 'a signature label other than sig1 is accepted' },
+  { name: 'accept-any-components', breaks: 'Authentication step 2: the eight covered components in the fixed order', description: 'covered components in another order, or fewer of them, are accepted' },
+  { name: 'no-nonce-length-check', breaks: 'Limits: nonce at most 50 characters', description: 'a nonce longer than 50 characters is accepted' },
+  { name: 'allow-missing-nonce', breaks: 'Authentication: nonce required on every request', description: 'a signature without a nonce parameter is accepted' },
+  { name: 'creates-on-rejection', breaks: 'Authentication step 12: reject means no effect', description: 'a signed create-payout request that fails verification is answered 401 but still creates a payout (and its webhook)' },
+  // Confirmation of Payee and payout lifecycle
+  { name: 'no-cop-hold', breaks: 'Payout transitions: doNotCommitOnCoPMismatch true holds on a CoP mismatch', description: 'doNotCommitOnCoPMismatch is ignored: a mismatching payout goes straight to IN_PROGRESS' },
+  { name: 'hold-on-full-match', breaks: 'Payout transitions: FULL_MATCH, NOT_CHECKED and null are executed automatically', description: 'with doNotCommitOnCoPMismatch true a FULL_MATCH payout is held in AWAITING_COMMIT' },
+  { name: 'commit-changes-cop', breaks: 'Payout transitions: commit keeps copStatus', description: 'commit rewrites copStatus to FULL_MATCH' },
+  { name: 'cancel-without-reason', breaks: 'Cancel payout: statusReason describes the release of the amount', description: 'a cancelled payout has statusReason null' },
+  // Refunds
+  { name: 'refund-unsettled', breaks: 'Limits: a refund can be started only when the payment is SETTLED', description: 'a payment in any status can be refunded' },
+  { name: 'refund-over-amount', breaks: 'Limits: the sum of refunds cannot exceed the payment amount', description: 'refunds above the remaining payment amount are accepted' },
+  { name: 'refund-concurrent', breaks: 'Limits: only one active refund per payment', description: 'a second refund is accepted while an earlier one is still active' },
+  { name: 'refund-error-shape', breaks: 'Errors: the error body (statusCode, statusName, errorMessage, traceId, source)', description: 'refund errors answer with a non-spec body {"error": "..."}' },
+  { name: 'refund-unsettled-message', breaks: 'Errors: the 422 message names the current payment status', description: 'the 422 for an unsettled payment does not name the payment status' },
+  // Webhooks
+  { name: 'webhook-bad-signature', breaks: 'Webhook authentication: signature over the exact payload bytes', description: 'the Authorization signature is computed over other bytes than those sent' },
+  { name: 'webhook-reserialised', breaks: 'Webhook authentication rule 1: exact bytes', description: 'the payload is signed in one JSON serialisation and sent in another (pretty-printed)' },
+  { name: 'webhook-no-retry', breaks: 'Events: repeated until the receiver answers 200', description: 'a failed delivery is never retried' },
+  { name: 'webhook-counter-fixed', breaks: 'Events: the delivery attempt counter rises on each attempt', description: 'retries repeat payoutWebhookDeliveryAttempt / refundWebhookDeliveryAttempt unchanged' },
+  { name: 'webhook-post', breaks: 'Events: all events are HTTP PUT calls', description: 'webhooks are sent with POST' },
+  { name: 'webhook-content-type', breaks: 'Events: Content-Type: application/json', description: 'webhooks are sent with Content-Type: text/plain' },
+  { name: 'webhook-missing-event', breaks: 'States: each status change produces a webhook', description: 'lifecycle moves after creation (PROCESSED, FAILED, HELD, RETURNED, CANCELLED) send no webhook' },
+  { name: 'webhook-payload-shape', breaks: 'Events: payout and refund webhook payload fields', description: 'payout and refund webhooks lack their status field and carry the status in lower case under another name' },
+  // Response formats
+  { name: 'payout-response-shape', breaks: 'Payout resource: createdAt is ISO 8601 UTC with fractional seconds and Z', description: 'createdAt is sent without fractional seconds and without Z' },
+  { name: 'tracing-id-fixed', breaks: 'Payout resource: tracingId differs per response', description: 'every response carries the same tracingId' },
+  { name: 'refund-timestamp-zoned', breaks: 'Refund resource: createdAtUtc has no zone suffix', description: 'createdAtUtc ends in Z' },
+  { name: 'public-key-full-pem', breaks: 'Public key endpoint: BEGIN/END lines trimmed off', description: 'the public key is served with its -----BEGIN PUBLIC KEY----- and -----END PUBLIC KEY----- lines' },
+] as const satisfies ReadonlyArray<{ readonly name: string; readonly breaks: string; readonly description: string }>;
+
+export type FaultName = (typeof faultCatalogue)[number]['name'];
+
+export interface FaultDescription {
+  readonly name: FaultName;
+  readonly description: string;
+  readonly breaks: string;
+}
+
+const names: ReadonlySet<string> = new Set(faultCatalogue.map((f) => f.name));
+if (names.size !== faultCatalogue.length) throw new Error('faultCatalogue: duplicate fault name');
+
+export function isFaultName(name: string): name is FaultName {
+  return names.has(name);
+}
+
+/** The `--list-faults` text: one fault per line, name then what it breaks. */
+export function listFaults(): string {
+  const width = Math.max(...faultCatalogue.map((f) => f.name.length));
+  return faultCatalogue.map((f) => `${f.name.padEnd(width)}  ${f.description}\n${' '.repeat(width)}  breaks: ${f.breaks}\n`).join('');
+}
+
+/** The set of faults switched on, with a cheap membership test. */
+export class FaultSet {
+  private readonly set: ReadonlySet<FaultName>;
+  constructor(faults: readonly FaultName[] = []) {
+    for (const f of faults) if (!isFaultName(f)) throw new TypeError(`unknown fault "${String(f)}"`);
+    this.set = new Set(faults);
+  }
+  has(name: FaultName): boolean {
+    return this.set.has(name);
+  }
+  get size(): number {
+    return this.set.size;
+  }
+  list(): FaultName[] {
+    return [...this.set];
+  }
+}

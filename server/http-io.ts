@@ -1,0 +1,123 @@
+// The wire edge: raw body bytes with a size cap, the HttpRequest the verifier sees, and JSON/text responses.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fieldLinesFromRaw, getFieldValues, type FieldLines, type HttpRequest } from '../src/http/message.js';
+import { HttpError } from './error-body.js';
+
+/** Collects the exact body bytes; more than `maxBytes` is a 413 (the rest of the body is not read). */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      reject(new HttpError(413, 'body_too_large', `request body of ${declared} bytes exceeds the limit of ${maxBytes} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        done = true;
+        chunks.length = 0;
+        reject(new HttpError(413, 'body_too_large', `request body exceeds the limit of ${maxBytes} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      resolve(new Uint8Array(Buffer.concat(chunks)));
+    });
+    req.on('error', (error) => {
+      if (done) return;
+      done = true;
+      reject(error);
+    });
+  });
+}
+
+/**
+ * The request as the verifier must see it: method as sent, the Host header as received for @authority,
+ * `req.url` unmodified for @path, every raw field line (Node drops a duplicate Content-Type from `req.headers`).
+ */
+export function toHttpRequest(req: IncomingMessage, body: Uint8Array): HttpRequest {
+  const headers = fieldLinesFromRaw(req.rawHeaders);
+  const target = req.url ?? '/';
+  const host = getFieldValues(headers, 'host')[0] ?? '';
+  const url = target.startsWith('/') ? `http://${host}${target}` : target;
+  return { method: req.method ?? '', url, headers, body };
+}
+
+/** The path without the query, for routing only (never for @path). */
+export function routingPath(rawTarget: string): string {
+  if (!rawTarget.startsWith('/')) {
+    try {
+      return new URL(rawTarget).pathname;
+    } catch {
+      throw new HttpError(400, 'bad_request_target', 'request target is neither origin-form nor absolute-form');
+    }
+  }
+  const q = rawTarget.indexOf('?');
+  return q === -1 ? rawTarget : rawTarget.slice(0, q);
+}
+
+export function queryParams(rawTarget: string): URLSearchParams {
+  const q = rawTarget.indexOf('?');
+  return new URLSearchParams(q === -1 ? '' : rawTarget.slice(q + 1));
+}
+
+/** The single value of a header; two or more field lines of it are a 400 for headers that must be singletons. */
+export function singleHeader(headers: FieldLines, name: string): string | undefined {
+  const values = getFieldValues(headers, name);
+  if (values.length > 1) throw new HttpError(400, 'duplicate_header', `header "${name}" sent ${values.length} times`);
+  return values[0];
+}
+
+/** The media type of a Content-Type value, lowercased, parameters dropped. */
+export function mediaType(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/** 415 unless the request's Content-Type is one of `accepted` (compared by media type, parameters ignored). */
+export function requireContentType(headers: FieldLines, accepted: readonly string[]): void {
+  const value = singleHeader(headers, 'content-type');
+  if (value === undefined) throw new HttpError(415, 'missing_content_type', `Content-Type is required: ${accepted.join(' or ')}`);
+  if (!accepted.includes(mediaType(value))) {
+    throw new HttpError(415, 'unsupported_media_type', `Content-Type "${value}" is not supported: use ${accepted.join(' or ')}`);
+  }
+}
+
+/** 406 when an Accept header is sent and admits none of `offered` (nor a wildcard). */
+export function requireAcceptable(headers: FieldLines, offered: readonly string[]): void {
+  const values = getFieldValues(headers, 'accept');
+  if (values.length === 0) return;
+  const ranges = values.join(',').split(',').map((r) => mediaType(r)).filter((r) => r !== '');
+  if (ranges.length === 0) return;
+  const ok = ranges.some((r) => r === '*/*' || r === 'application/*' || offered.includes(r));
+  if (!ok) throw new HttpError(406, 'not_acceptable', `Accept "${values.join(', ')}" admits none of ${offered.join(', ')}`);
+}
+
+/** Parses a JSON body; 400 for invalid UTF-8 or JSON. */
+export function parseJsonBody(body: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    throw new HttpError(400, 'malformed_json', 'request body is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new HttpError(400, 'malformed_json', 'request body is empty; a JSON object is required');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new HttpError(400, 'malformed_json', `request body is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`);
+  }
+}
+
+export function send(res: ServerResponse, status: number, contentType: string, body: string | Uint8Array, headers: Readonly<Record<string, string>> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
+  res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': String(bytes.length) });
+  res.end(bytes);
+}

@@ -1,0 +1,121 @@
+// The reference service (`payconform serve`): the spec's endpoints over the signing core, with a /sandbox/ for payments,
+// lifecycles and webhook deliveries, and deliberate faults for proving conformance checks. Public API of server/.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  exportRsaPublicKeyPem,
+  exportTrimmedPublicKeyPem,
+  generateWebhookKeyPair,
+  parseRsaPrivateKey,
+  signWebhook,
+  type ParsedRsaPrivateKey,
+} from '../src/webhooks/index.js';
+import { createRequestListener } from './app.js';
+import { RequestAuthenticator } from './authentication.js';
+import type { ServiceContext } from './context.js';
+import { copDestinations } from './cop-triggers.js';
+import { createErrorBody, HttpError } from './error-body.js';
+import { FaultSet } from './faults.js';
+import { Lifecycle } from './lifecycle.js';
+import type { ReferenceServiceOptions, RunningReferenceService, SeededPayments } from './options.js';
+import { generateDevelopmentApplication, registerApplication, seedPayments } from './seed.js';
+import { createSignatureVerifier } from './signature-verifier.js';
+import { ServiceState } from './state.js';
+import { defaultRetryPolicy, WebhookQueue } from './webhook-delivery.js';
+
+export { faultCatalogue, isFaultName, listFaults, type FaultDescription, type FaultName } from './faults.js';
+export { copTriggers, confirmPayee, type CopDestinationKey, type PayoutDestination } from './cop-triggers.js';
+export { STATUS_NAMES, type ErrorBody } from './error-body.js';
+export { plannedOutcome } from './lifecycle.js';
+export { CANCEL_REASON } from './routes/payouts.js';
+export type { ApplicationConfig, ReferenceServiceOptions, RunningReferenceService, SeededPayments } from './options.js';
+export type { ApplicationCredentials, CopStatus, PaymentStatus, PayoutStatus, RefundStatus } from './state.js';
+export type { DeliveryAttempt, DeliveryRecord, RetryPolicy, WebhookKind } from './webhook-delivery.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Starts the service and resolves once it listens. Throws TypeError for bad options, KeyFormatError for bad keys. */
+export async function startReferenceService(options: ReferenceServiceOptions = {}): Promise<RunningReferenceService> {
+  const host = options.host ?? '127.0.0.1';
+  const now = options.now ?? Date.now;
+  const log = options.log ?? (() => {});
+  const faults = new FaultSet(options.faults ?? []);
+  const state = new ServiceState();
+
+  const configs = options.applications !== undefined && options.applications.length > 0 ? options.applications : [generateDevelopmentApplication()];
+  const applications = configs.map((config, i) => registerApplication(state, config, i));
+  const first = applications[0]!;
+  const seeded: SeededPayments = options.seedPayments === false ? { settled: [], unsettled: [] } : seedPayments(state, first.applicationId, now());
+  for (const app of state.applications.values()) if (app.applicationId !== first.applicationId && options.seedPayments !== false) seedPayments(state, app.applicationId, now());
+
+  const signingKey: ParsedRsaPrivateKey =
+    options.webhookSigningKey === undefined
+      ? generateWebhookKeyPair().privateKey
+      : typeof options.webhookSigningKey === 'string'
+        ? parseRsaPrivateKey(options.webhookSigningKey)
+        : options.webhookSigningKey;
+  const trimmedPem = exportTrimmedPublicKeyPem(signingKey);
+
+  const retry = { ...defaultRetryPolicy, ...options.retry };
+  if (!(retry.maxAttempts >= 1) || !(retry.initialDelayMs >= 0) || !(retry.maxDelayMs >= 0) || !(retry.requestTimeoutMs > 0)) {
+    throw new TypeError('retry: maxAttempts >= 1, delays >= 0 and requestTimeoutMs > 0 are required');
+  }
+  const queue = new WebhookQueue({ urls: options.webhookUrls ?? {}, retry, sign: (bytes) => signWebhook(bytes, signingKey), faults, log });
+  const lifecycle = new Lifecycle({ state, queue, faults, now, delayMs: options.lifecycleDelayMs ?? 0 });
+  const auth = new RequestAuthenticator(state, faults, createSignatureVerifier(state, faults, now));
+  const ctx: ServiceContext = {
+    state,
+    lifecycle,
+    queue,
+    faults,
+    auth,
+    now,
+    requireSignatureOnCommitCancelRefund: options.requireSignatureOnCommitCancelRefund ?? false,
+    webhookPublicKey: { trimmed: trimmedPem, full: exportRsaPublicKeyPem(signingKey) },
+    log,
+  };
+
+  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, createRequestListener(ctx, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Unparseable HTTP: answer 400 with the error body when the socket still takes it.
+    if (!socket.writable || (error.code === 'ECONNRESET')) {
+      socket.destroy();
+      return;
+    }
+    const body = JSON.stringify(createErrorBody(new HttpError(400, 'bad_http', 'malformed HTTP request'), '0'));
+    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+
+  return {
+    baseUrl: `http://${urlHost}:${address.port}`,
+    host: address.address,
+    port: address.port,
+    credentials: first,
+    applications,
+    seededPayments: seeded,
+    copDestinations: copDestinations(),
+    webhookPublicKeyTrimmedPem: trimmedPem,
+    faults: faults.list(),
+    deliveries: () => queue.deliveries(),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        lifecycle.close();
+        queue.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

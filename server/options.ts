@@ -1,0 +1,73 @@
+// The reference service's options and the handle it returns (public API: the conformance runner starts the service with these).
+import type { Ed25519PrivateKey, Ed25519PublicKey } from '../src/ed25519/backend.js';
+import type { ParsedRsaPrivateKey } from '../src/webhooks/index.js';
+import type { CopDestinationKey, PayoutDestination } from './cop-triggers.js';
+import type { FaultName } from './faults.js';
+import type { ApplicationCredentials, PaymentStatus } from './state.js';
+import type { DeliveryRecord, RetryPolicy, WebhookKind } from './webhook-delivery.js';
+
+/** One registered merchant application. */
+export interface ApplicationConfig {
+  readonly applicationId: string;
+  readonly applicationSecret: string;
+  readonly keyId: string;
+  /** The client's Ed25519 public key: parsed, or base64 raw / base64 SPKI / PEM text. */
+  readonly publicKey: Ed25519PublicKey | string;
+  /** Only for in-process use (tests, the embedded runner): handed back in `credentials`, never used by the service. */
+  readonly privateKey?: Ed25519PrivateKey;
+  readonly merchantId: string;
+  /** Confirmation of Payee active (default true); false gives copStatus null on every payout. */
+  readonly cop?: boolean;
+  /** The identifier of the application's virtual account (default: generated). Its alias is always "main". */
+  readonly payInAccountSelector?: string;
+}
+
+export interface ReferenceServiceOptions {
+  /** Default 127.0.0.1. */
+  readonly host?: string;
+  /** Default 0 (a free port). */
+  readonly port?: number;
+  /** Registered applications; none → one generated development application (private key included in `credentials`). */
+  readonly applications?: readonly ApplicationConfig[];
+  readonly faults?: readonly FaultName[];
+  readonly webhookUrls?: Readonly<Partial<Record<WebhookKind, string>>>;
+  /** RSA private key for webhook signatures (PEM text or parsed); default generated at start. */
+  readonly webhookSigningKey?: string | ParsedRsaPrivateKey;
+  /** Delay of each automatic lifecycle step of payouts and refunds; 0 or undefined = only through /sandbox/. */
+  readonly lifecycleDelayMs?: number;
+  readonly retry?: Partial<RetryPolicy>;
+  /** Commit, cancel and refund must be signed too (default false: a signature is verified when present). */
+  readonly requireSignatureOnCommitCancelRefund?: boolean;
+  /** Request body cap (default 1 MiB): beyond it, 413. */
+  readonly maxBodyBytes?: number;
+  /** Injectable clock, milliseconds since the epoch (signature freshness, timestamps). */
+  readonly now?: () => number;
+  /** One line per request, webhook attempt and state change (default: silent). */
+  readonly log?: (line: string) => void;
+  /** Seed payments at start (default true). */
+  readonly seedPayments?: boolean;
+}
+
+export interface SeededPayments {
+  readonly settled: ReadonlyArray<{ readonly paymentId: string; readonly amount: string }>;
+  readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: PaymentStatus }>;
+}
+
+export interface RunningReferenceService {
+  /** e.g. `http://127.0.0.1:43121` (no trailing slash). */
+  readonly baseUrl: string;
+  readonly host: string;
+  readonly port: number;
+  /** The first application's credentials (the generated development one when none were given). */
+  readonly credentials: ApplicationCredentials;
+  readonly applications: readonly ApplicationCredentials[];
+  /** Payments seeded for the first application. */
+  readonly seededPayments: SeededPayments;
+  /** A destination producing each CoP result ('null': CoP not active). */
+  readonly copDestinations: Readonly<Record<CopDestinationKey, PayoutDestination>>;
+  /** What GET /.well-known/signature/pem serves (the PEM body without BEGIN/END lines). */
+  readonly webhookPublicKeyTrimmedPem: string;
+  readonly faults: readonly FaultName[];
+  deliveries(): readonly DeliveryRecord[];
+  close(): Promise<void>;
+}

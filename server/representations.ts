@@ -1,0 +1,133 @@
+// The JSON shapes the service sends: payout and refund resources, and the three webhook payloads (spec: Resources, Events).
+import { randomBytes } from 'node:crypto';
+import type { FaultSet } from './faults.js';
+import { DecimalNumber } from './json-writer.js';
+import type { Account, Payment, Payout, Refund } from './state.js';
+
+export const PAYOUT_MEDIA_TYPE = 'application/vnd.service.v1.0+json';
+export const REFUND_MEDIA_TYPE = 'application/vnd.service.v0.7+json';
+
+const FIXED_TRACING_ID = '0123456789abcdef0123456789abcdef';
+
+/** A hexadecimal trace identifier, fresh for every response. */
+export function newTracingId(faults: FaultSet): string {
+  return faults.has('tracing-id-fixed') ? FIXED_TRACING_ID : randomBytes(16).toString('hex');
+}
+
+/** ISO 8601 UTC with milliseconds and Z (payout createdAt, webhook eventTimeUtc). */
+export function isoUtc(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+const accountObject = (a: Account): Record<string, unknown> => ({
+  type: 'SCAN',
+  name: a.name,
+  accountNumber: a.accountNumber,
+  sortCode: a.sortCode,
+  iban: a.iban,
+  bic: null,
+});
+
+export function payoutResource(p: Payout, faults: FaultSet): Record<string, unknown> {
+  // Fault payout-response-shape: no fractional seconds, no Z.
+  const createdAt = faults.has('payout-response-shape') ? isoUtc(p.createdAt).slice(0, 19) : isoUtc(p.createdAt);
+  return {
+    applicationId: p.applicationId,
+    payoutId: p.payoutId,
+    createdAt,
+    status: p.status,
+    amount: new DecimalNumber(p.amount),
+    reference: p.reference,
+    currency: p.currency,
+    source: accountObject(p.source),
+    destination: accountObject(p.destination),
+    tracingId: newTracingId(faults),
+    copStatus: p.copStatus,
+    statusReason: p.statusReason,
+  };
+}
+
+export function refundResource(r: Refund, faults: FaultSet): Record<string, unknown> {
+  const iso = isoUtc(r.createdAt);
+  return {
+    refundPaymentId: r.refundId,
+    refundedPaymentId: r.paymentId,
+    // Fractional seconds, no zone suffix (the value is UTC); fault refund-timestamp-zoned keeps the Z.
+    createdAtUtc: faults.has('refund-timestamp-zoned') ? iso : iso.slice(0, -1),
+    status: r.status,
+    refundRequestDetails: {
+      amount: new DecimalNumber(r.amount),
+      currency: r.currency,
+      reference: r.reference,
+      destination: {
+        type: 'SCAN',
+        name: r.destination.name,
+        accountNumber: r.destination.accountNumber,
+        sortCode: r.destination.sortCode,
+        iban: r.destination.iban,
+      },
+    },
+  };
+}
+
+export function paymentWebhookPayload(p: Payment): Record<string, unknown> {
+  return {
+    paymentId: p.paymentId,
+    ...(p.merchantPaymentId !== undefined ? { merchantPaymentId: p.merchantPaymentId } : {}),
+    paymentStatus: p.status,
+    errorDescription: p.status === 'FAILED' ? (p.errorDescription ?? 'payment failed') : null,
+    paymentRequest: { amount: new DecimalNumber(p.amount), currency: p.currency, reference: p.reference },
+    paymentRefundData: {
+      accountHolderName: p.payer.name,
+      accountIdentifications: [
+        { type: 'ACCOUNT_NUMBER', number: p.payer.accountNumber },
+        { type: 'SORT_CODE', number: p.payer.sortCode },
+      ],
+    },
+    ...(p.metadata !== undefined ? { paymentMetadata: p.metadata } : {}),
+    applicationId: p.applicationId,
+    isExternal: p.isExternal,
+  };
+}
+
+export function payoutWebhookPayload(p: Payout, eventTime: number, description: string, attempt: number, faults: FaultSet): Record<string, unknown> {
+  const status = faults.has('webhook-payload-shape') ? { state: p.status.toLowerCase() } : { payoutStatus: p.status };
+  return {
+    eventTimeUtc: isoUtc(eventTime),
+    applicationId: p.applicationId,
+    payoutId: p.payoutId,
+    payoutAmount: new DecimalNumber(p.amount),
+    payoutCurrency: p.currency,
+    payoutReference: p.reference,
+    ...status,
+    payoutStatusDescription: description,
+    payoutWebhookDeliveryAttempt: attempt,
+    destination: { type: 'SCAN', name: p.destination.name, accountNumber: p.destination.accountNumber, sortCode: p.destination.sortCode },
+  };
+}
+
+export function refundWebhookPayload(
+  r: Refund,
+  payment: Payment,
+  eventTime: number,
+  description: string,
+  attempt: number,
+  faults: FaultSet,
+): Record<string, unknown> {
+  const status = faults.has('webhook-payload-shape') ? { state: r.status.toLowerCase() } : { refundStatus: r.status };
+  return {
+    eventTimeUtc: isoUtc(eventTime),
+    applicationId: r.applicationId,
+    refundedPaymentId: payment.paymentId,
+    refundedMerchantPaymentId: payment.merchantPaymentId ?? '',
+    refundedPaymentAmount: new DecimalNumber(payment.amount),
+    refundId: r.refundId,
+    refundAmount: new DecimalNumber(r.amount),
+    refundCurrency: r.currency,
+    refundReference: r.reference,
+    ...status,
+    refundStatusDescription: description,
+    refundWebhookDeliveryAttempt: attempt,
+    destination: { type: 'SCAN', accountNumber: r.destination.accountNumber, sortCode: r.destination.sortCode, name: r.destination.name },
+  };
+}

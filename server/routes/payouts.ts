@@ -1,0 +1,136 @@
+// POST /api/payouts (signed, strict), POST /api/payouts/{payoutId}/commit and /cancel (spec: Endpoints 1-3).
+import { randomUUID } from 'node:crypto';
+import type { RouteHandler, RouteRequest, RouteResponse, ServiceContext } from '../context.js';
+import { confirmPayee } from '../cop-triggers.js';
+import { HttpError } from '../error-body.js';
+import { parseJsonBody, requireAcceptable, requireContentType } from '../http-io.js';
+import { stringifyJson } from '../json-writer.js';
+import { plannedOutcome } from '../lifecycle.js';
+import { canonicalAmount, initialPayoutStatus } from '../pending-rules.js';
+import { PAYOUT_MEDIA_TYPE, payoutResource } from '../representations.js';
+import { validateRequestBody } from '../request-validation.js';
+import { isUuid, type Application, type Payout, type PayoutStatus } from '../state.js';
+
+const json = (ctx: ServiceContext, status: number, payout: Payout): RouteResponse => ({
+  status,
+  contentType: PAYOUT_MEDIA_TYPE,
+  body: stringifyJson(payoutResource(payout, ctx.faults)),
+});
+
+interface PayoutRequestBody {
+  readonly applicationId: string;
+  readonly payInAccountSelector: string;
+  readonly amount: number | string;
+  readonly reference: string;
+  readonly destination: {
+    readonly holderName: string;
+    readonly accountNumber: string;
+    readonly sortCode: string;
+    readonly iban?: string | null;
+  };
+  readonly doNotCommitOnCoPMismatch?: boolean;
+}
+
+/** Checks the body of a create-payout request and builds the payout (not yet stored). Throws HttpError. */
+function buildPayout(ctx: ServiceContext, app: Application, request: RouteRequest): Payout {
+  requireContentType(request.http.headers, [PAYOUT_MEDIA_TYPE]);
+  requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE]);
+  const body = validateRequestBody<PayoutRequestBody>('payout-create-request', parseJsonBody(request.http.body));
+  if (body.applicationId !== app.applicationId) {
+    throw new HttpError(403, 'application_mismatch', `body applicationId "${body.applicationId}" is not the authenticated application`);
+  }
+  const account = app.virtualAccount;
+  if (body.payInAccountSelector !== account.id && body.payInAccountSelector !== account.alias) {
+    throw new HttpError(422, 'unknown_account', `payInAccountSelector "${body.payInAccountSelector}" selects no virtual account of this application`);
+  }
+  const amount = canonicalAmount(body.amount);
+  if (amount === undefined || /^0\.00$/.test(amount)) {
+    throw new HttpError(422, 'invalid_amount', 'amount must be a positive decimal with at most two fractional digits');
+  }
+  const copStatus = confirmPayee(body.destination.holderName, app.cop);
+  const doNotCommit = body.doNotCommitOnCoPMismatch === true && !ctx.faults.has('no-cop-hold');
+  let status: PayoutStatus = initialPayoutStatus(copStatus, doNotCommit);
+  if (doNotCommit && copStatus === 'FULL_MATCH' && ctx.faults.has('hold-on-full-match')) status = 'AWAITING_COMMIT';
+  return {
+    payoutId: randomUUID(),
+    applicationId: app.applicationId,
+    createdAt: ctx.now(),
+    status,
+    amount,
+    reference: body.reference,
+    currency: 'GBP',
+    source: account,
+    destination: {
+      name: body.destination.holderName,
+      accountNumber: body.destination.accountNumber,
+      sortCode: body.destination.sortCode,
+      iban: body.destination.iban ?? null,
+    },
+    copStatus,
+    statusReason: null,
+    plannedOutcome: plannedOutcome(amount),
+  };
+}
+
+function store(ctx: ServiceContext, payout: Payout): void {
+  ctx.state.payouts.set(payout.payoutId, payout);
+  ctx.lifecycle.payoutChanged(payout, true);
+  ctx.log(`payout ${payout.payoutId} created: ${payout.status} ${payout.amount} ${payout.currency} copStatus=${payout.copStatus}`);
+}
+
+export const createPayout: RouteHandler = async (ctx, request) => {
+  let app: Application;
+  try {
+    app = await ctx.auth.verifySigned(request.http);
+  } catch (error) {
+    if (ctx.faults.has('creates-on-rejection') && error instanceof HttpError && error.status === 401) {
+      // Fault: the rejected request still takes effect when its body is otherwise acceptable.
+      const fallback = ctx.state.applications.values().next().value;
+      if (fallback !== undefined) {
+        try {
+          store(ctx, buildPayout(ctx, fallback, request));
+        } catch {
+          /* body not acceptable: nothing created */
+        }
+      }
+    }
+    throw error;
+  }
+  const payout = buildPayout(ctx, app, request);
+  store(ctx, payout);
+  return json(ctx, 201, payout);
+};
+
+async function findOwnPayout(ctx: ServiceContext, request: RouteRequest): Promise<Payout> {
+  const app = await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund);
+  requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE]);
+  if (request.http.body.length > 0) requireContentType(request.http.headers, [PAYOUT_MEDIA_TYPE]);
+  const id = request.params.payoutId ?? '';
+  const payout = isUuid(id) ? ctx.state.payouts.get(id.toLowerCase()) : undefined;
+  if (payout === undefined || payout.applicationId !== app.applicationId) {
+    throw new HttpError(404, 'payout_not_found', `no payout "${id}" for this application`);
+  }
+  if (payout.status !== 'AWAITING_COMMIT') {
+    throw new HttpError(409, 'payout_not_awaiting_commit', `payout is ${payout.status}; commit and cancel apply only to a payout in AWAITING_COMMIT`);
+  }
+  return payout;
+}
+
+export const commitPayout: RouteHandler = async (ctx, request) => {
+  const payout = await findOwnPayout(ctx, request);
+  payout.status = 'IN_PROGRESS';
+  // Spec: copStatus keeps its earlier value. Fault commit-changes-cop rewrites it.
+  if (ctx.faults.has('commit-changes-cop')) payout.copStatus = 'FULL_MATCH';
+  ctx.lifecycle.payoutChanged(payout, false);
+  return json(ctx, 200, payout);
+};
+
+export const CANCEL_REASON = 'Payment cancelled by the merchant; the held amount was released';
+
+export const cancelPayout: RouteHandler = async (ctx, request) => {
+  const payout = await findOwnPayout(ctx, request);
+  payout.status = 'CANCELLED';
+  payout.statusReason = ctx.faults.has('cancel-without-reason') ? null : CANCEL_REASON;
+  ctx.lifecycle.payoutChanged(payout, false);
+  return json(ctx, 200, payout);
+};

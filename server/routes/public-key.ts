@@ -1,0 +1,8 @@
+// GET /.well-known/signature/pem: the webhook public key, PEM with the BEGIN/END lines trimmed off (spec: Endpoint 5).
+import type { RouteHandler } from '../context.js';
+
+export const getPublicKey: RouteHandler = (ctx) => ({
+  status: 200,
+  contentType: 'text/plain; charset=utf-8',
+  body: ctx.faults.has('public-key-full-pem') ? ctx.webhookPublicKey.full : ctx.webhookPublicKey.trimmed,
+});

@@ -1,0 +1,87 @@
+// Applications and payments that exist at start: generated development credentials, and seeded payments to refund.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { generateEd25519PrivateKey, parseEd25519PublicKey } from '../src/keys/ed25519-keys.js';
+import type { ApplicationConfig, SeededPayments } from './options.js';
+import { newPaymentReference, type Application, type ApplicationCredentials, type Payment, type PaymentStatus, type ServiceState } from './state.js';
+
+/** A fresh development application with its private key (printed by `serve`, marked development only). */
+export function generateDevelopmentApplication(): ApplicationConfig {
+  const privateKey = generateEd25519PrivateKey();
+  return {
+    applicationId: randomUUID(),
+    applicationSecret: randomBytes(24).toString('base64url'),
+    keyId: `dev-${randomBytes(6).toString('hex')}`,
+    publicKey: privateKey.publicKey,
+    privateKey,
+    merchantId: randomUUID(),
+    cop: true,
+  };
+}
+
+/** Registers an application; returns the credentials a client uses. Throws KeyFormatError for an unusable key. */
+export function registerApplication(state: ServiceState, config: ApplicationConfig, index: number): ApplicationCredentials {
+  const publicKey = typeof config.publicKey === 'string' ? parseEd25519PublicKey(config.publicKey) : config.publicKey;
+  const selector = config.payInAccountSelector ?? `VA-${config.applicationId.slice(0, 8).toUpperCase()}`;
+  const existing = state.applications.get(config.applicationId);
+  if (existing !== undefined) {
+    // A second key for the same application (config files may list one entry per key).
+    (existing.publicKeys as Map<string, typeof publicKey>).set(config.keyId, publicKey);
+  } else {
+    const app: Application = {
+      applicationId: config.applicationId,
+      applicationSecret: config.applicationSecret,
+      merchantId: config.merchantId,
+      publicKeys: new Map([[config.keyId, publicKey]]),
+      cop: config.cop ?? true,
+      virtualAccount: {
+        id: selector,
+        alias: 'main',
+        name: 'Payconform Merchant Ltd',
+        accountNumber: String(40_000_000 + index).padStart(8, '0'),
+        sortCode: '040075',
+        iban: null,
+      },
+    };
+    state.applications.set(app.applicationId, app);
+  }
+  return {
+    applicationId: config.applicationId,
+    applicationSecret: config.applicationSecret,
+    keyId: config.keyId,
+    publicKey,
+    ...(config.privateKey !== undefined ? { privateKey: config.privateKey } : {}),
+    merchantId: config.merchantId,
+    cop: config.cop ?? true,
+    payInAccountSelector: state.applications.get(config.applicationId)!.virtualAccount.id,
+  };
+}
+
+const SETTLED_AMOUNTS = ['100.00', '250.50', '75.25', '500.00', '42.10', '1000.00'];
+const UNSETTLED: readonly PaymentStatus[] = ['AWAITING_AUTHORIZATION', 'COMPLETED', 'FAILED'];
+
+/** Seeds settled and unsettled payments for one application (no webhooks: they happened before start). */
+export function seedPayments(state: ServiceState, applicationId: string, now: number): SeededPayments {
+  const make = (amount: string, status: PaymentStatus, n: number): Payment => {
+    const payment: Payment = {
+      paymentId: randomUUID(),
+      applicationId,
+      merchantPaymentId: `seed-${n + 1}`,
+      status,
+      errorDescription: status === 'FAILED' ? 'payer bank rejected the payment' : null,
+      amount,
+      currency: 'GBP',
+      reference: newPaymentReference(),
+      payer: { name: `Seed Payer ${n + 1}`, accountNumber: String(20_000_000 + n), sortCode: '200000', iban: null },
+      isExternal: false,
+      createdAt: now,
+    };
+    state.payments.set(payment.paymentId, payment);
+    return payment;
+  };
+  const settled = SETTLED_AMOUNTS.map((amount, i) => make(amount, 'SETTLED', i));
+  const unsettled = UNSETTLED.map((status, i) => make('20.00', status, SETTLED_AMOUNTS.length + i));
+  return {
+    settled: settled.map((p) => ({ paymentId: p.paymentId, amount: p.amount })),
+    unsettled: unsettled.map((p) => ({ paymentId: p.paymentId, status: p.status })),
+  };
+}

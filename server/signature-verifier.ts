@@ -1,0 +1,83 @@
+// Wires the signing core's verifyRequest (the 12-step order) for the service, and the weakened copies the faults need.
+import type { Ed25519Backend, Ed25519PublicKey } from '../src/ed25519/backend.js';
+import { nodeBackend } from '../src/ed25519/node-backend.js';
+import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
+import { createVerificationPolicy, type PolicyEnforcement } from '../src/profile/verification-policy.js';
+import { verifyRequest } from '../src/profile/verify-request.js';
+import type { SignatureOutcome, SignatureVerifier } from './authentication.js';
+import type { FaultSet } from './faults.js';
+import type { ServiceState } from './state.js';
+
+/** Fault nonce-race: the check and the record are two steps with a gap, so concurrent duplicates all pass. */
+class RacyNonceStore implements NonceStore {
+  constructor(private readonly inner: MemoryNonceStore) {}
+  has(nonce: string, now: number): boolean {
+    return this.inner.has(nonce, now);
+  }
+  async checkAndRecord(nonce: string, now: number, expiresAt: number): Promise<boolean> {
+    const seen = this.inner.has(nonce, now);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (seen) return false;
+    this.inner.checkAndRecord(nonce, now, expiresAt);
+    return true;
+  }
+}
+
+/** Fault no-key-check: any keyid resolves to the application's first key. */
+class AnyKeyMap extends Map<string, Ed25519PublicKey> {
+  override get(key: string): Ed25519PublicKey | undefined {
+    return super.get(key) ?? this.values().next().value;
+  }
+  override has(): boolean {
+    return this.size > 0;
+  }
+}
+
+/** Fault no-signature-check: an Ed25519 backend whose verify accepts any signature. */
+const acceptingBackend: Ed25519Backend = Object.freeze({
+  name: 'node' as const,
+  sign: (message: Uint8Array, key: Parameters<Ed25519Backend['sign']>[1]) => nodeBackend.sign(message, key),
+  verify: () => true,
+});
+
+export function createSignatureVerifier(state: ServiceState, faults: FaultSet, now: () => number): SignatureVerifier {
+  const memory = new MemoryNonceStore();
+  const nonceStore: NonceStore = faults.has('nonce-race') ? new RacyNonceStore(memory) : memory;
+  const enforce: Partial<PolicyEnforcement> = {
+    ...(faults.has('no-replay-check') ? { replay: false } : {}),
+    ...(faults.has('no-created-window') ? { createdMaxAge: false } : {}),
+    ...(faults.has('no-future-check') ? { createdMaxFuture: false } : {}),
+    ...(faults.has('no-digest-check') ? { digest: false } : {}),
+    ...(faults.has('no-secret-check') ? { applicationSecret: false } : {}),
+    ...(faults.has('accept-any-alg') ? { alg: false } : {}),
+    ...(faults.has('accept-any-label') ? { label: false } : {}),
+    ...(faults.has('accept-any-components') ? { components: false } : {}),
+    ...(faults.has('allow-missing-nonce') ? { nonce: false } : {}),
+  };
+  const policy = createVerificationPolicy({
+    enforce,
+    ...(faults.has('no-nonce-length-check') ? { nonceMaxLength: Number.MAX_SAFE_INTEGER } : {}),
+  });
+  const backend = faults.has('no-signature-check') ? acceptingBackend : nodeBackend;
+  const anyKey = faults.has('no-key-check');
+
+  const resolveApplication = (applicationId: string) => {
+    const app = state.applications.get(applicationId);
+    if (app === undefined) return undefined;
+    return { secret: app.applicationSecret, publicKeys: anyKey ? new AnyKeyMap(app.publicKeys) : app.publicKeys };
+  };
+
+  return async (request): Promise<SignatureOutcome> => {
+    const result = await verifyRequest(request, { now: Math.floor(now() / 1000), nonceStore, resolveApplication, backend, policy });
+    if (result.ok) return { ok: true, applicationId: result.applicationId, keyId: result.keyId };
+    if (faults.has('no-application-id-check') && (result.code === 'APPLICATION_ID_MISSING' || result.code === 'APPLICATION_ID_UNKNOWN')) {
+      // Fault: the application is not checked; the request is taken as the first application's.
+      const first = state.applications.values().next().value;
+      if (first !== undefined) {
+        const keyId = first.publicKeys.keys().next().value ?? '';
+        return { ok: true, applicationId: first.applicationId, keyId };
+      }
+    }
+    return { ok: false, code: result.code, step: result.step, message: result.message };
+  };
+}

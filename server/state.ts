@@ -1,0 +1,115 @@
+// The service's in-memory state: applications, payments, payouts and refunds. No persistence: a restart starts over.
+import { randomBytes } from 'node:crypto';
+import type { Ed25519PrivateKey, Ed25519PublicKey } from '../src/ed25519/backend.js';
+
+export type CopStatus = 'FULL_MATCH' | 'PARTIAL_MATCH' | 'NO_MATCH' | 'UNABLE_TO_MATCH' | 'NOT_CHECKED' | 'UNKNOWN';
+export type PayoutStatus = 'IN_PROGRESS' | 'PROCESSED' | 'CANCELLED' | 'FAILED' | 'HELD' | 'RETURNED' | 'AWAITING_COMMIT';
+export type RefundStatus = Exclude<PayoutStatus, 'AWAITING_COMMIT'>;
+export type PaymentStatus = 'AWAITING_AUTHORIZATION' | 'COMPLETED' | 'SETTLED' | 'FAILED';
+
+/** An account as the spec's Account object shows it. */
+export interface Account {
+  readonly name: string;
+  readonly accountNumber: string;
+  readonly sortCode: string;
+  readonly iban: string | null;
+}
+
+/** The merchant application as the service knows it (credentials plus its virtual account). */
+export interface Application {
+  readonly applicationId: string;
+  readonly applicationSecret: string;
+  readonly merchantId: string;
+  /** keyid → public key. */
+  readonly publicKeys: ReadonlyMap<string, Ed25519PublicKey>;
+  /** Confirmation of Payee active for this application (false: copStatus is always null). */
+  readonly cop: boolean;
+  /** The virtual account payouts are paid from; `payInAccountSelector` must name its id or alias. */
+  readonly virtualAccount: Account & { readonly id: string; readonly alias: string };
+}
+
+/** The credentials a client needs; the private key only when the service generated them (development only). */
+export interface ApplicationCredentials {
+  readonly applicationId: string;
+  readonly applicationSecret: string;
+  readonly keyId: string;
+  readonly publicKey: Ed25519PublicKey;
+  readonly privateKey?: Ed25519PrivateKey;
+  readonly merchantId: string;
+  readonly cop: boolean;
+  readonly payInAccountSelector: string;
+}
+
+export interface Payment {
+  readonly paymentId: string;
+  readonly applicationId: string;
+  readonly merchantPaymentId?: string;
+  status: PaymentStatus;
+  errorDescription: string | null;
+  /** Canonical decimal text, two places ("100.50"). */
+  readonly amount: string;
+  readonly currency: string;
+  readonly reference: string;
+  /** The paying account: refunds go here and nowhere else. */
+  readonly payer: Account;
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly isExternal: boolean;
+  readonly createdAt: number;
+}
+
+export interface Payout {
+  readonly payoutId: string;
+  readonly applicationId: string;
+  readonly createdAt: number;
+  status: PayoutStatus;
+  readonly amount: string;
+  readonly reference: string;
+  readonly currency: string;
+  readonly source: Account;
+  readonly destination: Account;
+  copStatus: CopStatus | null;
+  statusReason: string | null;
+  /** Status the automatic lifecycle moves an IN_PROGRESS payout to (from the amount trigger). */
+  readonly plannedOutcome: 'PROCESSED' | 'FAILED' | 'HELD' | 'RETURNED';
+}
+
+export interface Refund {
+  readonly refundId: string;
+  readonly paymentId: string;
+  readonly applicationId: string;
+  readonly createdAt: number;
+  status: RefundStatus;
+  readonly amount: string;
+  readonly currency: string;
+  readonly reference: string;
+  readonly destination: Account;
+  readonly plannedOutcome: 'PROCESSED' | 'FAILED' | 'HELD' | 'RETURNED';
+}
+
+export class ServiceState {
+  readonly applications = new Map<string, Application>();
+  readonly payments = new Map<string, Payment>();
+  readonly payouts = new Map<string, Payout>();
+  readonly refunds = new Map<string, Refund>();
+
+  refundsOf(paymentId: string): Refund[] {
+    const out: Refund[] = [];
+    for (const r of this.refunds.values()) if (r.paymentId === paymentId) out.push(r);
+    return out;
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** A payment reference assigned by the service (spec: for virtual accounts the caller's reference is ignored). */
+export function newPaymentReference(): string {
+  return `PC${randomBytes(6).toString('hex').toUpperCase()}`;
+}
+
+/** A refund reference assigned by the service. */
+export function newRefundReference(): string {
+  return `RF${randomBytes(6).toString('hex').toUpperCase()}`;
+}

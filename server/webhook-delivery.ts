@@ -1,0 +1,200 @@
+// Webhook delivery: an asynchronous queue that PUTs signed events, retrying with backoff until the receiver answers 200.
+import http from 'node:http';
+import https from 'node:https';
+import type { FaultSet } from './faults.js';
+import { stringifyJson } from './json-writer.js';
+
+export type WebhookKind = 'payment' | 'payout' | 'refund';
+
+export interface RetryPolicy {
+  /** Delay before the second attempt; doubles per attempt up to `maxDelayMs`. */
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+  /** Attempts in all (the first included); then the delivery is marked failed. */
+  readonly maxAttempts: number;
+  /** Time allowed for one attempt (connect, send, response headers). */
+  readonly requestTimeoutMs: number;
+}
+
+export const defaultRetryPolicy: RetryPolicy = { initialDelayMs: 1000, maxDelayMs: 60_000, maxAttempts: 8, requestTimeoutMs: 10_000 };
+
+export interface DeliveryAttempt {
+  /** The delivery attempt counter for this attempt (0 for the first). */
+  readonly attempt: number;
+  readonly startedAt: string;
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The exact body bytes sent, as UTF-8 text. */
+  readonly body: string;
+  responseStatus?: number;
+  error?: string;
+  durationMs?: number;
+}
+
+export interface DeliveryRecord {
+  readonly id: number;
+  readonly kind: WebhookKind;
+  readonly url: string | null;
+  /** paymentId, payoutId or refundId. */
+  readonly resourceId: string;
+  /** The resource status the event reports. */
+  readonly eventStatus: string;
+  /** `not-configured`: no URL for this kind, nothing was sent. */
+  state: 'pending' | 'delivered' | 'failed' | 'not-configured';
+  readonly attempts: DeliveryAttempt[];
+}
+
+export interface WebhookEvent {
+  readonly kind: WebhookKind;
+  readonly resourceId: string;
+  readonly eventStatus: string;
+  /** The payload for one attempt; `attempt` is the delivery attempt counter (payout and refund payloads carry it). */
+  readonly payload: (attempt: number) => unknown;
+}
+
+export interface WebhookQueueOptions {
+  readonly urls: Readonly<Partial<Record<WebhookKind, string>>>;
+  readonly retry: RetryPolicy;
+  /** The Authorization header value (`SHA256withRSA <base64>`) for these exact bytes. */
+  readonly sign: (bytes: Uint8Array) => string;
+  readonly faults: FaultSet;
+  readonly log: (line: string) => void;
+  /** Records kept for `/sandbox/deliveries`; the oldest are dropped beyond this. */
+  readonly maxRecords?: number;
+}
+
+export class WebhookQueue {
+  private readonly records: DeliveryRecord[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly inFlight = new Set<http.ClientRequest>();
+  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: WebhookQueueOptions) {}
+
+  /** Queues an event; returns at once (delivery never blocks the API request that caused it). */
+  enqueue(event: WebhookEvent): DeliveryRecord {
+    const url = this.options.urls[event.kind] ?? null;
+    const record: DeliveryRecord = {
+      id: this.nextId++,
+      kind: event.kind,
+      url,
+      resourceId: event.resourceId,
+      eventStatus: event.eventStatus,
+      state: url === null ? 'not-configured' : 'pending',
+      attempts: [],
+    };
+    this.records.push(record);
+    const max = this.options.maxRecords ?? 10_000;
+    if (this.records.length > max) this.records.splice(0, this.records.length - max);
+    if (url !== null && !this.closed) this.schedule(record, event, 0, 0);
+    return record;
+  }
+
+  deliveries(): readonly DeliveryRecord[] {
+    return this.records.map((r) => ({ ...r, attempts: r.attempts.map((a) => ({ ...a })) }));
+  }
+
+  /** Stops timers and aborts requests in flight. */
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const req of this.inFlight) req.destroy();
+    this.inFlight.clear();
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private schedule(record: DeliveryRecord, event: WebhookEvent, index: number, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.attempt(record, event, index);
+    }, delayMs);
+    this.timers.add(timer);
+  }
+
+  private async attempt(record: DeliveryRecord, event: WebhookEvent, index: number): Promise<void> {
+    if (this.closed || record.url === null) return;
+    const { faults, retry } = this.options;
+    const counter = faults.has('webhook-counter-fixed') ? 0 : index;
+    const payload = event.payload(counter);
+    const compact = Buffer.from(stringifyJson(payload), 'utf8');
+    // Faults: send other bytes than those signed, or sign other bytes than those sent.
+    const sent = faults.has('webhook-reserialised') ? Buffer.from(stringifyJson(payload, 2), 'utf8') : compact;
+    const signed = faults.has('webhook-bad-signature') ? Buffer.concat([compact, Buffer.from(' ')]) : compact;
+    const headers: Record<string, string> = {
+      'content-type': faults.has('webhook-content-type') ? 'text/plain' : 'application/json',
+      accept: 'application/json',
+      authorization: this.options.sign(signed),
+      'content-length': String(sent.length),
+    };
+    const method = faults.has('webhook-post') ? 'POST' : 'PUT';
+    const entry: DeliveryAttempt = { attempt: counter, startedAt: new Date().toISOString(), method, headers, body: sent.toString('utf8') };
+    record.attempts.push(entry);
+    const started = performance.now();
+    const outcome = await this.send(record.url, method, headers, sent, retry.requestTimeoutMs);
+    entry.durationMs = Math.round((performance.now() - started) * 10) / 10;
+    if ('status' in outcome) entry.responseStatus = outcome.status;
+    else entry.error = outcome.error;
+    if (this.closed) return;
+    const ok = 'status' in outcome && outcome.status === 200;
+    this.options.log(
+      `webhook ${record.kind} ${record.eventStatus} ${record.resourceId} attempt ${counter} -> ${'status' in outcome ? outcome.status : outcome.error}`,
+    );
+    if (ok) {
+      record.state = 'delivered';
+      return;
+    }
+    const attemptsMade = index + 1;
+    if (faults.has('webhook-no-retry') || attemptsMade >= retry.maxAttempts || ('fatal' in outcome && outcome.fatal)) {
+      record.state = 'failed';
+      return;
+    }
+    const delay = Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index);
+    this.schedule(record, event, index + 1, delay);
+  }
+
+  private send(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: Buffer,
+    timeoutMs: number,
+  ): Promise<{ status: number } | { error: string; fatal?: boolean }> {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return Promise.resolve({ error: `invalid webhook URL "${url}"`, fatal: true });
+    }
+    const secure = target.protocol === 'https:';
+    if (!secure && target.protocol !== 'http:') return Promise.resolve({ error: `unsupported URL scheme "${target.protocol}"`, fatal: true });
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (value: { status: number } | { error: string }): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.inFlight.delete(req);
+        resolve(value);
+      };
+      const req = (secure ? https : http).request(
+        target,
+        { method, headers, agent: secure ? this.agents.https : this.agents.http },
+        (res) => {
+          res.resume();
+          finish({ status: res.statusCode ?? 0 });
+        },
+      );
+      const timer = setTimeout(() => {
+        finish({ error: `no response within ${timeoutMs} ms` });
+        req.destroy();
+      }, timeoutMs);
+      this.inFlight.add(req);
+      req.on('error', (error) => finish({ error: error.message }));
+      req.end(body);
+    });
+  }
+}
