@@ -176,7 +176,11 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
       }
     }
   };
-  emit({ type: 'run-started', target: options.target, role: options.role, toolVersion: options.toolVersion, startedAt: startedAt.toISOString(), checks: selected.map((c) => info(c as Check<unknown>)) });
+  const masked = (c: Check<unknown>): CheckInfo => {
+    const i = info(c);
+    return { ...i, title: redactor.maskLiterals(i.title) };
+  };
+  emit({ type: 'run-started', target: redactor.maskLiterals(options.target), role: options.role, toolVersion: options.toolVersion, startedAt: startedAt.toISOString(), checks: selected.map((c) => masked(c as Check<unknown>)) });
 
   const results = new Array<CheckResult | undefined>(selected.length);
   const total = selected.length;
@@ -224,7 +228,7 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
         }
         pending.splice(i, 1);
         if (check.group !== undefined) busyGroups.add(check.group);
-        emit({ type: 'check-started', check: info(check as Check<unknown>), index, total });
+        emit({ type: 'check-started', check: masked(check as Check<unknown>), index, total });
         const task = runOne(check, options, catalogue, redactor, options.signal).then((r) => {
           running.delete(index);
           if (check.group !== undefined) busyGroups.delete(check.group);
@@ -258,7 +262,7 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
 
   const finishedAt = new Date();
   const summary: RunSummary = {
-    target: options.target,
+    target: redactor.maskLiterals(options.target),
     role: options.role,
     toolVersion: options.toolVersion,
     catalogueVersion: catalogue.catalogueVersion,
