@@ -214,7 +214,7 @@ describe('Endpoint 4: refunds and their limits', () => {
     const { paymentId, amount } = settled(2); // 75.25
     const over = await refund({ paymentId, amount: '75.26' });
     expectErrorBody(over, 422, 'UNPROCESSABLE_ENTITY');
-    expect(over.headers['x-payconform-error-code']).toBe('refund_exceeds_payment');
+    expect(over.headers['x-payconform-error-code']).toBe('REFUND_EXCEEDS_PAYMENT');
     expect((await refund({ paymentId, amount })).status).toBe(201);
   });
 
@@ -223,7 +223,7 @@ describe('Endpoint 4: refunds and their limits', () => {
     expect(all.filter((r) => r.status === 201)).toHaveLength(1);
   });
 
-  it('path of another merchant is 403; unknown payment 404; number amount 400; zero 422', async () => {
+  it('path of another merchant is 403; unknown payment 404; number amount 400; zero 400', async () => {
     const res = await send(service.baseUrl, {
       method: 'POST',
       path: `/api/merchants/other/applications/${service.credentials.applicationId}/refunds`,
@@ -233,7 +233,7 @@ describe('Endpoint 4: refunds and their limits', () => {
     expectErrorBody(res, 403, 'FORBIDDEN');
     expectErrorBody(await refund({ paymentId: '00000000-0000-4000-8000-000000000000', amount: '1.00' }), 404, 'NOT_FOUND');
     expectErrorBody(await refund({ paymentId: settled(4).paymentId, amount: 1 }), 400, 'BAD_REQUEST');
-    expectErrorBody(await refund({ paymentId: settled(4).paymentId, amount: '0.00' }), 422, 'UNPROCESSABLE_ENTITY');
+    expectErrorBody(await refund({ paymentId: settled(4).paymentId, amount: '0.00' }), 400, 'BAD_REQUEST');
   });
 });
 

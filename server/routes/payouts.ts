@@ -6,7 +6,8 @@ import { HttpError } from '../error-body.js';
 import { parseJsonBody, requireAcceptable, requireContentType } from '../http-io.js';
 import { stringifyJson } from '../json-writer.js';
 import { plannedOutcome } from '../lifecycle.js';
-import { canonicalAmount, initialPayoutStatus } from '../pending-rules.js';
+import { cancelPayout as cancelRule, commitPayout as commitRule, initialPayoutStatus, PAYOUT_CANCEL_STATUS_REASON } from '../../src/rules/index.js';
+import { positiveAmount } from '../amounts.js';
 import { PAYOUT_MEDIA_TYPE, payoutResource } from '../representations.js';
 import { validateRequestBody } from '../request-validation.js';
 import { isUuid, type Application, type Payout, type PayoutStatus } from '../state.js';
@@ -43,13 +44,13 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
   if (body.payInAccountSelector !== account.id && body.payInAccountSelector !== account.alias) {
     throw new HttpError(422, 'unknown_account', `payInAccountSelector "${body.payInAccountSelector}" selects no virtual account of this application`);
   }
-  const amount = canonicalAmount(body.amount);
-  if (amount === undefined || /^0\.00$/.test(amount)) {
+  const amount = positiveAmount(body.amount);
+  if (amount === undefined) {
     throw new HttpError(422, 'invalid_amount', 'amount must be a positive decimal with at most two fractional digits');
   }
   const copStatus = confirmPayee(body.destination.holderName, app.cop);
   const doNotCommit = body.doNotCommitOnCoPMismatch === true && !ctx.faults.has('no-cop-hold');
-  let status: PayoutStatus = initialPayoutStatus(copStatus, doNotCommit);
+  let status: PayoutStatus = initialPayoutStatus({ copStatus, doNotCommitOnCoPMismatch: doNotCommit });
   if (doNotCommit && copStatus === 'FULL_MATCH' && ctx.faults.has('hold-on-full-match')) status = 'AWAITING_COMMIT';
   return {
     payoutId: randomUUID(),
@@ -101,7 +102,8 @@ export const createPayout: RouteHandler = async (ctx, request) => {
   return json(ctx, 201, payout);
 };
 
-async function findOwnPayout(ctx: ServiceContext, request: RouteRequest): Promise<Payout> {
+/** The caller's payout and the rule's verdict on moving it: 404 when not theirs, 409 when not AWAITING_COMMIT. */
+async function moveOwnPayout(ctx: ServiceContext, request: RouteRequest, rule: typeof commitRule | typeof cancelRule): Promise<Payout> {
   const app = await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund);
   requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE]);
   if (request.http.body.length > 0) requireContentType(request.http.headers, [PAYOUT_MEDIA_TYPE]);
@@ -110,27 +112,24 @@ async function findOwnPayout(ctx: ServiceContext, request: RouteRequest): Promis
   if (payout === undefined || payout.applicationId !== app.applicationId) {
     throw new HttpError(404, 'payout_not_found', `no payout "${id}" for this application`);
   }
-  if (payout.status !== 'AWAITING_COMMIT') {
-    throw new HttpError(409, 'payout_not_awaiting_commit', `payout is ${payout.status}; commit and cancel apply only to a payout in AWAITING_COMMIT`);
-  }
-  return payout;
+  const moved = rule(payout);
+  if (!moved.ok) throw new HttpError(409, moved.code, moved.message);
+  return Object.assign(payout, { status: moved.payout.status, statusReason: moved.payout.statusReason });
 }
 
 export const commitPayout: RouteHandler = async (ctx, request) => {
-  const payout = await findOwnPayout(ctx, request);
-  payout.status = 'IN_PROGRESS';
+  const payout = await moveOwnPayout(ctx, request, commitRule);
   // Spec: copStatus keeps its earlier value. Fault commit-changes-cop rewrites it.
   if (ctx.faults.has('commit-changes-cop')) payout.copStatus = 'FULL_MATCH';
   ctx.lifecycle.payoutChanged(payout, false);
   return json(ctx, 200, payout);
 };
 
-export const CANCEL_REASON = 'Payment cancelled by the merchant; the held amount was released';
+export const CANCEL_REASON = PAYOUT_CANCEL_STATUS_REASON;
 
 export const cancelPayout: RouteHandler = async (ctx, request) => {
-  const payout = await findOwnPayout(ctx, request);
-  payout.status = 'CANCELLED';
-  payout.statusReason = ctx.faults.has('cancel-without-reason') ? null : CANCEL_REASON;
+  const payout = await moveOwnPayout(ctx, request, cancelRule);
+  if (ctx.faults.has('cancel-without-reason')) payout.statusReason = null;
   ctx.lifecycle.payoutChanged(payout, false);
   return json(ctx, 200, payout);
 };

@@ -1,19 +1,15 @@
 // POST /api/merchants/{merchantId}/applications/{applicationId}/refunds (spec: Endpoint 4, Limits for refunds).
 import { randomUUID } from 'node:crypto';
 import type { RouteHandler } from '../context.js';
-import { HttpError } from '../error-body.js';
+import { activeRefundStatuses, checkRefund, refundRefusalStatus } from '../../src/rules/index.js';
+import { positiveAmount } from '../amounts.js';
+import { HttpError, type ErrorStatus } from '../error-body.js';
 import { parseJsonBody, requireAcceptable, requireContentType } from '../http-io.js';
 import { stringifyJson } from '../json-writer.js';
 import { plannedOutcome } from '../lifecycle.js';
-import { canonicalAmount, fromMinor, toMinor } from '../pending-rules.js';
 import { REFUND_MEDIA_TYPE, refundResource } from '../representations.js';
 import { validateRequestBody } from '../request-validation.js';
-import { isUuid, newRefundReference, type Refund, type RefundStatus } from '../state.js';
-
-/** Refunds that hold money back from a further refund (FAILED, CANCELLED and RETURNED ones gave it back). */
-const COUNTING: readonly RefundStatus[] = ['IN_PROGRESS', 'HELD', 'PROCESSED'];
-/** A refund that has not finished: the next one on the same payment waits for it. */
-const ACTIVE: readonly RefundStatus[] = ['IN_PROGRESS', 'HELD'];
+import { isUuid, newRefundReference, type Refund } from '../state.js';
 
 const handleRefund: RouteHandler = async (ctx, request) => {
   const { faults, state } = ctx;
@@ -28,27 +24,24 @@ const handleRefund: RouteHandler = async (ctx, request) => {
   if (payment === undefined || payment.applicationId !== app.applicationId) {
     throw new HttpError(404, 'payment_not_found', `no payment "${body.paymentId}" for this application`);
   }
-  if (payment.status !== 'SETTLED' && !faults.has('refund-unsettled')) {
-    throw new HttpError(
-      422,
-      'payment_not_settled',
-      faults.has('refund-unsettled-message')
-        ? 'the payment cannot be refunded'
-        : `payment status is ${payment.status}; a refund can be started only when the payment is SETTLED`,
-    );
-  }
-  const amount = canonicalAmount(body.amount);
-  if (amount === undefined || toMinor(amount) <= 0n) throw new HttpError(422, 'invalid_amount', 'refund amount must be greater than zero');
   const earlier = state.refundsOf(payment.paymentId);
-  const active = earlier.find((r) => ACTIVE.includes(r.status));
-  if (active !== undefined && !faults.has('refund-concurrent')) {
-    throw new HttpError(409, 'refund_in_progress', `refund ${active.refundId} of this payment is still ${active.status}; the next refund can start when it has finished`);
+  // Faults weaken the inputs of the rule, each switching off one limit.
+  const verdict = checkRefund({
+    payment: { status: faults.has('refund-unsettled') ? 'SETTLED' : payment.status, amount: payment.amount },
+    refunds: earlier.map((r) => ({
+      amount: r.amount,
+      status: faults.has('refund-concurrent') && activeRefundStatuses.includes(r.status) ? 'PROCESSED' : r.status,
+    })),
+    amount: body.amount,
+  });
+  if (!verdict.ok && !(verdict.code === 'REFUND_EXCEEDS_PAYMENT' && faults.has('refund-over-amount'))) {
+    const { statusCode } = refundRefusalStatus[verdict.code];
+    const message =
+      verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-message') ? 'the payment cannot be refunded' : verdict.message;
+    throw new HttpError(statusCode as ErrorStatus, verdict.code, message);
   }
-  const refunded = earlier.filter((r) => COUNTING.includes(r.status)).reduce((sum, r) => sum + toMinor(r.amount), 0n);
-  const remaining = toMinor(payment.amount) - refunded;
-  if (toMinor(amount) > remaining && !faults.has('refund-over-amount')) {
-    throw new HttpError(422, 'refund_exceeds_payment', `refund amount ${amount} exceeds the refundable remainder ${fromMinor(remaining > 0n ? remaining : 0n)} of the payment amount ${payment.amount}`);
-  }
+  const amount = positiveAmount(body.amount);
+  if (amount === undefined) throw new HttpError(400, 'AMOUNT_INVALID', 'refund amount must be greater than zero');
   const refund: Refund = {
     refundId: randomUUID(),
     paymentId: payment.paymentId,

@@ -6,7 +6,7 @@ import { HttpError } from '../error-body.js';
 import { parseJsonBody, queryParams } from '../http-io.js';
 import { DecimalNumber, stringifyJson } from '../json-writer.js';
 import { paymentStatuses, payoutStatuses } from '../lifecycle.js';
-import { canonicalAmount } from '../pending-rules.js';
+import { positiveAmount } from '../amounts.js';
 import { isoUtc, payoutResource, refundResource } from '../representations.js';
 import { newPaymentReference, type Account, type Application, type Payment, type PaymentStatus, type PayoutStatus, type RefundStatus } from '../state.js';
 
@@ -95,8 +95,8 @@ function paymentStatus(value: unknown): PaymentStatus {
 const createPayment: RouteHandler = (ctx, request) => {
   const body = jsonObject(request);
   const app = application(ctx, optionalString(body, 'applicationId'));
-  const amount = canonicalAmount(body.amount);
-  if (amount === undefined || amount === '0.00') throw new HttpError(400, 'invalid_amount', '"amount" must be a positive decimal (number or string) with at most two fractional digits');
+  const amount = positiveAmount(body.amount);
+  if (amount === undefined) throw new HttpError(400, 'invalid_amount', '"amount" must be a positive decimal (number or string) with at most two fractional digits');
   const payerIn = body.payer;
   let payer: Account = { name: 'Sandbox Payer', accountNumber: String(10_000_000 + ctx.state.payments.size), sortCode: '200000', iban: null };
   if (payerIn !== undefined) {
