@@ -85,6 +85,9 @@ describe('the engine redacts every finding before any reporter sees it', () => {
         }),
       ],
     };
+    // Control: without the secrets configured the same run leaks, so the assertions below can fail.
+    const unguarded = await runChecks({ checks: [leaky], context: null, role: 'server', target: 'http://127.0.0.1:9', toolVersion: 'test' });
+    expect(leaks(renderJsonReport(unguarded)).length).toBeGreaterThan(0);
     let consoleOut = '';
     const summary = await runChecks({
       checks: [leaky],
