@@ -23,6 +23,7 @@ import refundRequestSchema from '../../schemas/refund-request.schema.json' with 
 import refundRequestStrictSchema from '../../schemas/refund-request.strict.schema.json' with { type: 'json' };
 import refundWebhookSchema from '../../schemas/refund-webhook.schema.json' with { type: 'json' };
 import refundWebhookStrictSchema from '../../schemas/refund-webhook.strict.schema.json' with { type: 'json' };
+import referenceServiceConfigSchema from '../../schemas/reference-service-config.schema.json' with { type: 'json' };
 
 /** A JSON Schema document with the `$id` every registered schema must carry. */
 export interface RegisteredSchema {
@@ -53,5 +54,6 @@ export const schemaRegistry: readonly RegisteredSchema[] = [
   payoutWebhookStrictSchema,
   refundWebhookSchema,
   refundWebhookStrictSchema,
+  referenceServiceConfigSchema,
   // Other helpers: add your format schemas here (vector files, conformance config, conformance report).
 ];
