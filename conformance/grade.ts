@@ -64,6 +64,9 @@ export function gradeFinding(check: Check<unknown>, finding: Finding, catalogue:
   if (finding.level !== undefined && !LEVELS.has(finding.level)) throw new TypeError(`check "${check.id}" returned a finding with unknown level "${String(finding.level)}"`);
   const requirement = finding.requirement !== undefined ? catalogue.byId.get(finding.requirement) : undefined;
   if (finding.requirement !== undefined && !requirement) throw new TypeError(`check "${check.id}" names unknown requirement "${finding.requirement}"`);
+  if (finding.requirement !== undefined && !check.requirements.includes(finding.requirement)) {
+    throw new TypeError(`check "${check.id}" reports on requirement "${finding.requirement}", which is not in its requirements list`);
+  }
   const level: Level = finding.level ?? check.level;
   let outcome: Outcome;
   let observed = false;

@@ -92,6 +92,7 @@ describe('grading', () => {
         }),
         check('empty', () => []),
         check('bad-requirement', () => [violation('x', { requirement: 'NOT-A-REQ' })]),
+        check('undeclared-requirement', () => [pass('x', { requirement: 'COP-COMMIT' })]),
         check('after', () => [pass('still ran')]),
       ]),
     );
@@ -100,6 +101,7 @@ describe('grading', () => {
     expect(by['throws']?.message).toContain('boom');
     expect(by['empty']?.outcome).toBe('error');
     expect(by['bad-requirement']?.outcome).toBe('error');
+    expect(by['undeclared-requirement']?.message).toContain('not in its requirements list');
     expect(by['after']?.outcome).toBe('pass');
     expect(exitCodeFor(summary)).toBe(EXIT_MUST_FAILURE);
   });
