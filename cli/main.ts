@@ -5,6 +5,7 @@ export type Command = (args: readonly string[], io: CliIo) => Promise<number>;
 
 /** One entry per command; the key is the command words as typed. Add a line here when a command lands. */
 const commands: Readonly<Record<string, { readonly summary: string; readonly load: () => Promise<Command> }>> = {
+  'serve': { summary: 'run the reference service (spec endpoints, sandbox, signed webhooks; --fault for self-tests)', load: async () => (await import('./commands/serve.js')).run },
   'sign': { summary: 'sign a request (JSON) with credentials from the environment', load: async () => (await import('./commands/sign.js')).run },
   'verify': { summary: 'verify a signed request (JSON) under the strict profile policy', load: async () => (await import('./commands/verify.js')).run },
   'validate': { summary: 'validate a payload (JSON) against its JSON Schema; prints each violation with its pointer', load: async () => (await import('./commands/validate.js')).run },

@@ -1,0 +1,230 @@
+// `payconform serve`: runs the reference service until Ctrl-C; prints its base URL, credentials, seeded payments and triggers.
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { isIP } from 'node:net';
+import { parseArgs } from 'node:util';
+import type { CliIo } from '../io.js';
+import { EXIT, UsageError } from '../io.js';
+import { exportEd25519PrivateKeyPem, exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
+import {
+  copTriggers,
+  isFaultName,
+  listFaults,
+  startReferenceService,
+  type ApplicationConfig,
+  type FaultName,
+  type ReferenceServiceOptions,
+  type RunningReferenceService,
+} from '../../server/index.js';
+import { parseServiceConfig, ServiceConfigError, type ServiceConfigFile } from '../../server/config.js';
+
+const USAGE = `usage: payconform serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--fault NAME ...] [--list-faults]
+       [--webhook-url URL] [--payment-webhook-url URL] [--payout-webhook-url URL] [--refund-webhook-url URL]
+       [--signing-key FILE] [--lifecycle-ms N] [--require-signature-all] [--quiet]
+credentials from the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_KEY_ID,
+PAYCONFORM_PUBLIC_KEY (base64 raw or PEM), PAYCONFORM_MERCHANT_ID; otherwise development credentials are generated.`;
+
+const ENV_CREDENTIALS = ['PAYCONFORM_APPLICATION_ID', 'PAYCONFORM_APPLICATION_SECRET', 'PAYCONFORM_KEY_ID', 'PAYCONFORM_PUBLIC_KEY', 'PAYCONFORM_MERCHANT_ID'] as const;
+
+/** Loopback: 127.0.0.0/8, ::1, localhost. Faults are refused on anything else. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
+  return isIP(h) === 4 && h.startsWith('127.');
+}
+
+function integer(text: string | undefined, flag: string, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9]{1,10}$/.test(text) || Number(text) > max) throw new UsageError(`${flag} must be an integer from 0 to ${max}`);
+  return Number(text);
+}
+
+function httpUrl(text: string | undefined, flag: string): string | undefined {
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${flag}: not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: only http and https URLs`);
+  return text;
+}
+
+/** The application from PAYCONFORM_* variables: all five, or none (then undefined). */
+function applicationFromEnv(io: CliIo): ApplicationConfig | undefined {
+  const set = ENV_CREDENTIALS.filter((n) => (io.env[n] ?? '').trim() !== '');
+  if (set.length === 0) return undefined;
+  if (set.length < ENV_CREDENTIALS.length) {
+    throw new UsageError(`incomplete credentials in the environment: set ${ENV_CREDENTIALS.filter((n) => !set.includes(n)).join(', ')} too (or none of them)`);
+  }
+  const env = (n: (typeof ENV_CREDENTIALS)[number]) => io.env[n]!.trim();
+  return {
+    applicationId: env('PAYCONFORM_APPLICATION_ID'),
+    applicationSecret: env('PAYCONFORM_APPLICATION_SECRET'),
+    keyId: env('PAYCONFORM_KEY_ID'),
+    publicKey: env('PAYCONFORM_PUBLIC_KEY'),
+    merchantId: env('PAYCONFORM_MERCHANT_ID'),
+  };
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        config: { type: 'string' },
+        fault: { type: 'string', multiple: true },
+        'list-faults': { type: 'boolean' },
+        'webhook-url': { type: 'string' },
+        'payment-webhook-url': { type: 'string' },
+        'payout-webhook-url': { type: 'string' },
+        'refund-webhook-url': { type: 'string' },
+        'signing-key': { type: 'string' },
+        'lifecycle-ms': { type: 'string' },
+        'require-signature-all': { type: 'boolean' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+  if (values.help === true) {
+    io.stdout(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (values['list-faults'] === true) {
+    io.stdout(listFaults());
+    return EXIT.ok;
+  }
+
+  // Config file first; flags override it.
+  let config: ServiceConfigFile = {};
+  let configApps: readonly ApplicationConfig[] = [];
+  let configDir = process.cwd();
+  if (typeof values.config === 'string') {
+    let text: string;
+    try {
+      text = await readFile(values.config, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read --config ${JSON.stringify(values.config)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    try {
+      ({ config, applications: configApps } = parseServiceConfig(text, io.env));
+    } catch (error) {
+      if (error instanceof ServiceConfigError) throw new UsageError(`--config ${values.config}: ${error.message}`);
+      throw error;
+    }
+    configDir = dirname(resolve(values.config));
+  }
+
+  const faults = (values.fault as string[] | undefined) ?? [];
+  const unknown = faults.filter((f) => !isFaultName(f));
+  if (unknown.length > 0) throw new UsageError(`unknown fault ${unknown.map((f) => JSON.stringify(f)).join(', ')}; see payconform serve --list-faults`);
+  const host = (values.host as string | undefined) ?? config.host ?? '127.0.0.1';
+  if (faults.length > 0 && !isLoopbackHost(host)) {
+    throw new UsageError(`refusing to start with --fault on ${host}: a deliberately faulty service binds only to loopback (127.0.0.1, ::1, localhost)`);
+  }
+  const port = integer(values.port as string | undefined, '--port', 65535) ?? config.port ?? 8080;
+  const lifecycleDelayMs = integer(values['lifecycle-ms'] as string | undefined, '--lifecycle-ms', 86_400_000) ?? config.lifecycleMs;
+
+  const all = httpUrl((values['webhook-url'] as string | undefined) ?? io.env.PAYCONFORM_WEBHOOK_URL, '--webhook-url');
+  const pick = (flag: string, envName: string, kind: 'payment' | 'payout' | 'refund') =>
+    httpUrl((values[flag] as string | undefined) ?? io.env[envName], `--${flag}`) ?? all ?? config.webhookUrls?.[kind];
+  const webhookUrls = {
+    payment: pick('payment-webhook-url', 'PAYCONFORM_PAYMENT_WEBHOOK_URL', 'payment'),
+    payout: pick('payout-webhook-url', 'PAYCONFORM_PAYOUT_WEBHOOK_URL', 'payout'),
+    refund: pick('refund-webhook-url', 'PAYCONFORM_REFUND_WEBHOOK_URL', 'refund'),
+  };
+
+  const keyFile = (values['signing-key'] as string | undefined) ?? (config.signingKeyFile !== undefined ? resolve(configDir, config.signingKeyFile) : undefined);
+  let webhookSigningKey: string | undefined;
+  if (keyFile !== undefined) {
+    try {
+      webhookSigningKey = await readFile(keyFile, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read the signing key ${JSON.stringify(keyFile)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  const envApp = applicationFromEnv(io);
+  const applications = [...(envApp ? [envApp] : []), ...configApps];
+  const quiet = values.quiet === true;
+  const options: ReferenceServiceOptions = {
+    host,
+    port,
+    applications,
+    faults: faults as FaultName[],
+    webhookUrls: Object.fromEntries(Object.entries(webhookUrls).filter(([, v]) => v !== undefined)),
+    ...(webhookSigningKey !== undefined ? { webhookSigningKey } : {}),
+    ...(lifecycleDelayMs !== undefined ? { lifecycleDelayMs } : {}),
+    ...(config.retry !== undefined ? { retry: config.retry } : {}),
+    requireSignatureOnCommitCancelRefund: values['require-signature-all'] === true || config.requireSignatureAll === true,
+    ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),
+    log: quiet ? () => {} : (line) => io.stdout(`${new Date().toISOString()} ${line}\n`),
+  };
+
+  let service: RunningReferenceService;
+  try {
+    service = await startReferenceService(options);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen on ${host}:${port}: ${code}`);
+    if (error instanceof Error && (error.name === 'KeyFormatError' || error instanceof TypeError)) throw new UsageError(error.message);
+    throw error;
+  }
+  io.stdout(describe(service, applications.length === 0, webhookUrls, lifecycleDelayMs ?? 0));
+
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      io.stdout('\nstopping...\n');
+      void service.close().then(done);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return EXIT.ok;
+}
+
+function describe(s: RunningReferenceService, generated: boolean, urls: Record<string, string | undefined>, lifecycleMs: number): string {
+  const out: string[] = [];
+  if (s.faults.length > 0) {
+    const bar = '!'.repeat(78);
+    out.push(bar, `!!! FAULTY SERVICE: deliberately broken for conformance self-tests; do not use as a reference`, `!!! faults: ${s.faults.join(', ')}`, bar, '');
+  }
+  out.push(`payconform reference service listening on ${s.baseUrl}`, '');
+  const c = s.credentials;
+  if (generated && c.privateKey !== undefined) {
+    out.push('DEVELOPMENT ONLY credentials (generated at start; never use them for anything real):');
+    out.push(`  PAYCONFORM_APPLICATION_ID=${c.applicationId}`);
+    out.push(`  PAYCONFORM_APPLICATION_SECRET=${c.applicationSecret}`);
+    out.push(`  PAYCONFORM_KEY_ID=${c.keyId}`);
+    out.push(`  PAYCONFORM_MERCHANT_ID=${c.merchantId}`);
+    out.push(`  PAYCONFORM_PRIVATE_KEY=${exportEd25519SeedBase64(c.privateKey)}   (Ed25519 seed, base64; DEVELOPMENT ONLY)`);
+    out.push(`  public key (base64): ${exportEd25519PublicKeyBase64(c.publicKey)}`);
+    out.push('  private key as PEM (DEVELOPMENT ONLY):');
+    out.push(...exportEd25519PrivateKeyPem(c.privateKey).trimEnd().split('\n').map((l) => `    ${l}`));
+  } else {
+    for (const a of s.applications) {
+      out.push(`application ${a.applicationId}: keyId ${a.keyId}, merchantId ${a.merchantId}, CoP ${a.cop ? 'on' : 'off'}, secret not printed`);
+    }
+  }
+  out.push(`  payInAccountSelector: ${c.payInAccountSelector} (or "main")`, '');
+  out.push('seeded payments (refundable when SETTLED):');
+  for (const p of s.seededPayments.settled) out.push(`  ${p.paymentId}  SETTLED  ${p.amount} GBP`);
+  for (const p of s.seededPayments.unsettled) out.push(`  ${p.paymentId}  ${p.status}`);
+  out.push('', 'Confirmation of Payee triggers (destination holderName, case-insensitive; anything else → FULL_MATCH):');
+  for (const t of copTriggers) out.push(`  ${JSON.stringify(t.holderName).padEnd(24)} → ${String(t.copStatus)}`);
+  out.push('', `lifecycle: ${lifecycleMs > 0 ? `every ${lifecycleMs} ms` : 'only through POST /sandbox/payouts/{id}/advance and /sandbox/refunds/{id}/advance'}; amount pence .91 → FAILED, .92 → HELD, .93 → RETURNED, else PROCESSED`);
+  out.push(`webhooks: payment ${urls.payment ?? '(none)'}, payout ${urls.payout ?? '(none)'}, refund ${urls.refund ?? '(none)'}`);
+  out.push(`webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.baseUrl}/sandbox/`, 'Ctrl-C stops.', '');
+  return out.join('\n') + '\n';
+}

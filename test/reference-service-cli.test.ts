@@ -1,0 +1,145 @@
+// `payconform serve` from the outside: starts, prints what a client needs, accepts a signed payout, stops on Ctrl-C;
+// refuses faults off loopback, unknown faults, partial credentials and bad config files.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.js';
+import type { CliIo } from '../cli/io.js';
+import { exportEd25519PublicKeyBase64, parseEd25519PrivateKey } from '../src/keys/index.js';
+import { faultCatalogue } from '../server/index.js';
+import { loadTestKeys } from './fixtures/keys.js';
+import { PAYOUT_TYPE, send } from './reference-service-client.js';
+import { signRequest } from '../src/profile/sign-request.js';
+
+function memoryIo(env: Record<string, string> = {}): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), env, readStdin: async () => Buffer.alloc(0) };
+}
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+/** Spawns `payconform serve`, resolves with the child and its output once it prints "Ctrl-C stops." (15 s max). */
+function spawnServe(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, ['bin/payconform.js', 'serve', '--port', '0', ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let text = '';
+  child.stdout!.on('data', (d: Buffer) => (text += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (text += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start in 15 s:\n${text}`)), 15_000);
+    const check = () => {
+      if (text.includes('Ctrl-C stops.')) {
+        clearTimeout(timer);
+        resolve({ child, output: () => text });
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited ${code}:\n${text}`));
+    });
+  });
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    const timer = setTimeout(() => resolve(-1), 10_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+describe('payconform serve (spawned)', () => {
+  it('prints development credentials, accepts a payout signed with them, and stops cleanly on SIGINT', async () => {
+    const { child, output } = await spawnServe(['--quiet']);
+    const text = output();
+    expect(text).toContain('DEVELOPMENT ONLY');
+    const baseUrl = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+    const env = (name: string) => new RegExp(`${name}=(\\S+)`).exec(text)![1]!;
+    const selector = /payInAccountSelector: (\S+)/.exec(text)![1]!;
+    const privateKey = parseEd25519PrivateKey(env('PAYCONFORM_PRIVATE_KEY'));
+    const body = new TextEncoder().encode(
+      JSON.stringify({
+        applicationId: env('PAYCONFORM_APPLICATION_ID'),
+        payInAccountSelector: selector,
+        amount: 12.5,
+        reference: 'CLI',
+        destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'CoP No Match', accountNumber: '12345678', sortCode: '040004', iban: null },
+        doNotCommitOnCoPMismatch: true,
+      }),
+    );
+    const { headers } = signRequest(
+      { method: 'POST', url: `${baseUrl}/api/payouts`, headers: [['content-type', PAYOUT_TYPE]], body },
+      { applicationId: env('PAYCONFORM_APPLICATION_ID'), applicationSecret: env('PAYCONFORM_APPLICATION_SECRET'), keyId: env('PAYCONFORM_KEY_ID'), privateKey },
+    );
+    const res = await send(baseUrl, { method: 'POST', path: '/api/payouts', headers: [['content-type', PAYOUT_TYPE], ...Object.entries(headers)], body });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ status: 'AWAITING_COMMIT', copStatus: 'NO_MATCH' });
+    // The seeded payments printed are real.
+    const settled = /^ {2}(\S+) {2}SETTLED/m.exec(text)![1]!;
+    const payments = await send(baseUrl, { method: 'GET', path: `/sandbox/payments/${settled}` });
+    expect(payments.json.status).toBe('SETTLED');
+    child.kill('SIGINT');
+    expect(await exitOf(child)).toBe(0);
+  });
+
+  it('uses credentials from the environment and never prints the secret', async () => {
+    const keys = loadTestKeys();
+    const secret = 'test-only-env-secret-xyz-123';
+    const { child, output } = await spawnServe(['--fault', 'no-cop-hold'], {
+      PAYCONFORM_APPLICATION_ID: '11111111-2222-4333-8444-555555555555',
+      PAYCONFORM_APPLICATION_SECRET: secret,
+      PAYCONFORM_KEY_ID: 'env-key',
+      PAYCONFORM_PUBLIC_KEY: exportEd25519PublicKeyBase64(keys.clientEd25519.publicKey),
+      PAYCONFORM_MERCHANT_ID: 'merchant-env',
+    });
+    const text = output();
+    expect(text).toContain('application 11111111-2222-4333-8444-555555555555: keyId env-key');
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain('DEVELOPMENT ONLY');
+    expect(text).toContain('FAULTY SERVICE');
+    expect(text).toContain('no-cop-hold');
+    child.kill('SIGTERM');
+    expect(await exitOf(child)).toBe(0);
+  });
+});
+
+describe('payconform serve (in-process, refusals)', () => {
+  it('--list-faults lists every fault of the catalogue', async () => {
+    const io = memoryIo();
+    expect(await main(['serve', '--list-faults'], io)).toBe(0);
+    for (const f of faultCatalogue) expect(io.out.join('')).toContain(f.name);
+  });
+
+  it('refuses a fault off loopback, an unknown fault, partial env credentials, a bad config', async () => {
+    let io = memoryIo();
+    expect(await main(['serve', '--host', '0.0.0.0', '--fault', 'no-replay-check'], io)).toBe(2);
+    expect(io.err.join('')).toContain('loopback');
+    io = memoryIo();
+    expect(await main(['serve', '--fault', 'no-such-fault'], io)).toBe(2);
+    expect(io.err.join('')).toContain('no-such-fault');
+    io = memoryIo({ PAYCONFORM_APPLICATION_ID: 'x', PAYCONFORM_APPLICATION_SECRET: 'test-only-partial' });
+    expect(await main(['serve'], io)).toBe(2);
+    expect(io.err.join('')).toContain('PAYCONFORM_KEY_ID');
+    expect(io.err.join('')).not.toContain('test-only-partial');
+    const dir = mkdtempSync(join(tmpdir(), 'payconform-serve-'));
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ port: 'eighty', applications: [{ applicationId: 'a' }] }));
+    io = memoryIo();
+    expect(await main(['serve', '--config', join(dir, 'bad.json')], io)).toBe(2);
+    expect(io.err.join('')).toContain('/port');
+    io = memoryIo();
+    expect(await main(['serve', '--port', '99999'], io)).toBe(2);
+  });
+});
