@@ -4,6 +4,8 @@ import { nodeBackend } from '../src/ed25519/node-backend.js';
 import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
 import { createVerificationPolicy, type PolicyEnforcement } from '../src/profile/verification-policy.js';
 import { verifyRequest } from '../src/profile/verify-request.js';
+import { parseSignature, parseSignatureInput } from '../src/signatures/signature-fields.js';
+import { getFieldValues, type HttpRequest } from '../src/http/message.js';
 import type { SignatureOutcome, SignatureVerifier } from './authentication.js';
 import type { FaultSet } from './faults.js';
 import type { ServiceState } from './state.js';
@@ -40,6 +42,29 @@ const acceptingBackend: Ed25519Backend = Object.freeze({
   verify: () => true,
 });
 
+/**
+ * Fault accept-any-label: a request whose only signature has another label than sig1 is verified as if it were sig1
+ * (the label is not part of the signature base, so the signature itself still has to verify).
+ */
+function relabelToSig1(request: HttpRequest): HttpRequest {
+  const inputs = getFieldValues(request.headers, 'signature-input');
+  const sigs = getFieldValues(request.headers, 'signature');
+  if (inputs.length !== 1 || sigs.length !== 1) return request;
+  const input = parseSignatureInput(inputs[0]!);
+  const sig = parseSignature(sigs[0]!);
+  if (!input.ok || !sig.ok || input.value.size !== 1 || sig.value.size !== 1) return request;
+  const label = [...input.value.keys()][0]!;
+  if (label === 'sig1' || !sig.value.has(label)) return request;
+  const rename = (v: string) => v.replace(/^\s*[^=]+=/, 'sig1=');
+  return {
+    ...request,
+    headers: request.headers.map(([n, v]) => {
+      const lower = n.toLowerCase();
+      return lower === 'signature-input' || lower === 'signature' ? ([n, rename(v)] as const) : ([n, v] as const);
+    }),
+  };
+}
+
 export function createSignatureVerifier(state: ServiceState, faults: FaultSet, now: () => number): SignatureVerifier {
   const memory = new MemoryNonceStore();
   const nonceStore: NonceStore = faults.has('nonce-race') ? new RacyNonceStore(memory) : memory;
@@ -67,7 +92,10 @@ export function createSignatureVerifier(state: ServiceState, faults: FaultSet, n
     return { secret: app.applicationSecret, publicKeys: anyKey ? new AnyKeyMap(app.publicKeys) : app.publicKeys };
   };
 
-  return async (request): Promise<SignatureOutcome> => {
+  const anyLabel = faults.has('accept-any-label');
+
+  return async (received): Promise<SignatureOutcome> => {
+    const request = anyLabel ? relabelToSig1(received) : received;
     const result = await verifyRequest(request, { now: Math.floor(now() / 1000), nonceStore, resolveApplication, backend, policy });
     if (result.ok) return { ok: true, applicationId: result.applicationId, keyId: result.keyId };
     if (faults.has('no-application-id-check') && (result.code === 'APPLICATION_ID_MISSING' || result.code === 'APPLICATION_ID_UNKNOWN')) {

@@ -1,8 +1,16 @@
 // Test helpers for the reference service tests: a raw loopback HTTP client, a spec signer, and a webhook receiver.
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Ed25519PrivateKey } from '../src/ed25519/backend.js';
+import { computeContentDigest } from '../src/digest/content-digest.js';
+import { nodeBackend } from '../src/ed25519/node-backend.js';
+import { serviceProfile } from '../src/profile/service-profile.js';
 import { signRequest } from '../src/profile/sign-request.js';
+import { componentIdentifiers } from '../src/signatures/component-identifier.js';
+import { signSignatureBase } from '../src/signatures/create-signature.js';
+import { createSignatureBase } from '../src/signatures/signature-base.js';
+import { serializeSignature } from '../src/signatures/signature-fields.js';
 import { startReferenceService, type ApplicationConfig, type ReferenceServiceOptions, type RunningReferenceService } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 
@@ -145,8 +153,11 @@ export interface ReceivedWebhook {
   readonly body: Buffer;
 }
 
-/** A loopback webhook receiver: records every request; answers with `statuses` in turn (then 200). */
-export async function startReceiver(statuses: readonly number[] = []): Promise<{
+/**
+ * A loopback webhook receiver: records every request; answers with `statuses` in turn (then 200), or with
+ * `statuses(body)` when it is a function.
+ */
+export async function startReceiver(statuses: readonly number[] | ((body: Buffer) => number) = []): Promise<{
   url: string;
   received: ReceivedWebhook[];
   waitFor: (predicate: (all: readonly ReceivedWebhook[]) => boolean, timeoutMs?: number) => Promise<void>;
@@ -158,8 +169,9 @@ export async function startReceiver(statuses: readonly number[] = []): Promise<{
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(statuses[n++] ?? 200).end();
+      const body = Buffer.concat(chunks);
+      received.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      res.writeHead(typeof statuses === 'function' ? statuses(body) : (statuses[n++] ?? 200)).end();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -178,5 +190,48 @@ export async function startReceiver(statuses: readonly number[] = []): Promise<{
       server.close(() => r());
       server.closeAllConnections();
     }),
+  };
+}
+
+export interface CustomSignature {
+  readonly label?: string;
+  readonly components?: readonly string[];
+  /** Signature parameters in order (default created, keyid, alg "ed25519", nonce). */
+  readonly params?: ReadonlyArray<readonly [string, string | number]>;
+}
+
+/** A create-payout request signed with deliberately non-profile choices (label, components, parameters), for fault tests. */
+export function signedCustom(service: RunningReferenceService, path: string, body: unknown, custom: CustomSignature): RawRequest {
+  const bytes = new TextEncoder().encode(JSON.stringify(body));
+  const creds = service.credentials;
+  const headers: Array<[string, string]> = [
+    ['content-type', PAYOUT_TYPE],
+    ['x-application-id', creds.applicationId],
+    ['x-application-secret', creds.applicationSecret],
+    ['content-digest', computeContentDigest(bytes, ['sha-512'])],
+    ['content-length', String(bytes.length)],
+  ];
+  const params = new Map<string, string | number>(
+    custom.params ?? [
+      ['created', Math.floor(Date.now() / 1000)],
+      ['keyid', creds.keyId],
+      ['alg', 'ed25519'],
+      ['nonce', randomUUID()],
+    ],
+  );
+  const base = createSignatureBase(
+    { method: 'POST', url: `${service.baseUrl}${path}`, headers, body: bytes },
+    componentIdentifiers(custom.components ?? serviceProfile.componentNames),
+    params,
+    serviceProfile.signatureBaseOptions,
+  );
+  if (!base.ok) throw new Error(base.message);
+  const label = custom.label ?? 'sig1';
+  const signature = signSignatureBase(base.base, loadTestKeys().clientEd25519.privateKey, nodeBackend);
+  return {
+    method: 'POST',
+    path,
+    headers: [...headers, ['signature-input', `${label}=${base.signatureParams}`], ['signature', serializeSignature(new Map([[label, signature]]))]],
+    body: bytes,
   };
 }

@@ -1,0 +1,214 @@
+// Every deliberate fault of the reference service shows its broken behaviour, and the clean service does not:
+// the conformance runner relies on these faults to prove that each of its checks can fail.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validatePayload } from '../src/schemas/index.js';
+import { verifyWebhook } from '../src/webhooks/index.js';
+import { faultCatalogue, type FaultName, type RunningReferenceService } from '../server/index.js';
+import { loadTestKeys } from './fixtures/keys.js';
+import {
+  appHeaders,
+  PAYOUT_TYPE,
+  payoutBody,
+  REFUND_TYPE,
+  send,
+  signed,
+  signedCustom,
+  startReceiver,
+  startTestService,
+  type RawRequest,
+} from './reference-service-client.js';
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+interface World {
+  readonly s: RunningReferenceService;
+  readonly hooks: Receiver;
+  /** Receiver answering 500 first, then 200. */
+  readonly flaky: Receiver;
+  readonly flakyService: RunningReferenceService;
+}
+
+const P = '/api/payouts';
+const now = () => Math.floor(Date.now() / 1000);
+const status = async (s: RunningReferenceService, req: RawRequest) => (await send(s.baseUrl, req)).status;
+const create = (s: RunningReferenceService, overrides: Record<string, unknown> = {}) => send(s.baseUrl, signed(s, P, payoutBody(s, overrides)));
+const refundReq = (s: RunningReferenceService, body: unknown) =>
+  send(s.baseUrl, {
+    method: 'POST',
+    path: `/api/merchants/${s.credentials.merchantId}/applications/${s.credentials.applicationId}/refunds`,
+    headers: appHeaders(s, REFUND_TYPE),
+    body: JSON.stringify(body),
+  });
+const params = (s: RunningReferenceService, changes: Record<string, string | number | undefined>) =>
+  Object.entries({ created: now(), keyid: s.credentials.keyId, alg: 'ed25519', nonce: randomUUID(), ...changes }).filter(
+    (e): e is [string, string | number] => e[1] !== undefined,
+  );
+const held = async (s: RunningReferenceService) =>
+  (await create(s, { destination: s.copDestinations.NO_MATCH, doNotCommitOnCoPMismatch: true })).json.payoutId as string;
+const settle = async (s: RunningReferenceService) => {
+  const p = await send(s.baseUrl, { method: 'POST', path: '/sandbox/payments', body: '{"amount":"10.00","status":"SETTLED"}' });
+  return p.json.paymentId as string;
+};
+async function payoutHooks(w: World, id: string, count: number) {
+  await w.hooks.waitFor((all) => all.filter((h) => h.body.toString().includes(id)).length >= count, 3000);
+  return w.hooks.received.filter((h) => h.body.toString().includes(id));
+}
+const settleMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** For each fault: true when the service shows the broken behaviour. */
+const exhibits: Record<FaultName, (w: World) => Promise<boolean>> = {
+  'accept-unsigned': async ({ s }) =>
+    (await status(s, { method: 'POST', path: P, headers: appHeaders(s, PAYOUT_TYPE), body: JSON.stringify(payoutBody(s)) })) === 201,
+  'no-replay-check': async ({ s }) => {
+    const req = signed(s, P, payoutBody(s));
+    return (await status(s, req)) === 201 && (await status(s, req)) === 201;
+  },
+  'nonce-race': async ({ s }) => {
+    const req = signed(s, P, payoutBody(s));
+    const all = await Promise.all(Array.from({ length: 8 }, () => status(s, req)));
+    return all.filter((c) => c === 201).length > 1;
+  },
+  'no-created-window': async ({ s }) => (await status(s, signed(s, P, payoutBody(s), { created: now() - 301 }))) === 201,
+  'no-future-check': async ({ s }) => (await status(s, signed(s, P, payoutBody(s), { created: now() + 3600 }))) === 201,
+  'no-digest-check': async ({ s }) => {
+    // Body changed after signing, same length (content-length is covered): only the digest can notice.
+    const req = signed(s, P, payoutBody(s, { reference: 'INV-1' }));
+    return (await status(s, { ...req, body: new TextEncoder().encode(JSON.stringify(payoutBody(s, { reference: 'INV-9' }))) })) === 201;
+  },
+  'no-signature-check': async ({ s }) => (await status(s, signed(s, P, payoutBody(s), { privateKey: loadTestKeys().rfc9421Ed25519.privateKey }))) === 201,
+  'no-secret-check': async ({ s }) => (await status(s, signed(s, P, payoutBody(s), { secret: 'wrong-secret' }))) === 201,
+  'no-application-id-check': async ({ s }) => {
+    const req = signed(s, P, payoutBody(s));
+    return (await status(s, { ...req, headers: req.headers!.filter(([n]) => n !== 'x-application-id') })) === 201;
+  },
+  'no-key-check': async ({ s }) => (await status(s, signed(s, P, payoutBody(s), { keyId: 'no-such-key' }))) === 201,
+  'accept-any-alg': async ({ s }) => (await status(s, signedCustom(s, P, payoutBody(s), { params: params(s, { alg: 'rsa-pss-sha512' }) }))) === 201,
+  'accept-any-label': async ({ s }) => (await status(s, signedCustom(s, P, payoutBody(s), { label: 'sig2' }))) === 201,
+  'accept-any-components': async ({ s }) =>
+    (await status(s, signedCustom(s, P, payoutBody(s), { components: ['@method', '@path', '@authority', 'content-digest', 'x-application-id', 'x-application-secret'] }))) === 201,
+  'no-nonce-length-check': async ({ s }) => (await status(s, signedCustom(s, P, payoutBody(s), { params: params(s, { nonce: 'n'.repeat(51) }) }))) === 201,
+  'allow-missing-nonce': async ({ s }) => (await status(s, signedCustom(s, P, payoutBody(s), { params: params(s, { nonce: undefined }) }))) === 201,
+  'creates-on-rejection': async ({ s }) => {
+    const before = (await send(s.baseUrl, { method: 'GET', path: '/sandbox/payouts' })).json.length as number;
+    const rejected = await status(s, signed(s, P, payoutBody(s), { secret: 'wrong-secret' }));
+    const after = (await send(s.baseUrl, { method: 'GET', path: '/sandbox/payouts' })).json.length as number;
+    return rejected === 401 && after > before;
+  },
+  'no-cop-hold': async ({ s }) => (await create(s, { destination: s.copDestinations.NO_MATCH, doNotCommitOnCoPMismatch: true })).json.status === 'IN_PROGRESS',
+  'hold-on-full-match': async ({ s }) => (await create(s, { doNotCommitOnCoPMismatch: true })).json.status === 'AWAITING_COMMIT',
+  'commit-changes-cop': async ({ s }) => {
+    const res = await send(s.baseUrl, { method: 'POST', path: `${P}/${await held(s)}/commit`, headers: appHeaders(s) });
+    return res.json.copStatus !== 'NO_MATCH';
+  },
+  'cancel-without-reason': async ({ s }) => {
+    const res = await send(s.baseUrl, { method: 'POST', path: `${P}/${await held(s)}/cancel`, headers: appHeaders(s) });
+    return res.json.statusReason === null;
+  },
+  'refund-unsettled': async ({ s }) => (await refundReq(s, { paymentId: s.seededPayments.unsettled[0]!.paymentId, amount: '1.00' })).status === 201,
+  'refund-over-amount': async ({ s }) => (await refundReq(s, { paymentId: await settle(s), amount: '10.01' })).status === 201,
+  'refund-concurrent': async ({ s }) => {
+    const id = await settle(s);
+    return (await refundReq(s, { paymentId: id, amount: '1.00' })).status === 201 && (await refundReq(s, { paymentId: id, amount: '1.00' })).status === 201;
+  },
+  'refund-error-shape': async ({ s }) => {
+    const res = await refundReq(s, { paymentId: s.seededPayments.unsettled[0]!.paymentId, amount: '1.00' });
+    return !validatePayload('error', res.json).valid;
+  },
+  'refund-unsettled-message': async ({ s }) => {
+    const { paymentId, status: st } = s.seededPayments.unsettled[0]!;
+    const res = await refundReq(s, { paymentId, amount: '1.00' });
+    return res.status === 422 && !String(res.json.errorMessage).includes(st);
+  },
+  'webhook-bad-signature': async (w) => {
+    const [hook] = await payoutHooks(w, (await create(w.s)).json.payoutId, 1);
+    return !verifyWebhook(new Uint8Array(hook!.body), hook!.headers.authorization, w.s.webhookPublicKeyTrimmedPem).ok;
+  },
+  'webhook-reserialised': async (w) => {
+    const [hook] = await payoutHooks(w, (await create(w.s)).json.payoutId, 1);
+    return !verifyWebhook(new Uint8Array(hook!.body), hook!.headers.authorization, w.s.webhookPublicKeyTrimmedPem).ok;
+  },
+  'webhook-no-retry': async (w) => {
+    const id = (await create(w.flakyService)).json.payoutId as string;
+    await w.flaky.waitFor((all) => all.some((h) => h.body.toString().includes(id)), 3000);
+    await settleMs(150);
+    return w.flaky.received.filter((h) => h.body.toString().includes(id)).length === 1;
+  },
+  'webhook-counter-fixed': async (w) => {
+    const id = (await create(w.flakyService)).json.payoutId as string;
+    await w.flaky.waitFor((all) => all.filter((h) => h.body.toString().includes(id)).length >= 2, 3000);
+    const counters = w.flaky.received.filter((h) => h.body.toString().includes(id)).map((h) => JSON.parse(h.body.toString()).payoutWebhookDeliveryAttempt);
+    return counters[0] === counters[1];
+  },
+  'webhook-post': async (w) => (await payoutHooks(w, (await create(w.s)).json.payoutId, 1))[0]!.method !== 'PUT',
+  'webhook-content-type': async (w) => (await payoutHooks(w, (await create(w.s)).json.payoutId, 1))[0]!.headers['content-type'] !== 'application/json',
+  'webhook-missing-event': async (w) => {
+    const id = (await create(w.s)).json.payoutId as string;
+    await payoutHooks(w, id, 1);
+    await send(w.s.baseUrl, { method: 'POST', path: `/sandbox/payouts/${id}/advance`, body: '{"status":"PROCESSED"}' });
+    await settleMs(150);
+    return w.hooks.received.filter((h) => h.body.toString().includes(id)).length === 1;
+  },
+  'webhook-payload-shape': async (w) => {
+    const [hook] = await payoutHooks(w, (await create(w.s)).json.payoutId, 1);
+    return !validatePayload('payout-webhook', JSON.parse(hook!.body.toString())).valid;
+  },
+  'payout-response-shape': async ({ s }) => !validatePayload('payout', (await create(s)).json).valid,
+  'tracing-id-fixed': async ({ s }) => (await create(s)).json.tracingId === (await create(s)).json.tracingId,
+  'refund-timestamp-zoned': async ({ s }) => String((await refundReq(s, { paymentId: await settle(s), amount: '1.00' })).json.createdAtUtc).endsWith('Z'),
+  'public-key-full-pem': async ({ s }) => (await send(s.baseUrl, { method: 'GET', path: '/.well-known/signature/pem' })).text.includes('BEGIN PUBLIC KEY'),
+};
+
+const fast = { initialDelayMs: 10, maxDelayMs: 20, maxAttempts: 3, requestTimeoutMs: 1000 };
+
+async function world(faults: FaultName[]): Promise<World & { close: () => Promise<void> }> {
+  const hooks = await startReceiver();
+  // Answers 500 to the first delivery of each payout, 200 afterwards.
+  const seen = new Set<string>();
+  const flaky = await startReceiver((body) => {
+    const id = (JSON.parse(body.toString()) as { payoutId?: string }).payoutId ?? '';
+    if (seen.has(id)) return 200;
+    seen.add(id);
+    return 500;
+  });
+  const s = await startTestService({ faults, webhookUrls: { payout: hooks.url, refund: hooks.url, payment: hooks.url }, retry: fast });
+  const flakyService = await startTestService({ faults, webhookUrls: { payout: flaky.url }, retry: fast });
+  return {
+    s,
+    hooks,
+    flaky,
+    flakyService,
+    close: async () => {
+      await Promise.all([s.close(), flakyService.close()]);
+      await Promise.all([hooks.close(), flaky.close()]);
+    },
+  };
+}
+
+describe('faultCatalogue', () => {
+  it('has a scenario here for every fault, names are kebab-case and unique', () => {
+    expect(Object.keys(exhibits).sort()).toEqual(faultCatalogue.map((f) => f.name).sort());
+    for (const f of faultCatalogue) expect(f.name).toMatch(/^[a-z]+(-[a-z0-9]+)*$/);
+  });
+});
+
+describe('the clean service shows none of the broken behaviours', () => {
+  let clean: Awaited<ReturnType<typeof world>>;
+  beforeAll(async () => {
+    clean = await world([]);
+  });
+  afterAll(() => clean.close());
+  it.each(faultCatalogue.map((f) => f.name))('not %s', async (name) => {
+    expect(await exhibits[name](clean)).toBe(false);
+  });
+});
+
+describe('each fault, switched on alone, shows its broken behaviour', () => {
+  it.each(faultCatalogue.map((f) => f.name))('%s', async (name) => {
+    const faulty = await world([name]);
+    try {
+      expect(await exhibits[name](faulty)).toBe(true);
+    } finally {
+      await faulty.close();
+    }
+  });
+});
