@@ -16,11 +16,11 @@ export const faultCatalogue = [
   { name: 'no-secret-check', breaks: 'Authentication step 6: x-application-secret valid', description: 'x-application-secret is not compared with the application secret' },
   { name: 'no-application-id-check', breaks: 'Authentication step 5: x-application-id present and valid', description: 'a missing or unknown x-application-id is accepted; the key is found from keyid alone' },
   { name: 'no-key-check', breaks: 'Authentication step 7: public key resolved from keyid and applicationId', description: 'an unknown keyid is accepted; the application\'s own key is used instead' },
-  { name: 'accept-any-alg', breaks: 'Authentication: alg is always "ed25519"', description: 'any alg parameter value (or none) is accepted' },
+  { name: 'accept-any-alg', breaks: 'Authentication: alg is always "ed25519"', description: 'an alg parameter other than "ed25519" is accepted' },
   { name: 'accept-any-label', breaks: 'Authentication step 4: the label is always sig1', description: 'a signature label other than sig1 is accepted' },
   { name: 'accept-any-components', breaks: 'Authentication step 2: the eight covered components in the fixed order', description: 'covered components in another order, or fewer of them, are accepted' },
   { name: 'no-nonce-length-check', breaks: 'Limits: nonce at most 50 characters', description: 'a nonce longer than 50 characters is accepted' },
-  { name: 'allow-missing-nonce', breaks: 'Authentication: nonce required on every request', description: 'a signature without a nonce parameter is accepted' },
+  { name: 'allow-missing-nonce', breaks: 'Authentication: nonce required on every request', description: 'a signature without a nonce parameter is accepted (the core policy switches presence and length off together, so an over-long nonce passes too)' },
   { name: 'creates-on-rejection', breaks: 'Authentication step 12: reject means no effect', description: 'a signed create-payout request that fails verification is answered 401 but still creates a payout (and its webhook)' },
   // Confirmation of Payee and payout lifecycle
   { name: 'no-cop-hold', breaks: 'Payout transitions: doNotCommitOnCoPMismatch true holds on a CoP mismatch', description: 'doNotCommitOnCoPMismatch is ignored: a mismatching payout goes straight to IN_PROGRESS' },
@@ -40,7 +40,7 @@ export const faultCatalogue = [
   { name: 'webhook-counter-fixed', breaks: 'Events: the delivery attempt counter rises on each attempt', description: 'retries repeat payoutWebhookDeliveryAttempt / refundWebhookDeliveryAttempt unchanged' },
   { name: 'webhook-post', breaks: 'Events: all events are HTTP PUT calls', description: 'webhooks are sent with POST' },
   { name: 'webhook-content-type', breaks: 'Events: Content-Type: application/json', description: 'webhooks are sent with Content-Type: text/plain' },
-  { name: 'webhook-missing-event', breaks: 'States: each status change produces a webhook', description: 'lifecycle moves after creation (PROCESSED, FAILED, HELD, RETURNED, CANCELLED) send no webhook' },
+  { name: 'webhook-missing-event', breaks: 'States: each status change produces a webhook', description: 'status changes after creation (commit, cancel, and lifecycle moves to PROCESSED, FAILED, HELD, RETURNED) send no webhook' },
   { name: 'webhook-payload-shape', breaks: 'Events: payout and refund webhook payload fields', description: 'payout and refund webhooks lack their status field and carry the status in lower case under another name' },
   // Response formats
   { name: 'payout-response-shape', breaks: 'Payout resource: createdAt is ISO 8601 UTC with fractional seconds and Z', description: 'createdAt is sent without fractional seconds and without Z' },

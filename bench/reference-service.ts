@@ -1,0 +1,191 @@
+// Benchmark: signed payout creation over loopback against the reference service, beside a bare node:http server that
+// only verifies the same signature (the limit). Servers run in a child process; this process signs and sends.
+// Rounds alternate between the two servers (the machine is shared and noisy); each reports its best round.
+// Usage: npx tsx bench/reference-service.ts [--json] [--requests N] [--concurrency C] [--rounds R]
+import { fork } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { exportEd25519SeedBase64, generateEd25519PrivateKey, parseEd25519PrivateKey } from '../src/keys/index.js';
+import { fieldLinesFromRaw } from '../src/http/message.js';
+import { MemoryNonceStore } from '../src/profile/nonce-store.js';
+import { signRequest } from '../src/profile/sign-request.js';
+import { verifyRequest } from '../src/profile/verify-request.js';
+import { startReferenceService } from '../server/index.js';
+
+interface Credentials {
+  readonly applicationId: string;
+  readonly applicationSecret: string;
+  readonly keyId: string;
+  readonly merchantId: string;
+  /** Bench only: the seed crosses the IPC channel to the child, never any output. */
+  readonly seed: string;
+}
+
+const PAYOUT_TYPE = 'application/vnd.service.v1.0+json';
+const WARMUP = 200;
+const RUN_TIMEOUT_MS = 60_000;
+
+// ---------------------------------------------------------------- child: one server
+async function serveChild(kind: string, creds: Credentials): Promise<void> {
+  const privateKey = parseEd25519PrivateKey(creds.seed);
+  let port: number;
+  if (kind === 'reference') {
+    const service = await startReferenceService({
+      applications: [{ ...creds, publicKey: privateKey.publicKey, payInAccountSelector: 'main-account' }],
+      seedPayments: false,
+    });
+    port = service.port;
+  } else {
+    const nonceStore = new MemoryNonceStore();
+    const resolveApplication = (id: string) =>
+      id === creds.applicationId ? { secret: creds.applicationSecret, publicKeys: new Map([[creds.keyId, privateKey.publicKey]]) } : undefined;
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const request = { method: req.method ?? '', url: `http://${req.headers.host ?? ''}${req.url ?? '/'}`, headers: fieldLinesFromRaw(req.rawHeaders), body: new Uint8Array(Buffer.concat(chunks)) };
+        void verifyRequest(request, { nonceStore, resolveApplication }).then((r) => {
+          res.writeHead(r.ok ? 201 : 401, { 'content-type': 'application/json' }).end(r.ok ? '{"ok":true}' : `{"code":"${r.code}"}`);
+        });
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  }
+  process.send!({ port });
+}
+
+// ---------------------------------------------------------------- parent: sign, send, measure
+interface Result {
+  readonly name: string;
+  readonly opsPerSec: number;
+  readonly p99Ms: number;
+  readonly ok: number;
+  readonly failed: number;
+}
+
+function startChild(kind: string, creds: Credentials): Promise<{ port: number; stop: () => void }> {
+  const child = fork(fileURLToPath(import.meta.url), ['--child', kind], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new Error(`${kind} server did not start in 15 s`));
+    }, 15_000);
+    child.once('message', (m: { port: number }) => {
+      clearTimeout(timer);
+      resolve({ port: m.port, stop: () => child.kill() });
+    });
+    child.once('message', () => {});
+    child.send(creds);
+    child.once('exit', (code) => reject(new Error(`${kind} server exited ${code}`)));
+  });
+}
+
+async function measure(name: string, port: number, creds: Credentials, total: number, concurrency: number): Promise<Result> {
+  const privateKey = parseEd25519PrivateKey(creds.seed);
+  const base = `http://127.0.0.1:${port}`;
+  // Pre-sign every request (distinct nonces) so the client's signing cost is not in the timed loop.
+  const requests = Array.from({ length: total + WARMUP }, (_, i) => {
+    const body = new TextEncoder().encode(
+      JSON.stringify({
+        applicationId: creds.applicationId,
+        payInAccountSelector: 'main-account',
+        amount: 10.5,
+        reference: `BENCH-${i}`,
+        destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Payee', accountNumber: '12345678', sortCode: '040004', iban: null },
+      }),
+    );
+    const { headers } = signRequest(
+      { method: 'POST', url: `${base}/api/payouts`, headers: [['content-type', PAYOUT_TYPE]], body },
+      { applicationId: creds.applicationId, applicationSecret: creds.applicationSecret, keyId: creds.keyId, privateKey },
+    );
+    return { headers: { 'content-type': PAYOUT_TYPE, ...headers }, body };
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const send = (i: number): Promise<number> =>
+    new Promise((resolve) => {
+      const r = requests[i]!;
+      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/payouts', headers: r.headers, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.setTimeout(10_000, () => req.destroy());
+      req.on('error', () => resolve(0));
+      req.end(r.body);
+    });
+  const run = async (from: number, to: number, latencies: number[] | undefined) => {
+    let next = from;
+    let ok = 0;
+    let failed = 0;
+    const deadline = Date.now() + RUN_TIMEOUT_MS;
+    const worker = async () => {
+      while (next < to && Date.now() < deadline) {
+        const i = next++;
+        const started = performance.now();
+        const status = await send(i);
+        latencies?.push(performance.now() - started);
+        if (status === 201) ok++;
+        else failed++;
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return { ok, failed };
+  };
+  await run(0, WARMUP, undefined);
+  const latencies: number[] = [];
+  const started = performance.now();
+  const { ok, failed } = await run(WARMUP, WARMUP + total, latencies);
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
+  return { name, opsPerSec: Math.round(((ok + failed) / seconds) * 10) / 10, p99Ms: Math.round(p99 * 100) / 100, ok, failed };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: { json: { type: 'boolean' }, requests: { type: 'string' }, concurrency: { type: 'string' }, rounds: { type: 'string' }, child: { type: 'string' } },
+    strict: true,
+  });
+  if (values.child !== undefined) {
+    process.once('message', (creds: Credentials) => void serveChild(values.child!, creds));
+    return;
+  }
+  const total = Math.min(Number(values.requests ?? 3000) || 3000, 100_000);
+  const concurrency = Math.min(Number(values.concurrency ?? 16) || 16, 256);
+  const rounds = Math.min(Number(values.rounds ?? 3) || 3, 10);
+  const key = generateEd25519PrivateKey();
+  const creds: Credentials = {
+    applicationId: '0b7f4b52-3c1e-4d6a-9f00-6a4b2c1d0e9f',
+    applicationSecret: 'bench-only-secret',
+    keyId: 'bench-key',
+    merchantId: 'bench-merchant',
+    seed: exportEd25519SeedBase64(key),
+  };
+  const best = new Map<string, Result>();
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, kind] of [['bare-node-http-verify', 'bare'], ['reference-service', 'reference']] as const) {
+      const child = await startChild(kind, creds);
+      try {
+        const r = await measure(name, child.port, creds, total, concurrency);
+        const prev = best.get(name);
+        if (prev === undefined || r.opsPerSec > prev.opsPerSec) best.set(name, r);
+      } finally {
+        child.stop();
+      }
+    }
+  }
+  const results = [...best.values()];
+  if (values.json === true) {
+    for (const r of results) process.stdout.write(`${JSON.stringify({ name: r.name, opsPerSec: r.opsPerSec, p99Ms: r.p99Ms })}\n`);
+  } else {
+    process.stdout.write(`signed POST /api/payouts over loopback, ${total} requests, ${concurrency} connections (after ${WARMUP} warm-up), best of ${rounds} alternating rounds\n`);
+    for (const r of results) process.stdout.write(`  ${r.name.padEnd(24)} ${String(r.opsPerSec).padStart(9)} req/s   p99 ${r.p99Ms} ms   (${r.ok} accepted, ${r.failed} other)\n`);
+    const [limit, ref] = results;
+    if (limit && ref) process.stdout.write(`  ratio reference/limit: ${(ref.opsPerSec / limit.opsPerSec).toFixed(2)} (target 0.8)\n`);
+  }
+}
+
+await main();
