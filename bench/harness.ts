@@ -1,0 +1,152 @@
+// A tiny bounded timing loop: per round, an untimed prepare, a warm-up, then N iterations or T ms, whichever first.
+// Rounds are interleaved across benchmarks (A B C, A B C, ...) so that a noisy neighbour hits all of them alike;
+// a benchmark's figure is the median of its rounds. Ratios are only meaningful within one run.
+
+/** One timed operation; `iteration` counts from 0 within a round (warm-up included). Throw when the result is wrong. */
+export type Operation = (iteration: number) => unknown;
+
+export interface Benchmark {
+  /** Stable id, printed in the JSON lines (`{ "name": ..., "opsPerSec": ... }`). */
+  readonly name: string;
+  /** One line for people. */
+  readonly title: string;
+  /**
+   * Called once per round, untimed: returns the operation for iterations 0 .. count − 1. Per-iteration inputs (for
+   * example requests signed with a fresh nonce each) are built here, so that only the operation itself is timed.
+   */
+  prepare(count: number): Operation | Promise<Operation>;
+}
+
+/** A ratio printed after the table: numerator ops/s ÷ denominator ops/s, with the target it should reach. */
+export interface Comparison {
+  readonly label: string;
+  readonly numerator: string;
+  readonly denominator: string;
+  /** The ratio should be at least this; absent for informational ratios. */
+  readonly target?: number;
+}
+
+/** What a bench module contributes to `bench/run.ts`. */
+export interface BenchmarkSuite {
+  readonly benchmarks: readonly Benchmark[];
+  readonly comparisons?: readonly Comparison[];
+  /** Releases what the suite holds (servers, sockets); called once after the last round. */
+  close?(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** Untimed iterations at the start of each round. */
+  readonly warmupIterations: number;
+  /** Upper bound on timed iterations per round. */
+  readonly iterations: number;
+  /** Upper bound on timed milliseconds per round (checked after each iteration). */
+  readonly maxMilliseconds: number;
+  readonly rounds: number;
+}
+
+export const defaultHarnessOptions: HarnessOptions = Object.freeze({
+  warmupIterations: 200,
+  iterations: 3_000,
+  maxMilliseconds: 1_500,
+  rounds: 3,
+});
+
+export interface Measurement {
+  readonly name: string;
+  readonly title: string;
+  /** Median over the rounds. */
+  readonly opsPerSec: number;
+  /** Ops/s of each round, in order. */
+  readonly roundOpsPerSec: readonly number[];
+  /** Timed iterations over all rounds. */
+  readonly iterations: number;
+}
+
+interface RoundResult {
+  readonly iterations: number;
+  readonly elapsedMs: number;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** Runs one round of one benchmark. Synchronous operations are not awaited, so they pay no microtask cost. */
+async function runRound(benchmark: Benchmark, options: HarnessOptions): Promise<RoundResult> {
+  const { warmupIterations, iterations, maxMilliseconds } = options;
+  const op = await benchmark.prepare(warmupIterations + iterations);
+  let i = 0;
+  for (; i < warmupIterations; i++) {
+    const result = op(i);
+    if (isThenable(result)) await result;
+  }
+  const start = performance.now();
+  const deadline = start + maxMilliseconds;
+  const end = warmupIterations + iterations;
+  let now = start;
+  for (; i < end; ) {
+    const result = op(i);
+    if (isThenable(result)) await result;
+    i++;
+    now = performance.now();
+    if (now >= deadline) break;
+  }
+  return { iterations: i - warmupIterations, elapsedMs: now - start };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Checks the options are positive integers (TypeError otherwise: a caller's misuse). */
+export function checkHarnessOptions(options: HarnessOptions): HarnessOptions {
+  for (const [key, value] of Object.entries(options)) {
+    const min = key === 'warmupIterations' ? 0 : 1;
+    if (!Number.isSafeInteger(value) || value < min) throw new TypeError(`${key} must be an integer ≥ ${min}, got ${String(value)}`);
+  }
+  return options;
+}
+
+/**
+ * Runs every benchmark for `options.rounds` interleaved rounds and returns one measurement per benchmark, in order.
+ * `onRound` is told after each round (for progress output).
+ */
+export async function runBenchmarks(
+  benchmarks: readonly Benchmark[],
+  options: HarnessOptions = defaultHarnessOptions,
+  onRound?: (name: string, round: number, opsPerSec: number) => void,
+): Promise<Measurement[]> {
+  checkHarnessOptions(options);
+  const names = new Set<string>();
+  for (const b of benchmarks) {
+    if (names.has(b.name)) throw new TypeError(`duplicate benchmark name "${b.name}"`);
+    names.add(b.name);
+  }
+  const perRound = benchmarks.map(() => [] as number[]);
+  const counts = benchmarks.map(() => 0);
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [index, benchmark] of benchmarks.entries()) {
+      const { iterations, elapsedMs } = await runRound(benchmark, options);
+      const opsPerSec = elapsedMs > 0 ? (iterations * 1000) / elapsedMs : Number.POSITIVE_INFINITY;
+      perRound[index]!.push(opsPerSec);
+      counts[index]! += iterations;
+      onRound?.(benchmark.name, round, opsPerSec);
+    }
+  }
+  return benchmarks.map((b, index) => ({
+    name: b.name,
+    title: b.title,
+    opsPerSec: median(perRound[index]!),
+    roundOpsPerSec: perRound[index]!,
+    iterations: counts[index]!,
+  }));
+}
+
+/** numerator ÷ denominator from one run's measurements, or undefined when either is missing. */
+export function compare(measurements: readonly Measurement[], comparison: Comparison): number | undefined {
+  const top = measurements.find((m) => m.name === comparison.numerator)?.opsPerSec;
+  const bottom = measurements.find((m) => m.name === comparison.denominator)?.opsPerSec;
+  return top === undefined || bottom === undefined || bottom === 0 ? undefined : top / bottom;
+}
