@@ -1,0 +1,112 @@
+// The benchmark entry (npm run bench, issue 2 item 13) runs end to end in a tiny mode and prints what it promises;
+// the harness is bounded in count and time. No timing assertions: only shape, counts and bounds.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runBenchmarks, type Benchmark } from '../bench/harness.js';
+import { BODY_BYTES, payoutBody, SIGNING_BENCHMARK_NAMES } from '../bench/signing.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const EXPECTED_NAMES = [
+  SIGNING_BENCHMARK_NAMES.full,
+  SIGNING_BENCHMARK_NAMES.raw,
+  SIGNING_BENCHMARK_NAMES.httpMessageSignatures,
+  SIGNING_BENCHMARK_NAMES.fullNoble,
+  SIGNING_BENCHMARK_NAMES.sign,
+];
+
+function runBench(args: string[]) {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const TINY = ['--iterations', '20', '--warmup', '2', '--rounds', '1', '--max-ms', '5000'];
+
+describe('npm run bench (bench/run.ts), tiny mode', () => {
+  it('--json prints exactly one {"name","opsPerSec"} line per benchmark, each positive, and nothing else', () => {
+    const r = runBench(['--json', ...TINY]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout.endsWith('\n')).toBe(true);
+    const lines = r.stdout.slice(0, -1).split('\n');
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed.map((p) => p['name'])).toEqual(EXPECTED_NAMES);
+    for (const p of parsed) {
+      expect(Object.keys(p).sort()).toEqual(['name', 'opsPerSec']);
+      expect(typeof p['opsPerSec']).toBe('number');
+      expect(Number.isFinite(p['opsPerSec'])).toBe(true);
+      expect(p['opsPerSec'] as number).toBeGreaterThan(0);
+    }
+  });
+
+  it('prints a table with every benchmark and the two targeted ratios', () => {
+    const r = runBench(TINY);
+    expect(r.status).toBe(0);
+    for (const name of EXPECTED_NAMES) expect(r.stdout).toContain(name);
+    expect(r.stdout).toMatch(/full verifyRequest \/ raw node:crypto verify: \d+\.\d\d {2}target ≥ 0\.9: (met|MISSED)/);
+    expect(r.stdout).toMatch(/full verifyRequest \/ http-message-signatures: \d+\.\d\d {2}target ≥ 1\.2: (met|MISSED)/);
+    // Never print the (test-only) application secret.
+    expect(r.stdout + r.stderr).not.toContain('test-only-bench-application-secret');
+  });
+
+  it('bad usage exits 2 with a message and no stdout', () => {
+    for (const args of [['--iterations', 'many'], ['--rounds', '0'], ['--iterations', '99999999'], ['--frobnicate']]) {
+      const r = runBench(args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^bench: .+\nusage: /);
+    }
+  });
+});
+
+describe('bench/harness.ts: bounded in count and time', () => {
+  it('runs warm-up + at most N iterations per round, prepares each round, and reports the median of the rounds', async () => {
+    const prepared: number[] = [];
+    let calls = 0;
+    const benchmark: Benchmark = {
+      name: 'count',
+      title: 'counts calls',
+      prepare(count) {
+        prepared.push(count);
+        return (i) => {
+          if (i >= count) throw new Error(`iteration ${i} beyond prepared ${count}`);
+          calls++;
+        };
+      },
+    };
+    const [m] = await runBenchmarks([benchmark], { warmupIterations: 3, iterations: 50, maxMilliseconds: 60_000, rounds: 3 });
+    expect(prepared).toEqual([53, 53, 53]);
+    expect(calls).toBe(3 * 53);
+    expect(m?.iterations).toBe(150);
+    expect(m?.roundOpsPerSec).toHaveLength(3);
+    expect(m?.opsPerSec).toBe([...m!.roundOpsPerSec].sort((a, b) => a - b)[1]);
+  });
+
+  it('stops a round at the time bound long before the count bound', async () => {
+    const benchmark: Benchmark = {
+      name: 'slow',
+      title: 'sleeps 10 ms per call',
+      prepare: () => () => new Promise((resolve) => setTimeout(resolve, 10)),
+    };
+    const [m] = await runBenchmarks([benchmark], { warmupIterations: 0, iterations: 10_000, maxMilliseconds: 50, rounds: 1 });
+    expect(m?.iterations).toBeGreaterThan(0);
+    expect(m?.iterations).toBeLessThan(100);
+  });
+
+  it('a wrong result fails the run instead of being timed', async () => {
+    const benchmark: Benchmark = { name: 'bad', title: 'fails', prepare: () => () => { throw new Error('verify failed'); } };
+    await expect(runBenchmarks([benchmark], { warmupIterations: 0, iterations: 5, maxMilliseconds: 1000, rounds: 1 })).rejects.toThrow('verify failed');
+  });
+
+  it('rejects duplicate names and non-positive bounds', async () => {
+    const b: Benchmark = { name: 'x', title: 'x', prepare: () => () => undefined };
+    await expect(runBenchmarks([b, b])).rejects.toThrow(TypeError);
+    await expect(runBenchmarks([b], { warmupIterations: 0, iterations: 0, maxMilliseconds: 10, rounds: 1 })).rejects.toThrow(TypeError);
+  });
+
+  it(`the benchmark request body is exactly ${BODY_BYTES} bytes of JSON`, () => {
+    const body = payoutBody();
+    expect(body.length).toBe(600);
+    expect(() => JSON.parse(new TextDecoder().decode(body))).not.toThrow();
+  });
+});
