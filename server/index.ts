@@ -1,5 +1,6 @@
 // The reference service (`payconform serve`): the spec's endpoints over the signing core, with a /sandbox/ for payments,
 // lifecycles and webhook deliveries, and deliberate faults for proving conformance checks. Public API of server/.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -14,7 +15,6 @@ import { createRequestListener } from './app.js';
 import { RequestAuthenticator } from './authentication.js';
 import type { ServiceContext } from './context.js';
 import { copDestinations } from './cop-triggers.js';
-import { createErrorBody, HttpError } from './error-body.js';
 import { FaultSet } from './faults.js';
 import { Lifecycle } from './lifecycle.js';
 import type { ReferenceServiceOptions, RunningReferenceService, SeededPayments } from './options.js';
@@ -77,13 +77,21 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
 
   const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, createRequestListener(ctx, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // Unparseable HTTP: answer 400 with the error body when the socket still takes it.
-    if (!socket.writable || (error.code === 'ECONNRESET')) {
+    // Unparseable HTTP (Node's parser gave up): 431 for oversized headers, else 400, with the error body when possible.
+    if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
-    const body = JSON.stringify(createErrorBody(new HttpError(400, 'bad_http', 'malformed HTTP request'), '0'));
-    socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify({
+      statusCode: tooLarge ? 431 : 400,
+      statusName: tooLarge ? 'REQUEST_HEADER_FIELDS_TOO_LARGE' : 'BAD_REQUEST',
+      errorMessage: tooLarge ? 'request header fields too large' : 'malformed HTTP request',
+      traceId: randomBytes(16).toString('hex'),
+      source: 'MERCHANT',
+    });
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
 
   await new Promise<void>((resolve, reject) => {

@@ -9,6 +9,7 @@ import { main } from '../cli/main.js';
 import type { CliIo } from '../cli/io.js';
 import { exportEd25519PublicKeyBase64, parseEd25519PrivateKey } from '../src/keys/index.js';
 import { faultCatalogue } from '../server/index.js';
+import { parseServiceConfig, ServiceConfigError } from '../server/config.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { PAYOUT_TYPE, send } from './reference-service-client.js';
 import { signRequest } from '../src/profile/sign-request.js';
@@ -113,6 +114,31 @@ describe('payconform serve (spawned)', () => {
     expect(text).toContain('no-cop-hold');
     child.kill('SIGTERM');
     expect(await exitOf(child)).toBe(0);
+  });
+});
+
+describe('--config file (schemas/reference-service-config.schema.json)', () => {
+  it('registers several applications, a secret from the environment, CoP off', () => {
+    const pub = exportEd25519PublicKeyBase64(loadTestKeys().clientEd25519.publicKey);
+    const { applications, config } = parseServiceConfig(
+      JSON.stringify({
+        port: 9000,
+        webhookUrls: { payout: 'http://127.0.0.1:9999/hooks' },
+        applications: [
+          { applicationId: 'app-1', applicationSecret: 'test-only-s1', keyId: 'k1', publicKey: pub, merchantId: 'm1' },
+          { applicationId: 'app-2', applicationSecretEnv: 'APP2_SECRET', keyId: 'k2', publicKey: pub, merchantId: 'm2', cop: false },
+        ],
+      }),
+      { APP2_SECRET: 'test-only-from-env' },
+    );
+    expect(config.port).toBe(9000);
+    expect(applications.map((a) => [a.applicationId, a.applicationSecret, a.cop])).toEqual([
+      ['app-1', 'test-only-s1', undefined],
+      ['app-2', 'test-only-from-env', false],
+    ]);
+    expect(() => parseServiceConfig(JSON.stringify({ applications: [{ applicationId: 'a', applicationSecretEnv: 'NOPE', keyId: 'k', publicKey: pub, merchantId: 'm' }] }), {})).toThrow(ServiceConfigError);
+    expect(() => parseServiceConfig('{"port": 1,', {})).toThrow(/offset/);
+    expect(() => parseServiceConfig('{"unknown": true}', {})).toThrow(/unknown/);
   });
 });
 

@@ -1,4 +1,5 @@
 // The reference service over real HTTP on loopback: each endpoint, each CoP path, each refund rule, errors, bad input, concurrency.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatePayload } from '../src/schemas/index.js';
 import { CANCEL_REASON, type RunningReferenceService } from '../server/index.js';
@@ -180,6 +181,26 @@ describe('Endpoints 2 and 3: commit and cancel', () => {
   });
 });
 
+describe('requireSignatureOnCommitCancelRefund', () => {
+  it('rejects unsigned commit and refund with 401 and accepts signed ones', async () => {
+    const strict = await startTestService({ requireSignatureOnCommitCancelRefund: true });
+    try {
+      const held = await send(strict.baseUrl, signed(strict, '/api/payouts', payoutBody(strict, { destination: strict.copDestinations.UNKNOWN, doNotCommitOnCoPMismatch: true })));
+      const path = `/api/payouts/${held.json.payoutId}/commit`;
+      const unsigned = await send(strict.baseUrl, { method: 'POST', path, headers: appHeaders(strict) });
+      expect(unsigned.status).toBe(401);
+      expect(unsigned.headers['x-payconform-error-code']).toBe('SIGNATURE_MISSING');
+      expect((await send(strict.baseUrl, signed(strict, path, undefined))).json.status).toBe('IN_PROGRESS');
+      const refundPath = `/api/merchants/${strict.credentials.merchantId}/applications/${strict.credentials.applicationId}/refunds`;
+      const body = { paymentId: strict.seededPayments.settled[0]!.paymentId, amount: '1.00' };
+      expect((await send(strict.baseUrl, { method: 'POST', path: refundPath, headers: appHeaders(strict, REFUND_TYPE), body: JSON.stringify(body) })).status).toBe(401);
+      expect((await send(strict.baseUrl, signed(strict, refundPath, body, { contentType: REFUND_TYPE }))).status).toBe(201);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe('Endpoint 4: refunds and their limits', () => {
   const settled = (i: number) => service.seededPayments.settled[i]!;
 
@@ -294,6 +315,34 @@ describe('Errors and hostile input', () => {
       expect(res.status).toBeLessThan(500);
       expect(validatePayload('error', res.json, { strict: true })).toEqual({ valid: true });
     }
+    expect((await send(service.baseUrl, { method: 'GET', path: '/.well-known/signature/pem' })).status).toBe(200);
+  });
+});
+
+describe('Raw HTTP garbage', () => {
+  /** Writes raw bytes on a socket; resolves with what came back before close (3 s max). */
+  function raw(bytes: string): Promise<string> {
+    const { hostname, port } = new URL(service.baseUrl);
+    return new Promise((resolve) => {
+      const socket = net.connect(Number(port), hostname);
+      let text = '';
+      const timer = setTimeout(() => socket.destroy(), 3000);
+      socket.on('data', (d) => (text += d.toString()));
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(text);
+      });
+      socket.on('error', () => {});
+      socket.end(bytes);
+    });
+  }
+
+  it('a malformed request line gets 400 with the error body; huge headers get 431', async () => {
+    const bad = await raw('GARBAGE\r\n\r\n');
+    expect(bad).toMatch(/^HTTP\/1\.1 400/);
+    expect(bad).toContain('"statusName":"BAD_REQUEST"');
+    const huge = await raw(`GET / HTTP/1.1\r\nHost: x\r\nx-big: ${'a'.repeat(100_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431/);
     expect((await send(service.baseUrl, { method: 'GET', path: '/.well-known/signature/pem' })).status).toBe(200);
   });
 });

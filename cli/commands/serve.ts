@@ -179,9 +179,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     if (error instanceof Error && (error.name === 'KeyFormatError' || error instanceof TypeError)) throw new UsageError(error.message);
     throw error;
   }
-  io.stdout(describe(service, applications.length === 0, webhookUrls, lifecycleDelayMs ?? 0));
-
-  await new Promise<void>((done) => {
+  // Handlers first, then the banner: whoever reads "Ctrl-C stops." may signal at once.
+  const stopped = new Promise<void>((done) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -191,6 +190,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  io.stdout(describe(service, applications.length === 0, webhookUrls, lifecycleDelayMs ?? 0));
+  await stopped;
   return EXIT.ok;
 }
 
