@@ -181,3 +181,47 @@ describe('property: parsers and the verifier never throw on arbitrary strings', 
     );
   });
 });
+
+describe('property: the canonical fast path of the field parsers equals the general structured-headers path', () => {
+  const canonical = fc.sample(requestArb, { numRuns: 20, seed: 11 }).map((c) => sign(c));
+  const alphabet = fc.constantFrom(...' ;=",():@*-.0123456789aAzZ\\/+'.split(''));
+  const mutated = (name: string) =>
+    fc.tuple(fc.constantFrom(...canonical.map((s) => header(s, name))), fc.nat(), alphabet, fc.constantFrom('insert', 'replace', 'delete')).map(([v, at, ch, op]) => {
+      const i = at % (v.length + 1);
+      return op === 'insert' ? v.slice(0, i) + ch + v.slice(i) : op === 'replace' ? v.slice(0, i) + ch + v.slice(i + 1) : v.slice(0, i) + v.slice(i + 1);
+    });
+  it('Signature-Input', () => {
+    fc.assert(
+      fc.property(fc.oneof(mutated('signature-input'), fc.constantFrom(...canonical.map((s) => header(s, 'signature-input')))), (v) => {
+        expect(parseSignatureInput(v)).toEqual(parseSignatureInput(v, { fastPath: false }));
+      }),
+      { numRuns: 400 },
+    );
+  });
+  it('Signature', () => {
+    fc.assert(
+      fc.property(fc.oneof(mutated('signature'), fc.constantFrom(...canonical.map((s) => header(s, 'signature')))), (v) => {
+        expect(parseSignature(v)).toEqual(parseSignature(v, { fastPath: false }));
+      }),
+      { numRuns: 400 },
+    );
+  });
+  it('edge cases: duplicates, leading zeros, escapes, empty lists', () => {
+    for (const v of [
+      'sig1=();created=1',
+      'sig1=("a" "a");created=1',
+      'sig1=("a");created=1;created=2',
+      'sig1=("a");created=01',
+      'sig1=("a");created=-1',
+      'sig1=("a");keyid="x\\"y"',
+      'sig1=("a");keyid=""',
+      'sig1=("a" );created=1',
+      'sig1=("A");created=1',
+      'sig1=("a");x=1.5',
+      'sig1=("a");created=1999999999999999',
+    ]) {
+      expect(parseSignatureInput(v), v).toEqual(parseSignatureInput(v, { fastPath: false }));
+    }
+    for (const v of ['sig1=::', 'sig1=:aGVsbG8:', 'sig1=:iZ==:', 'sig1=:aGVsbG8=:']) expect(parseSignature(v), v).toEqual(parseSignature(v, { fastPath: false }));
+  });
+});

@@ -1,5 +1,5 @@
 // RFC 9530 Content-Digest: create, parse and verify against the exact content bytes (never re-serialised).
-import { createHash } from 'node:crypto';
+import * as nodeCrypto from 'node:crypto';
 import { serializeDictionary, type Dictionary } from 'structured-headers';
 import { isByteSequence, isByteSequenceWrittenCanonically, isInnerList, parseSfDictionary } from '../structured-fields/structured-fields.js';
 
@@ -18,7 +18,9 @@ export function isDigestAlgorithm(name: string): name is DigestAlgorithm {
 
 /** The raw digest of `body` with one algorithm. */
 export function digestBytes(body: Uint8Array, algorithm: DigestAlgorithm): Uint8Array {
-  return createHash(NODE_HASH[algorithm]).update(body).digest();
+  // crypto.hash (Node >= 20.12) is a one-shot digest without a Hash object; fall back to createHash.
+  const oneShot = (nodeCrypto as { hash?: (alg: string, data: Uint8Array, enc: 'buffer') => Buffer }).hash;
+  return oneShot ? oneShot(NODE_HASH[algorithm], body, 'buffer') : nodeCrypto.createHash(NODE_HASH[algorithm]).update(body).digest();
 }
 
 /** The Content-Digest field value for `body`, e.g. `sha-512=:...:`, members in the order given. */
@@ -48,6 +50,15 @@ export type ParseContentDigestResult =
  * MAX_DIGEST_MEMBERS members, a member that is not a byte sequence, or a known algorithm with the wrong length.
  */
 export function parseContentDigest(value: string): ParseContentDigestResult {
+  // Fast path for the canonical one-member form (`sha-512=:<padded base64>:`); anything else takes the general parser.
+  const single = CANONICAL_SINGLE.exec(value);
+  if (single) {
+    const bytes = Buffer.from(single[2]!, 'base64');
+    const key = single[1]!;
+    if (bytes.toString('base64') === single[2] && (!isDigestAlgorithm(key) || bytes.length === DIGEST_LENGTH[key])) {
+      return { ok: true, digests: new Map([[key, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)]]) };
+    }
+  }
   const parsed = parseSfDictionary(value);
   if (!parsed.ok) return { ok: false, code: 'DIGEST_MALFORMED', message: `Content-Digest: ${parsed.message}` };
   if (parsed.value.size === 0) return { ok: false, code: 'DIGEST_MALFORMED', message: 'Content-Digest is empty' };
@@ -74,6 +85,8 @@ export function parseContentDigest(value: string): ParseContentDigestResult {
   }
   return { ok: true, digests };
 }
+
+const CANONICAL_SINGLE = /^([a-z*][a-z0-9_\-.*]*)=:([A-Za-z0-9+/]*={0,2}):$/;
 
 export type VerifyContentDigestResult =
   | { readonly ok: true; readonly algorithms: readonly DigestAlgorithm[] }

@@ -1,13 +1,13 @@
 // Server-side verification following the spec's "Server verification order" (steps 1-12) literally.
 // Returns a typed result for every hostile input; never throws.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { Ed25519Backend, Ed25519PublicKey } from '../ed25519/backend.js';
 import { nodeBackend } from '../ed25519/node-backend.js';
 import type { HttpRequest } from '../http/message.js';
-import { verifyContentDigest } from '../digest/content-digest.js';
+import { digestBytes, verifyContentDigest } from '../digest/content-digest.js';
 import { isSfInteger } from '../structured-fields/structured-fields.js';
 import { verifySignatureBase } from '../signatures/create-signature.js';
-import { fieldLineValues } from '../signatures/field-values.js';
+import { indexFieldLines } from '../signatures/field-values.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
 import { parseSignature, parseSignatureInput } from '../signatures/signature-fields.js';
 import type { NonceStore } from './nonce-store.js';
@@ -54,19 +54,19 @@ const PARAMETER_RANK = new Map(serviceProfile.parameterOrder.map((name, i) => [n
 const SINGLE_VALUED = serviceProfile.signatureBaseOptions.singleValuedFields ?? [];
 
 /** SHA-256 of each application's secret, computed once per record object (constant-time compare of digests). */
-const secretDigests = new WeakMap<ApplicationRecord, Buffer>();
-function secretDigest(record: ApplicationRecord): Buffer {
+const encoder = new TextEncoder();
+const secretDigests = new WeakMap<ApplicationRecord, Uint8Array>();
+function secretDigest(record: ApplicationRecord): Uint8Array {
   let digest = secretDigests.get(record);
   if (digest === undefined) {
-    digest = createHash('sha256').update(record.secret, 'utf8').digest();
+    digest = digestBytes(encoder.encode(record.secret), 'sha-256');
     secretDigests.set(record, digest);
   }
   return digest;
 }
 
 function secretMatches(received: string, record: ApplicationRecord): boolean {
-  const got = createHash('sha256').update(received, 'utf8').digest();
-  return timingSafeEqual(got, secretDigest(record));
+  return timingSafeEqual(digestBytes(encoder.encode(received), 'sha-256'), secretDigest(record));
 }
 
 function isWellFormedRequest(request: unknown): request is HttpRequest {
@@ -111,21 +111,21 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
   if (typeof options?.resolveApplication !== 'function' || typeof options.nonceStore?.checkAndRecord !== 'function') {
     return fail('REQUEST_MALFORMED', 1, 'verifyRequest needs options.resolveApplication and options.nonceStore');
   }
-  const headers = request.headers;
-  const signatureLines = fieldLineValues(headers, 'signature');
-  if (signatureLines.length === 0) return fail('SIGNATURE_MISSING', 1, 'missing "Signature" header');
-  const inputLines = fieldLineValues(headers, 'signature-input');
-  if (inputLines.length === 0) return fail('SIGNATURE_INPUT_MISSING', 1, 'missing "Signature-Input" header');
+  const fields = indexFieldLines(request.headers);
+  const signatureLines = fields.get('signature');
+  if (signatureLines === undefined) return fail('SIGNATURE_MISSING', 1, 'missing "Signature" header');
+  const inputLines = fields.get('signature-input');
+  if (inputLines === undefined) return fail('SIGNATURE_INPUT_MISSING', 1, 'missing "Signature-Input" header');
   for (const name of SINGLE_VALUED) {
-    const count = fieldLineValues(headers, name).length;
+    const count = fields.get(name)?.length ?? 0;
     if (count > 1) return fail('HEADER_DUPLICATED', 1, `header "${name}" appears on ${count} lines`);
   }
 
   // Step 2: parse Signature-Input for components, created, keyid, alg, nonce.
   at(2);
-  const inputs = parseSignatureInput(inputLines.join(', '));
+  const inputs = parseSignatureInput(inputLines.length === 1 ? inputLines[0]! : inputLines.join(', '));
   if (!inputs.ok) return fail(inputs.code, 2, inputs.message);
-  const signatures = parseSignature(signatureLines.join(', '));
+  const signatures = parseSignature(signatureLines.length === 1 ? signatureLines[0]! : signatureLines.join(', '));
   if (!signatures.ok) return fail(signatures.code, 2, signatures.message);
   const label = serviceProfile.label;
   const input = inputs.value.get(label);
@@ -207,7 +207,7 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
 
   // Step 5: x-application-id is present and valid.
   at(5);
-  const applicationId = fieldLineValues(headers, 'x-application-id')[0];
+  const applicationId = fields.get('x-application-id')?.[0];
   if (applicationId === undefined || applicationId === '') return fail('APPLICATION_ID_MISSING', 5, 'missing "x-application-id" header');
   const application = options.resolveApplication(applicationId);
   if (application === undefined) return fail('APPLICATION_ID_UNKNOWN', 5, 'unknown "x-application-id"');
@@ -215,7 +215,7 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
   // Step 6: x-application-secret is present and valid.
   at(6);
   if (enforce.applicationSecret) {
-    const secret = fieldLineValues(headers, 'x-application-secret')[0];
+    const secret = fields.get('x-application-secret')?.[0];
     if (secret === undefined || secret === '') return fail('APPLICATION_SECRET_MISSING', 6, 'missing "x-application-secret" header');
     if (!secretMatches(secret, application)) return fail('APPLICATION_SECRET_INVALID', 6, '"x-application-secret" does not match');
   }
@@ -228,7 +228,7 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
   // Step 8: Content-Digest against the body, when present; required or forbidden by method.
   at(8);
   if (enforce.digest) {
-    const digest = fieldLineValues(headers, 'content-digest')[0];
+    const digest = fields.get('content-digest')?.[0];
     const method = request.method;
     if (serviceProfile.bodylessMethods.includes(method)) {
       if (digest !== undefined) return fail('DIGEST_UNEXPECTED', 8, `a ${method} request must not send "Content-Digest"`);
@@ -243,7 +243,7 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
 
   // Step 9: rebuild the signature base, including the nonce in the signature parameters.
   at(9);
-  const base = createSignatureBase(request, input.components, params, serviceProfile.signatureBaseOptions);
+  const base = createSignatureBase(request, input.components, input, serviceProfile.signatureBaseOptions, fields);
   if (!base.ok) return fail('SIGNATURE_BASE_INVALID', 9, `${base.code}: ${base.message}`);
 
   // Step 10: verify the Ed25519 signature.

@@ -18,6 +18,23 @@ export function componentIdentifier(name: string, params: ReadonlyMap<string, Ba
   return Object.freeze({ name, params: map, serialized: serializeItem([name, map]) });
 }
 
+const plainCache = new Map<string, ComponentIdentifier>();
+const PLAIN_CACHE_MAX = 256;
+
+/**
+ * Like componentIdentifier, but identifiers without parameters are shared (bounded cache): parsing the same
+ * Signature-Input on every request then costs no re-serialisation.
+ */
+export function sharedComponentIdentifier(name: string, params: ReadonlyMap<string, BareItem>): ComponentIdentifier {
+  if (params.size !== 0 || name.length > 64) return componentIdentifier(name, params);
+  let id = plainCache.get(name);
+  if (id === undefined) {
+    id = componentIdentifier(name);
+    if (plainCache.size < PLAIN_CACHE_MAX) plainCache.set(name, id);
+  }
+  return id;
+}
+
 /** `componentIdentifier` for each name (no parameters). */
 export function componentIdentifiers(names: readonly string[]): readonly ComponentIdentifier[] {
   return Object.freeze(names.map((name) => componentIdentifier(name)));

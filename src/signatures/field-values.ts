@@ -21,6 +21,20 @@ export function fieldLineValues(headers: FieldLines, lowercaseName: string): str
   return values;
 }
 
+/** Canonicalised field values by lowercase name, built once per request (one pass over the field lines). */
+export type FieldIndex = ReadonlyMap<string, readonly string[]>;
+
+export function indexFieldLines(headers: FieldLines): FieldIndex {
+  const index = new Map<string, string[]>();
+  for (const [name, value] of headers) {
+    const key = name.toLowerCase();
+    const values = index.get(key);
+    if (values === undefined) index.set(key, [canonicalizeFieldLine(value)]);
+    else values.push(canonicalizeFieldLine(value));
+  }
+  return index;
+}
+
 /** The combined field value (lines joined with exactly `", "`), or undefined when the field is absent. */
 export function combinedFieldValue(headers: FieldLines, lowercaseName: string): string | undefined {
   const values = fieldLineValues(headers, lowercaseName);

@@ -12,7 +12,7 @@ import {
   type SfKind,
 } from '../structured-fields/structured-fields.js';
 import type { ComponentIdentifier } from './component-identifier.js';
-import { fieldLineValues, hasForbiddenFieldCharacter } from './field-values.js';
+import { fieldLineValues, hasForbiddenFieldCharacter, type FieldIndex } from './field-values.js';
 import { serializeSignatureParams } from './signature-params.js';
 import { normalizeAuthority, parseTargetUri, type AuthorityPortRule, type TargetUriParts } from './target-uri.js';
 
@@ -128,7 +128,7 @@ function derivedValue(
   }
 }
 
-function fieldValue(component: ComponentIdentifier, request: HttpRequest, options: SignatureBaseOptions): ValueResult {
+function fieldValue(component: ComponentIdentifier, request: HttpRequest, options: SignatureBaseOptions, fields?: FieldIndex): ValueResult {
   const { name, params } = component;
   if (!NAME_RE.test(name)) return fail('COMPONENT_NAME_INVALID', `component name "${name}" must be a lowercase field name`);
   for (const [key, value] of params) {
@@ -145,7 +145,7 @@ function fieldValue(component: ComponentIdentifier, request: HttpRequest, option
   if (bs && (sf || key !== undefined)) return fail('COMPONENT_PARAMETER_INVALID', '"bs" cannot be combined with "sf" or "key"');
   if (sf && key !== undefined) return fail('COMPONENT_PARAMETER_INVALID', '"sf" and "key" cannot be combined');
 
-  const lines = fieldLineValues(request.headers, name);
+  const lines = fields ? (fields.get(name) ?? []) : fieldLineValues(request.headers, name);
   for (const line of lines) {
     if (hasForbiddenFieldCharacter(line)) return fail('FIELD_VALUE_INVALID', `field "${name}" contains CR, LF or NUL`);
   }
@@ -185,23 +185,36 @@ export function componentValue(
   request: HttpRequest,
   uri: TargetUriParts,
   options: SignatureBaseOptions = {},
+  fields?: FieldIndex,
 ): ValueResult {
-  return component.name.startsWith('@') ? derivedValue(component, request, uri, options) : fieldValue(component, request, options);
+  return component.name.startsWith('@') ? derivedValue(component, request, uri, options) : fieldValue(component, request, options, fields);
+}
+
+/** Signature parameters with their `@signature-params` serialisation already computed (e.g. a parsed Signature-Input member). */
+export interface PreparedSignatureParams {
+  readonly params: ReadonlyMap<string, BareItem>;
+  /** Must be the serialisation of the covered components with `params` (as parseSignatureInput produces). */
+  readonly signatureParams: string;
 }
 
 /**
  * Creates the signature base (RFC 9421 §2.5): one line per covered component in the given order, then the
  * `@signature-params` line; lines joined with LF and no trailing LF. The base must be ASCII.
+ * `fields` (from indexFieldLines) avoids re-scanning the field lines when the caller already indexed them.
  */
 export function createSignatureBase(
   request: HttpRequest,
   coveredComponents: readonly ComponentIdentifier[],
-  signatureParams: ReadonlyMap<string, BareItem>,
+  signatureParams: ReadonlyMap<string, BareItem> | PreparedSignatureParams,
   options: SignatureBaseOptions = {},
+  fields?: FieldIndex,
 ): SignatureBaseResult {
   const uriResult = parseTargetUri(request.url);
   if (!uriResult.ok) return { ok: false, code: 'TARGET_URI_INVALID', message: uriResult.message };
-  const paramsValue = serializeSignatureParams(coveredComponents, signatureParams);
+  const paramsValue =
+    signatureParams instanceof Map
+      ? serializeSignatureParams(coveredComponents, signatureParams)
+      : { ok: true as const, value: (signatureParams as PreparedSignatureParams).signatureParams };
   if (!paramsValue.ok) return { ok: false, code: 'SIGNATURE_PARAMS_INVALID', message: paramsValue.message };
   let base = '';
   const seen = new Set<string>();
@@ -210,7 +223,7 @@ export function createSignatureBase(
       return { ok: false, code: 'COMPONENT_DUPLICATE', message: `component ${component.serialized} is listed twice` };
     }
     seen.add(component.serialized);
-    const value = componentValue(component, request, uriResult.value, options);
+    const value = componentValue(component, request, uriResult.value, options, fields);
     if (!value.ok) return value;
     if (hasForbiddenFieldCharacter(value.value)) {
       return { ok: false, code: 'FIELD_VALUE_INVALID', message: `value of ${component.serialized} contains CR, LF or NUL` };

@@ -8,7 +8,7 @@ import {
   parseSfDictionary,
   type BareItem,
 } from '../structured-fields/structured-fields.js';
-import { componentIdentifier, type ComponentIdentifier } from './component-identifier.js';
+import { sharedComponentIdentifier, type ComponentIdentifier } from './component-identifier.js';
 import { serializeSignatureParams } from './signature-params.js';
 
 /** One Signature-Input member: the covered components and the signature parameters, both in received order. */
@@ -39,12 +39,64 @@ const PARAM_TYPES: Readonly<Record<string, 'integer' | 'string'>> = {
   tag: 'string',
 };
 
+export interface ParseFieldOptions {
+  /**
+   * Recognise a value already in canonical RFC 8941 form (one member, plain sf-strings without escapes,
+   * non-negative Integers without leading zeros) without the general parser. The result is identical to the
+   * general path (a property test checks this); anything else goes through structured-headers. Default true.
+   */
+  readonly fastPath?: boolean;
+}
+
+const KEY = '[a-z*][a-z0-9_\\-.*]*';
+const CANONICAL_INPUT = new RegExp(
+  `^(${KEY})=\\(((?:"[a-z0-9@!#$%&'*+\\-.^_\`|~]+"(?: (?=")|(?=\\))))*)\\)((?:;${KEY}=(?:0|[1-9][0-9]{0,14}|"[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*"))*)$`,
+);
+const CANONICAL_PARAM = new RegExp(`;(${KEY})=(?:(0|[1-9][0-9]{0,14})|"([\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*)")`, 'y');
+
+/** The canonical single-member form, parsed without the general parser; undefined when not canonical. */
+function parseCanonicalSignatureInput(value: string): { label: string; names: string[]; params: Map<string, BareItem>; signatureParams: string } | undefined {
+  const match = CANONICAL_INPUT.exec(value);
+  if (!match) return undefined;
+  const label = match[1]!;
+  const inner = match[2]!;
+  const names = inner === '' ? [] : inner.split(' ').map((quoted) => quoted.slice(1, -1));
+  const params = new Map<string, BareItem>();
+  const text = match[3]!;
+  CANONICAL_PARAM.lastIndex = 0;
+  while (CANONICAL_PARAM.lastIndex < text.length) {
+    const p = CANONICAL_PARAM.exec(text);
+    if (!p) return undefined;
+    if (params.has(p[1]!)) return undefined; // duplicate parameter: leave "last wins" to the general parser
+    params.set(p[1]!, p[2] !== undefined ? Number(p[2]) : p[3]!);
+  }
+  return { label, names, params, signatureParams: value.slice(label.length + 1) };
+}
+
+function typeProblem(params: ReadonlyMap<string, BareItem>): string | undefined {
+  for (const [key, v] of params) {
+    const type = PARAM_TYPES[key];
+    if (type === 'integer' && !isSfInteger(v)) return `parameter "${key}" is not an Integer`;
+    if (type === 'string' && typeof v !== 'string') return `parameter "${key}" is not an sf-string`;
+  }
+  return undefined;
+}
+
 /**
  * Parses a Signature-Input value (field lines already combined with ", "). Every member must be an Inner List
  * of sf-strings; known parameters must have their RFC types; unknown parameters are kept in order.
  * A label that appears twice is `LABEL_DUPLICATED` (the SF rule "last wins" would silently replace a signature).
  */
-export function parseSignatureInput(value: string): ParseSignatureInputResult {
+export function parseSignatureInput(value: string, options: ParseFieldOptions = {}): ParseSignatureInputResult {
+  if (options.fastPath !== false) {
+    const canonical = parseCanonicalSignatureInput(value);
+    if (canonical !== undefined) {
+      const problem = typeProblem(canonical.params);
+      if (problem) return { ok: false, code: 'SIGNATURE_INPUT_MALFORMED', message: `Signature-Input "${canonical.label}": ${problem}` };
+      const components = canonical.names.map((name) => sharedComponentIdentifier(name, new Map()));
+      return { ok: true, value: new Map([[canonical.label, { components, params: canonical.params, signatureParams: canonical.signatureParams }]]) };
+    }
+  }
   const parsed = parseSfDictionary(value);
   if (!parsed.ok) {
     return { ok: false, code: parsed.code === 'SF_DUPLICATE_KEY' ? 'LABEL_DUPLICATED' : 'SIGNATURE_INPUT_MALFORMED', message: `Signature-Input: ${parsed.message}` };
@@ -56,13 +108,10 @@ export function parseSignatureInput(value: string): ParseSignatureInputResult {
     const components: ComponentIdentifier[] = [];
     for (const [bare, params] of member[0]) {
       if (typeof bare !== 'string') return bad('a component identifier is not an sf-string');
-      components.push(componentIdentifier(bare, params));
+      components.push(sharedComponentIdentifier(bare, params));
     }
-    for (const [key, v] of member[1]) {
-      const type = PARAM_TYPES[key];
-      if (type === 'integer' && !isSfInteger(v)) return bad(`parameter "${key}" is not an Integer`);
-      if (type === 'string' && typeof v !== 'string') return bad(`parameter "${key}" is not an sf-string`);
-    }
+    const problem = typeProblem(member[1]);
+    if (problem) return bad(problem);
     const serialized = serializeSignatureParams(components, member[1]);
     if (!serialized.ok) return bad(serialized.message);
     result.set(label, { components, params: member[1], signatureParams: serialized.value });
@@ -70,8 +119,18 @@ export function parseSignatureInput(value: string): ParseSignatureInputResult {
   return { ok: true, value: result };
 }
 
+const CANONICAL_SIGNATURE = new RegExp(`^(${KEY})=:([A-Za-z0-9+/]*={0,2}):$`);
+
 /** Parses a Signature value: every member must be a byte sequence written as padded standard base64. */
-export function parseSignature(value: string): ParseSignatureResult {
+export function parseSignature(value: string, options: ParseFieldOptions = {}): ParseSignatureResult {
+  if (options.fastPath !== false) {
+    const match = CANONICAL_SIGNATURE.exec(value);
+    if (match) {
+      const bytes = Buffer.from(match[2]!, 'base64');
+      // Only the canonical (padded, zero pad bits) form takes the fast path; the general path judges the rest.
+      if (bytes.toString('base64') === match[2]) return { ok: true, value: new Map([[match[1]!, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)]]) };
+    }
+  }
   const parsed = parseSfDictionary(value);
   if (!parsed.ok) {
     return { ok: false, code: parsed.code === 'SF_DUPLICATE_KEY' ? 'LABEL_DUPLICATED' : 'SIGNATURE_MALFORMED', message: `Signature: ${parsed.message}` };
