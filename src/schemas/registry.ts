@@ -24,6 +24,7 @@ import refundRequestStrictSchema from '../../schemas/refund-request.strict.schem
 import refundWebhookSchema from '../../schemas/refund-webhook.schema.json' with { type: 'json' };
 import refundWebhookStrictSchema from '../../schemas/refund-webhook.strict.schema.json' with { type: 'json' };
 import referenceServiceConfigSchema from '../../schemas/reference-service-config.schema.json' with { type: 'json' };
+import vectorsSchema from '../../schemas/vectors.schema.json' with { type: 'json' };
 
 /** A JSON Schema document with the `$id` every registered schema must carry. */
 export interface RegisteredSchema {
@@ -55,5 +56,6 @@ export const schemaRegistry: readonly RegisteredSchema[] = [
   refundWebhookSchema,
   refundWebhookStrictSchema,
   referenceServiceConfigSchema,
+  vectorsSchema,
   // Other helpers: add your format schemas here (vector files, conformance config, conformance report).
 ];

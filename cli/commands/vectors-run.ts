@@ -1,0 +1,128 @@
+// `payconform vectors run --exec CMD`: runs the language-neutral vectors against another implementation.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadVectorSet } from '../../vectors/harness/load.js';
+import { formatConsole, formatJson, formatJunit, parseReportSpec, type ReportSpec } from '../../vectors/harness/report.js';
+import { exitCodeOf, runVectors } from '../../vectors/harness/run.js';
+import { EXIT, UsageError, type CliIo } from '../io.js';
+
+const HELP = `usage: payconform vectors run --exec "CMD" [options]
+
+Starts CMD once and sends it every vector case as one NDJSON line on stdin; reads one answer line per case
+from its stdout (protocol: vectors/README.md).
+
+options:
+  --exec CMD            the implementation's adapter command (run through the shell)
+  --report json:PATH    write a JSON report (repeatable; also junit:PATH)
+  --only ID,...         run only these case ids (repeatable)
+  --timeout-ms N        per-case answer timeout (default 5000)
+  --dir DIR             vector directory (default: the vectors shipped with payconform)
+  --ignore-codes        compare valid/invalid only, not the error codes
+  --strict              count unsupported cases as failures
+  --verbose             list passing cases too
+
+exit codes: 0 all cases passed, 1 any case failed, 2 usage error
+`;
+
+const DEFAULT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../vectors');
+
+interface Options {
+  exec?: string;
+  reports: ReportSpec[];
+  only: string[];
+  timeoutMs: number;
+  dir: string;
+  ignoreCodes: boolean;
+  strict: boolean;
+  verbose: boolean;
+}
+
+function parseArgs(args: readonly string[]): Options | 'help' {
+  const options: Options = { reports: [], only: [], timeoutMs: 5000, dir: DEFAULT_DIR, ignoreCodes: false, strict: false, verbose: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const value = (): string => {
+      const v = args[++i];
+      if (v === undefined) throw new UsageError(`${arg} needs a value`);
+      return v;
+    };
+    switch (arg) {
+      case '--help':
+      case '-h':
+        return 'help';
+      case '--exec':
+        options.exec = value();
+        break;
+      case '--report': {
+        const spec = parseReportSpec(value());
+        if ('error' in spec) throw new UsageError(spec.error);
+        options.reports.push(spec);
+        break;
+      }
+      case '--only':
+        options.only.push(...value().split(',').map((s) => s.trim()).filter((s) => s !== ''));
+        break;
+      case '--timeout-ms': {
+        const text = value();
+        const n = Number(text);
+        if (!/^\d+$/.test(text) || n < 1 || n > 600_000) throw new UsageError(`--timeout-ms expects an integer from 1 to 600000, got ${JSON.stringify(text)}`);
+        options.timeoutMs = n;
+        break;
+      }
+      case '--dir':
+        options.dir = resolve(value());
+        break;
+      case '--ignore-codes':
+        options.ignoreCodes = true;
+        break;
+      case '--strict':
+        options.strict = true;
+        break;
+      case '--verbose':
+        options.verbose = true;
+        break;
+      default:
+        throw new UsageError(`unknown argument ${JSON.stringify(arg)} (see --help)`);
+    }
+  }
+  return options;
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const options = parseArgs(args);
+  if (options === 'help') {
+    io.stdout(HELP);
+    return EXIT.ok;
+  }
+  if (options.exec === undefined || options.exec.trim() === '') throw new UsageError('--exec "CMD" is required (see --help)');
+
+  let set;
+  try {
+    set = await loadVectorSet(options.dir);
+  } catch (error) {
+    throw new UsageError(`cannot read the vectors in ${options.dir}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  let cases = set.cases;
+  if (options.only.length > 0) {
+    const known = new Set(cases.map((c) => c.vector.id));
+    const unknown = options.only.filter((id) => !known.has(id));
+    if (unknown.length > 0) throw new UsageError(`--only: no case with id ${unknown.map((u) => JSON.stringify(u)).join(', ')}`);
+    const wanted = new Set(options.only);
+    cases = cases.filter((c) => wanted.has(c.vector.id));
+  }
+
+  const report = await runVectors({
+    command: options.exec,
+    cases,
+    keys: set.keys,
+    timeoutMs: options.timeoutMs,
+    ignoreCodes: options.ignoreCodes,
+  });
+  io.stdout(formatConsole(report, options.verbose));
+  for (const spec of options.reports) {
+    await mkdir(dirname(resolve(spec.path)), { recursive: true });
+    await writeFile(spec.path, spec.format === 'json' ? formatJson(report) : formatJunit(report));
+  }
+  return exitCodeOf(report, options.strict);
+}

@@ -1,0 +1,204 @@
+// `payconform vectors run`: the NDJSON harness against the example Python adapter (must pass every case), the
+// library's own adapter, and deliberately broken adapters (crashing, hanging, garbage, wrong base, unsupported).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { main } from '../cli/main.js';
+import type { CliIo } from '../cli/io.js';
+import type { HarnessReport } from '../vectors/harness/run.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'payconform-harness-'));
+const PY_ADAPTER = join(root, 'vectors/adapters/python/adapter.py');
+const TOTAL = (JSON.parse(readFileSync(join(root, 'vectors/index.json'), 'utf8')) as { totalCases: number }).totalCases;
+
+function pythonStatus(): string | undefined {
+  const r = spawnSync('python3', ['-c', 'import cryptography'], { encoding: 'utf8', timeout: 10_000 });
+  if (r.error) return `python3 not found (${r.error.message})`;
+  if (r.status !== 0) return `python3 cannot import the cryptography package: ${r.stderr.trim().split('\n').pop() ?? ''}`;
+  return undefined;
+}
+const pythonMissing = pythonStatus();
+if (pythonMissing) console.warn(`SKIPPED: Python adapter tests: ${pythonMissing}`);
+
+function script(name: string, text: string): string {
+  const path = join(work, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Runs the command in-process; returns exit code, stdout, stderr. */
+async function run(argv: readonly string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), env: {}, readStdin: async () => Buffer.alloc(0) };
+  const code = await main(argv, io);
+  return { code, out, err };
+}
+
+/** False when the process is gone or a zombie (killed, waiting for a parent that may never reap it). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+const node = (path: string): string => `"${process.execPath}" "${path}"`;
+const few = ['digest-sha512-payout-body', 'sign-post-payout', 'verify-post-payout-valid', 'verify-nonce-replayed', 'webhook-payment-valid'];
+
+describe('vectors run: the example Python adapter (vectors/adapters/python/adapter.py)', () => {
+  it.skipIf(pythonMissing !== undefined)(`passes every case, spawned from the outside, with JSON and JUnit reports${pythonMissing ? ` [SKIPPED: ${pythonMissing}]` : ''}`, () => {
+    const json = join(work, 'py.json');
+    const junit = join(work, 'py.xml');
+    const r = spawnSync(process.execPath, ['bin/payconform.js', 'vectors', 'run', '--exec', `python3 "${PY_ADAPTER}"`, '--report', `json:${json}`, '--report', `junit:${junit}`], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.stdout).toContain(`${TOTAL} cases: ${TOTAL} passed, 0 failed, 0 skipped`);
+    expect(r.status).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
+    expect(report.summary).toEqual({ total: TOTAL, passed: TOTAL, failed: 0, skipped: 0 });
+    expect(report.cases.every((c) => c.status === 'pass')).toBe(true);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml.match(/<testcase /g)?.length).toBe(TOTAL);
+    expect(xml).toContain(`tests="${TOTAL}" failures="0"`);
+  });
+
+  it.skipIf(pythonMissing !== undefined)(`a wrapper that corrupts one line of the signature base fails exactly the base-bearing cases${pythonMissing ? ` [SKIPPED: ${pythonMissing}]` : ''}`, async () => {
+    const wrapper = script(
+      'wrong-base.py',
+      [
+        'import json, sys',
+        `sys.path.insert(0, ${JSON.stringify(join(root, 'vectors/adapters/python'))})`,
+        'import adapter',
+        'for line in sys.stdin:',
+        '    a = adapter.answer(json.loads(line))',
+        '    r = a.get("result") or {}',
+        '    if isinstance(r.get("signatureBase"), str):',
+        '        r["signatureBase"] = r["signatureBase"].replace("\\"@authority\\": ", "\\"@authority\\":  ", 1)',
+        '    print(json.dumps(a), flush=True)',
+      ].join('\n'),
+    );
+    const json = join(work, 'wrong.json');
+    const r = await run(['vectors', 'run', '--exec', `python3 "${wrapper}"`, '--report', `json:${json}`]);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
+    const failed = report.cases.filter((c) => c.status === 'fail');
+    expect(failed.length).toBeGreaterThan(30);
+    expect(failed.every((c) => c.op === 'sign' || c.op === 'signature-base' || c.op === 'rfc9421-signature-base')).toBe(true);
+    expect(failed.find((c) => c.id === 'base-post-payout')?.message).toMatch(/signature base differs at line 3: expected "\\"@authority\\": api/);
+    expect(r.out).toContain('FAIL sign-post-payout');
+  });
+});
+
+describe('vectors run: the library\'s own adapter (vectors/adapters/node/adapter.ts)', () => {
+  it('passes every case', async () => {
+    const r = await run(['vectors', 'run', '--exec', `"${process.execPath}" --import tsx "${join(root, 'vectors/adapters/node/adapter.ts')}"`, '--timeout-ms', '20000']);
+    expect(r.out).toContain(`${TOTAL} cases: ${TOTAL} passed, 0 failed, 0 skipped`);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('vectors run: broken implementations get a clear error per case and a bounded run', () => {
+  it('a crashing adapter: the case it crashed on and every later case fail; stderr is reported; exit 1', async () => {
+    const crash = script('crash.mjs', "process.stdin.once('data', () => { console.error('adapter: segfault in sign()'); process.exit(3); });\n");
+    const json = join(work, 'crash.json');
+    const started = Date.now();
+    const r = await run(['vectors', 'run', '--exec', node(crash), '--only', few.join(','), '--report', `json:${json}`]);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
+    expect(report.cases[0]!.message).toBe('the implementation exited with code 3 before answering');
+    expect(report.cases.slice(1).every((c) => c.message === 'not run: the implementation exited with code 3')).toBe(true);
+    expect(report.summary.failed).toBe(few.length);
+    expect(report.adapterStderr).toContain('segfault in sign()');
+    expect(r.out).toContain('run stopped early: the implementation exited with code 3');
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('a hanging adapter: each case times out, the run stops after 3 silent cases, and the child is killed', async () => {
+    const pidFile = join(work, 'hang.pid');
+    const hang = script('hang.mjs', `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.stdin.resume();\nsetInterval(() => {}, 1000);\n`);
+    const json = join(work, 'hang.json');
+    const started = Date.now();
+    const r = await run(['vectors', 'run', '--exec', node(hang), '--only', few.join(','), '--timeout-ms', '300', '--report', `json:${json}`]);
+    expect(r.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
+    expect(report.cases.slice(0, 3).map((c) => c.message)).toEqual(Array(3).fill('no answer within 300 ms'));
+    expect(report.aborted).toBe('the implementation gave no answer to 3 cases in a row');
+    expect(report.cases.slice(3).every((c) => c.message?.startsWith('not run:'))).toBe(true);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it('an adapter printing garbage: each case fails with the offending line quoted', async () => {
+    const garbage = script('garbage.mjs', "import { createInterface } from 'node:readline';\nfor await (const _ of createInterface({ input: process.stdin })) console.log('OK computing...');\n");
+    const json = join(work, 'garbage.json');
+    const r = await run(['vectors', 'run', '--exec', node(garbage), '--only', few.join(','), '--report', `json:${json}`]);
+    expect(r.code).toBe(1);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
+    expect(report.cases.map((c) => c.message)).toEqual(Array(few.length).fill('implementation printed a line that is not a JSON object: "OK computing..."'));
+  });
+
+  it('a wrong answer shape and a wrong verdict are failures naming what is wrong', async () => {
+    const liar = script(
+      'liar.mjs',
+      [
+        "import { createInterface } from 'node:readline';",
+        'for await (const line of createInterface({ input: process.stdin })) {',
+        '  const m = JSON.parse(line);',
+        "  const result = m.op === 'verify' ? { ok: true } : m.op === 'digest' ? { digest: 'x' } : null;",
+        "  console.log(JSON.stringify(result ? { id: m.id, result } : { id: m.id, error: 'not implemented: ' + m.op }));",
+        '}',
+      ].join('\n'),
+    );
+    const json = join(work, 'liar.json');
+    const r = await run(['vectors', 'run', '--exec', node(liar), '--only', few.join(','), '--report', `json:${json}`]);
+    expect(r.code).toBe(1);
+    const byId = new Map((JSON.parse(readFileSync(json, 'utf8')) as HarnessReport).cases.map((c) => [c.id, c]));
+    expect(byId.get('verify-post-payout-valid')!.status).toBe('pass');
+    expect(byId.get('verify-nonce-replayed')!.message).toBe('accepted an invalid case (expected NONCE_REPLAYED)');
+    expect(byId.get('digest-sha512-payout-body')!.message).toBe('wrong Content-Digest value');
+    expect(byId.get('sign-post-payout')!.message).toBe('implementation reported an error: not implemented: sign');
+  });
+
+  it('unsupported ops are skipped (exit 0), and fail under --strict (exit 1)', async () => {
+    const none = script('none.mjs', "import { createInterface } from 'node:readline';\nfor await (const line of createInterface({ input: process.stdin })) console.log(JSON.stringify({ id: JSON.parse(line).id, unsupported: true }));\n");
+    const lenient = await run(['vectors', 'run', '--exec', node(none), '--only', few.join(',')]);
+    expect(lenient.out).toContain(`${few.length} cases: 0 passed, 0 failed, ${few.length} skipped`);
+    expect(lenient.code).toBe(0);
+    expect((await run(['vectors', 'run', '--exec', node(none), '--only', few.join(','), '--strict'])).code).toBe(1);
+  });
+});
+
+describe('vectors run: usage errors exit 2', () => {
+  it.each([
+    [['vectors', 'run'], /--exec "CMD" is required/],
+    [['vectors', 'run', '--exec', 'true', '--only', 'no-such-case'], /no case with id "no-such-case"/],
+    [['vectors', 'run', '--exec', 'true', '--report', 'html:x'], /--report expects json:PATH or junit:PATH/],
+    [['vectors', 'run', '--exec', 'true', '--timeout-ms', '0'], /--timeout-ms expects an integer/],
+    [['vectors', 'run', '--exec', 'true', '--frobnicate'], /unknown argument "--frobnicate"/],
+    [['vectors', 'run', '--exec', 'true', '--dir', '/nonexistent-vectors'], /cannot read the vectors/],
+  ])('%j', async (argv, message) => {
+    const r = await run(argv);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(message);
+  });
+
+  it('--help prints the protocol summary and exits 0, from the outside', () => {
+    const out = execFileSync(process.execPath, ['bin/payconform.js', 'vectors', 'run', '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+    expect(out).toContain('exit codes: 0 all cases passed, 1 any case failed, 2 usage error');
+  });
+});

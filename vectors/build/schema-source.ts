@@ -1,0 +1,255 @@
+// Source of schemas/vectors.schema.json: written as a TS object so that the generator emits it with the same
+// deterministic formatting as the vector files (and the drift test guards it too).
+
+const id = 'https://payconform.dev/schemas/vectors.schema.json';
+
+const str = { type: 'string' } as const;
+const nonEmpty = { type: 'string', minLength: 1 } as const;
+const base64 = { type: 'string', pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$' } as const;
+const unixSeconds = { type: 'integer', minimum: 0, maximum: 253402300799 } as const;
+const closed = (properties: Record<string, unknown>, required: readonly string[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+  ...extra,
+});
+
+/** Either `bodyUtf8` or `bodyBase64`, never both. */
+const bodyProps = { bodyUtf8: str, bodyBase64: base64 };
+const bodyChoice = {
+  oneOf: [
+    { properties: { bodyUtf8: str }, required: ['bodyUtf8'] },
+    { properties: { bodyBase64: base64 }, required: ['bodyBase64'] },
+  ],
+};
+
+const opCase = (op: string, input: string, expected: string): Record<string, unknown> => ({
+  if: { properties: { op: { const: op } } },
+  then: { properties: { input: { $ref: `#/$defs/${input}` }, expected: { $ref: `#/$defs/${expected}` } } },
+});
+
+export const vectorsSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: id,
+  title: 'payconform test vector file',
+  description:
+    'The files of payconform\'s language-neutral test vectors for the payments service signing profile (RFC 9421 Ed25519 request signatures, RFC 9530 Content-Digest, SHA256withRSA webhooks, key parsing): a vector file (`#/$defs/vectorFile`), keys.json (`#/$defs/keysFile`) or index.json (`#/$defs/indexFile`), told apart by their `$schema` value. Format documented in vectors/README.md.',
+  type: 'object',
+  // One schema for the three kinds of file, chosen by their `$schema` value (keys.json and index.json name a $defs entry).
+  if: { type: 'object', properties: { $schema: { const: `${id}#/$defs/keysFile` } }, required: ['$schema'] },
+  then: { $ref: '#/$defs/keysFile' },
+  else: {
+    if: { type: 'object', properties: { $schema: { const: `${id}#/$defs/indexFile` } }, required: ['$schema'] },
+    then: { $ref: '#/$defs/indexFile' },
+    else: { $ref: '#/$defs/vectorFile' },
+  },
+  $defs: {
+    caseId: {
+      description: 'Stable, readable case id: lowercase words joined by "-"; never renumbered or reused.',
+      type: 'string',
+      pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+      maxLength: 100,
+    },
+    flag: { description: 'A flag name, explained in the file\'s `notes`.', type: 'string', pattern: '^[A-Z][A-Za-z0-9]*$' },
+    headers: {
+      description: 'Field lines exactly as sent, in order, as [name, value] pairs; a name may repeat.',
+      type: 'array',
+      items: { type: 'array', prefixItems: [nonEmpty, str], items: false, minItems: 2 },
+    },
+    body: closed(bodyProps, [], bodyChoice),
+    request: closed({ method: nonEmpty, url: nonEmpty, headers: { $ref: '#/$defs/headers' }, ...bodyProps }, ['method', 'url', 'headers'], bodyChoice),
+    keyRef: closed(
+      {
+        key: { description: 'A key name in keys.json.', ...nonEmpty },
+        format: { enum: ['seed-base64', 'pkcs8-pem', 'pkcs8-der-base64', 'raw-base64', 'spki-pem', 'spki-der-base64', 'trimmed-pem'] },
+      },
+      ['key', 'format'],
+    ),
+    digestInput: {
+      oneOf: [
+        closed({ mode: { const: 'compute' }, algorithm: { enum: ['sha-512', 'sha-256'] }, ...bodyProps }, ['mode', 'algorithm'], bodyChoice),
+        closed({ mode: { const: 'verify' }, contentDigest: str, algorithms: { type: 'array', items: nonEmpty, minItems: 1 }, ...bodyProps }, ['mode', 'contentDigest', 'algorithms'], bodyChoice),
+      ],
+    },
+    digestExpected: {
+      oneOf: [
+        closed({ contentDigest: nonEmpty }, ['contentDigest']),
+        closed({ valid: { const: true } }, ['valid']),
+        closed({ valid: { const: false }, code: nonEmpty }, ['valid', 'code']),
+      ],
+    },
+    profileParameters: closed({ created: unixSeconds, keyid: str, nonce: str }, ['created', 'keyid', 'nonce']),
+    signatureBaseInput: closed({ request: { $ref: '#/$defs/request' }, parameters: { $ref: '#/$defs/profileParameters' } }, ['request', 'parameters']),
+    signatureBaseExpected: { oneOf: [closed({ signatureBase: nonEmpty }, ['signatureBase']), closed({ error: nonEmpty }, ['error'])] },
+    signInput: closed(
+      {
+        request: { $ref: '#/$defs/request' },
+        credentials: closed(
+          { applicationId: str, applicationSecret: str, keyId: str, privateKey: { $ref: '#/$defs/keyRef' } },
+          ['applicationId', 'applicationSecret', 'keyId', 'privateKey'],
+        ),
+        created: unixSeconds,
+        nonce: str,
+        now: unixSeconds,
+        nonceState: { type: 'array', items: str, uniqueItems: true },
+      },
+      ['request', 'credentials', 'created', 'nonce', 'now', 'nonceState'],
+    ),
+    signExpected: closed({ headers: { $ref: '#/$defs/headers' }, signatureBase: nonEmpty }, ['headers', 'signatureBase']),
+    verifyInput: closed(
+      {
+        request: { $ref: '#/$defs/request' },
+        now: unixSeconds,
+        nonceState: { type: 'array', items: str, uniqueItems: true },
+        verifier: { description: 'A verifier registry name in keys.json (`verifiers`).', ...nonEmpty },
+      },
+      ['request', 'now', 'nonceState', 'verifier'],
+    ),
+    verifyExpected: {
+      oneOf: [
+        closed({ ok: { const: true }, signatureBase: nonEmpty }, ['ok']),
+        closed({ ok: { const: false }, code: nonEmpty, step: { type: 'integer', minimum: 1, maximum: 12 } }, ['ok', 'code', 'step']),
+      ],
+    },
+    webhookVerifyInput: closed(
+      { body: { $ref: '#/$defs/body' }, authorization: { type: ['string', 'null'] }, publicKey: { $ref: '#/$defs/keyRef' } },
+      ['body', 'authorization', 'publicKey'],
+    ),
+    webhookVerifyExpected: {
+      oneOf: [closed({ ok: { const: true }, authorization: nonEmpty }, ['ok']), closed({ ok: { const: false }, code: nonEmpty }, ['ok', 'code'])],
+    },
+    parseKeyInput: {
+      oneOf: [
+        closed({ keyType: { enum: ['ed25519-private', 'ed25519-public', 'rsa-public'] }, text: str }, ['keyType', 'text']),
+        closed({ keyType: { enum: ['ed25519-private', 'ed25519-public', 'rsa-public'] }, bytesBase64: base64 }, ['keyType', 'bytesBase64']),
+      ],
+    },
+    parseKeyExpected: {
+      oneOf: [closed({ ok: { const: true }, publicKey: base64 }, ['ok', 'publicKey']), closed({ ok: { const: false }, code: nonEmpty }, ['ok', 'code'])],
+    },
+    rfc9421Input: closed({ request: { $ref: '#/$defs/request' }, label: nonEmpty, publicKey: { $ref: '#/$defs/keyRef' } }, ['request', 'label']),
+    rfc9421BaseExpected: closed({ signatureBase: nonEmpty }, ['signatureBase']),
+    rfc9421VerifyExpected: closed({ ok: { type: 'boolean' } }, ['ok']),
+    case: {
+      type: 'object',
+      properties: {
+        id: { $ref: '#/$defs/caseId' },
+        op: { enum: ['digest', 'signature-base', 'sign', 'verify', 'webhook-verify', 'parse-key', 'rfc9421-signature-base', 'rfc9421-verify'] },
+        description: nonEmpty,
+        source: { description: 'The clause checked: "spec: <section>" or "RFC nnnn <clause>".', ...nonEmpty },
+        result: { enum: ['valid', 'invalid', 'acceptable'] },
+        flags: { type: 'array', items: { $ref: '#/$defs/flag' }, uniqueItems: true },
+        comment: nonEmpty,
+        input: { type: 'object' },
+        expected: { type: 'object' },
+      },
+      required: ['id', 'op', 'description', 'source', 'result', 'flags', 'input', 'expected'],
+      additionalProperties: false,
+      allOf: [
+        opCase('digest', 'digestInput', 'digestExpected'),
+        opCase('signature-base', 'signatureBaseInput', 'signatureBaseExpected'),
+        opCase('sign', 'signInput', 'signExpected'),
+        opCase('verify', 'verifyInput', 'verifyExpected'),
+        opCase('webhook-verify', 'webhookVerifyInput', 'webhookVerifyExpected'),
+        opCase('parse-key', 'parseKeyInput', 'parseKeyExpected'),
+        opCase('rfc9421-signature-base', 'rfc9421Input', 'rfc9421BaseExpected'),
+        opCase('rfc9421-verify', 'rfc9421Input', 'rfc9421VerifyExpected'),
+      ],
+    },
+    vectorFile: closed(
+      {
+        $schema: { const: id },
+        schemaVersion: { const: 1 },
+        name: { type: 'string', pattern: '^[a-z0-9-]+(/[a-z0-9-]+)?$' },
+        title: nonEmpty,
+        description: nonEmpty,
+        generatedBy: nonEmpty,
+        keys: { const: 'keys.json' },
+        notes: {
+          type: 'object',
+          propertyNames: { $ref: '#/$defs/flag' },
+          additionalProperties: closed({ description: nonEmpty, effect: nonEmpty }, ['description']),
+        },
+        numberOfCases: { type: 'integer', minimum: 1 },
+        cases: { type: 'array', items: { $ref: '#/$defs/case' }, minItems: 1 },
+      },
+      ['$schema', 'schemaVersion', 'name', 'title', 'description', 'generatedBy', 'keys', 'notes', 'numberOfCases', 'cases'],
+    ),
+    keysFile: closed(
+      {
+        $schema: { const: `${id}#/$defs/keysFile` },
+        schemaVersion: { const: 1 },
+        warning: nonEmpty,
+        testOnly: { const: true },
+        generatedBy: nonEmpty,
+        keys: {
+          type: 'object',
+          additionalProperties: {
+            oneOf: [
+              closed(
+                {
+                  type: { const: 'ed25519' },
+                  testOnly: { const: true },
+                  description: nonEmpty,
+                  public: closed({ 'raw-base64': base64, 'spki-pem': nonEmpty, 'spki-der-base64': base64, 'trimmed-pem': nonEmpty }, ['raw-base64', 'spki-pem', 'spki-der-base64', 'trimmed-pem']),
+                  private: closed({ 'seed-base64': base64, 'pkcs8-pem': nonEmpty, 'pkcs8-der-base64': base64 }, ['seed-base64', 'pkcs8-pem', 'pkcs8-der-base64']),
+                },
+                ['type', 'testOnly', 'description', 'public'],
+              ),
+              closed(
+                {
+                  type: { const: 'rsa' },
+                  testOnly: { const: true },
+                  description: nonEmpty,
+                  public: closed({ 'spki-pem': nonEmpty, 'spki-der-base64': base64, 'trimmed-pem': nonEmpty }, ['spki-pem', 'spki-der-base64', 'trimmed-pem']),
+                  private: closed({ 'pkcs8-pem': nonEmpty }, ['pkcs8-pem']),
+                },
+                ['type', 'testOnly', 'description', 'public'],
+              ),
+            ],
+          },
+        },
+        verifiers: {
+          type: 'object',
+          additionalProperties: {
+            type: 'array',
+            items: closed(
+              {
+                applicationId: nonEmpty,
+                applicationSecret: str,
+                keys: { type: 'array', items: closed({ keyId: nonEmpty, publicKey: { $ref: '#/$defs/keyRef' } }, ['keyId', 'publicKey']) },
+              },
+              ['applicationId', 'applicationSecret', 'keys'],
+            ),
+          },
+        },
+      },
+      ['$schema', 'schemaVersion', 'warning', 'testOnly', 'generatedBy', 'keys', 'verifiers'],
+    ),
+    indexFile: closed(
+      {
+        $schema: { const: `${id}#/$defs/indexFile` },
+        schemaVersion: { const: 1 },
+        description: nonEmpty,
+        generatedBy: nonEmpty,
+        keys: { const: 'keys.json' },
+        files: {
+          type: 'array',
+          items: closed(
+            {
+              path: { type: 'string', pattern: '^[a-z0-9-]+(/[a-z0-9-]+)?\\.json$' },
+              cases: { type: 'integer', minimum: 1 },
+              valid: { type: 'integer', minimum: 0 },
+              invalid: { type: 'integer', minimum: 0 },
+              acceptable: { type: 'integer', minimum: 0 },
+            },
+            ['path', 'cases', 'valid', 'invalid', 'acceptable'],
+          ),
+        },
+        totalCases: { type: 'integer', minimum: 1 },
+      },
+      ['$schema', 'schemaVersion', 'description', 'generatedBy', 'keys', 'files', 'totalCases'],
+    ),
+  },
+} as const;

@@ -1,0 +1,163 @@
+// The implementation under test as a child process speaking NDJSON: one request line in, one answer line out.
+// Every wait is bounded; the child and its process group are killed when the run ends.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/** Longest answer line accepted (bytes); a longer line counts as garbage. */
+export const MAX_LINE_BYTES = 1 << 20;
+/** Kept from the child's stderr for error messages. */
+const STDERR_TAIL_BYTES = 4096;
+
+export type AdapterReply =
+  | { readonly kind: 'answer'; readonly message: Record<string, unknown> }
+  | { readonly kind: 'garbage'; readonly line: string }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'exited'; readonly code: number | null; readonly signal: string | null };
+
+/** A started adapter: `request` sends one line and waits for the next line it prints (or timeout / exit). */
+export class AdapterProcess {
+  private readonly child: ChildProcess;
+  private buffer = '';
+  private readonly lines: string[] = [];
+  private waiter: (() => void) | undefined;
+  private exitInfo: { code: number | null; signal: string | null } | undefined;
+  private stderrTail = '';
+  private spawnError: string | undefined;
+
+  constructor(command: string, options: { readonly cwd?: string; readonly env?: NodeJS.ProcessEnv } = {}) {
+    // A shell runs CMD so that `--exec "python3 adapter.py"` works as typed; its own process group lets us
+    // kill the shell and everything it started in one go.
+    this.child = spawn(command, {
+      shell: true,
+      detached: process.platform !== 'win32',
+      stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+    });
+    this.child.stdout!.setEncoding('utf8');
+    this.child.stdout!.on('data', (chunk: string) => this.onData(chunk));
+    this.child.stderr!.setEncoding('utf8');
+    this.child.stderr!.on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
+    });
+    this.child.stdin!.on('error', () => {
+      /* EPIPE after the child died: reported through the exit event */
+    });
+    this.child.on('error', (error) => {
+      this.spawnError = error.message;
+      this.exitInfo ??= { code: null, signal: null };
+      this.wake();
+    });
+    this.child.on('exit', (code, signal) => {
+      this.exitInfo = { code, signal };
+      this.wake();
+    });
+  }
+
+  /** The last few KB the child wrote to stderr (for error reports). */
+  stderr(): string {
+    return this.spawnError ? `${this.spawnError}\n${this.stderrTail}` : this.stderrTail;
+  }
+
+  get exited(): boolean {
+    return this.exitInfo !== undefined;
+  }
+
+  private wake(): void {
+    const w = this.waiter;
+    this.waiter = undefined;
+    w?.();
+  }
+
+  private onData(chunk: string): void {
+    this.buffer += chunk;
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) >= 0) {
+      this.lines.push(this.buffer.slice(0, nl).replace(/\r$/, ''));
+      this.buffer = this.buffer.slice(nl + 1);
+    }
+    if (this.buffer.length > MAX_LINE_BYTES) {
+      this.lines.push(this.buffer.slice(0, 200));
+      this.buffer = '';
+    }
+    if (this.lines.length > 0) this.wake();
+  }
+
+  /** Discards lines printed before the next request (answers to cases that already timed out). */
+  drain(): string[] {
+    return this.lines.splice(0, this.lines.length);
+  }
+
+  /** Writes one NDJSON line; false when the child is gone. */
+  send(message: unknown): boolean {
+    if (this.exited || !this.child.stdin!.writable) return false;
+    this.child.stdin!.write(`${JSON.stringify(message)}\n`);
+    return true;
+  }
+
+  /** Waits for the next line printed, at most `timeoutMs`. */
+  async nextLine(timeoutMs: number): Promise<AdapterReply> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const line = this.lines.shift();
+      if (line !== undefined) {
+        if (line.trim() === '') continue; // blank lines are tolerated
+        return parseLine(line);
+      }
+      if (this.exitInfo) return { kind: 'exited', ...this.exitInfo };
+      const left = deadline - Date.now();
+      if (left <= 0) return { kind: 'timeout' };
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.waiter = undefined;
+          resolve();
+        }, left);
+        this.waiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Closes stdin (the adapter's signal to finish), waits up to `graceMs`, then kills the process group. */
+  async stop(graceMs = 1000): Promise<void> {
+    if (!this.exited) this.child.stdin!.end();
+    const deadline = Date.now() + graceMs;
+    while (!this.exited && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, deadline - Date.now()));
+        this.waiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.killGroup();
+  }
+
+  /** Kills the child's whole process group (the shell and whatever it started), ignoring "already gone". */
+  killGroup(): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      if (process.platform !== 'win32') process.kill(-pid, 'SIGKILL');
+      else this.child.kill('SIGKILL');
+    } catch {
+      /* already exited */
+    }
+    this.child.stdout!.destroy();
+    this.child.stderr!.destroy();
+  }
+}
+
+function parseLine(line: string): AdapterReply {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      return { kind: 'answer', message: value as Record<string, unknown> };
+    }
+  } catch {
+    /* fall through */
+  }
+  return { kind: 'garbage', line: line.length > 200 ? `${line.slice(0, 200)}…` : line };
+}
