@@ -25,12 +25,17 @@ export class RequestAuthenticator {
     return getFieldValues(request.headers, 'signature').length > 0 || getFieldValues(request.headers, 'signature-input').length > 0;
   }
 
+  /** True when the request carries both Signature and Signature-Input. */
+  static isFullySigned(request: HttpRequest): boolean {
+    return getFieldValues(request.headers, 'signature').length > 0 && getFieldValues(request.headers, 'signature-input').length > 0;
+  }
+
   /**
    * Strict check for a signed request: the application, or a 401 HttpError whose code is the verifier's code.
    * Fault accept-unsigned lets a request without signature fields through on the plain credential check.
    */
   async verifySigned(request: HttpRequest): Promise<Application> {
-    if (this.faults.has('accept-unsigned') && !RequestAuthenticator.isSigned(request)) return this.checkCredentials(request);
+    if (this.faults.has('accept-unsigned') && !RequestAuthenticator.isFullySigned(request)) return this.checkCredentials(request);
     let outcome: SignatureOutcome;
     try {
       outcome = await this.verifySignature(request);

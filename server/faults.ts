@@ -6,7 +6,7 @@
  */
 export const faultCatalogue = [
   // Request signing (create payout; and commit, cancel, refund when a signature is sent or required)
-  { name: 'accept-unsigned', breaks: 'Authentication: signed requests (Signature-Input and Signature required)', description: 'create payout accepts a request that carries no signature headers at all' },
+  { name: 'accept-unsigned', breaks: 'Authentication: signed requests (Signature-Input and Signature required)', description: 'create payout accepts a request missing Signature or Signature-Input (or both) on the plain id/secret check' },
   { name: 'no-replay-check', breaks: 'Authentication step 4 / step 11: nonce not used before', description: 'a nonce already seen is accepted again (nonces are neither checked nor recorded)' },
   { name: 'nonce-race', breaks: 'Limits: nonce unique; concurrent duplicates', description: 'the nonce check and the nonce record are separate steps with a gap between them, so concurrent identical requests are all accepted' },
   { name: 'no-created-window', breaks: 'Authentication step 3: now - created <= 300 s', description: 'a signature older than 300 seconds is accepted' },
@@ -24,6 +24,8 @@ export const faultCatalogue = [
   { name: 'creates-on-rejection', breaks: 'Authentication step 12: reject means no effect', description: 'a signed create-payout request that fails verification is answered 401 but still creates a payout (and its webhook)' },
   // Confirmation of Payee and payout lifecycle
   { name: 'no-cop-hold', breaks: 'Payout transitions: doNotCommitOnCoPMismatch true holds on a CoP mismatch', description: 'doNotCommitOnCoPMismatch is ignored: a mismatching payout goes straight to IN_PROGRESS' },
+  { name: 'hold-without-flag', breaks: 'Payout transitions: doNotCommitOnCoPMismatch omitted or false executes whatever the CoP result', description: 'a mismatching CoP result holds the payout in AWAITING_COMMIT even when doNotCommitOnCoPMismatch is false or omitted' },
+  { name: 'hold-on-not-checked', breaks: 'Payout transitions: NOT_CHECKED and null are executed automatically', description: 'with doNotCommitOnCoPMismatch true a NOT_CHECKED or null copStatus is held in AWAITING_COMMIT' },
   { name: 'hold-on-full-match', breaks: 'Payout transitions: FULL_MATCH, NOT_CHECKED and null are executed automatically', description: 'with doNotCommitOnCoPMismatch true a FULL_MATCH payout is held in AWAITING_COMMIT' },
   { name: 'commit-changes-cop', breaks: 'Payout transitions: commit keeps copStatus', description: 'commit rewrites copStatus to FULL_MATCH' },
   { name: 'cancel-without-reason', breaks: 'Cancel payout: statusReason describes the release of the amount', description: 'a cancelled payout has statusReason null' },
@@ -31,6 +33,7 @@ export const faultCatalogue = [
   { name: 'refund-unsettled', breaks: 'Limits: a refund can be started only when the payment is SETTLED', description: 'a payment in any status can be refunded' },
   { name: 'refund-over-amount', breaks: 'Limits: the sum of refunds cannot exceed the payment amount', description: 'refunds above the remaining payment amount are accepted' },
   { name: 'refund-concurrent', breaks: 'Limits: only one active refund per payment', description: 'a second refund is accepted while an earlier one is still active' },
+  { name: 'refund-partial-rejected', breaks: 'Limits: a refund may be full or partial', description: 'a refund of less than the refundable remainder is refused with 422' },
   { name: 'refund-error-shape', breaks: 'Errors: the error body (statusCode, statusName, errorMessage, traceId, source)', description: 'refund errors answer with a non-spec body {"error": "..."}' },
   { name: 'refund-unsettled-message', breaks: 'Errors: the 422 message names the current payment status', description: 'the 422 for an unsettled payment does not name the payment status' },
   // Webhooks

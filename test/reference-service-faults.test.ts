@@ -57,8 +57,12 @@ const settleMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** For each fault: true when the service shows the broken behaviour. */
 const exhibits: Record<FaultName, (w: World) => Promise<boolean>> = {
-  'accept-unsigned': async ({ s }) =>
-    (await status(s, { method: 'POST', path: P, headers: appHeaders(s, PAYOUT_TYPE), body: JSON.stringify(payoutBody(s)) })) === 201,
+  'accept-unsigned': async ({ s }) => {
+    const none = await status(s, { method: 'POST', path: P, headers: appHeaders(s, PAYOUT_TYPE), body: JSON.stringify(payoutBody(s)) });
+    const req = signed(s, P, payoutBody(s));
+    const noSignature = await status(s, { ...req, headers: req.headers!.filter(([n]) => n !== 'signature') });
+    return none === 201 && noSignature === 201;
+  },
   'no-replay-check': async ({ s }) => {
     const req = signed(s, P, payoutBody(s));
     return (await status(s, req)) === 201 && (await status(s, req)) === 201;
@@ -95,6 +99,10 @@ const exhibits: Record<FaultName, (w: World) => Promise<boolean>> = {
     return rejected === 401 && after > before;
   },
   'no-cop-hold': async ({ s }) => (await create(s, { destination: s.copDestinations.NO_MATCH, doNotCommitOnCoPMismatch: true })).json.status === 'IN_PROGRESS',
+  'hold-without-flag': async ({ s }) => (await create(s, { destination: s.copDestinations.PARTIAL_MATCH })).json.status === 'AWAITING_COMMIT',
+  'hold-on-not-checked': async ({ s }) =>
+    (await create(s, { destination: s.copDestinations.NOT_CHECKED, doNotCommitOnCoPMismatch: true })).json.status === 'AWAITING_COMMIT' &&
+    (await create(s, { destination: s.copDestinations.null, doNotCommitOnCoPMismatch: true })).json.status === 'AWAITING_COMMIT',
   'hold-on-full-match': async ({ s }) => (await create(s, { doNotCommitOnCoPMismatch: true })).json.status === 'AWAITING_COMMIT',
   'commit-changes-cop': async ({ s }) => {
     const res = await send(s.baseUrl, { method: 'POST', path: `${P}/${await held(s)}/commit`, headers: appHeaders(s) });
@@ -110,6 +118,7 @@ const exhibits: Record<FaultName, (w: World) => Promise<boolean>> = {
     const id = await settle(s);
     return (await refundReq(s, { paymentId: id, amount: '1.00' })).status === 201 && (await refundReq(s, { paymentId: id, amount: '1.00' })).status === 201;
   },
+  'refund-partial-rejected': async ({ s }) => (await refundReq(s, { paymentId: await settle(s), amount: '4.00' })).status !== 201,
   'refund-error-shape': async ({ s }) => {
     const res = await refundReq(s, { paymentId: s.seededPayments.unsettled[0]!.paymentId, amount: '1.00' });
     return !validatePayload('error', res.json).valid;

@@ -49,9 +49,12 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
     throw new HttpError(422, 'invalid_amount', 'amount must be a positive decimal with at most two fractional digits');
   }
   const copStatus = confirmPayee(body.destination.holderName, app.cop);
-  const doNotCommit = body.doNotCommitOnCoPMismatch === true && !ctx.faults.has('no-cop-hold');
+  const { faults } = ctx;
+  const doNotCommit = (body.doNotCommitOnCoPMismatch === true && !faults.has('no-cop-hold')) || faults.has('hold-without-flag');
   let status: PayoutStatus = initialPayoutStatus({ copStatus, doNotCommitOnCoPMismatch: doNotCommit });
-  if (doNotCommit && copStatus === 'FULL_MATCH' && ctx.faults.has('hold-on-full-match')) status = 'AWAITING_COMMIT';
+  // Faults that hold what the spec executes automatically.
+  if (doNotCommit && copStatus === 'FULL_MATCH' && faults.has('hold-on-full-match')) status = 'AWAITING_COMMIT';
+  if (doNotCommit && (copStatus === 'NOT_CHECKED' || copStatus === null) && faults.has('hold-on-not-checked')) status = 'AWAITING_COMMIT';
   return {
     payoutId: randomUUID(),
     applicationId: app.applicationId,

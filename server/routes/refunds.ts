@@ -1,7 +1,7 @@
 // POST /api/merchants/{merchantId}/applications/{applicationId}/refunds (spec: Endpoint 4, Limits for refunds).
 import { randomUUID } from 'node:crypto';
 import type { RouteHandler } from '../context.js';
-import { activeRefundStatuses, checkRefund, refundRefusalStatus } from '../../src/rules/index.js';
+import { activeRefundStatuses, checkRefund, isPositive, refundRefusalStatus } from '../../src/rules/index.js';
 import { positiveAmount } from '../amounts.js';
 import { HttpError, type ErrorStatus } from '../error-body.js';
 import { parseJsonBody, requireAcceptable, requireContentType } from '../http-io.js';
@@ -42,6 +42,9 @@ const handleRefund: RouteHandler = async (ctx, request) => {
   }
   const amount = positiveAmount(body.amount);
   if (amount === undefined) throw new HttpError(400, 'AMOUNT_INVALID', 'refund amount must be greater than zero');
+  if (verdict.ok && faults.has('refund-partial-rejected') && isPositive(verdict.remainingAfter)) {
+    throw new HttpError(422, 'REFUND_PARTIAL', 'only a refund of the whole remaining amount is accepted');
+  }
   const refund: Refund = {
     refundId: randomUUID(),
     paymentId: payment.paymentId,
