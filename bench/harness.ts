@@ -1,6 +1,7 @@
 // A tiny bounded timing loop: per round, an untimed prepare, a warm-up, then N iterations or T ms, whichever first.
 // Rounds are interleaved across benchmarks (A B C, A B C, ...) so that a noisy neighbour hits all of them alike;
-// a benchmark's figure is the median of its rounds. Ratios are only meaningful within one run.
+// a benchmark's figure is the median of its rounds, and a ratio is the median of the per-round ratios (the two figures
+// of one round were measured seconds apart, under the same load). Ratios are only meaningful within one run.
 
 /** One timed operation; `iteration` counts from 0 within a round (warm-up included). Throw when the result is wrong. */
 export type Operation = (iteration: number) => unknown;
@@ -45,10 +46,10 @@ export interface HarnessOptions {
 }
 
 export const defaultHarnessOptions: HarnessOptions = Object.freeze({
-  warmupIterations: 200,
-  iterations: 3_000,
-  maxMilliseconds: 1_500,
-  rounds: 3,
+  warmupIterations: 100,
+  iterations: 2_000,
+  maxMilliseconds: 500,
+  rounds: 7,
 });
 
 export interface Measurement {
@@ -144,9 +145,14 @@ export async function runBenchmarks(
   }));
 }
 
-/** numerator ÷ denominator from one run's measurements, or undefined when either is missing. */
+/**
+ * numerator ÷ denominator within one run: the median of the per-round ratios, which cancels load that changes from
+ * round to round; undefined when either benchmark is missing.
+ */
 export function compare(measurements: readonly Measurement[], comparison: Comparison): number | undefined {
-  const top = measurements.find((m) => m.name === comparison.numerator)?.opsPerSec;
-  const bottom = measurements.find((m) => m.name === comparison.denominator)?.opsPerSec;
-  return top === undefined || bottom === undefined || bottom === 0 ? undefined : top / bottom;
+  const top = measurements.find((m) => m.name === comparison.numerator)?.roundOpsPerSec;
+  const bottom = measurements.find((m) => m.name === comparison.denominator)?.roundOpsPerSec;
+  if (top === undefined || bottom === undefined || top.length !== bottom.length || top.length === 0) return undefined;
+  const ratios = top.map((t, round) => t / bottom[round]!).filter((r) => Number.isFinite(r));
+  return ratios.length === 0 ? undefined : median(ratios);
 }

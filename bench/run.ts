@@ -84,18 +84,18 @@ function table(measurements: readonly Measurement[], comparisons: readonly Compa
   lines.push(
     `rounds ${options.rounds} (median shown), per round ${options.warmupIterations} warm-up + at most ${options.iterations} iterations or ${options.maxMilliseconds} ms`,
     '',
-    `${'name'.padEnd(nameWidth)}  ${'ops/s'.padStart(9)}  ${'rounds'.padEnd(26)}  what`,
+    `${'name'.padEnd(nameWidth)}  ${'ops/s'.padStart(9)}  ${'rounds min-max'.padEnd(15)}  what`,
   );
   for (const m of measurements) {
-    const rounds = m.roundOpsPerSec.map(formatOps).join(' ');
-    lines.push(`${m.name.padEnd(nameWidth)}  ${formatOps(m.opsPerSec).padStart(9)}  ${rounds.padEnd(26)}  ${m.title}`);
+    const range = `${formatOps(Math.min(...m.roundOpsPerSec))}-${formatOps(Math.max(...m.roundOpsPerSec))}`;
+    lines.push(`${m.name.padEnd(nameWidth)}  ${formatOps(m.opsPerSec).padStart(9)}  ${range.padEnd(15)}  ${m.title}`);
   }
-  if (comparisons.length > 0) lines.push('');
+  if (comparisons.length > 0) lines.push('', 'ratios (median of the per-round ratios):');
   for (const c of comparisons) {
     const value = compare(measurements, c);
     const shown = value === undefined ? 'n/a' : value.toFixed(2);
     const verdict = c.target === undefined || value === undefined ? '' : value >= c.target ? `  target ≥ ${c.target}: met` : `  target ≥ ${c.target}: MISSED`;
-    lines.push(`${c.label}: ${shown}${verdict}`);
+    lines.push(`  ${c.label}: ${shown}${verdict}`);
   }
   lines.push(
     '',
