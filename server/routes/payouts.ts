@@ -35,7 +35,7 @@ interface PayoutRequestBody {
 /** Checks the body of a create-payout request and builds the payout (not yet stored). Throws HttpError. */
 function buildPayout(ctx: ServiceContext, app: Application, request: RouteRequest): Payout {
   requireContentType(request.http.headers, [PAYOUT_MEDIA_TYPE]);
-  requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE]);
+  requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE, 'application/json']);
   const body = validateRequestBody<PayoutRequestBody>('payout-create-request', parseJsonBody(request.http.body));
   if (body.applicationId !== app.applicationId) {
     throw new HttpError(403, 'application_mismatch', `body applicationId "${body.applicationId}" is not the authenticated application`);
@@ -108,7 +108,7 @@ export const createPayout: RouteHandler = async (ctx, request) => {
 /** The caller's payout and the rule's verdict on moving it: 404 when not theirs, 409 when not AWAITING_COMMIT. */
 async function moveOwnPayout(ctx: ServiceContext, request: RouteRequest, rule: typeof commitRule | typeof cancelRule): Promise<Payout> {
   const app = await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund);
-  requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE]);
+  requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE, 'application/json']);
   if (request.http.body.length > 0) requireContentType(request.http.headers, [PAYOUT_MEDIA_TYPE]);
   const id = request.params.payoutId ?? '';
   const payout = isUuid(id) ? ctx.state.payouts.get(id.toLowerCase()) : undefined;
