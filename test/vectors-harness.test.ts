@@ -197,6 +197,18 @@ describe('vectors run: usage errors exit 2', () => {
     expect(r.err).toMatch(message);
   });
 
+  it('a vector directory whose files break the schema is a usage error naming the file and the pointer', async () => {
+    const bad = mkdtempSync(join(tmpdir(), 'payconform-badvectors-'));
+    writeFileSync(join(bad, 'index.json'), readFileSync(join(root, 'vectors/index.json')));
+    writeFileSync(join(bad, 'keys.json'), readFileSync(join(root, 'vectors/keys.json')));
+    const file = JSON.parse(readFileSync(join(root, 'vectors/content-digest.json'), 'utf8')) as { cases: Array<{ result: string }> };
+    file.cases[0]!.result = 'maybe';
+    writeFileSync(join(bad, 'content-digest.json'), JSON.stringify(file));
+    const r = await run(['vectors', 'run', '--exec', 'true', '--dir', bad]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/content-digest\.json does not match .*\/cases\/0\/result/);
+  });
+
   it('--help prints the protocol summary and exits 0, from the outside', () => {
     const out = execFileSync(process.execPath, ['bin/payconform.js', 'vectors', 'run', '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
     expect(out).toContain('exit codes: 0 all cases passed, 1 any case failed, 2 usage error');

@@ -4,6 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 /** Longest answer line accepted (bytes); a longer line counts as garbage. */
 export const MAX_LINE_BYTES = 1 << 20;
+/** Unread answer lines kept at most (a flood beyond this is dropped, oldest first). */
+const MAX_PENDING_LINES = 1000;
 /** Kept from the child's stderr for error messages. */
 const STDERR_TAIL_BYTES = 4096;
 
@@ -79,6 +81,8 @@ export class AdapterProcess {
       this.lines.push(this.buffer.slice(0, 200));
       this.buffer = '';
     }
+    // An adapter flooding stdout cannot exhaust memory: only the newest lines are kept.
+    if (this.lines.length > MAX_PENDING_LINES) this.lines.splice(0, this.lines.length - MAX_PENDING_LINES);
     if (this.lines.length > 0) this.wake();
   }
 

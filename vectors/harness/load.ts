@@ -2,7 +2,10 @@
 // resolving key references so that an adapter never has to read keys.json itself.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { validateAgainst } from '../../src/schemas/validator.js';
 import type { KeyMaterial, KeyRef, KeysFile, VectorCase, VectorFile } from '../format.js';
+
+const SCHEMA_ID = 'https://payconform.dev/schemas/vectors.schema.json';
 
 export interface VectorIndex {
   readonly schemaVersion: 1;
@@ -21,11 +24,18 @@ export interface VectorSet {
   readonly cases: readonly LoadedCase[];
 }
 
+/** Reads a JSON file and validates it against the vector schema; throws with the file name and the first violations. */
 async function readJson(path: string): Promise<unknown> {
-  return JSON.parse(await readFile(path, 'utf8')) as unknown;
+  const value = JSON.parse(await readFile(path, 'utf8')) as unknown;
+  const result = validateAgainst(SCHEMA_ID, value);
+  if (!result.valid) {
+    const detail = result.errors.slice(0, 3).map((e) => `${e.pointer || '/'} ${e.message}`).join('; ');
+    throw new Error(`${path} does not match ${SCHEMA_ID}: ${detail}`);
+  }
+  return value;
 }
 
-/** Loads every file listed in `dir/index.json`. Throws with the file name when one is missing or not JSON. */
+/** Loads every file listed in `dir/index.json`. Throws with the file name when one is missing, not JSON or not schema-valid. */
 export async function loadVectorSet(dir: string): Promise<VectorSet> {
   const index = (await readJson(join(dir, 'index.json'))) as VectorIndex;
   const keys = (await readJson(join(dir, index.keys))) as KeysFile;
