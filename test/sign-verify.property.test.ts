@@ -225,3 +225,22 @@ describe('property: the canonical fast path of the field parsers equals the gene
     for (const v of ['sig1=::', 'sig1=:aGVsbG8:', 'sig1=:iZ==:', 'sig1=:aGVsbG8=:']) expect(parseSignature(v), v).toEqual(parseSignature(v, { fastPath: false }));
   });
 });
+
+describe('property: the plain-host fast path of parseTargetUri equals WHATWG host parsing', () => {
+  it('for LDH-like hosts', () => {
+    const hostLike = fc.array(fc.stringMatching(/^[a-zA-Z0-9-]{1,8}$/), { minLength: 1, maxLength: 4 }).map((l) => l.join('.'));
+    fc.assert(
+      fc.property(hostLike, (h) => {
+        let whatwg: string | undefined;
+        try {
+          whatwg = new URL(`http://${h}/`).hostname;
+        } catch {
+          whatwg = undefined;
+        }
+        const parsed = parseTargetUri(`https://${h}/p`);
+        expect(parsed.ok ? parsed.value.host : undefined).toBe(whatwg === '' ? undefined : whatwg);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

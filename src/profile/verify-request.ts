@@ -94,7 +94,9 @@ export async function verifyRequest(request: HttpRequest, options: VerifyOptions
 
 async function nonceStoreCall<T>(step: number, call: () => T | Promise<T>): Promise<{ ok: true; value: T } | Failure> {
   try {
-    return { ok: true, value: await call() };
+    const value = call();
+    // A synchronous store (MemoryNonceStore) is not awaited: no extra microtask on the hot path.
+    return { ok: true, value: value instanceof Promise ? await value : value };
   } catch (error) {
     return fail('NONCE_STORE_UNAVAILABLE', step, `nonce store failed: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -22,6 +22,7 @@ export type TargetUriResult =
   | { readonly ok: false; readonly message: string };
 
 const URI_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?$/s;
+const PLAIN_HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const AUTHORITY_RE = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::([0-9]*))?$/;
 
 /** Splits an absolute `http(s)://` URI. Rejects userinfo, non-ASCII authorities, empty hosts and bad ports. */
@@ -38,10 +39,16 @@ export function parseTargetUri(url: string): TargetUriResult {
   const authority = AUTHORITY_RE.exec(rawAuthority);
   if (!authority) return { ok: false, message: `authority "${rawAuthority}" is malformed` };
   let host: string;
-  try {
-    host = new URL(`http://${authority[1]!}/`).hostname;
-  } catch {
-    return { ok: false, message: `host "${authority[1]!}" is malformed` };
+  const rawHost = authority[1]!;
+  if (PLAIN_HOST.test(rawHost) && !rawHost.includes('xn--')) {
+    // Already what WHATWG host parsing returns (lowercase LDH labels, last label not numeric): skip new URL().
+    host = rawHost;
+  } else {
+    try {
+      host = new URL(`http://${rawHost}/`).hostname;
+    } catch {
+      return { ok: false, message: `host "${rawHost}" is malformed` };
+    }
   }
   if (host === '') return { ok: false, message: 'host is empty' };
   let port: number | undefined;
