@@ -93,3 +93,7 @@ export { verifyRequest, type ApplicationRecord, type VerifyOptions, type VerifyR
 
 // Webhook signatures (SHA256withRSA)
 export * from './webhooks/index.js';
+
+// Payload validation (JSON Schemas) and business rules
+export * from './schemas/index.js';
+export * from './rules/index.js';
