@@ -49,6 +49,9 @@ describe('the service profile as data (spec, Authentication)', () => {
       `sig1=("@method" "@path" "@authority" "content-digest" "content-type" "content-length" "x-application-id" "x-application-secret");created=${CREATED};keyid="test-only-client-key-1";alg="ed25519";nonce="${NONCE}"`,
     );
     expect(r.headers.signature).toMatch(/^sig1=:[A-Za-z0-9+/]{86}==:$/);
+    // Pinned bytes (README "bytes on the wire"): the test-only client key, created 2026-01-01T00:00:00Z.
+    expect(r.headers['content-digest']).toBe('sha-512=:9HmWrihI0CmqFujbUoWaRBGPU6hmQm3C1fPslnnymmoHQig2EjuuxrED7DmmDDKNFAp9V197Xc0G4g0DFX/9BQ==:');
+    expect(r.headers.signature).toBe('sig1=:8Xj0QzY7GXL2Xuvz9xz5yr898kmQC9YgdB43wJWyd6HUF3jvB1Ev7rU8uXwaQ94Se6whjJCH82c1dBU9fL5ICg==:');
     expect(lines(r.signatureBase)).toEqual([
       '"@method": POST',
       '"@path": /api/payouts',
