@@ -9,6 +9,8 @@ const commands: Readonly<Record<string, { readonly summary: string; readonly loa
   'sign': { summary: 'sign a request (JSON) with credentials from the environment', load: async () => (await import('./commands/sign.js')).run },
   'verify': { summary: 'verify a signed request (JSON) under the strict profile policy', load: async () => (await import('./commands/verify.js')).run },
   'validate': { summary: 'validate a payload (JSON) against its JSON Schema; prints each violation with its pointer', load: async () => (await import('./commands/validate.js')).run },
+  'audit server': { summary: 'audit a service implementation (default: the embedded reference service); reports json/junit/html', load: async () => (await import('./commands/audit-server.js')).run },
+  'audit client': { summary: 'audit a client: a strict verifying endpoint it calls (--exec "CMD"), findings per rule, signature diagnosis', load: async () => (await import('./commands/audit-client.js')).run },
   'vectors run': { summary: 'run the JSON test vectors against another implementation (--exec "CMD", NDJSON)', load: async () => (await import('./commands/vectors-run.js')).run },
 };
 

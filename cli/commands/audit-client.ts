@@ -1,0 +1,271 @@
+// `payconform audit client`: serves the service's API as a strict verifying endpoint that the client under test
+// calls (optionally running the client with --exec), then reports every rule per request by requirement id.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { CliIo } from '../io.js';
+import { EXIT, UsageError } from '../io.js';
+import { PayconformError } from '../../src/errors.js';
+import { parseEd25519PublicKey } from '../../src/keys/index.js';
+import type { Ed25519PublicKey } from '../../src/ed25519/backend.js';
+import { parseHostPort, loadConfig } from '../../conformance/config.js';
+import { ConformanceSetupError, parseLevelFilter, runChecks, selectChecks, type LevelFilter } from '../../conformance/engine.js';
+import { exitCodeFor } from '../../conformance/exit-code.js';
+import { createRedactor, type Redactor } from '../../conformance/redact.js';
+import { createConsoleReporter } from '../../conformance/reporters/console.js';
+import { parseReportSpecs, writeReports, type ReportSpec } from '../../conformance/reports.js';
+import { loadCatalogue } from '../../conformance/requirements.js';
+import type { RunSummary } from '../../conformance/result.js';
+import { clientChecks, type ClientAuditContext, type ClientExchange } from '../../conformance/checks/client/index.js';
+import type { ClientCredentials } from '../../conformance/client-audit/evaluate-request.js';
+import { serveClientAudit, type ClientAuditServeOptions } from '../../conformance/client-audit/serve-client-audit.js';
+
+const USAGE = `usage: payconform audit client [--listen HOST:PORT] [--config FILE] [--exec "CMD"] [--timeout SECONDS]
+       [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all] [--verbose]
+Serves the service's API as a strict verifying endpoint (default 127.0.0.1, a free port). With --exec, runs CMD
+with PAYCONFORM_BASE_URL, PAYCONFORM_SETTLED_PAYMENT_ID, PAYCONFORM_SETTLED_PAYMENT_AMOUNT,
+PAYCONFORM_UNSETTLED_PAYMENT_ID and PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR added to its environment and ends when it
+exits (killed after --timeout, default 120 s); without --exec, serves until --timeout or Ctrl-C.
+The client's credentials, from the config or the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID,
+PAYCONFORM_MERCHANT_ID (optional: any merchant id is accepted when unset), PAYCONFORM_PUBLIC_KEY (base64 raw or
+PEM), and PAYCONFORM_APPLICATION_SECRET from the environment only.
+Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure (or no request
+arrived), 2 usage or config error.`;
+
+const SECRET_OPTION = /^--?(?:application[-_]?secret|app[-_]?secret|secret|private[-_]?key|key|seed|password)(?:=|$)/i;
+const DEFAULT_EXEC_TIMEOUT_S = 120;
+
+interface Parsed {
+  readonly listen?: { readonly host: string; readonly port: number };
+  readonly configPath?: string;
+  readonly exec?: string;
+  readonly timeoutS?: number;
+  readonly reports: ReportSpec[];
+  readonly only?: string[];
+  readonly level: LevelFilter;
+  readonly verbose: boolean;
+  readonly help: boolean;
+}
+
+function parse(args: readonly string[]): Parsed {
+  const secretArg = args.find((a) => SECRET_OPTION.test(a));
+  if (secretArg !== undefined) throw new UsageError(`refusing ${secretArg.split('=')[0]}: secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET), never from command-line arguments`);
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        listen: { type: 'string' },
+        config: { type: 'string' },
+        exec: { type: 'string' },
+        timeout: { type: 'string' },
+        report: { type: 'string', multiple: true },
+        only: { type: 'string' },
+        level: { type: 'string' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+  let reports: ReportSpec[];
+  let level: LevelFilter;
+  try {
+    reports = parseReportSpecs((values.report as string[] | undefined) ?? []);
+    level = parseLevelFilter((values.level as string | undefined) ?? 'all');
+  } catch (error) {
+    if (error instanceof PayconformError) throw new UsageError(error.message);
+    throw error;
+  }
+  let listen: { host: string; port: number } | undefined;
+  if (typeof values.listen === 'string') {
+    listen = parseHostPort(values.listen);
+    if (listen === undefined) throw new UsageError(`--listen must be HOST:PORT with a port up to 65535 (got "${values.listen}")`);
+  }
+  let timeoutS: number | undefined;
+  if (typeof values.timeout === 'string') {
+    if (!/^[0-9]{1,6}$/.test(values.timeout) || Number(values.timeout) < 1 || Number(values.timeout) > 86_400) throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
+    timeoutS = Number(values.timeout);
+  }
+  if (typeof values.exec === 'string' && values.exec.trim() === '') throw new UsageError('--exec needs a command');
+  const only = typeof values.only === 'string' ? values.only.split(',').map((s) => s.trim()).filter((s) => s !== '') : undefined;
+  if (only !== undefined && only.length === 0) throw new UsageError('--only needs at least one check id');
+  return {
+    ...(listen ? { listen } : {}),
+    ...(typeof values.config === 'string' ? { configPath: values.config } : {}),
+    ...(typeof values.exec === 'string' ? { exec: values.exec } : {}),
+    ...(timeoutS !== undefined ? { timeoutS } : {}),
+    reports,
+    ...(only !== undefined ? { only } : {}),
+    level,
+    verbose: values.verbose === true,
+    help: values.help === true,
+  };
+}
+
+function toolVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** Runs the client checks over what the serving phase recorded. */
+export function auditClientExchanges(context: ClientAuditContext, redactor: Redactor, options: { only?: readonly string[]; level?: LevelFilter; subscribers?: Parameters<typeof runChecks>[0]['subscribers'] } = {}): Promise<RunSummary> {
+  return runChecks({
+    checks: clientChecks,
+    context,
+    role: 'client',
+    target: `client calling ${context.baseUrl}`,
+    toolVersion: toolVersion(),
+    catalogue: loadCatalogue(),
+    redactor,
+    ...(options.only !== undefined ? { only: options.only } : {}),
+    ...(options.level !== undefined ? { level: options.level } : {}),
+    ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
+  });
+}
+
+/** One line per exchange while the client runs. */
+function exchangeLine(e: ClientExchange): string {
+  const r = e.examined.request;
+  const broken = [...new Set(e.examined.outcomes.filter((o) => o.outcome === 'violation').map((o) => o.rule))];
+  const path = r.url.replace(/^[a-z]+:\/\/[^/]*/i, '');
+  return `  #${e.examined.index} ${r.method} ${path.slice(0, 100)} -> ${e.response?.status ?? '?'}${broken.length > 0 ? `  (${broken.length} rule(s) broken: ${broken.join(', ')})` : '  (all rules pass)'}\n`;
+}
+
+/** Splits a stream into lines and passes each through `emit` (a partial last line waits for the next chunk). */
+function lineWriter(emit: (line: string) => void): { write: (text: string) => void; flush: () => void } {
+  let pending = '';
+  return {
+    write(text) {
+      pending += text;
+      let nl = pending.indexOf('\n');
+      while (nl !== -1) {
+        emit(pending.slice(0, nl));
+        pending = pending.slice(nl + 1);
+        nl = pending.indexOf('\n');
+      }
+      if (pending.length > 64 * 1024) {
+        emit(pending);
+        pending = '';
+      }
+    },
+    flush() {
+      if (pending !== '') emit(pending);
+      pending = '';
+    },
+  };
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parse(args);
+  if (parsed.help) {
+    io.stdout(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  try {
+    selectChecks(clientChecks, parsed.only, parsed.level); // an unknown --only id is refused before the client runs
+  } catch (error) {
+    if (error instanceof ConformanceSetupError) throw new UsageError(error.message);
+    throw error;
+  }
+  const loaded = await loadConfig(parsed.configPath, io.env);
+  if (!loaded.ok) {
+    io.stderr(`payconform audit client: ${loaded.message}\n`);
+    return EXIT.usage;
+  }
+  const config = loaded.config;
+  const secret = config.applicationSecret?.reveal();
+  const publicKeyText = io.env['PAYCONFORM_PUBLIC_KEY'];
+  const missing = [
+    ...(config.applicationId === undefined ? ['PAYCONFORM_APPLICATION_ID (or "applicationId" in the config)'] : []),
+    ...(config.keyId === undefined ? ['PAYCONFORM_KEY_ID (or "keyId" in the config)'] : []),
+    ...(secret === undefined ? ['PAYCONFORM_APPLICATION_SECRET'] : []),
+    ...(publicKeyText === undefined || publicKeyText.trim() === '' ? ['PAYCONFORM_PUBLIC_KEY'] : []),
+  ];
+  if (missing.length > 0) {
+    io.stderr(`payconform audit client: the client's credentials are needed to verify what it sends; not set: ${missing.join(', ')}\n`);
+    return EXIT.usage;
+  }
+  const redactor = createRedactor({ applicationSecret: secret, privateKey: io.env['PAYCONFORM_PRIVATE_KEY'] });
+  let publicKey: Ed25519PublicKey;
+  try {
+    publicKey = parseEd25519PublicKey(publicKeyText!.trim());
+  } catch (error) {
+    io.stderr(`payconform audit client: PAYCONFORM_PUBLIC_KEY is not a usable Ed25519 public key (base64 raw or PEM): ${redactor.redactText(error instanceof Error ? error.message : String(error))}\n`);
+    return EXIT.usage;
+  }
+  const credentials: ClientCredentials = {
+    applicationId: config.applicationId!,
+    applicationSecret: secret!,
+    keyId: config.keyId!,
+    publicKey,
+    ...(config.merchantId !== undefined ? { merchantId: config.merchantId } : {}),
+  };
+
+  const toStderr = parsed.reports.some((r) => r.path === '-');
+  const out = toStderr ? io.stderr : io.stdout;
+  const stream = { write: out, isTTY: io.env === process.env && (toStderr ? process.stderr.isTTY : process.stdout.isTTY) === true };
+  const clientOut = lineWriter((line) => io.stderr(`client| ${redactor.maskLiterals(line)}\n`));
+
+  const controller = new AbortController();
+  const onSigint = (): void => controller.abort();
+  process.once('SIGINT', onSigint);
+  let context: ClientAuditContext;
+  const timeoutMs = (parsed.timeoutS ?? DEFAULT_EXEC_TIMEOUT_S) * 1000;
+  try {
+    const serve: ClientAuditServeOptions = {
+      credentials,
+      ...(config.payInAccountSelector !== undefined ? { payInAccountSelector: config.payInAccountSelector } : {}),
+      ...(parsed.listen ? { listen: parsed.listen } : {}),
+      ...(parsed.exec !== undefined
+        ? { exec: { command: parsed.exec, env: io.env, timeoutMs, onOutput: (_s: 'stdout' | 'stderr', text: string) => clientOut.write(text) } }
+        : parsed.timeoutS !== undefined
+          ? { serveMs: timeoutMs }
+          : {}),
+      signal: controller.signal,
+      onListening: (info) => {
+        out(`payconform audit client: verifying endpoint at ${info.baseUrl} (settled payment ${info.settledPayment.paymentId}, amount ${info.settledPayment.amount}; pay-in account "${info.payInAccountSelector}")\n`);
+        if (parsed.exec === undefined) out(parsed.timeoutS !== undefined ? `serving for ${parsed.timeoutS} s\n` : 'serving until Ctrl-C\n');
+      },
+      onExchange: (e) => out(redactor.redactText(exchangeLine(e))),
+    };
+    try {
+      context = await serveClientAudit(serve);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+        io.stderr(`payconform audit client: cannot listen on ${parsed.listen?.host ?? '127.0.0.1'}:${parsed.listen?.port ?? 0} (${code})\n`);
+        return EXIT.usage;
+      }
+      throw error;
+    }
+  } finally {
+    clientOut.flush();
+    process.off('SIGINT', onSigint);
+  }
+  if (context.commandNote !== undefined) out(`${context.commandNote}\n`);
+
+  let summary: RunSummary;
+  try {
+    summary = await auditClientExchanges(context, redactor, {
+      ...(parsed.only !== undefined ? { only: parsed.only } : {}),
+      level: parsed.level,
+      subscribers: [createConsoleReporter({ stream, env: io.env, verbose: parsed.verbose })],
+    });
+  } catch (error) {
+    if (error instanceof ConformanceSetupError) {
+      io.stderr(`payconform audit client: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+  const failures = await writeReports(summary, parsed.reports, { catalogue: loadCatalogue(), stdout: io.stdout });
+  for (const f of failures) io.stderr(`payconform audit client: ${f.message}\n`);
+  if (failures.length > 0) return EXIT.usage;
+  return exitCodeFor(summary);
+}

@@ -1,0 +1,152 @@
+// The client audit's checks: one per rule, each judging every request that arrived by the rule's requirement ids.
+import type { Check, Finding, Level, RecordedRequest, RecordedResponse } from '../../check.js';
+import { CLIENT_RULE_IDS, type ClientRuleId, type ExaminedRequest, type RuleOutcome } from '../../client-audit/evaluate-request.js';
+import { loadCatalogue } from '../../requirements.js';
+
+/** One request the client sent and the answer the audit's endpoint gave it. */
+export interface ClientExchange {
+  readonly examined: ExaminedRequest;
+  readonly response?: RecordedResponse;
+}
+
+export interface ClientAuditContext {
+  /** Where the client was told to call (PAYCONFORM_BASE_URL). */
+  readonly baseUrl: string;
+  readonly exchanges: readonly ClientExchange[];
+  /** What happened to the client command (`--exec`), for the report. */
+  readonly commandNote?: string;
+}
+
+interface RuleMeta {
+  readonly title: string;
+  readonly area: string;
+  readonly requirements: readonly string[];
+}
+
+const SIGNATURE_BASE_REQUIREMENTS = ['SIG-SIGN', 'SIG-BASE-METHOD', 'SIG-BASE-PATH', 'SIG-BASE-AUTHORITY', 'SIG-BASE-CONTENT-TYPE-LENGTH', 'SIG-BASE-LINE-FORMAT', 'SIG-BASE-PARAMS-LINE', 'DIGEST-EXACT-BYTES'];
+
+/** Metadata of each rule's check; a new rule cannot compile without its entry. */
+export const clientRuleMeta = {
+  'client-endpoint': { title: "Calls go to the spec's endpoints, with the configured ids in the refund path", area: 'endpoints', requirements: ['PAYOUT-CREATE-REQUEST', 'COP-COMMIT-REQUEST', 'COP-CANCEL-REQUEST', 'REFUND-CREATE-REQUEST', 'KEY-ENDPOINT', 'RETRIEVAL-ENDPOINTS'] },
+  'client-signature-headers': { title: 'Signature-Input and Signature are sent (payout creation is always signed)', area: 'signing', requirements: ['SIG-PAYOUT-CREATE-SIGNED', 'SIG-HEADERS-BODY', 'SIG-HEADERS-BODYLESS', 'SIG-OTHER-ENDPOINTS-SIGNED'] },
+  'client-signature-syntax': { title: 'Signature-Input and Signature are RFC 8941 Dictionaries; the signature is 64 bytes', area: 'signing', requirements: ['SIG-PROFILE-STRUCTURED-FIELDS', 'SIG-SIGNATURE-HEADER'] },
+  'client-signature-label': { title: 'The signature label is sig1', area: 'signing', requirements: ['SIG-LABEL-SIG1'] },
+  'client-covered-components': { title: 'The eight covered components, in their fixed order', area: 'signing', requirements: ['SIG-BASE-COMPONENTS-ORDER'] },
+  'client-signature-parameter-order': { title: 'Signature parameters created, keyid, alg, nonce in that order, no others', area: 'signing', requirements: ['SIG-PROFILE-PARAM-ORDER', 'SIG-INPUT-HEADER'] },
+  'client-signature-alg': { title: 'alg is "ed25519"', area: 'signing', requirements: ['SIG-PARAM-ALG'] },
+  'client-signature-keyid': { title: 'keyid is the configured key id', area: 'signing', requirements: ['SIG-PARAM-KEYID'] },
+  'client-signature-created': { title: 'created is the current Unix time in seconds (within 300 s of arrival)', area: 'signing', requirements: ['SIG-PARAM-CREATED'] },
+  'client-signature-nonce': { title: 'A nonce of at most 50 characters, never reused in the session', area: 'signing', requirements: ['SIG-PARAM-NONCE', 'LIMIT-NONCE'] },
+  'client-content-digest': { title: 'Content-Digest sha-512 over the exact bytes on POST/PUT/PATCH, absent on GET/DELETE', area: 'digest', requirements: ['SIG-HEADERS-BODY', 'SIG-HEADERS-BODYLESS', 'DIGEST-SHA512', 'DIGEST-EXACT-BYTES'] },
+  'client-content-type': { title: 'Content-Type media type and version per endpoint', area: 'media types', requirements: ['PAYOUT-CREATE-REQUEST', 'COP-COMMIT-REQUEST', 'COP-CANCEL-REQUEST', 'REFUND-CREATE-REQUEST', 'VERSION-PAYOUT-MEDIA-TYPE', 'VERSION-REFUND-MEDIA-TYPE'] },
+  'client-accept': { title: 'Accept where the spec shows it (commit, cancel, refund)', area: 'media types', requirements: ['PAYOUT-CREATE-REQUEST', 'COP-COMMIT-REQUEST', 'COP-CANCEL-REQUEST', 'REFUND-CREATE-REQUEST', 'VERSION-PAYOUT-MEDIA-TYPE', 'VERSION-REFUND-MEDIA-TYPE'] },
+  'client-request-body': { title: 'The request body against its schema (no body on commit and cancel)', area: 'bodies', requirements: ['PAYOUT-REQUEST-BODY', 'REFUND-REQUEST-BODY', 'PAYOUT-CREATE-DETAILS', 'COP-COMMIT-REQUEST', 'COP-CANCEL-REQUEST', 'KEY-ENDPOINT'] },
+  'client-application-headers': { title: 'x-application-id and x-application-secret, as configured', area: 'credentials', requirements: ['APP-ID-REQUIRED', 'APP-SECRET-SENT', 'SIG-BASE-APPLICATION-HEADERS'] },
+  'client-signature-verifies': { title: 'The Ed25519 signature verifies; when not, the diagnosis names the mistake', area: 'signing', requirements: SIGNATURE_BASE_REQUIREMENTS },
+} as const satisfies Record<ClientRuleId, RuleMeta>;
+
+/** At most this many violations per check are itemised; the rest are counted. */
+const MAX_ITEMS = 20;
+
+function recorded(e: ClientExchange): { request: RecordedRequest; response?: RecordedResponse } {
+  const r = e.examined.request;
+  return { request: { method: r.method, url: r.url, headers: r.headers, body: r.body }, ...(e.response ? { response: e.response } : {}) };
+}
+
+function label(e: ClientExchange): string {
+  const r = e.examined.request;
+  const path = r.url.replace(/^[a-z]+:\/\/[^/]*/i, '');
+  return `#${e.examined.index} ${r.method} ${path.length > 80 ? `${path.slice(0, 77)}...` : path}`;
+}
+
+function levelOf(requirement: string | undefined): Level | undefined {
+  return requirement === undefined ? undefined : loadCatalogue().byId.get(requirement)?.level;
+}
+
+function toFinding(e: ClientExchange, o: RuleOutcome, withEvidence: boolean): Finding {
+  const level = levelOf(o.requirement);
+  return {
+    outcome: o.outcome,
+    message: `${label(e)}: ${o.message}`,
+    ...(o.expected !== undefined ? { expected: o.expected } : {}),
+    ...(o.received !== undefined ? { received: o.received } : {}),
+    ...(o.requirement !== undefined ? { requirement: o.requirement } : {}),
+    ...(level !== undefined ? { level } : {}),
+    ...(withEvidence ? { evidence: { ...recorded(e), ...(o.notes !== undefined ? { notes: o.notes } : {}) } } : {}),
+  };
+}
+
+/** Aggregates one rule over every request: each violation itemised, passes summarised, all-n/a as n/a. */
+export function ruleFindings(rule: ClientRuleId, exchanges: readonly ClientExchange[]): Finding[] {
+  if (exchanges.length === 0) return [{ outcome: 'n/a', message: 'no request arrived, nothing to judge' }];
+  const findings: Finding[] = [];
+  const passes: Array<{ e: ClientExchange; o: RuleOutcome }> = [];
+  const notApplicable: Array<{ e: ClientExchange; o: RuleOutcome }> = [];
+  let violations = 0;
+  let observations = 0;
+  for (const e of exchanges) {
+    for (const o of e.examined.outcomes) {
+      if (o.rule !== rule) continue;
+      if (o.outcome === 'violation') {
+        violations += 1;
+        if (violations <= MAX_ITEMS) findings.push(toFinding(e, o, true));
+      } else if (o.outcome === 'observation') {
+        observations += 1;
+        if (observations <= MAX_ITEMS) findings.push(toFinding(e, o, false));
+      } else if (o.outcome === 'pass') passes.push({ e, o });
+      else notApplicable.push({ e, o });
+    }
+  }
+  if (violations > MAX_ITEMS) findings.push({ outcome: 'violation', message: `${violations - MAX_ITEMS} more request(s) break this rule (not itemised)` });
+  if (passes.length > 0) {
+    const first = passes[0]!;
+    findings.push({
+      outcome: 'pass',
+      message: `${passes.length} request(s) pass${passes.length === 1 ? `: ${label(first.e)}: ${first.o.message}` : ` (first: ${label(first.e)}: ${first.o.message})`}`,
+      ...(first.o.requirement !== undefined ? { requirement: first.o.requirement } : {}),
+    });
+  }
+  if (findings.length === 0) {
+    const first = notApplicable[0];
+    findings.push({ outcome: 'n/a', message: first ? `not applicable to any request (${first.o.message})` : 'no request was judged by this rule' });
+  }
+  return findings;
+}
+
+const requestArrived: Check<ClientAuditContext> = {
+  id: 'client-request-arrived',
+  title: 'The client called the service during the audit',
+  area: 'endpoints',
+  requirements: ['APP-PROFILE-REQUEST-ARRIVED'],
+  level: 'MUST',
+  appliesTo: 'client',
+  async run(ctx) {
+    const notes = ctx.commandNote !== undefined ? { evidence: { notes: ctx.commandNote } } : {};
+    if (ctx.exchanges.length === 0) {
+      return [{ outcome: 'violation', message: `no request arrived at ${ctx.baseUrl} while the audit ran`, requirement: 'APP-PROFILE-REQUEST-ARRIVED', expected: 'at least one request', received: 'none', ...notes }];
+    }
+    const endpoints = new Map<string, number>();
+    for (const e of ctx.exchanges) {
+      const name = e.examined.endpoint ?? 'other';
+      endpoints.set(name, (endpoints.get(name) ?? 0) + 1);
+    }
+    const tally = [...endpoints].map(([k, n]) => `${n} ${k}`).join(', ');
+    return [{ outcome: 'pass', message: `${ctx.exchanges.length} request(s) arrived: ${tally}`, requirement: 'APP-PROFILE-REQUEST-ARRIVED', ...notes }];
+  },
+};
+
+function ruleCheck(rule: ClientRuleId): Check<ClientAuditContext> {
+  const meta: RuleMeta = clientRuleMeta[rule];
+  return {
+    id: rule,
+    title: meta.title,
+    area: meta.area,
+    requirements: meta.requirements,
+    level: 'MUST',
+    appliesTo: 'client',
+    run: async (ctx) => ruleFindings(rule, ctx.exchanges),
+  };
+}
+
+/** The client audit's suite, in report order. */
+export const clientChecks: readonly Check<ClientAuditContext>[] = [requestArrived, ...CLIENT_RULE_IDS.map(ruleCheck)];

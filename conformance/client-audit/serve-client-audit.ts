@@ -1,0 +1,176 @@
+// Runs the client audit's serving phase: the reference service in-process (with the client's application and
+// seeded payments), the verifying endpoint in front of it, and the client command (`--exec`) or a serving window.
+import { spawn } from 'node:child_process';
+import { startReferenceService, type RunningReferenceService } from '../../server/index.js';
+import type { ClientAuditContext } from '../checks/client/index.js';
+import type { ClientExchange } from '../checks/client/index.js';
+import { ClientSession, type ClientCredentials, type ClientSessionOptions } from './evaluate-request.js';
+import { matchEndpoint } from './endpoints.js';
+import { startVerifyingEndpoint, type ForwardedRequest } from './verifying-endpoint.js';
+
+export interface ClientCommand {
+  /** Run through the shell (`sh -c`), as typed after `--exec`. */
+  readonly command: string;
+  /** The environment it is given (PAYCONFORM_BASE_URL and the seeded payment are added). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Killed (its whole process group) when it runs longer. */
+  readonly timeoutMs: number;
+  /** Its standard output and error, in chunks. */
+  readonly onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
+}
+
+export interface ClientAuditServeOptions {
+  readonly credentials: ClientCredentials;
+  /** The virtual account selector the client sends (default: generated; alias "main" always works). */
+  readonly payInAccountSelector?: string;
+  /** Default 127.0.0.1, a free port. */
+  readonly listen?: { readonly host: string; readonly port: number };
+  /** With a command: serve until it exits. */
+  readonly exec?: ClientCommand;
+  /** Without a command: serve this long (undefined: until `signal`). */
+  readonly serveMs?: number;
+  readonly signal?: AbortSignal;
+  readonly session?: ClientSessionOptions;
+  /** Called once the endpoint listens, before the command starts. */
+  readonly onListening?: (info: ClientAuditListening) => void;
+  readonly onExchange?: (exchange: ClientExchange) => void;
+}
+
+export interface ClientAuditListening {
+  readonly baseUrl: string;
+  readonly settledPayment: { readonly paymentId: string; readonly amount: string };
+  readonly unsettledPayment?: { readonly paymentId: string; readonly status: string };
+  readonly payInAccountSelector: string;
+}
+
+/** The environment variables a client command receives in addition to the given environment. */
+export function clientCommandEnv(info: ClientAuditListening): Record<string, string> {
+  return {
+    PAYCONFORM_BASE_URL: info.baseUrl,
+    PAYCONFORM_SETTLED_PAYMENT_ID: info.settledPayment.paymentId,
+    PAYCONFORM_SETTLED_PAYMENT_AMOUNT: info.settledPayment.amount,
+    PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR: info.payInAccountSelector,
+    ...(info.unsettledPayment ? { PAYCONFORM_UNSETTLED_PAYMENT_ID: info.unsettledPayment.paymentId } : {}),
+  };
+}
+
+const delay = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/** Runs the command to its end (or its timeout, or the signal); returns a line for the report. Never throws. */
+function runCommand(cmd: ClientCommand, extraEnv: Record<string, string>, signal: AbortSignal | undefined): Promise<string> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(cmd.command, { shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'], env: { ...cmd.env, ...extraEnv } as NodeJS.ProcessEnv });
+    } catch (error) {
+      resolve(`client command could not start: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    let reason: string | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    // The command runs in its own process group so its children stop with it.
+    const stop = (why: string): void => {
+      if (reason !== undefined || child.exitCode !== null || child.pid === undefined) return;
+      reason = why;
+      const kill = (sig: NodeJS.Signals): void => {
+        try {
+          if (process.platform !== 'win32') process.kill(-child.pid!, sig);
+          else child.kill(sig);
+        } catch {
+          /* already gone */
+        }
+      };
+      kill('SIGTERM');
+      killTimer = setTimeout(() => kill('SIGKILL'), 2_000);
+    };
+    const timer = setTimeout(() => stop(`timed out after ${Math.round(cmd.timeoutMs / 1000)} s and was stopped`), cmd.timeoutMs);
+    const onAbort = (): void => stop('was stopped (audit interrupted)');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    child.stdout?.on('data', (b: Buffer) => cmd.onOutput?.('stdout', b.toString('utf8')));
+    child.stderr?.on('data', (b: Buffer) => cmd.onOutput?.('stderr', b.toString('utf8')));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve(`client command failed to run: ${error.message}`);
+    });
+    child.on('close', (code, sig) => {
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      signal?.removeEventListener('abort', onAbort);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      resolve(reason !== undefined ? `client command ${reason}` : `client command exited with ${code !== null ? `code ${code}` : `signal ${sig ?? '?'}`} after ${seconds} s`);
+    });
+  });
+}
+
+/** Serves the audit until the command exits (or the window ends); returns what the checks judge. */
+export async function serveClientAudit(options: ClientAuditServeOptions): Promise<ClientAuditContext> {
+  const { credentials } = options;
+  const merchantForService = credentials.merchantId ?? '00000000-0000-4000-8000-000000000000';
+  const service: RunningReferenceService = await startReferenceService({
+    applications: [
+      {
+        applicationId: credentials.applicationId,
+        applicationSecret: credentials.applicationSecret,
+        keyId: credentials.keyId,
+        publicKey: credentials.publicKey,
+        merchantId: merchantForService,
+        ...(options.payInAccountSelector !== undefined ? { payInAccountSelector: options.payInAccountSelector } : {}),
+      },
+    ],
+  });
+  const session = new ClientSession(credentials, options.session ?? {});
+  // Spec leaves the merchant id to configuration: when none is configured, any merchant id is accepted, so the
+  // refund is forwarded under the service's one (and unsigned, as the rewritten path would break a signature).
+  const rewrite = credentials.merchantId !== undefined
+    ? undefined
+    : (request: ForwardedRequest): ForwardedRequest => {
+        const match = matchEndpoint(request.method, request.target);
+        if (match.endpoint !== 'create-refund' || match.wrongMethod) return request;
+        const target = request.target.replace(/^\/api\/merchants\/[^/?#]+/, `/api/merchants/${merchantForService}`);
+        if (target === request.target) return request;
+        return { ...request, target, headers: request.headers.filter(([n]) => !['signature', 'signature-input'].includes(n.toLowerCase())) };
+      };
+  let endpoint: Awaited<ReturnType<typeof startVerifyingEndpoint>> | undefined;
+  try {
+    endpoint = await startVerifyingEndpoint({
+      host: options.listen?.host ?? '127.0.0.1',
+      port: options.listen?.port ?? 0,
+      session,
+      backendUrl: service.baseUrl,
+      ...(rewrite ? { rewrite } : {}),
+      ...(options.onExchange ? { onExchange: options.onExchange } : {}),
+    });
+    const settled = service.seededPayments.settled[0]!;
+    const unsettled = service.seededPayments.unsettled[0];
+    const info: ClientAuditListening = {
+      baseUrl: endpoint.baseUrl,
+      settledPayment: settled,
+      ...(unsettled ? { unsettledPayment: unsettled } : {}),
+      payInAccountSelector: service.credentials.payInAccountSelector,
+    };
+    options.onListening?.(info);
+    let commandNote: string | undefined;
+    if (options.exec) commandNote = await runCommand(options.exec, clientCommandEnv(info), options.signal);
+    else if (options.serveMs !== undefined) await delay(options.serveMs, options.signal);
+    else if (options.signal) await delay(2 ** 31 - 1, options.signal);
+    await endpoint.close();
+    const refused = endpoint.refused();
+    const notes = [commandNote, refused > 0 ? `${refused} request(s) refused unexamined: body over the size limit` : undefined].filter((n): n is string => n !== undefined);
+    return { baseUrl: endpoint.baseUrl, exchanges: [...endpoint.exchanges()], ...(notes.length > 0 ? { commandNote: notes.join('; ') } : {}) };
+  } finally {
+    await endpoint?.close();
+    await service.close();
+  }
+}

@@ -1,0 +1,171 @@
+// The strict verifying endpoint the client under test calls: it examines every request exactly as it arrived,
+// then forwards it unchanged to the in-process reference service, whose realistic answer it relays.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fieldLinesFromRaw, getFieldValues, type FieldLines, type HttpRequest } from '../../src/http/message.js';
+import type { ClientExchange } from '../checks/client/index.js';
+import type { RecordedResponse } from '../check.js';
+import { sendRequest } from '../http-client.js';
+import type { ClientSession } from './evaluate-request.js';
+
+export interface VerifyingEndpointOptions {
+  readonly host: string;
+  /** 0: a free port. */
+  readonly port: number;
+  readonly session: ClientSession;
+  /** The reference service that answers (e.g. `http://127.0.0.1:40123`). */
+  readonly backendUrl: string;
+  /**
+   * Rewrites a request before it is forwarded (after it was examined), e.g. the refund path's merchantId when any
+   * merchant id is accepted. Returning a different request is the caller's decision; the audit judged the original.
+   */
+  readonly rewrite?: (request: ForwardedRequest, exchange: ClientExchange) => ForwardedRequest;
+  readonly maxBodyBytes?: number;
+  readonly forwardTimeoutMs?: number;
+  readonly now?: () => number;
+  readonly onExchange?: (exchange: ClientExchange) => void;
+}
+
+export interface ForwardedRequest {
+  readonly method: string;
+  /** Origin-form target, e.g. `/api/payouts?x=1`. */
+  readonly target: string;
+  readonly headers: FieldLines;
+  readonly body: Uint8Array;
+}
+
+export interface RunningVerifyingEndpoint {
+  readonly baseUrl: string;
+  exchanges(): readonly ClientExchange[];
+  /** Requests refused unexamined (body over the size limit). */
+  refused(): number;
+  /** Waits (at most `graceMs`) for requests in flight, then closes every connection. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'expect', 'te', 'trailer']);
+const DEFAULT_MAX_BODY = 1024 * 1024;
+
+function errorBody(status: number, statusName: string, message: string): string {
+  return JSON.stringify({ statusCode: status, statusName, errorMessage: message, traceId: '0', source: status >= 500 ? 'SERVICE' : 'MERCHANT' });
+}
+
+function readBody(req: http.IncomingMessage, max: number): Promise<Uint8Array | 'too-large'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (v: Uint8Array | 'too-large'): void => {
+      if (!done) {
+        done = true;
+        resolve(v);
+      }
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        chunks.length = 0;
+        finish('too-large');
+        req.resume();
+        return;
+      }
+      if (!done) chunks.push(chunk);
+    });
+    req.on('end', () => finish(new Uint8Array(Buffer.concat(chunks))));
+    req.on('error', () => finish(new Uint8Array(Buffer.concat(chunks))));
+    req.on('aborted', () => finish(new Uint8Array(Buffer.concat(chunks))));
+  });
+}
+
+export async function startVerifyingEndpoint(options: VerifyingEndpointOptions): Promise<RunningVerifyingEndpoint> {
+  const exchanges: ClientExchange[] = [];
+  const inFlight = new Set<Promise<void>>();
+  let refused = 0;
+  const now = options.now ?? Date.now;
+  const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+
+  const reply = (res: http.ServerResponse, status: number, contentType: string, body: Uint8Array | string, extra: FieldLines = []): void => {
+    if (res.headersSent || res.destroyed) return;
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
+    const headers: string[] = [];
+    for (const [n, v] of extra) if (!HOP_BY_HOP.has(n.toLowerCase()) && !['content-length', 'content-type', 'transfer-encoding', 'date'].includes(n.toLowerCase())) headers.push(n, v);
+    headers.push('content-type', contentType, 'content-length', String(bytes.length));
+    res.writeHead(status, headers);
+    res.end(bytes);
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const body = await readBody(req, max);
+    if (body === 'too-large') {
+      refused += 1;
+      res.setHeader('connection', 'close');
+      reply(res, 413, 'application/json', errorBody(413, 'PAYLOAD_TOO_LARGE', `request body exceeds ${max} bytes; not examined`));
+      return;
+    }
+    const headers = fieldLinesFromRaw(req.rawHeaders);
+    const target = req.url ?? '/';
+    const host = getFieldValues(headers, 'host')[0] ?? '';
+    const request: HttpRequest = { method: req.method ?? '', url: target.startsWith('/') ? `http://${host}${target}` : target, headers, body };
+    const examined = options.session.examine(request, now());
+    const exchange: { examined: typeof examined; response?: RecordedResponse } = { examined };
+    exchanges.push(exchange);
+
+    let forward: ForwardedRequest = {
+      method: request.method,
+      target: target.startsWith('/') ? target : target.replace(/^[a-z]+:\/\/[^/]*/i, '') || '/',
+      headers: headers.filter(([n]) => !HOP_BY_HOP.has(n.toLowerCase())),
+      body,
+    };
+    if (options.rewrite) forward = options.rewrite(forward, exchange);
+    const sent = await sendRequest({ method: forward.method, url: `${options.backendUrl}${forward.target}`, headers: forward.headers, body: forward.body }, { timeoutMs: options.forwardTimeoutMs ?? 10_000 });
+    if (sent.response && !sent.error) {
+      const r = sent.response;
+      exchange.response = r;
+      reply(res, r.status, getFieldValues(r.headers, 'content-type')[0] ?? 'application/octet-stream', r.body, r.headers);
+    } else {
+      const text = errorBody(502, 'BAD_GATEWAY', `the audit's reference service did not answer: ${sent.error?.message ?? 'no response'}`);
+      exchange.response = { status: 502, headers: [['content-type', 'application/json']], body: Buffer.from(text), bodyText: text };
+      reply(res, 502, 'application/json', text);
+    }
+    options.onExchange?.(exchange);
+  };
+
+  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 2_000 }, (req, res) => {
+    const task = handle(req, res)
+      .catch((error: unknown) => reply(res, 500, 'application/json', errorBody(500, 'INTERNAL_SERVER_ERROR', `audit endpoint error: ${error instanceof Error ? error.message : String(error)}`)))
+      .finally(() => inFlight.delete(task));
+    inFlight.add(task);
+  });
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: `http://${urlHost}:${address.port}`,
+    exchanges: () => exchanges,
+    refused: () => refused,
+    close: (graceMs = 5_000) => {
+      closing ??= (async () => {
+        server.close();
+        server.closeIdleConnections();
+        if (inFlight.size > 0) {
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([Promise.allSettled([...inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+          clearTimeout(timer);
+        }
+        server.closeAllConnections();
+      })();
+      return closing;
+    },
+  };
+}
