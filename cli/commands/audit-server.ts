@@ -1,0 +1,370 @@
+// `payconform audit server`: audits a service implementation against the spec. Without a target it starts the
+// reference service in-process on loopback (short timers, webhooks to the runner's own listener) and audits that.
+import { generateKeyPair } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { CliIo } from '../io.js';
+import { EXIT, UsageError } from '../io.js';
+import { PayconformError } from '../../src/errors.js';
+import { validatePayload } from '../../src/schemas/index.js';
+import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../../src/keys/index.js';
+import { availableFields, loadConfig, type ConformanceConfig } from '../../conformance/config.js';
+import { ConformanceSetupError, parseLevelFilter, runChecks, type LevelFilter } from '../../conformance/engine.js';
+import { exitCodeFor } from '../../conformance/exit-code.js';
+import { isLoopbackTarget, sendRequest } from '../../conformance/http-client.js';
+import { createRedactor, type Redactor } from '../../conformance/redact.js';
+import { createConsoleReporter } from '../../conformance/reporters/console.js';
+import { parseReportSpecs, writeReports, type ReportSpec } from '../../conformance/reports.js';
+import { loadCatalogue } from '../../conformance/requirements.js';
+import type { RunSummary } from '../../conformance/result.js';
+import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
+import { serverChecks, type AuditCredentials, type ServerAuditContext } from '../../conformance/checks/server/index.js';
+import { startReferenceService, type FaultName, type ReferenceServiceOptions, type RunningReferenceService } from '../../server/index.js';
+
+const USAGE = `usage: payconform audit server [--target URL] [--config FILE] [--report FORMAT:PATH ...] [--only ID,...]
+       [--level must|should|all] [--allow-live] [--timeout-ms N] [--verbose]
+Without --target (or a target in the config or PAYCONFORM_TARGET) the embedded reference service is audited.
+Secrets only from the environment: PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY (base64 seed or PEM).
+Also from the environment or the config: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_MERCHANT_ID, PAYCONFORM_TARGET.
+Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure, 2 usage or config error, 3 target unreachable.`;
+
+/** Options that would put a secret on the command line: refused, whatever their value. */
+const SECRET_OPTION = /^--?(?:application[-_]?secret|app[-_]?secret|secret|private[-_]?key|key|seed|password)(?:=|$)/i;
+
+/** Checks running at once (independent checks; the refund checks share a group and run one after another). */
+export const AUDIT_CONCURRENCY = 16;
+
+/** Timers of the embedded reference service: short, so lifecycles and redeliveries happen within the audit. */
+export const EMBEDDED_TIMERS = { lifecycleDelayMs: 250, retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2_000 } } as const;
+
+/** A target ready to audit: the check context, what the engine needs to know, and how to stop what was started. */
+export interface AuditTarget {
+  readonly context: ServerAuditContext;
+  /** As shown in reports. */
+  readonly label: string;
+  readonly isAvailable: (need: string) => boolean;
+  readonly checkTimeoutMs: number;
+  readonly close: () => Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Reference-service faults (tests: prove each check can fail). */
+  readonly faults?: readonly FaultName[];
+  /** RSA webhook signing key (PEM); default generated at start. */
+  readonly webhookSigningKey?: string;
+  readonly requestTimeoutMs?: number;
+}
+
+function generateRsaPem(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    generateKeyPair('rsa', { modulusLength: 2048, privateKeyEncoding: { format: 'pem', type: 'pkcs8' }, publicKeyEncoding: { format: 'pem', type: 'spki' } }, (error, _publicKey, privateKey) => (error ? reject(error) : resolve(privateKey)));
+  });
+}
+
+/** Starts the runner's listener and the reference service wired to it, and the context to audit it with. */
+export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promise<AuditTarget & { readonly service: RunningReferenceService; readonly listener: WebhookListener }> {
+  // The RSA key pair is generated on the thread pool while this thread compiles the schemas (both one-time costs).
+  const keyPem = options.webhookSigningKey ?? generateRsaPem();
+  validatePayload('payout', {});
+  const listener = await startWebhookListener();
+  let service: RunningReferenceService;
+  try {
+    const serviceOptions: ReferenceServiceOptions = {
+      faults: options.faults ?? [],
+      webhookUrls: { payment: listener.urlFor('payment'), payout: listener.urlFor('payout'), refund: listener.urlFor('refund') },
+      lifecycleDelayMs: EMBEDDED_TIMERS.lifecycleDelayMs,
+      retry: EMBEDDED_TIMERS.retry,
+      webhookSigningKey: await keyPem,
+    };
+    service = await startReferenceService(serviceOptions);
+  } catch (error) {
+    await listener.close();
+    throw error;
+  }
+  const c = service.credentials;
+  if (c.privateKey === undefined) throw new TypeError('the embedded service did not hand back its development private key');
+  const redactor = createRedactor({ applicationSecret: c.applicationSecret, privateKey: exportEd25519SeedBase64(c.privateKey) });
+  const context: ServerAuditContext = {
+    baseUrl: service.baseUrl,
+    credentials: { applicationId: c.applicationId, applicationSecret: c.applicationSecret, keyId: c.keyId, privateKey: c.privateKey },
+    applicationId: c.applicationId,
+    applicationSecret: c.applicationSecret,
+    merchantId: c.merchantId,
+    payInAccountSelector: c.payInAccountSelector,
+    copDestinations: service.copDestinations,
+    payments: service.seededPayments,
+    webhooks: listener,
+    requestTimeoutMs: options.requestTimeoutMs ?? 5_000,
+    webhookWaitMs: 2_000,
+    quietWaitMs: 300,
+    knownTimings: { lifecycleWithinMs: 2_000, redeliveryWithinMs: 2_000 },
+    redactor,
+  };
+  return {
+    context,
+    service,
+    listener,
+    label: `${service.baseUrl} (embedded reference service)`,
+    isAvailable: () => true,
+    checkTimeoutMs: 15_000,
+    close: async () => {
+      await service.close();
+      await listener.close();
+    },
+  };
+}
+
+/** The context for a target given by URL: credentials from the environment, test data from the config. */
+export async function prepareExternalTarget(target: string, config: ConformanceConfig, requestTimeoutMs: number): Promise<AuditTarget> {
+  const secret = config.applicationSecret?.reveal();
+  const keyText = config.privateKey?.reveal();
+  const redactor = createRedactor({ applicationSecret: secret, privateKey: keyText });
+  let credentials: AuditCredentials | undefined;
+  if (keyText !== undefined) {
+    let privateKey;
+    try {
+      privateKey = parseEd25519PrivateKey(keyText.trim());
+    } catch (error) {
+      throw new UsageError(`PAYCONFORM_PRIVATE_KEY is not a usable Ed25519 key (base64 seed or PEM): ${redactor.redactText(error instanceof Error ? error.message : String(error))}`);
+    }
+    if (config.applicationId !== undefined && config.keyId !== undefined && secret !== undefined) {
+      credentials = { applicationId: config.applicationId, applicationSecret: secret, keyId: config.keyId, privateKey };
+    }
+  }
+  let listener: WebhookListener | undefined;
+  if (config.webhookListen !== undefined) {
+    try {
+      listener = await startWebhookListener({ host: config.webhookListen.host, port: config.webhookListen.port });
+    } catch (error) {
+      throw new UsageError(`cannot listen for webhooks on ${config.webhookListen.host}:${config.webhookListen.port}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+  }
+  const fields = availableFields(config);
+  const webhookWaitMs = requestTimeoutMs;
+  const context: ServerAuditContext = {
+    baseUrl: target.replace(/\/+$/, ''),
+    ...(credentials ? { credentials } : {}),
+    ...(config.applicationId !== undefined ? { applicationId: config.applicationId } : {}),
+    ...(secret !== undefined ? { applicationSecret: secret } : {}),
+    ...(config.merchantId !== undefined ? { merchantId: config.merchantId } : {}),
+    ...(config.payInAccountSelector !== undefined ? { payInAccountSelector: config.payInAccountSelector } : {}),
+    copDestinations: config.copDestinations,
+    payments: config.payments,
+    ...(listener ? { webhooks: listener } : {}),
+    requestTimeoutMs,
+    webhookWaitMs,
+    quietWaitMs: Math.min(3_000, requestTimeoutMs),
+    redactor,
+  };
+  return {
+    context,
+    label: target,
+    isAvailable: (need) => (need === 'webhookListen' ? listener !== undefined : need === 'privateKey' ? credentials !== undefined : fields.has(need)),
+    checkTimeoutMs: 3 * requestTimeoutMs + 2 * webhookWaitMs + 5_000,
+    close: async () => {
+      await listener?.close();
+    },
+  };
+}
+
+/** GET the public-key endpoint with a short timeout: any HTTP answer means reachable. */
+async function probe(target: string, timeoutMs: number): Promise<string | undefined> {
+  const ex = await sendRequest({ method: 'GET', url: `${target.replace(/\/+$/, '')}/.well-known/signature/pem`, headers: [['accept', '*/*']] }, { timeoutMs });
+  return ex.response === undefined ? `${ex.error?.code ?? 'NETWORK_ERROR'}: ${ex.error?.message ?? 'no response'}` : undefined;
+}
+
+function toolVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function positiveInteger(text: string | undefined, flag: string, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1 || Number(text) > max) throw new UsageError(`${flag} must be an integer from 1 to ${max}`);
+  return Number(text);
+}
+
+function checkTargetUrl(target: string): string {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new UsageError(`--target "${target}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--target must be an http or https URL (got "${url.protocol}")`);
+  if (url.username !== '' || url.password !== '') throw new UsageError('--target must not carry credentials in the URL; use PAYCONFORM_APPLICATION_SECRET');
+  if (url.search !== '' || url.hash !== '') throw new UsageError('--target is a base URL: no query or fragment');
+  return target;
+}
+
+interface Parsed {
+  readonly target?: string;
+  readonly configPath?: string;
+  readonly reports: ReportSpec[];
+  readonly only?: string[];
+  readonly level: LevelFilter;
+  readonly allowLive: boolean;
+  readonly timeoutMs?: number;
+  readonly verbose: boolean;
+  readonly help: boolean;
+}
+
+function parse(args: readonly string[]): Parsed {
+  const secretArg = args.find((a) => SECRET_OPTION.test(a));
+  if (secretArg !== undefined) {
+    throw new UsageError(`refusing ${secretArg.split('=')[0]}: secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from command-line arguments, which other users of this machine and shell histories can see`);
+  }
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        target: { type: 'string' },
+        config: { type: 'string' },
+        report: { type: 'string', multiple: true },
+        only: { type: 'string' },
+        level: { type: 'string' },
+        'allow-live': { type: 'boolean' },
+        'timeout-ms': { type: 'string' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+  let reports: ReportSpec[];
+  let level: LevelFilter;
+  try {
+    reports = parseReportSpecs((values.report as string[] | undefined) ?? []);
+    level = parseLevelFilter((values.level as string | undefined) ?? 'all');
+  } catch (error) {
+    if (error instanceof PayconformError) throw new UsageError(error.message);
+    throw error;
+  }
+  const only = typeof values.only === 'string' ? values.only.split(',').map((s) => s.trim()).filter((s) => s !== '') : undefined;
+  if (only !== undefined && only.length === 0) throw new UsageError('--only needs at least one check id');
+  const timeoutMs = positiveInteger(values['timeout-ms'] as string | undefined, '--timeout-ms', 600_000);
+  return {
+    ...(typeof values.target === 'string' ? { target: checkTargetUrl(values.target) } : {}),
+    ...(typeof values.config === 'string' ? { configPath: values.config } : {}),
+    reports,
+    ...(only !== undefined ? { only } : {}),
+    level,
+    allowLive: values['allow-live'] === true,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    verbose: values.verbose === true,
+    help: values.help === true,
+  };
+}
+
+export interface AuditRunOptions {
+  readonly only?: readonly string[];
+  readonly level?: LevelFilter;
+  readonly refuseMutating?: string;
+  readonly subscribers?: Parameters<typeof runChecks>[0]['subscribers'];
+  readonly signal?: AbortSignal;
+}
+
+/** Runs the server checks against a prepared target (the engine validates the suite, grades and redacts). */
+export function auditTarget(target: AuditTarget, options: AuditRunOptions = {}): Promise<RunSummary> {
+  // The engine adds one abort listener per running check to the run's signal.
+  if (options.signal !== undefined) setMaxListeners(4 * AUDIT_CONCURRENCY, options.signal);
+  return runChecks({
+    checks: serverChecks,
+    context: target.context,
+    role: 'server',
+    target: target.label,
+    toolVersion: toolVersion(),
+    catalogue: loadCatalogue(),
+    concurrency: AUDIT_CONCURRENCY,
+    checkTimeoutMs: target.checkTimeoutMs,
+    redactor: target.context.redactor,
+    isAvailable: target.isAvailable,
+    ...(options.only !== undefined ? { only: options.only } : {}),
+    ...(options.level !== undefined ? { level: options.level } : {}),
+    ...(options.refuseMutating !== undefined ? { refuseMutating: options.refuseMutating } : {}),
+    ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+  });
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parse(args);
+  if (parsed.help) {
+    io.stdout(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  const loaded = await loadConfig(parsed.configPath, io.env);
+  if (!loaded.ok) {
+    io.stderr(`payconform audit server: ${loaded.message}\n`);
+    return EXIT.usage;
+  }
+  const config = loaded.config;
+  const targetUrl = parsed.target ?? config.target;
+  // Progress and summary go to stdout, unless a report is written there.
+  const toStderr = parsed.reports.some((r) => r.path === '-');
+  const out = toStderr ? io.stderr : io.stdout;
+  const stream = { write: out, isTTY: io.env === process.env && (toStderr ? process.stderr.isTTY : process.stdout.isTTY) === true };
+
+  let target: AuditTarget;
+  let refuseMutating: string | undefined;
+  if (targetUrl === undefined) {
+    target = await startEmbeddedTarget(parsed.timeoutMs !== undefined ? { requestTimeoutMs: parsed.timeoutMs } : {});
+    out('no target given: auditing the embedded reference service (credentials generated for this run only)\n');
+  } else {
+    const timeoutMs = parsed.timeoutMs ?? config.timeoutMs;
+    const unreachable = await probe(targetUrl, Math.min(timeoutMs, 5_000));
+    if (unreachable !== undefined) {
+      io.stderr(`payconform audit server: target ${targetUrl} is unreachable (${unreachable})\n`);
+      return EXIT.unreachable;
+    }
+    target = await prepareExternalTarget(targetUrl, config, timeoutMs);
+    if (!isLoopbackTarget(targetUrl) && !parsed.allowLive) {
+      refuseMutating = `not sent: ${new URL(targetUrl).host} is not a loopback address and payouts and refunds move real money; pass --allow-live to run mutating checks against a sandbox you own`;
+      out(`note: mutating checks are skipped (${refuseMutating})\n`);
+    } else if (!isLoopbackTarget(targetUrl)) {
+      out(`warning: --allow-live given: mutating checks will create payouts and refunds on ${new URL(targetUrl).host}\n`);
+    }
+    if (target.context.webhooks === undefined) out('note: no "webhookListen" in the config: webhook checks are skipped\n');
+  }
+
+  const controller = new AbortController();
+  const onSigint = (): void => controller.abort();
+  process.once('SIGINT', onSigint);
+  let summary: RunSummary;
+  try {
+    summary = await auditTarget(target, {
+      ...(parsed.only !== undefined ? { only: parsed.only } : {}),
+      level: parsed.level,
+      ...(refuseMutating !== undefined ? { refuseMutating } : {}),
+      subscribers: [createConsoleReporter({ stream, env: io.env, verbose: parsed.verbose })],
+      signal: controller.signal,
+    });
+  } catch (error) {
+    if (error instanceof ConformanceSetupError) {
+      io.stderr(`payconform audit server: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', onSigint);
+    await target.close();
+  }
+
+  const failures = await writeReports(summary, parsed.reports, { catalogue: loadCatalogue(), stdout: io.stdout });
+  for (const f of failures) io.stderr(`payconform audit server: ${f.message}\n`);
+  if (failures.length > 0) return EXIT.usage;
+  return exitCodeFor(summary);
+}
+
+/** For tests and scripts: the redactor of a target (masks its secrets in any text). */
+export function redactorOf(target: AuditTarget): Redactor {
+  return target.context.redactor;
+}

@@ -1,0 +1,67 @@
+// What every server-audit check receives: the target, the credentials to sign with, the test data of the config, the
+// runner's webhook listener and the waits; and `serverCheck`, which keeps each check's id as a literal type.
+import type { Ed25519PrivateKey } from '../../../src/ed25519/backend.js';
+import type { Check } from '../../check.js';
+import type { CopStatusKey, PayoutDestinationConfig } from '../../config.js';
+import type { Redactor } from '../../redact.js';
+import type { WebhookListener } from '../../webhook-listener.js';
+
+/** The credentials a signed request needs (secret and private key revealed only inside the runner). */
+export interface AuditCredentials {
+  readonly applicationId: string;
+  readonly applicationSecret: string;
+  readonly keyId: string;
+  readonly privateKey: Ed25519PrivateKey;
+}
+
+/** Timings the runner knows only for a target it configured itself (the embedded reference service). */
+export interface KnownTimings {
+  /** Every automatic lifecycle step (IN_PROGRESS → PROCESSED...) happens within this. */
+  readonly lifecycleWithinMs: number;
+  /** A webhook answered non-200 is redelivered within this. */
+  readonly redeliveryWithinMs: number;
+}
+
+export interface ServerAuditContext {
+  /** The target's base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  /** Absent when the environment lacks the secret or the private key (checks that need them are skipped). */
+  readonly credentials?: AuditCredentials;
+  /** For unsigned calls (refunds, commit, cancel) when no private key is given. */
+  readonly applicationId?: string;
+  readonly applicationSecret?: string;
+  readonly merchantId?: string;
+  readonly payInAccountSelector?: string;
+  readonly copDestinations: Readonly<Partial<Record<CopStatusKey, PayoutDestinationConfig>>>;
+  readonly payments: {
+    readonly settled: ReadonlyArray<{ readonly paymentId: string; readonly amount: string }>;
+    readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: string }>;
+  };
+  /** The runner's receiver; absent when the config has no `webhookListen` (webhook checks are skipped). */
+  readonly webhooks?: WebhookListener;
+  /** Time allowed for one HTTP exchange. */
+  readonly requestTimeoutMs: number;
+  /** How long to wait for a webhook that must come. */
+  readonly webhookWaitMs: number;
+  /** How long to wait before concluding that no webhook follows a rejected request. */
+  readonly quietWaitMs: number;
+  /** Set only when the runner configured the target's timers (embedded service); otherwise timing is "not shown". */
+  readonly knownTimings?: KnownTimings;
+  /** Masks secrets in reproduce commands (the engine masks everything else). */
+  readonly redactor: Redactor;
+}
+
+export type ServerCheck = Check<ServerAuditContext>;
+
+/** Declares a server check; the literal id type lets `ServerCheckId` list every id (for tables keyed by check id). */
+export function serverCheck<const Id extends string>(check: Omit<ServerCheck, 'id' | 'appliesTo'> & { readonly id: Id }): ServerCheck & { readonly id: Id } {
+  return { ...check, appliesTo: 'server' };
+}
+
+/** The config fields a check can need, as `availableFields` names them (plus `webhookListen` for the listener). */
+export const NEED = {
+  signing: ['applicationId', 'keyId', 'applicationSecret', 'privateKey', 'payInAccountSelector', 'copDestinations.FULL_MATCH'],
+  app: ['applicationId', 'applicationSecret'],
+  refunds: ['applicationId', 'applicationSecret', 'merchantId'],
+  webhooks: ['webhookListen'],
+} as const;

@@ -1,0 +1,27 @@
+// The server audit's checks: ONE ordered array (run order, report order). Ids are public API: never rename them.
+import { commitCancelChecks } from './commit-cancel.js';
+import { copChecks } from './cop-flows.js';
+import { publicKeyChecks } from './public-key.js';
+import { refundChecks } from './refunds.js';
+import { replayChecks } from './replay-and-concurrency.js';
+import { responseDetailChecks } from './response-details.js';
+import { signingFaultChecks } from './signing-faults.js';
+import { webhookChecks } from './webhooks.js';
+
+export const serverChecks = [
+  ...publicKeyChecks,
+  ...responseDetailChecks,
+  ...signingFaultChecks,
+  ...replayChecks,
+  ...copChecks,
+  ...commitCancelChecks,
+  ...refundChecks,
+  ...webhookChecks,
+] as const;
+
+/** Every server check id, as a type: tables keyed by it (`satisfies Record<ServerCheckId, …>`) must list each check. */
+export type ServerCheckId = (typeof serverChecks)[number]['id'];
+
+export { CONCURRENT_COPIES } from './replay-and-concurrency.js';
+export { NEED, serverCheck, type AuditCredentials, type KnownTimings, type ServerAuditContext, type ServerCheck } from './context.js';
+export { signBroken, signCorrectly, withoutHeaders, type Breakage } from './forge.js';

@@ -1,0 +1,195 @@
+// Refunds (spec: Endpoint 4, Limits, Errors): an unsettled payment gives 422 UNPROCESSABLE_ENTITY with the error
+// body naming its status; more than the payment amount is rejected; a second refund while one is active is
+// rejected; a partial refund is accepted as a schema-valid Refund resource in IN_PROGRESS.
+import { addDecimals, compareDecimals, formatDecimal, toDecimal } from '../../../src/rules/money.js';
+import type { CheckRunEnv, Finding } from '../../check.js';
+import { observation, pass, skip, violation } from '../../check.js';
+import type { RecordedExchange } from '../../http-client.js';
+import { NEED, serverCheck, type ServerAuditContext } from './context.js';
+import { judgeRejection } from './rejection.js';
+import { describeOutcome, evidenceOf, isSuccess, jsonObject, refundRequest, sendAppCall } from './requests.js';
+import { judgeResource, schemaProblems } from './resources.js';
+import { member, waitForMentions } from './webhook-match.js';
+
+/** Each refund-creating check uses its own settled payment (slot modulo the configured count), so limits do not mix. */
+export const REFUND_SLOTS = { partial: 0, secondWhileActive: 1, overAmount: 2, webhooks: 3, timestamps: 4 } as const;
+
+/** The smallest partial refund. */
+export const PARTIAL_REFUND_AMOUNT = '0.01';
+
+export function settledPayment(ctx: ServerAuditContext, slot: number): { paymentId: string; amount: string } | undefined {
+  const all = ctx.payments.settled;
+  return all.length === 0 ? undefined : all[slot % all.length];
+}
+
+/** True when a partial refund of 0.01 leaves something of the payment. */
+function allowsPartial(amount: string): boolean {
+  return compareDecimals(toDecimal(amount), toDecimal(PARTIAL_REFUND_AMOUNT)) > 0;
+}
+
+/** Sends a refund (unsigned first; signed again after a 401) and records a signed retry as an observation. */
+export async function sendRefund(ctx: ServerAuditContext, env: CheckRunEnv, paymentId: string, amount: string): Promise<{ ex: RecordedExchange; notes: Finding[] }> {
+  const { ex, unsignedAttempt } = await sendAppCall(ctx, env, refundRequest(ctx, paymentId, amount));
+  const notes = unsignedAttempt
+    ? [observation('refund without a signature was answered 401; sent again signed (whether refunds require a signature is not shown)', { requirement: 'SIG-OTHER-ENDPOINTS-SIGNED', evidence: evidenceOf(ctx, unsignedAttempt) })]
+    : [];
+  return { ex, notes };
+}
+
+/** Creates a partial refund on the slot's payment and judges the Refund resource. */
+export async function createPartialRefund(ctx: ServerAuditContext, env: CheckRunEnv, slot: number): Promise<{ findings: Finding[]; refund?: Record<string, unknown>; ex?: RecordedExchange; paymentId?: string }> {
+  const payment = settledPayment(ctx, slot);
+  if (payment === undefined) return { findings: [skip('needs payments.settled in the config')] };
+  if (!allowsPartial(payment.amount)) return { findings: [skip(`payment ${payment.paymentId} of ${payment.amount} is too small for a partial refund of ${PARTIAL_REFUND_AMOUNT}`)] };
+  const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, PARTIAL_REFUND_AMOUNT);
+  const verdict = judgeResource(ctx, ex, `a partial refund of ${PARTIAL_REFUND_AMOUNT} of settled payment ${payment.paymentId}`, 'refund', 'REFUND-PARTIAL-ALLOWED', 'REFUND-RESPONSE-RESOURCE');
+  return { findings: [...notes, ...verdict.findings], ex, paymentId: payment.paymentId, ...(verdict.findings.length === 0 && verdict.resource ? { refund: verdict.resource } : {}) };
+}
+
+const show = (v: unknown): string => (v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined');
+
+const unsettled = serverCheck({
+  id: 'refund-unsettled-rejected',
+  title: 'a refund of an unsettled payment gives 422 UNPROCESSABLE_ENTITY with the error body naming the status',
+  area: 'refunds',
+  requirements: ['REFUND-SETTLED-ONLY', 'ERROR-REFUND-UNSETTLED-422', 'ERROR-REFUND-BODY', 'SIG-OTHER-ENDPOINTS-SIGNED'],
+  level: 'MUST',
+  needs: [...NEED.refunds, 'payments.unsettled'],
+  mutating: true,
+  async run(ctx, env) {
+    const cases = ctx.payments.unsettled.slice(0, 4).map(async (payment): Promise<Finding[]> => {
+      const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, PARTIAL_REFUND_AMOUNT);
+      const evidence = evidenceOf(ctx, ex);
+      const what = `a refund of payment ${payment.paymentId} in ${payment.status}`;
+      const findings: Finding[] = [...notes];
+      if (isSuccess(ex)) return [...findings, violation(`${what} was accepted`, { requirement: 'REFUND-SETTLED-ONLY', expected: '422 UNPROCESSABLE_ENTITY', received: describeOutcome(ex), evidence })];
+      const status = ex.response?.status;
+      findings.push(
+        status === 422
+          ? pass(`${what} was answered 422`, { requirement: 'ERROR-REFUND-UNSETTLED-422' })
+          : violation(`${what} was answered ${describeOutcome(ex)}`, { requirement: 'ERROR-REFUND-UNSETTLED-422', expected: '422', received: describeOutcome(ex), evidence }),
+      );
+      const body = jsonObject(ex);
+      const problems = body === undefined ? ['the body is not a JSON object'] : schemaProblems('error', body);
+      if (problems.length > 0) {
+        findings.push(violation(`${what}: the error body does not match the error schema`, { requirement: 'ERROR-REFUND-BODY', expected: 'schemas/error.schema.json (statusCode, statusName, errorMessage, traceId, source)', received: problems.join('; '), evidence }));
+        return findings;
+      }
+      const b = body!;
+      if (b['statusName'] !== 'UNPROCESSABLE_ENTITY' || b['statusCode'] !== 422) {
+        findings.push(violation(`${what}: statusName ${show(b['statusName'])}, statusCode ${show(b['statusCode'])}`, { requirement: 'ERROR-REFUND-UNSETTLED-422', expected: 'statusName UNPROCESSABLE_ENTITY, statusCode 422', evidence }));
+      }
+      const message = String(b['errorMessage']);
+      findings.push(
+        message.toUpperCase().includes(payment.status.toUpperCase())
+          ? pass(`the error message names the status ${payment.status}`, { requirement: 'ERROR-REFUND-UNSETTLED-422' })
+          : violation(`the error message "${message}" does not name the payment status ${payment.status}`, { requirement: 'ERROR-REFUND-UNSETTLED-422', expected: `a message naming ${payment.status}`, received: message, evidence }),
+      );
+      return findings;
+    });
+    return (await Promise.all(cases)).flat();
+  },
+});
+
+const overAmount = serverCheck({
+  id: 'refund-over-amount-rejected',
+  title: 'a refund of more than the payment amount is rejected',
+  area: 'refunds',
+  requirements: ['REFUND-TOTAL-CAP', 'ERROR-REFUND-OVER-TOTAL', 'ERROR-STATUS-CLASSES', 'SIG-OTHER-ENDPOINTS-SIGNED'],
+  level: 'MUST',
+  needs: [...NEED.refunds, 'payments.settled'],
+  mutating: true,
+  group: 'refunds',
+  async run(ctx, env) {
+    const payment = settledPayment(ctx, REFUND_SLOTS.overAmount)!;
+    const amount = formatDecimal(addDecimals(toDecimal(payment.amount), toDecimal('0.01')), { minScale: 2 });
+    const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, amount);
+    return [...notes, ...judgeRejection(ctx, ex, 'REFUND-TOTAL-CAP', `a refund of ${amount} of a payment of ${payment.amount}`, 'ERROR-REFUND-OVER-TOTAL')];
+  },
+});
+
+const secondWhileActive = serverCheck({
+  id: 'refund-second-while-active-rejected',
+  title: 'a second refund while one is active for the payment is rejected',
+  area: 'refunds',
+  requirements: ['REFUND-ONE-ACTIVE', 'ERROR-REFUND-CONCURRENT', 'ERROR-STATUS-CLASSES', 'REFUND-PARTIAL-ALLOWED', 'REFUND-RESPONSE-RESOURCE', 'SIG-OTHER-ENDPOINTS-SIGNED'],
+  level: 'MUST',
+  needs: [...NEED.refunds, 'payments.settled'],
+  mutating: true,
+  group: 'refunds',
+  async run(ctx, env) {
+    const first = await createPartialRefund(ctx, env, REFUND_SLOTS.secondWhileActive);
+    if (first.refund === undefined || first.paymentId === undefined) {
+      return [...first.findings.filter((f) => f.outcome === 'observation'), skip(`the first refund was not created, so a second one cannot be tested: ${first.findings.find((f) => f.outcome !== 'observation')?.message ?? ''}`)];
+    }
+    const { ex, notes } = await sendRefund(ctx, env, first.paymentId, PARTIAL_REFUND_AMOUNT);
+    const finishedFirst = isSuccess(ex) ? await finishedBefore(ctx, env, first.refund, jsonObject(ex)) : undefined;
+    if (finishedFirst !== undefined) {
+      return [...notes, skip(`the first refund had already finished (${finishedFirst}), so a second one was allowed: could not send it while the first was active`, { evidence: evidenceOf(ctx, ex) })];
+    }
+    return [pass('the first refund was created', { requirement: 'REFUND-PARTIAL-ALLOWED' }), ...notes, ...judgeRejection(ctx, ex, 'REFUND-ONE-ACTIVE', 'a second refund while the first is active', 'ERROR-REFUND-CONCURRENT')];
+  },
+});
+
+/** Final refund statuses (no longer active; spec: one active refund per payment). */
+const FINISHED = ['PROCESSED', 'FAILED', 'CANCELLED', 'RETURNED'];
+
+/**
+ * When a second refund was accepted: did the first finish before it was created? Judged on the service's own clock:
+ * the eventTimeUtc of a final-status webhook of the first refund against the second refund's createdAtUtc.
+ * Returns a description when it did, undefined when it did not or nothing shows it.
+ */
+async function finishedBefore(ctx: ServerAuditContext, env: CheckRunEnv, firstRefund: Record<string, unknown>, second: Record<string, unknown> | undefined): Promise<string | undefined> {
+  const id = firstRefund['refundPaymentId'];
+  const createdAt = second?.['createdAtUtc'];
+  if (ctx.webhooks === undefined || typeof id !== 'string' || typeof createdAt !== 'string') return undefined;
+  const done = (w: Parameters<typeof member>[0]): boolean => FINISHED.includes(member(w, 'refundStatus') ?? '');
+  const hooks = await waitForMentions(ctx.webhooks, env, ctx.quietWaitMs, [id], 1, done);
+  const secondAt = Date.parse(/(?:[zZ]|[+-]\d\d:?\d\d)$/.test(createdAt) ? createdAt : `${createdAt}Z`);
+  for (const w of hooks) {
+    const at = member(w, 'eventTimeUtc');
+    const finishedAt = at === undefined ? NaN : Date.parse(/(?:[zZ]|[+-]\d\d:?\d\d)$/.test(at) ? at : `${at}Z`);
+    if (!Number.isNaN(finishedAt) && !Number.isNaN(secondAt) && finishedAt <= secondAt) return `${member(w, 'refundStatus')} at ${at}, second refund created at ${createdAt}`;
+  }
+  return undefined;
+}
+
+const partial = serverCheck({
+  id: 'refund-partial-accepted',
+  title: 'a partial refund of a settled payment is accepted as a Refund resource in IN_PROGRESS',
+  area: 'refunds',
+  requirements: ['REFUND-PARTIAL-ALLOWED', 'REFUND-RESPONSE-RESOURCE', 'REFUND-CREATED-IN-PROGRESS', 'REFUND-CREATE-REQUEST', 'REFUND-CREATEDATUTC-FORM', 'SIG-OTHER-ENDPOINTS-SIGNED'],
+  level: 'MUST',
+  needs: [...NEED.refunds, 'payments.settled'],
+  mutating: true,
+  group: 'refunds',
+  async run(ctx, env) {
+    const made = await createPartialRefund(ctx, env, REFUND_SLOTS.partial);
+    const findings = [...made.findings];
+    const refund = made.refund;
+    if (refund === undefined) return findings;
+    const evidence = made.ex ? evidenceOf(ctx, made.ex) : undefined;
+    const ev = evidence ? { evidence } : {};
+    findings.push(
+      refund['status'] === 'IN_PROGRESS'
+        ? pass('the refund was created IN_PROGRESS', { requirement: 'REFUND-CREATED-IN-PROGRESS' })
+        : violation(`the refund was created ${show(refund['status'])}`, { requirement: 'REFUND-CREATED-IN-PROGRESS', expected: 'IN_PROGRESS', received: show(refund['status']), ...ev }),
+    );
+    findings.push(
+      refund['refundedPaymentId'] === made.paymentId
+        ? pass('refundedPaymentId names the refunded payment', { requirement: 'REFUND-RESPONSE-RESOURCE' })
+        : violation('refundedPaymentId is not the refunded payment', { requirement: 'REFUND-RESPONSE-RESOURCE', expected: made.paymentId ?? '', received: show(refund['refundedPaymentId']), ...ev }),
+    );
+    const details = refund['refundRequestDetails'] as Record<string, unknown> | undefined;
+    const amount = details?.['amount'];
+    const same = typeof amount === 'number' && compareDecimals(toDecimal(String(amount)), toDecimal(PARTIAL_REFUND_AMOUNT)) === 0;
+    findings.push(
+      same
+        ? pass(`refundRequestDetails.amount is ${PARTIAL_REFUND_AMOUNT}`, { requirement: 'REFUND-RESPONSE-RESOURCE' })
+        : violation('refundRequestDetails.amount is not the amount asked for', { requirement: 'REFUND-RESPONSE-RESOURCE', expected: PARTIAL_REFUND_AMOUNT, received: show(amount), ...ev }),
+    );
+    return findings;
+  },
+});
+
+export const refundChecks = [unsettled, overAmount, secondWhileActive, partial] as const;

@@ -1,0 +1,88 @@
+// Nonce reuse: the same signed request sent again is rejected, and of N identical signed requests sent at once
+// exactly one is accepted; in both cases at most one payout results (at most one payout id in the webhooks).
+import type { Finding } from '../../check.js';
+import { notApplicable, pass, skip, violation, type CheckRunEnv } from '../../check.js';
+import type { RecordedExchange } from '../../http-client.js';
+import { NEED, serverCheck, type ServerAuditContext } from './context.js';
+import { signCorrectly } from './forge.js';
+import { REJECTION_REQUIREMENTS, judgeRejection } from './rejection.js';
+import { credentialsOf, defaultDestination, describeOutcome, evidenceOf, exchange, isSuccess, payoutRequest } from './requests.js';
+import { member, mentioning, webhookEvidence } from './webhook-match.js';
+
+/** Identical signed requests sent at once by `nonce-concurrent-once`. */
+export const CONCURRENT_COPIES = 8;
+
+/** After the quiet wait: at most one payout id among the webhooks mentioning `reference`. */
+async function atMostOnePayout(ctx: ServerAuditContext, env: CheckRunEnv, reference: string, requirement: string): Promise<Finding> {
+  if (ctx.webhooks === undefined) {
+    return notApplicable('not checked that only one payout was created: no webhook listener is configured (set "webhookListen")', { requirement });
+  }
+  const budget = Math.max(0, Math.min(ctx.quietWaitMs, env.deadline - Date.now() - 250));
+  await ctx.webhooks.waitFor(() => false, { timeoutMs: budget, signal: env.signal });
+  const hooks = mentioning(ctx.webhooks.received(), reference);
+  const ids = new Set(hooks.map((w) => member(w, 'payoutId') ?? `#${w.seq}`));
+  if (ids.size > 1) {
+    return violation(`${ids.size} payouts were created from one signed request`, { requirement, expected: 'at most one payout', received: `payout ids ${[...ids].join(', ')}`, evidence: webhookEvidence(hooks[0]!) });
+  }
+  return pass(`webhooks show ${ids.size} payout for the reference`, { requirement });
+}
+
+const replayed = serverCheck({
+  id: 'nonce-replayed',
+  title: 'the same signed request sent twice is rejected the second time',
+  area: 'signing',
+  requirements: ['SIG-VERIFY-NONCE-UNUSED', 'SIG-VERIFY-RECORD-NONCE', 'LIMIT-NONCE', ...REJECTION_REQUIREMENTS],
+  level: 'MUST',
+  needs: NEED.signing,
+  mutating: true,
+  async run(ctx, env) {
+    const { request, reference } = payoutRequest(ctx, { destination: defaultDestination(ctx) });
+    const once = signCorrectly(request, credentialsOf(ctx));
+    const first = await exchange(ctx, env, once);
+    if (!isSuccess(first)) {
+      return [skip(`the first (valid) request was not accepted (${describeOutcome(first)}), so a replay cannot be told apart`, { evidence: evidenceOf(ctx, first) })];
+    }
+    const second = await exchange(ctx, env, once);
+    return [
+      pass('the first request was accepted', { requirement: 'SIG-VERIFY-NONCE-UNUSED', evidence: evidenceOf(ctx, first) }),
+      ...judgeRejection(ctx, second, 'SIG-VERIFY-NONCE-UNUSED', 'the identical request sent again (same nonce)'),
+      await atMostOnePayout(ctx, env, reference, 'SIG-PROFILE-REJECTED-NO-EFFECT'),
+    ];
+  },
+});
+
+const concurrent = serverCheck({
+  id: 'nonce-concurrent-once',
+  title: `of ${CONCURRENT_COPIES} identical signed requests sent at once exactly one is accepted`,
+  area: 'signing',
+  requirements: ['SIG-PROFILE-NONCE-ATOMIC', 'SIG-VERIFY-NONCE-UNUSED', ...REJECTION_REQUIREMENTS],
+  level: 'MUST',
+  needs: NEED.signing,
+  mutating: true,
+  async run(ctx, env) {
+    const { request, reference } = payoutRequest(ctx, { destination: defaultDestination(ctx) });
+    const once = signCorrectly(request, credentialsOf(ctx));
+    const all: RecordedExchange[] = await Promise.all(Array.from({ length: CONCURRENT_COPIES }, () => exchange(ctx, env, once)));
+    const accepted = all.filter(isSuccess);
+    const tally = all.map(describeOutcome).reduce<Record<string, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {});
+    const summary = Object.entries(tally).map(([s, n]) => `${n}× ${s}`).join(', ');
+    const findings: Finding[] = [];
+    if (accepted.length !== 1) {
+      findings.push(
+        violation(`${accepted.length} of ${CONCURRENT_COPIES} identical requests were accepted`, {
+          requirement: 'SIG-PROFILE-NONCE-ATOMIC',
+          expected: 'exactly one accepted, the others rejected',
+          received: summary,
+          evidence: evidenceOf(ctx, accepted[1] ?? all[0]!),
+        }),
+      );
+    } else {
+      findings.push(pass(`exactly one of ${CONCURRENT_COPIES} was accepted (${summary})`, { requirement: 'SIG-PROFILE-NONCE-ATOMIC' }));
+      for (const ex of all.filter((e) => !isSuccess(e))) findings.push(...judgeRejection(ctx, ex, 'SIG-VERIFY-NONCE-UNUSED', 'a concurrent copy of an accepted request'));
+    }
+    findings.push(await atMostOnePayout(ctx, env, reference, 'SIG-PROFILE-NONCE-ATOMIC'));
+    return findings;
+  },
+});
+
+export const replayChecks = [replayed, concurrent] as const;

@@ -1,0 +1,168 @@
+// The requests the server checks send (create payout, commit, cancel, refund, public key) and the exchange helper
+// that records them as evidence with a reproduce command.
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import type { HttpRequest } from '../../../src/http/message.js';
+import type { CheckRunEnv, Evidence } from '../../check.js';
+import type { CopStatusKey, PayoutDestinationConfig } from '../../config.js';
+import { curlFor } from '../../curl.js';
+import { sendRequest, type RecordedExchange } from '../../http-client.js';
+import type { AuditCredentials, ServerAuditContext } from './context.js';
+import { signCorrectly } from './forge.js';
+
+export const PAYOUT_MEDIA_TYPE = 'application/vnd.service.v1.0+json';
+export const REFUND_MEDIA_TYPE = 'application/vnd.service.v0.7+json';
+export const PAYOUTS_PATH = '/api/payouts';
+export const PUBLIC_KEY_PATH = '/.well-known/signature/pem';
+
+const encoder = new TextEncoder();
+
+/** A payout reference unique to one request, so its webhooks can be told apart from every other. */
+export function uniqueReference(): string {
+  return `pc-${randomBytes(8).toString('hex')}`;
+}
+
+/** The smallest amount: conformance payouts and refunds move as little money as possible. */
+export const PAYOUT_AMOUNT = 0.01;
+
+export interface PayoutSpec {
+  readonly destination: PayoutDestinationConfig;
+  /** `undefined`: the member is omitted. */
+  readonly doNotCommitOnCoPMismatch?: boolean;
+  readonly reference?: string;
+}
+
+/** A create-payout request (unsigned) and the reference it carries. */
+export function payoutRequest(ctx: ServerAuditContext, spec: PayoutSpec): { request: HttpRequest; reference: string } {
+  const reference = spec.reference ?? uniqueReference();
+  const body = {
+    applicationId: ctx.credentials?.applicationId ?? ctx.applicationId ?? '',
+    payInAccountSelector: ctx.payInAccountSelector ?? '',
+    amount: PAYOUT_AMOUNT,
+    reference,
+    destination: spec.destination,
+    ...(spec.doNotCommitOnCoPMismatch !== undefined ? { doNotCommitOnCoPMismatch: spec.doNotCommitOnCoPMismatch } : {}),
+  };
+  return {
+    reference,
+    request: {
+      method: 'POST',
+      url: `${ctx.baseUrl}${PAYOUTS_PATH}`,
+      headers: [
+        ['content-type', PAYOUT_MEDIA_TYPE],
+        ['accept', PAYOUT_MEDIA_TYPE],
+      ],
+      body: encoder.encode(JSON.stringify(body)),
+    },
+  };
+}
+
+/** The credentials, or a TypeError (a check that signs must name the signing needs). */
+export function credentialsOf(ctx: ServerAuditContext): AuditCredentials {
+  if (ctx.credentials === undefined) throw new TypeError('this check needs signing credentials (declare them in needs)');
+  return ctx.credentials;
+}
+
+/** The destination configured for a CoP result, or undefined. */
+export function destinationFor(ctx: ServerAuditContext, key: CopStatusKey): PayoutDestinationConfig | undefined {
+  return ctx.copDestinations[key];
+}
+
+/** The default destination (FULL_MATCH; the signing checks need it). */
+export function defaultDestination(ctx: ServerAuditContext): PayoutDestinationConfig {
+  const d = ctx.copDestinations.FULL_MATCH;
+  if (d === undefined) throw new TypeError('this check needs copDestinations.FULL_MATCH (declare it in needs)');
+  return d;
+}
+
+/** Sends one request under the run's deadline. Never throws. */
+export async function exchange(ctx: ServerAuditContext, env: CheckRunEnv, request: HttpRequest): Promise<RecordedExchange> {
+  const left = Math.max(1, env.deadline - Date.now());
+  // A check may have many exchanges in flight on its one signal (each adds an abort listener until it settles).
+  setMaxListeners(256, env.signal);
+  return sendRequest(request, { timeoutMs: Math.min(ctx.requestTimeoutMs, left), signal: env.signal });
+}
+
+/** A correctly signed create-payout request, sent. */
+export async function createSignedPayout(ctx: ServerAuditContext, env: CheckRunEnv, spec: PayoutSpec): Promise<{ ex: RecordedExchange; reference: string }> {
+  const { request, reference } = payoutRequest(ctx, spec);
+  const ex = await exchange(ctx, env, signCorrectly(request, credentialsOf(ctx)));
+  return { ex, reference };
+}
+
+/** Headers of the unsigned calls (commit, cancel, refund): the two application headers as in the spec's examples. */
+function appHeaders(ctx: ServerAuditContext, mediaType: string): Array<readonly [string, string]> {
+  const id = ctx.credentials?.applicationId ?? ctx.applicationId ?? '';
+  const secret = ctx.credentials?.applicationSecret ?? ctx.applicationSecret ?? '';
+  return [
+    ['content-type', mediaType],
+    ['accept', mediaType],
+    ['x-application-id', id],
+    ['x-application-secret', secret],
+  ];
+}
+
+/** POST /api/payouts/{payoutId}/commit or /cancel, unsigned (spec: the examples carry only the application headers). */
+export function payoutActionRequest(ctx: ServerAuditContext, payoutId: string, action: 'commit' | 'cancel'): HttpRequest {
+  return {
+    method: 'POST',
+    url: `${ctx.baseUrl}${PAYOUTS_PATH}/${encodeURIComponent(payoutId)}/${action}`,
+    headers: appHeaders(ctx, PAYOUT_MEDIA_TYPE),
+    body: new Uint8Array(0),
+  };
+}
+
+/** POST /api/merchants/{merchantId}/applications/{applicationId}/refunds with `{ paymentId, amount }` (amount as a string). */
+export function refundRequest(ctx: ServerAuditContext, paymentId: string, amount: string): HttpRequest {
+  const applicationId = ctx.credentials?.applicationId ?? ctx.applicationId ?? '';
+  return {
+    method: 'POST',
+    url: `${ctx.baseUrl}/api/merchants/${encodeURIComponent(ctx.merchantId ?? '')}/applications/${encodeURIComponent(applicationId)}/refunds`,
+    headers: appHeaders(ctx, REFUND_MEDIA_TYPE),
+    body: encoder.encode(JSON.stringify({ paymentId, amount })),
+  };
+}
+
+/**
+ * Sends an unsigned commit, cancel or refund call; when the target answers 401 and signing credentials exist, sends
+ * it again signed (whether these calls require a signature is "not shown"); `unsignedAttempt` is then the first try.
+ */
+export async function sendAppCall(ctx: ServerAuditContext, env: CheckRunEnv, request: HttpRequest): Promise<{ ex: RecordedExchange; unsignedAttempt?: RecordedExchange }> {
+  const first = await exchange(ctx, env, request);
+  if (first.response?.status !== 401 || ctx.credentials === undefined) return { ex: first };
+  const signed = await exchange(ctx, env, signCorrectly(request, ctx.credentials));
+  return { ex: signed, unsignedAttempt: first };
+}
+
+export function publicKeyRequest(ctx: ServerAuditContext): HttpRequest {
+  return { method: 'GET', url: `${ctx.baseUrl}${PUBLIC_KEY_PATH}`, headers: [['accept', '*/*']], body: new Uint8Array(0) };
+}
+
+/** Evidence of one exchange: the request as sent, the response as received, and a curl command. */
+export function evidenceOf(ctx: ServerAuditContext, ex: RecordedExchange, notes?: string): Evidence {
+  const note = [ex.error ? `${ex.error.code}: ${ex.error.message}` : undefined, notes].filter((n) => n !== undefined).join('; ');
+  return {
+    request: ex.request,
+    ...(ex.response ? { response: ex.response } : {}),
+    reproduce: curlFor(ex.request, ctx.redactor),
+    ...(note !== '' ? { notes: note } : {}),
+  };
+}
+
+/** One line for messages: `401 Unauthorized`, or the transport error. */
+export function describeOutcome(ex: RecordedExchange): string {
+  if (ex.response === undefined) return ex.error ? `no response (${ex.error.code}: ${ex.error.message})` : 'no response';
+  const r = ex.response;
+  return `${r.status}${r.statusText ? ` ${r.statusText}` : ''}${ex.error ? ` (${ex.error.code})` : ''}`;
+}
+
+/** The parsed JSON body of a 2xx response, as an object, or undefined. */
+export function jsonObject(ex: RecordedExchange): Record<string, unknown> | undefined {
+  const j = ex.response?.json;
+  return typeof j === 'object' && j !== null && !Array.isArray(j) ? (j as Record<string, unknown>) : undefined;
+}
+
+export function isSuccess(ex: RecordedExchange): boolean {
+  const s = ex.response?.status;
+  return s !== undefined && s >= 200 && s < 300 && ex.error === undefined;
+}

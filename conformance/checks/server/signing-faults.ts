@@ -1,0 +1,232 @@
+// Signing faults sent live: a correctly signed create-payout request with exactly one thing broken must be rejected
+// (any 4xx) and must create no payout (no payout webhook follows it). One check per broken rule; some rules are
+// broken in more than one way (variants), and the check fails when any variant is accepted.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { computeContentDigest } from '../../../src/digest/content-digest.js';
+import type { HttpRequest } from '../../../src/http/message.js';
+import { serviceProfile } from '../../../src/profile/service-profile.js';
+import type { Finding, Level } from '../../check.js';
+import { NEED, serverCheck, type ServerAuditContext, type ServerCheck } from './context.js';
+import { signBroken, signCorrectly, withoutHeaders } from './forge.js';
+import { REJECTION_REQUIREMENTS, judgeRejection } from './rejection.js';
+import { credentialsOf, defaultDestination, exchange, payoutRequest, PAYOUTS_PATH } from './requests.js';
+import { noPayoutFollows } from './webhook-match.js';
+
+interface Variant {
+  /** How the request is broken, as a phrase ("Signature header removed"). */
+  readonly name: string;
+  /** The broken request from the unsigned create-payout request; `reference` is the body's reference. */
+  readonly build: (ctx: ServerAuditContext, request: HttpRequest, reference: string) => { readonly request: HttpRequest; readonly references?: readonly string[] };
+}
+
+interface RejectionSpec<Id extends string> {
+  readonly id: Id;
+  readonly title: string;
+  /** The rule the broken request violates (findings about acceptance name the first). */
+  readonly requirements: readonly [string, ...string[]];
+  readonly level?: Level;
+  readonly variants: readonly Variant[];
+}
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/** Builds a rejection check: every variant is sent (concurrently), judged, then one quiet wait for stray webhooks. */
+function rejectionCheck<const Id extends string>(spec: RejectionSpec<Id>): ServerCheck & { readonly id: Id } {
+  return serverCheck({
+    id: spec.id,
+    title: spec.title,
+    area: 'signing',
+    requirements: [...spec.requirements, ...REJECTION_REQUIREMENTS],
+    level: spec.level ?? 'MUST',
+    needs: NEED.signing,
+    mutating: true,
+    async run(ctx, env) {
+      const outcomes = await Promise.all(
+        spec.variants.map(async (variant) => {
+          const { request, reference } = payoutRequest(ctx, { destination: defaultDestination(ctx) });
+          const broken = variant.build(ctx, request, reference);
+          const ex = await exchange(ctx, env, broken.request);
+          return { findings: judgeRejection(ctx, ex, spec.requirements[0], `a create-payout request with ${variant.name}`), references: broken.references ?? [reference] };
+        }),
+      );
+      const findings: Finding[] = outcomes.flatMap((o) => o.findings);
+      const what = spec.variants.length === 1 ? `request (${spec.variants[0]!.name})` : `requests (${spec.variants.map((v) => v.name).join('; ')})`;
+      findings.push(await noPayoutFollows(ctx, env, outcomes.flatMap((o) => o.references), what));
+      return findings;
+    },
+  });
+}
+
+const signed = (ctx: ServerAuditContext, request: HttpRequest): HttpRequest => signCorrectly(request, credentialsOf(ctx));
+
+/** Same length, one character different: the body changes but Content-Length (a covered component) does not. */
+function alterReference(reference: string): string {
+  const last = reference.at(-1) ?? '0';
+  return `${reference.slice(0, -1)}${last === '0' ? '1' : '0'}`;
+}
+
+export const signingFaultChecks = [
+  rejectionCheck({
+    id: 'signature-headers-missing',
+    title: 'a create-payout request without Signature or Signature-Input is rejected',
+    requirements: ['SIG-VERIFY-EXTRACT', 'SIG-HEADERS-BODY', 'SIG-PAYOUT-CREATE-SIGNED'],
+    variants: [
+      { name: 'the Signature header removed', build: (ctx, r) => ({ request: withoutHeaders(signed(ctx, r), 'signature') }) },
+      { name: 'the Signature-Input header removed', build: (ctx, r) => ({ request: withoutHeaders(signed(ctx, r), 'signature-input') }) },
+      { name: 'both signature headers removed', build: (ctx, r) => ({ request: withoutHeaders(signed(ctx, r), 'signature', 'signature-input') }) },
+    ],
+  }),
+  rejectionCheck({
+    id: 'content-digest-missing',
+    title: 'a create-payout request without Content-Digest is rejected',
+    requirements: ['SIG-HEADERS-BODY', 'SIG-VERIFY-DIGEST'],
+    variants: [{ name: 'no Content-Digest header (signed with an empty content-digest component)', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { contentDigest: null }) }) }],
+  }),
+  rejectionCheck({
+    id: 'content-digest-mismatch',
+    title: 'a Content-Digest that does not match the body is rejected',
+    requirements: ['SIG-VERIFY-DIGEST', 'DIGEST-SHA512'],
+    variants: [
+      {
+        name: 'a Content-Digest computed over other bytes (and signed as such)',
+        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { contentDigest: computeContentDigest(new TextEncoder().encode('{}'), ['sha-512']) }) }),
+      },
+    ],
+  }),
+  rejectionCheck({
+    id: 'body-changed-after-signing',
+    title: 'a body changed after signing is rejected',
+    requirements: ['SIG-VERIFY-DIGEST', 'SIG-PAYOUT-CREATE-SIGNED'],
+    variants: [
+      {
+        name: 'the body changed after signing (one character of the reference, same length)',
+        build: (ctx, r, reference) => {
+          const request = signed(ctx, r);
+          const other = alterReference(reference);
+          const body = new TextEncoder().encode(new TextDecoder().decode(request.body).replace(reference, other));
+          return { request: { ...request, body }, references: [reference, other] };
+        },
+      },
+    ],
+  }),
+  rejectionCheck({
+    id: 'path-changed-after-signing',
+    title: 'a request whose path differs from the signed @path is rejected',
+    requirements: ['SIG-BASE-PATH', 'SIG-VERIFY-SIGNATURE', 'SIG-VERIFY-REBUILD-BASE'],
+    variants: [
+      {
+        name: 'a signature over another @path (/api/v2/payouts)',
+        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { signedUrl: `${ctx.baseUrl}/api/v2/payouts` }) }),
+      },
+    ],
+  }),
+  rejectionCheck({
+    id: 'authority-changed-after-signing',
+    title: 'a request whose authority differs from the signed @authority is rejected',
+    requirements: ['SIG-BASE-AUTHORITY', 'SIG-VERIFY-SIGNATURE', 'SIG-VERIFY-REBUILD-BASE'],
+    variants: [
+      {
+        name: 'a signature over another @authority (payconform-other.invalid:8443)',
+        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { signedUrl: `http://payconform-other.invalid:8443${PAYOUTS_PATH}` }) }),
+      },
+    ],
+  }),
+  rejectionCheck({
+    id: 'created-expired',
+    title: 'a signature created 301 s ago is rejected',
+    requirements: ['SIG-VERIFY-CREATED-WINDOW', 'LIMIT-SIGNATURE-VALIDITY'],
+    variants: [{ name: 'created 301 s in the past', build: (ctx, r) => ({ request: signCorrectly(r, credentialsOf(ctx), { created: nowSeconds() - 301 }) }) }],
+  }),
+  rejectionCheck({
+    id: 'created-in-future',
+    title: 'a signature created far in the future is rejected',
+    requirements: ['SIG-PROFILE-FUTURE-CREATED', 'LIMIT-SIGNATURE-VALIDITY'],
+    level: 'SHOULD',
+    variants: [{ name: 'created one hour in the future', build: (ctx, r) => ({ request: signCorrectly(r, credentialsOf(ctx), { created: nowSeconds() + 3600 }) }) }],
+  }),
+  rejectionCheck({
+    id: 'nonce-too-long',
+    title: 'a nonce of 51 characters is rejected',
+    requirements: ['LIMIT-NONCE', 'SIG-PARAM-NONCE'],
+    variants: [{ name: 'a nonce of 51 characters', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { nonce: randomBytes(26).toString('hex').slice(0, serviceProfile.nonceMaxLength + 1) }) }) }],
+  }),
+  rejectionCheck({
+    id: 'nonce-missing',
+    title: 'a signature without a nonce is rejected',
+    requirements: ['SIG-VERIFY-NONCE-PRESENT', 'LIMIT-NONCE', 'SIG-PARAM-NONCE'],
+    variants: [{ name: 'no nonce parameter', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { nonce: null }) }) }],
+  }),
+  rejectionCheck({
+    id: 'alg-not-ed25519',
+    title: 'an alg parameter other than ed25519 is rejected',
+    requirements: ['SIG-PARAM-ALG', 'SIG-ALGORITHMS', 'SIG-VERIFY-PARSE'],
+    variants: [
+      { name: 'alg="rsa-pss-sha512"', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { alg: 'rsa-pss-sha512' }) }) },
+      { name: 'no alg parameter', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { alg: null }) }) },
+    ],
+  }),
+  rejectionCheck({
+    id: 'key-id-unknown',
+    title: 'an unknown key id is rejected',
+    requirements: ['SIG-VERIFY-KEY-RESOLVE', 'SIG-PARAM-KEYID'],
+    variants: [
+      {
+        name: 'an unknown keyid',
+        build: (ctx, r) => ({ request: signCorrectly(r, { ...credentialsOf(ctx), keyId: `payconform-unknown-${randomBytes(4).toString('hex')}` }) }),
+      },
+    ],
+  }),
+  rejectionCheck({
+    id: 'application-secret-wrong',
+    title: 'a wrong or missing application secret is rejected',
+    requirements: ['SIG-VERIFY-APPLICATION-SECRET', 'APP-CREDENTIALS-CHECKED'],
+    variants: [
+      {
+        name: 'a wrong x-application-secret (signed as sent)',
+        build: (ctx, r) => ({ request: signCorrectly(r, { ...credentialsOf(ctx), applicationSecret: `wrong-${randomBytes(12).toString('hex')}` }) }),
+      },
+      { name: 'no x-application-secret header', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { applicationSecret: null }) }) },
+    ],
+  }),
+  rejectionCheck({
+    id: 'application-id-missing',
+    title: 'a missing or unknown application id is rejected',
+    requirements: ['SIG-VERIFY-APPLICATION-ID', 'APP-ID-REQUIRED', 'APP-CREDENTIALS-CHECKED'],
+    variants: [
+      { name: 'no x-application-id header', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { applicationId: null }) }) },
+      { name: 'an unknown x-application-id (signed as sent)', build: (ctx, r) => ({ request: signCorrectly(r, { ...credentialsOf(ctx), applicationId: randomUUID() }) }) },
+    ],
+  }),
+  rejectionCheck({
+    id: 'components-reordered',
+    title: 'covered components in another order are rejected',
+    requirements: ['SIG-BASE-COMPONENTS-ORDER', 'SIG-VERIFY-PARSE'],
+    variants: [
+      {
+        name: 'the covered components in another order (@path before @method)',
+        build: (ctx, r) => {
+          const [m, p, ...rest] = serviceProfile.componentNames;
+          return { request: signBroken(r, credentialsOf(ctx), { components: [p!, m!, ...rest] }) };
+        },
+      },
+    ],
+  }),
+  rejectionCheck({
+    id: 'components-reduced',
+    title: 'fewer covered components than the eight are rejected',
+    requirements: ['SIG-BASE-COMPONENTS-ORDER', 'SIG-VERIFY-PARSE'],
+    variants: [
+      { name: 'x-application-secret not covered', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { components: serviceProfile.componentNames.filter((c) => c !== 'x-application-secret') }) }) },
+      { name: 'content-digest not covered', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { components: serviceProfile.componentNames.filter((c) => c !== 'content-digest') }) }) },
+    ],
+  }),
+  rejectionCheck({
+    id: 'label-not-sig1',
+    title: 'a signature label other than sig1 is rejected',
+    requirements: ['SIG-LABEL-SIG1', 'SIG-INPUT-HEADER'],
+    variants: [
+      { name: 'the label sig2 instead of sig1', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { label: 'sig2' }) }) },
+      { name: 'a second label sig2 beside sig1', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { extraLabel: 'sig2' }) }) },
+    ],
+  }),
+] as const;

@@ -1,0 +1,118 @@
+// Each server check proves it can fail: against the reference service started with the check's matching fault it
+// fails (MUST) or warns (SHOULD), and against the clean service it passes. `checkFaults` is keyed by every check id,
+// so a new check cannot compile without naming the fault that makes it fail.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
+import { serverChecks, type ServerCheckId } from '../conformance/checks/server/index.js';
+import type { CheckResult, RunSummary } from '../conformance/result.js';
+import { faultCatalogue, type FaultName } from '../server/index.js';
+import { loadTestKeys } from './fixtures/keys.js';
+
+const signingRejection: readonly FaultName[] = ['creates-on-rejection'];
+
+/** For every check, the reference-service faults that must make it fail. */
+export const checkFaults = {
+  'public-key-form': ['public-key-full-pem'],
+  'payout-signed-accepted': ['payout-response-shape'],
+  'tracing-id-differs': ['tracing-id-fixed'],
+  'timestamp-forms': ['payout-response-shape', 'refund-timestamp-zoned'],
+  'signature-headers-missing': ['accept-unsigned', ...signingRejection],
+  'content-digest-missing': ['no-digest-check', ...signingRejection],
+  'content-digest-mismatch': ['no-digest-check', ...signingRejection],
+  'body-changed-after-signing': ['no-digest-check', ...signingRejection],
+  'path-changed-after-signing': ['no-signature-check', ...signingRejection],
+  'authority-changed-after-signing': ['no-signature-check', ...signingRejection],
+  'created-expired': ['no-created-window', ...signingRejection],
+  'created-in-future': ['no-future-check', ...signingRejection],
+  'nonce-too-long': ['no-nonce-length-check', ...signingRejection],
+  'nonce-missing': ['allow-missing-nonce', ...signingRejection],
+  'alg-not-ed25519': ['accept-any-alg', ...signingRejection],
+  'key-id-unknown': ['no-key-check', ...signingRejection],
+  'application-secret-wrong': ['no-secret-check', ...signingRejection],
+  'application-id-missing': ['no-application-id-check', ...signingRejection],
+  'components-reordered': ['accept-any-components', ...signingRejection],
+  'components-reduced': ['accept-any-components', ...signingRejection],
+  'label-not-sig1': ['accept-any-label', ...signingRejection],
+  'nonce-replayed': ['no-replay-check', ...signingRejection],
+  'nonce-concurrent-once': ['nonce-race'],
+  'cop-auto-commit-without-flag': ['hold-without-flag'],
+  'cop-hold-on-mismatch': ['no-cop-hold'],
+  'cop-auto-commit-on-match': ['hold-on-full-match', 'hold-on-not-checked'],
+  'cop-commit': ['commit-changes-cop'],
+  'cop-cancel': ['cancel-without-reason'],
+  'refund-unsettled-rejected': ['refund-unsettled', 'refund-unsettled-message', 'refund-error-shape'],
+  'refund-over-amount-rejected': ['refund-over-amount'],
+  'refund-second-while-active-rejected': ['refund-concurrent'],
+  'refund-partial-accepted': ['refund-partial-rejected', 'refund-timestamp-zoned'],
+  'webhook-payout-status-changes': ['webhook-missing-event'],
+  'webhook-refund-status-changes': ['webhook-missing-event'],
+  'webhook-signature-verified': ['webhook-bad-signature', 'webhook-reserialised'],
+  'webhook-payload-schema': ['webhook-payload-shape'],
+  'webhook-put-json': ['webhook-post', 'webhook-content-type'],
+  'webhook-redelivered': ['webhook-no-retry'],
+  'webhook-attempt-counter-rises': ['webhook-counter-fixed'],
+} as const satisfies Record<ServerCheckId, readonly [FaultName, ...FaultName[]]>;
+
+const webhookSigningKey = loadTestKeys().webhookRsa.privatePem;
+const levelOf = new Map(serverChecks.map((c) => [c.id, c.level]));
+
+/** The faults to start services with, each with the checks it must fail. */
+const byFault = new Map<FaultName, ServerCheckId[]>();
+for (const [id, faults] of Object.entries(checkFaults) as Array<[ServerCheckId, readonly FaultName[]]>) {
+  for (const f of faults) byFault.set(f, [...(byFault.get(f) ?? []), id]);
+}
+
+async function audit(faults: readonly FaultName[], only?: readonly string[]): Promise<RunSummary> {
+  const target = await startEmbeddedTarget({ faults, webhookSigningKey });
+  try {
+    return await auditTarget(target, only !== undefined ? { only } : {});
+  } finally {
+    await target.close();
+  }
+}
+
+const explain = (r: CheckResult | undefined): string =>
+  r === undefined ? 'not run' : `${r.id}: ${r.outcome} (${r.message}) ${r.findings.filter((f) => f.outcome !== 'pass').map((f) => f.message).join(' | ')}`;
+
+describe('checkFaults table', () => {
+  it('names a fault for every check, and only faults the reference service has', () => {
+    expect(Object.keys(checkFaults).sort()).toEqual(serverChecks.map((c) => c.id).sort());
+    const known = new Set<string>(faultCatalogue.map((f) => f.name));
+    for (const faults of Object.values(checkFaults)) for (const f of faults) expect(known.has(f)).toBe(true);
+  });
+});
+
+describe('every check passes against the clean reference service', () => {
+  let summary: RunSummary;
+  beforeAll(async () => {
+    summary = await audit([]);
+  }, 60_000);
+  it.each(serverChecks.map((c) => c.id))('%s passes', (id) => {
+    const r = summary.results.find((x) => x.id === id);
+    expect(r?.outcome, explain(r)).toBe('pass');
+  });
+  it('covers requirements and leaves no check skipped', () => {
+    expect(summary.counts.skip).toBe(0);
+    expect(summary.requirements.covered.length).toBeGreaterThan(60);
+  });
+});
+
+describe('each check fails against the reference service started with its fault', () => {
+  it.concurrent.each([...byFault.entries()].map(([fault, ids]) => [fault, ids] as const))(
+    'fault %s fails %j',
+    async (fault, ids) => {
+      const summary = await audit([fault], ids);
+      for (const id of ids) {
+        const r = summary.results.find((x) => x.id === id);
+        const expected = levelOf.get(id) === 'MUST' ? 'fail' : 'warn';
+        expect(r?.outcome, `${fault}: ${explain(r)}`).toBe(expected);
+        // A failing finding says what was expected and carries evidence (request/response or the webhook seen).
+        const failing = r!.findings.filter((f) => f.outcome === 'fail' || f.outcome === 'warn');
+        expect(failing.length).toBeGreaterThan(0);
+        expect(failing.some((f) => f.evidence !== undefined || f.expected !== undefined), `${id} under ${fault}: no evidence`).toBe(true);
+      }
+    },
+    60_000,
+  );
+});
+
