@@ -1,0 +1,284 @@
+// `payconform audit server` from the outside: the embedded audit exits 0 with a summary and writes the three report
+// forms (JSON valid against its schema, JUnit and HTML naming every check); a target given by --target and --config
+// with credentials from the environment is audited and no output carries the secret or the private key; an
+// unreachable target exits 3, a bad config or a secret on the command line exits 2; a non-loopback target gets no
+// mutating request without --allow-live; a hostile target gives per-check failures, never a crash or a hang.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
+import type { CliIo } from '../cli/io.js';
+import { main } from '../cli/main.js';
+import { serverChecks } from '../conformance/checks/server/index.js';
+import { renderReport } from '../conformance/reports.js';
+import { exportEd25519SeedBase64 } from '../src/keys/index.js';
+import { startReferenceService, type RunningReferenceService } from '../server/index.js';
+import { loadTestKeys } from './fixtures/keys.js';
+
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+const keys = loadTestKeys();
+const BIN = join(process.cwd(), 'bin', 'payconform.js');
+const ids = serverChecks.map((c) => c.id);
+
+interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Spawns the CLI with a bounded time; the environment holds only what the test gives (plus PATH). */
+function cli(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Ran> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function memoryIo(env: Record<string, string | undefined> = {}): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), env, readStdin: async () => Buffer.alloc(0) };
+}
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'payconform-audit-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('npm start: payconform audit server against the embedded reference service', () => {
+  let ran: Ran;
+  beforeAll(async () => {
+    ran = await cli(['audit', 'server', '--report', `json:${join(dir, 'report.json')}`, '--report', `junit:${join(dir, 'junit.xml')}`, '--report', `html:${join(dir, 'report.html')}`]);
+  }, 90_000);
+
+  it('exits 0 with progress and a summary by area', () => {
+    expect(ran.code, ran.stderr + ran.stdout.slice(-3000)).toBe(0);
+    expect(ran.stdout).toContain(`${ids.length} passed, 0 failed`);
+    expect(ran.stdout).toContain('Summary by area:');
+    expect(ran.stdout).toContain('verdict: PASS');
+    expect(ran.stdout).toMatch(/\[ ?1\/\d+\]/);
+  });
+
+  it('writes a JSON report that validates against schemas/conformance-report.schema.json', () => {
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { results: Array<{ id: string; outcome: string }>; verdict: string };
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    addFormats(ajv);
+    const validate = ajv.compile(JSON.parse(readFileSync('schemas/conformance-report.schema.json', 'utf8')) as object);
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    expect(report.verdict).toBe('pass');
+    expect(report.results.map((r) => r.id).sort()).toEqual([...ids].sort());
+  });
+
+  it('writes JUnit and HTML reports naming every check', () => {
+    const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    for (const id of ids) {
+      expect(junit).toContain(id);
+      expect(html).toContain(id);
+    }
+    expect(junit.match(/<testcase /g)?.length).toBe(ids.length);
+  });
+});
+
+describe('secrets never reach an output', () => {
+  it('embedded audit: no report form and no event carries the generated secret or private key', async () => {
+    const target = await startEmbeddedTarget({ webhookSigningKey: keys.webhookRsa.privatePem });
+    const secret = target.context.credentials!.applicationSecret;
+    const seed = exportEd25519SeedBase64(target.context.credentials!.privateKey);
+    const events: string[] = [];
+    try {
+      const summary = await auditTarget(target, { only: ['payout-signed-accepted', 'application-secret-wrong', 'cop-commit', 'refund-unsettled-rejected'], subscribers: [(e) => events.push(JSON.stringify(e))] });
+      expect(summary.counts.pass).toBe(4);
+      const outputs = [...events, renderReport('json', summary), renderReport('junit', summary), renderReport('html', summary)];
+      for (const text of outputs) {
+        expect(text).not.toContain(secret);
+        expect(text).not.toContain(seed);
+      }
+      // The secret header was recorded (masked), so the masking was exercised.
+      expect(outputs[events.length]).toContain('[REDACTED]');
+    } finally {
+      await target.close();
+    }
+  }, 30_000);
+});
+
+describe('--target with --config and credentials from the environment', () => {
+  const secret = 'test-only-secret-7f3a9c1e5b2d4f60';
+  const applicationId = '3f1c2a4e-8b7d-4c6a-9e5f-1a2b3c4d5e6f';
+  const merchantId = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+  let service: RunningReferenceService;
+  let webhookPort: number;
+  let ran: Ran;
+  beforeAll(async () => {
+    webhookPort = await closedPort();
+    service = await startReferenceService({
+      applications: [{ applicationId, applicationSecret: secret, keyId: 'test-only-key-1', publicKey: keys.clientEd25519.publicKey, merchantId }],
+      webhookUrls: { payment: `http://127.0.0.1:${webhookPort}/payment`, payout: `http://127.0.0.1:${webhookPort}/payout`, refund: `http://127.0.0.1:${webhookPort}/refund` },
+      webhookSigningKey: keys.webhookRsa.privatePem,
+      lifecycleDelayMs: 250,
+      retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2000 },
+    });
+    const config = {
+      merchantId,
+      keyId: 'test-only-key-1',
+      payInAccountSelector: service.credentials.payInAccountSelector,
+      copDestinations: service.copDestinations,
+      payments: service.seededPayments,
+      webhookListen: `127.0.0.1:${webhookPort}`,
+      timeoutMs: 2000,
+    };
+    writeFileSync(join(dir, 'target.json'), JSON.stringify(config));
+    ran = await cli(
+      ['audit', 'server', '--target', service.baseUrl, '--config', join(dir, 'target.json'), '--report', `json:${join(dir, 'target-report.json')}`, '--report', `html:${join(dir, 'target-report.html')}`, '--report', `junit:${join(dir, 'target-junit.xml')}`],
+      { PAYCONFORM_APPLICATION_ID: applicationId, PAYCONFORM_APPLICATION_SECRET: secret, PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.privatePem },
+    );
+  }, 120_000);
+  afterAll(() => service?.close());
+
+  it('audits the target and passes every check', () => {
+    expect(ran.code, ran.stderr + ran.stdout.slice(-3000)).toBe(0);
+    const report = JSON.parse(readFileSync(join(dir, 'target-report.json'), 'utf8')) as { target: string; counts: Record<string, number> };
+    expect(report.target).toBe(service.baseUrl);
+    expect(report.counts['pass']).toBe(ids.length);
+  });
+
+  it('prints neither the application secret nor the private key anywhere', () => {
+    const seed = keys.clientEd25519.seedBase64;
+    const pemLines = keys.clientEd25519.privatePem.split('\n').filter((l) => l !== '' && !l.startsWith('-----'));
+    const outputs = [ran.stdout, ran.stderr, ...['target-report.json', 'target-report.html', 'target-junit.xml'].map((f) => readFileSync(join(dir, f), 'utf8'))];
+    for (const text of outputs) {
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(seed);
+      for (const line of pemLines) expect(text).not.toContain(line);
+    }
+  });
+});
+
+describe('exit codes', () => {
+  it('3 for an unreachable target', async () => {
+    const port = await closedPort();
+    const ran = await cli(['audit', 'server', '--target', `http://127.0.0.1:${port}`, '--timeout-ms', '1000']);
+    expect(ran.code).toBe(3);
+    expect(ran.stderr).toContain('unreachable');
+  }, 30_000);
+
+  it('2 for a config that is not JSON, or that holds a secret', async () => {
+    writeFileSync(join(dir, 'broken.json'), '{ "target": ');
+    const io = memoryIo();
+    expect(await main(['audit', 'server', '--config', join(dir, 'broken.json')], io)).toBe(2);
+    expect(io.err.join('')).toContain('not valid JSON');
+    writeFileSync(join(dir, 'secret.json'), JSON.stringify({ applicationSecret: 'do-not-put-me-here' }));
+    const io2 = memoryIo();
+    expect(await main(['audit', 'server', '--config', join(dir, 'secret.json')], io2)).toBe(2);
+    expect(io2.err.join('')).toContain('environment');
+    expect(io2.err.join('')).not.toContain('do-not-put-me-here');
+  });
+
+  it('2 for a secret given as an argument, without echoing it', async () => {
+    for (const args of [['--application-secret', 'hunter2-secret'], ['--private-key=hunter2-secret'], ['--secret', 'hunter2-secret']]) {
+      const io = memoryIo();
+      expect(await main(['audit', 'server', ...args], io)).toBe(2);
+      expect(io.err.join('')).toContain('PAYCONFORM_APPLICATION_SECRET');
+      expect(io.err.join('') + io.out.join('')).not.toContain('hunter2-secret');
+    }
+  });
+
+  it('2 for usage errors: unknown check id, bad level, bad report spec, bad target', async () => {
+    for (const args of [['--only', 'no-such-check'], ['--level', 'sometimes'], ['--report', 'pdf:x.pdf'], ['--target', 'ftp://127.0.0.1/'], ['--timeout-ms', '0']]) {
+      const io = memoryIo();
+      expect(await main(['audit', 'server', ...args], io), args.join(' ')).toBe(2);
+    }
+  });
+
+  it('0 for a selection of checks run in-process', async () => {
+    const io = memoryIo();
+    expect(await main(['audit', 'server', '--only', 'public-key-form,payout-signed-accepted'], io)).toBe(0);
+    expect(io.out.join('')).toContain('2 passed, 0 failed');
+    expect(io.out.join('')).toContain('partial run');
+  }, 30_000);
+});
+
+describe('live-money safety', () => {
+  it('a non-loopback target gets no mutating request without --allow-live, and says why', async () => {
+    const service = await startReferenceService({ webhookSigningKey: keys.webhookRsa.privatePem });
+    try {
+      // 0.0.0.0 reaches this loopback service, but is not a loopback address: the runner must treat it as live.
+      const target = `http://0.0.0.0:${service.port}`;
+      const io = memoryIo({ PAYCONFORM_APPLICATION_ID: service.credentials.applicationId, PAYCONFORM_KEY_ID: service.credentials.keyId, PAYCONFORM_APPLICATION_SECRET: service.credentials.applicationSecret, PAYCONFORM_PRIVATE_KEY: exportEd25519SeedBase64(service.credentials.privateKey!) });
+      const live = { merchantId: service.credentials.merchantId, payInAccountSelector: service.credentials.payInAccountSelector, copDestinations: service.copDestinations, payments: service.seededPayments, webhookListen: `127.0.0.1:${await closedPort()}`, timeoutMs: 2000 };
+      writeFileSync(join(dir, 'live.json'), JSON.stringify(live));
+      const code = await main(['audit', 'server', '--target', target, '--config', join(dir, 'live.json'), '--report', `json:${join(dir, 'live.json.out')}`], io);
+      expect(code).toBe(0);
+      expect(io.out.join('')).toContain('--allow-live');
+      const report = JSON.parse(readFileSync(join(dir, 'live.json.out'), 'utf8')) as { results: Array<{ id: string; outcome: string; message: string }> };
+      const mutating = new Set<string>(serverChecks.filter((c) => c.mutating).map((c) => c.id));
+      for (const r of report.results) {
+        if (mutating.has(r.id)) {
+          expect(r.outcome, r.id).toBe('skip');
+          expect(r.message).toContain('--allow-live');
+        }
+      }
+      expect(report.results.find((r) => r.id === 'public-key-form')?.outcome).toBe('pass');
+      // Nothing was created on the target.
+      expect(service.deliveries().length).toBe(0);
+    } finally {
+      await service.close();
+    }
+  }, 30_000);
+});
+
+describe('a hostile target', () => {
+  it('answers garbage, redirects and hangs: per-check failures within the timeouts, never a crash', async () => {
+    const hostile = http.createServer((req, res) => {
+      if (req.url?.startsWith('/.well-known')) return void res.end('not a key');
+      if (req.url?.includes('/commit')) return void res.writeHead(302, { location: 'http://127.0.0.1:9/' }).end();
+      if (req.url?.includes('/refunds')) return; // never answers
+      res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not json');
+    });
+    await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+    try {
+      const seeded = await startReferenceService({ webhookSigningKey: keys.webhookRsa.privatePem });
+      const config = { applicationId: seeded.credentials.applicationId, keyId: seeded.credentials.keyId, merchantId: seeded.credentials.merchantId, payInAccountSelector: 'main', copDestinations: seeded.copDestinations, payments: seeded.seededPayments, timeoutMs: 300 };
+      await seeded.close();
+      writeFileSync(join(dir, 'hostile.json'), JSON.stringify(config));
+      const io = memoryIo({ PAYCONFORM_APPLICATION_SECRET: 'test-only-hostile', PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.seedBase64 });
+      const started = Date.now();
+      const code = await main(['audit', 'server', '--target', url, '--config', join(dir, 'hostile.json'), '--report', `json:${join(dir, 'hostile-report.json')}`], io);
+      expect(code).toBe(1);
+      expect(Date.now() - started).toBeLessThan(25_000);
+      const report = JSON.parse(readFileSync(join(dir, 'hostile-report.json'), 'utf8')) as { counts: Record<string, number>; results: Array<{ id: string; outcome: string }> };
+      expect(report.counts['error']).toBe(0);
+      expect(report.results.find((r) => r.id === 'public-key-form')?.outcome).toBe('fail');
+      expect(report.results.find((r) => r.id === 'payout-signed-accepted')?.outcome).toBe('fail');
+      expect(report.results.find((r) => r.id === 'signature-headers-missing')?.outcome).toBe('fail');
+    } finally {
+      await new Promise<void>((r) => hostile.close(() => r()));
+      hostile.closeAllConnections();
+    }
+  }, 40_000);
+});
