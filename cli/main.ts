@@ -11,6 +11,7 @@ const commands: Readonly<Record<string, { readonly summary: string; readonly loa
   'validate': { summary: 'validate a payload (JSON) against its JSON Schema; prints each violation with its pointer', load: async () => (await import('./commands/validate.js')).run },
   'audit server': { summary: 'audit a service implementation (default: the embedded reference service); reports json/junit/html', load: async () => (await import('./commands/audit-server.js')).run },
   'audit client': { summary: 'audit a client: a strict verifying endpoint it calls (--exec "CMD"), findings per rule, signature diagnosis', load: async () => (await import('./commands/audit-client.js')).run },
+  'audit webhooks': { summary: 'audit a webhook receiver: send valid and tampered signed webhooks (--target URL, --serve-key, --public-key-out)', load: async () => (await import('./commands/audit-webhooks.js')).run },
   'vectors run': { summary: 'run the JSON test vectors against another implementation (--exec "CMD", NDJSON)', load: async () => (await import('./commands/vectors-run.js')).run },
 };
 

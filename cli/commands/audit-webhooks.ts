@@ -1,0 +1,287 @@
+// `payconform audit webhooks`: plays the service and sends valid and tampered signed webhooks to a merchant's
+// receiver, which learns the public key from --serve-key, --public-key-out, or was configured for --signing-key.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { CliIo } from '../io.js';
+import { EXIT, UsageError } from '../io.js';
+import { PayconformError } from '../../src/errors.js';
+import { exportTrimmedPublicKeyPem, generateWebhookKeyPair, parseRsaPrivateKey, type ParsedRsaPrivateKey } from '../../src/webhooks/index.js';
+import { parseHostPort } from '../../conformance/config.js';
+import { ConformanceSetupError, parseLevelFilter, runChecks, selectChecks, type LevelFilter } from '../../conformance/engine.js';
+import { exitCodeFor } from '../../conformance/exit-code.js';
+import { isLoopbackTarget } from '../../conformance/http-client.js';
+import { createRedactor } from '../../conformance/redact.js';
+import { createConsoleReporter } from '../../conformance/reporters/console.js';
+import { parseReportSpecs, writeReports, type ReportSpec } from '../../conformance/reports.js';
+import { loadCatalogue } from '../../conformance/requirements.js';
+import type { RunSummary } from '../../conformance/result.js';
+import { webhookChecks, WEBHOOK_KINDS, type WebhookAuditContext, type WebhookKind } from '../../conformance/checks/webhooks/index.js';
+import { startKeyServer, type RunningKeyServer } from '../../conformance/checks/webhooks/key-server.js';
+
+const USAGE = `usage: payconform audit webhooks --target URL [--target KIND=URL ...] [--signing-key FILE] [--kinds payment,payout,refund]
+       [--serve-key HOST:PORT] [--public-key-out FILE] [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all]
+       [--timeout-ms N] [--allow-live] [--verbose]
+Plays the service: sends valid and tampered SHA256withRSA-signed webhooks (PUT, application/json) to the receiver.
+--target URL is used for every kind; --target payout=URL (payment=, refund=) sets one kind's URL.
+The receiver learns the public key from GET /.well-known/signature/pem on --serve-key, or from the file
+--public-key-out (the same trimmed PEM body), or was configured beforehand for --signing-key (RSA private key PEM).
+PAYCONFORM_APPLICATION_ID (optional) is written into the payloads. Receivers off loopback need --allow-live.
+Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure, 2 usage error,
+3 receiver unreachable.`;
+
+const SECRET_OPTION = /^--?(?:secret|private[-_]?key|key|seed|password)(?:=|$)/i;
+const MAX_KEY_FILE_BYTES = 64 * 1024;
+
+interface Parsed {
+  readonly targets: Partial<Record<WebhookKind, string>>;
+  readonly signingKeyPath?: string;
+  readonly kinds: readonly WebhookKind[];
+  readonly serveKey?: { readonly host: string; readonly port: number };
+  readonly publicKeyOut?: string;
+  readonly reports: ReportSpec[];
+  readonly only?: string[];
+  readonly level: LevelFilter;
+  readonly timeoutMs: number;
+  readonly allowLive: boolean;
+  readonly verbose: boolean;
+  readonly help: boolean;
+}
+
+function checkUrl(value: string, flag: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${flag} "${value}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must be an http or https URL (got "${url.protocol}")`);
+  if (url.username !== '' || url.password !== '') throw new UsageError(`${flag} must not carry credentials in the URL`);
+  return value;
+}
+
+function parse(args: readonly string[]): Parsed {
+  const secretArg = args.find((a) => SECRET_OPTION.test(a));
+  if (secretArg !== undefined) throw new UsageError(`refusing ${secretArg.split('=')[0]}: give the signing key as a file (--signing-key FILE), never as a command-line value`);
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: {
+        target: { type: 'string', multiple: true },
+        'signing-key': { type: 'string' },
+        kinds: { type: 'string' },
+        'serve-key': { type: 'string' },
+        'public-key-out': { type: 'string' },
+        report: { type: 'string', multiple: true },
+        only: { type: 'string' },
+        level: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'allow-live': { type: 'boolean' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+  let reports: ReportSpec[];
+  let level: LevelFilter;
+  try {
+    reports = parseReportSpecs((values.report as string[] | undefined) ?? []);
+    level = parseLevelFilter((values.level as string | undefined) ?? 'all');
+  } catch (error) {
+    if (error instanceof PayconformError) throw new UsageError(error.message);
+    throw error;
+  }
+  const kinds: WebhookKind[] = [];
+  for (const k of typeof values.kinds === 'string' ? values.kinds.split(',').map((s) => s.trim()).filter((s) => s !== '') : [...WEBHOOK_KINDS]) {
+    if (!(WEBHOOK_KINDS as readonly string[]).includes(k)) throw new UsageError(`--kinds: unknown kind "${k}" (kinds: ${WEBHOOK_KINDS.join(', ')})`);
+    if (!kinds.includes(k as WebhookKind)) kinds.push(k as WebhookKind);
+  }
+  if (kinds.length === 0) throw new UsageError('--kinds needs at least one kind');
+  const targets: Partial<Record<WebhookKind, string>> = {};
+  let fallback: string | undefined;
+  for (const t of (values.target as string[] | undefined) ?? []) {
+    const m = /^(payment|payout|refund)=(.+)$/.exec(t);
+    if (m) targets[m[1] as WebhookKind] = checkUrl(m[2]!, `--target ${m[1]}=`);
+    else if (fallback !== undefined) throw new UsageError('--target URL given twice; use --target KIND=URL for per-kind URLs');
+    else fallback = checkUrl(t, '--target');
+  }
+  for (const k of kinds) {
+    targets[k] ??= fallback;
+    if (targets[k] === undefined) throw new UsageError(`no receiver URL for ${k} webhooks: give --target URL or --target ${k}=URL\n${USAGE}`);
+  }
+  let serveKey: { host: string; port: number } | undefined;
+  if (typeof values['serve-key'] === 'string') {
+    serveKey = parseHostPort(values['serve-key']);
+    if (serveKey === undefined) throw new UsageError(`--serve-key must be HOST:PORT with a port up to 65535 (got "${values['serve-key']}")`);
+  }
+  const timeoutText = values['timeout-ms'] as string | undefined;
+  if (timeoutText !== undefined && (!/^[0-9]{1,6}$/.test(timeoutText) || Number(timeoutText) < 1)) throw new UsageError('--timeout-ms must be a positive integer up to 999999');
+  const only = typeof values.only === 'string' ? values.only.split(',').map((s) => s.trim()).filter((s) => s !== '') : undefined;
+  if (only !== undefined && only.length === 0) throw new UsageError('--only needs at least one check id');
+  return {
+    targets: Object.fromEntries(kinds.map((k) => [k, targets[k]!])),
+    ...(typeof values['signing-key'] === 'string' ? { signingKeyPath: values['signing-key'] } : {}),
+    kinds,
+    ...(serveKey ? { serveKey } : {}),
+    ...(typeof values['public-key-out'] === 'string' ? { publicKeyOut: values['public-key-out'] } : {}),
+    reports,
+    ...(only !== undefined ? { only } : {}),
+    level,
+    timeoutMs: timeoutText !== undefined ? Number(timeoutText) : 10_000,
+    allowLive: values['allow-live'] === true,
+    verbose: values.verbose === true,
+    help: values.help === true,
+  };
+}
+
+function toolVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** Reads the RSA signing key from a file; UsageError naming the file (never its content). */
+async function readSigningKey(path: string): Promise<ParsedRsaPrivateKey> {
+  let text: string;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new UsageError(`--signing-key "${path}" is not a regular file`);
+    if (info.size > MAX_KEY_FILE_BYTES) throw new UsageError(`--signing-key "${path}" is ${info.size} bytes; a PEM key is far smaller`);
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read --signing-key "${path}": ${(error as NodeJS.ErrnoException).code ?? 'read error'}`);
+  }
+  try {
+    return parseRsaPrivateKey(text);
+  } catch (error) {
+    const code = error instanceof PayconformError ? error.code : 'KEY_FORMAT_INVALID';
+    throw new UsageError(`--signing-key "${path}" is not a usable RSA private key (PEM, 2048 bits or more): ${code}`);
+  }
+}
+
+/** A TCP connection to the receiver's host and port, within the timeout; undefined when it connects. */
+function probe(url: string, timeoutMs: number): Promise<string | undefined> {
+  const u = new URL(url);
+  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (result: string | undefined): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(result);
+    };
+    const timer = setTimeout(() => done(`no connection within ${timeoutMs} ms`), timeoutMs);
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
+  });
+}
+
+/** Runs the receiver checks for the given kinds (for tests and scripts). */
+export function auditWebhookReceiver(context: WebhookAuditContext, kinds: readonly WebhookKind[], options: { only?: readonly string[]; level?: LevelFilter; subscribers?: Parameters<typeof runChecks>[0]['subscribers'] } = {}): Promise<RunSummary> {
+  const targets = [...new Set(kinds.map((k) => context.targets[k]))].join(', ');
+  return runChecks({
+    checks: webhookChecks(kinds),
+    context,
+    role: 'receiver',
+    target: targets,
+    toolVersion: toolVersion(),
+    catalogue: loadCatalogue(),
+    concurrency: 4,
+    checkTimeoutMs: 3 * context.requestTimeoutMs + 5_000,
+    redactor: createRedactor(),
+    ...(options.only !== undefined ? { only: options.only } : {}),
+    ...(options.level !== undefined ? { level: options.level } : {}),
+    ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
+  });
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parse(args);
+  if (parsed.help) {
+    io.stdout(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  try {
+    selectChecks(webhookChecks(parsed.kinds), parsed.only, parsed.level);
+  } catch (error) {
+    if (error instanceof ConformanceSetupError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (parsed.serveKey === undefined && parsed.publicKeyOut === undefined && parsed.signingKeyPath === undefined) {
+    throw new UsageError(`the receiver needs the public key: give --serve-key HOST:PORT, --public-key-out FILE, or --signing-key FILE (a key it was configured for)\n${USAGE}`);
+  }
+  const live = Object.values(parsed.targets).filter((u): u is string => u !== undefined && !isLoopbackTarget(u));
+  if (live.length > 0 && !parsed.allowLive) {
+    throw new UsageError(`refusing to send test payment, payout and refund webhooks to ${[...new Set(live.map((u) => new URL(u).host))].join(', ')}: not a loopback address, and a receiver that does not verify would act on them; pass --allow-live for a receiver you own`);
+  }
+  const signingKey = parsed.signingKeyPath !== undefined ? await readSigningKey(parsed.signingKeyPath) : generateWebhookKeyPair().privateKey;
+  const trimmed = exportTrimmedPublicKeyPem(signingKey);
+  const toStderr = parsed.reports.some((r) => r.path === '-');
+  const out = toStderr ? io.stderr : io.stdout;
+  const stream = { write: out, isTTY: io.env === process.env && (toStderr ? process.stderr.isTTY : process.stdout.isTTY) === true };
+
+  if (parsed.publicKeyOut !== undefined) {
+    try {
+      await mkdir(dirname(parsed.publicKeyOut), { recursive: true });
+      await writeFile(parsed.publicKeyOut, trimmed, 'utf8');
+    } catch (error) {
+      io.stderr(`payconform audit webhooks: cannot write --public-key-out "${parsed.publicKeyOut}": ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
+      return EXIT.usage;
+    }
+    out(`public key (trimmed PEM, as GET /.well-known/signature/pem serves it) written to ${parsed.publicKeyOut}\n`);
+  }
+  let keyServer: RunningKeyServer | undefined;
+  if (parsed.serveKey !== undefined) {
+    try {
+      keyServer = await startKeyServer(trimmed, parsed.serveKey.host, parsed.serveKey.port);
+    } catch (error) {
+      io.stderr(`payconform audit webhooks: cannot serve the key on ${parsed.serveKey.host}:${parsed.serveKey.port} (${(error as NodeJS.ErrnoException).code ?? String(error)})\n`);
+      return EXIT.usage;
+    }
+    out(`public key served at ${keyServer.url}\n`);
+  }
+  try {
+    for (const url of new Set(Object.values(parsed.targets))) {
+      const problem = await probe(url!, Math.min(parsed.timeoutMs, 5_000));
+      if (problem !== undefined) {
+        io.stderr(`payconform audit webhooks: receiver ${url} is unreachable (${problem})\n`);
+        return EXIT.unreachable;
+      }
+    }
+    const applicationId = io.env['PAYCONFORM_APPLICATION_ID']?.trim() || randomUUID();
+    const context: WebhookAuditContext = { targets: parsed.targets, signingKey, otherKey: generateWebhookKeyPair().privateKey, applicationId, requestTimeoutMs: parsed.timeoutMs };
+    let summary: RunSummary;
+    try {
+      summary = await auditWebhookReceiver(context, parsed.kinds, {
+        ...(parsed.only !== undefined ? { only: parsed.only } : {}),
+        level: parsed.level,
+        subscribers: [createConsoleReporter({ stream, env: io.env, verbose: parsed.verbose })],
+      });
+    } catch (error) {
+      if (error instanceof ConformanceSetupError) {
+        io.stderr(`payconform audit webhooks: ${error.message}\n`);
+        return EXIT.usage;
+      }
+      throw error;
+    }
+    if (keyServer !== undefined) out(`the public key was fetched ${keyServer.fetches()} time(s) during the run\n`);
+    const failures = await writeReports(summary, parsed.reports, { catalogue: loadCatalogue(), stdout: io.stdout });
+    for (const f of failures) io.stderr(`payconform audit webhooks: ${f.message}\n`);
+    if (failures.length > 0) return EXIT.usage;
+    return exitCodeFor(summary);
+  } finally {
+    await keyServer?.close();
+  }
+}

@@ -1,0 +1,199 @@
+// The webhook-receiver audit's checks: payconform plays the service and sends each kind of webhook, valid and
+// tampered, to the merchant's receiver; valid ones must be answered 200, tampered ones with anything but 200.
+import { signWebhook, WEBHOOK_SIGNATURE_ALGORITHM, type ParsedRsaPrivateKey } from '../../../src/webhooks/index.js';
+import type { Check, Finding, Level } from '../../check.js';
+import { curlFor } from '../../curl.js';
+import { sendRequest, type RecordedExchange } from '../../http-client.js';
+import { assertSchemaValid, createPayload, serializePayload, withAmountChanged, withUnknownMembers, WEBHOOK_KINDS, type WebhookKind } from './payloads.js';
+
+export { WEBHOOK_KINDS, type WebhookKind } from './payloads.js';
+
+export interface WebhookAuditContext {
+  /** The receiver's URL for each kind audited. */
+  readonly targets: Readonly<Partial<Record<WebhookKind, string>>>;
+  /** The service's key: its public half is what the receiver was given. */
+  readonly signingKey: ParsedRsaPrivateKey;
+  /** Another RSA key, for "signed by another key". */
+  readonly otherKey: ParsedRsaPrivateKey;
+  /** The applicationId written into the payloads. */
+  readonly applicationId: string;
+  readonly requestTimeoutMs: number;
+}
+
+interface Delivery {
+  readonly bytes: Uint8Array;
+  /** The Authorization header value; undefined: sent without one. */
+  readonly authorization: string | undefined;
+}
+
+const deliver = (ctx: WebhookAuditContext, kind: WebhookKind, d: Delivery, signal: AbortSignal): Promise<RecordedExchange> =>
+  sendRequest(
+    {
+      method: 'PUT',
+      url: ctx.targets[kind]!,
+      headers: [['Content-Type', 'application/json'], ['Accept', 'application/json'], ...(d.authorization !== undefined ? ([['Authorization', d.authorization]] as const) : [])],
+      body: d.bytes,
+    },
+    { timeoutMs: ctx.requestTimeoutMs, signal },
+  );
+
+const evidence = (ex: RecordedExchange): NonNullable<Finding['evidence']> => ({ request: ex.request, ...(ex.response ? { response: ex.response } : {}), reproduce: curlFor(ex.request) });
+const answered = (ex: RecordedExchange): string => (ex.response ? `answered ${ex.response.status}` : `no answer (${ex.error?.code ?? 'NETWORK_ERROR'}: ${ex.error?.message ?? ''})`);
+
+/** A valid delivery must be answered 200. */
+function expectAccepted(ex: RecordedExchange, requirement: string, what: string): Finding {
+  if (ex.response?.status === 200 && !ex.error) return { outcome: 'pass', message: `${what}: answered 200`, requirement };
+  return { outcome: 'violation', message: `${what}: ${answered(ex)}; the service treats anything but 200 as a failed delivery and sends it again`, expected: '200', received: ex.response ? String(ex.response.status) : (ex.error?.code ?? 'no answer'), requirement, evidence: evidence(ex) };
+}
+
+/** A delivery that must not be accepted: anything but 200. */
+function expectRejected(ex: RecordedExchange, requirement: string, what: string): Finding {
+  if (ex.response?.status === 200) return { outcome: 'violation', message: `${what}: answered 200, so the receiver accepted a webhook it cannot have verified`, expected: 'anything but 200 (e.g. 401)', received: '200', requirement, evidence: evidence(ex) };
+  if (!ex.response) return { outcome: 'observation', message: `${what}: ${answered(ex)} (not accepted)`, requirement };
+  return { outcome: 'pass', message: `${what}: ${answered(ex)}`, requirement };
+}
+
+interface WebhookCase {
+  readonly name: string;
+  readonly title: (kind: WebhookKind) => string;
+  readonly requirements: readonly string[];
+  readonly level: Level;
+  run(ctx: WebhookAuditContext, kind: WebhookKind, signal: AbortSignal): Promise<Finding[]>;
+}
+
+/** A valid delivery: fresh payload, serialised, validated, signed over exactly those bytes. */
+function valid(ctx: WebhookAuditContext, kind: WebhookKind, indent: number): Delivery {
+  const bytes = serializePayload(createPayload(kind, ctx.applicationId), indent);
+  assertSchemaValid(kind, bytes);
+  return { bytes, authorization: signWebhook(bytes, ctx.signingKey) };
+}
+
+const REJECT = ['WEBHOOK-PROFILE-REJECT-UNVERIFIED', 'WEBHOOK-VERIFY-RECOMMENDED'];
+
+/** The cases run for every kind, in report order (ids `webhook-<kind>-<name>` are public API). */
+export const webhookCases: readonly WebhookCase[] = [
+  {
+    name: 'accepted',
+    title: (k) => `A valid ${k} webhook is answered 200`,
+    requirements: ['WEBHOOK-RECEIVER-200'],
+    level: 'MUST',
+    run: async (ctx, kind, signal) => [expectAccepted(await deliver(ctx, kind, valid(ctx, kind, 0), signal), 'WEBHOOK-RECEIVER-200', `valid ${kind} webhook`)],
+  },
+  {
+    name: 'exact-bytes',
+    title: (k) => `A valid ${k} webhook written with other whitespace and decimals (10.50) is verified as received and answered 200`,
+    requirements: ['WEBHOOK-VERIFY-EXACT-BYTES'],
+    level: 'MUST',
+    run: async (ctx, kind, signal) => {
+      const f = expectAccepted(await deliver(ctx, kind, valid(ctx, kind, 2), signal), 'WEBHOOK-VERIFY-EXACT-BYTES', `valid ${kind} webhook, indented, amounts as 10.50`);
+      return [f.outcome === 'violation' ? { ...f, message: `${f.message}. A receiver that verifies a re-serialised payload (JSON.parse then JSON.stringify) fails here: verify the raw body bytes` } : f];
+    },
+  },
+  {
+    name: 'redelivery',
+    title: (k) => `The same ${k} delivery sent again is answered 200 (idempotent receiver)`,
+    requirements: ['WEBHOOK-IDEMPOTENT', 'WEBHOOK-RECEIVER-200'],
+    level: 'MUST',
+    run: async (ctx, kind, signal) => {
+      const d = valid(ctx, kind, 0);
+      const first = await deliver(ctx, kind, d, signal);
+      if (first.response?.status !== 200) return [expectAccepted(first, 'WEBHOOK-RECEIVER-200', `first delivery of the ${kind} webhook`)];
+      const again = await deliver(ctx, kind, d, signal);
+      return [expectAccepted(again, 'WEBHOOK-IDEMPOTENT', `the same ${kind} webhook (same bytes and signature) delivered again`)];
+    },
+  },
+  {
+    name: 'unknown-properties',
+    title: (k) => `A ${k} webhook with unknown properties is answered 200`,
+    requirements: ['WEBHOOK-IGNORE-UNKNOWN'],
+    level: 'MUST',
+    run: async (ctx, kind, signal) => {
+      const bytes = serializePayload(withUnknownMembers(kind, createPayload(kind, ctx.applicationId)), 0);
+      assertSchemaValid(kind, bytes, { unknownMembers: true });
+      return [expectAccepted(await deliver(ctx, kind, { bytes, authorization: signWebhook(bytes, ctx.signingKey) }, signal), 'WEBHOOK-IGNORE-UNKNOWN', `${kind} webhook with unknown members (top level and nested)`)];
+    },
+  },
+  {
+    name: 'wrong-signature',
+    title: (k) => `A ${k} webhook with a wrong signature is not accepted`,
+    requirements: REJECT,
+    level: 'SHOULD',
+    run: async (ctx, kind, signal) => {
+      const d = valid(ctx, kind, 0);
+      const [alg, b64] = d.authorization!.split(' ');
+      const sig = Buffer.from(b64!, 'base64');
+      sig[Math.floor(sig.length / 2)]! ^= 0x01;
+      return [expectRejected(await deliver(ctx, kind, { bytes: d.bytes, authorization: `${alg} ${sig.toString('base64')}` }, signal), 'WEBHOOK-PROFILE-REJECT-UNVERIFIED', `${kind} webhook whose signature has one bit flipped`)];
+    },
+  },
+  {
+    name: 'body-changed',
+    title: (k) => `A ${k} webhook whose body changed after signing is not accepted`,
+    requirements: REJECT,
+    level: 'SHOULD',
+    run: async (ctx, kind, signal) => {
+      const payload = createPayload(kind, ctx.applicationId);
+      const signed = serializePayload(payload, 0);
+      const changed = serializePayload(withAmountChanged(kind, payload), 0);
+      assertSchemaValid(kind, changed);
+      return [expectRejected(await deliver(ctx, kind, { bytes: changed, authorization: signWebhook(signed, ctx.signingKey) }, signal), 'WEBHOOK-PROFILE-REJECT-UNVERIFIED', `${kind} webhook whose amount was changed after signing`)];
+    },
+  },
+  {
+    name: 'reserialised',
+    title: (k) => `The same ${k} JSON re-serialised (other whitespace) under the original signature is not accepted`,
+    requirements: [...REJECT, 'WEBHOOK-VERIFY-EXACT-BYTES'],
+    level: 'SHOULD',
+    run: async (ctx, kind, signal) => {
+      const payload = createPayload(kind, ctx.applicationId);
+      const signed = serializePayload(payload, 0);
+      const sent = serializePayload(payload, 2);
+      assertSchemaValid(kind, sent);
+      const f = expectRejected(await deliver(ctx, kind, { bytes: sent, authorization: signWebhook(signed, ctx.signingKey) }, signal), 'WEBHOOK-PROFILE-REJECT-UNVERIFIED', `${kind} webhook signed compact, sent indented`);
+      return [f.outcome === 'violation' ? { ...f, message: `${f.message}: it verifies a re-serialised form of the payload, not the exact bytes received (spec: Webhook authentication, rule 1)` } : f];
+    },
+  },
+  {
+    name: 'missing-authorization',
+    title: (k) => `A ${k} webhook without Authorization is not accepted`,
+    requirements: REJECT,
+    level: 'SHOULD',
+    run: async (ctx, kind, signal) => [expectRejected(await deliver(ctx, kind, { bytes: valid(ctx, kind, 0).bytes, authorization: undefined }, signal), 'WEBHOOK-VERIFY-RECOMMENDED', `${kind} webhook without an Authorization header`)],
+  },
+  {
+    name: 'wrong-algorithm',
+    title: (k) => `A ${k} webhook naming an algorithm other than ${WEBHOOK_SIGNATURE_ALGORITHM} is not accepted`,
+    requirements: REJECT,
+    level: 'SHOULD',
+    run: async (ctx, kind, signal) => {
+      const d = valid(ctx, kind, 0);
+      const authorization = d.authorization!.replace(WEBHOOK_SIGNATURE_ALGORITHM, 'SHA1withRSA');
+      return [expectRejected(await deliver(ctx, kind, { bytes: d.bytes, authorization }, signal), 'WEBHOOK-PROFILE-REJECT-UNVERIFIED', `${kind} webhook with "Authorization: SHA1withRSA <valid SHA-256 signature>"`)];
+    },
+  },
+  {
+    name: 'other-key',
+    title: (k) => `A ${k} webhook signed by another key is not accepted`,
+    requirements: REJECT,
+    level: 'SHOULD',
+    run: async (ctx, kind, signal) => {
+      const bytes = valid(ctx, kind, 0).bytes;
+      return [expectRejected(await deliver(ctx, kind, { bytes, authorization: signWebhook(bytes, ctx.otherKey) }, signal), 'WEBHOOK-PROFILE-REJECT-UNVERIFIED', `${kind} webhook signed by a key the service does not hold`)];
+    },
+  },
+];
+
+/** The suite for the kinds audited (in report order: per kind, then per case). */
+export function webhookChecks(kinds: readonly WebhookKind[] = WEBHOOK_KINDS): Check<WebhookAuditContext>[] {
+  return kinds.flatMap((kind) =>
+    webhookCases.map((c): Check<WebhookAuditContext> => ({
+      id: `webhook-${kind}-${c.name}`,
+      title: c.title(kind),
+      area: `${kind} webhooks`,
+      requirements: c.requirements,
+      level: c.level,
+      appliesTo: 'receiver',
+      run: (ctx, env) => c.run(ctx, kind, env.signal),
+    })),
+  );
+}

@@ -1,0 +1,54 @@
+// Serves the audit's webhook public key as the service does: `GET /.well-known/signature/pem`, the trimmed PEM body.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RunningKeyServer {
+  /** e.g. `http://127.0.0.1:43122/.well-known/signature/pem`. */
+  readonly url: string;
+  /** How many times the key was fetched. */
+  fetches(): number;
+  close(): Promise<void>;
+}
+
+export const PUBLIC_KEY_PATH = '/.well-known/signature/pem';
+
+/** Starts the key endpoint on host:port (0: a free port). 404 elsewhere, 405 for other methods. */
+export async function startKeyServer(trimmedPem: string, host: string, port: number): Promise<RunningKeyServer> {
+  let fetches = 0;
+  const server = http.createServer({ requestTimeout: 10_000, headersTimeout: 10_000 }, (req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== PUBLIC_KEY_PATH) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
+      return;
+    }
+    fetches += 1;
+    const body = Buffer.from(trimmedPem, 'utf8');
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(body.length) });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${urlHost}:${address.port}${PUBLIC_KEY_PATH}`,
+    fetches: () => fetches,
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
