@@ -1,7 +1,9 @@
 // `npm run bench`: runs every benchmark suite in one process, then prints a table and the ratios within this run.
 // `--json` prints one `{ "name": ..., "opsPerSec": ... }` line per benchmark on stdout and nothing else.
-// Usage: tsx bench/run.ts [--json] [--iterations N] [--warmup N] [--max-ms T] [--rounds R]
+// Usage: tsx bench/run.ts [--json] [--iterations N] [--warmup N] [--max-ms T] [--rounds R] [--server-requests N]
 
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   compare,
@@ -15,14 +17,16 @@ import {
 } from './harness.js';
 
 /**
- * The suites, in run order. To add one, add a line: a module that exports a function returning a BenchmarkSuite and
- * does nothing on import. (bench/reference-service.ts is, for now, a standalone script that runs on import and parses
- * its own arguments; once it exports e.g. `createReferenceServiceSuite`, add:
- *   { name: 'reference-service', load: async () => (await import('./reference-service.js')).createReferenceServiceSuite() },
+ * The in-process suites, in run order. To add one, add a line: a module that exports a function returning a
+ * BenchmarkSuite and does nothing on import. The server benchmark (bench/reference-service.ts) needs servers in child
+ * processes and its own request loop, so it runs after these as a child process (`runServerBenchmark`).
  */
 const suites: readonly { readonly name: string; readonly load: () => Promise<BenchmarkSuite> }[] = [
   { name: 'signing', load: async () => (await import('./signing.js')).createSigningSuite() },
 ];
+
+const SERVER_DEFAULTS = { requests: 3000, rounds: 3 } as const;
+const SERVER_TIMEOUT_MS = 300_000;
 
 const USAGE = `usage: npm run bench -- [--json] [--iterations N] [--warmup N] [--max-ms T] [--rounds R]
   --json          one {"name","opsPerSec"} JSON line per benchmark on stdout, nothing else
@@ -30,9 +34,18 @@ const USAGE = `usage: npm run bench -- [--json] [--iterations N] [--warmup N] [-
   --warmup N      untimed iterations before each round (default ${defaultHarnessOptions.warmupIterations})
   --max-ms T      timed milliseconds per round, at most (default ${defaultHarnessOptions.maxMilliseconds})
   --rounds R      interleaved rounds; each figure is the median (default ${defaultHarnessOptions.rounds})
+  --server-requests N  signed payouts per server round over loopback (default ${SERVER_DEFAULTS.requests}; 0 skips the server benchmark)
+  --server-rounds R    alternating server rounds; the best of each is shown (default ${SERVER_DEFAULTS.rounds})
 `;
 
-const LIMITS = { iterations: 1_000_000, warmup: 100_000, 'max-ms': 60_000, rounds: 21 } as const;
+const LIMITS = {
+  iterations: 1_000_000,
+  warmup: 100_000,
+  'max-ms': 60_000,
+  rounds: 21,
+  'server-requests': 100_000,
+  'server-rounds': 10,
+} as const;
 
 class UsageError extends Error {}
 
@@ -44,7 +57,12 @@ function integerOption(raw: string | undefined, flag: keyof typeof LIMITS, fallb
   return value;
 }
 
-function parseOptions(argv: readonly string[]): { json: boolean; harness: HarnessOptions } | 'help' {
+interface ServerOptions {
+  readonly requests: number;
+  readonly rounds: number;
+}
+
+function parseOptions(argv: readonly string[]): { json: boolean; harness: HarnessOptions; server: ServerOptions } | 'help' {
   let values;
   try {
     ({ values } = parseArgs({
@@ -56,6 +74,8 @@ function parseOptions(argv: readonly string[]): { json: boolean; harness: Harnes
         warmup: { type: 'string' },
         'max-ms': { type: 'string' },
         rounds: { type: 'string' },
+        'server-requests': { type: 'string' },
+        'server-rounds': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -73,7 +93,54 @@ function parseOptions(argv: readonly string[]): { json: boolean; harness: Harnes
       maxMilliseconds: integerOption(values['max-ms'], 'max-ms', d.maxMilliseconds, 1),
       rounds: integerOption(values.rounds, 'rounds', d.rounds, 1),
     },
+    server: {
+      requests: integerOption(values['server-requests'], 'server-requests', SERVER_DEFAULTS.requests, 0),
+      rounds: integerOption(values['server-rounds'], 'server-rounds', SERVER_DEFAULTS.rounds, 1),
+    },
   };
+}
+
+interface ServerMeasurement {
+  readonly name: string;
+  readonly opsPerSec: number;
+  readonly p99Ms: number;
+}
+
+/** Runs bench/reference-service.ts in a child process (bounded by a timeout) and reads its JSON lines. */
+function runServerBenchmark(options: ServerOptions): Promise<ServerMeasurement[]> {
+  const script = fileURLToPath(new URL('./reference-service.ts', import.meta.url));
+  const args = [...process.execArgv, script, '--json', '--requests', String(options.requests), '--rounds', String(options.rounds)];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    const timer = setTimeout(() => child.kill(), SERVER_TIMEOUT_MS);
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`server benchmark ended with ${signal ?? `exit code ${code}`}`));
+      try {
+        resolve(out.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as ServerMeasurement));
+      } catch {
+        reject(new Error('server benchmark printed something other than JSON lines'));
+      }
+    });
+  });
+}
+
+function serverTable(results: readonly ServerMeasurement[], options: ServerOptions): string {
+  const lines = [
+    '',
+    `signed POST /api/payouts over loopback: ${options.requests} requests, 16 connections, best of ${options.rounds} alternating rounds`,
+    ...results.map((r) => `  ${r.name.padEnd(24)} ${formatOps(r.opsPerSec).padStart(9)} req/s   p99 ${r.p99Ms} ms`),
+  ];
+  const limit = results.find((r) => r.name === 'bare-node-http-verify');
+  const reference = results.find((r) => r.name === 'reference-service');
+  if (limit && reference) {
+    const ratio = reference.opsPerSec / limit.opsPerSec;
+    lines.push(`  reference service / bare verifying server: ${ratio.toFixed(2)}  target ≥ 0.8: ${ratio >= 0.8 ? 'met' : 'MISSED'}`);
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 const formatOps = (ops: number): string => Math.round(ops).toLocaleString('en-US');
@@ -117,7 +184,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const { json, harness } = parsed;
+  const { json, harness, server } = parsed;
   const loaded: BenchmarkSuite[] = [];
   try {
     for (const suite of suites) loaded.push(await suite.load());
@@ -127,10 +194,13 @@ async function main(argv: readonly string[]): Promise<number> {
       ? undefined
       : (name: string, round: number, ops: number) => process.stderr.write(`  round ${round + 1} ${name}: ${formatOps(ops)} ops/s\n`);
     const measurements = await runBenchmarks(benchmarks, harness, progress);
+    const serverResults = server.requests > 0 ? await runServerBenchmark(server) : [];
     if (json) {
       for (const m of measurements) process.stdout.write(`${JSON.stringify({ name: m.name, opsPerSec: Math.round(m.opsPerSec * 10) / 10 })}\n`);
+      for (const r of serverResults) process.stdout.write(`${JSON.stringify(r)}\n`);
     } else {
       process.stdout.write(table(measurements, comparisons, harness));
+      if (serverResults.length > 0) process.stdout.write(serverTable(serverResults, server));
     }
     return 0;
   } finally {

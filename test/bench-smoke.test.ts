@@ -20,7 +20,7 @@ function runBench(args: string[]) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const TINY = ['--iterations', '20', '--warmup', '2', '--rounds', '1', '--max-ms', '5000'];
+const TINY = ['--iterations', '20', '--warmup', '2', '--rounds', '1', '--max-ms', '5000', '--server-requests', '0'];
 
 describe('npm run bench (bench/run.ts), tiny mode', () => {
   it('--json prints exactly one {"name","opsPerSec"} line per benchmark, each positive, and nothing else', () => {
@@ -47,6 +47,18 @@ describe('npm run bench (bench/run.ts), tiny mode', () => {
     expect(r.stdout).toMatch(/full verifyRequest \/ http-message-signatures: \d+\.\d\d {2}target ≥ 1\.2: (met|MISSED)/);
     // Never print the (test-only) application secret.
     expect(r.stdout + r.stderr).not.toContain('test-only-bench-application-secret');
+  });
+
+  it('with --server-requests, adds the loopback server benchmark: two JSON lines with req/s and p99', () => {
+    const r = runBench(['--json', ...TINY.slice(0, -2), '--server-requests', '20', '--server-rounds', '1']);
+    expect(r.status).toBe(0);
+    const parsed = r.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed.map((p) => p['name'])).toEqual([...EXPECTED_NAMES, 'bare-node-http-verify', 'reference-service']);
+    for (const p of parsed.slice(EXPECTED_NAMES.length)) {
+      expect(Object.keys(p).sort()).toEqual(['name', 'opsPerSec', 'p99Ms']);
+      expect(p['opsPerSec'] as number).toBeGreaterThan(0);
+      expect(p['p99Ms'] as number).toBeGreaterThan(0);
+    }
   });
 
   it('bad usage exits 2 with a message and no stdout', () => {
