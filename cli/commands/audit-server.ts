@@ -13,7 +13,7 @@ import { availableFields, loadConfig, type ConformanceConfig } from '../../confo
 import { ConformanceSetupError, parseLevelFilter, runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { exitCodeFor } from '../../conformance/exit-code.js';
 import { isLoopbackTarget, sendRequest } from '../../conformance/http-client.js';
-import { createRedactor, type Redactor } from '../../conformance/redact.js';
+import { createRedactor } from '../../conformance/redact.js';
 import { createConsoleReporter } from '../../conformance/reporters/console.js';
 import { parseReportSpecs, writeReports, type ReportSpec } from '../../conformance/reports.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
@@ -362,9 +362,4 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   for (const f of failures) io.stderr(`payconform audit server: ${f.message}\n`);
   if (failures.length > 0) return EXIT.usage;
   return exitCodeFor(summary);
-}
-
-/** For tests and scripts: the redactor of a target (masks its secrets in any text). */
-export function redactorOf(target: AuditTarget): Redactor {
-  return target.context.redactor;
 }

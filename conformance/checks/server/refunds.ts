@@ -158,7 +158,7 @@ const partial = serverCheck({
   id: 'refund-partial-accepted',
   title: 'a partial refund of a settled payment is accepted as a Refund resource in IN_PROGRESS',
   area: 'refunds',
-  requirements: ['REFUND-PARTIAL-ALLOWED', 'REFUND-RESPONSE-RESOURCE', 'REFUND-CREATED-IN-PROGRESS', 'REFUND-CREATE-REQUEST', 'REFUND-CREATEDATUTC-FORM', 'SIG-OTHER-ENDPOINTS-SIGNED'],
+  requirements: ['REFUND-PARTIAL-ALLOWED', 'REFUND-RESPONSE-RESOURCE', 'REFUND-CREATED-IN-PROGRESS', 'REFUND-CREATE-REQUEST', 'REFUND-REQUEST-BODY', 'VERSION-REFUND-MEDIA-TYPE', 'REFUND-STATUS-VALUES', 'REFUND-CREATEDATUTC-FORM', 'SIG-OTHER-ENDPOINTS-SIGNED'],
   level: 'MUST',
   needs: [...NEED.refunds, 'payments.settled'],
   mutating: true,

@@ -18,7 +18,12 @@ const accepted = serverCheck({
   id: 'payout-signed-accepted',
   title: 'a correctly signed create-payout request is accepted as a schema-valid Payout resource',
   area: 'responses',
-  requirements: ['SIG-PAYOUT-CREATE-SIGNED', 'SIG-VERIFY-DECISION', 'PAYOUT-CREATE-REQUEST', 'PAYOUT-RESPONSE-RESOURCE', 'PAYOUT-ACCOUNT-OBJECT', 'PAYOUT-STATUSREASON', 'PAYOUT-CREATE-DETAILS'],
+  requirements: [
+    'SIG-PAYOUT-CREATE-SIGNED', 'SIG-VERIFY-DECISION', 'PAYOUT-CREATE-REQUEST', 'PAYOUT-REQUEST-BODY', 'PAYOUT-DESTINATION-OBJECT', 'VERSION-PAYOUT-MEDIA-TYPE',
+    'PAYOUT-RESPONSE-RESOURCE', 'PAYOUT-ACCOUNT-OBJECT', 'PAYOUT-STATUS-VALUES', 'PAYOUT-STATUSREASON', 'PAYOUT-CREATE-DETAILS',
+    // Accepting a request signed by the profile means the target rebuilt the same signature base, line by line.
+    'SIG-BASE-METHOD', 'SIG-BASE-CONTENT-DIGEST', 'SIG-BASE-CONTENT-TYPE-LENGTH', 'SIG-BASE-APPLICATION-HEADERS', 'SIG-BASE-LINE-FORMAT', 'SIG-BASE-PARAMS-LINE', 'SIG-PROFILE-STRUCTURED-FIELDS',
+  ],
   level: 'MUST',
   needs: NEED.signing,
   mutating: true,

@@ -4,7 +4,7 @@
 import { validatePayload } from '../../../src/schemas/index.js';
 import { getFieldValues } from '../../../src/http/message.js';
 import { verifyWebhook } from '../../../src/webhooks/index.js';
-import type { CheckRunEnv, Finding } from '../../check.js';
+import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
 import { notApplicable, observation, pass, skip, violation } from '../../check.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { createHeldPayout } from './commit-cancel.js';
@@ -37,7 +37,7 @@ function judged(ctx: ServerAuditContext, own: readonly ReceivedWebhook[]): Recei
 }
 
 /** A status webhook for `token` (payout or refund id) with `status` arrives within `timeoutMs`. */
-async function expectStatusWebhook(ctx: ServerAuditContext, env: CheckRunEnv, kind: 'payout' | 'refund', token: string, status: string, timeoutMs: number, requirement: string, why: string): Promise<Finding> {
+async function expectStatusWebhook(ctx: ServerAuditContext, env: CheckRunEnv, kind: 'payout' | 'refund', token: string, status: string, timeoutMs: number, requirement: string, why: string, trigger?: Evidence): Promise<Finding> {
   const hooks = await waitForMentions(listenerOf(ctx), env, timeoutMs, [token], 1, (w) => statusOf(w, kind) === status);
   if (hooks.length > 0) return pass(`a ${kind} webhook with status ${status} arrived ${why}`, { requirement });
   const others = mentioning(listenerOf(ctx).received(), token);
@@ -45,18 +45,24 @@ async function expectStatusWebhook(ctx: ServerAuditContext, env: CheckRunEnv, ki
     requirement,
     expected: `a ${kind} webhook with ${kind}Status ${status}`,
     received: others.length === 0 ? 'no webhook for it' : `webhooks with status ${others.map((w) => statusOf(w, kind) ?? '(none)').join(', ')}`,
-    ...(others[0] ? { evidence: webhookEvidence(others[0]) } : {}),
+    ...(others[0] ? { evidence: webhookEvidence(others[0]) } : trigger ? { evidence: trigger } : {}),
   });
 }
 
 /** After creation: a later status webhook must come when the runner knows the target's timers; else it is recorded. */
-async function laterStatus(ctx: ServerAuditContext, env: CheckRunEnv, kind: 'payout' | 'refund', token: string, requirement: string): Promise<Finding> {
+async function laterStatus(ctx: ServerAuditContext, env: CheckRunEnv, kind: 'payout' | 'refund', token: string, requirement: string, trigger?: Evidence): Promise<Finding> {
   const later = (w: ReceivedWebhook): boolean => (statusOf(w, kind) ?? 'IN_PROGRESS') !== 'IN_PROGRESS';
   const wait = ctx.knownTimings?.lifecycleWithinMs ?? 0;
   const hooks = await waitForMentions(listenerOf(ctx), env, wait, [token], 1, later);
   if (hooks.length > 0) return pass(`a later ${kind} status webhook arrived (${statusOf(hooks[0]!, kind) ?? '?'})`, { requirement });
   if (ctx.knownTimings !== undefined) {
-    return violation(`the ${kind} moved on from IN_PROGRESS (the runner set the target's lifecycle timer) but no webhook for the new status arrived within ${wait} ms`, { requirement, expected: 'a webhook for each status change' });
+    const seen = mentioning(listenerOf(ctx).received(), token);
+    return violation(`the ${kind} moved on from IN_PROGRESS (the runner set the target's lifecycle timer) but no webhook for the new status arrived within ${wait} ms`, {
+      requirement,
+      expected: 'a webhook for each status change',
+      received: `webhooks with status ${seen.map((w) => statusOf(w, kind) ?? '(none)').join(', ') || '(none)'}`,
+      ...(trigger ? { evidence: trigger } : {}),
+    });
   }
   return observation(`no later ${kind} status webhook seen yet (when the ${kind} moves on from IN_PROGRESS is not shown)`, { requirement });
 }
@@ -74,8 +80,9 @@ const payoutStatusChanges = serverCheck({
       const { ex } = await createSignedPayout(ctx, env, { destination: defaultDestination(ctx) });
       const id = jsonObject(ex)?.['payoutId'];
       if (!isSuccess(ex) || typeof id !== 'string') return [skip(`could not create a payout (${describeOutcome(ex)})`, { evidence: evidenceOf(ctx, ex) })];
-      const created = await expectStatusWebhook(ctx, env, 'payout', id, 'IN_PROGRESS', ctx.webhookWaitMs, 'PAYOUT-STATUS-CHANGE-WEBHOOK', 'for a created payout');
-      return [created, await laterStatus(ctx, env, 'payout', id, 'PAYOUT-STATUS-CHANGE-WEBHOOK')];
+      const trigger = evidenceOf(ctx, ex);
+      const created = await expectStatusWebhook(ctx, env, 'payout', id, 'IN_PROGRESS', ctx.webhookWaitMs, 'PAYOUT-STATUS-CHANGE-WEBHOOK', 'for a created payout', trigger);
+      return [created, await laterStatus(ctx, env, 'payout', id, 'PAYOUT-STATUS-CHANGE-WEBHOOK', trigger)];
     };
     const moved = async (action: 'commit' | 'cancel'): Promise<Finding[]> => {
       const held = await createHeldPayout(ctx, env);
@@ -83,7 +90,7 @@ const payoutStatusChanges = serverCheck({
       const { ex } = await sendAppCall(ctx, env, payoutActionRequest(ctx, held.payoutId, action));
       if (!isSuccess(ex)) return [skip(`${action} of a held payout failed (${describeOutcome(ex)}); see cop-${action}`, { evidence: evidenceOf(ctx, ex) })];
       const status = action === 'commit' ? 'IN_PROGRESS' : 'CANCELLED';
-      const found = await expectStatusWebhook(ctx, env, 'payout', held.payoutId, status, ctx.webhookWaitMs, 'PAYOUT-STATUS-CHANGE-WEBHOOK', `after ${action}`);
+      const found = await expectStatusWebhook(ctx, env, 'payout', held.payoutId, status, ctx.webhookWaitMs, 'PAYOUT-STATUS-CHANGE-WEBHOOK', `after ${action}`, evidenceOf(ctx, ex));
       const awaiting = mentioning(listenerOf(ctx).received(), held.payoutId).some((w) => statusOf(w, 'payout') === 'AWAITING_COMMIT');
       return [found, observation(`a webhook for the AWAITING_COMMIT status was ${awaiting ? '' : 'not '}sent (not shown by the spec)`, { requirement: 'WEBHOOK-AWAITING-COMMIT' })];
     };
@@ -103,11 +110,12 @@ const refundStatusChanges = serverCheck({
   async run(ctx, env) {
     const made = await createPartialRefund(ctx, env, REFUND_SLOTS.webhooks);
     const id = made.refund?.['refundPaymentId'];
+    const trigger = made.ex ? evidenceOf(ctx, made.ex) : undefined;
     if (typeof id !== 'string') return [...made.findings.filter((f) => f.outcome === 'observation'), skip(`could not create a refund to trigger webhooks; see refund-partial-accepted`)];
     return [
       ...made.findings,
-      await expectStatusWebhook(ctx, env, 'refund', id, 'IN_PROGRESS', ctx.webhookWaitMs, 'REFUND-STATUS-CHANGE-WEBHOOK', 'for a created refund'),
-      await laterStatus(ctx, env, 'refund', id, 'REFUND-STATUS-CHANGE-WEBHOOK'),
+      await expectStatusWebhook(ctx, env, 'refund', id, 'IN_PROGRESS', ctx.webhookWaitMs, 'REFUND-STATUS-CHANGE-WEBHOOK', 'for a created refund', trigger),
+      await laterStatus(ctx, env, 'refund', id, 'REFUND-STATUS-CHANGE-WEBHOOK', trigger),
     ];
   },
 });
