@@ -119,7 +119,7 @@ export function auditClientExchanges(context: ClientAuditContext, redactor: Reda
     checks: clientChecks,
     context,
     role: 'client',
-    target: `client calling ${context.baseUrl}`,
+    target: `calls to ${context.baseUrl}`,
     toolVersion: toolVersion(),
     catalogue: loadCatalogue(),
     redactor,

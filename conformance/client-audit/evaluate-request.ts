@@ -224,6 +224,8 @@ export class ClientSession {
       else if (!this.#secretMatches(secrets[0]!.trim())) problems.push({ requirement: 'APP-SECRET-SENT', message: '"x-application-secret" is not the configured application secret (value not shown)' });
       if (problems.length === 0) push('client-application-headers', 'pass', 'APP-ID-REQUIRED', 'x-application-id and x-application-secret present and as configured');
       else for (const p of problems) push('client-application-headers', 'violation', p.requirement, p.message);
+      const appName = values('x-app-name');
+      if (appName.length > 0) push('client-application-headers', 'observation', 'REFUND-X-APP-NAME', `x-app-name "${appName.join(', ')}" sent (the spec shows it in one refund example; its effect is not shown)`);
     }
 
     // --- the signature itself, last (spec: Server verification order, step 10)
@@ -346,7 +348,7 @@ export class ClientSession {
       return;
     }
     if (verifySignatureBase(base.base, signature, this.credentials.publicKey, backend)) {
-      push('client-signature-verifies', 'pass', 'SIG-SIGN', 'the Ed25519 signature verifies with the configured public key over the base rebuilt from the request');
+      push('client-signature-verifies', 'pass', 'SIG-SIGN', 'the Ed25519 signature verifies with the configured public key over the base rebuilt from the request (alg ed25519)');
       return;
     }
     this.#diagnoses += 1;

@@ -23,7 +23,7 @@ interface RuleMeta {
   readonly requirements: readonly string[];
 }
 
-const SIGNATURE_BASE_REQUIREMENTS = ['SIG-SIGN', 'SIG-BASE-METHOD', 'SIG-BASE-PATH', 'SIG-BASE-AUTHORITY', 'SIG-BASE-CONTENT-TYPE-LENGTH', 'SIG-BASE-LINE-FORMAT', 'SIG-BASE-PARAMS-LINE', 'DIGEST-EXACT-BYTES'];
+const SIGNATURE_BASE_REQUIREMENTS = ['SIG-SIGN', 'SIG-BASE-METHOD', 'SIG-BASE-PATH', 'SIG-BASE-AUTHORITY', 'SIG-BASE-CONTENT-DIGEST', 'SIG-BASE-CONTENT-TYPE-LENGTH', 'SIG-BASE-LINE-FORMAT', 'SIG-BASE-PARAMS-LINE', 'DIGEST-EXACT-BYTES'];
 
 /** Metadata of each rule's check; a new rule cannot compile without its entry. */
 export const clientRuleMeta = {
@@ -31,17 +31,17 @@ export const clientRuleMeta = {
   'client-signature-headers': { title: 'Signature-Input and Signature are sent (payout creation is always signed)', area: 'signing', requirements: ['SIG-PAYOUT-CREATE-SIGNED', 'SIG-HEADERS-BODY', 'SIG-HEADERS-BODYLESS', 'SIG-OTHER-ENDPOINTS-SIGNED'] },
   'client-signature-syntax': { title: 'Signature-Input and Signature are RFC 8941 Dictionaries; the signature is 64 bytes', area: 'signing', requirements: ['SIG-PROFILE-STRUCTURED-FIELDS', 'SIG-SIGNATURE-HEADER'] },
   'client-signature-label': { title: 'The signature label is sig1', area: 'signing', requirements: ['SIG-LABEL-SIG1'] },
-  'client-covered-components': { title: 'The eight covered components, in their fixed order', area: 'signing', requirements: ['SIG-BASE-COMPONENTS-ORDER'] },
+  'client-covered-components': { title: 'The eight covered components, in their fixed order', area: 'signing', requirements: ['SIG-BASE-COMPONENTS-ORDER', 'SIG-BODYLESS-COMPONENTS'] },
   'client-signature-parameter-order': { title: 'Signature parameters created, keyid, alg, nonce in that order, no others', area: 'signing', requirements: ['SIG-PROFILE-PARAM-ORDER', 'SIG-INPUT-HEADER'] },
-  'client-signature-alg': { title: 'alg is "ed25519"', area: 'signing', requirements: ['SIG-PARAM-ALG'] },
+  'client-signature-alg': { title: 'alg is "ed25519"', area: 'signing', requirements: ['SIG-PARAM-ALG', 'SIG-ALGORITHMS'] },
   'client-signature-keyid': { title: 'keyid is the configured key id', area: 'signing', requirements: ['SIG-PARAM-KEYID'] },
   'client-signature-created': { title: 'created is the current Unix time in seconds (within 300 s of arrival)', area: 'signing', requirements: ['SIG-PARAM-CREATED'] },
   'client-signature-nonce': { title: 'A nonce of at most 50 characters, never reused in the session', area: 'signing', requirements: ['SIG-PARAM-NONCE', 'LIMIT-NONCE'] },
   'client-content-digest': { title: 'Content-Digest sha-512 over the exact bytes on POST/PUT/PATCH, absent on GET/DELETE', area: 'digest', requirements: ['SIG-HEADERS-BODY', 'SIG-HEADERS-BODYLESS', 'DIGEST-SHA512', 'DIGEST-EXACT-BYTES'] },
   'client-content-type': { title: 'Content-Type media type and version per endpoint', area: 'media types', requirements: ['PAYOUT-CREATE-REQUEST', 'COP-COMMIT-REQUEST', 'COP-CANCEL-REQUEST', 'REFUND-CREATE-REQUEST', 'VERSION-PAYOUT-MEDIA-TYPE', 'VERSION-REFUND-MEDIA-TYPE'] },
   'client-accept': { title: 'Accept where the spec shows it (commit, cancel, refund)', area: 'media types', requirements: ['PAYOUT-CREATE-REQUEST', 'COP-COMMIT-REQUEST', 'COP-CANCEL-REQUEST', 'REFUND-CREATE-REQUEST', 'VERSION-PAYOUT-MEDIA-TYPE', 'VERSION-REFUND-MEDIA-TYPE'] },
-  'client-request-body': { title: 'The request body against its schema (no body on commit and cancel)', area: 'bodies', requirements: ['PAYOUT-REQUEST-BODY', 'REFUND-REQUEST-BODY', 'PAYOUT-CREATE-DETAILS', 'COP-COMMIT-REQUEST', 'COP-CANCEL-REQUEST', 'KEY-ENDPOINT'] },
-  'client-application-headers': { title: 'x-application-id and x-application-secret, as configured', area: 'credentials', requirements: ['APP-ID-REQUIRED', 'APP-SECRET-SENT', 'SIG-BASE-APPLICATION-HEADERS'] },
+  'client-request-body': { title: 'The request body against its schema (no body on commit and cancel)', area: 'bodies', requirements: ['PAYOUT-REQUEST-BODY', 'PAYOUT-DESTINATION-OBJECT', 'REFUND-REQUEST-BODY', 'PAYOUT-CREATE-DETAILS', 'COP-COMMIT-REQUEST', 'COP-CANCEL-REQUEST', 'KEY-ENDPOINT'] },
+  'client-application-headers': { title: 'x-application-id and x-application-secret, as configured', area: 'credentials', requirements: ['APP-ID-REQUIRED', 'APP-SECRET-SENT', 'SIG-BASE-APPLICATION-HEADERS', 'REFUND-X-APP-NAME'] },
   'client-signature-verifies': { title: 'The Ed25519 signature verifies; when not, the diagnosis names the mistake', area: 'signing', requirements: SIGNATURE_BASE_REQUIREMENTS },
 } as const satisfies Record<ClientRuleId, RuleMeta>;
 
