@@ -2,6 +2,7 @@
 // answers; faulty clients, each signing with the library then breaking one thing, are each reported by the right
 // check and requirement id, and every signature mistake gets its diagnosis. Loopback only, bounded waits.
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { auditClientExchanges } from '../cli/commands/audit-client.js';
 import type { ClientAuditContext } from '../conformance/checks/client/index.js';
@@ -279,5 +280,35 @@ describe('audit client: signature mistakes, each given its diagnosis (spec: Auth
     }, { ...credentials, publicKey: keys.rfc9421Ed25519.publicKey });
     const text = expectReported(summary, 'client-signature-verifies', 'SIG-SIGN');
     expect(text).toContain('no known mistake');
+  });
+});
+
+describe('audit client: hostile requests give findings, never a crash or a hang', () => {
+  it('garbage bytes, an oversized body, unparseable signature fields, a body that is not JSON', async () => {
+    const statuses: number[] = [];
+    const { summary, context } = await audit(async (info) => {
+      const { port } = new URL(info.baseUrl);
+      const garbage = await new Promise<string>((resolve) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write('\x00\x01 NOT HTTP\r\n\r\n'));
+        let text = '';
+        socket.on('data', (b: Buffer) => (text += b.toString('latin1')));
+        socket.on('close', () => resolve(text));
+        socket.on('error', () => resolve(text));
+        socket.setTimeout(3_000, () => socket.destroy());
+      });
+      statuses.push(Number(/^HTTP\/1\.1 (\d{3})/.exec(garbage)?.[1] ?? 0));
+      statuses.push((await call(info, { path: '/api/payouts', body: 'x'.repeat(1024 * 1024 + 10) }).catch(() => ({ status: -1 }))).status);
+      statuses.push((await create(info, { after: (h) => h.map(([n, v]) => [n, n === 'Signature-Input' ? 'sig1=(((' : v]) })).status);
+      statuses.push((await create(info, { after: (h) => h.map(([n, v]) => [n, n === 'Signature' ? 'sig1=:AAAA:' : v]) })).status);
+      statuses.push((await call(info, { path: '/api/payouts', body: '\udc00\u00ff{' })).status);
+    });
+    expect(statuses[0]).toBe(400);
+    expect([413, -1]).toContain(statuses[1]);
+    expect(statuses.slice(2).every((s) => s >= 400 && s < 500)).toBe(true);
+    expect(summary.counts.error).toBe(0);
+    expect(context.commandNote).toContain('refused unexamined');
+    expectReported(summary, 'client-signature-syntax', 'SIG-PROFILE-STRUCTURED-FIELDS');
+    expectReported(summary, 'client-signature-syntax', 'SIG-SIGNATURE-HEADER');
+    expectReported(summary, 'client-request-body', 'PAYOUT-REQUEST-BODY');
   });
 });
