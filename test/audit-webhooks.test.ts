@@ -149,7 +149,7 @@ describe('audit webhooks: faulty receivers, each fault reported by check and req
     const { summary } = await auditReceiver({ verify: 'none' });
     for (const kind of WEBHOOK_KINDS) for (const n of NEGATIVE) expect(outcomes(summary)[`webhook-${kind}-${n}`], `${kind} ${n}`).toBe('warn');
     expectFinding(summary, 'webhook-payout-missing-authorization', 'warn', 'WEBHOOK-VERIFY-RECOMMENDED');
-    expectFinding(summary, 'webhook-refund-other-key', 'warn', 'WEBHOOK-PROFILE-REJECT-UNVERIFIED');
+    expectFinding(summary, 'webhook-refund-other-key', 'warn', 'WEBHOOK-VERIFY-WITH-PUBLIC-KEY');
     expect(exitCodeFor(summary)).toBe(0);
     expect(summary.counts.warn).toBe(18);
   });

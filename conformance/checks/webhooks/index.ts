@@ -174,11 +174,11 @@ export const webhookCases: readonly WebhookCase[] = [
   {
     name: 'other-key',
     title: (k) => `A ${k} webhook signed by another key is not accepted`,
-    requirements: REJECT,
+    requirements: [...REJECT, 'WEBHOOK-VERIFY-WITH-PUBLIC-KEY'],
     level: 'SHOULD',
     run: async (ctx, kind, signal) => {
       const bytes = valid(ctx, kind, 0).bytes;
-      return [expectRejected(await deliver(ctx, kind, { bytes, authorization: signWebhook(bytes, ctx.otherKey) }, signal), 'WEBHOOK-PROFILE-REJECT-UNVERIFIED', `${kind} webhook signed by a key the service does not hold`)];
+      return [expectRejected(await deliver(ctx, kind, { bytes, authorization: signWebhook(bytes, ctx.otherKey) }, signal), 'WEBHOOK-VERIFY-WITH-PUBLIC-KEY', `${kind} webhook signed by a key other than the one the service publishes`)];
     },
   },
 ];
