@@ -83,7 +83,10 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     throw error;
   }
   const c = service.credentials;
-  if (c.privateKey === undefined) throw new TypeError('the embedded service did not hand back its development private key');
+  if (c.privateKey === undefined) {
+    await Promise.all([service.close(), listener.close()]);
+    throw new TypeError('the embedded service did not hand back its development private key');
+  }
   const redactor = createRedactor({ applicationSecret: c.applicationSecret, privateKey: exportEd25519SeedBase64(c.privateKey) });
   const context: ServerAuditContext = {
     baseUrl: service.baseUrl,
