@@ -214,6 +214,14 @@ describe('exit codes', () => {
     }
   });
 
+  it('--report json:- writes only the JSON report to stdout (progress goes to stderr)', async () => {
+    const io = memoryIo();
+    expect(await main(['audit', 'server', '--only', 'public-key-form', '--report', 'json:-'], io)).toBe(0);
+    const report = JSON.parse(io.out.join('')) as { results: Array<{ id: string }> };
+    expect(report.results.map((r) => r.id)).toEqual(['public-key-form']);
+    expect(io.err.join('')).toContain('1 passed, 0 failed');
+  }, 30_000);
+
   it('0 for a selection of checks run in-process', async () => {
     const io = memoryIo();
     expect(await main(['audit', 'server', '--only', 'public-key-form,payout-signed-accepted'], io)).toBe(0);
@@ -254,8 +262,9 @@ describe('live-money safety', () => {
 describe('a hostile target', () => {
   it('answers garbage, redirects and hangs: per-check failures within the timeouts, never a crash', async () => {
     const hostile = http.createServer((req, res) => {
-      if (req.url?.startsWith('/.well-known')) return void res.end('not a key');
+      if (req.url?.startsWith('/.well-known')) return void res.end(Buffer.alloc(2 * 1024 * 1024, 0x41)); // huge, not a key
       if (req.url?.includes('/commit')) return void res.writeHead(302, { location: 'http://127.0.0.1:9/' }).end();
+      if (req.url?.includes('/cancel')) return void req.socket.destroy(); // reset
       if (req.url?.includes('/refunds')) return; // never answers
       res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not json');
     });
