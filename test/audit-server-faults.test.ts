@@ -11,7 +11,7 @@ import { loadTestKeys } from './fixtures/keys.js';
 const signingRejection: readonly FaultName[] = ['creates-on-rejection'];
 
 /** For every check, the reference-service faults that must make it fail. */
-export const checkFaults = {
+const checkFaults = {
   'public-key-form': ['public-key-full-pem'],
   'payout-signed-accepted': ['payout-response-shape'],
   'tracing-id-differs': ['tracing-id-fixed'],
