@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
 
@@ -50,5 +51,36 @@ describe('MemoryNonceStore', () => {
     };
     const results = await Promise.all(Array.from({ length: 50 }, () => asyncStore.checkAndRecord('same', 10, 310)));
     expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('property: agrees with a store that never forgets, and holds exactly the unexpired nonces (time moving forward)', () => {
+    const call = fc.record({
+      op: fc.constantFrom('has', 'record'),
+      nonce: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+      advance: fc.nat({ max: 40 }),
+      ttl: fc.integer({ min: -5, max: 120 }),
+    });
+    fc.assert(
+      fc.property(fc.array(call, { maxLength: 200 }), (calls) => {
+        const store = new MemoryNonceStore();
+        const model = new Map<string, number>();
+        let now = 1000;
+        for (const { op, nonce, advance, ttl } of calls) {
+          now += advance;
+          const live = (model.get(nonce) ?? -Infinity) >= now;
+          if (op === 'has') {
+            expect(store.has(nonce, now)).toBe(live);
+            continue;
+          }
+          expect(store.checkAndRecord(nonce, now, now + ttl)).toBe(!live);
+          if (!live) model.set(nonce, now + ttl);
+          const unexpired = [...model.values()].filter((expiresAt) => expiresAt >= now).length;
+          // Everything expired before `now` was evicted; only the nonce just recorded may already be expired.
+          expect(store.size - unexpired).toBeGreaterThanOrEqual(0);
+          expect(store.size - unexpired).toBeLessThanOrEqual(!live && ttl < 0 ? 1 : 0);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

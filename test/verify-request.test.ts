@@ -183,6 +183,8 @@ describe('verifyRequest: one stable code per failure, at the spec step', () => {
   });
 
   it('step 11: of concurrent requests with one nonce, exactly one is accepted', async () => {
+    // A synchronous store (MemoryNonceStore) is never awaited, so the requests run one after another: the
+    // losers are caught at step 4.
     const nonceStore = new MemoryNonceStore();
     const s = signed();
     const results = await Promise.all(Array.from({ length: 20 }, () => verifyRequest(s, options({ nonceStore }))));
@@ -190,7 +192,18 @@ describe('verifyRequest: one stable code per failure, at the spec step', () => {
     const failures = results.filter((r) => !r.ok);
     expect(failures).toHaveLength(19);
     for (const f of failures) expect(f).toMatchObject({ code: 'NONCE_REPLAYED' });
-    expect(failures.some((f) => !f.ok && f.step === 11)).toBe(true);
+    // A store that answers asynchronously (as a shared store does) lets every request pass step 4 before any
+    // records the nonce: the atomic checkAndRecord of step 11 still admits exactly one.
+    const memory = new MemoryNonceStore();
+    const asyncStore: NonceStore = {
+      has: async (n, now) => memory.has(n, now),
+      checkAndRecord: async (n, now, expiresAt) => memory.checkAndRecord(n, now, expiresAt),
+    };
+    const raced = await Promise.all(Array.from({ length: 20 }, () => verifyRequest(s, options({ nonceStore: asyncStore }))));
+    expect(raced.filter((r) => r.ok)).toHaveLength(1);
+    const lost = raced.filter((r) => !r.ok);
+    expect(lost).toHaveLength(19);
+    for (const f of lost) expect(f).toMatchObject({ code: 'NONCE_REPLAYED', step: 11 });
   });
 });
 

@@ -20,11 +20,17 @@ export interface MemoryNonceStoreOptions {
 /**
  * In-memory NonceStore. Memory is bounded by the validity window: entries expire at `expiresAt` and are evicted
  * as time moves on; `maxEntries` (default 1,000,000) caps memory under a flood. Single process only.
+ * Eviction is a time-ordered queue: nonces are grouped by expiry time, and a min-heap of those times says which
+ * group expires next, so each call only touches what has just expired (never a walk over the whole store).
  */
 export class MemoryNonceStore implements NonceStore {
+  /** nonce → expiresAt. */
   readonly #entries = new Map<string, number>();
+  /** expiresAt → the nonces recorded with that expiry. */
+  readonly #groups = new Map<number, string[]>();
+  /** Min-heap of the keys of #groups. */
+  readonly #expiries: number[] = [];
   readonly #maxEntries: number;
-  #lastSweep = -Infinity;
 
   constructor(options: MemoryNonceStoreOptions = {}) {
     const max = options.maxEntries ?? 1_000_000;
@@ -47,28 +53,61 @@ export class MemoryNonceStore implements NonceStore {
     const existing = this.#entries.get(nonce);
     if (existing !== undefined && existing >= now) return false;
     if (existing === undefined && this.#entries.size >= this.#maxEntries) {
-      this.#sweep(now);
-      if (this.#entries.size >= this.#maxEntries) {
-        throw new PayconformError('NONCE_STORE_FULL', `nonce store is full (${this.#maxEntries} unexpired nonces)`);
-      }
+      throw new PayconformError('NONCE_STORE_FULL', `nonce store is full (${this.#maxEntries} unexpired nonces)`);
     }
-    // Delete first so the Map's insertion order stays roughly the expiry order.
-    this.#entries.delete(nonce);
     this.#entries.set(nonce, expiresAt);
+    // A NaN expiry is never ">= now" (already expired): its group is evicted on the next call.
+    const key = Number.isNaN(expiresAt) ? -Infinity : expiresAt;
+    const group = this.#groups.get(key);
+    if (group === undefined) {
+      this.#groups.set(key, [nonce]);
+      heapPush(this.#expiries, key);
+    } else {
+      group.push(nonce);
+    }
     return true;
   }
 
-  /** Drops expired entries at the front (insertion order is close to expiry order); a full sweep once a second. */
+  /** Drops every group that expired before `now` (entries re-recorded since with a later expiry are kept). */
   #evict(now: number): void {
-    for (const [nonce, expiresAt] of this.#entries) {
-      if (expiresAt >= now) break;
-      this.#entries.delete(nonce);
+    const expiries = this.#expiries;
+    while (expiries.length > 0 && (expiries[0] as number) < now) {
+      const key = heapPop(expiries);
+      for (const nonce of this.#groups.get(key) ?? []) {
+        const expiresAt = this.#entries.get(nonce);
+        if (expiresAt !== undefined && !(expiresAt >= now)) this.#entries.delete(nonce);
+      }
+      this.#groups.delete(key);
     }
-    if (now - this.#lastSweep >= 1) this.#sweep(now);
   }
+}
 
-  #sweep(now: number): void {
-    this.#lastSweep = now;
-    for (const [nonce, expiresAt] of this.#entries) if (expiresAt < now) this.#entries.delete(nonce);
+function heapPush(heap: number[], value: number): void {
+  let i = heap.push(value) - 1;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if ((heap[parent] as number) <= value) break;
+    heap[i] = heap[parent] as number;
+    i = parent;
   }
+  heap[i] = value;
+}
+
+function heapPop(heap: number[]): number {
+  const top = heap[0] as number;
+  const last = heap.pop() as number;
+  if (heap.length > 0) {
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && (heap[right] as number) < (heap[left] as number) ? right : left;
+      if ((heap[child] as number) >= last) break;
+      heap[i] = heap[child] as number;
+      i = child;
+    }
+    heap[i] = last;
+  }
+  return top;
 }

@@ -7,9 +7,9 @@ import type { HttpRequest } from '../http/message.js';
 import { digestBytes, verifyContentDigest } from '../digest/content-digest.js';
 import { isSfInteger } from '../structured-fields/structured-fields.js';
 import { verifySignatureBase } from '../signatures/create-signature.js';
-import { indexFieldLines } from '../signatures/field-values.js';
+import { indexFieldLines, type FieldIndex } from '../signatures/field-values.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
-import { parseSignature, parseSignatureInput } from '../signatures/signature-fields.js';
+import { parseSignature, parseSignatureInput, type SignatureInput } from '../signatures/signature-fields.js';
 import type { NonceStore } from './nonce-store.js';
 import { serviceProfile } from './service-profile.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
@@ -81,34 +81,61 @@ function isWellFormedRequest(request: unknown): request is HttpRequest {
   );
 }
 
-/** Verifies a signed request under the profile and the policy. Records the nonce only after the signature verified. */
-export async function verifyRequest(request: HttpRequest, options: VerifyOptions): Promise<VerifyResult> {
-  let step = 1;
+/**
+ * Verifies a signed request under the profile and the policy. Records the nonce only after the signature verified.
+ * The steps run synchronously; only a nonce store that answers with a Promise makes the rest wait for it (a
+ * synchronous store such as MemoryNonceStore costs no microtask). The hot path creates no closures.
+ */
+export function verifyRequest(request: HttpRequest, options: VerifyOptions): Promise<VerifyResult> {
+  const progress: Progress = { step: 1 };
   try {
-    return await verifySteps(request, options, (s) => (step = s));
+    const result = verifySteps(request, options, progress);
+    return result instanceof Promise ? result.catch((error: unknown) => unexpectedFailure(error, progress)) : Promise.resolve(result);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return fail('REQUEST_MALFORMED', step, `unexpected failure at step ${step}: ${message}`);
+    return Promise.resolve(unexpectedFailure(error, progress));
   }
 }
 
-async function nonceStoreCall<T>(step: number, call: () => T | Promise<T>): Promise<{ ok: true; value: T } | Failure> {
-  try {
-    const value = call();
-    // A synchronous store (MemoryNonceStore) is not awaited: no extra microtask on the hot path.
-    return { ok: true, value: value instanceof Promise ? await value : value };
-  } catch (error) {
-    return fail('NONCE_STORE_UNAVAILABLE', step, `nonce store failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
+/** The step being run, for the message of an unexpected failure. */
+interface Progress {
+  step: number;
 }
 
-async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (step: number) => void): Promise<VerifyResult> {
+function unexpectedFailure(error: unknown, progress: Progress): Failure {
+  const message = error instanceof Error ? error.message : String(error);
+  return fail('REQUEST_MALFORMED', progress.step, `unexpected failure at step ${progress.step}: ${message}`);
+}
+
+function storeUnavailable(step: number, error: unknown): Failure {
+  return fail('NONCE_STORE_UNAVAILABLE', step, `nonce store failed: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+type Outcome = VerifyResult | Promise<VerifyResult>;
+
+/** What steps 1 to 4 established, carried into steps 5 to 12. */
+interface Checked {
+  readonly request: HttpRequest;
+  readonly options: VerifyOptions;
+  readonly policy: VerificationPolicy;
+  readonly fields: FieldIndex;
+  readonly input: SignatureInput;
+  readonly signature: Uint8Array;
+  readonly created: number;
+  readonly keyId: string;
+  readonly nonce: string;
+  readonly now: number;
+  /** Steps 4 and 11 consult the nonce store. */
+  readonly checkReplay: boolean;
+  readonly progress: Progress;
+}
+
+function verifySteps(request: HttpRequest, options: VerifyOptions, progress: Progress): Outcome {
   const policy = options.policy ?? defaultVerificationPolicy;
   const { enforce } = policy;
   const now = options.now ?? Math.floor(Date.now() / 1000);
 
   // Step 1: extract the signature headers.
-  at(1);
+  progress.step = 1;
   if (!isWellFormedRequest(request)) return fail('REQUEST_MALFORMED', 1, 'request is not an HttpRequest { method, url, headers, body: Uint8Array }');
   if (typeof options?.resolveApplication !== 'function' || typeof options.nonceStore?.checkAndRecord !== 'function') {
     return fail('REQUEST_MALFORMED', 1, 'verifyRequest needs options.resolveApplication and options.nonceStore');
@@ -124,7 +151,7 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
   }
 
   // Step 2: parse Signature-Input for components, created, keyid, alg, nonce.
-  at(2);
+  progress.step = 2;
   const inputs = parseSignatureInput(inputLines.length === 1 ? inputLines[0]! : inputLines.join(', '));
   if (!inputs.ok) return fail(inputs.code, 2, inputs.message);
   const signatures = parseSignature(signatureLines.length === 1 ? signatureLines[0]! : signatureLines.join(', '));
@@ -181,7 +208,7 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
   }
 
   // Step 3: now - created is at most 300 s (and, by this profile, created - now at most 300 s).
-  at(3);
+  progress.step = 3;
   if (enforce.createdMaxAge && now - created > policy.maxAgeSeconds) {
     return fail('CREATED_EXPIRED', 3, `signature created ${now - created} s ago, more than ${policy.maxAgeSeconds} s`);
   }
@@ -190,7 +217,7 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
   }
 
   // Step 4: the nonce is present and was not used before.
-  at(4);
+  progress.step = 4;
   const nonceParam = params.get('nonce');
   if (nonceParam !== undefined && typeof nonceParam !== 'string') return fail('PARAMETERS_MISMATCH', 2, '"nonce" is not an sf-string');
   const nonce = nonceParam ?? '';
@@ -200,22 +227,50 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
       return fail('NONCE_TOO_LONG', 4, `nonce has ${nonce.length} characters, at most ${policy.nonceMaxLength} allowed`);
     }
   }
-  const checkReplay = enforce.replay && nonce !== '';
-  if (checkReplay) {
-    const seen = await nonceStoreCall(4, () => options.nonceStore.has(nonce, now));
-    if (!seen.ok) return seen;
-    if (seen.value) return fail('NONCE_REPLAYED', 4, 'nonce was used before');
+  const checked: Checked = {
+    request,
+    options,
+    policy,
+    fields,
+    input,
+    signature,
+    created,
+    keyId,
+    nonce,
+    now,
+    checkReplay: enforce.replay && nonce !== '',
+    progress,
+  };
+  if (!checked.checkReplay) return verifyFromStep5(checked);
+  let seen: boolean | Promise<boolean>;
+  try {
+    seen = options.nonceStore.has(nonce, now);
+  } catch (error) {
+    return storeUnavailable(4, error);
   }
+  if (seen instanceof Promise) {
+    return seen.then(
+      (answer) => (answer ? fail('NONCE_REPLAYED', 4, 'nonce was used before') : verifyFromStep5(checked)),
+      (error: unknown) => storeUnavailable(4, error),
+    );
+  }
+  return seen ? fail('NONCE_REPLAYED', 4, 'nonce was used before') : verifyFromStep5(checked);
+}
+
+/** Steps 5 to 12, once the nonce store said the nonce is new. */
+function verifyFromStep5(c: Checked): Outcome {
+  const { request, options, policy, fields, input, keyId } = c;
+  const { enforce } = policy;
 
   // Step 5: x-application-id is present and valid.
-  at(5);
+  c.progress.step = 5;
   const applicationId = fields.get('x-application-id')?.[0];
   if (applicationId === undefined || applicationId === '') return fail('APPLICATION_ID_MISSING', 5, 'missing "x-application-id" header');
   const application = options.resolveApplication(applicationId);
   if (application === undefined) return fail('APPLICATION_ID_UNKNOWN', 5, 'unknown "x-application-id"');
 
   // Step 6: x-application-secret is present and valid.
-  at(6);
+  c.progress.step = 6;
   if (enforce.applicationSecret) {
     const secret = fields.get('x-application-secret')?.[0];
     if (secret === undefined || secret === '') return fail('APPLICATION_SECRET_MISSING', 6, 'missing "x-application-secret" header');
@@ -223,12 +278,12 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
   }
 
   // Step 7: resolve the public key from keyid and applicationId.
-  at(7);
+  c.progress.step = 7;
   const publicKey = application.publicKeys.get(keyId);
   if (publicKey === undefined) return fail('KEY_UNKNOWN', 7, `no key ${JSON.stringify(keyId)} for this application`);
 
   // Step 8: Content-Digest against the body, when present; required or forbidden by method.
-  at(8);
+  c.progress.step = 8;
   if (enforce.digest) {
     const digest = fields.get('content-digest')?.[0];
     const method = request.method;
@@ -244,26 +299,36 @@ async function verifySteps(request: HttpRequest, options: VerifyOptions, at: (st
   }
 
   // Step 9: rebuild the signature base, including the nonce in the signature parameters.
-  at(9);
+  c.progress.step = 9;
   const base = createSignatureBase(request, input.components, input, serviceProfile.signatureBaseOptions, fields);
   if (!base.ok) return fail('SIGNATURE_BASE_INVALID', 9, `${base.code}: ${base.message}`);
 
   // Step 10: verify the Ed25519 signature.
-  at(10);
-  if (!verifySignatureBase(base.base, signature, publicKey, options.backend ?? nodeBackend)) {
+  c.progress.step = 10;
+  if (!verifySignatureBase(base.base, c.signature, publicKey, options.backend ?? nodeBackend)) {
     return fail('SIGNATURE_INVALID', 10, 'the Ed25519 signature does not verify');
   }
 
   // Step 11: record the nonce against reuse (atomic; a concurrent request may have recorded it first).
-  at(11);
-  if (checkReplay) {
-    const expiresAt = Math.max(created + policy.maxAgeSeconds, now);
-    const recorded = await nonceStoreCall(11, () => options.nonceStore.checkAndRecord(nonce, now, expiresAt));
-    if (!recorded.ok) return recorded;
-    if (!recorded.value) return fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request');
+  c.progress.step = 11;
+  if (!c.checkReplay) return accept(c, applicationId, base.base);
+  let recorded: boolean | Promise<boolean>;
+  try {
+    recorded = options.nonceStore.checkAndRecord(c.nonce, c.now, Math.max(c.created + policy.maxAgeSeconds, c.now));
+  } catch (error) {
+    return storeUnavailable(11, error);
   }
+  if (recorded instanceof Promise) {
+    return recorded.then(
+      (answer) => (answer ? accept(c, applicationId, base.base) : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request')),
+      (error: unknown) => storeUnavailable(11, error),
+    );
+  }
+  return recorded ? accept(c, applicationId, base.base) : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request');
+}
 
-  // Step 12: accept.
-  at(12);
-  return { ok: true, applicationId, keyId, created, nonce, signatureBase: base.base };
+/** Step 12. */
+function accept(c: Checked, applicationId: string, signatureBase: string): VerifyResult {
+  c.progress.step = 12;
+  return { ok: true, applicationId, keyId: c.keyId, created: c.created, nonce: c.nonce, signatureBase };
 }
