@@ -1,18 +1,13 @@
 // `payconform audit client`: serves the service's API as a strict verifying endpoint that the client under test
 // calls (optionally running the client with --exec), then reports every rule per request by requirement id.
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { EXIT, UsageError } from '../io.js';
-import { PayconformError } from '../../src/errors.js';
+import { auditOutput, finishAudit, parseAuditArgs, parseHostPortOption, parseIntegerOption, refuseUnknownChecks, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/backend.js';
-import { parseHostPort, loadConfig } from '../../conformance/config.js';
-import { ConformanceSetupError, parseLevelFilter, runChecks, selectChecks, type LevelFilter } from '../../conformance/engine.js';
-import { exitCodeFor } from '../../conformance/exit-code.js';
+import { loadConfig } from '../../conformance/config.js';
+import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { createRedactor, type Redactor } from '../../conformance/redact.js';
-import { createConsoleReporter } from '../../conformance/reporters/console.js';
-import { parseReportSpecs, writeReports, type ReportSpec } from '../../conformance/reports.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunSummary } from '../../conformance/result.js';
 import { clientChecks, type ClientAuditContext, type ClientExchange } from '../../conformance/checks/client/index.js';
@@ -31,86 +26,37 @@ PEM), and PAYCONFORM_APPLICATION_SECRET from the environment only.
 Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure (or no request
 arrived), 2 usage or config error.`;
 
-const SECRET_OPTION = /^--?(?:application[-_]?secret|app[-_]?secret|secret|private[-_]?key|key|seed|password)(?:=|$)/i;
 const DEFAULT_EXEC_TIMEOUT_S = 120;
 
-interface Parsed {
+interface Parsed extends CommonAuditArgs {
   readonly listen?: { readonly host: string; readonly port: number };
   readonly configPath?: string;
   readonly exec?: string;
   readonly timeoutS?: number;
-  readonly reports: ReportSpec[];
-  readonly only?: string[];
-  readonly level: LevelFilter;
-  readonly verbose: boolean;
-  readonly help: boolean;
 }
 
 function parse(args: readonly string[]): Parsed {
-  const secretArg = args.find((a) => SECRET_OPTION.test(a));
-  if (secretArg !== undefined) throw new UsageError(`refusing ${secretArg.split('=')[0]}: secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET), never from command-line arguments`);
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: {
-        listen: { type: 'string' },
-        config: { type: 'string' },
-        exec: { type: 'string' },
-        timeout: { type: 'string' },
-        report: { type: 'string', multiple: true },
-        only: { type: 'string' },
-        level: { type: 'string' },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
-  let reports: ReportSpec[];
-  let level: LevelFilter;
-  try {
-    reports = parseReportSpecs((values.report as string[] | undefined) ?? []);
-    level = parseLevelFilter((values.level as string | undefined) ?? 'all');
-  } catch (error) {
-    if (error instanceof PayconformError) throw new UsageError(error.message);
-    throw error;
-  }
-  let listen: { host: string; port: number } | undefined;
-  if (typeof values.listen === 'string') {
-    listen = parseHostPort(values.listen);
-    if (listen === undefined) throw new UsageError(`--listen must be HOST:PORT with a port up to 65535 (got "${values.listen}")`);
-  }
-  let timeoutS: number | undefined;
-  if (typeof values.timeout === 'string') {
-    if (!/^[0-9]{1,6}$/.test(values.timeout) || Number(values.timeout) < 1 || Number(values.timeout) > 86_400) throw new UsageError('--timeout must be a whole number of seconds from 1 to 86400');
-    timeoutS = Number(values.timeout);
-  }
-  if (typeof values.exec === 'string' && values.exec.trim() === '') throw new UsageError('--exec needs a command');
-  const only = typeof values.only === 'string' ? values.only.split(',').map((s) => s.trim()).filter((s) => s !== '') : undefined;
-  if (only !== undefined && only.length === 0) throw new UsageError('--only needs at least one check id');
+  const { values, common } = parseAuditArgs(args, {
+    usage: USAGE,
+    secretHint: 'secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET), never from command-line arguments',
+    options: {
+      listen: { type: 'string' },
+      config: { type: 'string' },
+      exec: { type: 'string' },
+      timeout: { type: 'string' },
+    },
+  });
+  const listen = typeof values['listen'] === 'string' ? parseHostPortOption(values['listen'], '--listen') : undefined;
+  const timeoutS = parseIntegerOption(values['timeout'] as string | undefined, 86_400, '--timeout must be a whole number of seconds from 1 to 86400');
+  const exec = values['exec'];
+  if (typeof exec === 'string' && exec.trim() === '') throw new UsageError('--exec needs a command');
   return {
+    ...common,
     ...(listen ? { listen } : {}),
-    ...(typeof values.config === 'string' ? { configPath: values.config } : {}),
-    ...(typeof values.exec === 'string' ? { exec: values.exec } : {}),
+    ...(typeof values['config'] === 'string' ? { configPath: values['config'] } : {}),
+    ...(typeof exec === 'string' ? { exec } : {}),
     ...(timeoutS !== undefined ? { timeoutS } : {}),
-    reports,
-    ...(only !== undefined ? { only } : {}),
-    level,
-    verbose: values.verbose === true,
-    help: values.help === true,
   };
-}
-
-function toolVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
 }
 
 /** Runs the client checks over what the serving phase recorded. */
@@ -123,9 +69,7 @@ export function auditClientExchanges(context: ClientAuditContext, redactor: Reda
     toolVersion: toolVersion(),
     catalogue: loadCatalogue(),
     redactor,
-    ...(options.only !== undefined ? { only: options.only } : {}),
-    ...(options.level !== undefined ? { level: options.level } : {}),
-    ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
+    ...selectionOptions(options),
   });
 }
 
@@ -167,12 +111,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;
   }
-  try {
-    selectChecks(clientChecks, parsed.only, parsed.level); // an unknown --only id is refused before the client runs
-  } catch (error) {
-    if (error instanceof ConformanceSetupError) throw new UsageError(error.message);
-    throw error;
-  }
+  refuseUnknownChecks(clientChecks, parsed.only, parsed.level); // an unknown --only id is refused before the client runs
   const loaded = await loadConfig(parsed.configPath, io.env);
   if (!loaded.ok) {
     io.stderr(`payconform audit client: ${loaded.message}\n`);
@@ -207,9 +146,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ...(config.merchantId !== undefined ? { merchantId: config.merchantId } : {}),
   };
 
-  const toStderr = parsed.reports.some((r) => r.path === '-');
-  const out = toStderr ? io.stderr : io.stdout;
-  const stream = { write: out, isTTY: io.env === process.env && (toStderr ? process.stderr.isTTY : process.stdout.isTTY) === true };
+  const output = auditOutput(io, parsed.reports);
+  const { out } = output;
   const clientOut = lineWriter((line) => io.stderr(`client| ${redactor.maskLiterals(line)}\n`));
 
   const controller = new AbortController();
@@ -250,22 +188,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   if (context.commandNote !== undefined) out(`${context.commandNote}\n`);
 
-  let summary: RunSummary;
-  try {
-    summary = await auditClientExchanges(context, redactor, {
-      ...(parsed.only !== undefined ? { only: parsed.only } : {}),
-      level: parsed.level,
-      subscribers: [createConsoleReporter({ stream, env: io.env, verbose: parsed.verbose })],
-    });
-  } catch (error) {
-    if (error instanceof ConformanceSetupError) {
-      io.stderr(`payconform audit client: ${error.message}\n`);
-      return EXIT.usage;
-    }
-    throw error;
-  }
-  const failures = await writeReports(summary, parsed.reports, { catalogue: loadCatalogue(), stdout: io.stdout });
-  for (const f of failures) io.stderr(`payconform audit client: ${f.message}\n`);
-  if (failures.length > 0) return EXIT.usage;
-  return exitCodeFor(summary);
+  return finishAudit({
+    command: 'audit client',
+    io,
+    output,
+    common: parsed,
+    run: (subscribers) => auditClientExchanges(context, redactor, selectionOptions({ ...parsed, subscribers })),
+  });
 }

@@ -2,20 +2,15 @@
 // reference service in-process on loopback (short timers, webhooks to the runner's own listener) and audits that.
 import { generateKeyPair } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { EXIT, UsageError } from '../io.js';
-import { PayconformError } from '../../src/errors.js';
+import { auditOutput, checkHttpUrl, finishAudit, parseAuditArgs, parseIntegerOption, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
 import { validatePayload } from '../../src/schemas/index.js';
 import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../../src/keys/index.js';
 import { availableFields, loadConfig, type ConformanceConfig } from '../../conformance/config.js';
-import { ConformanceSetupError, parseLevelFilter, runChecks, type LevelFilter } from '../../conformance/engine.js';
-import { exitCodeFor } from '../../conformance/exit-code.js';
+import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { isLoopbackTarget, sendRequest } from '../../conformance/http-client.js';
 import { createRedactor } from '../../conformance/redact.js';
-import { createConsoleReporter } from '../../conformance/reporters/console.js';
-import { parseReportSpecs, writeReports, type ReportSpec } from '../../conformance/reports.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunSummary } from '../../conformance/result.js';
 import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
@@ -28,9 +23,6 @@ Without --target (or a target in the config or PAYCONFORM_TARGET) the embedded r
 Secrets only from the environment: PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY (base64 seed or PEM).
 Also from the environment or the config: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_MERCHANT_ID, PAYCONFORM_TARGET.
 Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure, 2 usage or config error, 3 target unreachable.`;
-
-/** Options that would put a secret on the command line: refused, whatever their value. */
-const SECRET_OPTION = /^--?(?:application[-_]?secret|app[-_]?secret|secret|private[-_]?key|key|seed|password)(?:=|$)/i;
 
 /** Checks running at once (independent checks; the refund checks share a group and run one after another). */
 export const AUDIT_CONCURRENCY = 16;
@@ -177,93 +169,32 @@ async function probe(target: string, timeoutMs: number): Promise<string | undefi
   return ex.response === undefined ? `${ex.error?.code ?? 'NETWORK_ERROR'}: ${ex.error?.message ?? 'no response'}` : undefined;
 }
 
-function toolVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
-
-function positiveInteger(text: string | undefined, flag: string, max: number): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1 || Number(text) > max) throw new UsageError(`${flag} must be an integer from 1 to ${max}`);
-  return Number(text);
-}
-
-function checkTargetUrl(target: string): string {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    throw new UsageError(`--target "${target}" is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--target must be an http or https URL (got "${url.protocol}")`);
-  if (url.username !== '' || url.password !== '') throw new UsageError('--target must not carry credentials in the URL; use PAYCONFORM_APPLICATION_SECRET');
-  if (url.search !== '' || url.hash !== '') throw new UsageError('--target is a base URL: no query or fragment');
-  return target;
-}
-
-interface Parsed {
+interface Parsed extends CommonAuditArgs {
   readonly target?: string;
   readonly configPath?: string;
-  readonly reports: ReportSpec[];
-  readonly only?: string[];
-  readonly level: LevelFilter;
   readonly allowLive: boolean;
   readonly timeoutMs?: number;
-  readonly verbose: boolean;
-  readonly help: boolean;
 }
 
 function parse(args: readonly string[]): Parsed {
-  const secretArg = args.find((a) => SECRET_OPTION.test(a));
-  if (secretArg !== undefined) {
-    throw new UsageError(`refusing ${secretArg.split('=')[0]}: secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from command-line arguments, which other users of this machine and shell histories can see`);
-  }
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: {
-        target: { type: 'string' },
-        config: { type: 'string' },
-        report: { type: 'string', multiple: true },
-        only: { type: 'string' },
-        level: { type: 'string' },
-        'allow-live': { type: 'boolean' },
-        'timeout-ms': { type: 'string' },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
-  let reports: ReportSpec[];
-  let level: LevelFilter;
-  try {
-    reports = parseReportSpecs((values.report as string[] | undefined) ?? []);
-    level = parseLevelFilter((values.level as string | undefined) ?? 'all');
-  } catch (error) {
-    if (error instanceof PayconformError) throw new UsageError(error.message);
-    throw error;
-  }
-  const only = typeof values.only === 'string' ? values.only.split(',').map((s) => s.trim()).filter((s) => s !== '') : undefined;
-  if (only !== undefined && only.length === 0) throw new UsageError('--only needs at least one check id');
-  const timeoutMs = positiveInteger(values['timeout-ms'] as string | undefined, '--timeout-ms', 600_000);
+  const { values, common } = parseAuditArgs(args, {
+    usage: USAGE,
+    secretHint: 'secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from command-line arguments, which other users of this machine and shell histories can see',
+    options: {
+      target: { type: 'string' },
+      config: { type: 'string' },
+      'allow-live': { type: 'boolean' },
+      'timeout-ms': { type: 'string' },
+    },
+  });
+  const timeoutMs = parseIntegerOption(values['timeout-ms'] as string | undefined, 600_000, '--timeout-ms must be an integer from 1 to 600000');
+  const target = values['target'];
   return {
-    ...(typeof values.target === 'string' ? { target: checkTargetUrl(values.target) } : {}),
-    ...(typeof values.config === 'string' ? { configPath: values.config } : {}),
-    reports,
-    ...(only !== undefined ? { only } : {}),
-    level,
+    ...common,
+    ...(typeof target === 'string' ? { target: checkHttpUrl(target, '--target', { baseUrl: true, credentialsHint: '; use PAYCONFORM_APPLICATION_SECRET' }) } : {}),
+    ...(typeof values['config'] === 'string' ? { configPath: values['config'] } : {}),
     allowLive: values['allow-live'] === true,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    verbose: values.verbose === true,
-    help: values.help === true,
   };
 }
 
@@ -290,10 +221,8 @@ export function auditTarget(target: AuditTarget, options: AuditRunOptions = {}):
     checkTimeoutMs: target.checkTimeoutMs,
     redactor: target.context.redactor,
     isAvailable: target.isAvailable,
-    ...(options.only !== undefined ? { only: options.only } : {}),
-    ...(options.level !== undefined ? { level: options.level } : {}),
+    ...selectionOptions(options),
     ...(options.refuseMutating !== undefined ? { refuseMutating: options.refuseMutating } : {}),
-    ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   });
 }
@@ -312,9 +241,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const config = loaded.config;
   const targetUrl = parsed.target ?? config.target;
   // Progress and summary go to stdout, unless a report is written there.
-  const toStderr = parsed.reports.some((r) => r.path === '-');
-  const out = toStderr ? io.stderr : io.stdout;
-  const stream = { write: out, isTTY: io.env === process.env && (toStderr ? process.stderr.isTTY : process.stdout.isTTY) === true };
+  const output = auditOutput(io, parsed.reports);
+  const { out } = output;
 
   let target: AuditTarget;
   let refuseMutating: string | undefined;
@@ -341,28 +269,20 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
-  let summary: RunSummary;
-  try {
-    summary = await auditTarget(target, {
-      ...(parsed.only !== undefined ? { only: parsed.only } : {}),
-      level: parsed.level,
-      ...(refuseMutating !== undefined ? { refuseMutating } : {}),
-      subscribers: [createConsoleReporter({ stream, env: io.env, verbose: parsed.verbose })],
-      signal: controller.signal,
-    });
-  } catch (error) {
-    if (error instanceof ConformanceSetupError) {
-      io.stderr(`payconform audit server: ${error.message}\n`);
-      return EXIT.usage;
-    }
-    throw error;
-  } finally {
-    process.off('SIGINT', onSigint);
-    await target.close();
-  }
-
-  const failures = await writeReports(summary, parsed.reports, { catalogue: loadCatalogue(), stdout: io.stdout });
-  for (const f of failures) io.stderr(`payconform audit server: ${f.message}\n`);
-  if (failures.length > 0) return EXIT.usage;
-  return exitCodeFor(summary);
+  return finishAudit({
+    command: 'audit server',
+    io,
+    output,
+    common: parsed,
+    run: (subscribers) =>
+      auditTarget(target, {
+        ...selectionOptions({ ...parsed, subscribers }),
+        ...(refuseMutating !== undefined ? { refuseMutating } : {}),
+        signal: controller.signal,
+      }),
+    cleanup: async () => {
+      process.off('SIGINT', onSigint);
+      await target.close();
+    },
+  });
 }

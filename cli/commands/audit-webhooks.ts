@@ -1,22 +1,17 @@
 // `payconform audit webhooks`: plays the service and sends valid and tampered signed webhooks to a merchant's
 // receiver, which learns the public key from --serve-key, --public-key-out, or was configured for --signing-key.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { dirname } from 'node:path';
-import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { EXIT, UsageError } from '../io.js';
+import { auditOutput, checkHttpUrl, finishAudit, parseAuditArgs, parseHostPortOption, parseIntegerOption, parseList, refuseUnknownChecks, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
 import { PayconformError } from '../../src/errors.js';
 import { exportTrimmedPublicKeyPem, generateWebhookKeyPair, parseRsaPrivateKey, type ParsedRsaPrivateKey } from '../../src/webhooks/index.js';
-import { parseHostPort } from '../../conformance/config.js';
-import { ConformanceSetupError, parseLevelFilter, runChecks, selectChecks, type LevelFilter } from '../../conformance/engine.js';
-import { exitCodeFor } from '../../conformance/exit-code.js';
+import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { isLoopbackTarget } from '../../conformance/http-client.js';
 import { createRedactor } from '../../conformance/redact.js';
-import { createConsoleReporter } from '../../conformance/reporters/console.js';
-import { parseReportSpecs, writeReports, type ReportSpec } from '../../conformance/reports.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunSummary } from '../../conformance/result.js';
 import { webhookChecks, WEBHOOK_KINDS, type WebhookAuditContext, type WebhookKind } from '../../conformance/checks/webhooks/index.js';
@@ -33,121 +28,62 @@ PAYCONFORM_APPLICATION_ID (optional) is written into the payloads. Receivers off
 Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure, 2 usage error,
 3 receiver unreachable.`;
 
-const SECRET_OPTION = /^--?(?:secret|private[-_]?key|key|seed|password)(?:=|$)/i;
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 
-interface Parsed {
+interface Parsed extends CommonAuditArgs {
   readonly targets: Partial<Record<WebhookKind, string>>;
   readonly signingKeyPath?: string;
   readonly kinds: readonly WebhookKind[];
   readonly serveKey?: { readonly host: string; readonly port: number };
   readonly publicKeyOut?: string;
-  readonly reports: ReportSpec[];
-  readonly only?: string[];
-  readonly level: LevelFilter;
   readonly timeoutMs: number;
   readonly allowLive: boolean;
-  readonly verbose: boolean;
-  readonly help: boolean;
-}
-
-function checkUrl(value: string, flag: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`${flag} "${value}" is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must be an http or https URL (got "${url.protocol}")`);
-  if (url.username !== '' || url.password !== '') throw new UsageError(`${flag} must not carry credentials in the URL`);
-  return value;
 }
 
 function parse(args: readonly string[]): Parsed {
-  const secretArg = args.find((a) => SECRET_OPTION.test(a));
-  if (secretArg !== undefined) throw new UsageError(`refusing ${secretArg.split('=')[0]}: give the signing key as a file (--signing-key FILE), never as a command-line value`);
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: {
-        target: { type: 'string', multiple: true },
-        'signing-key': { type: 'string' },
-        kinds: { type: 'string' },
-        'serve-key': { type: 'string' },
-        'public-key-out': { type: 'string' },
-        report: { type: 'string', multiple: true },
-        only: { type: 'string' },
-        level: { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'allow-live': { type: 'boolean' },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
-  let reports: ReportSpec[];
-  let level: LevelFilter;
-  try {
-    reports = parseReportSpecs((values.report as string[] | undefined) ?? []);
-    level = parseLevelFilter((values.level as string | undefined) ?? 'all');
-  } catch (error) {
-    if (error instanceof PayconformError) throw new UsageError(error.message);
-    throw error;
-  }
+  const { values, common } = parseAuditArgs(args, {
+    usage: USAGE,
+    secretHint: 'give the signing key as a file (--signing-key FILE), never as a command-line value',
+    options: {
+      target: { type: 'string', multiple: true },
+      'signing-key': { type: 'string' },
+      kinds: { type: 'string' },
+      'serve-key': { type: 'string' },
+      'public-key-out': { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      'allow-live': { type: 'boolean' },
+    },
+  });
   const kinds: WebhookKind[] = [];
-  for (const k of typeof values.kinds === 'string' ? values.kinds.split(',').map((s) => s.trim()).filter((s) => s !== '') : [...WEBHOOK_KINDS]) {
+  for (const k of typeof values['kinds'] === 'string' ? parseList(values['kinds']) : [...WEBHOOK_KINDS]) {
     if (!(WEBHOOK_KINDS as readonly string[]).includes(k)) throw new UsageError(`--kinds: unknown kind "${k}" (kinds: ${WEBHOOK_KINDS.join(', ')})`);
     if (!kinds.includes(k as WebhookKind)) kinds.push(k as WebhookKind);
   }
   if (kinds.length === 0) throw new UsageError('--kinds needs at least one kind');
   const targets: Partial<Record<WebhookKind, string>> = {};
   let fallback: string | undefined;
-  for (const t of (values.target as string[] | undefined) ?? []) {
+  for (const t of (values['target'] as string[] | undefined) ?? []) {
     const m = /^(payment|payout|refund)=(.+)$/.exec(t);
-    if (m) targets[m[1] as WebhookKind] = checkUrl(m[2]!, `--target ${m[1]}=`);
+    if (m) targets[m[1] as WebhookKind] = checkHttpUrl(m[2]!, `--target ${m[1]}=`);
     else if (fallback !== undefined) throw new UsageError('--target URL given twice; use --target KIND=URL for per-kind URLs');
-    else fallback = checkUrl(t, '--target');
+    else fallback = checkHttpUrl(t, '--target');
   }
   for (const k of kinds) {
     targets[k] ??= fallback;
     if (targets[k] === undefined) throw new UsageError(`no receiver URL for ${k} webhooks: give --target URL or --target ${k}=URL\n${USAGE}`);
   }
-  let serveKey: { host: string; port: number } | undefined;
-  if (typeof values['serve-key'] === 'string') {
-    serveKey = parseHostPort(values['serve-key']);
-    if (serveKey === undefined) throw new UsageError(`--serve-key must be HOST:PORT with a port up to 65535 (got "${values['serve-key']}")`);
-  }
-  const timeoutText = values['timeout-ms'] as string | undefined;
-  if (timeoutText !== undefined && (!/^[0-9]{1,6}$/.test(timeoutText) || Number(timeoutText) < 1)) throw new UsageError('--timeout-ms must be a positive integer up to 999999');
-  const only = typeof values.only === 'string' ? values.only.split(',').map((s) => s.trim()).filter((s) => s !== '') : undefined;
-  if (only !== undefined && only.length === 0) throw new UsageError('--only needs at least one check id');
+  const serveKey = typeof values['serve-key'] === 'string' ? parseHostPortOption(values['serve-key'], '--serve-key') : undefined;
+  const timeoutMs = parseIntegerOption(values['timeout-ms'] as string | undefined, 999_999, '--timeout-ms must be a positive integer up to 999999');
   return {
+    ...common,
     targets: Object.fromEntries(kinds.map((k) => [k, targets[k]!])),
     ...(typeof values['signing-key'] === 'string' ? { signingKeyPath: values['signing-key'] } : {}),
     kinds,
     ...(serveKey ? { serveKey } : {}),
     ...(typeof values['public-key-out'] === 'string' ? { publicKeyOut: values['public-key-out'] } : {}),
-    reports,
-    ...(only !== undefined ? { only } : {}),
-    level,
-    timeoutMs: timeoutText !== undefined ? Number(timeoutText) : 10_000,
+    timeoutMs: timeoutMs ?? 10_000,
     allowLive: values['allow-live'] === true,
-    verbose: values.verbose === true,
-    help: values.help === true,
   };
-}
-
-function toolVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
 }
 
 /** Reads the RSA signing key from a file; UsageError naming the file (never its content). */
@@ -201,9 +137,7 @@ export function auditWebhookReceiver(context: WebhookAuditContext, kinds: readon
     concurrency: 4,
     checkTimeoutMs: 3 * context.requestTimeoutMs + 5_000,
     redactor: createRedactor(),
-    ...(options.only !== undefined ? { only: options.only } : {}),
-    ...(options.level !== undefined ? { level: options.level } : {}),
-    ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
+    ...selectionOptions(options),
   });
 }
 
@@ -213,12 +147,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;
   }
-  try {
-    selectChecks(webhookChecks(parsed.kinds), parsed.only, parsed.level);
-  } catch (error) {
-    if (error instanceof ConformanceSetupError) throw new UsageError(error.message);
-    throw error;
-  }
+  refuseUnknownChecks(webhookChecks(parsed.kinds), parsed.only, parsed.level);
   if (parsed.serveKey === undefined && parsed.publicKeyOut === undefined && parsed.signingKeyPath === undefined) {
     throw new UsageError(`the receiver needs the public key: give --serve-key HOST:PORT, --public-key-out FILE, or --signing-key FILE (a key it was configured for)\n${USAGE}`);
   }
@@ -228,9 +157,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   const signingKey = parsed.signingKeyPath !== undefined ? await readSigningKey(parsed.signingKeyPath) : generateWebhookKeyPair().privateKey;
   const trimmed = exportTrimmedPublicKeyPem(signingKey);
-  const toStderr = parsed.reports.some((r) => r.path === '-');
-  const out = toStderr ? io.stderr : io.stdout;
-  const stream = { write: out, isTTY: io.env === process.env && (toStderr ? process.stderr.isTTY : process.stdout.isTTY) === true };
+  const output = auditOutput(io, parsed.reports);
+  const { out } = output;
 
   if (parsed.publicKeyOut !== undefined) {
     try {
@@ -262,25 +190,16 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     }
     const applicationId = io.env['PAYCONFORM_APPLICATION_ID']?.trim() || randomUUID();
     const context: WebhookAuditContext = { targets: parsed.targets, signingKey, otherKey: generateWebhookKeyPair().privateKey, applicationId, requestTimeoutMs: parsed.timeoutMs };
-    let summary: RunSummary;
-    try {
-      summary = await auditWebhookReceiver(context, parsed.kinds, {
-        ...(parsed.only !== undefined ? { only: parsed.only } : {}),
-        level: parsed.level,
-        subscribers: [createConsoleReporter({ stream, env: io.env, verbose: parsed.verbose })],
-      });
-    } catch (error) {
-      if (error instanceof ConformanceSetupError) {
-        io.stderr(`payconform audit webhooks: ${error.message}\n`);
-        return EXIT.usage;
-      }
-      throw error;
-    }
-    if (keyServer !== undefined) out(`the public key was fetched ${keyServer.fetches()} time(s) during the run\n`);
-    const failures = await writeReports(summary, parsed.reports, { catalogue: loadCatalogue(), stdout: io.stdout });
-    for (const f of failures) io.stderr(`payconform audit webhooks: ${f.message}\n`);
-    if (failures.length > 0) return EXIT.usage;
-    return exitCodeFor(summary);
+    return await finishAudit({
+      command: 'audit webhooks',
+      io,
+      output,
+      common: parsed,
+      run: (subscribers) => auditWebhookReceiver(context, parsed.kinds, selectionOptions({ ...parsed, subscribers })),
+      afterRun: () => {
+        if (keyServer !== undefined) out(`the public key was fetched ${keyServer.fetches()} time(s) during the run\n`);
+      },
+    });
   } finally {
     await keyServer?.close();
   }

@@ -1,0 +1,193 @@
+// What the three audit commands (`audit server`, `audit client`, `audit webhooks`) share: refusing secrets as
+// arguments, the common options (--report, --only, --level, --verbose, --help), option value checks, and the tail
+// of a run (console progress, the checks, the reports, the exit code).
+import { readFileSync } from 'node:fs';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { CliIo } from './io.js';
+import { EXIT, UsageError } from './io.js';
+import { PayconformError } from '../src/errors.js';
+import type { Check } from '../conformance/check.js';
+import { parseHostPort } from '../conformance/config.js';
+import { ConformanceSetupError, parseLevelFilter, selectChecks, type LevelFilter } from '../conformance/engine.js';
+import type { RunSubscriber } from '../conformance/events.js';
+import { exitCodeFor } from '../conformance/exit-code.js';
+import { createConsoleReporter } from '../conformance/reporters/console.js';
+import { parseReportSpecs, writeReports, type ReportSpec } from '../conformance/reports.js';
+import { loadCatalogue } from '../conformance/requirements.js';
+import type { RunSummary } from '../conformance/result.js';
+
+/** Options that would put a secret on the command line: refused, whatever their value. */
+export const SECRET_OPTION = /^--?(?:application[-_]?secret|app[-_]?secret|secret|private[-_]?key|key|seed|password)(?:=|$)/i;
+
+/** The options every audit command takes. */
+const COMMON_OPTIONS = {
+  report: { type: 'string', multiple: true },
+  only: { type: 'string' },
+  level: { type: 'string' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionsConfig;
+
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+export type OptionValues = Readonly<Record<string, string | boolean | string[] | undefined>>;
+
+/** The common options, parsed. */
+export interface CommonAuditArgs {
+  readonly reports: ReportSpec[];
+  readonly only?: string[];
+  readonly level: LevelFilter;
+  readonly verbose: boolean;
+  readonly help: boolean;
+}
+
+export interface AuditArgsSpec {
+  readonly usage: string;
+  /** Completes "refusing --secret: …": where the command takes its secrets from instead. */
+  readonly secretHint: string;
+  /** The command's own options (the common ones are added). */
+  readonly options: OptionsConfig;
+}
+
+/**
+ * Refuses secret-looking options, parses the command's options and the common ones (strict, no positionals), and
+ * checks the common values. Every problem is a UsageError; an unknown or malformed flag also shows the usage.
+ */
+export function parseAuditArgs(args: readonly string[], spec: AuditArgsSpec): { readonly values: OptionValues; readonly common: CommonAuditArgs } {
+  const secretArg = args.find((a) => SECRET_OPTION.test(a));
+  if (secretArg !== undefined) throw new UsageError(`refusing ${secretArg.split('=')[0]}: ${spec.secretHint}`);
+  let values: OptionValues;
+  try {
+    ({ values } = parseArgs({ args: [...args], options: { ...spec.options, ...COMMON_OPTIONS }, strict: true, allowPositionals: false }) as { values: OptionValues });
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${spec.usage}`);
+  }
+  let reports: ReportSpec[];
+  let level: LevelFilter;
+  try {
+    reports = parseReportSpecs((values['report'] as string[] | undefined) ?? []);
+    level = parseLevelFilter((values['level'] as string | undefined) ?? 'all');
+  } catch (error) {
+    if (error instanceof PayconformError) throw new UsageError(error.message);
+    throw error;
+  }
+  const onlyText = values['only'];
+  const only = typeof onlyText === 'string' ? parseList(onlyText) : undefined;
+  if (only !== undefined && only.length === 0) throw new UsageError('--only needs at least one check id');
+  return { values, common: { reports, ...(only !== undefined ? { only } : {}), level, verbose: values['verbose'] === true, help: values['help'] === true } };
+}
+
+/** A comma-separated option value: trimmed items, empty ones dropped. */
+export function parseList(text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** An integer option from 1 to `max` (undefined when not given); `message` is the usage error otherwise. */
+export function parseIntegerOption(text: string | undefined, max: number, message: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1 || Number(text) > max) throw new UsageError(message);
+  return Number(text);
+}
+
+/** A HOST:PORT option (IPv6 in brackets; port 0 means a free port). */
+export function parseHostPortOption(value: string, flag: string): { host: string; port: number } {
+  const parsed = parseHostPort(value);
+  if (parsed === undefined) throw new UsageError(`${flag} must be HOST:PORT with a port up to 65535 (got "${value}")`);
+  return parsed;
+}
+
+/**
+ * An http or https URL option without credentials; `baseUrl` also refuses a query or fragment. `credentialsHint`
+ * completes the message for a URL with user info (where the secret belongs instead).
+ */
+export function checkHttpUrl(value: string, flag: string, options: { readonly baseUrl?: boolean; readonly credentialsHint?: string } = {}): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${flag} "${value}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must be an http or https URL (got "${url.protocol}")`);
+  if (url.username !== '' || url.password !== '') throw new UsageError(`${flag} must not carry credentials in the URL${options.credentialsHint ?? ''}`);
+  if (options.baseUrl === true && (url.search !== '' || url.hash !== '')) throw new UsageError(`${flag} is a base URL: no query or fragment`);
+  return value;
+}
+
+/** Refuses an unknown --only id (or a selection that is empty at this level) before anything is started. */
+export function refuseUnknownChecks<Ctx>(checks: readonly Check<Ctx>[], only: readonly string[] | undefined, level: LevelFilter): void {
+  try {
+    selectChecks(checks, only, level);
+  } catch (error) {
+    if (error instanceof ConformanceSetupError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** payconform's version, as shown in reports. */
+export function toolVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/** Where progress and the summary go: stdout, unless a report is written there (then stderr). */
+export interface AuditOutput {
+  readonly out: (text: string) => void;
+  readonly stream: { readonly write: (text: string) => void; readonly isTTY: boolean };
+}
+
+export function auditOutput(io: CliIo, reports: readonly ReportSpec[]): AuditOutput {
+  const toStderr = reports.some((r) => r.path === '-');
+  const out = toStderr ? io.stderr : io.stdout;
+  return { out, stream: { write: out, isTTY: io.env === process.env && (toStderr ? process.stderr.isTTY : process.stdout.isTTY) === true } };
+}
+
+export interface FinishAuditOptions {
+  /** e.g. `audit server`, as in messages (`payconform audit server: …`). */
+  readonly command: string;
+  readonly io: CliIo;
+  readonly output: AuditOutput;
+  readonly common: CommonAuditArgs;
+  /** Runs the checks with these subscribers (the console reporter). */
+  readonly run: (subscribers: readonly RunSubscriber[]) => Promise<RunSummary>;
+  /** After the checks, whether they finished or not: stops what the audit started. */
+  readonly cleanup?: () => Promise<void> | void;
+  /** After a finished run, before the reports are written. */
+  readonly afterRun?: () => void;
+}
+
+/**
+ * The tail of every audit: the checks with console progress, then the reports. A setup error (bad selection) or a
+ * report that cannot be written exits 2; otherwise the exit code follows the summary.
+ */
+export async function finishAudit(options: FinishAuditOptions): Promise<number> {
+  const { command, io, common } = options;
+  let summary: RunSummary;
+  try {
+    summary = await options.run([createConsoleReporter({ stream: options.output.stream, env: io.env, verbose: common.verbose })]);
+  } catch (error) {
+    if (error instanceof ConformanceSetupError) {
+      io.stderr(`payconform ${command}: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  } finally {
+    await options.cleanup?.();
+  }
+  options.afterRun?.();
+  const failures = await writeReports(summary, common.reports, { catalogue: loadCatalogue(), stdout: io.stdout });
+  for (const f of failures) io.stderr(`payconform ${command}: ${f.message}\n`);
+  if (failures.length > 0) return EXIT.usage;
+  return exitCodeFor(summary);
+}
+
+/** The run options an audit passes on from the command line: the selection and subscribers, when given. */
+export function selectionOptions(options: { readonly only?: readonly string[]; readonly level?: LevelFilter; readonly subscribers?: readonly RunSubscriber[] }): { only?: readonly string[]; level?: LevelFilter; subscribers?: readonly RunSubscriber[] } {
+  return {
+    ...(options.only !== undefined ? { only: options.only } : {}),
+    ...(options.level !== undefined ? { level: options.level } : {}),
+    ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),
+  };
+}
