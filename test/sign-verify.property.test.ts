@@ -5,7 +5,7 @@ import { applySignedHeaders, signRequest, type SigningCredentials } from '../src
 import { verifyRequest, type ApplicationRecord, type VerifyResult } from '../src/profile/verify-request.js';
 import { MemoryNonceStore } from '../src/profile/nonce-store.js';
 import { parseSignature, parseSignatureInput } from '../src/signatures/signature-fields.js';
-import { parseContentDigest, verifyContentDigest } from '../src/digest/content-digest.js';
+import { computeContentDigest, parseContentDigest, verifyContentDigest } from '../src/digest/content-digest.js';
 import { parseTargetUri } from '../src/signatures/target-uri.js';
 import { parseSfDictionary, parseSfItem, parseSfList } from '../src/structured-fields/structured-fields.js';
 import { loadTestKeys } from './fixtures/keys.js';
@@ -223,6 +223,26 @@ describe('property: the canonical fast path of the field parsers equals the gene
       expect(parseSignatureInput(v), v).toEqual(parseSignatureInput(v, { fastPath: false }));
     }
     for (const v of ['sig1=::', 'sig1=:aGVsbG8:', 'sig1=:iZ==:', 'sig1=:aGVsbG8=:']) expect(parseSignature(v), v).toEqual(parseSignature(v, { fastPath: false }));
+  });
+  const digests = fc.sample(fc.uint8Array({ maxLength: 80 }), { numRuns: 20, seed: 12 }).flatMap((b) => [
+    computeContentDigest(b, ['sha-512']),
+    computeContentDigest(b, ['sha-256']),
+    `x-test=:${Buffer.from(b).toString('base64')}:`,
+  ]);
+  it('Content-Digest', () => {
+    const mutatedDigest = fc.tuple(fc.constantFrom(...digests), fc.nat(), alphabet, fc.constantFrom('insert', 'replace', 'delete')).map(([v, at, ch, op]) => {
+      const i = at % (v.length + 1);
+      return op === 'insert' ? v.slice(0, i) + ch + v.slice(i) : op === 'replace' ? v.slice(0, i) + ch + v.slice(i + 1) : v.slice(0, i) + v.slice(i + 1);
+    });
+    fc.assert(
+      fc.property(fc.oneof(mutatedDigest, fc.constantFrom(...digests)), (v) => {
+        expect(parseContentDigest(v)).toEqual(parseContentDigest(v, { fastPath: false }));
+      }),
+      { numRuns: 600 },
+    );
+    for (const v of ['sha-512=::', 'sha-256=:iZ==:', 'x=:iZ==:', 'x=:iQ==:', 'x=:aGVsbG8=:', 'x=:aGVsbG8:', 'x=:aGVsbG9=:', 'x=:aGVsbA=:', 'x=:aGVsbA==:']) {
+      expect(parseContentDigest(v), v).toEqual(parseContentDigest(v, { fastPath: false }));
+    }
   });
 });
 

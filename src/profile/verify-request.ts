@@ -4,7 +4,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Ed25519Backend, Ed25519PublicKey } from '../ed25519/backend.js';
 import { nodeBackend } from '../ed25519/node-backend.js';
 import type { HttpRequest } from '../http/message.js';
-import { digestBytes, verifyContentDigest } from '../digest/content-digest.js';
+import { digestText, verifyContentDigest } from '../digest/content-digest.js';
 import { isSfInteger } from '../structured-fields/structured-fields.js';
 import { verifySignatureBase } from '../signatures/create-signature.js';
 import { indexFieldLines, type FieldIndex } from '../signatures/field-values.js';
@@ -54,19 +54,18 @@ const PARAMETER_RANK = new Map(serviceProfile.parameterOrder.map((name, i) => [n
 const SINGLE_VALUED = serviceProfile.signatureBaseOptions.singleValuedFields ?? [];
 
 /** SHA-256 of each application's secret, computed once per record object (constant-time compare of digests). */
-const encoder = new TextEncoder();
 const secretDigests = new WeakMap<ApplicationRecord, Uint8Array>();
 function secretDigest(record: ApplicationRecord): Uint8Array {
   let digest = secretDigests.get(record);
   if (digest === undefined) {
-    digest = digestBytes(encoder.encode(record.secret), 'sha-256');
+    digest = digestText(record.secret, 'sha-256');
     secretDigests.set(record, digest);
   }
   return digest;
 }
 
 function secretMatches(received: string, record: ApplicationRecord): boolean {
-  return timingSafeEqual(digestBytes(encoder.encode(received), 'sha-256'), secretDigest(record));
+  return timingSafeEqual(digestText(received, 'sha-256'), secretDigest(record));
 }
 
 function isWellFormedRequest(request: unknown): request is HttpRequest {

@@ -12,7 +12,8 @@ export function signSignatureBase(base: string, privateKey: Ed25519PrivateKey, b
 export function verifySignatureBase(base: string, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend): boolean {
   if (signature.length !== 64) return false;
   try {
-    return backend.verify(signature, encoder.encode(base), publicKey);
+    // Buffer.from writes the same UTF-8 bytes as TextEncoder, into Node's pooled memory (no new ArrayBuffer per call).
+    return backend.verify(signature, Buffer.from(base, 'utf8'), publicKey);
   } catch {
     return false;
   }

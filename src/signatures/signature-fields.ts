@@ -1,6 +1,7 @@
 // RFC 9421 §4: the Signature-Input and Signature fields, parsed and serialised through structured-headers.
 import { serializeDictionary, type Dictionary } from 'structured-headers';
 import {
+  CANONICAL_BASE64_PATTERN,
   isByteSequence,
   isByteSequenceWrittenCanonically,
   isInnerList,
@@ -119,16 +120,16 @@ export function parseSignatureInput(value: string, options: ParseFieldOptions = 
   return { ok: true, value: result };
 }
 
-const CANONICAL_SIGNATURE = new RegExp(`^(${KEY})=:([A-Za-z0-9+/]*={0,2}):$`);
+const CANONICAL_SIGNATURE = new RegExp(`^(${KEY})=:(${CANONICAL_BASE64_PATTERN}):$`);
 
 /** Parses a Signature value: every member must be a byte sequence written as padded standard base64. */
 export function parseSignature(value: string, options: ParseFieldOptions = {}): ParseSignatureResult {
   if (options.fastPath !== false) {
+    // Only the canonical (padded, zero pad bits) form takes the fast path; the general path judges the rest.
     const match = CANONICAL_SIGNATURE.exec(value);
     if (match) {
       const bytes = Buffer.from(match[2]!, 'base64');
-      // Only the canonical (padded, zero pad bits) form takes the fast path; the general path judges the rest.
-      if (bytes.toString('base64') === match[2]) return { ok: true, value: new Map([[match[1]!, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)]]) };
+      return { ok: true, value: new Map([[match[1]!, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)]]) };
     }
   }
   const parsed = parseSfDictionary(value);

@@ -43,6 +43,13 @@ export function isByteSequence(value: unknown): value is ArrayBuffer {
 }
 
 /**
+ * The canonical (padded, zero pad bits) standard base64 text, as `Buffer#toString('base64')` writes it: whole
+ * groups of four, then at most one final group with one or two `=` whose last data character carries no stray bits.
+ * A source fragment for the canonical-form fast paths (no anchors, no capture groups).
+ */
+export const CANONICAL_BASE64_PATTERN = '(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?';
+
+/**
  * True when `raw` contains the canonical form `:<padded base64>:` of `bytes`. RFC 8941 lets parsers accept
  * missing padding and non-zero pad bits; this profile's fields are strict, so a value written any other way fails.
  */
