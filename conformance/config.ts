@@ -1,8 +1,6 @@
 // Audit configuration: the JSON config file (non-secret settings) merged with the environment (secrets only there).
 import { readFile, stat } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { getRegisteredSchema, validateAgainst, type SchemaViolation } from '../src/schemas/index.js';
 
 export const COP_STATUS_KEYS = ['FULL_MATCH', 'PARTIAL_MATCH', 'NO_MATCH', 'UNABLE_TO_MATCH', 'NOT_CHECKED', 'UNKNOWN', 'null'] as const;
 export type CopStatusKey = (typeof COP_STATUS_KEYS)[number];
@@ -77,21 +75,46 @@ export const ENV_FIELDS = {
 /** Member names that look like a secret; such a member in a config file is refused (secrets come from the environment). */
 const SECRET_NAME = /secret|private.?key|password|passphrase|seed|credential|token/i;
 
-let validator: ValidateFunction | undefined;
-function validate(data: unknown): { ok: true } | { ok: false; errors: ErrorObject[] } {
-  if (!validator) {
-    const schema = JSON.parse(readFileSync(new URL('../schemas/conformance-config.schema.json', import.meta.url), 'utf8')) as object;
-    validator = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true }).compile(schema);
-  }
-  return validator(data) ? { ok: true } : { ok: false, errors: validator.errors ?? [] };
+export const CONFIG_SCHEMA_ID = 'https://payconform.dev/schemas/conformance-config.schema.json';
+
+/** `/payments/settled/0` → `"payments.settled.0"`; the root is "the config". */
+function describePointer(pointer: string): string {
+  return pointer === '' ? 'the config' : `"${pointer.slice(1).replace(/\//g, '.')}"`;
 }
 
-function describeError(e: ErrorObject): string {
-  const where = e.instancePath === '' ? 'the config' : `"${e.instancePath.slice(1).replace(/\//g, '.')}"`;
-  if (e.keyword === 'additionalProperties') return `${where}: unknown field "${String(e.params['additionalProperty'])}"`;
-  if (e.keyword === 'propertyNames') return `${where}: key "${String(e.params['propertyName'])}" is not a copStatus value (${COP_STATUS_KEYS.join(', ')})`;
-  if (e.keyword === 'enum' && e.propertyName !== undefined) return `${where}: key "${e.propertyName}" is not a copStatus value (${COP_STATUS_KEYS.join(', ')})`;
-  return `${where} ${e.message ?? 'is invalid'}`;
+function unescapeToken(token: string): string {
+  return token.replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+/** The value at an RFC 6901 pointer (into the config document or a registered schema), or undefined. */
+function resolvePointer(root: unknown, pointer: string): unknown {
+  let node = root;
+  for (const token of pointer === '' ? [] : pointer.slice(1).split('/')) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[unescapeToken(token)];
+  }
+  return node;
+}
+
+/** One readable message per schema violation, naming the field by its dotted path. */
+function describeViolation(v: SchemaViolation, doc: object): string {
+  const slash = v.pointer.lastIndexOf('/');
+  const parent = slash === -1 ? '' : v.pointer.slice(0, slash);
+  const member = unescapeToken(v.pointer.slice(slash + 1));
+  if (v.keyword === 'additionalProperties') return `${describePointer(parent)}: unknown field "${member}"`;
+  if (v.keyword === 'required') return `${describePointer(parent)} ${v.message}`;
+  if (v.keyword === 'propertyNames' || (v.keyword === 'enum' && v.schemaLocation.includes('/propertyNames/'))) {
+    const value = resolvePointer(doc, v.pointer);
+    const keys = typeof value === 'object' && value !== null ? Object.keys(value).filter((k) => !(COP_STATUS_KEYS as readonly string[]).includes(k)) : [];
+    return `${describePointer(v.pointer)}: key ${keys.map((k) => `"${k}"`).join(', ')} is not a copStatus value (${COP_STATUS_KEYS.join(', ')})`;
+  }
+  if (v.keyword === 'type') {
+    // The schema's own type name ("must be integer"), as the config's readers know it from the schema file.
+    const [id = '', location = ''] = v.schemaLocation.split('#');
+    const type = resolvePointer(getRegisteredSchema(id), location);
+    if (typeof type === 'string' || Array.isArray(type)) return `${describePointer(v.pointer)} must be ${[type].flat().join(',')}`;
+  }
+  return `${describePointer(v.pointer)} ${v.message}`;
 }
 
 /** Finds secret-looking member names anywhere in the document (bounded depth). */
@@ -135,7 +158,7 @@ function checkTarget(target: string, origin: string): string | undefined {
 
 /**
  * Builds the config from a parsed config document (or `undefined` when there is no file) and the environment.
- * Pure apart from the schema load; never throws for bad input.
+ * Pure; never throws for bad input.
  */
 export function resolveConfig(document: unknown, env: Readonly<Record<string, string | undefined>>, origin = 'config'): ConfigResult {
   const doc = document ?? {};
@@ -145,8 +168,8 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
   if (secrets.length > 0) {
     return { ok: false, message: `${origin}: field ${secrets.map((s) => `"${s}"`).join(', ')} looks like a secret; secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from config files or arguments` };
   }
-  const checked = validate(doc);
-  if (!checked.ok) return { ok: false, message: `${origin}: ${checked.errors.slice(0, 10).map(describeError).join('; ')}` };
+  const checked = validateAgainst(CONFIG_SCHEMA_ID, doc);
+  if (!checked.valid) return { ok: false, message: `${origin}: ${[...new Set(checked.errors.map((v) => describeViolation(v, doc)))].slice(0, 10).join('; ')}` };
   const file = doc as {
     target?: string; merchantId?: string; applicationId?: string; keyId?: string; payInAccountSelector?: string;
     copDestinations?: Partial<Record<CopStatusKey, PayoutDestinationConfig>>;

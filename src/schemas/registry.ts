@@ -25,6 +25,8 @@ import refundWebhookSchema from '../../schemas/refund-webhook.schema.json' with 
 import refundWebhookStrictSchema from '../../schemas/refund-webhook.strict.schema.json' with { type: 'json' };
 import referenceServiceConfigSchema from '../../schemas/reference-service-config.schema.json' with { type: 'json' };
 import vectorsSchema from '../../schemas/vectors.schema.json' with { type: 'json' };
+import conformanceConfigSchema from '../../schemas/conformance-config.schema.json' with { type: 'json' };
+import conformanceReportSchema from '../../schemas/conformance-report.schema.json' with { type: 'json' };
 
 /** A JSON Schema document with the `$id` every registered schema must carry. */
 export interface RegisteredSchema {
@@ -57,5 +59,7 @@ export const schemaRegistry: readonly RegisteredSchema[] = [
   refundWebhookStrictSchema,
   referenceServiceConfigSchema,
   vectorsSchema,
+  conformanceConfigSchema,
+  conformanceReportSchema,
   // Other helpers: add your format schemas here (vector files, conformance config, conformance report).
 ];
