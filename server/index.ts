@@ -2,7 +2,6 @@
 // lifecycles and webhook deliveries, and deliberate faults for proving conformance checks. Public API of server/.
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   exportRsaPublicKeyPem,
   exportTrimmedPublicKeyPem,
@@ -17,6 +16,7 @@ import type { ServiceContext } from './context.js';
 import { copDestinations } from './cop-triggers.js';
 import { FaultSet } from './faults.js';
 import { Lifecycle } from './lifecycle.js';
+import { listen } from './listen.js';
 import type { ReferenceServiceOptions, RunningReferenceService, SeededPayments } from './options.js';
 import { generateDevelopmentApplication, registerApplication, seedPayments } from './seed.js';
 import { createSignatureVerifier } from './signature-verifier.js';
@@ -94,20 +94,12 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const address = await listen(server, host, options.port ?? 0);
   let closing: Promise<void> | undefined;
 
   return {
-    baseUrl: `http://${urlHost}:${address.port}`,
-    host: address.address,
+    baseUrl: address.origin,
+    host: address.host,
     port: address.port,
     credentials: first,
     applications,

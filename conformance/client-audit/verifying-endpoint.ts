@@ -1,11 +1,11 @@
 // The strict verifying endpoint the client under test calls: it examines every request exactly as it arrived,
 // then forwards it unchanged to the in-process reference service, whose realistic answer it relays.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fieldLinesFromRaw, getFieldValues, type FieldLines, type HttpRequest } from '../../src/http/message.js';
 import type { ClientExchange } from '../checks/client/index.js';
 import type { RecordedResponse } from '../check.js';
 import { sendRequest } from '../http-client.js';
+import { listen } from '../../server/listen.js';
 import type { ClientSession } from './evaluate-request.js';
 
 export interface VerifyingEndpointOptions {
@@ -140,18 +140,10 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
     else socket.destroy();
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const address = await listen(server, options.host, options.port);
   let closing: Promise<void> | undefined;
   return {
-    baseUrl: `http://${urlHost}:${address.port}`,
+    baseUrl: address.origin,
     exchanges: () => exchanges,
     refused: () => refused,
     close: (graceMs = 5_000) => {

@@ -1,6 +1,6 @@
 // Serves the audit's webhook public key as the service does: `GET /.well-known/signature/pem`, the trimmed PEM body.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../../../server/listen.js';
 
 export interface RunningKeyServer {
   /** e.g. `http://127.0.0.1:43122/.well-known/signature/pem`. */
@@ -30,18 +30,10 @@ export async function startKeyServer(trimmedPem: string, host: string, port: num
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(body.length) });
     res.end(req.method === 'HEAD' ? undefined : body);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const address = await listen(server, host, port);
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${urlHost}:${address.port}${PUBLIC_KEY_PATH}`,
+    url: `${address.origin}${PUBLIC_KEY_PATH}`,
     fetches: () => fetches,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
