@@ -19,6 +19,7 @@ import { exportEd25519SeedBase64 } from '../src/keys/index.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { startReferenceService, type RunningReferenceService } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
+import { unusedLoopbackPort } from './fixtures/ports.js';
 
 const keys = loadTestKeys();
 const BIN = join(process.cwd(), 'bin', 'payconform.js');
@@ -50,15 +51,6 @@ function memoryIo(env: Record<string, string | undefined> = {}): CliIo & { out: 
   const out: string[] = [];
   const err: string[] = [];
   return { out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), env, readStdin: async () => Buffer.alloc(0) };
-}
-
-/** A loopback port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 let dir: string;
@@ -129,7 +121,7 @@ describe('--target with --config and credentials from the environment', () => {
   let webhookPort: number;
   let ran: Ran;
   beforeAll(async () => {
-    webhookPort = await closedPort();
+    webhookPort = await unusedLoopbackPort();
     service = await startReferenceService({
       applications: [{ applicationId, applicationSecret: secret, keyId: 'test-only-key-1', publicKey: keys.clientEd25519.publicKey, merchantId }],
       webhookUrls: { payment: `http://127.0.0.1:${webhookPort}/payment`, payout: `http://127.0.0.1:${webhookPort}/payout`, refund: `http://127.0.0.1:${webhookPort}/refund` },
@@ -175,7 +167,7 @@ describe('--target with --config and credentials from the environment', () => {
 
 describe('exit codes', () => {
   it('3 for an unreachable target', async () => {
-    const port = await closedPort();
+    const port = await unusedLoopbackPort();
     const ran = await cli(['audit', 'server', '--target', `http://127.0.0.1:${port}`, '--timeout-ms', '1000']);
     expect(ran.code).toBe(3);
     expect(ran.stderr).toContain('unreachable');
@@ -232,7 +224,7 @@ describe('live-money safety', () => {
       // 0.0.0.0 reaches this loopback service, but is not a loopback address: the runner must treat it as live.
       const target = `http://0.0.0.0:${service.port}`;
       const io = memoryIo({ PAYCONFORM_APPLICATION_ID: service.credentials.applicationId, PAYCONFORM_KEY_ID: service.credentials.keyId, PAYCONFORM_APPLICATION_SECRET: service.credentials.applicationSecret, PAYCONFORM_PRIVATE_KEY: exportEd25519SeedBase64(service.credentials.privateKey!) });
-      const live = { merchantId: service.credentials.merchantId, payInAccountSelector: service.credentials.payInAccountSelector, copDestinations: service.copDestinations, payments: service.seededPayments, webhookListen: `127.0.0.1:${await closedPort()}`, timeoutMs: 2000 };
+      const live = { merchantId: service.credentials.merchantId, payInAccountSelector: service.credentials.payInAccountSelector, copDestinations: service.copDestinations, payments: service.seededPayments, webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`, timeoutMs: 2000 };
       writeFileSync(join(dir, 'live.json'), JSON.stringify(live));
       const code = await main(['audit', 'server', '--target', target, '--config', join(dir, 'live.json'), '--report', `json:${join(dir, 'live.json.out')}`], io);
       expect(code).toBe(0);

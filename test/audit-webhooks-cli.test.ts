@@ -3,7 +3,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../src/webhooks/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
+import { unusedLoopbackPort } from './fixtures/ports.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
@@ -63,14 +63,6 @@ async function receiver(key: () => Promise<string | undefined>): Promise<{ url: 
   };
 }
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
 describe('payconform audit webhooks (spawned)', () => {
   it('a verifying receiver reading --public-key-out passes: exit 0, key file in the served form, JUnit report', async () => {
     const keyFile = join(dir, 'service.pem');
@@ -88,7 +80,7 @@ describe('payconform audit webhooks (spawned)', () => {
   });
 
   it('a receiver fetching the key from --serve-key, one kind, per-kind --target', async () => {
-    const port = await freePort();
+    const port = await unusedLoopbackPort();
     const r1 = await receiver(async () => {
       const res = await fetch(`http://127.0.0.1:${port}/.well-known/signature/pem`, { signal: AbortSignal.timeout(3_000) });
       return res.ok ? res.text() : undefined;
@@ -119,7 +111,7 @@ describe('payconform audit webhooks (spawned)', () => {
   });
 
   it('exit 3 for an unreachable receiver; exit 2 for usage errors', async () => {
-    const port = await freePort();
+    const port = await unusedLoopbackPort();
     const unreachable = await payconform(['audit', 'webhooks', '--target', `http://127.0.0.1:${port}/hooks`, '--public-key-out', join(dir, 'k.pem')]);
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toContain('unreachable');
