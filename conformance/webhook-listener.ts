@@ -1,7 +1,7 @@
 // The runner's webhook receiver: records every call the audited service makes (exact bytes, headers, method),
 // answers 200, or a non-200 status on demand so a check can watch the service redeliver. Loopback by default.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../server/listen.js';
 import { fieldLinesFromRaw, type FieldLines } from '../src/http/message.js';
 
 /** One call the listener received. */
@@ -137,16 +137,7 @@ export async function startWebhookListener(options: WebhookListenerOptions = {})
   });
   server.on('clientError', (_error, socket) => socket.destroy());
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  const { origin: url } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
   let closing: Promise<void> | undefined;
 
   return {
