@@ -21,7 +21,8 @@ const pathChar = fc.constantFrom(...'abcXYZ019-._~!$&\'()*+,;=:@%2F%20'.split(''
 const segment = fc.array(pathChar, { maxLength: 6 }).map((a) => a.join(''));
 const path = fc.array(segment, { maxLength: 4 }).map((s) => `/${s.join('/')}`);
 const query = fc.option(fc.array(fc.constantFrom(...'abc=&+%20?/:x1'.split('')), { maxLength: 12 }).map((a) => a.join('')), { nil: undefined });
-const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,8}[a-z0-9])?$/);
+// `xn--` labels are punycode: a random one is not valid IDNA and the URL is rightly refused before signing.
+const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,8}[a-z0-9])?$/).filter((l) => !l.startsWith('xn--'));
 const host = fc.oneof(
   fc.array(label, { minLength: 1, maxLength: 3 }).map((l) => l.join('.')),
   fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((p) => p.join('.')),
@@ -219,6 +220,14 @@ describe('property: the canonical fast path of the field parsers equals the gene
       'sig1=("A");created=1',
       'sig1=("a");x=1.5',
       'sig1=("a");created=1999999999999999',
+      'sig1=("a)");created=1',
+      'sig1=("a"',
+      'sig1=("a"));created=1',
+      'sig1=("a");created=1)',
+      'a=b=("a");created=1',
+      '=("a");created=1',
+      'sig1=("a" "b"),sig2=("a" "b")',
+      'sig1=("a");created=1;keyid="k", sig2=("a")',
     ]) {
       expect(parseSignatureInput(v), v).toEqual(parseSignatureInput(v, { fastPath: false }));
     }

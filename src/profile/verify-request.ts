@@ -6,6 +6,7 @@ import { nodeBackend } from '../ed25519/node-backend.js';
 import type { HttpRequest } from '../http/message.js';
 import { digestText, verifyContentDigest } from '../digest/content-digest.js';
 import { isSfInteger } from '../structured-fields/structured-fields.js';
+import type { ComponentIdentifier } from '../signatures/component-identifier.js';
 import { verifySignatureBase } from '../signatures/create-signature.js';
 import { indexFieldLines, type FieldIndex } from '../signatures/field-values.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
@@ -68,6 +69,21 @@ function secretMatches(received: string, record: ApplicationRecord): boolean {
   return timingSafeEqual(digestText(received, 'sha-256'), secretDigest(record));
 }
 
+/** The first member label other than `label`, in order. */
+function otherLabel(members: ReadonlyMap<string, unknown>, label: string): string | undefined {
+  for (const key of members.keys()) if (key !== label) return key;
+  return undefined;
+}
+
+/** Exactly the profile's covered components, in order, without parameters. */
+function isProfileComponentList(received: readonly ComponentIdentifier[]): boolean {
+  if (received.length !== EXPECTED_COMPONENTS.length) return false;
+  for (let i = 0; i < received.length; i++) {
+    if (received[i]!.name !== EXPECTED_COMPONENTS[i] || received[i]!.params.size !== 0) return false;
+  }
+  return true;
+}
+
 function isWellFormedRequest(request: unknown): request is HttpRequest {
   if (typeof request !== 'object' || request === null) return false;
   const r = request as Partial<HttpRequest>;
@@ -75,9 +91,13 @@ function isWellFormedRequest(request: unknown): request is HttpRequest {
     typeof r.method === 'string' &&
     typeof r.url === 'string' &&
     Array.isArray(r.headers) &&
-    r.headers.every((line) => Array.isArray(line) && typeof line[0] === 'string' && typeof line[1] === 'string') &&
+    r.headers.every(isFieldLine) &&
     r.body instanceof Uint8Array
   );
+}
+
+function isFieldLine(line: unknown): boolean {
+  return Array.isArray(line) && typeof line[0] === 'string' && typeof line[1] === 'string';
 }
 
 /**
@@ -164,19 +184,15 @@ function verifySteps(request: HttpRequest, options: VerifyOptions, progress: Pro
   const signature = signatures.value.get(label);
   if (signature === undefined) return fail('SIGNATURE_MALFORMED', 2, `Signature has no "${label}" member`);
   if (enforce.label) {
-    for (const other of [...inputs.value.keys(), ...signatures.value.keys()]) {
-      if (other !== label) return fail('LABEL_UNSUPPORTED', 2, `unsupported label "${other}" (only "${label}")`);
-    }
+    const other = otherLabel(inputs.value, label) ?? otherLabel(signatures.value, label);
+    if (other !== undefined) return fail('LABEL_UNSUPPORTED', 2, `unsupported label "${other}" (only "${label}")`);
   }
   if (signature.length !== serviceProfile.signatureLength) {
     return fail('SIGNATURE_MALFORMED', 2, `signature is ${signature.length} bytes, expected ${serviceProfile.signatureLength}`);
   }
   if (enforce.components) {
     const received = input.components;
-    const same =
-      received.length === EXPECTED_COMPONENTS.length &&
-      received.every((c, i) => c.name === EXPECTED_COMPONENTS[i] && c.params.size === 0);
-    if (!same) {
+    if (!isProfileComponentList(received)) {
       return fail(
         'COMPONENTS_MISMATCH',
         2,

@@ -225,13 +225,17 @@ export function createSignatureBase(
     seen.add(component.serialized);
     const value = componentValue(component, request, uriResult.value, options, fields);
     if (!value.ok) return value;
-    if (hasForbiddenFieldCharacter(value.value)) {
+    // A field value was checked line by line in fieldValue (joining with ", " or re-serialising adds no CR, LF or
+    // NUL); a derived value is checked here.
+    if (component.name.startsWith('@') && hasForbiddenFieldCharacter(value.value)) {
       return { ok: false, code: 'FIELD_VALUE_INVALID', message: `value of ${component.serialized} contains CR, LF or NUL` };
     }
     base += `${component.serialized}: ${value.value}\n`;
   }
   base += `"@signature-params": ${paramsValue.value}`;
-  // eslint-disable-next-line no-control-regex
-  if (/[^\x00-\x7f]/.test(base)) return { ok: false, code: 'BASE_NOT_ASCII', message: 'the signature base contains non-ASCII characters' };
+  // ASCII exactly when no UTF-16 unit needs more than one UTF-8 byte (a native count, cheaper than a regex scan).
+  if (Buffer.byteLength(base, 'utf8') !== base.length) {
+    return { ok: false, code: 'BASE_NOT_ASCII', message: 'the signature base contains non-ASCII characters' };
+  }
   return { ok: true, base, signatureParams: paramsValue.value };
 }

@@ -50,28 +50,54 @@ export interface ParseFieldOptions {
 }
 
 const KEY = '[a-z*][a-z0-9_\\-.*]*';
-const CANONICAL_INPUT = new RegExp(
-  `^(${KEY})=\\(((?:"[a-z0-9@!#$%&'*+\\-.^_\`|~]+"(?: (?=")|(?=\\))))*)\\)((?:;${KEY}=(?:0|[1-9][0-9]{0,14}|"[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*"))*)$`,
-);
+const CANONICAL_LABEL = new RegExp(`^${KEY}$`);
+/** Space-separated plain sf-strings (no escapes, no parameters), possibly none. */
+const CANONICAL_COMPONENT_LIST = /^(?:"[a-z0-9@!#$%&'*+\-.^_`|~]+"(?: (?=")|$))*$/;
 const CANONICAL_PARAM = new RegExp(`;(${KEY})=(?:(0|[1-9][0-9]{0,14})|"([\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*)")`, 'y');
 
-/** The canonical single-member form, parsed without the general parser; undefined when not canonical. */
-function parseCanonicalSignatureInput(value: string): { label: string; names: string[]; params: Map<string, BareItem>; signatureParams: string } | undefined {
-  const match = CANONICAL_INPUT.exec(value);
-  if (!match) return undefined;
-  const label = match[1]!;
-  const inner = match[2]!;
-  const names = inner === '' ? [] : inner.split(' ').map((quoted) => quoted.slice(1, -1));
+/**
+ * Canonical covered-component lists by their text (inside the parentheses). A client sends the same list on every
+ * request, so it is checked and turned into identifiers once. Bounded: cleared when full.
+ */
+const componentLists = new Map<string, readonly ComponentIdentifier[]>();
+const COMPONENT_LISTS_MAX = 64;
+
+function canonicalComponentList(text: string): readonly ComponentIdentifier[] | undefined {
+  let components = componentLists.get(text);
+  if (components === undefined) {
+    if (!CANONICAL_COMPONENT_LIST.test(text)) return undefined;
+    const names = text === '' ? [] : text.split(' ').map((quoted) => quoted.slice(1, -1));
+    components = Object.freeze(names.map((name) => sharedComponentIdentifier(name, new Map())));
+    if (componentLists.size >= COMPONENT_LISTS_MAX) componentLists.clear();
+    componentLists.set(text, components);
+  }
+  return components;
+}
+
+/**
+ * The canonical single-member form `label=("c1" "c2");p1=v1;...`, parsed without the general parser; undefined
+ * when not canonical. The label has no `=` and the plain sf-strings no `)`, so the first `=(` and the next `)`
+ * delimit the parts; each part is then checked against its canonical grammar.
+ */
+function parseCanonicalSignatureInput(
+  value: string,
+): { label: string; components: readonly ComponentIdentifier[]; params: Map<string, BareItem>; signatureParams: string } | undefined {
+  const open = value.indexOf('=(');
+  const close = open === -1 ? -1 : value.indexOf(')', open + 2);
+  if (close === -1) return undefined;
+  const label = value.slice(0, open);
+  if (!CANONICAL_LABEL.test(label)) return undefined;
+  const components = canonicalComponentList(value.slice(open + 2, close));
+  if (components === undefined) return undefined;
   const params = new Map<string, BareItem>();
-  const text = match[3]!;
-  CANONICAL_PARAM.lastIndex = 0;
-  while (CANONICAL_PARAM.lastIndex < text.length) {
-    const p = CANONICAL_PARAM.exec(text);
+  CANONICAL_PARAM.lastIndex = close + 1;
+  while (CANONICAL_PARAM.lastIndex < value.length) {
+    const p = CANONICAL_PARAM.exec(value);
     if (!p) return undefined;
     if (params.has(p[1]!)) return undefined; // duplicate parameter: leave "last wins" to the general parser
     params.set(p[1]!, p[2] !== undefined ? Number(p[2]) : p[3]!);
   }
-  return { label, names, params, signatureParams: value.slice(label.length + 1) };
+  return { label, components, params, signatureParams: value.slice(open + 1) };
 }
 
 function typeProblem(params: ReadonlyMap<string, BareItem>): string | undefined {
@@ -94,8 +120,8 @@ export function parseSignatureInput(value: string, options: ParseFieldOptions = 
     if (canonical !== undefined) {
       const problem = typeProblem(canonical.params);
       if (problem) return { ok: false, code: 'SIGNATURE_INPUT_MALFORMED', message: `Signature-Input "${canonical.label}": ${problem}` };
-      const components = canonical.names.map((name) => sharedComponentIdentifier(name, new Map()));
-      return { ok: true, value: new Map([[canonical.label, { components, params: canonical.params, signatureParams: canonical.signatureParams }]]) };
+      const { label, components, params, signatureParams } = canonical;
+      return { ok: true, value: new Map([[label, { components, params, signatureParams }]]) };
     }
   }
   const parsed = parseSfDictionary(value);
