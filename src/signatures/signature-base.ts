@@ -153,6 +153,7 @@ function fieldValue(component: ComponentIdentifier, request: HttpRequest, option
     if (options.missingField === 'empty' && params.size === 0) return { ok: true, value: '' };
     return fail('FIELD_MISSING', `covered field "${name}" is absent`);
   }
+  if (params.size === 0 && lines.length === 1) return { ok: true, value: lines[0]! }; // the common case: one plain line
   if (lines.length > 1 && options.singleValuedFields?.includes(name)) {
     return fail('FIELD_DUPLICATED', `field "${name}" must appear once, found ${lines.length} lines`);
   }

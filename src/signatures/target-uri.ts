@@ -25,9 +25,26 @@ const URI_RE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)([^?#]*)(?:\?([^#]*))?(?
 const PLAIN_HOST = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const AUTHORITY_RE = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::([0-9]*))?$/;
 
+/** Parsed target URIs by their text: a server sees the same few URIs again and again. Bounded: cleared when full. */
+const parsedUris = new Map<string, TargetUriResult>();
+const PARSED_URIS_MAX = 256;
+const PARSED_URI_MAX_LENGTH = 2048;
+
 /** Splits an absolute `http(s)://` URI. Rejects userinfo, non-ASCII authorities, empty hosts and bad ports. */
 export function parseTargetUri(url: string): TargetUriResult {
   if (typeof url !== 'string') return { ok: false, message: 'target URI is not a string' };
+  let result = parsedUris.get(url);
+  if (result === undefined) {
+    result = Object.freeze(splitTargetUri(url));
+    if (url.length <= PARSED_URI_MAX_LENGTH) {
+      if (parsedUris.size >= PARSED_URIS_MAX) parsedUris.clear();
+      parsedUris.set(url, result);
+    }
+  }
+  return result;
+}
+
+function splitTargetUri(url: string): TargetUriResult {
   const match = URI_RE.exec(url);
   if (!match) return { ok: false, message: `target URI ${JSON.stringify(url.slice(0, 200))} is not an absolute URI` };
   const scheme = match[1]!.toLowerCase();
@@ -62,7 +79,7 @@ export function parseTargetUri(url: string): TargetUriResult {
   const hashAt = url.indexOf('#');
   return {
     ok: true,
-    value: {
+    value: Object.freeze({
       scheme,
       rawAuthority,
       host,
@@ -70,7 +87,7 @@ export function parseTargetUri(url: string): TargetUriResult {
       path: rawPath === '' ? '/' : rawPath,
       query,
       withoutFragment: hashAt === -1 ? url : url.slice(0, hashAt),
-    },
+    }),
   };
 }
 
