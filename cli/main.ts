@@ -25,9 +25,13 @@ export async function main(argv: readonly string[], io: CliIo = createProcessIo(
   const two = argv.slice(0, 2).join(' ');
   const name = two in commands ? two : argv[0] ?? '';
   const entry = commands[name];
-  if (!entry || argv.length === 0 || argv[0] === '--help' || argv[0] === '-h') {
-    (entry || argv.length === 0 || argv[0]?.startsWith('-') ? io.stdout : io.stderr)(usage());
-    return argv[0] === '--help' || argv[0] === '-h' ? EXIT.ok : EXIT.usage;
+  if (argv[0] === '--help' || argv[0] === '-h') {
+    io.stdout(usage());
+    return EXIT.ok;
+  }
+  if (!entry) {
+    io.stderr(`${argv.length === 0 ? 'payconform: no command given' : `payconform: unknown command "${argv[0]}"`}\n${usage()}`);
+    return EXIT.usage;
   }
   const rest = argv.slice(name.split(' ').length);
   try {
