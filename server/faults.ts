@@ -35,7 +35,11 @@ export const faultCatalogue = [
   { name: 'refund-concurrent', breaks: 'Limits: only one active refund per payment', description: 'a second refund is accepted while an earlier one is still active' },
   { name: 'refund-partial-rejected', breaks: 'Limits: a refund may be full or partial', description: 'a refund of less than the refundable remainder is refused with 422' },
   { name: 'refund-error-shape', breaks: 'Errors: the error body (statusCode, statusName, errorMessage, traceId, source)', description: 'refund errors answer with a non-spec body {"error": "..."}' },
+  { name: 'refund-arbitrary-destination', breaks: 'What the service does 5 / Limits: a refund goes only to the original paying account', description: 'a refund is sent to a fixed account that is not the payer\'s (refund resource and refund webhook destination)' },
   { name: 'refund-unsettled-message', breaks: 'Errors: the 422 message names the current payment status', description: 'the 422 for an unsettled payment does not name the payment status' },
+  // Payments (created and moved through /sandbox/)
+  { name: 'payment-webhook-missing', breaks: 'Payment statuses / Events: a payment webhook is sent for COMPLETED, SETTLED and FAILED', description: 'no payment webhook is sent when a payment reaches SETTLED' },
+  { name: 'payment-reference-kept', breaks: 'What the service does 7: for a virtual account the reference passed is ignored and the service assigns its own', description: 'a payment created with a reference keeps the reference passed (so two payments can share it)' },
   // Webhooks
   { name: 'webhook-bad-signature', breaks: 'Webhook authentication: signature over the exact payload bytes', description: 'the Authorization signature is computed over other bytes than those sent' },
   { name: 'webhook-reserialised', breaks: 'Webhook authentication rule 1: exact bytes', description: 'the payload is signed in one JSON serialisation and sent in another (pretty-printed)' },

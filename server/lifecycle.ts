@@ -169,6 +169,8 @@ export class Lifecycle {
 
   paymentChanged(payment: Payment): void {
     if (payment.status === 'AWAITING_AUTHORIZATION') return;
+    // Fault payment-webhook-missing: the SETTLED event is dropped.
+    if (payment.status === 'SETTLED' && this.o.faults.has('payment-webhook-missing')) return;
     const snapshot: Payment = { ...payment };
     this.o.queue.enqueue({
       kind: 'payment',

@@ -70,6 +70,17 @@ export function refundResource(r: Refund, faults: FaultSet): Record<string, unkn
   };
 }
 
+/** The payer details as the payment webhook's `paymentRefundData` gives them. */
+export function paymentRefundData(p: Payment): Record<string, unknown> {
+  return {
+    accountHolderName: p.payer.name,
+    accountIdentifications: [
+      { type: 'ACCOUNT_NUMBER', number: p.payer.accountNumber },
+      { type: 'SORT_CODE', number: p.payer.sortCode },
+    ],
+  };
+}
+
 export function paymentWebhookPayload(p: Payment): Record<string, unknown> {
   return {
     paymentId: p.paymentId,
@@ -77,13 +88,7 @@ export function paymentWebhookPayload(p: Payment): Record<string, unknown> {
     paymentStatus: p.status,
     errorDescription: p.status === 'FAILED' ? (p.errorDescription ?? 'payment failed') : null,
     paymentRequest: { amount: new DecimalNumber(p.amount), currency: p.currency, reference: p.reference },
-    paymentRefundData: {
-      accountHolderName: p.payer.name,
-      accountIdentifications: [
-        { type: 'ACCOUNT_NUMBER', number: p.payer.accountNumber },
-        { type: 'SORT_CODE', number: p.payer.sortCode },
-      ],
-    },
+    paymentRefundData: paymentRefundData(p),
     ...(p.metadata !== undefined ? { paymentMetadata: p.metadata } : {}),
     applicationId: p.applicationId,
     isExternal: p.isExternal,

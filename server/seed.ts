@@ -2,7 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateEd25519PrivateKey, parseEd25519PublicKey } from '../src/keys/ed25519-keys.js';
 import type { ApplicationConfig, SeededPayments } from './options.js';
-import { newPaymentReference, type Application, type ApplicationCredentials, type Payment, type PaymentStatus, type ServiceState } from './state.js';
+import { type Application, type ApplicationCredentials, type Payment, type PaymentStatus, type ServiceState } from './state.js';
 
 /** A fresh development application with its private key (printed by `serve`, marked development only). */
 export function generateDevelopmentApplication(): ApplicationConfig {
@@ -70,7 +70,7 @@ export function seedPayments(state: ServiceState, applicationId: string, now: nu
       errorDescription: status === 'FAILED' ? 'payer bank rejected the payment' : null,
       amount,
       currency: 'GBP',
-      reference: newPaymentReference(),
+      reference: state.assignPaymentReference(),
       payer: { name: `Seed Payer ${n + 1}`, accountNumber: String(20_000_000 + n), sortCode: '200000', iban: null },
       isExternal: false,
       createdAt: now,

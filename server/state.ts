@@ -92,6 +92,21 @@ export class ServiceState {
   readonly payouts = new Map<string, Payout>();
   readonly refunds = new Map<string, Refund>();
 
+  /**
+   * A payment reference no payment of any application (any merchant) carries yet (spec, What the service does 7:
+   * for virtual accounts the service assigns the reference, unique across all merchants).
+   */
+  assignPaymentReference(): string {
+    const taken = new Set<string>();
+    for (const p of this.payments.values()) taken.add(p.reference);
+    // 48 random bits: a repeat is already unlikely; the bounded retry makes it impossible in practice.
+    for (let i = 0; i < 16; i += 1) {
+      const reference = newPaymentReference();
+      if (!taken.has(reference)) return reference;
+    }
+    throw new Error('could not assign a unique payment reference');
+  }
+
   refundsOf(paymentId: string): Refund[] {
     const out: Refund[] = [];
     for (const r of this.refunds.values()) if (r.paymentId === paymentId) out.push(r);

@@ -49,6 +49,7 @@ const settle = async (s: RunningReferenceService) => {
   const p = await send(s.baseUrl, { method: 'POST', path: '/sandbox/payments', body: '{"amount":"10.00","status":"SETTLED"}' });
   return p.json.paymentId as string;
 };
+/** Webhooks (any kind) mentioning `id`, once `count` have arrived. */
 async function payoutHooks(w: World, id: string, count: number) {
   await w.hooks.waitFor((all) => all.filter((h) => h.body.toString().includes(id)).length >= count, 3000);
   return w.hooks.received.filter((h) => h.body.toString().includes(id));
@@ -119,6 +120,24 @@ const exhibits: Record<FaultName, (w: World) => Promise<boolean>> = {
     return (await refundReq(s, { paymentId: id, amount: '1.00' })).status === 201 && (await refundReq(s, { paymentId: id, amount: '1.00' })).status === 201;
   },
   'refund-partial-rejected': async ({ s }) => (await refundReq(s, { paymentId: await settle(s), amount: '4.00' })).status !== 201,
+  'refund-arbitrary-destination': async ({ s }) => {
+    const payer = { name: 'Original Payer', accountNumber: '31415926', sortCode: '271828' };
+    const p = await send(s.baseUrl, { method: 'POST', path: '/sandbox/payments', body: JSON.stringify({ amount: '10.00', status: 'SETTLED', payer }) });
+    const destination = (await refundReq(s, { paymentId: p.json.paymentId, amount: '1.00' })).json.refundRequestDetails.destination;
+    return destination.accountNumber !== payer.accountNumber || destination.sortCode !== payer.sortCode || destination.name !== payer.name;
+  },
+  'payment-webhook-missing': async (w) => {
+    const id = (await send(w.s.baseUrl, { method: 'POST', path: '/sandbox/payments', body: '{"amount":"10.00","status":"SETTLED"}' })).json.paymentId as string;
+    const hooks = await payoutHooks(w, id, 1);
+    await settleMs(150);
+    const statuses = w.hooks.received.filter((h) => h.body.toString().includes(id)).map((h) => JSON.parse(h.body.toString()).paymentStatus);
+    return hooks.length > 0 && statuses.includes('COMPLETED') && !statuses.includes('SETTLED');
+  },
+  'payment-reference-kept': async ({ s }) => {
+    const make = () => send(s.baseUrl, { method: 'POST', path: '/sandbox/payments', body: '{"amount":"10.00","reference":"CUSTOM-REF-1"}' });
+    const [a, b] = [await make(), await make()];
+    return a.json.reference === 'CUSTOM-REF-1' && b.json.reference === 'CUSTOM-REF-1';
+  },
   'refund-error-shape': async ({ s }) => {
     const res = await refundReq(s, { paymentId: s.seededPayments.unsettled[0]!.paymentId, amount: '1.00' });
     return !validatePayload('error', res.json).valid;

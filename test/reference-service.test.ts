@@ -281,6 +281,31 @@ describe('Sandbox: payments', () => {
     expect(listed.json.some((p: { paymentId: string }) => p.paymentId === id)).toBe(true);
   });
 
+  it('ignores the reference passed and assigns its own, unique across every application (spec: What the service does 7)', async () => {
+    const make = () => send(service.baseUrl, { method: 'POST', path: '/sandbox/payments', body: '{"amount":"5.00","reference":"MY-OWN-REF"}' });
+    const [a, b] = [await make(), await make()];
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.json.reference).not.toBe('MY-OWN-REF');
+    expect(b.json.reference).not.toBe('MY-OWN-REF');
+    expect(a.json.reference).not.toBe(b.json.reference);
+    const all = (await send(service.baseUrl, { method: 'GET', path: '/sandbox/payments' })).json as Array<{ reference: string }>;
+    expect(new Set(all.map((p) => p.reference)).size).toBe(all.length);
+  });
+
+  it('reports the payer as paymentRefundData, and a refund goes to that account', async () => {
+    const payer = { name: 'Ada Payer', accountNumber: '11223344', sortCode: '102030' };
+    const created = await send(service.baseUrl, { method: 'POST', path: '/sandbox/payments', body: JSON.stringify({ amount: '8.00', status: 'SETTLED', payer }) });
+    expect(created.json.paymentRefundData).toEqual({
+      accountHolderName: 'Ada Payer',
+      accountIdentifications: [
+        { type: 'ACCOUNT_NUMBER', number: '11223344' },
+        { type: 'SORT_CODE', number: '102030' },
+      ],
+    });
+    const res = await refund({ paymentId: created.json.paymentId, amount: '1.00' });
+    expect(res.json.refundRequestDetails.destination).toEqual({ type: 'SCAN', name: 'Ada Payer', accountNumber: '11223344', sortCode: '102030', iban: null });
+  });
+
   it('refuses impossible payment moves with 409', async () => {
     const { paymentId } = service.seededPayments.unsettled.find((p) => p.status === 'FAILED')!;
     expectErrorBody(await send(service.baseUrl, { method: 'POST', path: `/sandbox/payments/${paymentId}/status`, body: '{"status":"SETTLED"}' }), 409, 'CONFLICT');

@@ -9,7 +9,10 @@ import { stringifyJson } from '../json-writer.js';
 import { plannedOutcome } from '../lifecycle.js';
 import { REFUND_MEDIA_TYPE, refundResource } from '../representations.js';
 import { validateRequestBody } from '../request-validation.js';
-import { isUuid, newRefundReference, type Refund } from '../state.js';
+import { isUuid, newRefundReference, type Account, type Refund } from '../state.js';
+
+/** Where fault refund-arbitrary-destination sends refunds: an account no payer has. */
+const ARBITRARY_ACCOUNT: Account = { name: 'Arbitrary Recipient Ltd', accountNumber: '99999999', sortCode: '999999', iban: null };
 
 const handleRefund: RouteHandler = async (ctx, request) => {
   const { faults, state } = ctx;
@@ -54,8 +57,8 @@ const handleRefund: RouteHandler = async (ctx, request) => {
     amount,
     currency: payment.currency,
     reference: newRefundReference(),
-    // Spec: a refund goes only to the original paying account.
-    destination: payment.payer,
+    // Spec: a refund goes only to the original paying account (fault refund-arbitrary-destination: elsewhere).
+    destination: faults.has('refund-arbitrary-destination') ? ARBITRARY_ACCOUNT : payment.payer,
     plannedOutcome: plannedOutcome(amount),
   };
   state.refunds.set(refund.refundId, refund);

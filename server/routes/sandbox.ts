@@ -7,8 +7,8 @@ import { parseJsonBody, queryParams } from '../http-io.js';
 import { DecimalNumber, stringifyJson } from '../json-writer.js';
 import { paymentStatuses, payoutStatuses } from '../lifecycle.js';
 import { positiveAmount } from '../amounts.js';
-import { isoUtc, payoutResource, refundResource } from '../representations.js';
-import { newPaymentReference, type Account, type Application, type Payment, type PaymentStatus, type PayoutStatus, type RefundStatus } from '../state.js';
+import { isoUtc, paymentRefundData, payoutResource, refundResource } from '../representations.js';
+import { type Account, type Application, type Payment, type PaymentStatus, type PayoutStatus, type RefundStatus } from '../state.js';
 
 const ok = (value: unknown, status = 200) => ({ status, contentType: 'application/json', body: stringifyJson(value, 2) });
 
@@ -43,6 +43,8 @@ export function paymentView(ctx: ServiceContext, p: Payment): Record<string, unk
     currency: p.currency,
     reference: p.reference,
     payer: p.payer,
+    // The payer details in the form the payment webhook gives them (what a refund must go back to).
+    paymentRefundData: paymentRefundData(p),
     isExternal: p.isExternal,
     createdAt: isoUtc(p.createdAt),
     refunds: ctx.state.refundsOf(p.paymentId).map((r) => ({ refundId: r.refundId, status: r.status, amount: new DecimalNumber(r.amount) })),
@@ -54,7 +56,7 @@ const index: RouteHandler = () =>
     note: 'payconform reference service sandbox helpers; not part of the payments service API',
     endpoints: [
       'GET  /sandbox/payments',
-      'POST /sandbox/payments {applicationId?, amount, merchantPaymentId?, payer?: {name, accountNumber, sortCode}, metadata?, isExternal?, status?}',
+      'POST /sandbox/payments {applicationId?, amount, merchantPaymentId?, reference? (ignored: the service assigns it), payer?: {name, accountNumber, sortCode}, metadata?, isExternal?, status?}',
       'GET  /sandbox/payments/{paymentId}',
       'POST /sandbox/payments/{paymentId}/status {status: COMPLETED|SETTLED|FAILED, errorDescription?}',
       'GET  /sandbox/payouts',
@@ -114,6 +116,10 @@ const createPayment: RouteHandler = (ctx, request) => {
     throw new HttpError(400, 'invalid_body', '"metadata" must be an object of string values');
   }
   const merchantPaymentId = optionalString(body, 'merchantPaymentId');
+  // Spec, What the service does 7: every sandbox payment is into the application's virtual account, so the reference
+  // passed (as a payment component would) is ignored and the service assigns its own; fault payment-reference-kept keeps it.
+  const passedReference = optionalString(body, 'reference');
+  const reference = passedReference !== undefined && ctx.faults.has('payment-reference-kept') ? passedReference : ctx.state.assignPaymentReference();
   const payment: Payment = {
     paymentId: randomUUID(),
     applicationId: app.applicationId,
@@ -122,7 +128,7 @@ const createPayment: RouteHandler = (ctx, request) => {
     errorDescription: null,
     amount,
     currency: 'GBP',
-    reference: newPaymentReference(),
+    reference,
     payer,
     ...(metadata !== undefined ? { metadata: metadata as Record<string, string> } : {}),
     isExternal: body.isExternal === true,
