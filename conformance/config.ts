@@ -49,6 +49,8 @@ export interface ConformanceConfig {
     readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: string }>;
   };
   readonly webhookListen?: { readonly host: string; readonly port: number };
+  /** The target implements payconform's /sandbox/ helper endpoints (default false). */
+  readonly sandbox: boolean;
   readonly timeoutMs: number;
   /** From PAYCONFORM_APPLICATION_SECRET only. */
   readonly applicationSecret?: SecretValue;
@@ -174,7 +176,7 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
     target?: string; merchantId?: string; applicationId?: string; keyId?: string; payInAccountSelector?: string;
     copDestinations?: Partial<Record<CopStatusKey, PayoutDestinationConfig>>;
     payments?: { settled?: Array<{ paymentId: string; amount: number | string }>; unsettled?: Array<{ paymentId: string; status: string }> };
-    webhookListen?: string; timeoutMs?: number;
+    webhookListen?: string; timeoutMs?: number; sandbox?: boolean;
   };
   const sources: Record<string, ConfigSource> = {};
   const pick = (field: keyof typeof ENV_FIELDS): string | undefined => {
@@ -206,8 +208,9 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
   const privateKey = env['PAYCONFORM_PRIVATE_KEY'];
   if (applicationSecret) sources['applicationSecret'] = 'env';
   if (privateKey) sources['privateKey'] = 'env';
-  for (const f of ['payInAccountSelector', 'copDestinations', 'payments', 'webhookListen', 'timeoutMs'] as const) if (file[f] !== undefined) sources[f] = 'config';
+  for (const f of ['payInAccountSelector', 'copDestinations', 'payments', 'webhookListen', 'timeoutMs', 'sandbox'] as const) if (file[f] !== undefined) sources[f] = 'config';
   if (file.timeoutMs === undefined) sources['timeoutMs'] = 'default';
+  if (file.sandbox === undefined) sources['sandbox'] = 'default';
   const merchantId = pick('merchantId');
   const applicationId = pick('applicationId');
   const keyId = pick('keyId');
@@ -220,6 +223,7 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
     copDestinations: { ...(file.copDestinations ?? {}) },
     payments: { settled, unsettled: [...(file.payments?.unsettled ?? [])] },
     ...(webhookListen ? { webhookListen } : {}),
+    sandbox: file.sandbox ?? false,
     timeoutMs: file.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(applicationSecret ? { applicationSecret: new SecretValue(applicationSecret) } : {}),
     ...(privateKey ? { privateKey: new SecretValue(privateKey) } : {}),
@@ -253,13 +257,14 @@ export async function loadConfig(path: string | undefined, env: Readonly<Record<
 /**
  * The config fields a check can name in `needs`: `target`, `merchantId`, `applicationId`, `keyId`,
  * `payInAccountSelector`, `applicationSecret`, `privateKey`, `webhookListen`, `payments.settled`,
- * `payments.unsettled`, `copDestinations.<COP_STATUS>` (e.g. `copDestinations.PARTIAL_MATCH`).
+ * `payments.unsettled`, `copDestinations.<COP_STATUS>` (e.g. `copDestinations.PARTIAL_MATCH`), `sandbox` (when true).
  */
 export function availableFields(config: ConformanceConfig): Set<string> {
   const fields = new Set<string>();
   for (const f of ['target', 'merchantId', 'applicationId', 'keyId', 'payInAccountSelector', 'applicationSecret', 'privateKey', 'webhookListen'] as const) {
     if (config[f] !== undefined) fields.add(f);
   }
+  if (config.sandbox) fields.add('sandbox');
   if (config.payments.settled.length > 0) fields.add('payments.settled');
   if (config.payments.unsettled.length > 0) fields.add('payments.unsettled');
   for (const key of Object.keys(config.copDestinations)) fields.add(`copDestinations.${key}`);

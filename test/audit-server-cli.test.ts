@@ -136,6 +136,8 @@ describe('--target with --config and credentials from the environment', () => {
       copDestinations: service.copDestinations,
       payments: service.seededPayments,
       webhookListen: `127.0.0.1:${webhookPort}`,
+      // The target is the reference service: it has payconform's /sandbox/ endpoints.
+      sandbox: true,
       timeoutMs: 2000,
     };
     writeFileSync(join(dir, 'target.json'), JSON.stringify(config));
@@ -239,6 +241,31 @@ describe('live-money safety', () => {
       }
       expect(report.results.find((r) => r.id === 'public-key-form')?.outcome).toBe('pass');
       // Nothing was created on the target.
+      expect(service.deliveries().length).toBe(0);
+    } finally {
+      await service.close();
+    }
+  }, 30_000);
+});
+
+describe('payment checks need payconform\'s /sandbox/ endpoints', () => {
+  it('without "sandbox": true in the config they are skipped, saying the spec shows no API to create or move payments', async () => {
+    const service = await startReferenceService({ webhookSigningKey: keys.webhookRsa.privatePem });
+    try {
+      const c = service.credentials;
+      const config = { merchantId: c.merchantId, payments: service.seededPayments, webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`, timeoutMs: 2000 };
+      writeFileSync(join(dir, 'no-sandbox.json'), JSON.stringify(config));
+      const io = memoryIo({ PAYCONFORM_APPLICATION_ID: c.applicationId, PAYCONFORM_APPLICATION_SECRET: c.applicationSecret });
+      const only = ['webhook-payment-status-changes', 'refund-to-original-account', 'payment-reference-assigned'];
+      const code = await main(['audit', 'server', '--target', service.baseUrl, '--config', join(dir, 'no-sandbox.json'), '--only', only.join(','), '--report', 'json:-'], io);
+      expect(code).toBe(0);
+      const report = JSON.parse(io.out.join('')) as { results: Array<{ id: string; outcome: string; message: string }> };
+      expect(report.results.map((r) => r.id).sort()).toEqual([...only].sort());
+      for (const r of report.results) {
+        expect(r.outcome, r.id).toBe('skip');
+        expect(r.message, r.id).toContain('the spec shows no API to create or move payments');
+      }
+      // Nothing was created on the target (no payment, no refund).
       expect(service.deliveries().length).toBe(0);
     } finally {
       await service.close();

@@ -51,6 +51,9 @@ const checkFaults = {
   'webhook-put-json': ['webhook-post', 'webhook-content-type'],
   'webhook-redelivered': ['webhook-no-retry'],
   'webhook-attempt-counter-rises': ['webhook-counter-fixed'],
+  'webhook-payment-status-changes': ['payment-webhook-missing'],
+  'refund-to-original-account': ['refund-arbitrary-destination'],
+  'payment-reference-assigned': ['payment-reference-kept'],
 } as const satisfies Record<ServerCheckId, readonly [FaultName, ...FaultName[]]>;
 
 const webhookSigningKey = loadTestKeys().webhookRsa.privatePem;

@@ -53,6 +53,19 @@ describe('loadConfig', () => {
     expect(printed).not.toContain('c2VlZA==');
   });
 
+  it('"sandbox" (the target implements payconform\'s /sandbox/ endpoints): false by default, a need when true', () => {
+    const off = resolveConfig(full, {});
+    const on = resolveConfig({ ...full, sandbox: true }, {});
+    if (!off.ok || !on.ok) throw new Error('config refused');
+    expect(off.config.sandbox).toBe(false);
+    expect(off.config.sources['sandbox']).toBe('default');
+    expect(availableFields(off.config).has('sandbox')).toBe(false);
+    expect(on.config.sandbox).toBe(true);
+    expect(on.config.sources['sandbox']).toBe('config');
+    expect(availableFields(on.config).has('sandbox')).toBe(true);
+    expect(resolveConfig({ sandbox: 'yes' }, {})).toMatchObject({ ok: false, message: expect.stringContaining('"sandbox" must be boolean') });
+  });
+
   it('works from the environment alone, with defaults', async () => {
     const result = await loadConfig(undefined, { PAYCONFORM_APPLICATION_ID: 'a' });
     expect(result).toMatchObject({ ok: true, config: { applicationId: 'a', timeoutMs: 10_000, payments: { settled: [], unsettled: [] } } });

@@ -94,6 +94,7 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     webhookWaitMs: 2_000,
     quietWaitMs: 300,
     knownTimings: { lifecycleWithinMs: 2_000, redeliveryWithinMs: 2_000 },
+    sandbox: true,
     redactor,
   };
   return {
@@ -150,6 +151,7 @@ export async function prepareExternalTarget(target: string, config: ConformanceC
     requestTimeoutMs,
     webhookWaitMs,
     quietWaitMs: Math.min(3_000, requestTimeoutMs),
+    sandbox: config.sandbox,
     redactor,
   };
   return {

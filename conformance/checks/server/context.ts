@@ -47,6 +47,11 @@ export interface ServerAuditContext {
   readonly quietWaitMs: number;
   /** Set only when the runner configured the target's timers (embedded service); otherwise timing is "not shown". */
   readonly knownTimings?: KnownTimings;
+  /**
+   * The target implements payconform's /sandbox/ helper endpoints (config "sandbox"; true for the embedded service).
+   * The spec shows no API to create or move payments: the payment checks run only when this is true.
+   */
+  readonly sandbox?: boolean;
   /** Masks secrets in reproduce commands (the engine masks everything else). */
   readonly redactor: Redactor;
 }

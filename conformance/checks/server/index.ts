@@ -1,6 +1,7 @@
 // The server audit's checks: ONE ordered array (run order, report order). Ids are public API: never rename them.
 import { commitCancelChecks } from './commit-cancel.js';
 import { copChecks } from './cop-flows.js';
+import { paymentChecks } from './payments.js';
 import { publicKeyChecks } from './public-key.js';
 import { refundChecks } from './refunds.js';
 import { replayChecks } from './replay-and-concurrency.js';
@@ -17,6 +18,7 @@ export const serverChecks = [
   ...commitCancelChecks,
   ...refundChecks,
   ...webhookChecks,
+  ...paymentChecks,
 ] as const;
 
 /** Every server check id, as a type: tables keyed by it (`satisfies Record<ServerCheckId, …>`) must list each check. */

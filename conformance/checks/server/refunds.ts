@@ -12,7 +12,7 @@ import { judgeResource, schemaProblems } from './resources.js';
 import { member, waitForMentions } from './webhook-match.js';
 
 /** Each refund-creating check uses its own settled payment (slot modulo the configured count), so limits do not mix. */
-export const REFUND_SLOTS = { partial: 0, secondWhileActive: 1, overAmount: 2, webhooks: 3, timestamps: 4 } as const;
+export const REFUND_SLOTS = { partial: 0, secondWhileActive: 1, overAmount: 2, webhooks: 3, timestamps: 4, originalAccount: 5 } as const;
 
 /** The smallest partial refund. */
 export const PARTIAL_REFUND_AMOUNT = '0.01';
