@@ -254,6 +254,21 @@ export async function loadConfig(path: string | undefined, env: Readonly<Record<
   return resolveConfig(document, env, `config "${path}"`);
 }
 
+/** Where each config field a check may need comes from, for skip reasons: secrets only from the environment. */
+const NEED_SOURCES: Readonly<Record<string, string>> = {
+  applicationSecret: 'PAYCONFORM_APPLICATION_SECRET (environment only)',
+  privateKey: 'PAYCONFORM_PRIVATE_KEY (environment only)',
+  applicationId: '"applicationId" (config or PAYCONFORM_APPLICATION_ID)',
+  keyId: '"keyId" (config or PAYCONFORM_KEY_ID)',
+  merchantId: '"merchantId" (config or PAYCONFORM_MERCHANT_ID)',
+  target: '"target" (--target, config or PAYCONFORM_TARGET)',
+};
+
+/** Names a missing need the way a user sets it (`describeNeed` for the engine). */
+export function describeNeed(need: string): string {
+  return NEED_SOURCES[need] ?? `"${need}" in the config`;
+}
+
 /**
  * The config fields a check can name in `needs`: `target`, `merchantId`, `applicationId`, `keyId`,
  * `payInAccountSelector`, `applicationSecret`, `privateKey`, `webhookListen`, `payments.settled`,

@@ -32,6 +32,8 @@ export interface RunOptions<Ctx> {
   readonly redactor?: Redactor;
   /** Whether a config field named in a check's `needs` is available (see `availableFields`). Default: all available. */
   readonly isAvailable?: (need: string) => boolean;
+  /** How a missing need is named in a skip reason (e.g. where to set it). Default: `"field" in the config`. */
+  readonly describeNeed?: (need: string) => string;
   /** When set, mutating checks are skipped with this reason (e.g. a non-loopback target without `--allow-live`). */
   readonly refuseMutating?: string;
   readonly subscribers?: readonly RunSubscriber[];
@@ -196,7 +198,10 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
   const pending: number[] = [];
   selected.forEach((check, index) => {
     const missing = (check.needs ?? []).filter((need) => !(options.isAvailable?.(need) ?? true));
-    if (missing.length > 0) finish(index, result(check as Check<unknown>, 'skip', `needs ${missing.map((m) => `"${m}"`).join(', ')} in the config, which is not set`, [], 0));
+    if (missing.length > 0) {
+      const describe = options.describeNeed ?? ((need: string) => `"${need}" in the config`);
+      finish(index, result(check as Check<unknown>, 'skip', `needs ${missing.map(describe).join(', ')}, which is not set`, [], 0));
+    }
     else if (check.mutating && options.refuseMutating !== undefined) finish(index, result(check as Check<unknown>, 'skip', options.refuseMutating, [], 0));
     else pending.push(index);
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { availableFields, loadConfig, normaliseAmount, parseHostPort, resolveConfig } from '../conformance/config.js';
+import { availableFields, describeNeed, loadConfig, normaliseAmount, parseHostPort, resolveConfig } from '../conformance/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'payconform-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -121,5 +121,14 @@ describe('helpers', () => {
     expect(normaliseAmount(Number.NaN)).toBeUndefined();
     expect(parseHostPort('[::1]:8080')).toEqual({ host: '::1', port: 8080 });
     expect(parseHostPort('localhost')).toBeUndefined();
+  });
+});
+
+describe('describeNeed: skip reasons say where a missing field is set', () => {
+  it('secrets only from the environment, identifiers from the config or the environment, the rest from the config', () => {
+    expect(describeNeed('applicationSecret')).toBe('PAYCONFORM_APPLICATION_SECRET (environment only)');
+    expect(describeNeed('privateKey')).toBe('PAYCONFORM_PRIVATE_KEY (environment only)');
+    expect(describeNeed('keyId')).toBe('"keyId" (config or PAYCONFORM_KEY_ID)');
+    expect(describeNeed('payments.settled')).toBe('"payments.settled" in the config');
   });
 });

@@ -157,6 +157,12 @@ describe('selection and skips', () => {
     expect(exitCodeFor(summary)).toBe(EXIT_OK);
     expect(summary.partialReasons.join()).toContain('skipped');
   });
+
+  it('names a missing need the way the command says to set it (describeNeed)', async () => {
+    const summary = await runChecks(options(suite(), { isAvailable: () => false, describeNeed: (n) => `<${n} from somewhere>` }));
+    const skipped = summary.results.find((r) => r.id === 'needs-config');
+    expect(skipped).toMatchObject({ outcome: 'skip', message: 'needs <payments.settled from somewhere>, which is not set' });
+  });
 });
 
 describe('scheduling', () => {

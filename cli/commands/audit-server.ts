@@ -7,7 +7,7 @@ import { EXIT, UsageError } from '../io.js';
 import { auditOutput, checkHttpUrl, finishAudit, parseAuditArgs, parseIntegerOption, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
 import { validatePayload } from '../../src/schemas/index.js';
 import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../../src/keys/index.js';
-import { availableFields, loadConfig, type ConformanceConfig } from '../../conformance/config.js';
+import { availableFields, describeNeed, loadConfig, type ConformanceConfig } from '../../conformance/config.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { isLoopbackTarget, sendRequest } from '../../conformance/http-client.js';
 import { createRedactor } from '../../conformance/redact.js';
@@ -223,6 +223,7 @@ export function auditTarget(target: AuditTarget, options: AuditRunOptions = {}):
     checkTimeoutMs: target.checkTimeoutMs,
     redactor: target.context.redactor,
     isAvailable: target.isAvailable,
+    describeNeed,
     ...selectionOptions(options),
     ...(options.refuseMutating !== undefined ? { refuseMutating: options.refuseMutating } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
