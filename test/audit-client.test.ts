@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { auditClientExchanges } from '../cli/commands/audit-client.js';
-import type { ClientAuditContext } from '../conformance/checks/client/index.js';
+import { clientChecks, type ClientAuditContext } from '../conformance/checks/client/index.js';
 import type { ClientCredentials } from '../conformance/client-audit/evaluate-request.js';
 import { serveClientAudit, type ClientAuditListening } from '../conformance/client-audit/serve-client-audit.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
@@ -260,6 +260,13 @@ const mistakes: readonly MistakeCase[] = [
   { name: 'header names in upper case', requirement: 'SIG-BASE-LINE-FORMAT', mistake: 'uppercase-header-names', call: (i) => ({ path: '/api/payouts', body: payoutBody(i), mutateBase: (b) => b.replace(/^"(content-[a-z]+|x-application-[a-z]+)"/gm, (_m, n: string) => `"${n.replace(/(^|-)([a-z])/g, (_x, d: string, c: string) => d + c.toUpperCase())}"`) }) },
   { name: 'missing-header line without its trailing space', requirement: 'SIG-BASE-LINE-FORMAT', mistake: 'empty-value-without-space', call: (i) => ({ path: `/api/payouts/${randomUUID()}/commit`, accept: PAYOUT, contentType: null, mutateBase: (b) => b.replace('"content-type": \n', '"content-type":\n') }) },
 ];
+
+describe('audit client: every check is shown failing', () => {
+  it('each client check is failed by a faulty client in this file (the table above, "no request arrived", the signature mistakes)', () => {
+    const shown = new Set([...faults.map((f) => f.check), 'client-request-arrived', 'client-signature-verifies']);
+    expect(clientChecks.map((c) => c.id).filter((id) => !shown.has(id))).toEqual([]);
+  });
+});
 
 describe('audit client: signature mistakes, each given its diagnosis (spec: Authentication, Step 2)', () => {
   for (const m of mistakes) {
