@@ -1,0 +1,40 @@
+// The README's "bytes on the wire" section is what the library produces, byte for byte (so the README stays true).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { toFieldLines } from '../src/http/message.js';
+import { signRequest } from '../src/profile/sign-request.js';
+import { loadTestKeys } from './fixtures/keys.js';
+
+const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+const section = readme.slice(readme.indexOf('## Bytes on the wire'), readme.indexOf('## Library'));
+const blocks = [...section.matchAll(/```(\w*)\n([\s\S]*?)\n```/g)].map((m) => ({ lang: m[1], text: m[2]! }));
+
+describe('README: bytes on the wire for one signed request', () => {
+  const body = '{"applicationId":"3f6d2a0e-5b1c-4c7e-9a8b-0d1e2f3a4b5c","amount":10.5,"reference":"INV-1"}';
+  const signed = signRequest(
+    { method: 'POST', url: 'https://api.example.com/api/payouts', headers: toFieldLines({ 'Content-Type': 'application/vnd.service.v1.0+json' }), body: new TextEncoder().encode(body) },
+    {
+      applicationId: '3f6d2a0e-5b1c-4c7e-9a8b-0d1e2f3a4b5c',
+      applicationSecret: 'test-only-application-secret',
+      keyId: 'test-only-client-key-1',
+      privateKey: loadTestKeys().clientEd25519.privateKey,
+    },
+    { created: 1_767_225_600, nonce: '8b1f3c2e-6d4a-4f5b-9c7e-1a2b3c4d5e6f' },
+  );
+
+  it('has the request and the signature base as code blocks', () => {
+    expect(blocks.map((b) => b.lang)).toEqual(['http', '']);
+  });
+
+  it('the printed signature base is the library signature base, byte for byte', () => {
+    expect(blocks[1]!.text).toBe(signed.signatureBase);
+  });
+
+  it('the printed request carries exactly the headers signRequest adds, and the body', () => {
+    const request = blocks[0]!.text;
+    const [head, printedBody] = request.split('\n\n');
+    const printed = new Map(head!.split('\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 2)]));
+    for (const [name, value] of Object.entries(signed.headers)) expect(printed.get(name), name).toBe(value);
+    expect(printedBody).toBe(body);
+  });
+});
