@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { toFieldLines } from '../src/http/message.js';
 import { signRequest } from '../src/profile/sign-request.js';
+import { verifyErrorCodes } from '../src/profile/verify-error-codes.js';
+import { webhookErrorCodes } from '../src/webhooks/webhook-error-codes.js';
 import { loadTestKeys } from './fixtures/keys.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -36,5 +38,25 @@ describe('README: bytes on the wire for one signed request', () => {
     const printed = new Map(head!.split('\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 2)]));
     for (const [name, value] of Object.entries(signed.headers)) expect(printed.get(name), name).toBe(value);
     expect(printedBody).toBe(body);
+  });
+});
+
+describe('README: verification error codes', () => {
+  const codes = readme.slice(readme.indexOf('### Verification error codes'), readme.indexOf('## Command line'));
+  const table = codes.slice(0, codes.indexOf('Webhook verification codes'));
+  const webhook = codes.slice(codes.indexOf('Webhook verification codes'));
+  const listed = (text: string) => new Set([...text.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!));
+
+  it('lists exactly the codes of verifyErrorCodes, each in the row of its step', () => {
+    expect([...listed(table)].sort()).toEqual(Object.keys(verifyErrorCodes).sort());
+    for (const [code, { step }] of Object.entries(verifyErrorCodes)) {
+      if (code === 'REQUEST_MALFORMED') continue; // listed under "any": it can happen at every step
+      const row = table.split('\n').find((line) => line.includes(`\`${code}\``))!;
+      expect(row.startsWith(`| ${step} `), `${code} belongs to step ${step}: ${row}`).toBe(true);
+    }
+  });
+
+  it('lists exactly the codes of webhookErrorCodes', () => {
+    expect([...listed(webhook)].sort()).toEqual(Object.keys(webhookErrorCodes).sort());
   });
 });
