@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { toFieldLines } from '../src/http/message.js';
+import { resolveConfig } from '../conformance/config.js';
 import { signRequest } from '../src/profile/sign-request.js';
 import { verifyErrorCodes } from '../src/profile/verify-error-codes.js';
 import { webhookErrorCodes } from '../src/webhooks/webhook-error-codes.js';
@@ -58,5 +59,14 @@ describe('README: verification error codes', () => {
 
   it('lists exactly the codes of webhookErrorCodes', () => {
     expect([...listed(webhook)].sort()).toEqual(Object.keys(webhookErrorCodes).sort());
+  });
+});
+
+describe('README: the example audit config', () => {
+  it('is a valid conformance config (schemas/conformance-config.schema.json)', () => {
+    const json = readme.match(/```json\n([\s\S]*?)\n```/);
+    expect(json).not.toBeNull();
+    const resolved = resolveConfig(JSON.parse(json![1]!), {});
+    expect(resolved.ok, resolved.ok ? '' : resolved.message).toBe(true);
   });
 });
