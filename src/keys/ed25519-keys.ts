@@ -133,7 +133,7 @@ function privateFromPem(text: string): Ed25519PrivateKey {
 /**
  * Parses an Ed25519 private key.
  * - A string is either a base64 32-byte seed (the spec's form), a PKCS#8 PEM
- *   (`-----BEGIN PRIVATE KEY-----`), or the base64 of a PKCS#8 DER without PEM lines.
+ *   (PEM label `PRIVATE KEY`), or the base64 of a PKCS#8 DER without PEM lines.
  * - Bytes are a DER PKCS#8, or the 32-byte seed itself.
  * Outer whitespace (a trailing newline from a file or env var) is ignored; base64 is otherwise
  * strict. Throws {@link KeyFormatError}; a TypeError only for an argument of the wrong type.
@@ -219,7 +219,7 @@ export function exportEd25519PublicKeyDer(key: Ed25519PublicKey | Ed25519Private
   return concat(SPKI_ED25519_PREFIX, pub.raw);
 }
 
-/** `-----BEGIN PRIVATE KEY-----` PKCS#8 PEM. */
+/** PKCS#8 PEM (label `PRIVATE KEY`). */
 export function exportEd25519PrivateKeyPem(key: Ed25519PrivateKey): string {
   return formatPem('PRIVATE KEY', exportEd25519PrivateKeyDer(key));
 }
