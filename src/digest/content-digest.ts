@@ -2,7 +2,8 @@
 import * as nodeCrypto from 'node:crypto';
 import { serializeDictionary, type Dictionary } from 'structured-headers';
 import {
-  CANONICAL_BASE64_PATTERN,
+  CANONICAL_BYTE_SEQUENCE_MEMBER,
+  decodeCanonicalBase64,
   isByteSequence,
   isByteSequenceWrittenCanonically,
   isInnerList,
@@ -64,12 +65,12 @@ export type ParseContentDigestResult =
 export function parseContentDigest(value: string, options: { readonly fastPath?: boolean } = {}): ParseContentDigestResult {
   // Fast path for the canonical one-member form (`sha-512=:<padded base64>:`); anything else takes the general
   // parser. The result is identical to the general path (a property test checks this).
-  const single = options.fastPath === false ? null : CANONICAL_SINGLE.exec(value);
+  const single = options.fastPath === false ? null : CANONICAL_BYTE_SEQUENCE_MEMBER.exec(value);
   if (single) {
-    const bytes = Buffer.from(single[2]!, 'base64');
+    const bytes = decodeCanonicalBase64(single[2]!);
     const key = single[1]!;
     if (!isDigestAlgorithm(key) || bytes.length === DIGEST_LENGTH[key]) {
-      return { ok: true, digests: new Map([[key, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)]]) };
+      return { ok: true, digests: new Map([[key, bytes]]) };
     }
   }
   const parsed = parseSfDictionary(value);
@@ -98,8 +99,6 @@ export function parseContentDigest(value: string, options: { readonly fastPath?:
   }
   return { ok: true, digests };
 }
-
-const CANONICAL_SINGLE = new RegExp(`^([a-z*][a-z0-9_\\-.*]*)=:(${CANONICAL_BASE64_PATTERN}):$`);
 
 export type VerifyContentDigestResult =
   | { readonly ok: true; readonly algorithms: readonly DigestAlgorithm[] }

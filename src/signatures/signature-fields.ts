@@ -1,12 +1,14 @@
 // RFC 9421 §4: the Signature-Input and Signature fields, parsed and serialised through structured-headers.
 import { serializeDictionary, type Dictionary } from 'structured-headers';
 import {
-  CANONICAL_BASE64_PATTERN,
+  CANONICAL_BYTE_SEQUENCE_MEMBER,
+  decodeCanonicalBase64,
   isByteSequence,
   isByteSequenceWrittenCanonically,
   isInnerList,
   isSfInteger,
   parseSfDictionary,
+  SF_KEY_PATTERN,
   type BareItem,
 } from '../structured-fields/structured-fields.js';
 import { sharedComponentIdentifier, type ComponentIdentifier } from './component-identifier.js';
@@ -49,11 +51,10 @@ export interface ParseFieldOptions {
   readonly fastPath?: boolean;
 }
 
-const KEY = '[a-z*][a-z0-9_\\-.*]*';
-const CANONICAL_LABEL = new RegExp(`^${KEY}$`);
+const CANONICAL_LABEL = new RegExp(`^${SF_KEY_PATTERN}$`);
 /** Space-separated plain sf-strings (no escapes, no parameters), possibly none. */
 const CANONICAL_COMPONENT_LIST = /^(?:"[a-z0-9@!#$%&'*+\-.^_`|~]+"(?: (?=")|$))*$/;
-const CANONICAL_PARAM = new RegExp(`;(${KEY})=(?:(0|[1-9][0-9]{0,14})|"([\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*)")`, 'y');
+const CANONICAL_PARAM = new RegExp(`;(${SF_KEY_PATTERN})=(?:(0|[1-9][0-9]{0,14})|"([\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*)")`, 'y');
 
 /**
  * Canonical covered-component lists by their text (inside the parentheses). A client sends the same list on every
@@ -146,17 +147,12 @@ export function parseSignatureInput(value: string, options: ParseFieldOptions = 
   return { ok: true, value: result };
 }
 
-const CANONICAL_SIGNATURE = new RegExp(`^(${KEY})=:(${CANONICAL_BASE64_PATTERN}):$`);
-
 /** Parses a Signature value: every member must be a byte sequence written as padded standard base64. */
 export function parseSignature(value: string, options: ParseFieldOptions = {}): ParseSignatureResult {
   if (options.fastPath !== false) {
     // Only the canonical (padded, zero pad bits) form takes the fast path; the general path judges the rest.
-    const match = CANONICAL_SIGNATURE.exec(value);
-    if (match) {
-      const bytes = Buffer.from(match[2]!, 'base64');
-      return { ok: true, value: new Map([[match[1]!, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)]]) };
-    }
+    const match = CANONICAL_BYTE_SEQUENCE_MEMBER.exec(value);
+    if (match) return { ok: true, value: new Map([[match[1]!, decodeCanonicalBase64(match[2]!)]]) };
   }
   const parsed = parseSfDictionary(value);
   if (!parsed.ok) {
@@ -184,7 +180,7 @@ export function serializeSignatureInput(
   for (const [label, member] of members) {
     const serialized = serializeSignatureParams(member.components, member.params);
     if (!serialized.ok) throw new TypeError(`cannot serialise Signature-Input "${label}": ${serialized.message}`);
-    if (!/^[a-z*][a-z0-9_\-.*]*$/.test(label)) throw new TypeError(`invalid signature label "${label}"`);
+    if (!CANONICAL_LABEL.test(label)) throw new TypeError(`invalid signature label "${label}"`);
     parts.push(`${label}=${serialized.value}`);
   }
   return parts.join(', ');

@@ -49,6 +49,21 @@ export function isByteSequence(value: unknown): value is ArrayBuffer {
  */
 export const CANONICAL_BASE64_PATTERN = '(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?';
 
+/** RFC 8941 §3.2 key grammar (`key = ( lcalpha / "*" ) *( lcalpha / DIGIT / "_" / "-" / "." / "*" )`): a source fragment. */
+export const SF_KEY_PATTERN = '[a-z*][a-z0-9_\\-.*]*';
+
+/**
+ * A one-member Dictionary `key=:<canonical base64>:` (key in group 1, base64 in group 2): the form the Signature and
+ * Content-Digest fast paths recognise without the general parser. No `g`/`y` flag, so sharing it is safe.
+ */
+export const CANONICAL_BYTE_SEQUENCE_MEMBER = new RegExp(`^(${SF_KEY_PATTERN})=:(${CANONICAL_BASE64_PATTERN}):$`);
+
+/** The bytes of base64 text already known canonical (e.g. matched by CANONICAL_BASE64_PATTERN): a view, no copy. */
+export function decodeCanonicalBase64(text: string): Uint8Array {
+  const bytes = Buffer.from(text, 'base64');
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /**
  * True when `raw` contains the canonical form `:<padded base64>:` of `bytes`. RFC 8941 lets parsers accept
  * missing padding and non-zero pad bits; this profile's fields are strict, so a value written any other way fails.
@@ -87,6 +102,8 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+const KEY_AT_START = new RegExp(`^${SF_KEY_PATTERN}`);
+
 /**
  * Top-level member keys of a Dictionary as written, in order (lexical scan: commas inside sf-strings and
  * Display Strings are skipped). Only meaningful once the value parsed as a Dictionary.
@@ -105,7 +122,7 @@ function dictionaryKeysAsWritten(input: string): string[] {
     if (c === '"') inString = true;
     else if (c === ',' || c === undefined) {
       const segment = input.slice(start, i).replace(/^[ \t]+/, '');
-      const match = /^[a-z*][a-z0-9_\-.*]*/.exec(segment);
+      const match = KEY_AT_START.exec(segment);
       if (match) keys.push(match[0]);
       start = i + 1;
     }
