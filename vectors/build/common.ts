@@ -1,6 +1,6 @@
 // Shared helpers of the vector generator: file assembly, body encoding, deterministic nonces, self-checks.
 import { createHash } from 'node:crypto';
-import type { FlagNote, VectorCase, VectorFile, WireBody } from '../format.js';
+import type { FlagNote, VectorCase, VectorFile, VectorResult, WireBody } from '../format.js';
 
 export const SCHEMA_ID = 'https://payconform.dev/schemas/vectors.schema.json';
 export const GENERATED_BY = 'vectors/generate.ts (npm run vectors). Generated: never edit by hand; change the generator and regenerate.';
@@ -20,6 +20,22 @@ export function utf8(text: string): Uint8Array {
 
 export function base64(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64');
+}
+
+/** A library outcome as the builders see it: ok, or the error code (and message, when it has one). */
+export type LibraryOutcome = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message?: string };
+
+/**
+ * Checks a case's declared intent against what the library computed: a valid case must pass, an invalid one must
+ * fail with the declared code; an acceptable case may go either way.
+ */
+export function checkDeclared(caseId: string, result: VectorResult, outcome: LibraryOutcome, code: string | undefined): void {
+  const said = (o: LibraryOutcome): string => (o.ok ? 'ok' : o.message !== undefined ? `${o.code}: ${o.message}` : o.code);
+  if (result === 'valid') check(outcome.ok, caseId, `declared valid, library says ${said(outcome)}`);
+  if (result === 'invalid') {
+    check(!outcome.ok, caseId, 'declared invalid, library accepts it');
+    check(outcome.code === code, caseId, `declared ${code ?? '(no code)'}, library says ${said(outcome)}`);
+  }
 }
 
 /** Text bodies travel as `bodyUtf8`; bytes that are not UTF-8 as `bodyBase64`. */

@@ -1,7 +1,7 @@
 // vectors/content-digest.json: RFC 9530 Content-Digest as the profile uses it (sha-512 over the exact body bytes).
 import { computeContentDigest, verifyContentDigest, type DigestAlgorithm } from '../../src/digest/content-digest.js';
 import type { DigestInput, FlagNote, VectorCase, VectorFile, VectorResult } from '../format.js';
-import { bodyBytesOf, check, utf8, vectorFile, wireBody } from './common.js';
+import { bodyBytesOf, check, checkDeclared, utf8, vectorFile, wireBody } from './common.js';
 
 /** The payout body the request vectors also use (spec: Endpoints, 1. Create payout). */
 export const PAYOUT_BODY_SPACED =
@@ -47,11 +47,7 @@ export function digestCase(spec: DigestCaseSpec): VectorCase {
     return { ...base, input: spec.input, expected: { contentDigest: computeContentDigest(body, [spec.input.algorithm]) } };
   }
   const outcome = verifyContentDigest(spec.input.contentDigest, body, { accept: spec.input.algorithms as DigestAlgorithm[] });
-  if (spec.result === 'valid') check(outcome.ok, id, `declared valid, library says ${outcome.ok ? 'ok' : outcome.code}`);
-  if (spec.result === 'invalid') {
-    check(!outcome.ok, id, 'declared invalid, library accepts it');
-    check(outcome.code === spec.code, id, `declared ${spec.code ?? '(no code)'}, library says ${outcome.code}`);
-  }
+  checkDeclared(id, spec.result, outcome, spec.code);
   return { ...base, input: spec.input, expected: outcome.ok ? { valid: true } : { valid: false, code: outcome.code } };
 }
 

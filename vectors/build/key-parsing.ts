@@ -3,7 +3,7 @@ import { PayconformError } from '../../src/errors.js';
 import { exportEd25519PublicKeyBase64, parseEd25519PrivateKey, parseEd25519PublicKey } from '../../src/keys/index.js';
 import { parseRsaPublicKey } from '../../src/webhooks/index.js';
 import type { FlagNote, KeysFile, ParseKeyInput, VectorCase, VectorFile, VectorResult } from '../format.js';
-import { base64, check, vectorFile } from './common.js';
+import { base64, check, checkDeclared, vectorFile } from './common.js';
 import { APP_A } from './keys.js';
 
 const notes: Record<string, FlagNote> = {
@@ -49,11 +49,7 @@ function parseWithLibrary(input: ParseKeyInput): { ok: true; publicKey: string }
 function keyCase(keys: KeysFile, spec: KeyCaseSpec): VectorCase {
   const outcome = parseWithLibrary(spec.input);
   const { id } = spec;
-  if (spec.result === 'valid') check(outcome.ok, id, `declared valid, library says ${outcome.ok ? 'ok' : outcome.code}`);
-  if (spec.result === 'invalid') {
-    check(!outcome.ok, id, 'declared invalid, library accepts it');
-    check(outcome.code === spec.code, id, `declared ${spec.code ?? '(no code)'}, library says ${outcome.code}`);
-  }
+  checkDeclared(id, spec.result, outcome, spec.code);
   if (outcome.ok && spec.expectKey) {
     const entry = keys.keys[spec.expectKey]!;
     const want = entry.type === 'ed25519' ? entry.public['raw-base64'] : entry.public['spki-der-base64'];

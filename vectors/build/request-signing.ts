@@ -4,7 +4,7 @@ import { computeContentDigest } from '../../src/digest/content-digest.js';
 import { parseEd25519PrivateKey } from '../../src/keys/index.js';
 import { serviceProfile } from '../../src/profile/service-profile.js';
 import type { FlagNote, KeyEncoding, KeysFile, VectorCase, VectorFile, VectorResult } from '../format.js';
-import { check, nonceFor, utf8, vectorFile } from './common.js';
+import { check, checkDeclared, nonceFor, utf8, vectorFile } from './common.js';
 import { NON_ASCII_BODY, PAYOUT_BODY_COMPACT, PAYOUT_BODY_SPACED } from './content-digest.js';
 import { APP_A, APP_B, VERIFIER, type VectorKeys } from './keys.js';
 import {
@@ -166,11 +166,7 @@ export async function buildRequestSigningFile(keys: KeysFile, vk: VectorKeys): P
     const verifier = spec.verifier ?? VERIFIER;
     const outcome = await verifyWithBothBackends(keys, spec.request, now, nonceState, verifier);
     const { id } = spec;
-    if (spec.result === 'valid') check(outcome.ok, id, `declared valid, library says ${outcome.ok ? 'ok' : `${outcome.code}: ${outcome.message}`}`);
-    if (spec.result === 'invalid') {
-      check(!outcome.ok, id, 'declared invalid, library accepts it');
-      check(outcome.code === spec.code, id, `declared ${spec.code ?? '(no code)'}, library says ${outcome.code}: ${outcome.message}`);
-    }
+    checkDeclared(id, spec.result, outcome, spec.code);
     return {
       id,
       op: 'verify',
