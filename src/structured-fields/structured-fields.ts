@@ -140,17 +140,26 @@ export function findDuplicateDictionaryKey(input: string): string | undefined {
   return undefined;
 }
 
-/** Parses an RFC 8941 Dictionary; duplicate keys and RFC 9651-only types are errors. */
-export function parseSfDictionary(input: string, options: { allowDuplicateKeys?: boolean } = {}): SfResult<Dictionary> {
-  let dictionary: Dictionary;
+/** Runs one structured-headers parser, its exception turned into `SF_PARSE_ERROR`. */
+function parseWith<T>(parse: (input: string) => T, input: string): SfResult<T> {
   try {
-    dictionary = parseDictionary(input);
+    return { ok: true, value: parse(input) };
   } catch (error) {
     return { ok: false, code: 'SF_PARSE_ERROR', message: errorMessage(error) };
   }
-  for (const [key, member] of dictionary) {
+}
+
+function unsupported(message: string): SfResult<never> {
+  return { ok: false, code: 'SF_TYPE_UNSUPPORTED', message };
+}
+
+/** Parses an RFC 8941 Dictionary; duplicate keys and RFC 9651-only types are errors. */
+export function parseSfDictionary(input: string, options: { allowDuplicateKeys?: boolean } = {}): SfResult<Dictionary> {
+  const parsed = parseWith(parseDictionary, input);
+  if (!parsed.ok) return parsed;
+  for (const [key, member] of parsed.value) {
     const problem = memberProblem(member);
-    if (problem) return { ok: false, code: 'SF_TYPE_UNSUPPORTED', message: `member "${key}": ${problem}` };
+    if (problem) return unsupported(`member "${key}": ${problem}`);
   }
   if (!options.allowDuplicateKeys) {
     const duplicate = findDuplicateDictionaryKey(input);
@@ -158,35 +167,26 @@ export function parseSfDictionary(input: string, options: { allowDuplicateKeys?:
       return { ok: false, code: 'SF_DUPLICATE_KEY', message: `dictionary key "${duplicate}" appears more than once` };
     }
   }
-  return { ok: true, value: dictionary };
+  return parsed;
 }
 
 /** Parses an RFC 8941 List; RFC 9651-only types are errors. */
 export function parseSfList(input: string): SfResult<List> {
-  let list: List;
-  try {
-    list = parseList(input);
-  } catch (error) {
-    return { ok: false, code: 'SF_PARSE_ERROR', message: errorMessage(error) };
-  }
-  for (const member of list) {
+  const parsed = parseWith(parseList, input);
+  if (!parsed.ok) return parsed;
+  for (const member of parsed.value) {
     const problem = memberProblem(member);
-    if (problem) return { ok: false, code: 'SF_TYPE_UNSUPPORTED', message: problem };
+    if (problem) return unsupported(problem);
   }
-  return { ok: true, value: list };
+  return parsed;
 }
 
 /** Parses an RFC 8941 Item; RFC 9651-only types are errors. */
 export function parseSfItem(input: string): SfResult<Item> {
-  let item: Item;
-  try {
-    item = parseItem(input);
-  } catch (error) {
-    return { ok: false, code: 'SF_PARSE_ERROR', message: errorMessage(error) };
-  }
-  const problem = memberProblem(item);
-  if (problem) return { ok: false, code: 'SF_TYPE_UNSUPPORTED', message: problem };
-  return { ok: true, value: item };
+  const parsed = parseWith(parseItem, input);
+  if (!parsed.ok) return parsed;
+  const problem = memberProblem(parsed.value);
+  return problem ? unsupported(problem) : parsed;
 }
 
 function containsDecimal(member: Item | InnerList): boolean {
