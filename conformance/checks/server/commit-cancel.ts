@@ -5,10 +5,8 @@ import { observation, pass, skip, violation } from '../../check.js';
 import type { CopStatusKey } from '../../config.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { HOLDING_KEYS, judgeCopCase } from './cop-flows.js';
-import { evidenceOf, payoutActionRequest, sendAppCall } from './requests.js';
+import { evidenceOf, payoutActionRequest, sendAppCall, showValue } from './requests.js';
 import { judgeResource } from './resources.js';
-
-const show = (v: unknown): string => (v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined');
 
 /** Creates a payout held in AWAITING_COMMIT (first configured non-matching destination), or says why it could not. */
 export async function createHeldPayout(ctx: ServerAuditContext, env: CheckRunEnv): Promise<{ payoutId: string; key: CopStatusKey } | { problem: Finding }> {
@@ -51,13 +49,13 @@ const commit = serverCheck({
     findings.push(
       status === 'IN_PROGRESS'
         ? pass('commit gave IN_PROGRESS', { requirement: 'COP-COMMIT' })
-        : violation(`commit gave status ${show(status)}`, { requirement: 'COP-COMMIT', expected: 'IN_PROGRESS', received: show(status), ...(evidence ? { evidence } : {}) }),
+        : violation(`commit gave status ${showValue(status)}`, { requirement: 'COP-COMMIT', expected: 'IN_PROGRESS', received: showValue(status), ...(evidence ? { evidence } : {}) }),
     );
     const cop = payout['copStatus'];
     findings.push(
       cop === held.key
         ? pass(`copStatus kept its earlier value ${held.key}`, { requirement: 'COP-COMMIT' })
-        : violation(`commit changed copStatus from ${held.key} to ${show(cop)}`, { requirement: 'COP-COMMIT', expected: held.key, received: show(cop), ...(evidence ? { evidence } : {}) }),
+        : violation(`commit changed copStatus from ${held.key} to ${showValue(cop)}`, { requirement: 'COP-COMMIT', expected: held.key, received: showValue(cop), ...(evidence ? { evidence } : {}) }),
     );
     return findings;
   },
@@ -81,11 +79,11 @@ const cancel = serverCheck({
     findings.push(
       status === 'CANCELLED'
         ? pass('cancel gave CANCELLED', { requirement: 'COP-CANCEL' })
-        : violation(`cancel gave status ${show(status)}`, { requirement: 'COP-CANCEL', expected: 'CANCELLED', received: show(status), ...ev }),
+        : violation(`cancel gave status ${showValue(status)}`, { requirement: 'COP-CANCEL', expected: 'CANCELLED', received: showValue(status), ...ev }),
     );
     const reason = payout['statusReason'];
     if (typeof reason !== 'string' || reason.trim() === '') {
-      findings.push(violation('a cancelled payout has no statusReason', { requirement: 'PAYOUT-STATUSREASON', expected: 'a text saying the payout was cancelled and the amount released', received: show(reason), ...ev }));
+      findings.push(violation('a cancelled payout has no statusReason', { requirement: 'PAYOUT-STATUSREASON', expected: 'a text saying the payout was cancelled and the amount released', received: showValue(reason), ...ev }));
     } else if (!/releas/i.test(reason)) {
       // The wording is the service's; the spec only says what it states, so a different text is a warning.
       findings.push(violation(`statusReason "${reason}" does not say that the amount was released`, { requirement: 'COP-CANCEL', level: 'SHOULD', ...ev }));

@@ -6,14 +6,13 @@ import type { CheckRunEnv, Finding } from '../../check.js';
 import { notApplicable, pass, skip, violation } from '../../check.js';
 import { COP_STATUS_KEYS, type CopStatusKey } from '../../config.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
-import { createSignedPayout, evidenceOf } from './requests.js';
+import { createSignedPayout, evidenceOf, showValue } from './requests.js';
 import { judgeResource } from './resources.js';
 
 export const HOLDING_KEYS: readonly CopStatusKey[] = ['PARTIAL_MATCH', 'NO_MATCH', 'UNABLE_TO_MATCH', 'UNKNOWN'];
 export const MATCHING_KEYS: readonly CopStatusKey[] = ['FULL_MATCH', 'NOT_CHECKED', 'null'];
 
 const copValue = (key: CopStatusKey): string | null => (key === 'null' ? null : key);
-const show = (v: unknown): string => (v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined');
 const flagText = (flag: boolean | undefined): string => (flag === undefined ? 'doNotCommitOnCoPMismatch omitted' : `doNotCommitOnCoPMismatch ${flag}`);
 
 /**
@@ -41,18 +40,18 @@ export async function judgeCopCase(
   const payoutId = typeof payout['payoutId'] === 'string' ? payout['payoutId'] : undefined;
   const findings: Finding[] = [];
   if (!isCopStatus(cop)) {
-    findings.push(violation(`${what}: copStatus ${show(cop)} is not one of the spec's values`, { requirement: 'PAYOUT-COPSTATUS-VALUES', received: show(cop), evidence }));
+    findings.push(violation(`${what}: copStatus ${showValue(cop)} is not one of the spec's values`, { requirement: 'PAYOUT-COPSTATUS-VALUES', received: showValue(cop), evidence }));
     return { findings };
   }
   if (strictCop && cop !== copValue(key)) {
-    findings.push(skip(`copDestinations.${key} produced copStatus ${show(cop)} on this target: the ${key} case was not tested (fix the destination in the config)`, { evidence }));
+    findings.push(skip(`copDestinations.${key} produced copStatus ${showValue(cop)} on this target: the ${key} case was not tested (fix the destination in the config)`, { evidence }));
     return { findings, ...(payoutId ? { payoutId } : {}) };
   }
   const status = payout['status'];
   if (status !== expectedStatus) {
-    findings.push(violation(`${what}: status ${show(status)} with copStatus ${show(cop)}`, { requirement, expected: expectedStatus, received: show(status), evidence }));
+    findings.push(violation(`${what}: status ${showValue(status)} with copStatus ${showValue(cop)}`, { requirement, expected: expectedStatus, received: showValue(status), evidence }));
   } else {
-    findings.push(pass(`${what}: ${expectedStatus} with copStatus ${show(cop)}`, { requirement }));
+    findings.push(pass(`${what}: ${expectedStatus} with copStatus ${showValue(cop)}`, { requirement }));
   }
   return { findings, ...(payoutId ? { payoutId } : {}) };
 }

@@ -7,7 +7,7 @@ import { observation, pass, skip, violation } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { judgeRejection } from './rejection.js';
-import { describeOutcome, evidenceOf, isSuccess, jsonObject, refundRequest, sendAppCall } from './requests.js';
+import { describeOutcome, evidenceOf, isSuccess, jsonObject, refundRequest, sendAppCall, showValue } from './requests.js';
 import { judgeResource, schemaProblems } from './resources.js';
 import { member, waitForMentions } from './webhook-match.js';
 
@@ -46,8 +46,6 @@ export async function createPartialRefund(ctx: ServerAuditContext, env: CheckRun
   return { findings: [...notes, ...verdict.findings], ex, paymentId: payment.paymentId, ...(verdict.findings.length === 0 && verdict.resource ? { refund: verdict.resource } : {}) };
 }
 
-const show = (v: unknown): string => (v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined');
-
 const unsettled = serverCheck({
   id: 'refund-unsettled-rejected',
   title: 'a refund of an unsettled payment gives 422 UNPROCESSABLE_ENTITY with the error body naming the status',
@@ -77,7 +75,7 @@ const unsettled = serverCheck({
       }
       const b = body!;
       if (b['statusName'] !== 'UNPROCESSABLE_ENTITY' || b['statusCode'] !== 422) {
-        findings.push(violation(`${what}: statusName ${show(b['statusName'])}, statusCode ${show(b['statusCode'])}`, { requirement: 'ERROR-REFUND-UNSETTLED-422', expected: 'statusName UNPROCESSABLE_ENTITY, statusCode 422', evidence }));
+        findings.push(violation(`${what}: statusName ${showValue(b['statusName'])}, statusCode ${showValue(b['statusCode'])}`, { requirement: 'ERROR-REFUND-UNSETTLED-422', expected: 'statusName UNPROCESSABLE_ENTITY, statusCode 422', evidence }));
       }
       const message = String(b['errorMessage']);
       findings.push(
@@ -173,12 +171,12 @@ const partial = serverCheck({
     findings.push(
       refund['status'] === 'IN_PROGRESS'
         ? pass('the refund was created IN_PROGRESS', { requirement: 'REFUND-CREATED-IN-PROGRESS' })
-        : violation(`the refund was created ${show(refund['status'])}`, { requirement: 'REFUND-CREATED-IN-PROGRESS', expected: 'IN_PROGRESS', received: show(refund['status']), ...ev }),
+        : violation(`the refund was created ${showValue(refund['status'])}`, { requirement: 'REFUND-CREATED-IN-PROGRESS', expected: 'IN_PROGRESS', received: showValue(refund['status']), ...ev }),
     );
     findings.push(
       refund['refundedPaymentId'] === made.paymentId
         ? pass('refundedPaymentId names the refunded payment', { requirement: 'REFUND-RESPONSE-RESOURCE' })
-        : violation('refundedPaymentId is not the refunded payment', { requirement: 'REFUND-RESPONSE-RESOURCE', expected: made.paymentId ?? '', received: show(refund['refundedPaymentId']), ...ev }),
+        : violation('refundedPaymentId is not the refunded payment', { requirement: 'REFUND-RESPONSE-RESOURCE', expected: made.paymentId ?? '', received: showValue(refund['refundedPaymentId']), ...ev }),
     );
     const details = refund['refundRequestDetails'] as Record<string, unknown> | undefined;
     const amount = details?.['amount'];
@@ -186,7 +184,7 @@ const partial = serverCheck({
     findings.push(
       same
         ? pass(`refundRequestDetails.amount is ${PARTIAL_REFUND_AMOUNT}`, { requirement: 'REFUND-RESPONSE-RESOURCE' })
-        : violation('refundRequestDetails.amount is not the amount asked for', { requirement: 'REFUND-RESPONSE-RESOURCE', expected: PARTIAL_REFUND_AMOUNT, received: show(amount), ...ev }),
+        : violation('refundRequestDetails.amount is not the amount asked for', { requirement: 'REFUND-RESPONSE-RESOURCE', expected: PARTIAL_REFUND_AMOUNT, received: showValue(amount), ...ev }),
     );
     return findings;
   },

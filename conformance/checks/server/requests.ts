@@ -156,6 +156,11 @@ export function describeOutcome(ex: RecordedExchange): string {
   return `${r.status}${r.statusText ? ` ${r.statusText}` : ''}${ex.error ? ` (${ex.error.code})` : ''}`;
 }
 
+/** A received value for a message: strings as they are, anything else as JSON (`null`, `42`, `undefined`). */
+export function showValue(v: unknown): string {
+  return v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined';
+}
+
 /** The parsed JSON body of a 2xx response, as an object, or undefined. */
 export function jsonObject(ex: RecordedExchange): Record<string, unknown> | undefined {
   const j = ex.response?.json;

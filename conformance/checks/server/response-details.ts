@@ -5,10 +5,8 @@ import type { Finding } from '../../check.js';
 import { notApplicable, observation, pass, skip, violation } from '../../check.js';
 import { NEED, serverCheck } from './context.js';
 import { createPartialRefund, REFUND_SLOTS } from './refunds.js';
-import { createSignedPayout, defaultDestination, evidenceOf, PAYOUT_AMOUNT } from './requests.js';
+import { createSignedPayout, defaultDestination, evidenceOf, PAYOUT_AMOUNT, showValue } from './requests.js';
 import { judgeResource } from './resources.js';
-
-const show = (v: unknown): string => (v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined');
 
 /** Spec forms, as in schemas/common.schema.json. */
 export const CREATED_AT_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z$/;
@@ -43,12 +41,12 @@ const accepted = serverCheck({
       ['amount', payout['amount'], PAYOUT_AMOUNT],
     ];
     for (const [name, got, want] of echoes) {
-      if (got !== want) findings.push(violation(`${name} in the response is not the one sent`, { requirement: 'PAYOUT-RESPONSE-RESOURCE', expected: show(want), received: show(got), evidence }));
+      if (got !== want) findings.push(violation(`${name} in the response is not the one sent`, { requirement: 'PAYOUT-RESPONSE-RESOURCE', expected: showValue(want), received: showValue(got), evidence }));
     }
     findings.push(
       payout['statusReason'] === null
         ? pass('statusReason is null on a new payout', { requirement: 'PAYOUT-STATUSREASON' })
-        : violation('statusReason of a new payout is not null', { requirement: 'PAYOUT-STATUSREASON', expected: 'null', received: show(payout['statusReason']), evidence }),
+        : violation('statusReason of a new payout is not null', { requirement: 'PAYOUT-STATUSREASON', expected: 'null', received: showValue(payout['statusReason']), evidence }),
     );
     return findings;
   },
@@ -70,7 +68,7 @@ const tracingId = serverCheck({
       if (verdict.resource === undefined) return [skip(`could not create payouts to compare: ${verdict.findings[0]?.message ?? ''}`)];
       const id = verdict.resource['tracingId'];
       if (typeof id !== 'string' || !/^[0-9a-fA-F]+$/.test(id)) {
-        return [violation('tracingId is not a hexadecimal string', { requirement: 'PAYOUT-TRACINGID', expected: 'hexadecimal text', received: show(id), evidence: evidenceOf(ctx, ex) })];
+        return [violation('tracingId is not a hexadecimal string', { requirement: 'PAYOUT-TRACINGID', expected: 'hexadecimal text', received: showValue(id), evidence: evidenceOf(ctx, ex) })];
       }
       ids.push(id);
     }
@@ -97,7 +95,7 @@ const timestamps = serverCheck({
     const createdAt = (ex.response?.json as Record<string, unknown> | undefined)?.['createdAt'];
     if (ex.response === undefined || ex.response.status < 200 || ex.response.status >= 300) findings.push(skip('could not create a payout to read createdAt'));
     else if (typeof createdAt === 'string' && CREATED_AT_FORM.test(createdAt) && !Number.isNaN(Date.parse(createdAt))) findings.push(pass(`createdAt "${createdAt}"`, { requirement: 'PAYOUT-CREATEDAT-FORM' }));
-    else findings.push(violation('payout createdAt is not ISO 8601 UTC with fractional seconds and Z', { requirement: 'PAYOUT-CREATEDAT-FORM', expected: 'e.g. 2024-05-01T12:30:45.123Z', received: show(createdAt), evidence: evidenceOf(ctx, ex) }));
+    else findings.push(violation('payout createdAt is not ISO 8601 UTC with fractional seconds and Z', { requirement: 'PAYOUT-CREATEDAT-FORM', expected: 'e.g. 2024-05-01T12:30:45.123Z', received: showValue(createdAt), evidence: evidenceOf(ctx, ex) }));
 
     if (ctx.merchantId === undefined || ctx.payments.settled.length === 0) {
       findings.push(notApplicable('refund createdAtUtc not checked: needs merchantId and payments.settled in the config'));
@@ -108,7 +106,7 @@ const timestamps = serverCheck({
     const at = (refundEx?.response?.json as Record<string, unknown> | undefined)?.['createdAtUtc'];
     if (refundEx?.response === undefined || refundEx.response.status < 200 || refundEx.response.status >= 300) findings.push(notApplicable('could not create a refund to read createdAtUtc; see refund-partial-accepted'));
     else if (typeof at === 'string' && CREATED_AT_UTC_FORM.test(at) && !Number.isNaN(Date.parse(`${at}Z`))) findings.push(pass(`createdAtUtc "${at}"`, { requirement: 'REFUND-CREATEDATUTC-FORM' }));
-    else findings.push(violation('refund createdAtUtc is not ISO 8601 with fractional seconds and no zone suffix', { requirement: 'REFUND-CREATEDATUTC-FORM', expected: 'e.g. 2024-05-01T12:30:45.123', received: show(at), evidence: evidenceOf(ctx, refundEx) }));
+    else findings.push(violation('refund createdAtUtc is not ISO 8601 with fractional seconds and no zone suffix', { requirement: 'REFUND-CREATEDATUTC-FORM', expected: 'e.g. 2024-05-01T12:30:45.123', received: showValue(at), evidence: evidenceOf(ctx, refundEx) }));
     return findings;
   },
 });
