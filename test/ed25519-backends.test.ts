@@ -7,17 +7,9 @@ import type { Ed25519PublicKey } from '../src/ed25519/backend.js';
 import { backends, defaultBackend, isSmallOrderEncoding, nobleBackend, nodeBackend } from '../src/ed25519/index.js';
 import { ed25519PrivateKeyFromSeed, parseEd25519PublicKey } from '../src/keys/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
+import { B26_BASE } from './fixtures/rfc9421-b26.js';
 
-// RFC 9421 Appendix B.2.6: the literal signature base (7 lines, no trailing LF) and its signature.
-const B26_BASE = [
-  '"date": Tue, 20 Apr 2021 02:07:55 GMT',
-  '"@method": POST',
-  '"@path": /foo',
-  '"@authority": example.com',
-  '"content-type": application/json',
-  '"content-length": 18',
-  '"@signature-params": ("date" "@method" "@path" "@authority" "content-type" "content-length");created=1618884473;keyid="test-key-ed25519"',
-].join('\n');
+// RFC 9421 Appendix B.2.6: the signature (the literal base is in fixtures/rfc9421-b26.ts).
 const B26_SIGNATURE_HEX =
   'c2a700a9b9982768e2da095f00c691cb882bb98627c769c414dd8737a8eb9c39d008ad6ed3619bd38bfd10383050f8aee00d30eafb90bf9948a7958fa412910b';
 const B26_SIGNATURE_B64 = 'wqcAqbmYJ2ji2glfAMaRy4gruYYnx2nEFN2HN6jrnDnQCK1u02Gb04v9EDgwUPiu4A0w6vuQv5lIp5WPpBKRCw==';

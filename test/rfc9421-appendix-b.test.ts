@@ -8,6 +8,7 @@ import { signSignatureBase, verifySignatureBase } from '../src/signatures/create
 import { parseSignature, parseSignatureInput, serializeSignature, serializeSignatureInput } from '../src/signatures/signature-fields.js';
 import { computeContentDigest } from '../src/digest/content-digest.js';
 import { loadTestKeys } from './fixtures/keys.js';
+import { B26_BASE } from './fixtures/rfc9421-b26.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -25,15 +26,6 @@ const testRequest: HttpRequest = {
   body: enc('{"hello": "world"}'),
 };
 
-const B26_BASE = [
-  '"date": Tue, 20 Apr 2021 02:07:55 GMT',
-  '"@method": POST',
-  '"@path": /foo',
-  '"@authority": example.com',
-  '"content-type": application/json',
-  '"content-length": 18',
-  '"@signature-params": ("date" "@method" "@path" "@authority" "content-type" "content-length");created=1618884473;keyid="test-key-ed25519"',
-].join('\n');
 const B26_INPUT = 'sig-b26=("date" "@method" "@path" "@authority" "content-type" "content-length");created=1618884473;keyid="test-key-ed25519"';
 const B26_SIGNATURE = 'sig-b26=:wqcAqbmYJ2ji2glfAMaRy4gruYYnx2nEFN2HN6jrnDnQCK1u02Gb04v9EDgwUPiu4A0w6vuQv5lIp5WPpBKRCw==:';
 
