@@ -47,9 +47,6 @@ function nextStep(status: PayoutStatus, outcome: Outcome): PayoutStatus | undefi
   return undefined;
 }
 
-export const payoutStatuses: readonly PayoutStatus[] = ['IN_PROGRESS', 'PROCESSED', 'CANCELLED', 'FAILED', 'HELD', 'RETURNED', 'AWAITING_COMMIT'];
-export const paymentStatuses: readonly PaymentStatus[] = ['AWAITING_AUTHORIZATION', 'COMPLETED', 'SETTLED', 'FAILED'];
-
 export interface LifecycleOptions {
   readonly state: ServiceState;
   readonly queue: WebhookQueue;

@@ -1,11 +1,10 @@
 // The service's in-memory state: applications, payments, payouts and refunds. No persistence: a restart starts over.
 import { randomBytes } from 'node:crypto';
 import type { Ed25519PrivateKey, Ed25519PublicKey } from '../src/ed25519/backend.js';
+import type { CopStatus, PaymentStatus, PayoutStatus, RefundStatus } from '../src/schemas/statuses.js';
 
-export type CopStatus = 'FULL_MATCH' | 'PARTIAL_MATCH' | 'NO_MATCH' | 'UNABLE_TO_MATCH' | 'NOT_CHECKED' | 'UNKNOWN';
-export type PayoutStatus = 'IN_PROGRESS' | 'PROCESSED' | 'CANCELLED' | 'FAILED' | 'HELD' | 'RETURNED' | 'AWAITING_COMMIT';
-export type RefundStatus = Exclude<PayoutStatus, 'AWAITING_COMMIT'>;
-export type PaymentStatus = 'AWAITING_AUTHORIZATION' | 'COMPLETED' | 'SETTLED' | 'FAILED';
+// The spec's status vocabularies are the schemas' (one definition, checked against the schema enums).
+export type { CopStatus, PaymentStatus, PayoutStatus, RefundStatus };
 
 /** An account as the spec's Account object shows it. */
 export interface Account {

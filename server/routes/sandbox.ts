@@ -5,10 +5,10 @@ import { copTriggers } from '../cop-triggers.js';
 import { HttpError } from '../error-body.js';
 import { parseJsonBody, queryParams } from '../http-io.js';
 import { DecimalNumber, stringifyJson } from '../json-writer.js';
-import { paymentStatuses, payoutStatuses } from '../lifecycle.js';
+import { isOneOf, paymentStatuses, refundStatuses } from '../../src/schemas/statuses.js';
 import { positiveAmount } from '../amounts.js';
 import { isoUtc, paymentRefundData, payoutResource, refundResource } from '../representations.js';
-import { type Account, type Application, type Payment, type PaymentStatus, type PayoutStatus, type RefundStatus } from '../state.js';
+import { type Account, type Application, type Payment, type PaymentStatus, type RefundStatus } from '../state.js';
 
 const ok = (value: unknown, status = 200) => ({ status, contentType: 'application/json', body: stringifyJson(value, 2) });
 
@@ -88,10 +88,8 @@ function findPayment(ctx: ServiceContext, request: RouteRequest): Payment {
 }
 
 function paymentStatus(value: unknown): PaymentStatus {
-  if (typeof value !== 'string' || !(paymentStatuses as readonly string[]).includes(value)) {
-    throw new HttpError(400, 'invalid_status', `"status" must be one of ${paymentStatuses.join(', ')}`);
-  }
-  return value as PaymentStatus;
+  if (!isOneOf(paymentStatuses, value)) throw new HttpError(400, 'invalid_status', `"status" must be one of ${paymentStatuses.join(', ')}`);
+  return value;
 }
 
 const createPayment: RouteHandler = (ctx, request) => {
@@ -147,9 +145,10 @@ const movePayment: RouteHandler = (ctx, request) => {
   return ok(paymentView(ctx, payment));
 };
 
-function targetStatus(body: Record<string, unknown>, allowed: readonly string[]): string | undefined {
+/** The optional target of an advance: any payout or refund status but AWAITING_COMMIT (the six refund statuses). */
+function targetStatus(body: Record<string, unknown>): RefundStatus | undefined {
   if (body.status === undefined || body.status === null) return undefined;
-  if (typeof body.status !== 'string' || !allowed.includes(body.status)) throw new HttpError(400, 'invalid_status', `"status" must be one of ${allowed.join(', ')}`);
+  if (!isOneOf(refundStatuses, body.status)) throw new HttpError(400, 'invalid_status', `"status" must be one of ${refundStatuses.join(', ')}`);
   return body.status;
 }
 
@@ -164,8 +163,7 @@ const getPayout: RouteHandler = (ctx, request) => {
 const advancePayout: RouteHandler = (ctx, request) => {
   const p = ctx.state.payouts.get((request.params.payoutId ?? '').toLowerCase());
   if (p === undefined) throw new HttpError(404, 'payout_not_found', `no payout "${request.params.payoutId ?? ''}"`);
-  const target = targetStatus(jsonObject(request), payoutStatuses.filter((s) => s !== 'AWAITING_COMMIT'));
-  ctx.lifecycle.advancePayout(p, target as PayoutStatus | undefined);
+  ctx.lifecycle.advancePayout(p, targetStatus(jsonObject(request)));
   return ok(payoutResource(p, ctx.faults));
 };
 
@@ -180,8 +178,7 @@ const getRefund: RouteHandler = (ctx, request) => {
 const advanceRefund: RouteHandler = (ctx, request) => {
   const r = ctx.state.refunds.get((request.params.refundId ?? '').toLowerCase());
   if (r === undefined) throw new HttpError(404, 'refund_not_found', `no refund "${request.params.refundId ?? ''}"`);
-  const target = targetStatus(jsonObject(request), payoutStatuses.filter((s) => s !== 'AWAITING_COMMIT'));
-  ctx.lifecycle.advanceRefund(r, target as RefundStatus | undefined);
+  ctx.lifecycle.advanceRefund(r, targetStatus(jsonObject(request)));
   return ok(refundResource(r, ctx.faults));
 };
 
