@@ -1,6 +1,6 @@
 // Shared helpers of the vector generator: file assembly, body encoding, deterministic nonces, self-checks.
 import { createHash } from 'node:crypto';
-import type { FlagNote, VectorCase, VectorFile, VectorResult, WireBody } from '../format.js';
+import type { FlagNote, KeyRef, KeysFile, VectorCase, VectorFile, VectorResult, WireBody } from '../format.js';
 
 export const SCHEMA_ID = 'https://payconform.dev/schemas/vectors.schema.json';
 export const GENERATED_BY = 'vectors/generate.ts (npm run vectors). Generated: never edit by hand; change the generator and regenerate.';
@@ -45,6 +45,15 @@ export function wireBody(body: string | Uint8Array): WireBody {
 
 export function bodyBytesOf(body: WireBody): Uint8Array {
   return 'bodyUtf8' in body ? utf8(body.bodyUtf8) : new Uint8Array(Buffer.from(body.bodyBase64, 'base64'));
+}
+
+/** A key of keys.json in one of its encodings, as the library takes it: the text, or the bytes of a DER encoding. */
+export function keyArgument(keys: KeysFile, ref: KeyRef): string | Uint8Array {
+  const entry = keys.keys[ref.key];
+  const forms: Record<string, string | undefined> = entry ? { ...entry.public, ...entry.private } : {};
+  const text = forms[ref.format];
+  check(text !== undefined, ref.key, `keys.json has no "${ref.format}" form of this key`);
+  return ref.format.endsWith('der-base64') ? new Uint8Array(Buffer.from(text, 'base64')) : text;
 }
 
 /** A UUIDv4-shaped nonce derived from a label: fixed across runs, different per case. */

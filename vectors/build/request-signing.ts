@@ -4,7 +4,7 @@ import { computeContentDigest } from '../../src/digest/content-digest.js';
 import { parseEd25519PrivateKey } from '../../src/keys/index.js';
 import { serviceProfile } from '../../src/profile/service-profile.js';
 import type { FlagNote, KeyEncoding, KeysFile, VectorCase, VectorFile, VectorResult } from '../format.js';
-import { check, checkDeclared, nonceFor, utf8, vectorFile } from './common.js';
+import { check, checkDeclared, keyArgument, nonceFor, utf8, vectorFile } from './common.js';
 import { NON_ASCII_BODY, PAYOUT_BODY_COMPACT, PAYOUT_BODY_SPACED } from './content-digest.js';
 import { APP_A, APP_B, VERIFIER, type VectorKeys } from './keys.js';
 import {
@@ -109,14 +109,11 @@ export async function buildRequestSigningFile(keys: KeysFile, vk: VectorKeys): P
   const get = request('GET', `${BASE_URL}/api/payouts/${PAYOUT_ID}`, [['accept', MEDIA_TYPE]]);
   const del = request('DELETE', `${BASE_URL}/api/payouts/${PAYOUT_ID}`, [['accept', MEDIA_TYPE]]);
   const commit = request('POST', `${BASE_URL}/api/payouts/${PAYOUT_ID}/commit`, [['content-type', MEDIA_TYPE], ['accept', MEDIA_TYPE]]);
-  const entryA = keys.keys[APP_A.key]!;
-  check(entryA.type === 'ed25519' && entryA.private !== undefined, 'request-signing', 'keys.json lacks application A\'s private key');
 
   // ---- sign cases ----
   const signCase = (spec: SignSpec): VectorCase => {
     const format = spec.keyFormat ?? 'seed-base64';
-    const keyText = entryA.private![format as 'seed-base64'];
-    const parsed = parseEd25519PrivateKey(format.endsWith('der-base64') ? new Uint8Array(Buffer.from(keyText, 'base64')) : keyText);
+    const parsed = parseEd25519PrivateKey(keyArgument(keys, { key: APP_A.key, format }));
     check(Buffer.from(parsed.seed).equals(Buffer.from(vk.clientA.seed)), spec.id, `the ${format} form parses to another key`);
     const created = spec.created ?? NOW;
     const nonce = spec.nonce ?? nonceFor(spec.id);

@@ -13,7 +13,7 @@ import { applySignedHeaders, signRequest } from '../../src/profile/sign-request.
 import { verifyRequest, type ApplicationRecord, type VerifyResult } from '../../src/profile/verify-request.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import type { KeysFile, WireRequest } from '../format.js';
-import { base64, check, utf8 } from './common.js';
+import { base64, check, keyArgument, utf8 } from './common.js';
 import { APP_A, VERIFIER } from './keys.js';
 
 /** The injected clock of most cases: 2026-01-01T00:00:00Z. */
@@ -142,11 +142,7 @@ export function resolverFor(keys: KeysFile, verifier = VERIFIER): (id: string) =
   const records = new Map<string, ApplicationRecord>();
   for (const app of apps) {
     const publicKeys = new Map<string, Ed25519PublicKey>();
-    for (const k of app.keys) {
-      const entry = keys.keys[k.publicKey.key]!;
-      const text = (entry.public as Record<string, string>)[k.publicKey.format]!;
-      publicKeys.set(k.keyId, parseEd25519PublicKey(k.publicKey.format.endsWith('der-base64') ? new Uint8Array(Buffer.from(text, 'base64')) : text));
-    }
+    for (const k of app.keys) publicKeys.set(k.keyId, parseEd25519PublicKey(keyArgument(keys, k.publicKey)));
     records.set(app.applicationId, { secret: app.applicationSecret, publicKeys });
   }
   return (id) => records.get(id);

@@ -1,7 +1,7 @@
 // vectors/webhook-signatures.json: `Authorization: SHA256withRSA <base64>` over the exact webhook body bytes.
 import { signWebhook, verifyWebhook } from '../../src/webhooks/index.js';
 import type { FlagNote, KeyRef, KeysFile, VectorCase, VectorFile, VectorResult, WireBody } from '../format.js';
-import { bodyBytesOf, check, checkDeclared, utf8, vectorFile, wireBody } from './common.js';
+import { bodyBytesOf, check, checkDeclared, keyArgument, utf8, vectorFile, wireBody } from './common.js';
 
 /** Payloads shaped like the spec's Events section, serialised compactly as the service would send them. */
 export const PAYMENT_WEBHOOK = JSON.stringify({
@@ -83,10 +83,7 @@ const SERVICE_KEY: KeyRef = { key: 'webhook-rsa', format: 'trimmed-pem' };
 
 function webhookCase(keys: KeysFile, spec: WebhookCaseSpec): VectorCase {
   const keyRef = spec.publicKey ?? SERVICE_KEY;
-  const entry = keys.keys[keyRef.key]!;
-  const keyText = (entry.public as Record<string, string>)[keyRef.format]!;
-  const keyArg: string | Uint8Array = keyRef.format.endsWith('der-base64') ? new Uint8Array(Buffer.from(keyText, 'base64')) : keyText;
-  const outcome = verifyWebhook(bodyBytesOf(spec.body), spec.authorization ?? undefined, keyArg);
+  const outcome = verifyWebhook(bodyBytesOf(spec.body), spec.authorization ?? undefined, keyArgument(keys, keyRef));
   const { id } = spec;
   checkDeclared(id, spec.result, outcome, spec.code);
   return {
