@@ -8,7 +8,7 @@ import type { FlagNote, VectorCase, VectorFile, VectorResult } from '../format.j
 import { check, nonceFor, vectorFile } from './common.js';
 import { NON_ASCII_BODY, PAYOUT_BODY_SPACED } from './content-digest.js';
 import { APP_A } from './keys.js';
-import { BASE_URL, HOST, MEDIA_TYPE, NOW, PAYOUT_ID, request, sign, toWire, type Caller } from './requests.js';
+import { BASE_URL, HOST, MEDIA_TYPE, NOW, PAYOUT_ID, request, sign, toWire, withApplicationHeaders, type Caller } from './requests.js';
 
 const notes: Record<string, FlagNote> = {
   Baseline: { description: 'The eight components in the fixed order, then @signature-params (spec: Authentication, step 2).' },
@@ -39,13 +39,7 @@ const S2 = 'spec: Authentication, step 2 (signature base)';
 
 /** The headers a signer would have added, so that the base sees a request as sent. */
 function withSignerHeaders(req: HttpRequest, digest: boolean): HttpRequest {
-  const extra: Array<readonly [string, string]> = [
-    ['x-application-id', APP_A.applicationId],
-    ['x-application-secret', APP_A.applicationSecret],
-  ];
-  if (digest) extra.push(['content-digest', computeContentDigest(req.body)]);
-  if (digest || req.body.length > 0) extra.push(['content-length', String(req.body.length)]);
-  return { ...req, headers: [...req.headers, ...extra] };
+  return withApplicationHeaders(req, APP_A.applicationId, APP_A.applicationSecret, digest ? computeContentDigest(req.body) : undefined);
 }
 
 export function buildSignatureBaseFile(signer: Caller): VectorFile {
