@@ -1,4 +1,5 @@
 // Status changes of payouts, refunds and payments: each one emits its webhook; IN_PROGRESS moves on by timer or /sandbox/ call.
+import { isOneOf } from '../src/schemas/statuses.js';
 import { HttpError } from './error-body.js';
 import type { FaultSet } from './faults.js';
 import { paymentWebhookPayload, payoutWebhookPayload, refundWebhookPayload } from './representations.js';
@@ -20,7 +21,7 @@ export function plannedOutcome(amount: string): Outcome {
 }
 
 /** Moves this service allows for payouts and refunds after creation (commit and cancel are the API's own moves). */
-const allowedMoves: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = {
+const allowedMoves: Readonly<Record<PayoutStatus, readonly RefundStatus[]>> = {
   AWAITING_COMMIT: [],
   IN_PROGRESS: ['PROCESSED', 'FAILED', 'HELD'],
   HELD: ['IN_PROGRESS', 'PROCESSED', 'FAILED', 'CANCELLED'],
@@ -41,10 +42,18 @@ const statusDescriptions: Readonly<Record<PayoutStatus, string>> = {
 };
 
 /** The status an automatic step moves to from `status`, given the planned outcome; undefined when nothing is left to do. */
-function nextStep(status: PayoutStatus, outcome: Outcome): PayoutStatus | undefined {
+function nextStep(status: PayoutStatus, outcome: Outcome): Outcome | undefined {
   if (status === 'IN_PROGRESS') return outcome === 'RETURNED' ? 'PROCESSED' : outcome;
   if (status === 'PROCESSED' && outcome === 'RETURNED') return 'RETURNED';
   return undefined;
+}
+
+/** A /sandbox/ move of a payout or refund: `target`, or the next automatic step; 409 when neither is possible. */
+function sandboxMove(kind: 'payout' | 'refund', item: Payout | Refund, target: PayoutStatus | undefined): RefundStatus {
+  const to = target ?? nextStep(item.status, item.plannedOutcome);
+  if (to === undefined) throw new HttpError(409, 'no_next_status', `${kind} is ${item.status}: no automatic move is left; name a target status`);
+  if (!isOneOf(allowedMoves[item.status], to)) throw new HttpError(409, 'invalid_transition', `${kind} cannot move from ${item.status} to ${to}`);
+  return to;
 }
 
 export interface LifecycleOptions {
@@ -81,26 +90,13 @@ export class Lifecycle {
         payload: (attempt) => payoutWebhookPayload(snapshot, eventTime, description, attempt, faults),
       });
     }
-    this.scheduleStep(() => this.stepPayout(payout));
+    this.scheduleStep(payout, () => this.payoutChanged(payout, false));
   }
 
   /** /sandbox/ move: to `target`, or one automatic step when no target is given. */
   advancePayout(payout: Payout, target?: PayoutStatus): void {
-    const to = target ?? nextStep(payout.status, payout.plannedOutcome);
-    if (to === undefined) throw new HttpError(409, 'no_next_status', `payout is ${payout.status}: no automatic move is left; name a target status`);
-    if (!allowedMoves[payout.status].includes(to)) {
-      throw new HttpError(409, 'invalid_transition', `payout cannot move from ${payout.status} to ${to}`);
-    }
-    payout.status = to;
+    payout.status = sandboxMove('payout', payout, target);
     this.payoutChanged(payout, false);
-  }
-
-  private stepPayout(payout: Payout): boolean {
-    const to = nextStep(payout.status, payout.plannedOutcome);
-    if (to === undefined) return false;
-    payout.status = to;
-    this.payoutChanged(payout, false);
-    return true;
   }
 
   // --- refunds ---
@@ -119,27 +115,12 @@ export class Lifecycle {
         payload: (attempt) => refundWebhookPayload(snapshot, payment, eventTime, description, attempt, faults),
       });
     }
-    this.scheduleStep(() => this.stepRefund(refund));
+    this.scheduleStep(refund, () => this.refundChanged(refund, false));
   }
 
   advanceRefund(refund: Refund, target?: RefundStatus): void {
-    const to = target ?? nextStep(refund.status, refund.plannedOutcome);
-    if (to === undefined || to === 'AWAITING_COMMIT') {
-      throw new HttpError(409, 'no_next_status', `refund is ${refund.status}: no automatic move is left; name a target status`);
-    }
-    if (!allowedMoves[refund.status].includes(to)) {
-      throw new HttpError(409, 'invalid_transition', `refund cannot move from ${refund.status} to ${to}`);
-    }
-    refund.status = to;
+    refund.status = sandboxMove('refund', refund, target);
     this.refundChanged(refund, false);
-  }
-
-  private stepRefund(refund: Refund): boolean {
-    const to = nextStep(refund.status, refund.plannedOutcome);
-    if (to === undefined || to === 'AWAITING_COMMIT') return false;
-    refund.status = to;
-    this.refundChanged(refund, false);
-    return true;
   }
 
   // --- payments ---
@@ -177,11 +158,15 @@ export class Lifecycle {
     });
   }
 
-  private scheduleStep(step: () => boolean): void {
+  /** After `delayMs`, the next automatic step of the payout or refund (if any is left), then `changed`. */
+  private scheduleStep(item: Payout | Refund, changed: () => void): void {
     if (this.o.delayMs <= 0) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      step();
+      const to = nextStep(item.status, item.plannedOutcome);
+      if (to === undefined) return;
+      item.status = to;
+      changed();
     }, this.o.delayMs);
     this.timers.add(timer);
   }
