@@ -1,4 +1,5 @@
 // Console, JSON and JUnit renderings of a harness report. Pure string builders; the CLI writes the files.
+import { xmlEscape } from '../../conformance/reporters/junit.js';
 import type { CaseReport, HarnessReport } from './run.js';
 
 export type ReportFormat = 'json' | 'junit';
@@ -38,12 +39,6 @@ export function formatJson(report: HarnessReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-function xml(text: string): string {
-  // Characters XML 1.0 cannot carry at all are dropped; the rest is escaped.
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '').replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 /** One testsuite per vector file, one testcase per case (classname = file, name = case id). */
 export function formatJunit(report: HarnessReport): string {
   const byFile = new Map<string, CaseReport[]>();
@@ -55,16 +50,16 @@ export function formatJunit(report: HarnessReport): string {
     const failures = cases.filter((c) => c.status === 'fail').length;
     const skipped = cases.filter((c) => c.status === 'skip').length;
     const time = cases.reduce((t, c) => t + c.durationMs, 0) / 1000;
-    out.push(`  <testsuite name="${xml(file)}" tests="${cases.length}" failures="${failures}" skipped="${skipped}" time="${time.toFixed(3)}">`);
+    out.push(`  <testsuite name="${xmlEscape(file)}" tests="${cases.length}" failures="${failures}" skipped="${skipped}" time="${time.toFixed(3)}">`);
     for (const c of cases) {
-      const open = `    <testcase classname="${xml(file)}" name="${xml(c.id)}" time="${(c.durationMs / 1000).toFixed(3)}"`;
+      const open = `    <testcase classname="${xmlEscape(file)}" name="${xmlEscape(c.id)}" time="${(c.durationMs / 1000).toFixed(3)}"`;
       if (c.status === 'pass') {
         out.push(`${open}/>`);
       } else if (c.status === 'skip') {
-        out.push(`${open}>`, `      <skipped message="${xml(c.message ?? '')}"/>`, '    </testcase>');
+        out.push(`${open}>`, `      <skipped message="${xmlEscape(c.message ?? '')}"/>`, '    </testcase>');
       } else {
         const detail = JSON.stringify({ expected: c.expected, received: c.received }, null, 2);
-        out.push(`${open}>`, `      <failure message="${xml(c.message ?? 'failed')}">${xml(detail)}</failure>`, '    </testcase>');
+        out.push(`${open}>`, `      <failure message="${xmlEscape(c.message ?? 'failed')}">${xmlEscape(detail)}</failure>`, '    </testcase>');
       }
     }
     out.push('  </testsuite>');
