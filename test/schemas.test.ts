@@ -320,6 +320,37 @@ describe('validatePayloadText: unreadable JSON is reported with its offset', () 
     expect(parseJsonBytes(new TextEncoder().encode('\uFEFF{"a":1}'))).toEqual({ ok: true, value: { a: 1 } });
   });
 
+  it('the invalid-UTF-8 offset is where the valid text ends, multi-byte characters before it included', () => {
+    const pre = [...new TextEncoder().encode('{"a":"')]; // 6 bytes
+    const euro = [0xe2, 0x82, 0xac];
+    expect(parseJsonBytes(Uint8Array.from([...pre, ...euro, ...euro, 0xff, 0x22, 0x7d]))).toMatchObject({ ok: false, offset: 12 });
+    expect(parseJsonBytes(Uint8Array.from([...pre, 0xe2, 0x41, 0x22, 0x7d]))).toMatchObject({ ok: false, offset: 6 }); // ill-formed sequence starts at 6
+    expect(parseJsonBytes(Uint8Array.from([...pre, 0xe2, 0x82]))).toMatchObject({ ok: false, offset: 6 }); // truncated at the end
+  });
+
+  it('property: the offset equals the length of the longest prefix that decodes (naive oracle)', () => {
+    const decodes = (b: Uint8Array): boolean => {
+      try {
+        new TextDecoder('utf-8', { fatal: true }).decode(b);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const bytes = fc.array(fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.constantFrom(0xe2, 0x82, 0xac, 0xc3, 0xa9, 0xf0, 0x9f, 0x98, 0x80, 0xff, 0xc0)), { maxLength: 24 });
+    fc.assert(
+      fc.property(bytes, (list) => {
+        const b = Uint8Array.from(list);
+        fc.pre(!decodes(b));
+        let longest = 0;
+        for (let length = 0; length <= b.length; length++) if (decodes(b.subarray(0, length))) longest = length;
+        const result = parseJsonBytes(b);
+        return result.ok === false && result.offset === longest;
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('property: the scanner finds an error exactly when JSON.parse fails', () => {
     const jsonish = fc.stringMatching(/^[\s{}[\]",:0-9.eE+\-a-z\\]{0,24}$/);
     const mutated = fc.tuple(fc.json(), fc.nat(), fc.constantFrom('', ',', '}', ']', '"', ':', '0', 'x', '\\'))

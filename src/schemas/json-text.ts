@@ -28,20 +28,25 @@ export function parseJsonBytes(bytes: Uint8Array): JsonTextResult {
 }
 
 function firstInvalidUtf8Offset(bytes: Uint8Array): number {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  // Bounded: one decode per byte prefix would be quadratic, so bisect on the longest decodable prefix.
+  // Bounded: one decode per byte prefix would be quadratic, so bisect on the longest prefix that decodes. In stream
+  // mode a prefix that ends inside a multi-byte character is held back, not rejected, so "decodes" is monotonic in
+  // the prefix length. The offset is where the valid text ends: the first byte of the ill-formed (or, at the end,
+  // truncated) sequence.
+  const decodePrefix = (length: number): string | undefined => {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, length), { stream: true });
+    } catch {
+      return undefined;
+    }
+  };
   let lo = 0;
   let hi = bytes.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    try {
-      decoder.decode(bytes.subarray(0, mid));
-      lo = mid;
-    } catch {
-      hi = mid - 1;
-    }
+    if (decodePrefix(mid) !== undefined) lo = mid;
+    else hi = mid - 1;
   }
-  return lo;
+  return new TextEncoder().encode(decodePrefix(lo)).length;
 }
 
 type Failure = { readonly ok: false; readonly offset: number; readonly message: string };
