@@ -8,7 +8,7 @@ import { DecimalNumber, stringifyJson } from '../json-writer.js';
 import { isOneOf, paymentStatuses, refundStatuses } from '../../src/schemas/statuses.js';
 import { positiveAmount } from '../amounts.js';
 import { isoUtc, paymentRefundData, payoutResource, refundResource } from '../representations.js';
-import { type Account, type Application, type Payment, type PaymentStatus, type RefundStatus } from '../state.js';
+import { type Account, type Application, type Payment, type PaymentStatus, type Payout, type Refund, type RefundStatus } from '../state.js';
 
 const ok = (value: unknown, status = 200) => ({ status, contentType: 'application/json', body: stringifyJson(value, 2) });
 
@@ -80,12 +80,17 @@ const listPayments: RouteHandler = (ctx, request) => {
 
 const getPayment: RouteHandler = (ctx, request) => ok(paymentView(ctx, findPayment(ctx, request)));
 
-function findPayment(ctx: ServiceContext, request: RouteRequest): Payment {
-  const id = (request.params.paymentId ?? '').toLowerCase();
-  const p = ctx.state.payments.get(id);
-  if (p === undefined) throw new HttpError(404, 'payment_not_found', `no payment "${request.params.paymentId ?? ''}"`);
-  return p;
+/** The entry of `map` named by the path parameter `param` (ids compared in lower case); 404 `<what>_not_found` when none. */
+function findByParam<T>(map: ReadonlyMap<string, T>, request: RouteRequest, param: string, what: 'payment' | 'payout' | 'refund'): T {
+  const id = request.params[param] ?? '';
+  const found = map.get(id.toLowerCase());
+  if (found === undefined) throw new HttpError(404, `${what}_not_found`, `no ${what} "${id}"`);
+  return found;
 }
+
+const findPayment = (ctx: ServiceContext, request: RouteRequest): Payment => findByParam(ctx.state.payments, request, 'paymentId', 'payment');
+const findPayout = (ctx: ServiceContext, request: RouteRequest): Payout => findByParam(ctx.state.payouts, request, 'payoutId', 'payout');
+const findRefund = (ctx: ServiceContext, request: RouteRequest): Refund => findByParam(ctx.state.refunds, request, 'refundId', 'refund');
 
 function paymentStatus(value: unknown): PaymentStatus {
   if (!isOneOf(paymentStatuses, value)) throw new HttpError(400, 'invalid_status', `"status" must be one of ${paymentStatuses.join(', ')}`);
@@ -154,30 +159,20 @@ function targetStatus(body: Record<string, unknown>): RefundStatus | undefined {
 
 const listPayouts: RouteHandler = (ctx) => ok([...ctx.state.payouts.values()].map((p) => payoutResource(p, ctx.faults)));
 
-const getPayout: RouteHandler = (ctx, request) => {
-  const p = ctx.state.payouts.get((request.params.payoutId ?? '').toLowerCase());
-  if (p === undefined) throw new HttpError(404, 'payout_not_found', `no payout "${request.params.payoutId ?? ''}"`);
-  return ok(payoutResource(p, ctx.faults));
-};
+const getPayout: RouteHandler = (ctx, request) => ok(payoutResource(findPayout(ctx, request), ctx.faults));
 
 const advancePayout: RouteHandler = (ctx, request) => {
-  const p = ctx.state.payouts.get((request.params.payoutId ?? '').toLowerCase());
-  if (p === undefined) throw new HttpError(404, 'payout_not_found', `no payout "${request.params.payoutId ?? ''}"`);
+  const p = findPayout(ctx, request);
   ctx.lifecycle.advancePayout(p, targetStatus(jsonObject(request)));
   return ok(payoutResource(p, ctx.faults));
 };
 
 const listRefunds: RouteHandler = (ctx) => ok([...ctx.state.refunds.values()].map((r) => refundResource(r, ctx.faults)));
 
-const getRefund: RouteHandler = (ctx, request) => {
-  const r = ctx.state.refunds.get((request.params.refundId ?? '').toLowerCase());
-  if (r === undefined) throw new HttpError(404, 'refund_not_found', `no refund "${request.params.refundId ?? ''}"`);
-  return ok(refundResource(r, ctx.faults));
-};
+const getRefund: RouteHandler = (ctx, request) => ok(refundResource(findRefund(ctx, request), ctx.faults));
 
 const advanceRefund: RouteHandler = (ctx, request) => {
-  const r = ctx.state.refunds.get((request.params.refundId ?? '').toLowerCase());
-  if (r === undefined) throw new HttpError(404, 'refund_not_found', `no refund "${request.params.refundId ?? ''}"`);
+  const r = findRefund(ctx, request);
   ctx.lifecycle.advanceRefund(r, targetStatus(jsonObject(request)));
   return ok(refundResource(r, ctx.faults));
 };
