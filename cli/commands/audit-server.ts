@@ -7,6 +7,7 @@ import { EXIT, UsageError } from '../io.js';
 import { auditOutput, checkHttpUrl, finishAudit, parseAuditArgs, parseIntegerOption, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
 import { validatePayload } from '../../src/schemas/index.js';
 import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../../src/keys/index.js';
+import { endpointSpecs } from '../../conformance/client-audit/endpoints.js';
 import { availableFields, describeNeed, loadConfig, type ConformanceConfig } from '../../conformance/config.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { isLoopbackTarget, sendRequest } from '../../conformance/http-client.js';
@@ -167,7 +168,7 @@ export async function prepareExternalTarget(target: string, config: ConformanceC
 
 /** GET the public-key endpoint with a short timeout: any HTTP answer means reachable. */
 async function probe(target: string, timeoutMs: number): Promise<string | undefined> {
-  const ex = await sendRequest({ method: 'GET', url: `${target.replace(/\/+$/, '')}/.well-known/signature/pem`, headers: [['accept', '*/*']] }, { timeoutMs });
+  const ex = await sendRequest({ method: 'GET', url: `${target.replace(/\/+$/, '')}${endpointSpecs['public-key'].path}`, headers: [['accept', '*/*']] }, { timeoutMs });
   return ex.response === undefined ? `${ex.error?.code ?? 'NETWORK_ERROR'}: ${ex.error?.message ?? 'no response'}` : undefined;
 }
 

@@ -4,16 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { HttpRequest } from '../../../src/http/message.js';
 import type { CheckRunEnv, Evidence } from '../../check.js';
-import type { CopStatusKey, PayoutDestinationConfig } from '../../config.js';
+import { endpointSpecs, PAYOUT_MEDIA_TYPE, REFUND_MEDIA_TYPE } from '../../client-audit/endpoints.js';
+import type { PayoutDestinationConfig } from '../../config.js';
 import { curlFor } from '../../curl.js';
 import { sendRequest, type RecordedExchange } from '../../http-client.js';
 import type { AuditCredentials, ServerAuditContext } from './context.js';
 import { signCorrectly } from './forge.js';
 
-export const PAYOUT_MEDIA_TYPE = 'application/vnd.service.v1.0+json';
-export const REFUND_MEDIA_TYPE = 'application/vnd.service.v0.7+json';
-export const PAYOUTS_PATH = '/api/payouts';
-export const PUBLIC_KEY_PATH = '/.well-known/signature/pem';
+export const PAYOUTS_PATH = endpointSpecs['create-payout'].path;
 
 const encoder = new TextEncoder();
 
@@ -61,11 +59,6 @@ export function payoutRequest(ctx: ServerAuditContext, spec: PayoutSpec): { requ
 export function credentialsOf(ctx: ServerAuditContext): AuditCredentials {
   if (ctx.credentials === undefined) throw new TypeError('this check needs signing credentials (declare them in needs)');
   return ctx.credentials;
-}
-
-/** The destination configured for a CoP result, or undefined. */
-export function destinationFor(ctx: ServerAuditContext, key: CopStatusKey): PayoutDestinationConfig | undefined {
-  return ctx.copDestinations[key];
 }
 
 /** The default destination (FULL_MATCH; the signing checks need it). */
@@ -135,7 +128,7 @@ export async function sendAppCall(ctx: ServerAuditContext, env: CheckRunEnv, req
 }
 
 export function publicKeyRequest(ctx: ServerAuditContext): HttpRequest {
-  return { method: 'GET', url: `${ctx.baseUrl}${PUBLIC_KEY_PATH}`, headers: [['accept', '*/*']], body: new Uint8Array(0) };
+  return { method: 'GET', url: `${ctx.baseUrl}${endpointSpecs['public-key'].path}`, headers: [['accept', '*/*']], body: new Uint8Array(0) };
 }
 
 /** Evidence of one exchange: the request as sent, the response as received, and a curl command. */

@@ -1,16 +1,17 @@
 // Webhooks the service sends (spec: Events, Webhook authentication): one per status change, PUT with
 // application/json, signed SHA256withRSA over the exact bytes with the key the public-key endpoint serves,
 // schema-valid, and redelivered after a non-200 answer with the delivery attempt counter rising.
-import { validatePayload } from '../../../src/schemas/index.js';
 import { getFieldValues } from '../../../src/http/message.js';
 import { verifyWebhook } from '../../../src/webhooks/index.js';
 import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
 import { notApplicable, observation, pass, skip, violation } from '../../check.js';
+import { mediaTypeOf } from '../../client-audit/endpoints.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { createHeldPayout } from './commit-cancel.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { fetchPublicKey } from './public-key.js';
 import { createPartialRefund, REFUND_SLOTS } from './refunds.js';
+import { schemaProblems } from './resources.js';
 import { createSignedPayout, defaultDestination, describeOutcome, evidenceOf, isSuccess, jsonObject, payoutActionRequest, sendAppCall, uniqueReference } from './requests.js';
 import { bodyText, member, mentioning, waitForMentions, webhookEvidence, webhookKind } from './webhook-match.js';
 
@@ -175,8 +176,8 @@ const payloadSchema = serverCheck({
       }
       const bad = hooks.flatMap((w) => {
         if (w.json === undefined) return [{ w, why: 'the body is not JSON' }];
-        const result = validatePayload(SCHEMA_OF[kind], w.json);
-        return result.valid ? [] : [{ w, why: result.errors.slice(0, 3).map((e) => `${e.pointer || '(root)'}: ${e.message}`).join(', ') }];
+        const problems = schemaProblems(SCHEMA_OF[kind], w.json);
+        return problems.length === 0 ? [] : [{ w, why: problems.slice(0, 3).join(', ') }];
       });
       findings.push(
         bad.length > 0
@@ -187,8 +188,6 @@ const payloadSchema = serverCheck({
     return findings;
   },
 });
-
-const mediaType = (value: string | undefined): string => (value ?? '').split(';')[0]!.trim().toLowerCase();
 
 const putJson = serverCheck({
   id: 'webhook-put-json',
@@ -203,11 +202,11 @@ const putJson = serverCheck({
     if ('problem' in trigger) return [trigger.problem];
     const all = judged(ctx, trigger.hooks);
     const notPut = all.filter((w) => w.method !== 'PUT').map((w) => ({ w, why: `method ${w.method}` }));
-    const notJson = all.filter((w) => mediaType(getFieldValues(w.headers, 'content-type')[0]) !== 'application/json').map((w) => ({ w, why: `Content-Type ${getFieldValues(w.headers, 'content-type').join(', ') || '(none)'}` }));
+    const notJson = all.filter((w) => mediaTypeOf(getFieldValues(w.headers, 'content-type')[0] ?? '') !== 'application/json').map((w) => ({ w, why: `Content-Type ${getFieldValues(w.headers, 'content-type').join(', ') || '(none)'}` }));
     const headers = all.flatMap((w) => {
       const kind = webhookKind(w);
       const missing = ['accept', 'authorization'].filter((h) => getFieldValues(w.headers, h).length === 0);
-      const acceptWrong = (kind === 'payout' || kind === 'refund') && getFieldValues(w.headers, 'accept').length > 0 && mediaType(getFieldValues(w.headers, 'accept')[0]) !== 'application/json';
+      const acceptWrong = (kind === 'payout' || kind === 'refund') && getFieldValues(w.headers, 'accept').length > 0 && mediaTypeOf(getFieldValues(w.headers, 'accept')[0] ?? '') !== 'application/json';
       if (missing.length === 0 && !acceptWrong) return [];
       return [{ w, why: [missing.length > 0 ? `missing ${missing.join(', ')}` : '', acceptWrong ? `Accept ${getFieldValues(w.headers, 'accept')[0] ?? ''}` : ''].filter(Boolean).join(', ') }];
     });

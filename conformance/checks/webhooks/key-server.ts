@@ -1,6 +1,7 @@
 // Serves the audit's webhook public key as the service does: `GET /.well-known/signature/pem`, the trimmed PEM body.
 import http from 'node:http';
 import { listen } from '../../../server/listen.js';
+import { endpointSpecs } from '../../client-audit/endpoints.js';
 
 export interface RunningKeyServer {
   /** e.g. `http://127.0.0.1:43122/.well-known/signature/pem`. */
@@ -10,7 +11,7 @@ export interface RunningKeyServer {
   close(): Promise<void>;
 }
 
-export const PUBLIC_KEY_PATH = '/.well-known/signature/pem';
+export const PUBLIC_KEY_PATH = endpointSpecs['public-key'].path;
 
 /** Starts the key endpoint on host:port (0: a free port). 404 elsewhere, 405 for other methods. */
 export async function startKeyServer(trimmedPem: string, host: string, port: number): Promise<RunningKeyServer> {
