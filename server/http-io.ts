@@ -99,11 +99,13 @@ export function requireAcceptable(headers: FieldLines, offered: readonly string[
   if (!ok) throw new HttpError(406, 'not_acceptable', `Accept "${values.join(', ')}" admits none of ${offered.join(', ')}`);
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 /** Parses a JSON body; 400 for invalid UTF-8 or JSON. */
 export function parseJsonBody(body: Uint8Array): unknown {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+    text = strictUtf8.decode(body);
   } catch {
     throw new HttpError(400, 'malformed_json', 'request body is not valid UTF-8');
   }

@@ -3,12 +3,12 @@ import type { Ed25519Backend, Ed25519PublicKey } from '../src/ed25519/backend.js
 import { nodeBackend } from '../src/ed25519/node-backend.js';
 import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
 import { createVerificationPolicy, type PolicyEnforcement } from '../src/profile/verification-policy.js';
-import { verifyRequest } from '../src/profile/verify-request.js';
+import { verifyRequest, type ApplicationRecord } from '../src/profile/verify-request.js';
 import { parseSignature, parseSignatureInput } from '../src/signatures/signature-fields.js';
 import { getFieldValues, type HttpRequest } from '../src/http/message.js';
 import type { SignatureOutcome, SignatureVerifier } from './authentication.js';
 import type { FaultSet } from './faults.js';
-import type { ServiceState } from './state.js';
+import type { Application, ServiceState } from './state.js';
 
 /** Fault nonce-race: the check and the record are two steps with a gap, so concurrent duplicates all pass. */
 class RacyNonceStore implements NonceStore {
@@ -86,10 +86,17 @@ export function createSignatureVerifier(state: ServiceState, faults: FaultSet, n
   const backend = faults.has('no-signature-check') ? acceptingBackend : nodeBackend;
   const anyKey = faults.has('no-key-check');
 
-  const resolveApplication = (applicationId: string) => {
+  // One record per application, built on first use (not per request); applications and their keys are fixed at start.
+  const records = new WeakMap<Application, ApplicationRecord>();
+  const resolveApplication = (applicationId: string): ApplicationRecord | undefined => {
     const app = state.applications.get(applicationId);
     if (app === undefined) return undefined;
-    return { secret: app.applicationSecret, publicKeys: anyKey ? new AnyKeyMap(app.publicKeys) : app.publicKeys };
+    let record = records.get(app);
+    if (record === undefined) {
+      record = { secret: app.applicationSecret, publicKeys: anyKey ? new AnyKeyMap(app.publicKeys) : app.publicKeys };
+      records.set(app, record);
+    }
+    return record;
   };
 
   const anyLabel = faults.has('accept-any-label');
