@@ -13,6 +13,7 @@ import {
 import { createRequestListener } from './app.js';
 import { RequestAuthenticator } from './authentication.js';
 import type { ServiceContext } from './context.js';
+import { createErrorBody, HttpError } from './error-body.js';
 import { copDestinations } from './cop-triggers.js';
 import { FaultSet } from './faults.js';
 import { Lifecycle } from './lifecycle.js';
@@ -83,13 +84,8 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
       return;
     }
     const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const body = JSON.stringify({
-      statusCode: tooLarge ? 431 : 400,
-      statusName: tooLarge ? 'REQUEST_HEADER_FIELDS_TOO_LARGE' : 'BAD_REQUEST',
-      errorMessage: tooLarge ? 'request header fields too large' : 'malformed HTTP request',
-      traceId: randomBytes(16).toString('hex'),
-      source: 'MERCHANT',
-    });
+    const httpError = tooLarge ? new HttpError(431, 'headers_too_large', 'request header fields too large') : new HttpError(400, 'malformed_request', 'malformed HTTP request');
+    const body = JSON.stringify(createErrorBody(httpError, randomBytes(16).toString('hex')));
     const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
     socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
