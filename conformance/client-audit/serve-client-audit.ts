@@ -1,7 +1,7 @@
 // Runs the client audit's serving phase: the reference service in-process (with the client's application and
 // seeded payments), the verifying endpoint in front of it, and the client command (`--exec`) or a serving window.
 import { spawn } from 'node:child_process';
-import { startReferenceService, type RunningReferenceService } from '../../server/index.js';
+import type { RunningReferenceService } from '../../server/index.js';
 import type { ClientAuditContext } from '../checks/client/index.js';
 import type { ClientExchange } from '../checks/client/index.js';
 import { ClientSession, type ClientCredentials, type ClientSessionOptions } from './evaluate-request.js';
@@ -118,6 +118,8 @@ function runCommand(cmd: ClientCommand, extraEnv: Record<string, string>, signal
 export async function serveClientAudit(options: ClientAuditServeOptions): Promise<ClientAuditContext> {
   const { credentials } = options;
   const merchantForService = credentials.merchantId ?? '00000000-0000-4000-8000-000000000000';
+  // Loaded here, not at import: importing the conformance API should not load the whole reference service.
+  const { startReferenceService } = await import('../../server/index.js');
   const service: RunningReferenceService = await startReferenceService({
     applications: [
       {
