@@ -4,15 +4,16 @@
 // Usage: npx tsx bench/reference-service.ts [--json] [--requests N] [--concurrency C] [--rounds R]
 import { fork } from 'node:child_process';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { exportEd25519SeedBase64, generateEd25519PrivateKey, parseEd25519PrivateKey } from '../src/keys/index.js';
-import { fieldLinesFromRaw } from '../src/http/message.js';
 import { MemoryNonceStore } from '../src/profile/nonce-store.js';
 import { signRequest } from '../src/profile/sign-request.js';
 import { verifyRequest } from '../src/profile/verify-request.js';
+import { toHttpRequest } from '../server/http-io.js';
 import { startReferenceService } from '../server/index.js';
+import { listen } from '../server/listen.js';
+import { PAYOUT_MEDIA_TYPE as PAYOUT_TYPE } from '../server/representations.js';
 
 interface Credentials {
   readonly applicationId: string;
@@ -23,7 +24,6 @@ interface Credentials {
   readonly seed: string;
 }
 
-const PAYOUT_TYPE = 'application/vnd.service.v1.0+json';
 const WARMUP = 200;
 const RUN_TIMEOUT_MS = 60_000;
 
@@ -45,14 +45,13 @@ async function serveChild(kind: string, creds: Credentials): Promise<void> {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const request = { method: req.method ?? '', url: `http://${req.headers.host ?? ''}${req.url ?? '/'}`, headers: fieldLinesFromRaw(req.rawHeaders), body: new Uint8Array(Buffer.concat(chunks)) };
-        void verifyRequest(request, { nonceStore, resolveApplication }).then((r) => {
+        // The request as the service builds it (server/http-io.ts), so the limit differs only by what the service adds.
+        void verifyRequest(toHttpRequest(req, new Uint8Array(Buffer.concat(chunks))), { nonceStore, resolveApplication }).then((r) => {
           res.writeHead(r.ok ? 201 : 401, { 'content-type': 'application/json' }).end(r.ok ? '{"ok":true}' : `{"code":"${r.code}"}`);
         });
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as AddressInfo).port;
+    port = (await listen(server, '127.0.0.1', 0)).port;
   }
   process.send!({ port });
 }
@@ -77,7 +76,6 @@ function startChild(kind: string, creds: Credentials): Promise<{ port: number; s
       clearTimeout(timer);
       resolve({ port: m.port, stop: () => child.kill() });
     });
-    child.once('message', () => {});
     child.send(creds);
     child.once('exit', (code) => reject(new Error(`${kind} server exited ${code}`)));
   });
