@@ -39,8 +39,9 @@ async function serveChild(kind: string, creds: Credentials): Promise<void> {
     port = service.port;
   } else {
     const nonceStore = new MemoryNonceStore();
-    const resolveApplication = (id: string) =>
-      id === creds.applicationId ? { secret: creds.applicationSecret, publicKeys: new Map([[creds.keyId, privateKey.publicKey]]) } : undefined;
+    // One record, as the service keeps one per application (verifyRequest caches the secret's digest per record).
+    const record = { secret: creds.applicationSecret, publicKeys: new Map([[creds.keyId, privateKey.publicKey]]) };
+    const resolveApplication = (id: string) => (id === creds.applicationId ? record : undefined);
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
