@@ -34,3 +34,10 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3 } as const;
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
+
+/** A required environment variable, or a UsageError naming it (never its value). */
+export function requireEnv(io: CliIo, name: string): string {
+  const value = io.env[name];
+  if (value === undefined || value.trim() === '') throw new UsageError(`environment variable ${name} is not set`);
+  return value;
+}

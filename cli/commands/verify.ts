@@ -1,14 +1,14 @@
 // `payconform verify --request FILE|-`: verifies a signed request (JSON) under the strict profile policy.
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { EXIT, UsageError } from '../io.js';
+import { EXIT, requireEnv, UsageError } from '../io.js';
+import { readRequestJson } from '../request-json.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import { fieldLineValues } from '../../src/signatures/field-values.js';
 import { parseSignatureInput } from '../../src/signatures/signature-fields.js';
 import { MemoryNonceStore } from '../../src/profile/nonce-store.js';
 import { serviceProfile } from '../../src/profile/service-profile.js';
 import { verifyRequest, type ApplicationRecord } from '../../src/profile/verify-request.js';
-import { readRequestJson, requireEnv } from './sign.js';
 
 const USAGE = 'usage: payconform verify --request FILE|- [--now N]';
 
