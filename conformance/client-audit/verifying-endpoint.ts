@@ -1,10 +1,11 @@
 // The strict verifying endpoint the client under test calls: it examines every request exactly as it arrived,
 // then forwards it unchanged to the in-process reference service, whose realistic answer it relays.
 import http from 'node:http';
-import { fieldLinesFromRaw, getFieldValues, type FieldLines, type HttpRequest } from '../../src/http/message.js';
+import { getFieldValues, type FieldLines } from '../../src/http/message.js';
 import type { ClientExchange } from '../checks/client/index.js';
 import type { RecordedResponse } from '../check.js';
 import { sendRequest } from '../http-client.js';
+import { toHttpRequest } from '../../server/http-io.js';
 import { listen } from '../../server/listen.js';
 import type { ClientSession } from './evaluate-request.js';
 
@@ -102,10 +103,7 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
       reply(res, 413, 'application/json', errorBody(413, 'PAYLOAD_TOO_LARGE', `request body exceeds ${max} bytes; not examined`));
       return;
     }
-    const headers = fieldLinesFromRaw(req.rawHeaders);
-    const target = req.url ?? '/';
-    const host = getFieldValues(headers, 'host')[0] ?? '';
-    const request: HttpRequest = { method: req.method ?? '', url: target.startsWith('/') ? `http://${host}${target}` : target, headers, body };
+    const request = toHttpRequest(req, body);
     const examined = options.session.examine(request, now());
     const exchange: { examined: typeof examined; response?: RecordedResponse } = { examined };
     exchanges.push(exchange);
