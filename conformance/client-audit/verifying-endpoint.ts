@@ -104,6 +104,7 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
       return;
     }
     const request = toHttpRequest(req, body);
+    const target = req.url ?? '/';
     const examined = options.session.examine(request, now());
     const exchange: { examined: typeof examined; response?: RecordedResponse } = { examined };
     exchanges.push(exchange);
@@ -111,7 +112,7 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
     let forward: ForwardedRequest = {
       method: request.method,
       target: target.startsWith('/') ? target : target.replace(/^[a-z]+:\/\/[^/]*/i, '') || '/',
-      headers: headers.filter(([n]) => !HOP_BY_HOP.has(n.toLowerCase())),
+      headers: request.headers.filter(([n]) => !HOP_BY_HOP.has(n.toLowerCase())),
       body,
     };
     if (options.rewrite) forward = options.rewrite(forward, exchange);
