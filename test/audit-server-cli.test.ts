@@ -11,7 +11,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
-import type { CliIo } from '../cli/io.js';
 import { main } from '../cli/main.js';
 import { serverChecks } from '../conformance/checks/server/index.js';
 import { renderReport } from '../conformance/reports.js';
@@ -20,6 +19,7 @@ import { validateAgainst } from '../src/schemas/index.js';
 import { startReferenceService, type RunningReferenceService } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
+import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
 
 const keys = loadTestKeys();
 const BIN = join(process.cwd(), 'bin', 'payconform.js');
@@ -47,11 +47,7 @@ function cli(args: readonly string[], env: Record<string, string> = {}, timeoutM
   });
 }
 
-function memoryIo(env: Record<string, string | undefined> = {}): CliIo & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), env, readStdin: async () => Buffer.alloc(0) };
-}
+const memoryIo = (env: Record<string, string | undefined> = {}) => createMemoryIo({ env });
 
 let dir: string;
 beforeAll(() => {

@@ -1,21 +1,11 @@
 // The command dispatcher: help, unknown commands and the command table, run in-process.
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../cli/io.js';
 import { main } from '../cli/main.js';
+import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
 
-function capture(): { io: CliIo; out: () => string; err: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    io: {
-      stdout: (t) => (out += t),
-      stderr: (t) => (err += t),
-      env: {},
-      readStdin: async () => Buffer.alloc(0),
-    },
-    out: () => out,
-    err: () => err,
-  };
+function capture() {
+  const io = createMemoryIo();
+  return { io, out: () => io.out.join(''), err: () => io.err.join('') };
 }
 
 describe('payconform <command>', () => {

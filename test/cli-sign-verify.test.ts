@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../cli/main.js';
-import type { CliIo } from '../cli/io.js';
 import { loadTestKeys } from './fixtures/keys.js';
+import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
@@ -27,10 +27,8 @@ const request = {
 const dir = mkdtempSync(join(tmpdir(), 'payconform-cli-'));
 
 function io(stdin = '', extraEnv: Record<string, string | undefined> = env) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cli: CliIo = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: extraEnv, readStdin: async () => Buffer.from(stdin) };
-  return { cli, out: () => out.join(''), err: () => err.join('') };
+  const cli = createMemoryIo({ stdin, env: extraEnv });
+  return { cli, out: () => cli.out.join(''), err: () => cli.err.join('') };
 }
 
 function spawn(args: string[], input: string, extraEnv: Record<string, string>) {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import type { CliIo } from '../cli/io.js';
+import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'payconform-validate-'));
@@ -100,11 +100,7 @@ describe('payconform validate (spawned)', () => {
 });
 
 describe('payconform validate (in-process)', () => {
-  function io(stdin: string): CliIo & { out: string[]; err: string[] } {
-    const out: string[] = [];
-    const err: string[] = [];
-    return { out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: {}, readStdin: async () => Buffer.from(stdin) };
-  }
+  const io = (stdin: string) => createMemoryIo({ stdin });
 
   it('--json prints the result with pointers, keywords and schema ids', async () => {
     const x = io(JSON.stringify({ paymentId: 'nope', amount: '1e3' }));

@@ -6,19 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import type { CliIo } from '../cli/io.js';
 import { exportEd25519PublicKeyBase64, parseEd25519PrivateKey } from '../src/keys/index.js';
 import { faultCatalogue } from '../server/index.js';
 import { parseServiceConfig, ServiceConfigError } from '../server/config.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { PAYOUT_TYPE, send } from './reference-service-client.js';
 import { signRequest } from '../src/profile/sign-request.js';
+import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
 
-function memoryIo(env: Record<string, string> = {}): CliIo & { out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), env, readStdin: async () => Buffer.alloc(0) };
-}
+const memoryIo = (env: Record<string, string> = {}) => createMemoryIo({ env });
 
 const children: ChildProcess[] = [];
 afterEach(() => {

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import type { CliIo } from '../cli/io.js';
 import type { HarnessReport } from '../vectors/harness/run.js';
+import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'payconform-harness-'));
@@ -32,11 +32,9 @@ function script(name: string, text: string): string {
 
 /** Runs the command in-process; returns exit code, stdout, stderr. */
 async function run(argv: readonly string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), env: {}, readStdin: async () => Buffer.alloc(0) };
+  const io = createMemoryIo();
   const code = await main(argv, io);
-  return { code, out, err };
+  return { code, out: io.out.join(''), err: io.err.join('') };
 }
 
 /** False when the process is gone or a zombie (killed, waiting for a parent that may never reap it). */
