@@ -11,7 +11,7 @@ import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { fetchPublicKey } from './public-key.js';
 import { PARTIAL_REFUND_AMOUNT, REFUND_SLOTS, sendRefund, settledPayment } from './refunds.js';
-import { describeOutcome, evidenceOf, exchange, isSuccess, jsonObject, uniqueReference } from './requests.js';
+import { describeOutcome, evidenceOf, exchange, isSuccess, jsonObject, sandboxCall, sandboxRequest, uniqueReference, type SandboxCall } from './requests.js';
 import { member, waitForMentions, webhookEvidence, webhookKind } from './webhook-match.js';
 
 /** Why these checks cannot run without the sandbox endpoints. */
@@ -24,29 +24,6 @@ const PAYMENT_STATUSES: readonly string[] = ['AWAITING_AUTHORIZATION', 'COMPLETE
 function withoutSandbox(ctx: ServerAuditContext): Finding | undefined {
   if (ctx.sandbox === true) return undefined;
   return skip(`${NO_PAYMENT_API} (set "sandbox": true in the config when the target implements payconform's /sandbox/ helper endpoints)`);
-}
-
-const encoder = new TextEncoder();
-
-function sandboxRequest(ctx: ServerAuditContext, method: 'GET' | 'POST', path: string, body?: unknown): HttpRequest {
-  return {
-    method,
-    url: `${ctx.baseUrl}/sandbox${path}`,
-    headers: body === undefined ? [['accept', 'application/json']] : [['accept', 'application/json'], ['content-type', 'application/json']],
-    body: body === undefined ? new Uint8Array(0) : encoder.encode(JSON.stringify(body)),
-  };
-}
-
-interface SandboxCall {
-  readonly ex: RecordedExchange;
-  /** The JSON object of a 2xx answer. */
-  readonly value?: Record<string, unknown>;
-}
-
-async function sandboxCall(ctx: ServerAuditContext, env: CheckRunEnv, method: 'GET' | 'POST', path: string, body?: unknown): Promise<SandboxCall> {
-  const ex = await exchange(ctx, env, sandboxRequest(ctx, method, path, body));
-  const value = isSuccess(ex) ? jsonObject(ex) : undefined;
-  return { ex, ...(value !== undefined ? { value } : {}) };
 }
 
 /** A failing helper endpoint is payconform's extension misbehaving, not a spec violation: the check is skipped. */

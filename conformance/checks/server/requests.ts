@@ -164,3 +164,38 @@ export function isSuccess(ex: RecordedExchange): boolean {
   const s = ex.response?.status;
   return s !== undefined && s >= 200 && s < 300 && ex.error === undefined;
 }
+
+/** A call to payconform's /sandbox/ helper endpoints (not the spec's API; only where `ctx.sandbox` is true). */
+export function sandboxRequest(ctx: ServerAuditContext, method: 'GET' | 'POST', path: string, body?: unknown): HttpRequest {
+  return {
+    method,
+    url: `${ctx.baseUrl}/sandbox${path}`,
+    headers: body === undefined ? [['accept', 'application/json']] : [['accept', 'application/json'], ['content-type', 'application/json']],
+    body: body === undefined ? new Uint8Array(0) : encoder.encode(JSON.stringify(body)),
+  };
+}
+
+export interface SandboxCall {
+  readonly ex: RecordedExchange;
+  /** The JSON object of a 2xx answer. */
+  readonly value?: Record<string, unknown>;
+}
+
+export async function sandboxCall(ctx: ServerAuditContext, env: CheckRunEnv, method: 'GET' | 'POST', path: string, body?: unknown): Promise<SandboxCall> {
+  const ex = await exchange(ctx, env, sandboxRequest(ctx, method, path, body));
+  const value = isSuccess(ex) ? jsonObject(ex) : undefined;
+  return { ex, ...(value !== undefined ? { value } : {}) };
+}
+
+/**
+ * The payouts the target holds with one of `references`, read from `GET /sandbox/payouts` (state, not a race with
+ * webhooks). Undefined when the target has no sandbox or the listing cannot be read.
+ */
+export async function sandboxPayoutsWith(ctx: ServerAuditContext, env: CheckRunEnv, references: readonly string[]): Promise<{ payouts: Record<string, unknown>[]; ex: RecordedExchange } | undefined> {
+  if (ctx.sandbox !== true) return undefined;
+  const ex = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payouts'));
+  const list = isSuccess(ex) ? ex.response?.json : undefined;
+  if (!Array.isArray(list)) return undefined;
+  const payouts = list.filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null && references.includes((p as Record<string, unknown>)['reference'] as string));
+  return { payouts, ex };
+}
