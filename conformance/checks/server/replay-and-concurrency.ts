@@ -6,7 +6,7 @@ import type { RecordedExchange } from '../../http-client.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { signCorrectly } from './forge.js';
 import { REJECTION_REQUIREMENTS, judgeRejection } from './rejection.js';
-import { credentialsOf, defaultDestination, describeOutcome, evidenceOf, exchange, isSuccess, payoutRequest } from './requests.js';
+import { credentialsOf, defaultDestination, describeOutcome, evidenceOf, exchange, isSuccess, payoutRequest, sandboxPayoutsWith } from './requests.js';
 import { member, mentioning, webhookEvidence } from './webhook-match.js';
 
 /** Identical signed requests sent at once by `nonce-concurrent-once`. */
@@ -14,6 +14,16 @@ export const CONCURRENT_COPIES = 8;
 
 /** After the quiet wait: at most one payout id among the webhooks mentioning `reference`. */
 async function atMostOnePayout(ctx: ServerAuditContext, env: CheckRunEnv, reference: string, requirement: string): Promise<Finding> {
+  // The target's own payout list (payconform's /sandbox/) answers at once; the webhook wait below stays for every target.
+  const held = await sandboxPayoutsWith(ctx, env, [reference]);
+  if (held !== undefined && held.payouts.length > 1) {
+    return violation(`${held.payouts.length} payouts were created from one signed request`, {
+      requirement,
+      expected: 'at most one payout',
+      received: `payout ids ${held.payouts.map((p) => String(p['payoutId'])).join(', ')}`,
+      evidence: evidenceOf(ctx, held.ex),
+    });
+  }
   if (ctx.webhooks === undefined) {
     return notApplicable('not checked that only one payout was created: no webhook listener is configured (set "webhookListen")', { requirement });
   }

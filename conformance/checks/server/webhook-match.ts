@@ -4,6 +4,7 @@ import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
 import { notApplicable, pass, violation } from '../../check.js';
 import type { ReceivedWebhook, WebhookListener } from '../../webhook-listener.js';
 import type { ServerAuditContext } from './context.js';
+import { evidenceOf, sandboxPayoutsWith } from './requests.js';
 
 export type WebhookKind = 'payment' | 'payout' | 'refund';
 
@@ -68,6 +69,17 @@ export function webhookEvidence(w: ReceivedWebhook, notes?: string): Evidence {
  * wait. Without a listener this part is not checked, and the finding says so.
  */
 export async function noPayoutFollows(ctx: ServerAuditContext, env: CheckRunEnv, references: readonly string[], what: string): Promise<Finding> {
+  // Where the target lists its payouts (payconform's /sandbox/), its state answers at once, whatever the load; the
+  // webhook wait below stays for every target.
+  const held = await sandboxPayoutsWith(ctx, env, references);
+  if (held !== undefined && held.payouts.length > 0) {
+    return violation(`the rejected ${what} still created a payout: the target lists a payout with its reference`, {
+      requirement: 'SIG-PROFILE-REJECTED-NO-EFFECT',
+      expected: `no payout with reference ${references.join(' or ')}`,
+      received: `payout(s) ${held.payouts.map((p) => String(p['payoutId'])).join(', ')}`,
+      evidence: evidenceOf(ctx, held.ex),
+    });
+  }
   if (ctx.webhooks === undefined) {
     return notApplicable(`not checked that the rejected ${what} created no payout: no webhook listener is configured (set "webhookListen")`, { requirement: 'SIG-PROFILE-REJECTED-NO-EFFECT' });
   }
