@@ -55,6 +55,8 @@ export interface SendOptions {
   readonly signal?: AbortSignal;
   /** For https targets with a test certificate; default true. */
   readonly rejectUnauthorized?: boolean;
+  /** For https targets: the CA certificate(s), PEM, to trust instead of the system's (a private CA; as curl's --cacert). */
+  readonly ca?: string;
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -173,6 +175,7 @@ export function sendRequest(request: OutgoingRequest, options: SendOptions): Pro
         setHost: false,
         agent: false,
         rejectUnauthorized: options.rejectUnauthorized ?? true,
+        ...(options.ca !== undefined ? { ca: options.ca } : {}),
       });
     } catch (error) {
       return finish(classify(error));

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fieldLinesFromRaw, getFieldValues, type FieldLines, type HttpRequest } from '../src/http/message.js';
 import { HttpError } from './error-body.js';
+import { arrivedOverTls } from './tls.js';
 
 /** Collects the exact body bytes; more than `maxBytes` is a 413 (the rest of the body is not read). */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
@@ -39,14 +40,16 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8A
 }
 
 /**
- * The request as the verifier must see it: method as sent, the Host header as received for @authority,
+ * The request as the verifier must see it: method as sent, the Host header as received for @authority (the scheme
+ * that of the connection; the profile omits ports 80 and 443 whatever the scheme),
  * `req.url` unmodified for @path, every raw field line (Node drops a duplicate Content-Type from `req.headers`).
  */
 export function toHttpRequest(req: IncomingMessage, body: Uint8Array): HttpRequest {
   const headers = fieldLinesFromRaw(req.rawHeaders);
   const target = req.url ?? '/';
   const host = getFieldValues(headers, 'host')[0] ?? '';
-  const url = target.startsWith('/') ? `http://${host}${target}` : target;
+  const scheme = arrivedOverTls(req.socket) ? 'https' : 'http';
+  const url = target.startsWith('/') ? `${scheme}://${host}${target}` : target;
   return { method: req.method ?? '', url, headers, body };
 }
 

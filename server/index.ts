@@ -1,7 +1,6 @@
 // The reference service (`payconform serve`): the spec's endpoints over the signing core, with a /sandbox/ for payments,
 // lifecycles and webhook deliveries, and deliberate faults for proving conformance checks. Public API of server/.
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import {
   exportRsaPublicKeyPem,
   exportTrimmedPublicKeyPem,
@@ -18,6 +17,7 @@ import { copDestinations } from './cop-triggers.js';
 import { FaultSet } from './faults.js';
 import { Lifecycle } from './lifecycle.js';
 import { listen } from './listen.js';
+import { createHttpServer } from './tls.js';
 import type { ReferenceServiceOptions, RunningReferenceService, SeededPayments } from './options.js';
 import { generateDevelopmentApplication, registerApplication, seedPayments } from './seed.js';
 import { createSignatureVerifier } from './signature-verifier.js';
@@ -27,6 +27,7 @@ import { defaultRetryPolicy, WebhookQueue } from './webhook-delivery.js';
 export { faultCatalogue, isFaultName, listFaults, type FaultDescription, type FaultName } from './faults.js';
 export { copTriggers, confirmPayee, type CopDestinationKey, type PayoutDestination } from './cop-triggers.js';
 export { STATUS_NAMES, type ErrorBody } from './error-body.js';
+export { generateLoopbackTls, LOOPBACK_NAMES, type GeneratedLoopbackTls, type ServerTls } from './tls.js';
 export { plannedOutcome } from './lifecycle.js';
 export { CANCEL_REASON } from './routes/payouts.js';
 export type { ApplicationConfig, ReferenceServiceOptions, RunningReferenceService, SeededPayments } from './options.js';
@@ -76,7 +77,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     log,
   };
 
-  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, createRequestListener(ctx, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+  const server = createHttpServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, createRequestListener(ctx, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), options.tls);
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // Unparseable HTTP (Node's parser gave up): 431 for oversized headers, else 400, with the error body when possible.
     if (!socket.writable || error.code === 'ECONNRESET') {

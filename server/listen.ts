@@ -1,13 +1,13 @@
-// Binds an HTTP server to host:port and says where it listens. Shared by the reference service and the audit's own
+// Binds an HTTP(S) server to host:port and says where it listens. Shared by the reference service and the audit's own
 // endpoints (conformance/ already imports server/, so the helper lives here and the arrows keep one direction).
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server } from 'node:net';
+import { servesHttps } from './tls.js';
 
 export interface ListeningAddress {
   /** The bound address as the socket reports it (IPv6 without brackets). */
   readonly host: string;
   readonly port: number;
-  /** `http://host:port`, IPv6 in brackets. */
+  /** `http://host:port` (`https://` for a TLS server), IPv6 in brackets. */
   readonly origin: string;
 }
 
@@ -22,5 +22,8 @@ export async function listen(server: Server, host: string, port: number): Promis
   });
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return { host: address.address, port: address.port, origin: `http://${urlHost}:${address.port}` };
+  const scheme = servesHttps(server) ? 'https' : 'http';
+  // The scheme's default port is left out, as a client writes the URL (and signs @authority).
+  const defaultPort = scheme === 'https' ? 443 : 80;
+  return { host: address.address, port: address.port, origin: `${scheme}://${urlHost}${address.port === defaultPort ? '' : `:${address.port}`}` };
 }

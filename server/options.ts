@@ -3,6 +3,7 @@ import type { Ed25519PrivateKey, Ed25519PublicKey } from '../src/ed25519/backend
 import type { ParsedRsaPrivateKey } from '../src/webhooks/index.js';
 import type { CopDestinationKey, PayoutDestination } from './cop-triggers.js';
 import type { FaultName } from './faults.js';
+import type { ServerTls } from './tls.js';
 import type { ApplicationCredentials, PaymentStatus } from './state.js';
 import type { DeliveryRecord, RetryPolicy, WebhookKind } from './webhook-delivery.js';
 
@@ -27,6 +28,8 @@ export interface ReferenceServiceOptions {
   readonly host?: string;
   /** Default 0 (a free port). */
   readonly port?: number;
+  /** Serve HTTPS with this certificate and key (PEM) instead of plain HTTP; `baseUrl` is then `https://`. */
+  readonly tls?: ServerTls;
   /** Registered applications; none → one generated development application (private key included in `credentials`). */
   readonly applications?: readonly ApplicationConfig[];
   readonly faults?: readonly FaultName[];

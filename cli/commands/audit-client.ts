@@ -13,9 +13,10 @@ import type { RunSummary } from '../../conformance/result.js';
 import { clientChecks, type ClientAuditContext, type ClientExchange } from '../../conformance/checks/client/index.js';
 import type { ClientCredentials } from '../../conformance/client-audit/evaluate-request.js';
 import { serveClientAudit, type ClientAuditServeOptions } from '../../conformance/client-audit/serve-client-audit.js';
+import { describeListenTls, resolveListenTls, TLS_LISTEN_HELP, TLS_LISTEN_OPTIONS, TLS_LISTEN_USAGE } from '../tls-options.js';
 
 const USAGE = `usage: payconform audit client [--listen HOST:PORT] [--config FILE] [--exec "CMD"] [--timeout SECONDS]
-       [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all] [--verbose]
+       ${TLS_LISTEN_USAGE} [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all] [--verbose]
 Serves the service's API as a strict verifying endpoint (default 127.0.0.1, a free port). With --exec, runs CMD
 with PAYCONFORM_BASE_URL, PAYCONFORM_SETTLED_PAYMENT_ID, PAYCONFORM_SETTLED_PAYMENT_AMOUNT,
 PAYCONFORM_UNSETTLED_PAYMENT_ID and PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR added to its environment and ends when it
@@ -23,6 +24,9 @@ exits (killed after --timeout, default 120 s); without --exec, serves until --ti
 The client's credentials, from the config or the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID,
 PAYCONFORM_MERCHANT_ID (optional: any merchant id is accepted when unset), PAYCONFORM_PUBLIC_KEY (base64 raw or
 PEM), and PAYCONFORM_APPLICATION_SECRET from the environment only.
+${TLS_LISTEN_HELP}
+With TLS the command also gets PAYCONFORM_CA_FILE (the CA to trust) and PAYCONFORM_PLAIN_HTTP_BASE_URL (the same
+endpoint over plain HTTP on a second port); a signed request that arrives there fails client-https-only.
 Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure (or no request
 arrived), 2 usage or config error.`;
 
@@ -33,6 +37,8 @@ interface Parsed extends CommonAuditArgs {
   readonly configPath?: string;
   readonly exec?: string;
   readonly timeoutS?: number;
+  /** The TLS flags as given (resolved once the config is read). */
+  readonly tlsFlags: Readonly<Record<string, unknown>>;
 }
 
 function parse(args: readonly string[]): Parsed {
@@ -44,6 +50,7 @@ function parse(args: readonly string[]): Parsed {
       config: { type: 'string' },
       exec: { type: 'string' },
       timeout: { type: 'string' },
+      ...TLS_LISTEN_OPTIONS,
     },
   });
   const listen = typeof values['listen'] === 'string' ? parseHostPortOption(values['listen'], '--listen') : undefined;
@@ -56,6 +63,7 @@ function parse(args: readonly string[]): Parsed {
     ...(typeof values['config'] === 'string' ? { configPath: values['config'] } : {}),
     ...(typeof exec === 'string' ? { exec } : {}),
     ...(timeoutS !== undefined ? { timeoutS } : {}),
+    tlsFlags: values,
   };
 }
 
@@ -146,8 +154,10 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ...(config.merchantId !== undefined ? { merchantId: config.merchantId } : {}),
   };
 
+  const listenTls = await resolveListenTls(parsed.tlsFlags);
   const output = auditOutput(io, parsed.reports);
   const { out } = output;
+  if (listenTls !== undefined) out(`${describeListenTls(listenTls)}\n`);
   const clientOut = lineWriter((line) => io.stderr(`client| ${redactor.maskLiterals(line)}\n`));
 
   const controller = new AbortController();
@@ -160,6 +170,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       credentials,
       ...(config.payInAccountSelector !== undefined ? { payInAccountSelector: config.payInAccountSelector } : {}),
       ...(parsed.listen ? { listen: parsed.listen } : {}),
+      ...(listenTls !== undefined ? { tls: listenTls.tls, ...(listenTls.caFile !== undefined ? { tlsCaFile: listenTls.caFile } : {}) } : {}),
       ...(parsed.exec !== undefined
         ? { exec: { command: parsed.exec, env: io.env, timeoutMs, onOutput: (_s: 'stdout' | 'stderr', text: string) => clientOut.write(text) } }
         : parsed.timeoutS !== undefined

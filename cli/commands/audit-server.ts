@@ -4,6 +4,7 @@ import { generateKeyPair } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { CliIo } from '../io.js';
 import { EXIT, UsageError } from '../io.js';
+import { CA_OPTION, resolveTrustedCa } from '../tls-options.js';
 import { auditOutput, checkHttpUrl, finishAudit, parseAuditArgs, parseIntegerOption, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
 import { validatePayload } from '../../src/schemas/index.js';
 import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../../src/keys/index.js';
@@ -16,13 +17,15 @@ import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunSummary } from '../../conformance/result.js';
 import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
 import { serverChecks, type AuditCredentials, type ServerAuditContext } from '../../conformance/checks/server/index.js';
-import { startReferenceService, type FaultName, type ReferenceServiceOptions, type RunningReferenceService } from '../../server/index.js';
+import { startReferenceService, type FaultName, type ReferenceServiceOptions, type RunningReferenceService, type ServerTls } from '../../server/index.js';
 
 const USAGE = `usage: payconform audit server [--target URL] [--config FILE] [--report FORMAT:PATH ...] [--only ID,...]
-       [--level must|should|all] [--allow-live] [--timeout-ms N] [--verbose]
+       [--level must|should|all] [--allow-live] [--timeout-ms N] [--ca FILE] [--verbose]
 Without --target (or a target in the config or PAYCONFORM_TARGET) the embedded reference service is audited.
 Secrets only from the environment: PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY (base64 seed or PEM).
 Also from the environment or the config: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_MERCHANT_ID, PAYCONFORM_TARGET.
+An https target is verified against the system's CAs (plus NODE_EXTRA_CA_CERTS), or only the CA certificate(s) of
+--ca FILE (PEM); a certificate problem ends the run with exit 3 and the TLS reason. Verification cannot be turned off.
 Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure, 2 usage or config error, 3 target unreachable.`;
 
 /** Checks running at once (independent checks; the refund checks share a group and run one after another). */
@@ -47,6 +50,8 @@ export interface EmbeddedOptions {
   /** RSA webhook signing key (PEM); default generated at start. */
   readonly webhookSigningKey?: string;
   readonly requestTimeoutMs?: number;
+  /** Serve the embedded service over HTTPS with this certificate; the audit trusts `caCert` only. */
+  readonly tls?: ServerTls & { readonly caCert: string };
 }
 
 function generateRsaPem(): Promise<string> {
@@ -69,6 +74,7 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
       lifecycleDelayMs: EMBEDDED_TIMERS.lifecycleDelayMs,
       retry: EMBEDDED_TIMERS.retry,
       webhookSigningKey: await keyPem,
+      ...(options.tls !== undefined ? { tls: options.tls } : {}),
     };
     service = await startReferenceService(serviceOptions);
   } catch (error) {
@@ -92,6 +98,7 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     payments: service.seededPayments,
     webhooks: listener,
     requestTimeoutMs: options.requestTimeoutMs ?? 5_000,
+    ...(options.tls !== undefined ? { tlsCa: options.tls.caCert } : {}),
     webhookWaitMs: 2_000,
     quietWaitMs: 300,
     knownTimings: { lifecycleWithinMs: 2_000, redeliveryWithinMs: 2_000 },
@@ -113,7 +120,7 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
 }
 
 /** The context for a target given by URL: credentials from the environment, test data from the config. */
-export async function prepareExternalTarget(target: string, config: ConformanceConfig, requestTimeoutMs: number): Promise<AuditTarget> {
+export async function prepareExternalTarget(target: string, config: ConformanceConfig, requestTimeoutMs: number, tls: { readonly tlsCa?: string } = {}): Promise<AuditTarget> {
   const secret = config.applicationSecret?.reveal();
   const keyText = config.privateKey?.reveal();
   const redactor = createRedactor({ applicationSecret: secret, privateKey: keyText });
@@ -150,6 +157,7 @@ export async function prepareExternalTarget(target: string, config: ConformanceC
     payments: config.payments,
     ...(listener ? { webhooks: listener } : {}),
     requestTimeoutMs,
+    ...(tls.tlsCa !== undefined ? { tlsCa: tls.tlsCa } : {}),
     webhookWaitMs,
     quietWaitMs: Math.min(3_000, requestTimeoutMs),
     sandbox: config.sandbox,
@@ -167,8 +175,8 @@ export async function prepareExternalTarget(target: string, config: ConformanceC
 }
 
 /** GET the public-key endpoint with a short timeout: any HTTP answer means reachable. */
-async function probe(target: string, timeoutMs: number): Promise<string | undefined> {
-  const ex = await sendRequest({ method: 'GET', url: `${target.replace(/\/+$/, '')}${endpointSpecs['public-key'].path}`, headers: [['accept', '*/*']] }, { timeoutMs });
+async function probe(target: string, timeoutMs: number, ca: string | undefined): Promise<string | undefined> {
+  const ex = await sendRequest({ method: 'GET', url: `${target.replace(/\/+$/, '')}${endpointSpecs['public-key'].path}`, headers: [['accept', '*/*']] }, { timeoutMs, ...(ca !== undefined ? { ca } : {}) });
   return ex.response === undefined ? `${ex.error?.code ?? 'NETWORK_ERROR'}: ${ex.error?.message ?? 'no response'}` : undefined;
 }
 
@@ -177,6 +185,7 @@ interface Parsed extends CommonAuditArgs {
   readonly configPath?: string;
   readonly allowLive: boolean;
   readonly timeoutMs?: number;
+  readonly caFile?: string;
 }
 
 function parse(args: readonly string[]): Parsed {
@@ -188,6 +197,7 @@ function parse(args: readonly string[]): Parsed {
       config: { type: 'string' },
       'allow-live': { type: 'boolean' },
       'timeout-ms': { type: 'string' },
+      ...CA_OPTION,
     },
   });
   const timeoutMs = parseIntegerOption(values['timeout-ms'] as string | undefined, 600_000, '--timeout-ms must be an integer from 1 to 600000');
@@ -198,6 +208,7 @@ function parse(args: readonly string[]): Parsed {
     ...(typeof values['config'] === 'string' ? { configPath: values['config'] } : {}),
     allowLive: values['allow-live'] === true,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(typeof values['ca'] === 'string' ? { caFile: values['ca'] } : {}),
   };
 }
 
@@ -255,12 +266,13 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     out('no target given: auditing the embedded reference service (credentials generated for this run only)\n');
   } else {
     const timeoutMs = parsed.timeoutMs ?? config.timeoutMs;
-    const unreachable = await probe(targetUrl, Math.min(timeoutMs, 5_000));
+    const ca = await resolveTrustedCa({ ca: parsed.caFile });
+    const unreachable = await probe(targetUrl, Math.min(timeoutMs, 5_000), ca);
     if (unreachable !== undefined) {
       io.stderr(`payconform audit server: target ${targetUrl} is unreachable (${unreachable})\n`);
       return EXIT.unreachable;
     }
-    target = await prepareExternalTarget(targetUrl, config, timeoutMs);
+    target = await prepareExternalTarget(targetUrl, config, timeoutMs, ca !== undefined ? { tlsCa: ca } : {});
     if (!isLoopbackTarget(targetUrl) && !parsed.allowLive) {
       refuseMutating = `not sent: ${new URL(targetUrl).host} is not a loopback address and payouts and refunds move real money; pass --allow-live to run mutating checks against a sandbox you own`;
       out(`note: mutating checks are skipped (${refuseMutating})\n`);

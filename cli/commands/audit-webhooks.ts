@@ -16,14 +16,17 @@ import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunSummary } from '../../conformance/result.js';
 import { webhookChecks, WEBHOOK_KINDS, type WebhookAuditContext, type WebhookKind } from '../../conformance/checks/webhooks/index.js';
 import { startKeyServer, type RunningKeyServer } from '../../conformance/checks/webhooks/key-server.js';
+import { describeListenTls, resolveListenTls, TLS_LISTEN_OPTIONS, TLS_LISTEN_USAGE } from '../tls-options.js';
 
 const USAGE = `usage: payconform audit webhooks --target URL [--target KIND=URL ...] [--signing-key FILE] [--kinds payment,payout,refund]
        [--serve-key HOST:PORT] [--public-key-out FILE] [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all]
-       [--timeout-ms N] [--allow-live] [--verbose]
+       [--timeout-ms N] [--allow-live] [--verbose] ${TLS_LISTEN_USAGE}
 Plays the service: sends valid and tampered SHA256withRSA-signed webhooks (PUT, application/json) to the receiver.
 --target URL is used for every kind; --target payout=URL (payment=, refund=) sets one kind's URL.
 The receiver learns the public key from GET /.well-known/signature/pem on --serve-key, or from the file
 --public-key-out (the same trimmed PEM body), or was configured beforehand for --signing-key (RSA private key PEM).
+TLS flags apply to the --serve-key endpoint (the receiver fetches the key over HTTPS); an https receiver is trusted
+through the system's CAs plus NODE_EXTRA_CA_CERTS.
 PAYCONFORM_APPLICATION_ID (optional) is written into the payloads. Receivers off loopback need --allow-live.
 Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure, 2 usage error,
 3 receiver unreachable.`;
@@ -38,6 +41,8 @@ interface Parsed extends CommonAuditArgs {
   readonly publicKeyOut?: string;
   readonly timeoutMs: number;
   readonly allowLive: boolean;
+  /** The TLS flags of the key server, as given. */
+  readonly tlsFlags: Readonly<Record<string, unknown>>;
 }
 
 function parse(args: readonly string[]): Parsed {
@@ -52,6 +57,7 @@ function parse(args: readonly string[]): Parsed {
       'public-key-out': { type: 'string' },
       'timeout-ms': { type: 'string' },
       'allow-live': { type: 'boolean' },
+      ...TLS_LISTEN_OPTIONS,
     },
   });
   const kinds: WebhookKind[] = [];
@@ -83,6 +89,7 @@ function parse(args: readonly string[]): Parsed {
     ...(typeof values['public-key-out'] === 'string' ? { publicKeyOut: values['public-key-out'] } : {}),
     timeoutMs: timeoutMs ?? 10_000,
     allowLive: values['allow-live'] === true,
+    tlsFlags: values,
   };
 }
 
@@ -172,8 +179,10 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   let keyServer: RunningKeyServer | undefined;
   if (parsed.serveKey !== undefined) {
+    const listenTls = await resolveListenTls(parsed.tlsFlags);
+    if (listenTls !== undefined) out(`${describeListenTls(listenTls)}\n`);
     try {
-      keyServer = await startKeyServer(trimmed, parsed.serveKey.host, parsed.serveKey.port);
+      keyServer = await startKeyServer(trimmed, parsed.serveKey.host, parsed.serveKey.port, listenTls?.tls);
     } catch (error) {
       io.stderr(`payconform audit webhooks: cannot serve the key on ${parsed.serveKey.host}:${parsed.serveKey.port} (${(error as NodeJS.ErrnoException).code ?? String(error)})\n`);
       return EXIT.usage;

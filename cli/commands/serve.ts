@@ -17,10 +17,13 @@ import {
   type RunningReferenceService,
 } from '../../server/index.js';
 import { parseServiceConfig, ServiceConfigError, type ServiceConfigFile } from '../../server/config.js';
+import { describeListenTls, resolveListenTls, TLS_LISTEN_HELP, TLS_LISTEN_OPTIONS, TLS_LISTEN_USAGE } from '../tls-options.js';
 
 const USAGE = `usage: payconform serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--fault NAME ...] [--list-faults]
        [--webhook-url URL] [--payment-webhook-url URL] [--payout-webhook-url URL] [--refund-webhook-url URL]
        [--signing-key FILE] [--lifecycle-ms N] [--require-signature-all] [--quiet]
+       ${TLS_LISTEN_USAGE}
+${TLS_LISTEN_HELP}
 credentials from the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_KEY_ID,
 PAYCONFORM_PUBLIC_KEY (base64 raw or PEM), PAYCONFORM_MERCHANT_ID; otherwise development credentials are generated.`;
 
@@ -87,6 +90,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         'lifecycle-ms': { type: 'string' },
         'require-signature-all': { type: 'boolean' },
         quiet: { type: 'boolean' },
+        ...TLS_LISTEN_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -153,12 +157,14 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     }
   }
 
+  const listenTls = await resolveListenTls(values);
   const envApp = applicationFromEnv(io);
   const applications = [...(envApp ? [envApp] : []), ...configApps];
   const quiet = values.quiet === true;
   const options: ReferenceServiceOptions = {
     host,
     port,
+    ...(listenTls !== undefined ? { tls: listenTls.tls } : {}),
     applications,
     faults: faults as FaultName[],
     webhookUrls: Object.fromEntries(Object.entries(webhookUrls).filter(([, v]) => v !== undefined)),
@@ -190,6 +196,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  if (listenTls !== undefined) io.stdout(`${describeListenTls(listenTls)}\n`);
   io.stdout(describe(service, applications.length === 0, webhookUrls, lifecycleDelayMs ?? 0));
   await stopped;
   return EXIT.ok;

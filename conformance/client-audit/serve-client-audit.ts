@@ -2,6 +2,7 @@
 // seeded payments), the verifying endpoint in front of it, and the client command (`--exec`) or a serving window.
 import { spawn } from 'node:child_process';
 import type { RunningReferenceService } from '../../server/index.js';
+import type { ServerTls } from '../../server/tls.js';
 import type { ClientAuditContext } from '../checks/client/index.js';
 import type { ClientExchange } from '../checks/client/index.js';
 import { ClientSession, type ClientCredentials, type ClientSessionOptions } from './evaluate-request.js';
@@ -25,6 +26,10 @@ export interface ClientAuditServeOptions {
   readonly payInAccountSelector?: string;
   /** Default 127.0.0.1, a free port. */
   readonly listen?: { readonly host: string; readonly port: number };
+  /** Serve HTTPS with this certificate (and plain HTTP on a second port, to see a client that uses it). */
+  readonly tls?: ServerTls;
+  /** The CA certificate file the client should trust (given to the command as PAYCONFORM_CA_FILE). */
+  readonly tlsCaFile?: string;
   /** With a command: serve until it exits. */
   readonly exec?: ClientCommand;
   /** Without a command: serve this long (undefined: until `signal`). */
@@ -41,12 +46,17 @@ export interface ClientAuditListening {
   readonly settledPayment: { readonly paymentId: string; readonly amount: string };
   readonly unsettledPayment?: { readonly paymentId: string; readonly status: string };
   readonly payInAccountSelector: string;
+  /** With TLS: the same endpoint over plain HTTP (a conformant client sends no signed request there). */
+  readonly plainBaseUrl?: string;
+  readonly caFile?: string;
 }
 
 /** The environment variables a client command receives in addition to the given environment. */
 export function clientCommandEnv(info: ClientAuditListening): Record<string, string> {
   return {
     PAYCONFORM_BASE_URL: info.baseUrl,
+    ...(info.plainBaseUrl !== undefined ? { PAYCONFORM_PLAIN_HTTP_BASE_URL: info.plainBaseUrl } : {}),
+    ...(info.caFile !== undefined ? { PAYCONFORM_CA_FILE: info.caFile } : {}),
     PAYCONFORM_SETTLED_PAYMENT_ID: info.settledPayment.paymentId,
     PAYCONFORM_SETTLED_PAYMENT_AMOUNT: info.settledPayment.amount,
     PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR: info.payInAccountSelector,
@@ -151,6 +161,7 @@ export async function serveClientAudit(options: ClientAuditServeOptions): Promis
       port: options.listen?.port ?? 0,
       session,
       backendUrl: service.baseUrl,
+      ...(options.tls !== undefined ? { tls: options.tls } : {}),
       ...(rewrite ? { rewrite } : {}),
       ...(options.onExchange ? { onExchange: options.onExchange } : {}),
     });
@@ -161,6 +172,8 @@ export async function serveClientAudit(options: ClientAuditServeOptions): Promis
       settledPayment: settled,
       ...(unsettled ? { unsettledPayment: unsettled } : {}),
       payInAccountSelector: service.credentials.payInAccountSelector,
+      ...(endpoint.plainBaseUrl !== undefined ? { plainBaseUrl: endpoint.plainBaseUrl } : {}),
+      ...(options.tlsCaFile !== undefined ? { caFile: options.tlsCaFile } : {}),
     };
     options.onListening?.(info);
     let commandNote: string | undefined;
@@ -170,7 +183,12 @@ export async function serveClientAudit(options: ClientAuditServeOptions): Promis
     await endpoint.close();
     const refused = endpoint.refused();
     const notes = [commandNote, refused > 0 ? `${refused} request(s) refused unexamined: body over the size limit` : undefined].filter((n): n is string => n !== undefined);
-    return { baseUrl: endpoint.baseUrl, exchanges: [...endpoint.exchanges()], ...(notes.length > 0 ? { commandNote: notes.join('; ') } : {}) };
+    return {
+      baseUrl: endpoint.baseUrl,
+      exchanges: [...endpoint.exchanges()],
+      ...(notes.length > 0 ? { commandNote: notes.join('; ') } : {}),
+      ...(options.tls !== undefined ? { tls: true } : {}),
+    };
   } finally {
     await endpoint?.close();
     await service.close();

@@ -6,7 +6,9 @@ import type { ClientExchange } from '../checks/client/index.js';
 import type { RecordedResponse } from '../check.js';
 import { sendRequest } from '../http-client.js';
 import { toHttpRequest } from '../../server/http-io.js';
-import { listen } from '../../server/listen.js';
+import type https from 'node:https';
+import { listen, type ListeningAddress } from '../../server/listen.js';
+import { arrivedOverTls, createHttpServer, type ServerTls } from '../../server/tls.js';
 import type { ClientSession } from './evaluate-request.js';
 
 export interface VerifyingEndpointOptions {
@@ -22,6 +24,11 @@ export interface VerifyingEndpointOptions {
    */
   readonly rewrite?: (request: ForwardedRequest, exchange: ClientExchange) => ForwardedRequest;
   readonly maxBodyBytes?: number;
+  /**
+   * Serve HTTPS with this certificate, and plain HTTP on a second port of the same host (`plainBaseUrl`), so a client
+   * that sends a request there is seen doing it; each exchange records which transport it came over.
+   */
+  readonly tls?: ServerTls;
   readonly forwardTimeoutMs?: number;
   readonly now?: () => number;
   readonly onExchange?: (exchange: ClientExchange) => void;
@@ -37,6 +44,8 @@ export interface ForwardedRequest {
 
 export interface RunningVerifyingEndpoint {
   readonly baseUrl: string;
+  /** With `tls`: the same endpoint over plain HTTP. */
+  readonly plainBaseUrl?: string;
   exchanges(): readonly ClientExchange[];
   /** Requests refused unexamined (body over the size limit). */
   refused(): number;
@@ -78,6 +87,18 @@ function readBody(req: http.IncomingMessage, max: number): Promise<Uint8Array | 
   });
 }
 
+/** Binds the first server to host:port and any others to free ports of the same host; all or none. */
+async function bindAll(servers: ReadonlyArray<http.Server | https.Server>, host: string, port: number): Promise<ListeningAddress[]> {
+  const bound: ListeningAddress[] = [];
+  try {
+    for (const [i, server] of servers.entries()) bound.push(await listen(server, host, i === 0 ? port : 0));
+    return bound;
+  } catch (error) {
+    for (const server of servers) server.close();
+    throw error;
+  }
+}
+
 export async function startVerifyingEndpoint(options: VerifyingEndpointOptions): Promise<RunningVerifyingEndpoint> {
   const exchanges: ClientExchange[] = [];
   const inFlight = new Set<Promise<void>>();
@@ -106,7 +127,7 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
     const request = toHttpRequest(req, body);
     const target = req.url ?? '/';
     const examined = options.session.examine(request, now());
-    const exchange: { examined: typeof examined; response?: RecordedResponse } = { examined };
+    const exchange: { examined: typeof examined; transport: 'tls' | 'plain'; response?: RecordedResponse } = { examined, transport: arrivedOverTls(req.socket) ? 'tls' : 'plain' };
     exchanges.push(exchange);
 
     let forward: ForwardedRequest = {
@@ -129,32 +150,39 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
     options.onExchange?.(exchange);
   };
 
-  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 2_000 }, (req, res) => {
+  const serverOptions = { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 2_000 };
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const task = handle(req, res)
       .catch((error: unknown) => reply(res, 500, 'application/json', errorBody(500, 'INTERNAL_SERVER_ERROR', `audit endpoint error: ${error instanceof Error ? error.message : String(error)}`)))
       .finally(() => inFlight.delete(task));
     inFlight.add(task);
-  });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
-  });
-  const address = await listen(server, options.host, options.port);
+  };
+  const servers = [createHttpServer(serverOptions, onRequest, options.tls), ...(options.tls !== undefined ? [http.createServer(serverOptions, onRequest)] : [])];
+  for (const server of servers) {
+    server.on('clientError', (_error: Error, socket: import('node:stream').Duplex) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      else socket.destroy();
+    });
+  }
+  const [address, plainAddress] = await bindAll(servers, options.host, options.port);
   let closing: Promise<void> | undefined;
   return {
-    baseUrl: address.origin,
+    baseUrl: address!.origin,
+    ...(plainAddress !== undefined ? { plainBaseUrl: plainAddress.origin } : {}),
     exchanges: () => exchanges,
     refused: () => refused,
     close: (graceMs = 5_000) => {
       closing ??= (async () => {
-        server.close();
-        server.closeIdleConnections();
+        for (const server of servers) {
+          server.close();
+          server.closeIdleConnections();
+        }
         if (inFlight.size > 0) {
           let timer: NodeJS.Timeout | undefined;
           await Promise.race([Promise.allSettled([...inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
           clearTimeout(timer);
         }
-        server.closeAllConnections();
+        for (const server of servers) server.closeAllConnections();
       })();
       return closing;
     },

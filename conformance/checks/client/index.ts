@@ -2,10 +2,13 @@
 import type { Check, Finding, Level, RecordedRequest, RecordedResponse } from '../../check.js';
 import { CLIENT_RULE_IDS, type ClientRuleId, type ExaminedRequest, type RuleOutcome } from '../../client-audit/evaluate-request.js';
 import { loadCatalogue } from '../../requirements.js';
+import { httpsOnly } from './https-only.js';
 
 /** One request the client sent and the answer the audit's endpoint gave it. */
 export interface ClientExchange {
   readonly examined: ExaminedRequest;
+  /** How the request arrived: over TLS or plain HTTP (absent: not recorded). */
+  readonly transport?: 'tls' | 'plain';
   readonly response?: RecordedResponse;
 }
 
@@ -15,6 +18,8 @@ export interface ClientAuditContext {
   readonly exchanges: readonly ClientExchange[];
   /** What happened to the client command (`--exec`), for the report. */
   readonly commandNote?: string;
+  /** The endpoint served HTTPS (`--tls`; plain HTTP on a second port), so the transport of each request is judged. */
+  readonly tls?: boolean;
 }
 
 interface RuleMeta {
@@ -149,4 +154,4 @@ function ruleCheck(rule: ClientRuleId): Check<ClientAuditContext> {
 }
 
 /** The client audit's suite, in report order. */
-export const clientChecks: readonly Check<ClientAuditContext>[] = [requestArrived, ...CLIENT_RULE_IDS.map(ruleCheck)];
+export const clientChecks: readonly Check<ClientAuditContext>[] = [requestArrived, ...CLIENT_RULE_IDS.map(ruleCheck), httpsOnly];

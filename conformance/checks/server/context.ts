@@ -41,6 +41,8 @@ export interface ServerAuditContext {
   readonly webhooks?: WebhookListener;
   /** Time allowed for one HTTP exchange. */
   readonly requestTimeoutMs: number;
+  /** CA certificate(s), PEM, trusted for an https target instead of the system's (`--ca`). */
+  readonly tlsCa?: string;
   /** How long to wait for a webhook that must come. */
   readonly webhookWaitMs: number;
   /** How long to wait before concluding that no webhook follows a rejected request. */

@@ -73,7 +73,7 @@ export async function exchange(ctx: ServerAuditContext, env: CheckRunEnv, reques
   const left = Math.max(1, env.deadline - Date.now());
   // A check may have many exchanges in flight on its one signal (each adds an abort listener until it settles).
   setMaxListeners(256, env.signal);
-  return sendRequest(request, { timeoutMs: Math.min(ctx.requestTimeoutMs, left), signal: env.signal });
+  return sendRequest(request, { timeoutMs: Math.min(ctx.requestTimeoutMs, left), signal: env.signal, ...(ctx.tlsCa !== undefined ? { ca: ctx.tlsCa } : {}) });
 }
 
 /** A correctly signed create-payout request, sent. */

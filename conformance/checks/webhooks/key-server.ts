@@ -1,6 +1,6 @@
 // Serves the audit's webhook public key as the service does: `GET /.well-known/signature/pem`, the trimmed PEM body.
-import http from 'node:http';
 import { listen } from '../../../server/listen.js';
+import { createHttpServer, type ServerTls } from '../../../server/tls.js';
 import { endpointSpecs } from '../../client-audit/endpoints.js';
 
 export interface RunningKeyServer {
@@ -13,10 +13,10 @@ export interface RunningKeyServer {
 
 export const PUBLIC_KEY_PATH = endpointSpecs['public-key'].path;
 
-/** Starts the key endpoint on host:port (0: a free port). 404 elsewhere, 405 for other methods. */
-export async function startKeyServer(trimmedPem: string, host: string, port: number): Promise<RunningKeyServer> {
+/** Starts the key endpoint on host:port (0: a free port), over HTTPS when `tls` is given. 404 elsewhere, 405 for other methods. */
+export async function startKeyServer(trimmedPem: string, host: string, port: number, tls?: ServerTls): Promise<RunningKeyServer> {
   let fetches = 0;
-  const server = http.createServer({ requestTimeout: 10_000, headersTimeout: 10_000 }, (req, res) => {
+  const server = createHttpServer({ requestTimeout: 10_000, headersTimeout: 10_000 }, (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== PUBLIC_KEY_PATH) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -30,7 +30,7 @@ export async function startKeyServer(trimmedPem: string, host: string, port: num
     const body = Buffer.from(trimmedPem, 'utf8');
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(body.length) });
     res.end(req.method === 'HEAD' ? undefined : body);
-  });
+  }, tls);
   const address = await listen(server, host, port);
   let closing: Promise<void> | undefined;
   return {
