@@ -11,7 +11,7 @@ import {
 } from '../src/webhooks/index.js';
 import { createRequestListener } from './app.js';
 import { RequestAuthenticator } from './authentication.js';
-import type { ServiceContext } from './context.js';
+import type { ServiceContext, ServiceExtension } from './context.js';
 import { createErrorBody, HttpError } from './error-body.js';
 import { copDestinations } from './cop-triggers.js';
 import { FaultSet } from './faults.js';
@@ -31,6 +31,7 @@ export { generateLoopbackTls, LOOPBACK_NAMES, type GeneratedLoopbackTls, type Se
 export { plannedOutcome } from './lifecycle.js';
 export { CANCEL_REASON } from './routes/payouts.js';
 export type { ApplicationConfig, ReferenceServiceOptions, RunningReferenceService, SeededPayments } from './options.js';
+export type { AnsweredRequest, RouteHandler, RouteRequest, RouteResponse, ServiceContext, ServiceExtension } from './context.js';
 export type { ApplicationCredentials, CopStatus, PaymentStatus, PayoutStatus, RefundStatus } from './state.js';
 export type { DeliveryAttempt, DeliveryRecord, RetryPolicy, WebhookKind } from './webhook-delivery.js';
 
@@ -62,7 +63,19 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
   if (!(retry.maxAttempts >= 1) || !(retry.initialDelayMs >= 0) || !(retry.maxDelayMs >= 0) || !(retry.requestTimeoutMs > 0)) {
     throw new TypeError('retry: maxAttempts >= 1, delays >= 0 and requestTimeoutMs > 0 are required');
   }
-  const queue = new WebhookQueue({ urls: options.webhookUrls ?? {}, retry, sign: (bytes) => signWebhook(bytes, signingKey), faults, log });
+  const defaultWebhookUrls = options.webhookUrls ?? {};
+  const extensions: ServiceExtension[] = [];
+  const changed = (): void => {
+    for (const e of extensions) e.changed?.();
+  };
+  const queue = new WebhookQueue({
+    urlFor: (kind, applicationId) => state.webhookUrls.get(applicationId)?.[kind] ?? defaultWebhookUrls[kind],
+    onChange: changed,
+    retry,
+    sign: (bytes) => signWebhook(bytes, signingKey),
+    faults,
+    log,
+  });
   const lifecycle = new Lifecycle({ state, queue, faults, now, delayMs: options.lifecycleDelayMs ?? 0 });
   const auth = new RequestAuthenticator(state, faults, createSignatureVerifier(state, faults, now));
   const ctx: ServiceContext = {
@@ -74,10 +87,12 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     now,
     requireSignatureOnCommitCancelRefund: options.requireSignatureOnCommitCancelRefund ?? false,
     webhookPublicKey: { trimmed: trimmedPem, full: exportRsaPublicKeyPem(signingKey) },
+    defaultWebhookUrls,
     log,
   };
+  for (const build of options.extensions ?? []) extensions.push(build(ctx));
 
-  const server = createHttpServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, createRequestListener(ctx, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), options.tls);
+  const server = createHttpServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, createRequestListener(ctx, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, extensions), options.tls);
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // Unparseable HTTP (Node's parser gave up): 431 for oversized headers, else 400, with the error body when possible.
     if (!socket.writable || error.code === 'ECONNRESET') {
@@ -109,6 +124,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
       closing ??= new Promise<void>((resolve) => {
         lifecycle.close();
         queue.close();
+        for (const e of extensions) e.close?.();
         server.close(() => resolve());
         server.closeAllConnections();
       });

@@ -85,6 +85,7 @@ export class Lifecycle {
       const description = payout.statusReason ?? statusDescriptions[payout.status];
       queue.enqueue({
         kind: 'payout',
+        applicationId: payout.applicationId,
         resourceId: payout.payoutId,
         eventStatus: payout.status,
         payload: (attempt) => payoutWebhookPayload(snapshot, eventTime, description, attempt, faults),
@@ -110,6 +111,7 @@ export class Lifecycle {
       const description = statusDescriptions[refund.status];
       queue.enqueue({
         kind: 'refund',
+        applicationId: refund.applicationId,
         resourceId: refund.refundId,
         eventStatus: refund.status,
         payload: (attempt) => refundWebhookPayload(snapshot, payment, eventTime, description, attempt, faults),
@@ -152,6 +154,7 @@ export class Lifecycle {
     const snapshot: Payment = { ...payment };
     this.o.queue.enqueue({
       kind: 'payment',
+      applicationId: payment.applicationId,
       resourceId: payment.paymentId,
       eventStatus: payment.status,
       payload: () => paymentWebhookPayload(snapshot),

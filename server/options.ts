@@ -2,6 +2,7 @@
 import type { Ed25519PrivateKey, Ed25519PublicKey } from '../src/ed25519/backend.js';
 import type { ParsedRsaPrivateKey } from '../src/webhooks/index.js';
 import type { CopDestinationKey, PayoutDestination } from './cop-triggers.js';
+import type { ServiceContext, ServiceExtension } from './context.js';
 import type { FaultName } from './faults.js';
 import type { ServerTls } from './tls.js';
 import type { ApplicationCredentials, PaymentStatus } from './state.js';
@@ -49,6 +50,8 @@ export interface ReferenceServiceOptions {
   readonly log?: (line: string) => void;
   /** Seed payments at start (default true). */
   readonly seedPayments?: boolean;
+  /** Served beside the API from the same state (the portal); each built once the service's parts exist. */
+  readonly extensions?: ReadonlyArray<(ctx: ServiceContext) => ServiceExtension>;
 }
 
 export interface SeededPayments {

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Ed25519PrivateKey, Ed25519PublicKey } from '../src/ed25519/backend.js';
 import type { CopStatus, PaymentStatus, PayoutStatus, RefundStatus } from '../src/schemas/statuses.js';
+import type { WebhookKind } from './webhook-delivery.js';
 
 // The spec's status vocabularies are the schemas' (one definition, checked against the schema enums).
 export type { CopStatus, PaymentStatus, PayoutStatus, RefundStatus };
@@ -90,6 +91,8 @@ export class ServiceState {
   readonly payments = new Map<string, Payment>();
   readonly payouts = new Map<string, Payout>();
   readonly refunds = new Map<string, Refund>();
+  /** Webhook URLs an application set for itself (portal, Settings, 'Webhooks And Callbacks'); the flags are the defaults. */
+  readonly webhookUrls = new Map<string, Partial<Record<WebhookKind, string>>>();
 
   /**
    * A payment reference no payment of any application (any merchant) carries yet (spec, What the service does 7:

@@ -42,10 +42,17 @@ export interface DeliveryRecord {
   /** `not-configured`: no URL for this kind, nothing was sent. */
   state: 'pending' | 'delivered' | 'failed' | 'not-configured';
   readonly attempts: DeliveryAttempt[];
+  /** When the next attempt is due (ISO 8601), while one is scheduled. */
+  nextAttemptAt?: string;
+  /** The application the event belongs to. */
+  readonly applicationId: string;
+  /** Set on a delivery queued again by hand (portal "resend"): the id of the delivery it repeats. */
+  readonly resendOf?: number;
 }
 
 export interface WebhookEvent {
   readonly kind: WebhookKind;
+  readonly applicationId: string;
   readonly resourceId: string;
   readonly eventStatus: string;
   /** The payload for one attempt; `attempt` is the delivery attempt counter (payout and refund payloads carry it). */
@@ -53,7 +60,10 @@ export interface WebhookEvent {
 }
 
 export interface WebhookQueueOptions {
-  readonly urls: Readonly<Partial<Record<WebhookKind, string>>>;
+  /** The URL of each kind for an application (its own setting, else the service's default); undefined: none. */
+  readonly urlFor: (kind: WebhookKind, applicationId: string) => string | undefined;
+  /** Called when a delivery is queued or an attempt ends (the portal's live views). */
+  readonly onChange?: () => void;
   readonly retry: RetryPolicy;
   /** The Authorization header value (`SHA256withRSA <base64>`) for these exact bytes. */
   readonly sign: (bytes: Uint8Array) => string;
@@ -65,6 +75,8 @@ export interface WebhookQueueOptions {
 
 export class WebhookQueue {
   private readonly records: DeliveryRecord[] = [];
+  /** The event of each kept record, for a resend. */
+  private readonly events = new Map<number, WebhookEvent>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<http.ClientRequest>();
   private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
@@ -74,22 +86,32 @@ export class WebhookQueue {
   constructor(private readonly options: WebhookQueueOptions) {}
 
   /** Queues an event; returns at once (delivery never blocks the API request that caused it). */
-  enqueue(event: WebhookEvent): DeliveryRecord {
-    const url = this.options.urls[event.kind] ?? null;
+  enqueue(event: WebhookEvent, resendOf?: number): DeliveryRecord {
+    const url = this.options.urlFor(event.kind, event.applicationId) ?? null;
     const record: DeliveryRecord = {
       id: this.nextId++,
       kind: event.kind,
+      applicationId: event.applicationId,
       url,
       resourceId: event.resourceId,
       eventStatus: event.eventStatus,
       state: url === null ? 'not-configured' : 'pending',
       attempts: [],
+      ...(resendOf !== undefined ? { resendOf } : {}),
     };
     this.records.push(record);
+    this.events.set(record.id, event);
     const max = this.options.maxRecords ?? 10_000;
-    if (this.records.length > max) this.records.splice(0, this.records.length - max);
+    if (this.records.length > max) for (const dropped of this.records.splice(0, this.records.length - max)) this.events.delete(dropped.id);
     if (url !== null && !this.closed) this.schedule(record, event, 0, 0);
+    this.options.onChange?.();
     return record;
+  }
+
+  /** Queues the event of delivery `id` again, to the URL configured now (a new delivery, counter from 0). */
+  resend(id: number): DeliveryRecord | undefined {
+    const event = this.events.get(id);
+    return event === undefined ? undefined : this.enqueue(event, id);
   }
 
   deliveries(): readonly DeliveryRecord[] {
@@ -108,8 +130,10 @@ export class WebhookQueue {
   }
 
   private schedule(record: DeliveryRecord, event: WebhookEvent, index: number, delayMs: number): void {
+    record.nextAttemptAt = new Date(Date.now() + delayMs).toISOString();
     const timer = setTimeout(() => {
       this.timers.delete(timer);
+      delete record.nextAttemptAt;
       void this.attempt(record, event, index);
     }, delayMs);
     this.timers.add(timer);
@@ -145,15 +169,12 @@ export class WebhookQueue {
     );
     if (ok) {
       record.state = 'delivered';
-      return;
-    }
-    const attemptsMade = index + 1;
-    if (faults.has('webhook-no-retry') || attemptsMade >= retry.maxAttempts || ('fatal' in outcome && outcome.fatal)) {
+    } else if (faults.has('webhook-no-retry') || index + 1 >= retry.maxAttempts || ('fatal' in outcome && outcome.fatal)) {
       record.state = 'failed';
-      return;
+    } else {
+      this.schedule(record, event, index + 1, Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index));
     }
-    const delay = Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index);
-    this.schedule(record, event, index + 1, delay);
+    this.options.onChange?.();
   }
 
   private send(

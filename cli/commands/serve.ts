@@ -22,7 +22,8 @@ import { describeListenTls, resolveListenTls, TLS_LISTEN_HELP, TLS_LISTEN_OPTION
 const USAGE = `usage: payconform serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--fault NAME ...] [--list-faults]
        [--webhook-url URL] [--payment-webhook-url URL] [--payout-webhook-url URL] [--refund-webhook-url URL]
        [--signing-key FILE] [--lifecycle-ms N] [--require-signature-all] [--quiet]
-       ${TLS_LISTEN_USAGE}
+       [--no-portal] [--portal-any-host] ${TLS_LISTEN_USAGE}
+The sandbox portal is served at /portal (loopback host names only unless --portal-any-host); --no-portal turns it off.
 ${TLS_LISTEN_HELP}
 credentials from the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_KEY_ID,
 PAYCONFORM_PUBLIC_KEY (base64 raw or PEM), PAYCONFORM_MERCHANT_ID; otherwise development credentials are generated.`;
@@ -90,6 +91,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         'lifecycle-ms': { type: 'string' },
         'require-signature-all': { type: 'boolean' },
         quiet: { type: 'boolean' },
+        'no-portal': { type: 'boolean' },
+        'portal-any-host': { type: 'boolean' },
         ...TLS_LISTEN_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
@@ -174,6 +177,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     requireSignatureOnCommitCancelRefund: values['require-signature-all'] === true || config.requireSignatureAll === true,
     ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),
     log: quiet ? () => {} : (line) => io.stdout(`${new Date().toISOString()} ${line}\n`),
+    ...(values['no-portal'] === true ? {} : { extensions: [await portalExtension(values['portal-any-host'] === true)] }),
   };
 
   let service: RunningReferenceService;
@@ -197,12 +201,18 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     process.on('SIGTERM', stop);
   });
   if (listenTls !== undefined) io.stdout(`${describeListenTls(listenTls)}\n`);
-  io.stdout(describe(service, applications.length === 0, webhookUrls, lifecycleDelayMs ?? 0));
+  io.stdout(describe(service, applications.length === 0, webhookUrls, lifecycleDelayMs ?? 0, values['no-portal'] !== true));
   await stopped;
   return EXIT.ok;
 }
 
-function describe(s: RunningReferenceService, generated: boolean, urls: Record<string, string | undefined>, lifecycleMs: number): string {
+/** The portal, loaded only when served (with the client audit's signature diagnosis). */
+async function portalExtension(anyHost: boolean): Promise<NonNullable<ReferenceServiceOptions['extensions']>[number]> {
+  const [{ createPortal }, { diagnoseForPortal }] = await Promise.all([import('../../server/portal/index.js'), import('../portal-diagnosis.js')]);
+  return createPortal({ allowNonLoopbackHosts: anyHost, diagnose: diagnoseForPortal });
+}
+
+function describe(s: RunningReferenceService, generated: boolean, urls: Record<string, string | undefined>, lifecycleMs: number, portal: boolean): string {
   const out: string[] = [];
   if (s.faults.length > 0) {
     const bar = '!'.repeat(78);
@@ -233,6 +243,8 @@ function describe(s: RunningReferenceService, generated: boolean, urls: Record<s
   for (const t of copTriggers) out.push(`  ${JSON.stringify(t.holderName).padEnd(24)} → ${String(t.copStatus)}`);
   out.push('', `lifecycle: ${lifecycleMs > 0 ? `every ${lifecycleMs} ms` : 'only through POST /sandbox/payouts/{id}/advance and /sandbox/refunds/{id}/advance'}; amount pence .91 → FAILED, .92 → HELD, .93 → RETURNED, else PROCESSED`);
   out.push(`webhooks: payment ${urls.payment ?? '(none)'}, payout ${urls.payout ?? '(none)'}, refund ${urls.refund ?? '(none)'}`);
-  out.push(`webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.baseUrl}/sandbox/`, 'Ctrl-C stops.', '');
+  out.push(`webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.baseUrl}/sandbox/`);
+  if (portal) out.push(`portal: ${s.baseUrl}/portal   (Balances, Payments, Settings, Requests, Webhooks, Sandbox)`);
+  out.push('Ctrl-C stops.', '');
   return out.join('\n') + '\n';
 }

@@ -85,7 +85,7 @@ function store(ctx: ServiceContext, payout: Payout): void {
 export const createPayout: RouteHandler = async (ctx, request) => {
   let app: Application;
   try {
-    app = await ctx.auth.verifySigned(request.http);
+    app = request.asApplication ?? (await ctx.auth.verifySigned(request.http));
   } catch (error) {
     if (ctx.faults.has('creates-on-rejection') && error instanceof HttpError && error.status === 401) {
       // Fault: the rejected request still takes effect when its body is otherwise acceptable.
@@ -107,7 +107,7 @@ export const createPayout: RouteHandler = async (ctx, request) => {
 
 /** The caller's payout and the rule's verdict on moving it: 404 when not theirs, 409 when not AWAITING_COMMIT. */
 async function moveOwnPayout(ctx: ServiceContext, request: RouteRequest, rule: typeof commitRule | typeof cancelRule): Promise<Payout> {
-  const app = await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund);
+  const app = request.asApplication ?? (await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund));
   requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE, 'application/json']);
   if (request.http.body.length > 0) requireContentType(request.http.headers, [PAYOUT_MEDIA_TYPE]);
   const id = request.params.payoutId ?? '';

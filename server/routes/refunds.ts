@@ -16,7 +16,7 @@ const ARBITRARY_ACCOUNT: Account = { name: 'Arbitrary Recipient Ltd', accountNum
 
 const handleRefund: RouteHandler = async (ctx, request) => {
   const { faults, state } = ctx;
-  const app = await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund);
+  const app = request.asApplication ?? (await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund));
   if (request.params.merchantId !== app.merchantId || request.params.applicationId !== app.applicationId) {
     throw new HttpError(403, 'merchant_mismatch', 'merchantId and applicationId in the path must be those of the authenticated application');
   }
