@@ -1,5 +1,6 @@
 // Benchmark: signed payout creation over loopback against the reference service, beside a bare node:http server that
-// only verifies the same signature (the limit). Servers run in a child process; this process signs and sends.
+// only verifies the same signature (the limit), and the service with its portal watched by 16 live views (every
+// request then fans out a change event: the portal must not slow the API). Servers run in a child process; this process signs and sends.
 // Rounds alternate between the two servers (the machine is shared and noisy); each reports its best round.
 // Usage: npx tsx bench/reference-service.ts [--json] [--requests N] [--concurrency C] [--rounds R]
 import { fork } from 'node:child_process';
@@ -31,12 +32,16 @@ const RUN_TIMEOUT_MS = 60_000;
 async function serveChild(kind: string, creds: Credentials): Promise<void> {
   const privateKey = parseEd25519PrivateKey(creds.seed);
   let port: number;
-  if (kind === 'reference') {
+  if (kind === 'reference' || kind === 'portal') {
+    const { createPortal } = await import('../server/portal/index.js');
     const service = await startReferenceService({
       applications: [{ ...creds, publicKey: privateKey.publicKey, payInAccountSelector: 'main-account' }],
       seedPayments: false,
+      ...(kind === 'portal' ? { extensions: [createPortal()] } : {}),
     });
     port = service.port;
+    // 16 open live views (the portal's cap), each reading its event stream.
+    if (kind === 'portal') for (let i = 0; i < 16; i++) http.get(`${service.baseUrl}/portal/events`, (res) => res.resume());
   } else {
     const nonceStore = new MemoryNonceStore();
     // One record, as the service keeps one per application (verifyRequest caches the secret's digest per record).
@@ -165,7 +170,7 @@ async function main(): Promise<void> {
   };
   const best = new Map<string, Result>();
   for (let round = 0; round < rounds; round++) {
-    for (const [name, kind] of [['bare-node-http-verify', 'bare'], ['reference-service', 'reference']] as const) {
+    for (const [name, kind] of [['bare-node-http-verify', 'bare'], ['reference-service', 'reference'], ['reference-service-portal-16-live', 'portal']] as const) {
       const child = await startChild(kind, creds);
       try {
         const r = await measure(name, child.port, creds, total, concurrency);
@@ -182,8 +187,9 @@ async function main(): Promise<void> {
   } else {
     process.stdout.write(`signed POST /api/payouts over loopback, ${total} requests, ${concurrency} connections (after ${WARMUP} warm-up), best of ${rounds} alternating rounds\n`);
     for (const r of results) process.stdout.write(`  ${r.name.padEnd(24)} ${String(r.opsPerSec).padStart(9)} req/s   p99 ${r.p99Ms} ms   (${r.ok} accepted, ${r.failed} other)\n`);
-    const [limit, ref] = results;
+    const [limit, ref, portal] = results;
     if (limit && ref) process.stdout.write(`  ratio reference/limit: ${(ref.opsPerSec / limit.opsPerSec).toFixed(2)} (target 0.8)\n`);
+    if (ref && portal) process.stdout.write(`  ratio with-portal/reference: ${(portal.opsPerSec / ref.opsPerSec).toFixed(2)} (the portal should cost nothing: about 1.0)\n`);
   }
 }
 
