@@ -49,11 +49,11 @@ describe('npm run bench (bench/run.ts), tiny mode', () => {
     expect(r.stdout + r.stderr).not.toContain('test-only-bench-application-secret');
   });
 
-  it('with --server-requests, adds the loopback server benchmark: two JSON lines with req/s and p99', () => {
+  it('with --server-requests, adds the loopback server benchmark: one JSON line per server (bare, service, service with 16 live portal views) with req/s and p99', () => {
     const r = runBench(['--json', ...TINY.slice(0, -2), '--server-requests', '20', '--server-rounds', '1']);
     expect(r.status).toBe(0);
     const parsed = r.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(parsed.map((p) => p['name'])).toEqual([...EXPECTED_NAMES, 'bare-node-http-verify', 'reference-service']);
+    expect(parsed.map((p) => p['name'])).toEqual([...EXPECTED_NAMES, 'bare-node-http-verify', 'reference-service', 'reference-service-portal-16-live']);
     for (const p of parsed.slice(EXPECTED_NAMES.length)) {
       expect(Object.keys(p).sort()).toEqual(['name', 'opsPerSec', 'p99Ms']);
       expect(p['opsPerSec'] as number).toBeGreaterThan(0);
