@@ -1,7 +1,7 @@
 // Wires the signing core's verifyRequest (the 12-step order) for the service, and the weakened copies the faults need.
 import type { Ed25519Backend, Ed25519PublicKey } from '../src/ed25519/backend.js';
 import { nodeBackend } from '../src/ed25519/node-backend.js';
-import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
+import { MemoryNonceStore, type NonceOwner, type NonceStore } from '../src/profile/nonce-store.js';
 import { createVerificationPolicy, type PolicyEnforcement } from '../src/profile/verification-policy.js';
 import { verifyRequest, type ApplicationRecord } from '../src/profile/verify-request.js';
 import { parseSignature, parseSignatureInput } from '../src/signatures/signature-fields.js';
@@ -16,11 +16,11 @@ class RacyNonceStore implements NonceStore {
   has(nonce: string, now: number): boolean {
     return this.inner.has(nonce, now);
   }
-  async checkAndRecord(nonce: string, now: number, expiresAt: number): Promise<boolean> {
+  async checkAndRecord(nonce: string, now: number, expiresAt: number, owner?: NonceOwner): Promise<boolean> {
     const seen = this.inner.has(nonce, now);
     await new Promise((resolve) => setTimeout(resolve, 20));
     if (seen) return false;
-    this.inner.checkAndRecord(nonce, now, expiresAt);
+    this.inner.checkAndRecord(nonce, now, expiresAt, owner);
     return true;
   }
 }

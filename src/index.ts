@@ -87,7 +87,7 @@ export {
   type VerificationPolicy,
 } from './profile/verification-policy.js';
 export { verifyErrorCodes, type VerifyErrorCode } from './profile/verify-error-codes.js';
-export { MemoryNonceStore, type MemoryNonceStoreOptions, type NonceStore } from './profile/nonce-store.js';
+export { MemoryNonceStore, type MemoryNonceStoreOptions, type NonceOwner, type NonceStore } from './profile/nonce-store.js';
 export { applySignedHeaders, signRequest, type SignOptions, type SigningCredentials, type SignResult } from './profile/sign-request.js';
 export { verifyRequest, type ApplicationRecord, type VerifyOptions, type VerifyResult } from './profile/verify-request.js';
 

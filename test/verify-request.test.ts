@@ -226,6 +226,28 @@ describe('verifyRequest: nonce handling and hostile input', () => {
     expectFailure(await verifyRequest(signed(unsigned, { nonce: 'b' }), options({ nonceStore: full })), 'NONCE_STORE_UNAVAILABLE', 11);
   });
 
+  it('step 11 names the owner (application and key) to the store; a full share refuses that application only', async () => {
+    const owners: unknown[] = [];
+    const memory = new MemoryNonceStore({ maxEntries: 10, maxEntriesPerApplication: 1 });
+    const spy: NonceStore = {
+      has: (n, now) => memory.has(n, now),
+      checkAndRecord: (n, now, expiresAt, owner) => {
+        owners.push(owner);
+        return memory.checkAndRecord(n, now, expiresAt, owner);
+      },
+    };
+    const other: ApplicationRecord = { secret: 'test-only-secret-2', publicKeys: new Map([['key-2', keys.clientEd25519.publicKey]]) };
+    const resolveTwo = (id: string) => (id === 'app-1' ? application : id === 'app-2' ? other : undefined);
+    const fromApp2 = (nonce: string) => signed(unsigned, { nonce, creds: { applicationId: 'app-2', applicationSecret: 'test-only-secret-2', keyId: 'key-2' } });
+    expect((await verifyRequest(signed(unsigned, { nonce: 'a' }), options({ nonceStore: spy, resolveApplication: resolveTwo }))).ok).toBe(true);
+    expect(owners).toEqual([{ applicationId: 'app-1', keyId: 'key-1' }]);
+    const refused = await verifyRequest(signed(unsigned, { nonce: 'b' }), options({ nonceStore: spy, resolveApplication: resolveTwo }));
+    expectFailure(refused, 'NONCE_STORE_UNAVAILABLE', 11);
+    expect(refused.ok || refused.message).toContain('share');
+    expect((await verifyRequest(fromApp2('c'), options({ nonceStore: spy, resolveApplication: resolveTwo }))).ok).toBe(true);
+    expect(owners.at(-1)).toEqual({ applicationId: 'app-2', keyId: 'key-2' });
+  });
+
   it('never throws on hostile requests or throwing callbacks', async () => {
     const s = signed();
     const hostile: unknown[] = [null, undefined, 42, {}, { ...s, headers: null }, { ...s, body: 'text' }, { ...s, headers: [[1, 2]] }, { ...s, url: 42 }];

@@ -329,7 +329,7 @@ function verifyFromStep5(c: Checked): Outcome {
   if (!c.checkReplay) return accept(c, applicationId, base.base);
   let recorded: boolean | Promise<boolean>;
   try {
-    recorded = options.nonceStore.checkAndRecord(c.nonce, c.now, Math.max(c.created + policy.maxAgeSeconds, c.now));
+    recorded = options.nonceStore.checkAndRecord(c.nonce, c.now, Math.max(c.created + policy.maxAgeSeconds, c.now), { applicationId, keyId: c.keyId });
   } catch (error) {
     return storeUnavailable(11, error);
   }
