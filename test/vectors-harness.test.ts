@@ -66,7 +66,9 @@ describe('vectors run: the example Python adapter (vectors/adapters/python/adapt
     expect(r.stdout).toContain(`${TOTAL} cases: ${TOTAL} passed, 0 failed, 0 skipped`);
     expect(r.status).toBe(0);
     const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
-    expect(report.summary).toEqual({ total: TOTAL, passed: TOTAL, failed: 0, skipped: 0 });
+    expect(report.summary).toEqual({ total: TOTAL, passed: TOTAL, failed: 0, skipped: 0, inexpressible: 0 });
+    expect(report.protocol).toBe(2);
+    expect(report.implementation?.name).toMatch(/python/i);
     expect(report.cases.every((c) => c.status === 'pass')).toBe(true);
     const xml = readFileSync(junit, 'utf8');
     expect(xml.match(/<testcase /g)?.length).toBe(TOTAL);
@@ -110,7 +112,10 @@ describe('vectors run: the library\'s own adapter (vectors/adapters/node/adapter
 
 describe('vectors run: broken implementations get a clear error per case and a bounded run', () => {
   it('a crashing adapter: the case it crashed on and every later case fail; stderr is reported; exit 1', async () => {
-    const crash = script('crash.mjs', "process.stdin.once('data', () => { console.error('adapter: segfault in sign()'); process.exit(3); });\n");
+    const crash = script(
+      'crash.mjs',
+      "import { createInterface } from 'node:readline';\nfor await (const line of createInterface({ input: process.stdin })) {\n  const m = JSON.parse(line);\n  if (m.op === 'hello') { console.log(JSON.stringify({ id: m.id, unsupported: true })); continue; }\n  console.error('adapter: segfault in sign()'); process.exit(3);\n}\n",
+    );
     const json = join(work, 'crash.json');
     const started = Date.now();
     const r = await run(['vectors', 'run', '--exec', node(crash), '--only', few.join(','), '--report', `json:${json}`]);
@@ -126,7 +131,11 @@ describe('vectors run: broken implementations get a clear error per case and a b
 
   it('a hanging adapter: each case times out, the run stops after 3 silent cases, and the child is killed', async () => {
     const pidFile = join(work, 'hang.pid');
-    const hang = script('hang.mjs', `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.stdin.resume();\nsetInterval(() => {}, 1000);\n`);
+    // Answers the handshake, then never again.
+    const hang = script(
+      'hang.mjs',
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.stdin.once('data', (d) => console.log(JSON.stringify({ id: JSON.parse(String(d).split('\\n')[0]).id, result: { protocol: 2, implementation: { name: 'hang' } } })));\nsetInterval(() => {}, 1000);\n`,
+    );
     const json = join(work, 'hang.json');
     const started = Date.now();
     const r = await run(['vectors', 'run', '--exec', node(hang), '--only', few.join(','), '--timeout-ms', '300', '--report', `json:${json}`]);
@@ -181,6 +190,55 @@ describe('vectors run: broken implementations get a clear error per case and a b
   });
 });
 
+describe('vectors run: protocol 2 (handshake, cannot express, structured errors)', () => {
+  it('an adapter silent at the handshake ends the run after --startup-timeout-ms, naming the handshake', async () => {
+    const silent = script('silent.mjs', 'process.stdin.resume();\nsetInterval(() => {}, 1000);\n');
+    const json = join(work, 'silent.json');
+    const started = Date.now();
+    const r = await run(['vectors', 'run', '--exec', node(silent), '--only', few.join(','), '--timeout-ms', '200', '--startup-timeout-ms', '400', '--report', `json:${json}`]);
+    expect(r.code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
+    expect(report.aborted).toMatch(/did not answer the "hello" handshake within 400 ms/);
+    expect(report.cases.every((c) => c.status === 'fail' && c.message?.startsWith('not run:'))).toBe(true);
+  });
+
+  it('an adapter choosing a protocol the harness does not speak ends the run with both versions named', async () => {
+    const future = script('future.mjs', "import { createInterface } from 'node:readline';\nfor await (const line of createInterface({ input: process.stdin })) console.log(JSON.stringify({ id: JSON.parse(line).id, result: { protocol: 9 } }));\n");
+    const r = await run(['vectors', 'run', '--exec', node(future), '--only', few.join(',')]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('run stopped early: the implementation chose protocol 9; this harness speaks 1 and 2');
+  });
+
+  it('cannotExpress is its own status (exit 0, --strict exit 1) carrying the deviation; an error object is a failure with its message', async () => {
+    const partial = script(
+      'partial.mjs',
+      [
+        "import { createInterface } from 'node:readline';",
+        'for await (const line of createInterface({ input: process.stdin })) {',
+        '  const m = JSON.parse(line);',
+        "  if (m.op === 'hello') console.log(JSON.stringify({ id: m.id, result: { protocol: 2, implementation: { name: 'partial-lib', version: '1.2.3' } } }));",
+        "  else if (m.op === 'sign') console.log(JSON.stringify({ id: m.id, error: { message: 'key import failed' } }));",
+        "  else console.log(JSON.stringify({ id: m.id, cannotExpress: { deviation: 'path-query', reason: 'no @path hook' } }));",
+        '}',
+      ].join('\n'),
+    );
+    const json = join(work, 'partial.json');
+    const only = few.filter((id) => id !== 'sign-post-payout').join(',');
+    const lenient = await run(['vectors', 'run', '--exec', node(partial), '--only', only, '--report', `json:${json}`]);
+    expect(lenient.code).toBe(0);
+    expect(lenient.out).toContain('implementation: partial-lib 1.2.3 (protocol 2)');
+    expect(lenient.out).toContain('4 cases: 0 passed, 0 failed, 0 skipped, 4 cannot be expressed');
+    const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
+    expect(report.implementation).toEqual({ name: 'partial-lib', version: '1.2.3' });
+    expect(report.cases.every((c) => c.status === 'inexpressible' && c.deviation === 'path-query' && c.message === 'implementation cannot express this case (path-query): no @path hook')).toBe(true);
+    expect((await run(['vectors', 'run', '--exec', node(partial), '--only', only, '--strict'])).code).toBe(1);
+    const failed = await run(['vectors', 'run', '--exec', node(partial), '--only', 'sign-post-payout']);
+    expect(failed.code).toBe(1);
+    expect(failed.out).toContain('FAIL sign-post-payout (request-signing.json, sign): implementation reported an error: key import failed');
+  });
+});
+
 describe('vectors run: usage errors exit 2', () => {
   it.each([
     [['vectors', 'run'], /--exec "CMD" is required/],
@@ -209,6 +267,6 @@ describe('vectors run: usage errors exit 2', () => {
 
   it('--help prints the protocol summary and exits 0, from the outside', () => {
     const out = execFileSync(process.execPath, ['bin/payconform.js', 'vectors', 'run', '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
-    expect(out).toContain('exit codes: 0 all cases passed, 1 any case failed, 2 usage error');
+    expect(out).toContain('exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --strict), 1 any case failed, 2 usage error');
   });
 });

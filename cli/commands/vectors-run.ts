@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadVectorSet } from '../../vectors/harness/load.js';
 import { formatConsole, formatJson, formatJunit, parseReportSpec, type ReportSpec } from '../../vectors/harness/report.js';
-import { exitCodeOf, runVectors } from '../../vectors/harness/run.js';
+import { STARTUP_TIMEOUT_MS, exitCodeOf, runVectors } from '../../vectors/harness/run.js';
 import { EXIT, UsageError, type CliIo } from '../io.js';
 
 const HELP = `usage: payconform vectors run --exec "CMD" [options]
@@ -17,12 +17,13 @@ options:
   --report json:PATH    write a JSON report (repeatable; also junit:PATH)
   --only ID,...         run only these case ids (repeatable)
   --timeout-ms N        per-case answer timeout (default 5000)
+  --startup-timeout-ms N  how long the adapter may take to start and answer the "hello" handshake (default 30000)
   --dir DIR             vector directory (default: the vectors shipped with payconform)
   --ignore-codes        compare valid/invalid only, not the error codes
-  --strict              count unsupported cases as failures
+  --strict              count unsupported and inexpressible cases as failures
   --verbose             list passing cases too
 
-exit codes: 0 all cases passed, 1 any case failed, 2 usage error
+exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --strict), 1 any case failed, 2 usage error
 `;
 
 const DEFAULT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../vectors');
@@ -32,6 +33,7 @@ interface Options {
   reports: ReportSpec[];
   only: string[];
   timeoutMs: number;
+  startupTimeoutMs: number;
   dir: string;
   ignoreCodes: boolean;
   strict: boolean;
@@ -39,7 +41,7 @@ interface Options {
 }
 
 function parseArgs(args: readonly string[]): Options | 'help' {
-  const options: Options = { reports: [], only: [], timeoutMs: 5000, dir: DEFAULT_DIR, ignoreCodes: false, strict: false, verbose: false };
+  const options: Options = { reports: [], only: [], timeoutMs: 5000, startupTimeoutMs: STARTUP_TIMEOUT_MS, dir: DEFAULT_DIR, ignoreCodes: false, strict: false, verbose: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const value = (): string => {
@@ -63,11 +65,13 @@ function parseArgs(args: readonly string[]): Options | 'help' {
       case '--only':
         options.only.push(...value().split(',').map((s) => s.trim()).filter((s) => s !== ''));
         break;
-      case '--timeout-ms': {
+      case '--timeout-ms':
+      case '--startup-timeout-ms': {
         const text = value();
         const n = Number(text);
-        if (!/^\d+$/.test(text) || n < 1 || n > 600_000) throw new UsageError(`--timeout-ms expects an integer from 1 to 600000, got ${JSON.stringify(text)}`);
-        options.timeoutMs = n;
+        if (!/^\d+$/.test(text) || n < 1 || n > 600_000) throw new UsageError(`${arg} expects an integer from 1 to 600000, got ${JSON.stringify(text)}`);
+        if (arg === '--timeout-ms') options.timeoutMs = n;
+        else options.startupTimeoutMs = n;
         break;
       }
       case '--dir':
@@ -117,6 +121,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     cases,
     keys: set.keys,
     timeoutMs: options.timeoutMs,
+    startupTimeoutMs: options.startupTimeoutMs,
     ignoreCodes: options.ignoreCodes,
   });
   io.stdout(formatConsole(report, options.verbose));

@@ -1,7 +1,12 @@
 // Grades one adapter answer against a case's expected output. Pure: no I/O, never throws on odd answers.
 import type { VectorCase } from '../format.js';
 
-export type CaseStatus = 'pass' | 'fail' | 'skip';
+/**
+ * `skip`: the implementation has no such op (`unsupported`). `inexpressible`: it has the op, but the library cannot be
+ * configured to follow the profile rule this case exercises (`cannotExpress`, protocol 2); like a skip, it fails the
+ * run only with `--strict`, and it names the deviation so the interop matrix can explain it.
+ */
+export type CaseStatus = 'pass' | 'fail' | 'skip' | 'inexpressible';
 
 export interface Grade {
   readonly status: CaseStatus;
@@ -9,6 +14,8 @@ export interface Grade {
   readonly message?: string;
   readonly expected?: unknown;
   readonly received?: unknown;
+  /** For `inexpressible`: the profile deviation the adapter named. */
+  readonly deviation?: string;
 }
 
 export interface CompareOptions {
@@ -70,7 +77,15 @@ export function gradeAnswer(vector: VectorCase, answer: Record<string, unknown>,
   if (answer.unsupported === true) {
     return { status: 'skip', message: `implementation does not support op "${vector.op}"${typeof answer.reason === 'string' ? `: ${answer.reason}` : ''}` };
   }
+  if (answer.cannotExpress !== undefined && answer.cannotExpress !== false) {
+    const c = answer.cannotExpress;
+    const deviation = isObject(c) && typeof c.deviation === 'string' ? c.deviation : undefined;
+    const reason = isObject(c) && typeof c.reason === 'string' ? c.reason : typeof c === 'string' ? c : 'no reason given';
+    return { status: 'inexpressible', message: `implementation cannot express this case${deviation ? ` (${deviation})` : ''}: ${reason}`, ...(deviation ? { deviation } : {}) };
+  }
+  // Protocol 1 sends the error as a string; protocol 2 as {"message", "detail"?}.
   if (typeof answer.error === 'string') return fail(`implementation reported an error: ${answer.error}`);
+  if (isObject(answer.error) && typeof answer.error.message === 'string') return fail(`implementation reported an error: ${answer.error.message}`, undefined, answer.error);
   const result = answer.result;
   if (!isObject(result)) return fail('answer has neither "result" (an object), "error" nor "unsupported"', vector.expected, answer);
 

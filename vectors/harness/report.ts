@@ -19,11 +19,13 @@ export function parseReportSpec(text: string): ReportSpec | { readonly error: st
   return { format, path };
 }
 
-const MARK: Readonly<Record<CaseReport['status'], string>> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' };
+const MARK: Readonly<Record<CaseReport['status'], string>> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP', inexpressible: 'CANNOT' };
 
 /** Failures and skips one per line, then the summary. Passing cases only with `verbose`. */
 export function formatConsole(report: HarnessReport, verbose = false): string {
   const lines: string[] = [];
+  const impl = report.implementation;
+  if (impl) lines.push(`implementation: ${impl.name}${impl.version ? ` ${impl.version}` : ''} (protocol ${report.protocol})`, '');
   for (const c of report.cases) {
     if (c.status === 'pass' && !verbose) continue;
     lines.push(`${MARK[c.status]} ${c.id} (${c.file}, ${c.op})${c.message ? `: ${c.message}` : ''}`);
@@ -31,7 +33,8 @@ export function formatConsole(report: HarnessReport, verbose = false): string {
   if (report.aborted) lines.push('', `run stopped early: ${report.aborted}`);
   if (report.adapterStderr) lines.push('', 'implementation stderr (last lines):', ...report.adapterStderr.split('\n').map((l) => `  ${l}`));
   const s = report.summary;
-  lines.push('', `${s.total} cases: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (${report.durationMs} ms)`, '');
+  const cannot = s.inexpressible > 0 ? `, ${s.inexpressible} cannot be expressed` : '';
+  lines.push('', `${s.total} cases: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${cannot} (${report.durationMs} ms)`, '');
   return lines.join('\n');
 }
 
@@ -45,17 +48,17 @@ export function formatJunit(report: HarnessReport): string {
   for (const c of report.cases) byFile.set(c.file, [...(byFile.get(c.file) ?? []), c]);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const s = report.summary;
-  out.push(`<testsuites name="payconform vectors" tests="${s.total}" failures="${s.failed}" skipped="${s.skipped}" time="${(report.durationMs / 1000).toFixed(3)}">`);
+  out.push(`<testsuites name="payconform vectors" tests="${s.total}" failures="${s.failed}" skipped="${s.skipped + s.inexpressible}" time="${(report.durationMs / 1000).toFixed(3)}">`);
   for (const [file, cases] of byFile) {
     const failures = cases.filter((c) => c.status === 'fail').length;
-    const skipped = cases.filter((c) => c.status === 'skip').length;
+    const skipped = cases.filter((c) => c.status === 'skip' || c.status === 'inexpressible').length;
     const time = cases.reduce((t, c) => t + c.durationMs, 0) / 1000;
     out.push(`  <testsuite name="${xmlEscape(file)}" tests="${cases.length}" failures="${failures}" skipped="${skipped}" time="${time.toFixed(3)}">`);
     for (const c of cases) {
       const open = `    <testcase classname="${xmlEscape(file)}" name="${xmlEscape(c.id)}" time="${(c.durationMs / 1000).toFixed(3)}"`;
       if (c.status === 'pass') {
         out.push(`${open}/>`);
-      } else if (c.status === 'skip') {
+      } else if (c.status === 'skip' || c.status === 'inexpressible') {
         out.push(`${open}>`, `      <skipped message="${xmlEscape(c.message ?? '')}"/>`, '    </testcase>');
       } else {
         const detail = JSON.stringify({ expected: c.expected, received: c.received }, null, 2);

@@ -3,7 +3,8 @@
 
 Speaks the harness protocol of `payconform vectors run --exec "python3 vectors/adapters/python/adapter.py"`:
 one JSON object per line on stdin ({"id", "op", "input"}), one answer per line on stdout
-({"id", "result": {...}} or {"id", "error": "..."} or {"id", "unsupported": true}). See vectors/README.md.
+({"id", "result": {...}} or {"id", "error": {"message"}} or {"id", "unsupported": true}), after answering the
+"hello" handshake with protocol 2. See vectors/README.md.
 
 Only the standard library and the `cryptography` package. Written from the service spec and the vector README,
 not translated from payconform's TypeScript: it is the example another language starts from.
@@ -877,15 +878,34 @@ OPS = {
 }
 
 
+PROTOCOL = 2
+
+
+def hello():
+    """The handshake answer (protocol 2): the version chosen and what runs behind this adapter."""
+    import cryptography
+    return {
+        "protocol": PROTOCOL,
+        "implementation": {
+            "name": "payconform Python adapter (standard library + cryptography)",
+            "version": "python %d.%d.%d, cryptography %s" % (sys.version_info[:3] + (cryptography.__version__,)),
+            "configuration": "an independent implementation of the profile, written from the spec and vectors/README.md",
+        },
+        "ops": sorted(OPS),
+    }
+
+
 def answer(message):
     case_id = message.get("id")
+    if message.get("op") == "hello":
+        return {"id": case_id, "result": hello()}
     handler = OPS.get(message.get("op"))
     if handler is None:
         return {"id": case_id, "unsupported": True}
     try:
         return {"id": case_id, "result": handler(message["input"])}
     except Exception as e:  # an adapter bug, reported per case rather than crashing the run
-        return {"id": case_id, "error": "%s: %s" % (type(e).__name__, e)}
+        return {"id": case_id, "error": {"message": "%s: %s" % (type(e).__name__, e)}}
 
 
 def main():
@@ -895,7 +915,7 @@ def main():
         try:
             message = json.loads(line)
         except ValueError as e:
-            reply = {"id": None, "error": "request is not JSON: %s" % e}
+            reply = {"id": None, "error": {"message": "request is not JSON: %s" % e}}
         else:
             reply = answer(message)
         sys.stdout.write(json.dumps(reply) + "\n")
