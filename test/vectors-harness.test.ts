@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import type { HarnessReport } from '../vectors/harness/run.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { loadVectorSet, messageInput } from '../vectors/harness/load.js';
+import { helloMessage, type HarnessReport } from '../vectors/harness/run.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -268,5 +270,39 @@ describe('vectors run: usage errors exit 2', () => {
   it('--help prints the protocol summary and exits 0, from the outside', () => {
     const out = execFileSync(process.execPath, ['bin/payconform.js', 'vectors', 'run', '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
     expect(out).toContain('exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --strict), 1 any case failed, 2 usage error');
+  });
+});
+
+describe('vectors run: the protocol is versioned with a JSON Schema per message (vectors/harness/protocol/)', () => {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  const schema = (name: string) => ajv.compile(JSON.parse(readFileSync(join(root, `vectors/harness/protocol/${name}.schema.json`), 'utf8')) as object);
+  const helloRequest = schema('hello-request');
+  const helloAnswer = schema('hello-answer');
+  const caseRequest = schema('case-request');
+  const caseAnswer = schema('case-answer');
+
+  it('the handshake and every case request the harness writes match their schemas', async () => {
+    expect(helloRequest(helloMessage(5000)), JSON.stringify(helloRequest.errors)).toBe(true);
+    const set = await loadVectorSet(join(root, 'vectors'));
+    for (const { vector } of set.cases) {
+      const ok = caseRequest({ id: vector.id, op: vector.op, input: messageInput(set.keys, vector) });
+      expect(ok, `${vector.id}: ${JSON.stringify(caseRequest.errors)}`).toBe(true);
+    }
+    expect(caseRequest({ id: '#hello', op: 'hello', input: {} })).toBe(false);
+  });
+
+  it('every line a third-party adapter prints (result, unsupported, cannotExpress) and the Node adapters\' handshakes match', async () => {
+    const log = join(work, 'answers.ndjson');
+    const adapter = join(root, 'vectors/adapters/http-message-sig/adapter.ts');
+    await run(['vectors', 'run', '--exec', `"${process.execPath}" --import tsx "${adapter}" | tee "${log}"`, '--timeout-ms', '20000']);
+    const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; result?: unknown; cannotExpress?: unknown; unsupported?: unknown });
+    expect(helloAnswer(lines[0]), JSON.stringify(helloAnswer.errors)).toBe(true);
+    expect(lines.length).toBe(TOTAL + 1);
+    for (const line of lines.slice(1)) expect(caseAnswer(line), `${line.id}: ${JSON.stringify(caseAnswer.errors)}`).toBe(true);
+    expect(lines.some((l) => l.cannotExpress !== undefined) && lines.some((l) => l.unsupported === true) && lines.some((l) => l.result !== undefined)).toBe(true);
+    // The schema rejects what the harness would also not accept as an answer.
+    expect(caseAnswer({ id: 'x', result: {}, error: 'both' })).toBe(false);
+    expect(caseAnswer({ id: 'x', cannotExpress: { reason: 'no deviation named' } })).toBe(false);
+    expect(caseAnswer({ id: 'x', error: { message: 'key import failed' } })).toBe(true);
   });
 });

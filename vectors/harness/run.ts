@@ -69,6 +69,11 @@ function tail(text: string, lines = 8): string {
   return text.trimEnd().split('\n').slice(-lines).join('\n');
 }
 
+/** The first line the harness writes (schema: protocol/hello-request.schema.json). */
+export function helloMessage(caseTimeoutMs: number): Record<string, unknown> {
+  return { id: HELLO_ID, op: 'hello', input: { protocolVersions: PROTOCOL_VERSIONS, harness: 'payconform vectors run', caseTimeoutMs } };
+}
+
 type Handshake =
   | { readonly protocol: number; readonly implementation?: ImplementationInfo }
   | { readonly aborted: string };
@@ -90,8 +95,8 @@ function implementationInfo(value: unknown): ImplementationInfo | undefined {
  * op (or prints something that is not JSON), and the run goes on in protocol 1. No answer at all, or an exit, ends
  * the run: every protocol version requires one answer line per request line.
  */
-async function handshake(adapter: AdapterProcess, timeoutMs: number): Promise<Handshake> {
-  if (!adapter.send({ id: HELLO_ID, op: 'hello', input: { protocolVersions: PROTOCOL_VERSIONS, harness: 'payconform vectors run', caseTimeoutMs: timeoutMs } })) {
+async function handshake(adapter: AdapterProcess, timeoutMs: number, caseTimeoutMs: number): Promise<Handshake> {
+  if (!adapter.send(helloMessage(caseTimeoutMs))) {
     return { aborted: 'the implementation is not running' };
   }
   const deadline = Date.now() + timeoutMs;
@@ -139,7 +144,7 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
   };
 
   try {
-    const hello = await handshake(adapter, Math.max(options.timeoutMs, options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS));
+    const hello = await handshake(adapter, Math.max(options.timeoutMs, options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS), options.timeoutMs);
     if ('aborted' in hello) {
       aborted = hello.aborted;
       misbehaved = true;

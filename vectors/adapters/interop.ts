@@ -1,0 +1,328 @@
+// `npm run interop`: runs every adapter listed in interop.json through `payconform vectors run`, then writes the
+// interop matrix (cases × implementations: pass, fail, cannot express, op not offered) as docs/interop.md,
+// docs/interop.html and docs/interop.json. Generated, never hand-edited; test/interop-matrix.test.ts regenerates
+// it and fails when a cell differs from the committed one or a non-pass cell has no explanation.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main as cli } from '../../cli/main.js';
+import type { CaseReport, HarnessReport } from '../harness/run.js';
+import { DEVIATIONS, isDeviationId, type DeviationId } from './deviations.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ImplementationConfig {
+  readonly id: string;
+  readonly title: string;
+  readonly exec: string;
+  readonly adapter: string;
+  readonly showVersion: boolean;
+  readonly compareCodes: boolean;
+  readonly explained: Readonly<Record<string, string>>;
+  readonly unsupportedOps?: Readonly<Record<string, string>>;
+}
+
+export type CellStatus = CaseReport['status'];
+export interface Cell {
+  readonly status: CellStatus;
+  /** Why a non-pass cell is what it is; `unexplained` when neither the adapter nor interop.json says. */
+  readonly deviation?: DeviationId | 'unexplained';
+}
+
+export interface MatrixImplementation {
+  readonly id: string;
+  readonly title: string;
+  readonly adapter: string;
+  readonly version?: string;
+  readonly configuration?: string;
+  readonly compareCodes: boolean;
+  readonly protocol: number;
+  readonly counts: Readonly<Record<CellStatus, number>>;
+}
+
+export interface MatrixCase {
+  readonly id: string;
+  readonly file: string;
+  readonly op: string;
+  readonly result: string;
+  /** Line of the case's `"id"` in its file (for links). */
+  readonly line: number;
+}
+
+export interface Matrix {
+  readonly implementations: readonly MatrixImplementation[];
+  readonly cases: readonly MatrixCase[];
+  /** cells[implementationId][caseId] */
+  readonly cells: Readonly<Record<string, Readonly<Record<string, Cell>>>>;
+}
+
+export interface RunOutcome {
+  readonly matrix: Matrix;
+  /** Implementations that could not run at all (interpreter or package missing), with the reason. */
+  readonly unavailable: Readonly<Record<string, string>>;
+}
+
+export function loadConfig(root = ROOT): readonly ImplementationConfig[] {
+  return (JSON.parse(readFileSync(join(root, 'vectors/adapters/interop.json'), 'utf8')) as { implementations: ImplementationConfig[] }).implementations;
+}
+
+/** Runs one adapter through the CLI in-process; the report it writes is what the matrix reads. */
+async function runOne(config: ImplementationConfig, root: string, work: string): Promise<HarnessReport> {
+  const reportPath = join(work, `${config.id}.json`);
+  const argv = ['vectors', 'run', '--exec', config.exec, '--timeout-ms', '20000', '--report', `json:${reportPath}`, ...(config.compareCodes ? [] : ['--ignore-codes'])];
+  const cwd = process.cwd();
+  if (cwd !== root) process.chdir(root); // adapters' exec paths are relative to the repository root
+  try {
+    await cli(argv, { stdout: () => {}, stderr: () => {}, env: process.env, readStdin: async () => Buffer.alloc(0) });
+  } finally {
+    if (process.cwd() !== cwd) process.chdir(cwd);
+  }
+  return JSON.parse(readFileSync(reportPath, 'utf8')) as HarnessReport;
+}
+
+function explain(config: ImplementationConfig, c: CaseReport): Cell {
+  if (c.status === 'pass') return { status: 'pass' };
+  const named = c.status === 'inexpressible' ? c.deviation : c.status === 'skip' ? (config.unsupportedOps?.[c.op] ?? 'op-not-offered') : config.explained[c.id];
+  return { status: c.status, deviation: named !== undefined && isDeviationId(named) ? named : 'unexplained' };
+}
+
+function lineOf(root: string, file: string, id: string, cache: Map<string, string[]>): number {
+  let lines = cache.get(file);
+  if (!lines) {
+    lines = readFileSync(join(root, 'vectors', file), 'utf8').split('\n');
+    cache.set(file, lines);
+  }
+  const needle = `"id": ${JSON.stringify(id)}`;
+  return lines.findIndex((l) => l.includes(needle)) + 1;
+}
+
+/** Runs every implementation (or those in `only`) and builds the matrix. */
+export async function runMatrix(options: { readonly root?: string; readonly only?: readonly string[] } = {}): Promise<RunOutcome> {
+  const root = options.root ?? ROOT;
+  const configs = loadConfig(root).filter((c) => !options.only || options.only.includes(c.id));
+  const work = mkdtempSync(join(tmpdir(), 'payconform-interop-'));
+  const implementations: MatrixImplementation[] = [];
+  const cells: Record<string, Record<string, Cell>> = {};
+  const unavailable: Record<string, string> = {};
+  let cases: MatrixCase[] = [];
+  const fileLines = new Map<string, string[]>();
+  try {
+    for (const config of configs) {
+      const report = await runOne(config, root, work);
+      if (report.aborted && !report.cases.some((c) => c.status !== 'fail' || !c.message?.startsWith('not run:'))) {
+        unavailable[config.id] = `${report.aborted}${report.adapterStderr ? `: ${report.adapterStderr.split('\n').pop()}` : ''}`;
+      }
+      if (cases.length === 0) cases = report.cases.map((c) => ({ id: c.id, file: c.file, op: c.op, result: c.result, line: lineOf(root, c.file, c.id, fileLines) }));
+      const row: Record<string, Cell> = {};
+      for (const c of report.cases) row[c.id] = explain(config, c);
+      cells[config.id] = row;
+      const counts: Record<CellStatus, number> = { pass: 0, fail: 0, inexpressible: 0, skip: 0 };
+      for (const c of report.cases) counts[c.status]++;
+      implementations.push({
+        id: config.id,
+        title: config.title,
+        adapter: config.adapter,
+        ...(config.showVersion && report.implementation?.version ? { version: report.implementation.version } : {}),
+        ...(report.implementation?.configuration ? { configuration: report.implementation.configuration } : {}),
+        compareCodes: config.compareCodes,
+        protocol: report.protocol,
+        counts,
+      });
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return { matrix: { implementations, cases, cells }, unavailable };
+}
+
+/**
+ * Cells that differ between two matrices, as `implementation/case: committed -> now` lines; only implementations
+ * present in `now` are compared (one that could not run here is left out), and a case or implementation missing on
+ * either side is a difference.
+ */
+export function diffCells(committed: Matrix, now: Matrix): string[] {
+  const show = (cell: Cell | undefined): string => (cell ? `${cell.status}${cell.deviation ? ` (${cell.deviation})` : ''}` : 'absent');
+  const out: string[] = [];
+  const ids = new Set([...committed.cases.map((c) => c.id), ...now.cases.map((c) => c.id)]);
+  for (const impl of now.implementations) {
+    if (!committed.cells[impl.id]) {
+      out.push(`${impl.id}: not in the committed matrix`);
+      continue;
+    }
+    for (const id of ids) {
+      const a = show(committed.cells[impl.id]?.[id]);
+      const b = show(now.cells[impl.id]?.[id]);
+      if (a !== b) out.push(`${impl.id}/${id}: ${a} -> ${b}`);
+    }
+  }
+  return out;
+}
+
+/** Every non-pass cell whose explanation is missing, as `implementation/case`. */
+export function unexplainedCells(matrix: Matrix): string[] {
+  const out: string[] = [];
+  for (const [impl, row] of Object.entries(matrix.cells)) {
+    for (const [id, cell] of Object.entries(row)) if (cell.deviation === 'unexplained') out.push(`${impl}/${id}`);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rendering (pure)
+// ---------------------------------------------------------------------------------------------------------------
+
+const STATUS_TEXT: Readonly<Record<CellStatus, string>> = { pass: 'pass', fail: 'FAIL', inexpressible: 'cannot express', skip: 'no such op' };
+const GUIDE = '../vectors/README.md';
+
+function vectorHref(c: MatrixCase): string {
+  return `../vectors/${c.file}#L${c.line}`;
+}
+
+function deviationLinks(deviation: DeviationId | 'unexplained', format: 'md' | 'html'): string {
+  if (deviation === 'unexplained') return format === 'md' ? '**unexplained**' : '<strong>unexplained</strong>';
+  const d = DEVIATIONS[deviation];
+  const guide = `${GUIDE}#dev-${deviation}`;
+  return format === 'md' ? `[\`${deviation}\`](${guide}) · [${d.section}](${d.url})` : `<a href="${guide}">${escapeHtml(d.title.replace(/`/g, ''))}</a> (<a href="${d.url}">${escapeHtml(d.section)}</a>)`;
+}
+
+function nonPassCases(matrix: Matrix): MatrixCase[] {
+  return matrix.cases.filter((c) => matrix.implementations.some((i) => matrix.cells[i.id]?.[c.id]?.status !== 'pass' && matrix.cells[i.id]?.[c.id]?.status !== 'skip'));
+}
+
+function implementationLabel(i: MatrixImplementation): string {
+  return `${i.title}${i.version ? ` ${i.version}` : ''}`;
+}
+
+export function renderMarkdown(matrix: Matrix): string {
+  const out: string[] = [];
+  out.push(
+    '# Interop matrix',
+    '',
+    'The language-neutral vectors (`vectors/`) run through `payconform vectors run` against RFC 9421 implementations nobody here',
+    'wrote, each configured as close to the service profile as it allows. Generated by `npm run interop`',
+    '(`vectors/adapters/interop.ts`); never edit by hand. `test/interop-matrix.test.ts` regenerates it and fails when a cell',
+    'changes, so a dependency update that changes interop behaviour is seen. What each deviation means and what to configure:',
+    `the implementer's guide in [vectors/README.md](${GUIDE}#implementers-guide).`,
+    '',
+    '## Implementations',
+    '',
+    '| Column | Implementation | Adapter | Configured as | Codes compared | pass | fail | cannot express | no such op |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
+  for (const i of matrix.implementations) {
+    out.push(`| \`${i.id}\` | ${implementationLabel(i)} | [\`${i.adapter.split('/').slice(-2).join('/')}\`](../${i.adapter}) | ${i.configuration ?? ''} | ${i.compareCodes ? 'yes' : 'no (verdicts)'} | ${i.counts.pass} | ${i.counts.fail} | ${i.counts.inexpressible} | ${i.counts.skip} |`);
+  }
+  const rows = nonPassCases(matrix);
+  out.push(
+    '',
+    `${matrix.cases.length} cases. "no such op": the library does not offer the operation at all (webhooks and key parsing are not`,
+    'RFC 9421; some libraries have no RFC 9530 digests or no verification); those cells are not listed below.',
+    '"cannot express": the adapter found no configuration for the profile rule the case exercises.',
+    '',
+    '## Cases where an implementation does not pass',
+    '',
+    `| Case | Op | Expected | ${matrix.implementations.map((i) => i.id).join(' | ')} |`,
+    `|---|---|---|${matrix.implementations.map(() => '---').join('|')}|`,
+  );
+  for (const c of rows) {
+    const cells = matrix.implementations.map((i) => {
+      const cell = matrix.cells[i.id]?.[c.id];
+      if (!cell) return '';
+      if (cell.status === 'pass') return 'pass';
+      return `${cell.status === 'fail' ? '**FAIL**' : STATUS_TEXT[cell.status]}: ${deviationLinks(cell.deviation ?? 'unexplained', 'md')}`;
+    });
+    out.push(`| [\`${c.id}\`](${vectorHref(c)}) | ${c.op} | ${c.result} | ${cells.join(' | ')} |`);
+  }
+  out.push('', `Every other case passes in every implementation that offers its op. The full matrix: [interop.html](interop.html).`, '');
+  out.push('## Deviations named above', '');
+  const used = new Set<string>();
+  for (const row of Object.values(matrix.cells)) for (const cell of Object.values(row)) if (cell.deviation) used.add(cell.deviation);
+  for (const [id, d] of Object.entries(DEVIATIONS)) {
+    if (!used.has(id)) continue;
+    out.push(`- \`${id}\`: [${d.title}](${GUIDE}#dev-${id}); ${d.kind === 'profile' ? 'the profile departs from' : d.kind === 'rfc' ? 'a rule of' : 'a library gap; see'} [${d.section}](${d.url}).`);
+  }
+  out.push('');
+  return out.join('\n');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+export function renderHtml(matrix: Matrix): string {
+  const head = matrix.implementations.map((i) => `<th>${escapeHtml(implementationLabel(i))}</th>`).join('');
+  const rows = matrix.cases.map((c) => {
+    const cells = matrix.implementations
+      .map((i) => {
+        const cell = matrix.cells[i.id]?.[c.id];
+        if (!cell) return '<td></td>';
+        if (cell.status === 'pass') return '<td class="pass">pass</td>';
+        return `<td class="${cell.status}">${STATUS_TEXT[cell.status]}<br><small>${deviationLinks(cell.deviation ?? 'unexplained', 'html')}</small></td>`;
+      })
+      .join('');
+    return `<tr><td><a href="${escapeHtml(vectorHref(c))}"><code>${escapeHtml(c.id)}</code></a></td><td>${escapeHtml(c.op)}</td><td>${escapeHtml(c.result)}</td>${cells}</tr>`;
+  });
+  const summary = matrix.implementations
+    .map((i) => `<tr><th>${escapeHtml(implementationLabel(i))}</th><td>${i.counts.pass}</td><td>${i.counts.fail}</td><td>${i.counts.inexpressible}</td><td>${i.counts.skip}</td><td>${i.compareCodes ? 'yes' : 'no (verdicts)'}</td></tr>`)
+    .join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>payconform interop matrix</title>
+<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }
+td.pass { background: #e6f4e6; }
+td.fail { background: #f9d6d5; }
+td.inexpressible { background: #fdf0c8; }
+td.skip { background: #eee; color: #666; }
+small { font-size: 11px; }
+</style>
+</head>
+<body>
+<h1>payconform interop matrix</h1>
+<p>Generated by <code>npm run interop</code>; never edit by hand. The same data as <a href="interop.md">interop.md</a>, every case shown.
+The implementer's guide: <a href="${GUIDE}#implementers-guide">vectors/README.md</a>.</p>
+<table>
+<tr><th>Implementation</th><th>pass</th><th>fail</th><th>cannot express</th><th>no such op</th><th>codes compared</th></tr>
+${summary}
+</table>
+<h2>All cases</h2>
+<table>
+<tr><th>Case</th><th>Op</th><th>Expected</th>${head}</tr>
+${rows.join('\n')}
+</table>
+</body>
+</html>
+`;
+}
+
+/** The data file: what the test compares cell by cell. */
+export function renderJson(matrix: Matrix): string {
+  return `${JSON.stringify(matrix, null, 2)}\n`;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const { matrix, unavailable } = await runMatrix();
+  const missing = Object.entries(unavailable);
+  if (missing.length > 0) {
+    for (const [id, reason] of missing) console.error(`interop: ${id} could not run: ${reason}`);
+    console.error('interop: the matrix was not written (every implementation must run)');
+    process.exit(1);
+  }
+  writeFileSync(join(ROOT, 'docs/interop.md'), renderMarkdown(matrix));
+  writeFileSync(join(ROOT, 'docs/interop.html'), renderHtml(matrix));
+  writeFileSync(join(ROOT, 'docs/interop.json'), renderJson(matrix));
+  for (const i of matrix.implementations) {
+    console.log(`${implementationLabel(i)}: ${i.counts.pass} pass, ${i.counts.fail} fail, ${i.counts.inexpressible} cannot express, ${i.counts.skip} no such op`);
+  }
+  const unexplained = unexplainedCells(matrix);
+  console.log(`wrote docs/interop.md, docs/interop.html, docs/interop.json (${matrix.cases.length} cases x ${matrix.implementations.length} implementations)`);
+  if (unexplained.length > 0) {
+    console.error(`interop: ${unexplained.length} non-pass cell(s) without an explanation (add them to vectors/adapters/interop.json): ${unexplained.join(', ')}`);
+    process.exit(1);
+  }
+}
