@@ -7,14 +7,14 @@ import { buildVectorFiles } from '../vectors/build/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-/** Every .json under vectors/, except the folders other owners keep there (payloads/) and adapters. */
+/** Every .json under vectors/, except the folders other owners keep there (payloads/), adapters and the harness (its protocol schemas). */
 function committedVectorJson(): string[] {
   const out: string[] = [];
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) {
-        if (!['payloads', 'adapters', 'node_modules'].includes(name)) walk(path);
+        if (!['payloads', 'adapters', 'harness', 'node_modules'].includes(name)) walk(path);
       } else if (name.endsWith('.json')) out.push(relative(root, path).split('\\').join('/'));
     }
   };
