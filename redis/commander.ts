@@ -7,13 +7,24 @@ export interface RedisCommander {
   sendCommand(args: readonly string[]): Promise<unknown>;
 }
 
-/** `promise`, or a rejection naming `what` once `timeoutMs` has passed (the command may still run in Redis). */
+/**
+ * `promise`, or a rejection naming `what` once `timeoutMs` has passed (the command may still run in Redis).
+ * The rejection waits one turn of the event loop (setImmediate) after the timer: when this process itself was busy
+ * past the deadline (a long synchronous task), a reply already in the socket buffer is read first and wins, so
+ * the timeout measures Redis, not this process's own stalls.
+ */
 export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let immediate: NodeJS.Immediate | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`redis ${what}: no answer within ${timeoutMs} ms`)), timeoutMs);
+    timer = setTimeout(() => {
+      immediate = setImmediate(() => reject(new Error(`redis ${what}: no answer within ${timeoutMs} ms`)));
+    }, timeoutMs);
   });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, timeout]).finally(() => {
+    clearTimeout(timer);
+    if (immediate !== undefined) clearImmediate(immediate);
+  });
 }
 
 export interface ConnectRedisOptions {

@@ -44,6 +44,8 @@ export class RequestAuthenticator {
       outcome = { ok: false, code: 'VERIFIER_ERROR', step: 'unknown', message: error instanceof Error ? error.message : String(error) };
     }
     if (!outcome.ok) {
+      // The nonce store (e.g. Redis) failed: the request is refused (fail closed), but it is the service's failure.
+      if (outcome.code === 'NONCE_STORE_UNAVAILABLE') throw new HttpError(503, outcome.code, `the replay check is unavailable, try again later: ${outcome.message}`);
       throw new HttpError(401, outcome.code, `signature verification failed at step ${outcome.step} (${outcome.code}): ${outcome.message}`);
     }
     const app = this.state.applications.get(outcome.applicationId);

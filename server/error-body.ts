@@ -13,6 +13,7 @@ export const STATUS_NAMES = {
   422: 'UNPROCESSABLE_ENTITY',
   431: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
   500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
 } as const;
 
 export type ErrorStatus = keyof typeof STATUS_NAMES;

@@ -12,6 +12,7 @@ import {
 import { createRequestListener } from './app.js';
 import { RequestAuthenticator } from './authentication.js';
 import type { ServiceContext, ServiceExtension } from './context.js';
+import { openBackend } from './backend.js';
 import { createErrorBody, HttpError } from './error-body.js';
 import { copDestinations } from './cop-triggers.js';
 import { FaultSet } from './faults.js';
@@ -77,7 +78,8 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     log,
   });
   const lifecycle = new Lifecycle({ state, queue, faults, now, delayMs: options.lifecycleDelayMs ?? 0 });
-  const auth = new RequestAuthenticator(state, faults, createSignatureVerifier(state, faults, now));
+  const backend = await openBackend({ log, ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}), ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}) });
+  const auth = new RequestAuthenticator(state, faults, createSignatureVerifier(state, faults, now, backend.nonceStore));
   const ctx: ServiceContext = {
     state,
     lifecycle,
@@ -106,7 +108,15 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
 
-  const address = await listen(server, host, options.port ?? 0);
+  let address: Awaited<ReturnType<typeof listen>>;
+  try {
+    address = await listen(server, host, options.port ?? 0);
+  } catch (error) {
+    lifecycle.close();
+    queue.close();
+    await backend.close();
+    throw error;
+  }
   let closing: Promise<void> | undefined;
 
   return {
@@ -120,6 +130,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     webhookPublicKeyTrimmedPem: trimmedPem,
     faults: faults.list(),
     deliveries: () => queue.deliveries(),
+    backend: backend.description,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         lifecycle.close();
@@ -127,7 +138,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
         for (const e of extensions) e.close?.();
         server.close(() => resolve());
         server.closeAllConnections();
-      });
+      }).then(() => backend.close());
       return closing;
     },
   };

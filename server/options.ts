@@ -52,6 +52,13 @@ export interface ReferenceServiceOptions {
   readonly seedPayments?: boolean;
   /** Served beside the API from the same state (the portal); each built once the service's parts exist. */
   readonly extensions?: ReadonlyArray<(ctx: ServiceContext) => ServiceExtension>;
+  /**
+   * Redis URL (`redis://…`, `rediss://…`, `unix:///path`): nonces live there, shared by every instance on the same
+   * Redis. Default: none, everything in memory (no Redis client is loaded).
+   */
+  readonly redisUrl?: string;
+  /** Prefix of every key this service writes to Redis (default `payconform:`). */
+  readonly redisKeyPrefix?: string;
 }
 
 export interface SeededPayments {
@@ -75,5 +82,7 @@ export interface RunningReferenceService {
   readonly webhookPublicKeyTrimmedPem: string;
   readonly faults: readonly FaultName[];
   deliveries(): readonly DeliveryRecord[];
+  /** Where shared state lives: in memory, or the Redis URL (password hidden). */
+  readonly backend: string;
   close(): Promise<void>;
 }

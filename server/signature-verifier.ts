@@ -12,15 +12,15 @@ import type { Application, ServiceState } from './state.js';
 
 /** Fault nonce-race: the check and the record are two steps with a gap, so concurrent duplicates all pass. */
 class RacyNonceStore implements NonceStore {
-  constructor(private readonly inner: MemoryNonceStore) {}
-  has(nonce: string, now: number): boolean {
+  constructor(private readonly inner: NonceStore) {}
+  has(nonce: string, now: number): boolean | Promise<boolean> {
     return this.inner.has(nonce, now);
   }
   async checkAndRecord(nonce: string, now: number, expiresAt: number, owner?: NonceOwner): Promise<boolean> {
-    const seen = this.inner.has(nonce, now);
+    const seen = await this.inner.has(nonce, now);
     await new Promise((resolve) => setTimeout(resolve, 20));
     if (seen) return false;
-    this.inner.checkAndRecord(nonce, now, expiresAt, owner);
+    await this.inner.checkAndRecord(nonce, now, expiresAt, owner);
     return true;
   }
 }
@@ -65,9 +65,10 @@ function relabelToSig1(request: HttpRequest): HttpRequest {
   };
 }
 
-export function createSignatureVerifier(state: ServiceState, faults: FaultSet, now: () => number): SignatureVerifier {
-  const memory = new MemoryNonceStore();
-  const nonceStore: NonceStore = faults.has('nonce-race') ? new RacyNonceStore(memory) : memory;
+/** `shared`: the nonce store of a multi-instance deployment (Redis); default a per-process MemoryNonceStore. */
+export function createSignatureVerifier(state: ServiceState, faults: FaultSet, now: () => number, shared?: NonceStore): SignatureVerifier {
+  const store = shared ?? new MemoryNonceStore();
+  const nonceStore: NonceStore = faults.has('nonce-race') ? new RacyNonceStore(store) : store;
   const enforce: Partial<PolicyEnforcement> = {
     ...(faults.has('no-replay-check') ? { replay: false } : {}),
     ...(faults.has('no-created-window') ? { createdMaxAge: false } : {}),

@@ -21,12 +21,14 @@ import { describeListenTls, resolveListenTls, TLS_LISTEN_HELP, TLS_LISTEN_OPTION
 
 const USAGE = `usage: payconform serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--fault NAME ...] [--list-faults]
        [--webhook-url URL] [--payment-webhook-url URL] [--payout-webhook-url URL] [--refund-webhook-url URL]
-       [--signing-key FILE] [--lifecycle-ms N] [--require-signature-all] [--quiet]
+       [--signing-key FILE] [--lifecycle-ms N] [--require-signature-all] [--quiet] [--redis-url URL]
        [--no-portal] [--portal-any-host] ${TLS_LISTEN_USAGE}
 The sandbox portal is served at /portal (loopback host names only unless --portal-any-host); --no-portal turns it off.
 ${TLS_LISTEN_HELP}
 credentials from the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_KEY_ID,
-PAYCONFORM_PUBLIC_KEY (base64 raw or PEM), PAYCONFORM_MERCHANT_ID; otherwise development credentials are generated.`;
+PAYCONFORM_PUBLIC_KEY (base64 raw or PEM), PAYCONFORM_MERCHANT_ID; otherwise development credentials are generated.
+--redis-url (or PAYCONFORM_REDIS_URL; a URL with a password only there): redis://host:port, rediss://…, unix:///path;
+nonces are then shared by every instance on that Redis. Without it everything stays in memory.`;
 
 const ENV_CREDENTIALS = ['PAYCONFORM_APPLICATION_ID', 'PAYCONFORM_APPLICATION_SECRET', 'PAYCONFORM_KEY_ID', 'PAYCONFORM_PUBLIC_KEY', 'PAYCONFORM_MERCHANT_ID'] as const;
 
@@ -41,6 +43,24 @@ function integer(text: string | undefined, flag: string, max: number): number | 
   if (text === undefined) return undefined;
   if (!/^[0-9]{1,10}$/.test(text) || Number(text) > max) throw new UsageError(`${flag} must be an integer from 0 to ${max}`);
   return Number(text);
+}
+
+/** The Redis URL from the flag or PAYCONFORM_REDIS_URL; a password is accepted only from the environment. */
+function redisUrlOption(flag: string | undefined, env: string | undefined): string | undefined {
+  const text = flag ?? (env?.trim() === '' ? undefined : env?.trim());
+  if (text === undefined) return undefined;
+  const name = flag !== undefined ? '--redis-url' : 'PAYCONFORM_REDIS_URL';
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`${name}: not a URL (redis://host:port, rediss://host:port or unix:///path/redis.sock)`);
+  }
+  if (!['redis:', 'rediss:', 'unix:'].includes(url.protocol)) throw new UsageError(`${name}: only redis://, rediss:// and unix:// URLs`);
+  if (flag !== undefined && url.password !== '') {
+    throw new UsageError('--redis-url must not carry a password (command lines are visible to other users); set PAYCONFORM_REDIS_URL instead');
+  }
+  return text;
 }
 
 function httpUrl(text: string | undefined, flag: string): string | undefined {
@@ -94,6 +114,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         'no-portal': { type: 'boolean' },
         'portal-any-host': { type: 'boolean' },
         ...TLS_LISTEN_OPTIONS,
+        'redis-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -161,6 +182,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
 
   const listenTls = await resolveListenTls(values);
+  const redisUrl = redisUrlOption(values['redis-url'] as string | undefined, io.env.PAYCONFORM_REDIS_URL);
+
   const envApp = applicationFromEnv(io);
   const applications = [...(envApp ? [envApp] : []), ...configApps];
   const quiet = values.quiet === true;
@@ -178,6 +201,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),
     log: quiet ? () => {} : (line) => io.stdout(`${new Date().toISOString()} ${line}\n`),
     ...(values['no-portal'] === true ? {} : { extensions: [await portalExtension(values['portal-any-host'] === true)] }),
+    ...(redisUrl !== undefined ? { redisUrl } : {}),
   };
 
   let service: RunningReferenceService;
@@ -187,6 +211,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen on ${host}:${port}: ${code}`);
     if (error instanceof Error && (error.name === 'KeyFormatError' || error instanceof TypeError)) throw new UsageError(error.message);
+    if (redisUrl !== undefined && error instanceof Error && error.message.startsWith('cannot connect to Redis')) throw new UsageError(error.message);
     throw error;
   }
   // Handlers first, then the banner: whoever reads "Ctrl-C stops." may signal at once.
@@ -243,6 +268,7 @@ function describe(s: RunningReferenceService, generated: boolean, urls: Record<s
   for (const t of copTriggers) out.push(`  ${JSON.stringify(t.holderName).padEnd(24)} → ${String(t.copStatus)}`);
   out.push('', `lifecycle: ${lifecycleMs > 0 ? `every ${lifecycleMs} ms` : 'only through POST /sandbox/payouts/{id}/advance and /sandbox/refunds/{id}/advance'}; amount pence .91 → FAILED, .92 → HELD, .93 → RETURNED, else PROCESSED`);
   out.push(`webhooks: payment ${urls.payment ?? '(none)'}, payout ${urls.payout ?? '(none)'}, refund ${urls.refund ?? '(none)'}`);
+  out.push(`shared state: ${s.backend}`);
   out.push(`webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.baseUrl}/sandbox/`);
   if (portal) out.push(`portal: ${s.baseUrl}/portal   (Balances, Payments, Settings, Requests, Webhooks, Sandbox)`);
   out.push('Ctrl-C stops.', '');

@@ -9,8 +9,12 @@ import { REJECTION_REQUIREMENTS, judgeRejection } from './rejection.js';
 import { credentialsOf, defaultDestination, describeOutcome, evidenceOf, exchange, isSuccess, payoutRequest, sandboxPayoutsWith } from './requests.js';
 import { member, mentioning, webhookEvidence } from './webhook-match.js';
 
-/** Identical signed requests sent at once by `nonce-concurrent-once`. */
-export const CONCURRENT_COPIES = 8;
+/**
+ * Identical signed requests sent at once by `nonce-concurrent-once`, each on its own connection (no keep-alive pool),
+ * so a load balancer spreads them over every instance: a target whose instances keep per-instance nonce stores
+ * accepts more than one.
+ */
+export const CONCURRENT_COPIES = 50;
 
 /** After the quiet wait: at most one payout id among the webhooks mentioning `reference`. */
 async function atMostOnePayout(ctx: ServerAuditContext, env: CheckRunEnv, reference: string, requirement: string): Promise<Finding> {

@@ -1,0 +1,37 @@
+// Where the service keeps what several instances must share: in memory (the default, one process), or in Redis
+// (`redisUrl`), loaded only when asked for so the embedded service never needs a Redis client.
+import type { NonceStore } from '../src/profile/nonce-store.js';
+
+export interface SharedBackend {
+  /** The nonce store every instance on this backend shares; undefined: a per-process memory store. */
+  readonly nonceStore?: NonceStore;
+  /** Describes the backend for the start-up banner (no secrets). */
+  readonly description: string;
+  close(): Promise<void>;
+}
+
+export interface BackendOptions {
+  readonly redisUrl?: string;
+  readonly redisKeyPrefix?: string;
+  readonly log: (line: string) => void;
+}
+
+/** The memory backend, or a connected Redis one. Throws when Redis cannot be reached at start. */
+export async function openBackend(options: BackendOptions): Promise<SharedBackend> {
+  if (options.redisUrl === undefined) return { description: 'in memory (this process only)', close: async () => {} };
+  const { connectRedis, redactUrl, RedisNonceStore } = await import('../redis/index.js');
+  const prefix = options.redisKeyPrefix ?? 'payconform:';
+  let lastError = '';
+  const connection = await connectRedis(options.redisUrl, {
+    onError: (error) => {
+      // One line per distinct error: a Redis that stays down would otherwise log every reconnect attempt.
+      if (error.message !== lastError) options.log(`redis: ${error.message}`);
+      lastError = error.message;
+    },
+  });
+  return {
+    nonceStore: new RedisNonceStore({ client: connection, keyPrefix: `${prefix}nonce:` }),
+    description: `nonces in Redis at ${redactUrl(options.redisUrl)} (key prefix "${prefix}"); payments, payouts, refunds and webhooks in this process`,
+    close: () => connection.close(),
+  };
+}

@@ -1,0 +1,110 @@
+// `payconform serve --redis-url` from the outside: two spawned processes on one redis-server accept a signed request
+// once between them; a password is refused on the command line; an unreachable Redis is a usage error (exit 2).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.js';
+import { parseEd25519PrivateKey } from '../src/keys/index.js';
+import { signRequest } from '../src/profile/sign-request.js';
+import { memoryIo } from './fixtures/memory-io.js';
+import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
+import { PAYOUT_TYPE, send } from './reference-service-client.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
+/** Spawns `payconform serve`; resolves with its output once it prints "Ctrl-C stops." (20 s max). */
+function spawnServe(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; text: string }> {
+  const child = spawn(process.execPath, ['bin/payconform.js', 'serve', '--port', '0', '--quiet', ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let text = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start in 20 s:\n${text}`)), 20_000);
+    const add = (d: Buffer) => {
+      text += d.toString();
+      if (text.includes('Ctrl-C stops.')) {
+        clearTimeout(timer);
+        resolve({ child, text });
+      }
+    };
+    child.stdout!.on('data', add);
+    child.stderr!.on('data', add);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited ${code}:\n${text}`));
+    });
+  });
+}
+
+describe('payconform serve --redis-url: refusals', () => {
+  it('refuses a password on the command line, and a non-Redis URL', async () => {
+    const io = memoryIo();
+    expect(await main(['serve', '--redis-url', 'redis://:hunter2@127.0.0.1:6379'], io)).toBe(2);
+    expect(io.err.join('')).toMatch(/PAYCONFORM_REDIS_URL/);
+    expect(io.err.join('') + io.out.join('')).not.toContain('hunter2');
+    expect(await main(['serve', '--redis-url', 'http://127.0.0.1:6379'], memoryIo())).toBe(2);
+  });
+
+  it('an unreachable Redis is a usage error, not a service that starts without it', async () => {
+    const io = memoryIo();
+    const socket = join(tmpdir(), `payconform-no-redis-${process.pid}.sock`);
+    expect(await main(['serve', '--port', '0', '--redis-url', `unix://${socket}`], io)).toBe(2);
+    expect(io.err.join('')).toMatch(/cannot connect to Redis/);
+  });
+});
+
+describe.runIf(redisTestsEnabled())('payconform serve --redis-url (two spawned instances, one redis-server)', () => {
+  let redis: RunningRedis;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.close();
+  });
+
+  it('accepts one signed request once across both instances (flag on one, PAYCONFORM_REDIS_URL on the other)', async () => {
+    const first = await spawnServe(['--redis-url', redis.url]);
+    const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(first.text)![1]!;
+    // The second instance gets the first one's (generated) credentials, as a deployment shares them.
+    const env = {
+      PAYCONFORM_APPLICATION_ID: field('PAYCONFORM_APPLICATION_ID'),
+      PAYCONFORM_APPLICATION_SECRET: field('PAYCONFORM_APPLICATION_SECRET'),
+      PAYCONFORM_KEY_ID: field('PAYCONFORM_KEY_ID'),
+      PAYCONFORM_MERCHANT_ID: field('PAYCONFORM_MERCHANT_ID'),
+      PAYCONFORM_PUBLIC_KEY: /public key \(base64\): (\S+)/.exec(first.text)![1]!,
+    };
+    const second = await spawnServe([], { ...env, PAYCONFORM_REDIS_URL: redis.url });
+    expect(first.text).toMatch(/nonces in Redis at unix:/);
+    expect(second.text).toMatch(/nonces in Redis at unix:/);
+    const urls = [first.text, second.text].map((t) => /listening on (http:\/\/\S+)/.exec(t)![1]!);
+    const selectors = [first.text, second.text].map((t) => /payInAccountSelector: (\S+)/.exec(t)![1]!);
+    expect(selectors[0]).toBe(selectors[1]);
+    const body = new TextEncoder().encode(
+      JSON.stringify({
+        applicationId: env.PAYCONFORM_APPLICATION_ID,
+        payInAccountSelector: 'main',
+        amount: 12.5,
+        reference: 'TWO-PROCESSES',
+        destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Doe', accountNumber: '12345678', sortCode: '040004', iban: null },
+      }),
+    );
+    const { headers } = signRequest(
+      { method: 'POST', url: 'http://payments.test/api/payouts', headers: [['content-type', PAYOUT_TYPE]], body },
+      {
+        applicationId: env.PAYCONFORM_APPLICATION_ID,
+        applicationSecret: env.PAYCONFORM_APPLICATION_SECRET,
+        keyId: env.PAYCONFORM_KEY_ID,
+        privateKey: parseEd25519PrivateKey(field('PAYCONFORM_PRIVATE_KEY')),
+      },
+    );
+    const request = { method: 'POST', path: '/api/payouts', headers: [['host', 'payments.test'] as const, ['content-type', PAYOUT_TYPE] as const, ...Object.entries(headers)], body };
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => send(urls[i % 2]!, request)));
+    expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([201, ...Array(9).fill(401)]);
+  }, 60_000);
+});
