@@ -1,6 +1,6 @@
 // A NonceStore shared by every verifier: one Redis `SET key 1 NX PX <ttl>` per recorded nonce (atomic in Redis),
 // failing closed (a rejection, never an acceptance) when Redis is down, slow or answers an error.
-import type { NonceStore } from '../src/profile/nonce-store.js';
+import type { NonceOwner, NonceStore } from '../src/profile/nonce-store.js';
 import { withTimeout, type RedisCommander } from './commander.js';
 
 export interface RedisNonceStoreOptions {
@@ -39,7 +39,11 @@ export class RedisNonceStore implements NonceStore {
     return reply > 0;
   }
 
-  async checkAndRecord(nonce: string, now: number, expiresAt: number): Promise<boolean> {
+  /**
+   * `owner` is not used: Redis's capacity is its `maxmemory` (a full Redis answers an error: fail closed), and this
+   * store does not apportion it per application as MemoryNonceStore does.
+   */
+  async checkAndRecord(nonce: string, now: number, expiresAt: number, _owner?: NonceOwner): Promise<boolean> {
     // A time to live relative to the caller's clock (PX, not PXAT): Redis's clock may differ from the verifier's, and
     // the window is the verifier's. Kept through the whole second `expiresAt` (the memory store keeps a nonce while
     // expiresAt >= now), so never for less than one second.
