@@ -37,8 +37,9 @@ export interface Evidence {
  * What a check observed. A check reports `violation`; the engine grades it by level (MUST → fail,
  * SHOULD/MAY → warn) and never fails a target for a requirement the spec leaves "not shown".
  * `observation` records what was seen where the spec is silent: it is graded `pass` and never fails.
+ * `inconclusive`: the check needed an answer and got none (timeout, reset); graded `error`, never a pass.
  */
-export type FindingOutcome = 'pass' | 'violation' | 'observation' | 'skip' | 'n/a';
+export type FindingOutcome = 'pass' | 'violation' | 'observation' | 'skip' | 'n/a' | 'inconclusive';
 
 export interface Finding {
   readonly outcome: FindingOutcome;
@@ -89,6 +90,7 @@ export const violation = (message: string, extras: FindingExtras = {}): Finding 
 export const observation = (message: string, extras: FindingExtras = {}): Finding => ({ outcome: 'observation', message, ...extras });
 export const skip = (message: string, extras: FindingExtras = {}): Finding => ({ outcome: 'skip', message, ...extras });
 export const notApplicable = (message: string, extras: FindingExtras = {}): Finding => ({ outcome: 'n/a', message, ...extras });
+export const inconclusive = (message: string, extras: FindingExtras = {}): Finding => ({ outcome: 'inconclusive', message, ...extras });
 
 /** Check ids: lowercase words joined by single hyphens. */
 export const CHECK_ID_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;

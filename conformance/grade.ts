@@ -13,7 +13,7 @@ export function worstOutcome(outcomes: readonly Outcome[]): Outcome | undefined 
   return worst;
 }
 
-const FINDING_OUTCOMES: ReadonlySet<FindingOutcome> = new Set(['pass', 'violation', 'observation', 'skip', 'n/a']);
+const FINDING_OUTCOMES: ReadonlySet<FindingOutcome> = new Set(['pass', 'violation', 'observation', 'skip', 'n/a', 'inconclusive']);
 const LEVELS: ReadonlySet<Level> = new Set(['MUST', 'SHOULD', 'MAY']);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -75,6 +75,8 @@ export function gradeFinding(check: Check<unknown>, finding: Finding, catalogue:
     case 'skip': outcome = 'skip'; break;
     case 'n/a': outcome = 'n/a'; break;
     case 'observation': outcome = 'pass'; observed = true; break;
+    // No answer is not a verdict either way: the run cannot show conformance (counted as a failure of the run).
+    case 'inconclusive': outcome = 'error'; break;
     case 'violation':
       // The spec leaves it "not shown": record what was seen, never fail the target for it.
       if (requirement && !requirement.shown) { outcome = 'pass'; observed = true; }

@@ -71,7 +71,7 @@ describe('payconform audit webhooks (spawned)', () => {
     try {
       const r = await payconform(['audit', 'webhooks', '--target', r1.url, '--public-key-out', keyFile, '--report', `junit:${junit}`]);
       expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.stdout).toContain('30 passed');
+      expect(r.stdout).toContain('36 passed');
       expect(readFileSync(keyFile, 'utf8')).not.toContain('BEGIN');
       expect(readFileSync(junit, 'utf8')).toContain('webhook-refund-other-key');
     } finally {
@@ -88,7 +88,7 @@ describe('payconform audit webhooks (spawned)', () => {
     try {
       const r = await payconform(['audit', 'webhooks', '--target', `payout=${r1.url}`, '--kinds', 'payout', '--serve-key', `127.0.0.1:${port}`]);
       expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.stdout).toContain('10 passed');
+      expect(r.stdout).toContain('12 passed');
       expect(r.stdout).toMatch(/the public key was fetched \d+ time\(s\)/);
     } finally {
       await r1.close();

@@ -1,10 +1,10 @@
 // The webhook-receiver audit's checks: payconform plays the service and sends each kind of webhook, valid and
 // tampered, to the merchant's receiver; valid ones must be answered 200, tampered ones with anything but 200.
 import { signWebhook, WEBHOOK_SIGNATURE_ALGORITHM, type ParsedRsaPrivateKey } from '../../../src/webhooks/index.js';
-import type { Check, Finding, Level } from '../../check.js';
+import { inconclusive, type Check, type Finding, type Level } from '../../check.js';
 import { curlFor } from '../../curl.js';
 import { sendRequest, type RecordedExchange } from '../../http-client.js';
-import { assertSchemaValid, createPayload, serializePayload, withAmountChanged, withUnknownMembers, WEBHOOK_KINDS, type WebhookKind } from './payloads.js';
+import { assertSchemaValid, createPayload, serializePayload, withAmountChanged, withNonAsciiName, withUnknownMembers, WEBHOOK_KINDS, type WebhookKind } from './payloads.js';
 
 export { WEBHOOK_KINDS, type WebhookKind } from './payloads.js';
 
@@ -46,10 +46,15 @@ function expectAccepted(ex: RecordedExchange, requirement: string, what: string)
   return { outcome: 'violation', message: `${what}: ${answered(ex)}; the service treats anything but 200 as a failed delivery and sends it again`, expected: '200', received: ex.response ? String(ex.response.status) : (ex.error?.code ?? 'no answer'), requirement, evidence: evidence(ex) };
 }
 
-/** A delivery that must not be accepted: anything but 200. */
+/**
+ * A delivery that must not be accepted: anything but 200. No answer at all (timeout, reset) is not a rejection:
+ * the receiver may have accepted and crashed, or never looked, so the check is inconclusive (an error), never a pass.
+ */
 function expectRejected(ex: RecordedExchange, requirement: string, what: string): Finding {
   if (ex.response?.status === 200) return { outcome: 'violation', message: `${what}: answered 200, so the receiver accepted a webhook it cannot have verified`, expected: 'anything but 200 (e.g. 401)', received: '200', requirement, evidence: evidence(ex) };
-  if (!ex.response) return { outcome: 'observation', message: `${what}: ${answered(ex)} (not accepted)`, requirement };
+  if (!ex.response) {
+    return inconclusive(`${what}: ${answered(ex)}; no answer is not a rejection, so whether the receiver accepts it is unknown`, { expected: 'an answer other than 200 (e.g. 401)', received: ex.error?.code ?? 'no answer', requirement, evidence: evidence(ex) });
+  }
   return { outcome: 'pass', message: `${what}: ${answered(ex)}`, requirement };
 }
 
@@ -81,12 +86,25 @@ export const webhookCases: readonly WebhookCase[] = [
   },
   {
     name: 'exact-bytes',
-    title: (k) => `A valid ${k} webhook written with other whitespace and decimals (10.50) is verified as received and answered 200`,
+    title: (k) => `Valid ${k} webhooks written as the receiver would not write them (indented, 10.50, non-ASCII UTF-8, a final newline) are verified as received and answered 200`,
     requirements: ['WEBHOOK-VERIFY-EXACT-BYTES'],
     level: 'MUST',
     run: async (ctx, kind, signal) => {
-      const f = expectAccepted(await deliver(ctx, kind, valid(ctx, kind, 2), signal), 'WEBHOOK-VERIFY-EXACT-BYTES', `valid ${kind} webhook, indented, amounts as 10.50`);
-      return [f.outcome === 'violation' ? { ...f, message: `${f.message}. A receiver that verifies a re-serialised payload (JSON.parse then JSON.stringify) fails here: verify the raw body bytes` } : f];
+      // Each form breaks one common way of not verifying the bytes as received.
+      const forms: ReadonlyArray<{ what: string; bytes: Uint8Array; hint: string }> = [
+        { what: 'indented, amounts as 10.50', bytes: serializePayload(createPayload(kind, ctx.applicationId), 2), hint: 'a receiver that verifies a re-serialised payload (JSON.parse then JSON.stringify) fails here' },
+        { what: 'a name with non-ASCII characters in UTF-8', bytes: serializePayload(withNonAsciiName(kind, createPayload(kind, ctx.applicationId)), 0), hint: 'a receiver that decodes the body in another charset (e.g. Latin-1) before verifying fails here' },
+        { what: 'ending in a newline', bytes: new Uint8Array([...serializePayload(createPayload(kind, ctx.applicationId), 2), 0x0a]), hint: 'a receiver that trims the body before verifying fails here' },
+      ];
+      const findings: Finding[] = [];
+      for (const form of forms) {
+        assertSchemaValid(kind, form.bytes);
+        const ex = await deliver(ctx, kind, { bytes: form.bytes, authorization: signWebhook(form.bytes, ctx.signingKey) }, signal);
+        const f = expectAccepted(ex, 'WEBHOOK-VERIFY-EXACT-BYTES', `valid ${kind} webhook, ${form.what}`);
+        findings.push(f.outcome === 'violation' && ex.response ? { ...f, message: `${f.message}. ${form.hint[0]!.toUpperCase()}${form.hint.slice(1)}: verify the raw body bytes` } : f);
+        if (!ex.response) break; // a receiver that does not answer: one wait is enough
+      }
+      return findings;
     },
   },
   {
@@ -159,6 +177,37 @@ export const webhookCases: readonly WebhookCase[] = [
     requirements: REJECT,
     level: 'SHOULD',
     run: async (ctx, kind, signal) => [expectRejected(await deliver(ctx, kind, { bytes: valid(ctx, kind, 0).bytes, authorization: undefined }, signal), 'WEBHOOK-VERIFY-RECOMMENDED', `${kind} webhook without an Authorization header`)],
+  },
+  {
+    name: 'empty-authorization',
+    title: (k) => `A ${k} webhook with an empty Authorization header is not accepted`,
+    requirements: REJECT,
+    level: 'SHOULD',
+    run: async (ctx, kind, signal) => [expectRejected(await deliver(ctx, kind, { bytes: valid(ctx, kind, 0).bytes, authorization: '' }, signal), 'WEBHOOK-VERIFY-RECOMMENDED', `${kind} webhook with "Authorization:" and an empty value`)],
+  },
+  {
+    name: 'malformed-authorization',
+    title: (k) => `${k[0]!.toUpperCase()}${k.slice(1)} webhooks whose Authorization is not "${WEBHOOK_SIGNATURE_ALGORITHM} <base64 signature>" are not accepted`,
+    requirements: REJECT,
+    level: 'SHOULD',
+    run: async (ctx, kind, signal) => {
+      const d = valid(ctx, kind, 0);
+      const b64 = d.authorization!.slice(WEBHOOK_SIGNATURE_ALGORITHM.length + 1);
+      // Each value carries no valid signature: a receiver that skips verification when it cannot parse the header accepts them.
+      const values: ReadonlyArray<readonly [string, string]> = [
+        [WEBHOOK_SIGNATURE_ALGORITHM, 'the algorithm name only, no signature'],
+        [`${WEBHOOK_SIGNATURE_ALGORITHM} !!not-base64!!`, 'a signature that is not base64'],
+        [`${WEBHOOK_SIGNATURE_ALGORITHM} ${b64.slice(0, 64)}`, 'the signature cut to its first 64 base64 characters'],
+        [`${WEBHOOK_SIGNATURE_ALGORITHM} AAAA`, 'a signature of three zero bytes'],
+      ];
+      const findings: Finding[] = [];
+      for (const [authorization, what] of values) {
+        const ex = await deliver(ctx, kind, { bytes: d.bytes, authorization }, signal);
+        findings.push(expectRejected(ex, 'WEBHOOK-PROFILE-REJECT-UNVERIFIED', `${kind} webhook with ${what}`));
+        if (!ex.response) break; // a receiver that does not answer: one wait is enough
+      }
+      return findings;
+    },
   },
   {
     name: 'wrong-algorithm',

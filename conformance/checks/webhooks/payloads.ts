@@ -111,3 +111,10 @@ export function withAmountChanged(kind: WebhookKind, payload: WebhookPayload): W
   if (second === undefined) return { ...payload, [first!]: new Decimal('9999.50') };
   return { ...payload, [first!]: { ...(payload[first!] as Record<string, unknown>), [second]: new Decimal('9999.50') } };
 }
+
+/** The payload with the payer's or payee's name written with non-ASCII characters (UTF-8 on the wire). */
+export function withNonAsciiName(kind: WebhookKind, payload: WebhookPayload): WebhookPayload {
+  const name = 'Zoë Ødegård-Łukasz 山田';
+  if (kind === 'payment') return { ...payload, paymentRefundData: { ...(payload['paymentRefundData'] as Record<string, unknown>), accountHolderName: name } };
+  return { ...payload, destination: { ...(payload['destination'] as Record<string, unknown>), name } };
+}
