@@ -10,6 +10,7 @@ import { validatePayload } from '../../src/schemas/validate-payload.js';
 import { verifySignatureBase } from '../../src/signatures/create-signature.js';
 import { createSignatureBase } from '../../src/signatures/signature-base.js';
 import { parseSignature, parseSignatureInput, type SignatureInput } from '../../src/signatures/signature-fields.js';
+import type { Level } from '../check.js';
 import { diagnoseContentDigest, diagnoseSignature } from '../diagnose-signature.js';
 import { endpointSpecs, matchEndpoint, mediaTypeOf, type ClientEndpoint, type EndpointMatch } from './endpoints.js';
 
@@ -44,6 +45,8 @@ export interface RuleOutcome {
   readonly received?: string;
   /** The signature or digest diagnosis, as text for the report. */
   readonly notes?: string;
+  /** Overrides the requirement's level (a finding the spec's words support only as a SHOULD). */
+  readonly level?: Level;
 }
 
 /** The client's credentials, as configured for the audit. */
@@ -66,8 +69,16 @@ export interface ExaminedRequest {
   readonly outcomes: readonly RuleOutcome[];
 }
 
+/**
+ * Skew between "created" and the request's arrival above which the audit warns (spec: "client clocks should be
+ * synchronised"). A client that signs just before sending lands within a second or two; payconform's tolerance.
+ */
+export const CLOCK_SKEW_TOLERANCE_SECONDS = 30;
+
 export interface ClientSessionOptions {
   readonly backend?: Ed25519Backend;
+  /** Warn (SIG-CLOCK-SYNC) when |arrival - created| exceeds this many seconds (default 30). */
+  readonly clockSkewToleranceSeconds?: number;
   /** Failed signatures diagnosed with the full pair search; later ones try single mistakes only (default 25). */
   readonly fullDiagnoses?: number;
 }
@@ -111,7 +122,7 @@ export class ClientSession {
 
   #evaluate(request: HttpRequest, receivedAt: number, match: EndpointMatch, index: number): RuleOutcome[] {
     const out: RuleOutcome[] = [];
-    const push = (rule: ClientRuleId, outcome: RuleOutcome['outcome'], requirement: string | undefined, message: string, extra: Partial<Pick<RuleOutcome, 'expected' | 'received' | 'notes'>> = {}): void => {
+    const push = (rule: ClientRuleId, outcome: RuleOutcome['outcome'], requirement: string | undefined, message: string, extra: Partial<Pick<RuleOutcome, 'expected' | 'received' | 'notes' | 'level'>> = {}): void => {
       out.push({ rule, outcome, ...(requirement !== undefined ? { requirement } : {}), message, ...extra });
     };
     const na = (rule: ClientRuleId, message: string): void => push(rule, 'n/a', undefined, message);
@@ -161,18 +172,27 @@ export class ClientSession {
         push('client-signature-headers', 'pass', headersRequirement, 'Signature-Input and Signature present');
         const inputs = parseSignatureInput(inputLines.join(', '));
         const sigs = parseSignature(signatureLines.join(', '));
-        const syntax: string[] = [];
-        if (!inputs.ok) syntax.push(inputs.message);
-        if (!sigs.ok) syntax.push(sigs.message);
+        // Each malformation rests on the header's form as the spec gives it (Step 4: Signature-Input; Step 5: Signature).
+        const syntax: Array<{ requirement: string; message: string; received: string }> = [];
+        const inputText = `Signature-Input: ${inputLines.join(', ')}`;
+        const signatureText = `Signature: ${signatureLines.join(', ')}`;
+        if (!inputs.ok) syntax.push({ requirement: 'SIG-INPUT-HEADER', message: inputs.message, received: inputText });
+        else if (inputs.value.size === 0) syntax.push({ requirement: 'SIG-INPUT-HEADER', message: 'Signature-Input is empty: it carries sig1=(<the eight components>);created=...;keyid=...;alg=...;nonce=...', received: inputText });
+        if (!sigs.ok) syntax.push({ requirement: 'SIG-SIGNATURE-HEADER', message: `${sigs.message}${base64Hint(signatureLines.join(', '))}`, received: signatureText });
+        else if (sigs.value.size === 0) syntax.push({ requirement: 'SIG-SIGNATURE-HEADER', message: 'Signature is empty: it carries sig1=:<88 base64 characters>:', received: signatureText });
         if (syntax.length > 0) {
-          push('client-signature-syntax', 'violation', 'SIG-PROFILE-STRUCTURED-FIELDS', `not valid RFC 8941 Dictionaries: ${syntax.join('; ')}`, { received: `Signature-Input: ${inputLines.join(', ')}` });
+          for (const x of syntax) push('client-signature-syntax', 'violation', x.requirement, `not in the form the spec gives: ${x.message}`, { expected: x.requirement === 'SIG-INPUT-HEADER' ? 'sig1=("@method" ... "x-application-secret");created=<UNIX_SECONDS>;keyid="<KEY_ID>";alg="ed25519";nonce="<NONCE>"' : 'sig1=:<BASE64_SIGNATURE>: (88 characters of padded base64)', received: x.received });
         } else if (inputs.ok && sigs.ok) {
           const short = [...sigs.value].filter(([, b]) => b.length !== serviceProfile.signatureLength);
-          if (short.length > 0) push('client-signature-syntax', 'violation', 'SIG-SIGNATURE-HEADER', `the signature "${short[0]![0]}" is ${short[0]![1].length} bytes; an Ed25519 signature is 64 bytes (88 base64 characters)`);
-          else push('client-signature-syntax', 'pass', 'SIG-PROFILE-STRUCTURED-FIELDS', 'Signature-Input and Signature are valid RFC 8941 Dictionaries');
+          if (short.length > 0) push('client-signature-syntax', 'violation', 'SIG-SIGNATURE-HEADER', `the signature "${short[0]![0]}" is ${short[0]![1].length} bytes; an Ed25519 signature is 64 bytes (88 base64 characters)`, { expected: '64 bytes', received: `${short[0]![1].length} bytes` });
+          else push('client-signature-syntax', 'pass', 'SIG-PROFILE-STRUCTURED-FIELDS', 'Signature-Input and Signature are in the form the spec gives (RFC 8941 Dictionaries, a 64-byte signature)');
           const labels = [...new Set([...inputs.value.keys(), ...sigs.value.keys()])];
-          if (labels.length === 1 && labels[0] === serviceProfile.label) push('client-signature-label', 'pass', 'SIG-LABEL-SIG1', 'label "sig1"');
-          else push('client-signature-label', 'violation', 'SIG-LABEL-SIG1', `the label must be "sig1" only; found ${labels.map((l) => `"${l}"`).join(', ')}`, { expected: 'sig1', received: labels.join(', ') });
+          const others = labels.filter((l) => l !== serviceProfile.label);
+          if (others.length === 0) push('client-signature-label', 'pass', 'SIG-LABEL-SIG1', 'label "sig1"');
+          else if (inputs.value.has(serviceProfile.label) && sigs.value.has(serviceProfile.label)) {
+            // sig1 is there; a server may verify sig1 alone (RFC 9421 §7.1.2 lets a verifier choose), or refuse the rest.
+            push('client-signature-label', 'violation', 'SIG-LABEL-SIG1', `labels ${others.map((l) => `"${l}"`).join(', ')} sent beside "sig1": the spec's headers carry sig1 only, and a server may refuse the others`, { expected: 'sig1', received: labels.join(', '), level: 'SHOULD' });
+          } else push('client-signature-label', 'violation', 'SIG-LABEL-SIG1', `the label is always "sig1"; found ${labels.map((l) => `"${l}"`).join(', ')}`, { expected: 'sig1', received: labels.join(', ') });
           const chosen = inputs.value.has(serviceProfile.label) ? serviceProfile.label : inputs.value.size === 1 ? [...inputs.value.keys()][0] : undefined;
           input = chosen !== undefined ? inputs.value.get(chosen) : undefined;
           signature = chosen !== undefined ? (sigs.value.get(chosen) ?? (sigs.value.size === 1 ? [...sigs.value.values()][0] : undefined)) : undefined;
@@ -261,17 +281,26 @@ export class ClientSession {
 
     const created = input.params.get('created');
     const now = Math.floor(receivedAt / 1000);
-    if (typeof created !== 'number') push('client-signature-created', 'violation', 'SIG-PARAM-CREATED', 'missing "created" parameter', { expected: `created=${now} (the current Unix time in seconds)`, received: '(absent)' });
+    if (created === undefined) push('client-signature-created', 'violation', 'SIG-PARAM-CREATED', 'missing "created" parameter', { expected: `created=${now} (the current Unix time in seconds)`, received: '(absent)' });
+    else if (typeof created !== 'number' || !Number.isInteger(created)) push('client-signature-created', 'violation', 'SIG-PARAM-CREATED', `"created" is ${JSON.stringify(created)}, not an Integer: it is the Unix time in seconds, written without quotes`, { expected: `created=${now}`, received: JSON.stringify(created) });
     else {
       const age = now - created;
       const millis = created > now * 100 ? ' (it looks like milliseconds: created is Unix time in seconds)' : '';
+      const tolerance = this.options.clockSkewToleranceSeconds ?? CLOCK_SKEW_TOLERANCE_SECONDS;
       if (age > serviceProfile.maxAgeSeconds) push('client-signature-created', 'violation', 'SIG-PARAM-CREATED', `"created" is ${age} s before the request arrived; a signature is valid 300 s`, { expected: `within 300 s of ${now}`, received: String(created) });
       else if (-age > serviceProfile.maxFutureSkewSeconds) push('client-signature-created', 'violation', 'SIG-PARAM-CREATED', `"created" is ${-age} s after the request arrived${millis}; it is the current Unix time (clock skew above 5 minutes fails)`, { expected: `within 300 s of ${now}`, received: String(created) });
-      else push('client-signature-created', 'pass', 'SIG-PARAM-CREATED', `created ${age >= 0 ? `${age} s before` : `${-age} s after`} arrival`);
+      else {
+        push('client-signature-created', 'pass', 'SIG-PARAM-CREATED', `created ${age >= 0 ? `${age} s before` : `${-age} s after`} arrival`);
+        if (Math.abs(age) > tolerance) {
+          const how = age < 0 ? 'ahead of the audit\'s clock' : 'behind the audit\'s clock (or the request was signed long before it was sent)';
+          push('client-signature-created', 'violation', 'SIG-CLOCK-SYNC', `"created" is ${Math.abs(age)} s ${how}: more than the ${tolerance} s payconform tolerates; client clocks should be synchronised, and a skew above 5 minutes fails`, { expected: `within ${tolerance} s of ${now}`, received: String(created) });
+        }
+      }
     }
 
     const nonce = input.params.get('nonce');
-    if (typeof nonce !== 'string' || nonce === '') push('client-signature-nonce', 'violation', 'SIG-PARAM-NONCE', 'missing "nonce" parameter: it is required on every request', { expected: 'nonce="<random, at most 50 characters>"', received: '(absent)' });
+    if (nonce === undefined || nonce === '') push('client-signature-nonce', 'violation', 'SIG-PARAM-NONCE', `${nonce === '' ? 'empty' : 'missing'} "nonce" parameter: it is required on every request`, { expected: 'nonce="<random, at most 50 characters>"', received: nonce === '' ? '""' : '(absent)' });
+    else if (typeof nonce !== 'string') push('client-signature-nonce', 'violation', 'SIG-PARAM-NONCE', `"nonce" is ${JSON.stringify(nonce)}, not a String: it is written in double quotes`, { expected: 'nonce="<random, at most 50 characters>"', received: JSON.stringify(nonce) });
     else {
       const first = this.#nonces.get(nonce);
       if (first === undefined) this.#nonces.set(nonce, index);
@@ -364,7 +393,18 @@ export class ClientSession {
   }
 }
 
-type Push = (rule: ClientRuleId, outcome: RuleOutcome['outcome'], requirement: string | undefined, message: string, extra?: Partial<Pick<RuleOutcome, 'expected' | 'received' | 'notes'>>) => void;
+type Push = (rule: ClientRuleId, outcome: RuleOutcome['outcome'], requirement: string | undefined, message: string, extra?: Partial<Pick<RuleOutcome, 'expected' | 'received' | 'notes' | 'level'>>) => void;
+
+/** Names the usual encoding mistakes behind a Signature that does not parse (spec, Step 3: base64, 88 characters). */
+function base64Hint(value: string): string {
+  const m = /=\s*:([^:]*):/.exec(value);
+  if (m === null) return '; the signature is a byte sequence between colons, sig1=:<base64>:';
+  const text = m[1]!;
+  if (/[-_]/.test(text)) return '; it looks like base64url ("-" or "_"): the spec uses base64 ("+" and "/", "=" padding)';
+  if (/^[A-Za-z0-9+/]+$/.test(text) && text.length % 4 !== 0) return `; the base64 is not padded (${text.length} characters): a 64-byte signature is 88 characters ending in "=="`;
+  if (/^[0-9a-f]+$/i.test(text)) return '; it looks like hex: the spec uses base64';
+  return '';
+}
 
 /** The origin-form target of an absolute URL string as written. */
 function targetOf(url: string): string {

@@ -1,5 +1,5 @@
 // The client audit's checks: one per rule, each judging every request that arrived by the rule's requirement ids.
-import type { Check, Finding, Level, RecordedRequest, RecordedResponse } from '../../check.js';
+import { inconclusive, type Check, type Finding, type Level, type RecordedRequest, type RecordedResponse } from '../../check.js';
 import { CLIENT_RULE_IDS, type ClientRuleId, type ExaminedRequest, type RuleOutcome } from '../../client-audit/evaluate-request.js';
 import { loadCatalogue } from '../../requirements.js';
 import { httpsOnly } from './https-only.js';
@@ -34,13 +34,13 @@ const SIGNATURE_BASE_REQUIREMENTS = ['SIG-SIGN', 'SIG-BASE-METHOD', 'SIG-BASE-PA
 export const clientRuleMeta = {
   'client-endpoint': { title: "Calls go to the spec's endpoints, with the configured ids in the refund path", area: 'endpoints', requirements: ['PAYOUT-CREATE-REQUEST', 'COP-COMMIT-REQUEST', 'COP-CANCEL-REQUEST', 'REFUND-CREATE-REQUEST', 'KEY-ENDPOINT', 'RETRIEVAL-ENDPOINTS'] },
   'client-signature-headers': { title: 'Signature-Input and Signature are sent (payout creation is always signed)', area: 'signing', requirements: ['SIG-PAYOUT-CREATE-SIGNED', 'SIG-HEADERS-BODY', 'SIG-HEADERS-BODYLESS', 'SIG-OTHER-ENDPOINTS-SIGNED'] },
-  'client-signature-syntax': { title: 'Signature-Input and Signature are RFC 8941 Dictionaries; the signature is 64 bytes', area: 'signing', requirements: ['SIG-PROFILE-STRUCTURED-FIELDS', 'SIG-SIGNATURE-HEADER'] },
+  'client-signature-syntax': { title: 'Signature-Input and Signature in the form the spec gives; the signature is 64 bytes in padded base64', area: 'signing', requirements: ['SIG-INPUT-HEADER', 'SIG-SIGNATURE-HEADER', 'SIG-PROFILE-STRUCTURED-FIELDS'] },
   'client-signature-label': { title: 'The signature label is sig1', area: 'signing', requirements: ['SIG-LABEL-SIG1'] },
   'client-covered-components': { title: 'The eight covered components, in their fixed order', area: 'signing', requirements: ['SIG-BASE-COMPONENTS-ORDER', 'SIG-BODYLESS-COMPONENTS'] },
   'client-signature-parameter-order': { title: 'Signature parameters created, keyid, alg, nonce in that order, no others', area: 'signing', requirements: ['SIG-PROFILE-PARAM-ORDER', 'SIG-INPUT-HEADER'] },
   'client-signature-alg': { title: 'alg is "ed25519"', area: 'signing', requirements: ['SIG-PARAM-ALG', 'SIG-ALGORITHMS'] },
   'client-signature-keyid': { title: 'keyid is the configured key id', area: 'signing', requirements: ['SIG-PARAM-KEYID'] },
-  'client-signature-created': { title: 'created is the current Unix time in seconds (within 300 s of arrival)', area: 'signing', requirements: ['SIG-PARAM-CREATED'] },
+  'client-signature-created': { title: 'created is the current Unix time in seconds (within 300 s of arrival; warns beyond 30 s of skew)', area: 'signing', requirements: ['SIG-PARAM-CREATED', 'SIG-CLOCK-SYNC'] },
   'client-signature-nonce': { title: 'A nonce of at most 50 characters, never reused in the session', area: 'signing', requirements: ['SIG-PARAM-NONCE', 'LIMIT-NONCE'] },
   'client-content-digest': { title: 'Content-Digest sha-512 over the exact bytes on POST/PUT/PATCH, absent on GET/DELETE', area: 'digest', requirements: ['SIG-HEADERS-BODY', 'SIG-HEADERS-BODYLESS', 'DIGEST-SHA512', 'DIGEST-EXACT-BYTES'] },
   'client-content-type': { title: 'Content-Type media type and version per endpoint', area: 'media types', requirements: ['PAYOUT-CREATE-REQUEST', 'COP-COMMIT-REQUEST', 'COP-CANCEL-REQUEST', 'REFUND-CREATE-REQUEST', 'VERSION-PAYOUT-MEDIA-TYPE', 'VERSION-REFUND-MEDIA-TYPE'] },
@@ -64,12 +64,12 @@ function label(e: ClientExchange): string {
   return `#${e.examined.index} ${r.method} ${path.length > 80 ? `${path.slice(0, 77)}...` : path}`;
 }
 
-function levelOf(requirement: string | undefined): Level | undefined {
-  return requirement === undefined ? undefined : loadCatalogue().byId.get(requirement)?.level;
+function levelOf(o: RuleOutcome): Level | undefined {
+  return o.level ?? (o.requirement === undefined ? undefined : loadCatalogue().byId.get(o.requirement)?.level);
 }
 
 function toFinding(e: ClientExchange, o: RuleOutcome, withEvidence: boolean): Finding {
-  const level = levelOf(o.requirement);
+  const level = levelOf(o);
   return {
     outcome: o.outcome,
     message: `${label(e)}: ${o.message}`,
@@ -128,7 +128,8 @@ const requestArrived: Check<ClientAuditContext> = {
   async run(ctx) {
     const notes = ctx.commandNote !== undefined ? { evidence: { notes: ctx.commandNote } } : {};
     if (ctx.exchanges.length === 0) {
-      return [{ outcome: 'violation', message: `no request arrived at ${ctx.baseUrl} while the audit ran`, requirement: 'APP-PROFILE-REQUEST-ARRIVED', expected: 'at least one request', received: 'none', ...notes }];
+      // Nothing to judge is not a verdict on the client: the run is inconclusive (an error, exit 1), not a failed rule.
+      return [inconclusive(`no request arrived at ${ctx.baseUrl} while the audit ran, so nothing shows the client conforms`, { requirement: 'APP-PROFILE-REQUEST-ARRIVED', expected: 'at least one request', received: 'none', ...notes })];
     }
     const endpoints = new Map<string, number>();
     for (const e of ctx.exchanges) {
