@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpRequest } from '../src/http/message.js';
 import type { AnsweredRequest, RouteHandler, ServiceContext, ServiceExtension } from './context.js';
 import { createErrorBody, HttpError } from './error-body.js';
-import { readBody, routingPath, send, toHttpRequest } from './http-io.js';
+import { connectionAnswer } from './connections.js';
+import { readBody, RequestAborted, routingPath, send, toHttpRequest } from './http-io.js';
 import { stringifyJson } from './json-writer.js';
 import { newTracingId } from './representations.js';
 import { Router } from './router.js';
@@ -23,12 +24,18 @@ export function createRouter(): Router<RouteHandler> {
   return router;
 }
 
+/** Body caps: for a request whose application id and secret are valid, and for any other (smaller). */
+export interface BodyLimits {
+  readonly authenticated: number;
+  readonly unauthenticated: number;
+}
+
 /** Builds the `(req, res)` listener. Never throws: every failure is answered with the error body. */
-export function createRequestListener(ctx: ServiceContext, maxBodyBytes: number, extensions: readonly ServiceExtension[] = []): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(ctx: ServiceContext, limits: BodyLimits, extensions: readonly ServiceExtension[] = []): (req: IncomingMessage, res: ServerResponse) => void {
   const router = createRouter();
   return (req, res) => {
     for (const e of extensions) if (e.handle?.(req, res) === true) return;
-    void handle(ctx, router, maxBodyBytes, req, res, extensions).catch((error: unknown) => {
+    void handle(ctx, router, limits, req, res, extensions).catch((error: unknown) => {
       ctx.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       if (!res.headersSent) sendError(ctx, res, new HttpError(500, 'internal_error', 'internal error'));
       else res.destroy();
@@ -36,35 +43,70 @@ export function createRequestListener(ctx: ServiceContext, maxBodyBytes: number,
   };
 }
 
-async function handle(ctx: ServiceContext, router: Router<RouteHandler>, maxBodyBytes: number, req: IncomingMessage, res: ServerResponse, extensions: readonly ServiceExtension[]): Promise<void> {
+/**
+ * The body cap for this request, decided before any body byte is read: the larger cap only when the request's
+ * x-application-id and x-application-secret are valid (checked only when the declared length needs it, so an
+ * ordinary request costs nothing extra), so an unauthenticated client never makes the service buffer more.
+ */
+function bodyLimit(ctx: ServiceContext, limits: BodyLimits, req: IncomingMessage): { readonly max: number; readonly note: string } {
+  const declared = Number(req.headers['content-length']);
+  if (limits.unauthenticated >= limits.authenticated || (req.headers['content-length'] !== undefined && declared <= limits.unauthenticated)) {
+    return { max: limits.unauthenticated >= limits.authenticated ? limits.authenticated : limits.unauthenticated, note: '' };
+  }
+  try {
+    ctx.auth.checkCredentials(toHttpRequest(req, new Uint8Array(0)));
+    return { max: limits.authenticated, note: '' };
+  } catch {
+    return {
+      max: limits.unauthenticated,
+      note: ` for a request without a valid x-application-id and x-application-secret (${limits.authenticated} bytes with them)`,
+    };
+  }
+}
+
+async function handle(ctx: ServiceContext, router: Router<RouteHandler>, limits: BodyLimits, req: IncomingMessage, res: ServerResponse, extensions: readonly ServiceExtension[]): Promise<void> {
   const started = performance.now();
   const target = req.url ?? '/';
   let http: HttpRequest | undefined;
   let rejection: HttpError | undefined;
+  let aborted: RequestAborted | undefined;
   try {
     const route = router.match(req.method ?? '', routingPath(target));
-    const body = await readBody(req, maxBodyBytes);
+    const limit = bodyLimit(ctx, limits, req);
+    const body = await readBody(req, limit.max, limit.note);
     http = toHttpRequest(req, body);
     const response = await route.handler(ctx, { req, http, params: route.params, target });
     send(res, response.status, response.contentType, response.body, response.headers);
   } catch (error) {
-    if (!(error instanceof HttpError)) throw error;
-    rejection = error;
-    if (error.status === 413) res.setHeader('connection', 'close');
-    sendError(ctx, res, error);
-    if (error.status === 413) req.resume();
+    if (error instanceof RequestAborted) {
+      // Nothing to answer: the connection is gone (client reset, or the request timeout answered and closed it).
+      aborted = error;
+      res.destroy();
+    } else {
+      if (!(error instanceof HttpError)) throw error;
+      rejection = error;
+      if (error.status === 413) res.setHeader('connection', 'close');
+      sendError(ctx, res, error);
+      if (error.status === 413) req.resume();
+    }
   } finally {
-    ctx.log(`${req.method ?? '?'} ${target.slice(0, 200)} -> ${res.statusCode} (${(performance.now() - started).toFixed(1)} ms)`);
+    // The status actually sent: a request cut short got the connection handler's answer (408) or none at all.
+    const byConnection = connectionAnswer(req.socket);
+    const answered = res.headersSent ? String(res.statusCode) : (byConnection ?? 'no response');
+    const note = aborted !== undefined ? ` (${aborted.message})` : '';
+    ctx.log(`${req.method ?? '?'} ${target.slice(0, 200)} -> ${answered}${note} (${(performance.now() - started).toFixed(1)} ms)`);
     if (extensions.length > 0) {
-      const answered: AnsweredRequest = {
+      const answeredRequest: AnsweredRequest = {
         at: ctx.now(),
         http: http ?? { method: req.method ?? '', url: target, headers: [], body: new Uint8Array(0) },
         target,
-        status: res.statusCode,
+        // 0 when no response was sent.
+        status: res.headersSent ? res.statusCode : Number.parseInt(byConnection ?? '0', 10),
         ...(rejection !== undefined ? { code: rejection.code, message: rejection.message } : {}),
+        ...(aborted !== undefined ? { code: 'request_aborted', message: aborted.message } : {}),
       };
       for (const e of extensions) {
-        e.requestAnswered?.(answered);
+        e.requestAnswered?.(answeredRequest);
         e.changed?.();
       }
     }

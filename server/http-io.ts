@@ -4,24 +4,38 @@ import { fieldLinesFromRaw, getFieldValues, type FieldLines, type HttpRequest } 
 import { HttpError } from './error-body.js';
 import { arrivedOverTls } from './tls.js';
 
-/** Collects the exact body bytes; more than `maxBytes` is a 413 (the rest of the body is not read). */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+/** The client closed or reset the connection (or the server's request timeout did) before the body ended. */
+export class RequestAborted extends Error {
+  override name = 'RequestAborted';
+}
+
+/**
+ * Collects the exact body bytes; more than `maxBytes` is a 413 (the rest of the body is not read), `limitNote` says
+ * which limit applied. A connection that ends before the body does rejects with RequestAborted.
+ */
+export function readBody(req: IncomingMessage, maxBytes: number, limitNote = ''): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
-      reject(new HttpError(413, 'body_too_large', `request body of ${declared} bytes exceeds the limit of ${maxBytes} bytes`));
+      reject(new HttpError(413, 'body_too_large', `request body of ${declared} bytes exceeds the limit of ${maxBytes} bytes${limitNote}`));
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    const abort = (reason: string): void => {
+      if (done) return;
+      done = true;
+      chunks.length = 0;
+      reject(new RequestAborted(reason));
+    };
     req.on('data', (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
       if (size > maxBytes) {
         done = true;
         chunks.length = 0;
-        reject(new HttpError(413, 'body_too_large', `request body exceeds the limit of ${maxBytes} bytes`));
+        reject(new HttpError(413, 'body_too_large', `request body exceeds the limit of ${maxBytes} bytes${limitNote}`));
         return;
       }
       chunks.push(chunk);
@@ -31,11 +45,8 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<Uint8A
       done = true;
       resolve(new Uint8Array(Buffer.concat(chunks)));
     });
-    req.on('error', (error) => {
-      if (done) return;
-      done = true;
-      reject(error);
-    });
+    req.on('error', (error) => abort(`connection ended before the body (${error.message})`));
+    req.on('close', () => abort('connection closed before the body ended'));
   });
 }
 

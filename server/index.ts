@@ -1,6 +1,5 @@
 // The reference service (`payconform serve`): the spec's endpoints over the signing core, with a /sandbox/ for payments,
 // lifecycles and webhook deliveries, and deliberate faults for proving conformance checks. Public API of server/.
-import { randomBytes } from 'node:crypto';
 import {
   exportRsaPublicKeyPem,
   exportTrimmedPublicKeyPem,
@@ -13,7 +12,7 @@ import { createRequestListener } from './app.js';
 import { RequestAuthenticator } from './authentication.js';
 import type { ServiceContext, ServiceExtension } from './context.js';
 import { openBackend } from './backend.js';
-import { createErrorBody, HttpError } from './error-body.js';
+import { connectionLimits, guardConnections, serverTimeoutOptions } from './connections.js';
 import { copDestinations } from './cop-triggers.js';
 import { FaultSet } from './faults.js';
 import { Lifecycle } from './lifecycle.js';
@@ -28,6 +27,7 @@ import { defaultRetryPolicy, WebhookQueue } from './webhook-delivery.js';
 export { faultCatalogue, isFaultName, listFaults, type FaultDescription, type FaultName } from './faults.js';
 export { copTriggers, confirmPayee, type CopDestinationKey, type PayoutDestination } from './cop-triggers.js';
 export { STATUS_NAMES, type ErrorBody } from './error-body.js';
+export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connections.js';
 export { generateLoopbackTls, LOOPBACK_NAMES, type GeneratedLoopbackTls, type ServerTls } from './tls.js';
 export { plannedOutcome } from './lifecycle.js';
 export { CANCEL_REASON } from './routes/payouts.js';
@@ -37,6 +37,8 @@ export type { ApplicationCredentials, CopStatus, PaymentStatus, PayoutStatus, Re
 export type { DeliveryAttempt, DeliveryRecord, RetryPolicy, WebhookKind } from './webhook-delivery.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Body cap of a request without a valid application id and secret (default 64 KiB, at most maxBodyBytes). */
+export const DEFAULT_MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024;
 
 /** Starts the service and resolves once it listens. Throws TypeError for bad options, KeyFormatError for bad keys. */
 export async function startReferenceService(options: ReferenceServiceOptions = {}): Promise<RunningReferenceService> {
@@ -44,7 +46,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => {});
   const faults = new FaultSet(options.faults ?? []);
-  const state = new ServiceState();
+  const state = new ServiceState(options.stateLimits);
 
   const configs = options.applications !== undefined && options.applications.length > 0 ? options.applications : [generateDevelopmentApplication()];
   const applications = configs.map((config, i) => registerApplication(state, config, i));
@@ -94,19 +96,11 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
   };
   for (const build of options.extensions ?? []) extensions.push(build(ctx));
 
-  const server = createHttpServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, createRequestListener(ctx, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, extensions), options.tls);
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // Unparseable HTTP (Node's parser gave up): 431 for oversized headers, else 400, with the error body when possible.
-    if (!socket.writable || error.code === 'ECONNRESET') {
-      socket.destroy();
-      return;
-    }
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const httpError = tooLarge ? new HttpError(431, 'headers_too_large', 'request header fields too large') : new HttpError(400, 'malformed_request', 'malformed HTTP request');
-    const body = JSON.stringify(createErrorBody(httpError, randomBytes(16).toString('hex')));
-    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-  });
+  const limits = connectionLimits(options.connections);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const bodyLimits = { authenticated: maxBodyBytes, unauthenticated: Math.min(maxBodyBytes, options.maxUnauthenticatedBodyBytes ?? DEFAULT_MAX_UNAUTHENTICATED_BODY_BYTES) };
+  const server = createHttpServer(serverTimeoutOptions(limits), createRequestListener(ctx, bodyLimits, extensions), options.tls);
+  guardConnections(server, limits, log);
 
   let address: Awaited<ReturnType<typeof listen>>;
   try {
@@ -131,6 +125,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     faults: faults.list(),
     deliveries: () => queue.deliveries(),
     backend: backend.description,
+    openConnections: () => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         lifecycle.close();

@@ -4,8 +4,9 @@ import type { ParsedRsaPrivateKey } from '../src/webhooks/index.js';
 import type { CopDestinationKey, PayoutDestination } from './cop-triggers.js';
 import type { ServiceContext, ServiceExtension } from './context.js';
 import type { FaultName } from './faults.js';
+import type { ConnectionLimits } from './connections.js';
 import type { ServerTls } from './tls.js';
-import type { ApplicationCredentials, PaymentStatus } from './state.js';
+import type { ApplicationCredentials, PaymentStatus, StateLimits } from './state.js';
 import type { DeliveryRecord, RetryPolicy, WebhookKind } from './webhook-delivery.js';
 
 /** One registered merchant application. */
@@ -44,6 +45,15 @@ export interface ReferenceServiceOptions {
   readonly requireSignatureOnCommitCancelRefund?: boolean;
   /** Request body cap (default 1 MiB): beyond it, 413. */
   readonly maxBodyBytes?: number;
+  /**
+   * Body cap of a request whose x-application-id and x-application-secret do not name a registered application
+   * (default 64 KiB, never above maxBodyBytes): the service buffers no more than this for an unauthenticated client.
+   */
+  readonly maxUnauthenticatedBodyBytes?: number;
+  /** Timeouts and the open-connection cap (defaults in DEFAULT_CONNECTION_LIMITS). */
+  readonly connections?: Partial<ConnectionLimits>;
+  /** Caps on the objects the service holds (defaults in DEFAULT_STATE_LIMITS); beyond them, 507. */
+  readonly stateLimits?: Partial<StateLimits>;
   /** Injectable clock, milliseconds since the epoch (signature freshness, timestamps). */
   readonly now?: () => number;
   /** One line per request, webhook attempt and state change (default: silent). */
@@ -84,5 +94,7 @@ export interface RunningReferenceService {
   deliveries(): readonly DeliveryRecord[];
   /** Where shared state lives: in memory, or the Redis URL (password hidden). */
   readonly backend: string;
+  /** Connections the service holds open (each a file descriptor). */
+  openConnections(): Promise<number>;
   close(): Promise<void>;
 }

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Ed25519PrivateKey, Ed25519PublicKey } from '../src/ed25519/backend.js';
 import type { CopStatus, PaymentStatus, PayoutStatus, RefundStatus } from '../src/schemas/statuses.js';
+import { HttpError } from './error-body.js';
 import type { WebhookKind } from './webhook-delivery.js';
 
 // The spec's status vocabularies are the schemas' (one definition, checked against the schema enums).
@@ -86,13 +87,39 @@ export interface Refund {
   readonly plannedOutcome: 'PROCESSED' | 'FAILED' | 'HELD' | 'RETURNED';
 }
 
+/** How many of each object the service holds at most (memory is bounded whatever clients do). */
+export interface StateLimits {
+  readonly payments: number;
+  readonly payouts: number;
+  readonly refunds: number;
+}
+
+export const DEFAULT_STATE_LIMITS: StateLimits = Object.freeze({ payments: 10_000, payouts: 10_000, refunds: 10_000 });
+
 export class ServiceState {
+  readonly limits: StateLimits;
   readonly applications = new Map<string, Application>();
   readonly payments = new Map<string, Payment>();
   readonly payouts = new Map<string, Payout>();
   readonly refunds = new Map<string, Refund>();
   /** Webhook URLs an application set for itself (portal, Settings, 'Webhooks And Callbacks'); the flags are the defaults. */
   readonly webhookUrls = new Map<string, Partial<Record<WebhookKind, string>>>();
+
+  constructor(limits: Partial<StateLimits> = {}) {
+    const merged = { ...DEFAULT_STATE_LIMITS, ...limits };
+    for (const [name, value] of Object.entries(merged)) {
+      if (!Number.isInteger(value) || value < 1) throw new TypeError(`stateLimits.${name} must be a positive integer`);
+    }
+    this.limits = merged;
+  }
+
+  /** 507 `state_full` when the service already holds its maximum of `kind` (state is in memory: restart to clear). */
+  requireRoom(kind: keyof StateLimits): void {
+    const max = this.limits[kind];
+    if (this[kind].size >= max) {
+      throw new HttpError(507, 'state_full', `the service already holds its maximum of ${max} ${kind}; restart it to start over (state is in memory)`);
+    }
+  }
 
   /**
    * A payment reference no payment of any application (any merchant) carries yet (spec, What the service does 7:

@@ -160,8 +160,9 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
   const servers = [createHttpServer(serverOptions, onRequest, options.tls), ...(options.tls !== undefined ? [http.createServer(serverOptions, onRequest)] : [])];
   for (const server of servers) {
     server.on('clientError', (_error: Error, socket: import('node:stream').Duplex) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
-      else socket.destroy();
+      // Answered, then destroyed (never half-closed: a silent client would keep the socket and its buffers).
+      if (socket.writable) socket.write('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      socket.destroy();
     });
   }
   const [address, plainAddress] = await bindAll(servers, options.host, options.port);

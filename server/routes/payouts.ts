@@ -77,6 +77,7 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
 }
 
 function store(ctx: ServiceContext, payout: Payout): void {
+  ctx.state.requireRoom('payouts');
   ctx.state.payouts.set(payout.payoutId, payout);
   ctx.lifecycle.payoutChanged(payout, true);
   ctx.log(`payout ${payout.payoutId} created: ${payout.status} ${payout.amount} ${payout.currency} copStatus=${payout.copStatus}`);

@@ -61,6 +61,7 @@ const handleRefund: RouteHandler = async (ctx, request) => {
     destination: faults.has('refund-arbitrary-destination') ? ARBITRARY_ACCOUNT : payment.payer,
     plannedOutcome: plannedOutcome(amount),
   };
+  state.requireRoom('refunds');
   state.refunds.set(refund.refundId, refund);
   ctx.lifecycle.refundChanged(refund, true);
   ctx.log(`refund ${refund.refundId} of payment ${payment.paymentId} created: ${amount} ${refund.currency}`);

@@ -98,6 +98,7 @@ function paymentStatus(value: unknown): PaymentStatus {
 }
 
 const createPayment: RouteHandler = (ctx, request) => {
+  ctx.state.requireRoom('payments');
   const body = jsonObject(request);
   const app = application(ctx, optionalString(body, 'applicationId'));
   const amount = positiveAmount(body.amount);
