@@ -1,5 +1,6 @@
 // The command line's view of the outside world, passed to every command so tests can run commands in-process.
 import { readFile } from 'node:fs/promises';
+import { applicationSecretProblem } from '../src/profile/application-secret.js';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -39,5 +40,23 @@ export class UsageError extends Error {
 export function requireEnv(io: CliIo, name: string): string {
   const value = io.env[name];
   if (value === undefined || value.trim() === '') throw new UsageError(`environment variable ${name} is not set`);
+  return value;
+}
+
+export const APPLICATION_SECRET_ENV = 'PAYCONFORM_APPLICATION_SECRET';
+
+/**
+ * PAYCONFORM_APPLICATION_SECRET checked against the one rule (src/profile/application-secret.ts): every command calls
+ * this at start, so a malformed secret is a usage error (exit 2) before anything runs. Undefined when unset and
+ * not `required`; the value is returned exactly as set (never trimmed).
+ */
+export function applicationSecretFromEnv(io: CliIo, required: boolean): string | undefined {
+  const value = io.env[APPLICATION_SECRET_ENV];
+  if (value === undefined || value === '') {
+    if (required) throw new UsageError(`environment variable ${APPLICATION_SECRET_ENV} is not set`);
+    return undefined;
+  }
+  const problem = applicationSecretProblem(value);
+  if (problem !== undefined) throw new UsageError(`${APPLICATION_SECRET_ENV} ${problem}`);
   return value;
 }

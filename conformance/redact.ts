@@ -16,6 +16,8 @@ export interface RedactorSecrets {
   readonly applicationSecret?: string | undefined;
   /** As configured: a base64 seed or a PEM container. */
   readonly privateKey?: string | undefined;
+  /** Other key material (e.g. the webhook audit's RSA signing key, PEM): masked as given, line by line and joined. */
+  readonly otherSecrets?: readonly string[] | undefined;
 }
 
 export type Segment = { readonly text: string } | { readonly secret: SecretKind };
@@ -79,6 +81,56 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/**
+ * A pattern (regex source) for every way a character may be written once something escaped it, once or several
+ * times over: HTML/XML entities (`&amp;`, `&#38;`, `&#x26;`, and `&amp;amp;` when escaped twice), JSON (`\"`,
+ * `\\\"`, `\u0026`), percent-encoding (`%26`, `%2526`).
+ */
+function escapedCharacter(c: string): string {
+  const code = c.codePointAt(0)!;
+  const hex = code.toString(16);
+  const named: Readonly<Record<string, string>> = { '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' };
+  // An entity's `&` may itself have been escaped any number of times.
+  const entity = (body: string): string => `&(?:amp;)*${body};`;
+  const alternatives = [escapeRegExp(c), entity(`#0*${code}`), entity(`#[xX]0*(?:${hex}|${hex.toUpperCase()})`)];
+  if (named[c] !== undefined) alternatives.push(entity(named[c]));
+  if (code < 0x10000) alternatives.push(`\\\\+u(?:${hex.padStart(4, '0')}|${hex.padStart(4, '0').toUpperCase()})`);
+  // ASCII only: a multi-byte character is percent-encoded as a run of bytes (the encodeURIComponent form covers it).
+  if (code < 0x80) alternatives.push(`%(?:25)*(?:${hex.padStart(2, '0')}|${hex.padStart(2, '0').toUpperCase()})`);
+  // Any run of backslashes before it: JSON-escaped once (`\"`) or more (`\\\"`), and `\/`.
+  return `\\\\*(?:${alternatives.join('|')})`;
+}
+
+/**
+ * A pattern for `secret` written raw or with any of its non-alphanumeric characters escaped, in any mixture and
+ * depth: an echoing receiver's HTML page, an XML or JSON document (even JSON inside JSON), a URL, or the reporters'
+ * own escaping of it. Letters and digits are never escaped by these encodings.
+ */
+function escapeTolerantPattern(secret: string): string {
+  let out = '';
+  for (const c of secret) out += characterPattern(c);
+  return out;
+}
+
+const characterPattern = (c: string): string => (/^[A-Za-z0-9]$/.test(c) ? c : escapedCharacter(c));
+
+/** Characters of a secret after which a truncated copy (`secr…`) is masked too. */
+const MIN_TRUNCATED_PREFIX = 6;
+
+/**
+ * A pattern for a copy of `secret` cut short by an excerpt (a message quoting the first characters of a body):
+ * any prefix of at least MIN_TRUNCATED_PREFIX characters, in any escaped form (an escape may be cut too), then an
+ * ellipsis. Nested
+ * optional groups keep the pattern linear in the secret's length.
+ */
+function truncatedPattern(secret: string): string | undefined {
+  const chars = [...secret];
+  if (chars.length <= MIN_TRUNCATED_PREFIX) return undefined;
+  let tail = '';
+  for (let i = chars.length - 2; i >= MIN_TRUNCATED_PREFIX; i--) tail = `(?:${characterPattern(chars[i]!)}${tail})?`;
+  return `${chars.slice(0, MIN_TRUNCATED_PREFIX).map(characterPattern).join('')}${tail}(?:[&%\\\\][#A-Za-z0-9]*)?(?=…|\\.\\.\\.)`;
+}
+
 // `"x-application-secret": value` (signature base line) or `x-application-secret: value` (raw header text).
 const BASE_LINE = /(x-application-secret"?[ \t]*:[ \t]*)("(?:[^"\\\r\n]|\\.)*"|[^\r\n]*)/gi;
 // JSON members whose name says secret: `"applicationSecret": "..."`, `"privateKey": "..."`.
@@ -91,8 +143,13 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
   };
   if (secrets.applicationSecret) add(applicationSecretForms(secrets.applicationSecret), 'application-secret');
   if (secrets.privateKey) add(privateKeyForms(secrets.privateKey), 'private-key');
+  for (const other of secrets.otherSecrets ?? []) add(privateKeyForms(other), 'private-key');
   entries.sort((a, b) => b.form.length - a.form.length); // longest first, so a PEM line never leaves a partial match
-  const literal = entries.length > 0 ? new RegExp(entries.map((e) => escapeRegExp(e.form)).join('|'), 'g') : undefined;
+  const sources = entries.map((e) => escapeRegExp(e.form));
+  const secret = secrets.applicationSecret !== undefined && secrets.applicationSecret.length >= MIN_LITERAL_LENGTH ? secrets.applicationSecret : undefined;
+  // The escape-tolerant patterns go first: they match the longest text of the secret's own forms.
+  const tolerant = secret !== undefined ? [escapeTolerantPattern(secret), truncatedPattern(secret)].filter((p): p is string => p !== undefined) : [];
+  const literal = entries.length > 0 ? new RegExp([...tolerant, ...sources].join('|'), 'g') : undefined;
   const kindOf = new Map(entries.map((e) => [e.form, e.kind]));
   const byteForms = entries.map((e) => Buffer.from(e.form, 'utf8'));
 
@@ -106,7 +163,8 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
   };
 
   const redactBytes = (bytes: Uint8Array): Uint8Array => {
-    let buf = Buffer.from(bytes);
+    // Byte for byte through latin1, so the (ASCII) escaped forms are found in a body of any encoding.
+    let buf = Buffer.from(maskLiterals(Buffer.from(bytes).toString('latin1')), 'latin1');
     for (const form of byteForms) {
       let at = buf.indexOf(form);
       let guard = 0;

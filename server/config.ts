@@ -1,4 +1,5 @@
 // The `serve --config FILE` format (schemas/reference-service-config.schema.json) → service options. Pure: the CLI reads files.
+import { applicationSecretProblem } from '../src/profile/application-secret.js';
 import { getSchemaValidator, parseJsonText } from '../src/schemas/index.js';
 import type { ApplicationConfig } from './options.js';
 import type { RetryPolicy, WebhookKind } from './webhook-delivery.js';
@@ -46,6 +47,10 @@ export function parseServiceConfig(
     const secret = a.applicationSecret ?? (a.applicationSecretEnv !== undefined ? env[a.applicationSecretEnv] : undefined);
     if (secret === undefined || secret === '') {
       throw new ServiceConfigError(`/applications/${i}: environment variable ${a.applicationSecretEnv ?? '?'} (applicationSecretEnv) is not set`);
+    }
+    const problem = applicationSecretProblem(secret);
+    if (problem !== undefined) {
+      throw new ServiceConfigError(`/applications/${i}: the application secret (${a.applicationSecret !== undefined ? 'applicationSecret' : `environment variable ${a.applicationSecretEnv}`}) ${problem}`);
     }
     return {
       applicationId: a.applicationId,

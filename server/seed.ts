@@ -1,6 +1,7 @@
 // Applications and payments that exist at start: generated development credentials, and seeded payments to refund.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { generateEd25519PrivateKey, parseEd25519PublicKey } from '../src/keys/ed25519-keys.js';
+import { applicationSecretProblem } from '../src/profile/application-secret.js';
 import type { ApplicationConfig, SeededPayments } from './options.js';
 import { type Application, type ApplicationCredentials, type Payment, type PaymentStatus, type ServiceState } from './state.js';
 
@@ -20,6 +21,8 @@ export function generateDevelopmentApplication(): ApplicationConfig {
 
 /** Registers an application; returns the credentials a client uses. Throws KeyFormatError for an unusable key. */
 export function registerApplication(state: ServiceState, config: ApplicationConfig, index: number): ApplicationCredentials {
+  const problem = applicationSecretProblem(config.applicationSecret);
+  if (problem !== undefined) throw new TypeError(`application ${JSON.stringify(config.applicationId)}: the application secret ${problem}`);
   const publicKey = typeof config.publicKey === 'string' ? parseEd25519PublicKey(config.publicKey) : config.publicKey;
   const selector = config.payInAccountSelector ?? `VA-${config.applicationId.slice(0, 8).toUpperCase()}`;
   const existing = state.applications.get(config.applicationId);

@@ -1,7 +1,7 @@
 // `payconform audit client`: serves the service's API as a strict verifying endpoint that the client under test
 // calls (optionally running the client with --exec), then reports every rule per request by requirement id.
 import type { CliIo } from '../io.js';
-import { EXIT, UsageError } from '../io.js';
+import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { auditOutput, finishAudit, parseAuditArgs, parseHostPortOption, parseIntegerOption, refuseUnknownChecks, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/backend.js';
@@ -119,6 +119,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;
   }
+  applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
   refuseUnknownChecks(clientChecks, parsed.only, parsed.level); // an unknown --only id is refused before the client runs
   const loaded = await loadConfig(parsed.configPath, io.env);
   if (!loaded.ok) {

@@ -3,7 +3,7 @@
 import { generateKeyPair } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { CliIo } from '../io.js';
-import { EXIT, UsageError } from '../io.js';
+import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { CA_OPTION, resolveTrustedCa } from '../tls-options.js';
 import { auditOutput, checkHttpUrl, finishAudit, parseAuditArgs, parseIntegerOption, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
 import { validatePayload } from '../../src/schemas/index.js';
@@ -248,6 +248,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;
   }
+  applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
   const loaded = await loadConfig(parsed.configPath, io.env);
   if (!loaded.ok) {
     io.stderr(`payconform audit server: ${loaded.message}\n`);

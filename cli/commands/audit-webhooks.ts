@@ -5,13 +5,13 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { dirname } from 'node:path';
 import type { CliIo } from '../io.js';
-import { EXIT, UsageError } from '../io.js';
+import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { auditOutput, checkHttpUrl, finishAudit, parseAuditArgs, parseHostPortOption, parseIntegerOption, parseList, refuseUnknownChecks, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
 import { PayconformError } from '../../src/errors.js';
 import { exportTrimmedPublicKeyPem, generateWebhookKeyPair, parseRsaPrivateKey, type ParsedRsaPrivateKey } from '../../src/webhooks/index.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { isLoopbackTarget } from '../../conformance/http-client.js';
-import { createRedactor } from '../../conformance/redact.js';
+import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunSummary } from '../../conformance/result.js';
 import { webhookChecks, WEBHOOK_KINDS, type WebhookAuditContext, type WebhookKind } from '../../conformance/checks/webhooks/index.js';
@@ -93,8 +93,8 @@ function parse(args: readonly string[]): Parsed {
   };
 }
 
-/** Reads the RSA signing key from a file; UsageError naming the file (never its content). */
-async function readSigningKey(path: string): Promise<ParsedRsaPrivateKey> {
+/** Reads the RSA signing key from a file (the key and its text, to mask); UsageError naming the file (never its content). */
+async function readSigningKey(path: string): Promise<{ readonly key: ParsedRsaPrivateKey; readonly text: string }> {
   let text: string;
   try {
     const info = await stat(path);
@@ -106,7 +106,7 @@ async function readSigningKey(path: string): Promise<ParsedRsaPrivateKey> {
     throw new UsageError(`cannot read --signing-key "${path}": ${(error as NodeJS.ErrnoException).code ?? 'read error'}`);
   }
   try {
-    return parseRsaPrivateKey(text);
+    return { key: parseRsaPrivateKey(text), text };
   } catch (error) {
     const code = error instanceof PayconformError ? error.code : 'KEY_FORMAT_INVALID';
     throw new UsageError(`--signing-key "${path}" is not a usable RSA private key (PEM, 2048 bits or more): ${code}`);
@@ -132,7 +132,11 @@ function probe(url: string, timeoutMs: number): Promise<string | undefined> {
 }
 
 /** Runs the receiver checks for the given kinds (for tests and scripts). */
-export function auditWebhookReceiver(context: WebhookAuditContext, kinds: readonly WebhookKind[], options: { only?: readonly string[]; level?: LevelFilter; subscribers?: Parameters<typeof runChecks>[0]['subscribers'] } = {}): Promise<RunSummary> {
+export function auditWebhookReceiver(
+  context: WebhookAuditContext,
+  kinds: readonly WebhookKind[],
+  options: { only?: readonly string[]; level?: LevelFilter; subscribers?: Parameters<typeof runChecks>[0]['subscribers']; redactor?: Redactor } = {},
+): Promise<RunSummary> {
   const targets = [...new Set(kinds.map((k) => context.targets[k]))].join(', ');
   return runChecks({
     checks: webhookChecks(kinds),
@@ -143,7 +147,7 @@ export function auditWebhookReceiver(context: WebhookAuditContext, kinds: readon
     catalogue: loadCatalogue(),
     concurrency: 4,
     checkTimeoutMs: 3 * context.requestTimeoutMs + 5_000,
-    redactor: createRedactor(),
+    redactor: options.redactor ?? createRedactor(),
     ...selectionOptions(options),
   });
 }
@@ -154,6 +158,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;
   }
+  // The one secret rule, before anything runs. A receiver holds the application's secret and may echo it (an error
+  // page, a WWW-Authenticate header): every secret this run can know of is masked in every output.
+  const applicationSecret = applicationSecretFromEnv(io, false);
   refuseUnknownChecks(webhookChecks(parsed.kinds), parsed.only, parsed.level);
   if (parsed.serveKey === undefined && parsed.publicKeyOut === undefined && parsed.signingKeyPath === undefined) {
     throw new UsageError(`the receiver needs the public key: give --serve-key HOST:PORT, --public-key-out FILE, or --signing-key FILE (a key it was configured for)\n${USAGE}`);
@@ -162,7 +169,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (live.length > 0 && !parsed.allowLive) {
     throw new UsageError(`refusing to send test payment, payout and refund webhooks to ${[...new Set(live.map((u) => new URL(u).host))].join(', ')}: not a loopback address, and a receiver that does not verify would act on them; pass --allow-live for a receiver you own`);
   }
-  const signingKey = parsed.signingKeyPath !== undefined ? await readSigningKey(parsed.signingKeyPath) : generateWebhookKeyPair().privateKey;
+  const signingKeyFile = parsed.signingKeyPath !== undefined ? await readSigningKey(parsed.signingKeyPath) : undefined;
+  const signingKey = signingKeyFile?.key ?? generateWebhookKeyPair().privateKey;
+  const redactor = createRedactor({ applicationSecret, privateKey: io.env['PAYCONFORM_PRIVATE_KEY'], otherSecrets: signingKeyFile !== undefined ? [signingKeyFile.text] : [] });
   const trimmed = exportTrimmedPublicKeyPem(signingKey);
   const output = auditOutput(io, parsed.reports);
   const { out } = output;
@@ -204,7 +213,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       io,
       output,
       common: parsed,
-      run: (subscribers) => auditWebhookReceiver(context, parsed.kinds, selectionOptions({ ...parsed, subscribers })),
+      run: (subscribers) => auditWebhookReceiver(context, parsed.kinds, { ...selectionOptions({ ...parsed, subscribers }), redactor }),
       afterRun: () => {
         if (keyServer !== undefined) out(`the public key was fetched ${keyServer.fetches()} time(s) during the run\n`);
       },

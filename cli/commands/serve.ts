@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { EXIT, UsageError } from '../io.js';
+import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { exportEd25519PrivateKeyPem, exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
 import {
   copTriggers,
@@ -85,7 +85,8 @@ function applicationFromEnv(io: CliIo): ApplicationConfig | undefined {
   const env = (n: (typeof ENV_CREDENTIALS)[number]) => io.env[n]!.trim();
   return {
     applicationId: env('PAYCONFORM_APPLICATION_ID'),
-    applicationSecret: env('PAYCONFORM_APPLICATION_SECRET'),
+    // Never trimmed: a secret with surrounding whitespace is refused by the one rule instead.
+    applicationSecret: applicationSecretFromEnv(io, true)!,
     keyId: env('PAYCONFORM_KEY_ID'),
     publicKey: env('PAYCONFORM_PUBLIC_KEY'),
     merchantId: env('PAYCONFORM_MERCHANT_ID'),
@@ -131,6 +132,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(listFaults());
     return EXIT.ok;
   }
+  applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
 
   // Config file first; flags override it.
   let config: ServiceConfigFile = {};

@@ -1,7 +1,7 @@
 // `payconform sign --request FILE|-`: signs a request described as JSON with credentials from the environment.
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { EXIT, requireEnv, UsageError } from '../io.js';
+import { applicationSecretFromEnv, EXIT, requireEnv, UsageError } from '../io.js';
 import { readRequestJson } from '../request-json.js';
 import { parseEd25519PrivateKey } from '../../src/keys/index.js';
 import { signRequest } from '../../src/profile/sign-request.js';
@@ -27,10 +27,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}\nusage: payconform sign --request FILE|- [--created N] [--nonce S]`);
   }
   if (values.request === undefined) throw new UsageError('--request FILE|- is required\nusage: payconform sign --request FILE|- [--created N] [--nonce S]');
+  applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
   const created = parseInteger(values.created, '--created');
   const request = await readRequestJson(values.request, io);
   const applicationId = requireEnv(io, 'PAYCONFORM_APPLICATION_ID');
-  const applicationSecret = requireEnv(io, 'PAYCONFORM_APPLICATION_SECRET');
+  const applicationSecret = applicationSecretFromEnv(io, true)!;
   const keyId = requireEnv(io, 'PAYCONFORM_KEY_ID');
   const privateKeyText = requireEnv(io, 'PAYCONFORM_PRIVATE_KEY');
   let privateKey;

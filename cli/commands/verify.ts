@@ -1,7 +1,7 @@
 // `payconform verify --request FILE|-`: verifies a signed request (JSON) under the strict profile policy.
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { EXIT, requireEnv, UsageError } from '../io.js';
+import { applicationSecretFromEnv, EXIT, requireEnv, UsageError } from '../io.js';
 import { readRequestJson } from '../request-json.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import { fieldLineValues } from '../../src/signatures/field-values.js';
@@ -20,10 +20,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
   }
   if (values.request === undefined) throw new UsageError(`--request FILE|- is required\n${USAGE}`);
+  applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
   if (values.now !== undefined && !/^[0-9]{1,15}$/.test(values.now)) throw new UsageError('--now must be a non-negative integer (unix seconds)');
   const request = await readRequestJson(values.request, io);
   const applicationId = requireEnv(io, 'PAYCONFORM_APPLICATION_ID');
-  const secret = requireEnv(io, 'PAYCONFORM_APPLICATION_SECRET');
+  const secret = applicationSecretFromEnv(io, true)!;
   let publicKey;
   try {
     publicKey = parseEd25519PublicKey(requireEnv(io, 'PAYCONFORM_PUBLIC_KEY').trim());

@@ -8,6 +8,7 @@ import { computeContentDigest } from '../digest/content-digest.js';
 import { signSignatureBase } from '../signatures/create-signature.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
 import { serializeSignature } from '../signatures/signature-fields.js';
+import { applicationSecretProblem } from './application-secret.js';
 import { serviceProfile } from './service-profile.js';
 
 export interface SigningCredentials {
@@ -63,7 +64,9 @@ export function signRequest(request: HttpRequest, credentials: SigningCredential
     throw new TypeError('request must be an HttpRequest { method, url, headers, body: Uint8Array }');
   }
   const applicationId = checkHeaderText(credentials?.applicationId, 'applicationId');
-  const applicationSecret = checkHeaderText(credentials?.applicationSecret, 'applicationSecret');
+  const secretProblem = applicationSecretProblem(credentials?.applicationSecret as string);
+  if (secretProblem !== undefined) throw new TypeError(`applicationSecret ${secretProblem}`);
+  const applicationSecret = credentials.applicationSecret;
   const keyId = checkHeaderText(credentials.keyId, 'keyId');
   if (credentials.privateKey?.kind !== 'ed25519-private') throw new TypeError('privateKey must be an Ed25519PrivateKey');
   const created = options.created ?? Math.floor(Date.now() / 1000);
