@@ -70,14 +70,16 @@ const partialBody = (service: RunningReferenceService) =>
 describe('silent clients (issue 15 point 1)', () => {
   it('connections that send part of a request and then neither read nor close are released within the timeouts', async () => {
     const { service, log } = await start({ connections: SHORT });
-    for (let i = 0; i < 20; i++) await silentClient(service, i % 2 === 0 ? partialHead(service) : partialBody(service));
-    expect(await service.openConnections()).toBe(20);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => silentClient(service, i % 2 === 0 ? partialHead(service) : partialBody(service))));
+    // Each was held until its timeout and answered 408 (no assertion on how many were open at once: on a loaded
+    // machine the first may time out before the last connects).
+    expect(await eventually(async () => log.filter((l) => l.startsWith('client error: 408 request_timeout')).length === 20, 15_000)).toBe(true);
     // Released (destroyed, not half-closed) although every client still holds its side open and reads nothing.
     expect(await eventually(async () => (await service.openConnections()) === 0, 15_000)).toBe(true);
     expect(sockets.every((s) => !s.destroyed)).toBe(true);
-    expect(log.filter((l) => l.startsWith('client error: 408 request_timeout'))).toHaveLength(20);
     // The ten whose body never came are logged with the 408 they got, not as a 200 or an internal error.
-    expect(log.filter((l) => /^POST \/sandbox\/payments -> 408 request_timeout \(connection/.test(l))).toHaveLength(10);
+    const cutShort = () => log.filter((l) => /^POST \/sandbox\/payments -> 408 request_timeout \(connection/.test(l)).length;
+    expect(await eventually(async () => cutShort() === 10, 5_000)).toBe(true);
     expect(log.join('\n')).not.toMatch(/internal error|-> 200/);
   }, 30_000);
 
@@ -114,7 +116,7 @@ describe('silent clients (issue 15 point 1)', () => {
 
 describe('bounded resources (issue 15 point 6)', () => {
   it('connections beyond the cap are closed at once and logged; the service keeps answering once they go', async () => {
-    const { service, log } = await start({ connections: { ...SHORT, maxConnections: 5 } });
+    const { service, log } = await start({ connections: { maxConnections: 5 } });
     const held = [];
     for (let i = 0; i < 8; i++) held.push(await silentClient(service, ''));
     expect(await eventually(async () => log.filter((l) => l.startsWith('connection dropped')).length === 3, 5_000)).toBe(true);
