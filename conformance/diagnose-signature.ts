@@ -18,6 +18,7 @@ import { REDACTED } from './redact.js';
 /** The mistakes the diagnosis tries (public API: ids never renamed). */
 export const signatureMistakes = {
   'path-without-query': { requirement: 'SIG-BASE-PATH', title: '@path signed without the query string', fix: 'The @path line carries the path and, when present, "?" and the query exactly as sent (this profile departs from RFC 9421 §2.2.6 here).' },
+  'path-decoded': { requirement: 'SIG-BASE-PATH', title: '@path signed percent-decoded', fix: 'The @path line is the path and query exactly as sent ("unmodified"): keep the percent-encoding (%20 stays %20).' },
   'authority-without-port': { requirement: 'SIG-BASE-AUTHORITY', title: '@authority signed without the port', fix: '@authority keeps any port other than 80 and 443 (host:port).' },
   'authority-with-port': { requirement: 'SIG-BASE-AUTHORITY', title: '@authority signed with the default port', fix: '@authority omits the ports 80 and 443.' },
   'method-lowercase': { requirement: 'SIG-BASE-METHOD', title: '@method signed in lower case', fix: '@method is the method in upper case, exactly as sent.' },
@@ -186,6 +187,18 @@ function alternatives(draft: Draft, request: HttpRequest): Alternative[] {
 
   const path = lineValue(draft, '@path');
   if (path !== undefined && path.includes('?')) add('path-without-query', setLine('@path', path.slice(0, path.indexOf('?'))));
+  if (path !== undefined && path.includes('%')) {
+    // Clients that sign a URL object's decoded path or query (a space where "%20" was sent).
+    for (const decode of [decodeURI, decodeURIComponent]) {
+      let decoded: string;
+      try {
+        decoded = decode(path);
+      } catch {
+        continue;
+      }
+      if (decoded !== path && !out.some((a) => a.mistake === 'path-decoded' && a.detail === JSON.stringify(decoded))) add('path-decoded', setLine('@path', decoded), JSON.stringify(decoded));
+    }
+  }
 
   const authority = lineValue(draft, '@authority');
   const uri = parseTargetUri(request.url);

@@ -114,6 +114,7 @@ interface MistakeCase {
 }
 
 const mistakes: readonly MistakeCase[] = [
+  { name: '@path signed percent-decoded', requirement: 'SIG-BASE-PATH', mistake: 'path-decoded', call: (i) => ({ path: '/api/payouts?ref=INV%201%2F2', body: payoutBody(i), mutateBase: (b) => line(b, '@path', '/api/payouts?ref=INV 1/2') }) },
   { name: '@method signed in lower case', requirement: 'SIG-BASE-METHOD', mistake: 'method-lowercase', call: (i) => ({ path: '/api/payouts', body: payoutBody(i), mutateBase: (b) => line(b, '@method', 'post') }) },
   { name: 'default port 80 kept in @authority', requirement: 'SIG-BASE-AUTHORITY', mistake: 'authority-with-port', call: (i) => ({ path: '/api/payouts', host: 'api.example.com', body: payoutBody(i), mutateBase: (b) => line(b, '@authority', 'api.example.com:80') }) },
   { name: '@signature-params line signed with "sig1="', requirement: 'SIG-BASE-PARAMS-LINE', mistake: 'signature-params-with-label', call: (i) => ({ path: '/api/payouts', body: payoutBody(i), mutateBase: (b) => b.replace('"@signature-params": (', '"@signature-params": sig1=(') }) },
