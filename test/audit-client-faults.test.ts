@@ -78,6 +78,14 @@ const faults: readonly FaultCase[] = [
   { name: 'Content-Digest in hex, not a byte sequence', check: 'client-content-digest', requirement: 'DIGEST-SHA512', client: (i) => create(i, { digest: (b) => `sha-512=${createHash('sha512').update(b).digest('hex')}` }) },
   { name: 'Content-Digest algorithm key in upper case ("SHA-512")', check: 'client-content-digest', requirement: 'DIGEST-SHA512', client: (i) => create(i, { digest: (b) => computeContentDigest(b).replace('sha-512', 'SHA-512') }) },
   { name: 'Content-Digest of the empty body on a POST with a body', check: 'client-content-digest', requirement: 'DIGEST-EXACT-BYTES', says: 'an empty body', client: (i) => create(i, { digest: () => computeContentDigest(new Uint8Array()) }) },
+  {
+    name: 'a signed commit without Content-Digest (POST without a body read as bodyless)',
+    check: 'client-content-digest',
+    requirement: 'SIG-HEADERS-BODY',
+    outcome: 'warn',
+    says: 'without a body',
+    client: (i) => call(i, { path: `/api/payouts/${randomUUID()}/commit`, accept: PAYOUT, digest: () => undefined }),
+  },
   // --- application headers, media types, bodies, endpoints
   { name: 'x-application-id left out (still signed)', check: 'client-application-headers', requirement: 'APP-ID-REQUIRED', client: (i) => create(i, { after: (h) => h.filter(([n]) => n !== 'x-application-id') }) },
   { name: 'x-application-secret left out (still signed)', check: 'client-application-headers', requirement: 'APP-SECRET-SENT', client: (i) => create(i, { after: (h) => h.filter(([n]) => n !== 'x-application-secret') }) },
