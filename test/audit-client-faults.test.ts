@@ -93,6 +93,9 @@ const faults: readonly FaultCase[] = [
   { name: 'commit with Accept of the refund version', check: 'client-accept', requirement: 'VERSION-PAYOUT-MEDIA-TYPE', client: (i) => call(i, { path: `/api/payouts/${randomUUID()}/commit`, accept: REFUND, sign: false }) },
   { name: 'refund amount not a decimal', check: 'client-request-body', requirement: 'REFUND-REQUEST-BODY', says: '/amount', client: (i) => call(i, { path: refundPath, contentType: REFUND, accept: REFUND, sign: false, body: JSON.stringify({ paymentId: i.settledPayment.paymentId, amount: 'ten' }) }) },
   { name: 'refund paymentId not a UUID', check: 'client-request-body', requirement: 'REFUND-REQUEST-BODY', says: '/paymentId', client: (i) => call(i, { path: refundPath, contentType: REFUND, accept: REFUND, sign: false, body: JSON.stringify({ paymentId: 'PAY-1', amount: '1.00' }) }) },
+  { name: 'payout created at "//api/payouts" (base URL ending in "/")', check: 'client-endpoint', requirement: 'PAYOUT-CREATE-REQUEST', says: 'doubled "/"', client: (i) => create(i, { path: '//api/payouts' }) },
+  { name: 'payout created at "/api/payouts/" (trailing slash)', check: 'client-endpoint', requirement: 'PAYOUT-CREATE-REQUEST', says: 'trailing "/"', client: (i) => create(i, { path: '/api/payouts/' }) },
+  { name: 'cancel at "/api/Payouts/{id}/Cancel" (letter case)', check: 'client-endpoint', requirement: 'COP-CANCEL-REQUEST', says: 'letter case', client: (i) => call(i, { path: `/api/Payouts/${randomUUID()}/Cancel`, accept: PAYOUT, sign: false }) },
   { name: 'commit called with GET', check: 'client-endpoint', requirement: 'COP-COMMIT-REQUEST', client: (i) => call(i, { method: 'GET', path: `/api/payouts/${randomUUID()}/commit`, accept: PAYOUT, sign: false, contentType: null }) },
   // --- clock (spec: "client clocks should be synchronised (skew above 5 minutes causes failure)")
   { name: 'client clock 90 s behind', check: 'client-signature-created', requirement: 'SIG-CLOCK-SYNC', outcome: 'warn', says: 'behind', client: (i) => create(i, { params: params({ created: now() - 90 }) }) },
@@ -161,6 +164,7 @@ const permitted: ReadonlyArray<readonly [string, (info: ClientAuditListening) =>
     },
   ],
   ['a refund amount as a JSON number, with x-app-name', (i) => call(i, { path: refundPath, contentType: REFUND, accept: REFUND, sign: false, extraHeaders: [['x-app-name', 'sandbox-shop']], body: JSON.stringify({ paymentId: i.settledPayment.paymentId, amount: 1.5 }) })],
+  ['a GET on a retrieval path the spec does not show (recorded only)', (i) => call(i, { method: 'GET', path: `/api/payouts/${randomUUID()}`, accept: PAYOUT, contentType: null, sign: false })],
   ['the public key fetched with an unsigned GET', (i) => call(i, { method: 'GET', path: '/.well-known/signature/pem', contentType: null, sign: false })],
 ];
 

@@ -124,6 +124,29 @@ export function matchEndpoint(method: string, rawTarget: string): EndpointMatch 
   return { params: {}, wrongMethod: false, path };
 }
 
+/**
+ * The spec endpoint a path almost names: the same after removing a trailing slash, doubled slashes (a base URL
+ * ending in "/" joined with "/api/..."), and letter case. Undefined when the path is a spec path or none is near.
+ */
+export function nearEndpoint(path: string): { readonly endpoint: ClientEndpoint; readonly how: string } | undefined {
+  if (matchEndpoint('GET', path).endpoint !== undefined) return undefined;
+  const hows: string[] = [];
+  let p = path;
+  if (/\/\/+/.test(p)) {
+    p = p.replace(/\/\/+/g, '/');
+    hows.push('doubled "/"');
+  }
+  if (p.length > 1 && p.endsWith('/')) {
+    p = p.replace(/\/+$/, '');
+    hows.push('a trailing "/"');
+  }
+  const exact = matchEndpoint('GET', p).endpoint;
+  if (exact !== undefined) return { endpoint: exact, how: hows.join(' and ') };
+  const lower = matchEndpoint('GET', p.replace(/^\/api\/[^?#]*/i, (m) => m.replace(/\/(api|payouts|commit|cancel|merchants|applications|refunds)(?=\/|$)/gi, (x) => x.toLowerCase())).replace(/^\/\.well-known\/signature\/pem$/i, '/.well-known/signature/pem')).endpoint;
+  if (lower !== undefined) return { endpoint: lower, how: [...hows, 'other letter case'].join(' and ') };
+  return undefined;
+}
+
 /** The media type of a Content-Type or Accept member, lowercased, parameters dropped. */
 export function mediaTypeOf(value: string): string {
   return (value.split(';')[0] ?? '').trim().toLowerCase();

@@ -12,7 +12,7 @@ import { createSignatureBase } from '../../src/signatures/signature-base.js';
 import { parseSignature, parseSignatureInput, type SignatureInput } from '../../src/signatures/signature-fields.js';
 import type { Level } from '../check.js';
 import { diagnoseContentDigest, diagnoseSignature } from '../diagnose-signature.js';
-import { endpointSpecs, matchEndpoint, mediaTypeOf, type ClientEndpoint, type EndpointMatch } from './endpoints.js';
+import { endpointSpecs, matchEndpoint, mediaTypeOf, nearEndpoint, type ClientEndpoint, type EndpointMatch } from './endpoints.js';
 
 /** The rules, in report order (each becomes one check of the client audit; ids are public API). */
 export const CLIENT_RULE_IDS = [
@@ -139,7 +139,12 @@ export class ClientSession {
       const s = endpointSpecs[match.endpoint];
       push('client-endpoint', 'violation', s.requirement, `${request.method} ${match.path}: the ${s.title} endpoint takes ${s.method}`, { expected: `${s.method} ${s.path}`, received: `${request.method} ${match.path}` });
     } else if (spec === undefined) {
-      push('client-endpoint', 'observation', 'RETRIEVAL-ENDPOINTS', `${request.method} ${match.path} is none of the spec's endpoints (the service answers 404 or 405)`);
+      const near = nearEndpoint(match.path);
+      const s = near !== undefined ? endpointSpecs[near.endpoint] : undefined;
+      if (near !== undefined && s !== undefined && s.method === request.method) {
+        // Not another endpoint but the spec's own path written differently: the spec names the path (and the service 404s).
+        push('client-endpoint', 'violation', s.requirement, `${request.method} ${match.path} is the ${s.title} path with ${near.how}; the spec's path is ${s.path}`, { expected: `${s.method} ${s.path}`, received: `${request.method} ${match.path}` });
+      } else push('client-endpoint', 'observation', 'RETRIEVAL-ENDPOINTS', `${request.method} ${match.path} is none of the spec's endpoints (the service answers 404 or 405)`);
     } else if (match.endpoint === 'create-refund') {
       const problems: string[] = [];
       if (match.params['applicationId'] !== credentials.applicationId) problems.push(`applicationId "${match.params['applicationId'] ?? ''}" in the path is not the configured application id`);
