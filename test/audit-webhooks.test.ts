@@ -42,6 +42,8 @@ interface Behaviour {
   readonly rejectStatus?: number;
   /** Never answers (the connection stays open) or resets every connection: no answer at all. */
   readonly transport?: 'hang' | 'reset';
+  /** Answers valid webhooks but never answers one it refuses (an unhandled verification error). */
+  readonly hangOnReject?: boolean;
 }
 
 interface Received {
@@ -106,7 +108,7 @@ async function startReceiver(b: Behaviour): Promise<{ url: (k: WebhookKind) => s
         res.writeHead(status, text === '' ? {} : { 'content-type': 'application/json' }).end(text);
       };
       if (req.method !== 'PUT' || !WEBHOOK_KINDS.includes(kind)) return answer(404);
-      if (!verifies(b, body, authorization)) return answer(b.rejectStatus ?? 401);
+      if (!verifies(b, body, authorization)) return b.hangOnReject ? undefined : answer(b.rejectStatus ?? 401);
       let event: Record<string, unknown>;
       try {
         event = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
@@ -318,6 +320,13 @@ describe('audit webhooks: no answer is not a rejection (timeouts and resets are 
       expect(exitCodeFor(summary)).toBe(1);
     });
   }
+
+  it('a receiver that answers valid webhooks but never answers one it refuses: every tampering check is an error, exit 1', async () => {
+    const { summary } = await auditReceiver({ verify: 'raw', hangOnReject: true }, ['payment'], 400);
+    for (const n of POSITIVE) expect(outcomes(summary)[`webhook-payment-${n}`], n).toBe('pass');
+    for (const n of NEGATIVE) expect(outcomes(summary)[`webhook-payment-${n}`], n).toBe('error');
+    expect(exitCodeFor(summary)).toBe(1);
+  });
 
   it('an unreachable receiver: the positive checks fail and the tampering checks are errors, within the timeout', async () => {
     const receiver = await startReceiver({ verify: 'raw' });
