@@ -1,7 +1,7 @@
 // What the three audit commands (`audit server`, `audit client`, `audit webhooks`) share: refusing secrets as
 // arguments, the common options (--report, --only, --level, --verbose, --help), option value checks, and the tail
 // of a run (console progress, the checks, the reports, the exit code).
-import { readFileSync } from 'node:fs';
+import { packageVersion } from './version.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CliIo } from './io.js';
 import { EXIT, UsageError } from './io.js';
@@ -125,11 +125,7 @@ export function refuseUnknownChecks<Ctx>(checks: readonly Check<Ctx>[], only: re
 
 /** payconform's version, as shown in reports. */
 export function toolVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string }).version ?? '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
+  return packageVersion();
 }
 
 /** Where progress and the summary go: stdout, unless a report is written there (then stderr). */

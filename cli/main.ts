@@ -1,5 +1,6 @@
 // Dispatches `payconform <command> ...` to the command modules; each is loaded only when used.
 import { createProcessIo, EXIT, UsageError, type CliIo } from './io.js';
+import { packageVersion } from './version.js';
 
 export type Command = (args: readonly string[], io: CliIo) => Promise<number>;
 
@@ -17,7 +18,7 @@ const commands: Readonly<Record<string, { readonly summary: string; readonly loa
 
 export function usage(): string {
   const lines = Object.entries(commands).map(([name, c]) => `  payconform ${name.padEnd(16)} ${c.summary}`);
-  return ['usage: payconform <command> [options]', '', 'commands:', ...lines, ''].join('\n');
+  return ['usage: payconform <command> [options]', '       payconform --version | --help', '', 'commands:', ...lines, ''].join('\n');
 }
 
 export async function main(argv: readonly string[], io: CliIo = createProcessIo()): Promise<number> {
@@ -27,6 +28,10 @@ export async function main(argv: readonly string[], io: CliIo = createProcessIo(
   const entry = commands[name];
   if (argv[0] === '--help' || argv[0] === '-h') {
     io.stdout(usage());
+    return EXIT.ok;
+  }
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    io.stdout(`${packageVersion()}\n`);
     return EXIT.ok;
   }
   if (!entry) {

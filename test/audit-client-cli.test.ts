@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateAgainst } from '../src/schemas/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
+import { CLI_ARGS } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
@@ -59,7 +60,7 @@ interface Run {
 /** Spawns `payconform ...`, killed after 60 s. */
 function payconform(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'bin/payconform.js'), ...args], { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));

@@ -20,9 +20,9 @@ import { startReferenceService, type RunningReferenceService } from '../server/i
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
+import { CLI_ARGS } from './fixtures/cli.js';
 
 const keys = loadTestKeys();
-const BIN = join(process.cwd(), 'bin', 'payconform.js');
 const ids = serverChecks.map((c) => c.id);
 
 interface Ran {
@@ -34,7 +34,7 @@ interface Ran {
 /** Spawns the CLI with a bounded time; the environment holds only what the test gives (plus PATH). */
 function cli(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

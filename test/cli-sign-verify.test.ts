@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { main } from '../cli/main.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
+import { CLI_ARGS } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
@@ -32,7 +33,7 @@ function io(stdin = '', extraEnv: Record<string, string | undefined> = env) {
 }
 
 function spawn(args: string[], input: string, extraEnv: Record<string, string>) {
-  const r = spawnSync(process.execPath, [join(root, 'bin/payconform.js'), ...args], {
+  const r = spawnSync(process.execPath, [...CLI_ARGS, ...args], {
     input,
     env: { PATH: process.env.PATH, ...extraEnv },
     encoding: 'utf8',

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
+import { CLI_ARGS } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'payconform-validate-'));
@@ -35,7 +36,7 @@ function file(name: string, content: string): string {
 }
 
 function cli(args: readonly string[], stdin?: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(root, 'bin/payconform.js'), ...args], {
+  const r = spawnSync(process.execPath, [...CLI_ARGS, ...args], {
     cwd: root,
     input: stdin ?? '',
     encoding: 'utf8',

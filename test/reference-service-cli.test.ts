@@ -13,6 +13,7 @@ import { loadTestKeys } from './fixtures/keys.js';
 import { PAYOUT_TYPE, send } from './reference-service-client.js';
 import { signRequest } from '../src/profile/sign-request.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
+import { CLI_ARGS } from './fixtures/cli.js';
 
 const memoryIo = (env: Record<string, string> = {}) => createMemoryIo({ env });
 
@@ -23,7 +24,7 @@ afterEach(() => {
 
 /** Spawns `payconform serve`, resolves with the child and its output once it prints "Ctrl-C stops." (15 s max). */
 function spawnServe(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['bin/payconform.js', 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

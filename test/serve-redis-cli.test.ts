@@ -10,6 +10,7 @@ import { signRequest } from '../src/profile/sign-request.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
 import { PAYOUT_TYPE, send } from './reference-service-client.js';
+import { CLI_ARGS } from './fixtures/cli.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -18,7 +19,7 @@ afterEach(() => {
 
 /** Spawns `payconform serve`; resolves with its output once it prints "Ctrl-C stops." (20 s max). */
 function spawnServe(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; text: string }> {
-  const child = spawn(process.execPath, ['bin/payconform.js', 'serve', '--port', '0', '--quiet', ...args], {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--quiet', ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

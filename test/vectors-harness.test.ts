@@ -11,6 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadVectorSet, messageInput } from '../vectors/harness/load.js';
 import { helloMessage, type HarnessReport } from '../vectors/harness/run.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
+import { CLI_ARGS } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'payconform-harness-'));
@@ -60,7 +61,7 @@ describe('vectors run: the example Python adapter (vectors/adapters/python/adapt
   it.skipIf(pythonMissing !== undefined)(`passes every case, spawned from the outside, with JSON and JUnit reports${pythonMissing ? ` [SKIPPED: ${pythonMissing}]` : ''}`, () => {
     const json = join(work, 'py.json');
     const junit = join(work, 'py.xml');
-    const r = spawnSync(process.execPath, ['bin/payconform.js', 'vectors', 'run', '--exec', `python3 "${PY_ADAPTER}"`, '--report', `json:${json}`, '--report', `junit:${junit}`], {
+    const r = spawnSync(process.execPath, [...CLI_ARGS, 'vectors', 'run', '--exec', `python3 "${PY_ADAPTER}"`, '--report', `json:${json}`, '--report', `junit:${junit}`], {
       cwd: root,
       encoding: 'utf8',
       timeout: 60_000,
@@ -268,7 +269,7 @@ describe('vectors run: usage errors exit 2', () => {
   });
 
   it('--help prints the protocol summary and exits 0, from the outside', () => {
-    const out = execFileSync(process.execPath, ['bin/payconform.js', 'vectors', 'run', '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+    const out = execFileSync(process.execPath, [...CLI_ARGS, 'vectors', 'run', '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
     expect(out).toContain('exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --strict), 1 any case failed, 2 usage error');
   });
 });
