@@ -15,6 +15,7 @@ import { applySignedHeaders, parseEd25519PrivateKey, signRequest } from '../src/
 import { generateLoopbackTls, startReferenceService, type GeneratedLoopbackTls } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
+import { CLI_ARGS } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
@@ -42,7 +43,7 @@ interface Run {
 /** Spawns `payconform ...` to its end (killed after 90 s). */
 function payconform(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'bin/payconform.js'), ...args], { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
@@ -112,7 +113,7 @@ describe('payconform serve --tls and audit server --ca (spawned)', () => {
   beforeAll(async () => {
     writeFileSync(wrongCa, otherCa.caCert);
     const port = await unusedLoopbackPort();
-    serve = spawn(process.execPath, [join(root, 'bin/payconform.js'), 'serve', '--tls', '--tls-ca-out', caFile, '--port', String(port), '--quiet'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    serve = spawn(process.execPath, [...CLI_ARGS, 'serve', '--tls', '--tls-ca-out', caFile, '--port', String(port), '--quiet'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     origin = await new Promise<string>((resolve, reject) => {
       let text = '';
       const timer = setTimeout(() => reject(new Error(`serve did not start: ${text}`)), 30_000);
