@@ -116,12 +116,13 @@ describe('the installed package', () => {
     const source = `import { signRequest, verifyRequest, MemoryNonceStore, toFieldLines, validatePayload, type HttpRequest } from 'payconform';
 import { exitCodeFor, type RunSummary } from 'payconform/conformance';
 import { startReferenceService, type RunningReferenceService } from 'payconform/server';
+import type { RedisNonceStore } from 'payconform/redis';
 import schema from 'payconform/schemas/payout.schema.json' with { type: 'json' };
 
 const request: HttpRequest = { method: 'GET', url: 'https://api.example.com/api/payouts/1', headers: toFieldLines({}), body: new Uint8Array() };
 const store: MemoryNonceStore = new MemoryNonceStore();
 export const checks: unknown[] = [signRequest, verifyRequest, validatePayload, exitCodeFor, startReferenceService, request, store, schema];
-export type Used = [RunSummary, RunningReferenceService];
+export type Used = [RunSummary, RunningReferenceService, RedisNonceStore];
 `;
     const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     writeFileSync(join(consumer, 'consumer.ts'), source);
