@@ -1,4 +1,5 @@
 // A tiny bounded timing loop: per round, an untimed prepare, a warm-up, then N iterations or T ms, whichever first.
+// A benchmark may keep several operations in flight (`inFlight`), for asynchronous work that runs off the main thread.
 // Rounds are interleaved across benchmarks (A B C, A B C, ...) so that a noisy neighbour hits all of them alike;
 // a benchmark's figure is the median of its rounds, and a ratio is the median of the per-round ratios (the two figures
 // of one round were measured seconds apart, under the same load). Ratios are only meaningful within one run.
@@ -14,6 +15,11 @@ export interface Benchmark {
   readonly name: string;
   /** One line for people. */
   readonly title: string;
+  /**
+   * Operations kept in flight at once (default 1: each awaited before the next starts). With more, the round's
+   * figure is completed operations per second of wall time, which is what a thread pool can raise.
+   */
+  readonly inFlight?: number;
   /**
    * Called once per round, untimed: returns the operation for iterations 0 .. count − 1. Per-iteration inputs (for
    * example requests signed with a fresh nonce each) are built here, so that only the operation itself is timed.
@@ -96,6 +102,8 @@ async function runRound(benchmark: Benchmark, options: HarnessOptions): Promise<
   const { warmupIterations, iterations, maxMilliseconds } = options;
   const op = await benchmark.prepare(warmupIterations + iterations);
   collectGarbage();
+  const inFlight = benchmark.inFlight ?? 1;
+  if (inFlight > 1) return runRoundInFlight(op, inFlight, options);
   let i = 0;
   for (; i < warmupIterations; i++) {
     const result = op(i);
@@ -113,6 +121,25 @@ async function runRound(benchmark: Benchmark, options: HarnessOptions): Promise<
     if (now >= deadline) break;
   }
   return { iterations: i - warmupIterations, elapsedMs: now - start };
+}
+
+/**
+ * A round with `inFlight` operations outstanding: each finished operation starts the next (a closed loop, like that
+ * many clients), until the count or the time bound; the clock stops when the last outstanding one has finished.
+ */
+async function runRoundInFlight(op: Operation, inFlight: number, options: HarnessOptions): Promise<RoundResult> {
+  const { warmupIterations, iterations, maxMilliseconds } = options;
+  let next = 0;
+  let deadline = Number.POSITIVE_INFINITY;
+  const lane = async (end: number): Promise<void> => {
+    while (next < end && performance.now() < deadline) await op(next++);
+  };
+  const lanes = (end: number) => Promise.all(Array.from({ length: inFlight }, () => lane(end)));
+  await lanes(warmupIterations);
+  const start = performance.now();
+  deadline = start + maxMilliseconds;
+  await lanes(warmupIterations + iterations);
+  return { iterations: next - warmupIterations, elapsedMs: performance.now() - start };
 }
 
 function median(values: readonly number[]): number {
@@ -143,6 +170,9 @@ export async function runBenchmarks(
   const names = new Set<string>();
   for (const b of benchmarks) {
     if (names.has(b.name)) throw new TypeError(`duplicate benchmark name "${b.name}"`);
+    if (b.inFlight !== undefined && !(Number.isSafeInteger(b.inFlight) && b.inFlight >= 1)) {
+      throw new TypeError(`inFlight of "${b.name}" must be an integer ≥ 1, got ${String(b.inFlight)}`);
+    }
     names.add(b.name);
   }
   const perRound = benchmarks.map(() => [] as number[]);

@@ -1,8 +1,11 @@
 // The signing benchmark (issue 2 item 13): verifyRequest on a 600-byte signed POST beside the raw node:crypto
-// Ed25519 verify of the same signature base and beside the http-message-signatures package doing the same check.
+// Ed25519 verify of the same signature base and beside the http-message-signatures package doing the same check;
+// verifyRequestAsync (issue 12) with 16 and 64 requests in flight beside the raw synchronous verify (one thread) and
+// the raw callback verify with 64 in flight (the limit a thread pool reaches on this machine).
 // Keys and the application secret are TEST ONLY (test/fixtures/keys/); nothing secret is printed.
 
 import { createHash, createPublicKey, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
 import { createVerifier, httpbis, type Request as HmsRequest, type VerifyConfig } from 'http-message-signatures';
 import { parseDictionary } from 'structured-headers';
 import {
@@ -14,6 +17,7 @@ import {
   serviceProfile,
   signRequest,
   verifyRequest,
+  verifyRequestAsync,
   type ApplicationRecord,
   type Ed25519Backend,
   type HttpRequest,
@@ -26,6 +30,9 @@ import type { Benchmark, BenchmarkSuite, Operation } from './harness.js';
 export const SIGNING_BENCHMARK_NAMES = Object.freeze({
   full: 'verify-request-node',
   raw: 'ed25519-verify-node-crypto',
+  async16: 'verify-request-async-16',
+  async64: 'verify-request-async-64',
+  rawAsync64: 'ed25519-verify-node-crypto-async-64',
   httpMessageSignatures: 'http-message-signatures-verify',
   fullNoble: 'verify-request-noble',
   sign: 'sign-request-node',
@@ -117,8 +124,12 @@ function sign(fixture: Fixture, created: number, nonce?: string): SignedRequest 
 
 const unixNow = (): number => Math.floor(Date.now() / 1000);
 
-/** 1. and 4.: the full verifyRequest, a fresh nonce per iteration, one windowed nonce store per benchmark. */
-function verifyRequestBenchmark(fixture: Fixture, name: string, title: string, backend: Ed25519Backend): Benchmark {
+/**
+ * 1. and 4.: the full verifyRequest, a fresh nonce per iteration, one windowed nonce store per benchmark; with
+ * `inFlight`, verifyRequestAsync with that many requests outstanding.
+ */
+function verifyRequestBenchmark(fixture: Fixture, name: string, title: string, backend: Ed25519Backend, inFlight?: number): Benchmark {
+  const verify = inFlight === undefined ? verifyRequest : verifyRequestAsync;
   const nonceStore = new MemoryNonceStore();
   const clockStart = unixNow();
   let serial = 0; // continues across rounds, so the simulated clock only moves forward
@@ -126,6 +137,7 @@ function verifyRequestBenchmark(fixture: Fixture, name: string, title: string, b
   return {
     name,
     title,
+    ...(inFlight === undefined ? {} : { inFlight }),
     prepare(count: number): Operation {
       const items = Array.from({ length: count }, () => {
         const now = clockStart + Math.floor(serial++ / REQUESTS_PER_SIMULATED_SECOND);
@@ -133,7 +145,7 @@ function verifyRequestBenchmark(fixture: Fixture, name: string, title: string, b
       });
       return async (i) => {
         const item = items[i]!;
-        const result = await verifyRequest(item.request, { now: item.now, nonceStore, resolveApplication, backend });
+        const result = await verify(item.request, { now: item.now, nonceStore, resolveApplication, backend });
         if (!result.ok) throw new Error(`${name}: ${result.code} at step ${result.step}: ${result.message}`);
       };
     },
@@ -154,6 +166,34 @@ function rawVerifyBenchmark(fixture: Fixture): Benchmark {
       return (i) => {
         const item = pool[i % POOL_SIZE]!;
         if (!nodeVerify(null, item.base, fixture.keyObject, item.signature)) throw new Error('raw Ed25519 verify failed');
+      };
+    },
+  };
+}
+
+const verifyOnThreadPool = promisify(nodeVerify as (
+  algorithm: null,
+  data: Uint8Array,
+  key: KeyObject,
+  signature: Uint8Array,
+  callback: (error: Error | null, verified: boolean) => void,
+) => void);
+
+/** 2b.: the same raw verify in its callback form (libuv's thread pool) with 64 in flight: the ceiling for the async path. */
+function rawVerifyAsyncBenchmark(fixture: Fixture): Benchmark {
+  return {
+    name: SIGNING_BENCHMARK_NAMES.rawAsync64,
+    title: 'raw node:crypto Ed25519 verify, callback form (thread pool), 64 in flight (informational)',
+    inFlight: 64,
+    prepare(): Operation {
+      const created = unixNow();
+      const pool = Array.from({ length: POOL_SIZE }, () => {
+        const s = sign(fixture, created);
+        return { base: Buffer.from(s.signatureBase, 'utf8'), signature: s.signature };
+      });
+      return async (i) => {
+        const item = pool[i % POOL_SIZE]!;
+        if (!(await verifyOnThreadPool(null, item.base, fixture.keyObject, item.signature))) throw new Error('raw Ed25519 verify failed');
       };
     },
   };
@@ -215,7 +255,7 @@ function signRequestBenchmark(fixture: Fixture): Benchmark {
   };
 }
 
-/** The suite `bench/run.ts` runs: the five benchmarks and the two targeted ratios. */
+/** The suite `bench/run.ts` runs: the benchmarks and the ratios (targeted ones with their goal). */
 export function createSigningSuite(): BenchmarkSuite {
   const fixture = createFixture();
   const n = SIGNING_BENCHMARK_NAMES;
@@ -223,6 +263,9 @@ export function createSigningSuite(): BenchmarkSuite {
     benchmarks: [
       verifyRequestBenchmark(fixture, n.full, `verifyRequest, node backend (${BODY_BYTES}-byte POST, fresh nonce, windowed store)`, nodeBackend),
       rawVerifyBenchmark(fixture),
+      verifyRequestBenchmark(fixture, n.async16, 'verifyRequestAsync, node backend, 16 requests in flight', nodeBackend, 16),
+      verifyRequestBenchmark(fixture, n.async64, 'verifyRequestAsync, node backend, 64 requests in flight', nodeBackend, 64),
+      rawVerifyAsyncBenchmark(fixture),
       httpMessageSignaturesBenchmark(fixture),
       verifyRequestBenchmark(fixture, n.fullNoble, 'verifyRequest, noble backend (informational)', nobleBackend),
       signRequestBenchmark(fixture),
@@ -230,6 +273,9 @@ export function createSigningSuite(): BenchmarkSuite {
     comparisons: [
       { label: 'full verifyRequest / raw node:crypto verify', numerator: n.full, denominator: n.raw, target: 0.9 },
       { label: 'full verifyRequest / http-message-signatures', numerator: n.full, denominator: n.httpMessageSignatures, target: 1.2 },
+      { label: 'verifyRequestAsync, 16 in flight / raw synchronous verify', numerator: n.async16, denominator: n.raw, target: 1.6 },
+      { label: 'verifyRequestAsync, 64 in flight / raw synchronous verify', numerator: n.async64, denominator: n.raw, target: 1.6 },
+      { label: 'raw callback verify, 64 in flight / raw synchronous verify', numerator: n.rawAsync64, denominator: n.raw },
       { label: 'noble verifyRequest / node verifyRequest', numerator: n.fullNoble, denominator: n.full },
     ],
   };

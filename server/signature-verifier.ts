@@ -1,16 +1,23 @@
-// Wires the signing core's verifyRequest (the 12-step order) for the service, and the weakened copies the faults need.
+// Wires the signing core's verifyRequestAsync (the 12-step order, Ed25519 on the thread pool) for the service, and the
+// weakened copies the faults need.
 import type { Ed25519Backend, Ed25519PublicKey } from '../src/ed25519/backend.js';
 import { nodeBackend } from '../src/ed25519/node-backend.js';
 import { MemoryNonceStore, type NonceOwner, type NonceStore } from '../src/profile/nonce-store.js';
 import { createVerificationPolicy, type PolicyEnforcement } from '../src/profile/verification-policy.js';
-import { verifyRequest, type ApplicationRecord } from '../src/profile/verify-request.js';
+import { verifyRequestAsync, type ApplicationRecord } from '../src/profile/verify-request.js';
 import { parseSignature, parseSignatureInput } from '../src/signatures/signature-fields.js';
 import { getFieldValues, type HttpRequest } from '../src/http/message.js';
 import type { SignatureOutcome, SignatureVerifier } from './authentication.js';
 import type { FaultSet } from './faults.js';
 import type { Application, ServiceState } from './state.js';
 
-/** Fault nonce-race: the check and the record are two steps with a gap, so concurrent duplicates all pass. */
+/**
+ * Fault nonce-race: the check and the record are two steps with a gap, so concurrent duplicates all pass. The gap is
+ * wide (250 ms) so that a burst of copies still falls inside it on a loaded machine: with the signature checked on
+ * the thread pool, the copies reach the store as their verifications come back, not all in the tick they arrived.
+ */
+const RACE_GAP_MS = 250;
+
 class RacyNonceStore implements NonceStore {
   constructor(private readonly inner: NonceStore) {}
   has(nonce: string, now: number): boolean | Promise<boolean> {
@@ -18,7 +25,7 @@ class RacyNonceStore implements NonceStore {
   }
   async checkAndRecord(nonce: string, now: number, expiresAt: number, owner?: NonceOwner): Promise<boolean> {
     const seen = await this.inner.has(nonce, now);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, RACE_GAP_MS));
     if (seen) return false;
     await this.inner.checkAndRecord(nonce, now, expiresAt, owner);
     return true;
@@ -40,6 +47,7 @@ const acceptingBackend: Ed25519Backend = Object.freeze({
   name: 'node' as const,
   sign: (message: Uint8Array, key: Parameters<Ed25519Backend['sign']>[1]) => nodeBackend.sign(message, key),
   verify: () => true,
+  verifyAsync: () => Promise.resolve(true),
 });
 
 /**
@@ -104,7 +112,7 @@ export function createSignatureVerifier(state: ServiceState, faults: FaultSet, n
 
   return async (received): Promise<SignatureOutcome> => {
     const request = anyLabel ? relabelToSig1(received) : received;
-    const result = await verifyRequest(request, { now: Math.floor(now() / 1000), nonceStore, resolveApplication, backend, policy });
+    const result = await verifyRequestAsync(request, { now: Math.floor(now() / 1000), nonceStore, resolveApplication, backend, policy });
     if (result.ok) return { ok: true, applicationId: result.applicationId, keyId: result.keyId };
     if (faults.has('no-application-id-check') && (result.code === 'APPLICATION_ID_MISSING' || result.code === 'APPLICATION_ID_UNKNOWN')) {
       // Fault: the application is not checked; the request is taken as the first application's.

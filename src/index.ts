@@ -76,7 +76,7 @@ export {
   type SignatureFieldErrorCode,
   type SignatureInput,
 } from './signatures/signature-fields.js';
-export { signSignatureBase, verifySignatureBase } from './signatures/create-signature.js';
+export { signSignatureBase, verifySignatureBase, verifySignatureBaseAsync } from './signatures/create-signature.js';
 
 // The payments service profile
 export { profileDeviations, serviceProfile, type ProfileDeviation, type ServiceProfile } from './profile/service-profile.js';
@@ -90,7 +90,7 @@ export { verifyErrorCodes, type VerifyErrorCode } from './profile/verify-error-c
 export { MemoryNonceStore, type MemoryNonceStoreOptions, type NonceOwner, type NonceStore } from './profile/nonce-store.js';
 export { applySignedHeaders, signRequest, type SignOptions, type SigningCredentials, type SignResult } from './profile/sign-request.js';
 export { applicationSecretProblem } from './profile/application-secret.js';
-export { verifyRequest, type ApplicationRecord, type VerifyOptions, type VerifyResult } from './profile/verify-request.js';
+export { verifyRequest, verifyRequestAsync, type ApplicationRecord, type VerifyOptions, type VerifyResult } from './profile/verify-request.js';
 
 // Webhook signatures (SHA256withRSA)
 export * from './webhooks/index.js';

@@ -10,6 +10,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const EXPECTED_NAMES = [
   SIGNING_BENCHMARK_NAMES.full,
   SIGNING_BENCHMARK_NAMES.raw,
+  SIGNING_BENCHMARK_NAMES.async16,
+  SIGNING_BENCHMARK_NAMES.async64,
+  SIGNING_BENCHMARK_NAMES.rawAsync64,
   SIGNING_BENCHMARK_NAMES.httpMessageSignatures,
   SIGNING_BENCHMARK_NAMES.fullNoble,
   SIGNING_BENCHMARK_NAMES.sign,
@@ -39,12 +42,15 @@ describe('npm run bench (bench/run.ts), tiny mode', () => {
     }
   });
 
-  it('prints a table with every benchmark and the two targeted ratios', () => {
+  it('prints a table with every benchmark and the targeted ratios', () => {
     const r = runBench(TINY);
     expect(r.status).toBe(0);
     for (const name of EXPECTED_NAMES) expect(r.stdout).toContain(name);
     expect(r.stdout).toMatch(/full verifyRequest \/ raw node:crypto verify: \d+\.\d\d {2}target ≥ 0\.9: (met|MISSED)/);
     expect(r.stdout).toMatch(/full verifyRequest \/ http-message-signatures: \d+\.\d\d {2}target ≥ 1\.2: (met|MISSED)/);
+    for (const inFlight of [16, 64]) {
+      expect(r.stdout).toMatch(new RegExp(`verifyRequestAsync, ${inFlight} in flight / raw synchronous verify: \\d+\\.\\d\\d {2}target ≥ 1\\.6: (met|MISSED)`));
+    }
     // Never print the (test-only) application secret.
     expect(r.stdout + r.stderr).not.toContain('test-only-bench-application-secret');
   });
@@ -92,6 +98,31 @@ describe('bench/harness.ts: bounded in count and time', () => {
     expect(m?.iterations).toBe(150);
     expect(m?.roundOpsPerSec).toHaveLength(3);
     expect(m?.opsPerSec).toBe([...m!.roundOpsPerSec].sort((a, b) => a - b)[1]);
+  });
+
+  it('inFlight keeps that many operations outstanding (never more), each iteration index used once', async () => {
+    let outstanding = 0;
+    let most = 0;
+    const seen: number[] = [];
+    const benchmark: Benchmark = {
+      name: 'in-flight',
+      title: 'resolves after a macrotask',
+      inFlight: 8,
+      prepare: () => async (i) => {
+        seen.push(i);
+        outstanding++;
+        most = Math.max(most, outstanding);
+        await new Promise((resolve) => setImmediate(resolve));
+        outstanding--;
+      },
+    };
+    const [m] = await runBenchmarks([benchmark], { warmupIterations: 4, iterations: 100, maxMilliseconds: 60_000, rounds: 1 });
+    expect(m?.iterations).toBe(100);
+    expect(most).toBe(8);
+    expect(outstanding).toBe(0);
+    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 104 }, (_, i) => i));
+    const bad: Benchmark = { name: 'bad-in-flight', title: 'x', inFlight: 0, prepare: () => () => undefined };
+    await expect(runBenchmarks([bad])).rejects.toThrow(TypeError);
   });
 
   it('stops a round at the time bound long before the count bound', async () => {

@@ -1,5 +1,7 @@
-// Proves both Ed25519 backends: RFC 9421 B.2.6 re-signed byte for byte, cross-checked, negative controls.
+// Proves both Ed25519 backends: RFC 9421 B.2.6 re-signed byte for byte, cross-checked, negative controls; verifyAsync
+// answers as verify does (node: as a job on libuv's thread pool).
 
+import { createHook } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -142,6 +144,74 @@ const NON_CANONICAL_SMALL = [
   'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
   'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff',
 ];
+
+describe.each(backends.map((b) => [b.name, b] as const))('Ed25519 backend "%s": verifyAsync answers as verify', (_name, backend) => {
+  const { privateKey, publicKey } = loadTestKeys().rfc9421Ed25519;
+  const base = enc.encode(B26_BASE);
+  const published = new Uint8Array(Buffer.from(B26_SIGNATURE_HEX, 'hex'));
+  const flipped = (bytes: Uint8Array, bit: number): Uint8Array => {
+    const copy = bytes.slice();
+    copy[bit >> 3] = (copy[bit >> 3] as number) ^ (1 << (bit & 7));
+    return copy;
+  };
+  const key = (raw: Uint8Array): Ed25519PublicKey => ({ kind: 'ed25519-public', raw });
+  const cases: ReadonlyArray<readonly [string, Uint8Array, Uint8Array, Ed25519PublicKey]> = [
+    ['published', published, base, publicKey],
+    ['signature bit 0', flipped(published, 0), base, publicKey],
+    ['signature bit 511', flipped(published, 511), base, publicKey],
+    ['base bit 800', published, flipped(base, 800), publicKey],
+    ['63-byte signature', published.subarray(0, 63), base, publicKey],
+    ['empty signature', new Uint8Array(0), base, publicKey],
+    ['other key', published, base, ed25519PrivateKeyFromSeed(new Uint8Array(32).fill(7)).publicKey],
+    ['31-byte key', published, base, key(new Uint8Array(31))],
+    ['non-canonical point', published, base, key(new Uint8Array(32).fill(0xff))],
+    ['small-order key, S = 0', new Uint8Array(64), base, key(new Uint8Array(32))],
+  ];
+
+  it('on the published signature and every negative control', async () => {
+    for (const [name, sig, message, pk] of cases) expect(await backend.verifyAsync(sig, message, pk), name).toBe(backend.verify(sig, message, pk));
+    expect(await backend.verifyAsync(published, base, publicKey)).toBe(true);
+  });
+
+  it('on random messages, signed and then tampered (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 512 }), fc.nat(511), fc.boolean(), async (message, bit, tamper) => {
+        const sig = backend.sign(message, privateKey);
+        const checked = tamper ? flipped(sig, bit) : sig;
+        expect(await backend.verifyAsync(checked, message, publicKey)).toBe(!tamper);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('misuse (a signature that is not a Uint8Array) rejects with a TypeError, as verify throws one', async () => {
+    expect(() => backend.verify('sig' as unknown as Uint8Array, base, publicKey)).toThrow(TypeError);
+    await expect(backend.verifyAsync('sig' as unknown as Uint8Array, base, publicKey)).rejects.toThrow(TypeError);
+  });
+});
+
+describe('node backend: verifyAsync is a crypto job that comes back through the event loop (libuv thread pool)', () => {
+  it('a SIGNREQUEST resource whose callback runs asynchronously; verify runs none', async () => {
+    const { publicKey, privateKey } = loadTestKeys().clientEd25519;
+    const message = enc.encode('thread pool');
+    const sig = nodeBackend.sign(message, privateKey);
+    const signJobs = new Set<number>();
+    const calledBack = new Set<number>();
+    const hook = createHook({
+      init: (id, type) => void (type === 'SIGNREQUEST' && signJobs.add(id)),
+      before: (id) => void (signJobs.has(id) && calledBack.add(id)),
+    });
+    hook.enable();
+    try {
+      expect(nodeBackend.verify(sig, message, publicKey)).toBe(true);
+      expect(calledBack.size).toBe(0);
+      expect(await nodeBackend.verifyAsync(sig, message, publicKey)).toBe(true);
+    } finally {
+      hook.disable();
+    }
+    expect(calledBack.size).toBe(1);
+  });
+});
 
 describe('small-order public keys (OpenSSL alone would accept S = 0 forgeries)', () => {
   const msg = enc.encode('any message at all');

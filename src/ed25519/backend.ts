@@ -19,4 +19,10 @@ export interface Ed25519Backend {
   sign(message: Uint8Array, privateKey: Ed25519PrivateKey): Uint8Array;
   /** Never throws for a malformed signature or key: returns false. */
   verify(signature: Uint8Array, message: Uint8Array, publicKey: Ed25519PublicKey): boolean;
+  /**
+   * The same answer as `verify`, off the calling thread where the engine can do that (node: libuv's thread pool;
+   * noble: on the calling thread, as the portable fallback). Never rejects for a malformed signature or key.
+   * The caller must not change `message` or `signature` before the promise settles.
+   */
+  verifyAsync(signature: Uint8Array, message: Uint8Array, publicKey: Ed25519PublicKey): Promise<boolean>;
 }

@@ -33,4 +33,13 @@ export const nobleBackend: Ed25519Backend = Object.freeze({
       return false; // an invalid point encoding or a non-canonical S throws in noble
     }
   },
+  verifyAsync(signature: Uint8Array, message: Uint8Array, publicKey: Ed25519PublicKey): Promise<boolean> {
+    // Pure JS has no thread to move to: the same check on the calling thread (noble's own verifyAsync only makes
+    // the SHA-512 asynchronous, the curve arithmetic stays here).
+    try {
+      return Promise.resolve(nobleBackend.verify(signature, message, publicKey));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  },
 });

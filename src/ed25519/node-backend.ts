@@ -42,6 +42,8 @@ function publicKeyObject(key: Ed25519PublicKey): KeyObject | null {
   return ko;
 }
 
+const resolvedFalse: Promise<boolean> = Promise.resolve(false);
+
 function toUint8Array(buf: Buffer): Uint8Array {
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
@@ -64,5 +66,22 @@ export const nodeBackend: Ed25519Backend = Object.freeze({
     } catch {
       return false;
     }
+  },
+  verifyAsync(signature: Uint8Array, message: Uint8Array, publicKey: Ed25519PublicKey): Promise<boolean> {
+    if (!(signature instanceof Uint8Array) || !(message instanceof Uint8Array)) {
+      return Promise.reject(new TypeError('Ed25519 verify: signature and message must be Uint8Arrays'));
+    }
+    if (signature.length !== 64 || typeof publicKey !== 'object' || publicKey === null) return resolvedFalse;
+    const ko = publicKeyObject(publicKey);
+    if (ko === null) return resolvedFalse;
+    // The callback form runs the verification as a job on libuv's thread pool (UV_THREADPOOL_SIZE threads, default
+    // 4); the job works on its own copy of the message and signature.
+    return new Promise((resolve) => {
+      try {
+        nodeVerify(null, message, ko, signature, (error, verified) => resolve(error === null && verified));
+      } catch {
+        resolve(false);
+      }
+    });
   },
 });

@@ -1,5 +1,6 @@
 // Server-side verification following the spec's "Server verification order" (steps 1-12) literally.
-// Returns a typed result for every hostile input; never throws.
+// Returns a typed result for every hostile input; never throws. Two entry points share the twelve steps and differ
+// only in where step 10's Ed25519 work runs: on the calling thread, or on libuv's thread pool.
 import { timingSafeEqual } from 'node:crypto';
 import type { Ed25519Backend, Ed25519PublicKey } from '../ed25519/backend.js';
 import { nodeBackend } from '../ed25519/node-backend.js';
@@ -7,7 +8,7 @@ import type { HttpRequest } from '../http/message.js';
 import { digestText, verifyContentDigest } from '../digest/content-digest.js';
 import { isSfInteger } from '../structured-fields/structured-fields.js';
 import type { ComponentIdentifier } from '../signatures/component-identifier.js';
-import { verifySignatureBase } from '../signatures/create-signature.js';
+import { verifySignatureBase, verifySignatureBaseAsync } from '../signatures/create-signature.js';
 import { indexFieldLines, type FieldIndex } from '../signatures/field-values.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
 import { parseSignature, parseSignatureInput, type SignatureInput } from '../signatures/signature-fields.js';
@@ -106,9 +107,26 @@ function isFieldLine(line: unknown): boolean {
  * synchronous store such as MemoryNonceStore costs no microtask). The hot path creates no closures.
  */
 export function verifyRequest(request: HttpRequest, options: VerifyOptions): Promise<VerifyResult> {
+  return runSteps(request, options, verifySignatureBase);
+}
+
+/**
+ * verifyRequest with step 10's Ed25519 verification on libuv's thread pool (`backend.verifyAsync`), so a server that
+ * has many requests in flight uses every core for the signatures while its event loop runs the other steps. Same
+ * steps, same results, same codes; the nonce is still recorded (atomically, step 11) only after the signature
+ * verified. With the noble backend the signature is checked on the calling thread (the portable fallback).
+ */
+export function verifyRequestAsync(request: HttpRequest, options: VerifyOptions): Promise<VerifyResult> {
+  return runSteps(request, options, verifySignatureBaseAsync);
+}
+
+/** Step 10's engine: answers now (calling thread) or later (thread pool); false for any bad signature, never throws. */
+type SignatureCheck = (base: string, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend) => boolean | Promise<boolean>;
+
+function runSteps(request: HttpRequest, options: VerifyOptions, checkSignature: SignatureCheck): Promise<VerifyResult> {
   const progress: Progress = { step: 1 };
   try {
-    const result = verifySteps(request, options, progress);
+    const result = verifySteps(request, options, checkSignature, progress);
     return result instanceof Promise ? result.catch((error: unknown) => unexpectedFailure(error, progress)) : Promise.resolve(result);
   } catch (error) {
     return Promise.resolve(unexpectedFailure(error, progress));
@@ -145,10 +163,11 @@ interface Checked {
   readonly now: number;
   /** Steps 4 and 11 consult the nonce store. */
   readonly checkReplay: boolean;
+  readonly checkSignature: SignatureCheck;
   readonly progress: Progress;
 }
 
-function verifySteps(request: HttpRequest, options: VerifyOptions, progress: Progress): Outcome {
+function verifySteps(request: HttpRequest, options: VerifyOptions, checkSignature: SignatureCheck, progress: Progress): Outcome {
   const policy = options.policy ?? defaultVerificationPolicy;
   const { enforce } = policy;
   const now = options.now ?? Math.floor(Date.now() / 1000);
@@ -254,6 +273,7 @@ function verifySteps(request: HttpRequest, options: VerifyOptions, progress: Pro
     nonce,
     now,
     checkReplay: enforce.replay && nonce !== '',
+    checkSignature,
     progress,
   };
   if (!checked.checkReplay) return verifyFromStep5(checked);
@@ -320,13 +340,22 @@ function verifyFromStep5(c: Checked): Outcome {
 
   // Step 10: verify the Ed25519 signature.
   c.progress.step = 10;
-  if (!verifySignatureBase(base.base, c.signature, publicKey, options.backend ?? nodeBackend)) {
-    return fail('SIGNATURE_INVALID', 10, 'the Ed25519 signature does not verify');
+  const verified = c.checkSignature(base.base, c.signature, publicKey, options.backend ?? nodeBackend);
+  if (verified instanceof Promise) {
+    return verified.then((answer) => (answer ? recordNonce(c, applicationId, base.base) : signatureInvalid()));
   }
+  return verified ? recordNonce(c, applicationId, base.base) : signatureInvalid();
+}
 
-  // Step 11: record the nonce against reuse (atomic; a concurrent request may have recorded it first).
+function signatureInvalid(): Failure {
+  return fail('SIGNATURE_INVALID', 10, 'the Ed25519 signature does not verify');
+}
+
+/** Step 11: record the nonce against reuse (atomic; a concurrent request may have recorded it first). */
+function recordNonce(c: Checked, applicationId: string, signatureBase: string): Outcome {
+  const { options, policy } = c;
   c.progress.step = 11;
-  if (!c.checkReplay) return accept(c, applicationId, base.base);
+  if (!c.checkReplay) return accept(c, applicationId, signatureBase);
   let recorded: boolean | Promise<boolean>;
   try {
     recorded = options.nonceStore.checkAndRecord(c.nonce, c.now, Math.max(c.created + policy.maxAgeSeconds, c.now), { applicationId, keyId: c.keyId });
@@ -335,11 +364,11 @@ function verifyFromStep5(c: Checked): Outcome {
   }
   if (recorded instanceof Promise) {
     return recorded.then(
-      (answer) => (answer ? accept(c, applicationId, base.base) : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request')),
+      (answer) => (answer ? accept(c, applicationId, signatureBase) : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request')),
       (error: unknown) => storeUnavailable(11, error),
     );
   }
-  return recorded ? accept(c, applicationId, base.base) : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request');
+  return recorded ? accept(c, applicationId, signatureBase) : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request');
 }
 
 /** Step 12. */

@@ -18,3 +18,20 @@ export function verifySignatureBase(base: string, signature: Uint8Array, publicK
     return false;
   }
 }
+
+const resolvedFalse: Promise<boolean> = Promise.resolve(false);
+
+/** verifySignatureBase with the Ed25519 work off the calling thread (`backend.verifyAsync`); resolves, never rejects. */
+export function verifySignatureBaseAsync(
+  base: string,
+  signature: Uint8Array,
+  publicKey: Ed25519PublicKey,
+  backend: Ed25519Backend,
+): Promise<boolean> {
+  if (signature.length !== 64) return resolvedFalse;
+  try {
+    return backend.verifyAsync(signature, Buffer.from(base, 'utf8'), publicKey).then(null, () => false);
+  } catch {
+    return resolvedFalse;
+  }
+}

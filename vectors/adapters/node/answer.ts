@@ -9,7 +9,7 @@ import { exportEd25519PublicKeyBase64, parseEd25519PrivateKey, parseEd25519Publi
 import { MemoryNonceStore } from '../../../src/profile/nonce-store.js';
 import { serviceProfile } from '../../../src/profile/service-profile.js';
 import { signRequest } from '../../../src/profile/sign-request.js';
-import { verifyRequest, type ApplicationRecord } from '../../../src/profile/verify-request.js';
+import { verifyRequest, type ApplicationRecord, type VerifyOptions } from '../../../src/profile/verify-request.js';
 import { verifySignatureBase } from '../../../src/signatures/create-signature.js';
 import { fieldLineValues } from '../../../src/signatures/field-values.js';
 import { createSignatureBase } from '../../../src/signatures/signature-base.js';
@@ -54,6 +54,18 @@ function rfc9421Base(input: { request: WireRequest; label: string }): { request:
   return base.ok ? { request, base: base.base } : { request };
 }
 
+/** The request and options of a `verify` case: its applications, its clock, a fresh nonce store holding its nonceState. */
+export function verifyCaseSetup(input: Json, backend: Ed25519Backend = nodeBackend): { request: HttpRequest; options: VerifyOptions } {
+  const now = input.now as number;
+  const apps = (input.verifier as { applications: Array<{ applicationId: string; applicationSecret: string; keys: Array<{ keyId: string; publicKey: KeyMaterial }> }> }).applications;
+  const records = new Map<string, ApplicationRecord>(
+    apps.map((a) => [a.applicationId, { secret: a.applicationSecret, publicKeys: new Map<string, Ed25519PublicKey>(a.keys.map((k) => [k.keyId, parseEd25519PublicKey(keyArg(k.publicKey))])) }]),
+  );
+  const nonceStore = new MemoryNonceStore();
+  for (const n of input.nonceState as string[]) nonceStore.checkAndRecord(n, now, now + serviceProfile.maxAgeSeconds);
+  return { request: toRequest(input.request as WireRequest), options: { now, nonceStore, resolveApplication: (id) => records.get(id), backend } };
+}
+
 /** The `result` object of an answer for one case (input already resolved as the harness sends it). */
 export async function libraryAnswer(op: VectorOp, input: Json, backend: Ed25519Backend = nodeBackend): Promise<Json> {
   switch (op) {
@@ -76,14 +88,8 @@ export async function libraryAnswer(op: VectorOp, input: Json, backend: Ed25519B
       return { headers: Object.entries(r.headers), signatureBase: r.signatureBase };
     }
     case 'verify': {
-      const now = input.now as number;
-      const apps = (input.verifier as { applications: Array<{ applicationId: string; applicationSecret: string; keys: Array<{ keyId: string; publicKey: KeyMaterial }> }> }).applications;
-      const records = new Map<string, ApplicationRecord>(
-        apps.map((a) => [a.applicationId, { secret: a.applicationSecret, publicKeys: new Map<string, Ed25519PublicKey>(a.keys.map((k) => [k.keyId, parseEd25519PublicKey(keyArg(k.publicKey))])) }]),
-      );
-      const nonceStore = new MemoryNonceStore();
-      for (const n of input.nonceState as string[]) nonceStore.checkAndRecord(n, now, now + serviceProfile.maxAgeSeconds);
-      const r = await verifyRequest(toRequest(input.request as WireRequest), { now, nonceStore, resolveApplication: (id) => records.get(id), backend });
+      const { request, options } = verifyCaseSetup(input, backend);
+      const r = await verifyRequest(request, options);
       return r.ok ? { ok: true, signatureBase: r.signatureBase } : { ok: false, code: r.code, step: r.step };
     }
     case 'webhook-verify': {

@@ -1,0 +1,238 @@
+// verifyRequestAsync (Ed25519 on libuv's thread pool) against verifyRequest (calling thread): the same result, field
+// for field, on every verify vector and on random valid and tampered requests; one acceptance per nonce however many
+// requests carrying it are in flight. No timing assertions.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { backends, nodeBackend, type Ed25519Backend } from '../src/ed25519/index.js';
+import type { HttpRequest } from '../src/http/message.js';
+import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
+import { applySignedHeaders, signRequest, type SigningCredentials } from '../src/profile/sign-request.js';
+import { verifyRequest, verifyRequestAsync, type ApplicationRecord, type VerifyOptions, type VerifyResult } from '../src/profile/verify-request.js';
+import { verifyCaseSetup } from '../vectors/adapters/node/answer.js';
+import type { KeysFile, VectorFile } from '../vectors/format.js';
+import { messageInput, type VectorIndex } from '../vectors/harness/load.js';
+import { loadTestKeys } from './fixtures/keys.js';
+
+const dir = fileURLToPath(new URL('../vectors/', import.meta.url));
+const read = <T>(path: string): T => JSON.parse(readFileSync(dir + path, 'utf8')) as T;
+const index = read<VectorIndex & { files: Array<{ path: string }> }>('index.json');
+const vectorKeys = read<KeysFile>('keys.json');
+const verifyCases = index.files.flatMap((f) => read<VectorFile>(f.path).cases.filter((c) => c.op === 'verify'));
+
+describe('every verify vector: verifyRequestAsync gives the recorded result and exactly what verifyRequest gives', () => {
+  it('there are verify vectors to compare', () => {
+    expect(verifyCases.length).toBeGreaterThan(40);
+  });
+  for (const backend of backends) {
+    it(`${verifyCases.length} cases, ${backend.name} backend`, async () => {
+      for (const c of verifyCases) {
+        const input = messageInput(vectorKeys, c);
+        const sync = verifyCaseSetup(input, backend);
+        const async = verifyCaseSetup(input, backend);
+        const expected = await verifyRequest(sync.request, sync.options);
+        const received = await verifyRequestAsync(async.request, async.options);
+        expect(received, c.id).toEqual(expected);
+        const answer = received.ok ? { ok: true, signatureBase: received.signatureBase } : { ok: false, code: received.code, step: received.step };
+        expect(answer, c.id).toEqual(c.expected);
+      }
+    });
+  }
+});
+
+const keys = loadTestKeys();
+const credentials: SigningCredentials = { applicationId: 'app-1', applicationSecret: 'test-only-secret', keyId: 'key-1', privateKey: keys.clientEd25519.privateKey };
+const application: ApplicationRecord = {
+  secret: 'test-only-secret',
+  publicKeys: new Map([
+    ['key-1', keys.clientEd25519.publicKey],
+    ['key-other', keys.rfc9421Ed25519.publicKey],
+  ]),
+};
+const NOW = 1_767_225_600;
+const resolveApplication = (id: string) => (id === 'app-1' ? application : undefined);
+const options = (extra: Partial<VerifyOptions> = {}): VerifyOptions => ({ now: NOW, nonceStore: new MemoryNonceStore(), resolveApplication, ...extra });
+
+function sign(request: HttpRequest, created: number, nonce: string, creds: SigningCredentials = credentials): HttpRequest {
+  return applySignedHeaders(request, signRequest(request, creds, { created, nonce }).headers);
+}
+function setHeader(request: HttpRequest, name: string, value: string | undefined): HttpRequest {
+  const headers = request.headers.filter(([n]) => n.toLowerCase() !== name);
+  return { ...request, headers: value === undefined ? headers : [...headers, [name, value]] };
+}
+function header(request: HttpRequest, name: string): string {
+  return request.headers.find(([n]) => n.toLowerCase() === name)?.[1] ?? '';
+}
+function flipByte(bytes: Uint8Array, at: number): Uint8Array {
+  const copy = Uint8Array.from(bytes);
+  if (copy.length > 0) copy[at % copy.length]! ^= 1 << (at % 8);
+  return copy;
+}
+/** The Signature header with one bit of the signature flipped. */
+function flipSignatureBit(request: HttpRequest, at: number): HttpRequest {
+  const match = /^sig1=:([A-Za-z0-9+/=]+):$/.exec(header(request, 'signature'));
+  if (match === null) return request;
+  return setHeader(request, 'signature', `sig1=:${Buffer.from(flipByte(Buffer.from(match[1]!, 'base64'), at)).toString('base64')}:`);
+}
+
+/** Ways to spoil a signed request, each aimed at a different step (the index picks a byte or a variant). */
+const tamperings: ReadonlyArray<readonly [string, (r: HttpRequest, i: number) => HttpRequest]> = [
+  ['signature bit', flipSignatureBit],
+  ['body byte', (r, i) => ({ ...r, body: flipByte(r.body, i) })],
+  ['method', (r) => ({ ...r, method: r.method === 'POST' ? 'PUT' : 'POST' })],
+  ['path', (r) => ({ ...r, url: `${r.url}x` })],
+  ['authority port', (r) => ({ ...r, url: r.url.replace('://api.example.com', '://api.example.com:8443') })],
+  ['content-type', (r) => setHeader(r, 'content-type', 'text/plain')],
+  ['secret', (r) => setHeader(r, 'x-application-secret', 'wrong')],
+  ['application id', (r) => setHeader(r, 'x-application-id', 'app-2')],
+  ['no Signature', (r) => setHeader(r, 'signature', undefined)],
+  ['no Content-Digest', (r) => setHeader(r, 'content-digest', undefined)],
+  ['nonce edited', (r) => setHeader(r, 'signature-input', header(r, 'signature-input').replace(';nonce="', ';nonce="x'))],
+  ['created edited', (r) => setHeader(r, 'signature-input', header(r, 'signature-input').replace(/created=(\d+)/, (_, n: string) => `created=${Number(n) - 1}`))],
+  ['keyid other key', (r) => setHeader(r, 'signature-input', header(r, 'signature-input').replace('keyid="key-1"', 'keyid="key-other"'))],
+  ['keyid unknown', (r) => setHeader(r, 'signature-input', header(r, 'signature-input').replace('keyid="key-1"', 'keyid="key-9"'))],
+  ['label', (r) => setHeader(setHeader(r, 'signature', header(r, 'signature').replace('sig1=', 'sig2=')), 'signature-input', header(r, 'signature-input').replace('sig1=', 'sig2='))],
+  ['duplicate content-type', (r) => ({ ...r, headers: [...r.headers, ['Content-Type', 'application/json']] })],
+  ['signature truncated', (r) => setHeader(r, 'signature', header(r, 'signature').replace(/[A-Za-z0-9+/]{4}=*:$/, ':'))],
+];
+
+const requestArb = fc.record({
+  method: fc.constantFrom('POST', 'PUT', 'PATCH', 'GET', 'DELETE'),
+  path: fc.stringMatching(/^\/[a-z0-9/._~-]{0,20}$/),
+  query: fc.option(fc.stringMatching(/^[a-z0-9=&%]{0,12}$/), { nil: undefined }),
+  body: fc.uint8Array({ maxLength: 200 }),
+  created: fc.integer({ min: NOW - 400, max: NOW + 400 }),
+  nonce: fc.stringMatching(/^[\x21-\x7e]{1,60}$/).filter((n) => !n.includes('"') && !n.includes('\\')),
+  tamper: fc.option(fc.nat(tamperings.length - 1), { nil: undefined, freq: 3 }),
+  at: fc.nat(1000),
+  /** The nonce was seen before (step 4). */
+  replayed: fc.boolean(),
+});
+
+describe('property: verifyRequestAsync and verifyRequest agree on random valid and tampered requests', () => {
+  for (const backend of backends) {
+    it(`${backend.name} backend`, async () => {
+      let accepted = 0;
+      let rejected = 0;
+      await fc.assert(
+        fc.asyncProperty(requestArb, async (c) => {
+          const bodyless = c.method === 'GET' || c.method === 'DELETE';
+          const unsigned: HttpRequest = {
+            method: c.method,
+            url: `https://api.example.com${c.path}${c.query === undefined ? '' : `?${c.query}`}`,
+            headers: [['Content-Type', 'application/vnd.service.v1.0+json']],
+            body: bodyless ? new Uint8Array() : c.body,
+          };
+          let request = sign(unsigned, c.created, c.nonce);
+          if (c.tamper !== undefined) request = tamperings[c.tamper]![1](request, c.at);
+          const stores = [new MemoryNonceStore(), new MemoryNonceStore()];
+          if (c.replayed) for (const store of stores) store.checkAndRecord(c.nonce, NOW, NOW + 300);
+          const expected = await verifyRequest(request, options({ nonceStore: stores[0]!, backend }));
+          const received = await verifyRequestAsync(request, options({ nonceStore: stores[1]!, backend }));
+          expect(received).toEqual(expected);
+          // The nonce store ends in the same state: recorded exactly when the request was accepted.
+          expect(stores[1]!.has(c.nonce, NOW)).toBe(stores[0]!.has(c.nonce, NOW));
+          if (received.ok) accepted++;
+          else rejected++;
+        }),
+        { numRuns: 250 },
+      );
+      // Both kinds were generated (the arbitrary is not degenerate).
+      expect(accepted).toBeGreaterThan(10);
+      expect(rejected).toBeGreaterThan(10);
+    });
+  }
+});
+
+/** A store that answers through promises after a macrotask, so that many verifications interleave around it. */
+class SlowNonceStore implements NonceStore {
+  readonly #inner = new MemoryNonceStore();
+  has(nonce: string, now: number): Promise<boolean> {
+    return new Promise((resolve) => setImmediate(() => resolve(this.#inner.has(nonce, now))));
+  }
+  checkAndRecord(nonce: string, now: number, expiresAt: number): Promise<boolean> {
+    return new Promise((resolve) => setImmediate(() => resolve(this.#inner.checkAndRecord(nonce, now, expiresAt))));
+  }
+}
+
+const POST: HttpRequest = {
+  method: 'POST',
+  url: 'https://api.example.com/api/payouts',
+  headers: [['Content-Type', 'application/vnd.service.v1.0+json']],
+  body: new TextEncoder().encode('{"amount":10.5,"reference":"INV-1"}'),
+};
+
+describe('replay under concurrency: many requests in flight with one nonce give exactly one acceptance', () => {
+  for (const [storeName, makeStore] of [
+    ['MemoryNonceStore', () => new MemoryNonceStore()],
+    ['a store answering through promises', () => new SlowNonceStore()],
+  ] as const) {
+    it(`64 in flight, ${storeName}`, async () => {
+      const nonceStore = makeStore();
+      const request = sign(POST, NOW, 'one-nonce-for-all');
+      const results = await Promise.all(Array.from({ length: 64 }, () => verifyRequestAsync(request, options({ nonceStore }))));
+      expect(results.filter((r) => r.ok)).toHaveLength(1);
+      for (const r of results.filter((r) => !r.ok)) expect(r).toMatchObject({ ok: false, code: 'NONCE_REPLAYED' });
+      // With the checks of step 4 all passed before any signature came back, the losers are refused at step 11.
+      expect(results.some((r) => !r.ok && r.step === 11)).toBe(true);
+    });
+  }
+
+  it('sync and async verifications of one nonce mixed in flight: still exactly one acceptance', async () => {
+    const nonceStore = new SlowNonceStore();
+    const request = sign(POST, NOW, 'mixed-nonce');
+    const results = await Promise.all(
+      Array.from({ length: 32 }, (_, i) => (i % 2 === 0 ? verifyRequestAsync : verifyRequest)(request, options({ nonceStore }))),
+    );
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+  });
+
+  it('64 in flight with distinct nonces are all accepted, each with its own nonce', async () => {
+    const nonceStore = new MemoryNonceStore();
+    const requests = Array.from({ length: 64 }, (_, i) => sign(POST, NOW, `nonce-${i}`));
+    const results = await Promise.all(requests.map((r) => verifyRequestAsync(r, options({ nonceStore }))));
+    expect(results.map((r) => (r.ok ? r.nonce : r.code))).toEqual(requests.map((_, i) => `nonce-${i}`));
+  });
+});
+
+describe('verifyRequestAsync checks the signature through backend.verifyAsync, never backend.verify', () => {
+  function spyBackend(): { backend: Ed25519Backend; calls: string[] } {
+    const calls: string[] = [];
+    const backend: Ed25519Backend = {
+      name: 'node',
+      sign: (m, k) => nodeBackend.sign(m, k),
+      verify: (s, m, k) => (calls.push('verify'), nodeBackend.verify(s, m, k)),
+      verifyAsync: (s, m, k) => (calls.push('verifyAsync'), nodeBackend.verifyAsync(s, m, k)),
+    };
+    return { backend, calls };
+  }
+  it('async path: verifyAsync once; sync path: verify once', async () => {
+    const a = spyBackend();
+    expect((await verifyRequestAsync(sign(POST, NOW, 'n-1'), options({ backend: a.backend }))).ok).toBe(true);
+    expect(a.calls).toEqual(['verifyAsync']);
+    const s = spyBackend();
+    expect((await verifyRequest(sign(POST, NOW, 'n-2'), options({ backend: s.backend }))).ok).toBe(true);
+    expect(s.calls).toEqual(['verify']);
+  });
+  it('a backend whose verifyAsync rejects or throws gives SIGNATURE_INVALID at step 10, as a throwing verify does', async () => {
+    const failing = (how: 'reject' | 'throw'): Ed25519Backend => ({
+      name: 'node',
+      sign: (m, k) => nodeBackend.sign(m, k),
+      verify: () => {
+        throw new Error('engine down');
+      },
+      verifyAsync: () => {
+        if (how === 'throw') throw new Error('engine down');
+        return Promise.reject(new Error('engine down'));
+      },
+    });
+    for (const how of ['reject', 'throw'] as const) {
+      const nonceStore = new MemoryNonceStore();
+      const received: VerifyResult = await verifyRequestAsync(sign(POST, NOW, 'n-3'), options({ backend: failing(how), nonceStore }));
+      expect(received).toEqual(await verifyRequest(sign(POST, NOW, 'n-3'), options({ backend: failing(how) })));
+      expect(received).toMatchObject({ ok: false, code: 'SIGNATURE_INVALID', step: 10 });
+      expect(nonceStore.has('n-3', NOW)).toBe(false);
+    }
+  });
+});
