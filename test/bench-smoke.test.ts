@@ -19,7 +19,7 @@ const EXPECTED_NAMES = [
 ];
 
 function runBench(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 150_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -55,20 +55,30 @@ describe('npm run bench (bench/run.ts), tiny mode', () => {
     expect(r.stdout + r.stderr).not.toContain('test-only-bench-application-secret');
   });
 
-  it('with --server-requests, adds the loopback server benchmark: one JSON line per server (bare, service, service with 16 live portal views) with req/s and p99', () => {
-    const r = runBench(['--json', ...TINY.slice(0, -2), '--server-requests', '20', '--server-rounds', '1']);
+  it('with --server-requests, adds the loopback server benchmark: req/s with p50/p99 per server (bare, service, service with 16 live portal views), then the fixed-load rows', () => {
+    const r = runBench(['--json', ...TINY.slice(0, -2), '--server-requests', '20', '--server-rounds', '1', '--server-rate', '200']);
     expect(r.status).toBe(0);
     const parsed = r.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(parsed.map((p) => p['name'])).toEqual([...EXPECTED_NAMES, 'bare-node-http-verify', 'reference-service', 'reference-service-portal-16-live']);
-    for (const p of parsed.slice(EXPECTED_NAMES.length)) {
-      expect(Object.keys(p).sort()).toEqual(['name', 'opsPerSec', 'p99Ms']);
-      expect(p['opsPerSec'] as number).toBeGreaterThan(0);
-      expect(p['p99Ms'] as number).toBeGreaterThan(0);
+    const servers = ['bare-node-http-verify', 'reference-service'];
+    expect(parsed.map((p) => p['name'])).toEqual([...EXPECTED_NAMES, ...servers, 'reference-service-portal-16-live', ...servers.map((s) => `${s}-fixed-load`)]);
+    const rows = parsed.slice(EXPECTED_NAMES.length);
+    for (const p of rows.slice(0, 3)) {
+      expect(Object.keys(p).sort()).toEqual(['name', 'opsPerSec', 'p50Ms', 'p99Ms', 'roundOpsPerSec']);
+      expect(p['roundOpsPerSec']).toHaveLength(1);
     }
-  });
+    for (const p of rows.slice(3)) {
+      expect(Object.keys(p).sort()).toEqual(['name', 'offeredPerSec', 'opsPerSec', 'p50Ms', 'p99Ms']);
+      expect(p['offeredPerSec']).toBe(200);
+    }
+    for (const p of rows) {
+      expect(p['opsPerSec'] as number).toBeGreaterThan(0);
+      expect(p['p50Ms'] as number).toBeGreaterThan(0);
+      expect(p['p99Ms'] as number).toBeGreaterThanOrEqual(p['p50Ms'] as number);
+    }
+  }, 180_000); // five server child processes, each started under tsx: slow on a loaded machine
 
   it('bad usage exits 2 with a message and no stdout', () => {
-    for (const args of [['--iterations', 'many'], ['--rounds', '0'], ['--iterations', '99999999'], ['--frobnicate']]) {
+    for (const args of [['--iterations', 'many'], ['--rounds', '0'], ['--iterations', '99999999'], ['--server-rate', 'fast'], ['--frobnicate']]) {
       const r = runBench(args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
