@@ -5,7 +5,7 @@ import { applySignedHeaders, signRequest, type SigningCredentials } from '../src
 import { verifyRequest, type ApplicationRecord, type VerifyResult } from '../src/profile/verify-request.js';
 import { MemoryNonceStore } from '../src/profile/nonce-store.js';
 import { parseSignature, parseSignatureInput } from '../src/signatures/signature-fields.js';
-import { computeContentDigest, parseContentDigest, verifyContentDigest } from '../src/digest/content-digest.js';
+import { computeContentDigest, parseContentDigest, verifyContentDigest, type DigestAlgorithm } from '../src/digest/content-digest.js';
 import { parseTargetUri } from '../src/signatures/target-uri.js';
 import { parseSfDictionary, parseSfItem, parseSfList } from '../src/structured-fields/structured-fields.js';
 import { loadTestKeys } from './fixtures/keys.js';
@@ -252,6 +252,30 @@ describe('property: the canonical fast path of the field parsers equals the gene
     for (const v of ['sha-512=::', 'sha-256=:iZ==:', 'x=:iZ==:', 'x=:iQ==:', 'x=:aGVsbG8=:', 'x=:aGVsbG8:', 'x=:aGVsbG9=:', 'x=:aGVsbA=:', 'x=:aGVsbA==:']) {
       expect(parseContentDigest(v), v).toEqual(parseContentDigest(v, { fastPath: false }));
     }
+  });
+  it('verifyContentDigest: the exact-string fast path gives what the general path gives, for the body and for another', () => {
+    const bodies = fc.sample(fc.uint8Array({ maxLength: 80 }), { numRuns: 20, seed: 12 });
+    const mutated = fc.tuple(fc.constantFrom(...digests), fc.nat(), alphabet, fc.constantFrom('insert', 'replace', 'delete')).map(([v, at, ch, op]) => {
+      const i = at % (v.length + 1);
+      return op === 'insert' ? v.slice(0, i) + ch + v.slice(i) : op === 'replace' ? v.slice(0, i) + ch + v.slice(i + 1) : v.slice(0, i) + v.slice(i + 1);
+    });
+    let matched = 0;
+    fc.assert(
+      fc.property(fc.oneof(mutated, fc.constantFrom(...digests)), fc.constantFrom(...bodies), fc.constantFrom<DigestAlgorithm[]>(['sha-512'], ['sha-256']), (v, b, accept) => {
+        const fast = verifyContentDigest(v, b, { accept });
+        expect(fast).toEqual(verifyContentDigest(v, b, { accept, fastPath: false }));
+        if (fast.ok) matched++;
+      }),
+      { numRuns: 600 },
+    );
+    for (const b of bodies) {
+      for (const accept of [['sha-512'], ['sha-256']] as const) {
+        const v = computeContentDigest(b, [...accept]);
+        expect(verifyContentDigest(v, b, { accept })).toEqual({ ok: true, algorithms: accept });
+        expect(verifyContentDigest(v, b, { accept, fastPath: false })).toEqual({ ok: true, algorithms: accept });
+      }
+    }
+    expect(matched).toBeGreaterThan(0);
   });
 });
 

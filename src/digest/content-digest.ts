@@ -118,9 +118,18 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 export function verifyContentDigest(
   value: string,
   body: Uint8Array,
-  options: { readonly accept?: readonly DigestAlgorithm[] } = {},
+  options: { readonly accept?: readonly DigestAlgorithm[]; /** Default true; false forces the general parser (for tests). */ readonly fastPath?: boolean } = {},
 ): VerifyContentDigestResult {
   const accept = options.accept ?? ['sha-512'];
+  // Fast path: one accepted algorithm and the value is exactly its canonical member for this body (what a conforming
+  // signer sends). The general path gives the same result for that string; anything else goes through it.
+  if (accept.length === 1 && options.fastPath !== false) {
+    const algorithm = accept[0]!;
+    const digest = digestBytes(body, algorithm);
+    if (value === `${algorithm}=:${Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('base64')}:`) {
+      return { ok: true, algorithms: [algorithm] };
+    }
+  }
   const parsed = parseContentDigest(value);
   if (!parsed.ok) return parsed;
   const checked: DigestAlgorithm[] = [];
