@@ -7,18 +7,12 @@ import { fileURLToPath } from 'node:url';
 import { main } from '../cli/main.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
-import { CLI_ARGS } from './fixtures/cli.js';
+import { CLI_ARGS, signingEnv } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
 const SECRET = 'test-only-cli-secret';
-const env = {
-  PAYCONFORM_APPLICATION_ID: 'app-1',
-  PAYCONFORM_APPLICATION_SECRET: SECRET,
-  PAYCONFORM_KEY_ID: 'key-1',
-  PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.seedBase64,
-  PAYCONFORM_PUBLIC_KEY: keys.clientEd25519.publicPem,
-};
+const env = signingEnv(SECRET, keys.clientEd25519);
 const request = {
   method: 'POST',
   url: 'https://api.example.com:8443/api/payouts?dry=1',

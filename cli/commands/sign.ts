@@ -1,12 +1,22 @@
-// `payconform sign --request FILE|-`: signs a request described as JSON with credentials from the environment.
+// `payconform sign --request FILE|- [--output headers|request|curl]`: signs a request described as JSON with
+// credentials from the environment. Standard output holds only the result (one JSON document, or one curl command
+// line); the secret is never printed: `headers` leaves it out, `request` and `curl` refer to the environment variable.
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, requireEnv, UsageError } from '../io.js';
-import { readRequestJson } from '../request-json.js';
+import { readRequestJson, toRequestJson } from '../request-json.js';
+import { curlFor } from '../../conformance/curl.js';
+import { createRedactor, SECRET_ENV } from '../../conformance/redact.js';
 import { parseEd25519PrivateKey } from '../../src/keys/index.js';
-import { signRequest } from '../../src/profile/sign-request.js';
+import { applySignedHeaders, signRequest } from '../../src/profile/sign-request.js';
+import { getFieldValues } from '../../src/http/message.js';
 
 export const SECRET_MASK = '***';
+
+const USAGE = 'usage: payconform sign --request FILE|- [--output headers|request|curl] [--created N] [--nonce S]';
+const OUTPUTS = ['headers', 'request', 'curl'] as const;
+type Output = (typeof OUTPUTS)[number];
+const SECRET_HEADER = 'x-application-secret';
 
 function parseInteger(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
@@ -15,18 +25,20 @@ function parseInteger(text: string | undefined, flag: string): number | undefine
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  let values: { request?: string; created?: string; nonce?: string };
+  let values: { request?: string; created?: string; nonce?: string; output?: string };
   try {
     ({ values } = parseArgs({
       args: [...args],
-      options: { request: { type: 'string' }, created: { type: 'string' }, nonce: { type: 'string' } },
+      options: { request: { type: 'string' }, created: { type: 'string' }, nonce: { type: 'string' }, output: { type: 'string', short: 'o' } },
       strict: true,
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\nusage: payconform sign --request FILE|- [--created N] [--nonce S]`);
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
   }
-  if (values.request === undefined) throw new UsageError('--request FILE|- is required\nusage: payconform sign --request FILE|- [--created N] [--nonce S]');
+  if (values.request === undefined) throw new UsageError(`--request FILE|- is required\n${USAGE}`);
+  const output = (values.output ?? 'headers') as Output;
+  if (!OUTPUTS.includes(output)) throw new UsageError(`--output must be one of ${OUTPUTS.join(', ')}\n${USAGE}`);
   applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
   const created = parseInteger(values.created, '--created');
   const request = await readRequestJson(values.request, io);
@@ -49,12 +61,26 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   } catch (error) {
     throw new UsageError(`cannot sign: ${error instanceof Error ? error.message : String(error)}`);
   }
-  // The secret is never printed: masked in the headers and in the base (the caller holds it in the environment).
-  const headers = { ...result.headers, 'x-application-secret': SECRET_MASK };
-  const signatureBase = result.signatureBase
-    .split('\n')
-    .map((line) => (line.startsWith('"x-application-secret": ') ? `"x-application-secret": ${SECRET_MASK}` : line))
-    .join('\n');
-  io.stdout(`${JSON.stringify({ headers, signatureBase }, null, 2)}\n`);
+  const signed = applySignedHeaders(request, result.headers);
+  if (output === 'request') {
+    io.stdout(`${JSON.stringify(toRequestJson(signed, { [SECRET_HEADER]: SECRET_ENV['application-secret'] }), null, 2)}\n`);
+  } else if (output === 'curl') {
+    io.stdout(`${curlFor(signed, createRedactor({ applicationSecret }))}\n`);
+  } else {
+    // Exactly the headers signing adds, less the secret (the request carries it itself; the caller holds it in the
+    // environment), and the base with the secret masked.
+    const headers = Object.fromEntries(Object.entries(result.headers).filter(([name]) => name !== SECRET_HEADER));
+    const signatureBase = result.signatureBase
+      .split('\n')
+      .map((line) => (line.startsWith(`"${SECRET_HEADER}": `) ? `"${SECRET_HEADER}": ${SECRET_MASK}` : line))
+      .join('\n');
+    io.stdout(`${JSON.stringify({ headers, signatureBase }, null, 2)}\n`);
+    const given = getFieldValues(request.headers, SECRET_HEADER);
+    if (given.some((value) => value !== applicationSecret)) {
+      io.stderr(`payconform sign: note: the request's ${SECRET_HEADER} is not the value of ${SECRET_ENV['application-secret']}, which the signature covers; a request merged with these headers will not verify\n`);
+    } else if (given.length === 0) {
+      io.stderr(`payconform sign: note: the request has no ${SECRET_HEADER} header; the signature covers it, so send it with the value of ${SECRET_ENV['application-secret']} (in the request JSON: "${SECRET_HEADER}": {"env": "${SECRET_ENV['application-secret']}"}; --output request and --output curl include it)\n`);
+    }
+  }
   return EXIT.ok;
 }

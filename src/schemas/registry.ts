@@ -27,6 +27,7 @@ import referenceServiceConfigSchema from '../../schemas/reference-service-config
 import vectorsSchema from '../../schemas/vectors.schema.json' with { type: 'json' };
 import conformanceConfigSchema from '../../schemas/conformance-config.schema.json' with { type: 'json' };
 import conformanceReportSchema from '../../schemas/conformance-report.schema.json' with { type: 'json' };
+import requestSchema from '../../schemas/request.schema.json' with { type: 'json' };
 
 /** A JSON Schema document with the `$id` every registered schema must carry. */
 export interface RegisteredSchema {
@@ -61,5 +62,6 @@ export const schemaRegistry: readonly RegisteredSchema[] = [
   vectorsSchema,
   conformanceConfigSchema,
   conformanceReportSchema,
+  requestSchema,
   // Other helpers: add your format schemas here (vector files, conformance config, conformance report).
 ];
