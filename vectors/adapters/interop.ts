@@ -51,6 +51,8 @@ export interface MatrixCase {
 }
 
 export interface Matrix {
+  /** For each case some implementation fails: whether the vector or the library is wrong, and by which rule. */
+  readonly triage: Readonly<Record<string, string>>;
   readonly implementations: readonly MatrixImplementation[];
   readonly cases: readonly MatrixCase[];
   /** cells[implementationId][caseId] */
@@ -63,8 +65,13 @@ export interface RunOutcome {
   readonly unavailable: Readonly<Record<string, string>>;
 }
 
-export function loadConfig(root = ROOT): readonly ImplementationConfig[] {
-  return (JSON.parse(readFileSync(join(root, 'vectors/adapters/interop.json'), 'utf8')) as { implementations: ImplementationConfig[] }).implementations;
+export interface InteropConfig {
+  readonly implementations: readonly ImplementationConfig[];
+  readonly triage: Readonly<Record<string, string>>;
+}
+
+export function loadConfig(root = ROOT): InteropConfig {
+  return JSON.parse(readFileSync(join(root, 'vectors/adapters/interop.json'), 'utf8')) as InteropConfig;
 }
 
 /** Runs one adapter through the CLI in-process; the report it writes is what the matrix reads. */
@@ -100,7 +107,8 @@ function lineOf(root: string, file: string, id: string, cache: Map<string, strin
 /** Runs every implementation (or those in `only`) and builds the matrix. */
 export async function runMatrix(options: { readonly root?: string; readonly only?: readonly string[] } = {}): Promise<RunOutcome> {
   const root = options.root ?? ROOT;
-  const configs = loadConfig(root).filter((c) => !options.only || options.only.includes(c.id));
+  const config = loadConfig(root);
+  const configs = config.implementations.filter((c) => !options.only || options.only.includes(c.id));
   const work = mkdtempSync(join(tmpdir(), 'payconform-interop-'));
   const implementations: MatrixImplementation[] = [];
   const cells: Record<string, Record<string, Cell>> = {};
@@ -133,7 +141,7 @@ export async function runMatrix(options: { readonly root?: string; readonly only
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  return { matrix: { implementations, cases, cells }, unavailable };
+  return { matrix: { triage: config.triage, implementations, cases, cells }, unavailable };
 }
 
 /**
@@ -159,11 +167,14 @@ export function diffCells(committed: Matrix, now: Matrix): string[] {
   return out;
 }
 
-/** Every non-pass cell whose explanation is missing, as `implementation/case`. */
+/** Every non-pass cell whose explanation is missing, and every failing case without a triage entry. */
 export function unexplainedCells(matrix: Matrix): string[] {
   const out: string[] = [];
   for (const [impl, row] of Object.entries(matrix.cells)) {
-    for (const [id, cell] of Object.entries(row)) if (cell.deviation === 'unexplained') out.push(`${impl}/${id}`);
+    for (const [id, cell] of Object.entries(row)) {
+      if (cell.deviation === 'unexplained') out.push(`${impl}/${id}`);
+      if (cell.status === 'fail' && matrix.triage[id] === undefined) out.push(`${impl}/${id} (no triage)`);
+    }
   }
   return out;
 }
@@ -205,6 +216,11 @@ export function renderMarkdown(matrix: Matrix): string {
     'changes, so a dependency update that changes interop behaviour is seen. What each deviation means and what to configure:',
     `the implementer's guide in [vectors/README.md](${GUIDE}#implementers-guide).`,
     '',
+    'Each adapter uses every hook its library offers (component resolvers, key-lookup callbacks, policies) and writes',
+    'the application code any implementer writes (application credentials, nonce store, Content-Digest where the library',
+    'has none). It does not re-parse `Signature-Input` or `Signature` itself: a FAIL is a check you must add around that',
+    'library, and the guide says which.',
+    '',
     '## Implementations',
     '',
     '| Column | Implementation | Adapter | Configured as | Codes compared | pass | fail | cannot express | no such op |',
@@ -235,6 +251,12 @@ export function renderMarkdown(matrix: Matrix): string {
     out.push(`| [\`${c.id}\`](${vectorHref(c)}) | ${c.op} | ${c.result} | ${cells.join(' | ')} |`);
   }
   out.push('', `Every other case passes in every implementation that offers its op. The full matrix: [interop.html](interop.html).`, '');
+  const triaged = matrix.cases.filter((c) => matrix.triage[c.id] !== undefined);
+  if (triaged.length > 0) {
+    out.push('## Triage: the vector or the library?', '', 'Each case some implementation fails (or failed), decided by the rule that applies:', '');
+    for (const c of triaged) out.push(`- [\`${c.id}\`](${vectorHref(c)}): ${matrix.triage[c.id]}`);
+    out.push('');
+  }
   out.push('## Deviations named above', '');
   const used = new Set<string>();
   for (const row of Object.values(matrix.cells)) for (const cell of Object.values(row)) if (cell.deviation) used.add(cell.deviation);
