@@ -43,7 +43,7 @@ describe('interop matrix (npm run interop)', () => {
     // install (test/vectors-harness.test.ts skips the Python adapter the same way). The npm libraries always run.
     expect(Object.keys(fresh.unavailable).every((id) => id === 'python')).toBe(true);
     expect(diffCells(committed, available()), 'run `npm run interop` and commit docs/interop.*').toEqual([]);
-    expect(fresh.matrix.cases.map((c) => [c.id, c.line])).toEqual(committed.cases.map((c) => [c.id, c.line]));
+    expect(fresh.matrix.cases.map((c) => [c.id, c.line]), 'vectors added or moved: run `npm run interop` and commit docs/interop.*').toEqual(committed.cases.map((c) => [c.id, c.line]));
   });
 
   it('every non-pass cell is explained by a named deviation', () => {

@@ -194,7 +194,7 @@ function deviationLinks(deviation: DeviationId | 'unexplained', format: 'md' | '
   if (deviation === 'unexplained') return format === 'md' ? '**unexplained**' : '<strong>unexplained</strong>';
   const d = DEVIATIONS[deviation];
   const guide = `${GUIDE}#dev-${deviation}`;
-  return format === 'md' ? `[\`${deviation}\`](${guide}) · [${d.section}](${d.url})` : `<a href="${guide}">${escapeHtml(d.title.replace(/`/g, ''))}</a> (<a href="${d.url}">${escapeHtml(d.section)}</a>)`;
+  return format === 'md' ? `[\`${deviation}\`](${guide}) · [${d.section}](${d.url})` : `<a href="${guide}" title="${escapeHtml(d.title.replace(/`/g, ''))}"><code>${deviation}</code></a> · <a href="${d.url}">${escapeHtml(d.section)}</a>`;
 }
 
 function nonPassCases(matrix: Matrix): MatrixCase[] {
@@ -288,6 +288,13 @@ export function renderHtml(matrix: Matrix): string {
   const summary = matrix.implementations
     .map((i) => `<tr><th>${escapeHtml(implementationLabel(i))}</th><td>${i.counts.pass}</td><td>${i.counts.fail}</td><td>${i.counts.inexpressible}</td><td>${i.counts.skip}</td><td>${i.compareCodes ? 'yes' : 'no (verdicts)'}</td></tr>`)
     .join('\n');
+  const legend = Object.entries(DEVIATIONS)
+    .map(([id, d]) => `<tr><td><a href="${GUIDE}#dev-${id}"><code>${id}</code></a></td><td>${escapeHtml(d.title.replace(/`/g, ''))}</td><td><a href="${d.url}">${escapeHtml(d.section)}</a></td></tr>`)
+    .join('\n');
+  const triage = matrix.cases
+    .filter((c) => matrix.triage[c.id] !== undefined)
+    .map((c) => `<li><a href="${escapeHtml(vectorHref(c))}"><code>${escapeHtml(c.id)}</code></a>: ${escapeHtml(matrix.triage[c.id]!)}</li>`)
+    .join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -312,11 +319,20 @@ The implementer's guide: <a href="${GUIDE}#implementers-guide">vectors/README.md
 <tr><th>Implementation</th><th>pass</th><th>fail</th><th>cannot express</th><th>no such op</th><th>codes compared</th></tr>
 ${summary}
 </table>
+<h2>Deviations</h2>
+<table>
+<tr><th>Name</th><th>Rule</th><th>Section</th></tr>
+${legend}
+</table>
 <h2>All cases</h2>
 <table>
 <tr><th>Case</th><th>Op</th><th>Expected</th>${head}</tr>
 ${rows.join('\n')}
 </table>
+<h2>Triage: the vector or the library?</h2>
+<ul>
+${triage}
+</ul>
 </body>
 </html>
 `;
