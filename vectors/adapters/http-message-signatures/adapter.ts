@@ -72,14 +72,16 @@ function firstHeader(headers: Record<string, string | string[]>, name: string): 
   return entry === undefined ? undefined : Array.isArray(entry[1]) ? entry[1].join(', ') : entry[1];
 }
 
-/** The profile checks the library's `keyLookup` hook can make: it sees the parameters (in order), not the label or the components. */
-function checkParameters(params: SignatureParameters, now: number, nonceState: readonly string[]): void {
+/**
+ * The profile checks the library's `keyLookup` hook can make: it sees the parameters (in order), not the label or the
+ * components. Freshness is the library's own (`maxAge`, `notAfter`).
+ */
+function checkParameters(params: SignatureParameters, nonceState: readonly string[]): void {
   if (Object.keys(params).join(',') !== PROFILE.parameters.join(',')) throw new ProfileRejection('PARAMETERS_MISMATCH');
   if (params.alg !== PROFILE.alg) throw new ProfileRejection('ALG_UNSUPPORTED');
   const created = params.created instanceof Date ? params.created.getTime() / 1000 : NaN;
   if (!Number.isInteger(created)) throw new ProfileRejection('CREATED_INVALID');
   if (typeof params.keyid !== 'string') throw new ProfileRejection('KEY_ID_MISSING');
-  if (now - created > PROFILE.maxAgeSeconds) throw new ProfileRejection('CREATED_EXPIRED');
   checkNonce(params.nonce, nonceState);
 }
 
@@ -128,7 +130,7 @@ await serve(
               notAfter: now + PROFILE.maxAgeSeconds,
               componentParser: profileComponents,
               keyLookup: async (params) => {
-                checkParameters(params, now, input.nonceState as string[]);
+                checkParameters(params, input.nonceState as string[]);
                 const material = keys.get(String(params.keyid));
                 if (!material) throw new ProfileRejection('KEY_UNKNOWN');
                 const publicKey = ed25519PublicKey(material);
