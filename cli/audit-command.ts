@@ -1,6 +1,6 @@
 // What the three audit commands (`audit server`, `audit client`, `audit webhooks`) share: refusing secrets as
-// arguments, the common options (--report, --only, --level, --verbose, --help), option value checks, and the tail
-// of a run (console progress, the checks, the reports, the exit code).
+// arguments, the common options (--report, --only, --level, --fail-on, --allow-skips, --verbose, --help), option
+// value checks, and the tail of a run (console progress, the checks, the reports, the exit code).
 import { packageVersion } from './version.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CliIo } from './io.js';
@@ -8,13 +8,14 @@ import { EXIT, UsageError } from './io.js';
 import { PayconformError } from '../src/errors.js';
 import type { Check } from '../conformance/check.js';
 import { parseHostPort } from '../conformance/config.js';
+import { shellQuote } from '../conformance/curl.js';
 import { ConformanceSetupError, parseLevelFilter, selectChecks, type LevelFilter } from '../conformance/engine.js';
 import type { RunSubscriber } from '../conformance/events.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
 import { createConsoleReporter } from '../conformance/reporters/console.js';
 import { parseReportSpecs, writeReports, type ReportSpec } from '../conformance/reports.js';
 import { loadCatalogue } from '../conformance/requirements.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunGate, RunSummary } from '../conformance/result.js';
 
 /** Options that would put a secret on the command line: refused, whatever their value. */
 export const SECRET_OPTION = /^--?(?:application[-_]?secret|app[-_]?secret|secret|private[-_]?key|key|seed|password)(?:=|$)/i;
@@ -24,9 +25,22 @@ const COMMON_OPTIONS = {
   report: { type: 'string', multiple: true },
   only: { type: 'string' },
   level: { type: 'string' },
+  'fail-on': { type: 'string', multiple: true },
+  'allow-skips': { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionsConfig;
+
+/** The common options' lines of every audit's --help, and the exit codes they share. */
+export const COMMON_AUDIT_HELP = `Common options: --report FORMAT:PATH (json, junit, html; PATH "-" is standard output; repeatable),
+  --only ID,... and --level must|should|all (select checks), --fail-on warn|skip (a warning or a skipped check
+  fails the run; repeatable or comma-separated), --allow-skips (a skipped check does not make the run INCOMPLETE),
+  --verbose (findings of passing checks too), --help.
+Exit: 0 pass, 1 a MUST failure, a check error or timeout, or a --fail-on outcome, 2 usage or config error,
+  3 target unreachable, 4 INCOMPLETE (no failure, but a check you did not deselect was skipped; not with
+  --allow-skips, --only or --level), 70 internal error (a defect of payconform).`;
+
+export { wantsHelp } from './io.js';
 
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
@@ -37,6 +51,9 @@ export interface CommonAuditArgs {
   readonly reports: ReportSpec[];
   readonly only?: string[];
   readonly level: LevelFilter;
+  /** Whether --level was given (an explicit selection accepts skips). */
+  readonly levelGiven: boolean;
+  readonly gate: RunGate;
   readonly verbose: boolean;
   readonly help: boolean;
 }
@@ -74,7 +91,49 @@ export function parseAuditArgs(args: readonly string[], spec: AuditArgsSpec): { 
   const onlyText = values['only'];
   const only = typeof onlyText === 'string' ? parseList(onlyText) : undefined;
   if (only !== undefined && only.length === 0) throw new UsageError('--only needs at least one check id');
-  return { values, common: { reports, ...(only !== undefined ? { only } : {}), level, verbose: values['verbose'] === true, help: values['help'] === true } };
+  const failOn = parseFailOn((values['fail-on'] as string[] | undefined) ?? []);
+  const levelGiven = values['level'] !== undefined;
+  const gate: RunGate = { failOn, allowSkips: values['allow-skips'] === true || only !== undefined || levelGiven };
+  return { values, common: { reports, ...(only !== undefined ? { only } : {}), level, levelGiven, gate, verbose: values['verbose'] === true, help: values['help'] === true } };
+}
+
+/** Options a re-run of one check drops: it selects that check itself and writes no reports. */
+const RERUN_DROPS: ReadonlyMap<string, boolean> = new Map([['--only', true], ['--report', true], ['--level', true], ['--fail-on', true], ['--allow-skips', false], ['--verbose', false]]);
+
+/**
+ * The command that runs one check again with the same target, config and flags: `payconform audit server --only ID
+ * ...`. It signs afresh, so unlike a recorded signed request it still reproduces after the 300 s signature window.
+ * Secrets are never arguments (refused above), so the command carries none; it needs the same environment.
+ */
+export function rerunCommandFor(command: string, args: readonly string[]): (checkId: string) => string {
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const name = arg.startsWith('--') ? arg.split('=')[0]! : arg;
+    const takesValue = RERUN_DROPS.get(name);
+    if (takesValue === undefined) {
+      kept.push(arg);
+      continue;
+    }
+    if (takesValue && !arg.includes('=')) i += 1;
+  }
+  return (checkId) => ['payconform', ...command.split(' '), '--only', checkId, ...kept].map(shellWordFor).join(' ');
+}
+
+/** A shell word: bare when it is plainly safe, single-quoted otherwise. */
+function shellWordFor(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : shellQuote(word);
+}
+
+/** `--fail-on warn|skip` values (repeatable, comma-separated). */
+export function parseFailOn(values: readonly string[]): Array<'warn' | 'skip'> {
+  const out = new Set<'warn' | 'skip'>();
+  for (const item of values.flatMap(parseList)) {
+    const v = item.toLowerCase();
+    if (v !== 'warn' && v !== 'skip') throw new UsageError(`--fail-on must be warn or skip (got "${item}")`);
+    out.add(v);
+  }
+  return [...out];
 }
 
 /** A comma-separated option value: trimmed items, empty ones dropped. */
@@ -179,9 +238,11 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
   return exitCodeFor(summary);
 }
 
-/** The run options an audit passes on from the command line: the selection and subscribers, when given. */
-export function selectionOptions(options: { readonly only?: readonly string[]; readonly level?: LevelFilter; readonly subscribers?: readonly RunSubscriber[] }): { only?: readonly string[]; level?: LevelFilter; subscribers?: readonly RunSubscriber[] } {
+/** The run options an audit passes on from the command line: the selection, gate and subscribers, when given. */
+export function selectionOptions(options: { readonly only?: readonly string[]; readonly level?: LevelFilter; readonly gate?: RunGate; readonly rerunCommand?: (checkId: string) => string; readonly subscribers?: readonly RunSubscriber[] }): { only?: readonly string[]; level?: LevelFilter; gate?: RunGate; rerunCommand?: (checkId: string) => string; subscribers?: readonly RunSubscriber[] } {
   return {
+    ...(options.rerunCommand !== undefined ? { rerunCommand: options.rerunCommand } : {}),
+    ...(options.gate !== undefined ? { gate: options.gate } : {}),
     ...(options.only !== undefined ? { only: options.only } : {}),
     ...(options.level !== undefined ? { level: options.level } : {}),
     ...(options.subscribers !== undefined ? { subscribers: options.subscribers } : {}),

@@ -28,8 +28,8 @@ export async function readInput(pathOrDash: string, io: CliIo): Promise<Buffer> 
   return pathOrDash === '-' ? io.readStdin() : readFile(pathOrDash);
 }
 
-/** Exit codes shared by every command. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3 } as const;
+/** Exit codes shared by every command (the audits also use 4, INCOMPLETE: conformance/exit-code.ts). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, incomplete: 4, internal: 70 } as const;
 
 /** A usage error: the command prints the message and exits 2. */
 export class UsageError extends Error {
@@ -59,4 +59,10 @@ export function applicationSecretFromEnv(io: CliIo, required: boolean): string |
   const problem = applicationSecretProblem(value);
   if (problem !== undefined) throw new UsageError(`${APPLICATION_SECRET_ENV} ${problem}`);
   return value;
+}
+
+/** True when the arguments ask for help: checked before anything else, so --help works whatever else is given. */
+export function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }

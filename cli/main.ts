@@ -34,6 +34,17 @@ export async function main(argv: readonly string[], io: CliIo = createProcessIo(
     io.stdout(`${packageVersion()}\n`);
     return EXIT.ok;
   }
+  // A command group alone ("payconform audit --help", "payconform audit") lists its subcommands.
+  const group = Object.keys(commands).filter((c) => c.startsWith(`${argv[0] ?? ''} `));
+  if (!entry && group.length > 0 && (argv.length === 1 || argv[1] === '--help' || argv[1] === '-h')) {
+    const text = ['usage: payconform ' + argv[0] + ' <' + group.map((g) => g.split(' ')[1]).join('|') + '> [options]', '', ...group.map((g) => `  payconform ${g.padEnd(16)} ${commands[g]!.summary}`), '', `Each takes --help.`, ''].join('\n');
+    if (argv.length === 1) {
+      io.stderr(`payconform ${argv[0]}: which one?\n${text}`);
+      return EXIT.usage;
+    }
+    io.stdout(text);
+    return EXIT.ok;
+  }
   if (!entry) {
     io.stderr(`${argv.length === 0 ? 'payconform: no command given' : `payconform: unknown command "${argv[0]}"`}\n${usage()}`);
     return EXIT.usage;
@@ -47,7 +58,8 @@ export async function main(argv: readonly string[], io: CliIo = createProcessIo(
       io.stderr(`payconform ${name}: ${error.message}\n`);
       return EXIT.usage;
     }
-    io.stderr(`payconform ${name}: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
-    return EXIT.usage;
+    // A defect of payconform, not of the user's input: its own exit code, never the usage code.
+    io.stderr(`payconform ${name}: internal error (a defect of payconform; please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT.internal;
   }
 }

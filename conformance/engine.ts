@@ -7,7 +7,7 @@ import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
 import { gradeFinding, worstOutcome } from './grade.js';
 import { createRedactor, type Redactor } from './redact.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
-import { OUTCOMES, type CheckResult, type GradedFinding, type Outcome, type RunSummary } from './result.js';
+import { OUTCOMES, type CheckResult, type GradedFinding, type Outcome, type RunGate, type RunSummary } from './result.js';
 
 export type LevelFilter = 'must' | 'should' | 'all';
 
@@ -37,6 +37,12 @@ export interface RunOptions<Ctx> {
   /** When set, mutating checks are skipped with this reason (e.g. a non-loopback target without `--allow-live`). */
   readonly refuseMutating?: string;
   readonly subscribers?: readonly RunSubscriber[];
+  /** `--fail-on` and `--allow-skips`. Default: skips make the run INCOMPLETE unless `only` or `level` was given. */
+  readonly gate?: RunGate;
+  /** Run-level problems that fail the run (see `RunSummary.blocking`). */
+  readonly blocking?: readonly string[];
+  /** The command that re-runs one check (shown with its result); default none. */
+  readonly rerunCommand?: (checkId: string) => string;
   /** Cancels the run: running checks are aborted, the rest recorded as skipped, the summary marked partial. */
   readonly signal?: AbortSignal;
 }
@@ -188,7 +194,8 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
   const total = selected.length;
   let completed = 0;
   const finish = (index: number, r: CheckResult): void => {
-    const clean = scrub(r, redactor);
+    const rerun = options.rerunCommand?.(r.id);
+    const clean = scrub(rerun !== undefined ? { ...r, rerun } : r, redactor);
     results[index] = clean;
     completed += 1;
     emit({ type: 'check-finished', result: clean, completed, total });
@@ -200,7 +207,7 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
     const missing = (check.needs ?? []).filter((need) => !(options.isAvailable?.(need) ?? true));
     if (missing.length > 0) {
       const describe = options.describeNeed ?? ((need: string) => `"${need}" in the config`);
-      finish(index, result(check as Check<unknown>, 'skip', `needs ${missing.map(describe).join(', ')}, which is not set`, [], 0));
+      finish(index, result(check as Check<unknown>, 'skip', `not run: ${missing.map(describe).join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set`, [], 0));
     }
     else if (check.mutating && options.refuseMutating !== undefined) finish(index, result(check as Check<unknown>, 'skip', options.refuseMutating, [], 0));
     else pending.push(index);
@@ -280,6 +287,8 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
     results: done,
     counts,
     requirements: { covered: [...covered].sort(), notRun: notRun.sort(), uncovered: uncovered.sort() },
+    gate: options.gate ?? { failOn: [], allowSkips: options.only !== undefined || options.level !== undefined },
+    blocking: (options.blocking ?? []).map((b) => redactor.maskLiterals(b)),
   };
   emit({ type: 'run-finished', summary });
   return summary;

@@ -1,16 +1,58 @@
-// Exit codes of the audit commands, and the one that follows from a run summary.
-import type { RunSummary } from './result.js';
+// The verdict of a run and its exit code: a tiny pure function of the summary and the gate it was run under.
+import type { RunGate, RunSummary } from './result.js';
 
-/** 0: no MUST failure. */
+/** 0: every selected check reached a verdict and none failed under the gate. */
 export const EXIT_OK = 0;
-/** 1: at least one MUST failure, or a check that errored or timed out. */
+/** 1: a MUST failure, a check that errored or timed out, a warning or skip under `--fail-on`, or a run-level problem. */
 export const EXIT_MUST_FAILURE = 1;
 /** 2: usage or config error (decided by the command before a run). */
 export const EXIT_CONFIG_ERROR = 2;
 /** 3: target unreachable (decided by the command before a run). */
 export const EXIT_TARGET_UNREACHABLE = 3;
+/** 4: INCOMPLETE: no failure, but a check the user did not deselect was skipped (never a pass by omission). */
+export const EXIT_INCOMPLETE = 4;
+/** 70 (sysexits EX_SOFTWARE): payconform itself crashed; distinct from the usage code 2. */
+export const EXIT_INTERNAL_ERROR = 70;
 
-/** 1 when any check failed (only MUST violations and timeouts grade `fail`) or errored; else 0. Warnings never fail. */
-export function exitCodeFor(summary: Pick<RunSummary, 'counts'>): typeof EXIT_OK | typeof EXIT_MUST_FAILURE {
-  return summary.counts.fail > 0 || summary.counts.error > 0 ? EXIT_MUST_FAILURE : EXIT_OK;
+export type Verdict = 'pass' | 'fail' | 'incomplete';
+
+/** The gate when a run does not say: skips make the run incomplete, warnings do not fail it. */
+export const DEFAULT_GATE: RunGate = { failOn: [], allowSkips: false };
+
+export interface VerdictInfo {
+  readonly verdict: Verdict;
+  readonly exitCode: typeof EXIT_OK | typeof EXIT_MUST_FAILURE | typeof EXIT_INCOMPLETE;
+  /** Why, one phrase each (empty for a plain pass). */
+  readonly reasons: readonly string[];
+}
+
+type VerdictInput = Pick<RunSummary, 'counts'> & Partial<Pick<RunSummary, 'gate' | 'blocking'>>;
+
+/** The verdict of a run: FAIL beats INCOMPLETE beats PASS. */
+export function verdictFor(summary: VerdictInput): VerdictInfo {
+  const gate = summary.gate ?? DEFAULT_GATE;
+  const c = summary.counts;
+  const failing: string[] = [];
+  if (c.fail > 0) failing.push(`${c.fail} check(s) failed`);
+  if (c.error > 0) failing.push(`${c.error} check(s) errored`);
+  if (gate.failOn.includes('warn') && c.warn > 0) failing.push(`${c.warn} warning(s) under --fail-on warn`);
+  if (gate.failOn.includes('skip') && c.skip > 0) failing.push(`${c.skip} skipped check(s) under --fail-on skip`);
+  failing.push(...(summary.blocking ?? []));
+  if (failing.length > 0) return { verdict: 'fail', exitCode: EXIT_MUST_FAILURE, reasons: failing };
+  if (c.skip > 0 && !gate.allowSkips) {
+    return { verdict: 'incomplete', exitCode: EXIT_INCOMPLETE, reasons: [`${c.skip} selected check(s) skipped (see each skip's reason; --allow-skips accepts a run with skips)`] };
+  }
+  return { verdict: 'pass', exitCode: EXIT_OK, reasons: [] };
+}
+
+/** The exit code that follows from a summary (see `verdictFor`). */
+export function exitCodeFor(summary: VerdictInput): VerdictInfo['exitCode'] {
+  return verdictFor(summary).exitCode;
+}
+
+/** The one-line verdict, as the console and the HTML report print it. */
+export function verdictLine(summary: VerdictInput): string {
+  const v = verdictFor(summary);
+  if (v.verdict === 'pass') return 'verdict: PASS (no MUST failure)';
+  return `verdict: ${v.verdict.toUpperCase()} (${v.reasons.join('; ')})`;
 }

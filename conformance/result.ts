@@ -59,6 +59,19 @@ export interface CheckResult {
   readonly message: string;
   readonly findings: readonly GradedFinding[];
   readonly durationMs: number;
+  /**
+   * A command that runs this check again, signing afresh (so it works at any time, unlike a recorded signed request,
+   * whose signature expires 300 s after `created`). Secrets stay in the environment.
+   */
+  readonly rerun?: string;
+}
+
+/** What turns outcomes into a verdict: `--fail-on warn|skip` and whether skips are accepted. */
+export interface RunGate {
+  /** Outcomes that fail the run besides `fail` and `error`. */
+  readonly failOn: ReadonlyArray<'warn' | 'skip'>;
+  /** True with `--allow-skips` or an explicit `--only`/`--level`: a skipped check does not make the run INCOMPLETE. */
+  readonly allowSkips: boolean;
 }
 
 export interface RequirementCoverage {
@@ -90,4 +103,7 @@ export interface RunSummary {
   readonly results: readonly CheckResult[];
   readonly counts: Readonly<Record<Outcome, number>>;
   readonly requirements: RequirementCoverage;
+  readonly gate: RunGate;
+  /** Problems of the run itself that fail it whatever the checks say (e.g. the audited client exited non-zero). */
+  readonly blocking: readonly string[];
 }

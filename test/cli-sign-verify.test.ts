@@ -48,7 +48,7 @@ describe('payconform sign / verify from the outside (spawned)', () => {
     expect(signed.code, signed.stderr).toBe(0);
     expect(signed.stdout).not.toContain(SECRET);
     const out = JSON.parse(signed.stdout) as { headers: Record<string, string>; signatureBase: string };
-    expect(out.signatureBase).toContain('"x-application-secret": ***');
+    expect(out.signatureBase).toContain('"x-application-secret": [REDACTED]');
     expect(out.signatureBase).toContain('"@path": /api/payouts?dry=1');
     expect(out.signatureBase).toContain('"@authority": api.example.com:8443');
     expect(out.headers['signature-input']).toContain('created=1767225600;keyid="key-1";alg="ed25519";nonce="cli-nonce-1"');

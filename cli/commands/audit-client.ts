@@ -2,41 +2,45 @@
 // calls (optionally running the client with --exec), then reports every rule per request by requirement id.
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
-import { auditOutput, finishAudit, parseAuditArgs, parseHostPortOption, parseIntegerOption, refuseUnknownChecks, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
+import { auditOutput, COMMON_AUDIT_HELP, finishAudit, parseAuditArgs, parseHostPortOption, parseIntegerOption, refuseUnknownChecks, rerunCommandFor, selectionOptions, toolVersion, wantsHelp, type CommonAuditArgs } from '../audit-command.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/backend.js';
 import { loadConfig } from '../../conformance/config.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
-import type { RunSummary } from '../../conformance/result.js';
+import type { RunGate, RunSummary } from '../../conformance/result.js';
 import { clientChecks, type ClientAuditContext, type ClientExchange } from '../../conformance/checks/client/index.js';
 import type { ClientCredentials } from '../../conformance/client-audit/evaluate-request.js';
 import { serveClientAudit, type ClientAuditServeOptions } from '../../conformance/client-audit/serve-client-audit.js';
 import { describeListenTls, resolveListenTls, TLS_LISTEN_HELP, TLS_LISTEN_OPTIONS, TLS_LISTEN_USAGE } from '../tls-options.js';
 
-const USAGE = `usage: payconform audit client [--listen HOST:PORT] [--config FILE] [--exec "CMD"] [--timeout SECONDS]
-       ${TLS_LISTEN_USAGE} [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all] [--verbose]
+const USAGE = `usage: payconform audit client [--listen HOST:PORT] [--config FILE] [--exec "CMD"] [--ignore-client-exit]
+       [--timeout-ms N] ${TLS_LISTEN_USAGE} [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all]
+       [--fail-on warn|skip] [--allow-skips] [--verbose]
 Serves the service's API as a strict verifying endpoint (default 127.0.0.1, a free port). With --exec, runs CMD
 with PAYCONFORM_BASE_URL, PAYCONFORM_SETTLED_PAYMENT_ID, PAYCONFORM_SETTLED_PAYMENT_AMOUNT,
 PAYCONFORM_UNSETTLED_PAYMENT_ID and PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR added to its environment and ends when it
-exits (killed after --timeout, default 120 s); without --exec, serves until --timeout or Ctrl-C.
+exits (stopped after --timeout-ms, default 120000); without --exec, serves until --timeout-ms or Ctrl-C.
+A client command that does not exit by itself with code 0 (crashes, exits non-zero, is stopped at the timeout)
+fails the run (exit 1) unless --ignore-client-exit is given.
 The client's credentials, from the config or the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID,
 PAYCONFORM_MERCHANT_ID (optional: any merchant id is accepted when unset), PAYCONFORM_PUBLIC_KEY (base64 raw or
 PEM), and PAYCONFORM_APPLICATION_SECRET from the environment only.
 ${TLS_LISTEN_HELP}
 With TLS the command also gets PAYCONFORM_CA_FILE (the CA to trust) and PAYCONFORM_PLAIN_HTTP_BASE_URL (the same
 endpoint over plain HTTP on a second port); a signed request that arrives there fails client-https-only.
-Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure (or no request
-arrived), 2 usage or config error.`;
+${COMMON_AUDIT_HELP}
+"No request arrived" is a MUST failure (exit 1).`;
 
-const DEFAULT_EXEC_TIMEOUT_S = 120;
+const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
 
 interface Parsed extends CommonAuditArgs {
   readonly listen?: { readonly host: string; readonly port: number };
   readonly configPath?: string;
   readonly exec?: string;
-  readonly timeoutS?: number;
+  readonly timeoutMs?: number;
+  readonly ignoreClientExit: boolean;
   /** The TLS flags as given (resolved once the config is read). */
   readonly tlsFlags: Readonly<Record<string, unknown>>;
 }
@@ -49,12 +53,17 @@ function parse(args: readonly string[]): Parsed {
       listen: { type: 'string' },
       config: { type: 'string' },
       exec: { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      // The old seconds form, kept so existing pipelines keep working; --help shows only --timeout-ms.
       timeout: { type: 'string' },
+      'ignore-client-exit': { type: 'boolean' },
       ...TLS_LISTEN_OPTIONS,
     },
   });
   const listen = typeof values['listen'] === 'string' ? parseHostPortOption(values['listen'], '--listen') : undefined;
-  const timeoutS = parseIntegerOption(values['timeout'] as string | undefined, 86_400, '--timeout must be a whole number of seconds from 1 to 86400');
+  if (values['timeout'] !== undefined && values['timeout-ms'] !== undefined) throw new UsageError('give --timeout-ms only (--timeout SECONDS is its old form)');
+  const timeoutS = parseIntegerOption(values['timeout'] as string | undefined, 86_400, '--timeout must be a whole number of seconds from 1 to 86400 (prefer --timeout-ms)');
+  const timeoutMs = parseIntegerOption(values['timeout-ms'] as string | undefined, 86_400_000, '--timeout-ms must be an integer from 1 to 86400000') ?? (timeoutS !== undefined ? timeoutS * 1000 : undefined);
   const exec = values['exec'];
   if (typeof exec === 'string' && exec.trim() === '') throw new UsageError('--exec needs a command');
   return {
@@ -62,13 +71,14 @@ function parse(args: readonly string[]): Parsed {
     ...(listen ? { listen } : {}),
     ...(typeof values['config'] === 'string' ? { configPath: values['config'] } : {}),
     ...(typeof exec === 'string' ? { exec } : {}),
-    ...(timeoutS !== undefined ? { timeoutS } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ignoreClientExit: values['ignore-client-exit'] === true,
     tlsFlags: values,
   };
 }
 
 /** Runs the client checks over what the serving phase recorded. */
-export function auditClientExchanges(context: ClientAuditContext, redactor: Redactor, options: { only?: readonly string[]; level?: LevelFilter; subscribers?: Parameters<typeof runChecks>[0]['subscribers'] } = {}): Promise<RunSummary> {
+export function auditClientExchanges(context: ClientAuditContext, redactor: Redactor, options: { only?: readonly string[]; level?: LevelFilter; gate?: RunGate; blocking?: readonly string[]; rerunCommand?: (checkId: string) => string; subscribers?: Parameters<typeof runChecks>[0]['subscribers'] } = {}): Promise<RunSummary> {
   return runChecks({
     checks: clientChecks,
     context,
@@ -78,6 +88,7 @@ export function auditClientExchanges(context: ClientAuditContext, redactor: Reda
     catalogue: loadCatalogue(),
     redactor,
     ...selectionOptions(options),
+    ...(options.blocking !== undefined ? { blocking: options.blocking } : {}),
   });
 }
 
@@ -114,11 +125,11 @@ function lineWriter(emit: (line: string) => void): { write: (text: string) => vo
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parse(args);
-  if (parsed.help) {
+  if (wantsHelp(args)) {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;
   }
+  const parsed = parse(args);
   applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
   refuseUnknownChecks(clientChecks, parsed.only, parsed.level); // an unknown --only id is refused before the client runs
   const loaded = await loadConfig(parsed.configPath, io.env);
@@ -165,7 +176,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
   let context: ClientAuditContext;
-  const timeoutMs = (parsed.timeoutS ?? DEFAULT_EXEC_TIMEOUT_S) * 1000;
+  const timeoutMs = parsed.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
   try {
     const serve: ClientAuditServeOptions = {
       credentials,
@@ -174,13 +185,13 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       ...(listenTls !== undefined ? { tls: listenTls.tls, ...(listenTls.caFile !== undefined ? { tlsCaFile: listenTls.caFile } : {}) } : {}),
       ...(parsed.exec !== undefined
         ? { exec: { command: parsed.exec, env: io.env, timeoutMs, onOutput: (_s: 'stdout' | 'stderr', text: string) => clientOut.write(text) } }
-        : parsed.timeoutS !== undefined
+        : parsed.timeoutMs !== undefined
           ? { serveMs: timeoutMs }
           : {}),
       signal: controller.signal,
       onListening: (info) => {
         out(`payconform audit client: verifying endpoint at ${info.baseUrl} (settled payment ${info.settledPayment.paymentId}, amount ${info.settledPayment.amount}; pay-in account "${info.payInAccountSelector}")\n`);
-        if (parsed.exec === undefined) out(parsed.timeoutS !== undefined ? `serving for ${parsed.timeoutS} s\n` : 'serving until Ctrl-C\n');
+        if (parsed.exec === undefined) out(parsed.timeoutMs !== undefined ? `serving for ${parsed.timeoutMs} ms\n` : 'serving until Ctrl-C\n');
       },
       onExchange: (e) => out(redactor.redactText(exchangeLine(e))),
     };
@@ -205,6 +216,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io,
     output,
     common: parsed,
-    run: (subscribers) => auditClientExchanges(context, redactor, selectionOptions({ ...parsed, subscribers })),
+    run: (subscribers) =>
+      auditClientExchanges(context, redactor, {
+        ...selectionOptions({ ...parsed, subscribers, rerunCommand: rerunCommandFor('audit client', args) }),
+        // The client's own exit status is part of the verdict: a client that crashes half-way has not shown it works.
+        ...(context.commandFailure !== undefined && !parsed.ignoreClientExit ? { blocking: [`${context.commandFailure} (--ignore-client-exit accepts this)`] } : {}),
+      }),
   });
 }

@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { CA_OPTION, resolveTrustedCa } from '../tls-options.js';
-import { auditOutput, checkHttpUrl, finishAudit, parseAuditArgs, parseIntegerOption, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
+import { auditOutput, checkHttpUrl, COMMON_AUDIT_HELP, finishAudit, parseAuditArgs, parseIntegerOption, rerunCommandFor, selectionOptions, wantsHelp, toolVersion, type CommonAuditArgs } from '../audit-command.js';
 import { validatePayload } from '../../src/schemas/index.js';
 import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../../src/keys/index.js';
 import { endpointSpecs } from '../../conformance/client-audit/endpoints.js';
@@ -14,19 +14,23 @@ import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { isLoopbackTarget, sendRequest } from '../../conformance/http-client.js';
 import { createRedactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
-import type { RunSummary } from '../../conformance/result.js';
+import type { RunGate, RunSummary } from '../../conformance/result.js';
 import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
 import { serverChecks, type AuditCredentials, type ServerAuditContext } from '../../conformance/checks/server/index.js';
 import { startReferenceService, type FaultName, type ReferenceServiceOptions, type RunningReferenceService, type ServerTls } from '../../server/index.js';
 
 const USAGE = `usage: payconform audit server [--target URL] [--config FILE] [--report FORMAT:PATH ...] [--only ID,...]
-       [--level must|should|all] [--allow-live] [--timeout-ms N] [--ca FILE] [--verbose]
+       [--level must|should|all] [--fail-on warn|skip] [--allow-skips] [--allow-live] [--timeout-ms N] [--ca FILE]
+       [--verbose]
 Without --target (or a target in the config or PAYCONFORM_TARGET) the embedded reference service is audited.
 Secrets only from the environment: PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY (base64 seed or PEM).
 Also from the environment or the config: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_MERCHANT_ID, PAYCONFORM_TARGET.
 An https target is verified against the system's CAs (plus NODE_EXTRA_CA_CERTS), or only the CA certificate(s) of
 --ca FILE (PEM); a certificate problem ends the run with exit 3 and the TLS reason. Verification cannot be turned off.
-Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure, 2 usage or config error, 3 target unreachable.`;
+A target that serves payconform's /sandbox/ endpoints fills in what the config leaves out (CoP destinations,
+settled and unsettled payments, the pay-in account); "sandbox": false in the config turns discovery off.
+Each failing check shows a command that runs it again, signing afresh.
+${COMMON_AUDIT_HELP}`;
 
 /** Checks running at once (independent checks; the refund checks share a group and run one after another). */
 export const AUDIT_CONCURRENCY = 16;
@@ -215,6 +219,9 @@ function parse(args: readonly string[]): Parsed {
 export interface AuditRunOptions {
   readonly only?: readonly string[];
   readonly level?: LevelFilter;
+  readonly gate?: RunGate;
+  /** The command that re-runs one check against this target (shown with failing checks). */
+  readonly rerunCommand?: (checkId: string) => string;
   readonly refuseMutating?: string;
   readonly subscribers?: Parameters<typeof runChecks>[0]['subscribers'];
   readonly signal?: AbortSignal;
@@ -243,11 +250,11 @@ export function auditTarget(target: AuditTarget, options: AuditRunOptions = {}):
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parse(args);
-  if (parsed.help) {
+  if (wantsHelp(args)) {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;
   }
+  const parsed = parse(args);
   applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
   const loaded = await loadConfig(parsed.configPath, io.env);
   if (!loaded.ok) {
@@ -294,6 +301,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     run: (subscribers) =>
       auditTarget(target, {
         ...selectionOptions({ ...parsed, subscribers }),
+        rerunCommand: rerunCommandFor('audit server', args),
         ...(refuseMutating !== undefined ? { refuseMutating } : {}),
         signal: controller.signal,
       }),

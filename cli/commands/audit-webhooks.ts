@@ -6,21 +6,21 @@ import net from 'node:net';
 import { dirname } from 'node:path';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
-import { auditOutput, checkHttpUrl, finishAudit, parseAuditArgs, parseHostPortOption, parseIntegerOption, parseList, refuseUnknownChecks, selectionOptions, toolVersion, type CommonAuditArgs } from '../audit-command.js';
+import { auditOutput, checkHttpUrl, COMMON_AUDIT_HELP, finishAudit, parseAuditArgs, parseHostPortOption, parseIntegerOption, parseList, refuseUnknownChecks, rerunCommandFor, selectionOptions, toolVersion, wantsHelp, type CommonAuditArgs } from '../audit-command.js';
 import { PayconformError } from '../../src/errors.js';
 import { exportTrimmedPublicKeyPem, generateWebhookKeyPair, parseRsaPrivateKey, type ParsedRsaPrivateKey } from '../../src/webhooks/index.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { isLoopbackTarget } from '../../conformance/http-client.js';
 import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
-import type { RunSummary } from '../../conformance/result.js';
+import type { RunGate, RunSummary } from '../../conformance/result.js';
 import { webhookChecks, WEBHOOK_KINDS, type WebhookAuditContext, type WebhookKind } from '../../conformance/checks/webhooks/index.js';
 import { startKeyServer, type RunningKeyServer } from '../../conformance/checks/webhooks/key-server.js';
 import { describeListenTls, resolveListenTls, TLS_LISTEN_OPTIONS, TLS_LISTEN_USAGE } from '../tls-options.js';
 
 const USAGE = `usage: payconform audit webhooks --target URL [--target KIND=URL ...] [--signing-key FILE] [--kinds payment,payout,refund]
        [--serve-key HOST:PORT] [--public-key-out FILE] [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all]
-       [--timeout-ms N] [--allow-live] [--verbose] ${TLS_LISTEN_USAGE}
+       [--fail-on warn|skip] [--allow-skips] [--timeout-ms N] [--allow-live] [--verbose] ${TLS_LISTEN_USAGE}
 Plays the service: sends valid and tampered SHA256withRSA-signed webhooks (PUT, application/json) to the receiver.
 --target URL is used for every kind; --target payout=URL (payment=, refund=) sets one kind's URL.
 The receiver learns the public key from GET /.well-known/signature/pem on --serve-key, or from the file
@@ -28,8 +28,9 @@ The receiver learns the public key from GET /.well-known/signature/pem on --serv
 TLS flags apply to the --serve-key endpoint (the receiver fetches the key over HTTPS); an https receiver is trusted
 through the system's CAs plus NODE_EXTRA_CA_CERTS.
 PAYCONFORM_APPLICATION_ID (optional) is written into the payloads. Receivers off loopback need --allow-live.
-Reports: json, junit, html (PATH "-" is standard output). Exit: 0 no MUST failure, 1 a MUST failure, 2 usage error,
-3 receiver unreachable.`;
+The verification checks are SHOULD (the spec recommends verifying): they warn; --fail-on warn holds a receiver to them.
+${COMMON_AUDIT_HELP}
+Exit 3 here means the receiver is unreachable.`;
 
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 
@@ -135,7 +136,7 @@ function probe(url: string, timeoutMs: number): Promise<string | undefined> {
 export function auditWebhookReceiver(
   context: WebhookAuditContext,
   kinds: readonly WebhookKind[],
-  options: { only?: readonly string[]; level?: LevelFilter; subscribers?: Parameters<typeof runChecks>[0]['subscribers']; redactor?: Redactor } = {},
+  options: { only?: readonly string[]; level?: LevelFilter; gate?: RunGate; blocking?: readonly string[]; rerunCommand?: (checkId: string) => string; subscribers?: Parameters<typeof runChecks>[0]['subscribers']; redactor?: Redactor } = {},
 ): Promise<RunSummary> {
   const targets = [...new Set(kinds.map((k) => context.targets[k]))].join(', ');
   return runChecks({
@@ -149,15 +150,16 @@ export function auditWebhookReceiver(
     checkTimeoutMs: 3 * context.requestTimeoutMs + 5_000,
     redactor: options.redactor ?? createRedactor(),
     ...selectionOptions(options),
+    ...(options.blocking !== undefined ? { blocking: options.blocking } : {}),
   });
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parse(args);
-  if (parsed.help) {
+  if (wantsHelp(args)) {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;
   }
+  const parsed = parse(args);
   // The one secret rule, before anything runs. A receiver holds the application's secret and may echo it (an error
   // page, a WWW-Authenticate header): every secret this run can know of is masked in every output.
   const applicationSecret = applicationSecretFromEnv(io, false);
@@ -213,7 +215,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       io,
       output,
       common: parsed,
-      run: (subscribers) => auditWebhookReceiver(context, parsed.kinds, { ...selectionOptions({ ...parsed, subscribers }), redactor }),
+      run: (subscribers) => auditWebhookReceiver(context, parsed.kinds, { ...selectionOptions({ ...parsed, subscribers, rerunCommand: rerunCommandFor('audit webhooks', args) }), redactor }),
       afterRun: () => {
         if (keyServer !== undefined) out(`the public key was fetched ${keyServer.fetches()} time(s) during the run\n`);
       },

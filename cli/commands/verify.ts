@@ -1,7 +1,7 @@
 // `payconform verify --request FILE|-`: verifies a signed request (JSON) under the strict profile policy.
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { applicationSecretFromEnv, EXIT, requireEnv, UsageError } from '../io.js';
+import { applicationSecretFromEnv, EXIT, requireEnv, UsageError, wantsHelp } from '../io.js';
 import { readRequestJson } from '../request-json.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import { fieldLineValues } from '../../src/signatures/field-values.js';
@@ -12,7 +12,20 @@ import { verifyRequest, type ApplicationRecord } from '../../src/profile/verify-
 
 const USAGE = 'usage: payconform verify --request FILE|- [--now N]';
 
+const HELP = `${USAGE}
+Verifies a signed request given as JSON { "method", "url", "headers", "body" | "bodyBase64" } (FILE, or standard
+input for -) under the strict profile, with PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET and
+PAYCONFORM_PUBLIC_KEY (base64 raw or PEM) from the environment; PAYCONFORM_KEY_ID when set names the key.
+  --now N   the verifier's clock (unix seconds; default now)
+Prints { "ok", "code", "step", "message" }.
+Exit: 0 valid, 1 invalid, 2 usage error.
+`;
+
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.stdout(HELP);
+    return EXIT.ok;
+  }
   let values: { request?: string; now?: string };
   try {
     ({ values } = parseArgs({ args: [...args], options: { request: { type: 'string' }, now: { type: 'string' } }, strict: true, allowPositionals: false }));

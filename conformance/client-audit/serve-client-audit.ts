@@ -76,15 +76,22 @@ const delay = (ms: number, signal?: AbortSignal): Promise<void> =>
     signal?.addEventListener('abort', done, { once: true });
   });
 
-/** Runs the command to its end (or its timeout, or the signal); returns a line for the report. Never throws. */
-function runCommand(cmd: ClientCommand, extraEnv: Record<string, string>, signal: AbortSignal | undefined): Promise<string> {
+/** How the command ended: a line for the report, and `failure` unless it exited by itself with code 0. */
+interface CommandEnd {
+  readonly note: string;
+  readonly failure?: string;
+}
+
+/** Runs the command to its end (or its timeout, or the signal). Never throws. */
+function runCommand(cmd: ClientCommand, extraEnv: Record<string, string>, signal: AbortSignal | undefined): Promise<CommandEnd> {
   return new Promise((resolve) => {
     const started = Date.now();
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(cmd.command, { shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'], env: { ...cmd.env, ...extraEnv } as NodeJS.ProcessEnv });
     } catch (error) {
-      resolve(`client command could not start: ${error instanceof Error ? error.message : String(error)}`);
+      const note = `client command could not start: ${error instanceof Error ? error.message : String(error)}`;
+      resolve({ note, failure: note });
       return;
     }
     let reason: string | undefined;
@@ -112,14 +119,16 @@ function runCommand(cmd: ClientCommand, extraEnv: Record<string, string>, signal
     child.stderr?.on('data', (b: Buffer) => cmd.onOutput?.('stderr', b.toString('utf8')));
     child.on('error', (error) => {
       clearTimeout(timer);
-      resolve(`client command failed to run: ${error.message}`);
+      const note = `client command failed to run: ${error.message}`;
+      resolve({ note, failure: note });
     });
     child.on('close', (code, sig) => {
       clearTimeout(timer);
       clearTimeout(killTimer);
       signal?.removeEventListener('abort', onAbort);
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      resolve(reason !== undefined ? `client command ${reason}` : `client command exited with ${code !== null ? `code ${code}` : `signal ${sig ?? '?'}`} after ${seconds} s`);
+      const note = reason !== undefined ? `client command ${reason}` : `client command exited with ${code !== null ? `code ${code}` : `signal ${sig ?? '?'}`} after ${seconds} s`;
+      resolve(reason === undefined && code === 0 ? { note } : { note, failure: note });
     });
   });
 }
@@ -176,17 +185,18 @@ export async function serveClientAudit(options: ClientAuditServeOptions): Promis
       ...(options.tlsCaFile !== undefined ? { caFile: options.tlsCaFile } : {}),
     };
     options.onListening?.(info);
-    let commandNote: string | undefined;
-    if (options.exec) commandNote = await runCommand(options.exec, clientCommandEnv(info), options.signal);
+    let commandEnd: CommandEnd | undefined;
+    if (options.exec) commandEnd = await runCommand(options.exec, clientCommandEnv(info), options.signal);
     else if (options.serveMs !== undefined) await delay(options.serveMs, options.signal);
     else if (options.signal) await delay(2 ** 31 - 1, options.signal);
     await endpoint.close();
     const refused = endpoint.refused();
-    const notes = [commandNote, refused > 0 ? `${refused} request(s) refused unexamined: body over the size limit` : undefined].filter((n): n is string => n !== undefined);
+    const notes = [commandEnd?.note, refused > 0 ? `${refused} request(s) refused unexamined: body over the size limit` : undefined].filter((n): n is string => n !== undefined);
     return {
       baseUrl: endpoint.baseUrl,
       exchanges: [...endpoint.exchanges()],
       ...(notes.length > 0 ? { commandNote: notes.join('; ') } : {}),
+      ...(commandEnd?.failure !== undefined ? { commandFailure: commandEnd.failure } : {}),
       ...(options.tls !== undefined ? { tls: true } : {}),
     };
   } finally {

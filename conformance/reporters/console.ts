@@ -1,5 +1,5 @@
 // Console reporter: live progress while checks run, then a summary grouped by area with failure details.
-import { exitCodeFor } from '../exit-code.js';
+import { verdictFor, verdictLine } from '../exit-code.js';
 import type { RunEvent, RunSubscriber } from '../events.js';
 import type { CheckResult, Outcome, RunSummary } from '../result.js';
 import { findingText } from './evidence-text.js';
@@ -55,7 +55,8 @@ export function createConsoleReporter(options: ConsoleReporterOptions): RunSubsc
 function details(r: CheckResult, verbose: boolean): string {
   const shown = r.findings.filter((f) => verbose || f.outcome !== 'pass' || f.observed);
   const body = shown.map(findingText).join('\n\n');
-  return `  requirements: ${r.requirements.join(', ')}\n${body ? body.replace(/^/gm, '    ') + '\n' : ''}`;
+  const rerun = r.rerun !== undefined ? `  run this check again (signs afresh): ${r.rerun}\n` : '';
+  return `  requirements: ${r.requirements.join(', ')}\n${rerun}${body ? body.replace(/^/gm, '    ') + '\n' : ''}`;
 }
 
 export function renderConsoleSummary(summary: RunSummary, options: { colour?: boolean; verbose?: boolean } = {}): string {
@@ -76,7 +77,8 @@ export function renderConsoleSummary(summary: RunSummary, options: { colour?: bo
   out.push('', `${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skip} skipped, ${c['n/a']} not applicable, ${c.error} errors in ${summary.durationMs} ms`);
   out.push(`requirements: ${summary.requirements.covered.length} covered, ${summary.requirements.notRun.length} not run, ${summary.requirements.uncovered.length} not covered by any check`);
   if (summary.partial) out.push(`partial run: ${summary.partialReasons.join('; ')}`);
-  const code = exitCodeFor(summary);
-  out.push(code === 0 ? paint('pass', 'verdict: PASS (no MUST failure)') : paint('fail', 'verdict: FAIL (at least one MUST failure)'), '');
+  for (const problem of summary.blocking) out.push(paint('fail', `run failed: ${problem}`));
+  const v = verdictFor(summary);
+  out.push(paint(v.verdict === 'pass' ? 'pass' : v.verdict === 'fail' ? 'fail' : 'warn', `${verdictLine(summary)}, exit ${v.exitCode}`), '');
   return out.join('\n');
 }

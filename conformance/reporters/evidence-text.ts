@@ -18,11 +18,14 @@ export function responseText(r: ResponseView): string {
   return [`HTTP ${r.status}${r.statusText ? ` ${r.statusText}` : ''}`, ...r.headers.map(([n, v]) => `${n}: ${v}`)].join('\n') + bodyText(r.body);
 }
 
+/** How a recorded exchange's curl command is introduced: it replays the exact bytes, so a signed one ages out. */
+export const REPLAY_LABEL = 'replay the exchange exactly as sent (a signed request is valid 300 s after "created" and its nonce once)';
+
 export function evidenceText(e: EvidenceView): string {
   const parts: string[] = [];
   if (e.request) parts.push(`request sent:\n${requestText(e.request)}`);
   if (e.response) parts.push(`response received:\n${responseText(e.response)}`);
-  if (e.reproduce) parts.push(`reproduce:\n${e.reproduce}`);
+  if (e.reproduce) parts.push(`${REPLAY_LABEL}:\n${e.reproduce}`);
   if (e.notes) parts.push(`notes: ${e.notes}`);
   return parts.join('\n\n');
 }

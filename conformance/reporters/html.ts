@@ -1,20 +1,25 @@
-// One self-contained HTML page (no external resources, no scripts): failures first, each with its requirements and evidence.
-import { exitCodeFor } from '../exit-code.js';
+// One self-contained HTML page (no external resources, no scripts): an index of failures and warnings, then the
+// checks worst first, each with its requirements and evidence; passing checks are collapsed (<details>).
+import { verdictFor, verdictLine } from '../exit-code.js';
+import { OUTCOME_SEVERITY } from '../grade.js';
 import type { Catalogue } from '../requirements.js';
 import type { CheckResult, GradedFinding, Outcome, RunSummary } from '../result.js';
-import { requestText, responseText } from './evidence-text.js';
+import { REPLAY_LABEL, requestText, responseText } from './evidence-text.js';
 
 export function htmlEscape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 const ORDER: readonly Outcome[] = ['error', 'fail', 'warn', 'skip', 'pass', 'n/a'];
+/** Outcomes whose checks are shown open; the rest are collapsed. */
+const OPEN: ReadonlySet<Outcome> = new Set(['error', 'fail', 'warn', 'skip']);
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:70em}
 h1{font-size:1.4em}table{border-collapse:collapse}td,th{padding:.2em .8em;border-bottom:1px solid #ddd;text-align:left}
 .o{display:inline-block;min-width:3.5em;padding:0 .4em;border-radius:3px;font-weight:600;text-align:center;color:#fff}
 .o-pass{background:#2e7d32}.o-fail,.o-error{background:#c62828}.o-warn{background:#ef6c00}.o-skip,.o-na{background:#757575}
-section.check{border:1px solid #ddd;border-radius:4px;padding:.6em 1em;margin:.8em 0}
+.check{border:1px solid #ddd;border-radius:4px;padding:.6em 1em;margin:.8em 0}summary{cursor:pointer}
+summary h3{display:inline;font-size:1em}
 pre{background:#f5f5f5;padding:.6em;overflow:auto;white-space:pre-wrap;word-break:break-all}
 .req{font-size:.9em;color:#444}.muted{color:#666}`;
 
@@ -27,9 +32,14 @@ function findingHtml(f: GradedFinding): string {
   const e = f.evidence;
   if (e?.request) parts.push(`<div>request sent:</div><pre>${htmlEscape(requestText(e.request))}</pre>`);
   if (e?.response) parts.push(`<div>response received:</div><pre>${htmlEscape(responseText(e.response))}</pre>`);
-  if (e?.reproduce) parts.push(`<div>reproduce:</div><pre>${htmlEscape(e.reproduce)}</pre>`);
+  if (e?.reproduce) parts.push(`<div>${htmlEscape(REPLAY_LABEL)}:</div><pre>${htmlEscape(e.reproduce)}</pre>`);
   if (e?.notes) parts.push(`<div class="muted">${htmlEscape(e.notes)}</div>`);
   return `${parts.join('\n')}</li>`;
+}
+
+/** Findings worst first (a stable sort keeps the check's own order among equals). */
+function worstFirst(findings: readonly GradedFinding[]): GradedFinding[] {
+  return [...findings].sort((a, b) => OUTCOME_SEVERITY.indexOf(a.outcome) - OUTCOME_SEVERITY.indexOf(b.outcome));
 }
 
 function checkHtml(r: CheckResult, catalogue: Catalogue | undefined): string {
@@ -37,17 +47,27 @@ function checkHtml(r: CheckResult, catalogue: Catalogue | undefined): string {
     const req = catalogue?.byId.get(id);
     return `<li><code>${htmlEscape(id)}</code>${req ? ` [${htmlEscape(req.level)}${req.shown ? '' : ', not shown'}${req.source ? `, ${htmlEscape(req.source)} profile` : ''}] ${htmlEscape(req.text)} <span class="muted">(${htmlEscape(req.section)})</span>` : ''}</li>`;
   });
-  return `<section class="check" id="${htmlEscape(r.id)}">
-<h3>${badge(r.outcome)} <code>${htmlEscape(r.id)}</code> ${htmlEscape(r.title)}</h3>
+  return `<details class="check" id="${htmlEscape(r.id)}"${OPEN.has(r.outcome) ? ' open' : ''}>
+<summary><h3>${badge(r.outcome)} <code>${htmlEscape(r.id)}</code> ${htmlEscape(r.title)}</h3></summary>
 <div class="muted">${htmlEscape(r.area)} · ${htmlEscape(r.level)} · ${r.durationMs} ms</div>
 <p>${htmlEscape(r.message)}</p>
+${r.rerun !== undefined && r.outcome !== 'pass' && r.outcome !== 'n/a' ? `<div>run this check again (signs afresh, works at any time):</div><pre>${htmlEscape(r.rerun)}</pre>` : ''}
 <div class="req">Requirements:<ul>${reqs.join('\n')}</ul></div>
-${r.findings.length > 0 ? `<ul>${r.findings.map(findingHtml).join('\n')}</ul>` : ''}
-</section>`;
+${r.findings.length > 0 ? `<ul>${worstFirst(r.findings).map(findingHtml).join('\n')}</ul>` : ''}
+</details>`;
+}
+
+/** The index at the top: one link per check that did not pass, worst first. */
+function indexHtml(sorted: readonly CheckResult[]): string {
+  const problems = sorted.filter((r) => r.outcome === 'error' || r.outcome === 'fail' || r.outcome === 'warn' || r.outcome === 'skip');
+  if (problems.length === 0) return '<p>Every check passed or did not apply.</p>';
+  return `<h2>Index of failures, warnings and skips (${problems.length})</h2>
+<ol class="index">${problems.map((r) => `<li>${badge(r.outcome)} <a href="#${htmlEscape(r.id)}"><code>${htmlEscape(r.id)}</code></a> ${htmlEscape(r.message)}</li>`).join('\n')}</ol>`;
 }
 
 export function renderHtmlReport(summary: RunSummary, options: { readonly catalogue?: Catalogue } = {}): string {
-  const verdict = exitCodeFor(summary) === 0 ? 'PASS: no MUST failure' : 'FAIL: at least one MUST failure';
+  const v = verdictFor(summary);
+  const verdict = verdictLine(summary).replace(/^verdict: /, '');
   const sorted = [...summary.results].sort((a, b) => ORDER.indexOf(a.outcome) - ORDER.indexOf(b.outcome));
   const counts = ORDER.map((o) => `<tr><td>${badge(o)}</td><td>${summary.counts[o]}</td></tr>`).join('');
   const uncovered = summary.requirements.uncovered.map((id) => {
@@ -59,11 +79,13 @@ export function renderHtmlReport(summary: RunSummary, options: { readonly catalo
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>payconform audit ${htmlEscape(summary.role)}: ${htmlEscape(summary.target)}</title>
 <style>${STYLE}</style></head><body>
-<h1>payconform audit ${htmlEscape(summary.role)}: ${htmlEscape(verdict)}</h1>
+<h1>payconform audit ${htmlEscape(summary.role)}: ${htmlEscape(verdict)} (exit ${v.exitCode})</h1>
 <p>Target <code>${htmlEscape(summary.target)}</code> · payconform ${htmlEscape(summary.toolVersion)} · catalogue ${htmlEscape(summary.catalogueVersion)} · ${htmlEscape(summary.startedAt)} · ${summary.durationMs} ms</p>
+${summary.blocking.map((b) => `<p><strong>Run failed:</strong> ${htmlEscape(b)}</p>`).join('\n')}
 ${summary.partial ? `<p><strong>Partial run:</strong> ${htmlEscape(summary.partialReasons.join('; '))}</p>` : ''}
 <table>${counts}</table>
-<h2>Checks (failures first)</h2>
+${indexHtml(sorted)}
+<h2>Checks (failures first; passing checks collapsed)</h2>
 ${sorted.map((r) => checkHtml(r, options.catalogue)).join('\n')}
 <h2>Requirements no check covers yet (${summary.requirements.uncovered.length})</h2>
 <ul>${uncovered.join('\n')}</ul>

@@ -1,5 +1,5 @@
 // The JSON report (versioned contract, schema in schemas/conformance-report.schema.json).
-import { exitCodeFor } from '../exit-code.js';
+import { verdictFor, type Verdict } from '../exit-code.js';
 import type { RunSummary } from '../result.js';
 
 export const REPORT_VERSION = '1';
@@ -7,13 +7,15 @@ export const REPORT_VERSION = '1';
 export interface JsonReport extends RunSummary {
   readonly reportVersion: typeof REPORT_VERSION;
   readonly tool: { readonly name: 'payconform'; readonly version: string };
-  readonly verdict: 'pass' | 'fail';
+  readonly verdict: Verdict;
   readonly exitCode: number;
+  /** Why the verdict is not a plain pass. */
+  readonly verdictReasons: readonly string[];
 }
 
 export function toJsonReport(summary: RunSummary): JsonReport {
-  const exitCode = exitCodeFor(summary);
-  return { reportVersion: REPORT_VERSION, tool: { name: 'payconform', version: summary.toolVersion }, verdict: exitCode === 0 ? 'pass' : 'fail', exitCode, ...summary };
+  const v = verdictFor(summary);
+  return { reportVersion: REPORT_VERSION, tool: { name: 'payconform', version: summary.toolVersion }, verdict: v.verdict, exitCode: v.exitCode, verdictReasons: v.reasons, ...summary };
 }
 
 export function renderJsonReport(summary: RunSummary): string {

@@ -1,4 +1,7 @@
-// JUnit XML: one testcase per check (fail → <failure>, error → <error>, skip and n/a → <skipped/>, warn passes with output).
+// JUnit XML: one testcase per check (fail → <failure>, error → <error>, skip and n/a → <skipped/>, warn passes with
+// output), where CI tools look: under `--fail-on warn` a warning is a <failure>, under `--fail-on skip` a skip is one,
+// and a run-level problem (a client that exited non-zero) is a failing testcase of its own.
+import { verdictFor } from '../exit-code.js';
 import type { RunSummary } from '../result.js';
 import { findingText } from './evidence-text.js';
 
@@ -18,14 +21,18 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(3);
 
 export function renderJunitReport(summary: RunSummary): string {
   const suiteName = `payconform audit ${summary.role}`;
-  const failures = summary.counts.fail;
+  const failOnWarn = summary.gate.failOn.includes('warn');
+  const failOnSkip = summary.gate.failOn.includes('skip');
+  const failures = summary.counts.fail + (failOnWarn ? summary.counts.warn : 0) + (failOnSkip ? summary.counts.skip : 0) + summary.blocking.length;
   const errors = summary.counts.error;
-  const skipped = summary.counts.skip + summary.counts['n/a'];
+  const skipped = (failOnSkip ? 0 : summary.counts.skip) + summary.counts['n/a'];
+  const tests = summary.results.length + summary.blocking.length;
+  const verdict = verdictFor(summary);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  out.push(`<testsuites name="${xmlEscape(suiteName)}" tests="${summary.results.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(summary.durationMs)}">`);
-  out.push(`  <testsuite name="${xmlEscape(`${suiteName}: ${summary.target}`)}" tests="${summary.results.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(summary.durationMs)}" timestamp="${xmlEscape(summary.startedAt.replace(/Z$/, ''))}">`);
+  out.push(`<testsuites name="${xmlEscape(suiteName)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(summary.durationMs)}">`);
+  out.push(`  <testsuite name="${xmlEscape(`${suiteName}: ${summary.target}`)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(summary.durationMs)}" timestamp="${xmlEscape(summary.startedAt.replace(/Z$/, ''))}">`);
   out.push('    <properties>');
-  for (const [name, value] of [['target', summary.target], ['toolVersion', summary.toolVersion], ['catalogueVersion', summary.catalogueVersion], ['partial', String(summary.partial)]] as const) {
+  for (const [name, value] of [['target', summary.target], ['toolVersion', summary.toolVersion], ['catalogueVersion', summary.catalogueVersion], ['partial', String(summary.partial)], ['verdict', verdict.verdict], ['exitCode', String(verdict.exitCode)], ['failOn', summary.gate.failOn.join(',')]] as const) {
     out.push(`      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`);
   }
   out.push('    </properties>');
@@ -33,12 +40,18 @@ export function renderJunitReport(summary: RunSummary): string {
     const open = `    <testcase classname="${xmlEscape(`payconform.${r.area}`)}" name="${xmlEscape(`${r.id}: ${r.title}`)}" time="${seconds(r.durationMs)}">`;
     const details = [`${r.level} check; requirements: ${r.requirements.join(', ')}`, ...r.findings.map(findingText)].join('\n\n');
     const message = xmlEscape(`[${r.level}] ${r.message}`);
-    if (r.outcome === 'fail') out.push(open, `      <failure message="${message}" type="${r.level}">${xmlEscape(details)}</failure>`, '    </testcase>');
-    else if (r.outcome === 'error') out.push(open, `      <error message="${message}" type="error">${xmlEscape(details)}</error>`, '    </testcase>');
+    const rerun = r.rerun !== undefined ? `\n\nrun this check again: ${r.rerun}` : '';
+    if (r.outcome === 'warn' && failOnWarn) out.push(open, `      <failure message="${xmlEscape(`[warning, failed by --fail-on warn] ${r.message}`)}" type="warn">${xmlEscape(details + rerun)}</failure>`, '    </testcase>');
+    else if (r.outcome === 'skip' && failOnSkip) out.push(open, `      <failure message="${xmlEscape(`[skipped, failed by --fail-on skip] ${r.message}`)}" type="skip"/>`, '    </testcase>');
+    else if (r.outcome === 'fail') out.push(open, `      <failure message="${message}" type="${r.level}">${xmlEscape(details + rerun)}</failure>`, '    </testcase>');
+    else if (r.outcome === 'error') out.push(open, `      <error message="${message}" type="error">${xmlEscape(details + rerun)}</error>`, '    </testcase>');
     else if (r.outcome === 'skip' || r.outcome === 'n/a') out.push(open, `      <skipped message="${xmlEscape(`${r.outcome}: ${r.message}`)}"/>`, '    </testcase>');
     else if (r.outcome === 'warn') out.push(open, `      <system-out>${xmlEscape(`WARNING (${r.level} not met, does not fail the run)\n\n${details}`)}</system-out>`, '    </testcase>');
     else out.push(open, `      <system-out>${xmlEscape(details)}</system-out>`, '    </testcase>');
   }
+  summary.blocking.forEach((problem, i) => {
+    out.push(`    <testcase classname="payconform.run" name="${xmlEscape(`run-${i + 1}: ${problem}`)}" time="0.000">`, `      <failure message="${xmlEscape(problem)}" type="run"/>`, '    </testcase>');
+  });
   out.push('  </testsuite>', '</testsuites>', '');
   return out.join('\n');
 }

@@ -18,6 +18,8 @@ export interface ClientAuditContext {
   readonly exchanges: readonly ClientExchange[];
   /** What happened to the client command (`--exec`), for the report. */
   readonly commandNote?: string;
+  /** Set when the client command did not exit by itself with code 0 (crashed, exited non-zero, timed out). */
+  readonly commandFailure?: string;
   /** The endpoint served HTTPS (`--tls`; plain HTTP on a second port), so the transport of each request is judged. */
   readonly tls?: boolean;
 }
