@@ -47,6 +47,7 @@ const refund = await fetch(base + '/api/merchants/any-merchant/applications/' + 
   headers: { 'content-type': 'application/vnd.service.v0.7+json', accept: 'application/vnd.service.v0.7+json', 'x-application-id': e.PAYCONFORM_APPLICATION_ID, 'x-application-secret': e.PAYCONFORM_APPLICATION_SECRET },
   body: JSON.stringify({ paymentId: e.PAYCONFORM_SETTLED_PAYMENT_ID, amount: '1.00' }) });
 console.log('refund', refund.status, 'of', e.PAYCONFORM_SETTLED_PAYMENT_AMOUNT);
+if (e.CLIENT_EXIT) process.exitCode = Number(e.CLIENT_EXIT); // a client that fails after its (correct) requests
 `,
 );
 const clientCommand = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(clientScript)}`;
@@ -105,6 +106,22 @@ describe('payconform audit client (spawned)', () => {
     noSecrets(r);
   });
 
+  it('a client that exits 1 after correct requests fails the run (exit 1, a failing JUnit testcase) unless --ignore-client-exit', async () => {
+    const junit = join(dir, 'exit.xml');
+    const r = await payconform(['audit', 'client', '--exec', clientCommand, '--timeout-ms', '30000', '--report', `junit:${junit}`], { CLIENT_EXIT: '1' });
+    expect(r.stderr).toContain('client| payout 201');
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain('run failed: client command exited with code 1');
+    expect(r.stdout).toMatch(/verdict: FAIL \(client command exited with code 1 after [\d.]+ s \(--ignore-client-exit accepts this\)\), exit 1/);
+    const xml = readFileSync(junit, 'utf8');
+    expect(xml).toMatch(/<testsuites [^>]*failures="1"/);
+    expect(xml).toContain('<failure message="client command exited with code 1');
+    const ignored = await payconform(['audit', 'client', '--exec', clientCommand, '--timeout-ms', '30000', '--ignore-client-exit'], { CLIENT_EXIT: '1' });
+    expect(ignored.code, ignored.stdout + ignored.stderr).toBe(0);
+    expect(ignored.stdout).toContain('verdict: PASS');
+    noSecrets(r);
+  });
+
   it('no request arrived: exit 1', async () => {
     const r = await payconform(['audit', 'client', '--exec', `${JSON.stringify(process.execPath)} -e 0`]);
     expect(r.code).toBe(1);
@@ -120,9 +137,9 @@ describe('payconform audit client (spawned)', () => {
     expect(r.stdout).toContain('timed out after 1 s');
   });
 
-  it('serves without --exec until --timeout', async () => {
-    const r = await payconform(['audit', 'client', '--timeout', '1']);
-    expect(r.stdout).toContain('serving for 1 s');
+  it('serves without --exec until --timeout-ms', async () => {
+    const r = await payconform(['audit', 'client', '--timeout-ms', '1000']);
+    expect(r.stdout).toContain('serving for 1000 ms');
     expect(r.code).toBe(1); // no request arrived
   });
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { observation, pass, skip, violation, type Check, type Finding } from '../conformance/check.js';
 import { ConformanceSetupError, runChecks, selectChecks, type RunOptions } from '../conformance/engine.js';
 import type { RunEvent } from '../conformance/events.js';
-import { EXIT_MUST_FAILURE, EXIT_OK, exitCodeFor } from '../conformance/exit-code.js';
+import { EXIT_INCOMPLETE, EXIT_MUST_FAILURE, EXIT_OK, exitCodeFor, verdictFor } from '../conformance/exit-code.js';
 
 type Ctx = { readonly label: string };
 
@@ -154,14 +154,26 @@ describe('selection and skips', () => {
     const by = Object.fromEntries(summary.results.map((r) => [r.id, r]));
     expect(by['needs-config']).toMatchObject({ outcome: 'skip', message: expect.stringContaining('"payments.settled"') });
     expect(by['moves-money']).toMatchObject({ outcome: 'skip', message: 'target is not loopback; pass --allow-live' });
-    expect(exitCodeFor(summary)).toBe(EXIT_OK);
+    // Never a pass by omission: a selected check that was skipped makes the run INCOMPLETE (exit 4)...
+    expect(verdictFor(summary)).toMatchObject({ verdict: 'incomplete', exitCode: EXIT_INCOMPLETE });
     expect(summary.partialReasons.join()).toContain('skipped');
+    // ...unless skips are accepted (--allow-skips), and under --fail-on skip it fails.
+    const allowed = await runChecks(options(suite(), { isAvailable: () => false, gate: { failOn: [], allowSkips: true } }));
+    expect(exitCodeFor(allowed)).toBe(EXIT_OK);
+    const failOnSkip = await runChecks(options(suite(), { isAvailable: () => false, gate: { failOn: ['skip'], allowSkips: true } }));
+    expect(exitCodeFor(failOnSkip)).toBe(EXIT_MUST_FAILURE);
+  });
+
+  it('an explicit --only or --level accepts skips (the user chose the checks)', async () => {
+    const summary = await runChecks(options(suite(), { isAvailable: () => false, level: 'must' }));
+    expect(summary.counts.skip).toBeGreaterThan(0);
+    expect(exitCodeFor(summary)).toBe(EXIT_OK);
   });
 
   it('names a missing need the way the command says to set it (describeNeed)', async () => {
     const summary = await runChecks(options(suite(), { isAvailable: () => false, describeNeed: (n) => `<${n} from somewhere>` }));
     const skipped = summary.results.find((r) => r.id === 'needs-config');
-    expect(skipped).toMatchObject({ outcome: 'skip', message: 'needs <payments.settled from somewhere>, which is not set' });
+    expect(skipped).toMatchObject({ outcome: 'skip', message: 'not run: <payments.settled from somewhere> is not set' });
   });
 });
 
