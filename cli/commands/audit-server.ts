@@ -10,6 +10,7 @@ import { validatePayload } from '../../src/schemas/index.js';
 import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../../src/keys/index.js';
 import { endpointSpecs } from '../../conformance/client-audit/endpoints.js';
 import { availableFields, describeNeed, loadConfig, type ConformanceConfig } from '../../conformance/config.js';
+import { discoverFromSandbox } from '../../conformance/discover.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { isLoopbackTarget, sendRequest } from '../../conformance/http-client.js';
 import { createRedactor } from '../../conformance/redact.js';
@@ -280,7 +281,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       io.stderr(`payconform audit server: target ${targetUrl} is unreachable (${unreachable})\n`);
       return EXIT.unreachable;
     }
-    target = await prepareExternalTarget(targetUrl, config, timeoutMs, ca !== undefined ? { tlsCa: ca } : {});
+    const discovery = await discoverFromSandbox(targetUrl, config, { timeoutMs: Math.min(timeoutMs, 5_000), ...(ca !== undefined ? { ca } : {}) });
+    if (discovery.found.length > 0) out(`discovered from ${targetUrl.replace(/\/+$/, '')}/sandbox/ (not in the config): ${discovery.found.join('; ')}\n`);
+    target = await prepareExternalTarget(targetUrl, discovery.config, timeoutMs, ca !== undefined ? { tlsCa: ca } : {});
     if (!isLoopbackTarget(targetUrl) && !parsed.allowLive) {
       refuseMutating = `not sent: ${new URL(targetUrl).host} is not a loopback address and payouts and refunds move real money; pass --allow-live to run mutating checks against a sandbox you own`;
       out(`note: mutating checks are skipped (${refuseMutating})\n`);

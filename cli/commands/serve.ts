@@ -1,5 +1,5 @@
 // `payconform serve`: runs the reference service until Ctrl-C; prints its base URL, credentials, seeded payments and triggers.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -22,7 +22,10 @@ import { describeListenTls, resolveListenTls, TLS_LISTEN_HELP, TLS_LISTEN_OPTION
 const USAGE = `usage: payconform serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--fault NAME ...] [--list-faults]
        [--webhook-url URL] [--payment-webhook-url URL] [--payout-webhook-url URL] [--refund-webhook-url URL]
        [--signing-key FILE] [--lifecycle-ms N] [--require-signature-all] [--quiet] [--redis-url URL]
-       [--no-portal] [--portal-any-host] ${TLS_LISTEN_USAGE}
+       [--no-portal] [--portal-any-host] [--write-audit-config FILE] ${TLS_LISTEN_USAGE}
+--write-audit-config FILE writes, once listening, a config for "payconform audit server --config FILE": target,
+ids, pay-in account, every CoP destination, the seeded payments, "sandbox": true and, when all webhooks go to one
+loopback host:port, "webhookListen". Secrets are not written: the audit reads them from the environment.
 The sandbox portal is served at /portal (loopback host names only unless --portal-any-host); --no-portal turns it off.
 ${TLS_LISTEN_HELP}
 credentials from the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_KEY_ID,
@@ -114,6 +117,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         quiet: { type: 'boolean' },
         'no-portal': { type: 'boolean' },
         'portal-any-host': { type: 'boolean' },
+        'write-audit-config': { type: 'string' },
         ...TLS_LISTEN_OPTIONS,
         'redis-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -128,6 +132,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;
   }
+  const auditConfigPath = values['write-audit-config'];
+  if (auditConfigPath === '') throw new UsageError('--write-audit-config needs a FILE');
   if (values['list-faults'] === true) {
     io.stdout(listFaults());
     return EXIT.ok;
@@ -228,9 +234,53 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     process.on('SIGTERM', stop);
   });
   if (listenTls !== undefined) io.stdout(`${describeListenTls(listenTls)}\n`);
+  if (typeof auditConfigPath === 'string') {
+    const written = auditConfigFor(service, webhookUrls);
+    try {
+      await writeFile(auditConfigPath, `${JSON.stringify(written.config, null, 2)}\n`, 'utf8');
+    } catch (error) {
+      await service.close();
+      throw new UsageError(`cannot write --write-audit-config ${JSON.stringify(auditConfigPath)}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    io.stdout(`audit config written to ${auditConfigPath}${written.note !== undefined ? ` (${written.note})` : ''}; run: payconform audit server --config ${auditConfigPath} (secrets from the environment)\n`);
+  }
   io.stdout(describe(service, applications.length === 0, webhookUrls, lifecycleDelayMs ?? 0, values['no-portal'] !== true));
   await stopped;
   return EXIT.ok;
+}
+
+/** Loopback IP literals only: the audit's listener must bind where the service sends. */
+function loopbackHostPort(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const u = new URL(url);
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  if (u.protocol !== 'http:' || isIP(host) === 0 || !isLoopbackHost(host)) return undefined;
+  const port = u.port !== '' ? u.port : '80';
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * The audit config (schemas/conformance-config.schema.json) for this running service: what the audit would
+ * otherwise be given by hand from the banner. No secrets: those stay in the environment.
+ */
+export function auditConfigFor(s: RunningReferenceService, urls: Readonly<Record<string, string | undefined>>): { readonly config: Record<string, unknown>; readonly note?: string } {
+  const c = s.credentials;
+  const listens = new Set(['payment', 'payout', 'refund'].map((k) => loopbackHostPort(urls[k])));
+  const webhookListen = listens.size === 1 ? [...listens][0] : undefined;
+  return {
+    config: {
+      target: s.baseUrl,
+      applicationId: c.applicationId,
+      keyId: c.keyId,
+      merchantId: c.merchantId,
+      payInAccountSelector: c.payInAccountSelector,
+      sandbox: true,
+      ...(webhookListen !== undefined ? { webhookListen } : {}),
+      copDestinations: s.copDestinations,
+      payments: { settled: s.seededPayments.settled.map((p) => ({ paymentId: p.paymentId, amount: p.amount })), unsettled: s.seededPayments.unsettled.map((p) => ({ paymentId: p.paymentId, status: p.status })) },
+    },
+    ...(webhookListen === undefined ? { note: 'no "webhookListen": start with --webhook-url http://127.0.0.1:PORT/... so the audit can receive webhooks' } : {}),
+  };
 }
 
 /** The portal, loaded only when served (with the client audit's signature diagnosis). */

@@ -68,6 +68,7 @@ const index: RouteHandler = () =>
       'GET  /sandbox/deliveries?kind=&resourceId=',
       'GET  /sandbox/cop-triggers',
       'GET  /sandbox/faults',
+      'GET  /sandbox/applications',
     ],
   });
 
@@ -190,6 +191,10 @@ const listCopTriggers: RouteHandler = () =>
 
 const listActiveFaults: RouteHandler = (ctx) => ok({ faults: ctx.faults.list() });
 
+/** What an audit needs to address each application (no secret, no key): its ids and its pay-in account. */
+const listApplications: RouteHandler = (ctx) =>
+  ok([...ctx.state.applications.values()].map((a) => ({ applicationId: a.applicationId, merchantId: a.merchantId, cop: a.cop, payInAccountSelector: a.virtualAccount.id })));
+
 export const sandboxRoutes: ReadonlyArray<readonly [method: string, path: string, handler: RouteHandler]> = [
   ['GET', '/sandbox', index],
   ['GET', '/sandbox/', index],
@@ -206,4 +211,5 @@ export const sandboxRoutes: ReadonlyArray<readonly [method: string, path: string
   ['GET', '/sandbox/deliveries', listDeliveries],
   ['GET', '/sandbox/cop-triggers', listCopTriggers],
   ['GET', '/sandbox/faults', listActiveFaults],
+  ['GET', '/sandbox/applications', listApplications],
 ];

@@ -67,7 +67,8 @@ export function serverCheck<const Id extends string>(check: Omit<ServerCheck, 'i
 
 /** The config fields a check can need, as `availableFields` names them (plus `webhookListen` for the listener). */
 export const NEED = {
-  signing: ['applicationId', 'keyId', 'applicationSecret', 'privateKey', 'payInAccountSelector', 'copDestinations.FULL_MATCH'],
+  // No destination: without copDestinations.FULL_MATCH the signing checks pay DEFAULT_PAYEE (requests.ts).
+  signing: ['applicationId', 'keyId', 'applicationSecret', 'privateKey', 'payInAccountSelector'],
   app: ['applicationId', 'applicationSecret'],
   refunds: ['applicationId', 'applicationSecret', 'merchantId'],
   webhooks: ['webhookListen'],

@@ -61,11 +61,15 @@ export function credentialsOf(ctx: ServerAuditContext): AuditCredentials {
   return ctx.credentials;
 }
 
-/** The default destination (FULL_MATCH; the signing checks need it). */
+/**
+ * The payee when the config names no FULL_MATCH destination: the signing checks judge only whether a signed request
+ * is accepted or refused, so any well-formed destination does (they need only the credentials).
+ */
+export const DEFAULT_PAYEE: PayoutDestinationConfig = { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Payee', accountNumber: '12345678', sortCode: '040004', iban: null };
+
+/** The default destination: the config's FULL_MATCH one, else `DEFAULT_PAYEE`. */
 export function defaultDestination(ctx: ServerAuditContext): PayoutDestinationConfig {
-  const d = ctx.copDestinations.FULL_MATCH;
-  if (d === undefined) throw new TypeError('this check needs copDestinations.FULL_MATCH (declare it in needs)');
-  return d;
+  return ctx.copDestinations.FULL_MATCH ?? DEFAULT_PAYEE;
 }
 
 /** Sends one request under the run's deadline. Never throws. */
