@@ -94,8 +94,14 @@ describe('vectors run: the example Python adapter (vectors/adapters/python/adapt
       ].join('\n'),
     );
     const json = join(work, 'wrong.json');
-    const r = await run(['vectors', 'run', '--exec', `python3 "${wrapper}"`, '--report', `json:${json}`]);
+    const html = join(work, 'wrong.html');
+    const r = await run(['vectors', 'run', '--exec', `python3 "${wrapper}"`, '--report', `json:${json}`, '--report', `html:${html}`]);
     expect(r.code).toBe(1);
+    // The same report formats as the audits: the HTML page opens with an index of failures linking to each case.
+    const page = readFileSync(html, 'utf8');
+    expect(page).toContain('<h1>payconform vectors run: FAIL</h1>');
+    expect(page).toMatch(/<h2>Index of failures \(\d+\)<\/h2><ol><li><a href="#/);
+    expect(page).toContain('<a href="#base-post-payout"><code>base-post-payout</code></a>');
     const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
     const failed = report.cases.filter((c) => c.status === 'fail');
     expect(failed.length).toBeGreaterThan(30);
@@ -184,12 +190,12 @@ describe('vectors run: broken implementations get a clear error per case and a b
     expect(byId.get('sign-post-payout')!.message).toBe('implementation reported an error: not implemented: sign');
   });
 
-  it('unsupported ops are skipped (exit 0), and fail under --strict (exit 1)', async () => {
+  it('unsupported ops are skipped (exit 0), and fail under --fail-on skip (exit 1)', async () => {
     const none = script('none.mjs', "import { createInterface } from 'node:readline';\nfor await (const line of createInterface({ input: process.stdin })) console.log(JSON.stringify({ id: JSON.parse(line).id, unsupported: true }));\n");
     const lenient = await run(['vectors', 'run', '--exec', node(none), '--only', few.join(',')]);
     expect(lenient.out).toContain(`${few.length} cases: 0 passed, 0 failed, ${few.length} skipped`);
     expect(lenient.code).toBe(0);
-    expect((await run(['vectors', 'run', '--exec', node(none), '--only', few.join(','), '--strict'])).code).toBe(1);
+    expect((await run(['vectors', 'run', '--exec', node(none), '--only', few.join(','), '--fail-on', 'skip'])).code).toBe(1);
   });
 });
 
@@ -246,7 +252,7 @@ describe('vectors run: usage errors exit 2', () => {
   it.each([
     [['vectors', 'run'], /--exec "CMD" is required/],
     [['vectors', 'run', '--exec', 'true', '--only', 'no-such-case'], /no case with id "no-such-case"/],
-    [['vectors', 'run', '--exec', 'true', '--report', 'html:x'], /--report expects json:PATH or junit:PATH/],
+    [['vectors', 'run', '--exec', 'true', '--report', 'pdf:x'], /--report expects FORMAT:PATH with FORMAT one of json, junit, html/],
     [['vectors', 'run', '--exec', 'true', '--timeout-ms', '0'], /--timeout-ms expects an integer/],
     [['vectors', 'run', '--exec', 'true', '--frobnicate'], /unknown argument "--frobnicate"/],
     [['vectors', 'run', '--exec', 'true', '--dir', '/nonexistent-vectors'], /cannot read the vectors/],
@@ -270,7 +276,8 @@ describe('vectors run: usage errors exit 2', () => {
 
   it('--help prints the protocol summary and exits 0, from the outside', () => {
     const out = execFileSync(process.execPath, [...CLI_ARGS, 'vectors', 'run', '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
-    expect(out).toContain('exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --strict), 1 any case failed, 2 usage error');
+    expect(out).toContain('exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --fail-on skip), 1 any case failed,
+2 usage error, 70 internal error');
   });
 });
 

@@ -3,9 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadVectorSet } from '../../vectors/harness/load.js';
-import { formatConsole, formatJson, formatJunit, parseReportSpec, type ReportSpec } from '../../vectors/harness/report.js';
+import { formatConsole, formatReport, parseReportSpec, type ReportSpec } from '../../vectors/harness/report.js';
 import { STARTUP_TIMEOUT_MS, exitCodeOf, runVectors } from '../../vectors/harness/run.js';
-import { EXIT, UsageError, type CliIo } from '../io.js';
+import { EXIT, UsageError, wantsHelp, type CliIo } from '../io.js';
 
 const HELP = `usage: payconform vectors run --exec "CMD" [options]
 
@@ -14,16 +14,17 @@ from its stdout (protocol: vectors/README.md).
 
 options:
   --exec CMD            the implementation's adapter command (run through the shell)
-  --report json:PATH    write a JSON report (repeatable; also junit:PATH)
+  --report FORMAT:PATH  write a report: json, junit or html, as the audits (PATH - is standard output; repeatable)
   --only ID,...         run only these case ids (repeatable)
   --timeout-ms N        per-case answer timeout (default 5000)
   --startup-timeout-ms N  how long the adapter may take to start and answer the "hello" handshake (default 30000)
   --dir DIR             vector directory (default: the vectors shipped with payconform)
   --ignore-codes        compare valid/invalid only, not the error codes
-  --strict              count unsupported and inexpressible cases as failures
+  --fail-on skip        count skipped (unsupported) and inexpressible cases as failures (--strict: its old name)
   --verbose             list passing cases too
 
-exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --strict), 1 any case failed, 2 usage error
+exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --fail-on skip), 1 any case failed,
+2 usage error, 70 internal error
 `;
 
 const DEFAULT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../vectors');
@@ -36,12 +37,13 @@ interface Options {
   startupTimeoutMs: number;
   dir: string;
   ignoreCodes: boolean;
-  strict: boolean;
+  failOnSkip: boolean;
   verbose: boolean;
 }
 
 function parseArgs(args: readonly string[]): Options | 'help' {
-  const options: Options = { reports: [], only: [], timeoutMs: 5000, startupTimeoutMs: STARTUP_TIMEOUT_MS, dir: DEFAULT_DIR, ignoreCodes: false, strict: false, verbose: false };
+  if (wantsHelp(args)) return 'help';
+  const options: Options = { reports: [], only: [], timeoutMs: 5000, startupTimeoutMs: STARTUP_TIMEOUT_MS, dir: DEFAULT_DIR, ignoreCodes: false, failOnSkip: false, verbose: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const value = (): string => {
@@ -80,8 +82,15 @@ function parseArgs(args: readonly string[]): Options | 'help' {
       case '--ignore-codes':
         options.ignoreCodes = true;
         break;
+      case '--fail-on': {
+        const v = value();
+        if (v !== 'skip') throw new UsageError(`--fail-on takes skip here (a vector case has no warnings), got ${JSON.stringify(v)}`);
+        options.failOnSkip = true;
+        break;
+      }
       case '--strict':
-        options.strict = true;
+        // The old name of --fail-on skip, still accepted; --strict elsewhere means only validate's strict schema.
+        options.failOnSkip = true;
         break;
       case '--verbose':
         options.verbose = true;
@@ -124,10 +133,22 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     startupTimeoutMs: options.startupTimeoutMs,
     ignoreCodes: options.ignoreCodes,
   });
-  io.stdout(formatConsole(report, options.verbose));
+  // With a report on standard output, the console summary moves to standard error.
+  const toStdout = options.reports.some((r) => r.path === '-');
+  (toStdout ? io.stderr : io.stdout)(formatConsole(report, options.verbose));
   for (const spec of options.reports) {
-    await mkdir(dirname(resolve(spec.path)), { recursive: true });
-    await writeFile(spec.path, spec.format === 'json' ? formatJson(report) : formatJunit(report));
+    const text = formatReport(spec.format, report);
+    if (spec.path === '-') {
+      io.stdout(text);
+      continue;
+    }
+    try {
+      await mkdir(dirname(resolve(spec.path)), { recursive: true });
+      await writeFile(spec.path, text);
+    } catch (error) {
+      io.stderr(`payconform vectors run: cannot write ${spec.format} report to "${spec.path}": ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT.usage;
+    }
   }
-  return exitCodeOf(report, options.strict);
+  return exitCodeOf(report, options.failOnSkip);
 }

@@ -1,22 +1,33 @@
-// Console, JSON and JUnit renderings of a harness report. Pure string builders; the CLI writes the files.
+// Console, JSON, JUnit and HTML renderings of a harness report (the audits' report formats). Pure string builders;
+// the CLI writes the files.
+import { htmlEscape } from '../../conformance/reporters/html.js';
 import { xmlEscape } from '../../conformance/reporters/junit.js';
 import type { CaseReport, HarnessReport } from './run.js';
 
-export type ReportFormat = 'json' | 'junit';
+export const REPORT_FORMATS = ['json', 'junit', 'html'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
 export interface ReportSpec {
   readonly format: ReportFormat;
   readonly path: string;
 }
 
-/** Parses `json:PATH` or `junit:PATH`; returns a message instead of throwing for anything else. */
+/** Parses `FORMAT:PATH` (json, junit, html; PATH `-` is standard output); returns a message for anything else. */
 export function parseReportSpec(text: string): ReportSpec | { readonly error: string } {
   const colon = text.indexOf(':');
-  const format = colon > 0 ? text.slice(0, colon) : '';
+  const format = colon > 0 ? text.slice(0, colon).toLowerCase() : '';
   const path = colon > 0 ? text.slice(colon + 1) : '';
-  if ((format !== 'json' && format !== 'junit') || path === '') {
-    return { error: `--report expects json:PATH or junit:PATH, got ${JSON.stringify(text)}` };
+  if (!(REPORT_FORMATS as readonly string[]).includes(format) || path === '') {
+    return { error: `--report expects FORMAT:PATH with FORMAT one of ${REPORT_FORMATS.join(', ')}, got ${JSON.stringify(text)}` };
   }
-  return { format, path };
+  return { format: format as ReportFormat, path };
+}
+
+export function formatReport(format: ReportFormat, report: HarnessReport): string {
+  switch (format) {
+    case 'json': return formatJson(report);
+    case 'junit': return formatJunit(report);
+    case 'html': return formatHtml(report);
+  }
 }
 
 const MARK: Readonly<Record<CaseReport['status'], string>> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP', inexpressible: 'CANNOT' };
@@ -69,4 +80,42 @@ export function formatJunit(report: HarnessReport): string {
   }
   out.push('</testsuites>', '');
   return out.join('\n');
+}
+
+const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;max-width:70em}
+.o{display:inline-block;min-width:3.5em;padding:0 .4em;border-radius:3px;font-weight:600;text-align:center;color:#fff}
+.o-pass{background:#2e7d32}.o-fail{background:#c62828}.o-skip,.o-inexpressible{background:#757575}
+details{border:1px solid #ddd;border-radius:4px;padding:.4em 1em;margin:.6em 0}summary{cursor:pointer}
+pre{background:#f5f5f5;padding:.6em;overflow:auto;white-space:pre-wrap;word-break:break-all}`;
+
+const badge = (status: CaseReport['status']): string => `<span class="o o-${status}">${MARK[status]}</span>`;
+
+/** One self-contained page: an index of failures, then each vector file (files with failures open, others collapsed). */
+export function formatHtml(report: HarnessReport): string {
+  const s = report.summary;
+  const failed = report.cases.filter((c) => c.status === 'fail');
+  const byFile = new Map<string, CaseReport[]>();
+  for (const c of report.cases) byFile.set(c.file, [...(byFile.get(c.file) ?? []), c]);
+  const caseHtml = (c: CaseReport): string => {
+    const detail = c.status === 'fail' ? `<pre>${htmlEscape(JSON.stringify({ expected: c.expected, received: c.received }, null, 2))}</pre>` : '';
+    return `<li id="${htmlEscape(c.id)}">${badge(c.status)} <code>${htmlEscape(c.id)}</code> (${htmlEscape(c.op)})${c.message ? `: ${htmlEscape(c.message)}` : ''}${detail}</li>`;
+  };
+  const order: Readonly<Record<CaseReport['status'], number>> = { fail: 0, inexpressible: 1, skip: 2, pass: 3 };
+  const files = [...byFile].map(([file, cases]) => {
+    const bad = cases.filter((c) => c.status === 'fail').length;
+    const sorted = [...cases].sort((a, b) => order[a.status] - order[b.status]);
+    return `<details${bad > 0 ? ' open' : ''}><summary><code>${htmlEscape(file)}</code>: ${cases.length} cases, ${bad} failed</summary><ul>${sorted.map(caseHtml).join('\n')}</ul></details>`;
+  });
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<title>payconform vectors run</title><style>${STYLE}</style></head><body>
+<h1>payconform vectors run: ${s.failed > 0 ? 'FAIL' : 'PASS'}</h1>
+<p>Command <code>${htmlEscape(report.command)}</code> · ${htmlEscape(report.startedAt)} · ${report.durationMs} ms · ${s.total} cases: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s.inexpressible} cannot be expressed</p>
+${report.aborted ? `<p><strong>Run stopped early:</strong> ${htmlEscape(report.aborted)}</p>` : ''}
+${failed.length > 0 ? `<h2>Index of failures (${failed.length})</h2><ol>${failed.map((c) => `<li><a href="#${htmlEscape(c.id)}"><code>${htmlEscape(c.id)}</code></a> ${htmlEscape(c.message ?? '')}</li>`).join('\n')}</ol>` : '<p>Every case passed or was skipped.</p>'}
+<h2>Cases by file</h2>
+${files.join('\n')}
+</body></html>
+`;
 }

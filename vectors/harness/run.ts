@@ -224,8 +224,8 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
   };
 }
 
-/** Exit code: 0 when nothing failed (and, with `strict`, nothing was skipped or inexpressible), else 1. */
-export function exitCodeOf(report: HarnessReport, strict = false): 0 | 1 {
+/** Exit code: 0 when nothing failed (and, with `failOnSkip` (`--fail-on skip`), nothing was skipped or inexpressible), else 1. */
+export function exitCodeOf(report: HarnessReport, failOnSkip = false): 0 | 1 {
   const s = report.summary;
-  return s.failed > 0 || (strict && s.skipped + s.inexpressible > 0) ? 1 : 0;
+  return s.failed > 0 || (failOnSkip && s.skipped + s.inexpressible > 0) ? 1 : 0;
 }
