@@ -103,14 +103,48 @@ export function requireContentType(headers: FieldLines, accepted: readonly strin
   }
 }
 
-/** 406 when an Accept header is sent and admits none of `offered` (nor a wildcard). */
+/** One Accept range: its media type (lower case, parameters other than q dropped) and its weight (RFC 9110 §12.4.2). */
+function acceptRange(text: string): { readonly type: string; readonly q: number } | undefined {
+  const [head = '', ...params] = text.split(';');
+  const type = head.trim().toLowerCase();
+  if (!/^[^/\s]+\/[^/\s]+$/.test(type)) return undefined;
+  let q = 1;
+  for (const p of params) {
+    const m = /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(p);
+    // A weight outside RFC 9110's qvalue grammar is read as the default 1 (lenient: the client meant to accept).
+    if (m && /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/.test(m[1]!)) q = Number(m[1]);
+  }
+  return { type, q };
+}
+
+// How specifically `range` names `type`: 3 exact, 2 `type/*`, 1 `*/*`, 0 not at all.
+function specificity(range: string, type: string): number {
+  if (range === type) return 3;
+  if (range === '*/*') return 1;
+  return range.endsWith('/*') && type.startsWith(range.slice(0, -1)) ? 2 : 0;
+}
+
+// 406 when an Accept header is sent and gives none of `offered` a weight above 0. Each offered type takes the weight
+// of the most specific range that names it (RFC 9110 §12.5.1), so `q=0` refuses a type: `application/json;q=0`
+// alone admits nothing, and `*/*;q=0` beside an exact type admits only that type.
 export function requireAcceptable(headers: FieldLines, offered: readonly string[]): void {
   const values = getFieldValues(headers, 'accept');
   if (values.length === 0) return;
-  const ranges = values.join(',').split(',').map((r) => mediaType(r)).filter((r) => r !== '');
+  const ranges = values.join(',').split(',').map(acceptRange).filter((r) => r !== undefined);
   if (ranges.length === 0) return;
-  const ok = ranges.some((r) => r === '*/*' || r === 'application/*' || offered.includes(r));
-  if (!ok) throw new HttpError(406, 'not_acceptable', `Accept "${values.join(', ')}" admits none of ${offered.join(', ')}`);
+  const weight = (type: string): number => {
+    let best = 0;
+    let q = 0;
+    for (const r of ranges) {
+      const s = specificity(r.type, type);
+      if (s > best || (s === best && s > 0 && r.q > q)) {
+        best = s;
+        q = r.q;
+      }
+    }
+    return best === 0 ? 0 : q;
+  };
+  if (!offered.some((t) => weight(t.toLowerCase()) > 0)) throw new HttpError(406, 'not_acceptable', `Accept "${values.join(', ')}" admits none of ${offered.join(', ')}`);
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
