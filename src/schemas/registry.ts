@@ -25,6 +25,7 @@ import refundWebhookSchema from '../../schemas/refund-webhook.schema.json' with 
 import refundWebhookStrictSchema from '../../schemas/refund-webhook.strict.schema.json' with { type: 'json' };
 import referenceServiceConfigSchema from '../../schemas/reference-service-config.schema.json' with { type: 'json' };
 import vectorsSchema from '../../schemas/vectors.schema.json' with { type: 'json' };
+import payloadVectorsSchema from '../../schemas/payload-vectors.schema.json' with { type: 'json' };
 import conformanceConfigSchema from '../../schemas/conformance-config.schema.json' with { type: 'json' };
 import conformanceReportSchema from '../../schemas/conformance-report.schema.json' with { type: 'json' };
 import requestSchema from '../../schemas/request.schema.json' with { type: 'json' };
@@ -60,6 +61,7 @@ export const schemaRegistry: readonly RegisteredSchema[] = [
   refundWebhookStrictSchema,
   referenceServiceConfigSchema,
   vectorsSchema,
+  payloadVectorsSchema,
   conformanceConfigSchema,
   conformanceReportSchema,
   requestSchema,

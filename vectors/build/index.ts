@@ -10,6 +10,21 @@ import { buildRfc9421File, buildRfc9530File } from './rfc.js';
 import { vectorsSchema } from './schema-source.js';
 import { buildSignatureBaseFile } from './signature-base.js';
 import { buildWebhookFile } from './webhook-signatures.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildPayloadVectors } from '../payloads/generate.js';
+import { PAYLOAD_VECTORS_SCHEMA_ID, payloadVectorsSchema } from './payload-schema-source.js';
+
+const schemasDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
+
+/**
+ * The payload schemas the payload vectors name, with the schemas they reference (common, account, destination):
+ * every `*.schema.json` of schemas/ except this project's own formats (reports, configs) and OpenAPI.
+ */
+function payloadSchemaFiles(): string[] {
+  const own = new Set(['conformance-config.schema.json', 'conformance-report.schema.json', 'reference-service-config.schema.json', 'vectors.schema.json', 'payload-vectors.schema.json']);
+  return readdirSync(schemasDir).filter((n) => n.endsWith('.schema.json') && !own.has(n)).sort();
+}
 
 /** Repository-relative path → exact file text. */
 export type GeneratedFiles = ReadonlyMap<string, string>;
@@ -37,14 +52,35 @@ export async function buildVectorFiles(): Promise<GeneratedFiles> {
   const index = {
     $schema: `${SCHEMA_ID}#/$defs/indexFile`,
     schemaVersion: 1,
-    description: 'The payconform vector set: read keys.json, then each file in this order. Format: vectors/README.md; schema: schemas/vectors.schema.json.',
+    description: 'The payconform vector set: read keys.json, then each file in this order; payload vectors under payloads/. Format: README.md and payloads/README.md; schemas (with every payload schema) under schemas/ here, so vendoring this folder alone keeps them.',
     generatedBy: GENERATED_BY,
     keys: 'keys.json',
     files: files.map((f) => ({ path: `${f.name}.json`, cases: f.cases.length, valid: count(f, 'valid'), invalid: count(f, 'invalid'), acceptable: count(f, 'acceptable') })),
     totalCases: files.reduce((n, f) => n + f.cases.length, 0),
+    schemas: Object.fromEntries([
+      [SCHEMA_ID, 'schemas/vectors.schema.json'],
+      [PAYLOAD_VECTORS_SCHEMA_ID, 'schemas/payload-vectors.schema.json'],
+      ...payloadSchemaFiles().map((n) => [`https://payconform.dev/schemas/${n}`, `schemas/${n}`]),
+    ]),
+    payloads: Object.values(buildPayloadVectors()).map((p) => ({
+      path: `payloads/${p.kind}.json`,
+      kind: p.kind,
+      schema: p.schema,
+      strictSchema: p.strictSchema,
+      cases: p.cases.length,
+      valid: p.cases.filter((c) => c.result === 'valid').length,
+      invalid: p.cases.filter((c) => c.result === 'invalid').length,
+    })),
+    totalPayloadCases: Object.values(buildPayloadVectors()).reduce((n, p) => n + p.cases.length, 0),
+    formats: { vectors: SCHEMA_ID, payloadVectors: PAYLOAD_VECTORS_SCHEMA_ID },
   };
   const out = new Map<string, string>();
   out.set('schemas/vectors.schema.json', serializeJson(vectorsSchema));
+  out.set('schemas/payload-vectors.schema.json', serializeJson(payloadVectorsSchema));
+  // Copies inside vectors/ (byte-identical, guarded by the drift test) so the folder is self-contained.
+  out.set('vectors/schemas/vectors.schema.json', serializeJson(vectorsSchema));
+  out.set('vectors/schemas/payload-vectors.schema.json', serializeJson(payloadVectorsSchema));
+  for (const n of payloadSchemaFiles()) out.set(`vectors/schemas/${n}`, readFileSync(`${schemasDir}${n}`, 'utf8'));
   out.set('vectors/index.json', serializeJson(index));
   out.set('vectors/keys.json', serializeJson(keys));
   for (const f of files) out.set(`vectors/${f.name}.json`, serializeJson(f));

@@ -248,8 +248,35 @@ export const vectorsSchema = {
           ),
         },
         totalCases: { type: 'integer', minimum: 1 },
+        schemas: {
+          description: 'Where each JSON Schema the vectors name lies, relative to this index: schemas/ inside vectors/, so vendoring vectors/ alone keeps them ($id → path).',
+          type: 'object',
+          additionalProperties: { type: 'string', pattern: '^schemas/[a-z-]+(\\.strict)?\\.schema\\.json$' },
+        },
+        payloads: {
+          description: 'The payload vector files (format: `payloadVectors` in `schemas`), one per payload kind.',
+          type: 'array',
+          items: closed(
+            {
+              path: { type: 'string', pattern: '^payloads/[a-z-]+\\.json$' },
+              kind: { type: 'string', pattern: '^[a-z]+(-[a-z]+)*$' },
+              schema: { type: 'string', minLength: 1 },
+              strictSchema: { type: 'string', minLength: 1 },
+              cases: { type: 'integer', minimum: 1 },
+              valid: { type: 'integer', minimum: 0 },
+              invalid: { type: 'integer', minimum: 0 },
+            },
+            ['path', 'kind', 'schema', 'strictSchema', 'cases', 'valid', 'invalid'],
+          ),
+        },
+        totalPayloadCases: { type: 'integer', minimum: 1 },
+        formats: closed(
+          { vectors: nonEmpty, payloadVectors: nonEmpty },
+          ['vectors', 'payloadVectors'],
+          { description: 'The $id of the schema of each file format: vector files, keys.json and this index (`vectors`), payload vector files (`payloadVectors`).' },
+        ),
       },
-      ['$schema', 'schemaVersion', 'description', 'generatedBy', 'keys', 'files', 'totalCases'],
+      ['$schema', 'schemaVersion', 'description', 'generatedBy', 'keys', 'files', 'totalCases', 'schemas', 'payloads', 'totalPayloadCases', 'formats'],
     ),
   },
 } as const;
