@@ -68,6 +68,7 @@ const autoCommitWithoutFlag = serverCheck({
   mutating: true,
   async run(ctx, env) {
     const keys = configured(ctx, COP_STATUS_KEYS);
+    if (keys.length === 0) return [skip('not run: no "copDestinations" in the config (a destination per copStatus value to test)')];
     const cases = keys.flatMap((key) => [undefined, false].map((flag) => judgeCopCase(ctx, env, key, flag, 'IN_PROGRESS', 'COP-AUTO-COMMIT-DEFAULT', false)));
     return (await Promise.all(cases)).flatMap((c) => c.findings);
   },

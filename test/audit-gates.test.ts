@@ -1,0 +1,179 @@
+// The audits' verdicts as a CI user meets them, run through the command line: never a pass by omission (INCOMPLETE,
+// exit 4), --allow-skips, --fail-on warn|skip, the default payee, discovery from /sandbox/, `serve
+// --write-audit-config`, and a re-run command that still reproduces a failure after the 300 s signature window.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../cli/main.js';
+import { auditConfigFor } from '../cli/commands/serve.js';
+import { exportEd25519SeedBase64 } from '../src/keys/index.js';
+import { startReferenceService, type FaultName, type RunningReferenceService } from '../server/index.js';
+import { memoryIo } from './fixtures/memory-io.js';
+import { unusedLoopbackPort } from './fixtures/ports.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'payconform-audit-gates-'));
+
+interface Run {
+  readonly code: number | null;
+  readonly out: string;
+  readonly err: string;
+}
+
+/** The credentials a user exports after starting a service (secrets in the environment only). */
+function envFor(s: RunningReferenceService): Record<string, string> {
+  const c = s.credentials;
+  return {
+    NO_COLOR: '1',
+    PAYCONFORM_APPLICATION_ID: c.applicationId,
+    PAYCONFORM_KEY_ID: c.keyId,
+    PAYCONFORM_APPLICATION_SECRET: c.applicationSecret,
+    PAYCONFORM_PRIVATE_KEY: exportEd25519SeedBase64(c.privateKey!),
+  };
+}
+
+/** `payconform ARGS` in-process, as the binary runs it. */
+async function payconform(args: readonly string[], env: Record<string, string>): Promise<Run> {
+  const io = memoryIo({ env });
+  const code = await main(args, io);
+  return { code, out: io.out.join(''), err: io.err.join('') };
+}
+
+/** `payconform ARGS` spawned (killed after 90 s). */
+function spawned(args: readonly string[], env: Record<string, string> = {}, onStdout?: (text: string) => void): { done: Promise<Run>; stop: () => void } {
+  const child = spawn(process.execPath, [join(root, 'bin/payconform.js'), ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString('utf8');
+    onStdout?.(out);
+  });
+  child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+  const done = new Promise<Run>((resolve) => child.on('close', (code) => {
+    clearTimeout(timer);
+    resolve({ code, out, err });
+  }));
+  return { done, stop: () => child.kill('SIGTERM') };
+}
+
+function writeJson(name: string, value: unknown): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(value));
+  return path;
+}
+
+const services: RunningReferenceService[] = [];
+async function service(faults: FaultName[] = [], options: Parameters<typeof startReferenceService>[0] = {}): Promise<RunningReferenceService> {
+  const s = await startReferenceService({ faults, lifecycleDelayMs: 250, ...options });
+  services.push(s);
+  return s;
+}
+afterAll(async () => {
+  await Promise.all(services.map((s) => s.close()));
+});
+
+describe('never a pass by omission (issue 18 point 7): a config without copDestinations or payments', () => {
+  let clean: RunningReferenceService;
+  let config: string;
+  beforeAll(async () => {
+    clean = await service();
+    // What a new user writes first: the target and the pay-in account; no CoP destinations, no payments, no /sandbox/.
+    config = writeJson('thin.json', { target: clean.baseUrl, payInAccountSelector: clean.credentials.payInAccountSelector, sandbox: false });
+  });
+
+  it('a clean service: INCOMPLETE, exit 4, each skip naming only what is missing; the signing checks run (default payee)', async () => {
+    const r = await payconform(['audit', 'server', '--config', config], envFor(clean));
+    expect(r.code, r.out + r.err).toBe(4);
+    expect(r.out).toMatch(/verdict: INCOMPLETE \(\d+ selected check\(s\) skipped .*--allow-skips.*\), exit 4/);
+    expect(r.out).toMatch(/PASS {2}content-digest-mismatch/);
+    expect(r.out).toMatch(/PASS {2}payout-signed-accepted/);
+    expect(r.out).not.toMatch(/SKIP .*copDestinations\.FULL_MATCH/); // the signing checks need no destination any more
+    for (const line of r.out.split('\n').filter((l) => /^\[\s*\d+\/\d+\] SKIP/.test(l))) {
+      // "not run: X is not set" names only what is missing: never a credential that is set.
+      expect(line).not.toMatch(/PAYCONFORM_APPLICATION_SECRET|PAYCONFORM_PRIVATE_KEY|"applicationId"|"keyId"|payInAccountSelector/);
+    }
+    expect(r.out).toContain('not run: "webhookListen" in the config is not set');
+  });
+
+  it('--allow-skips accepts the skips (exit 0), --fail-on skip fails them (exit 1), an explicit --only accepts them', async () => {
+    expect((await payconform(['audit', 'server', '--config', config, '--allow-skips'], envFor(clean))).code).toBe(0);
+    const failOnSkip = await payconform(['audit', 'server', '--config', config, '--fail-on', 'skip'], envFor(clean));
+    expect(failOnSkip.code).toBe(1);
+    expect(failOnSkip.out).toMatch(/verdict: FAIL \(\d+ skipped check\(s\) under --fail-on skip\), exit 1/);
+    const only = await payconform(['audit', 'server', '--config', config, '--only', 'payout-signed-accepted,webhook-redelivered'], envFor(clean));
+    expect(only.out).toMatch(/SKIP {2}webhook-redelivered/);
+    expect(only.code).toBe(0);
+  });
+
+  it('a faulty service with the same thin config: FAIL, exit 1 (the signing checks catch the fault)', async () => {
+    const faulty = await service(['no-digest-check']);
+    const thin = writeJson('thin-faulty.json', { target: faulty.baseUrl, payInAccountSelector: faulty.credentials.payInAccountSelector, sandbox: false });
+    const r = await payconform(['audit', 'server', '--config', thin], envFor(faulty));
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/FAIL {2}content-digest-mismatch/);
+  });
+
+  it('a bad --fail-on value is a usage error (exit 2)', async () => {
+    const r = await payconform(['audit', 'server', '--config', config, '--fail-on', 'pass'], envFor(clean));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--fail-on must be warn or skip (got "pass")');
+  });
+});
+
+describe('discovery from /sandbox/ and serve --write-audit-config', () => {
+  it('a config with only the target and webhookListen: the rest is discovered and the whole audit runs (exit 0, nothing skipped)', async () => {
+    const port = await unusedLoopbackPort();
+    const s = await service([], { webhookUrls: { payment: `http://127.0.0.1:${port}/p`, payout: `http://127.0.0.1:${port}/o`, refund: `http://127.0.0.1:${port}/r` }, retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2_000 } });
+    const config = writeJson('discover.json', { target: s.baseUrl, webhookListen: `127.0.0.1:${port}`, timeoutMs: 5000 });
+    const r = await payconform(['audit', 'server', '--config', config], envFor(s));
+    expect(r.out).toMatch(/discovered from http:\/\/127\.0\.0\.1:\d+\/sandbox\/ \(not in the config\): copDestinations [A-Z_, a-z]+; payInAccountSelector "VA-[0-9A-F]+"; merchantId [0-9a-f-]+; 6 settled payment\(s\); 3 unsettled payment\(s\); "sandbox": true/);
+    expect(r.out).toMatch(/\d+ passed, 0 failed, \d+ warnings, 0 skipped/);
+    expect(r.code, r.out).toBe(0);
+  });
+
+  it('"sandbox": false turns discovery off', async () => {
+    const s = await service();
+    const config = writeJson('no-discover.json', { target: s.baseUrl, sandbox: false });
+    const r = await payconform(['audit', 'server', '--config', config, '--only', 'payout-signed-accepted'], envFor(s));
+    expect(r.out).not.toContain('discovered from');
+    expect(r.out).toContain('not run: "payInAccountSelector" in the config is not set');
+  });
+
+  it('payconform serve --write-audit-config FILE writes a config that audits the service as it runs (exit 0, no secret in the file)', async () => {
+    const [port, hooks] = await Promise.all([unusedLoopbackPort(), unusedLoopbackPort()]);
+    const file = join(dir, 'written.json');
+    let banner = '';
+    let ready!: () => void;
+    const started = new Promise<void>((r) => (ready = r));
+    const serve = spawned(['serve', '--port', String(port), '--webhook-url', `http://127.0.0.1:${hooks}/hooks`, '--lifecycle-ms', '250', '--write-audit-config', file, '--no-portal'], {}, (out) => {
+      banner = out;
+      if (out.includes('Ctrl-C stops.')) ready();
+    });
+    try {
+      await started;
+      const text = readFileSync(file, 'utf8');
+      const written = JSON.parse(text) as Record<string, unknown>;
+      expect(written).toMatchObject({ target: `http://127.0.0.1:${port}`, sandbox: true, webhookListen: `127.0.0.1:${hooks}` });
+      expect(Object.keys(written['copDestinations'] as object).sort()).toEqual(['FULL_MATCH', 'NOT_CHECKED', 'NO_MATCH', 'PARTIAL_MATCH', 'UNABLE_TO_MATCH', 'UNKNOWN', 'null']);
+      expect(text).not.toMatch(/secret|privateKey|PRIVATE/i);
+      // The user exports the development credentials the service printed (secrets in the environment only).
+      const printed = (name: string): string => new RegExp(`${name}=(\\S+)`).exec(banner)?.[1] ?? '';
+      const env = { NO_COLOR: '1', ...Object.fromEntries(['PAYCONFORM_APPLICATION_ID', 'PAYCONFORM_KEY_ID', 'PAYCONFORM_APPLICATION_SECRET', 'PAYCONFORM_PRIVATE_KEY'].map((n) => [n, printed(n)])) };
+      expect(printed('PAYCONFORM_APPLICATION_SECRET')).not.toBe('');
+      const r = await payconform(['audit', 'server', '--config', file], env);
+      expect(r.out).toMatch(/\d+ passed, 0 failed, \d+ warnings, 0 skipped/);
+      expect(r.code, r.out).toBe(0);
+    } finally {
+      serve.stop();
+    }
+    const ran = await serve.done;
+    expect(ran.code).toBe(0);
+    expect(ran.out).toContain(`audit config written to ${file}`);
+  });
+});
