@@ -177,3 +177,81 @@ describe('discovery from /sandbox/ and serve --write-audit-config', () => {
     expect(ran.out).toContain(`audit config written to ${file}`);
   });
 });
+
+describe('--fail-on warn: holding a webhook receiver to the SHOULD checks', () => {
+  it('a receiver that answers 200 to everything: exit 0 with warnings by default, exit 1 with JUnit failures under --fail-on warn', async () => {
+    // TEST ONLY: accepts unsigned, re-signed, bit-flipped and wrong-key webhooks alike.
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200).end());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    try {
+      const junitDefault = join(dir, 'accept-all.xml');
+      const junitGated = join(dir, 'accept-all-gated.xml');
+      const base = ['audit', 'webhooks', '--target', url, '--public-key-out', join(dir, 'key.pem')];
+      const [plain, gated] = await Promise.all([
+        spawned([...base, '--report', `junit:${junitDefault}`]).done,
+        spawned([...base, '--fail-on', 'warn', '--report', `junit:${junitGated}`, '--report', `html:${join(dir, 'accept-all.html')}`]).done,
+      ]);
+      expect(plain.code, plain.out + plain.err).toBe(0);
+      const warnings = Number(/(\d+) warnings/.exec(plain.out)?.[1]);
+      expect(warnings).toBeGreaterThanOrEqual(18);
+      expect(readFileSync(junitDefault, 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
+
+      expect(gated.code, gated.out + gated.err).toBe(1);
+      expect(gated.out).toContain(`verdict: FAIL (${warnings} warning(s) under --fail-on warn), exit 1`);
+      const xml = readFileSync(junitGated, 'utf8');
+      expect(xml).toMatch(new RegExp(`<testsuites [^>]*failures="${warnings}"`));
+      expect(xml.match(/<failure message="\[warning, failed by --fail-on warn\]/g)?.length).toBe(warnings);
+      expect(xml).toContain('<property name="verdict" value="fail"/>');
+      // The HTML report opens with an index of what did not pass, each linking to its check.
+      const html = readFileSync(join(dir, 'accept-all.html'), 'utf8');
+      expect(html).toMatch(new RegExp(`<h2>Index of failures, warnings and skips \\(${warnings}\\)</h2>`));
+      expect(html).toContain('<a href="#webhook-payout-wrong-signature"><code>webhook-payout-wrong-signature</code></a>');
+      expect(html).toMatch(/<details class="check" id="webhook-payout-accepted">/); // passing: collapsed
+      expect(html).toMatch(/<details class="check" id="webhook-payout-wrong-signature" open>/);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});
+
+describe('reproduction that still works tomorrow', () => {
+  it('a failing check carries a re-run command; 433 s later the recorded request is refused as expired, the re-run still reproduces', async () => {
+    // The service reads the clock through Date at each call, so the faked Date below moves it as it moves the signer.
+    const faulty = await service(['no-digest-check'], { now: () => Date.now() });
+    const config = writeJson('faulty-full.json', auditConfigFor(faulty, {}).config);
+    const report = join(dir, 'faulty.json');
+    const env = envFor(faulty);
+    const first = await payconform(['audit', 'server', '--config', config, '--report', `json:${report}`], env);
+    expect(first.code).toBe(1);
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ id: string; outcome: string; rerun?: string; findings: Array<{ outcome: string; evidence?: { request?: { method: string; url: string; headers: Array<[string, string]>; body: { text?: string } }; reproduce?: string } }> }> };
+    const failing = json.results.find((r) => r.id === 'content-digest-mismatch')!;
+    expect(failing.outcome).toBe('fail');
+    expect(failing.rerun).toBe(`payconform audit server --only content-digest-mismatch --config ${config}`);
+    expect(first.out).toContain(`run this check again (signs afresh): ${failing.rerun}`);
+    const evidence = failing.findings.find((f) => f.outcome === 'fail')!.evidence!;
+    expect(evidence.reproduce).toMatch(/^curl /);
+
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + 433_000);
+      // The recorded exchange, sent again byte for byte (secret from the environment, as the curl command does).
+      const request = evidence.request!;
+      const headers = request.headers.map(([n, v]) => [n, v === '[REDACTED]' ? env.PAYCONFORM_APPLICATION_SECRET! : v] as [string, string]).filter(([n]) => n.toLowerCase() !== 'host' && n.toLowerCase() !== 'content-length');
+      const replay = await fetch(request.url, { method: request.method, headers, body: request.body.text ?? '' });
+      expect(replay.status).toBe(401);
+      expect(replay.headers.get('x-payconform-error-code')).toBe('CREATED_EXPIRED');
+      // The re-run command, as printed (secrets from the same environment), still finds the fault.
+      const words = failing.rerun!.split(' ');
+      expect(words[0]).toBe('payconform');
+      const again = await payconform(words.slice(1), env);
+      expect(again.out).toMatch(/FAIL {2}content-digest-mismatch/);
+      expect(again.code).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
