@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
+import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp } from '../io.js';
 import { exportEd25519PrivateKeyPem, exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
 import {
   copTriggers,
@@ -97,6 +97,10 @@ function applicationFromEnv(io: CliIo): ApplicationConfig | undefined {
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.stdout(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({

@@ -2,7 +2,7 @@
 // its RFC 6901 pointer. Exit 0 valid, 1 invalid, 2 bad usage or unreadable JSON.
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { EXIT, readInput, UsageError } from '../io.js';
+import { EXIT, readInput, UsageError, wantsHelp } from '../io.js';
 import {
   isPayloadKind,
   parseJsonBytes,
@@ -24,6 +24,10 @@ Exit: 0 valid, 1 invalid, 2 bad usage or unreadable JSON.
 `;
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.stdout(HELP);
+    return EXIT.ok;
+  }
   let parsed;
   try {
     parsed = parseArgs({
