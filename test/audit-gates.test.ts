@@ -255,3 +255,24 @@ describe('reproduction that still works tomorrow', () => {
     }
   });
 });
+
+describe('evidence people can read', () => {
+  it('"more than one payout" shows the payouts that matter, not the whole sandbox list', async () => {
+    const faulty = await service(['no-replay-check']);
+    const config = writeJson('replay.json', auditConfigFor(faulty, {}).config);
+    const env = envFor(faulty);
+    // Other payouts on the target first, so the sandbox list holds more than the ones that matter.
+    expect((await payconform(['audit', 'server', '--config', config, '--only', 'payout-signed-accepted,tracing-id-differs'], env)).code).toBe(0);
+    const report = join(dir, 'replay-report.json');
+    const r = await payconform(['audit', 'server', '--config', config, '--only', 'nonce-replayed', '--report', `json:${report}`], env);
+    expect(r.code).toBe(1);
+    const json = JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ findings: Array<{ outcome: string; message: string; evidence?: { response?: { body: { text?: string } }; notes?: string } }> }> };
+    const finding = json.results[0]!.findings.find((f) => f.message.includes('payouts were created from one signed request'))!;
+    expect(finding.outcome).toBe('fail');
+    const shown = JSON.parse(finding.evidence!.response!.body.text!) as Array<{ reference: string }>;
+    expect(shown).toHaveLength(2);
+    expect(new Set(shown.map((p) => p.reference)).size).toBe(1);
+    expect(finding.evidence!.notes).toMatch(/response body cut to the 2 payout\(s\) with reference \S+, of (\d+) listed/);
+    expect(Number(/of (\d+) listed/.exec(finding.evidence!.notes!)![1])).toBeGreaterThan(2);
+  });
+});

@@ -25,7 +25,7 @@ async function atMostOnePayout(ctx: ServerAuditContext, env: CheckRunEnv, refere
       requirement,
       expected: 'at most one payout',
       received: `payout ids ${held.payouts.map((p) => String(p['payoutId'])).join(', ')}`,
-      evidence: evidenceOf(ctx, held.ex),
+      evidence: evidenceOf(ctx, held.ex, held.note),
     });
   }
   if (ctx.webhooks === undefined) {

@@ -195,11 +195,19 @@ export async function sandboxCall(ctx: ServerAuditContext, env: CheckRunEnv, met
  * The payouts the target holds with one of `references`, read from `GET /sandbox/payouts` (state, not a race with
  * webhooks). Undefined when the target has no sandbox or the listing cannot be read.
  */
-export async function sandboxPayoutsWith(ctx: ServerAuditContext, env: CheckRunEnv, references: readonly string[]): Promise<{ payouts: Record<string, unknown>[]; ex: RecordedExchange } | undefined> {
+export async function sandboxPayoutsWith(ctx: ServerAuditContext, env: CheckRunEnv, references: readonly string[]): Promise<{ payouts: Record<string, unknown>[]; ex: RecordedExchange; note: string } | undefined> {
   if (ctx.sandbox !== true) return undefined;
   const ex = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payouts'));
   const list = isSuccess(ex) ? ex.response?.json : undefined;
   if (!Array.isArray(list)) return undefined;
   const payouts = list.filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null && references.includes((p as Record<string, unknown>)['reference'] as string));
-  return { payouts, ex };
+  return { payouts, ex: onlyPayoutsThatMatter(ex, payouts), note: `response body cut to the ${payouts.length} payout(s) with reference ${references.join(' or ')}, of ${list.length} listed` };
+}
+
+/** The listing as evidence shows only the payouts that matter (those with the references), not the whole sandbox. */
+function onlyPayoutsThatMatter(ex: RecordedExchange, payouts: readonly Record<string, unknown>[]): RecordedExchange {
+  if (ex.response === undefined) return ex;
+  const text = JSON.stringify(payouts, null, 2);
+  const headers = ex.response.headers.filter(([n]) => n.toLowerCase() !== 'content-length');
+  return { ...ex, response: { ...ex.response, headers, body: new TextEncoder().encode(text), bodyText: text, json: payouts } };
 }

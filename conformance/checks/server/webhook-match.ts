@@ -77,7 +77,7 @@ export async function noPayoutFollows(ctx: ServerAuditContext, env: CheckRunEnv,
       requirement: 'SIG-PROFILE-REJECTED-NO-EFFECT',
       expected: `no payout with reference ${references.join(' or ')}`,
       received: `payout(s) ${held.payouts.map((p) => String(p['payoutId'])).join(', ')}`,
-      evidence: evidenceOf(ctx, held.ex),
+      evidence: evidenceOf(ctx, held.ex, held.note),
     });
   }
   if (ctx.webhooks === undefined) {
