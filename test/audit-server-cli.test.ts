@@ -225,7 +225,9 @@ describe('live-money safety', () => {
       const live = { merchantId: service.credentials.merchantId, payInAccountSelector: service.credentials.payInAccountSelector, copDestinations: service.copDestinations, payments: service.seededPayments, webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`, timeoutMs: 2000 };
       writeFileSync(join(dir, 'live.json'), JSON.stringify(live));
       const code = await main(['audit', 'server', '--target', target, '--config', join(dir, 'live.json'), '--report', `json:${join(dir, 'live.json.out')}`], io);
-      expect(code).toBe(0);
+      // Nothing failed, but the mutating checks were skipped: INCOMPLETE (exit 4), never a plain pass.
+      expect(code).toBe(4);
+      expect(io.out.join('')).toMatch(/verdict: INCOMPLETE/);
       expect(io.out.join('')).toContain('--allow-live');
       const report = JSON.parse(readFileSync(join(dir, 'live.json.out'), 'utf8')) as { results: Array<{ id: string; outcome: string; message: string }> };
       const mutating = new Set<string>(serverChecks.filter((c) => c.mutating).map((c) => c.id));
@@ -245,11 +247,11 @@ describe('live-money safety', () => {
 });
 
 describe('payment checks need payconform\'s /sandbox/ endpoints', () => {
-  it('without "sandbox": true in the config they are skipped, saying the spec shows no API to create or move payments', async () => {
+  it('with "sandbox": false in the config (no discovery) they are skipped, saying the spec shows no API to create or move payments', async () => {
     const service = await startReferenceService({ webhookSigningKey: keys.webhookRsa.privatePem });
     try {
       const c = service.credentials;
-      const config = { merchantId: c.merchantId, payments: service.seededPayments, webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`, timeoutMs: 2000 };
+      const config = { merchantId: c.merchantId, payments: service.seededPayments, webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`, timeoutMs: 2000, sandbox: false };
       writeFileSync(join(dir, 'no-sandbox.json'), JSON.stringify(config));
       const io = memoryIo({ PAYCONFORM_APPLICATION_ID: c.applicationId, PAYCONFORM_APPLICATION_SECRET: c.applicationSecret });
       const only = ['webhook-payment-status-changes', 'refund-to-original-account', 'payment-reference-assigned'];
