@@ -4,7 +4,7 @@ import type { VectorCase } from '../format.js';
 /**
  * `skip`: the implementation has no such op (`unsupported`). `inexpressible`: it has the op, but the library cannot be
  * configured to follow the profile rule this case exercises (`cannotExpress`, protocol 2); like a skip, it fails the
- * run only with `--strict`, and it names the deviation so the interop matrix can explain it.
+ * run only with `--fail-on skip` (old name `--strict`), and it names the deviation so the interop matrix can explain it.
  */
 export type CaseStatus = 'pass' | 'fail' | 'skip' | 'inexpressible';
 
