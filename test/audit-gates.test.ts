@@ -132,6 +132,7 @@ describe('discovery from /sandbox/ and serve --write-audit-config', () => {
     const s = await service([], { webhookUrls: { payment: `http://127.0.0.1:${port}/p`, payout: `http://127.0.0.1:${port}/o`, refund: `http://127.0.0.1:${port}/r` }, retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2_000 } });
     const config = writeJson('discover.json', { target: s.baseUrl, webhookListen: `127.0.0.1:${port}`, timeoutMs: 5000 });
     const r = await payconform(['audit', 'server', '--config', config], envFor(s));
+    expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(/discovered from http:\/\/127\.0\.0\.1:\d+\/sandbox\/ \(not in the config\): copDestinations [A-Z_, a-z]+; payInAccountSelector "VA-[0-9A-F]+"; merchantId [0-9a-f-]+; 6 settled payment\(s\); 3 unsettled payment\(s\); "sandbox": true/);
     expect(r.out).toMatch(/\d+ passed, 0 failed, \d+ warnings, 0 skipped/);
     expect(r.code, r.out).toBe(0);
@@ -167,8 +168,8 @@ describe('discovery from /sandbox/ and serve --write-audit-config', () => {
       const env = { NO_COLOR: '1', ...Object.fromEntries(['PAYCONFORM_APPLICATION_ID', 'PAYCONFORM_KEY_ID', 'PAYCONFORM_APPLICATION_SECRET', 'PAYCONFORM_PRIVATE_KEY'].map((n) => [n, printed(n)])) };
       expect(printed('PAYCONFORM_APPLICATION_SECRET')).not.toBe('');
       const r = await payconform(['audit', 'server', '--config', file], env);
-      expect(r.out).toMatch(/\d+ passed, 0 failed, \d+ warnings, 0 skipped/);
       expect(r.code, r.out).toBe(0);
+      expect(r.out).toMatch(/\d+ passed, 0 failed, \d+ warnings, 0 skipped/);
     } finally {
       serve.stop();
     }
