@@ -15,6 +15,7 @@ import { exportEd25519SeedBase64 } from '../src/keys/index.js';
 import { startReferenceService, type FaultName, type RunningReferenceService } from '../server/index.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
+import { CLI_ARGS } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'payconform-audit-gates-'));
@@ -46,7 +47,7 @@ async function payconform(args: readonly string[], env: Record<string, string>):
 
 /** `payconform ARGS` spawned (killed after 90 s). */
 function spawned(args: readonly string[], env: Record<string, string> = {}, onStdout?: (text: string) => void): { done: Promise<Run>; stop: () => void } {
-  const child = spawn(process.execPath, [join(root, 'bin/payconform.js'), ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (b: Buffer) => {

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { main, usage } from '../cli/main.js';
 import { EXIT } from '../cli/io.js';
 import { memoryIo } from './fixtures/memory-io.js';
+import { CLI_ARGS } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
@@ -50,8 +51,8 @@ describe('--help on every command', () => {
     expect(alone.err).toContain(`payconform ${group}: which one?`);
   });
 
-  it('spawned through bin/: payconform audit --help exits 0', () => {
-    const r = spawnSync(process.execPath, ['bin/payconform.js', 'audit', '--help'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  it('spawned (the CLI from sources): payconform audit --help exits 0', () => {
+    const r = spawnSync(process.execPath, [...CLI_ARGS, 'audit', '--help'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('payconform audit server');
   });

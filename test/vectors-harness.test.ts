@@ -276,8 +276,7 @@ describe('vectors run: usage errors exit 2', () => {
 
   it('--help prints the protocol summary and exits 0, from the outside', () => {
     const out = execFileSync(process.execPath, [...CLI_ARGS, 'vectors', 'run', '--help'], { cwd: root, encoding: 'utf8', timeout: 30_000 });
-    expect(out).toContain('exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --fail-on skip), 1 any case failed,
-2 usage error, 70 internal error');
+    expect(out).toContain('exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --fail-on skip), 1 any case failed,\n2 usage error, 70 internal error');
   });
 });
 
