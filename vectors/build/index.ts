@@ -22,7 +22,7 @@ const schemasDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
  * every `*.schema.json` of schemas/ except this project's own formats (reports, configs) and OpenAPI.
  */
 function payloadSchemaFiles(): string[] {
-  const own = new Set(['conformance-config.schema.json', 'conformance-report.schema.json', 'reference-service-config.schema.json', 'vectors.schema.json', 'payload-vectors.schema.json']);
+  const own = new Set(['conformance-config.schema.json', 'conformance-report.schema.json', 'reference-service-config.schema.json', 'request.schema.json', 'vectors.schema.json', 'payload-vectors.schema.json']);
   return readdirSync(schemasDir).filter((n) => n.endsWith('.schema.json') && !own.has(n)).sort();
 }
 
