@@ -250,7 +250,7 @@ describe('verifyRequest: nonce handling and hostile input', () => {
 
   it('never throws on hostile requests or throwing callbacks', async () => {
     const s = signed();
-    const hostile: unknown[] = [null, undefined, 42, {}, { ...s, headers: null }, { ...s, body: 'text' }, { ...s, headers: [[1, 2]] }, { ...s, url: 42 }];
+    const hostile: unknown[] = [null, undefined, 42, {}, { ...s, headers: null }, { ...s, body: 'text' }, { ...s, headers: [[1, 2]] }, { ...s, headers: [...s.headers, ['x-only-name']] }, { ...s, headers: ['x: y'] }, { ...s, url: 42 }];
     for (const h of hostile) expectFailure(await verifyRequest(h as HttpRequest, options()), 'REQUEST_MALFORMED', 1);
     const throwing = await verifyRequest(s, options({ resolveApplication: () => { throw new Error('db down'); } }));
     expectFailure(throwing, 'REQUEST_MALFORMED', 5);

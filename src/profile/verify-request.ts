@@ -9,9 +9,10 @@ import { digestText, verifyContentDigest } from '../digest/content-digest.js';
 import { isSfInteger } from '../structured-fields/structured-fields.js';
 import type { ComponentIdentifier } from '../signatures/component-identifier.js';
 import { verifySignatureBase, verifySignatureBaseAsync } from '../signatures/create-signature.js';
-import { indexFieldLines, type FieldIndex } from '../signatures/field-values.js';
+import { indexCheckedFieldLines, type FieldIndex } from '../signatures/field-values.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
 import { parseSignature, parseSignatureInput, type SignatureInput } from '../signatures/signature-fields.js';
+import { createProfileSignatureBase } from './profile-signature-base.js';
 import type { NonceStore } from './nonce-store.js';
 import { serviceProfile } from './service-profile.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
@@ -85,20 +86,11 @@ function isProfileComponentList(received: readonly ComponentIdentifier[]): boole
   return true;
 }
 
+/** The request's shape apart from its field lines, which step 1 checks while indexing them (one pass). */
 function isWellFormedRequest(request: unknown): request is HttpRequest {
   if (typeof request !== 'object' || request === null) return false;
   const r = request as Partial<HttpRequest>;
-  return (
-    typeof r.method === 'string' &&
-    typeof r.url === 'string' &&
-    Array.isArray(r.headers) &&
-    r.headers.every(isFieldLine) &&
-    r.body instanceof Uint8Array
-  );
-}
-
-function isFieldLine(line: unknown): boolean {
-  return Array.isArray(line) && typeof line[0] === 'string' && typeof line[1] === 'string';
+  return typeof r.method === 'string' && typeof r.url === 'string' && Array.isArray(r.headers) && r.body instanceof Uint8Array;
 }
 
 /**
@@ -174,11 +166,11 @@ function verifySteps(request: HttpRequest, options: VerifyOptions, checkSignatur
 
   // Step 1: extract the signature headers.
   progress.step = 1;
-  if (!isWellFormedRequest(request)) return fail('REQUEST_MALFORMED', 1, 'request is not an HttpRequest { method, url, headers, body: Uint8Array }');
+  const fields = isWellFormedRequest(request) ? indexCheckedFieldLines(request.headers) : undefined;
+  if (fields === undefined) return fail('REQUEST_MALFORMED', 1, 'request is not an HttpRequest { method, url, headers, body: Uint8Array }');
   if (typeof options?.resolveApplication !== 'function' || typeof options.nonceStore?.checkAndRecord !== 'function') {
     return fail('REQUEST_MALFORMED', 1, 'verifyRequest needs options.resolveApplication and options.nonceStore');
   }
-  const fields = indexFieldLines(request.headers);
   const signatureLines = fields.get('signature');
   if (signatureLines === undefined) return fail('SIGNATURE_MISSING', 1, 'missing "Signature" header');
   const inputLines = fields.get('signature-input');
@@ -335,7 +327,10 @@ function verifyFromStep5(c: Checked): Outcome {
 
   // Step 9: rebuild the signature base, including the nonce in the signature parameters.
   c.progress.step = 9;
-  const base = createSignatureBase(request, input.components, input, serviceProfile.signatureBaseOptions, fields);
+  // With the components enforced they are exactly the profile's: the precomputed template (equal to the generic engine).
+  const base = enforce.components
+    ? createProfileSignatureBase(request, fields, input)
+    : createSignatureBase(request, input.components, input, serviceProfile.signatureBaseOptions, fields);
   if (!base.ok) return fail('SIGNATURE_BASE_INVALID', 9, `${base.code}: ${base.message}`);
 
   // Step 10: verify the Ed25519 signature.

@@ -25,8 +25,20 @@ export function fieldLineValues(headers: FieldLines, lowercaseName: string): str
 export type FieldIndex = ReadonlyMap<string, readonly string[]>;
 
 export function indexFieldLines(headers: FieldLines): FieldIndex {
+  const index = indexCheckedFieldLines(headers);
+  if (index === undefined) throw new TypeError('field lines must be [name, value] pairs of strings');
+  return index;
+}
+
+/** indexFieldLines for input not yet checked: undefined when a line is not a [name, value] pair of strings. */
+export function indexCheckedFieldLines(headers: readonly unknown[]): FieldIndex | undefined {
   const index = new Map<string, string[]>();
-  for (const [name, value] of headers) {
+  for (let i = 0; i < headers.length; i++) {
+    const line = headers[i];
+    if (!Array.isArray(line)) return undefined;
+    const name: unknown = line[0];
+    const value: unknown = line[1];
+    if (typeof name !== 'string' || typeof value !== 'string') return undefined;
     const key = name.toLowerCase();
     const values = index.get(key);
     if (values === undefined) index.set(key, [canonicalizeFieldLine(value)]);
