@@ -80,7 +80,7 @@ describe('sign --output headers (the default)', () => {
     expect(signed.out).not.toContain(SECRET);
     const { headers, signatureBase } = JSON.parse(signed.out) as { headers: Record<string, string>; signatureBase: string };
     expect(Object.keys(headers)).toEqual(expected);
-    expect(signatureBase).toContain('"x-application-secret": ***');
+    expect(signatureBase).toContain('"x-application-secret": [REDACTED]');
     const mergedJson = JSON.stringify(merged(request, headers));
     const verified = await cli(['verify', '--request', '-', ...NOW], mergedJson);
     expect(verified.code, verified.out + verified.err).toBe(0);
