@@ -99,6 +99,34 @@ describe('the packed tarball', () => {
 });
 
 describe('the installed package', () => {
+  /** The module URLs a run of the installed command resolves (a module.register resolve hook appends each to a file). */
+  function loadedModules(args: readonly string[], stdin = ''): string[] {
+    writeFileSync(join(consumer, 'load-hooks.mjs'), `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.PAYCONFORM_LOAD_LOG, result.url + '\\n');
+  return result;
+}
+`);
+    writeFileSync(join(consumer, 'load-register.mjs'), "import { register } from 'node:module'; register('./load-hooks.mjs', import.meta.url);\n");
+    const log = join(consumer, `load-${args[0]!.replace(/\W/g, '')}.log`);
+    writeFileSync(log, '');
+    const r = spawnSync(process.execPath, ['--import', './load-register.mjs', join(installed, 'bin', 'payconform.js'), ...args], {
+      cwd: consumer, env: { ...npmEnv(), PAYCONFORM_LOAD_LOG: log }, input: stdin, encoding: 'utf8', timeout: 60_000,
+    });
+    expect(r.error).toBeUndefined();
+    return readFileSync(log, 'utf8').split('\n').filter((url) => url.startsWith('file:')).map((url) => url.slice(url.indexOf('/node_modules/') + '/node_modules/'.length));
+  }
+
+  it('start-up loads only what the command uses: --help no command module, no dependency, no transpiler', () => {
+    const help = loadedModules(['--help']);
+    expect(help).toContain('payconform/dist/cli/main.js');
+    expect(help.filter((m) => !m.startsWith('payconform/') || /^payconform\/dist\/(conformance|server|redis|vectors|cli\/commands)\//.test(m))).toEqual([]);
+    const validate = loadedModules(['validate', 'payout', '-'], '{}');
+    expect(validate).toContain('payconform/dist/cli/commands/validate.js');
+    expect(validate.filter((m) => /^payconform\/dist\/(conformance|server|redis|vectors)\/|^payconform\/dist\/cli\/commands\/(?!validate)|^(tsx|typescript|esbuild)\//.test(m))).toEqual([]);
+  });
+
   it('(a) the README library example signs and verifies under plain node', () => {
     writeFileSync(join(consumer, 'round-trip.mjs'), readmeLibraryExample());
     const out = ok(run(process.execPath, ['round-trip.mjs'], consumer, 60_000), 'round-trip.mjs');
