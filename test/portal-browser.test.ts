@@ -59,7 +59,7 @@ beforeAll(async () => {
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.setDefaultTimeout(10_000);
+  page.setDefaultTimeout(30_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -70,7 +70,7 @@ afterAll(async () => {
 
 const flash = () => page.locator('p.flash').textContent();
 
-describe.skipIf(skip)('sandbox portal in headless Chromium', () => {
+describe.skipIf(skip)('sandbox portal in headless Chromium', { timeout: 90_000 }, () => {
   it('Balances: a payout held by a CoP trigger is committed, and the balance changes on the same page when it finishes', async () => {
     await page.goto(`${service.baseUrl}/portal`);
     expect(page.url()).toMatch(/\/portal\/balances$/);
@@ -90,7 +90,7 @@ describe.skipIf(skip)('sandbox portal in headless Chromium', () => {
     await page.evaluate(() => {
       (globalThis as Record<string, unknown>).stayed = true;
     });
-    await expect.poll(async () => Number(await balance.textContent()), { timeout: 10_000, interval: 100 }).toBe(before - 25);
+    await expect.poll(async () => Number(await balance.textContent()), { timeout: 30_000, interval: 100 }).toBe(before - 25);
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).stayed)).toBe(true);
     expect(await page.locator(`tr[data-payout="${payoutId}"] .status`).first().textContent()).toBe('PROCESSED');
     await page.screenshot({ path: join(shots, 'balances.png'), fullPage: true });
