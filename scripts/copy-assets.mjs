@@ -14,10 +14,15 @@ function copy(file) {
   cpSync(file, target);
 }
 
+/** Directories of the repository's own tooling, not shipped: vectors/adapters/ (other libraries' adapters, the interop matrix). */
+const SKIPPED = new Set([join(root, 'vectors', 'adapters')]);
+
 function walk(dir, keep) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) walk(path, keep);
+    if (entry.isDirectory()) {
+      if (!SKIPPED.has(path)) walk(path, keep);
+    }
     else if (keep(entry.name)) copy(path);
   }
 }

@@ -64,7 +64,7 @@ describe('the packed tarball', () => {
       'dist/src/index.d.ts.map', 'dist/cli/main.js', 'dist/conformance/requirements.json', 'dist/schemas/openapi.json', 'dist/vectors/index.json', 'src/index.ts']) {
       expect(packedFiles, file).toContain(file);
     }
-    const unwanted = packedFiles.filter((f) => /^(test|bench|scripts|node_modules|reports|tmp)\/|^vitest\.config|^tsconfig|\.test\.ts$|\.tgz$/.test(f));
+    const unwanted = packedFiles.filter((f) => /^(test|bench|scripts|node_modules|reports|tmp|dist\/vectors\/adapters)\/|^vitest\.config|^tsconfig|\.test\.ts$|\.tgz$/.test(f));
     expect(unwanted).toEqual([]);
   });
 
