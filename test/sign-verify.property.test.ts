@@ -266,7 +266,8 @@ describe('property: the canonical fast path of the field parsers equals the gene
         expect(fast).toEqual(verifyContentDigest(v, b, { accept, fastPath: false }));
         if (fast.ok) matched++;
       }),
-      { numRuns: 600 },
+      // A fixed seed: the count of matching pairs below must not depend on the draw (about 1 run in 150 drew none).
+      { numRuns: 600, seed: 9421 },
     );
     for (const b of bodies) {
       for (const accept of [['sha-512'], ['sha-256']] as const) {
