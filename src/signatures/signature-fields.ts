@@ -7,9 +7,11 @@ import {
   isByteSequenceWrittenCanonically,
   isInnerList,
   isSfInteger,
+  memberParametersAsWritten,
   parseSfDictionary,
   SF_KEY_PATTERN,
   type BareItem,
+  type ParameterAsWritten,
 } from '../structured-fields/structured-fields.js';
 import { sharedComponentIdentifier, type ComponentIdentifier } from './component-identifier.js';
 import { serializeSignatureParams } from './signature-params.js';
@@ -101,6 +103,25 @@ function parseCanonicalSignatureInput(
   return { label, components, params, signatureParams: value.slice(open + 1) };
 }
 
+/**
+ * What the parsed parameters cannot show: a parameter written twice (RFC 8941 §4.2.3.2 would silently keep the last
+ * value, as with a duplicated label), and an Integer parameter written as a Decimal (`1767225600.0` parses to the
+ * same JavaScript number) or with leading zeros (`01767225600`: RFC 8941 reads the same Integer, but
+ * `@signature-params` re-serialises it, so the text received is not the text signed; this profile is strict).
+ */
+function parametersTextProblem(params: readonly ParameterAsWritten[]): string | undefined {
+  const seen = new Set<string>();
+  for (const { key, raw } of params) {
+    if (seen.has(key)) return `parameter "${key}" appears more than once (RFC 8941 would silently keep the last value)`;
+    seen.add(key);
+    if (PARAM_TYPES[key] === 'integer') {
+      if (/^-?[0-9]+\.[0-9]*$/.test(raw)) return `parameter "${key}" is a Decimal (${raw}), not an Integer`;
+      if (/^-?0[0-9]/.test(raw)) return `parameter "${key}" is written with leading zeros (${raw}); write ${raw.replace(/^(-?)0+(?=[0-9])/, '$1')}`;
+    }
+  }
+  return undefined;
+}
+
 function typeProblem(params: ReadonlyMap<string, BareItem>): string | undefined {
   for (const [key, v] of params) {
     const type = PARAM_TYPES[key];
@@ -130,9 +151,12 @@ export function parseSignatureInput(value: string, options: ParseFieldOptions = 
     return { ok: false, code: parsed.code === 'SF_DUPLICATE_KEY' ? 'LABEL_DUPLICATED' : 'SIGNATURE_INPUT_MALFORMED', message: `Signature-Input: ${parsed.message}` };
   }
   const result = new Map<string, SignatureInput>();
+  const written = memberParametersAsWritten(value);
   for (const [label, member] of parsed.value) {
     const bad = (message: string): ParseSignatureInputResult => ({ ok: false, code: 'SIGNATURE_INPUT_MALFORMED', message: `Signature-Input "${label}": ${message}` });
     if (!isInnerList(member)) return bad('member is not an Inner List');
+    const textProblem = parametersTextProblem(written.get(label) ?? []);
+    if (textProblem) return bad(textProblem);
     const components: ComponentIdentifier[] = [];
     for (const [bare, params] of member[0]) {
       if (typeof bare !== 'string') return bad('a component identifier is not an sf-string');
@@ -162,6 +186,10 @@ export function parseSignature(value: string, options: ParseFieldOptions = {}): 
   for (const [label, member] of parsed.value) {
     if (isInnerList(member) || !isByteSequence(member[0])) {
       return { ok: false, code: 'SIGNATURE_MALFORMED', message: `Signature "${label}": member is not a byte sequence` };
+    }
+    // RFC 9421 §4.2 defines no parameters on a signature, and the spec's step 5 shows none.
+    if (member[1].size > 0) {
+      return { ok: false, code: 'SIGNATURE_MALFORMED', message: `Signature "${label}": parameters on the signature (${[...member[1].keys()].map((k) => `"${k}"`).join(', ')}) are not allowed` };
     }
     const bytes = new Uint8Array(member[0]);
     if (!isByteSequenceWrittenCanonically(value, bytes)) {

@@ -5,7 +5,7 @@ export interface TargetUriParts {
   readonly scheme: string;
   /** Raw authority as written, e.g. `Example.COM:443`. */
   readonly rawAuthority: string;
-  /** Lowercase host (IPv6 with brackets), after WHATWG host parsing. */
+  /** Lowercase host as written (IPv6 with brackets, in WHATWG's serialisation); IPv4 only as a canonical dotted quad. */
   readonly host: string;
   /** The port as written, or undefined when absent or empty. */
   readonly port: number | undefined;
@@ -58,14 +58,19 @@ function splitTargetUri(url: string): TargetUriResult {
   let host: string;
   const rawHost = authority[1]!;
   if (PLAIN_HOST.test(rawHost) && !rawHost.includes('xn--')) {
-    // Already what WHATWG host parsing returns (lowercase LDH labels, last label not numeric): skip new URL().
+    // Already canonical (lowercase LDH labels, last label not numeric): nothing to check or normalise.
     host = rawHost;
-  } else {
+  } else if (rawHost.startsWith('[')) {
+    // IP-literal: WHATWG's IPv6 serialisation (lowercase hex, zeros compressed).
     try {
       host = new URL(`http://${rawHost}/`).hostname;
     } catch {
       return { ok: false, message: `host "${rawHost}" is malformed` };
     }
+  } else {
+    const problem = regNameProblem(rawHost);
+    if (problem !== undefined) return { ok: false, message: problem };
+    host = rawHost.toLowerCase();
   }
   if (host === '') return { ok: false, message: 'host is empty' };
   let port: number | undefined;
@@ -89,6 +94,25 @@ function splitTargetUri(url: string): TargetUriResult {
       withoutFragment: hashAt === -1 ? url : url.slice(0, hashAt),
     }),
   };
+}
+
+// RFC 3986 §3.2.2: reg-name = *( unreserved / pct-encoded / sub-delims ).
+const REG_NAME = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$/;
+const NUMERIC_LABEL = /(?:^|\.)(?:0[xX][0-9A-Fa-f]*|[0-9]+)\.?$/;
+const DOTTED_QUAD = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/;
+
+/**
+ * Why a host that is not an IP-literal cannot be used for `@authority`, or undefined. The host is taken as written
+ * (RFC 9421 §2.2.3, RFC 9110 §4.2.3: lowercased, nothing else), never through WHATWG host parsing, which would read
+ * `127.0.01`, `0x7f.1`, `2130706433` or `\\127.0.0.1` as `127.0.0.1`: one signature would then verify under
+ * several authorities. A host WHATWG would read as an IPv4 address must therefore be a canonical dotted quad.
+ */
+function regNameProblem(host: string): string | undefined {
+  if (!REG_NAME.test(host)) return `host "${host}" is not an RFC 3986 host (allowed: letters, digits, -._~!$&'()*+,;= and %XX)`;
+  if (NUMERIC_LABEL.test(host) && !DOTTED_QUAD.test(host)) {
+    return `host "${host}" is a non-canonical IPv4 address (an HTTP stack may read it as another host); write four decimal octets without leading zeros`;
+  }
+  return undefined;
 }
 
 /** Which ports `@authority` omits: the scheme's default (RFC 9110 §4.2.3), or 80 and 443 whatever the scheme. */

@@ -130,6 +130,41 @@ function dictionaryKeysAsWritten(input: string): string[] {
   return keys;
 }
 
+/** One member-level parameter as written: its key and its value text (empty for a bare `;key`). */
+export interface ParameterAsWritten {
+  readonly key: string;
+  readonly raw: string;
+}
+
+/**
+ * The member-level parameters of each top-level Dictionary member, as written and in order, duplicates included
+ * (RFC 8941 §4.2.3.2 keeps only the last value of a repeated key, and the library gives no way to see the text of
+ * an Integer or Decimal). sf-strings, byte sequences and inner lists are skipped, so only the parameters that follow
+ * a member's value are listed. Only meaningful once the value parsed as a Dictionary.
+ */
+export function memberParametersAsWritten(input: string): Map<string, ParameterAsWritten[]> {
+  const out = new Map<string, ParameterAsWritten[]>();
+  // Blank out what may contain ";" "," or "(": sf-strings, byte sequences, inner lists (same length: offsets hold).
+  const blank = (m: string): string => ' '.repeat(m.length);
+  const masked = input.replace(/"(?:[^"\\]|\\.)*"/g, blank).replace(/:[A-Za-z0-9+/=]*:/g, blank).replace(/\([^)]*\)/g, blank);
+  let start = 0;
+  for (let i = 0; i <= masked.length; i++) {
+    if (i < masked.length && masked[i] !== ',') continue;
+    const segment = masked.slice(start, i);
+    const key = KEY_AT_START.exec(segment.replace(/^[ \t]+/, ''))?.[0];
+    if (key !== undefined) {
+      const params: ParameterAsWritten[] = [];
+      for (const m of segment.matchAll(new RegExp(`;[ ]*(${SF_KEY_PATTERN})(?:=([^;]*))?`, 'g'))) {
+        const at = start + m.index + m[0].length - (m[2]?.length ?? 0);
+        params.push({ key: m[1]!, raw: m[2] === undefined ? '' : input.slice(at, at + m[2].length).trim() });
+      }
+      out.set(key, params);
+    }
+    start = i + 1;
+  }
+  return out;
+}
+
 /** The first key that occurs more than once in a Dictionary value, if any. */
 export function findDuplicateDictionaryKey(input: string): string | undefined {
   const seen = new Set<string>();
