@@ -26,6 +26,8 @@ export const DEVIATIONS = {
   'freshness-window': { title: '`created` within 300 s, past or future', kind: 'profile', section: 'RFC 9421 §7.2.4', url: `${RFC9421}#section-7.2.4` },
   'duplicate-header': { title: 'a single-valued covered header sent on two lines is rejected, not combined', kind: 'rfc', section: 'RFC 9421 §7.5.6', url: `${RFC9421}#section-7.5.6` },
   'non-ascii-base': { title: 'a non-ASCII covered value makes the signature base an error', kind: 'rfc', section: 'RFC 9421 §2.5', url: `${RFC9421}#section-2.5` },
+  'strict-parameters': { title: 'a repeated signature parameter, or `created` written as a Decimal, is refused', kind: 'profile', section: 'RFC 8941 §4.2.3.2', url: `${RFC8941}#section-4.2.3.2` },
+  'host-as-written': { title: '`@authority` takes the host as written, never read as another IPv4 address', kind: 'rfc', section: 'RFC 9421 §2.2.3', url: `${RFC9421}#section-2.2.3` },
   'byte-sequence': { title: 'Signature is padded standard base64 (an RFC 8941 byte sequence)', kind: 'rfc', section: 'RFC 8941 §4.2.7', url: `${RFC8941}#section-4.2.7` },
   'content-digest-profile': { title: 'Content-Digest: `sha-512` required on bodies, absent on GET/DELETE', kind: 'profile', section: 'RFC 9530 §2', url: `${RFC9530}#section-2` },
   'no-verification': { title: 'the library does not verify RFC 9421 signatures', kind: 'library', section: 'RFC 9421 §3.2', url: `${RFC9421}#section-3.2` },

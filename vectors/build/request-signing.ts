@@ -55,6 +55,10 @@ const notes: Record<string, FlagNote> = {
   DuplicateHeader: { description: 'A covered single-valued header is sent on two lines.', effect: 'Frameworks keep the first or the last line, or join them: the verifier and the application read different values.' },
   NonAsciiHeader: { description: 'A covered header holds non-ASCII: the signature base must be ASCII, so no valid signature exists.' },
   Base64Padding: { description: 'RFC 8941 §4.2.7: parsers SHOULD accept a byte sequence without padding; the spec shows the 88-character padded form and this toolkit requires it. Either answer conforms.' },
+  Strictness: { description: 'Issue 15: a form RFC 8941 parsing would accept as the same signature (a repeated parameter keeps its last value; created written as a Decimal with ".0"). The profile refuses it, as it refuses a duplicated label.', effect: 'One signature verifying under several header texts: a downstream reader may take the other value.' },
+  NonCanonicalInteger: { description: 'created with a leading zero: RFC 8941 reads the same Integer and @signature-params re-serialises it, so the signature verifies; this toolkit refuses a header that differs from the text signed. Either answer conforms.' },
+  SignatureMemberParameters: { description: 'A parameter on the Signature member: RFC 9421 §4.2 defines none and the spec shows none; RFC 8941 lets a field ignore unknown parameters. This toolkit refuses it. Either answer conforms.' },
+  HostAsWritten: { description: '@authority takes the host as written, lowercased (RFC 9421 §2.2.3, RFC 9110 §4.2.3). A host that is not an RFC 3986 host, or that WHATWG URL parsing would read as another IPv4 address, is refused; it never verifies as 127.0.0.1.', effect: 'A verifier that normalises through WHATWG accepts one signature for several hosts.' },
   MultipleDigests: { description: 'A correct sha-256 member next to the correct sha-512 member: RFC 9530 allows several; the profile sends sha-512 only. This toolkit ignores the extra member; rejecting it also conforms.' },
 };
 
@@ -234,6 +238,12 @@ export async function buildRequestSigningFile(keys: KeysFile, vk: VectorKeys): P
     { id: 'verify-signature-63-bytes', description: 'A 63-byte signature (the last byte cut off).', source: `${S.v2}; spec: step 3 (64-byte signature)`, result: 'invalid', flags: ['SignatureHeaders'], code: 'SIGNATURE_MALFORMED', request: resized(signed('verify-signature-63-bytes'), -1) },
     { id: 'verify-signature-65-bytes', description: 'A 65-byte signature (one byte appended).', source: `${S.v2}; spec: step 3 (64-byte signature)`, result: 'invalid', flags: ['SignatureHeaders'], code: 'SIGNATURE_MALFORMED', request: resized(signed('verify-signature-65-bytes'), 1) },
 
+    { id: 'verify-nonce-parameter-duplicated', description: 'Signature-Input carries nonce twice (;nonce="x";nonce=<the signed nonce>): RFC 8941 would keep the last and verify.', source: `${S.v2}; RFC 8941 §4.2.3.2`, result: 'invalid', flags: ['Strictness'], code: 'SIGNATURE_INPUT_MALFORMED', request: mapHeader(signed('verify-nonce-parameter-duplicated'), 'signature-input', (v) => v.replace(`;nonce="${n('verify-nonce-parameter-duplicated')}"`, `;nonce="x";nonce="${n('verify-nonce-parameter-duplicated')}"`)) },
+    { id: 'verify-keyid-parameter-duplicated', description: 'Signature-Input carries keyid twice (;keyid="nokey";keyid=<the real keyid>).', source: `${S.v2}; RFC 8941 §4.2.3.2`, result: 'invalid', flags: ['Strictness'], code: 'SIGNATURE_INPUT_MALFORMED', request: mapHeader(signed('verify-keyid-parameter-duplicated'), 'signature-input', (v) => v.replace(`;keyid="${A.keyId}"`, `;keyid="nokey";keyid="${A.keyId}"`)) },
+    { id: 'verify-created-decimal-zero-fraction', description: 'created written as the Decimal 1767225600.0 (a JavaScript parser reads the same number).', source: `${S.v2}; RFC 9421 §2.3`, result: 'invalid', flags: ['Strictness'], code: 'SIGNATURE_INPUT_MALFORMED', request: mapHeader(signed('verify-created-decimal-zero-fraction'), 'signature-input', (v) => v.replace(`created=${NOW}`, `created=${NOW}.0`)) },
+    { id: 'verify-created-leading-zero', description: 'created written with a leading zero (01767225600).', source: `${S.v2}; RFC 8941 §3.3.1`, result: 'acceptable', flags: ['NonCanonicalInteger'], code: 'SIGNATURE_INPUT_MALFORMED', request: mapHeader(signed('verify-created-leading-zero'), 'signature-input', (v) => v.replace(`created=${NOW}`, `created=0${NOW}`)) },
+    { id: 'verify-signature-member-parameter', description: 'The right signature with a parameter on its member (sig1=:...:;x=1).', source: `${S.v2}; RFC 9421 §4.2`, result: 'acceptable', flags: ['SignatureMemberParameters'], code: 'SIGNATURE_MALFORMED', request: mapHeader(signed('verify-signature-member-parameter'), 'signature', (v) => `${v};x=1`) },
+
     // step 2: label
     { id: 'verify-label-not-sig1', description: 'Correctly signed under the label "sig2" in both fields.', source: S.label, result: 'invalid', flags: ['Label'], code: 'LABEL_UNSUPPORTED', request: custom('verify-label-not-sig1', P('verify-label-not-sig1'), { label: 'sig2' }) },
     { id: 'verify-label-extra-member', description: 'A valid sig1 plus a second member "proxy" in both fields.', source: S.label, result: 'invalid', flags: ['Label'], code: 'LABEL_UNSUPPORTED', request: ((r: HttpRequest) => mapHeader(mapHeader(r, 'signature-input', (v) => `${v}, proxy=("@method");created=${NOW}`), 'signature', (v) => `${v}, proxy=:${Buffer.alloc(64, 1).toString('base64')}:`))(signed('verify-label-extra-member')) },
@@ -296,6 +306,11 @@ export async function buildRequestSigningFile(keys: KeysFile, vk: VectorKeys): P
     { id: 'verify-content-digest-extra-sha256-member', description: 'Validly signed with Content-Digest holding correct sha-256 and sha-512 members.', source: 'RFC 9530 §2; spec: step 1', result: 'acceptable', flags: ['MultipleDigests'], request: custom('verify-content-digest-extra-sha256-member', P('verify-content-digest-extra-sha256-member'), { req: payoutHeaders(computeContentDigest(utf8(PAYOUT_BODY_SPACED), ['sha-256', 'sha-512'])) }) },
 
     // step 9
+    ...(['127.0.01', '0x7f.1', '2130706433', '\\127.0.0.1'] as const).map((host, i): VerifySpec => {
+      const id = `verify-host-non-canonical-${['octet-leading-zero', 'hex-short', 'integer', 'backslash'][i]}`;
+      const req = signed(id, payoutCreate(PAYOUT_BODY_SPACED, 'https://127.0.0.1/api/payouts'));
+      return { id, description: `Signed for https://127.0.0.1, received with the host written ${JSON.stringify(host)} (WHATWG URL parsing reads 127.0.0.1).`, source: `${S.authority}; RFC 9421 §2.2.3; RFC 3986 §3.2.2`, result: 'invalid', flags: ['HostAsWritten'], code: 'SIGNATURE_BASE_INVALID', request: { ...req, url: req.url.replace('127.0.0.1', host) } };
+    }),
     { id: 'verify-non-ascii-covered-header', description: 'Content-Type changed to a value with a non-ASCII character: no signature base can be built.', source: S.v9, result: 'invalid', flags: ['NonAsciiHeader'], code: 'SIGNATURE_BASE_INVALID', request: setHeader(signed('verify-non-ascii-covered-header'), 'content-type', 'application/json; charset=utf-8; q=é') },
 
     // step 10

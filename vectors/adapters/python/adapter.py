@@ -201,7 +201,10 @@ class _Parser:
             if self.peek() == "=":
                 self.i += 1
                 v = self.bare_item()
-            params = [(pk, pv) for pk, pv in params if pk != k] + [(k, v)]
+            if any(pk == k for pk, _ in params):
+                # RFC 8941 would keep the last value; the profile refuses (a second value hides behind the first).
+                raise SfError("parameter %r appears more than once" % k)
+            params.append((k, v))
         return params
 
     def item_or_inner_list(self):
@@ -296,6 +299,10 @@ def body_of(obj):
 
 _URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#.*)?$", re.S)
 _AUTHORITY = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^:\[\]]+)(?::([0-9]*))?$")
+_REG_NAME = re.compile(r"^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$")
+_NUMERIC_LABEL = re.compile(r"(?:^|\.)(?:0[xX][0-9A-Fa-f]*|[0-9]+)\.?$")
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_DOTTED_QUAD = re.compile(r"^(?:%s\.){3}%s$" % (_OCTET, _OCTET))
 
 
 def parse_target_uri(url):
@@ -317,6 +324,12 @@ def parse_target_uri(url):
         except ValueError:
             raise Failure("TARGET_URI_INVALID", "IPv6 host")
     else:
+        # The host as written (RFC 3986 reg-name, lowercased), never read as WHATWG would: a host that parser takes
+        # for an IPv4 address must be a canonical dotted quad (127.0.01, 0x7f.1, 2130706433 are refused).
+        if not _REG_NAME.match(host):
+            raise Failure("TARGET_URI_INVALID", "host is not an RFC 3986 host")
+        if _NUMERIC_LABEL.search(host) and not _DOTTED_QUAD.match(host):
+            raise Failure("TARGET_URI_INVALID", "non-canonical IPv4 host")
         host = host.lower()
     if host == "":
         raise Failure("TARGET_URI_INVALID", "empty host")
