@@ -1,6 +1,6 @@
 // Grading: turns what a check returned into redacted, serialisable verdicts (MUST → fail, SHOULD/MAY → warn).
 import type { Check, Evidence, Finding, FindingOutcome, Level, RecordedRequest, RecordedResponse } from './check.js';
-import type { Catalogue } from './requirements.js';
+import type { Catalogue, Requirement } from './requirements.js';
 import type { Redactor } from './redact.js';
 import type { BodyView, EvidenceView, GradedFinding, Outcome, RequestView, ResponseView } from './result.js';
 
@@ -56,6 +56,16 @@ export function evidenceView(e: Evidence, redactor: Redactor): EvidenceView {
   };
 }
 
+/**
+ * Only a MUST sentence of the spec can fail a target: a violation of payconform's own choice (`source: payconform`)
+ * or of a sentence the spec states as less than MUST warns at most. A finding without a requirement is judged by its
+ * check's first requirement.
+ */
+function statesMust(check: Check<unknown>, requirement: Requirement | undefined, catalogue: Catalogue): boolean {
+  const rule = requirement ?? (check.requirements[0] !== undefined ? catalogue.byId.get(check.requirements[0]) : undefined);
+  return rule !== undefined && rule.shown && rule.source === undefined && rule.level === 'MUST';
+}
+
 /** Grades one finding. Throws a TypeError for a malformed finding (a defect of the check, reported as `error`). */
 export function gradeFinding(check: Check<unknown>, finding: Finding, catalogue: Catalogue, redactor: Redactor): GradedFinding {
   if (typeof finding !== 'object' || finding === null || !FINDING_OUTCOMES.has(finding.outcome)) {
@@ -80,7 +90,7 @@ export function gradeFinding(check: Check<unknown>, finding: Finding, catalogue:
     case 'violation':
       // The spec leaves it "not shown": record what was seen, never fail the target for it.
       if (requirement && !requirement.shown) { outcome = 'pass'; observed = true; }
-      else outcome = level === 'MUST' ? 'fail' : 'warn';
+      else outcome = level === 'MUST' && statesMust(check, requirement, catalogue) ? 'fail' : 'warn';
       break;
   }
   const text = (s: unknown): string => redactor.redactText(String(s));

@@ -15,6 +15,8 @@ export interface Requirement {
   readonly notes?: string;
   /** `payconform` marks a profile choice made where the spec is silent. */
   readonly source?: 'payconform';
+  /** The spec's own words the requirement rests on: fragments each found verbatim in the spec (whitespace aside). */
+  readonly quote?: readonly string[];
 }
 
 export interface Catalogue {

@@ -79,6 +79,18 @@ describe('grading', () => {
     expect(exitCodeFor(summary)).toBe(EXIT_OK);
   });
 
+  it('only warns for a MUST violation of payconform\'s own choice or of a sentence the spec does not state as MUST', async () => {
+    const summary = await runChecks(
+      options([
+        check('choice', () => [violation('two of eight concurrent copies accepted', { requirement: 'SIG-PROFILE-NONCE-ATOMIC' })], { requirements: ['SIG-PROFILE-NONCE-ATOMIC'] }),
+        check('choice-by-default', () => [violation('no requirement named')], { requirements: ['SIG-PROFILE-REJECTED-NO-EFFECT'] }),
+        check('spec-must', () => [violation('a replay was accepted', { requirement: 'SIG-VERIFY-NONCE-UNUSED' })], { requirements: ['SIG-VERIFY-NONCE-UNUSED'] }),
+      ]),
+    );
+    const by = Object.fromEntries(summary.results.map((r) => [r.id, r.outcome]));
+    expect(by).toEqual({ choice: 'warn', 'choice-by-default': 'warn', 'spec-must': 'fail' });
+  });
+
   it('warnings alone exit 0', async () => {
     const summary = await runChecks(options([check('w', () => [violation('x')], { level: 'SHOULD' })]));
     expect(exitCodeFor(summary)).toBe(EXIT_OK);

@@ -6,8 +6,12 @@ import type { RecordedExchange } from '../../http-client.js';
 import type { ServerAuditContext } from './context.js';
 import { describeOutcome, evidenceOf } from './requests.js';
 
-/** Requirements every rejection check reports on besides its own rule. */
-export const REJECTION_REQUIREMENTS = ['SIG-PROFILE-REJECTED-NO-EFFECT', 'ERROR-AUTH-FAILURE', 'ERROR-STATUS-CLASSES'] as const;
+/**
+ * Requirements every rejection check reports on besides its own rule. A payout created by a rejected request fails
+ * SIG-PAYOUT-CREATE-SIGNED ("All such requests must prove authenticity, integrity and freshness."): the request
+ * that created it did not prove them.
+ */
+export const REJECTION_REQUIREMENTS = ['SIG-PAYOUT-CREATE-SIGNED', 'SIG-PROFILE-REJECTED-NO-EFFECT', 'ERROR-AUTH-FAILURE', 'ERROR-STATUS-CLASSES'] as const;
 
 /** The body's `statusName` or the first 80 characters of the body, for the record. */
 function bodyHint(ex: RecordedExchange): string {

@@ -60,7 +60,7 @@ const replayed = serverCheck({
     return [
       pass('the first request was accepted', { requirement: 'SIG-VERIFY-NONCE-UNUSED', evidence: evidenceOf(ctx, first) }),
       ...judgeRejection(ctx, second, 'SIG-VERIFY-NONCE-UNUSED', 'the identical request sent again (same nonce)'),
-      await atMostOnePayout(ctx, env, reference, 'SIG-PROFILE-REJECTED-NO-EFFECT'),
+      await atMostOnePayout(ctx, env, reference, 'SIG-PAYOUT-CREATE-SIGNED'),
     ];
   },
 });
@@ -82,9 +82,10 @@ const concurrent = serverCheck({
     const summary = Object.entries(tally).map(([s, n]) => `${n}× ${s}`).join(', ');
     const findings: Finding[] = [];
     if (accepted.length !== 1) {
+      // More than one accepted: a nonce was used again (spec step 4). None accepted: payconform's expectation only.
       findings.push(
         violation(`${accepted.length} of ${CONCURRENT_COPIES} identical requests were accepted`, {
-          requirement: 'SIG-PROFILE-NONCE-ATOMIC',
+          requirement: accepted.length > 1 ? 'SIG-VERIFY-NONCE-UNUSED' : 'SIG-PROFILE-NONCE-ATOMIC',
           expected: 'exactly one accepted, the others rejected',
           received: summary,
           evidence: evidenceOf(ctx, accepted[1] ?? all[0]!),
@@ -94,7 +95,7 @@ const concurrent = serverCheck({
       findings.push(pass(`exactly one of ${CONCURRENT_COPIES} was accepted (${summary})`, { requirement: 'SIG-PROFILE-NONCE-ATOMIC' }));
       for (const ex of all.filter((e) => !isSuccess(e))) findings.push(...judgeRejection(ctx, ex, 'SIG-VERIFY-NONCE-UNUSED', 'a concurrent copy of an accepted request'));
     }
-    findings.push(await atMostOnePayout(ctx, env, reference, 'SIG-PROFILE-NONCE-ATOMIC'));
+    findings.push(await atMostOnePayout(ctx, env, reference, 'SIG-VERIFY-NONCE-UNUSED'));
     return findings;
   },
 });

@@ -74,24 +74,24 @@ export async function noPayoutFollows(ctx: ServerAuditContext, env: CheckRunEnv,
   const held = await sandboxPayoutsWith(ctx, env, references);
   if (held !== undefined && held.payouts.length > 0) {
     return violation(`the rejected ${what} still created a payout: the target lists a payout with its reference`, {
-      requirement: 'SIG-PROFILE-REJECTED-NO-EFFECT',
+      requirement: 'SIG-PAYOUT-CREATE-SIGNED',
       expected: `no payout with reference ${references.join(' or ')}`,
       received: `payout(s) ${held.payouts.map((p) => String(p['payoutId'])).join(', ')}`,
       evidence: evidenceOf(ctx, held.ex, held.note),
     });
   }
   if (ctx.webhooks === undefined) {
-    return notApplicable(`not checked that the rejected ${what} created no payout: no webhook listener is configured (set "webhookListen")`, { requirement: 'SIG-PROFILE-REJECTED-NO-EFFECT' });
+    return notApplicable(`not checked that the rejected ${what} created no payout: no webhook listener is configured (set "webhookListen")`, { requirement: 'SIG-PAYOUT-CREATE-SIGNED' });
   }
   const seen = await waitForMentions(ctx.webhooks, env, ctx.quietWaitMs, references);
   const first = seen[0];
   if (first !== undefined) {
     return violation(`the rejected ${what} still created a payout: a payout webhook for its reference arrived`, {
-      requirement: 'SIG-PROFILE-REJECTED-NO-EFFECT',
+      requirement: 'SIG-PAYOUT-CREATE-SIGNED',
       expected: `no payout webhook for reference ${references.join(' or ')}`,
       received: `${seen.length} webhook(s), first with status ${member(first, 'payoutStatus') ?? '(none)'}`,
       evidence: webhookEvidence(first),
     });
   }
-  return pass(`no payout webhook followed the rejected ${what} within ${ctx.quietWaitMs} ms`, { requirement: 'SIG-PROFILE-REJECTED-NO-EFFECT' });
+  return pass(`no payout webhook followed the rejected ${what} within ${ctx.quietWaitMs} ms`, { requirement: 'SIG-PAYOUT-CREATE-SIGNED' });
 }

@@ -1,0 +1,39 @@
+// The server audit fails a target only on a sentence the spec states: every requirement a server check can fail on
+// quotes the spec's own words (found verbatim in the spec), and a requirement that is payconform's own choice or a
+// "not shown" point cannot produce a failure (the grader turns it into a warning or a record).
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { serverChecks } from '../conformance/checks/server/index.js';
+import { loadCatalogue } from '../conformance/requirements.js';
+
+const catalogue = loadCatalogue();
+const normalise = (s: string): string => s.replace(/\s+/g, ' ');
+const spec = normalise(readFileSync('/work/shared/spec/payments-service.md', 'utf8'));
+
+/** A requirement whose violation the grader fails (MUST, stated by the spec, not payconform's choice). */
+const canFail = (id: string): boolean => {
+  const r = catalogue.byId.get(id);
+  return r !== undefined && r.shown && r.source === undefined && r.level === 'MUST';
+};
+
+describe('server-audit requirements rest on the spec\'s words', () => {
+  const cited = [...new Set(serverChecks.flatMap((c) => c.requirements))];
+
+  it.each(cited.filter(canFail))('%s quotes the spec verbatim', (id) => {
+    const quote = catalogue.byId.get(id)?.quote ?? [];
+    expect(quote.length, `${id} has no "quote"`).toBeGreaterThan(0);
+    for (const fragment of quote) expect(spec.includes(normalise(fragment)), `${id}: "${fragment}" is not in the spec`).toBe(true);
+  });
+
+  it('every server check that can fail cites at least one such requirement first', () => {
+    for (const check of serverChecks) {
+      if (check.level !== 'MUST') continue;
+      expect(check.requirements.some(canFail), check.id).toBe(true);
+    }
+  });
+
+  it('payconform\'s choices and "not shown" points are marked, so the grader can keep them from failing', () => {
+    const choices = catalogue.requirements.filter((r) => r.source === 'payconform' || !r.shown).map((r) => r.id);
+    expect(choices).toEqual(expect.arrayContaining(['SIG-PROFILE-NONCE-ATOMIC', 'SIG-PROFILE-REJECTED-NO-EFFECT', 'WEBHOOK-RETRY-TIMING', 'ERROR-AUTH-FAILURE']));
+  });
+});
