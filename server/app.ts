@@ -115,5 +115,11 @@ async function handle(ctx: ServiceContext, router: Router<RouteHandler>, limits:
 
 export function sendError(ctx: ServiceContext, res: ServerResponse, error: HttpError): void {
   const body = createErrorBody(error, newTracingId(ctx.faults));
+  if (ctx.faults.alt) {
+    // Variant alt: RFC 9457 problem details outside refund creation (the spec shows an error body for refunds only).
+    const problem = { type: 'about:blank', title: body.statusName, status: body.statusCode, detail: body.errorMessage, traceId: body.traceId };
+    send(res, error.status, 'application/problem+json; charset=utf-8', stringifyJson(problem), { ...error.headers, 'x-payconform-error-code': error.code });
+    return;
+  }
   send(res, error.status, 'application/json', stringifyJson(body), { ...error.headers, 'x-payconform-error-code': error.code });
 }

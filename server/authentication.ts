@@ -20,6 +20,11 @@ export class RequestAuthenticator {
     private readonly verifySignature: SignatureVerifier,
   ) {}
 
+  /** Failed authentication: 401, or 403 in variant alt (the status is not shown by the spec). */
+  private get failureStatus(): 401 | 403 {
+    return this.faults.alt ? 403 : 401;
+  }
+
   /** True when the request carries any RFC 9421 signature field. */
   static isSigned(request: HttpRequest): boolean {
     return getFieldValues(request.headers, 'signature').length > 0 || getFieldValues(request.headers, 'signature-input').length > 0;
@@ -46,10 +51,10 @@ export class RequestAuthenticator {
     if (!outcome.ok) {
       // The nonce store (e.g. Redis) failed: the request is refused (fail closed), but it is the service's failure.
       if (outcome.code === 'NONCE_STORE_UNAVAILABLE') throw new HttpError(503, outcome.code, `the replay check is unavailable, try again later: ${outcome.message}`);
-      throw new HttpError(401, outcome.code, `signature verification failed at step ${outcome.step} (${outcome.code}): ${outcome.message}`);
+      throw new HttpError(this.failureStatus, outcome.code, `signature verification failed at step ${outcome.step} (${outcome.code}): ${outcome.message}`);
     }
     const app = this.state.applications.get(outcome.applicationId);
-    if (app === undefined) throw new HttpError(401, 'unknown_application', `unknown application "${outcome.applicationId}"`);
+    if (app === undefined) throw new HttpError(this.failureStatus, 'unknown_application', `unknown application "${outcome.applicationId}"`);
     return app;
   }
 
@@ -63,22 +68,22 @@ export class RequestAuthenticator {
   checkCredentials(request: HttpRequest): Application {
     const ids = getFieldValues(request.headers, 'x-application-id');
     const secrets = getFieldValues(request.headers, 'x-application-secret');
-    if (ids.length > 1) throw new HttpError(401, 'duplicate_application_id', 'x-application-id sent more than once');
-    if (secrets.length > 1) throw new HttpError(401, 'duplicate_application_secret', 'x-application-secret sent more than once');
+    if (ids.length > 1) throw new HttpError(this.failureStatus, 'duplicate_application_id', 'x-application-id sent more than once');
+    if (secrets.length > 1) throw new HttpError(this.failureStatus, 'duplicate_application_secret', 'x-application-secret sent more than once');
     const id = ids[0]?.trim();
     let app = id === undefined || id === '' ? undefined : this.state.applications.get(id);
     if (app === undefined) {
       if (this.faults.has('no-application-id-check')) app = this.state.applications.values().next().value;
       if (app === undefined) {
         throw id === undefined || id === ''
-          ? new HttpError(401, 'missing_application_id', 'x-application-id header is required')
-          : new HttpError(401, 'unknown_application', `unknown application "${id}"`);
+          ? new HttpError(this.failureStatus, 'missing_application_id', 'x-application-id header is required')
+          : new HttpError(this.failureStatus, 'unknown_application', `unknown application "${id}"`);
       }
     }
     if (this.faults.has('no-secret-check')) return app;
     const secret = secrets[0]?.trim();
-    if (secret === undefined || secret === '') throw new HttpError(401, 'missing_application_secret', 'x-application-secret header is required');
-    if (!constantTimeEqual(secret, app.applicationSecret)) throw new HttpError(401, 'invalid_application_secret', 'x-application-secret is not valid for this application');
+    if (secret === undefined || secret === '') throw new HttpError(this.failureStatus, 'missing_application_secret', 'x-application-secret header is required');
+    if (!constantTimeEqual(secret, app.applicationSecret)) throw new HttpError(this.failureStatus, 'invalid_application_secret', 'x-application-secret is not valid for this application');
     return app;
   }
 }

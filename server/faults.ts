@@ -77,12 +77,54 @@ export function listFaults(): string {
   return faultCatalogue.map((f) => `${f.name.padEnd(width)}  ${f.description}\n${' '.repeat(width)}  breaks: ${f.breaks}\n`).join('');
 }
 
-/** The set of faults switched on, with a cheap membership test. */
+/**
+ * What `--variant alt` changes: at each point the spec leaves open, the choice `clean` makes, the one `alt` makes, and
+ * the spec's words that leave it open. The README lists this table; the server audit must pass both personalities.
+ */
+export const variantChoices = [
+  { point: 'success status codes', clean: 'create payout and create refund answer 201', alt: 'both answer 200', openBy: 'Required-ness of each request field, amount bounds and the success status code: not shown.' },
+  { point: 'authentication failure status', clean: '401 UNAUTHORIZED', alt: '403 FORBIDDEN', openBy: 'Status codes and bodies for [...] failed authentication or signature verification, and payout endpoint errors: not shown.' },
+  { point: 'refund and commit/cancel conflicts', clean: '409 for a second active refund and for commit or cancel outside AWAITING_COMMIT; 422 above the payment total', alt: '422 for the conflicts; 400 above the payment total', openBy: 'Status codes and bodies for exceeding the refund total, a second concurrent refund [...]: not shown.' },
+  { point: 'error bodies outside the refund endpoint', clean: 'the refund error body everywhere', alt: 'RFC 9457 application/problem+json (type, title, status, detail, traceId) outside refund creation', openBy: 'Refund creation failures return a JSON body [...] payout endpoint errors: not shown.' },
+  { point: 'extra properties', clean: 'only the fields of the spec\'s tables', alt: 'every resource, error body and webhook payload carries extra members (top level and nested)', openBy: 'Receivers must ignore unknown properties in payloads.' },
+  { point: 'signature labels beside sig1', clean: 'a request with any label besides sig1 is rejected', alt: 'only sig1 is processed; other labels are ignored (RFC 9421 §7.2.7: the verifier chooses)', openBy: 'The label is always `sig1`. (a rule for the signer)' },
+  { point: 'created in the future', clean: 'rejected beyond 300 s (payconform\'s profile choice)', alt: 'accepted: only the age is bounded', openBy: '3. Check now minus created is at most 300 seconds.' },
+  { point: 'commit, cancel and refund signatures', clean: 'verified when present, not required', alt: 'required (answered 403 without one)', openBy: 'Whether commit, cancel and refund calls require the signature: not shown' },
+  { point: 'lifecycle speed', clean: 'each automatic payout step after the lifecycle delay', alt: 'payouts move on at once (5 ms); refunds as clean', openBy: 'Moves into and out of PROCESSED, FAILED, HELD, RETURNED [...]: not shown.' },
+  { point: 'retry schedule', clean: 'exponential backoff from the initial delay', alt: 'a constant interval (the initial delay)', openBy: 'Retry interval and maximum number of attempts: not shown.' },
+  { point: 'webhook body layout', clean: 'compact JSON', alt: 'pretty-printed JSON (2-space indent), signed over exactly the bytes sent', openBy: 'the signature is base64 text computed over the exact JSON payload bytes' },
+  { point: 'status descriptions', clean: 'a short text', alt: 'empty', openBy: 'payoutStatusDescription | string | may be empty' },
+  { point: 'media-type parameters', clean: 'no parameters', alt: '`; charset=utf-8` on every JSON response and webhook', openBy: 'Version negotiation rules [...]: not shown.' },
+  { point: 'payment webhook Accept', clean: 'application/json', alt: '*/*', openBy: 'Headers: `Authorization` (signature), `Content-Type: application/json`, `Accept`.' },
+  { point: 'lengths and digit counts', clean: 'tracingId 32 lowercase hex digits; createdAt with milliseconds; createdAtUtc with milliseconds; eventTimeUtc with milliseconds', alt: 'tracingId 16 upper-case hex digits; createdAt with microseconds; createdAtUtc with 7 fractional digits; eventTimeUtc without fractional seconds', openBy: 'hexadecimal trace identifier; differs per response / ISO 8601 UTC timestamp' },
+  { point: 'public key layout', clean: 'the PEM body in 64-character lines', alt: 'the PEM body on one line', openBy: 'Returns the service\'s public key in PKCS#8 PEM form, with the [...] lines trimmed off.' },
+] as const satisfies ReadonlyArray<{ readonly point: string; readonly clean: string; readonly alt: string; readonly openBy: string }>;
+
+/**
+ * The service's personality: `clean` takes one permitted choice wherever the spec is silent, `alt` the other (see
+ * `variantChoices`). Both conform; the audit must pass both.
+ */
+export type ServiceVariant = 'clean' | 'alt';
+
+export const serviceVariants: readonly ServiceVariant[] = ['clean', 'alt'];
+
+/**
+ * The faults switched on (cheap membership test), and the personality: every behaviour switch of the service is read
+ * at its point of use from this one object.
+ */
 export class FaultSet {
   private readonly set: ReadonlySet<FaultName>;
-  constructor(faults: readonly FaultName[] = []) {
+  constructor(
+    faults: readonly FaultName[] = [],
+    readonly variant: ServiceVariant = 'clean',
+  ) {
     for (const f of faults) if (!isFaultName(f)) throw new TypeError(`unknown fault "${String(f)}"`);
+    if (!serviceVariants.includes(variant)) throw new TypeError(`unknown variant "${String(variant)}"`);
     this.set = new Set(faults);
+  }
+  /** The `alt` personality: the other permitted choice at every point where the spec is silent. */
+  get alt(): boolean {
+    return this.variant === 'alt';
   }
   has(name: FaultName): boolean {
     return this.set.has(name);

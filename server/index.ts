@@ -24,7 +24,7 @@ import { createSignatureVerifier } from './signature-verifier.js';
 import { ServiceState } from './state.js';
 import { defaultRetryPolicy, WebhookQueue } from './webhook-delivery.js';
 
-export { faultCatalogue, isFaultName, listFaults, type FaultDescription, type FaultName } from './faults.js';
+export { faultCatalogue, isFaultName, listFaults, serviceVariants, variantChoices, type FaultDescription, type FaultName, type ServiceVariant } from './faults.js';
 export { copTriggers, confirmPayee, type CopDestinationKey, type PayoutDestination } from './cop-triggers.js';
 export { STATUS_NAMES, type ErrorBody } from './error-body.js';
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connections.js';
@@ -45,7 +45,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => {});
-  const faults = new FaultSet(options.faults ?? []);
+  const faults = new FaultSet(options.faults ?? [], options.variant);
   const state = new ServiceState(options.stateLimits);
 
   const configs = options.applications !== undefined && options.applications.length > 0 ? options.applications : [generateDevelopmentApplication()];
@@ -89,7 +89,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     faults,
     auth,
     now,
-    requireSignatureOnCommitCancelRefund: options.requireSignatureOnCommitCancelRefund ?? false,
+    requireSignatureOnCommitCancelRefund: options.requireSignatureOnCommitCancelRefund ?? faults.alt,
     webhookPublicKey: { trimmed: trimmedPem, full: exportRsaPublicKeyPem(signingKey) },
     defaultWebhookUrls,
     log,
@@ -123,6 +123,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     copDestinations: copDestinations(),
     webhookPublicKeyTrimmedPem: trimmedPem,
     faults: faults.list(),
+    variant: faults.variant,
     deliveries: () => queue.deliveries(),
     backend: backend.description,
     openConnections: () => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),

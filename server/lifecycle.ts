@@ -82,7 +82,7 @@ export class Lifecycle {
     if (payout.status !== 'AWAITING_COMMIT' && !(faults.has('webhook-missing-event') && !initial)) {
       const eventTime = now();
       const snapshot: Payout = { ...payout };
-      const description = payout.statusReason ?? statusDescriptions[payout.status];
+      const description = faults.alt ? '' : (payout.statusReason ?? statusDescriptions[payout.status]);
       queue.enqueue({
         kind: 'payout',
         applicationId: payout.applicationId,
@@ -108,7 +108,7 @@ export class Lifecycle {
     if (payment !== undefined && !(faults.has('webhook-missing-event') && !initial)) {
       const eventTime = now();
       const snapshot: Refund = { ...refund };
-      const description = statusDescriptions[refund.status];
+      const description = faults.alt ? '' : statusDescriptions[refund.status];
       queue.enqueue({
         kind: 'refund',
         applicationId: refund.applicationId,
@@ -157,20 +157,22 @@ export class Lifecycle {
       applicationId: payment.applicationId,
       resourceId: payment.paymentId,
       eventStatus: payment.status,
-      payload: () => paymentWebhookPayload(snapshot),
+      payload: () => paymentWebhookPayload(snapshot, this.o.faults),
     });
   }
 
   /** After `delayMs`, the next automatic step of the payout or refund (if any is left), then `changed`. */
   private scheduleStep(item: Payout | Refund, changed: () => void): void {
     if (this.o.delayMs <= 0) return;
+    // Variant alt: payouts move on at once (lifecycle timing is not shown); refunds keep the delay.
+    const delayMs = this.o.faults.alt && !('refundId' in item) ? 5 : this.o.delayMs;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       const to = nextStep(item.status, item.plannedOutcome);
       if (to === undefined) return;
       item.status = to;
       changed();
-    }, this.o.delayMs);
+    }, delayMs);
     this.timers.add(timer);
   }
 }

@@ -3,7 +3,7 @@ import type { Ed25519PrivateKey, Ed25519PublicKey } from '../src/ed25519/backend
 import type { ParsedRsaPrivateKey } from '../src/webhooks/index.js';
 import type { CopDestinationKey, PayoutDestination } from './cop-triggers.js';
 import type { ServiceContext, ServiceExtension } from './context.js';
-import type { FaultName } from './faults.js';
+import type { FaultName, ServiceVariant } from './faults.js';
 import type { ConnectionLimits } from './connections.js';
 import type { ServerTls } from './tls.js';
 import type { ApplicationCredentials, PaymentStatus, StateLimits } from './state.js';
@@ -35,6 +35,8 @@ export interface ReferenceServiceOptions {
   /** Registered applications; none → one generated development application (private key included in `credentials`). */
   readonly applications?: readonly ApplicationConfig[];
   readonly faults?: readonly FaultName[];
+  /** `alt`: the other permitted choice wherever the spec is silent (`variantChoices` in faults.ts); default `clean`. */
+  readonly variant?: ServiceVariant;
   readonly webhookUrls?: Readonly<Partial<Record<WebhookKind, string>>>;
   /** RSA private key for webhook signatures (PEM text or parsed); default generated at start. */
   readonly webhookSigningKey?: string | ParsedRsaPrivateKey;
@@ -91,6 +93,7 @@ export interface RunningReferenceService {
   /** What GET /.well-known/signature/pem serves (the PEM body without BEGIN/END lines). */
   readonly webhookPublicKeyTrimmedPem: string;
   readonly faults: readonly FaultName[];
+  readonly variant: ServiceVariant;
   deliveries(): readonly DeliveryRecord[];
   /** Where shared state lives: in memory, or the Redis URL (password hidden). */
   readonly backend: string;

@@ -9,9 +9,24 @@ export const REFUND_MEDIA_TYPE = 'application/vnd.service.v0.7+json';
 
 const FIXED_TRACING_ID = '0123456789abcdef0123456789abcdef';
 
-/** A hexadecimal trace identifier, fresh for every response. */
+/** A hexadecimal trace identifier, fresh for every response (variant alt: 16 upper-case digits; the length is not shown). */
 export function newTracingId(faults: FaultSet): string {
-  return faults.has('tracing-id-fixed') ? FIXED_TRACING_ID : randomBytes(16).toString('hex');
+  if (faults.has('tracing-id-fixed')) return FIXED_TRACING_ID;
+  return faults.alt ? randomBytes(8).toString('hex').toUpperCase() : randomBytes(16).toString('hex');
+}
+
+/** The member variant alt adds to every object it sends (receivers must ignore unknown properties). */
+export const ALT_EXTRA = 'x-alt-extension';
+const altExtra = (faults: FaultSet, value: unknown = { variant: 'alt' }): Record<string, unknown> => (faults.alt ? { [ALT_EXTRA]: value } : {});
+
+/** Variant alt sends media types with a charset parameter. */
+export function withCharset(faults: FaultSet, mediaType: string): string {
+  return faults.alt ? `${mediaType}; charset=utf-8` : mediaType;
+}
+
+/** Variant alt: microseconds (6 digits) where clean sends milliseconds; `digits` fractional digits in all. */
+function moreDigits(faults: FaultSet, iso: string, digits: number): string {
+  return faults.alt ? iso.replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms.padEnd(digits, '0')}Z`) : iso;
 }
 
 /** ISO 8601 UTC with milliseconds and Z (payout createdAt, webhook eventTimeUtc). */
@@ -19,18 +34,19 @@ export function isoUtc(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-const accountObject = (a: Account): Record<string, unknown> => ({
+const accountObject = (a: Account, faults: FaultSet): Record<string, unknown> => ({
   type: 'SCAN',
   name: a.name,
   accountNumber: a.accountNumber,
   sortCode: a.sortCode,
   iban: a.iban,
   bic: null,
+  ...altExtra(faults, 'GB'),
 });
 
 export function payoutResource(p: Payout, faults: FaultSet): Record<string, unknown> {
   // Fault payout-response-shape: no fractional seconds, no Z.
-  const createdAt = faults.has('payout-response-shape') ? isoUtc(p.createdAt).slice(0, 19) : isoUtc(p.createdAt);
+  const createdAt = faults.has('payout-response-shape') ? isoUtc(p.createdAt).slice(0, 19) : moreDigits(faults, isoUtc(p.createdAt), 6);
   return {
     applicationId: p.applicationId,
     payoutId: p.payoutId,
@@ -39,16 +55,17 @@ export function payoutResource(p: Payout, faults: FaultSet): Record<string, unkn
     amount: new DecimalNumber(p.amount),
     reference: p.reference,
     currency: p.currency,
-    source: accountObject(p.source),
-    destination: accountObject(p.destination),
+    source: accountObject(p.source, faults),
+    destination: accountObject(p.destination, faults),
     tracingId: newTracingId(faults),
     copStatus: p.copStatus,
     statusReason: p.statusReason,
+    ...altExtra(faults),
   };
 }
 
 export function refundResource(r: Refund, faults: FaultSet): Record<string, unknown> {
-  const iso = isoUtc(r.createdAt);
+  const iso = moreDigits(faults, isoUtc(r.createdAt), 7);
   return {
     refundPaymentId: r.refundId,
     refundedPaymentId: r.paymentId,
@@ -65,8 +82,11 @@ export function refundResource(r: Refund, faults: FaultSet): Record<string, unkn
         accountNumber: r.destination.accountNumber,
         sortCode: r.destination.sortCode,
         iban: r.destination.iban,
+        ...altExtra(faults, 'GB'),
       },
+      ...altExtra(faults),
     },
+    ...altExtra(faults),
   };
 }
 
@@ -81,24 +101,31 @@ export function paymentRefundData(p: Payment): Record<string, unknown> {
   };
 }
 
-export function paymentWebhookPayload(p: Payment): Record<string, unknown> {
+export function paymentWebhookPayload(p: Payment, faults?: FaultSet): Record<string, unknown> {
+  const extra = faults === undefined ? {} : altExtra(faults);
   return {
     paymentId: p.paymentId,
     ...(p.merchantPaymentId !== undefined ? { merchantPaymentId: p.merchantPaymentId } : {}),
     paymentStatus: p.status,
     errorDescription: p.status === 'FAILED' ? (p.errorDescription ?? 'payment failed') : null,
-    paymentRequest: { amount: new DecimalNumber(p.amount), currency: p.currency, reference: p.reference },
+    paymentRequest: { amount: new DecimalNumber(p.amount), currency: p.currency, reference: p.reference, ...extra },
     paymentRefundData: paymentRefundData(p),
     ...(p.metadata !== undefined ? { paymentMetadata: p.metadata } : {}),
     applicationId: p.applicationId,
     isExternal: p.isExternal,
+    ...extra,
   };
+}
+
+/** eventTimeUtc: ISO 8601 UTC; variant alt leaves out the fractional seconds (the spec does not ask for them). */
+function eventTimeOf(ms: number, faults: FaultSet): string {
+  return faults.alt ? isoUtc(ms).replace(/\.\d+Z$/, 'Z') : isoUtc(ms);
 }
 
 export function payoutWebhookPayload(p: Payout, eventTime: number, description: string, attempt: number, faults: FaultSet): Record<string, unknown> {
   const status = faults.has('webhook-payload-shape') ? { state: p.status.toLowerCase() } : { payoutStatus: p.status };
   return {
-    eventTimeUtc: isoUtc(eventTime),
+    eventTimeUtc: eventTimeOf(eventTime, faults),
     applicationId: p.applicationId,
     payoutId: p.payoutId,
     payoutAmount: new DecimalNumber(p.amount),
@@ -107,7 +134,8 @@ export function payoutWebhookPayload(p: Payout, eventTime: number, description: 
     ...status,
     payoutStatusDescription: description,
     payoutWebhookDeliveryAttempt: attempt,
-    destination: { type: 'SCAN', name: p.destination.name, accountNumber: p.destination.accountNumber, sortCode: p.destination.sortCode },
+    destination: { type: 'SCAN', name: p.destination.name, accountNumber: p.destination.accountNumber, sortCode: p.destination.sortCode, ...altExtra(faults, 'GB') },
+    ...altExtra(faults),
   };
 }
 
@@ -121,7 +149,7 @@ export function refundWebhookPayload(
 ): Record<string, unknown> {
   const status = faults.has('webhook-payload-shape') ? { state: r.status.toLowerCase() } : { refundStatus: r.status };
   return {
-    eventTimeUtc: isoUtc(eventTime),
+    eventTimeUtc: eventTimeOf(eventTime, faults),
     applicationId: r.applicationId,
     refundedPaymentId: payment.paymentId,
     refundedMerchantPaymentId: payment.merchantPaymentId ?? '',
@@ -133,6 +161,7 @@ export function refundWebhookPayload(
     ...status,
     refundStatusDescription: description,
     refundWebhookDeliveryAttempt: attempt,
-    destination: { type: 'SCAN', accountNumber: r.destination.accountNumber, sortCode: r.destination.sortCode, name: r.destination.name },
+    destination: { type: 'SCAN', accountNumber: r.destination.accountNumber, sortCode: r.destination.sortCode, name: r.destination.name, ...altExtra(faults, 'GB') },
+    ...altExtra(faults),
   };
 }

@@ -87,6 +87,8 @@ export function createSignatureVerifier(state: ServiceState, faults: FaultSet, n
     ...(faults.has('accept-any-label') ? { label: false } : {}),
     ...(faults.has('accept-any-components') ? { components: false } : {}),
     ...(faults.has('allow-missing-nonce') ? { nonce: false } : {}),
+    // Variant alt: other labels beside a valid sig1 are ignored, and only the age of created is bounded.
+    ...(faults.alt ? { label: false, createdMaxFuture: false } : {}),
   };
   const policy = createVerificationPolicy({
     enforce,

@@ -144,13 +144,14 @@ export class WebhookQueue {
     const { faults, retry } = this.options;
     const counter = faults.has('webhook-counter-fixed') ? 0 : index;
     const payload = event.payload(counter);
-    const compact = Buffer.from(stringifyJson(payload), 'utf8');
+    // Variant alt: pretty-printed, and signed over exactly those bytes.
+    const compact = Buffer.from(stringifyJson(payload, faults.alt ? 2 : 0), 'utf8');
     // Faults: send other bytes than those signed, or sign other bytes than those sent.
     const sent = faults.has('webhook-reserialised') ? Buffer.from(stringifyJson(payload, 2), 'utf8') : compact;
     const signed = faults.has('webhook-bad-signature') ? Buffer.concat([compact, Buffer.from(' ')]) : compact;
     const headers: Record<string, string> = {
-      'content-type': faults.has('webhook-content-type') ? 'text/plain' : 'application/json',
-      accept: 'application/json',
+      'content-type': faults.has('webhook-content-type') ? 'text/plain' : faults.alt ? 'application/json; charset=utf-8' : 'application/json',
+      accept: faults.alt && record.kind === 'payment' ? '*/*' : 'application/json',
       authorization: this.options.sign(signed),
       'content-length': String(sent.length),
     };
@@ -172,7 +173,8 @@ export class WebhookQueue {
     } else if (faults.has('webhook-no-retry') || index + 1 >= retry.maxAttempts || ('fatal' in outcome && outcome.fatal)) {
       record.state = 'failed';
     } else {
-      this.schedule(record, event, index + 1, Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index));
+      // Variant alt: a constant interval instead of exponential backoff (the retry interval is not shown).
+      this.schedule(record, event, index + 1, faults.alt ? retry.initialDelayMs : Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index));
     }
     this.options.onChange?.();
   }

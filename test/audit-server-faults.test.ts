@@ -6,7 +6,7 @@ import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.j
 import { serverChecks, type ServerCheckId } from '../conformance/checks/server/index.js';
 import type { CheckResult, RunSummary } from '../conformance/result.js';
 import { loadCatalogue } from '../conformance/requirements.js';
-import { faultCatalogue, type FaultName } from '../server/index.js';
+import { faultCatalogue, type FaultName, type ServiceVariant } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 
 const signingRejection: readonly FaultName[] = ['creates-on-rejection'];
@@ -66,8 +66,8 @@ for (const [id, faults] of Object.entries(checkFaults) as Array<[ServerCheckId, 
   for (const f of faults) byFault.set(f, [...(byFault.get(f) ?? []), id]);
 }
 
-async function audit(faults: readonly FaultName[], only?: readonly string[]): Promise<RunSummary> {
-  const target = await startEmbeddedTarget({ faults, webhookSigningKey });
+async function audit(faults: readonly FaultName[], only?: readonly string[], variant: ServiceVariant = 'clean'): Promise<RunSummary> {
+  const target = await startEmbeddedTarget({ faults, webhookSigningKey, variant });
   try {
     return await auditTarget(target, only !== undefined ? { only } : {});
   } finally {
@@ -115,6 +115,29 @@ describe('every check passes against the clean reference service', () => {
   it('covers requirements and leaves no check skipped', () => {
     expect(summary.counts.skip).toBe(0);
     expect(summary.requirements.covered.length).toBeGreaterThan(60);
+  });
+});
+
+/**
+ * The alt personality takes the other permitted choice wherever the spec is silent (server/faults.ts variantChoices):
+ * it must pass with no failure. It accepts a created far in the future (only the age is bounded by the spec), which
+ * payconform's own profile choice SIG-PROFILE-FUTURE-CREATED turns into a warning, never a failure.
+ */
+const ALT_WARNINGS: readonly ServerCheckId[] = ['created-in-future'];
+
+describe('every check passes against the alt reference service (the other permitted choices)', () => {
+  let summary: RunSummary;
+  beforeAll(async () => {
+    summary = await audit([], undefined, 'alt');
+  }, 60_000);
+  it.each(serverChecks.map((c) => c.id))('%s passes', (id) => {
+    const r = summary.results.find((x) => x.id === id);
+    expect(r?.outcome, explain(r)).toBe(ALT_WARNINGS.includes(id) ? 'warn' : 'pass');
+  });
+  it('has no failure, no skip, and no failure outside a spec sentence', () => {
+    expect(summary.counts.fail).toBe(0);
+    expect(summary.counts.skip).toBe(0);
+    expect(failsWithoutSpecSentence(summary)).toEqual([]);
   });
 });
 

@@ -18,7 +18,7 @@ import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../../conformance/result.js';
 import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
 import { serverChecks, type AuditCredentials, type ServerAuditContext } from '../../conformance/checks/server/index.js';
-import { startReferenceService, type FaultName, type ReferenceServiceOptions, type RunningReferenceService, type ServerTls } from '../../server/index.js';
+import { startReferenceService, type FaultName, type ReferenceServiceOptions, type RunningReferenceService, type ServerTls, type ServiceVariant } from '../../server/index.js';
 
 const USAGE = `usage: payconform audit server [--target URL] [--config FILE] [--report FORMAT:PATH ...] [--only ID,...]
        [--level must|should|all] [--fail-on warn|skip] [--allow-skips] [--allow-live] [--timeout-ms N] [--ca FILE]
@@ -52,6 +52,8 @@ export interface AuditTarget {
 export interface EmbeddedOptions {
   /** Reference-service faults (tests: prove each check can fail). */
   readonly faults?: readonly FaultName[];
+  /** The reference service's personality (default clean; alt takes the other permitted choices). */
+  readonly variant?: ServiceVariant;
   /** RSA webhook signing key (PEM); default generated at start. */
   readonly webhookSigningKey?: string;
   readonly requestTimeoutMs?: number;
@@ -75,6 +77,7 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
   try {
     const serviceOptions: ReferenceServiceOptions = {
       faults: options.faults ?? [],
+      ...(options.variant !== undefined ? { variant: options.variant } : {}),
       webhookUrls: { payment: listener.urlFor('payment'), payout: listener.urlFor('payout'), refund: listener.urlFor('refund') },
       lifecycleDelayMs: EMBEDDED_TIMERS.lifecycleDelayMs,
       retry: EMBEDDED_TIMERS.retry,

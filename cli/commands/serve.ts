@@ -12,14 +12,16 @@ import {
   listFaults,
   startReferenceService,
   type ApplicationConfig,
+  serviceVariants,
   type FaultName,
   type ReferenceServiceOptions,
+  type ServiceVariant,
   type RunningReferenceService,
 } from '../../server/index.js';
 import { parseServiceConfig, ServiceConfigError, type ServiceConfigFile } from '../../server/config.js';
 import { describeListenTls, resolveListenTls, TLS_LISTEN_HELP, TLS_LISTEN_OPTIONS, TLS_LISTEN_USAGE } from '../tls-options.js';
 
-const USAGE = `usage: payconform serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--fault NAME ...] [--list-faults]
+const USAGE = `usage: payconform serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--fault NAME ...] [--list-faults] [--variant clean|alt]
        [--webhook-url URL] [--payment-webhook-url URL] [--payout-webhook-url URL] [--refund-webhook-url URL]
        [--signing-key FILE] [--lifecycle-ms N] [--require-signature-all] [--quiet] [--redis-url URL]
        [--no-portal] [--portal-any-host] [--write-audit-config FILE] ${TLS_LISTEN_USAGE}
@@ -111,6 +113,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         config: { type: 'string' },
         fault: { type: 'string', multiple: true },
         'list-faults': { type: 'boolean' },
+        variant: { type: 'string' },
         'webhook-url': { type: 'string' },
         'payment-webhook-url': { type: 'string' },
         'payout-webhook-url': { type: 'string' },
@@ -167,6 +170,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const faults = (values.fault as string[] | undefined) ?? [];
   const unknown = faults.filter((f) => !isFaultName(f));
   if (unknown.length > 0) throw new UsageError(`unknown fault ${unknown.map((f) => JSON.stringify(f)).join(', ')}; see payconform serve --list-faults`);
+  const variant = (values.variant as string | undefined) ?? 'clean';
+  if (!(serviceVariants as readonly string[]).includes(variant)) throw new UsageError(`--variant must be one of ${serviceVariants.join(', ')}`);
   const host = (values.host as string | undefined) ?? config.host ?? '127.0.0.1';
   if (faults.length > 0 && !isLoopbackHost(host)) {
     throw new UsageError(`refusing to start with --fault on ${host}: a deliberately faulty service binds only to loopback (127.0.0.1, ::1, localhost)`);
@@ -205,11 +210,12 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ...(listenTls !== undefined ? { tls: listenTls.tls } : {}),
     applications,
     faults: faults as FaultName[],
+    variant: variant as ServiceVariant,
     webhookUrls: Object.fromEntries(Object.entries(webhookUrls).filter(([, v]) => v !== undefined)),
     ...(webhookSigningKey !== undefined ? { webhookSigningKey } : {}),
     ...(lifecycleDelayMs !== undefined ? { lifecycleDelayMs } : {}),
     ...(config.retry !== undefined ? { retry: config.retry } : {}),
-    requireSignatureOnCommitCancelRefund: values['require-signature-all'] === true || config.requireSignatureAll === true,
+    requireSignatureOnCommitCancelRefund: values['require-signature-all'] === true || config.requireSignatureAll === true || variant === 'alt',
     ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),
     log: quiet ? () => {} : (line) => io.stdout(`${new Date().toISOString()} ${line}\n`),
     ...(values['no-portal'] === true ? {} : { extensions: [await portalExtension(values['portal-any-host'] === true)] }),
@@ -299,7 +305,7 @@ function describe(s: RunningReferenceService, generated: boolean, urls: Record<s
     const bar = '!'.repeat(78);
     out.push(bar, `!!! FAULTY SERVICE: deliberately broken for conformance self-tests; do not use as a reference`, `!!! faults: ${s.faults.join(', ')}`, bar, '');
   }
-  out.push(`payconform reference service listening on ${s.baseUrl}`, '');
+  out.push(`payconform reference service listening on ${s.baseUrl}${s.variant === 'alt' ? ' (variant alt: the other permitted choice wherever the spec is silent)' : ''}`, '');
   const c = s.credentials;
   if (generated && c.privateKey !== undefined) {
     out.push('DEVELOPMENT ONLY credentials (generated at start; never use them for anything real):');

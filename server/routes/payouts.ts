@@ -8,13 +8,13 @@ import { stringifyJson } from '../json-writer.js';
 import { plannedOutcome } from '../lifecycle.js';
 import { cancelPayout as cancelRule, commitPayout as commitRule, initialPayoutStatus, PAYOUT_CANCEL_STATUS_REASON } from '../../src/rules/index.js';
 import { positiveAmount } from '../amounts.js';
-import { PAYOUT_MEDIA_TYPE, payoutResource } from '../representations.js';
+import { PAYOUT_MEDIA_TYPE, payoutResource, withCharset } from '../representations.js';
 import { validateRequestBody } from '../request-validation.js';
 import { isUuid, type Application, type Payout, type PayoutStatus } from '../state.js';
 
 const json = (ctx: ServiceContext, status: number, payout: Payout): RouteResponse => ({
   status,
-  contentType: PAYOUT_MEDIA_TYPE,
+  contentType: withCharset(ctx.faults, PAYOUT_MEDIA_TYPE),
   body: stringifyJson(payoutResource(payout, ctx.faults)),
 });
 
@@ -103,7 +103,8 @@ export const createPayout: RouteHandler = async (ctx, request) => {
   }
   const payout = buildPayout(ctx, app, request);
   store(ctx, payout);
-  return json(ctx, 201, payout);
+  // The success status code is not shown: 201 (clean) or 200 (variant alt).
+  return json(ctx, ctx.faults.alt ? 200 : 201, payout);
 };
 
 /** The caller's payout and the rule's verdict on moving it: 404 when not theirs, 409 when not AWAITING_COMMIT. */
@@ -117,7 +118,7 @@ async function moveOwnPayout(ctx: ServiceContext, request: RouteRequest, rule: t
     throw new HttpError(404, 'payout_not_found', `no payout "${id}" for this application`);
   }
   const moved = rule(payout);
-  if (!moved.ok) throw new HttpError(409, moved.code, moved.message);
+  if (!moved.ok) throw new HttpError(ctx.faults.alt ? 422 : 409, moved.code, moved.message);
   return Object.assign(payout, { status: moved.payout.status, statusReason: moved.payout.statusReason });
 }
 

@@ -4,5 +4,6 @@ import type { RouteHandler } from '../context.js';
 export const getPublicKey: RouteHandler = (ctx) => ({
   status: 200,
   contentType: 'text/plain; charset=utf-8',
-  body: ctx.faults.has('public-key-full-pem') ? ctx.webhookPublicKey.full : ctx.webhookPublicKey.trimmed,
+  // Variant alt: the same body on one line (the spec does not say how the body is laid out).
+  body: ctx.faults.has('public-key-full-pem') ? ctx.webhookPublicKey.full : ctx.faults.alt ? ctx.webhookPublicKey.trimmed.replace(/\r?\n/g, '') : ctx.webhookPublicKey.trimmed,
 });

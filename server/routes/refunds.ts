@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import type { RouteHandler } from '../context.js';
 import { activeRefundStatuses, checkRefund, isPositive, refundRefusalStatus } from '../../src/rules/index.js';
 import { positiveAmount } from '../amounts.js';
-import { HttpError, type ErrorStatus } from '../error-body.js';
+import { createErrorBody, HttpError, type ErrorStatus } from '../error-body.js';
 import { parseJsonBody, requireAcceptable, requireContentType } from '../http-io.js';
 import { stringifyJson } from '../json-writer.js';
 import { plannedOutcome } from '../lifecycle.js';
-import { REFUND_MEDIA_TYPE, refundResource } from '../representations.js';
+import { ALT_EXTRA, newTracingId, REFUND_MEDIA_TYPE, refundResource, withCharset } from '../representations.js';
 import { validateRequestBody } from '../request-validation.js';
 import { isUuid, newRefundReference, type Account, type Refund } from '../state.js';
 
@@ -39,9 +39,12 @@ const handleRefund: RouteHandler = async (ctx, request) => {
   });
   if (!verdict.ok && !(verdict.code === 'REFUND_EXCEEDS_PAYMENT' && faults.has('refund-over-amount'))) {
     const { statusCode } = refundRefusalStatus[verdict.code];
+    // Codes other than the 422 for an unsettled payment are not shown; variant alt answers 422 for the one-active
+    // conflict and 400 above the payment total.
+    const status = !faults.alt ? statusCode : statusCode === 409 ? 422 : verdict.code === 'REFUND_EXCEEDS_PAYMENT' ? 400 : statusCode;
     const message =
       verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-message') ? 'the payment cannot be refunded' : verdict.message;
-    throw new HttpError(statusCode as ErrorStatus, verdict.code, message);
+    throw new HttpError(status as ErrorStatus, verdict.code, message);
   }
   const amount = positiveAmount(body.amount);
   if (amount === undefined) throw new HttpError(400, 'AMOUNT_INVALID', 'refund amount must be greater than zero');
@@ -65,7 +68,7 @@ const handleRefund: RouteHandler = async (ctx, request) => {
   state.refunds.set(refund.refundId, refund);
   ctx.lifecycle.refundChanged(refund, true);
   ctx.log(`refund ${refund.refundId} of payment ${payment.paymentId} created: ${amount} ${refund.currency}`);
-  return { status: 201, contentType: REFUND_MEDIA_TYPE, body: stringifyJson(refundResource(refund, faults)) };
+  return { status: faults.alt ? 200 : 201, contentType: withCharset(faults, REFUND_MEDIA_TYPE), body: stringifyJson(refundResource(refund, faults)) };
 };
 
 export const createRefund: RouteHandler = async (ctx, request) => {
@@ -75,6 +78,11 @@ export const createRefund: RouteHandler = async (ctx, request) => {
     // Fault refund-error-shape: refund errors leave the spec's error body.
     if (ctx.faults.has('refund-error-shape') && error instanceof HttpError) {
       return { status: error.status, contentType: 'application/json', body: JSON.stringify({ error: error.message }) };
+    }
+    // Variant alt answers other errors with problem+json; refund creation failures keep the spec's error body.
+    if (ctx.faults.alt && error instanceof HttpError) {
+      const body = { ...createErrorBody(error, newTracingId(ctx.faults)), [ALT_EXTRA]: { variant: 'alt' } };
+      return { status: error.status, contentType: withCharset(ctx.faults, 'application/json'), body: stringifyJson(body), headers: { ...error.headers, 'x-payconform-error-code': error.code } };
     }
     throw error;
   }

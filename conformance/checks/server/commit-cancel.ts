@@ -25,7 +25,7 @@ async function act(ctx: ServerAuditContext, env: CheckRunEnv, payoutId: string, 
   const { ex, unsignedAttempt } = await sendAppCall(ctx, env, payoutActionRequest(ctx, payoutId, action));
   const findings: Finding[] = [];
   if (unsignedAttempt !== undefined) {
-    findings.push(observation(`${action} without a signature was answered 401; sent again signed (whether ${action} requires a signature is not shown)`, { requirement: 'SIG-OTHER-ENDPOINTS-SIGNED', evidence: evidenceOf(ctx, unsignedAttempt) }));
+    findings.push(observation(`${action} without a signature was answered ${unsignedAttempt.response?.status ?? ''}; sent again signed (whether ${action} requires a signature is not shown)`, { requirement: 'SIG-OTHER-ENDPOINTS-SIGNED', evidence: evidenceOf(ctx, unsignedAttempt) }));
   }
   const verdict = judgeResource(ctx, ex, `${action} of a held payout`, 'payout', requirement, 'PAYOUT-RESPONSE-RESOURCE');
   findings.push(...verdict.findings);

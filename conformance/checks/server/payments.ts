@@ -225,7 +225,7 @@ const refundToOriginalAccount = serverCheck({
   id: 'refund-to-original-account',
   title: 'a refund goes to the account the payment came from (refund resource and refund webhook destination)',
   area: 'refunds',
-  requirements: ['REFUND-ORIGINAL-ACCOUNT'],
+  requirements: ['REFUND-ORIGINAL-ACCOUNT', 'SIG-OTHER-ENDPOINTS-SIGNED'],
   level: 'MUST',
   needs: [...NEED.refunds, 'payments.settled'],
   mutating: true,

@@ -31,7 +31,7 @@ function allowsPartial(amount: string): boolean {
 export async function sendRefund(ctx: ServerAuditContext, env: CheckRunEnv, paymentId: string, amount: string): Promise<{ ex: RecordedExchange; notes: Finding[] }> {
   const { ex, unsignedAttempt } = await sendAppCall(ctx, env, refundRequest(ctx, paymentId, amount));
   const notes = unsignedAttempt
-    ? [observation('refund without a signature was answered 401; sent again signed (whether refunds require a signature is not shown)', { requirement: 'SIG-OTHER-ENDPOINTS-SIGNED', evidence: evidenceOf(ctx, unsignedAttempt) })]
+    ? [observation(`refund without a signature was answered ${unsignedAttempt.response?.status ?? ''}; sent again signed (whether refunds require a signature is not shown)`, { requirement: 'SIG-OTHER-ENDPOINTS-SIGNED', evidence: evidenceOf(ctx, unsignedAttempt) })]
     : [];
   return { ex, notes };
 }

@@ -121,12 +121,14 @@ export function refundRequest(ctx: ServerAuditContext, paymentId: string, amount
 }
 
 /**
- * Sends an unsigned commit, cancel or refund call; when the target answers 401 and signing credentials exist, sends
+ * Sends an unsigned commit, cancel or refund call; when the target answers 401 or 403 (which one a server uses for a
+ * missing signature is not shown) and signing credentials exist, sends
  * it again signed (whether these calls require a signature is "not shown"); `unsignedAttempt` is then the first try.
  */
 export async function sendAppCall(ctx: ServerAuditContext, env: CheckRunEnv, request: HttpRequest): Promise<{ ex: RecordedExchange; unsignedAttempt?: RecordedExchange }> {
   const first = await exchange(ctx, env, request);
-  if (first.response?.status !== 401 || ctx.credentials === undefined) return { ex: first };
+  const status = first.response?.status;
+  if ((status !== 401 && status !== 403) || ctx.credentials === undefined) return { ex: first };
   const signed = await exchange(ctx, env, signCorrectly(request, ctx.credentials));
   return { ex: signed, unsignedAttempt: first };
 }
