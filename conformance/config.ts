@@ -36,6 +36,13 @@ export class SecretValue {
 
 export type ConfigSource = 'config' | 'env' | 'default';
 
+/** The account a settled payment came from (config payments.settled[].payer): where its refunds must go. */
+export interface PayerAccount {
+  readonly name: string;
+  readonly accountNumber: string;
+  readonly sortCode: string;
+}
+
 export interface ConformanceConfig {
   readonly target?: string;
   readonly merchantId?: string;
@@ -45,7 +52,7 @@ export interface ConformanceConfig {
   readonly copDestinations: Readonly<Partial<Record<CopStatusKey, PayoutDestinationConfig>>>;
   readonly payments: {
     /** Amounts normalised to decimal strings (`"10.50"`), whether given as JSON numbers or strings. */
-    readonly settled: ReadonlyArray<{ readonly paymentId: string; readonly amount: string }>;
+    readonly settled: ReadonlyArray<{ readonly paymentId: string; readonly amount: string; readonly payer?: PayerAccount }>;
     readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: string }>;
   };
   readonly webhookListen?: { readonly host: string; readonly port: number };
@@ -175,7 +182,7 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
   const file = doc as {
     target?: string; merchantId?: string; applicationId?: string; keyId?: string; payInAccountSelector?: string;
     copDestinations?: Partial<Record<CopStatusKey, PayoutDestinationConfig>>;
-    payments?: { settled?: Array<{ paymentId: string; amount: number | string }>; unsettled?: Array<{ paymentId: string; status: string }> };
+    payments?: { settled?: Array<{ paymentId: string; amount: number | string; payer?: PayerAccount }>; unsettled?: Array<{ paymentId: string; status: string }> };
     webhookListen?: string; timeoutMs?: number; sandbox?: boolean;
   };
   const sources: Record<string, ConfigSource> = {};
@@ -193,11 +200,11 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
     const problem = checkTarget(target, sources['target'] === 'env' ? ENV_FIELDS.target : origin);
     if (problem) return { ok: false, message: problem };
   }
-  const settled: Array<{ paymentId: string; amount: string }> = [];
+  const settled: Array<{ paymentId: string; amount: string; payer?: PayerAccount }> = [];
   for (const [i, p] of (file.payments?.settled ?? []).entries()) {
     const amount = normaliseAmount(p.amount);
     if (amount === undefined) return { ok: false, message: `${origin}: "payments.settled.${i}.amount" must be a positive decimal number without exponent (got ${JSON.stringify(p.amount)})` };
-    settled.push({ paymentId: p.paymentId, amount });
+    settled.push({ paymentId: p.paymentId, amount, ...(p.payer !== undefined ? { payer: p.payer } : {}) });
   }
   let webhookListen: { host: string; port: number } | undefined;
   if (file.webhookListen !== undefined) {

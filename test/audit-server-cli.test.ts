@@ -146,9 +146,10 @@ describe('--target with --config and credentials from the environment', () => {
 
   it('audits the target and passes every check', () => {
     expect(ran.code, ran.stderr + ran.stdout.slice(-3000)).toBe(0);
-    const report = JSON.parse(readFileSync(join(dir, 'target-report.json'), 'utf8')) as { target: string; counts: Record<string, number> };
+    const report = JSON.parse(readFileSync(join(dir, 'target-report.json'), 'utf8')) as { target: string; counts: Record<string, number>; results: Array<{ id: string; outcome: string; message: string }> };
     expect(report.target).toBe(service.baseUrl);
-    expect(report.counts['pass']).toBe(ids.length);
+    const notPassed = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.id}: ${r.outcome} (${r.message})`);
+    expect(report.counts['pass'], notPassed.join('\n')).toBe(ids.length);
   });
 
   it('prints neither the application secret nor the private key anywhere', () => {

@@ -3,7 +3,8 @@
 // "not shown" point cannot produce a failure (the grader turns it into a warning or a record).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { serverChecks } from '../conformance/checks/server/index.js';
+import { serverChecks, type ServerAuditContext } from '../conformance/checks/server/index.js';
+import { runChecks } from '../conformance/engine.js';
 import { loadCatalogue } from '../conformance/requirements.js';
 
 const catalogue = loadCatalogue();
@@ -35,5 +36,23 @@ describe('server-audit requirements rest on the spec\'s words', () => {
   it('payconform\'s choices and "not shown" points are marked, so the grader can keep them from failing', () => {
     const choices = catalogue.requirements.filter((r) => r.source === 'payconform' || !r.shown).map((r) => r.id);
     expect(choices).toEqual(expect.arrayContaining(['SIG-PROFILE-NONCE-ATOMIC', 'SIG-PROFILE-REJECTED-NO-EFFECT', 'WEBHOOK-RETRY-TIMING', 'ERROR-AUTH-FAILURE']));
+  });
+});
+
+describe('https-only (spec: Authentication / Other rules, "HTTPS only")', () => {
+  const check = serverChecks.find((c) => c.id === 'https-only')!;
+  const outcome = async (baseUrl: string) => {
+    const summary = await runChecks({ checks: [check], context: { baseUrl } as ServerAuditContext, role: 'server', target: baseUrl, toolVersion: '0.0.0-test' });
+    return summary.results[0]!;
+  };
+  it('warns (never fails) for a non-loopback target over plain http://', async () => {
+    const r = await outcome('http://payments.example.com');
+    expect(r.outcome).toBe('warn');
+    expect(r.findings[0]).toMatchObject({ requirement: 'SIG-HTTPS-ONLY', level: 'SHOULD' });
+  });
+  it('passes an https:// target and a loopback target over plain HTTP', async () => {
+    expect((await outcome('https://payments.example.com')).outcome).toBe('pass');
+    expect((await outcome('http://127.0.0.1:8080')).outcome).toBe('pass');
+    expect((await outcome('http://[::1]:8080')).outcome).toBe('pass');
   });
 });

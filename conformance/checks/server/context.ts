@@ -2,7 +2,7 @@
 // runner's webhook listener and the waits; and `serverCheck`, which keeps each check's id as a literal type.
 import type { Ed25519PrivateKey } from '../../../src/ed25519/backend.js';
 import type { Check } from '../../check.js';
-import type { CopStatusKey, PayoutDestinationConfig } from '../../config.js';
+import type { CopStatusKey, PayerAccount, PayoutDestinationConfig } from '../../config.js';
 import type { Redactor } from '../../redact.js';
 import type { WebhookListener } from '../../webhook-listener.js';
 
@@ -34,7 +34,8 @@ export interface ServerAuditContext {
   readonly payInAccountSelector?: string;
   readonly copDestinations: Readonly<Partial<Record<CopStatusKey, PayoutDestinationConfig>>>;
   readonly payments: {
-    readonly settled: ReadonlyArray<{ readonly paymentId: string; readonly amount: string }>;
+    /** `payer`: the account the payment came from, when the config names it (refund-to-original-account). */
+    readonly settled: ReadonlyArray<{ readonly paymentId: string; readonly amount: string; readonly payer?: PayerAccount }>;
     readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: string }>;
   };
   /** The runner's receiver; absent when the config has no `webhookListen` (webhook checks are skipped). */

@@ -7,9 +7,11 @@ import { refundChecks } from './refunds.js';
 import { replayChecks } from './replay-and-concurrency.js';
 import { responseDetailChecks } from './response-details.js';
 import { signingFaultChecks } from './signing-faults.js';
+import { transportChecks } from './transport.js';
 import { webhookChecks } from './webhooks.js';
 
 export const serverChecks = [
+  ...transportChecks,
   ...publicKeyChecks,
   ...responseDetailChecks,
   ...signingFaultChecks,

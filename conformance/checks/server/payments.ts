@@ -10,7 +10,7 @@ import type { RecordedExchange } from '../../http-client.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { fetchPublicKey } from './public-key.js';
-import { PARTIAL_REFUND_AMOUNT, REFUND_SLOTS, sendRefund, settledPayment } from './refunds.js';
+import { freeSettledPayment, noteRefund, PARTIAL_REFUND_AMOUNT, sendRefund } from './refunds.js';
 import { describeOutcome, evidenceOf, exchange, isSuccess, jsonObject, sandboxCall, sandboxRequest, uniqueReference, type SandboxCall } from './requests.js';
 import { member, waitForMentions, webhookEvidence, webhookKind } from './webhook-match.js';
 
@@ -231,16 +231,24 @@ const refundToOriginalAccount = serverCheck({
   mutating: true,
   group: 'refunds',
   async run(ctx, env) {
-    const off = withoutSandbox(ctx);
-    if (off !== undefined) return [off];
-    const payment = settledPayment(ctx, REFUND_SLOTS.originalAccount)!;
-    const view = await sandboxCall(ctx, env, 'GET', `/payments/${encodeURIComponent(payment.paymentId)}`);
-    if (view.value === undefined) return [sandboxProblem(ctx, `show payment ${payment.paymentId}`, view)];
-    const payer = payerOf(view.value['paymentRefundData']);
+    // The payer comes from the config (payments.settled[].payer) on any target, else from the /sandbox/ payment view.
+    const withPayer = ctx.payments.settled.filter((p) => p.payer !== undefined);
+    if (withPayer.length === 0 && ctx.sandbox !== true) {
+      return [skip(`${NO_PAYMENT_API} (nor to read a payment's payer): name the payer's account as "payer" ({ "name", "accountNumber", "sortCode" }) beside paymentId and amount in payments.settled, or set "sandbox": true for a target with payconform's /sandbox/ endpoints`)];
+    }
+    const payment = await freeSettledPayment(ctx, env, withPayer.length > 0 ? withPayer : ctx.payments.settled);
+    if ('problem' in payment) return [skip(payment.problem)];
+    let payer: AccountDetails | undefined = payment.payer;
     if (payer === undefined) {
-      return [skip(`the /sandbox/ endpoint reports no payer details for payment ${payment.paymentId} (paymentRefundData with accountHolderName, ACCOUNT_NUMBER and SORT_CODE)`, { evidence: evidenceOf(ctx, view.ex) })];
+      const view = await sandboxCall(ctx, env, 'GET', `/payments/${encodeURIComponent(payment.paymentId)}`);
+      if (view.value === undefined) return [sandboxProblem(ctx, `show payment ${payment.paymentId}`, view)];
+      payer = payerOf(view.value['paymentRefundData']);
+      if (payer === undefined) {
+        return [skip(`the /sandbox/ endpoint reports no payer details for payment ${payment.paymentId} (paymentRefundData with accountHolderName, ACCOUNT_NUMBER and SORT_CODE)`, { evidence: evidenceOf(ctx, view.ex) })];
+      }
     }
     const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, PARTIAL_REFUND_AMOUNT);
+    if (isSuccess(ex)) noteRefund(ctx, payment.paymentId, jsonObject(ex));
     const refund = isSuccess(ex) ? jsonObject(ex) : undefined;
     const refundId = refund?.['refundPaymentId'];
     if (refund === undefined || typeof refundId !== 'string') {

@@ -9,17 +9,62 @@ import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { judgeRejection } from './rejection.js';
 import { describeOutcome, evidenceOf, isSuccess, jsonObject, refundRequest, sendAppCall, showValue } from './requests.js';
 import { judgeResource, schemaProblems } from './resources.js';
-import { member, waitForMentions } from './webhook-match.js';
-
-/** Each refund-creating check uses its own settled payment (slot modulo the configured count), so limits do not mix. */
-export const REFUND_SLOTS = { partial: 0, secondWhileActive: 1, overAmount: 2, webhooks: 3, timestamps: 4, originalAccount: 5 } as const;
+import type { ReceivedWebhook } from '../../webhook-listener.js';
+import { member, waitForMentions, webhookKind } from './webhook-match.js';
 
 /** The smallest partial refund. */
 export const PARTIAL_REFUND_AMOUNT = '0.01';
 
-export function settledPayment(ctx: ServerAuditContext, slot: number): { paymentId: string; amount: string } | undefined {
-  const all = ctx.payments.settled;
-  return all.length === 0 ? undefined : all[slot % all.length];
+export type SettledPayment = ServerAuditContext['payments']['settled'][number];
+
+// Refund checks share the configured settled payments by sequencing (they run one at a time: group "refunds"). The
+// spec allows one active refund per payment, so a check takes a payment none of whose audit refunds is still
+// active, waiting for a final-status refund webhook of the earlier ones when every payment is busy. Two settled
+// payments are enough for every refund check (refund-second-while-active-rejected holds one while it tests).
+
+/** Per run (context): the refunds the audit created, by payment id. */
+const ledgers = new WeakMap<ServerAuditContext, Map<string, string[]>>();
+
+function ledgerOf(ctx: ServerAuditContext): Map<string, string[]> {
+  let ledger = ledgers.get(ctx);
+  if (ledger === undefined) ledgers.set(ctx, (ledger = new Map()));
+  return ledger;
+}
+
+/** Records a refund the audit created (accepted by the target), so later checks wait until it has finished. */
+export function noteRefund(ctx: ServerAuditContext, paymentId: string, refund: Record<string, unknown> | undefined): void {
+  const id = refund?.['refundPaymentId'];
+  if (typeof id === 'string') ledgerOf(ctx).set(paymentId, [...(ledgerOf(ctx).get(paymentId) ?? []), id]);
+}
+
+/** A refund is known finished when a refund webhook with a final status arrived for it. */
+function finished(all: readonly ReceivedWebhook[], refundId: string): boolean {
+  return all.some((w) => webhookKind(w) === 'refund' && member(w, 'refundId') === refundId && FINISHED.includes(member(w, 'refundStatus') ?? ''));
+}
+
+/**
+ * A configured settled payment with no active audit refund (and enough left for a partial refund), waiting up to the
+ * lifecycle time for an earlier refund to finish; or why none is free. Without a webhook listener the finish cannot
+ * be seen: the payment used least is taken and a refused refund is reported as such by the check.
+ */
+export async function freeSettledPayment(ctx: ServerAuditContext, env: CheckRunEnv, among: readonly SettledPayment[] = ctx.payments.settled): Promise<SettledPayment | { problem: string }> {
+  const candidates = among.filter((p) => allowsPartial(p.amount));
+  if (candidates.length === 0) {
+    return { problem: among.length === 0 ? 'needs payments.settled in the config' : `every configured settled payment is too small for a partial refund of ${PARTIAL_REFUND_AMOUNT}` };
+  }
+  const ledger = ledgerOf(ctx);
+  const busy = (p: SettledPayment, all: readonly ReceivedWebhook[]): boolean => (ledger.get(p.paymentId) ?? []).some((id) => !finished(all, id));
+  const listener = ctx.webhooks;
+  if (listener === undefined) return [...candidates].sort((a, b) => (ledger.get(a.paymentId)?.length ?? 0) - (ledger.get(b.paymentId)?.length ?? 0))[0]!;
+  const free = (): SettledPayment | undefined => candidates.find((p) => !busy(p, listener.received()));
+  if (free() !== undefined) return free()!;
+  const budget = Math.max(0, Math.min(ctx.knownTimings?.lifecycleWithinMs ?? ctx.webhookWaitMs, env.deadline - Date.now() - 2_000));
+  await listener.waitFor((all) => candidates.some((p) => !busy(p, all)), { timeoutMs: budget, signal: env.signal });
+  return (
+    free() ?? {
+      problem: `every configured settled payment (${candidates.length}) still has an active refund created by an earlier check after waiting ${budget} ms for a final-status refund webhook (the spec allows one active refund per payment; configure more settled payments or a target whose refunds finish sooner)`,
+    }
+  );
 }
 
 /** True when a partial refund of 0.01 leaves something of the payment. */
@@ -36,14 +81,18 @@ export async function sendRefund(ctx: ServerAuditContext, env: CheckRunEnv, paym
   return { ex, notes };
 }
 
-/** Creates a partial refund on the slot's payment and judges the Refund resource. */
-export async function createPartialRefund(ctx: ServerAuditContext, env: CheckRunEnv, slot: number): Promise<{ findings: Finding[]; refund?: Record<string, unknown>; ex?: RecordedExchange; paymentId?: string }> {
-  const payment = settledPayment(ctx, slot);
-  if (payment === undefined) return { findings: [skip('needs payments.settled in the config')] };
-  if (!allowsPartial(payment.amount)) return { findings: [skip(`payment ${payment.paymentId} of ${payment.amount} is too small for a partial refund of ${PARTIAL_REFUND_AMOUNT}`)] };
+/** Creates a partial refund on a free settled payment and judges the Refund resource. */
+export async function createPartialRefund(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  chosen?: SettledPayment,
+): Promise<{ findings: Finding[]; refund?: Record<string, unknown>; ex?: RecordedExchange; paymentId?: string; payment?: SettledPayment }> {
+  const payment = chosen ?? (await freeSettledPayment(ctx, env));
+  if ('problem' in payment) return { findings: [skip(payment.problem)] };
   const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, PARTIAL_REFUND_AMOUNT);
+  if (isSuccess(ex)) noteRefund(ctx, payment.paymentId, jsonObject(ex));
   const verdict = judgeResource(ctx, ex, `a partial refund of ${PARTIAL_REFUND_AMOUNT} of settled payment ${payment.paymentId}`, 'refund', 'REFUND-PARTIAL-ALLOWED', 'REFUND-RESPONSE-RESOURCE');
-  return { findings: [...notes, ...verdict.findings], ex, paymentId: payment.paymentId, ...(verdict.findings.length === 0 && verdict.resource ? { refund: verdict.resource } : {}) };
+  return { findings: [...notes, ...verdict.findings], ex, paymentId: payment.paymentId, payment, ...(verdict.findings.length === 0 && verdict.resource ? { refund: verdict.resource } : {}) };
 }
 
 const unsettled = serverCheck({
@@ -99,9 +148,12 @@ const overAmount = serverCheck({
   mutating: true,
   group: 'refunds',
   async run(ctx, env) {
-    const payment = settledPayment(ctx, REFUND_SLOTS.overAmount)!;
+    // A payment with no active refund: otherwise a rejection could be for the one-active rule, not the total.
+    const payment = await freeSettledPayment(ctx, env);
+    if ('problem' in payment) return [skip(payment.problem)];
     const amount = formatDecimal(addDecimals(toDecimal(payment.amount), toDecimal('0.01')), { minScale: 2 });
     const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, amount);
+    if (isSuccess(ex)) noteRefund(ctx, payment.paymentId, jsonObject(ex));
     return [...notes, ...judgeRejection(ctx, ex, 'REFUND-TOTAL-CAP', `a refund of ${amount} of a payment of ${payment.amount}`, 'ERROR-REFUND-OVER-TOTAL')];
   },
 });
@@ -116,11 +168,12 @@ const secondWhileActive = serverCheck({
   mutating: true,
   group: 'refunds',
   async run(ctx, env) {
-    const first = await createPartialRefund(ctx, env, REFUND_SLOTS.secondWhileActive);
+    const first = await createPartialRefund(ctx, env);
     if (first.refund === undefined || first.paymentId === undefined) {
       return [...first.findings.filter((f) => f.outcome === 'observation'), skip(`the first refund was not created, so a second one cannot be tested: ${first.findings.find((f) => f.outcome !== 'observation')?.message ?? ''}`)];
     }
     const { ex, notes } = await sendRefund(ctx, env, first.paymentId, PARTIAL_REFUND_AMOUNT);
+    if (isSuccess(ex)) noteRefund(ctx, first.paymentId, jsonObject(ex));
     const finishedFirst = isSuccess(ex) ? await finishedBefore(ctx, env, first.refund, jsonObject(ex)) : undefined;
     if (finishedFirst !== undefined) {
       return [...notes, skip(`the first refund had already finished (${finishedFirst}), so a second one was allowed: could not send it while the first was active`, { evidence: evidenceOf(ctx, ex) })];
@@ -162,7 +215,7 @@ const partial = serverCheck({
   mutating: true,
   group: 'refunds',
   async run(ctx, env) {
-    const made = await createPartialRefund(ctx, env, REFUND_SLOTS.partial);
+    const made = await createPartialRefund(ctx, env);
     const findings = [...made.findings];
     const refund = made.refund;
     if (refund === undefined) return findings;

@@ -4,7 +4,7 @@
 import type { Finding } from '../../check.js';
 import { notApplicable, observation, pass, skip, violation } from '../../check.js';
 import { NEED, serverCheck } from './context.js';
-import { createPartialRefund, REFUND_SLOTS } from './refunds.js';
+import { createPartialRefund } from './refunds.js';
 import { createSignedPayout, defaultDestination, evidenceOf, PAYOUT_AMOUNT, showValue } from './requests.js';
 import { judgeResource } from './resources.js';
 
@@ -101,7 +101,7 @@ const timestamps = serverCheck({
       findings.push(notApplicable('refund createdAtUtc not checked: needs merchantId and payments.settled in the config'));
       return findings;
     }
-    const made = await createPartialRefund(ctx, env, REFUND_SLOTS.timestamps);
+    const made = await createPartialRefund(ctx, env);
     const refundEx = made.ex;
     const at = (refundEx?.response?.json as Record<string, unknown> | undefined)?.['createdAtUtc'];
     if (refundEx?.response === undefined || refundEx.response.status < 200 || refundEx.response.status >= 300) findings.push(notApplicable('could not create a refund to read createdAtUtc; see refund-partial-accepted'));

@@ -10,7 +10,7 @@ import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { createHeldPayout } from './commit-cancel.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { fetchPublicKey } from './public-key.js';
-import { createPartialRefund, REFUND_SLOTS } from './refunds.js';
+import { createPartialRefund } from './refunds.js';
 import { schemaProblems } from './resources.js';
 import { createSignedPayout, defaultDestination, describeOutcome, evidenceOf, isSuccess, jsonObject, payoutActionRequest, sendAppCall, uniqueReference } from './requests.js';
 import { bodyText, member, mentioning, waitForMentions, webhookEvidence, webhookKind } from './webhook-match.js';
@@ -109,7 +109,7 @@ const refundStatusChanges = serverCheck({
   mutating: true,
   group: 'refunds',
   async run(ctx, env) {
-    const made = await createPartialRefund(ctx, env, REFUND_SLOTS.webhooks);
+    const made = await createPartialRefund(ctx, env);
     const id = made.refund?.['refundPaymentId'];
     const trigger = made.ex ? evidenceOf(ctx, made.ex) : undefined;
     if (typeof id !== 'string') return [...made.findings.filter((f) => f.outcome === 'observation'), skip(`could not create a refund to trigger webhooks; see refund-partial-accepted`)];
