@@ -56,6 +56,8 @@ export interface ConformanceConfig {
     readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: string }>;
   };
   readonly webhookListen?: { readonly host: string; readonly port: number };
+  /** Redelivery timing: how long to wait (`waitMs`), or the target's stated interval (`withinMs`: no redelivery within it fails). */
+  readonly webhookRetry?: { readonly waitMs?: number; readonly withinMs?: number };
   /** The target implements payconform's /sandbox/ helper endpoints (default false). */
   readonly sandbox: boolean;
   readonly timeoutMs: number;
@@ -183,7 +185,7 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
     target?: string; merchantId?: string; applicationId?: string; keyId?: string; payInAccountSelector?: string;
     copDestinations?: Partial<Record<CopStatusKey, PayoutDestinationConfig>>;
     payments?: { settled?: Array<{ paymentId: string; amount: number | string; payer?: PayerAccount }>; unsettled?: Array<{ paymentId: string; status: string }> };
-    webhookListen?: string; timeoutMs?: number; sandbox?: boolean;
+    webhookListen?: string; timeoutMs?: number; sandbox?: boolean; webhookRetry?: { waitMs?: number; withinMs?: number };
   };
   const sources: Record<string, ConfigSource> = {};
   const pick = (field: keyof typeof ENV_FIELDS): string | undefined => {
@@ -230,6 +232,7 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
     copDestinations: { ...(file.copDestinations ?? {}) },
     payments: { settled, unsettled: [...(file.payments?.unsettled ?? [])] },
     ...(webhookListen ? { webhookListen } : {}),
+    ...(file.webhookRetry !== undefined ? { webhookRetry: { ...file.webhookRetry } } : {}),
     sandbox: file.sandbox ?? false,
     timeoutMs: file.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(applicationSecret ? { applicationSecret: new SecretValue(applicationSecret) } : {}),

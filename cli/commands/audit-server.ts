@@ -154,6 +154,8 @@ export async function prepareExternalTarget(target: string, config: ConformanceC
   }
   const fields = availableFields(config);
   const webhookWaitMs = requestTimeoutMs;
+  const retry = config.webhookRetry;
+  const redelivery = { waitMs: retry?.withinMs ?? retry?.waitMs ?? webhookWaitMs, stated: retry?.withinMs !== undefined };
   const context: ServerAuditContext = {
     baseUrl: target.replace(/\/+$/, ''),
     ...(credentials ? { credentials } : {}),
@@ -168,6 +170,7 @@ export async function prepareExternalTarget(target: string, config: ConformanceC
     ...(tls.tlsCa !== undefined ? { tlsCa: tls.tlsCa } : {}),
     webhookWaitMs,
     quietWaitMs: Math.min(3_000, requestTimeoutMs),
+    redelivery,
     sandbox: config.sandbox,
     redactor,
   };
@@ -175,7 +178,7 @@ export async function prepareExternalTarget(target: string, config: ConformanceC
     context,
     label: target,
     isAvailable: (need) => (need === 'webhookListen' ? listener !== undefined : need === 'privateKey' ? credentials !== undefined : fields.has(need)),
-    checkTimeoutMs: 3 * requestTimeoutMs + 2 * webhookWaitMs + 5_000,
+    checkTimeoutMs: 3 * requestTimeoutMs + 2 * webhookWaitMs + redelivery.waitMs + 5_000,
     close: async () => {
       await listener?.close();
     },

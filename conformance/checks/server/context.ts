@@ -51,6 +51,12 @@ export interface ServerAuditContext {
   /** Set only when the runner configured the target's timers (embedded service); otherwise timing is "not shown". */
   readonly knownTimings?: KnownTimings;
   /**
+   * Redelivery of a webhook answered non-200, for a target whose timers the runner did not set (config
+   * "webhookRetry"): how long to wait for it, and whether the config states the target's interval (`stated`: no
+   * redelivery within `waitMs` fails; otherwise it warns, since the spec shows no retry interval).
+   */
+  readonly redelivery?: { readonly waitMs: number; readonly stated: boolean };
+  /**
    * The target implements payconform's /sandbox/ helper endpoints (config "sandbox"; true for the embedded service).
    * The spec shows no API to create or move payments: the payment checks run only when this is true.
    */

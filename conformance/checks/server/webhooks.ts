@@ -249,7 +249,7 @@ async function failedDeliveries(ctx: ServerAuditContext, env: CheckRunEnv, failu
   try {
     const { ex } = await createSignedPayout(ctx, env, { destination: defaultDestination(ctx), reference });
     if (!isSuccess(ex)) return { problem: skip(`could not create a payout to trigger a webhook (${describeOutcome(ex)})`, { evidence: evidenceOf(ctx, ex) }) };
-    const waited = ctx.knownTimings?.redeliveryWithinMs ?? ctx.webhookWaitMs;
+    const waited = ctx.knownTimings?.redeliveryWithinMs ?? ctx.redelivery?.waitMs ?? ctx.webhookWaitMs;
     const deliveries = await waitForMentions(listener, env, waited, [reference], failures + 1, (w) => isFirstEvent(w));
     return { deliveries, waited };
   } finally {
@@ -257,13 +257,23 @@ async function failedDeliveries(ctx: ServerAuditContext, env: CheckRunEnv, failu
   }
 }
 
-/** No redelivery seen: a failure when the runner set the target's retry timer, else recorded (retry timing is not shown). */
+/**
+ * No redelivery seen: a failure when the interval is known (the runner set the target's retry timer, or the config
+ * states it in webhookRetry.withinMs); otherwise a warning, since the spec shows no retry interval: the wait may
+ * simply have been too short (webhookRetry.waitMs sets it).
+ */
 function noRedelivery(ctx: ServerAuditContext, first: ReceivedWebhook | undefined, waited: number, requirement: string): Finding {
   const what = first === undefined ? 'the webhook never arrived' : `webhook #${first.seq} was answered ${first.answeredStatus} and not redelivered within ${waited} ms`;
-  if (ctx.knownTimings !== undefined) {
-    return violation(what, { requirement, expected: 'redelivery until the receiver answers 200', ...(first ? { evidence: webhookEvidence(first) } : {}) });
+  const evidence = first ? { evidence: webhookEvidence(first) } : {};
+  if (ctx.knownTimings !== undefined || ctx.redelivery?.stated === true) {
+    return violation(what, { requirement, expected: `redelivery until the receiver answers 200, within ${waited} ms (the interval ${ctx.knownTimings ? 'the runner set' : 'the config states'})`, ...evidence });
   }
-  return skip(`${what}; the retry interval is not shown by the spec, so this is not judged (wait longer with a larger timeoutMs)`, { requirement });
+  return violation(`${what}; the spec shows no retry interval, so this warns (set webhookRetry.waitMs to wait longer, or webhookRetry.withinMs to state the target's interval and fail)`, {
+    requirement,
+    level: 'SHOULD',
+    expected: 'redelivery until the receiver answers 200',
+    ...evidence,
+  });
 }
 
 const redelivered = serverCheck({

@@ -1,3 +1,4 @@
+// The server audit run as a user configures it, against the embedded service made to look external.
 // Every refund check runs with what a real user has: two settled payments (each with its payer's account) and no
 // /sandbox/ endpoints. The checks share the payments by sequencing (one active refund per payment, spec: Limits), so
 // none is skipped; refund-to-original-account takes the payer from the config and still catches a wrong destination.
@@ -52,3 +53,27 @@ describe('refund checks with two settled payments and no /sandbox/ (spec: Limits
   }, 90_000);
 });
 
+
+describe('webhook-redelivered where the spec shows no retry interval (spec: Events; retry interval not shown)', () => {
+  /** The embedded target without the timers the runner set: as an external target, with the config's webhookRetry. */
+  async function redelivery(faults: readonly FaultName[], redelivery: { waitMs: number; stated: boolean }) {
+    const target = await startEmbeddedTarget({ faults, webhookSigningKey });
+    try {
+      const { knownTimings: _set, ...context } = target.context;
+      const summary = await auditTarget({ ...target, context: { ...context, redelivery } }, { only: ['webhook-redelivered'] });
+      return summary.results[0]!;
+    } finally {
+      await target.close();
+    }
+  }
+  it('warns (does not skip) when no redelivery came within the configured wait, and passes a retrying service', async () => {
+    const [silent, clean] = await Promise.all([redelivery(['webhook-no-retry'], { waitMs: 1_000, stated: false }), redelivery([], { waitMs: 2_000, stated: false })]);
+    expect(silent.outcome, silent.message).toBe('warn');
+    expect(silent.message).toContain('not redelivered within 1000 ms');
+    expect(clean.outcome, clean.message).toBe('pass');
+  }, 60_000);
+  it('fails when the config states the interval (webhookRetry.withinMs)', async () => {
+    const r = await redelivery(['webhook-no-retry'], { waitMs: 1_000, stated: true });
+    expect(r.outcome, r.message).toBe('fail');
+  }, 60_000);
+});
