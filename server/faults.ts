@@ -54,9 +54,47 @@ export const faultCatalogue = [
   { name: 'tracing-id-fixed', breaks: 'Payout resource: tracingId differs per response', description: 'every response carries the same tracingId' },
   { name: 'refund-timestamp-zoned', breaks: 'Refund resource: createdAtUtc has no zone suffix', description: 'createdAtUtc ends in Z' },
   { name: 'public-key-full-pem', breaks: 'Public key endpoint: BEGIN/END lines trimmed off', description: 'the public key is served with its -----BEGIN PUBLIC KEY----- and -----END PUBLIC KEY----- lines' },
-] as const satisfies ReadonlyArray<{ readonly name: string; readonly breaks: string; readonly description: string }>;
+
+  // Found by method (issue 18): for each requirement, how an implementer plausibly gets it wrong. `how` names the
+  // method: rfc-default (a generic RFC 9421 / RFC 9530 library's default where the profile departs from it),
+  // step-order (the verification order and what a rejected request leaves behind), lifecycle (rules across several
+  // resources or a resource's whole life), delivery (webhooks over time), representation (serialiser habits).
+  { name: 'path-without-query', how: 'rfc-default', breaks: 'Signature base: @path includes the query string', description: '@path is rebuilt without the query (RFC 9421 §2.2.6 default), so a signature that leaves the query out verifies' },
+  { name: 'digest-sha256-accepted', how: 'rfc-default', breaks: 'Algorithms: hash SHA-512 (content digest)', description: 'a Content-Digest in sha-256 is verified and accepted (RFC 9530 lets the sender choose)' },
+  { name: 'digest-optional', how: 'rfc-default', breaks: 'Headers added to a signed request: Content-Digest required on POST', description: 'step 8 read as "when present": a create-payout request without Content-Digest is accepted' },
+  { name: 'components-superset', how: 'rfc-default', breaks: 'Step 2: covered components, in this fixed order (exactly the eight)', description: 'covered components beyond the eight are accepted (a generic library checks a minimum set)' },
+  { name: 'components-as-set', how: 'rfc-default', breaks: 'Step 2: covered components, in this fixed order', description: 'the eight covered components are compared as a set: any order is accepted' },
+  { name: 'alg-case-insensitive', how: 'rfc-default', breaks: 'Signature parameters: alg is always "ed25519"', description: 'alg is compared case-insensitively ("ED25519" accepted)' },
+  { name: 'created-window-600', how: 'step-order', breaks: 'Step 3: now minus created is at most 300 seconds', description: 'signatures up to 600 s old are accepted (the skew allowance added twice)' },
+  { name: 'nonce-used-by-rejection', how: 'step-order', breaks: 'Step 11: the nonce is recorded after the signature verified', description: 'the nonce is recorded when it is checked (step 4), so a request rejected later (bad digest or signature) uses it up and the genuine request with that nonce is refused' },
+  { name: 'refund-one-per-payment', how: 'lifecycle', breaks: 'Limits: several partial refunds per payment are allowed', description: 'a payment that had a refund, even a finished one, cannot be refunded again' },
+  { name: 'refund-total-single', how: 'lifecycle', breaks: 'Limits: the sum of all refunds cannot exceed the payment amount', description: 'each refund is compared with the payment amount alone, not with what earlier refunds took' },
+  { name: 'refund-webhook-payment-amount', how: 'representation', breaks: 'Refund webhook payload: refundedPaymentAmount is the amount of the original payment', description: 'refundedPaymentAmount carries the refund amount' },
+  { name: 'webhook-no-initial-event', how: 'lifecycle', breaks: 'Each status change produces a webhook (creation into IN_PROGRESS included)', description: 'no payout or refund webhook for the creation (IN_PROGRESS); later changes only' },
+  { name: 'refund-webhook-missing', how: 'lifecycle', breaks: 'Events: a refund webhook for any refund status change, started in the portal or by API', description: 'refunds created through the API send no refund webhook at all' },
+  { name: 'payment-webhook-completed-missing', how: 'lifecycle', breaks: 'Payment statuses: a payment webhook is sent for COMPLETED, SETTLED and FAILED', description: 'no payment webhook for COMPLETED (only the final SETTLED or FAILED)' },
+  { name: 'no-hold-on-partial', how: 'lifecycle', breaks: 'Payout transitions: PARTIAL_MATCH is held when doNotCommitOnCoPMismatch is true', description: 'a PARTIAL_MATCH payout is executed at once even with doNotCommitOnCoPMismatch true (only NO_MATCH and worse are held)' },
+  { name: 'commit-processed', how: 'lifecycle', breaks: 'Payout transitions: commit gives IN_PROGRESS', description: 'commit answers the payout as PROCESSED' },
+  { name: 'webhook-retry-once', how: 'delivery', breaks: 'Events: repeated until the receiver answers 200', description: 'a failed webhook is retried once, then given up' },
+  { name: 'webhook-retry-5xx-only', how: 'delivery', breaks: 'Events: any answer other than 200 counts as failure and is retried', description: 'only 5xx answers and network errors are retried; a 4xx answer counts as delivered' },
+  { name: 'webhook-retry-bad-signature', how: 'delivery', breaks: 'Webhook authentication: every webhook signed over the exact bytes', description: 'redeliveries carry the first attempt\'s signature over a payload whose attempt counter changed' },
+  { name: 'webhook-signature-hex', how: 'representation', breaks: 'Webhook authentication: the signature is base64 text', description: 'the Authorization signature is hex-encoded' },
+  { name: 'webhook-no-accept', how: 'representation', breaks: 'Payout and refund webhook headers: Accept: application/json', description: 'payout and refund webhooks carry no Accept header' },
+  { name: 'webhook-event-time-offset', how: 'representation', breaks: 'Webhook payloads: eventTimeUtc is an ISO 8601 UTC timestamp', description: 'eventTimeUtc is local time with a +01:00 offset' },
+  { name: 'public-key-stale', how: 'representation', breaks: 'Webhook authentication: the receiver verifies with the key from the public-key endpoint', description: 'the public-key endpoint serves another key than the one webhooks are signed with (a rotation half done)' },
+  { name: 'omit-null-fields', how: 'representation', breaks: 'Resources: "string or null" fields are present, null when not used', description: 'null members (statusReason, iban, bic, copStatus) are left out of responses (a serialiser set to omit nulls)' },
+  { name: 'amount-as-string', how: 'representation', breaks: 'Payout resource: amount is a number (decimal)', description: 'the payout resource carries amount as a string, as the refund request example does' },
+  { name: 'tracing-id-uuid', how: 'representation', breaks: 'Payout resource: tracingId is a hexadecimal trace identifier', description: 'tracingId is a hyphenated UUID' },
+  { name: 'status-reason-always', how: 'representation', breaks: 'Payout resource: statusReason null normally', description: 'every payout carries a statusReason text' },
+  { name: 'refund-id-name', how: 'representation', breaks: 'Refund resource: refundPaymentId', description: 'the refund resource names its id refundId (as the refund webhook does) instead of refundPaymentId' },
+  { name: 'refund-created-pending', how: 'representation', breaks: 'Refund statuses: a refund is created with status IN_PROGRESS', description: 'a new refund is answered with status PENDING' },
+  { name: 'refund-unsettled-400', how: 'representation', breaks: 'Errors: refunding a payment not SETTLED gives 422 UNPROCESSABLE_ENTITY', description: 'a refund of an unsettled payment is answered 400 BAD_REQUEST' },
+] as const satisfies ReadonlyArray<{ readonly name: string; readonly breaks: string; readonly description: string; readonly how?: string }>;
 
 export type FaultName = (typeof faultCatalogue)[number]['name'];
+
+/** The faults found by method (they carry `how`); each is proven through the audit check that catches it. */
+export type MethodFaultName = Extract<(typeof faultCatalogue)[number], { readonly how: string }>['name'];
 
 export interface FaultDescription {
   readonly name: FaultName;

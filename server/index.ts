@@ -24,7 +24,7 @@ import { createSignatureVerifier } from './signature-verifier.js';
 import { ServiceState } from './state.js';
 import { defaultRetryPolicy, WebhookQueue } from './webhook-delivery.js';
 
-export { faultCatalogue, isFaultName, listFaults, serviceVariants, variantChoices, type FaultDescription, type FaultName, type ServiceVariant } from './faults.js';
+export { faultCatalogue, isFaultName, listFaults, serviceVariants, variantChoices, type FaultDescription, type FaultName, type MethodFaultName, type ServiceVariant } from './faults.js';
 export { copTriggers, confirmPayee, type CopDestinationKey, type PayoutDestination } from './cop-triggers.js';
 export { STATUS_NAMES, type ErrorBody } from './error-body.js';
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connections.js';

@@ -79,7 +79,8 @@ export class Lifecycle {
   /** Records a payout status change: webhook (none for AWAITING_COMMIT, which the webhook status list excludes), then timer. */
   payoutChanged(payout: Payout, initial: boolean): void {
     const { faults, queue, now } = this.o;
-    if (payout.status !== 'AWAITING_COMMIT' && !(faults.has('webhook-missing-event') && !initial)) {
+    const dropped = (faults.has('webhook-missing-event') && !initial) || (faults.has('webhook-no-initial-event') && initial);
+    if (payout.status !== 'AWAITING_COMMIT' && !dropped) {
       const eventTime = now();
       const snapshot: Payout = { ...payout };
       const description = faults.alt ? '' : (payout.statusReason ?? statusDescriptions[payout.status]);
@@ -105,7 +106,8 @@ export class Lifecycle {
   refundChanged(refund: Refund, initial: boolean): void {
     const { faults, queue, now, state } = this.o;
     const payment = state.payments.get(refund.paymentId);
-    if (payment !== undefined && !(faults.has('webhook-missing-event') && !initial)) {
+    const dropped = (faults.has('webhook-missing-event') && !initial) || (faults.has('webhook-no-initial-event') && initial) || faults.has('refund-webhook-missing');
+    if (payment !== undefined && !dropped) {
       const eventTime = now();
       const snapshot: Refund = { ...refund };
       const description = faults.alt ? '' : statusDescriptions[refund.status];
@@ -151,6 +153,7 @@ export class Lifecycle {
     if (payment.status === 'AWAITING_AUTHORIZATION') return;
     // Fault payment-webhook-missing: the SETTLED event is dropped.
     if (payment.status === 'SETTLED' && this.o.faults.has('payment-webhook-missing')) return;
+    if (payment.status === 'COMPLETED' && this.o.faults.has('payment-webhook-completed-missing')) return;
     const snapshot: Payment = { ...payment };
     this.o.queue.enqueue({
       kind: 'payment',

@@ -1,5 +1,5 @@
 // The JSON shapes the service sends: payout and refund resources, and the three webhook payloads (spec: Resources, Events).
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { FaultSet } from './faults.js';
 import { DecimalNumber } from './json-writer.js';
 import type { Account, Payment, Payout, Refund } from './state.js';
@@ -12,6 +12,7 @@ const FIXED_TRACING_ID = '0123456789abcdef0123456789abcdef';
 /** A hexadecimal trace identifier, fresh for every response (variant alt: 16 upper-case digits; the length is not shown). */
 export function newTracingId(faults: FaultSet): string {
   if (faults.has('tracing-id-fixed')) return FIXED_TRACING_ID;
+  if (faults.has('tracing-id-uuid')) return randomUUID();
   return faults.alt ? randomBytes(8).toString('hex').toUpperCase() : randomBytes(16).toString('hex');
 }
 
@@ -44,7 +45,21 @@ const accountObject = (a: Account, faults: FaultSet): Record<string, unknown> =>
   ...altExtra(faults, 'GB'),
 });
 
+/** Fault omit-null-fields: null members left out at every level (a serialiser set to omit nulls). */
+function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof DecimalNumber) ? withoutNulls(v as Record<string, unknown>) : v]),
+  );
+}
+
 export function payoutResource(p: Payout, faults: FaultSet): Record<string, unknown> {
+  const resource = payoutResourceOf(p, faults);
+  return faults.has('omit-null-fields') ? withoutNulls(resource) : resource;
+}
+
+function payoutResourceOf(p: Payout, faults: FaultSet): Record<string, unknown> {
   // Fault payout-response-shape: no fractional seconds, no Z.
   const createdAt = faults.has('payout-response-shape') ? isoUtc(p.createdAt).slice(0, 19) : moreDigits(faults, isoUtc(p.createdAt), 6);
   return {
@@ -52,26 +67,31 @@ export function payoutResource(p: Payout, faults: FaultSet): Record<string, unkn
     payoutId: p.payoutId,
     createdAt,
     status: p.status,
-    amount: new DecimalNumber(p.amount),
+    amount: faults.has('amount-as-string') ? p.amount : new DecimalNumber(p.amount),
     reference: p.reference,
     currency: p.currency,
     source: accountObject(p.source, faults),
     destination: accountObject(p.destination, faults),
     tracingId: newTracingId(faults),
     copStatus: p.copStatus,
-    statusReason: p.statusReason,
+    statusReason: p.statusReason ?? (faults.has('status-reason-always') ? 'Payout accepted for processing' : null),
     ...altExtra(faults),
   };
 }
 
 export function refundResource(r: Refund, faults: FaultSet): Record<string, unknown> {
+  const resource = refundResourceOf(r, faults);
+  return faults.has('omit-null-fields') ? withoutNulls(resource) : resource;
+}
+
+function refundResourceOf(r: Refund, faults: FaultSet): Record<string, unknown> {
   const iso = moreDigits(faults, isoUtc(r.createdAt), 7);
   return {
-    refundPaymentId: r.refundId,
+    [faults.has('refund-id-name') ? 'refundId' : 'refundPaymentId']: r.refundId,
     refundedPaymentId: r.paymentId,
     // Fractional seconds, no zone suffix (the value is UTC); fault refund-timestamp-zoned keeps the Z.
     createdAtUtc: faults.has('refund-timestamp-zoned') ? iso : iso.slice(0, -1),
-    status: r.status,
+    status: faults.has('refund-created-pending') && r.status === 'IN_PROGRESS' ? 'PENDING' : r.status,
     refundRequestDetails: {
       amount: new DecimalNumber(r.amount),
       currency: r.currency,
@@ -119,6 +139,8 @@ export function paymentWebhookPayload(p: Payment, faults?: FaultSet): Record<str
 
 /** eventTimeUtc: ISO 8601 UTC; variant alt leaves out the fractional seconds (the spec does not ask for them). */
 function eventTimeOf(ms: number, faults: FaultSet): string {
+  // Fault webhook-event-time-offset: local time (UTC+1) with its offset.
+  if (faults.has('webhook-event-time-offset')) return isoUtc(ms + 3_600_000).replace('Z', '+01:00');
   return faults.alt ? isoUtc(ms).replace(/\.\d+Z$/, 'Z') : isoUtc(ms);
 }
 
@@ -153,7 +175,7 @@ export function refundWebhookPayload(
     applicationId: r.applicationId,
     refundedPaymentId: payment.paymentId,
     refundedMerchantPaymentId: payment.merchantPaymentId ?? '',
-    refundedPaymentAmount: new DecimalNumber(payment.amount),
+    refundedPaymentAmount: new DecimalNumber(faults.has('refund-webhook-payment-amount') ? r.amount : payment.amount),
     refundId: r.refundId,
     refundAmount: new DecimalNumber(r.amount),
     refundCurrency: r.currency,

@@ -7,6 +7,8 @@ import { createVerificationPolicy, type PolicyEnforcement } from '../src/profile
 import { verifyRequestAsync, type ApplicationRecord } from '../src/profile/verify-request.js';
 import { parseSignature, parseSignatureInput } from '../src/signatures/signature-fields.js';
 import { getFieldValues, type HttpRequest } from '../src/http/message.js';
+import type { DigestAlgorithm } from '../src/digest/content-digest.js';
+import { serviceProfile } from '../src/profile/service-profile.js';
 import type { SignatureOutcome, SignatureVerifier } from './authentication.js';
 import type { FaultSet } from './faults.js';
 import type { Application, ServiceState } from './state.js';
@@ -73,6 +75,56 @@ function relabelToSig1(request: HttpRequest): HttpRequest {
   };
 }
 
+/** The sig1 member of Signature-Input (components by name, parameters), for the faults that relax one rule per request. */
+function sig1Member(request: HttpRequest): { readonly components: readonly string[]; readonly params: ReadonlyMap<string, unknown> } | undefined {
+  const inputs = getFieldValues(request.headers, 'signature-input');
+  if (inputs.length !== 1) return undefined;
+  const parsed = parseSignatureInput(inputs[0]!);
+  const member = parsed.ok ? parsed.value.get('sig1') : undefined;
+  return member && { components: member.components.map((c) => c.name), params: member.params };
+}
+
+const PROFILE_COMPONENTS: readonly string[] = serviceProfile.componentNames;
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * Faults that take a generic library's RFC 9421 / RFC 9530 default, or a plausible misreading, for one request:
+ * the enforcement switched off for this request only (undefined: the request is verified strictly).
+ */
+type Relaxation = { -readonly [K in keyof PolicyEnforcement]?: boolean } & { digestAlgorithm?: DigestAlgorithm; maxAgeSeconds?: number };
+
+function relaxedFor(faults: FaultSet, request: HttpRequest): Relaxation | undefined {
+  const member = sig1Member(request);
+  const relax: Relaxation = {};
+  if (member !== undefined) {
+    const alg = member.params.get('alg');
+    // Fault alg-case-insensitive: "ED25519" compared case-insensitively.
+    if (faults.has('alg-case-insensitive') && typeof alg === 'string' && alg.toLowerCase() === serviceProfile.alg) relax.alg = false;
+    // Fault components-superset: the eight in order, followed by more, accepted (a generic library checks a minimum set).
+    if (faults.has('components-superset') && member.components.length > PROFILE_COMPONENTS.length && sameList(member.components.slice(0, PROFILE_COMPONENTS.length), PROFILE_COMPONENTS)) relax.components = false;
+    // Fault components-as-set: the eight in any order accepted (compared as a set).
+    if (faults.has('components-as-set') && member.components.length === PROFILE_COMPONENTS.length && PROFILE_COMPONENTS.every((c) => member.components.includes(c))) relax.components = false;
+  }
+  // Fault digest-sha256-accepted: RFC 9530 lets the sender choose; a sha-256 Content-Digest is verified as such.
+  if (faults.has('digest-sha256-accepted') && /^\s*sha-256=/.test(getFieldValues(request.headers, 'content-digest').join(','))) relax.digestAlgorithm = 'sha-256';
+  // Fault digest-optional: step 8 read as "when present" only: a request without Content-Digest is not digest-checked.
+  if (faults.has('digest-optional') && getFieldValues(request.headers, 'content-digest').length === 0) relax.digest = false;
+  // Fault created-window-600: a 600 s window (double the spec's 300 s).
+  if (faults.has('created-window-600')) relax.maxAgeSeconds = 600;
+  return Object.keys(relax).length > 0 ? relax : undefined;
+}
+
+/** Fault path-without-query: @path rebuilt without the query (RFC 9421 §2.2.6's @path; the profile includes it). */
+function withoutQuery(request: HttpRequest): HttpRequest {
+  const url = new URL(request.url);
+  if (url.search === '') return request;
+  url.search = '';
+  return { ...request, url: url.toString() };
+}
+
+/** Verification codes of steps after the nonce check (4): fault nonce-used-by-rejection records the nonce for them too. */
+const AFTER_NONCE_STEP = (step: number | string): boolean => typeof step === 'number' && step > 4;
+
 /** `shared`: the nonce store of a multi-instance deployment (Redis); default a per-process MemoryNonceStore. */
 export function createSignatureVerifier(state: ServiceState, faults: FaultSet, now: () => number, shared?: NonceStore): SignatureVerifier {
   const store = shared ?? new MemoryNonceStore();
@@ -113,8 +165,18 @@ export function createSignatureVerifier(state: ServiceState, faults: FaultSet, n
   const anyLabel = faults.has('accept-any-label');
 
   return async (received): Promise<SignatureOutcome> => {
-    const request = anyLabel ? relabelToSig1(received) : received;
-    const result = await verifyRequestAsync(request, { now: Math.floor(now() / 1000), nonceStore, resolveApplication, backend, policy });
+    let request = anyLabel ? relabelToSig1(received) : received;
+    if (faults.has('path-without-query')) request = withoutQuery(request);
+    const relax = faults.size > 0 ? relaxedFor(faults, request) : undefined;
+    const { digestAlgorithm, maxAgeSeconds, ...relaxEnforce } = relax ?? {};
+    const used = relax === undefined ? policy : createVerificationPolicy({ ...policy, ...(digestAlgorithm ? { digestAlgorithm } : {}), ...(maxAgeSeconds ? { maxAgeSeconds } : {}), enforce: { ...policy.enforce, ...relaxEnforce } });
+    const at = Math.floor(now() / 1000);
+    const result = await verifyRequestAsync(request, { now: at, nonceStore, resolveApplication, backend, policy: used });
+    if (!result.ok && faults.has('nonce-used-by-rejection') && AFTER_NONCE_STEP(result.step)) {
+      // Fault: the nonce is recorded when it is checked (step 4), so a request rejected later still uses it up.
+      const nonce = sig1Member(request)?.params.get('nonce');
+      if (typeof nonce === 'string') await store.checkAndRecord(nonce, at, at + serviceProfile.maxAgeSeconds);
+    }
     if (result.ok) return { ok: true, applicationId: result.applicationId, keyId: result.keyId };
     if (faults.has('no-application-id-check') && (result.code === 'APPLICATION_ID_MISSING' || result.code === 'APPLICATION_ID_UNKNOWN')) {
       // Fault: the application is not checked; the request is taken as the first application's.

@@ -148,11 +148,15 @@ export class WebhookQueue {
     const compact = Buffer.from(stringifyJson(payload, faults.alt ? 2 : 0), 'utf8');
     // Faults: send other bytes than those signed, or sign other bytes than those sent.
     const sent = faults.has('webhook-reserialised') ? Buffer.from(stringifyJson(payload, 2), 'utf8') : compact;
-    const signed = faults.has('webhook-bad-signature') ? Buffer.concat([compact, Buffer.from(' ')]) : compact;
+    let signed = faults.has('webhook-bad-signature') ? Buffer.concat([compact, Buffer.from(' ')]) : compact;
+    // Fault webhook-retry-bad-signature: a redelivery reuses the first attempt's signature (its counter was 0).
+    if (faults.has('webhook-retry-bad-signature') && index > 0) signed = Buffer.from(stringifyJson(event.payload(0), faults.alt ? 2 : 0), 'utf8');
+    const authorization = this.options.sign(signed);
     const headers: Record<string, string> = {
       'content-type': faults.has('webhook-content-type') ? 'text/plain' : faults.alt ? 'application/json; charset=utf-8' : 'application/json',
-      accept: faults.alt && record.kind === 'payment' ? '*/*' : 'application/json',
-      authorization: this.options.sign(signed),
+      ...(faults.has('webhook-no-accept') && record.kind !== 'payment' ? {} : { accept: faults.alt && record.kind === 'payment' ? '*/*' : 'application/json' }),
+      // Fault webhook-signature-hex: the signature in hexadecimal.
+      authorization: faults.has('webhook-signature-hex') ? authorization.replace(/ (\S+)$/, (_, b64: string) => ` ${Buffer.from(b64, 'base64').toString('hex')}`) : authorization,
       'content-length': String(sent.length),
     };
     const method = faults.has('webhook-post') ? 'POST' : 'PUT';
@@ -164,13 +168,14 @@ export class WebhookQueue {
     if ('status' in outcome) entry.responseStatus = outcome.status;
     else entry.error = outcome.error;
     if (this.closed) return;
-    const ok = 'status' in outcome && outcome.status === 200;
+    // Fault webhook-retry-5xx-only: a 4xx answer counts as delivered.
+    const ok = 'status' in outcome && (outcome.status === 200 || (faults.has('webhook-retry-5xx-only') && outcome.status >= 400 && outcome.status < 500));
     this.options.log(
       `webhook ${record.kind} ${record.eventStatus} ${record.resourceId} attempt ${counter} -> ${'status' in outcome ? outcome.status : outcome.error}`,
     );
     if (ok) {
       record.state = 'delivered';
-    } else if (faults.has('webhook-no-retry') || index + 1 >= retry.maxAttempts || ('fatal' in outcome && outcome.fatal)) {
+    } else if (faults.has('webhook-no-retry') || (faults.has('webhook-retry-once') && index + 1 >= 2) || index + 1 >= retry.maxAttempts || ('fatal' in outcome && outcome.fatal)) {
       record.state = 'failed';
     } else {
       // Variant alt: a constant interval instead of exponential backoff (the retry interval is not shown).

@@ -14,45 +14,50 @@ const signingRejection: readonly FaultName[] = ['creates-on-rejection'];
 /** For every check, the reference-service faults that must make it fail. */
 const checkFaults = {
   'public-key-form': ['public-key-full-pem'],
-  'payout-signed-accepted': ['payout-response-shape'],
-  'tracing-id-differs': ['tracing-id-fixed'],
+  'payout-signed-accepted': ['payout-response-shape', 'omit-null-fields', 'amount-as-string', 'status-reason-always'],
+  'tracing-id-differs': ['tracing-id-fixed', 'tracing-id-uuid'],
   'timestamp-forms': ['payout-response-shape', 'refund-timestamp-zoned'],
   'signature-headers-missing': ['accept-unsigned', ...signingRejection],
-  'content-digest-missing': ['no-digest-check', ...signingRejection],
+  'content-digest-missing': ['no-digest-check', 'digest-optional', ...signingRejection],
   'content-digest-mismatch': ['no-digest-check', ...signingRejection],
   'body-changed-after-signing': ['no-digest-check', ...signingRejection],
   'path-changed-after-signing': ['no-signature-check', ...signingRejection],
   'authority-changed-after-signing': ['no-signature-check', ...signingRejection],
-  'created-expired': ['no-created-window', ...signingRejection],
+  'created-expired': ['no-created-window', 'created-window-600', ...signingRejection],
   'created-in-future': ['no-future-check', ...signingRejection],
   'nonce-too-long': ['no-nonce-length-check', ...signingRejection],
   'nonce-missing': ['allow-missing-nonce', ...signingRejection],
-  'alg-not-ed25519': ['accept-any-alg', ...signingRejection],
+  'alg-not-ed25519': ['accept-any-alg', 'alg-case-insensitive', ...signingRejection],
   'key-id-unknown': ['no-key-check', ...signingRejection],
   'application-secret-wrong': ['no-secret-check', ...signingRejection],
   'application-id-missing': ['no-application-id-check', ...signingRejection],
-  'components-reordered': ['accept-any-components', ...signingRejection],
+  'components-reordered': ['accept-any-components', 'components-as-set', ...signingRejection],
   'components-reduced': ['accept-any-components', ...signingRejection],
+  'query-not-signed': ['path-without-query', ...signingRejection],
+  'content-digest-sha256': ['digest-sha256-accepted', ...signingRejection],
+  'components-extra': ['components-superset', ...signingRejection],
   'label-not-sig1': ['accept-any-label', ...signingRejection],
   'nonce-replayed': ['no-replay-check', ...signingRejection],
   'nonce-concurrent-once': ['nonce-race'],
+  'nonce-kept-after-rejection': ['nonce-used-by-rejection'],
   'cop-auto-commit-without-flag': ['hold-without-flag'],
-  'cop-hold-on-mismatch': ['no-cop-hold'],
+  'cop-hold-on-mismatch': ['no-cop-hold', 'no-hold-on-partial'],
   'cop-auto-commit-on-match': ['hold-on-full-match', 'hold-on-not-checked'],
-  'cop-commit': ['commit-changes-cop'],
+  'cop-commit': ['commit-changes-cop', 'commit-processed'],
   'cop-cancel': ['cancel-without-reason'],
-  'refund-unsettled-rejected': ['refund-unsettled', 'refund-unsettled-message', 'refund-error-shape'],
+  'refund-unsettled-rejected': ['refund-unsettled', 'refund-unsettled-message', 'refund-error-shape', 'refund-unsettled-400'],
   'refund-over-amount-rejected': ['refund-over-amount'],
   'refund-second-while-active-rejected': ['refund-concurrent'],
-  'refund-partial-accepted': ['refund-partial-rejected', 'refund-timestamp-zoned'],
-  'webhook-payout-status-changes': ['webhook-missing-event'],
-  'webhook-refund-status-changes': ['webhook-missing-event'],
-  'webhook-signature-verified': ['webhook-bad-signature', 'webhook-reserialised'],
-  'webhook-payload-schema': ['webhook-payload-shape'],
-  'webhook-put-json': ['webhook-post', 'webhook-content-type'],
-  'webhook-redelivered': ['webhook-no-retry'],
+  'refund-partial-accepted': ['refund-partial-rejected', 'refund-timestamp-zoned', 'refund-id-name', 'refund-created-pending'],
+  'refund-several-partial': ['refund-one-per-payment', 'refund-total-single'],
+  'webhook-payout-status-changes': ['webhook-missing-event', 'webhook-no-initial-event'],
+  'webhook-refund-status-changes': ['webhook-missing-event', 'refund-webhook-missing', 'refund-webhook-payment-amount'],
+  'webhook-signature-verified': ['webhook-bad-signature', 'webhook-reserialised', 'webhook-signature-hex', 'public-key-stale'],
+  'webhook-payload-schema': ['webhook-payload-shape', 'webhook-event-time-offset'],
+  'webhook-put-json': ['webhook-post', 'webhook-content-type', 'webhook-no-accept'],
+  'webhook-redelivered': ['webhook-no-retry', 'webhook-retry-once', 'webhook-retry-5xx-only', 'webhook-retry-bad-signature'],
   'webhook-attempt-counter-rises': ['webhook-counter-fixed'],
-  'webhook-payment-status-changes': ['payment-webhook-missing'],
+  'webhook-payment-status-changes': ['payment-webhook-missing', 'payment-webhook-completed-missing'],
   'refund-to-original-account': ['refund-arbitrary-destination'],
   'payment-reference-assigned': ['payment-reference-kept'],
 } as const satisfies Record<Exclude<ServerCheckId, TargetOnlyCheck>, readonly [FaultName, ...FaultName[]]>;
@@ -104,6 +109,10 @@ describe('checkFaults table', () => {
     expect(Object.keys(checkFaults).sort()).toEqual(serverChecks.map((c) => c.id).filter((id) => !targetOnly.includes(id)).sort());
     const known = new Set<string>(faultCatalogue.map((f) => f.name));
     for (const faults of Object.values(checkFaults)) for (const f of faults) expect(known.has(f)).toBe(true);
+  });
+  it('names a check for every fault of the reference service (every fault is caught)', () => {
+    const caught = new Set<string>(Object.values(checkFaults).flat());
+    expect(faultCatalogue.map((f) => f.name).filter((f) => !caught.has(f))).toEqual([]);
   });
 });
 

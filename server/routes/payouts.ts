@@ -55,6 +55,7 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
   // Faults that hold what the spec executes automatically.
   if (doNotCommit && copStatus === 'FULL_MATCH' && faults.has('hold-on-full-match')) status = 'AWAITING_COMMIT';
   if (doNotCommit && (copStatus === 'NOT_CHECKED' || copStatus === null) && faults.has('hold-on-not-checked')) status = 'AWAITING_COMMIT';
+  if (copStatus === 'PARTIAL_MATCH' && faults.has('no-hold-on-partial')) status = 'IN_PROGRESS';
   return {
     payoutId: randomUUID(),
     applicationId: app.applicationId,
@@ -127,7 +128,8 @@ export const commitPayout: RouteHandler = async (ctx, request) => {
   // Spec: copStatus keeps its earlier value. Fault commit-changes-cop rewrites it.
   if (ctx.faults.has('commit-changes-cop')) payout.copStatus = 'FULL_MATCH';
   ctx.lifecycle.payoutChanged(payout, false);
-  return json(ctx, 200, payout);
+  // Fault commit-processed: the answer says PROCESSED.
+  return json(ctx, 200, ctx.faults.has('commit-processed') ? { ...payout, status: 'PROCESSED' } : payout);
 };
 
 export const CANCEL_REASON = PAYOUT_CANCEL_STATUS_REASON;

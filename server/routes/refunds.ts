@@ -28,11 +28,15 @@ const handleRefund: RouteHandler = async (ctx, request) => {
     throw new HttpError(404, 'payment_not_found', `no payment "${body.paymentId}" for this application`);
   }
   const earlier = state.refundsOf(payment.paymentId);
+  if (faults.has('refund-one-per-payment') && earlier.length > 0) {
+    throw new HttpError(409, 'REFUND_EXISTS', `payment ${payment.paymentId} has already been refunded`);
+  }
   // Faults weaken the inputs of the rule, each switching off one limit.
   const verdict = checkRefund({
     payment: { status: faults.has('refund-unsettled') ? 'SETTLED' : payment.status, amount: payment.amount },
     refunds: earlier.map((r) => ({
-      amount: r.amount,
+      // Fault refund-total-single: earlier refunds count for the one-active rule, not for the total.
+      amount: faults.has('refund-total-single') ? '0.00' : r.amount,
       status: faults.has('refund-concurrent') && activeRefundStatuses.includes(r.status) ? 'PROCESSED' : r.status,
     })),
     amount: body.amount,
@@ -41,7 +45,8 @@ const handleRefund: RouteHandler = async (ctx, request) => {
     const { statusCode } = refundRefusalStatus[verdict.code];
     // Codes other than the 422 for an unsettled payment are not shown; variant alt answers 422 for the one-active
     // conflict and 400 above the payment total.
-    const status = !faults.alt ? statusCode : statusCode === 409 ? 422 : verdict.code === 'REFUND_EXCEEDS_PAYMENT' ? 400 : statusCode;
+    let status = !faults.alt ? statusCode : statusCode === 409 ? 422 : verdict.code === 'REFUND_EXCEEDS_PAYMENT' ? 400 : statusCode;
+    if (verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-400')) status = 400;
     const message =
       verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-message') ? 'the payment cannot be refunded' : verdict.message;
     throw new HttpError(status as ErrorStatus, verdict.code, message);

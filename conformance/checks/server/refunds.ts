@@ -1,9 +1,9 @@
 // Refunds (spec: Endpoint 4, Limits, Errors): an unsettled payment gives 422 UNPROCESSABLE_ENTITY with the error
 // body naming its status; more than the payment amount is rejected; a second refund while one is active is
 // rejected; a partial refund is accepted as a schema-valid Refund resource in IN_PROGRESS.
-import { addDecimals, compareDecimals, formatDecimal, toDecimal } from '../../../src/rules/money.js';
+import { addDecimals, compareDecimals, formatDecimal, subtractDecimals, toDecimal } from '../../../src/rules/money.js';
 import type { CheckRunEnv, Finding } from '../../check.js';
-import { observation, pass, skip, violation } from '../../check.js';
+import { notApplicable, observation, pass, skip, violation } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { judgeRejection } from './rejection.js';
@@ -22,10 +22,10 @@ export type SettledPayment = ServerAuditContext['payments']['settled'][number];
 // active, waiting for a final-status refund webhook of the earlier ones when every payment is busy. Two settled
 // payments are enough for every refund check (refund-second-while-active-rejected holds one while it tests).
 
-/** Per run (context): the refunds the audit created, by payment id. */
-const ledgers = new WeakMap<ServerAuditContext, Map<string, string[]>>();
+/** Per run (context): the refunds the audit created (id and amount), by payment id. */
+const ledgers = new WeakMap<ServerAuditContext, Map<string, Array<{ readonly id: string; readonly amount: string }>>>();
 
-function ledgerOf(ctx: ServerAuditContext): Map<string, string[]> {
+function ledgerOf(ctx: ServerAuditContext): Map<string, Array<{ readonly id: string; readonly amount: string }>> {
   let ledger = ledgers.get(ctx);
   if (ledger === undefined) ledgers.set(ctx, (ledger = new Map()));
   return ledger;
@@ -34,12 +34,29 @@ function ledgerOf(ctx: ServerAuditContext): Map<string, string[]> {
 /** Records a refund the audit created (accepted by the target), so later checks wait until it has finished. */
 export function noteRefund(ctx: ServerAuditContext, paymentId: string, refund: Record<string, unknown> | undefined): void {
   const id = refund?.['refundPaymentId'];
-  if (typeof id === 'string') ledgerOf(ctx).set(paymentId, [...(ledgerOf(ctx).get(paymentId) ?? []), id]);
+  const amount = (refund?.['refundRequestDetails'] as Record<string, unknown> | undefined)?.['amount'];
+  if (typeof id === 'string') ledgerOf(ctx).set(paymentId, [...(ledgerOf(ctx).get(paymentId) ?? []), { id, amount: typeof amount === 'number' ? String(amount) : PARTIAL_REFUND_AMOUNT }]);
 }
 
-/** A refund is known finished when a refund webhook with a final status arrived for it. */
-function finished(all: readonly ReceivedWebhook[], refundId: string): boolean {
-  return all.some((w) => webhookKind(w) === 'refund' && member(w, 'refundId') === refundId && FINISHED.includes(member(w, 'refundStatus') ?? ''));
+/** The final status of a refund, when a refund webhook with one arrived for it. */
+function finalStatus(all: readonly ReceivedWebhook[], refundId: string): string | undefined {
+  for (const w of all) {
+    const status = member(w, 'refundStatus');
+    if (webhookKind(w) === 'refund' && member(w, 'refundId') === refundId && status !== undefined && FINISHED.includes(status)) return status;
+  }
+  return undefined;
+}
+
+const finished = (all: readonly ReceivedWebhook[], refundId: string): boolean => finalStatus(all, refundId) !== undefined;
+
+/** Waits (up to the lifecycle time) until every audit refund of the payment has a final status; returns whether they have. */
+async function allFinished(ctx: ServerAuditContext, env: CheckRunEnv, paymentId: string): Promise<boolean> {
+  const listener = ctx.webhooks;
+  if (listener === undefined) return false;
+  const ids = (ledgerOf(ctx).get(paymentId) ?? []).map((r) => r.id);
+  const budget = Math.max(0, Math.min(ctx.knownTimings?.lifecycleWithinMs ?? ctx.webhookWaitMs, env.deadline - Date.now() - 2_000));
+  await listener.waitFor((all) => ids.every((id) => finished(all, id)), { timeoutMs: budget, signal: env.signal });
+  return ids.every((id) => finished(listener.received(), id));
 }
 
 /**
@@ -53,7 +70,7 @@ export async function freeSettledPayment(ctx: ServerAuditContext, env: CheckRunE
     return { problem: among.length === 0 ? 'needs payments.settled in the config' : `every configured settled payment is too small for a partial refund of ${PARTIAL_REFUND_AMOUNT}` };
   }
   const ledger = ledgerOf(ctx);
-  const busy = (p: SettledPayment, all: readonly ReceivedWebhook[]): boolean => (ledger.get(p.paymentId) ?? []).some((id) => !finished(all, id));
+  const busy = (p: SettledPayment, all: readonly ReceivedWebhook[]): boolean => (ledger.get(p.paymentId) ?? []).some((r) => !finished(all, r.id));
   const listener = ctx.webhooks;
   if (listener === undefined) return [...candidates].sort((a, b) => (ledger.get(a.paymentId)?.length ?? 0) - (ledger.get(b.paymentId)?.length ?? 0))[0]!;
   const free = (): SettledPayment | undefined => candidates.find((p) => !busy(p, listener.received()));
@@ -243,4 +260,53 @@ const partial = serverCheck({
   },
 });
 
-export const refundChecks = [unsettled, overAmount, secondWhileActive, partial] as const;
+/**
+ * Spec, Limits: "several partial refunds per payment are allowed" and "The sum of all refunds of a payment cannot
+ * exceed the payment amount". Over one payment's life: a second partial refund after the first finished is
+ * accepted; once both are PROCESSED, a refund of the rest plus 0.01 (within the amount alone, above it with the
+ * earlier refunds) is rejected.
+ */
+const severalPartial = serverCheck({
+  id: 'refund-several-partial',
+  title: 'several partial refunds of one payment are accepted one after another, and their sum stays within the payment amount',
+  area: 'refunds',
+  requirements: ['REFUND-PARTIAL-ALLOWED', 'REFUND-TOTAL-CAP', 'REFUND-ONE-ACTIVE', 'ERROR-REFUND-OVER-TOTAL', 'ERROR-STATUS-CLASSES', 'REFUND-RESPONSE-RESOURCE', 'SIG-OTHER-ENDPOINTS-SIGNED'],
+  level: 'MUST',
+  needs: [...NEED.refunds, 'payments.settled', ...NEED.webhooks],
+  mutating: true,
+  group: 'refunds',
+  async run(ctx, env) {
+    const first = await createPartialRefund(ctx, env);
+    if (first.refund === undefined || first.payment === undefined) {
+      return [...first.findings.filter((f) => f.outcome === 'observation'), skip(`the first refund was not created: ${first.findings.find((f) => f.outcome !== 'observation')?.message ?? ''}`)];
+    }
+    const payment = first.payment;
+    if (!(await allFinished(ctx, env, payment.paymentId))) {
+      return [skip(`the first refund of payment ${payment.paymentId} did not reach a final status (refund webhook) in time, so a second one could not be sent after it finished`)];
+    }
+    const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, PARTIAL_REFUND_AMOUNT);
+    const findings: Finding[] = [...notes];
+    if (!isSuccess(ex)) {
+      findings.push(violation('a second partial refund, sent after the first had finished, was refused', { requirement: 'REFUND-PARTIAL-ALLOWED', expected: 'a Refund resource (several partial refunds per payment are allowed)', received: describeOutcome(ex), evidence: evidenceOf(ctx, ex) }));
+      return findings;
+    }
+    noteRefund(ctx, payment.paymentId, jsonObject(ex));
+    findings.push(pass('a second partial refund after the first had finished was accepted', { requirement: 'REFUND-PARTIAL-ALLOWED' }));
+    if (!(await allFinished(ctx, env, payment.paymentId))) {
+      return [...findings, skip(`the refunds of payment ${payment.paymentId} did not all reach a final status in time, so the total could not be tested`)];
+    }
+    // Only refunds known PROCESSED certainly count towards the total (whether failed ones do is not shown).
+    const all = ctx.webhooks?.received() ?? [];
+    const taken = (ledgerOf(ctx).get(payment.paymentId) ?? []).filter((r) => finalStatus(all, r.id) === 'PROCESSED').reduce((sum, r) => addDecimals(sum, toDecimal(r.amount)), toDecimal('0'));
+    if (compareDecimals(taken, toDecimal(PARTIAL_REFUND_AMOUNT)) <= 0) {
+      return [...findings, notApplicable(`fewer than two of the audit's refunds of payment ${payment.paymentId} ended PROCESSED, so the total is not tested`)];
+    }
+    const rest = subtractDecimals(toDecimal(payment.amount), taken);
+    const amount = formatDecimal(addDecimals(rest, toDecimal(PARTIAL_REFUND_AMOUNT)), { minScale: 2 });
+    const over = await sendRefund(ctx, env, payment.paymentId, amount);
+    if (isSuccess(over.ex)) noteRefund(ctx, payment.paymentId, jsonObject(over.ex));
+    return [...findings, ...over.notes, ...judgeRejection(ctx, over.ex, 'REFUND-TOTAL-CAP', `a refund of ${amount} of a payment of ${payment.amount} after refunds of ${formatDecimal(taken, { minScale: 2 })}`, 'ERROR-REFUND-OVER-TOTAL')];
+  },
+});
+
+export const refundChecks = [unsettled, overAmount, secondWhileActive, partial, severalPartial] as const;

@@ -1,5 +1,6 @@
 // Nonce reuse: the same signed request sent again is rejected, and of N identical signed requests sent at once
 // exactly one is accepted; in both cases at most one payout results (at most one payout id in the webhooks).
+import { randomUUID } from 'node:crypto';
 import type { Finding } from '../../check.js';
 import { notApplicable, pass, skip, violation, type CheckRunEnv } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
@@ -100,4 +101,41 @@ const concurrent = serverCheck({
   },
 });
 
-export const replayChecks = [replayed, concurrent] as const;
+/**
+ * Spec, Server verification order: the nonce is checked at step 4 and recorded at step 11, after the signature
+ * verified (step 10). A request rejected at step 8 or 10 therefore leaves its nonce unused: the genuine request
+ * carrying it must still be accepted. A server that records at step 4 lets anyone who sees a nonce burn it.
+ */
+const keptAfterRejection = serverCheck({
+  id: 'nonce-kept-after-rejection',
+  title: 'a request rejected for its digest does not use up its nonce: the genuine request with that nonce is accepted',
+  area: 'signing',
+  requirements: ['SIG-VERIFY-RECORD-NONCE', 'SIG-VERIFY-NONCE-UNUSED', ...REJECTION_REQUIREMENTS],
+  level: 'MUST',
+  needs: NEED.signing,
+  mutating: true,
+  async run(ctx, env) {
+    const nonce = randomUUID();
+    const forged = payoutRequest(ctx, { destination: defaultDestination(ctx) });
+    const signedForged = signCorrectly(forged.request, credentialsOf(ctx), { nonce });
+    // The body changed after signing (same length): rejected at step 8, after the nonce check.
+    const text = new TextDecoder().decode(signedForged.body);
+    const changed = { ...signedForged, body: new TextEncoder().encode(text.replace(forged.reference, `${forged.reference.slice(0, -1)}${forged.reference.endsWith('0') ? '1' : '0'}`)) };
+    const first = await exchange(ctx, env, changed);
+    if (isSuccess(first)) return [skip('the request with a changed body was accepted, so the nonce question does not arise (see body-changed-after-signing)', { evidence: evidenceOf(ctx, first) })];
+    const genuine = payoutRequest(ctx, { destination: defaultDestination(ctx) });
+    const second = await exchange(ctx, env, signCorrectly(genuine.request, credentialsOf(ctx), { nonce }));
+    const evidence = evidenceOf(ctx, second);
+    if (isSuccess(second)) return [pass(`the genuine request with the nonce of the rejected one was accepted (${describeOutcome(second)})`, { requirement: 'SIG-VERIFY-RECORD-NONCE', evidence })];
+    return [
+      violation('the genuine request was refused after a rejected request had carried its nonce: the nonce was recorded before the signature verified', {
+        requirement: 'SIG-VERIFY-RECORD-NONCE',
+        expected: 'acceptance: the nonce is recorded only at step 11, after verification succeeds',
+        received: describeOutcome(second),
+        evidence,
+      }),
+    ];
+  },
+});
+
+export const replayChecks = [replayed, concurrent, keptAfterRejection] as const;

@@ -173,6 +173,8 @@ export const signingFaultChecks = [
     variants: [
       { name: 'alg="rsa-pss-sha512"', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { alg: 'rsa-pss-sha512' }) }) },
       { name: 'no alg parameter', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { alg: null }) }) },
+      // RFC 9421 algorithm names are case-sensitive, and the spec's is lower-case.
+      { name: 'alg="ED25519" (upper case)', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { alg: 'ED25519' }) }) },
     ],
   }),
   rejectionCheck({
@@ -228,6 +230,43 @@ export const signingFaultChecks = [
     variants: [
       { name: 'x-application-secret not covered', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { components: serviceProfile.componentNames.filter((c) => c !== 'x-application-secret') }) }) },
       { name: 'content-digest not covered', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { components: serviceProfile.componentNames.filter((c) => c !== 'content-digest') }) }) },
+    ],
+  }),
+  rejectionCheck({
+    id: 'query-not-signed',
+    title: 'a request whose signed @path leaves out the query string is rejected',
+    requirements: ['SIG-BASE-PATH', 'SIG-VERIFY-SIGNATURE', 'SIG-VERIFY-REBUILD-BASE'],
+    // RFC 9421's @path excludes the query (§2.2.6); the profile's includes it, so a verifier built on the RFC
+    // default accepts this request.
+    variants: [
+      {
+        name: 'a query string (?pc=1) sent but left out of the signed @path',
+        build: (ctx, r) => ({ request: signBroken({ ...r, url: `${r.url}?pc=1` }, credentialsOf(ctx), { signedUrl: `${ctx.baseUrl}${PAYOUTS_PATH}` }) }),
+      },
+    ],
+  }),
+  rejectionCheck({
+    id: 'content-digest-sha256',
+    title: 'a Content-Digest in sha-256 (not sha-512) is rejected',
+    requirements: ['DIGEST-SHA512', 'SIG-ALGORITHMS', 'SIG-VERIFY-DIGEST'],
+    // RFC 9530 lets the sender choose the algorithm; the spec fixes SHA-512.
+    variants: [
+      {
+        name: 'a correct sha-256 Content-Digest instead of sha-512',
+        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { contentDigest: computeContentDigest(r.body, ['sha-256']) }) }),
+      },
+    ],
+  }),
+  rejectionCheck({
+    id: 'components-extra',
+    title: 'covered components beyond the eight are rejected',
+    requirements: ['SIG-BASE-COMPONENTS-ORDER', 'SIG-VERIFY-PARSE'],
+    // A generic RFC 9421 verifier checks that the required components are covered, not that nothing else is.
+    variants: [
+      {
+        name: 'the eight covered components followed by "accept"',
+        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { components: [...serviceProfile.componentNames, 'accept'] }) }),
+      },
     ],
   }),
   rejectionCheck({

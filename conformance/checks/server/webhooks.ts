@@ -2,6 +2,7 @@
 // application/json, signed SHA256withRSA over the exact bytes with the key the public-key endpoint serves,
 // schema-valid, and redelivered after a non-200 answer with the delivery attempt counter rising.
 import { getFieldValues } from '../../../src/http/message.js';
+import { compareDecimals, toDecimal } from '../../../src/rules/money.js';
 import { verifyWebhook } from '../../../src/webhooks/index.js';
 import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
 import { notApplicable, observation, pass, skip, violation } from '../../check.js';
@@ -103,7 +104,7 @@ const refundStatusChanges = serverCheck({
   id: 'webhook-refund-status-changes',
   title: 'a refund webhook arrives for each refund status change (create, lifecycle)',
   area: 'webhooks',
-  requirements: ['REFUND-STATUS-CHANGE-WEBHOOK', 'SIG-OTHER-ENDPOINTS-SIGNED', 'REFUND-PARTIAL-ALLOWED', 'REFUND-RESPONSE-RESOURCE'],
+  requirements: ['REFUND-STATUS-CHANGE-WEBHOOK', 'WEBHOOK-REFUND-PAYLOAD', 'SIG-OTHER-ENDPOINTS-SIGNED', 'REFUND-PARTIAL-ALLOWED', 'REFUND-RESPONSE-RESOURCE'],
   level: 'MUST',
   needs: [...NEED.refunds, 'payments.settled', ...NEED.webhooks],
   mutating: true,
@@ -113,11 +114,30 @@ const refundStatusChanges = serverCheck({
     const id = made.refund?.['refundPaymentId'];
     const trigger = made.ex ? evidenceOf(ctx, made.ex) : undefined;
     if (typeof id !== 'string') return [...made.findings.filter((f) => f.outcome === 'observation'), skip(`could not create a refund to trigger webhooks; see refund-partial-accepted`)];
-    return [
+    const findings: Finding[] = [
       ...made.findings,
       await expectStatusWebhook(ctx, env, 'refund', id, 'IN_PROGRESS', ctx.webhookWaitMs, 'REFUND-STATUS-CHANGE-WEBHOOK', 'for a created refund', trigger),
       await laterStatus(ctx, env, 'refund', id, 'REFUND-STATUS-CHANGE-WEBHOOK', trigger),
     ];
+    // The payload names the original payment and its amount (spec: refundedPaymentAmount, "amount of the original payment").
+    const payment = made.payment;
+    const hooks = mentioning(listenerOf(ctx).received(), id).filter((w) => webhookKind(w) === 'refund');
+    if (payment !== undefined && hooks.length > 0) {
+      const wrong = hooks.flatMap((w) => {
+        const j = (w.json ?? {}) as Record<string, unknown>;
+        const why: string[] = [];
+        if (j['refundedPaymentId'] !== payment.paymentId) why.push(`refundedPaymentId ${JSON.stringify(j['refundedPaymentId'])}`);
+        const paid = j['refundedPaymentAmount'];
+        if (typeof paid !== 'number' || compareDecimals(toDecimal(String(paid)), toDecimal(payment.amount)) !== 0) why.push(`refundedPaymentAmount ${JSON.stringify(paid)}`);
+        return why.length > 0 ? [{ w, why: why.join(', ') }] : [];
+      });
+      findings.push(
+        wrong.length > 0
+          ? violation(`refund webhooks do not name the original payment and its amount (${payment.paymentId}, ${payment.amount})`, { requirement: 'WEBHOOK-REFUND-PAYLOAD', expected: `refundedPaymentId ${payment.paymentId}, refundedPaymentAmount ${payment.amount}`, received: offenders(wrong), evidence: webhookEvidence(wrong[0]!.w) })
+          : pass(`refund webhooks name the original payment and its amount ${payment.amount}`, { requirement: 'WEBHOOK-REFUND-PAYLOAD' }),
+      );
+    }
+    return findings;
   },
 });
 
@@ -245,7 +265,9 @@ async function failedDeliveries(ctx: ServerAuditContext, env: CheckRunEnv, failu
     const j = call.json as Record<string, unknown> | undefined;
     return text.includes(reference) && (j?.['payoutStatus'] ?? 'IN_PROGRESS') === 'IN_PROGRESS';
   };
-  const withdraw = listener.answerNonOk(isFirstEvent, failures, 503);
+  // The first failure is a 503, the others a 400: any answer other than 200 is a failure (spec: Events).
+  const withdrawn = [listener.answerNonOk(isFirstEvent, 1, 503), ...(failures > 1 ? [listener.answerNonOk(isFirstEvent, failures - 1, 400)] : [])];
+  const withdraw = (): void => withdrawn.forEach((w) => w());
   try {
     const { ex } = await createSignedPayout(ctx, env, { destination: defaultDestination(ctx), reference });
     if (!isSuccess(ex)) return { problem: skip(`could not create a payout to trigger a webhook (${describeOutcome(ex)})`, { evidence: evidenceOf(ctx, ex) }) };
@@ -280,21 +302,35 @@ const redelivered = serverCheck({
   id: 'webhook-redelivered',
   title: 'a webhook answered non-200 is delivered again until answered 200',
   area: 'webhooks',
-  requirements: ['WEBHOOK-RETRY-UNTIL-200', 'WEBHOOK-RETRY-TIMING'],
+  requirements: ['WEBHOOK-RETRY-UNTIL-200', 'WEBHOOK-RETRY-TIMING', 'WEBHOOK-AUTHORIZATION'],
   level: 'MUST',
   needs: WEBHOOK_NEEDS,
   mutating: true,
   async run(ctx, env) {
-    const got = await failedDeliveries(ctx, env, 2);
+    const [got, key] = await Promise.all([failedDeliveries(ctx, env, 2), fetchPublicKey(ctx, env)]);
     if ('problem' in got) return [got.problem];
     const { deliveries, waited } = got;
-    if (deliveries.length < 2) return [noRedelivery(ctx, deliveries[0], waited, 'WEBHOOK-RETRY-UNTIL-200')];
+    // Every delivery, redeliveries included, is signed over its own exact bytes (spec: every webhook carries it).
+    const signatures: Finding[] = [];
+    if (key.ok && deliveries.length > 1) {
+      const bad = deliveries.flatMap((w) => {
+        const auth = getFieldValues(w.headers, 'authorization');
+        const result = verifyWebhook(w.body, auth.length === 1 ? auth[0] : undefined, key.key);
+        return result.ok ? [] : [{ w, why: `${result.code}: ${result.message}` }];
+      });
+      signatures.push(
+        bad.length > 0
+          ? violation('redeliveries do not verify with the served key over their exact bytes', { requirement: 'WEBHOOK-AUTHORIZATION', expected: 'every delivery signed over the body sent', received: offenders(bad), evidence: webhookEvidence(bad[0]!.w) })
+          : pass(`all ${deliveries.length} deliveries verify over their exact bytes`, { requirement: 'WEBHOOK-AUTHORIZATION' }),
+      );
+    }
+    if (deliveries.length < 2) return [noRedelivery(ctx, deliveries[0], waited, 'WEBHOOK-RETRY-UNTIL-200'), ...signatures];
     const gaps = deliveries.slice(1).map((w, i) => w.receivedAt - deliveries[i]!.receivedAt);
     const findings: Finding[] = [pass(`redelivered after ${deliveries[0]!.answeredStatus}: ${deliveries.length} deliveries, answered ${deliveries.map((w) => w.answeredStatus).join(', ')}`, { requirement: 'WEBHOOK-RETRY-UNTIL-200' })];
     if (deliveries.length < 3) findings.push(noRedelivery(ctx, deliveries[1], waited, 'WEBHOOK-RETRY-UNTIL-200'));
     const same = deliveries.every((w) => bodyText(w).replace(/"payoutWebhookDeliveryAttempt"\s*:\s*\d+/, '') === bodyText(deliveries[0]!).replace(/"payoutWebhookDeliveryAttempt"\s*:\s*\d+/, ''));
     findings.push(observation(`redelivery intervals ${gaps.map((g) => `${g} ms`).join(', ')}; payload ${same ? 'identical apart from the attempt counter' : 'changed between attempts'} (retry timing is not shown)`, { requirement: 'WEBHOOK-RETRY-TIMING' }));
-    return findings;
+    return [...findings, ...signatures];
   },
 });
 
