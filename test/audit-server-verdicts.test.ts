@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { serverChecks, type ServerAuditContext } from '../conformance/checks/server/index.js';
 import { runChecks } from '../conformance/engine.js';
 import { loadCatalogue } from '../conformance/requirements.js';
+import { variantChoices } from '../server/index.js';
 
 const catalogue = loadCatalogue();
 const normalise = (s: string): string => s.replace(/\s+/g, ' ');
@@ -54,5 +55,11 @@ describe('https-only (spec: Authentication / Other rules, "HTTPS only")', () => 
     expect((await outcome('https://payments.example.com')).outcome).toBe('pass');
     expect((await outcome('http://127.0.0.1:8080')).outcome).toBe('pass');
     expect((await outcome('http://[::1]:8080')).outcome).toBe('pass');
+  });
+});
+
+describe('the alt personality\'s choices (server/faults.ts variantChoices, listed in the README)', () => {
+  it.each(variantChoices.map((v) => [v.point, v.openBy] as const))('%s: the spec words that leave it open are the spec\'s', (_point, openBy) => {
+    for (const part of openBy.split('[...]').map((p) => p.trim()).filter((p) => p !== '')) expect(spec.includes(normalise(part)), part).toBe(true);
   });
 });

@@ -1,0 +1,71 @@
+// `npm run faults`: the detection table, generated. Each reference-service fault is switched on alone and the whole
+// server audit runs against it; the table lists the checks that fail (or warn) on it. The clean and alt services
+// must show no failure. Exit 1 when a fault is caught by no check or clean/alt fail anything.
+import { generateKeyPairSync } from 'node:crypto';
+import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
+import type { RunSummary } from '../conformance/result.js';
+import { faultCatalogue, type FaultName, type ServiceVariant } from '../server/index.js';
+
+const args = process.argv.slice(2);
+const concurrency = Math.max(1, Math.min(8, Number(process.env['PAYCONFORM_FAULTS_CONCURRENCY'] ?? 3) || 3));
+const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const wanted = onlyArg === undefined ? faultCatalogue.map((f) => f.name) : (onlyArg.split(',') as FaultName[]);
+const webhookSigningKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+
+interface Row {
+  readonly name: string;
+  readonly summary: RunSummary;
+}
+
+async function audit(name: string, faults: readonly FaultName[], variant: ServiceVariant): Promise<Row> {
+  const target = await startEmbeddedTarget({ faults, variant, webhookSigningKey });
+  try {
+    return { name, summary: await auditTarget(target) };
+  } finally {
+    await target.close();
+  }
+}
+
+/** Runs the jobs `concurrency` at a time, in order of the results. */
+async function pool<T>(jobs: ReadonlyArray<() => Promise<T>>): Promise<T[]> {
+  const results: T[] = new Array(jobs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const i = next++;
+      results[i] = await jobs[i]!();
+      process.stderr.write('.');
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+  process.stderr.write('\n');
+  return results;
+}
+
+const caughtBy = (s: RunSummary): string[] => s.results.filter((r) => r.outcome === 'fail' || r.outcome === 'warn' || r.outcome === 'error').map((r) => (r.outcome === 'fail' ? r.id : `${r.id} (${r.outcome})`));
+
+const started = Date.now();
+const [clean, alt, ...faulty] = await pool<Row>([
+  () => audit('clean', [], 'clean'),
+  () => audit('alt', [], 'alt'),
+  ...wanted.map((f) => () => audit(f, [f], 'clean')),
+]);
+
+const how = new Map<string, string>(faultCatalogue.map((f) => [f.name, 'how' in f ? f.how : 'original']));
+const lines: string[] = ['| Service | Caught by (checks that fail; warnings marked) |', '|---|---|'];
+for (const r of [clean!, alt!]) {
+  const c = r.summary.counts;
+  const skipped = r.summary.results.filter((x) => x.outcome === 'skip').map((x) => `${x.id}: ${x.message}`);
+  lines.push(`| **${r.name}** | ${c['fail'] ?? 0} failures, ${c['warn'] ?? 0} warnings${(c['warn'] ?? 0) > 0 ? ` (${caughtBy(r.summary).join(', ')})` : ''}, ${c['pass'] ?? 0} passes, ${c['skip'] ?? 0} skips${skipped.length > 0 ? ` (${skipped.join('; ')})` : ''} |`);
+}
+const uncaught: string[] = [];
+for (const r of faulty) {
+  const by = caughtBy(r.summary);
+  // A fault of a rule the spec leaves to payconform (SHOULD) is caught by a warning; of a spec sentence, by a failure.
+  if (!by.some((b) => !b.includes('(') || b.endsWith('(warn)'))) uncaught.push(r.name);
+  lines.push(`| \`${r.name}\` (${how.get(r.name) ?? '?'}) | ${by.join(', ') || '**nothing**'} |`);
+}
+process.stdout.write(`${lines.join('\n')}\n\n${faulty.length} faults, ${faulty.length - uncaught.length} failed (or, for payconform's SHOULD choices, warned) by at least one check; clean ${clean!.summary.counts['fail'] ?? 0} and alt ${alt!.summary.counts['fail'] ?? 0} failures (${((Date.now() - started) / 1000).toFixed(0)} s, ${concurrency} at a time).\n`);
+const bad = uncaught.length > 0 || (clean!.summary.counts['fail'] ?? 0) > 0 || (alt!.summary.counts['fail'] ?? 0) > 0 || (clean!.summary.counts['error'] ?? 0) > 0 || (alt!.summary.counts['error'] ?? 0) > 0;
+if (uncaught.length > 0) process.stderr.write(`faults no check fails: ${uncaught.join(', ')}\n`);
+process.exitCode = bad ? 1 : 0;
