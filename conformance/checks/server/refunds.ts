@@ -185,17 +185,24 @@ const secondWhileActive = serverCheck({
   mutating: true,
   group: 'refunds',
   async run(ctx, env) {
-    const first = await createPartialRefund(ctx, env);
-    if (first.refund === undefined || first.paymentId === undefined) {
-      return [...first.findings.filter((f) => f.outcome === 'observation'), skip(`the first refund was not created, so a second one cannot be tested: ${first.findings.find((f) => f.outcome !== 'observation')?.message ?? ''}`)];
+    // A target whose refunds finish fast (or a loaded machine) can let the first finish before the second arrives:
+    // that pair shows nothing, so it is tried again (up to three times) once the payments are free.
+    let lastSkip: Finding[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const first = await createPartialRefund(ctx, env);
+      if (first.refund === undefined || first.paymentId === undefined) {
+        return [...first.findings.filter((f) => f.outcome === 'observation'), skip(`the first refund was not created, so a second one cannot be tested: ${first.findings.find((f) => f.outcome !== 'observation')?.message ?? ''}`)];
+      }
+      const { ex, notes } = await sendRefund(ctx, env, first.paymentId, PARTIAL_REFUND_AMOUNT);
+      if (isSuccess(ex)) noteRefund(ctx, first.paymentId, jsonObject(ex));
+      const finishedFirst = isSuccess(ex) ? await finishedBefore(ctx, env, first.refund, jsonObject(ex)) : undefined;
+      if (finishedFirst === undefined) {
+        return [pass('the first refund was created', { requirement: 'REFUND-PARTIAL-ALLOWED' }), ...notes, ...judgeRejection(ctx, ex, 'REFUND-ONE-ACTIVE', 'a second refund while the first is active', 'ERROR-REFUND-CONCURRENT')];
+      }
+      lastSkip = [...notes, skip(`the first refund had already finished (${finishedFirst}), so a second one was allowed: could not send it while the first was active (${attempt} attempt(s))`, { evidence: evidenceOf(ctx, ex) })];
+      if (env.deadline - Date.now() < 4_000) break;
     }
-    const { ex, notes } = await sendRefund(ctx, env, first.paymentId, PARTIAL_REFUND_AMOUNT);
-    if (isSuccess(ex)) noteRefund(ctx, first.paymentId, jsonObject(ex));
-    const finishedFirst = isSuccess(ex) ? await finishedBefore(ctx, env, first.refund, jsonObject(ex)) : undefined;
-    if (finishedFirst !== undefined) {
-      return [...notes, skip(`the first refund had already finished (${finishedFirst}), so a second one was allowed: could not send it while the first was active`, { evidence: evidenceOf(ctx, ex) })];
-    }
-    return [pass('the first refund was created', { requirement: 'REFUND-PARTIAL-ALLOWED' }), ...notes, ...judgeRejection(ctx, ex, 'REFUND-ONE-ACTIVE', 'a second refund while the first is active', 'ERROR-REFUND-CONCURRENT')];
+    return lastSkip;
   },
 });
 
