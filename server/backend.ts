@@ -1,10 +1,14 @@
 // Where the service keeps what several instances must share: in memory (the default, one process), or in Redis
 // (`redisUrl`), loaded only when asked for so the embedded service never needs a Redis client.
 import type { NonceStore } from '../src/profile/nonce-store.js';
+import type { ServiceState } from './state.js';
+import { MemoryStateStore, type StateStore } from './state-store.js';
 
 export interface SharedBackend {
   /** The nonce store every instance on this backend shares; undefined: a per-process memory store. */
   readonly nonceStore?: NonceStore;
+  /** The store of payments, payouts and refunds over this instance's view `state`. */
+  createStateStore(state: ServiceState): StateStore;
   /** Describes the backend for the start-up banner (no secrets). */
   readonly description: string;
   close(): Promise<void>;
@@ -18,8 +22,10 @@ export interface BackendOptions {
 
 /** The memory backend, or a connected Redis one. Throws when Redis cannot be reached at start. */
 export async function openBackend(options: BackendOptions): Promise<SharedBackend> {
-  if (options.redisUrl === undefined) return { description: 'in memory (this process only)', close: async () => {} };
-  const { connectRedis, redactUrl, RedisNonceStore } = await import('../redis/index.js');
+  if (options.redisUrl === undefined) {
+    return { createStateStore: (state) => new MemoryStateStore(state), description: 'in memory (this process only)', close: async () => {} };
+  }
+  const [{ connectRedis, redactUrl, RedisNonceStore }, { RedisStateStore }] = await Promise.all([import('../redis/index.js'), import('./redis-state-store.js')]);
   const prefix = options.redisKeyPrefix ?? 'payconform:';
   let lastError = '';
   const connection = await connectRedis(options.redisUrl, {
@@ -31,7 +37,8 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
   });
   return {
     nonceStore: new RedisNonceStore({ client: connection, keyPrefix: `${prefix}nonce:` }),
-    description: `nonces in Redis at ${redactUrl(options.redisUrl)} (key prefix "${prefix}"); payments, payouts, refunds and webhooks in this process`,
+    createStateStore: (state) => new RedisStateStore({ client: connection, keyPrefix: prefix, state }),
+    description: `nonces, payments, payouts and refunds in Redis at ${redactUrl(options.redisUrl)} (key prefix "${prefix}"); lifecycle timers and webhook deliveries in the instance that made the change`,
     close: () => connection.close(),
   };
 }

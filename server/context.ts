@@ -5,10 +5,14 @@ import type { RequestAuthenticator } from './authentication.js';
 import type { FaultSet } from './faults.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { Application, ServiceState } from './state.js';
+import type { StateStore } from './state-store.js';
 import type { WebhookKind, WebhookQueue } from './webhook-delivery.js';
 
 export interface ServiceContext {
+  /** This instance's view of the resources (applications are fixed at start; read them here). */
   readonly state: ServiceState;
+  /** Where payments, payouts and refunds are read and changed (memory, or Redis shared by several instances). */
+  readonly store: StateStore;
   readonly lifecycle: Lifecycle;
   readonly queue: WebhookQueue;
   readonly faults: FaultSet;

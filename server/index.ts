@@ -51,8 +51,18 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
   const configs = options.applications !== undefined && options.applications.length > 0 ? options.applications : [generateDevelopmentApplication()];
   const applications = configs.map((config, i) => registerApplication(state, config, i));
   const first = applications[0]!;
-  const seeded: SeededPayments = options.seedPayments === false ? { settled: [], unsettled: [] } : seedPayments(state, first.applicationId, now());
-  for (const app of state.applications.values()) if (app.applicationId !== first.applicationId && options.seedPayments !== false) seedPayments(state, app.applicationId, now());
+  const backend = await openBackend({ log, ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}), ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}) });
+  const store = backend.createStateStore(state);
+  let seeded: SeededPayments = { settled: [], unsettled: [] };
+  try {
+    if (options.seedPayments !== false) {
+      seeded = await seedPayments(store, first.applicationId, now());
+      for (const app of state.applications.values()) if (app.applicationId !== first.applicationId) await seedPayments(store, app.applicationId, now());
+    }
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
 
   const signingKey: ParsedRsaPrivateKey =
     options.webhookSigningKey === undefined
@@ -79,11 +89,11 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     faults,
     log,
   });
-  const lifecycle = new Lifecycle({ state, queue, faults, now, delayMs: options.lifecycleDelayMs ?? 0 });
-  const backend = await openBackend({ log, ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}), ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}) });
+  const lifecycle = new Lifecycle({ state, store, queue, faults, now, delayMs: options.lifecycleDelayMs ?? 0, log });
   const auth = new RequestAuthenticator(state, faults, createSignatureVerifier(state, faults, now, backend.nonceStore));
   const ctx: ServiceContext = {
     state,
+    store,
     lifecycle,
     queue,
     faults,

@@ -4,6 +4,7 @@ import { HttpError } from './error-body.js';
 import type { FaultSet } from './faults.js';
 import { paymentWebhookPayload, payoutWebhookPayload, refundWebhookPayload } from './representations.js';
 import type { Payment, PaymentStatus, Payout, PayoutStatus, Refund, RefundStatus, ServiceState } from './state.js';
+import type { StateStore } from './state-store.js';
 import type { WebhookQueue } from './webhook-delivery.js';
 
 export type Outcome = 'PROCESSED' | 'FAILED' | 'HELD' | 'RETURNED';
@@ -58,18 +59,23 @@ function sandboxMove(kind: 'payout' | 'refund', item: Payout | Refund, target: P
 
 export interface LifecycleOptions {
   readonly state: ServiceState;
+  /** Where each move is made (atomically, so a step happens once even when several instances share the store). */
+  readonly store: StateStore;
   readonly queue: WebhookQueue;
   readonly faults: FaultSet;
   readonly now: () => number;
   /** Delay of each automatic step; 0 = moves only through /sandbox/. */
   readonly delayMs: number;
+  readonly log?: (line: string) => void;
 }
 
 export class Lifecycle {
   private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
   constructor(private readonly o: LifecycleOptions) {}
 
   close(): void {
+    this.closed = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }
@@ -92,13 +98,19 @@ export class Lifecycle {
         payload: (attempt) => payoutWebhookPayload(snapshot, eventTime, description, attempt, faults),
       });
     }
-    this.scheduleStep(payout, () => this.payoutChanged(payout, false));
+    this.scheduleStep('payout', async () => {
+      const moved = await this.o.store.changePayout(payout.payoutId, automaticStep);
+      if (moved?.result === true) this.payoutChanged(moved.item, false);
+    });
   }
 
-  /** /sandbox/ move: to `target`, or one automatic step when no target is given. */
-  advancePayout(payout: Payout, target?: PayoutStatus): void {
-    payout.status = sandboxMove('payout', payout, target);
-    this.payoutChanged(payout, false);
+  /** /sandbox/ move: to `target`, or one automatic step when no target is given; undefined when no such payout. */
+  async advancePayout(payoutId: string, target?: PayoutStatus): Promise<Payout | undefined> {
+    const moved = await this.o.store.changePayout(payoutId, (payout) => {
+      payout.status = sandboxMove('payout', payout, target);
+    });
+    if (moved !== undefined) this.payoutChanged(moved.item, false);
+    return moved?.item;
   }
 
   // --- refunds ---
@@ -119,12 +131,24 @@ export class Lifecycle {
         payload: (attempt) => refundWebhookPayload(snapshot, payment, eventTime, description, attempt, faults),
       });
     }
-    this.scheduleStep(refund, () => this.refundChanged(refund, false));
+    this.scheduleStep('refund', async () => {
+      const moved = await this.o.store.changeRefund(refund.refundId, automaticStep);
+      if (moved?.result === true) {
+        await this.o.store.getPayment(moved.item.paymentId); // into this instance's view: the webhook carries it
+        this.refundChanged(moved.item, false);
+      }
+    });
   }
 
-  advanceRefund(refund: Refund, target?: RefundStatus): void {
-    refund.status = sandboxMove('refund', refund, target);
-    this.refundChanged(refund, false);
+  async advanceRefund(refundId: string, target?: RefundStatus): Promise<Refund | undefined> {
+    const moved = await this.o.store.changeRefund(refundId, (refund) => {
+      refund.status = sandboxMove('refund', refund, target);
+    });
+    if (moved !== undefined) {
+      await this.o.store.getPayment(moved.item.paymentId);
+      this.refundChanged(moved.item, false);
+    }
+    return moved?.item;
   }
 
   // --- payments ---
@@ -133,20 +157,26 @@ export class Lifecycle {
    * Moves a payment (sandbox only). AWAITING_AUTHORIZATION → COMPLETED | FAILED; COMPLETED → SETTLED | FAILED.
    * A move to SETTLED from AWAITING_AUTHORIZATION passes through COMPLETED. Webhooks for COMPLETED, SETTLED, FAILED.
    */
-  movePayment(payment: Payment, target: PaymentStatus, errorDescription?: string): void {
-    const path: PaymentStatus[] = [];
-    if (payment.status === 'AWAITING_AUTHORIZATION') {
-      if (target === 'COMPLETED' || target === 'FAILED') path.push(target);
-      else if (target === 'SETTLED') path.push('COMPLETED', 'SETTLED');
-    } else if (payment.status === 'COMPLETED') {
-      if (target === 'SETTLED' || target === 'FAILED') path.push(target);
+  async movePayment(paymentId: string, target: PaymentStatus, errorDescription?: string): Promise<Payment | undefined> {
+    const moved = await this.o.store.changePayment(paymentId, (payment) => {
+      const path: PaymentStatus[] = [];
+      if (payment.status === 'AWAITING_AUTHORIZATION') {
+        if (target === 'COMPLETED' || target === 'FAILED') path.push(target);
+        else if (target === 'SETTLED') path.push('COMPLETED', 'SETTLED');
+      } else if (payment.status === 'COMPLETED') {
+        if (target === 'SETTLED' || target === 'FAILED') path.push(target);
+      }
+      if (path.length === 0) throw new HttpError(409, 'invalid_transition', `payment cannot move from ${payment.status} to ${target}`);
+      payment.status = target;
+      if (target === 'FAILED') payment.errorDescription = errorDescription ?? 'payment failed';
+      return path;
+    });
+    if (moved === undefined) return undefined;
+    // One webhook per status passed through (the stored payment is already at the last one).
+    for (const status of moved.result) {
+      this.paymentChanged({ ...moved.item, status });
     }
-    if (path.length === 0) throw new HttpError(409, 'invalid_transition', `payment cannot move from ${payment.status} to ${target}`);
-    for (const status of path) {
-      payment.status = status;
-      if (status === 'FAILED') payment.errorDescription = errorDescription ?? 'payment failed';
-      this.paymentChanged(payment);
-    }
+    return moved.item;
   }
 
   paymentChanged(payment: Payment): void {
@@ -164,18 +194,27 @@ export class Lifecycle {
     });
   }
 
-  /** After `delayMs`, the next automatic step of the payout or refund (if any is left), then `changed`. */
-  private scheduleStep(item: Payout | Refund, changed: () => void): void {
+  /**
+   * After `delayMs`, `step` (the next automatic move, made through the store: it happens once, and not at all when
+   * the resource was moved meanwhile to where no automatic step is left).
+   */
+  private scheduleStep(kind: 'payout' | 'refund', step: () => Promise<void>): void {
     if (this.o.delayMs <= 0) return;
     // Variant alt: payouts move on at once (lifecycle timing is not shown); refunds keep the delay.
-    const delayMs = this.o.faults.alt && !('refundId' in item) ? 5 : this.o.delayMs;
+    const delayMs = this.o.faults.alt && kind === 'payout' ? 5 : this.o.delayMs;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      const to = nextStep(item.status, item.plannedOutcome);
-      if (to === undefined) return;
-      item.status = to;
-      changed();
+      if (this.closed) return;
+      step().catch((error: unknown) => this.o.log?.(`lifecycle step failed: ${error instanceof Error ? error.message : String(error)}`));
     }, delayMs);
     this.timers.add(timer);
   }
+}
+
+/** One automatic step on the stored item: true when it moved, false when nothing was left to do. */
+function automaticStep(item: Payout | Refund): boolean {
+  const to = nextStep(item.status, item.plannedOutcome);
+  if (to === undefined) return false;
+  item.status = to;
+  return true;
 }

@@ -4,6 +4,7 @@ import { generateEd25519PrivateKey, parseEd25519PublicKey } from '../src/keys/ed
 import { applicationSecretProblem } from '../src/profile/application-secret.js';
 import type { ApplicationConfig, SeededPayments } from './options.js';
 import { type Application, type ApplicationCredentials, type Payment, type PaymentStatus, type ServiceState } from './state.js';
+import type { StateStore } from './state-store.js';
 
 /** A fresh development application with its private key (printed by `serve`, marked development only). */
 export function generateDevelopmentApplication(): ApplicationConfig {
@@ -62,9 +63,16 @@ export function registerApplication(state: ServiceState, config: ApplicationConf
 const SETTLED_AMOUNTS = ['100.00', '250.50', '75.25', '500.00', '42.10', '1000.00'];
 const UNSETTLED: readonly PaymentStatus[] = ['AWAITING_AUTHORIZATION', 'COMPLETED', 'FAILED'];
 
-/** Seeds settled and unsettled payments for one application (no webhooks: they happened before start). */
-export function seedPayments(state: ServiceState, applicationId: string, now: number): SeededPayments {
-  const make = (amount: string, status: PaymentStatus, n: number): Payment => {
+/**
+ * Seeds settled and unsettled payments for one application (no webhooks: they happened before start), once per
+ * store: instances sharing a store (Redis) get the payments the first one created.
+ */
+export function seedPayments(store: StateStore, applicationId: string, now: number): Promise<SeededPayments> {
+  return store.seedOnce(`payments:${applicationId}`, () => createSeedPayments(store, applicationId, now));
+}
+
+async function createSeedPayments(store: StateStore, applicationId: string, now: number): Promise<SeededPayments> {
+  const make = async (amount: string, status: PaymentStatus, n: number): Promise<Payment> => {
     const payment: Payment = {
       paymentId: randomUUID(),
       applicationId,
@@ -73,16 +81,16 @@ export function seedPayments(state: ServiceState, applicationId: string, now: nu
       errorDescription: status === 'FAILED' ? 'payer bank rejected the payment' : null,
       amount,
       currency: 'GBP',
-      reference: state.assignPaymentReference(),
+      reference: await store.newPaymentReference(),
       payer: { name: `Seed Payer ${n + 1}`, accountNumber: String(20_000_000 + n), sortCode: '200000', iban: null },
       isExternal: false,
       createdAt: now,
     };
-    state.payments.set(payment.paymentId, payment);
+    await store.addPayment(payment);
     return payment;
   };
-  const settled = SETTLED_AMOUNTS.map((amount, i) => make(amount, 'SETTLED', i));
-  const unsettled = UNSETTLED.map((status, i) => make('20.00', status, SETTLED_AMOUNTS.length + i));
+  const settled = await Promise.all(SETTLED_AMOUNTS.map((amount, i) => make(amount, 'SETTLED', i)));
+  const unsettled = await Promise.all(UNSETTLED.map((status, i) => make('20.00', status, SETTLED_AMOUNTS.length + i)));
   return {
     settled: settled.map((p) => ({ paymentId: p.paymentId, amount: p.amount })),
     unsettled: unsettled.map((p) => ({ paymentId: p.paymentId, status: p.status })),

@@ -77,9 +77,9 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
   };
 }
 
-function store(ctx: ServiceContext, payout: Payout): void {
+async function store(ctx: ServiceContext, payout: Payout): Promise<void> {
   ctx.state.requireRoom('payouts');
-  ctx.state.payouts.set(payout.payoutId, payout);
+  await ctx.store.addPayout(payout);
   ctx.lifecycle.payoutChanged(payout, true);
   ctx.log(`payout ${payout.payoutId} created: ${payout.status} ${payout.amount} ${payout.currency} copStatus=${payout.copStatus}`);
 }
@@ -94,7 +94,7 @@ export const createPayout: RouteHandler = async (ctx, request) => {
       const fallback = ctx.state.applications.values().next().value;
       if (fallback !== undefined) {
         try {
-          store(ctx, buildPayout(ctx, fallback, request));
+          await store(ctx, buildPayout(ctx, fallback, request));
         } catch {
           /* body not acceptable: nothing created */
         }
@@ -103,30 +103,38 @@ export const createPayout: RouteHandler = async (ctx, request) => {
     throw error;
   }
   const payout = buildPayout(ctx, app, request);
-  store(ctx, payout);
+  await store(ctx, payout);
   // The success status code is not shown: 201 (clean) or 200 (variant alt).
   return json(ctx, ctx.faults.alt ? 200 : 201, payout);
 };
 
-/** The caller's payout and the rule's verdict on moving it: 404 when not theirs, 409 when not AWAITING_COMMIT. */
-async function moveOwnPayout(ctx: ServiceContext, request: RouteRequest, rule: typeof commitRule | typeof cancelRule): Promise<Payout> {
+/**
+ * The caller's payout moved by the rule (atomically in the store, so of concurrent commits and cancels, through any
+ * instance, one wins): 404 when not theirs, 409 when not AWAITING_COMMIT. `also` runs inside the same change.
+ */
+async function moveOwnPayout(ctx: ServiceContext, request: RouteRequest, rule: typeof commitRule | typeof cancelRule, also: (payout: Payout) => void = () => {}): Promise<Payout> {
   const app = request.asApplication ?? (await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund));
   requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE, 'application/json']);
   if (request.http.body.length > 0) requireContentType(request.http.headers, [PAYOUT_MEDIA_TYPE]);
   const id = request.params.payoutId ?? '';
-  const payout = isUuid(id) ? ctx.state.payouts.get(id.toLowerCase()) : undefined;
-  if (payout === undefined || payout.applicationId !== app.applicationId) {
-    throw new HttpError(404, 'payout_not_found', `no payout "${id}" for this application`);
-  }
-  const moved = rule(payout);
-  if (!moved.ok) throw new HttpError(ctx.faults.alt ? 422 : 409, moved.code, moved.message);
-  return Object.assign(payout, { status: moved.payout.status, statusReason: moved.payout.statusReason });
+  const notFound = () => new HttpError(404, 'payout_not_found', `no payout "${id}" for this application`);
+  if (!isUuid(id)) throw notFound();
+  const changed = await ctx.store.changePayout(id.toLowerCase(), (payout) => {
+    if (payout.applicationId !== app.applicationId) throw notFound();
+    const moved = rule(payout);
+    if (!moved.ok) throw new HttpError(ctx.faults.alt ? 422 : 409, moved.code, moved.message);
+    Object.assign(payout, { status: moved.payout.status, statusReason: moved.payout.statusReason });
+    also(payout);
+  });
+  if (changed === undefined) throw notFound();
+  return changed.item;
 }
 
 export const commitPayout: RouteHandler = async (ctx, request) => {
-  const payout = await moveOwnPayout(ctx, request, commitRule);
   // Spec: copStatus keeps its earlier value. Fault commit-changes-cop rewrites it.
-  if (ctx.faults.has('commit-changes-cop')) payout.copStatus = 'FULL_MATCH';
+  const payout = await moveOwnPayout(ctx, request, commitRule, (p) => {
+    if (ctx.faults.has('commit-changes-cop')) p.copStatus = 'FULL_MATCH';
+  });
   ctx.lifecycle.payoutChanged(payout, false);
   // Fault commit-processed: the answer says PROCESSED.
   return json(ctx, 200, ctx.faults.has('commit-processed') ? { ...payout, status: 'PROCESSED' } : payout);
@@ -135,8 +143,9 @@ export const commitPayout: RouteHandler = async (ctx, request) => {
 export const CANCEL_REASON = PAYOUT_CANCEL_STATUS_REASON;
 
 export const cancelPayout: RouteHandler = async (ctx, request) => {
-  const payout = await moveOwnPayout(ctx, request, cancelRule);
-  if (ctx.faults.has('cancel-without-reason')) payout.statusReason = null;
+  const payout = await moveOwnPayout(ctx, request, cancelRule, (p) => {
+    if (ctx.faults.has('cancel-without-reason')) p.statusReason = null;
+  });
   ctx.lifecycle.payoutChanged(payout, false);
   return json(ctx, 200, payout);
 };

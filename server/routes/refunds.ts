@@ -23,56 +23,59 @@ const handleRefund: RouteHandler = async (ctx, request) => {
   requireContentType(request.http.headers, [REFUND_MEDIA_TYPE, 'application/json']);
   requireAcceptable(request.http.headers, [REFUND_MEDIA_TYPE, 'application/json']);
   const body = validateRequestBody<{ paymentId: string; amount: string }>('refund-request', parseJsonBody(request.http.body));
-  const payment = isUuid(body.paymentId) ? state.payments.get(body.paymentId.toLowerCase()) : undefined;
-  if (payment === undefined || payment.applicationId !== app.applicationId) {
-    throw new HttpError(404, 'payment_not_found', `no payment "${body.paymentId}" for this application`);
-  }
-  const earlier = state.refundsOf(payment.paymentId);
-  if (faults.has('refund-one-per-payment') && earlier.length > 0) {
-    throw new HttpError(409, 'REFUND_EXISTS', `payment ${payment.paymentId} has already been refunded`);
-  }
-  // Faults weaken the inputs of the rule, each switching off one limit.
-  const verdict = checkRefund({
-    payment: { status: faults.has('refund-unsettled') ? 'SETTLED' : payment.status, amount: payment.amount },
-    refunds: earlier.map((r) => ({
-      // Fault refund-total-single: earlier refunds count for the one-active rule, not for the total.
-      amount: faults.has('refund-total-single') ? '0.00' : r.amount,
-      status: faults.has('refund-concurrent') && activeRefundStatuses.includes(r.status) ? 'PROCESSED' : r.status,
-    })),
-    amount: body.amount,
+  const notFound = () => new HttpError(404, 'payment_not_found', `no payment "${body.paymentId}" for this application`);
+  if (!isUuid(body.paymentId)) throw notFound();
+  // The rule and the creation are one atomic step of the store: concurrent refunds of one payment, through any
+  // instance, are decided one after another on what the earlier ones left.
+  const refund = await ctx.store.createRefund(body.paymentId.toLowerCase(), (payment, earlier) => {
+    if (payment.applicationId !== app.applicationId) throw notFound();
+    if (faults.has('refund-one-per-payment') && earlier.length > 0) {
+      throw new HttpError(409, 'REFUND_EXISTS', `payment ${payment.paymentId} has already been refunded`);
+    }
+    // Faults weaken the inputs of the rule, each switching off one limit.
+    const verdict = checkRefund({
+      payment: { status: faults.has('refund-unsettled') ? 'SETTLED' : payment.status, amount: payment.amount },
+      refunds: earlier.map((r) => ({
+        // Fault refund-total-single: earlier refunds count for the one-active rule, not for the total.
+        amount: faults.has('refund-total-single') ? '0.00' : r.amount,
+        status: faults.has('refund-concurrent') && activeRefundStatuses.includes(r.status) ? 'PROCESSED' : r.status,
+      })),
+      amount: body.amount,
+    });
+    if (!verdict.ok && !(verdict.code === 'REFUND_EXCEEDS_PAYMENT' && faults.has('refund-over-amount'))) {
+      const { statusCode } = refundRefusalStatus[verdict.code];
+      // Codes other than the 422 for an unsettled payment are not shown; variant alt answers 422 for the one-active
+      // conflict and 400 above the payment total.
+      let status = !faults.alt ? statusCode : statusCode === 409 ? 422 : verdict.code === 'REFUND_EXCEEDS_PAYMENT' ? 400 : statusCode;
+      if (verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-400')) status = 400;
+      const message =
+        verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-message') ? 'the payment cannot be refunded' : verdict.message;
+      throw new HttpError(status as ErrorStatus, verdict.code, message);
+    }
+    const amount = positiveAmount(body.amount);
+    if (amount === undefined) throw new HttpError(400, 'AMOUNT_INVALID', 'refund amount must be greater than zero');
+    if (verdict.ok && faults.has('refund-partial-rejected') && isPositive(verdict.remainingAfter)) {
+      throw new HttpError(422, 'REFUND_PARTIAL', 'only a refund of the whole remaining amount is accepted');
+    }
+    const refund: Refund = {
+      refundId: randomUUID(),
+      paymentId: payment.paymentId,
+      applicationId: app.applicationId,
+      createdAt: ctx.now(),
+      status: 'IN_PROGRESS',
+      amount,
+      currency: payment.currency,
+      reference: newRefundReference(),
+      // Spec: a refund goes only to the original paying account (fault refund-arbitrary-destination: elsewhere).
+      destination: faults.has('refund-arbitrary-destination') ? ARBITRARY_ACCOUNT : payment.payer,
+      plannedOutcome: plannedOutcome(amount),
+    };
+    state.requireRoom('refunds');
+    return refund;
   });
-  if (!verdict.ok && !(verdict.code === 'REFUND_EXCEEDS_PAYMENT' && faults.has('refund-over-amount'))) {
-    const { statusCode } = refundRefusalStatus[verdict.code];
-    // Codes other than the 422 for an unsettled payment are not shown; variant alt answers 422 for the one-active
-    // conflict and 400 above the payment total.
-    let status = !faults.alt ? statusCode : statusCode === 409 ? 422 : verdict.code === 'REFUND_EXCEEDS_PAYMENT' ? 400 : statusCode;
-    if (verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-400')) status = 400;
-    const message =
-      verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-message') ? 'the payment cannot be refunded' : verdict.message;
-    throw new HttpError(status as ErrorStatus, verdict.code, message);
-  }
-  const amount = positiveAmount(body.amount);
-  if (amount === undefined) throw new HttpError(400, 'AMOUNT_INVALID', 'refund amount must be greater than zero');
-  if (verdict.ok && faults.has('refund-partial-rejected') && isPositive(verdict.remainingAfter)) {
-    throw new HttpError(422, 'REFUND_PARTIAL', 'only a refund of the whole remaining amount is accepted');
-  }
-  const refund: Refund = {
-    refundId: randomUUID(),
-    paymentId: payment.paymentId,
-    applicationId: app.applicationId,
-    createdAt: ctx.now(),
-    status: 'IN_PROGRESS',
-    amount,
-    currency: payment.currency,
-    reference: newRefundReference(),
-    // Spec: a refund goes only to the original paying account (fault refund-arbitrary-destination: elsewhere).
-    destination: faults.has('refund-arbitrary-destination') ? ARBITRARY_ACCOUNT : payment.payer,
-    plannedOutcome: plannedOutcome(amount),
-  };
-  state.requireRoom('refunds');
-  state.refunds.set(refund.refundId, refund);
+  if (refund === undefined) throw notFound();
   ctx.lifecycle.refundChanged(refund, true);
-  ctx.log(`refund ${refund.refundId} of payment ${payment.paymentId} created: ${amount} ${refund.currency}`);
+  ctx.log(`refund ${refund.refundId} of payment ${refund.paymentId} created: ${refund.amount} ${refund.currency}`);
   return { status: faults.alt ? 200 : 201, contentType: withCharset(faults, REFUND_MEDIA_TYPE), body: stringifyJson(refundResource(refund, faults)) };
 };
 

@@ -32,7 +32,7 @@ function application(ctx: ServiceContext, id: string | undefined): Application {
   return app;
 }
 
-export function paymentView(ctx: ServiceContext, p: Payment): Record<string, unknown> {
+export function paymentView(ctx: ServiceContext, p: Payment, refunds: readonly Refund[] = ctx.state.refundsOf(p.paymentId)): Record<string, unknown> {
   return {
     paymentId: p.paymentId,
     applicationId: p.applicationId,
@@ -47,7 +47,7 @@ export function paymentView(ctx: ServiceContext, p: Payment): Record<string, unk
     paymentRefundData: paymentRefundData(p),
     isExternal: p.isExternal,
     createdAt: isoUtc(p.createdAt),
-    refunds: ctx.state.refundsOf(p.paymentId).map((r) => ({ refundId: r.refundId, status: r.status, amount: new DecimalNumber(r.amount) })),
+    refunds: refunds.map((r) => ({ refundId: r.refundId, status: r.status, amount: new DecimalNumber(r.amount) })),
   };
 }
 
@@ -72,33 +72,40 @@ const index: RouteHandler = () =>
     ],
   });
 
-const listPayments: RouteHandler = (ctx, request) => {
+const listPayments: RouteHandler = async (ctx, request) => {
   const q = queryParams(request.target);
   const app = q.get('applicationId');
-  const list = [...ctx.state.payments.values()].filter((p) => app === null || p.applicationId === app);
-  return ok(list.map((p) => paymentView(ctx, p)));
+  const list = (await ctx.store.listPayments()).filter((p) => app === null || p.applicationId === app);
+  return ok(await Promise.all(list.map(async (p) => paymentView(ctx, p, await ctx.store.refundsOf(p.paymentId)))));
 };
 
-const getPayment: RouteHandler = (ctx, request) => ok(paymentView(ctx, findPayment(ctx, request)));
+const getPayment: RouteHandler = async (ctx, request) => {
+  const payment = await findPayment(ctx, request);
+  return ok(paymentView(ctx, payment, await ctx.store.refundsOf(payment.paymentId)));
+};
 
-/** The entry of `map` named by the path parameter `param` (ids compared in lower case); 404 `<what>_not_found` when none. */
-function findByParam<T>(map: ReadonlyMap<string, T>, request: RouteRequest, param: string, what: 'payment' | 'payout' | 'refund'): T {
-  const id = request.params[param] ?? '';
-  const found = map.get(id.toLowerCase());
-  if (found === undefined) throw new HttpError(404, `${what}_not_found`, `no ${what} "${id}"`);
+/** The path parameter `param` in lower case (ids are compared so). */
+const idParam = (request: RouteRequest, param: string): string => (request.params[param] ?? '').toLowerCase();
+
+/** `found`, or 404 `<what>_not_found` naming the id as sent. */
+function mustExist<T>(found: T | undefined, request: RouteRequest, param: string, what: 'payment' | 'payout' | 'refund'): T {
+  if (found === undefined) throw new HttpError(404, `${what}_not_found`, `no ${what} "${request.params[param] ?? ''}"`);
   return found;
 }
 
-const findPayment = (ctx: ServiceContext, request: RouteRequest): Payment => findByParam(ctx.state.payments, request, 'paymentId', 'payment');
-const findPayout = (ctx: ServiceContext, request: RouteRequest): Payout => findByParam(ctx.state.payouts, request, 'payoutId', 'payout');
-const findRefund = (ctx: ServiceContext, request: RouteRequest): Refund => findByParam(ctx.state.refunds, request, 'refundId', 'refund');
+const findPayment = async (ctx: ServiceContext, request: RouteRequest): Promise<Payment> =>
+  mustExist(await ctx.store.getPayment(idParam(request, 'paymentId')), request, 'paymentId', 'payment');
+const findPayout = async (ctx: ServiceContext, request: RouteRequest): Promise<Payout> =>
+  mustExist(await ctx.store.getPayout(idParam(request, 'payoutId')), request, 'payoutId', 'payout');
+const findRefund = async (ctx: ServiceContext, request: RouteRequest): Promise<Refund> =>
+  mustExist(await ctx.store.getRefund(idParam(request, 'refundId')), request, 'refundId', 'refund');
 
 function paymentStatus(value: unknown): PaymentStatus {
   if (!isOneOf(paymentStatuses, value)) throw new HttpError(400, 'invalid_status', `"status" must be one of ${paymentStatuses.join(', ')}`);
   return value;
 }
 
-const createPayment: RouteHandler = (ctx, request) => {
+const createPayment: RouteHandler = async (ctx, request) => {
   ctx.state.requireRoom('payments');
   const body = jsonObject(request);
   const app = application(ctx, optionalString(body, 'applicationId'));
@@ -124,7 +131,7 @@ const createPayment: RouteHandler = (ctx, request) => {
   // Spec, What the service does 7: every sandbox payment is into the application's virtual account, so the reference
   // passed (as a payment component would) is ignored and the service assigns its own; fault payment-reference-kept keeps it.
   const passedReference = optionalString(body, 'reference');
-  const reference = passedReference !== undefined && ctx.faults.has('payment-reference-kept') ? passedReference : ctx.state.assignPaymentReference();
+  const reference = passedReference !== undefined && ctx.faults.has('payment-reference-kept') ? passedReference : await ctx.store.newPaymentReference();
   const payment: Payment = {
     paymentId: randomUUID(),
     applicationId: app.applicationId,
@@ -140,16 +147,16 @@ const createPayment: RouteHandler = (ctx, request) => {
     createdAt: ctx.now(),
   };
   const target = body.status === undefined ? undefined : paymentStatus(body.status);
-  ctx.state.payments.set(payment.paymentId, payment);
-  if (target !== undefined && target !== 'AWAITING_AUTHORIZATION') ctx.lifecycle.movePayment(payment, target, optionalString(body, 'errorDescription'));
-  return ok(paymentView(ctx, payment), 201);
+  await ctx.store.addPayment(payment);
+  const moved = target !== undefined && target !== 'AWAITING_AUTHORIZATION' ? await ctx.lifecycle.movePayment(payment.paymentId, target, optionalString(body, 'errorDescription')) : undefined;
+  return ok(paymentView(ctx, moved ?? payment, []), 201);
 };
 
-const movePayment: RouteHandler = (ctx, request) => {
-  const payment = findPayment(ctx, request);
+const movePayment: RouteHandler = async (ctx, request) => {
   const body = jsonObject(request);
-  ctx.lifecycle.movePayment(payment, paymentStatus(body.status), optionalString(body, 'errorDescription'));
-  return ok(paymentView(ctx, payment));
+  const status = paymentStatus(body.status);
+  const payment = mustExist(await ctx.lifecycle.movePayment(idParam(request, 'paymentId'), status, optionalString(body, 'errorDescription')), request, 'paymentId', 'payment');
+  return ok(paymentView(ctx, payment, await ctx.store.refundsOf(payment.paymentId)));
 };
 
 /** The optional target of an advance: any payout or refund status but AWAITING_COMMIT (the six refund statuses). */
@@ -159,23 +166,23 @@ function targetStatus(body: Record<string, unknown>): RefundStatus | undefined {
   return body.status;
 }
 
-const listPayouts: RouteHandler = (ctx) => ok([...ctx.state.payouts.values()].map((p) => payoutResource(p, ctx.faults)));
+const listPayouts: RouteHandler = async (ctx) => ok((await ctx.store.listPayouts()).map((p) => payoutResource(p, ctx.faults)));
 
-const getPayout: RouteHandler = (ctx, request) => ok(payoutResource(findPayout(ctx, request), ctx.faults));
+const getPayout: RouteHandler = async (ctx, request) => ok(payoutResource(await findPayout(ctx, request), ctx.faults));
 
-const advancePayout: RouteHandler = (ctx, request) => {
-  const p = findPayout(ctx, request);
-  ctx.lifecycle.advancePayout(p, targetStatus(jsonObject(request)));
+const advancePayout: RouteHandler = async (ctx, request) => {
+  const target = targetStatus(jsonObject(request));
+  const p = mustExist(await ctx.lifecycle.advancePayout(idParam(request, 'payoutId'), target), request, 'payoutId', 'payout');
   return ok(payoutResource(p, ctx.faults));
 };
 
-const listRefunds: RouteHandler = (ctx) => ok([...ctx.state.refunds.values()].map((r) => refundResource(r, ctx.faults)));
+const listRefunds: RouteHandler = async (ctx) => ok((await ctx.store.listRefunds()).map((r) => refundResource(r, ctx.faults)));
 
-const getRefund: RouteHandler = (ctx, request) => ok(refundResource(findRefund(ctx, request), ctx.faults));
+const getRefund: RouteHandler = async (ctx, request) => ok(refundResource(await findRefund(ctx, request), ctx.faults));
 
-const advanceRefund: RouteHandler = (ctx, request) => {
-  const r = findRefund(ctx, request);
-  ctx.lifecycle.advanceRefund(r, targetStatus(jsonObject(request)));
+const advanceRefund: RouteHandler = async (ctx, request) => {
+  const target = targetStatus(jsonObject(request));
+  const r = mustExist(await ctx.lifecycle.advanceRefund(idParam(request, 'refundId'), target), request, 'refundId', 'refund');
   return ok(refundResource(r, ctx.faults));
 };
 

@@ -1,0 +1,261 @@
+// The service's resources in Redis, shared by every instance on it. Reads and writes are Lua scripts (each atomic in
+// Redis); a change is optimistic: read the resource with its version, apply the rule in TypeScript (the same rule
+// code as in memory), write back only if the version is unchanged, else read again and retry. Everything about one
+// payment (the payment, its refunds) shares one version, so the refund limits hold across instances.
+import { HttpError } from './error-body.js';
+import { newPaymentReference, type Payment, type Payout, type Refund, type ServiceState } from './state.js';
+import type { Changed, StateStore } from './state-store.js';
+import { withTimeout, type RedisCommander } from '../redis/commander.js';
+
+/** KEYS[1]: versions hash, KEYS[2]: data hash; ARGV[1]: version field, ARGV[2]: data field. → {version, json} */
+const READ_ONE = `return {redis.call('HGET', KEYS[1], ARGV[1]) or '0', redis.call('HGET', KEYS[2], ARGV[2]) or false}`;
+
+/** KEYS[1]: versions, KEYS[2]: payments, KEYS[3]: refunds of the payment; ARGV[1]: guard, ARGV[2]: paymentId. */
+const READ_PAYMENT = `return {redis.call('HGET', KEYS[1], ARGV[1]) or '0', redis.call('HGET', KEYS[2], ARGV[2]) or false, redis.call('HVALS', KEYS[3])}`;
+
+/**
+ * Compare-and-set: KEYS[1] versions hash, ARGV[1] guard field, ARGV[2] the version read. When unchanged: bump it and
+ * HSET KEYS[j] field ARGV[2j-1] = ARGV[2j] for j >= 2; 1. Otherwise nothing; 0.
+ */
+const WRITE_IF_UNCHANGED = `
+local v = redis.call('HGET', KEYS[1], ARGV[1]) or '0'
+if v ~= ARGV[2] then return 0 end
+redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
+for j = 2, #KEYS do redis.call('HSET', KEYS[j], ARGV[2 * j - 1], ARGV[2 * j]) end
+return 1`;
+
+/** Attempts of one optimistic change before giving up with 503 (only under heavy contention on one resource). */
+const MAX_ATTEMPTS = 50;
+
+export interface RedisStateStoreOptions {
+  readonly client: RedisCommander;
+  /** Prefix of every key (e.g. `payconform:`); the store adds `state:`. */
+  readonly keyPrefix: string;
+  /** This instance's view, kept up to date with what it reads and writes (the portal reads it). */
+  readonly state: ServiceState;
+  /** Time allowed for one round trip (default 2000 ms); past it the request fails with 503. */
+  readonly timeoutMs?: number;
+}
+
+export class RedisStateStore implements StateStore {
+  readonly shared = true;
+  readonly #client: RedisCommander;
+  readonly #state: ServiceState;
+  readonly #timeoutMs: number;
+  readonly #keys: { readonly versions: string; readonly payments: string; readonly payouts: string; readonly refunds: string; readonly references: string; readonly prefix: string };
+
+  constructor(options: RedisStateStoreOptions) {
+    this.#client = options.client;
+    this.#state = options.state;
+    this.#timeoutMs = options.timeoutMs ?? 2000;
+    const p = `${options.keyPrefix}state:`;
+    this.#keys = { prefix: p, versions: `${p}versions`, payments: `${p}payments`, payouts: `${p}payouts`, refunds: `${p}refunds`, references: `${p}references` };
+  }
+
+  #refundsOf(paymentId: string): string {
+    return `${this.#keys.prefix}refunds-of:${paymentId}`;
+  }
+
+  async #send(args: string[], what: string): Promise<unknown> {
+    try {
+      return await withTimeout(this.#client.sendCommand(args), this.#timeoutMs, what);
+    } catch (error) {
+      throw new HttpError(503, 'STATE_STORE_UNAVAILABLE', `the service's state store is unavailable, try again later: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  #eval(script: string, keys: readonly string[], args: readonly string[], what: string): Promise<unknown> {
+    return this.#send(['EVAL', script, String(keys.length), ...keys, ...args], what);
+  }
+
+  // --- the local view ---
+
+  #remember<T extends object>(map: Map<string, T>, id: string, fresh: T): T {
+    const known = map.get(id);
+    if (known === undefined) {
+      map.set(id, fresh);
+      return fresh;
+    }
+    Object.assign(known, fresh);
+    return known;
+  }
+  #payment = (p: Payment) => this.#remember(this.#state.payments, p.paymentId, p);
+  #payout = (p: Payout) => this.#remember(this.#state.payouts, p.payoutId, p);
+  #refund = (r: Refund) => this.#remember(this.#state.refunds, r.refundId, r);
+
+  // --- reads ---
+
+  async #readOne(hash: string, guard: string, id: string): Promise<{ version: string; json: string | undefined }> {
+    const reply = (await this.#eval(READ_ONE, [this.#keys.versions, hash], [guard, id], `read ${guard}`)) as [string, string | null];
+    return { version: String(reply[0]), json: typeof reply[1] === 'string' ? reply[1] : undefined };
+  }
+
+  async getPayment(id: string) {
+    const json = (await this.#send(['HGET', this.#keys.payments, id], 'HGET payment')) as string | null;
+    return typeof json === 'string' ? this.#payment(JSON.parse(json) as Payment) : undefined;
+  }
+  async getPayout(id: string) {
+    const json = (await this.#send(['HGET', this.#keys.payouts, id], 'HGET payout')) as string | null;
+    return typeof json === 'string' ? this.#payout(JSON.parse(json) as Payout) : undefined;
+  }
+  async getRefund(id: string) {
+    const json = (await this.#send(['HGET', this.#keys.refunds, id], 'HGET refund')) as string | null;
+    return typeof json === 'string' ? this.#refund(JSON.parse(json) as Refund) : undefined;
+  }
+  async refundsOf(paymentId: string) {
+    const all = (await this.#send(['HVALS', this.#refundsOf(paymentId)], 'HVALS refunds')) as string[];
+    return all.map((j) => this.#refund(JSON.parse(j) as Refund)).sort((a, b) => a.createdAt - b.createdAt);
+  }
+  async #list<T>(hash: string, keep: (item: T) => T, by: (item: T) => number): Promise<T[]> {
+    const all = (await this.#send(['HVALS', hash], 'HVALS')) as string[];
+    return all.map((j) => keep(JSON.parse(j) as T)).sort((a, b) => by(a) - by(b));
+  }
+  listPayments() {
+    return this.#list(this.#keys.payments, this.#payment, (p) => p.createdAt);
+  }
+  listPayouts() {
+    return this.#list(this.#keys.payouts, this.#payout, (p) => p.createdAt);
+  }
+  listRefunds() {
+    return this.#list(this.#keys.refunds, this.#refund, (r) => r.createdAt);
+  }
+
+  // --- writes ---
+
+  async newPaymentReference(): Promise<string> {
+    // SADD answers 1 only to the one caller that added it, in any instance: the reference is reserved.
+    for (let i = 0; i < 16; i += 1) {
+      const reference = newPaymentReference();
+      if ((await this.#send(['SADD', this.#keys.references, reference], 'SADD reference')) === 1) return reference;
+    }
+    throw new Error('could not assign a unique payment reference');
+  }
+
+  async addPayment(payment: Payment) {
+    await this.#send(['HSET', this.#keys.payments, payment.paymentId, JSON.stringify(payment)], 'HSET payment');
+    this.#payment(payment);
+  }
+  async addPayout(payout: Payout) {
+    await this.#send(['HSET', this.#keys.payouts, payout.payoutId, JSON.stringify(payout)], 'HSET payout');
+    this.#payout(payout);
+  }
+
+  /** The optimistic loop: read (with version), `apply` on a fresh copy, write if unchanged; again on a conflict. */
+  async #change<T extends object, R>(
+    read: () => Promise<{ version: string; item: T | undefined }>,
+    guard: string,
+    writes: (item: T) => ReadonlyArray<readonly [hash: string, field: string]>,
+    apply: (item: T) => R,
+    keep: (item: T) => T,
+  ): Promise<Changed<T, R>> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const { version, item } = await read();
+      if (item === undefined) return undefined;
+      const result = apply(item);
+      const targets = writes(item);
+      const json = JSON.stringify(item);
+      const written = await this.#eval(
+        WRITE_IF_UNCHANGED,
+        [this.#keys.versions, ...targets.map(([hash]) => hash)],
+        [guard, version, ...targets.flatMap(([, field]) => [field, json])],
+        `write ${guard}`,
+      );
+      if (written === 1) return { item: keep(item), result };
+      // Another instance changed it first: a short, jittered pause before reading it again.
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 + attempt)));
+    }
+    throw new HttpError(503, 'STATE_CONTENTION', `${guard} is being changed by too many requests at once, try again`);
+  }
+
+  changePayout<R>(id: string, change: (payout: Payout) => R) {
+    const guard = `payout:${id}`;
+    return this.#change<Payout, R>(
+      async () => {
+        const { version, json } = await this.#readOne(this.#keys.payouts, guard, id);
+        return { version, item: json === undefined ? undefined : (JSON.parse(json) as Payout) };
+      },
+      guard,
+      () => [[this.#keys.payouts, id]],
+      change,
+      this.#payout,
+    );
+  }
+
+  async changeRefund<R>(id: string, change: (refund: Refund) => R) {
+    const current = await this.getRefund(id);
+    if (current === undefined) return undefined;
+    // One guard per payment: its refunds and the payment change one at a time (the refund limits read them all).
+    const guard = `payment:${current.paymentId}`;
+    return this.#change<Refund, R>(
+      async () => {
+        const { version, json } = await this.#readOne(this.#keys.refunds, guard, id);
+        return { version, item: json === undefined ? undefined : (JSON.parse(json) as Refund) };
+      },
+      guard,
+      (r) => [
+        [this.#keys.refunds, r.refundId],
+        [this.#refundsOf(r.paymentId), r.refundId],
+      ],
+      change,
+      this.#refund,
+    );
+  }
+
+  changePayment<R>(id: string, change: (payment: Payment) => R) {
+    const guard = `payment:${id}`;
+    return this.#change<Payment, R>(
+      async () => {
+        const { version, json } = await this.#readOne(this.#keys.payments, guard, id);
+        return { version, item: json === undefined ? undefined : (JSON.parse(json) as Payment) };
+      },
+      guard,
+      () => [[this.#keys.payments, id]],
+      change,
+      this.#payment,
+    );
+  }
+
+  async createRefund(paymentId: string, decide: (payment: Payment, earlier: readonly Refund[]) => Refund): Promise<Refund | undefined> {
+    const guard = `payment:${paymentId}`;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      const reply = (await this.#eval(READ_PAYMENT, [this.#keys.versions, this.#keys.payments, this.#refundsOf(paymentId)], [guard, paymentId], 'read payment')) as [
+        string,
+        string | null,
+        string[],
+      ];
+      if (typeof reply[1] !== 'string') return undefined;
+      const payment = this.#payment(JSON.parse(reply[1]) as Payment);
+      const earlier = reply[2].map((j) => this.#refund(JSON.parse(j) as Refund)).sort((a, b) => a.createdAt - b.createdAt);
+      const refund = decide(payment, earlier);
+      const json = JSON.stringify(refund);
+      const written = await this.#eval(
+        WRITE_IF_UNCHANGED,
+        [this.#keys.versions, this.#keys.refunds, this.#refundsOf(paymentId)],
+        [guard, String(reply[0]), refund.refundId, json, refund.refundId, json],
+        'write refund',
+      );
+      if (written === 1) return this.#refund(refund);
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 + attempt)));
+    }
+    throw new HttpError(503, 'STATE_CONTENTION', `refunds of payment ${paymentId} are being created by too many requests at once, try again`);
+  }
+
+  async seedOnce<T>(name: string, seed: () => Promise<T> | T): Promise<T> {
+    const done = `${this.#keys.prefix}seed:${name}`;
+    const claim = `${this.#keys.prefix}seed-claim:${name}`;
+    // Bounded: 200 rounds of 50 ms (10 s) waiting for the instance that claimed the seeding to finish it.
+    for (let round = 0; round < 200; round += 1) {
+      const existing = (await this.#send(['GET', done], 'GET seed')) as string | null;
+      if (typeof existing === 'string') return JSON.parse(existing) as T;
+      if ((await this.#send(['SET', claim, '1', 'NX', 'PX', '30000'], 'SET seed claim')) === 'OK') {
+        const value = await seed();
+        await this.#send(['SET', done, JSON.stringify(value)], 'SET seed');
+        return value;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`seeding "${name}" was claimed by another instance that did not finish it within 10 s`);
+  }
+
+  async close() {}
+}
