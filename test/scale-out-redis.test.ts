@@ -129,9 +129,6 @@ describe.runIf(redisTestsEnabled())('instances sharing one redis-server', () => 
       expect(down.status).toBe(503);
       expect(down.json).toMatchObject({ statusCode: 503, statusName: 'SERVICE_UNAVAILABLE', source: 'SERVICE' });
       expect(down.headers['x-payconform-error-code']).toBe('NONCE_STORE_UNAVAILABLE');
-      const list = await send(service.baseUrl, { method: 'GET', path: '/sandbox/payouts' });
-      expect(list.text).toContain('BEFORE');
-      expect(list.text).not.toContain('WHILE-DOWN');
       // Bounded wait for the reconnect: 40 tries, 100 ms apart, each with a fresh nonce.
       let status = 0;
       for (let i = 0; i < 40 && status !== 201; i += 1) {
@@ -139,8 +136,86 @@ describe.runIf(redisTestsEnabled())('instances sharing one redis-server', () => 
         if (status !== 201) await new Promise((r) => setTimeout(r, 100));
       }
       expect(status).toBe(201);
+      // The test's Redis keeps nothing across a restart; what it holds now was written after it came back.
+      const list = await send(service.baseUrl, { method: 'GET', path: '/sandbox/payouts' });
+      expect(list.text).toContain('AFTER-');
+      expect(list.text).not.toContain('WHILE-DOWN');
     } finally {
       await service.close();
     }
   }, 60_000);
+});
+
+describe.runIf(redisTestsEnabled())('the service state shared through one redis-server', () => {
+  let redis: RunningRedis;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterAll(async () => {
+    await redis?.close();
+  });
+
+  it('seeds once per store, holds a payout through one instance and commits it through the other (once)', async () => {
+    const a = await startTestService({ redisUrl: redis.url, webhookSigningKey });
+    const b = await startTestService({ redisUrl: redis.url, webhookSigningKey });
+    try {
+      expect(b.seededPayments).toEqual(a.seededPayments);
+      const payments = await send(b.baseUrl, { method: 'GET', path: '/sandbox/payments' });
+      expect(payments.json).toHaveLength(a.seededPayments.settled.length + a.seededPayments.unsettled.length);
+
+      const held = await send(a.baseUrl, signed(a, '/api/payouts', payoutBody(a, { destination: { ...a.copDestinations.NO_MATCH }, doNotCommitOnCoPMismatch: true })));
+      expect(held.status, held.text).toBe(201);
+      expect(held.json.status).toBe('AWAITING_COMMIT');
+      const path = `/api/payouts/${held.json.payoutId}/commit`;
+      const headers = [
+        ['x-application-id', a.credentials.applicationId],
+        ['x-application-secret', a.credentials.applicationSecret],
+      ] as const;
+      const commits = await Promise.all([send(b.baseUrl, { method: 'POST', path, headers }), send(a.baseUrl, { method: 'POST', path, headers })]);
+      expect(commits.map((c) => c.status).sort()).toEqual([200, 409]);
+      expect(commits.find((c) => c.status === 200)?.json).toMatchObject({ status: 'IN_PROGRESS', copStatus: 'NO_MATCH' });
+      const seen = await send(a.baseUrl, { method: 'GET', path: `/sandbox/payouts/${held.json.payoutId}` });
+      expect(seen.json.status).toBe('IN_PROGRESS');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  }, 60_000);
+
+  it('of concurrent refunds of one payment sent to different instances, exactly one is accepted', async () => {
+    const a = await startTestService({ redisUrl: redis.url, webhookSigningKey, redisKeyPrefix: 'refunds-test:' });
+    const b = await startTestService({ redisUrl: redis.url, webhookSigningKey, redisKeyPrefix: 'refunds-test:' });
+    try {
+      const { paymentId } = a.seededPayments.settled[0]!;
+      const path = `/api/merchants/${a.credentials.merchantId}/applications/${a.credentials.applicationId}/refunds`;
+      const request = {
+        method: 'POST',
+        path,
+        headers: [
+          ['content-type', 'application/json'],
+          ['x-application-id', a.credentials.applicationId],
+          ['x-application-secret', a.credentials.applicationSecret],
+        ] as const,
+        body: JSON.stringify({ paymentId, amount: '1.00' }),
+      };
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => send((i % 2 === 0 ? a : b).baseUrl, request)));
+      const statuses = answers.map((r) => r.status);
+      expect(statuses.filter((s) => s === 201), statuses.join(',')).toHaveLength(1);
+      expect(statuses.filter((s) => s === 409)).toHaveLength(9);
+      const refunds = await send(b.baseUrl, { method: 'GET', path: '/sandbox/refunds' });
+      expect(refunds.json.filter((r: { refundedPaymentId: string }) => r.refundedPaymentId === paymentId)).toHaveLength(1);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  }, 60_000);
+
+  it('every server check passes against two instances on one Redis behind the round-robin proxy', async () => {
+    const target = await twoInstancesBehindProxy(redis.url);
+    try {
+      const summary = await auditTarget(target);
+      const failing = summary.results.filter((r) => r.outcome !== 'pass');
+      expect(failing.map((r) => `${r.id}: ${r.outcome} ${r.findings.filter((f) => f.outcome !== 'pass').map((f) => f.message).join(' | ')}`)).toEqual([]);
+    } finally {
+      await target.close();
+    }
+  }, 120_000);
 });
