@@ -52,6 +52,12 @@ describe('payconform serve --redis-url: refusals', () => {
     expect(await main(['serve', '--redis-url', 'http://127.0.0.1:6379'], memoryIo())).toBe(2);
   });
 
+  it('--workers N > 1 without Redis is refused, saying why', async () => {
+    const io = memoryIo();
+    expect(await main(['serve', '--port', '0', '--workers', '2'], io)).toBe(2);
+    expect(io.err.join('')).toMatch(/--workers N > 1 requires --redis-url/);
+  });
+
   it('an unreachable Redis is a usage error, not a service that starts without it', async () => {
     const io = memoryIo();
     const socket = join(tmpdir(), `payconform-no-redis-${process.pid}.sock`);
@@ -81,8 +87,8 @@ describe.runIf(redisTestsEnabled())('payconform serve --redis-url (two spawned i
       PAYCONFORM_PUBLIC_KEY: /public key \(base64\): (\S+)/.exec(first.text)![1]!,
     };
     const second = await spawnServe([], { ...env, PAYCONFORM_REDIS_URL: redis.url });
-    expect(first.text).toMatch(/nonces in Redis at unix:/);
-    expect(second.text).toMatch(/nonces in Redis at unix:/);
+    expect(first.text).toMatch(/nonces, payments, payouts and refunds in Redis at unix:/);
+    expect(second.text).toMatch(/nonces, payments, payouts and refunds in Redis at unix:/);
     const urls = [first.text, second.text].map((t) => /listening on (http:\/\/\S+)/.exec(t)![1]!);
     const selectors = [first.text, second.text].map((t) => /payInAccountSelector: (\S+)/.exec(t)![1]!);
     expect(selectors[0]).toBe(selectors[1]);
@@ -107,5 +113,47 @@ describe.runIf(redisTestsEnabled())('payconform serve --redis-url (two spawned i
     const request = { method: 'POST', path: '/api/payouts', headers: [['host', 'payments.test'] as const, ['content-type', PAYOUT_TYPE] as const, ...Object.entries(headers)], body };
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => send(urls[i % 2]!, request)));
     expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([201, ...Array(9).fill(401)]);
+  }, 60_000);
+
+  it('--workers 2: two processes on one port, generated credentials shared, a signed request accepted once', async () => {
+    const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url]);
+    expect(text).toMatch(/workers: 2 processes sharing the port/);
+    const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(text)![1]!;
+    const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+    const body = new TextEncoder().encode(
+      JSON.stringify({
+        applicationId: field('PAYCONFORM_APPLICATION_ID'),
+        payInAccountSelector: 'main',
+        amount: 3.5,
+        reference: 'WORKERS',
+        destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Doe', accountNumber: '12345678', sortCode: '040004', iban: null },
+      }),
+    );
+    const { headers } = signRequest(
+      { method: 'POST', url: `${url}/api/payouts`, headers: [['content-type', PAYOUT_TYPE]], body },
+      {
+        applicationId: field('PAYCONFORM_APPLICATION_ID'),
+        applicationSecret: field('PAYCONFORM_APPLICATION_SECRET'),
+        keyId: field('PAYCONFORM_KEY_ID'),
+        privateKey: parseEd25519PrivateKey(field('PAYCONFORM_PRIVATE_KEY')),
+      },
+    );
+    const request = { method: 'POST', path: '/api/payouts', headers: [['content-type', PAYOUT_TYPE] as const, ...Object.entries(headers)], body };
+    // Each on its own connection: the cluster spreads them over both workers.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => send(url, request)));
+    expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([201, ...Array(19).fill(401)]);
+    // Both workers share the payout.
+    const created = answers.find((a) => a.status === 201)!.json.payoutId as string;
+    const seen = await Promise.all(Array.from({ length: 6 }, () => send(url, { method: 'GET', path: `/sandbox/payouts/${created}` })));
+    expect(seen.map((s) => s.status)).toEqual(Array(6).fill(200));
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => resolve(-1), 15_000);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(code).toBe(0);
   }, 60_000);
 });

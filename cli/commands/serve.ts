@@ -19,11 +19,12 @@ import {
   type RunningReferenceService,
 } from '../../server/index.js';
 import { parseServiceConfig, ServiceConfigError, type ServiceConfigFile } from '../../server/config.js';
+import { isServeWorker, readWorkerSetup, reportWorkerReady, runPrimary } from '../serve-workers.js';
 import { describeListenTls, resolveListenTls, TLS_LISTEN_HELP, TLS_LISTEN_OPTIONS, TLS_LISTEN_USAGE } from '../tls-options.js';
 
 const USAGE = `usage: payconform serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--fault NAME ...] [--list-faults] [--variant clean|alt]
        [--webhook-url URL] [--payment-webhook-url URL] [--payout-webhook-url URL] [--refund-webhook-url URL]
-       [--signing-key FILE] [--lifecycle-ms N] [--require-signature-all] [--quiet] [--redis-url URL]
+       [--signing-key FILE] [--lifecycle-ms N] [--require-signature-all] [--quiet] [--redis-url URL] [--workers N]
        [--no-portal] [--portal-any-host] [--write-audit-config FILE] ${TLS_LISTEN_USAGE}
 --write-audit-config FILE writes, once listening, a config for "payconform audit server --config FILE": target,
 ids, pay-in account, every CoP destination, the seeded payments, "sandbox": true and, when all webhooks go to one
@@ -33,7 +34,8 @@ ${TLS_LISTEN_HELP}
 credentials from the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_KEY_ID,
 PAYCONFORM_PUBLIC_KEY (base64 raw or PEM), PAYCONFORM_MERCHANT_ID; otherwise development credentials are generated.
 --redis-url (or PAYCONFORM_REDIS_URL; a URL with a password only there): redis://host:port, rediss://…, unix:///path;
-nonces are then shared by every instance on that Redis. Without it everything stays in memory.`;
+nonces, payments, payouts and refunds are then shared by every instance on that Redis. Without it everything stays in
+memory. --workers N (default 1): N processes sharing the port (node:cluster); N > 1 requires --redis-url.`;
 
 const ENV_CREDENTIALS = ['PAYCONFORM_APPLICATION_ID', 'PAYCONFORM_APPLICATION_SECRET', 'PAYCONFORM_KEY_ID', 'PAYCONFORM_PUBLIC_KEY', 'PAYCONFORM_MERCHANT_ID'] as const;
 
@@ -127,6 +129,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         'write-audit-config': { type: 'string' },
         ...TLS_LISTEN_OPTIONS,
         'redis-url': { type: 'string' },
+        workers: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -201,8 +204,21 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const listenTls = await resolveListenTls(values);
   const redisUrl = redisUrlOption(values['redis-url'] as string | undefined, io.env.PAYCONFORM_REDIS_URL);
 
+  const workers = integer(values.workers as string | undefined, '--workers', 64) ?? 1;
+  if (workers < 1) throw new UsageError('--workers must be at least 1');
+  if (workers > 1 && redisUrl === undefined) {
+    throw new UsageError('--workers N > 1 requires --redis-url (or PAYCONFORM_REDIS_URL): each worker is its own process, and only Redis lets them share nonces and state');
+  }
+
   const envApp = applicationFromEnv(io);
+  const worker = isServeWorker() ? readWorkerSetup() : undefined;
   const applications = [...(envApp ? [envApp] : []), ...configApps];
+  if (workers > 1 && worker === undefined) {
+    return runPrimary({ workers, args, generateApplication: applications.length === 0, generateWebhookKey: webhookSigningKey === undefined }, io);
+  }
+  // A worker: the primary's generated application and webhook key, so that every worker is the same service.
+  if (worker?.application !== undefined && applications.length === 0) applications.push(worker.application);
+  if (worker?.webhookSigningKeyPem !== undefined && webhookSigningKey === undefined) webhookSigningKey = worker.webhookSigningKeyPem;
   const quiet = values.quiet === true;
   const options: ReferenceServiceOptions = {
     host,
@@ -254,7 +270,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     }
     io.stdout(`audit config written to ${auditConfigPath}${written.note !== undefined ? ` (${written.note})` : ''}; run: payconform audit server --config ${auditConfigPath} (secrets from the environment)\n`);
   }
-  io.stdout(describe(service, applications.length === 0, webhookUrls, lifecycleDelayMs ?? 0, values['no-portal'] !== true));
+  const banner = describe(service, applications.length === 0 || worker?.application !== undefined, webhookUrls, lifecycleDelayMs ?? 0, values['no-portal'] !== true);
+  if (worker !== undefined) reportWorkerReady(banner);
+  else io.stdout(banner);
   await stopped;
   return EXIT.ok;
 }

@@ -1,0 +1,144 @@
+// `payconform serve --workers N`: N processes on one machine sharing the port (node:cluster). The primary only forks,
+// hands every worker the same generated credentials and webhook key (so they are one service), prints the banner of
+// the first worker once all listen, replaces a worker that dies, and stops them all on Ctrl-C. Sharing nonces and
+// state between the workers is Redis's job, hence N > 1 requires --redis-url.
+import cluster, { type Worker } from 'node:cluster';
+import { fileURLToPath } from 'node:url';
+import type { CliIo } from './io.js';
+import { EXIT } from './io.js';
+import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../src/keys/index.js';
+import { exportRsaPrivateKeyPem, generateWebhookKeyPair } from '../src/webhooks/index.js';
+import type { ApplicationConfig } from '../server/index.js';
+import { generateDevelopmentApplication } from '../server/seed.js';
+
+/** Environment variable carrying the primary's setup to each worker (inherited by the worker processes only). */
+const SETUP_ENV = 'PAYCONFORM_WORKER_SETUP';
+/** Restarts of dead workers, at most, over the primary's life (a worker that keeps dying is not restarted forever). */
+const MAX_RESTARTS = 16;
+
+interface WorkerSetup {
+  /** The development application the primary generated (private key as seed: the banner prints it). */
+  readonly application?: { readonly applicationId: string; readonly applicationSecret: string; readonly keyId: string; readonly merchantId: string; readonly seed: string };
+  readonly webhookSigningKeyPem?: string;
+}
+
+export const isServeWorker = (): boolean => cluster.isWorker && process.env[SETUP_ENV] !== undefined;
+
+/** In a worker: the generated application and webhook key the primary handed out. */
+export function readWorkerSetup(): { readonly application?: ApplicationConfig; readonly webhookSigningKeyPem?: string } {
+  const setup = JSON.parse(process.env[SETUP_ENV] ?? '{}') as WorkerSetup;
+  const app = setup.application;
+  let application: ApplicationConfig | undefined;
+  if (app !== undefined) {
+    const privateKey = parseEd25519PrivateKey(app.seed);
+    application = { applicationId: app.applicationId, applicationSecret: app.applicationSecret, keyId: app.keyId, merchantId: app.merchantId, publicKey: privateKey.publicKey, privateKey };
+  }
+  return { ...(application !== undefined ? { application } : {}), ...(setup.webhookSigningKeyPem !== undefined ? { webhookSigningKeyPem: setup.webhookSigningKeyPem } : {}) };
+}
+
+/** In a worker: tells the primary it listens, with the banner to print. */
+export function reportWorkerReady(banner: string): void {
+  process.send?.({ type: 'payconform-ready', banner });
+}
+
+export interface PrimaryOptions {
+  readonly workers: number;
+  /** The serve arguments, handed to every worker unchanged. */
+  readonly args: readonly string[];
+  /** Generate one development application for all workers (none was configured). */
+  readonly generateApplication: boolean;
+  /** Generate one webhook signing key for all workers (none was given). */
+  readonly generateWebhookKey: boolean;
+}
+
+/** Runs the primary until Ctrl-C (exit 0), or until a worker fails before every worker listens (exit 2). */
+export async function runPrimary(options: PrimaryOptions, io: CliIo): Promise<number> {
+  let application: WorkerSetup['application'];
+  if (options.generateApplication) {
+    const app = generateDevelopmentApplication();
+    application = { applicationId: app.applicationId, applicationSecret: app.applicationSecret, keyId: app.keyId, merchantId: app.merchantId, seed: exportEd25519SeedBase64(app.privateKey!) };
+  }
+  const setup: WorkerSetup = {
+    ...(application !== undefined ? { application } : {}),
+    ...(options.generateWebhookKey ? { webhookSigningKeyPem: exportRsaPrivateKeyPem(generateWebhookKeyPair().privateKey) } : {}),
+  };
+  cluster.setupPrimary({ exec: fileURLToPath(new URL('../bin/payconform.js', import.meta.url)), args: ['serve', ...options.args] });
+  const env = { [SETUP_ENV]: JSON.stringify(setup) };
+
+  const live = new Set<Worker>();
+  let stopping = false;
+  let restarts = 0;
+  const fork = (): Worker => {
+    const worker = cluster.fork(env);
+    live.add(worker);
+    return worker;
+  };
+
+  // Start all, and wait until each reports ready (or one exits first: a start-up failure it has already printed).
+  const banners: string[] = [];
+  const started = await new Promise<boolean>((resolve) => {
+    for (let i = 0; i < options.workers; i += 1) {
+      const worker = fork();
+      worker.on('message', (m: { type?: string; banner?: string }) => {
+        if (m?.type !== 'payconform-ready') return;
+        banners.push(m.banner ?? '');
+        if (banners.length === options.workers) resolve(true);
+      });
+      worker.once('exit', () => {
+        live.delete(worker);
+        if (banners.length < options.workers) resolve(false);
+      });
+    }
+  });
+  if (!started) {
+    stopping = true;
+    await stopAll(live);
+    io.stderr(`payconform serve: a worker failed to start; stopped the others\n`);
+    return EXIT.usage;
+  }
+
+  // A worker that dies later is replaced (the others keep serving; the shared store holds the state).
+  cluster.on('exit', (worker, code, signal) => {
+    live.delete(worker);
+    if (stopping) return;
+    io.stdout(`${new Date().toISOString()} worker ${worker.process.pid} exited (${signal ?? code}); ${restarts < MAX_RESTARTS ? 'starting another' : 'not restarted (too many restarts)'}\n`);
+    if (restarts < MAX_RESTARTS) {
+      restarts += 1;
+      fork();
+    }
+  });
+
+  const stopped = new Promise<void>((done) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      stopping = true;
+      io.stdout('\nstopping...\n');
+      void stopAll(live).then(done);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  const banner = banners[0] ?? '';
+  io.stdout(banner.replace(/Ctrl-C stops\.\n/, `workers: ${options.workers} processes sharing the port (node:cluster); nonces and state in Redis\nCtrl-C stops.\n`));
+  await stopped;
+  return EXIT.ok;
+}
+
+/** SIGTERM to every worker, SIGKILL after 10 s; resolves when all have exited. */
+async function stopAll(workers: Set<Worker>): Promise<void> {
+  await Promise.all(
+    [...workers].map(
+      (worker) =>
+        new Promise<void>((resolve) => {
+          if (worker.isDead()) return resolve();
+          const timer = setTimeout(() => worker.process.kill('SIGKILL'), 10_000);
+          worker.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          worker.process.kill('SIGTERM');
+        }),
+    ),
+  );
+}
