@@ -3,12 +3,15 @@
 import type { NonceStore } from '../src/profile/nonce-store.js';
 import type { ServiceState } from './state.js';
 import { MemoryStateStore, type StateStore } from './state-store.js';
+import type { SharedDeliveries } from './webhook-delivery.js';
 
 export interface SharedBackend {
   /** The nonce store every instance on this backend shares; undefined: a per-process memory store. */
   readonly nonceStore?: NonceStore;
   /** The store of payments, payouts and refunds over this instance's view `state`. */
   createStateStore(state: ServiceState): StateStore;
+  /** The webhook queue every instance shares; undefined: this process's own timers. `leaseMs`: see RedisDeliveries. */
+  createSharedDeliveries?(leaseMs: number, log: (line: string) => void): SharedDeliveries;
   /** Describes the backend for the start-up banner (no secrets). */
   readonly description: string;
   close(): Promise<void>;
@@ -25,7 +28,11 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
   if (options.redisUrl === undefined) {
     return { createStateStore: (state) => new MemoryStateStore(state), description: 'in memory (this process only)', close: async () => {} };
   }
-  const [{ connectRedis, redactUrl, RedisNonceStore }, { RedisStateStore }] = await Promise.all([import('../redis/index.js'), import('./redis-state-store.js')]);
+  const [{ connectRedis, redactUrl, RedisNonceStore }, { RedisStateStore }, { RedisDeliveries }] = await Promise.all([
+    import('../redis/index.js'),
+    import('./redis-state-store.js'),
+    import('./redis-deliveries.js'),
+  ]);
   const prefix = options.redisKeyPrefix ?? 'payconform:';
   let lastError = '';
   const connection = await connectRedis(options.redisUrl, {
@@ -38,7 +45,8 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
   return {
     nonceStore: new RedisNonceStore({ client: connection, keyPrefix: `${prefix}nonce:` }),
     createStateStore: (state) => new RedisStateStore({ client: connection, keyPrefix: prefix, state }),
-    description: `nonces, payments, payouts and refunds in Redis at ${redactUrl(options.redisUrl)} (key prefix "${prefix}"); lifecycle timers and webhook deliveries in the instance that made the change`,
+    createSharedDeliveries: (leaseMs, log) => new RedisDeliveries({ client: connection, keyPrefix: prefix, leaseMs, log }),
+    description: `nonces, payments, payouts, refunds and the webhook queue in Redis at ${redactUrl(options.redisUrl)} (key prefix "${prefix}"); lifecycle timers in the instance that made the change`,
     close: () => connection.close(),
   };
 }

@@ -51,6 +51,10 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
   const configs = options.applications !== undefined && options.applications.length > 0 ? options.applications : [generateDevelopmentApplication()];
   const applications = configs.map((config, i) => registerApplication(state, config, i));
   const first = applications[0]!;
+  const retry = { ...defaultRetryPolicy, ...options.retry };
+  if (!(retry.maxAttempts >= 1) || !(retry.initialDelayMs >= 0) || !(retry.maxDelayMs >= 0) || !(retry.requestTimeoutMs > 0)) {
+    throw new TypeError('retry: maxAttempts >= 1, delays >= 0 and requestTimeoutMs > 0 are required');
+  }
   const backend = await openBackend({ log, ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}), ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}) });
   const store = backend.createStateStore(state);
   let seeded: SeededPayments = { settled: [], unsettled: [] };
@@ -72,10 +76,6 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
         : options.webhookSigningKey;
   const trimmedPem = exportTrimmedPublicKeyPem(signingKey);
 
-  const retry = { ...defaultRetryPolicy, ...options.retry };
-  if (!(retry.maxAttempts >= 1) || !(retry.initialDelayMs >= 0) || !(retry.maxDelayMs >= 0) || !(retry.requestTimeoutMs > 0)) {
-    throw new TypeError('retry: maxAttempts >= 1, delays >= 0 and requestTimeoutMs > 0 are required');
-  }
   const defaultWebhookUrls = options.webhookUrls ?? {};
   const extensions: ServiceExtension[] = [];
   const changed = (): void => {
@@ -88,6 +88,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     sign: (bytes) => signWebhook(bytes, signingKey),
     faults,
     log,
+    ...(backend.createSharedDeliveries !== undefined ? { shared: backend.createSharedDeliveries(retry.requestTimeoutMs + 2_000, log) } : {}),
   });
   const lifecycle = new Lifecycle({ state, store, queue, faults, now, delayMs: options.lifecycleDelayMs ?? 0, log });
   const auth = new RequestAuthenticator(state, faults, createSignatureVerifier(state, faults, now, backend.nonceStore));

@@ -1,4 +1,5 @@
 // Webhook delivery: an asynchronous queue that PUTs signed events, retrying with backoff until the receiver answers 200.
+import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { FaultSet } from './faults.js';
@@ -71,6 +72,31 @@ export interface WebhookQueueOptions {
   readonly log: (line: string) => void;
   /** Records kept for `/sandbox/deliveries`; the oldest are dropped beyond this. */
   readonly maxRecords?: number;
+  /**
+   * Instances sharing a store (Redis): deliveries are queued there and each attempt is made by whichever instance
+   * claims it (server/shared-deliveries.ts). Default: this process's timers.
+   */
+  readonly shared?: SharedDeliveries;
+}
+
+/** A delivery as the shared queue keeps it: the record and the payload of every attempt, computed when queued. */
+export interface SharedDelivery {
+  readonly record: DeliveryRecord;
+  /** `payloads[i]`: the payload of attempt index i (the counter rule and its fault already applied). */
+  readonly payloads: readonly unknown[];
+  /** Index of the next attempt. */
+  readonly index: number;
+}
+
+/** What a shared queue offers WebhookQueue (implemented over Redis). */
+export interface SharedDeliveries {
+  /** Queues `delivery`, due at once; attempts come back through `start`'s `attempt` callback (in some instance). */
+  add(delivery: SharedDelivery): Promise<void>;
+  /** Starts claiming due deliveries; `attempt` makes one attempt and says when the next is due (undefined: done). */
+  start(attempt: (delivery: SharedDelivery) => Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }>): void;
+  /** Every delivery the shared queue holds (newest last), for `/sandbox/deliveries`. */
+  list(): Promise<DeliveryRecord[]>;
+  close(): void;
 }
 
 export class WebhookQueue {
@@ -83,13 +109,17 @@ export class WebhookQueue {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly options: WebhookQueueOptions) {}
+  constructor(private readonly options: WebhookQueueOptions) {
+    options.shared?.start((delivery) => this.attemptShared(delivery));
+  }
 
   /** Queues an event; returns at once (delivery never blocks the API request that caused it). */
   enqueue(event: WebhookEvent, resendOf?: number): DeliveryRecord {
     const url = this.options.urlFor(event.kind, event.applicationId) ?? null;
+    const { shared } = this.options;
     const record: DeliveryRecord = {
-      id: this.nextId++,
+      // Shared: ids must not collide between instances (48 random bits, a safe integer).
+      id: shared !== undefined ? randomInt(1, 2 ** 47) : this.nextId++,
       kind: event.kind,
       applicationId: event.applicationId,
       url,
@@ -103,9 +133,25 @@ export class WebhookQueue {
     this.events.set(record.id, event);
     const max = this.options.maxRecords ?? 10_000;
     if (this.records.length > max) for (const dropped of this.records.splice(0, this.records.length - max)) this.events.delete(dropped.id);
-    if (url !== null && !this.closed) this.schedule(record, event, 0, 0);
+    if (url !== null && !this.closed) {
+      if (shared !== undefined) {
+        const { faults, retry } = this.options;
+        const payloads = Array.from({ length: retry.maxAttempts }, (_, i) => event.payload(faults.has('webhook-counter-fixed') ? 0 : i));
+        shared.add({ record: { ...record, attempts: [] }, payloads, index: 0 }).catch((error: unknown) => {
+          record.state = 'failed';
+          this.options.log(`webhook ${record.kind} ${record.eventStatus} ${record.resourceId} could not be queued: ${error instanceof Error ? error.message : String(error)}`);
+        });
+      } else {
+        this.schedule(record, event, 0, 0);
+      }
+    }
     this.options.onChange?.();
     return record;
+  }
+
+  /** `/sandbox/deliveries`: this process's records, or with a shared queue every instance's. */
+  async listDeliveries(): Promise<readonly DeliveryRecord[]> {
+    return this.options.shared !== undefined ? this.options.shared.list() : this.deliveries();
   }
 
   /** Queues the event of delivery `id` again, to the URL configured now (a new delivery, counter from 0). */
@@ -121,6 +167,7 @@ export class WebhookQueue {
   /** Stops timers and aborts requests in flight. */
   close(): void {
     this.closed = true;
+    this.options.shared?.close();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const req of this.inFlight) req.destroy();
@@ -141,16 +188,43 @@ export class WebhookQueue {
 
   private async attempt(record: DeliveryRecord, event: WebhookEvent, index: number): Promise<void> {
     if (this.closed || record.url === null) return;
-    const { faults, retry } = this.options;
+    const { faults } = this.options;
     const counter = faults.has('webhook-counter-fixed') ? 0 : index;
-    const payload = event.payload(counter);
+    const next = await this.attemptOnce(record, event.payload(counter), event.payload(0), counter, index);
+    if (next === 'closed') return;
+    if (next !== undefined) this.schedule(record, event, index + 1, next);
+    this.options.onChange?.();
+  }
+
+  /**
+   * One attempt of a shared delivery, claimed by this instance: the same bytes and rules as a local one. The record
+   * comes back with the attempt added; the local copy (when this instance queued it) is updated for the portal.
+   */
+  private async attemptShared(delivery: SharedDelivery): Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }> {
+    const record: DeliveryRecord = { ...delivery.record, attempts: [...delivery.record.attempts] };
+    const counter = this.options.faults.has('webhook-counter-fixed') ? 0 : delivery.index;
+    const next = await this.attemptOnce(record, delivery.payloads[delivery.index], delivery.payloads[0], counter, delivery.index);
+    if (next === 'closed') throw new Error('queue closed during the attempt');
+    const local = this.records.find((r) => r.id === record.id);
+    if (local !== undefined) {
+      local.state = record.state;
+      local.attempts.splice(0, local.attempts.length, ...record.attempts);
+      this.options.onChange?.();
+    }
+    return { record, nextInMs: next };
+  }
+
+  /** Sends one attempt and records it in `record`; the delay before the next attempt, undefined when none, 'closed'. */
+  private async attemptOnce(record: DeliveryRecord, payload: unknown, firstPayload: unknown, counter: number, index: number): Promise<number | undefined | 'closed'> {
+    if (record.url === null) return undefined;
+    const { faults, retry } = this.options;
     // Variant alt: pretty-printed, and signed over exactly those bytes.
     const compact = Buffer.from(stringifyJson(payload, faults.alt ? 2 : 0), 'utf8');
     // Faults: send other bytes than those signed, or sign other bytes than those sent.
     const sent = faults.has('webhook-reserialised') ? Buffer.from(stringifyJson(payload, 2), 'utf8') : compact;
     let signed = faults.has('webhook-bad-signature') ? Buffer.concat([compact, Buffer.from(' ')]) : compact;
     // Fault webhook-retry-bad-signature: a redelivery reuses the first attempt's signature (its counter was 0).
-    if (faults.has('webhook-retry-bad-signature') && index > 0) signed = Buffer.from(stringifyJson(event.payload(0), faults.alt ? 2 : 0), 'utf8');
+    if (faults.has('webhook-retry-bad-signature') && index > 0) signed = Buffer.from(stringifyJson(firstPayload, faults.alt ? 2 : 0), 'utf8');
     const authorization = this.options.sign(signed);
     const headers: Record<string, string> = {
       'content-type': faults.has('webhook-content-type') ? 'text/plain' : faults.alt ? 'application/json; charset=utf-8' : 'application/json',
@@ -167,7 +241,7 @@ export class WebhookQueue {
     entry.durationMs = Math.round((performance.now() - started) * 10) / 10;
     if ('status' in outcome) entry.responseStatus = outcome.status;
     else entry.error = outcome.error;
-    if (this.closed) return;
+    if (this.closed) return 'closed';
     // Fault webhook-retry-5xx-only: a 4xx answer counts as delivered.
     const ok = 'status' in outcome && (outcome.status === 200 || (faults.has('webhook-retry-5xx-only') && outcome.status >= 400 && outcome.status < 500));
     this.options.log(
@@ -175,13 +249,14 @@ export class WebhookQueue {
     );
     if (ok) {
       record.state = 'delivered';
-    } else if (faults.has('webhook-no-retry') || (faults.has('webhook-retry-once') && index + 1 >= 2) || index + 1 >= retry.maxAttempts || ('fatal' in outcome && outcome.fatal)) {
-      record.state = 'failed';
-    } else {
-      // Variant alt: a constant interval instead of exponential backoff (the retry interval is not shown).
-      this.schedule(record, event, index + 1, faults.alt ? retry.initialDelayMs : Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index));
+      return undefined;
     }
-    this.options.onChange?.();
+    if (faults.has('webhook-no-retry') || (faults.has('webhook-retry-once') && index + 1 >= 2) || index + 1 >= retry.maxAttempts || ('fatal' in outcome && outcome.fatal)) {
+      record.state = 'failed';
+      return undefined;
+    }
+    // Variant alt: a constant interval instead of exponential backoff (the retry interval is not shown).
+    return faults.alt ? retry.initialDelayMs : Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index);
   }
 
   private send(

@@ -12,7 +12,9 @@ import type { RunningReferenceService } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
 import { startRoundRobinProxy } from './fixtures/round-robin-proxy.js';
-import { payoutBody, send, signed, startTestService, testApplication } from './reference-service-client.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { payoutBody, send, signed, startReceiver, startTestService, testApplication } from './reference-service-client.js';
 
 const webhookSigningKey = loadTestKeys().webhookRsa.privatePem;
 
@@ -218,4 +220,71 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
       await target.close();
     }
   }, 120_000);
+
+  it('each webhook attempt is made once across instances (two 500s, then 200: three requests, counters 0, 1, 2)', async () => {
+    const receiver = await startReceiver([500, 500]);
+    const options = { redisUrl: redis.url, webhookSigningKey, redisKeyPrefix: 'attempts-test:', webhookUrls: { payout: receiver.url }, retry: { initialDelayMs: 50, maxDelayMs: 100, maxAttempts: 5, requestTimeoutMs: 2_000 } };
+    const a = await startTestService(options);
+    const b = await startTestService(options);
+    try {
+      const created = await send(a.baseUrl, signed(a, '/api/payouts', payoutBody(a, { reference: 'ONCE-EACH' })));
+      expect(created.status).toBe(201);
+      await receiver.waitFor((all) => all.length >= 3, 10_000);
+      // Bounded quiet wait: a duplicate attempt from the other instance would arrive within it.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.received.map((w) => JSON.parse(w.body.toString('utf8')).payoutWebhookDeliveryAttempt)).toEqual([0, 1, 2]);
+      const deliveries = await send(b.baseUrl, { method: 'GET', path: `/sandbox/deliveries?resourceId=${created.json.payoutId}` });
+      expect(deliveries.json).toMatchObject([{ state: 'delivered', attempts: [{ responseStatus: 500 }, { responseStatus: 500 }, { responseStatus: 200 }] }]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await receiver.close();
+    }
+  }, 60_000);
+
+  it('an instance that dies mid-delivery does not lose it: another instance makes the attempt once the lease runs out', async () => {
+    // The first request is held unanswered (the instance dies while waiting); later ones get 200.
+    const received: Buffer[] = [];
+    const held: http.ServerResponse[] = [];
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push(Buffer.concat(chunks));
+        if (received.length === 1) held.push(res);
+        else res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const options = { redisUrl: redis.url, webhookSigningKey, redisKeyPrefix: 'dying-test:', webhookUrls: { payout: url }, retry: { initialDelayMs: 50, maxDelayMs: 100, maxAttempts: 5, requestTimeoutMs: 1_000 } };
+    const a = await startTestService(options);
+    let b: RunningReferenceService | undefined;
+    try {
+      const created = await send(a.baseUrl, signed(a, '/api/payouts', payoutBody(a, { reference: 'DIES' })));
+      expect(created.status).toBe(201);
+      // Bounded wait (10 s) for A's attempt to reach the receiver, then A dies with it unanswered.
+      for (let i = 0; i < 200 && received.length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+      expect(received).toHaveLength(1);
+      b = await startTestService(options);
+      await a.close();
+      for (let i = 0; i < 200 && received.length < 2; i += 1) await new Promise((r) => setTimeout(r, 50));
+      expect(received).toHaveLength(2);
+      expect(received[1]!.equals(received[0]!)).toBe(true); // the same attempt (counter 0), made again
+      let state = '';
+      for (let i = 0; i < 100 && state !== 'delivered'; i += 1) {
+        const list = await send(b.baseUrl, { method: 'GET', path: `/sandbox/deliveries?resourceId=${created.json.payoutId}` });
+        state = list.json[0]?.state ?? '';
+        if (state !== 'delivered') await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(state).toBe('delivered');
+    } finally {
+      for (const res of held) res.destroy();
+      await a.close();
+      await b?.close();
+      await new Promise<void>((r) => {
+        receiver.close(() => r());
+        receiver.closeAllConnections();
+      });
+    }
+  }, 60_000);
 });

@@ -186,11 +186,11 @@ const advanceRefund: RouteHandler = async (ctx, request) => {
   return ok(refundResource(r, ctx.faults));
 };
 
-const listDeliveries: RouteHandler = (ctx, request) => {
+const listDeliveries: RouteHandler = async (ctx, request) => {
   const q = queryParams(request.target);
   const kind = q.get('kind');
   const resourceId = q.get('resourceId');
-  return ok(ctx.queue.deliveries().filter((d) => (kind === null || d.kind === kind) && (resourceId === null || d.resourceId === resourceId)));
+  return ok((await ctx.queue.listDeliveries()).filter((d) => (kind === null || d.kind === kind) && (resourceId === null || d.resourceId === resourceId)));
 };
 
 const listCopTriggers: RouteHandler = () =>
