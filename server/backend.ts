@@ -4,6 +4,7 @@ import type { NonceStore } from '../src/profile/nonce-store.js';
 import type { ServiceState } from './state.js';
 import { MemoryStateStore, type StateStore } from './state-store.js';
 import type { SharedDeliveries } from './webhook-delivery.js';
+import type { SharedTimers } from './redis-timers.js';
 
 export interface SharedBackend {
   /** The nonce store every instance on this backend shares; undefined: a per-process memory store. */
@@ -12,6 +13,8 @@ export interface SharedBackend {
   createStateStore(state: ServiceState): StateStore;
   /** The webhook queue every instance shares; undefined: this process's own timers. `leaseMs`: see RedisDeliveries. */
   createSharedDeliveries?(leaseMs: number, log: (line: string) => void): SharedDeliveries;
+  /** Lifecycle timers every instance shares; undefined: this process's own. */
+  createSharedTimers?(log: (line: string) => void): SharedTimers;
   /** Describes the backend for the start-up banner (no secrets). */
   readonly description: string;
   close(): Promise<void>;
@@ -33,6 +36,7 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
     import('./redis-state-store.js'),
     import('./redis-deliveries.js'),
   ]);
+  const { RedisTimers } = await import('./redis-timers.js');
   const prefix = options.redisKeyPrefix ?? 'payconform:';
   let lastError = '';
   const connection = await connectRedis(options.redisUrl, {
@@ -46,7 +50,8 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
     nonceStore: new RedisNonceStore({ client: connection, keyPrefix: `${prefix}nonce:` }),
     createStateStore: (state) => new RedisStateStore({ client: connection, keyPrefix: prefix, state }),
     createSharedDeliveries: (leaseMs, log) => new RedisDeliveries({ client: connection, keyPrefix: prefix, leaseMs, log }),
-    description: `nonces, payments, payouts, refunds and the webhook queue in Redis at ${redactUrl(options.redisUrl)} (key prefix "${prefix}"); lifecycle timers in the instance that made the change`,
+    createSharedTimers: (log) => new RedisTimers({ client: connection, keyPrefix: prefix, log }),
+    description: `nonces, payments, payouts, refunds, lifecycle timers and the webhook queue in Redis at ${redactUrl(options.redisUrl)} (key prefix "${prefix}")`,
     close: () => connection.close(),
   };
 }

@@ -90,7 +90,16 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     log,
     ...(backend.createSharedDeliveries !== undefined ? { shared: backend.createSharedDeliveries(retry.requestTimeoutMs + 2_000, log) } : {}),
   });
-  const lifecycle = new Lifecycle({ state, store, queue, faults, now, delayMs: options.lifecycleDelayMs ?? 0, log });
+  const lifecycle = new Lifecycle({
+    state,
+    store,
+    queue,
+    faults,
+    now,
+    delayMs: options.lifecycleDelayMs ?? 0,
+    log,
+    ...(backend.createSharedTimers !== undefined ? { shared: backend.createSharedTimers(log) } : {}),
+  });
   const auth = new RequestAuthenticator(state, faults, createSignatureVerifier(state, faults, now, backend.nonceStore));
   const ctx: ServiceContext = {
     state,

@@ -5,6 +5,7 @@ import type { FaultSet } from './faults.js';
 import { paymentWebhookPayload, payoutWebhookPayload, refundWebhookPayload } from './representations.js';
 import type { Payment, PaymentStatus, Payout, PayoutStatus, Refund, RefundStatus, ServiceState } from './state.js';
 import type { StateStore } from './state-store.js';
+import type { SharedTimers } from './redis-timers.js';
 import type { WebhookQueue } from './webhook-delivery.js';
 
 export type Outcome = 'PROCESSED' | 'FAILED' | 'HELD' | 'RETURNED';
@@ -67,15 +68,20 @@ export interface LifecycleOptions {
   /** Delay of each automatic step; 0 = moves only through /sandbox/. */
   readonly delayMs: number;
   readonly log?: (line: string) => void;
+  /** Timers shared by the instances on one store (Redis): a step is run by whichever instance claims it. */
+  readonly shared?: SharedTimers;
 }
 
 export class Lifecycle {
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
-  constructor(private readonly o: LifecycleOptions) {}
+  constructor(private readonly o: LifecycleOptions) {
+    o.shared?.start((key) => this.step(key));
+  }
 
   close(): void {
     this.closed = true;
+    this.o.shared?.close();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
   }
@@ -98,10 +104,7 @@ export class Lifecycle {
         payload: (attempt) => payoutWebhookPayload(snapshot, eventTime, description, attempt, faults),
       });
     }
-    this.scheduleStep('payout', async () => {
-      const moved = await this.o.store.changePayout(payout.payoutId, automaticStep);
-      if (moved?.result === true) this.payoutChanged(moved.item, false);
-    });
+    this.scheduleStep(`payout:${payout.payoutId}`);
   }
 
   /** /sandbox/ move: to `target`, or one automatic step when no target is given; undefined when no such payout. */
@@ -131,13 +134,7 @@ export class Lifecycle {
         payload: (attempt) => refundWebhookPayload(snapshot, payment, eventTime, description, attempt, faults),
       });
     }
-    this.scheduleStep('refund', async () => {
-      const moved = await this.o.store.changeRefund(refund.refundId, automaticStep);
-      if (moved?.result === true) {
-        await this.o.store.getPayment(moved.item.paymentId); // into this instance's view: the webhook carries it
-        this.refundChanged(moved.item, false);
-      }
-    });
+    this.scheduleStep(`refund:${refund.refundId}`);
   }
 
   async advanceRefund(refundId: string, target?: RefundStatus): Promise<Refund | undefined> {
@@ -198,16 +195,36 @@ export class Lifecycle {
    * After `delayMs`, `step` (the next automatic move, made through the store: it happens once, and not at all when
    * the resource was moved meanwhile to where no automatic step is left).
    */
-  private scheduleStep(kind: 'payout' | 'refund', step: () => Promise<void>): void {
+  private scheduleStep(key: string): void {
     if (this.o.delayMs <= 0) return;
     // Variant alt: payouts move on at once (lifecycle timing is not shown); refunds keep the delay.
-    const delayMs = this.o.faults.alt && kind === 'payout' ? 5 : this.o.delayMs;
+    const delayMs = this.o.faults.alt && key.startsWith('payout:') ? 5 : this.o.delayMs;
+    const failed = (error: unknown) => this.o.log?.(`lifecycle step ${key} failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (this.o.shared !== undefined) {
+      this.o.shared.schedule(key, delayMs).catch(failed);
+      return;
+    }
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       if (this.closed) return;
-      step().catch((error: unknown) => this.o.log?.(`lifecycle step failed: ${error instanceof Error ? error.message : String(error)}`));
+      this.step(key).catch(failed);
     }, delayMs);
     this.timers.add(timer);
+  }
+
+  /** The next automatic step of `payout:<id>` or `refund:<id>` (made through the store: once), and its webhook. */
+  private async step(key: string): Promise<void> {
+    const [kind, id = ''] = key.split(':');
+    if (kind === 'payout') {
+      const moved = await this.o.store.changePayout(id, automaticStep);
+      if (moved?.result === true) this.payoutChanged(moved.item, false);
+    } else if (kind === 'refund') {
+      const moved = await this.o.store.changeRefund(id, automaticStep);
+      if (moved?.result === true) {
+        await this.o.store.getPayment(moved.item.paymentId); // into this instance's view: the webhook carries it
+        this.refundChanged(moved.item, false);
+      }
+    }
   }
 }
 

@@ -287,4 +287,27 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
       });
     }
   }, 60_000);
+
+  it('lifecycle steps happen once across instances, and survive the instance that scheduled them', async () => {
+    const receiver = await startReceiver();
+    const options = { redisUrl: redis.url, webhookSigningKey, redisKeyPrefix: 'lifecycle-test:', webhookUrls: { payout: receiver.url }, lifecycleDelayMs: 300 };
+    const a = await startTestService(options);
+    const b = await startTestService(options);
+    try {
+      // .93: IN_PROGRESS, then PROCESSED, then RETURNED (two automatic steps).
+      const created = await send(a.baseUrl, signed(a, '/api/payouts', payoutBody(a, { reference: 'STEPS', amount: 12.93 })));
+      expect(created.status).toBe(201);
+      // The instance that scheduled the steps dies at once; the other runs them.
+      await a.close();
+      const statuses = () => receiver.received.map((w) => JSON.parse(w.body.toString('utf8')).payoutStatus as string);
+      await receiver.waitFor(() => statuses().includes('RETURNED'), 15_000);
+      await new Promise((r) => setTimeout(r, 700)); // bounded quiet wait: a repeated step would show by now
+      expect(statuses()).toEqual(['IN_PROGRESS', 'PROCESSED', 'RETURNED']);
+      const seen = await send(b.baseUrl, { method: 'GET', path: `/sandbox/payouts/${created.json.payoutId}` });
+      expect(seen.json.status).toBe('RETURNED');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+      await receiver.close();
+    }
+  }, 60_000);
 });
