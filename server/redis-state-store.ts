@@ -140,24 +140,28 @@ export class RedisStateStore implements StateStore {
     this.#payout(payout);
   }
 
-  /** The optimistic loop: read (with version), `apply` on a fresh copy, write if unchanged; again on a conflict. */
+  /**
+   * The optimistic loop on the item `id` of `hash`: read it with the version of `guard`, `apply` on the fresh copy,
+   * write it (to every place `writes` names) only if the version is unchanged, else read again.
+   */
   async #change<T extends object, R>(
-    read: () => Promise<{ version: string; item: T | undefined }>,
+    hash: string,
+    id: string,
     guard: string,
     writes: (item: T) => ReadonlyArray<readonly [hash: string, field: string]>,
     apply: (item: T) => R,
     keep: (item: T) => T,
   ): Promise<Changed<T, R>> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const { version, item } = await read();
-      if (item === undefined) return undefined;
+      const { version, json } = await this.#readOne(hash, guard, id);
+      if (json === undefined) return undefined;
+      const item = JSON.parse(json) as T;
       const result = apply(item);
       const targets = writes(item);
-      const json = JSON.stringify(item);
       const written = await this.#eval(
         WRITE_IF_UNCHANGED,
-        [this.#keys.versions, ...targets.map(([hash]) => hash)],
-        [guard, version, ...targets.flatMap(([, field]) => [field, json])],
+        [this.#keys.versions, ...targets.map(([h]) => h)],
+        [guard, version, ...targets.flatMap(([, field]) => [field, JSON.stringify(item)])],
         `write ${guard}`,
       );
       if (written === 1) return { item: keep(item), result };
@@ -168,51 +172,23 @@ export class RedisStateStore implements StateStore {
   }
 
   changePayout<R>(id: string, change: (payout: Payout) => R) {
-    const guard = `payout:${id}`;
-    return this.#change<Payout, R>(
-      async () => {
-        const { version, json } = await this.#readOne(this.#keys.payouts, guard, id);
-        return { version, item: json === undefined ? undefined : (JSON.parse(json) as Payout) };
-      },
-      guard,
-      () => [[this.#keys.payouts, id]],
-      change,
-      this.#payout,
-    );
+    return this.#change<Payout, R>(this.#keys.payouts, id, `payout:${id}`, () => [[this.#keys.payouts, id]], change, this.#payout);
   }
 
   async changeRefund<R>(id: string, change: (refund: Refund) => R) {
     const current = await this.getRefund(id);
     if (current === undefined) return undefined;
     // One guard per payment: its refunds and the payment change one at a time (the refund limits read them all).
-    const guard = `payment:${current.paymentId}`;
-    return this.#change<Refund, R>(
-      async () => {
-        const { version, json } = await this.#readOne(this.#keys.refunds, guard, id);
-        return { version, item: json === undefined ? undefined : (JSON.parse(json) as Refund) };
-      },
-      guard,
-      (r) => [
+    const writes = (r: Refund) =>
+      [
         [this.#keys.refunds, r.refundId],
         [this.#refundsOf(r.paymentId), r.refundId],
-      ],
-      change,
-      this.#refund,
-    );
+      ] as const;
+    return this.#change<Refund, R>(this.#keys.refunds, id, `payment:${current.paymentId}`, writes, change, this.#refund);
   }
 
   changePayment<R>(id: string, change: (payment: Payment) => R) {
-    const guard = `payment:${id}`;
-    return this.#change<Payment, R>(
-      async () => {
-        const { version, json } = await this.#readOne(this.#keys.payments, guard, id);
-        return { version, item: json === undefined ? undefined : (JSON.parse(json) as Payment) };
-      },
-      guard,
-      () => [[this.#keys.payments, id]],
-      change,
-      this.#payment,
-    );
+    return this.#change<Payment, R>(this.#keys.payments, id, `payment:${id}`, () => [[this.#keys.payments, id]], change, this.#payment);
   }
 
   async createRefund(paymentId: string, decide: (payment: Payment, earlier: readonly Refund[]) => Refund): Promise<Refund | undefined> {
