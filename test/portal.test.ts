@@ -10,6 +10,8 @@ import { startWebhookListener, type ReceivedWebhook, type WebhookListener } from
 import { createPortal } from '../server/portal/index.js';
 import { startReferenceService, type RunningReferenceService } from '../server/index.js';
 import { applySignedHeaders, exportEd25519SeedBase64, signRequest } from '../src/index.js';
+import { redisTestsEnabled, startRedisServer } from './fixtures/redis-server.js';
+import { startTestService, testApplication } from './reference-service-client.js';
 
 const PAYOUT = 'application/vnd.service.v1.0+json';
 const REFUND = 'application/vnd.service.v0.7+json';
@@ -238,6 +240,35 @@ describe('live views (server-sent events, bounded fan-out)', () => {
     } finally {
       for (const req of open) req.destroy();
       await capped.close();
+    }
+  });
+});
+
+describe.skipIf(!redisTestsEnabled())('the portal on Redis: every instance shows and moves the same state (issue 11)', () => {
+  it('a payout held through one instance\'s portal is listed and committed in the other instance\'s portal', async () => {
+    const redis = await startRedisServer();
+    const instances = await Promise.all([0, 1].map(() => startTestService({ redisUrl: redis.url, extensions: [createPortal()] })));
+    try {
+      const [a, b] = instances as [RunningReferenceService, RunningReferenceService];
+      const post = async (s: RunningReferenceService, action: string, fields: Record<string, string>) => {
+        const page = (await sendRequest({ method: 'GET', url: `${s.baseUrl}/portal/balances`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!;
+        const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+        const body = new TextEncoder().encode(new URLSearchParams({ ...fields, csrf }).toString());
+        const ex = await sendRequest({ method: 'POST', url: `${s.baseUrl}/portal/actions/${action}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body }, { timeoutMs: 5_000 });
+        const location = ex.response!.headers.find(([n]) => n.toLowerCase() === 'location')![1];
+        return /<p class="flash [a-z]+" role="status">([^<]*)<\/p>/.exec((await sendRequest({ method: 'GET', url: `${s.baseUrl}${location}`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!)?.[1] ?? '';
+      };
+      const made = await post(a, 'payout', { applicationId: testApplication().applicationId, holderName: 'CoP No Match', accountNumber: '12345678', sortCode: '040004', amount: '6.00', reference: 'TWO', doNotCommitOnCoPMismatch: 'true' });
+      expect(made).toMatch(/status AWAITING_COMMIT/);
+      const id = /payout ([0-9a-f-]{36})/.exec(made)![1]!;
+      const onB = (await sendRequest({ method: 'GET', url: `${b.baseUrl}/portal/balances`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!;
+      expect(onB).toContain(`data-payout="${id}"`);
+      expect(await post(b, 'commit', { payoutId: id })).toMatch(/committed: status IN_PROGRESS/);
+      const seenByA = (await sendRequest({ method: 'GET', url: `${a.baseUrl}/sandbox/payouts/${id}`, headers: {} }, { timeoutMs: 5_000 })).response!.json as { status: string };
+      expect(seenByA.status).toBe('IN_PROGRESS');
+    } finally {
+      await Promise.all(instances.map((s) => s.close()));
+      await redis.close();
     }
   });
 });

@@ -111,7 +111,7 @@ export class PortalActions {
 
   private async decide(decision: 'commit' | 'cancel', form: URLSearchParams): Promise<ActionResult> {
     const id = idField(form, 'payoutId');
-    const payout = this.ctx.state.payouts.get(id.toLowerCase());
+    const payout = await this.ctx.store.getPayout(id.toLowerCase());
     if (payout === undefined) return { ok: false, text: `no payout "${id}"`, back: '/portal/balances' };
     const answer = await this.call('POST', `/api/payouts/${id}/${decision}`, undefined, PAYOUT_MEDIA_TYPE, this.application(payout.applicationId));
     if (answer.error !== undefined) return { ok: false, text: `${decision} refused (${answer.status}): ${answer.error}`, back: '/portal/balances' };
@@ -120,7 +120,7 @@ export class PortalActions {
 
   private async refund(form: URLSearchParams): Promise<ActionResult> {
     const paymentId = idField(form, 'paymentId');
-    const payment = this.ctx.state.payments.get(paymentId.toLowerCase());
+    const payment = await this.ctx.store.getPayment(paymentId.toLowerCase());
     if (payment === undefined) return { ok: false, text: `no payment "${paymentId}"`, back: '/portal/payments' };
     const app = this.application(payment.applicationId);
     const answer = await this.call(

@@ -1,7 +1,7 @@
 // An application's virtual-account balance as the portal's Balances view shows it (the spec does not define the
 // figure; this is payconform's choice, stated in the README): settled payments in, processed payouts and refunds out.
 import { formatDecimal, subtractDecimals, sumDecimals, toDecimal } from '../../src/rules/index.js';
-import type { ServiceState } from '../state.js';
+import type { PortalState } from './snapshot.js';
 
 export interface AccountBalance {
   /** Sum of the application's SETTLED payments. */
@@ -18,7 +18,7 @@ export interface AccountBalance {
 
 const PENDING = new Set(['IN_PROGRESS', 'AWAITING_COMMIT', 'HELD']);
 
-export function accountBalance(state: ServiceState, applicationId: string): AccountBalance {
+export function accountBalance(state: Pick<PortalState, 'payments' | 'payouts' | 'refunds'>, applicationId: string): AccountBalance {
   const mine = <T extends { readonly applicationId: string }>(items: Iterable<T>): T[] => [...items].filter((i) => i.applicationId === applicationId);
   const payments = mine(state.payments.values());
   const outgoing = [...mine(state.payouts.values()), ...mine(state.refunds.values())];

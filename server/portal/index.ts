@@ -13,6 +13,7 @@ import { PORTAL_SCRIPT, PORTAL_STYLE } from './assets.js';
 import { page, VIEWS, type Html } from './html.js';
 import { LiveChanges } from './live.js';
 import { RequestLog } from './request-log.js';
+import { loadPortalState } from './snapshot.js';
 import { PortalGuard } from './security.js';
 import { balancesView, paymentsView, requestDetailView, requestsView, sandboxView, settingsView, webhooksView, type ViewInput } from './views.js';
 
@@ -125,7 +126,7 @@ class Portal implements ServiceExtension {
     }
     if (path === '/portal/assets/portal.js') return send(res, 'text/javascript; charset=utf-8', PORTAL_SCRIPT);
     if (path === '/portal/assets/portal.css') return send(res, 'text/css; charset=utf-8', PORTAL_STYLE);
-    const input: ViewInput = { ctx: this.ctx, csrf: this.guard.csrfToken, requests: this.requests };
+    const input: ViewInput = { ctx: this.ctx, state: await loadPortalState(this.ctx), csrf: this.guard.csrfToken, requests: this.requests };
     const detail = /^\/portal\/requests\/(\d{1,9})$/.exec(path)?.[1];
     if (detail !== undefined) {
       const entry = this.requests.get(Number(detail));

@@ -8,9 +8,12 @@ import type { DeliveryRecord, WebhookKind } from '../webhook-delivery.js';
 import { accountBalance } from './balances.js';
 import { actionForm, html, Html } from './html.js';
 import type { LoggedRequest, RequestLog } from './request-log.js';
+import type { PortalState } from './snapshot.js';
 
 export interface ViewInput {
   readonly ctx: ServiceContext;
+  /** The state as the store holds it, read once for this page. */
+  readonly state: PortalState;
   readonly csrf: string;
   readonly requests: RequestLog;
 }
@@ -22,7 +25,7 @@ const PAYMENT_TARGETS = ['COMPLETED', 'SETTLED', 'FAILED'] as const;
 const short = (id: string): string => id.slice(0, 8);
 const time = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
 const status = (s: string | null): Html => html`<span class="status">${s ?? 'null'}</span>`;
-const apps = (ctx: ServiceContext): Application[] => [...ctx.state.applications.values()];
+const apps = (state: PortalState): Application[] => [...state.applications.values()];
 
 function payoutRows(input: ViewInput, payouts: readonly Payout[]): Html {
   if (payouts.length === 0) return html`<p class="muted">No payouts yet.</p>`;
@@ -37,12 +40,12 @@ function payoutRows(input: ViewInput, payouts: readonly Payout[]): Html {
 }
 
 export function balancesView(input: ViewInput): Html {
-  const { ctx } = input;
+  const { ctx, state } = input;
   const triggers = copTriggers.map((t) => html`<code>${t.holderName}</code> → ${String(t.copStatus)}`);
-  const sections = apps(ctx).map((app) => {
-    const b = accountBalance(ctx.state, app.applicationId);
+  const sections = apps(state).map((app) => {
+    const b = accountBalance(state, app.applicationId);
     const account = app.virtualAccount;
-    const payouts = [...ctx.state.payouts.values()].filter((p) => p.applicationId === app.applicationId);
+    const payouts = [...state.payouts.values()].filter((p) => p.applicationId === app.applicationId);
     const form = actionForm(
       '/portal/actions/payout',
       input.csrf,
@@ -70,10 +73,10 @@ function refundList(refunds: readonly Refund[]): Html {
 }
 
 export function paymentsView(input: ViewInput): Html {
-  const { ctx } = input;
-  const payments = [...ctx.state.payments.values()].sort((a, b) => b.createdAt - a.createdAt);
+  const { ctx, state } = input;
+  const payments = [...state.payments.values()].sort((a, b) => b.createdAt - a.createdAt);
   const rows = payments.map((p: Payment) => {
-    const refunds = ctx.state.refundsOf(p.paymentId);
+    const refunds = state.refundsOf(p.paymentId);
     const dialogId = `refund-${p.paymentId}`;
     const action =
       p.status === 'SETTLED'
@@ -93,9 +96,9 @@ export function paymentsView(input: ViewInput): Html {
 }
 
 export function settingsView(input: ViewInput): Html {
-  const { ctx } = input;
-  const sections = apps(ctx).map((app) => {
-    const own = ctx.state.webhookUrls.get(app.applicationId) ?? {};
+  const { ctx, state } = input;
+  const sections = apps(state).map((app) => {
+    const own = state.webhookUrls.get(app.applicationId) ?? {};
     const fields = WEBHOOK_KINDS.map(
       (kind) =>
         html`<p><label>${kind[0]!.toUpperCase() + kind.slice(1)} Webhook URL <input type="url" size="60" name="${kind}" value="${own[kind] ?? ''}" placeholder="${ctx.defaultWebhookUrls[kind] ?? '(none)'}"></label></p>`,
@@ -146,20 +149,20 @@ function options(values: readonly string[], label: (v: string) => string = (v) =
 }
 
 export function sandboxView(input: ViewInput): Html {
-  const { ctx, csrf } = input;
-  const applications = apps(ctx).map((a) => a.applicationId);
-  const payments = [...ctx.state.payments.values()].filter((p) => p.status === 'AWAITING_AUTHORIZATION' || p.status === 'COMPLETED');
-  const payouts = [...ctx.state.payouts.values()].filter((p) => p.status === 'IN_PROGRESS' || p.status === 'HELD');
-  const refunds = [...ctx.state.refunds.values()].filter((r) => r.status === 'IN_PROGRESS' || r.status === 'HELD');
+  const { ctx, csrf, state } = input;
+  const applications = apps(state).map((a) => a.applicationId);
+  const payments = [...state.payments.values()].filter((p) => p.status === 'AWAITING_AUTHORIZATION' || p.status === 'COMPLETED');
+  const payouts = [...state.payouts.values()].filter((p) => p.status === 'IN_PROGRESS' || p.status === 'HELD');
+  const refunds = [...state.refunds.values()].filter((r) => r.status === 'IN_PROGRESS' || r.status === 'HELD');
   const describe = (id: string, extra: string) => `${short(id)} ${extra}`;
   return html`<h1>Sandbox controls</h1><p class="muted">Each control calls the same /sandbox/ route as the HTTP API, so it produces exactly the webhooks that route produces.</p>
 <section><h2>Create a payment</h2>${actionForm('/portal/actions/create-payment', csrf, {}, html`<label>Application <select name="applicationId">${options(applications)}</select></label>
 <label>Amount (GBP) <input type="text" name="amount" required value="50.00"></label>
 <label>Status <select name="status"><option value="AWAITING_AUTHORIZATION">AWAITING_AUTHORIZATION</option>${options(PAYMENT_TARGETS)}</select></label> <button>Create payment</button>`)}</section>
-<section><h2>Move a payment</h2>${payments.length === 0 ? html`<p class="muted">No payment can move (none is AWAITING_AUTHORIZATION or COMPLETED).</p>` : actionForm('/portal/actions/move-payment', csrf, {}, html`<label>Payment <select name="paymentId">${options(payments.map((p) => p.paymentId), (id) => describe(id, `${ctx.state.payments.get(id)!.amount} ${ctx.state.payments.get(id)!.status}`))}</select></label>
+<section><h2>Move a payment</h2>${payments.length === 0 ? html`<p class="muted">No payment can move (none is AWAITING_AUTHORIZATION or COMPLETED).</p>` : actionForm('/portal/actions/move-payment', csrf, {}, html`<label>Payment <select name="paymentId">${options(payments.map((p) => p.paymentId), (id) => describe(id, `${state.payments.get(id)!.amount} ${state.payments.get(id)!.status}`))}</select></label>
 <label>To <select name="status">${options(PAYMENT_TARGETS)}</select></label> <button>Move payment</button>`)}</section>
-<section><h2>Move a payout</h2>${payouts.length === 0 ? html`<p class="muted">No payout is IN_PROGRESS or HELD.</p>` : actionForm('/portal/actions/advance-payout', csrf, {}, html`<label>Payout <select name="payoutId">${options(payouts.map((p) => p.payoutId), (id) => describe(id, `${ctx.state.payouts.get(id)!.amount} ${ctx.state.payouts.get(id)!.status}`))}</select></label>
+<section><h2>Move a payout</h2>${payouts.length === 0 ? html`<p class="muted">No payout is IN_PROGRESS or HELD.</p>` : actionForm('/portal/actions/advance-payout', csrf, {}, html`<label>Payout <select name="payoutId">${options(payouts.map((p) => p.payoutId), (id) => describe(id, `${state.payouts.get(id)!.amount} ${state.payouts.get(id)!.status}`))}</select></label>
 <label>To <select name="status">${options(MOVE_TARGETS)}</select></label> <button>Move payout</button>`)}</section>
-<section><h2>Move a refund</h2>${refunds.length === 0 ? html`<p class="muted">No refund is IN_PROGRESS or HELD.</p>` : actionForm('/portal/actions/advance-refund', csrf, {}, html`<label>Refund <select name="refundId">${options(refunds.map((r) => r.refundId), (id) => describe(id, `${ctx.state.refunds.get(id)!.amount} ${ctx.state.refunds.get(id)!.status}`))}</select></label>
+<section><h2>Move a refund</h2>${refunds.length === 0 ? html`<p class="muted">No refund is IN_PROGRESS or HELD.</p>` : actionForm('/portal/actions/advance-refund', csrf, {}, html`<label>Refund <select name="refundId">${options(refunds.map((r) => r.refundId), (id) => describe(id, `${state.refunds.get(id)!.amount} ${state.refunds.get(id)!.status}`))}</select></label>
 <label>To <select name="status">${options(MOVE_TARGETS)}</select></label> <button>Move refund</button>`)}</section>`;
 }
