@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateAgainst } from '../src/schemas/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
-import { CLI_ARGS } from './fixtures/cli.js';
+import { runCli, type CliRun } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
@@ -52,29 +52,10 @@ if (e.CLIENT_EXIT) process.exitCode = Number(e.CLIENT_EXIT); // a client that fa
 );
 const clientCommand = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(clientScript)}`;
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Spawns `payconform ...`, killed after 60 s. */
-function payconform(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const payconform = (args: readonly string[], extraEnv: Record<string, string> = {}) => runCli(args, { ...env, ...extraEnv });
 
-const noSecrets = (r: Run): void => {
+const noSecrets = (r: CliRun): void => {
   for (const text of [r.stdout, r.stderr]) {
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain(keys.clientEd25519.seedBase64);

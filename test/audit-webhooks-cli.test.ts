@@ -11,36 +11,14 @@ import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../src/webhooks/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
-import { CLI_ARGS } from './fixtures/cli.js';
+import { runCli } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
 const dir = mkdtempSync(join(tmpdir(), 'payconform-audit-webhooks-'));
 const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function payconform(args: readonly string[], onStdout?: (text: string) => void): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => {
-      stdout += b.toString('utf8');
-      onStdout?.(stdout);
-    });
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const payconform = (args: readonly string[], onStdout?: (text: string) => void) => runCli(args, env, onStdout !== undefined ? { onStdout } : {});
 
 /** A verifying receiver whose public key comes from `key()` at each delivery (file or fetched URL). */
 async function receiver(key: () => Promise<string | undefined>): Promise<{ url: string; close: () => Promise<void> }> {

@@ -15,7 +15,7 @@ import { applySignedHeaders, parseEd25519PrivateKey, signRequest } from '../src/
 import { generateLoopbackTls, startReferenceService, type GeneratedLoopbackTls } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
-import { CLI_ARGS } from './fixtures/cli.js';
+import { CLI_ARGS, runCli } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
@@ -34,27 +34,8 @@ const env: Record<string, string> = {
   PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.seedBase64,
 };
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** Spawns `payconform ...` to its end (killed after 90 s). */
-function payconform(args: readonly string[], extraEnv: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: root, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const payconform = (args: readonly string[], extraEnv: Record<string, string> = {}) => runCli(args, { ...env, ...extraEnv }, { timeoutMs: 90_000 });
 
 /** GET over HTTPS trusting `ca` only; the status, or the TLS error code. */
 function getStatus(host: string, port: number, ca: string): Promise<number | string> {
