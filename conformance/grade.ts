@@ -62,7 +62,11 @@ export function evidenceView(e: Evidence, redactor: Redactor): EvidenceView {
  * check's first requirement.
  */
 function statesMust(check: Check<unknown>, requirement: Requirement | undefined, catalogue: Catalogue): boolean {
-  const rule = requirement ?? (check.requirements[0] !== undefined ? catalogue.byId.get(check.requirements[0]) : undefined);
+  return canFailTarget(requirement ?? (check.requirements[0] !== undefined ? catalogue.byId.get(check.requirements[0]) : undefined));
+}
+
+/** True for a requirement whose violation fails a target: a MUST the spec states, not payconform's own choice. */
+export function canFailTarget(rule: Requirement | undefined): boolean {
   return rule !== undefined && rule.shown && rule.source === undefined && rule.level === 'MUST';
 }
 

@@ -1,31 +1,22 @@
 // The server audit fails a target only on a sentence the spec states: every requirement a server check can fail on
 // quotes the spec's own words (found verbatim in the spec), and a requirement that is payconform's own choice or a
 // "not shown" point cannot produce a failure (the grader turns it into a warning or a record).
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { serverChecks, type ServerAuditContext } from '../conformance/checks/server/index.js';
 import { runChecks } from '../conformance/engine.js';
+import { canFailTarget } from '../conformance/grade.js';
 import { loadCatalogue } from '../conformance/requirements.js';
+import { expectQuotedFromSpec, specContains } from './fixtures/spec.js';
 import { variantChoices } from '../server/index.js';
 
 const catalogue = loadCatalogue();
-const normalise = (s: string): string => s.replace(/\s+/g, ' ');
-const spec = normalise(readFileSync('/work/shared/spec/payments-service.md', 'utf8'));
-
 /** A requirement whose violation the grader fails (MUST, stated by the spec, not payconform's choice). */
-const canFail = (id: string): boolean => {
-  const r = catalogue.byId.get(id);
-  return r !== undefined && r.shown && r.source === undefined && r.level === 'MUST';
-};
+const canFail = (id: string): boolean => canFailTarget(catalogue.byId.get(id));
 
 describe('server-audit requirements rest on the spec\'s words', () => {
   const cited = [...new Set(serverChecks.flatMap((c) => c.requirements))];
 
-  it.each(cited.filter(canFail))('%s quotes the spec verbatim', (id) => {
-    const quote = catalogue.byId.get(id)?.quote ?? [];
-    expect(quote.length, `${id} has no "quote"`).toBeGreaterThan(0);
-    for (const fragment of quote) expect(spec.includes(normalise(fragment)), `${id}: "${fragment}" is not in the spec`).toBe(true);
-  });
+  it.each(cited.filter(canFail))('%s quotes the spec verbatim', (id) => expectQuotedFromSpec(catalogue, id));
 
   it('every server check that can fail cites at least one such requirement first', () => {
     for (const check of serverChecks) {
@@ -60,6 +51,6 @@ describe('https-only (spec: Authentication / Other rules, "HTTPS only")', () => 
 
 describe('the alt personality\'s choices (server/faults.ts variantChoices, listed in the README)', () => {
   it.each(variantChoices.map((v) => [v.point, v.openBy] as const))('%s: the spec words that leave it open are the spec\'s', (_point, openBy) => {
-    for (const part of openBy.split('[...]').map((p) => p.trim()).filter((p) => p !== '')) expect(spec.includes(normalise(part)), part).toBe(true);
+    for (const part of openBy.split('[...]').map((p) => p.trim()).filter((p) => p !== '')) expect(specContains(part), part).toBe(true);
   });
 });
