@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../conformance/exit-code.js';
 import { computeContentDigest } from '../src/digest/content-digest.js';
-import { audit, build, call, credentials, expectReported, PAYOUT, payoutBody, REFUND, refundPath, SECRET, summaries, unfoundedFailures, type Call, type ClientAuditListening } from './fixtures/client-audit-harness.js';
+import { audit, build, call, credentials, expectReported, PAYOUT, payoutBody, REFUND, refundPath, SECRET, summaries, unfoundedFailures, type Call, type ClientAuditListening, type ClientFaultCase as FaultCase } from './fixtures/client-audit-harness.js';
 import { send } from './reference-service-client.js';
 
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -17,16 +17,6 @@ const params = (over: Record<string, string | number | undefined>): Array<[strin
 /** Rewrites one header's value after signing. */
 const header = (name: string, f: (value: string) => string) => (h: Array<[string, string]>): Array<[string, string]> => h.map(([n, v]) => [n, n.toLowerCase() === name.toLowerCase() ? f(v) : v]);
 const line = (base: string, name: string, value: string): string => base.replace(new RegExp(`^("${name}": ).*$`, 'm'), `$1${value}`);
-
-interface FaultCase {
-  readonly name: string;
-  readonly check: string;
-  readonly requirement: string;
-  readonly outcome?: 'fail' | 'warn';
-  /** Text the finding (message, expected/received lines, diagnosis notes) must contain. */
-  readonly says?: string;
-  readonly client: (info: ClientAuditListening) => Promise<unknown>;
-}
 
 const faults: readonly FaultCase[] = [
   // --- Signature: absent, empty, mis-encoded

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { clientChecks } from '../conformance/checks/client/index.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
 import { computeContentDigest } from '../src/digest/content-digest.js';
-import { audit, call, credentials, expectReported, keys, PAYOUT, payoutBody, REFUND, refundPath, result, SECRET, summaries, unfoundedFailures, type Call, type ClientAuditListening, type RawResponse } from './fixtures/client-audit-harness.js';
+import { audit, call, credentials, expectReported, keys, PAYOUT, payoutBody, REFUND, refundPath, result, SECRET, summaries, unfoundedFailures, type Call, type ClientAuditListening, type ClientFaultCase as FaultCase, type RawResponse } from './fixtures/client-audit-harness.js';
 
 describe('audit client: a correct multi-step client (spec: Endpoints 1-4)', () => {
   it('passes every check and gets realistic answers: create, hold, commit, cancel, refund', async () => {
@@ -52,16 +52,6 @@ describe('audit client: a correct multi-step client (spec: Endpoints 1-4)', () =
     expect(exitCodeFor(summary)).toBe(1);
   });
 });
-
-interface FaultCase {
-  readonly name: string;
-  readonly check: string;
-  readonly requirement: string;
-  readonly outcome?: 'fail' | 'warn';
-  /** Text the finding (message, expected/received lines, diagnosis notes) must contain. */
-  readonly says?: string;
-  readonly client: (info: ClientAuditListening) => Promise<unknown>;
-}
 
 const create = (info: ClientAuditListening, c: Partial<Call> = {}): Promise<RawResponse> => call(info, { path: '/api/payouts', body: payoutBody(info), ...c });
 
