@@ -1,6 +1,6 @@
 // Who is calling: the signed-request check (create payout, and others when signed or required) and the plain
 // application-id/secret check for unsigned commit, cancel and refund calls.
-import { timingSafeEqual } from 'node:crypto';
+import { applicationSecretMatches } from '../src/profile/application-secret.js';
 import { getFieldValues, type HttpRequest } from '../src/http/message.js';
 import { HttpError } from './error-body.js';
 import type { FaultSet } from './faults.js';
@@ -83,17 +83,7 @@ export class RequestAuthenticator {
     if (this.faults.has('no-secret-check')) return app;
     const secret = secrets[0]?.trim();
     if (secret === undefined || secret === '') throw new HttpError(this.failureStatus, 'missing_application_secret', 'x-application-secret header is required');
-    if (!constantTimeEqual(secret, app.applicationSecret)) throw new HttpError(this.failureStatus, 'invalid_application_secret', 'x-application-secret is not valid for this application');
+    if (!applicationSecretMatches(secret, app.applicationSecret)) throw new HttpError(this.failureStatus, 'invalid_application_secret', 'x-application-secret is not valid for this application');
     return app;
   }
-}
-
-function constantTimeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, 'utf8');
-  const y = Buffer.from(b, 'utf8');
-  if (x.length !== y.length) {
-    timingSafeEqual(y, y);
-    return false;
-  }
-  return timingSafeEqual(x, y);
 }

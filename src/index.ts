@@ -89,7 +89,7 @@ export {
 export { verifyErrorCodes, type VerifyErrorCode } from './profile/verify-error-codes.js';
 export { MemoryNonceStore, type MemoryNonceStoreOptions, type NonceOwner, type NonceStore } from './profile/nonce-store.js';
 export { applySignedHeaders, signRequest, type SignOptions, type SigningCredentials, type SignResult } from './profile/sign-request.js';
-export { applicationSecretProblem } from './profile/application-secret.js';
+export { applicationSecretMatches, applicationSecretProblem } from './profile/application-secret.js';
 export { verifyRequest, verifyRequestAsync, type ApplicationRecord, type VerifyOptions, type VerifyResult } from './profile/verify-request.js';
 
 // Webhook signatures (SHA256withRSA)

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import { applicationSecretProblem } from '../src/profile/application-secret.js';
+import { applicationSecretMatches, applicationSecretProblem } from '../src/profile/application-secret.js';
 import { signRequest } from '../src/profile/sign-request.js';
 import { startReferenceService } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
@@ -86,5 +86,20 @@ describe('every command checks the secret once at start: exit 2 and a readable m
     expect(await main(['serve', '--port', '0', '--config', config], io2)).toBe(2);
     expect(io2.err.join('')).toMatch(/environment variable APP_SECRET\) has a non-ASCII character/);
     expect(io.err.join('') + io2.err.join('')).not.toContain('test-only');
+  });
+});
+
+describe('applicationSecretMatches: the one comparison (verifyRequest and the reference service)', () => {
+  const secret = 'test-only-secret-0123456789';
+  it('is true only for the same text', () => {
+    expect(applicationSecretMatches(secret, secret)).toBe(true);
+    expect(applicationSecretMatches(secret.split('').join(''), secret)).toBe(true);
+    for (const other of ['', 'T' + secret.slice(1), secret.slice(0, -1) + '8', secret.slice(0, -1), secret + '0', secret + secret, ' ' + secret]) {
+      expect(applicationSecretMatches(other, secret), JSON.stringify(other)).toBe(false);
+    }
+    // A received text whose code units past the end would cancel out must still differ by its length.
+    expect(applicationSecretMatches(secret + '\0', secret)).toBe(false);
+    // Compared as written, not through UTF-8 (where both lone surrogates would become U+FFFD).
+    expect(applicationSecretMatches('a\ud800', 'a\udc00')).toBe(false);
   });
 });

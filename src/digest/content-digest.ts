@@ -24,11 +24,17 @@ export function isDigestAlgorithm(name: string): name is DigestAlgorithm {
 }
 
 // crypto.hash (Node >= 20.12) is a one-shot digest without a Hash object; fall back to createHash.
-const oneShotHash = (nodeCrypto as { hash?: (alg: string, data: Uint8Array | string, enc: 'buffer') => Buffer }).hash;
+type OneShotHash = ((alg: string, data: Uint8Array | string, enc: 'buffer') => Buffer) & ((alg: string, data: Uint8Array | string, enc: 'base64') => string);
+const oneShotHash = (nodeCrypto as { hash?: OneShotHash }).hash;
 
 /** The raw digest of `body` with one algorithm. */
 export function digestBytes(body: Uint8Array, algorithm: DigestAlgorithm): Uint8Array {
   return oneShotHash ? oneShotHash(NODE_HASH[algorithm], body, 'buffer') : nodeCrypto.createHash(NODE_HASH[algorithm]).update(body).digest();
+}
+
+/** The digest of `body` as padded standard base64 (the text between the colons of a canonical byte sequence). */
+export function digestBase64(body: Uint8Array, algorithm: DigestAlgorithm): string {
+  return oneShotHash ? oneShotHash(NODE_HASH[algorithm], body, 'base64') : nodeCrypto.createHash(NODE_HASH[algorithm]).update(body).digest('base64');
 }
 
 /** The digest of `text`'s UTF-8 bytes (the same bytes TextEncoder gives), without an intermediate copy. */
@@ -125,8 +131,7 @@ export function verifyContentDigest(
   // signer sends). The general path gives the same result for that string; anything else goes through it.
   if (accept.length === 1 && options.fastPath !== false) {
     const algorithm = accept[0]!;
-    const digest = digestBytes(body, algorithm);
-    if (value === `${algorithm}=:${Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength).toString('base64')}:`) {
+    if (value === `${algorithm}=:${digestBase64(body, algorithm)}:`) {
       return { ok: true, algorithms: [algorithm] };
     }
   }

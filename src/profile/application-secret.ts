@@ -21,3 +21,17 @@ export function applicationSecretProblem(secret: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The received application secret against the configured one, in time that depends only on the configured secret's
+ * length: every code unit is compared whatever the received text is (no early exit, no branch on secret data), so the
+ * time taken never tells where a guess first differs. Strings are compared as written (no hashing, which would map
+ * unequal lone surrogates to the same bytes).
+ */
+export function applicationSecretMatches(received: string, expected: string): boolean {
+  const length = expected.length;
+  const receivedLength = received.length;
+  let difference = receivedLength ^ length;
+  for (let i = 0; i < length; i++) difference |= (i < receivedLength ? received.charCodeAt(i) : 0) ^ expected.charCodeAt(i);
+  return difference === 0;
+}

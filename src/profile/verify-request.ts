@@ -1,17 +1,17 @@
 // Server-side verification following the spec's "Server verification order" (steps 1-12) literally.
 // Returns a typed result for every hostile input; never throws. Two entry points share the twelve steps and differ
 // only in where step 10's Ed25519 work runs: on the calling thread, or on libuv's thread pool.
-import { timingSafeEqual } from 'node:crypto';
 import type { Ed25519Backend, Ed25519PublicKey } from '../ed25519/backend.js';
 import { nodeBackend } from '../ed25519/node-backend.js';
 import type { HttpRequest } from '../http/message.js';
-import { digestText, verifyContentDigest } from '../digest/content-digest.js';
+import { verifyContentDigest } from '../digest/content-digest.js';
 import { isSfInteger } from '../structured-fields/structured-fields.js';
 import type { ComponentIdentifier } from '../signatures/component-identifier.js';
 import { verifySignatureBase, verifySignatureBaseAsync } from '../signatures/create-signature.js';
 import { indexCheckedFieldLines, type FieldIndex } from '../signatures/field-values.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
 import { parseSignature, parseSignatureInput, type SignatureInput } from '../signatures/signature-fields.js';
+import { applicationSecretMatches } from './application-secret.js';
 import { createProfileSignatureBase } from './profile-signature-base.js';
 import type { NonceStore } from './nonce-store.js';
 import { serviceProfile } from './service-profile.js';
@@ -55,21 +55,6 @@ const fail = (code: VerifyErrorCode, step: number, message: string): Failure => 
 const EXPECTED_COMPONENTS = serviceProfile.componentNames;
 const PARAMETER_RANK = new Map(serviceProfile.parameterOrder.map((name, i) => [name, i]));
 const SINGLE_VALUED = serviceProfile.signatureBaseOptions.singleValuedFields ?? [];
-
-/** SHA-256 of each application's secret, computed once per record object (constant-time compare of digests). */
-const secretDigests = new WeakMap<ApplicationRecord, Uint8Array>();
-function secretDigest(record: ApplicationRecord): Uint8Array {
-  let digest = secretDigests.get(record);
-  if (digest === undefined) {
-    digest = digestText(record.secret, 'sha-256');
-    secretDigests.set(record, digest);
-  }
-  return digest;
-}
-
-function secretMatches(received: string, record: ApplicationRecord): boolean {
-  return timingSafeEqual(digestText(received, 'sha-256'), secretDigest(record));
-}
 
 /** The first member label other than `label`, in order. */
 function otherLabel(members: ReadonlyMap<string, unknown>, label: string): string | undefined {
@@ -301,7 +286,7 @@ function verifyFromStep5(c: Checked): Outcome {
   if (enforce.applicationSecret) {
     const secret = fields.get('x-application-secret')?.[0];
     if (secret === undefined || secret === '') return fail('APPLICATION_SECRET_MISSING', 6, 'missing "x-application-secret" header');
-    if (!secretMatches(secret, application)) return fail('APPLICATION_SECRET_INVALID', 6, '"x-application-secret" does not match');
+    if (!applicationSecretMatches(secret, application.secret)) return fail('APPLICATION_SECRET_INVALID', 6, '"x-application-secret" does not match');
   }
 
   // Step 7: resolve the public key from keyid and applicationId.

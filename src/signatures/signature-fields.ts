@@ -1,8 +1,6 @@
 // RFC 9421 §4: the Signature-Input and Signature fields, parsed and serialised through structured-headers.
 import { serializeDictionary, type Dictionary } from 'structured-headers';
 import {
-  CANONICAL_BYTE_SEQUENCE_MEMBER,
-  decodeCanonicalBase64,
   isByteSequence,
   isByteSequenceWrittenCanonically,
   isInnerList,
@@ -174,9 +172,17 @@ export function parseSignatureInput(value: string, options: ParseFieldOptions = 
 /** Parses a Signature value: every member must be a byte sequence written as padded standard base64. */
 export function parseSignature(value: string, options: ParseFieldOptions = {}): ParseSignatureResult {
   if (options.fastPath !== false) {
-    // Only the canonical (padded, zero pad bits) form takes the fast path; the general path judges the rest.
-    const match = CANONICAL_BYTE_SEQUENCE_MEMBER.exec(value);
-    if (match) return { ok: true, value: new Map([[match[1]!, decodeCanonicalBase64(match[2]!)]]) };
+    // Only one member in canonical form (`label=:<padded base64>:`) takes the fast path; the general path judges the
+    // rest. Base64 is canonical exactly when re-encoding the decoded bytes gives the same text back.
+    const open = value.indexOf('=:');
+    if (open > 0 && value.charCodeAt(value.length - 1) === 0x3a && value.length > open + 2) {
+      const label = value.slice(0, open);
+      const text = value.slice(open + 2, -1);
+      const bytes = Buffer.from(text, 'base64');
+      if (bytes.toString('base64') === text && CANONICAL_LABEL.test(label)) {
+        return { ok: true, value: new Map([[label, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)]]) };
+      }
+    }
   }
   const parsed = parseSfDictionary(value);
   if (!parsed.ok) {
