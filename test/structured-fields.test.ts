@@ -1,5 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  CANONICAL_BASE64_PATTERN,
+  isCanonicalBase64,
   findDuplicateDictionaryKey,
   isSfInteger,
   parseSfDictionary,
@@ -66,5 +69,28 @@ describe('RFC 8941 glue over structured-headers', () => {
     expect(serializeSf('item', r.value).ok).toBe(false);
     const d = parseSfDictionary('a=1,    b=2;x=1;y=2,   c=(a   b   c)');
     expect(d.ok && serializeSf('dictionary', d.value)).toEqual({ ok: true, value: 'a=1, b=2;x=1;y=2, c=(a b c)' });
+  });
+});
+
+describe('isCanonicalBase64: the one-pass check the Signature fast path uses', () => {
+  const pattern = new RegExp(`^${CANONICAL_BASE64_PATTERN}$`);
+  it('agrees with CANONICAL_BASE64_PATTERN on encodings, their near misses and random text', () => {
+    const alphabet = fc.constantFrom(...'AQgwBb09+/=-_ :'.split(''));
+    const nearMiss = fc
+      .tuple(fc.uint8Array({ maxLength: 70 }), fc.nat(), alphabet, fc.constantFrom('insert', 'replace', 'delete'))
+      .map(([bytes, at, ch, op]) => {
+        const text = Buffer.from(bytes).toString('base64');
+        const i = text.length === 0 ? 0 : at % text.length;
+        return op === 'insert' ? text.slice(0, i) + ch + text.slice(i) : op === 'replace' ? text.slice(0, i) + ch + text.slice(i + 1) : text.slice(0, i) + text.slice(i + 1);
+      });
+    fc.assert(
+      fc.property(fc.oneof(nearMiss, fc.string({ maxLength: 12 }), fc.uint8Array({ maxLength: 70 }).map((b) => Buffer.from(b).toString('base64'))), (text) => {
+        expect(isCanonicalBase64(text), JSON.stringify(text)).toBe(pattern.test(text));
+      }),
+      { seed: 12, numRuns: 3000 },
+    );
+    for (const text of ['', 'AA==', 'AB==', 'AAA=', 'AAB=', 'A===', '====', 'AAAA', 'AAA', 'AA=A', 'é===']) {
+      expect(isCanonicalBase64(text), text).toBe(pattern.test(text));
+    }
   });
 });

@@ -64,12 +64,15 @@ function otherLabel(members: ReadonlyMap<string, unknown>, label: string): strin
 
 /** Exactly the profile's covered components, in order, without parameters. */
 function isProfileComponentList(received: readonly ComponentIdentifier[]): boolean {
+  if (received === lastProfileList) return true; // the parser hands out one frozen list per distinct text
   if (received.length !== EXPECTED_COMPONENTS.length) return false;
   for (let i = 0; i < received.length; i++) {
     if (received[i]!.name !== EXPECTED_COMPONENTS[i] || received[i]!.params.size !== 0) return false;
   }
+  if (Object.isFrozen(received)) lastProfileList = received;
   return true;
 }
+let lastProfileList: readonly ComponentIdentifier[] | undefined;
 
 /** The request's shape apart from its field lines, which step 1 checks while indexing them (one pass). */
 function isWellFormedRequest(request: unknown): request is HttpRequest {

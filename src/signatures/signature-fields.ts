@@ -3,6 +3,7 @@ import { serializeDictionary, type Dictionary } from 'structured-headers';
 import {
   isByteSequence,
   isByteSequenceWrittenCanonically,
+  isCanonicalBase64,
   isInnerList,
   isSfInteger,
   memberParametersAsWritten,
@@ -54,16 +55,21 @@ export interface ParseFieldOptions {
 const CANONICAL_LABEL = new RegExp(`^${SF_KEY_PATTERN}$`);
 /** Space-separated plain sf-strings (no escapes, no parameters), possibly none. */
 const CANONICAL_COMPONENT_LIST = /^(?:"[a-z0-9@!#$%&'*+\-.^_`|~]+"(?: (?=")|$))*$/;
-const CANONICAL_PARAM = new RegExp(`;(${SF_KEY_PATTERN})=(?:(0|[1-9][0-9]{0,14})|"([\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]*)")`, 'y');
 
 /**
  * Canonical covered-component lists by their text (inside the parentheses). A client sends the same list on every
- * request, so it is checked and turned into identifiers once. Bounded: cleared when full.
+ * request, so it is checked and turned into identifiers once; the last one seen is compared in place (no copy, no
+ * hash). Bounded: cleared when full.
  */
 const componentLists = new Map<string, readonly ComponentIdentifier[]>();
 const COMPONENT_LISTS_MAX = 64;
+let lastComponentText = '';
+let lastComponents: readonly ComponentIdentifier[] | undefined;
 
-function canonicalComponentList(text: string): readonly ComponentIdentifier[] | undefined {
+/** The component list written in `value` from `start` to `end` (the text inside the parentheses), when canonical. */
+function canonicalComponentList(value: string, start: number, end: number): readonly ComponentIdentifier[] | undefined {
+  if (lastComponents !== undefined && end - start === lastComponentText.length && value.startsWith(lastComponentText, start)) return lastComponents;
+  const text = value.slice(start, end);
   let components = componentLists.get(text);
   if (components === undefined) {
     if (!CANONICAL_COMPONENT_LIST.test(text)) return undefined;
@@ -72,7 +78,48 @@ function canonicalComponentList(text: string): readonly ComponentIdentifier[] | 
     if (componentLists.size >= COMPONENT_LISTS_MAX) componentLists.clear();
     componentLists.set(text, components);
   }
+  lastComponentText = text;
+  lastComponents = components;
   return components;
+}
+
+const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
+/** A plain sf-string character: visible ASCII or space, not `"` or `\`. */
+const isPlainStringCharacter = (code: number): boolean => code >= 0x20 && code <= 0x7e && code !== 0x22 && code !== 0x5c;
+
+/**
+ * The canonical parameters `;key=value...` from `at` to the end of `value`: each value an Integer without leading
+ * zeros (at most 15 digits) or a plain sf-string, of its RFC 9421 type when it has one; undefined when anything else is
+ * written, including a parameter written twice or of the wrong type (left to the general parser, which reports it).
+ */
+function canonicalParameters(value: string, at: number): Map<string, BareItem> | undefined {
+  const params = new Map<string, BareItem>();
+  const length = value.length;
+  while (at < length) {
+    if (value.charCodeAt(at) !== 0x3b) return undefined; // ;
+    const equals = value.indexOf('=', at + 1);
+    if (equals === -1) return undefined;
+    const key = value.slice(at + 1, equals);
+    if (!CANONICAL_LABEL.test(key) || params.has(key)) return undefined;
+    const first = value.charCodeAt(equals + 1);
+    let end = equals + 1;
+    const type = PARAM_TYPES[key];
+    if (first === 0x22) {
+      if (type === 'integer') return undefined; // the general parser reports the type
+      end++;
+      while (end < length && isPlainStringCharacter(value.charCodeAt(end))) end++;
+      if (value.charCodeAt(end) !== 0x22) return undefined;
+      params.set(key, value.slice(equals + 2, end));
+      end++;
+    } else {
+      while (end < length && isDigit(value.charCodeAt(end))) end++;
+      const digits = end - equals - 1;
+      if (digits === 0 || digits > 15 || (digits > 1 && first === 0x30) || type === 'string') return undefined;
+      params.set(key, Number(value.slice(equals + 1, end)));
+    }
+    at = end;
+  }
+  return params;
 }
 
 /**
@@ -88,16 +135,10 @@ function parseCanonicalSignatureInput(
   if (close === -1) return undefined;
   const label = value.slice(0, open);
   if (!CANONICAL_LABEL.test(label)) return undefined;
-  const components = canonicalComponentList(value.slice(open + 2, close));
+  const components = canonicalComponentList(value, open + 2, close);
   if (components === undefined) return undefined;
-  const params = new Map<string, BareItem>();
-  CANONICAL_PARAM.lastIndex = close + 1;
-  while (CANONICAL_PARAM.lastIndex < value.length) {
-    const p = CANONICAL_PARAM.exec(value);
-    if (!p) return undefined;
-    if (params.has(p[1]!)) return undefined; // duplicate parameter: leave "last wins" to the general parser
-    params.set(p[1]!, p[2] !== undefined ? Number(p[2]) : p[3]!);
-  }
+  const params = canonicalParameters(value, close + 1);
+  if (params === undefined) return undefined;
   return { label, components, params, signatureParams: value.slice(open + 1) };
 }
 
@@ -138,10 +179,8 @@ export function parseSignatureInput(value: string, options: ParseFieldOptions = 
   if (options.fastPath !== false) {
     const canonical = parseCanonicalSignatureInput(value);
     if (canonical !== undefined) {
-      const problem = typeProblem(canonical.params);
-      if (problem) return { ok: false, code: 'SIGNATURE_INPUT_MALFORMED', message: `Signature-Input "${canonical.label}": ${problem}` };
       const { label, components, params, signatureParams } = canonical;
-      return { ok: true, value: new Map([[label, { components, params, signatureParams }]]) };
+      return { ok: true, value: new Map<string, SignatureInput>().set(label, { components, params, signatureParams }) };
     }
   }
   const parsed = parseSfDictionary(value);
@@ -173,14 +212,14 @@ export function parseSignatureInput(value: string, options: ParseFieldOptions = 
 export function parseSignature(value: string, options: ParseFieldOptions = {}): ParseSignatureResult {
   if (options.fastPath !== false) {
     // Only one member in canonical form (`label=:<padded base64>:`) takes the fast path; the general path judges the
-    // rest. Base64 is canonical exactly when re-encoding the decoded bytes gives the same text back.
+    // rest.
     const open = value.indexOf('=:');
     if (open > 0 && value.charCodeAt(value.length - 1) === 0x3a && value.length > open + 2) {
       const label = value.slice(0, open);
       const text = value.slice(open + 2, -1);
-      const bytes = Buffer.from(text, 'base64');
-      if (bytes.toString('base64') === text && CANONICAL_LABEL.test(label)) {
-        return { ok: true, value: new Map([[label, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)]]) };
+      if (isCanonicalBase64(text) && CANONICAL_LABEL.test(label)) {
+        const bytes = Buffer.from(text, 'base64');
+        return { ok: true, value: new Map<string, Uint8Array>().set(label, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)) };
       }
     }
   }

@@ -58,6 +58,34 @@ export const SF_KEY_PATTERN = '[a-z*][a-z0-9_\\-.*]*';
  */
 export const CANONICAL_BYTE_SEQUENCE_MEMBER = new RegExp(`^(${SF_KEY_PATTERN})=:(${CANONICAL_BASE64_PATTERN}):$`);
 
+/** The standard base64 alphabet's values by character code (-1: not in the alphabet). */
+const BASE64_VALUE = (() => {
+  const table = new Int8Array(128).fill(-1);
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < alphabet.length; i++) table[alphabet.charCodeAt(i)] = i;
+  return table;
+})();
+
+/**
+ * True when `text` is canonical padded standard base64 (what CANONICAL_BASE64_PATTERN matches, checked in one pass):
+ * whole groups of four alphabet characters, `=` only as one or two final pad characters, and no stray bits in the
+ * last data character before them.
+ */
+export function isCanonicalBase64(text: string): boolean {
+  const length = text.length;
+  if (length % 4 !== 0) return false;
+  const pad = length === 0 ? 0 : text.charCodeAt(length - 1) !== 0x3d ? 0 : text.charCodeAt(length - 2) !== 0x3d ? 1 : 2;
+  const data = length - pad;
+  for (let i = 0; i < data; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 128 || BASE64_VALUE[code]! < 0) return false;
+  }
+  if (pad === 0) return true;
+  // The last data character carries 4 (two pads) or 2 (one pad) bits past the last byte: they must be zero.
+  const last = BASE64_VALUE[text.charCodeAt(data - 1)]!;
+  return (last & (pad === 2 ? 0x0f : 0x03)) === 0;
+}
+
 /** The bytes of base64 text already known canonical (e.g. matched by CANONICAL_BASE64_PATTERN): a view, no copy. */
 export function decodeCanonicalBase64(text: string): Uint8Array {
   const bytes = Buffer.from(text, 'base64');
