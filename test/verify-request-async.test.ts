@@ -236,3 +236,32 @@ describe('verifyRequestAsync checks the signature through backend.verifyAsync, n
     }
   });
 });
+
+describe('after an awaited answer, an exception still gives a typed result (the returned promise never rejects)', () => {
+  const unprintable = Object.create(null) as object; // String(unprintable) throws
+  const throwing = (value: unknown) => (): never => {
+    throw value;
+  };
+  for (const [name, verify] of [
+    ['verifyRequest', verifyRequest],
+    ['verifyRequestAsync', verifyRequestAsync],
+  ] as const) {
+    it(`${name}: resolveApplication throwing behind a store that answers later → REQUEST_MALFORMED at step 5`, async () => {
+      for (const thrown of [new Error('directory down'), unprintable]) {
+        const result = await verify(sign(POST, NOW, 'n-5'), options({ nonceStore: new SlowNonceStore(), resolveApplication: throwing(thrown) }));
+        expect(result).toMatchObject({ ok: false, code: 'REQUEST_MALFORMED', step: 5 });
+        if (!result.ok) expect(result.message).toMatch(/^unexpected failure at step 5: /);
+      }
+    });
+    it(`${name}: a store rejecting with a value that cannot be printed → NONCE_STORE_UNAVAILABLE, nothing accepted`, async () => {
+      const store: NonceStore = { has: () => Promise.reject(unprintable), checkAndRecord: () => Promise.reject(unprintable) };
+      expect(await verify(sign(POST, NOW, 'n-6'), options({ nonceStore: store }))).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE', step: 4 });
+      const late: NonceStore = { has: () => false, checkAndRecord: () => Promise.reject(unprintable) };
+      expect(await verify(sign(POST, NOW, 'n-7'), options({ nonceStore: late }))).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE', step: 11 });
+    });
+  }
+  it('verifyRequestAsync: a nonce store whose checkAndRecord throws after the signature came back → NONCE_STORE_UNAVAILABLE at step 11', async () => {
+    const store: NonceStore = { has: () => false, checkAndRecord: throwing(unprintable) };
+    expect(await verifyRequestAsync(sign(POST, NOW, 'n-8'), options({ nonceStore: store }))).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE', step: 11 });
+  });
+});

@@ -7,7 +7,7 @@ import type { HttpRequest } from '../http/message.js';
 import { verifyContentDigest } from '../digest/content-digest.js';
 import { isSfInteger } from '../structured-fields/structured-fields.js';
 import type { ComponentIdentifier } from '../signatures/component-identifier.js';
-import { verifySignatureBase, verifySignatureBaseAsync } from '../signatures/create-signature.js';
+import { verifySignatureBase } from '../signatures/create-signature.js';
 import { indexCheckedFieldLines, type FieldIndex } from '../signatures/field-values.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
 import { parseSignature, parseSignatureInput, type SignatureInput } from '../signatures/signature-fields.js';
@@ -97,19 +97,46 @@ export function verifyRequest(request: HttpRequest, options: VerifyOptions): Pro
  * verified. With the noble backend the signature is checked on the calling thread (the portable fallback).
  */
 export function verifyRequestAsync(request: HttpRequest, options: VerifyOptions): Promise<VerifyResult> {
-  return runSteps(request, options, verifySignatureBaseAsync);
+  return runSteps(request, options, checkOnThreadPool);
 }
 
-/** Step 10's engine: answers now (calling thread) or later (thread pool); false for any bad signature, never throws. */
+/**
+ * Step 10's engine: answers now (calling thread) or later (thread pool); false for any bad signature, never throws.
+ * A later answer may reject (a backend that throws): step 10 reads that as "does not verify", as verifySignatureBase
+ * does on the calling thread.
+ */
 type SignatureCheck = (base: string, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend) => boolean | Promise<boolean>;
 
+/** verifySignatureBaseAsync without its own catch: step 10 handles a rejection (one promise fewer per request). */
+function checkOnThreadPool(base: string, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend): boolean | Promise<boolean> {
+  if (signature.length !== 64) return false;
+  try {
+    return backend.verifyAsync(signature, Buffer.from(base, 'utf8'), publicKey);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs the steps; never rejects. Every promise the steps return settles with a VerifyResult: each continuation runs
+ * through `resume`, which turns an exception into the typed failure of the step it happened in.
+ */
 function runSteps(request: HttpRequest, options: VerifyOptions, checkSignature: SignatureCheck): Promise<VerifyResult> {
   const progress: Progress = { step: 1 };
   try {
     const result = verifySteps(request, options, checkSignature, progress);
-    return result instanceof Promise ? result.catch((error: unknown) => unexpectedFailure(error, progress)) : Promise.resolve(result);
+    return result instanceof Promise ? result : Promise.resolve(result);
   } catch (error) {
     return Promise.resolve(unexpectedFailure(error, progress));
+  }
+}
+
+/** A continuation after an awaited answer: its result, or the typed failure of an exception it threw. */
+function resume(progress: Progress, next: () => Outcome): Outcome {
+  try {
+    return next();
+  } catch (error) {
+    return unexpectedFailure(error, progress);
   }
 }
 
@@ -118,13 +145,21 @@ interface Progress {
   step: number;
 }
 
+/** What was thrown, as text; never throws itself (a thrown value may have no usable toString). */
+function describeError(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return 'a value that cannot be shown';
+  }
+}
+
 function unexpectedFailure(error: unknown, progress: Progress): Failure {
-  const message = error instanceof Error ? error.message : String(error);
-  return fail('REQUEST_MALFORMED', progress.step, `unexpected failure at step ${progress.step}: ${message}`);
+  return fail('REQUEST_MALFORMED', progress.step, `unexpected failure at step ${progress.step}: ${describeError(error)}`);
 }
 
 function storeUnavailable(step: number, error: unknown): Failure {
-  return fail('NONCE_STORE_UNAVAILABLE', step, `nonce store failed: ${error instanceof Error ? error.message : String(error)}`);
+  return fail('NONCE_STORE_UNAVAILABLE', step, `nonce store failed: ${describeError(error)}`);
 }
 
 type Outcome = VerifyResult | Promise<VerifyResult>;
@@ -265,7 +300,7 @@ function verifySteps(request: HttpRequest, options: VerifyOptions, checkSignatur
   }
   if (seen instanceof Promise) {
     return seen.then(
-      (answer) => (answer ? fail('NONCE_REPLAYED', 4, 'nonce was used before') : verifyFromStep5(checked)),
+      (answer) => (answer ? fail('NONCE_REPLAYED', 4, 'nonce was used before') : resume(progress, () => verifyFromStep5(checked))),
       (error: unknown) => storeUnavailable(4, error),
     );
   }
@@ -325,7 +360,7 @@ function verifyFromStep5(c: Checked): Outcome {
   c.progress.step = 10;
   const verified = c.checkSignature(base.base, c.signature, publicKey, options.backend ?? nodeBackend);
   if (verified instanceof Promise) {
-    return verified.then((answer) => (answer ? recordNonce(c, applicationId, base.base) : signatureInvalid()));
+    return verified.then((answer) => (answer ? resume(c.progress, () => recordNonce(c, applicationId, base.base)) : signatureInvalid()), signatureInvalid);
   }
   return verified ? recordNonce(c, applicationId, base.base) : signatureInvalid();
 }
