@@ -27,7 +27,7 @@ const suites: readonly { readonly name: string; readonly load: () => Promise<Ben
   { name: 'signing', load: async () => (await import('./signing.js')).createSigningSuite() },
 ];
 
-const SERVER_DEFAULTS = { requests: 3000, rounds: 3, rate: 1000 } as const;
+const SERVER_DEFAULTS = { requests: 3000, rounds: 5, rate: 1000 } as const;
 /** reference-service ÷ bare-node-http-verify should reach this (issue 12). */
 const SERVER_RATIO_TARGET = 0.85;
 const SERVER_TIMEOUT_MS = 300_000;
