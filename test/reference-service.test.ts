@@ -3,6 +3,8 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatePayload } from '../src/schemas/index.js';
 import { CANCEL_REASON, type RunningReferenceService } from '../server/index.js';
+import { FaultSet } from '../server/faults.js';
+import { newTracingId } from '../server/representations.js';
 import { appHeaders, PAYOUT_TYPE, payoutBody, REFUND_TYPE, send, signed, startTestService, testApplication } from './reference-service-client.js';
 
 let service: RunningReferenceService;
@@ -32,6 +34,17 @@ describe('Endpoint 1: create payout (signed)', () => {
     expect(res.json).toMatchObject({ status: 'IN_PROGRESS', copStatus: 'FULL_MATCH', statusReason: null, currency: 'GBP', reference: 'INV-1' });
     expect(res.json.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
     expect(res.text).toContain('"amount":10.50');
+  });
+
+  it('tracing ids: 32 lowercase hex digits (alt: 16 uppercase), never repeated across refills of the random pool', () => {
+    for (const [faults, pattern] of [
+      [new FaultSet(), /^[0-9a-f]{32}$/],
+      [new FaultSet([], 'alt'), /^[0-9A-F]{16}$/],
+    ] as const) {
+      const ids = Array.from({ length: 1000 }, () => newTracingId(faults));
+      for (const id of ids) expect(id).toMatch(pattern);
+      expect(new Set(ids).size).toBe(ids.length);
+    }
   });
 
   it('gives a different hexadecimal tracingId on every response', async () => {
