@@ -55,7 +55,7 @@ export interface HarnessOptions {
 }
 
 export const defaultHarnessOptions: HarnessOptions = Object.freeze({
-  warmupIterations: 100,
+  warmupIterations: 500,
   iterations: 2_000,
   maxMilliseconds: 500,
   rounds: 7,
