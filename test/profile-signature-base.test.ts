@@ -17,8 +17,14 @@ const prepared: PreparedSignatureParams = parsed.value.get('sig1')!;
 function generic(request: HttpRequest) {
   return createSignatureBase(request, serviceProfile.coveredComponents, prepared, serviceProfile.signatureBaseOptions, indexFieldLines(request.headers));
 }
+/** The template's result without the bytes it may carry, after checking they are exactly the base's UTF-8 encoding. */
 function template(request: HttpRequest) {
-  return createProfileSignatureBase(request, indexFieldLines(request.headers), prepared);
+  const { bytes, ...result } = createProfileSignatureBase(request, indexFieldLines(request.headers), prepared);
+  if (bytes !== undefined) {
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(Buffer.from(bytes).equals(Buffer.from(result.base, 'utf8'))).toBe(true);
+  }
+  return result;
 }
 
 const FIELDS = ['Content-Digest', 'Content-Type', 'Content-Length', 'X-Application-Id', 'X-Application-Secret', 'X-Other'];

@@ -36,7 +36,10 @@ if (
  * The signature base of a request whose covered components are exactly the profile's, from the index of its field
  * lines and the already-serialised `@signature-params` value (the parsed Signature-Input member).
  */
-export function createProfileSignatureBase(request: HttpRequest, fields: FieldIndex, prepared: PreparedSignatureParams): SignatureBaseResult {
+/** A signature base, with its bytes when the template built it (ASCII: the UTF-8 encoding was made to check that). */
+export type ProfileSignatureBaseResult = SignatureBaseResult & { readonly bytes?: Uint8Array };
+
+export function createProfileSignatureBase(request: HttpRequest, fields: FieldIndex, prepared: PreparedSignatureParams): ProfileSignatureBaseResult {
   const uri = parseTargetUri(request.url);
   if (uri.ok) {
     const parts = uri.value;
@@ -54,8 +57,9 @@ export function createProfileSignatureBase(request: HttpRequest, fields: FieldIn
     }
     if (regular) {
       base += SIGNATURE_PARAMS_PREFIX + prepared.signatureParams;
-      // ASCII exactly when no UTF-16 unit needs more than one UTF-8 byte.
-      if (Buffer.byteLength(base, 'utf8') === base.length) return { ok: true, base, signatureParams: prepared.signatureParams };
+      // ASCII exactly when no UTF-16 unit needs more than one UTF-8 byte; the bytes are what step 10 verifies.
+      const bytes = Buffer.from(base, 'utf8');
+      if (bytes.length === base.length) return { ok: true, base, signatureParams: prepared.signatureParams, bytes };
     }
   }
   return createSignatureBase(request, COMPONENTS, prepared, OPTIONS, fields);

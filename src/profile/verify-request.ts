@@ -7,12 +7,11 @@ import type { HttpRequest } from '../http/message.js';
 import { verifyContentDigest } from '../digest/content-digest.js';
 import { isSfInteger } from '../structured-fields/structured-fields.js';
 import type { ComponentIdentifier } from '../signatures/component-identifier.js';
-import { verifySignatureBase } from '../signatures/create-signature.js';
 import { indexCheckedFieldLines, type FieldIndex } from '../signatures/field-values.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
 import { parseSignature, parseSignatureInput, type SignatureInput } from '../signatures/signature-fields.js';
 import { applicationSecretMatches } from './application-secret.js';
-import { createProfileSignatureBase } from './profile-signature-base.js';
+import { createProfileSignatureBase, type ProfileSignatureBaseResult } from './profile-signature-base.js';
 import type { NonceStore } from './nonce-store.js';
 import { serviceProfile } from './service-profile.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
@@ -87,7 +86,7 @@ function isWellFormedRequest(request: unknown): request is HttpRequest {
  * synchronous store such as MemoryNonceStore costs no microtask). The hot path creates no closures.
  */
 export function verifyRequest(request: HttpRequest, options: VerifyOptions): Promise<VerifyResult> {
-  return runSteps(request, options, verifySignatureBase);
+  return runSteps(request, options, checkOnCallingThread);
 }
 
 /**
@@ -101,17 +100,27 @@ export function verifyRequestAsync(request: HttpRequest, options: VerifyOptions)
 }
 
 /**
- * Step 10's engine: answers now (calling thread) or later (thread pool); false for any bad signature, never throws.
- * A later answer may reject (a backend that throws): step 10 reads that as "does not verify", as verifySignatureBase
- * does on the calling thread.
+ * Step 10's engine, given the base's UTF-8 bytes: answers now (calling thread) or later (thread pool); false for any
+ * bad signature, never throws. A later answer may reject (a backend that throws): step 10 reads that as "does not
+ * verify", as it reads a backend that throws on the calling thread.
  */
-type SignatureCheck = (base: string, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend) => boolean | Promise<boolean>;
+type SignatureCheck = (bytes: Uint8Array, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend) => boolean | Promise<boolean>;
 
-/** verifySignatureBaseAsync without its own catch: step 10 handles a rejection (one promise fewer per request). */
-function checkOnThreadPool(base: string, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend): boolean | Promise<boolean> {
+/** verifySignatureBase over bytes already encoded. */
+function checkOnCallingThread(bytes: Uint8Array, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend): boolean {
   if (signature.length !== 64) return false;
   try {
-    return backend.verifyAsync(signature, Buffer.from(base, 'utf8'), publicKey);
+    return backend.verify(signature, bytes, publicKey);
+  } catch {
+    return false;
+  }
+}
+
+/** verifySignatureBaseAsync over bytes already encoded, without its own catch: step 10 handles a rejection. */
+function checkOnThreadPool(bytes: Uint8Array, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend): boolean | Promise<boolean> {
+  if (signature.length !== 64) return false;
+  try {
+    return backend.verifyAsync(signature, bytes, publicKey);
   } catch {
     return false;
   }
@@ -351,14 +360,15 @@ function verifyFromStep5(c: Checked): Outcome {
   // Step 9: rebuild the signature base, including the nonce in the signature parameters.
   c.progress.step = 9;
   // With the components enforced they are exactly the profile's: the precomputed template (equal to the generic engine).
-  const base = enforce.components
+  const base: ProfileSignatureBaseResult = enforce.components
     ? createProfileSignatureBase(request, fields, input)
     : createSignatureBase(request, input.components, input, serviceProfile.signatureBaseOptions, fields);
   if (!base.ok) return fail('SIGNATURE_BASE_INVALID', 9, `${base.code}: ${base.message}`);
 
   // Step 10: verify the Ed25519 signature.
   c.progress.step = 10;
-  const verified = c.checkSignature(base.base, c.signature, publicKey, options.backend ?? nodeBackend);
+  const bytes = base.bytes ?? Buffer.from(base.base, 'utf8');
+  const verified = c.checkSignature(bytes, c.signature, publicKey, options.backend ?? nodeBackend);
   if (verified instanceof Promise) {
     return verified.then((answer) => (answer ? resume(c.progress, () => recordNonce(c, applicationId, base.base)) : signatureInvalid()), signatureInvalid);
   }
