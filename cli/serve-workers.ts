@@ -1,6 +1,8 @@
 // `payconform serve --workers N`: N processes on one machine sharing the port (node:cluster). The primary only forks,
 // hands every worker the same generated credentials and webhook key (so they are one service), prints the banner of
-// the first worker once all listen, replaces a worker that dies, and stops them all on Ctrl-C. Sharing nonces and
+// the first worker once all listen, replaces a worker that dies, and stops them all on Ctrl-C. With TLS the primary
+// issues (or reads) the one certificate and hands it and its key to the workers through the same environment variable
+// (never argv): a client trusting the printed CA must reach every worker. Sharing nonces and
 // state between the workers is Redis's job, hence N > 1 requires --redis-url.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +12,7 @@ import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../src/keys/ind
 import { exportRsaPrivateKeyPem, generateWebhookKeyPair } from '../src/webhooks/index.js';
 import type { ApplicationConfig } from '../server/index.js';
 import { generateDevelopmentApplication } from '../server/seed.js';
+import { describeListenTls, type ListenTls } from './tls-options.js';
 
 /** Environment variable carrying the primary's setup to each worker (inherited by the worker processes only). */
 const SETUP_ENV = 'PAYCONFORM_WORKER_SETUP';
@@ -20,12 +23,14 @@ interface WorkerSetup {
   /** The development application the primary generated (private key as seed: the banner prints it). */
   readonly application?: { readonly applicationId: string; readonly applicationSecret: string; readonly keyId: string; readonly merchantId: string; readonly seed: string };
   readonly webhookSigningKeyPem?: string;
+  /** The certificate and key every worker serves (generated once by the primary, or read from --tls-cert/--tls-key). */
+  readonly listenTls?: ListenTls;
 }
 
 export const isServeWorker = (): boolean => cluster.isWorker && process.env[SETUP_ENV] !== undefined;
 
 /** In a worker: the generated application and webhook key the primary handed out. */
-export function readWorkerSetup(): { readonly application?: ApplicationConfig; readonly webhookSigningKeyPem?: string } {
+export function readWorkerSetup(): { readonly application?: ApplicationConfig; readonly webhookSigningKeyPem?: string; readonly listenTls?: ListenTls } {
   const setup = JSON.parse(process.env[SETUP_ENV] ?? '{}') as WorkerSetup;
   const app = setup.application;
   let application: ApplicationConfig | undefined;
@@ -33,7 +38,11 @@ export function readWorkerSetup(): { readonly application?: ApplicationConfig; r
     const privateKey = parseEd25519PrivateKey(app.seed);
     application = { applicationId: app.applicationId, applicationSecret: app.applicationSecret, keyId: app.keyId, merchantId: app.merchantId, publicKey: privateKey.publicKey, privateKey };
   }
-  return { ...(application !== undefined ? { application } : {}), ...(setup.webhookSigningKeyPem !== undefined ? { webhookSigningKeyPem: setup.webhookSigningKeyPem } : {}) };
+  return {
+    ...(application !== undefined ? { application } : {}),
+    ...(setup.webhookSigningKeyPem !== undefined ? { webhookSigningKeyPem: setup.webhookSigningKeyPem } : {}),
+    ...(setup.listenTls !== undefined ? { listenTls: setup.listenTls } : {}),
+  };
 }
 
 /** In a worker: tells the primary it listens, with the banner to print. */
@@ -49,6 +58,8 @@ export interface PrimaryOptions {
   readonly generateApplication: boolean;
   /** Generate one webhook signing key for all workers (none was given). */
   readonly generateWebhookKey: boolean;
+  /** The TLS every worker listens with, resolved once here (a generated certificate must be the same in every worker). */
+  readonly listenTls?: ListenTls;
 }
 
 /** Runs the primary until Ctrl-C (exit 0), or until a worker fails before every worker listens (exit 2). */
@@ -61,6 +72,7 @@ export async function runPrimary(options: PrimaryOptions, io: CliIo): Promise<nu
   const setup: WorkerSetup = {
     ...(application !== undefined ? { application } : {}),
     ...(options.generateWebhookKey ? { webhookSigningKeyPem: exportRsaPrivateKeyPem(generateWebhookKeyPair().privateKey) } : {}),
+    ...(options.listenTls !== undefined ? { listenTls: options.listenTls } : {}),
   };
   cluster.setupPrimary({ exec: fileURLToPath(new URL('../bin/payconform.js', import.meta.url)), args: ['serve', ...options.args] });
   const env = { [SETUP_ENV]: JSON.stringify(setup) };
@@ -120,6 +132,7 @@ export async function runPrimary(options: PrimaryOptions, io: CliIo): Promise<nu
     process.on('SIGTERM', stop);
   });
   const banner = banners[0] ?? '';
+  if (options.listenTls !== undefined) io.stdout(`${describeListenTls(options.listenTls)}\n`);
   io.stdout(banner.replace(/Ctrl-C stops\.\n/, `workers: ${options.workers} processes sharing the port (node:cluster); nonces and state in Redis\nCtrl-C stops.\n`));
   await stopped;
   return EXIT.ok;

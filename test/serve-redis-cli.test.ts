@@ -1,6 +1,8 @@
 // `payconform serve --redis-url` from the outside: two spawned processes on one redis-server accept a signed request
 // once between them; a password is refused on the command line; an unreachable Redis is a usage error (exit 2).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import https from 'node:https';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -155,5 +157,35 @@ describe.runIf(redisTestsEnabled())('payconform serve --redis-url (two spawned i
       });
     });
     expect(code).toBe(0);
+  }, 60_000);
+
+  it('--workers 2 --tls: every worker serves the one certificate the primary issued (a client trusting the printed CA reaches both)', async () => {
+    const caFile = join(mkdtempSync(join(tmpdir(), 'payconform-workers-tls-')), 'ca.pem');
+    const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url, '--tls', '--tls-ca-out', caFile]);
+    // One TLS line, naming the file the primary wrote (not one per worker).
+    expect(text.match(/TLS: certificate for localhost/g)).toHaveLength(1);
+    expect(text).toContain(caFile);
+    const url = new URL(/listening on (https:\/\/\S+)/.exec(text)![1]!);
+    const ca = readFileSync(caFile, 'utf8');
+    // Twelve fresh connections: the cluster hands them to both workers in turn; each must verify against the CA.
+    const seen = await Promise.all(
+      Array.from(
+        { length: 12 },
+        () =>
+          new Promise<{ status: number | string; fingerprint?: string }>((resolve) => {
+            const req = https.get({ host: url.hostname, port: Number(url.port), path: '/.well-known/signature/pem', ca, agent: false, timeout: 10_000 }, (res) => {
+              const fingerprint = (res.socket as import('node:tls').TLSSocket).getPeerCertificate().fingerprint256;
+              res.resume();
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, fingerprint }));
+            });
+            req.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? error.message }));
+            req.on('timeout', () => req.destroy(new Error('timeout')));
+          }),
+      ),
+    );
+    expect(seen.map((s) => s.status)).toEqual(Array(12).fill(200));
+    expect(new Set(seen.map((s) => s.fingerprint)).size).toBe(1);
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
   }, 60_000);
 });

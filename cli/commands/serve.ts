@@ -201,7 +201,6 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     }
   }
 
-  const listenTls = await resolveListenTls(values);
   const redisUrl = redisUrlOption(values['redis-url'] as string | undefined, io.env.PAYCONFORM_REDIS_URL);
 
   const workers = integer(values.workers as string | undefined, '--workers', 64) ?? 1;
@@ -212,9 +211,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
 
   const envApp = applicationFromEnv(io);
   const worker = isServeWorker() ? readWorkerSetup() : undefined;
+  // Resolved once: by the primary for all its workers (each worker takes the primary's), or here for one process.
+  const listenTls = worker !== undefined ? worker.listenTls : await resolveListenTls(values);
   const applications = [...(envApp ? [envApp] : []), ...configApps];
   if (workers > 1 && worker === undefined) {
-    return runPrimary({ workers, args, generateApplication: applications.length === 0, generateWebhookKey: webhookSigningKey === undefined }, io);
+    return runPrimary({ workers, args, generateApplication: applications.length === 0, generateWebhookKey: webhookSigningKey === undefined, ...(listenTls !== undefined ? { listenTls } : {}) }, io);
   }
   // A worker: the primary's generated application and webhook key, so that every worker is the same service.
   if (worker?.application !== undefined && applications.length === 0) applications.push(worker.application);
@@ -259,7 +260,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  if (listenTls !== undefined) io.stdout(`${describeListenTls(listenTls)}\n`);
+  if (listenTls !== undefined && worker === undefined) io.stdout(`${describeListenTls(listenTls)}\n`);
   if (typeof auditConfigPath === 'string') {
     const written = auditConfigFor(service, webhookUrls);
     try {
