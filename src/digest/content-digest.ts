@@ -142,7 +142,7 @@ export function verifyContentDigest(
     const prefix = isDigestAlgorithm(algorithm) ? CANONICAL_PREFIX[algorithm] : undefined;
     if (prefix !== undefined && value.startsWith(prefix)) {
       const expected = digestBase64(body, algorithm);
-      if (value.length === prefix.length + expected.length + 1 && value.startsWith(expected, prefix.length) && value.endsWith(':')) {
+      if (value.length === prefix.length + expected.length + 1 && value.charCodeAt(value.length - 1) === 0x3a && value.slice(prefix.length, -1) === expected) {
         return VERIFIED[algorithm];
       }
     }

@@ -58,8 +58,8 @@ const CANONICAL_COMPONENT_LIST = /^(?:"[a-z0-9@!#$%&'*+\-.^_`|~]+"(?: (?=")|$))*
 
 /**
  * Canonical covered-component lists by their text (inside the parentheses). A client sends the same list on every
- * request, so it is checked and turned into identifiers once; the last one seen is compared in place (no copy, no
- * hash). Bounded: cleared when full.
+ * request, so it is checked and turned into identifiers once; the last one seen is compared first (no hash).
+ * Bounded: cleared when full.
  */
 const componentLists = new Map<string, readonly ComponentIdentifier[]>();
 const COMPONENT_LISTS_MAX = 64;
@@ -68,8 +68,9 @@ let lastComponents: readonly ComponentIdentifier[] | undefined;
 
 /** The component list written in `value` from `start` to `end` (the text inside the parentheses), when canonical. */
 function canonicalComponentList(value: string, start: number, end: number): readonly ComponentIdentifier[] | undefined {
-  if (lastComponents !== undefined && end - start === lastComponentText.length && value.startsWith(lastComponentText, start)) return lastComponents;
   const text = value.slice(start, end);
+  // slice and === compare in one fast pass; startsWith(text, position) is several times slower in V8.
+  if (lastComponents !== undefined && text === lastComponentText) return lastComponents;
   let components = componentLists.get(text);
   if (components === undefined) {
     if (!CANONICAL_COMPONENT_LIST.test(text)) return undefined;
@@ -84,8 +85,8 @@ function canonicalComponentList(value: string, start: number, end: number): read
 }
 
 const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
-/** A plain sf-string character: visible ASCII or space, not `"` or `\`. */
-const isPlainStringCharacter = (code: number): boolean => code >= 0x20 && code <= 0x7e && code !== 0x22 && code !== 0x5c;
+/** A character a plain sf-string (no escapes) cannot hold: outside visible ASCII and space, or `\` (`"` ends it). */
+const NOT_PLAIN_STRING = /[^\x20-\x21\x23-\x5b\x5d-\x7e]/;
 
 /**
  * The canonical parameters `;key=value...` from `at` to the end of `value`: each value an Integer without leading
@@ -106,10 +107,11 @@ function canonicalParameters(value: string, at: number): Map<string, BareItem> |
     const type = PARAM_TYPES[key];
     if (first === 0x22) {
       if (type === 'integer') return undefined; // the general parser reports the type
-      end++;
-      while (end < length && isPlainStringCharacter(value.charCodeAt(end))) end++;
-      if (value.charCodeAt(end) !== 0x22) return undefined;
-      params.set(key, value.slice(equals + 2, end));
+      end = value.indexOf('"', equals + 2);
+      if (end === -1) return undefined;
+      const text = value.slice(equals + 2, end);
+      if (NOT_PLAIN_STRING.test(text)) return undefined;
+      params.set(key, text);
       end++;
     } else {
       while (end < length && isDigit(value.charCodeAt(end))) end++;
