@@ -22,6 +22,7 @@ import type { ReferenceServiceOptions, RunningReferenceService, SeededPayments }
 import { generateDevelopmentApplication, registerApplication, seedPayments } from './seed.js';
 import { createSignatureVerifier } from './signature-verifier.js';
 import { ServiceState } from './state.js';
+import type { StateStore } from './state-store.js';
 import { defaultRetryPolicy, WebhookQueue } from './webhook-delivery.js';
 
 export { faultCatalogue, isFaultName, listFaults, serviceVariants, variantChoices, type FaultDescription, type FaultName, type MethodFaultName, type ServiceVariant } from './faults.js';
@@ -63,10 +64,13 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
       seeded = await seedPayments(store, first.applicationId, now());
       for (const app of state.applications.values()) if (app.applicationId !== first.applicationId) await seedPayments(store, app.applicationId, now());
     }
+    // Shared settings: what other instances' portals set is read now and then every WEBHOOK_URLS_REFRESH_MS.
+    if (store.shared) await store.loadWebhookUrls();
   } catch (error) {
     await backend.close();
     throw error;
   }
+  const webhookUrlsRefresh = store.shared ? startWebhookUrlsRefresh(store, log) : undefined;
 
   const signingKey: ParsedRsaPrivateKey =
     options.webhookSigningKey === undefined
@@ -126,6 +130,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
   try {
     address = await listen(server, host, options.port ?? 0);
   } catch (error) {
+    clearInterval(webhookUrlsRefresh);
     lifecycle.close();
     queue.close();
     await backend.close();
@@ -149,6 +154,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     openConnections: () => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
+        clearInterval(webhookUrlsRefresh);
         lifecycle.close();
         queue.close();
         for (const e of extensions) e.close?.();
@@ -158,4 +164,31 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
       return closing;
     },
   };
+}
+
+/** How often an instance on a shared store rereads the applications' webhook URL settings (set by any instance). */
+export const WEBHOOK_URLS_REFRESH_MS = 500;
+
+/** Rereads the webhook URL settings every WEBHOOK_URLS_REFRESH_MS; a failed read keeps the last ones and is logged once per outage. */
+function startWebhookUrlsRefresh(store: StateStore, log: (line: string) => void): NodeJS.Timeout {
+  let failing = false;
+  let reading = false;
+  const timer = setInterval(() => {
+    if (reading) return;
+    reading = true;
+    store.loadWebhookUrls().then(
+      () => {
+        if (failing) log('webhook URL settings: read again from the shared store');
+        failing = false;
+        reading = false;
+      },
+      (error: unknown) => {
+        if (!failing) log(`webhook URL settings: cannot read them from the shared store (keeping the last ones): ${error instanceof Error ? error.message : String(error)}`);
+        failing = true;
+        reading = false;
+      },
+    );
+  }, WEBHOOK_URLS_REFRESH_MS);
+  timer.unref();
+  return timer;
 }

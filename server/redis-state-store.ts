@@ -4,7 +4,7 @@
 // payment (the payment, its refunds) shares one version, so the refund limits hold across instances.
 import { HttpError } from './error-body.js';
 import { newPaymentReference, type Payment, type Payout, type Refund, type ServiceState } from './state.js';
-import type { Changed, StateStore } from './state-store.js';
+import type { Changed, StateStore, WebhookUrls } from './state-store.js';
 import { withTimeout, type RedisCommander } from '../redis/commander.js';
 
 /** KEYS[1]: versions hash, KEYS[2]: data hash; ARGV[1]: version field, ARGV[2]: data field. → {version, json} */
@@ -42,14 +42,30 @@ export class RedisStateStore implements StateStore {
   readonly #client: RedisCommander;
   readonly #state: ServiceState;
   readonly #timeoutMs: number;
-  readonly #keys: { readonly versions: string; readonly payments: string; readonly payouts: string; readonly refunds: string; readonly references: string; readonly prefix: string };
+  readonly #keys: {
+    readonly versions: string;
+    readonly payments: string;
+    readonly payouts: string;
+    readonly refunds: string;
+    readonly references: string;
+    readonly webhookUrls: string;
+    readonly prefix: string;
+  };
 
   constructor(options: RedisStateStoreOptions) {
     this.#client = options.client;
     this.#state = options.state;
     this.#timeoutMs = options.timeoutMs ?? 2000;
     const p = `${options.keyPrefix}state:`;
-    this.#keys = { prefix: p, versions: `${p}versions`, payments: `${p}payments`, payouts: `${p}payouts`, refunds: `${p}refunds`, references: `${p}references` };
+    this.#keys = {
+      prefix: p,
+      versions: `${p}versions`,
+      payments: `${p}payments`,
+      payouts: `${p}payouts`,
+      refunds: `${p}refunds`,
+      references: `${p}references`,
+      webhookUrls: `${p}webhook-urls`,
+    };
   }
 
   #refundsOf(paymentId: string): string {
@@ -231,6 +247,31 @@ export class RedisStateStore implements StateStore {
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error(`seeding "${name}" was claimed by another instance that did not finish it within 10 s`);
+  }
+
+  async setWebhookUrls(applicationId: string, urls: WebhookUrls) {
+    await this.#send(['HSET', this.#keys.webhookUrls, applicationId, JSON.stringify(urls)], 'HSET webhook URLs');
+    this.#state.webhookUrls.set(applicationId, { ...urls });
+  }
+
+  async loadWebhookUrls() {
+    const flat = (await this.#send(['HGETALL', this.#keys.webhookUrls], 'HGETALL webhook URLs')) as unknown;
+    // RESP2 answers a flat [field, value, ...] list; RESP3 clients a map: both are read.
+    const entries: Array<[string, string]> = Array.isArray(flat)
+      ? Array.from({ length: flat.length >> 1 }, (_, k) => [String(flat[2 * k]), String(flat[2 * k + 1])] as [string, string])
+      : flat !== null && typeof flat === 'object'
+        ? Object.entries(flat as Record<string, unknown>).map(([k, v]) => [k, String(v)] as [string, string])
+        : [];
+    const view = this.#state.webhookUrls;
+    view.clear();
+    for (const [applicationId, json] of entries) {
+      try {
+        view.set(applicationId, JSON.parse(json) as WebhookUrls);
+      } catch {
+        // A value this service did not write: ignored (the application keeps the defaults).
+      }
+    }
+    return view;
   }
 
   async close() {}

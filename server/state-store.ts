@@ -4,6 +4,7 @@
 // instances. ServiceState stays this instance's view (the portal reads it); a shared store keeps it up to date with
 // what this instance reads and writes.
 import type { Payment, Payout, Refund, ServiceState } from './state.js';
+import type { WebhookKind } from './webhook-delivery.js';
 
 /** Result of an atomic change: `undefined` when no such resource exists. */
 export type Changed<T, R> = { readonly item: T; readonly result: R } | undefined;
@@ -36,8 +37,18 @@ export interface StateStore {
   createRefund(paymentId: string, decide: (payment: Payment, earlier: readonly Refund[]) => Refund): Promise<Refund | undefined>;
   /** Runs `seed` once per store (the first instance to start); every instance gets what it returned. */
   seedOnce<T>(name: string, seed: () => Promise<T> | T): Promise<T>;
+  /** Stores an application's own webhook URLs (the portal's Settings), for every instance; `{}` returns it to the defaults. */
+  setWebhookUrls(applicationId: string, urls: WebhookUrls): Promise<void>;
+  /**
+   * Reads every application's webhook URLs from the store into this instance's view (`state.webhookUrls`, what a
+   * webhook queued here is sent to) and returns that view.
+   */
+  loadWebhookUrls(): Promise<ReadonlyMap<string, WebhookUrls>>;
   close(): Promise<void>;
 }
+
+/** An application's own webhook URL per kind; a kind left out uses the service's default. */
+export type WebhookUrls = Partial<Record<WebhookKind, string>>;
 
 /** The in-memory store: ServiceState's maps themselves (one process; changes are synchronous, hence atomic). */
 export class MemoryStateStore implements StateStore {
@@ -94,6 +105,12 @@ export class MemoryStateStore implements StateStore {
   async seedOnce<T>(name: string, seed: () => Promise<T> | T): Promise<T> {
     if (!this.#seeds.has(name)) this.#seeds.set(name, await seed());
     return this.#seeds.get(name) as T;
+  }
+  async setWebhookUrls(applicationId: string, urls: WebhookUrls) {
+    this.state.webhookUrls.set(applicationId, { ...urls });
+  }
+  async loadWebhookUrls() {
+    return this.state.webhookUrls;
   }
   async close() {}
 }

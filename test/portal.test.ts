@@ -271,4 +271,38 @@ describe.skipIf(!redisTestsEnabled())('the portal on Redis: every instance shows
       await redis.close();
     }
   });
+
+  it('a webhook URL set through one instance\'s portal is where the other instance sends its next webhook', async () => {
+    const redis = await startRedisServer();
+    const receiver = await startWebhookListener();
+    // Long lifecycle: nothing moves by itself, so the webhook below is queued by the instance the test asks.
+    const instances = await Promise.all([0, 1].map(() => startTestService({ redisUrl: redis.url, lifecycleDelayMs: 600_000, extensions: [createPortal()] })));
+    try {
+      const [a, b] = instances as [RunningReferenceService, RunningReferenceService];
+      const post = async (s: RunningReferenceService, action: string, fields: Record<string, string>) => {
+        const page = (await sendRequest({ method: 'GET', url: `${s.baseUrl}/portal/balances`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!;
+        const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+        const body = new TextEncoder().encode(new URLSearchParams({ ...fields, csrf }).toString());
+        const ex = await sendRequest({ method: 'POST', url: `${s.baseUrl}/portal/actions/${action}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body }, { timeoutMs: 5_000 });
+        const location = ex.response!.headers.find(([n]) => n.toLowerCase() === 'location')![1];
+        return /<p class="flash [a-z]+" role="status">([^<]*)<\/p>/.exec((await sendRequest({ method: 'GET', url: `${s.baseUrl}${location}`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!)?.[1] ?? '';
+      };
+      const applicationId = testApplication().applicationId;
+      expect(await post(a, 'webhook-urls', { applicationId, payment: '', payout: receiver.urlFor('payout'), refund: '' })).toMatch(/saved/);
+      // B's Settings page reads the store: the URL shows at once.
+      const settings = (await sendRequest({ method: 'GET', url: `${b.baseUrl}/portal/settings`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!;
+      expect(settings).toContain(receiver.urlFor('payout'));
+      // B's own view is reread every 500 ms; three periods later its next webhook goes to the URL set through A.
+      await new Promise((r) => setTimeout(r, 1_500));
+      const made = await post(b, 'payout', { applicationId, holderName: 'Jane Payee', accountNumber: '12345678', sortCode: '040004', amount: '4.00', reference: 'SHARED-URL' });
+      const id = /payout ([0-9a-f-]{36})/.exec(made)![1]!;
+      expect(await post(b, 'advance-payout', { payoutId: id, status: 'PROCESSED' })).toMatch(/PROCESSED/);
+      await receiver.waitFor((all) => all.some((w) => JSON.stringify(w.json ?? {}).includes(id)), { timeoutMs: 10_000 });
+      expect(receiver.received().some((w) => JSON.stringify(w.json ?? {}).includes(id))).toBe(true);
+    } finally {
+      await Promise.all(instances.map((s) => s.close()));
+      await receiver.close();
+      await redis.close();
+    }
+  }, 60_000);
 });

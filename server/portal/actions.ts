@@ -134,7 +134,7 @@ export class PortalActions {
     return { ok: true, text: `refund ${String(answer.json!.refundPaymentId)} of ${field(form, 'amount')} GBP started: status ${String(answer.json!.status)}`, back: '/portal/payments' };
   }
 
-  private webhookUrls(form: URLSearchParams): ActionResult {
+  private async webhookUrls(form: URLSearchParams): Promise<ActionResult> {
     const app = this.application(field(form, 'applicationId'));
     const urls: Partial<Record<WebhookKind, string>> = {};
     for (const kind of ['payment', 'payout', 'refund'] as const) {
@@ -149,7 +149,8 @@ export class PortalActions {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, text: `${kind} webhook URL must be http or https`, back: '/portal/settings' };
       urls[kind] = value;
     }
-    this.ctx.state.webhookUrls.set(app.applicationId, urls);
+    // Through the store: on Redis every instance sends its next webhooks there too (each rereads the settings twice a second).
+    await this.ctx.store.setWebhookUrls(app.applicationId, urls);
     this.ctx.log(`portal: webhook URLs of application ${app.applicationId} set (${Object.keys(urls).join(', ') || 'all defaults'})`);
     return { ok: true, text: `webhook URLs of application ${app.applicationId} saved`, back: '/portal/settings' };
   }
