@@ -245,19 +245,21 @@ describe('live views (server-sent events, bounded fan-out)', () => {
 });
 
 describe.skipIf(!redisTestsEnabled())('the portal on Redis: every instance shows and moves the same state (issue 11)', () => {
+  /** Posts a portal form on instance `s` (with its page's CSRF token) and returns the flash message it leads to. */
+  const post = async (s: RunningReferenceService, action: string, fields: Record<string, string>) => {
+    const page = (await sendRequest({ method: 'GET', url: `${s.baseUrl}/portal/balances`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!;
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
+    const body = new TextEncoder().encode(new URLSearchParams({ ...fields, csrf }).toString());
+    const ex = await sendRequest({ method: 'POST', url: `${s.baseUrl}/portal/actions/${action}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body }, { timeoutMs: 5_000 });
+    const location = ex.response!.headers.find(([n]) => n.toLowerCase() === 'location')![1];
+    return /<p class="flash [a-z]+" role="status">([^<]*)<\/p>/.exec((await sendRequest({ method: 'GET', url: `${s.baseUrl}${location}`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!)?.[1] ?? '';
+  };
+
   it('a payout held through one instance\'s portal is listed and committed in the other instance\'s portal', async () => {
     const redis = await startRedisServer();
     const instances = await Promise.all([0, 1].map(() => startTestService({ redisUrl: redis.url, extensions: [createPortal()] })));
     try {
       const [a, b] = instances as [RunningReferenceService, RunningReferenceService];
-      const post = async (s: RunningReferenceService, action: string, fields: Record<string, string>) => {
-        const page = (await sendRequest({ method: 'GET', url: `${s.baseUrl}/portal/balances`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!;
-        const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-        const body = new TextEncoder().encode(new URLSearchParams({ ...fields, csrf }).toString());
-        const ex = await sendRequest({ method: 'POST', url: `${s.baseUrl}/portal/actions/${action}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body }, { timeoutMs: 5_000 });
-        const location = ex.response!.headers.find(([n]) => n.toLowerCase() === 'location')![1];
-        return /<p class="flash [a-z]+" role="status">([^<]*)<\/p>/.exec((await sendRequest({ method: 'GET', url: `${s.baseUrl}${location}`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!)?.[1] ?? '';
-      };
       const made = await post(a, 'payout', { applicationId: testApplication().applicationId, holderName: 'CoP No Match', accountNumber: '12345678', sortCode: '040004', amount: '6.00', reference: 'TWO', doNotCommitOnCoPMismatch: 'true' });
       expect(made).toMatch(/status AWAITING_COMMIT/);
       const id = /payout ([0-9a-f-]{36})/.exec(made)![1]!;
@@ -279,14 +281,6 @@ describe.skipIf(!redisTestsEnabled())('the portal on Redis: every instance shows
     const instances = await Promise.all([0, 1].map(() => startTestService({ redisUrl: redis.url, lifecycleDelayMs: 600_000, extensions: [createPortal()] })));
     try {
       const [a, b] = instances as [RunningReferenceService, RunningReferenceService];
-      const post = async (s: RunningReferenceService, action: string, fields: Record<string, string>) => {
-        const page = (await sendRequest({ method: 'GET', url: `${s.baseUrl}/portal/balances`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!;
-        const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-        const body = new TextEncoder().encode(new URLSearchParams({ ...fields, csrf }).toString());
-        const ex = await sendRequest({ method: 'POST', url: `${s.baseUrl}/portal/actions/${action}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body }, { timeoutMs: 5_000 });
-        const location = ex.response!.headers.find(([n]) => n.toLowerCase() === 'location')![1];
-        return /<p class="flash [a-z]+" role="status">([^<]*)<\/p>/.exec((await sendRequest({ method: 'GET', url: `${s.baseUrl}${location}`, headers: {} }, { timeoutMs: 5_000 })).response!.bodyText!)?.[1] ?? '';
-      };
       const applicationId = testApplication().applicationId;
       expect(await post(a, 'webhook-urls', { applicationId, payment: '', payout: receiver.urlFor('payout'), refund: '' })).toMatch(/saved/);
       // B's Settings page reads the store: the URL shows at once.
