@@ -32,13 +32,13 @@ if (
   throw new Error('profile-signature-base: the service profile no longer has the shape this template was written for');
 }
 
+/** A signature base, with its bytes when the template built it (ASCII: the UTF-8 encoding was made to check that). */
+export type ProfileSignatureBaseResult = SignatureBaseResult & { readonly bytes?: Uint8Array };
+
 /**
  * The signature base of a request whose covered components are exactly the profile's, from the index of its field
  * lines and the already-serialised `@signature-params` value (the parsed Signature-Input member).
  */
-/** A signature base, with its bytes when the template built it (ASCII: the UTF-8 encoding was made to check that). */
-export type ProfileSignatureBaseResult = SignatureBaseResult & { readonly bytes?: Uint8Array };
-
 export function createProfileSignatureBase(request: HttpRequest, fields: FieldIndex, prepared: PreparedSignatureParams): ProfileSignatureBaseResult {
   const uri = parseTargetUri(request.url);
   if (uri.ok) {
