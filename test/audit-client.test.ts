@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { clientChecks } from '../conformance/checks/client/index.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
 import { computeContentDigest } from '../src/digest/content-digest.js';
-import { audit, call, credentials, expectReported, keys, PAYOUT, payoutBody, REFUND, refundPath, result, SECRET, summaries, unfoundedFailures, type Call, type ClientAuditListening, type ClientFaultCase as FaultCase, type RawResponse } from './fixtures/client-audit-harness.js';
+import { audit, call, create, credentials, expectMistakeDiagnosed, expectReported, keys, line, PAYOUT, payoutBody, REFUND, refundPath, result, SECRET, summaries, unfoundedFailures, type ClientAuditListening, type ClientFaultCase as FaultCase, type MistakeCase } from './fixtures/client-audit-harness.js';
 
 describe('audit client: a correct multi-step client (spec: Endpoints 1-4)', () => {
   it('passes every check and gets realistic answers: create, hold, commit, cancel, refund', async () => {
@@ -53,7 +53,6 @@ describe('audit client: a correct multi-step client (spec: Endpoints 1-4)', () =
   });
 });
 
-const create = (info: ClientAuditListening, c: Partial<Call> = {}): Promise<RawResponse> => call(info, { path: '/api/payouts', body: payoutBody(info), ...c });
 
 const faults: readonly FaultCase[] = [
   { name: 'payout creation unsigned', check: 'client-signature-headers', requirement: 'SIG-PAYOUT-CREATE-SIGNED', client: (i) => create(i, { sign: false }) },
@@ -117,14 +116,6 @@ describe('audit client: faulty clients, each fault reported by check and require
   }
 });
 
-interface MistakeCase {
-  readonly name: string;
-  readonly requirement: string;
-  readonly mistake: string;
-  readonly call: (info: ClientAuditListening) => Call;
-}
-
-const line = (base: string, name: string, value: string): string => base.replace(new RegExp(`^("${name}": ).*$`, 'm'), `$1${value}`);
 
 const mistakes: readonly MistakeCase[] = [
   { name: '@path signed without the query', requirement: 'SIG-BASE-PATH', mistake: 'path-without-query', call: (i) => ({ path: '/api/payouts?idempotency=1', body: payoutBody(i), mutateBase: (b) => line(b, '@path', '/api/payouts') }) },
@@ -150,12 +141,7 @@ describe('audit client: every check is shown failing', () => {
 describe('audit client: signature mistakes, each given its diagnosis (spec: Authentication, Step 2)', () => {
   for (const m of mistakes) {
     it(`${m.name} → ${m.mistake} (${m.requirement})`, async () => {
-      const { summary } = await audit(async (info) => {
-        await call(info, m.call(info));
-      });
-      const text = expectReported(summary, 'client-signature-verifies', m.requirement);
-      expect(text).toContain(`mistake: ${m.mistake}`);
-      expect(text).toMatch(/line \d+: /); // the differing base lines
+      const text = await expectMistakeDiagnosed(m);
       expect(text).not.toContain(SECRET);
     });
   }
