@@ -142,7 +142,8 @@ async function runRoundInFlight(op: Operation, inFlight: number, options: Harnes
   return { iterations: next - warmupIterations, elapsedMs: performance.now() - start };
 }
 
-function median(values: readonly number[]): number {
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;

@@ -16,40 +16,24 @@ import { signRequest } from '../src/profile/sign-request.js';
 import { verifyRequest, type ApplicationRecord } from '../src/profile/verify-request.js';
 import type { HttpRequest } from '../src/http/message.js';
 import { startRedisServer } from '../test/fixtures/redis-server.js';
+import { PAYOUT_MEDIA_TYPE as PAYOUT_TYPE } from '../server/representations.js';
+import { median } from './harness.js';
+import { payoutCreateBody } from './payout-body.js';
 
-const PAYOUT_TYPE = 'application/vnd.service.v1.0+json';
 const key = generateEd25519PrivateKey();
 const creds = { applicationId: '0b7f4b52-3c1e-4d6a-9f00-6a4b2c1d0e9f', applicationSecret: 'bench-only-secret-0123456789', keyId: 'bench-key', merchantId: 'bench-merchant' };
 const record: ApplicationRecord = { secret: creds.applicationSecret, publicKeys: new Map([[creds.keyId, key.publicKey]]) };
 const resolveApplication = (id: string) => (id === creds.applicationId ? record : undefined);
 
-function payoutBody(i: number): Uint8Array {
-  return new TextEncoder().encode(
-    JSON.stringify({
-      applicationId: creds.applicationId,
-      payInAccountSelector: 'main',
-      amount: 10.5,
-      reference: `BENCH-${i}`,
-      destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Payee', accountNumber: '12345678', sortCode: '040004', iban: null },
-    }),
-  );
-}
-
 /** `count` signed create-payout requests for `url`, each with its own nonce (signed before timing). */
 function signedRequests(url: string, count: number): HttpRequest[] {
   return Array.from({ length: count }, (_, i) => {
-    const body = payoutBody(i);
+    const body = payoutCreateBody(creds.applicationId, 'main', `BENCH-${i}`);
     const request: HttpRequest = { method: 'POST', url, headers: [['content-type', PAYOUT_TYPE]], body };
     const { headers } = signRequest(request, { ...creds, privateKey: key });
     return { ...request, headers: [...request.headers, ...Object.entries(headers)] };
   });
 }
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** verifyRequest over `requests` with `inFlight` at once; ops/s. Throws when one is not accepted. */
 async function verifyAll(requests: readonly HttpRequest[], nonceStore: NonceStore, inFlight: number): Promise<number> {

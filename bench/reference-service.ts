@@ -19,6 +19,7 @@ import { toHttpRequest } from '../server/http-io.js';
 import { startReferenceService } from '../server/index.js';
 import { listen } from '../server/listen.js';
 import { PAYOUT_MEDIA_TYPE as PAYOUT_TYPE } from '../server/representations.js';
+import { payoutCreateBody } from './payout-body.js';
 
 interface Credentials {
   readonly applicationId: string;
@@ -104,15 +105,7 @@ function signedPayouts(port: number, creds: Credentials, count: number): { heade
   const privateKey = parseEd25519PrivateKey(creds.seed);
   const base = `http://127.0.0.1:${port}`;
   return Array.from({ length: count }, (_, i) => {
-    const body = new TextEncoder().encode(
-      JSON.stringify({
-        applicationId: creds.applicationId,
-        payInAccountSelector: 'main-account',
-        amount: 10.5,
-        reference: `BENCH-${i}`,
-        destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Payee', accountNumber: '12345678', sortCode: '040004', iban: null },
-      }),
-    );
+    const body = payoutCreateBody(creds.applicationId, 'main-account', `BENCH-${i}`);
     const { headers } = signRequest(
       { method: 'POST', url: `${base}/api/payouts`, headers: [['content-type', PAYOUT_TYPE]], body },
       { applicationId: creds.applicationId, applicationSecret: creds.applicationSecret, keyId: creds.keyId, privateKey },
