@@ -74,7 +74,10 @@ export async function runPrimary(options: PrimaryOptions, io: CliIo): Promise<nu
     ...(options.generateWebhookKey ? { webhookSigningKeyPem: exportRsaPrivateKeyPem(generateWebhookKeyPair().privateKey) } : {}),
     ...(options.listenTls !== undefined ? { listenTls: options.listenTls } : {}),
   };
-  cluster.setupPrimary({ exec: fileURLToPath(new URL('../bin/payconform.js', import.meta.url)), args: ['serve', ...options.args] });
+  // The workers run this layout's own entry: dist/cli/bin.js when installed (plain node), cli/bin.ts from the sources
+  // (under the primary's loader, which cluster passes on in execArgv).
+  const entry = new URL(import.meta.url.endsWith('.ts') ? './bin.ts' : './bin.js', import.meta.url);
+  cluster.setupPrimary({ exec: fileURLToPath(entry), args: ['serve', ...options.args] });
   const env = { [SETUP_ENV]: JSON.stringify(setup) };
 
   const live = new Set<Worker>();

@@ -12,7 +12,7 @@ import { signRequest } from '../src/profile/sign-request.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
 import { PAYOUT_TYPE, send } from './reference-service-client.js';
-import { CLI_ARGS } from './fixtures/cli.js';
+import { CLI_ARGS, REPO_ROOT } from './fixtures/cli.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -20,8 +20,8 @@ afterEach(() => {
 });
 
 /** Spawns `payconform serve`; resolves with its output once it prints "Ctrl-C stops." (20 s max). */
-function spawnServe(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; text: string }> {
-  const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', '--quiet', ...args], {
+function spawnServe(args: string[], env: Record<string, string> = {}, entry: readonly string[] = CLI_ARGS): Promise<{ child: ChildProcess; text: string }> {
+  const child = spawn(process.execPath, [...entry, 'serve', '--port', '0', '--quiet', ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -185,6 +185,13 @@ describe.runIf(redisTestsEnabled())('payconform serve --redis-url (two spawned i
     );
     expect(seen.map((s) => s.status)).toEqual(Array(12).fill(200));
     expect(new Set(seen.map((s) => s.fingerprint)).size).toBe(1);
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }, 60_000);
+
+  it('--workers 2 from the built command (bin/payconform.js, as installed): the workers start from the same build', async () => {
+    const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url], {}, [join(REPO_ROOT, 'bin', 'payconform.js')]);
+    expect(text).toMatch(/workers: 2 processes sharing the port/);
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   }, 60_000);
