@@ -7,6 +7,7 @@ import type { HttpRequest } from '../http/message.js';
 import { verifyContentDigest } from '../digest/content-digest.js';
 import { isSfInteger } from '../structured-fields/structured-fields.js';
 import type { ComponentIdentifier } from '../signatures/component-identifier.js';
+import { verifySignatureBaseBytes } from '../signatures/create-signature.js';
 import { indexCheckedFieldLines, type FieldIndex } from '../signatures/field-values.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
 import { parseSignature, parseSignatureInput, type SignatureInput } from '../signatures/signature-fields.js';
@@ -86,7 +87,7 @@ function isWellFormedRequest(request: unknown): request is HttpRequest {
  * synchronous store such as MemoryNonceStore costs no microtask). The hot path creates no closures.
  */
 export function verifyRequest(request: HttpRequest, options: VerifyOptions): Promise<VerifyResult> {
-  return runSteps(request, options, checkOnCallingThread);
+  return runSteps(request, options, verifySignatureBaseBytes);
 }
 
 /**
@@ -106,17 +107,7 @@ export function verifyRequestAsync(request: HttpRequest, options: VerifyOptions)
  */
 type SignatureCheck = (bytes: Uint8Array, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend) => boolean | Promise<boolean>;
 
-/** verifySignatureBase over bytes already encoded. */
-function checkOnCallingThread(bytes: Uint8Array, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend): boolean {
-  if (signature.length !== 64) return false;
-  try {
-    return backend.verify(signature, bytes, publicKey);
-  } catch {
-    return false;
-  }
-}
-
-/** verifySignatureBaseAsync over bytes already encoded, without its own catch: step 10 handles a rejection. */
+/** verifySignatureBaseBytes on the thread pool, without a catch of its own (one promise fewer): step 10 handles a rejection. */
 function checkOnThreadPool(bytes: Uint8Array, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend): boolean | Promise<boolean> {
   if (signature.length !== 64) return false;
   try {

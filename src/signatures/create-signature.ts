@@ -10,10 +10,15 @@ export function signSignatureBase(base: string, privateKey: Ed25519PrivateKey, b
 
 /** Verifies a signature over a signature base; false for any wrong length or bad signature (never throws). */
 export function verifySignatureBase(base: string, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend): boolean {
+  // Buffer.from writes the same UTF-8 bytes as TextEncoder, into Node's pooled memory (no new ArrayBuffer per call).
+  return verifySignatureBaseBytes(Buffer.from(base, 'utf8'), signature, publicKey, backend);
+}
+
+/** verifySignatureBase over the base's UTF-8 bytes, already encoded. */
+export function verifySignatureBaseBytes(bytes: Uint8Array, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend): boolean {
   if (signature.length !== 64) return false;
   try {
-    // Buffer.from writes the same UTF-8 bytes as TextEncoder, into Node's pooled memory (no new ArrayBuffer per call).
-    return backend.verify(signature, Buffer.from(base, 'utf8'), publicKey);
+    return backend.verify(signature, bytes, publicKey);
   } catch {
     return false;
   }
