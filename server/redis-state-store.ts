@@ -256,7 +256,7 @@ export class RedisStateStore implements StateStore {
 
   async loadWebhookUrls() {
     const flat = (await this.#send(['HGETALL', this.#keys.webhookUrls], 'HGETALL webhook URLs')) as unknown;
-    // RESP2 answers a flat [field, value, ...] list; RESP3 clients a map: both are read.
+    // node-redis answers HGETALL as an object; a RESP2 client as a flat [field, value, ...] list: both are read.
     const entries: Array<[string, string]> = Array.isArray(flat)
       ? Array.from({ length: flat.length >> 1 }, (_, k) => [String(flat[2 * k]), String(flat[2 * k + 1])] as [string, string])
       : flat !== null && typeof flat === 'object'
