@@ -161,6 +161,28 @@ describe('bench/harness.ts: bounded in count and time', () => {
     await expect(runBenchmarks([b], { warmupIterations: 0, iterations: 0, maxMilliseconds: 10, rounds: 1 })).rejects.toThrow(TypeError);
   });
 
+  it('npm run bench:host measures one-thread Ed25519 verifies in 50 ms windows, in order, bounded by --seconds', () => {
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'bench/host-steadiness.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const r = run(['--seconds', '1', '--json']);
+    expect(r.status).toBe(0);
+    const result = JSON.parse(r.stdout) as { windowMs: number; windows: number[]; p10: number; median: number; p90: number };
+    expect(result.windowMs).toBe(50);
+    expect(result.windows.length).toBeGreaterThanOrEqual(10);
+    expect(result.windows.length).toBeLessThanOrEqual(20);
+    for (const rate of result.windows) expect(rate).toBeGreaterThan(0);
+    expect(result.windows).toContain(result.p10);
+    expect(result.windows).toContain(result.p90);
+    expect(result.p10).toBeLessThanOrEqual(result.median);
+    expect(result.median).toBeLessThanOrEqual(result.p90);
+    for (const bad of [['--seconds', '0'], ['--seconds', '61'], ['--seconds', '2.5'], ['--nope']]) {
+      const b = run(bad);
+      expect(b.status).toBe(2);
+      expect(b.stdout).toBe('');
+      expect(b.stderr).toContain('usage: npm run bench:host');
+    }
+  });
+
   it(`the benchmark request body is exactly ${BODY_BYTES} bytes of JSON`, () => {
     const body = payoutBody();
     expect(body.length).toBe(600);
