@@ -149,6 +149,11 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** The nearest-rank percentile `fraction` (0..1) of ascending `sorted` values; undefined when there are none. */
+export function percentile(sorted: readonly number[], fraction: number): number | undefined {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
+}
+
 /** Checks the options are positive integers (TypeError otherwise: a caller's misuse). */
 export function checkHarnessOptions(options: HarnessOptions): HarnessOptions {
   for (const [key, value] of Object.entries(options)) {

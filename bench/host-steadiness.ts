@@ -7,7 +7,7 @@
 
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { median } from './harness.js';
+import { median, percentile } from './harness.js';
 
 const USAGE = 'usage: npm run bench:host -- [--seconds N] [--json]\n  --seconds N  how long to measure, 1 to 60 (default 8)\n';
 const WINDOW_MS = 50;
@@ -20,10 +20,6 @@ interface Steadiness {
   readonly p10: number;
   readonly median: number;
   readonly p90: number;
-}
-
-function percentile(sorted: readonly number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
 }
 
 /** Verifies in windows of WINDOW_MS until `seconds` have passed (bounded in time; each window in count by the clock). */
@@ -46,7 +42,7 @@ function measure(seconds: number): Steadiness {
     windows.push(Math.round((count * 1000) / (now - start)));
   }
   const sorted = [...windows].sort((a, b) => a - b);
-  return { windowMs: WINDOW_MS, windows, p10: percentile(sorted, 0.1), median: Math.round(median(sorted)), p90: percentile(sorted, 0.9) };
+  return { windowMs: WINDOW_MS, windows, p10: percentile(sorted, 0.1)!, median: Math.round(median(windows)), p90: percentile(sorted, 0.9)! };
 }
 
 function main(argv: readonly string[]): number {
@@ -61,8 +57,9 @@ function main(argv: readonly string[]): number {
     process.stdout.write(USAGE);
     return 0;
   }
-  const seconds = values.seconds === undefined ? 8 : Number(values.seconds);
-  if (!/^\d+$/.test(values.seconds ?? '8') || seconds < 1 || seconds > 60) {
+  const raw = values.seconds ?? '8';
+  const seconds = Number(raw);
+  if (!/^\d+$/.test(raw) || seconds < 1 || seconds > 60) {
     process.stderr.write(`bench:host: --seconds must be an integer from 1 to 60\n${USAGE}`);
     return 2;
   }

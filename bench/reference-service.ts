@@ -20,6 +20,7 @@ import { startReferenceService } from '../server/index.js';
 import { listen } from '../server/listen.js';
 import { PAYOUT_MEDIA_TYPE as PAYOUT_TYPE } from '../server/representations.js';
 import { payoutCreateBody } from './payout-body.js';
+import { percentile } from './harness.js';
 
 interface Credentials {
   readonly applicationId: string;
@@ -79,9 +80,8 @@ interface Result {
 }
 
 /** The latency percentile `q` (0..1) of sorted milliseconds, rounded to 0.01 ms. */
-function percentile(sorted: readonly number[], q: number): number {
-  const value = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0;
-  return Math.round(value * 100) / 100;
+function latencyPercentile(sorted: readonly number[], q: number): number {
+  return Math.round((percentile(sorted, q) ?? 0) * 100) / 100;
 }
 
 function startChild(kind: string, creds: Credentials): Promise<{ port: number; stop: () => void }> {
@@ -156,7 +156,7 @@ async function measure(name: string, port: number, creds: Credentials, total: nu
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { name, opsPerSec: Math.round(((ok + failed) / seconds) * 10) / 10, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), ok, failed };
+  return { name, opsPerSec: Math.round(((ok + failed) / seconds) * 10) / 10, p50Ms: latencyPercentile(latencies, 0.5), p99Ms: latencyPercentile(latencies, 0.99), ok, failed };
 }
 
 /**
@@ -194,7 +194,7 @@ async function measureAtRate(name: string, port: number, creds: Credentials, tot
   const seconds = (performance.now() - start) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { name, opsPerSec: Math.round(((ok + failed) / seconds) * 10) / 10, p50Ms: percentile(latencies, 0.5), p99Ms: percentile(latencies, 0.99), ok, failed };
+  return { name, opsPerSec: Math.round(((ok + failed) / seconds) * 10) / 10, p50Ms: latencyPercentile(latencies, 0.5), p99Ms: latencyPercentile(latencies, 0.99), ok, failed };
 }
 
 /** A JSON line: `name` and `opsPerSec` as every bench row, then this benchmark's extras. */
