@@ -94,7 +94,11 @@ const collectGarbage: () => void = (() => {
 })();
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 /** Runs one round of one benchmark. Synchronous operations are not awaited, so they pay no microtask cost. */
@@ -113,7 +117,7 @@ async function runRound(benchmark: Benchmark, options: HarnessOptions): Promise<
   const deadline = start + maxMilliseconds;
   const end = warmupIterations + iterations;
   let now = start;
-  for (; i < end; ) {
+  for (; i < end;) {
     const result = op(i);
     if (isThenable(result)) await result;
     i++;
@@ -127,7 +131,11 @@ async function runRound(benchmark: Benchmark, options: HarnessOptions): Promise<
  * A round with `inFlight` operations outstanding: each finished operation starts the next (a closed loop, like that
  * many clients), until the count or the time bound; the clock stops when the last outstanding one has finished.
  */
-async function runRoundInFlight(op: Operation, inFlight: number, options: HarnessOptions): Promise<RoundResult> {
+async function runRoundInFlight(
+  op: Operation,
+  inFlight: number,
+  options: HarnessOptions,
+): Promise<RoundResult> {
   const { warmupIterations, iterations, maxMilliseconds } = options;
   let next = 0;
   let deadline = Number.POSITIVE_INFINITY;
@@ -158,7 +166,8 @@ export function percentile(sorted: readonly number[], fraction: number): number 
 export function checkHarnessOptions(options: HarnessOptions): HarnessOptions {
   for (const [key, value] of Object.entries(options)) {
     const min = key === 'warmupIterations' ? 0 : 1;
-    if (!Number.isSafeInteger(value) || value < min) throw new TypeError(`${key} must be an integer ≥ ${min}, got ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value < min)
+      throw new TypeError(`${key} must be an integer ≥ ${min}, got ${String(value)}`);
   }
   return options;
 }
@@ -177,7 +186,9 @@ export async function runBenchmarks(
   for (const b of benchmarks) {
     if (names.has(b.name)) throw new TypeError(`duplicate benchmark name "${b.name}"`);
     if (b.inFlight !== undefined && !(Number.isSafeInteger(b.inFlight) && b.inFlight >= 1)) {
-      throw new TypeError(`inFlight of "${b.name}" must be an integer ≥ 1, got ${String(b.inFlight)}`);
+      throw new TypeError(
+        `inFlight of "${b.name}" must be an integer ≥ 1, got ${String(b.inFlight)}`,
+      );
     }
     names.add(b.name);
   }
@@ -205,10 +216,14 @@ export async function runBenchmarks(
  * numerator ÷ denominator within one run: the median of the per-round ratios, which cancels load that changes from
  * round to round; undefined when either benchmark is missing.
  */
-export function compare(measurements: readonly Measurement[], comparison: Comparison): number | undefined {
+export function compare(
+  measurements: readonly Measurement[],
+  comparison: Comparison,
+): number | undefined {
   const top = measurements.find((m) => m.name === comparison.numerator)?.roundOpsPerSec;
   const bottom = measurements.find((m) => m.name === comparison.denominator)?.roundOpsPerSec;
-  if (top === undefined || bottom === undefined || top.length !== bottom.length || top.length === 0) return undefined;
+  if (top === undefined || bottom === undefined || top.length !== bottom.length || top.length === 0)
+    return undefined;
   const ratios = top.map((t, round) => t / bottom[round]!).filter((r) => Number.isFinite(r));
   return ratios.length === 0 ? undefined : median(ratios);
 }

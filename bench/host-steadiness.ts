@@ -9,7 +9,8 @@ import { generateKeyPairSync, sign, verify } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { median, percentile } from './harness.js';
 
-const USAGE = 'usage: npm run bench:host -- [--seconds N] [--json]\n  --seconds N  how long to measure, 1 to 60 (default 8)\n';
+const USAGE =
+  'usage: npm run bench:host -- [--seconds N] [--json]\n  --seconds N  how long to measure, 1 to 60 (default 8)\n';
 const WINDOW_MS = 50;
 const MESSAGES = 64;
 
@@ -25,7 +26,9 @@ interface Steadiness {
 /** Verifies in windows of WINDOW_MS until `seconds` have passed (bounded in time; each window in count by the clock). */
 function measure(seconds: number): Steadiness {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const messages = Array.from({ length: MESSAGES }, (_, i) => Buffer.from(`host steadiness probe ${i} `.padEnd(400, '.')));
+  const messages = Array.from({ length: MESSAGES }, (_, i) =>
+    Buffer.from(`host steadiness probe ${i} `.padEnd(400, '.')),
+  );
   const signatures = messages.map((message) => sign(null, message, privateKey));
   const windows: number[] = [];
   const end = performance.now() + seconds * 1000;
@@ -35,22 +38,38 @@ function measure(seconds: number): Steadiness {
     let now = start;
     while (now - start < WINDOW_MS) {
       const i = count % MESSAGES;
-      if (!verify(null, messages[i]!, publicKey, signatures[i]!)) throw new Error('Ed25519 verify failed');
+      if (!verify(null, messages[i]!, publicKey, signatures[i]!))
+        throw new Error('Ed25519 verify failed');
       count++;
       now = performance.now();
     }
     windows.push(Math.round((count * 1000) / (now - start)));
   }
   const sorted = [...windows].sort((a, b) => a - b);
-  return { windowMs: WINDOW_MS, windows, p10: percentile(sorted, 0.1)!, median: Math.round(median(windows)), p90: percentile(sorted, 0.9)! };
+  return {
+    windowMs: WINDOW_MS,
+    windows,
+    p10: percentile(sorted, 0.1)!,
+    median: Math.round(median(windows)),
+    p90: percentile(sorted, 0.9)!,
+  };
 }
 
 function main(argv: readonly string[]): number {
   let values;
   try {
-    ({ values } = parseArgs({ args: [...argv], options: { seconds: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        seconds: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
   } catch (error) {
-    process.stderr.write(`bench:host: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.stderr.write(
+      `bench:host: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`,
+    );
     return 2;
   }
   if (values.help === true) {

@@ -6,7 +6,8 @@ import { parseArgs } from 'node:util';
 import { MemoryNonceStore, type NonceOwner } from '../src/profile/nonce-store.js';
 import { parseSignatureInput } from '../src/signatures/signature-fields.js';
 
-const COMPONENTS = '("@method" "@path" "@authority" "content-digest" "content-type" "content-length" "x-application-id" "x-application-secret")';
+const COMPONENTS =
+  '("@method" "@path" "@authority" "content-digest" "content-type" "content-length" "x-application-id" "x-application-secret")';
 
 /** A fresh Signature-Input header string, as it arrives on the wire (one per request). */
 function header(created: number): string {
@@ -15,14 +16,24 @@ function header(created: number): string {
 
 function heapAfterGc(): number {
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc === undefined) throw new Error('run with node --expose-gc (npm run bench:nonce-memory does)');
+  if (gc === undefined)
+    throw new Error('run with node --expose-gc (npm run bench:nonce-memory does)');
   for (let i = 0; i < 3; i++) gc();
   return process.memoryUsage().heapUsed;
 }
 
-export function measureBytesPerNonce(count: number, applications: number): { bytesPerNonce: number; headerBytes: number } {
-  const owners: NonceOwner[] = Array.from({ length: applications }, (_, i) => ({ applicationId: `app-${i}`, keyId: 'key-1' }));
-  const store = new MemoryNonceStore({ maxEntries: count + 1, maxEntriesPerApplication: count + 1 });
+export function measureBytesPerNonce(
+  count: number,
+  applications: number,
+): { bytesPerNonce: number; headerBytes: number } {
+  const owners: NonceOwner[] = Array.from({ length: applications }, (_, i) => ({
+    applicationId: `app-${i}`,
+    keyId: 'key-1',
+  }));
+  const store = new MemoryNonceStore({
+    maxEntries: count + 1,
+    maxEntriesPerApplication: count + 1,
+  });
   const now = 1_767_225_600;
   const before = heapAfterGc();
   for (let i = 0; i < count; i++) {
@@ -37,10 +48,16 @@ export function measureBytesPerNonce(count: number, applications: number): { byt
   return { bytesPerNonce: (after - before) / count, headerBytes: header(now).length };
 }
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '200000' }, applications: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string', default: '200000' },
+    applications: { type: 'string', default: '10' },
+  },
+});
 const count = Number(values.count);
 const applications = Number(values.applications);
-if (!(Number.isInteger(count) && count > 0 && Number.isInteger(applications) && applications > 0)) throw new Error('--count and --applications: positive integers');
+if (!(Number.isInteger(count) && count > 0 && Number.isInteger(applications) && applications > 0))
+  throw new Error('--count and --applications: positive integers');
 const { bytesPerNonce, headerBytes } = measureBytesPerNonce(count, applications);
 console.log(
   `MemoryNonceStore: ${bytesPerNonce.toFixed(1)} B per remembered nonce (${count} UUID nonces from ${applications} applications, ` +

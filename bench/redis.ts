@@ -10,7 +10,11 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connectRedis, RedisNonceStore } from '../redis/index.js';
-import { exportEd25519PublicKeyBase64, exportEd25519SeedBase64, generateEd25519PrivateKey } from '../src/keys/index.js';
+import {
+  exportEd25519PublicKeyBase64,
+  exportEd25519SeedBase64,
+  generateEd25519PrivateKey,
+} from '../src/keys/index.js';
 import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
 import { signRequest } from '../src/profile/sign-request.js';
 import { verifyRequest, type ApplicationRecord } from '../src/profile/verify-request.js';
@@ -21,28 +25,49 @@ import { median } from './harness.js';
 import { payoutCreateBody } from './payout-body.js';
 
 const key = generateEd25519PrivateKey();
-const creds = { applicationId: '0b7f4b52-3c1e-4d6a-9f00-6a4b2c1d0e9f', applicationSecret: 'bench-only-secret-0123456789', keyId: 'bench-key', merchantId: 'bench-merchant' };
-const record: ApplicationRecord = { secret: creds.applicationSecret, publicKeys: new Map([[creds.keyId, key.publicKey]]) };
+const creds = {
+  applicationId: '0b7f4b52-3c1e-4d6a-9f00-6a4b2c1d0e9f',
+  applicationSecret: 'bench-only-secret-0123456789',
+  keyId: 'bench-key',
+  merchantId: 'bench-merchant',
+};
+const record: ApplicationRecord = {
+  secret: creds.applicationSecret,
+  publicKeys: new Map([[creds.keyId, key.publicKey]]),
+};
 const resolveApplication = (id: string) => (id === creds.applicationId ? record : undefined);
 
 /** `count` signed create-payout requests for `url`, each with its own nonce (signed before timing). */
 function signedRequests(url: string, count: number): HttpRequest[] {
   return Array.from({ length: count }, (_, i) => {
     const body = payoutCreateBody(creds.applicationId, 'main', `BENCH-${i}`);
-    const request: HttpRequest = { method: 'POST', url, headers: [['content-type', PAYOUT_TYPE]], body };
+    const request: HttpRequest = {
+      method: 'POST',
+      url,
+      headers: [['content-type', PAYOUT_TYPE]],
+      body,
+    };
     const { headers } = signRequest(request, { ...creds, privateKey: key });
     return { ...request, headers: [...request.headers, ...Object.entries(headers)] };
   });
 }
 
 /** verifyRequest over `requests` with `inFlight` at once; ops/s. Throws when one is not accepted. */
-async function verifyAll(requests: readonly HttpRequest[], nonceStore: NonceStore, inFlight: number): Promise<number> {
+async function verifyAll(
+  requests: readonly HttpRequest[],
+  nonceStore: NonceStore,
+  inFlight: number,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: inFlight }, async () => {
       while (next < requests.length) {
-        const r = await verifyRequest(requests[next++]!, { nonceStore, resolveApplication, now: Math.floor(Date.now() / 1000) });
+        const r = await verifyRequest(requests[next++]!, {
+          nonceStore,
+          resolveApplication,
+          now: Math.floor(Date.now() / 1000),
+        });
         if (!r.ok) throw new Error(`verification failed: ${r.code} ${r.message}`);
       }
     }),
@@ -58,17 +83,21 @@ interface Service {
 
 function startServe(args: readonly string[]): Promise<Service> {
   const bin = fileURLToPath(new URL('../bin/payconform.js', import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--port', '0', '--quiet', '--no-portal', ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PAYCONFORM_APPLICATION_ID: creds.applicationId,
-      PAYCONFORM_APPLICATION_SECRET: creds.applicationSecret,
-      PAYCONFORM_KEY_ID: creds.keyId,
-      PAYCONFORM_MERCHANT_ID: creds.merchantId,
-      PAYCONFORM_PUBLIC_KEY: exportEd25519PublicKeyBase64(key.publicKey),
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [bin, 'serve', '--port', '0', '--quiet', '--no-portal', ...args],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PAYCONFORM_APPLICATION_ID: creds.applicationId,
+        PAYCONFORM_APPLICATION_SECRET: creds.applicationSecret,
+        PAYCONFORM_KEY_ID: creds.keyId,
+        PAYCONFORM_MERCHANT_ID: creds.merchantId,
+        PAYCONFORM_PUBLIC_KEY: exportEd25519PublicKeyBase64(key.publicKey),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let text = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -102,16 +131,23 @@ function startServe(args: readonly string[]): Promise<Service> {
 }
 
 /** Signed POST /api/payouts over loopback, `connections` keep-alive connections; req/s of accepted requests. */
-async function load(port: number, total: number, connections: number): Promise<{ opsPerSec: number; failed: number }> {
+async function load(
+  port: number,
+  total: number,
+  connections: number,
+): Promise<{ opsPerSec: number; failed: number }> {
   const requests = signedRequests(`http://127.0.0.1:${port}/api/payouts`, total + 200);
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const send = (r: HttpRequest): Promise<number> =>
     new Promise((resolve) => {
       const headers = Object.fromEntries(r.headers);
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/payouts', headers, agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
+      const req = http.request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/api/payouts', headers, agent },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.setTimeout(10_000, () => req.destroy());
       req.on('error', () => resolve(0));
       req.end(r.body);
@@ -135,7 +171,15 @@ async function load(port: number, total: number, connections: number): Promise<{
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { json: { type: 'boolean' }, requests: { type: 'string' }, rounds: { type: 'string' }, nonces: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    options: {
+      json: { type: 'boolean' },
+      requests: { type: 'string' },
+      rounds: { type: 'string' },
+      nonces: { type: 'string' },
+    },
+    strict: true,
+  });
   const total = Math.min(Number(values.requests ?? 2000) || 2000, 100_000);
   const rounds = Math.min(Number(values.rounds ?? 3) || 3, 10);
   const nonceCount = Math.min(Number(values.nonces ?? 100_000) || 100_000, 1_000_000);
@@ -149,7 +193,12 @@ async function main(): Promise<void> {
     // 1. verifyRequest: RedisNonceStore against MemoryNonceStore, interleaved rounds, median.
     const connection = await connectRedis(redis.url);
     try {
-      const perRound: Record<string, number[]> = { 'verify-memory-sequential': [], 'verify-redis-sequential': [], 'verify-memory-64-in-flight': [], 'verify-redis-64-in-flight': [] };
+      const perRound: Record<string, number[]> = {
+        'verify-memory-sequential': [],
+        'verify-redis-sequential': [],
+        'verify-memory-64-in-flight': [],
+        'verify-redis-64-in-flight': [],
+      };
       for (let round = 0; round < rounds; round += 1) {
         for (const [name, inFlight, redisStore] of [
           ['verify-memory-sequential', 1, false],
@@ -157,8 +206,14 @@ async function main(): Promise<void> {
           ['verify-memory-64-in-flight', 64, false],
           ['verify-redis-64-in-flight', 64, true],
         ] as const) {
-          const store: NonceStore = redisStore ? new RedisNonceStore({ client: connection, keyPrefix: `bench:${round}:` }) : new MemoryNonceStore();
-          const ops = await verifyAll(signedRequests('https://api.example.com/api/payouts', total), store, inFlight);
+          const store: NonceStore = redisStore
+            ? new RedisNonceStore({ client: connection, keyPrefix: `bench:${round}:` })
+            : new MemoryNonceStore();
+          const ops = await verifyAll(
+            signedRequests('https://api.example.com/api/payouts', total),
+            store,
+            inFlight,
+          );
           perRound[name]!.push(ops);
           progress(`round ${round + 1} ${name}: ${Math.round(ops)} verifications/s`);
         }
@@ -167,7 +222,10 @@ async function main(): Promise<void> {
 
       // 2. Bytes per nonce: INFO memory used_memory before and after `nonceCount` nonces (UUIDs, the default prefix).
       await connection.sendCommand(['FLUSHALL']);
-      const used = async () => Number(/used_memory:(\d+)/.exec(String(await connection.sendCommand(['INFO', 'memory'])))![1]);
+      const used = async () =>
+        Number(
+          /used_memory:(\d+)/.exec(String(await connection.sendCommand(['INFO', 'memory'])))![1],
+        );
       const before = await used();
       const store = new RedisNonceStore({ client: connection });
       const now = Math.floor(Date.now() / 1000);
@@ -176,15 +234,20 @@ async function main(): Promise<void> {
         Array.from({ length: 64 }, async () => {
           while (i < nonceCount) {
             i += 1;
-            if (!(await store.checkAndRecord(randomUUID(), now, now + 300))) throw new Error('a fresh nonce was refused');
+            if (!(await store.checkAndRecord(randomUUID(), now, now + 300)))
+              throw new Error('a fresh nonce was refused');
           }
         }),
       );
       const after = await used();
       results['redis-bytes-per-nonce'] = (after - before) / nonceCount;
       const sample = String(await connection.sendCommand(['RANDOMKEY']));
-      results['redis-memory-usage-one-key'] = Number(await connection.sendCommand(['MEMORY', 'USAGE', sample]));
-      progress(`${nonceCount} nonces: used_memory ${before} -> ${after} bytes; MEMORY USAGE of one key ${results['redis-memory-usage-one-key']}`);
+      results['redis-memory-usage-one-key'] = Number(
+        await connection.sendCommand(['MEMORY', 'USAGE', sample]),
+      );
+      progress(
+        `${nonceCount} nonces: used_memory ${before} -> ${after} bytes; MEMORY USAGE of one key ${results['redis-memory-usage-one-key']}`,
+      );
       await connection.sendCommand(['FLUSHALL']);
     } finally {
       await connection.close();
@@ -215,20 +278,27 @@ async function main(): Promise<void> {
   }
 
   const ratios: Record<string, number> = {
-    'verify redis/memory, sequential': results['verify-redis-sequential']! / results['verify-memory-sequential']!,
-    'verify redis/memory, 64 in flight': results['verify-redis-64-in-flight']! / results['verify-memory-64-in-flight']!,
+    'verify redis/memory, sequential':
+      results['verify-redis-sequential']! / results['verify-memory-sequential']!,
+    'verify redis/memory, 64 in flight':
+      results['verify-redis-64-in-flight']! / results['verify-memory-64-in-flight']!,
     'service redis/memory': results['service-redis']! / results['service-memory']!,
-    'service redis --workers 2 / --workers 1': results['service-redis-workers-2']! / results['service-redis']!,
+    'service redis --workers 2 / --workers 1':
+      results['service-redis-workers-2']! / results['service-redis']!,
   };
   if (values.json === true) {
-    for (const [name, value] of Object.entries(results)) process.stdout.write(`${JSON.stringify({ name, value: Math.round(value * 10) / 10 })}\n`);
+    for (const [name, value] of Object.entries(results))
+      process.stdout.write(`${JSON.stringify({ name, value: Math.round(value * 10) / 10 })}\n`);
     return;
   }
   const out = [
     `redis bench: ${total} signed requests per measurement, ${rounds} rounds (verify: median; service: best round); ${nonceCount} nonces for memory`,
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, node ${process.version}; load average at start ${load1.toFixed(2)} (the load generator shares these cores)`,
     '',
-    ...Object.entries(results).map(([name, value]) => `  ${name.padEnd(30)} ${name.startsWith('redis-') ? `${value.toFixed(1)} bytes` : `${Math.round(value).toLocaleString('en-US')} /s`}`),
+    ...Object.entries(results).map(
+      ([name, value]) =>
+        `  ${name.padEnd(30)} ${name.startsWith('redis-') ? `${value.toFixed(1)} bytes` : `${Math.round(value).toLocaleString('en-US')} /s`}`,
+    ),
     '',
     ...Object.entries(ratios).map(([label, value]) => `  ${label}: ${value.toFixed(2)}`),
   ];

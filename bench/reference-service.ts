@@ -11,7 +11,11 @@ import { fork } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { exportEd25519SeedBase64, generateEd25519PrivateKey, parseEd25519PrivateKey } from '../src/keys/index.js';
+import {
+  exportEd25519SeedBase64,
+  generateEd25519PrivateKey,
+  parseEd25519PrivateKey,
+} from '../src/keys/index.js';
 import { MemoryNonceStore } from '../src/profile/nonce-store.js';
 import { signRequest } from '../src/profile/sign-request.js';
 import { verifyRequest } from '../src/profile/verify-request.js';
@@ -42,25 +46,37 @@ async function serveChild(kind: string, creds: Credentials): Promise<void> {
   if (kind === 'reference' || kind === 'portal') {
     const { createPortal } = await import('../server/portal/index.js');
     const service = await startReferenceService({
-      applications: [{ ...creds, publicKey: privateKey.publicKey, payInAccountSelector: 'main-account' }],
+      applications: [
+        { ...creds, publicKey: privateKey.publicKey, payInAccountSelector: 'main-account' },
+      ],
       seedPayments: false,
       ...(kind === 'portal' ? { extensions: [createPortal()] } : {}),
     });
     port = service.port;
     // 16 open live views (the portal's cap), each reading its event stream.
-    if (kind === 'portal') for (let i = 0; i < 16; i++) http.get(`${service.baseUrl}/portal/events`, (res) => res.resume());
+    if (kind === 'portal')
+      for (let i = 0; i < 16; i++)
+        http.get(`${service.baseUrl}/portal/events`, (res) => res.resume());
   } else {
     const nonceStore = new MemoryNonceStore();
     // One record, as the service keeps one per application (verifyRequest caches the secret's digest per record).
-    const record = { secret: creds.applicationSecret, publicKeys: new Map([[creds.keyId, privateKey.publicKey]]) };
+    const record = {
+      secret: creds.applicationSecret,
+      publicKeys: new Map([[creds.keyId, privateKey.publicKey]]),
+    };
     const resolveApplication = (id: string) => (id === creds.applicationId ? record : undefined);
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         // The request as the service builds it (server/http-io.ts), so the limit differs only by what the service adds.
-        void verifyRequest(toHttpRequest(req, new Uint8Array(Buffer.concat(chunks))), { nonceStore, resolveApplication }).then((r) => {
-          res.writeHead(r.ok ? 201 : 401, { 'content-type': 'application/json' }).end(r.ok ? '{"ok":true}' : `{"code":"${r.code}"}`);
+        void verifyRequest(toHttpRequest(req, new Uint8Array(Buffer.concat(chunks))), {
+          nonceStore,
+          resolveApplication,
+        }).then((r) => {
+          res
+            .writeHead(r.ok ? 201 : 401, { 'content-type': 'application/json' })
+            .end(r.ok ? '{"ok":true}' : `{"code":"${r.code}"}`);
         });
       });
     });
@@ -85,7 +101,10 @@ function latencyPercentile(sorted: readonly number[], q: number): number {
 }
 
 function startChild(kind: string, creds: Credentials): Promise<{ port: number; stop: () => void }> {
-  const child = fork(fileURLToPath(import.meta.url), ['--child', kind], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fileURLToPath(import.meta.url), ['--child', kind], {
+    execArgv: process.execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill();
@@ -101,33 +120,60 @@ function startChild(kind: string, creds: Credentials): Promise<{ port: number; s
 }
 
 /** Signed payout requests (distinct nonces and references), built before any timing. */
-function signedPayouts(port: number, creds: Credentials, count: number): { headers: Record<string, string>; body: Uint8Array }[] {
+function signedPayouts(
+  port: number,
+  creds: Credentials,
+  count: number,
+): { headers: Record<string, string>; body: Uint8Array }[] {
   const privateKey = parseEd25519PrivateKey(creds.seed);
   const base = `http://127.0.0.1:${port}`;
   return Array.from({ length: count }, (_, i) => {
     const body = payoutCreateBody(creds.applicationId, 'main-account', `BENCH-${i}`);
     const { headers } = signRequest(
-      { method: 'POST', url: `${base}/api/payouts`, headers: [['content-type', PAYOUT_TYPE]], body },
-      { applicationId: creds.applicationId, applicationSecret: creds.applicationSecret, keyId: creds.keyId, privateKey },
+      {
+        method: 'POST',
+        url: `${base}/api/payouts`,
+        headers: [['content-type', PAYOUT_TYPE]],
+        body,
+      },
+      {
+        applicationId: creds.applicationId,
+        applicationSecret: creds.applicationSecret,
+        keyId: creds.keyId,
+        privateKey,
+      },
     );
     return { headers: { 'content-type': PAYOUT_TYPE, ...headers }, body };
   });
 }
 
 /** Sends one request; resolves with the status (0 for a network error or a 10 s timeout). */
-function send(agent: http.Agent, port: number, r: { headers: Record<string, string>; body: Uint8Array }): Promise<number> {
+function send(
+  agent: http.Agent,
+  port: number,
+  r: { headers: Record<string, string>; body: Uint8Array },
+): Promise<number> {
   return new Promise((resolve) => {
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/payouts', headers: r.headers, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/api/payouts', headers: r.headers, agent },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.setTimeout(10_000, () => req.destroy());
     req.on('error', () => resolve(0));
     req.end(r.body);
   });
 }
 
-async function measure(name: string, port: number, creds: Credentials, total: number, concurrency: number): Promise<Result> {
+async function measure(
+  name: string,
+  port: number,
+  creds: Credentials,
+  total: number,
+  concurrency: number,
+): Promise<Result> {
   // Pre-sign every request (distinct nonces) so the client's signing cost is not in the timed loop.
   const requests = signedPayouts(port, creds, total + WARMUP);
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
@@ -156,7 +202,14 @@ async function measure(name: string, port: number, creds: Credentials, total: nu
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { name, opsPerSec: Math.round(((ok + failed) / seconds) * 10) / 10, p50Ms: latencyPercentile(latencies, 0.5), p99Ms: latencyPercentile(latencies, 0.99), ok, failed };
+  return {
+    name,
+    opsPerSec: Math.round(((ok + failed) / seconds) * 10) / 10,
+    p50Ms: latencyPercentile(latencies, 0.5),
+    p99Ms: latencyPercentile(latencies, 0.99),
+    ok,
+    failed,
+  };
 }
 
 /**
@@ -164,10 +217,17 @@ async function measure(name: string, port: number, creds: Credentials, total: nu
  * whether or not earlier ones were answered, each timed from its due time (so a client that falls behind counts
  * as latency, not as a lower offered rate). Bounded by RUN_TIMEOUT_MS.
  */
-async function measureAtRate(name: string, port: number, creds: Credentials, total: number, rate: number): Promise<Result> {
+async function measureAtRate(
+  name: string,
+  port: number,
+  creds: Credentials,
+  total: number,
+  rate: number,
+): Promise<Result> {
   const requests = signedPayouts(port, creds, total + WARMUP);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-  for (let i = 0; i < WARMUP; i += 16) await Promise.all(requests.slice(i, i + 16).map((r) => send(agent, port, r)));
+  for (let i = 0; i < WARMUP; i += 16)
+    await Promise.all(requests.slice(i, i + 16).map((r) => send(agent, port, r)));
   const latencies: number[] = [];
   let ok = 0;
   let failed = 0;
@@ -194,7 +254,14 @@ async function measureAtRate(name: string, port: number, creds: Credentials, tot
   const seconds = (performance.now() - start) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  return { name, opsPerSec: Math.round(((ok + failed) / seconds) * 10) / 10, p50Ms: latencyPercentile(latencies, 0.5), p99Ms: latencyPercentile(latencies, 0.99), ok, failed };
+  return {
+    name,
+    opsPerSec: Math.round(((ok + failed) / seconds) * 10) / 10,
+    p50Ms: latencyPercentile(latencies, 0.5),
+    p99Ms: latencyPercentile(latencies, 0.99),
+    ok,
+    failed,
+  };
 }
 
 /** A JSON line: `name` and `opsPerSec` as every bench row, then this benchmark's extras. */
@@ -275,18 +342,37 @@ async function main(): Promise<void> {
     }
   }
   const rows: ServerRow[] = [
-    ...[...best.values()].map((r) => ({ name: r.name, opsPerSec: r.opsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, roundOpsPerSec: perRound.get(r.name)! })),
-    ...fixedLoad.map((r) => ({ name: r.name, opsPerSec: r.opsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, offeredPerSec: rate })),
+    ...[...best.values()].map((r) => ({
+      name: r.name,
+      opsPerSec: r.opsPerSec,
+      p50Ms: r.p50Ms,
+      p99Ms: r.p99Ms,
+      roundOpsPerSec: perRound.get(r.name)!,
+    })),
+    ...fixedLoad.map((r) => ({
+      name: r.name,
+      opsPerSec: r.opsPerSec,
+      p50Ms: r.p50Ms,
+      p99Ms: r.p99Ms,
+      offeredPerSec: rate,
+    })),
   ];
   if (values.json === true) {
     for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
   } else {
-    process.stdout.write(`signed POST /api/payouts over loopback, ${total} requests, ${concurrency} connections (after ${WARMUP} warm-up), best of ${rounds} alternating rounds\n`);
+    process.stdout.write(
+      `signed POST /api/payouts over loopback, ${total} requests, ${concurrency} connections (after ${WARMUP} warm-up), best of ${rounds} alternating rounds\n`,
+    );
     for (const r of [...best.values(), ...fixedLoad]) {
-      process.stdout.write(`  ${r.name.padEnd(36)} ${String(r.opsPerSec).padStart(9)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms   (${r.ok} accepted, ${r.failed} other)\n`);
+      process.stdout.write(
+        `  ${r.name.padEnd(36)} ${String(r.opsPerSec).padStart(9)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms   (${r.ok} accepted, ${r.failed} other)\n`,
+      );
     }
     const [, ref, portal] = [...best.values()];
-    if (ref && portal) process.stdout.write(`  ratio with-portal/reference: ${(portal.opsPerSec / ref.opsPerSec).toFixed(2)} (the portal should cost nothing: about 1.0)\n`);
+    if (ref && portal)
+      process.stdout.write(
+        `  ratio with-portal/reference: ${(portal.opsPerSec / ref.opsPerSec).toFixed(2)} (the portal should cost nothing: about 1.0)\n`,
+      );
   }
 }
 

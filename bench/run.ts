@@ -55,11 +55,18 @@ const LIMITS = {
 
 class UsageError extends Error {}
 
-function integerOption(raw: string | undefined, flag: keyof typeof LIMITS, fallback: number, min: number): number {
+function integerOption(
+  raw: string | undefined,
+  flag: keyof typeof LIMITS,
+  fallback: number,
+  min: number,
+): number {
   if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new UsageError(`--${flag} must be an integer, got ${JSON.stringify(raw)}`);
+  if (!/^\d+$/.test(raw))
+    throw new UsageError(`--${flag} must be an integer, got ${JSON.stringify(raw)}`);
   const value = Number(raw);
-  if (value < min || value > LIMITS[flag]) throw new UsageError(`--${flag} must be between ${min} and ${LIMITS[flag]}`);
+  if (value < min || value > LIMITS[flag])
+    throw new UsageError(`--${flag} must be between ${min} and ${LIMITS[flag]}`);
   return value;
 }
 
@@ -69,7 +76,9 @@ interface ServerOptions {
   readonly rate: number;
 }
 
-function parseOptions(argv: readonly string[]): { json: boolean; harness: HarnessOptions; server: ServerOptions } | 'help' {
+function parseOptions(
+  argv: readonly string[],
+): { json: boolean; harness: HarnessOptions; server: ServerOptions } | 'help' {
   let values;
   try {
     ({ values } = parseArgs({
@@ -102,7 +111,12 @@ function parseOptions(argv: readonly string[]): { json: boolean; harness: Harnes
       rounds: integerOption(values.rounds, 'rounds', d.rounds, 1),
     },
     server: {
-      requests: integerOption(values['server-requests'], 'server-requests', SERVER_DEFAULTS.requests, 0),
+      requests: integerOption(
+        values['server-requests'],
+        'server-requests',
+        SERVER_DEFAULTS.requests,
+        0,
+      ),
       rounds: integerOption(values['server-rounds'], 'server-rounds', SERVER_DEFAULTS.rounds, 1),
       rate: integerOption(values['server-rate'], 'server-rate', SERVER_DEFAULTS.rate, 0),
     },
@@ -131,9 +145,15 @@ function runServerBenchmark(options: ServerOptions): Promise<ServerRow[]> {
     child.once('error', reject);
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      if (code !== 0) return reject(new Error(`server benchmark ended with ${signal ?? `exit code ${code}`}`));
+      if (code !== 0)
+        return reject(new Error(`server benchmark ended with ${signal ?? `exit code ${code}`}`));
       try {
-        resolve(out.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as ServerRow));
+        resolve(
+          out
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => JSON.parse(line) as ServerRow),
+        );
       } catch {
         reject(new Error('server benchmark printed something other than JSON lines'));
       }
@@ -147,7 +167,10 @@ function serverTable(results: readonly ServerRow[], options: ServerOptions): str
   const lines = [
     '',
     `signed POST /api/payouts over loopback: ${options.requests} requests, 16 connections, best of ${options.rounds} alternating rounds`,
-    ...throughput.map((r) => `  ${r.name.padEnd(36)} ${formatOps(r.opsPerSec).padStart(9)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms`),
+    ...throughput.map(
+      (r) =>
+        `  ${r.name.padEnd(36)} ${formatOps(r.opsPerSec).padStart(9)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms`,
+    ),
   ];
   const limit = throughput.find((r) => r.name === 'bare-node-http-verify')?.roundOpsPerSec;
   const reference = throughput.find((r) => r.name === 'reference-service')?.roundOpsPerSec;
@@ -156,18 +179,29 @@ function serverTable(results: readonly ServerRow[], options: ServerOptions): str
     const ratios = reference.map((ops, i) => ops / limit[i]!).sort((a, b) => a - b);
     const ratio = ratios[ratios.length >> 1]!;
     const verdict = ratio >= SERVER_RATIO_TARGET ? 'met' : 'MISSED';
-    lines.push(`  reference service / bare verifying server (median of per-round ratios): ${ratio.toFixed(2)}  target ≥ ${SERVER_RATIO_TARGET}: ${verdict}`);
+    lines.push(
+      `  reference service / bare verifying server (median of per-round ratios): ${ratio.toFixed(2)}  target ≥ ${SERVER_RATIO_TARGET}: ${verdict}`,
+    );
   }
   if (fixedLoad.length > 0) {
-    lines.push(`at a fixed offered load of ${formatOps(fixedLoad[0]!.offeredPerSec!)} req/s (open loop, ${options.requests} requests each):`);
-    for (const r of fixedLoad) lines.push(`  ${r.name.padEnd(36)} ${formatOps(r.opsPerSec).padStart(9)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms`);
+    lines.push(
+      `at a fixed offered load of ${formatOps(fixedLoad[0]!.offeredPerSec!)} req/s (open loop, ${options.requests} requests each):`,
+    );
+    for (const r of fixedLoad)
+      lines.push(
+        `  ${r.name.padEnd(36)} ${formatOps(r.opsPerSec).padStart(9)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }
 
 const formatOps = (ops: number): string => Math.round(ops).toLocaleString('en-US');
 
-function table(measurements: readonly Measurement[], comparisons: readonly Comparison[], options: HarnessOptions): string {
+function table(
+  measurements: readonly Measurement[],
+  comparisons: readonly Comparison[],
+  options: HarnessOptions,
+): string {
   const lines: string[] = [];
   const nameWidth = Math.max(...measurements.map((m) => m.name.length), 4);
   lines.push(
@@ -177,13 +211,20 @@ function table(measurements: readonly Measurement[], comparisons: readonly Compa
   );
   for (const m of measurements) {
     const range = `${formatOps(Math.min(...m.roundOpsPerSec))}-${formatOps(Math.max(...m.roundOpsPerSec))}`;
-    lines.push(`${m.name.padEnd(nameWidth)}  ${formatOps(m.opsPerSec).padStart(9)}  ${range.padEnd(15)}  ${m.title}`);
+    lines.push(
+      `${m.name.padEnd(nameWidth)}  ${formatOps(m.opsPerSec).padStart(9)}  ${range.padEnd(15)}  ${m.title}`,
+    );
   }
   if (comparisons.length > 0) lines.push('', 'ratios (median of the per-round ratios):');
   for (const c of comparisons) {
     const value = compare(measurements, c);
     const shown = value === undefined ? 'n/a' : value.toFixed(2);
-    const verdict = c.target === undefined || value === undefined ? '' : value >= c.target ? `  target ≥ ${c.target}: met` : `  target ≥ ${c.target}: MISSED`;
+    const verdict =
+      c.target === undefined || value === undefined
+        ? ''
+        : value >= c.target
+          ? `  target ≥ ${c.target}: met`
+          : `  target ≥ ${c.target}: MISSED`;
     lines.push(`  ${c.label}: ${shown}${verdict}`);
   }
   lines.push(
@@ -214,11 +255,15 @@ async function main(argv: readonly string[]): Promise<number> {
     const comparisons: Comparison[] = loaded.flatMap((s) => s.comparisons ?? []);
     const progress = json
       ? undefined
-      : (name: string, round: number, ops: number) => process.stderr.write(`  round ${round + 1} ${name}: ${formatOps(ops)} ops/s\n`);
+      : (name: string, round: number, ops: number) =>
+          process.stderr.write(`  round ${round + 1} ${name}: ${formatOps(ops)} ops/s\n`);
     const measurements = await runBenchmarks(benchmarks, harness, progress);
     const serverResults = server.requests > 0 ? await runServerBenchmark(server) : [];
     if (json) {
-      for (const m of measurements) process.stdout.write(`${JSON.stringify({ name: m.name, opsPerSec: Math.round(m.opsPerSec * 10) / 10 })}\n`);
+      for (const m of measurements)
+        process.stdout.write(
+          `${JSON.stringify({ name: m.name, opsPerSec: Math.round(m.opsPerSec * 10) / 10 })}\n`,
+        );
       for (const r of serverResults) process.stdout.write(`${JSON.stringify(r)}\n`);
     } else {
       process.stdout.write(table(measurements, comparisons, harness));
@@ -231,6 +276,8 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 process.exitCode = await main(process.argv.slice(2)).catch((error: unknown) => {
-  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   return 1;
 });

@@ -6,7 +6,12 @@
 
 import { createHash, createPublicKey, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
-import { createVerifier, httpbis, type Request as HmsRequest, type VerifyConfig } from 'http-message-signatures';
+import {
+  createVerifier,
+  httpbis,
+  type Request as HmsRequest,
+  type VerifyConfig,
+} from 'http-message-signatures';
 import { parseDictionary } from 'structured-headers';
 import {
   applySignedHeaders,
@@ -70,9 +75,11 @@ export function payoutBody(size = BODY_BYTES): Uint8Array {
       doNotCommitOnCoPMismatch: true,
     });
   const bare = Buffer.byteLength(payout(''));
-  if (bare > size) throw new TypeError(`body size ${size} is below the ${bare} bytes of the bare payout`);
+  if (bare > size)
+    throw new TypeError(`body size ${size} is below the ${bare} bytes of the bare payout`);
   const body = new TextEncoder().encode(payout('R'.repeat(size - bare)));
-  if (body.length !== size) throw new Error(`payout body is ${body.length} bytes, expected ${size}`);
+  if (body.length !== size)
+    throw new Error(`payout body is ${body.length} bytes, expected ${size}`);
   return body;
 }
 
@@ -99,9 +106,16 @@ function createFixture(): Fixture {
     privateKey: key.privateKey,
   };
   const applications = new Map<string, ApplicationRecord>([
-    [TEST_ONLY_APPLICATION_ID, { secret: TEST_ONLY_APPLICATION_SECRET, publicKeys: new Map([[keyId, key.publicKey]]) }],
+    [
+      TEST_ONLY_APPLICATION_ID,
+      { secret: TEST_ONLY_APPLICATION_SECRET, publicKeys: new Map([[keyId, key.publicKey]]) },
+    ],
   ]);
-  const keyObject = createPublicKey({ key: Buffer.from(exportEd25519PublicKeyDer(key.publicKey)), format: 'der', type: 'spki' });
+  const keyObject = createPublicKey({
+    key: Buffer.from(exportEd25519PublicKeyDer(key.publicKey)),
+    format: 'der',
+    type: 'spki',
+  });
   return { request, credentials, applications, keyObject };
 }
 
@@ -114,13 +128,22 @@ interface SignedRequest {
 
 /** Signs the fixture request (fresh UUIDv4 nonce unless given), outside any timed loop. */
 function sign(fixture: Fixture, created: number, nonce?: string): SignedRequest {
-  const signed = signRequest(fixture.request, fixture.credentials, nonce === undefined ? { created } : { created, nonce });
+  const signed = signRequest(
+    fixture.request,
+    fixture.credentials,
+    nonce === undefined ? { created } : { created, nonce },
+  );
   const request = applySignedHeaders(fixture.request, signed.headers);
   const match = /^sig1=:([A-Za-z0-9+/=]+):$/.exec(signed.headers['signature'] ?? '');
   if (match === null) throw new Error('signRequest returned an unexpected Signature header');
   const headers: Record<string, string> = {};
   for (const [name, value] of request.headers) headers[name.toLowerCase()] = value;
-  return { request, signatureBase: signed.signatureBase, signature: Buffer.from(match[1]!, 'base64'), headers };
+  return {
+    request,
+    signatureBase: signed.signatureBase,
+    signature: Buffer.from(match[1]!, 'base64'),
+    headers,
+  };
 }
 
 const unixNow = (): number => Math.floor(Date.now() / 1000);
@@ -129,12 +152,19 @@ const unixNow = (): number => Math.floor(Date.now() / 1000);
  * 1. and 4.: the full verifyRequest, a fresh nonce per iteration, one windowed nonce store per benchmark; with
  * `inFlight`, verifyRequestAsync with that many requests outstanding.
  */
-function verifyRequestBenchmark(fixture: Fixture, name: string, title: string, backend: Ed25519Backend, inFlight?: number): Benchmark {
+function verifyRequestBenchmark(
+  fixture: Fixture,
+  name: string,
+  title: string,
+  backend: Ed25519Backend,
+  inFlight?: number,
+): Benchmark {
   const verify = inFlight === undefined ? verifyRequest : verifyRequestAsync;
   const nonceStore = new MemoryNonceStore();
   const clockStart = unixNow();
   let serial = 0; // continues across rounds, so the simulated clock only moves forward
-  const resolveApplication = (id: string): ApplicationRecord | undefined => fixture.applications.get(id);
+  const resolveApplication = (id: string): ApplicationRecord | undefined =>
+    fixture.applications.get(id);
   return {
     name,
     title,
@@ -146,8 +176,14 @@ function verifyRequestBenchmark(fixture: Fixture, name: string, title: string, b
       });
       return async (i) => {
         const item = items[i]!;
-        const result = await verify(item.request, { now: item.now, nonceStore, resolveApplication, backend });
-        if (!result.ok) throw new Error(`${name}: ${result.code} at step ${result.step}: ${result.message}`);
+        const result = await verify(item.request, {
+          now: item.now,
+          nonceStore,
+          resolveApplication,
+          backend,
+        });
+        if (!result.ok)
+          throw new Error(`${name}: ${result.code} at step ${result.step}: ${result.message}`);
       };
     },
   };
@@ -169,24 +205,28 @@ function signedBases(fixture: Fixture, count: number): { base: Buffer; signature
 function rawVerifyBenchmark(fixture: Fixture): Benchmark {
   return {
     name: SIGNING_BENCHMARK_NAMES.raw,
-    title: 'raw node:crypto Ed25519 verify of the same signature bases (one per iteration, cached KeyObject)',
+    title:
+      'raw node:crypto Ed25519 verify of the same signature bases (one per iteration, cached KeyObject)',
     prepare(count: number): Operation {
       const items = signedBases(fixture, count);
       return (i) => {
         const item = items[i]!;
-        if (!nodeVerify(null, item.base, fixture.keyObject, item.signature)) throw new Error('raw Ed25519 verify failed');
+        if (!nodeVerify(null, item.base, fixture.keyObject, item.signature))
+          throw new Error('raw Ed25519 verify failed');
       };
     },
   };
 }
 
-const verifyOnThreadPool = promisify(nodeVerify as (
-  algorithm: null,
-  data: Uint8Array,
-  key: KeyObject,
-  signature: Uint8Array,
-  callback: (error: Error | null, verified: boolean) => void,
-) => void);
+const verifyOnThreadPool = promisify(
+  nodeVerify as (
+    algorithm: null,
+    data: Uint8Array,
+    key: KeyObject,
+    signature: Uint8Array,
+    callback: (error: Error | null, verified: boolean) => void,
+  ) => void,
+);
 
 /**
  * 2b.: the same raw verify in its callback form (libuv's thread pool) with `inFlight` outstanding: the ceiling for
@@ -201,7 +241,8 @@ function rawVerifyAsyncBenchmark(fixture: Fixture, inFlight: 16 | 64): Benchmark
       const items = signedBases(fixture, count);
       return async (i) => {
         const item = items[i]!;
-        if (!(await verifyOnThreadPool(null, item.base, fixture.keyObject, item.signature))) throw new Error('raw Ed25519 verify failed');
+        if (!(await verifyOnThreadPool(null, item.base, fixture.keyObject, item.signature)))
+          throw new Error('raw Ed25519 verify failed');
       };
     },
   };
@@ -218,7 +259,8 @@ function httpMessageSignaturesBenchmark(fixture: Fixture): Benchmark {
   const verifier = createVerifier(fixture.keyObject, 'ed25519');
   const keyId = fixture.credentials.keyId;
   const config: VerifyConfig = {
-    keyLookup: async (params) => (params.keyid === keyId ? { id: keyId, algs: ['ed25519'], verify: verifier } : null),
+    keyLookup: async (params) =>
+      params.keyid === keyId ? { id: keyId, algs: ['ed25519'], verify: verifier } : null,
     maxAge: serviceProfile.maxAgeSeconds,
     requiredParams: [...serviceProfile.parameterOrder],
     requiredFields: [...serviceProfile.componentNames],
@@ -237,13 +279,19 @@ function httpMessageSignaturesBenchmark(fixture: Fixture): Benchmark {
       const created = unixNow(); // the package checks created against the real clock
       const pool = Array.from({ length: POOL_SIZE }, () => {
         const s = sign(fixture, created);
-        const request: HmsRequest = { method: s.request.method, url: s.request.url, headers: s.headers };
+        const request: HmsRequest = {
+          method: s.request.method,
+          url: s.request.url,
+          headers: s.headers,
+        };
         return { request, contentDigest: s.headers['content-digest'] };
       });
       return async (i) => {
         const item = pool[i % POOL_SIZE]!;
-        if (!digestMatches(item.contentDigest)) throw new Error('http-message-signatures: Content-Digest mismatch');
-        if ((await httpbis.verifyMessage(config, item.request)) !== true) throw new Error('http-message-signatures: verify failed');
+        if (!digestMatches(item.contentDigest))
+          throw new Error('http-message-signatures: Content-Digest mismatch');
+        if ((await httpbis.verifyMessage(config, item.request)) !== true)
+          throw new Error('http-message-signatures: verify failed');
       };
     },
   };
@@ -257,7 +305,8 @@ function signRequestBenchmark(fixture: Fixture): Benchmark {
     prepare(): Operation {
       return () => {
         const signed = signRequest(fixture.request, fixture.credentials);
-        if (signed.headers['signature'] === undefined) throw new Error('signRequest returned no Signature');
+        if (signed.headers['signature'] === undefined)
+          throw new Error('signRequest returned no Signature');
       };
     },
   };
@@ -269,26 +318,90 @@ export function createSigningSuite(): BenchmarkSuite {
   const n = SIGNING_BENCHMARK_NAMES;
   return {
     benchmarks: [
-      verifyRequestBenchmark(fixture, n.full, `verifyRequest, node backend (${BODY_BYTES}-byte POST, fresh nonce, windowed store)`, nodeBackend),
+      verifyRequestBenchmark(
+        fixture,
+        n.full,
+        `verifyRequest, node backend (${BODY_BYTES}-byte POST, fresh nonce, windowed store)`,
+        nodeBackend,
+      ),
       rawVerifyBenchmark(fixture),
-      verifyRequestBenchmark(fixture, n.async16, 'verifyRequestAsync, node backend, 16 requests in flight', nodeBackend, 16),
-      verifyRequestBenchmark(fixture, n.async64, 'verifyRequestAsync, node backend, 64 requests in flight', nodeBackend, 64),
+      verifyRequestBenchmark(
+        fixture,
+        n.async16,
+        'verifyRequestAsync, node backend, 16 requests in flight',
+        nodeBackend,
+        16,
+      ),
+      verifyRequestBenchmark(
+        fixture,
+        n.async64,
+        'verifyRequestAsync, node backend, 64 requests in flight',
+        nodeBackend,
+        64,
+      ),
       rawVerifyAsyncBenchmark(fixture, 64),
       rawVerifyAsyncBenchmark(fixture, 16),
       httpMessageSignaturesBenchmark(fixture),
-      verifyRequestBenchmark(fixture, n.fullNoble, 'verifyRequest, noble backend (informational)', nobleBackend),
+      verifyRequestBenchmark(
+        fixture,
+        n.fullNoble,
+        'verifyRequest, noble backend (informational)',
+        nobleBackend,
+      ),
       signRequestBenchmark(fixture),
     ],
     comparisons: [
-      { label: 'full verifyRequest / raw node:crypto verify', numerator: n.full, denominator: n.raw, target: 0.9 },
-      { label: 'full verifyRequest / http-message-signatures', numerator: n.full, denominator: n.httpMessageSignatures, target: 1.2 },
-      { label: 'verifyRequestAsync, 16 in flight / raw synchronous verify', numerator: n.async16, denominator: n.raw, target: 1.6 },
-      { label: 'verifyRequestAsync, 64 in flight / raw synchronous verify', numerator: n.async64, denominator: n.raw, target: 1.6 },
-      { label: 'raw callback verify, 16 in flight / raw synchronous verify', numerator: n.rawAsync16, denominator: n.raw },
-      { label: 'raw callback verify, 64 in flight / raw synchronous verify', numerator: n.rawAsync64, denominator: n.raw },
-      { label: "verifyRequestAsync / raw callback verify, 16 in flight (share of the thread pool's ceiling)", numerator: n.async16, denominator: n.rawAsync16 },
-      { label: "verifyRequestAsync / raw callback verify, 64 in flight (share of the thread pool's ceiling)", numerator: n.async64, denominator: n.rawAsync64 },
-      { label: 'noble verifyRequest / node verifyRequest', numerator: n.fullNoble, denominator: n.full },
+      {
+        label: 'full verifyRequest / raw node:crypto verify',
+        numerator: n.full,
+        denominator: n.raw,
+        target: 0.9,
+      },
+      {
+        label: 'full verifyRequest / http-message-signatures',
+        numerator: n.full,
+        denominator: n.httpMessageSignatures,
+        target: 1.2,
+      },
+      {
+        label: 'verifyRequestAsync, 16 in flight / raw synchronous verify',
+        numerator: n.async16,
+        denominator: n.raw,
+        target: 1.6,
+      },
+      {
+        label: 'verifyRequestAsync, 64 in flight / raw synchronous verify',
+        numerator: n.async64,
+        denominator: n.raw,
+        target: 1.6,
+      },
+      {
+        label: 'raw callback verify, 16 in flight / raw synchronous verify',
+        numerator: n.rawAsync16,
+        denominator: n.raw,
+      },
+      {
+        label: 'raw callback verify, 64 in flight / raw synchronous verify',
+        numerator: n.rawAsync64,
+        denominator: n.raw,
+      },
+      {
+        label:
+          "verifyRequestAsync / raw callback verify, 16 in flight (share of the thread pool's ceiling)",
+        numerator: n.async16,
+        denominator: n.rawAsync16,
+      },
+      {
+        label:
+          "verifyRequestAsync / raw callback verify, 64 in flight (share of the thread pool's ceiling)",
+        numerator: n.async64,
+        denominator: n.rawAsync64,
+      },
+      {
+        label: 'noble verifyRequest / node verifyRequest',
+        numerator: n.fullNoble,
+        denominator: n.full,
+      },
     ],
   };
 }

@@ -30,8 +30,14 @@ function fail(message: string): never {
 }
 
 function must(command: string, args: readonly string[], cwd: string): string {
-  const r = spawnSync(command, [...args], { cwd, encoding: 'utf8', timeout: 300_000, maxBuffer: 64 * 1024 * 1024 });
-  if (r.error || r.status !== 0) fail(`${command} ${args.join(' ')} failed (status ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  const r = spawnSync(command, [...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 300_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.error || r.status !== 0)
+    fail(`${command} ${args.join(' ')} failed (status ${r.status}):\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
 }
 
@@ -39,10 +45,16 @@ function must(command: string, args: readonly string[], cwd: string): string {
 function install(): { bin: string; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'payconform-startup-'));
   const packed = must('npm', ['pack', '--json', '--pack-destination', dir], root);
-  const tarball = join(dir, (JSON.parse(packed.slice(packed.indexOf('['))) as Array<{ filename: string }>)[0]!.filename);
+  const tarball = join(
+    dir,
+    (JSON.parse(packed.slice(packed.indexOf('['))) as Array<{ filename: string }>)[0]!.filename,
+  );
   const project = join(dir, 'project');
   mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'startup-bench', private: true, type: 'module' }));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'startup-bench', private: true, type: 'module' }),
+  );
   must('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project);
   return { bin: join(project, 'node_modules', '.bin', 'payconform'), dir };
 }
@@ -52,7 +64,8 @@ function time(command: readonly string[]): number {
   const start = process.hrtime.bigint();
   const r = spawnSync(command[0]!, command.slice(1), { stdio: 'ignore', timeout: 30_000 });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (r.error || r.status !== 0) fail(`${command.join(' ')} exited ${r.status}${r.error ? ` (${r.error.message})` : ''}`);
+  if (r.error || r.status !== 0)
+    fail(`${command.join(' ')} exited ${r.status}${r.error ? ` (${r.error.message})` : ''}`);
   return ms;
 }
 
@@ -64,12 +77,17 @@ function median(values: readonly number[]): number {
 
 let values: { runs?: string; bin?: string; json?: boolean };
 try {
-  ({ values } = parseArgs({ options: { runs: { type: 'string' }, bin: { type: 'string' }, json: { type: 'boolean' } }, strict: true, allowPositionals: false }));
+  ({ values } = parseArgs({
+    options: { runs: { type: 'string' }, bin: { type: 'string' }, json: { type: 'boolean' } },
+    strict: true,
+    allowPositionals: false,
+  }));
 } catch (error) {
   fail(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
 }
 const runs = values.runs === undefined ? 20 : Number(values.runs);
-if (!Number.isSafeInteger(runs) || runs < 1 || runs > 1000) fail(`--runs must be an integer from 1 to 1000\n${USAGE}`);
+if (!Number.isSafeInteger(runs) || runs < 1 || runs > 1000)
+  fail(`--runs must be an integer from 1 to 1000\n${USAGE}`);
 
 const installed = values.bin === undefined ? install() : { bin: values.bin, dir: undefined };
 const tsx = join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs');
@@ -78,7 +96,11 @@ const rows: Row[] = [
   { name: 'node -e 0 (floor)', command: [process.execPath, '-e', '0'], times: [] },
   { name: 'payconform --help', command: [installed.bin, '--help'], times: [] },
   { name: 'payconform --version', command: [installed.bin, '--version'], times: [] },
-  { name: 'from sources through tsx: --help', command: [process.execPath, '--import', tsx, source, '--help'], times: [] },
+  {
+    name: 'from sources through tsx: --help',
+    command: [process.execPath, '--import', tsx, source, '--help'],
+    times: [],
+  },
 ];
 try {
   for (const row of rows) time(row.command); // one untimed run each: file-system caches warm
@@ -88,10 +110,19 @@ try {
 }
 
 if (values.json) {
-  for (const row of rows) process.stdout.write(`${JSON.stringify({ name: row.name, minMs: Number(Math.min(...row.times).toFixed(1)), medianMs: Number(median(row.times).toFixed(1)), runs })}\n`);
+  for (const row of rows)
+    process.stdout.write(
+      `${JSON.stringify({ name: row.name, minMs: Number(Math.min(...row.times).toFixed(1)), medianMs: Number(median(row.times).toFixed(1)), runs })}\n`,
+    );
 } else {
-  process.stdout.write(`start-up, ${runs} runs each, interleaved; Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'})\n`);
+  process.stdout.write(
+    `start-up, ${runs} runs each, interleaved; Node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'})\n`,
+  );
   for (const row of rows) {
-    process.stdout.write(`  ${row.name.padEnd(34)} min ${Math.min(...row.times).toFixed(1).padStart(7)} ms   median ${median(row.times).toFixed(1).padStart(7)} ms\n`);
+    process.stdout.write(
+      `  ${row.name.padEnd(34)} min ${Math.min(...row.times)
+        .toFixed(1)
+        .padStart(7)} ms   median ${median(row.times).toFixed(1).padStart(7)} ms\n`,
+    );
   }
 }

@@ -9,7 +9,12 @@ import { PayconformError } from '../src/errors.js';
 import type { Check } from '../conformance/check.js';
 import { parseHostPort } from '../conformance/config.js';
 import { shellQuote } from '../conformance/curl.js';
-import { ConformanceSetupError, parseLevelFilter, selectChecks, type LevelFilter } from '../conformance/engine.js';
+import {
+  ConformanceSetupError,
+  parseLevelFilter,
+  selectChecks,
+  type LevelFilter,
+} from '../conformance/engine.js';
 import type { RunSubscriber } from '../conformance/events.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
 import { createConsoleReporter } from '../conformance/reporters/console.js';
@@ -18,7 +23,8 @@ import { loadCatalogue } from '../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../conformance/result.js';
 
 /** Options that would put a secret on the command line: refused, whatever their value. */
-export const SECRET_OPTION = /^--?(?:application[-_]?secret|app[-_]?secret|secret|private[-_]?key|key|seed|password)(?:=|$)/i;
+export const SECRET_OPTION =
+  /^--?(?:application[-_]?secret|app[-_]?secret|secret|private[-_]?key|key|seed|password)(?:=|$)/i;
 
 /** The options every audit command takes. */
 const COMMON_OPTIONS = {
@@ -70,14 +76,25 @@ export interface AuditArgsSpec {
  * Refuses secret-looking options, parses the command's options and the common ones (strict, no positionals), and
  * checks the common values. Every problem is a UsageError; an unknown or malformed flag also shows the usage.
  */
-export function parseAuditArgs(args: readonly string[], spec: AuditArgsSpec): { readonly values: OptionValues; readonly common: CommonAuditArgs } {
+export function parseAuditArgs(
+  args: readonly string[],
+  spec: AuditArgsSpec,
+): { readonly values: OptionValues; readonly common: CommonAuditArgs } {
   const secretArg = args.find((a) => SECRET_OPTION.test(a));
-  if (secretArg !== undefined) throw new UsageError(`refusing ${secretArg.split('=')[0]}: ${spec.secretHint}`);
+  if (secretArg !== undefined)
+    throw new UsageError(`refusing ${secretArg.split('=')[0]}: ${spec.secretHint}`);
   let values: OptionValues;
   try {
-    ({ values } = parseArgs({ args: [...args], options: { ...spec.options, ...COMMON_OPTIONS }, strict: true, allowPositionals: false }) as { values: OptionValues });
+    ({ values } = parseArgs({
+      args: [...args],
+      options: { ...spec.options, ...COMMON_OPTIONS },
+      strict: true,
+      allowPositionals: false,
+    }) as { values: OptionValues });
   } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${spec.usage}`);
+    throw new UsageError(
+      `${error instanceof Error ? error.message : String(error)}\n${spec.usage}`,
+    );
   }
   let reports: ReportSpec[];
   let level: LevelFilter;
@@ -90,22 +107,47 @@ export function parseAuditArgs(args: readonly string[], spec: AuditArgsSpec): { 
   }
   const onlyText = values['only'];
   const only = typeof onlyText === 'string' ? parseList(onlyText) : undefined;
-  if (only !== undefined && only.length === 0) throw new UsageError('--only needs at least one check id');
+  if (only !== undefined && only.length === 0)
+    throw new UsageError('--only needs at least one check id');
   const failOn = parseFailOn((values['fail-on'] as string[] | undefined) ?? []);
   const levelGiven = values['level'] !== undefined;
-  const gate: RunGate = { failOn, allowSkips: values['allow-skips'] === true || only !== undefined || levelGiven };
-  return { values, common: { reports, ...(only !== undefined ? { only } : {}), level, levelGiven, gate, verbose: values['verbose'] === true, help: values['help'] === true } };
+  const gate: RunGate = {
+    failOn,
+    allowSkips: values['allow-skips'] === true || only !== undefined || levelGiven,
+  };
+  return {
+    values,
+    common: {
+      reports,
+      ...(only !== undefined ? { only } : {}),
+      level,
+      levelGiven,
+      gate,
+      verbose: values['verbose'] === true,
+      help: values['help'] === true,
+    },
+  };
 }
 
 /** Options a re-run of one check drops: it selects that check itself and writes no reports. */
-const RERUN_DROPS: ReadonlyMap<string, boolean> = new Map([['--only', true], ['--report', true], ['--level', true], ['--fail-on', true], ['--allow-skips', false], ['--verbose', false]]);
+const RERUN_DROPS: ReadonlyMap<string, boolean> = new Map([
+  ['--only', true],
+  ['--report', true],
+  ['--level', true],
+  ['--fail-on', true],
+  ['--allow-skips', false],
+  ['--verbose', false],
+]);
 
 /**
  * The command that runs one check again with the same target, config and flags: `payconform audit server --only ID
  * ...`. It signs afresh, so unlike a recorded signed request it still reproduces after the 300 s signature window.
  * Secrets are never arguments (refused above), so the command carries none; it needs the same environment.
  */
-export function rerunCommandFor(command: string, args: readonly string[]): (checkId: string) => string {
+export function rerunCommandFor(
+  command: string,
+  args: readonly string[],
+): (checkId: string) => string {
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -117,7 +159,8 @@ export function rerunCommandFor(command: string, args: readonly string[]): (chec
     }
     if (takesValue && !arg.includes('=')) i += 1;
   }
-  return (checkId) => ['payconform', ...command.split(' '), '--only', checkId, ...kept].map(shellWordFor).join(' ');
+  return (checkId) =>
+    ['payconform', ...command.split(' '), '--only', checkId, ...kept].map(shellWordFor).join(' ');
 }
 
 /** A shell word: bare when it is plainly safe, single-quoted otherwise. */
@@ -130,7 +173,8 @@ export function parseFailOn(values: readonly string[]): Array<'warn' | 'skip'> {
   const out = new Set<'warn' | 'skip'>();
   for (const item of values.flatMap(parseList)) {
     const v = item.toLowerCase();
-    if (v !== 'warn' && v !== 'skip') throw new UsageError(`--fail-on must be warn or skip (got "${item}")`);
+    if (v !== 'warn' && v !== 'skip')
+      throw new UsageError(`--fail-on must be warn or skip (got "${item}")`);
     out.add(v);
   }
   return [...out];
@@ -138,20 +182,29 @@ export function parseFailOn(values: readonly string[]): Array<'warn' | 'skip'> {
 
 /** A comma-separated option value: trimmed items, empty ones dropped. */
 export function parseList(text: string): string[] {
-  return text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** An integer option from 1 to `max` (undefined when not given); `message` is the usage error otherwise. */
-export function parseIntegerOption(text: string | undefined, max: number, message: string): number | undefined {
+export function parseIntegerOption(
+  text: string | undefined,
+  max: number,
+  message: string,
+): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1 || Number(text) > max) throw new UsageError(message);
+  if (!/^[0-9]{1,9}$/.test(text) || Number(text) < 1 || Number(text) > max)
+    throw new UsageError(message);
   return Number(text);
 }
 
 /** A HOST:PORT option (IPv6 in brackets; port 0 means a free port). */
 export function parseHostPortOption(value: string, flag: string): { host: string; port: number } {
   const parsed = parseHostPort(value);
-  if (parsed === undefined) throw new UsageError(`${flag} must be HOST:PORT with a port up to 65535 (got "${value}")`);
+  if (parsed === undefined)
+    throw new UsageError(`${flag} must be HOST:PORT with a port up to 65535 (got "${value}")`);
   return parsed;
 }
 
@@ -159,21 +212,34 @@ export function parseHostPortOption(value: string, flag: string): { host: string
  * An http or https URL option without credentials; `baseUrl` also refuses a query or fragment. `credentialsHint`
  * completes the message for a URL with user info (where the secret belongs instead).
  */
-export function checkHttpUrl(value: string, flag: string, options: { readonly baseUrl?: boolean; readonly credentialsHint?: string } = {}): string {
+export function checkHttpUrl(
+  value: string,
+  flag: string,
+  options: { readonly baseUrl?: boolean; readonly credentialsHint?: string } = {},
+): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw new UsageError(`${flag} "${value}" is not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must be an http or https URL (got "${url.protocol}")`);
-  if (url.username !== '' || url.password !== '') throw new UsageError(`${flag} must not carry credentials in the URL${options.credentialsHint ?? ''}`);
-  if (options.baseUrl === true && (url.search !== '' || url.hash !== '')) throw new UsageError(`${flag} is a base URL: no query or fragment`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${flag} must be an http or https URL (got "${url.protocol}")`);
+  if (url.username !== '' || url.password !== '')
+    throw new UsageError(
+      `${flag} must not carry credentials in the URL${options.credentialsHint ?? ''}`,
+    );
+  if (options.baseUrl === true && (url.search !== '' || url.hash !== ''))
+    throw new UsageError(`${flag} is a base URL: no query or fragment`);
   return value;
 }
 
 /** Refuses an unknown --only id (or a selection that is empty at this level) before anything is started. */
-export function refuseUnknownChecks<Ctx>(checks: readonly Check<Ctx>[], only: readonly string[] | undefined, level: LevelFilter): void {
+export function refuseUnknownChecks<Ctx>(
+  checks: readonly Check<Ctx>[],
+  only: readonly string[] | undefined,
+  level: LevelFilter,
+): void {
   try {
     selectChecks(checks, only, level);
   } catch (error) {
@@ -196,7 +262,14 @@ export interface AuditOutput {
 export function auditOutput(io: CliIo, reports: readonly ReportSpec[]): AuditOutput {
   const toStderr = reports.some((r) => r.path === '-');
   const out = toStderr ? io.stderr : io.stdout;
-  return { out, stream: { write: out, isTTY: io.env === process.env && (toStderr ? process.stderr.isTTY : process.stdout.isTTY) === true } };
+  return {
+    out,
+    stream: {
+      write: out,
+      isTTY:
+        io.env === process.env && (toStderr ? process.stderr.isTTY : process.stdout.isTTY) === true,
+    },
+  };
 }
 
 export interface FinishAuditOptions {
@@ -221,7 +294,13 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
   const { command, io, common } = options;
   let summary: RunSummary;
   try {
-    summary = await options.run([createConsoleReporter({ stream: options.output.stream, env: io.env, verbose: common.verbose })]);
+    summary = await options.run([
+      createConsoleReporter({
+        stream: options.output.stream,
+        env: io.env,
+        verbose: common.verbose,
+      }),
+    ]);
   } catch (error) {
     if (error instanceof ConformanceSetupError) {
       io.stderr(`payconform ${command}: ${error.message}\n`);
@@ -232,14 +311,29 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
     await options.cleanup?.();
   }
   options.afterRun?.();
-  const failures = await writeReports(summary, common.reports, { catalogue: loadCatalogue(), stdout: io.stdout });
+  const failures = await writeReports(summary, common.reports, {
+    catalogue: loadCatalogue(),
+    stdout: io.stdout,
+  });
   for (const f of failures) io.stderr(`payconform ${command}: ${f.message}\n`);
   if (failures.length > 0) return EXIT.usage;
   return exitCodeFor(summary);
 }
 
 /** The run options an audit passes on from the command line: the selection, gate and subscribers, when given. */
-export function selectionOptions(options: { readonly only?: readonly string[]; readonly level?: LevelFilter; readonly gate?: RunGate; readonly rerunCommand?: (checkId: string) => string; readonly subscribers?: readonly RunSubscriber[] }): { only?: readonly string[]; level?: LevelFilter; gate?: RunGate; rerunCommand?: (checkId: string) => string; subscribers?: readonly RunSubscriber[] } {
+export function selectionOptions(options: {
+  readonly only?: readonly string[];
+  readonly level?: LevelFilter;
+  readonly gate?: RunGate;
+  readonly rerunCommand?: (checkId: string) => string;
+  readonly subscribers?: readonly RunSubscriber[];
+}): {
+  only?: readonly string[];
+  level?: LevelFilter;
+  gate?: RunGate;
+  rerunCommand?: (checkId: string) => string;
+  subscribers?: readonly RunSubscriber[];
+} {
   return {
     ...(options.rerunCommand !== undefined ? { rerunCommand: options.rerunCommand } : {}),
     ...(options.gate !== undefined ? { gate: options.gate } : {}),

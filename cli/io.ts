@@ -29,7 +29,14 @@ export async function readInput(pathOrDash: string, io: CliIo): Promise<Buffer> 
 }
 
 /** Exit codes shared by every command (the audits also use 4, INCOMPLETE: conformance/exit-code.ts). */
-export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3, incomplete: 4, internal: 70 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  unreachable: 3,
+  incomplete: 4,
+  internal: 70,
+} as const;
 
 /** A usage error: the command prints the message and exits 2. */
 export class UsageError extends Error {
@@ -39,7 +46,8 @@ export class UsageError extends Error {
 /** A required environment variable, or a UsageError naming it (never its value). */
 export function requireEnv(io: CliIo, name: string): string {
   const value = io.env[name];
-  if (value === undefined || value.trim() === '') throw new UsageError(`environment variable ${name} is not set`);
+  if (value === undefined || value.trim() === '')
+    throw new UsageError(`environment variable ${name} is not set`);
   return value;
 }
 

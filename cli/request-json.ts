@@ -16,13 +16,16 @@ export interface EnvReference {
 export interface RequestJson {
   readonly method: string;
   readonly url: string;
-  readonly headers: Readonly<Record<string, string | EnvReference | ReadonlyArray<string | EnvReference>>>;
+  readonly headers: Readonly<
+    Record<string, string | EnvReference | ReadonlyArray<string | EnvReference>>
+  >;
   readonly body?: string;
   readonly bodyBase64?: string;
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const FORMAT = '{ method, url, headers, body | bodyUtf8 | bodyBase64 } (schemas/request.schema.json)';
+const FORMAT =
+  '{ method, url, headers, body | bodyUtf8 | bodyBase64 } (schemas/request.schema.json)';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -32,12 +35,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function headerValue(name: string, value: unknown, io: CliIo): string {
   if (typeof value === 'string') return value;
   if (isPlainObject(value) && Object.keys(value).length === 1 && typeof value.env === 'string') {
-    if (!ENV_NAME.test(value.env)) throw new UsageError(`request header ${JSON.stringify(name)}: {"env": ...} must name an environment variable (letters, digits, _)`);
+    if (!ENV_NAME.test(value.env))
+      throw new UsageError(
+        `request header ${JSON.stringify(name)}: {"env": ...} must name an environment variable (letters, digits, _)`,
+      );
     const resolved = io.env[value.env];
-    if (resolved === undefined || resolved === '') throw new UsageError(`request header ${JSON.stringify(name)} comes from environment variable ${value.env}, which is not set`);
+    if (resolved === undefined || resolved === '')
+      throw new UsageError(
+        `request header ${JSON.stringify(name)} comes from environment variable ${value.env}, which is not set`,
+      );
     return resolved;
   }
-  throw new UsageError(`request header ${JSON.stringify(name)} must be a string, {"env": "NAME"}, or an array of those`);
+  throw new UsageError(
+    `request header ${JSON.stringify(name)} must be a string, {"env": "NAME"}, or an array of those`,
+  );
 }
 
 function headerLines(headers: unknown, io: CliIo): FieldLines {
@@ -45,21 +56,31 @@ function headerLines(headers: unknown, io: CliIo): FieldLines {
   if (headers === undefined) return lines;
   if (Array.isArray(headers)) {
     for (const pair of headers) {
-      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') throw new UsageError('request "headers" as an array must hold [name, value] pairs');
+      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string')
+        throw new UsageError('request "headers" as an array must hold [name, value] pairs');
       lines.push([pair[0], headerValue(pair[0], pair[1], io)]);
     }
     return lines;
   }
-  if (!isPlainObject(headers)) throw new UsageError('request "headers" must be an object of strings (or an array of [name, value] pairs)');
+  if (!isPlainObject(headers))
+    throw new UsageError(
+      'request "headers" must be an object of strings (or an array of [name, value] pairs)',
+    );
   for (const [name, value] of Object.entries(headers)) {
-    for (const v of Array.isArray(value) ? value : [value]) lines.push([name, headerValue(name, v, io)]);
+    for (const v of Array.isArray(value) ? value : [value])
+      lines.push([name, headerValue(name, v, io)]);
   }
   return lines;
 }
 
 function bodyBytes(r: Record<string, unknown>): Uint8Array {
-  const given = (['body', 'bodyUtf8', 'bodyBase64'] as const).filter((k) => r[k] !== undefined && r[k] !== null);
-  if (given.length > 1) throw new UsageError(`give either "body" (or "bodyUtf8") or "bodyBase64", not both: ${given.join(', ')}`);
+  const given = (['body', 'bodyUtf8', 'bodyBase64'] as const).filter(
+    (k) => r[k] !== undefined && r[k] !== null,
+  );
+  if (given.length > 1)
+    throw new UsageError(
+      `give either "body" (or "bodyUtf8") or "bodyBase64", not both: ${given.join(', ')}`,
+    );
   const key = given[0];
   if (key === undefined) return new Uint8Array();
   const value = r[key];
@@ -71,7 +92,10 @@ function bodyBytes(r: Record<string, unknown>): Uint8Array {
       throw new UsageError(error instanceof Error ? error.message : String(error));
     }
   }
-  if (typeof value !== 'string') throw new UsageError(`request "${key}" must be a string (UTF-8 text) or null; use "bodyBase64" for bytes`);
+  if (typeof value !== 'string')
+    throw new UsageError(
+      `request "${key}" must be a string (UTF-8 text) or null; use "bodyBase64" for bytes`,
+    );
   return new TextEncoder().encode(value);
 }
 
@@ -81,12 +105,20 @@ export function parseRequestJson(text: string, io: CliIo): HttpRequest {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--request is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `--request is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   if (!isPlainObject(json)) throw new UsageError(`--request must be a JSON object ${FORMAT}`);
-  if (typeof json.method !== 'string' || json.method === '') throw new UsageError('request "method" must be a non-empty string');
+  if (typeof json.method !== 'string' || json.method === '')
+    throw new UsageError('request "method" must be a non-empty string');
   if (typeof json.url !== 'string') throw new UsageError('request "url" must be a string');
-  return { method: json.method, url: json.url, headers: headerLines(json.headers, io), body: bodyBytes(json) };
+  return {
+    method: json.method,
+    url: json.url,
+    headers: headerLines(json.headers, io),
+    body: bodyBytes(json),
+  };
 }
 
 /** Reads the request JSON from a file or stdin (`-`); UsageError on anything else. */
@@ -95,7 +127,9 @@ export async function readRequestJson(path: string, io: CliIo): Promise<HttpRequ
   try {
     raw = await readInput(path, io);
   } catch (error) {
-    throw new UsageError(`cannot read --request ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `cannot read --request ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   return parseRequestJson(raw.toString('utf8'), io);
 }
@@ -107,14 +141,19 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * when it is UTF-8 without NUL, else base64, no body member when it is empty. Every line named in `fromEnv` is written
  * as `{ "env": NAME }` instead of its value.
  */
-export function toRequestJson(request: HttpRequest, fromEnv: Readonly<Record<string, string>> = {}): RequestJson {
-  const headers: Record<string, string | EnvReference | Array<string | EnvReference>> = Object.create(null) as Record<string, never>;
+export function toRequestJson(
+  request: HttpRequest,
+  fromEnv: Readonly<Record<string, string>> = {},
+): RequestJson {
+  const headers: Record<string, string | EnvReference | Array<string | EnvReference>> =
+    Object.create(null) as Record<string, never>;
   const envFor = new Map(Object.entries(fromEnv).map(([name, env]) => [name.toLowerCase(), env]));
   for (const [name, value] of request.headers) {
     const env = envFor.get(name.toLowerCase());
     const written: string | EnvReference = env === undefined ? value : { env };
     const prior = headers[name];
-    headers[name] = prior === undefined ? written : [...(Array.isArray(prior) ? prior : [prior]), written];
+    headers[name] =
+      prior === undefined ? written : [...(Array.isArray(prior) ? prior : [prior]), written];
   }
   if (request.body.length === 0) return { method: request.method, url: request.url, headers };
   let text: string | undefined;
@@ -125,5 +164,10 @@ export function toRequestJson(request: HttpRequest, fromEnv: Readonly<Record<str
   }
   return text !== undefined && !text.includes('\0')
     ? { method: request.method, url: request.url, headers, body: text }
-    : { method: request.method, url: request.url, headers, bodyBase64: Buffer.from(request.body).toString('base64') };
+    : {
+        method: request.method,
+        url: request.url,
+        headers,
+        bodyBase64: Buffer.from(request.body).toString('base64'),
+      };
 }

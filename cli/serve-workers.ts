@@ -21,26 +21,46 @@ const MAX_RESTARTS = 16;
 
 interface WorkerSetup {
   /** The development application the primary generated (private key as seed: the banner prints it). */
-  readonly application?: { readonly applicationId: string; readonly applicationSecret: string; readonly keyId: string; readonly merchantId: string; readonly seed: string };
+  readonly application?: {
+    readonly applicationId: string;
+    readonly applicationSecret: string;
+    readonly keyId: string;
+    readonly merchantId: string;
+    readonly seed: string;
+  };
   readonly webhookSigningKeyPem?: string;
   /** The certificate and key every worker serves (generated once by the primary, or read from --tls-cert/--tls-key). */
   readonly listenTls?: ListenTls;
 }
 
-export const isServeWorker = (): boolean => cluster.isWorker && process.env[SETUP_ENV] !== undefined;
+export const isServeWorker = (): boolean =>
+  cluster.isWorker && process.env[SETUP_ENV] !== undefined;
 
 /** In a worker: the generated application and webhook key the primary handed out. */
-export function readWorkerSetup(): { readonly application?: ApplicationConfig; readonly webhookSigningKeyPem?: string; readonly listenTls?: ListenTls } {
+export function readWorkerSetup(): {
+  readonly application?: ApplicationConfig;
+  readonly webhookSigningKeyPem?: string;
+  readonly listenTls?: ListenTls;
+} {
   const setup = JSON.parse(process.env[SETUP_ENV] ?? '{}') as WorkerSetup;
   const app = setup.application;
   let application: ApplicationConfig | undefined;
   if (app !== undefined) {
     const privateKey = parseEd25519PrivateKey(app.seed);
-    application = { applicationId: app.applicationId, applicationSecret: app.applicationSecret, keyId: app.keyId, merchantId: app.merchantId, publicKey: privateKey.publicKey, privateKey };
+    application = {
+      applicationId: app.applicationId,
+      applicationSecret: app.applicationSecret,
+      keyId: app.keyId,
+      merchantId: app.merchantId,
+      publicKey: privateKey.publicKey,
+      privateKey,
+    };
   }
   return {
     ...(application !== undefined ? { application } : {}),
-    ...(setup.webhookSigningKeyPem !== undefined ? { webhookSigningKeyPem: setup.webhookSigningKeyPem } : {}),
+    ...(setup.webhookSigningKeyPem !== undefined
+      ? { webhookSigningKeyPem: setup.webhookSigningKeyPem }
+      : {}),
     ...(setup.listenTls !== undefined ? { listenTls: setup.listenTls } : {}),
   };
 }
@@ -67,11 +87,19 @@ export async function runPrimary(options: PrimaryOptions, io: CliIo): Promise<nu
   let application: WorkerSetup['application'];
   if (options.generateApplication) {
     const app = generateDevelopmentApplication();
-    application = { applicationId: app.applicationId, applicationSecret: app.applicationSecret, keyId: app.keyId, merchantId: app.merchantId, seed: exportEd25519SeedBase64(app.privateKey!) };
+    application = {
+      applicationId: app.applicationId,
+      applicationSecret: app.applicationSecret,
+      keyId: app.keyId,
+      merchantId: app.merchantId,
+      seed: exportEd25519SeedBase64(app.privateKey!),
+    };
   }
   const setup: WorkerSetup = {
     ...(application !== undefined ? { application } : {}),
-    ...(options.generateWebhookKey ? { webhookSigningKeyPem: exportRsaPrivateKeyPem(generateWebhookKeyPair().privateKey) } : {}),
+    ...(options.generateWebhookKey
+      ? { webhookSigningKeyPem: exportRsaPrivateKeyPem(generateWebhookKeyPair().privateKey) }
+      : {}),
     ...(options.listenTls !== undefined ? { listenTls: options.listenTls } : {}),
   };
   // The workers run this layout's own entry: dist/cli/bin.js when installed (plain node), cli/bin.ts from the sources
@@ -116,7 +144,9 @@ export async function runPrimary(options: PrimaryOptions, io: CliIo): Promise<nu
   cluster.on('exit', (worker, code, signal) => {
     live.delete(worker);
     if (stopping) return;
-    io.stdout(`${new Date().toISOString()} worker ${worker.process.pid} exited (${signal ?? code}); ${restarts < MAX_RESTARTS ? 'starting another' : 'not restarted (too many restarts)'}\n`);
+    io.stdout(
+      `${new Date().toISOString()} worker ${worker.process.pid} exited (${signal ?? code}); ${restarts < MAX_RESTARTS ? 'starting another' : 'not restarted (too many restarts)'}\n`,
+    );
     if (restarts < MAX_RESTARTS) {
       restarts += 1;
       fork();
@@ -136,7 +166,12 @@ export async function runPrimary(options: PrimaryOptions, io: CliIo): Promise<nu
   });
   const banner = banners[0] ?? '';
   if (options.listenTls !== undefined) io.stdout(`${describeListenTls(options.listenTls)}\n`);
-  io.stdout(banner.replace(/Ctrl-C stops\.\n/, `workers: ${options.workers} processes sharing the port (node:cluster); nonces and state in Redis\nCtrl-C stops.\n`));
+  io.stdout(
+    banner.replace(
+      /Ctrl-C stops\.\n/,
+      `workers: ${options.workers} processes sharing the port (node:cluster); nonces and state in Redis\nCtrl-C stops.\n`,
+    ),
+  );
   await stopped;
   return EXIT.ok;
 }

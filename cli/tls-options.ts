@@ -14,8 +14,7 @@ export const TLS_LISTEN_OPTIONS = {
   'tls-ca-out': { type: 'string' },
 } as const;
 
-export const TLS_LISTEN_USAGE =
-  '[--tls [--tls-ca-out FILE] | --tls-cert FILE --tls-key FILE]';
+export const TLS_LISTEN_USAGE = '[--tls [--tls-ca-out FILE] | --tls-cert FILE --tls-key FILE]';
 
 export const TLS_LISTEN_HELP = `TLS: --tls serves HTTPS with a certificate for localhost, 127.0.0.1 and ::1 issued at start by a test-only CA,
 whose certificate is written to --tls-ca-out FILE (default: a new file in the temp directory; the path is printed);
@@ -33,9 +32,12 @@ async function readPemFile(path: string, flag: string, marker: RegExp): Promise<
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new UsageError(`cannot read ${flag} ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new UsageError(
+      `cannot read ${flag} ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
-  if (!marker.test(text)) throw new UsageError(`${flag} ${JSON.stringify(path)} is not a PEM file of the expected kind`);
+  if (!marker.test(text))
+    throw new UsageError(`${flag} ${JSON.stringify(path)} is not a PEM file of the expected kind`);
   return text;
 }
 
@@ -48,7 +50,9 @@ const PRIVATE_KEY_PEM = /-----BEGIN ([A-Z]+ )?PRIVATE KEY-----/;
  * `--tls-cert` and `--tls-key`. Throws UsageError for an incomplete or contradictory set. The private keys are never
  * written anywhere.
  */
-export async function resolveListenTls(values: Readonly<Record<string, unknown>>): Promise<ListenTls | undefined> {
+export async function resolveListenTls(
+  values: Readonly<Record<string, unknown>>,
+): Promise<ListenTls | undefined> {
   const on = values['tls'] === true;
   const certFile = values['tls-cert'] as string | undefined;
   const keyFile = values['tls-key'] as string | undefined;
@@ -56,8 +60,12 @@ export async function resolveListenTls(values: Readonly<Record<string, unknown>>
   const own = certFile !== undefined || keyFile !== undefined;
   if (!on && !own && caOut === undefined) return undefined;
   if (own) {
-    if (certFile === undefined || keyFile === undefined) throw new UsageError('--tls-cert and --tls-key go together');
-    if (caOut !== undefined) throw new UsageError('--tls-ca-out writes the CA of a generated certificate; with --tls-cert you already have your CA');
+    if (certFile === undefined || keyFile === undefined)
+      throw new UsageError('--tls-cert and --tls-key go together');
+    if (caOut !== undefined)
+      throw new UsageError(
+        '--tls-ca-out writes the CA of a generated certificate; with --tls-cert you already have your CA',
+      );
     const cert = await readPemFile(certFile, '--tls-cert', CERTIFICATE_PEM);
     const key = await readPemFile(keyFile, '--tls-key', PRIVATE_KEY_PEM);
     return { tls: { cert, key } };
@@ -69,7 +77,9 @@ export async function resolveListenTls(values: Readonly<Record<string, unknown>>
   try {
     await writeFile(caFile, generated.caCert, { mode: 0o644 });
   } catch (error) {
-    throw new UsageError(`cannot write --tls-ca-out ${JSON.stringify(caFile)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new UsageError(
+      `cannot write --tls-ca-out ${JSON.stringify(caFile)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   }
   return { tls: { cert: generated.cert, key: generated.key }, caFile };
 }
@@ -78,7 +88,9 @@ export async function resolveListenTls(values: Readonly<Record<string, unknown>>
 export const CA_OPTION = { ca: { type: 'string' } } as const;
 
 /** The CA certificate(s) of `--ca FILE`, or undefined without the flag. */
-export async function resolveTrustedCa(values: Readonly<Record<string, unknown>>): Promise<string | undefined> {
+export async function resolveTrustedCa(
+  values: Readonly<Record<string, unknown>>,
+): Promise<string | undefined> {
   const file = values['ca'] as string | undefined;
   return file === undefined ? undefined : readPemFile(file, '--ca', CERTIFICATE_PEM);
 }

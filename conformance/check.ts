@@ -85,12 +85,36 @@ export interface Check<Ctx> {
 
 /** Helpers so check code reads as the model: `return [violation('...', { expected, received })]`. */
 type FindingExtras = Omit<Finding, 'outcome' | 'message'>;
-export const pass = (message: string, extras: FindingExtras = {}): Finding => ({ outcome: 'pass', message, ...extras });
-export const violation = (message: string, extras: FindingExtras = {}): Finding => ({ outcome: 'violation', message, ...extras });
-export const observation = (message: string, extras: FindingExtras = {}): Finding => ({ outcome: 'observation', message, ...extras });
-export const skip = (message: string, extras: FindingExtras = {}): Finding => ({ outcome: 'skip', message, ...extras });
-export const notApplicable = (message: string, extras: FindingExtras = {}): Finding => ({ outcome: 'n/a', message, ...extras });
-export const inconclusive = (message: string, extras: FindingExtras = {}): Finding => ({ outcome: 'inconclusive', message, ...extras });
+export const pass = (message: string, extras: FindingExtras = {}): Finding => ({
+  outcome: 'pass',
+  message,
+  ...extras,
+});
+export const violation = (message: string, extras: FindingExtras = {}): Finding => ({
+  outcome: 'violation',
+  message,
+  ...extras,
+});
+export const observation = (message: string, extras: FindingExtras = {}): Finding => ({
+  outcome: 'observation',
+  message,
+  ...extras,
+});
+export const skip = (message: string, extras: FindingExtras = {}): Finding => ({
+  outcome: 'skip',
+  message,
+  ...extras,
+});
+export const notApplicable = (message: string, extras: FindingExtras = {}): Finding => ({
+  outcome: 'n/a',
+  message,
+  ...extras,
+});
+export const inconclusive = (message: string, extras: FindingExtras = {}): Finding => ({
+  outcome: 'inconclusive',
+  message,
+  ...extras,
+});
 
 /** Check ids: lowercase words joined by single hyphens. */
 export const CHECK_ID_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;

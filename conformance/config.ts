@@ -1,8 +1,20 @@
 // Audit configuration: the JSON config file (non-secret settings) merged with the environment (secrets only there).
 import { readFile, stat } from 'node:fs/promises';
-import { getRegisteredSchema, validateAgainst, type SchemaViolation } from '../src/schemas/index.js';
+import {
+  getRegisteredSchema,
+  validateAgainst,
+  type SchemaViolation,
+} from '../src/schemas/index.js';
 
-export const COP_STATUS_KEYS = ['FULL_MATCH', 'PARTIAL_MATCH', 'NO_MATCH', 'UNABLE_TO_MATCH', 'NOT_CHECKED', 'UNKNOWN', 'null'] as const;
+export const COP_STATUS_KEYS = [
+  'FULL_MATCH',
+  'PARTIAL_MATCH',
+  'NO_MATCH',
+  'UNABLE_TO_MATCH',
+  'NOT_CHECKED',
+  'UNKNOWN',
+  'null',
+] as const;
 export type CopStatusKey = (typeof COP_STATUS_KEYS)[number];
 
 export interface PayoutDestinationConfig {
@@ -52,7 +64,11 @@ export interface ConformanceConfig {
   readonly copDestinations: Readonly<Partial<Record<CopStatusKey, PayoutDestinationConfig>>>;
   readonly payments: {
     /** Amounts normalised to decimal strings (`"10.50"`), whether given as JSON numbers or strings. */
-    readonly settled: ReadonlyArray<{ readonly paymentId: string; readonly amount: string; readonly payer?: PayerAccount }>;
+    readonly settled: ReadonlyArray<{
+      readonly paymentId: string;
+      readonly amount: string;
+      readonly payer?: PayerAccount;
+    }>;
     readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: string }>;
   };
   readonly webhookListen?: { readonly host: string; readonly port: number };
@@ -69,7 +85,9 @@ export interface ConformanceConfig {
   readonly sources: Readonly<Record<string, ConfigSource>>;
 }
 
-export type ConfigResult = { readonly ok: true; readonly config: ConformanceConfig } | { readonly ok: false; readonly message: string };
+export type ConfigResult =
+  | { readonly ok: true; readonly config: ConformanceConfig }
+  | { readonly ok: false; readonly message: string };
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Config files above this size are refused unread. */
@@ -112,18 +130,26 @@ function describeViolation(v: SchemaViolation, doc: object): string {
   const slash = v.pointer.lastIndexOf('/');
   const parent = slash === -1 ? '' : v.pointer.slice(0, slash);
   const member = unescapeToken(v.pointer.slice(slash + 1));
-  if (v.keyword === 'additionalProperties') return `${describePointer(parent)}: unknown field "${member}"`;
+  if (v.keyword === 'additionalProperties')
+    return `${describePointer(parent)}: unknown field "${member}"`;
   if (v.keyword === 'required') return `${describePointer(parent)} ${v.message}`;
-  if (v.keyword === 'propertyNames' || (v.keyword === 'enum' && v.schemaLocation.includes('/propertyNames/'))) {
+  if (
+    v.keyword === 'propertyNames' ||
+    (v.keyword === 'enum' && v.schemaLocation.includes('/propertyNames/'))
+  ) {
     const value = resolvePointer(doc, v.pointer);
-    const keys = typeof value === 'object' && value !== null ? Object.keys(value).filter((k) => !(COP_STATUS_KEYS as readonly string[]).includes(k)) : [];
+    const keys =
+      typeof value === 'object' && value !== null
+        ? Object.keys(value).filter((k) => !(COP_STATUS_KEYS as readonly string[]).includes(k))
+        : [];
     return `${describePointer(v.pointer)}: key ${keys.map((k) => `"${k}"`).join(', ')} is not a copStatus value (${COP_STATUS_KEYS.join(', ')})`;
   }
   if (v.keyword === 'type') {
     // The schema's own type name ("must be integer"), as the config's readers know it from the schema file.
     const [id = '', location = ''] = v.schemaLocation.split('#');
     const type = resolvePointer(getRegisteredSchema(id), location);
-    if (typeof type === 'string' || Array.isArray(type)) return `${describePointer(v.pointer)} must be ${[type].flat().join(',')}`;
+    if (typeof type === 'string' || Array.isArray(type))
+      return `${describePointer(v.pointer)} must be ${[type].flat().join(',')}`;
   }
   return `${describePointer(v.pointer)} ${v.message}`;
 }
@@ -140,7 +166,8 @@ function findSecretFields(value: unknown, path: string, out: string[], depth = 0
 
 /** Normalises an amount (JSON number or decimal string) to a decimal string, or undefined when not a plain decimal. */
 export function normaliseAmount(amount: number | string): string | undefined {
-  if (typeof amount === 'string') return /^(?:0|[1-9]\d{0,14})(?:\.\d{1,10})?$/.test(amount) ? amount : undefined;
+  if (typeof amount === 'string')
+    return /^(?:0|[1-9]\d{0,14})(?:\.\d{1,10})?$/.test(amount) ? amount : undefined;
   if (!Number.isFinite(amount) || amount <= 0) return undefined;
   const text = String(amount);
   return /^\d+(?:\.\d+)?$/.test(text) ? text : undefined;
@@ -161,8 +188,10 @@ function checkTarget(target: string, origin: string): string | undefined {
   } catch {
     return `${origin}: target "${target}" is not a URL`;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${origin}: target must be an http or https URL (got "${url.protocol}")`;
-  if (url.username !== '' || url.password !== '') return `${origin}: target must not carry credentials in the URL; use PAYCONFORM_APPLICATION_SECRET`;
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return `${origin}: target must be an http or https URL (got "${url.protocol}")`;
+  if (url.username !== '' || url.password !== '')
+    return `${origin}: target must not carry credentials in the URL; use PAYCONFORM_APPLICATION_SECRET`;
   if (url.hash !== '') return `${origin}: target must not have a fragment`;
   return undefined;
 }
@@ -171,21 +200,43 @@ function checkTarget(target: string, origin: string): string | undefined {
  * Builds the config from a parsed config document (or `undefined` when there is no file) and the environment.
  * Pure; never throws for bad input.
  */
-export function resolveConfig(document: unknown, env: Readonly<Record<string, string | undefined>>, origin = 'config'): ConfigResult {
+export function resolveConfig(
+  document: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+  origin = 'config',
+): ConfigResult {
   const doc = document ?? {};
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { ok: false, message: `${origin}: the top level must be a JSON object` };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    return { ok: false, message: `${origin}: the top level must be a JSON object` };
   const secrets: string[] = [];
   findSecretFields(doc, '', secrets);
   if (secrets.length > 0) {
-    return { ok: false, message: `${origin}: field ${secrets.map((s) => `"${s}"`).join(', ')} looks like a secret; secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from config files or arguments` };
+    return {
+      ok: false,
+      message: `${origin}: field ${secrets.map((s) => `"${s}"`).join(', ')} looks like a secret; secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from config files or arguments`,
+    };
   }
   const checked = validateAgainst(CONFIG_SCHEMA_ID, doc);
-  if (!checked.valid) return { ok: false, message: `${origin}: ${[...new Set(checked.errors.map((v) => describeViolation(v, doc)))].slice(0, 10).join('; ')}` };
+  if (!checked.valid)
+    return {
+      ok: false,
+      message: `${origin}: ${[...new Set(checked.errors.map((v) => describeViolation(v, doc)))].slice(0, 10).join('; ')}`,
+    };
   const file = doc as {
-    target?: string; merchantId?: string; applicationId?: string; keyId?: string; payInAccountSelector?: string;
+    target?: string;
+    merchantId?: string;
+    applicationId?: string;
+    keyId?: string;
+    payInAccountSelector?: string;
     copDestinations?: Partial<Record<CopStatusKey, PayoutDestinationConfig>>;
-    payments?: { settled?: Array<{ paymentId: string; amount: number | string; payer?: PayerAccount }>; unsettled?: Array<{ paymentId: string; status: string }> };
-    webhookListen?: string; timeoutMs?: number; sandbox?: boolean; webhookRetry?: { waitMs?: number; withinMs?: number };
+    payments?: {
+      settled?: Array<{ paymentId: string; amount: number | string; payer?: PayerAccount }>;
+      unsettled?: Array<{ paymentId: string; status: string }>;
+    };
+    webhookListen?: string;
+    timeoutMs?: number;
+    sandbox?: boolean;
+    webhookRetry?: { waitMs?: number; withinMs?: number };
   };
   const sources: Record<string, ConfigSource> = {};
   const pick = (field: keyof typeof ENV_FIELDS): string | undefined => {
@@ -205,19 +256,39 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
   const settled: Array<{ paymentId: string; amount: string; payer?: PayerAccount }> = [];
   for (const [i, p] of (file.payments?.settled ?? []).entries()) {
     const amount = normaliseAmount(p.amount);
-    if (amount === undefined) return { ok: false, message: `${origin}: "payments.settled.${i}.amount" must be a positive decimal number without exponent (got ${JSON.stringify(p.amount)})` };
-    settled.push({ paymentId: p.paymentId, amount, ...(p.payer !== undefined ? { payer: p.payer } : {}) });
+    if (amount === undefined)
+      return {
+        ok: false,
+        message: `${origin}: "payments.settled.${i}.amount" must be a positive decimal number without exponent (got ${JSON.stringify(p.amount)})`,
+      };
+    settled.push({
+      paymentId: p.paymentId,
+      amount,
+      ...(p.payer !== undefined ? { payer: p.payer } : {}),
+    });
   }
   let webhookListen: { host: string; port: number } | undefined;
   if (file.webhookListen !== undefined) {
     webhookListen = parseHostPort(file.webhookListen);
-    if (!webhookListen) return { ok: false, message: `${origin}: "webhookListen" must be host:port with a port up to 65535 (got "${file.webhookListen}")` };
+    if (!webhookListen)
+      return {
+        ok: false,
+        message: `${origin}: "webhookListen" must be host:port with a port up to 65535 (got "${file.webhookListen}")`,
+      };
   }
   const applicationSecret = env['PAYCONFORM_APPLICATION_SECRET'];
   const privateKey = env['PAYCONFORM_PRIVATE_KEY'];
   if (applicationSecret) sources['applicationSecret'] = 'env';
   if (privateKey) sources['privateKey'] = 'env';
-  for (const f of ['payInAccountSelector', 'copDestinations', 'payments', 'webhookListen', 'timeoutMs', 'sandbox'] as const) if (file[f] !== undefined) sources[f] = 'config';
+  for (const f of [
+    'payInAccountSelector',
+    'copDestinations',
+    'payments',
+    'webhookListen',
+    'timeoutMs',
+    'sandbox',
+  ] as const)
+    if (file[f] !== undefined) sources[f] = 'config';
   if (file.timeoutMs === undefined) sources['timeoutMs'] = 'default';
   if (file.sandbox === undefined) sources['sandbox'] = 'default';
   const merchantId = pick('merchantId');
@@ -228,7 +299,9 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
     ...(merchantId !== undefined ? { merchantId } : {}),
     ...(applicationId !== undefined ? { applicationId } : {}),
     ...(keyId !== undefined ? { keyId } : {}),
-    ...(file.payInAccountSelector !== undefined ? { payInAccountSelector: file.payInAccountSelector } : {}),
+    ...(file.payInAccountSelector !== undefined
+      ? { payInAccountSelector: file.payInAccountSelector }
+      : {}),
     copDestinations: { ...(file.copDestinations ?? {}) },
     payments: { settled, unsettled: [...(file.payments?.unsettled ?? [])] },
     ...(webhookListen ? { webhookListen } : {}),
@@ -243,23 +316,36 @@ export function resolveConfig(document: unknown, env: Readonly<Record<string, st
 }
 
 /** Reads and resolves a config file (`path` undefined: environment only). Never throws; errors are readable messages. */
-export async function loadConfig(path: string | undefined, env: Readonly<Record<string, string | undefined>>): Promise<ConfigResult> {
+export async function loadConfig(
+  path: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ConfigResult> {
   if (path === undefined) return resolveConfig(undefined, env);
   let text: string;
   try {
     const info = await stat(path);
     if (!info.isFile()) return { ok: false, message: `config "${path}" is not a regular file` };
-    if (info.size > MAX_CONFIG_BYTES) return { ok: false, message: `config "${path}" is ${info.size} bytes; the limit is ${MAX_CONFIG_BYTES}` };
+    if (info.size > MAX_CONFIG_BYTES)
+      return {
+        ok: false,
+        message: `config "${path}" is ${info.size} bytes; the limit is ${MAX_CONFIG_BYTES}`,
+      };
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return { ok: false, message: `cannot read config "${path}": ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      message: `cannot read config "${path}": ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : error instanceof Error ? error.message : String(error)}`,
+    };
   }
   let document: unknown;
   try {
     document = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    return { ok: false, message: `config "${path}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      ok: false,
+      message: `config "${path}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    };
   }
   return resolveConfig(document, env, `config "${path}"`);
 }
@@ -286,7 +372,16 @@ export function describeNeed(need: string): string {
  */
 export function availableFields(config: ConformanceConfig): Set<string> {
   const fields = new Set<string>();
-  for (const f of ['target', 'merchantId', 'applicationId', 'keyId', 'payInAccountSelector', 'applicationSecret', 'privateKey', 'webhookListen'] as const) {
+  for (const f of [
+    'target',
+    'merchantId',
+    'applicationId',
+    'keyId',
+    'payInAccountSelector',
+    'applicationSecret',
+    'privateKey',
+    'webhookListen',
+  ] as const) {
     if (config[f] !== undefined) fields.add(f);
   }
   if (config.sandbox) fields.add('sandbox');

@@ -10,7 +10,11 @@ export function shellQuote(text: string): string {
 /** A shell word for text that may contain secrets: literal parts single-quoted, secrets as "$PAYCONFORM_...". */
 function shellWord(text: string, redactor: Redactor): string {
   const parts = redactor.segments(text);
-  return parts.map((p) => ('secret' in p ? `"$${SECRET_ENV[p.secret]}"` : shellQuote(p.text))).join('') || "''";
+  return (
+    parts
+      .map((p) => ('secret' in p ? `"$${SECRET_ENV[p.secret]}"` : shellQuote(p.text)))
+      .join('') || "''"
+  );
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -30,12 +34,19 @@ export function curlFor(request: RecordedRequest, redactor: Redactor = createRed
       // curl derives these from the URL and the body; an explicit value that differs is kept (it is the fault under test).
       if (lower === 'host' && value === new URL(request.url).host) continue;
       // (curl sends no Content-Length for a request without data, so an empty body's `content-length: 0` is kept.)
-      if (lower === 'content-length' && request.body.length > 0 && value === String(request.body.length)) continue;
+      if (
+        lower === 'content-length' &&
+        request.body.length > 0 &&
+        value === String(request.body.length)
+      )
+        continue;
       if (lower === 'connection') continue;
     }
     words.push('-H', shellWord(`${name}: ${value}`, redactor));
   }
-  for (const suppressed of ['user-agent', 'accept']) if (!sent.has(suppressed)) words.push('-H', shellQuote(`${suppressed === 'accept' ? 'Accept' : 'User-Agent'}:`));
+  for (const suppressed of ['user-agent', 'accept'])
+    if (!sent.has(suppressed))
+      words.push('-H', shellQuote(`${suppressed === 'accept' ? 'Accept' : 'User-Agent'}:`));
   let prefix = '';
   if (request.body.length > 0) {
     if (!sent.has('content-type')) words.push('-H', shellQuote('Content-Type:'));
@@ -48,7 +59,9 @@ export function curlFor(request: RecordedRequest, redactor: Redactor = createRed
     if (text !== undefined && !text.includes('\0')) {
       words.push('--data-binary', shellWord(text, redactor));
     } else {
-      const escaped = Array.from(request.body, (b) => `\\0${b.toString(8).padStart(3, '0')}`).join('');
+      const escaped = Array.from(request.body, (b) => `\\0${b.toString(8).padStart(3, '0')}`).join(
+        '',
+      );
       prefix = `printf '%b' ${shellQuote(escaped)} | `;
       words.push('--data-binary', '@-');
     }

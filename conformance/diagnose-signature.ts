@@ -17,21 +17,81 @@ import { REDACTED } from './redact.js';
 
 /** The mistakes the diagnosis tries (public API: ids never renamed). */
 export const signatureMistakes = {
-  'path-without-query': { requirement: 'SIG-BASE-PATH', title: '@path signed without the query string', fix: 'The @path line carries the path and, when present, "?" and the query exactly as sent (this profile departs from RFC 9421 §2.2.6 here).' },
-  'path-decoded': { requirement: 'SIG-BASE-PATH', title: '@path signed percent-decoded', fix: 'The @path line is the path and query exactly as sent ("unmodified"): keep the percent-encoding (%20 stays %20).' },
-  'authority-without-port': { requirement: 'SIG-BASE-AUTHORITY', title: '@authority signed without the port', fix: '@authority keeps any port other than 80 and 443 (host:port).' },
-  'authority-with-port': { requirement: 'SIG-BASE-AUTHORITY', title: '@authority signed with the default port', fix: '@authority omits the ports 80 and 443.' },
-  'method-lowercase': { requirement: 'SIG-BASE-METHOD', title: '@method signed in lower case', fix: '@method is the method in upper case, exactly as sent.' },
-  'content-type-differs': { requirement: 'SIG-BASE-CONTENT-TYPE-LENGTH', title: 'content-type signed with a value other than the one sent', fix: 'Sign the Content-Type exactly as sent; HTTP libraries often add "; charset=utf-8" after the request was signed.' },
-  'content-length-differs': { requirement: 'SIG-BASE-CONTENT-TYPE-LENGTH', title: 'content-length signed with a value other than the one sent', fix: 'Sign the Content-Length that is sent: the body length in bytes (not characters), set before signing.' },
-  'body-reserialised': { requirement: 'DIGEST-EXACT-BYTES', title: 'body re-serialised between signing and sending', fix: 'Serialise the body once, then digest, sign and send exactly those bytes.' },
-  'parameters-reordered': { requirement: 'SIG-BASE-PARAMS-LINE', title: 'signature parameters signed in another order than sent in Signature-Input', fix: 'The @signature-params line is the Signature-Input member exactly as sent: created, keyid, alg, nonce.' },
-  'signature-params-with-label': { requirement: 'SIG-BASE-PARAMS-LINE', title: '@signature-params line signed with the label "sig1="', fix: 'The @signature-params value is the Inner List and parameters only, without "sig1=".' },
-  'crlf-line-endings': { requirement: 'SIG-BASE-LINE-FORMAT', title: 'base lines separated by CRLF', fix: 'Separate the lines of the base with LF ("\\n") only.' },
-  'trailing-newline': { requirement: 'SIG-BASE-LINE-FORMAT', title: 'base signed with a trailing newline', fix: 'The base ends with the @signature-params line, with no newline after it.' },
-  'uppercase-header-names': { requirement: 'SIG-BASE-LINE-FORMAT', title: 'header component names signed in upper or mixed case', fix: 'Component names in the base are lower case ("content-type", not "Content-Type").' },
-  'empty-value-without-space': { requirement: 'SIG-BASE-LINE-FORMAT', title: 'a missing header\'s line signed without the space after the colon', fix: 'A missing header gives the line `"name": ` (colon, one space, nothing after).' },
-  'empty-lines-omitted': { requirement: 'SIG-BASE-LINE-FORMAT', title: 'lines of missing headers left out of the base', fix: 'Every covered component has its line; a missing header gives `"name": ` with an empty value.' },
+  'path-without-query': {
+    requirement: 'SIG-BASE-PATH',
+    title: '@path signed without the query string',
+    fix: 'The @path line carries the path and, when present, "?" and the query exactly as sent (this profile departs from RFC 9421 §2.2.6 here).',
+  },
+  'path-decoded': {
+    requirement: 'SIG-BASE-PATH',
+    title: '@path signed percent-decoded',
+    fix: 'The @path line is the path and query exactly as sent ("unmodified"): keep the percent-encoding (%20 stays %20).',
+  },
+  'authority-without-port': {
+    requirement: 'SIG-BASE-AUTHORITY',
+    title: '@authority signed without the port',
+    fix: '@authority keeps any port other than 80 and 443 (host:port).',
+  },
+  'authority-with-port': {
+    requirement: 'SIG-BASE-AUTHORITY',
+    title: '@authority signed with the default port',
+    fix: '@authority omits the ports 80 and 443.',
+  },
+  'method-lowercase': {
+    requirement: 'SIG-BASE-METHOD',
+    title: '@method signed in lower case',
+    fix: '@method is the method in upper case, exactly as sent.',
+  },
+  'content-type-differs': {
+    requirement: 'SIG-BASE-CONTENT-TYPE-LENGTH',
+    title: 'content-type signed with a value other than the one sent',
+    fix: 'Sign the Content-Type exactly as sent; HTTP libraries often add "; charset=utf-8" after the request was signed.',
+  },
+  'content-length-differs': {
+    requirement: 'SIG-BASE-CONTENT-TYPE-LENGTH',
+    title: 'content-length signed with a value other than the one sent',
+    fix: 'Sign the Content-Length that is sent: the body length in bytes (not characters), set before signing.',
+  },
+  'body-reserialised': {
+    requirement: 'DIGEST-EXACT-BYTES',
+    title: 'body re-serialised between signing and sending',
+    fix: 'Serialise the body once, then digest, sign and send exactly those bytes.',
+  },
+  'parameters-reordered': {
+    requirement: 'SIG-BASE-PARAMS-LINE',
+    title: 'signature parameters signed in another order than sent in Signature-Input',
+    fix: 'The @signature-params line is the Signature-Input member exactly as sent: created, keyid, alg, nonce.',
+  },
+  'signature-params-with-label': {
+    requirement: 'SIG-BASE-PARAMS-LINE',
+    title: '@signature-params line signed with the label "sig1="',
+    fix: 'The @signature-params value is the Inner List and parameters only, without "sig1=".',
+  },
+  'crlf-line-endings': {
+    requirement: 'SIG-BASE-LINE-FORMAT',
+    title: 'base lines separated by CRLF',
+    fix: 'Separate the lines of the base with LF ("\\n") only.',
+  },
+  'trailing-newline': {
+    requirement: 'SIG-BASE-LINE-FORMAT',
+    title: 'base signed with a trailing newline',
+    fix: 'The base ends with the @signature-params line, with no newline after it.',
+  },
+  'uppercase-header-names': {
+    requirement: 'SIG-BASE-LINE-FORMAT',
+    title: 'header component names signed in upper or mixed case',
+    fix: 'Component names in the base are lower case ("content-type", not "Content-Type").',
+  },
+  'empty-value-without-space': {
+    requirement: 'SIG-BASE-LINE-FORMAT',
+    title: "a missing header's line signed without the space after the colon",
+    fix: 'A missing header gives the line `"name": ` (colon, one space, nothing after).',
+  },
+  'empty-lines-omitted': {
+    requirement: 'SIG-BASE-LINE-FORMAT',
+    title: 'lines of missing headers left out of the base',
+    fix: 'Every covered component has its line; a missing header gives `"name": ` with an empty value.',
+  },
 } as const satisfies Record<string, { requirement: string; title: string; fix: string }>;
 
 export type SignatureMistakeId = keyof typeof signatureMistakes;
@@ -120,21 +180,33 @@ function render(draft: Draft, components: readonly ComponentIdentifier[]): strin
   const lines: string[] = [];
   for (const l of draft.lines) {
     if (draft.omitEmptyLines && l.isField && l.value === '') continue;
-    lines.push(l.value === '' && !draft.emptyValueSpace ? `${l.identifier}:` : `${l.identifier}: ${l.value}`);
+    lines.push(
+      l.value === '' && !draft.emptyValueSpace ? `${l.identifier}:` : `${l.identifier}: ${l.value}`,
+    );
   }
   lines.push(`"@signature-params": ${draft.paramsPrefix}${params.value}`);
   return lines.join(draft.eol) + draft.trailer;
 }
 
-const withLine = (draft: Draft, name: string, value: string): Draft => ({ ...draft, lines: draft.lines.map((l) => (l.name === name ? { ...l, value } : l)) });
-const setLine = (name: string, value: string) => (draft: Draft): Draft => withLine(draft, name, value);
+const withLine = (draft: Draft, name: string, value: string): Draft => ({
+  ...draft,
+  lines: draft.lines.map((l) => (l.name === name ? { ...l, value } : l)),
+});
+const setLine =
+  (name: string, value: string) =>
+  (draft: Draft): Draft =>
+    withLine(draft, name, value);
 const hasLine = (draft: Draft, name: string): boolean => draft.lines.some((l) => l.name === name);
-const lineValue = (draft: Draft, name: string): string | undefined => draft.lines.find((l) => l.name === name)?.value;
+const lineValue = (draft: Draft, name: string): string | undefined =>
+  draft.lines.find((l) => l.name === name)?.value;
 
-const titleCase = (name: string): string => name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+const titleCase = (name: string): string =>
+  name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 
 /** Other serialisations of a JSON body that clients produce by parsing and re-serialising it. */
-export function reserialisedBodies(body: Uint8Array): Array<{ readonly how: string; readonly bytes: Uint8Array }> {
+export function reserialisedBodies(
+  body: Uint8Array,
+): Array<{ readonly how: string; readonly bytes: Uint8Array }> {
   let text: string;
   try {
     text = utf8.decode(body);
@@ -164,7 +236,8 @@ export function reserialisedBodies(body: Uint8Array): Array<{ readonly how: stri
   }
   if (text.endsWith('\n')) add('the body without its trailing newline', text.replace(/\r?\n$/, ''));
   else add('the body with a trailing newline', `${text}\n`);
-  if (text.includes('\n') && !text.includes('\r\n')) add('the body with CRLF line ends', text.replace(/\n/g, '\r\n'));
+  if (text.includes('\n') && !text.includes('\r\n'))
+    add('the body with CRLF line ends', text.replace(/\n/g, '\r\n'));
   add('an empty body', '');
   return [...out].map(([how, t]) => ({ how, bytes: encoder.encode(t) }));
 }
@@ -173,7 +246,9 @@ export function reserialisedBodies(body: Uint8Array): Array<{ readonly how: stri
 function pythonDumps(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(pythonDumps).join(', ')}]`;
   if (value !== null && typeof value === 'object') {
-    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}: ${pythonDumps(v)}`).join(', ')}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonDumps(v)}`)
+      .join(', ')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -181,12 +256,23 @@ function pythonDumps(value: unknown): string {
 /** The mistakes worth trying for this request, each computed once from the expected base. */
 function alternatives(draft: Draft, request: HttpRequest): Alternative[] {
   const out: Alternative[] = [];
-  const add = (mistake: SignatureMistakeId, apply: (d: Draft) => Draft, detail?: string, aloneOnly = false): void => {
-    out.push({ mistake, apply, ...(detail !== undefined ? { detail } : {}), ...(aloneOnly ? { aloneOnly } : {}) });
+  const add = (
+    mistake: SignatureMistakeId,
+    apply: (d: Draft) => Draft,
+    detail?: string,
+    aloneOnly = false,
+  ): void => {
+    out.push({
+      mistake,
+      apply,
+      ...(detail !== undefined ? { detail } : {}),
+      ...(aloneOnly ? { aloneOnly } : {}),
+    });
   };
 
   const path = lineValue(draft, '@path');
-  if (path !== undefined && path.includes('?')) add('path-without-query', setLine('@path', path.slice(0, path.indexOf('?'))));
+  if (path !== undefined && path.includes('?'))
+    add('path-without-query', setLine('@path', path.slice(0, path.indexOf('?'))));
   if (path !== undefined && path.includes('%')) {
     // Clients that sign a URL object's decoded path or query (a space where "%20" was sent).
     for (const decode of [decodeURI, decodeURIComponent]) {
@@ -196,7 +282,11 @@ function alternatives(draft: Draft, request: HttpRequest): Alternative[] {
       } catch {
         continue;
       }
-      if (decoded !== path && !out.some((a) => a.mistake === 'path-decoded' && a.detail === JSON.stringify(decoded))) add('path-decoded', setLine('@path', decoded), JSON.stringify(decoded));
+      if (
+        decoded !== path &&
+        !out.some((a) => a.mistake === 'path-decoded' && a.detail === JSON.stringify(decoded))
+      )
+        add('path-decoded', setLine('@path', decoded), JSON.stringify(decoded));
     }
   }
 
@@ -206,54 +296,106 @@ function alternatives(draft: Draft, request: HttpRequest): Alternative[] {
     const m = /^(.*):(\d+)$/.exec(authority);
     if (m && !authority.endsWith(']')) add('authority-without-port', setLine('@authority', m[1]!));
     else {
-      const ports = uri.value.port === 80 || uri.value.port === 443 ? [uri.value.port] : uri.value.scheme === 'https' ? [443] : [80];
-      for (const port of ports) add('authority-with-port', setLine('@authority', `${authority}:${port}`), `":${port}"`);
+      const ports =
+        uri.value.port === 80 || uri.value.port === 443
+          ? [uri.value.port]
+          : uri.value.scheme === 'https'
+            ? [443]
+            : [80];
+      for (const port of ports)
+        add('authority-with-port', setLine('@authority', `${authority}:${port}`), `":${port}"`);
     }
   }
 
   const method = lineValue(draft, '@method');
-  if (method !== undefined && method !== method.toLowerCase()) add('method-lowercase', setLine('@method', method.toLowerCase()));
+  if (method !== undefined && method !== method.toLowerCase())
+    add('method-lowercase', setLine('@method', method.toLowerCase()));
 
   const contentType = lineValue(draft, 'content-type');
   if (contentType !== undefined) {
     const candidates = new Set<string>();
-    if (contentType.includes(';')) candidates.add(contentType.slice(0, contentType.indexOf(';')).trim());
+    if (contentType.includes(';'))
+      candidates.add(contentType.slice(0, contentType.indexOf(';')).trim());
     if (contentType !== '') {
       candidates.add('');
-      if (!contentType.includes(';')) for (const suffix of ['; charset=utf-8', ';charset=utf-8', '; charset=UTF-8', ';charset=UTF-8']) candidates.add(contentType + suffix);
+      if (!contentType.includes(';'))
+        for (const suffix of [
+          '; charset=utf-8',
+          ';charset=utf-8',
+          '; charset=UTF-8',
+          ';charset=UTF-8',
+        ])
+          candidates.add(contentType + suffix);
     } else candidates.add('application/json');
-    for (const c of candidates) if (c !== contentType) add('content-type-differs', setLine('content-type', c), `signed ${JSON.stringify(c)}`);
+    for (const c of candidates)
+      if (c !== contentType)
+        add('content-type-differs', setLine('content-type', c), `signed ${JSON.stringify(c)}`);
   }
 
   const contentLength = lineValue(draft, 'content-length');
   const variants = reserialisedBodies(request.body);
   if (contentLength !== undefined) {
-    const lengths = new Map<string, string>([[contentLength === '' ? String(request.body.length) : '', contentLength === '' ? 'the byte length of the body' : 'an empty value']]);
+    const lengths = new Map<string, string>([
+      [
+        contentLength === '' ? String(request.body.length) : '',
+        contentLength === '' ? 'the byte length of the body' : 'an empty value',
+      ],
+    ]);
     try {
       const chars = String(utf8.decode(request.body).length);
-      if (!lengths.has(chars)) lengths.set(chars, 'the length of the body text in UTF-16 code units (string length), not in bytes');
+      if (!lengths.has(chars))
+        lengths.set(
+          chars,
+          'the length of the body text in UTF-16 code units (string length), not in bytes',
+        );
     } catch {
       /* not text */
     }
-    for (const v of variants) if (!lengths.has(String(v.bytes.length))) lengths.set(String(v.bytes.length), `the length of ${v.how}`);
+    for (const v of variants)
+      if (!lengths.has(String(v.bytes.length)))
+        lengths.set(String(v.bytes.length), `the length of ${v.how}`);
     lengths.delete(contentLength);
-    for (const [l, why] of lengths) add('content-length-differs', setLine('content-length', l), `signed ${JSON.stringify(l)}: ${why}`);
+    for (const [l, why] of lengths)
+      add(
+        'content-length-differs',
+        setLine('content-length', l),
+        `signed ${JSON.stringify(l)}: ${why}`,
+      );
   }
 
   if (hasLine(draft, 'content-digest')) {
     for (const v of variants) {
       const digest = `sha-512=:${Buffer.from(digestBytes(v.bytes, 'sha-512')).toString('base64')}:`;
       add('body-reserialised', setLine('content-digest', digest), `signed over ${v.how}`);
-      if (hasLine(draft, 'content-length')) add('body-reserialised', (d) => withLine(withLine(d, 'content-digest', digest), 'content-length', String(v.bytes.length)), `signed over ${v.how}`);
+      if (hasLine(draft, 'content-length'))
+        add(
+          'body-reserialised',
+          (d) =>
+            withLine(
+              withLine(d, 'content-digest', digest),
+              'content-length',
+              String(v.bytes.length),
+            ),
+          `signed over ${v.how}`,
+        );
     }
   }
 
   // In pairs only the orders clients really use: the profile's order and the reverse of the one sent.
-  const profileOrder = (o: ReadonlyArray<readonly [string, BareItem]>): boolean => o.map(([k]) => k).join() === serviceProfile.parameterOrder.join();
-  const reversed = [...draft.params].reverse().map(([k]) => k).join();
+  const profileOrder = (o: ReadonlyArray<readonly [string, BareItem]>): boolean =>
+    o.map(([k]) => k).join() === serviceProfile.parameterOrder.join();
+  const reversed = [...draft.params]
+    .reverse()
+    .map(([k]) => k)
+    .join();
   for (const order of permutations(draft.params, 5)) {
     const names = order.map(([k]) => k);
-    add('parameters-reordered', (d) => ({ ...d, params: order }), `signed ${names.join(', ')}`, !profileOrder(order) && names.join() !== reversed);
+    add(
+      'parameters-reordered',
+      (d) => ({ ...d, params: order }),
+      `signed ${names.join(', ')}`,
+      !profileOrder(order) && names.join() !== reversed,
+    );
   }
   add('signature-params-with-label', (d) => ({ ...d, paramsPrefix: `${serviceProfile.label}=` }));
   add('crlf-line-endings', (d) => ({ ...d, eol: '\r\n' }));
@@ -262,13 +404,31 @@ function alternatives(draft: Draft, request: HttpRequest): Alternative[] {
 
   const fields = draft.lines.filter((l) => l.isField);
   if (fields.length > 0) {
-    add('uppercase-header-names', (d) => ({ ...d, lines: d.lines.map((l) => (l.isField ? { ...l, identifier: `"${titleCase(l.name)}"` } : l)) }), 'Title-Case');
+    add(
+      'uppercase-header-names',
+      (d) => ({
+        ...d,
+        lines: d.lines.map((l) => (l.isField ? { ...l, identifier: `"${titleCase(l.name)}"` } : l)),
+      }),
+      'Title-Case',
+    );
     const sentName = new Map<string, string>();
     for (const l of fields) {
       const sent = request.headers.find(([n]) => n.toLowerCase() === l.name)?.[0];
-      if (sent !== undefined && sent !== l.name && sent !== titleCase(l.name)) sentName.set(l.name, sent);
+      if (sent !== undefined && sent !== l.name && sent !== titleCase(l.name))
+        sentName.set(l.name, sent);
     }
-    if (sentName.size > 0) add('uppercase-header-names', (d) => ({ ...d, lines: d.lines.map((l) => (sentName.has(l.name) ? { ...l, identifier: `"${sentName.get(l.name)!}"` } : l)) }), 'as sent');
+    if (sentName.size > 0)
+      add(
+        'uppercase-header-names',
+        (d) => ({
+          ...d,
+          lines: d.lines.map((l) =>
+            sentName.has(l.name) ? { ...l, identifier: `"${sentName.get(l.name)!}"` } : l,
+          ),
+        }),
+        'as sent',
+      );
     if (fields.some((l) => l.value === '')) {
       add('empty-value-without-space', (d) => ({ ...d, emptyValueSpace: false }));
       add('empty-lines-omitted', (d) => ({ ...d, omitEmptyLines: true }));
@@ -278,7 +438,10 @@ function alternatives(draft: Draft, request: HttpRequest): Alternative[] {
 }
 
 /** Pairs that change the same base line (the second would undo the first): never tried together. */
-const CONFLICTS = new Set(['content-length-differs body-reserialised', 'empty-value-without-space empty-lines-omitted']);
+const CONFLICTS = new Set([
+  'content-length-differs body-reserialised',
+  'empty-value-without-space empty-lines-omitted',
+]);
 
 /** Every other order of the parameters (all of them up to `max` parameters; else only the reverse). */
 function permutations<T>(items: readonly T[], max: number): T[][] {
@@ -306,7 +469,10 @@ export function diffBases(expected: string, signed: string): BaseLineDifference[
   const b = signed.split('\n');
   // lcs[i][j]: length of the longest common subsequence of a[i..] and b[j..] (bases have about ten lines).
   const lcs = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-  for (let i = a.length - 1; i >= 0; i--) for (let j = b.length - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--)
+      lcs[i]![j] =
+        a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const out: BaseLineDifference[] = [];
   let i = 0;
   let j = 0;
@@ -329,32 +495,64 @@ export function diffBases(expected: string, signed: string): BaseLineDifference[
   return out;
 }
 
-function buildDraft(request: HttpRequest, components: readonly ComponentIdentifier[], params: ReadonlyMap<string, BareItem>): Draft | string {
+function buildDraft(
+  request: HttpRequest,
+  components: readonly ComponentIdentifier[],
+  params: ReadonlyMap<string, BareItem>,
+): Draft | string {
   const uri = parseTargetUri(request.url);
   if (!uri.ok) return `the target URI cannot be read: ${uri.message}`;
   const lines: Line[] = [];
   for (const c of components) {
     const v = componentValue(c, request, uri.value, serviceProfile.signatureBaseOptions);
     if (!v.ok) return `component ${c.serialized} has no value: ${v.message}`;
-    lines.push({ name: c.name, identifier: c.serialized, value: v.value, isField: !c.name.startsWith('@') });
+    lines.push({
+      name: c.name,
+      identifier: c.serialized,
+      value: v.value,
+      isField: !c.name.startsWith('@'),
+    });
   }
-  return { lines, params: [...params], paramsPrefix: '', eol: '\n', trailer: '', emptyValueSpace: true, omitEmptyLines: false };
+  return {
+    lines,
+    params: [...params],
+    paramsPrefix: '',
+    eol: '\n',
+    trailer: '',
+    emptyValueSpace: true,
+    omitEmptyLines: false,
+  };
 }
 
 /** The signature input and bytes under the label, or why there are none. */
-function readSignature(request: HttpRequest, label: string | undefined): { components: readonly ComponentIdentifier[]; params: ReadonlyMap<string, BareItem>; signature: Uint8Array } | string {
+function readSignature(
+  request: HttpRequest,
+  label: string | undefined,
+):
+  | {
+      components: readonly ComponentIdentifier[];
+      params: ReadonlyMap<string, BareItem>;
+      signature: Uint8Array;
+    }
+  | string {
   const inputText = getFieldValues(request.headers, 'signature-input').join(', ');
   const sigText = getFieldValues(request.headers, 'signature').join(', ');
-  if (inputText === '' || sigText === '') return 'the request has no Signature-Input or no Signature';
+  if (inputText === '' || sigText === '')
+    return 'the request has no Signature-Input or no Signature';
   const inputs = parseSignatureInput(inputText);
   if (!inputs.ok) return inputs.message;
   const sigs = parseSignature(sigText);
   if (!sigs.ok) return sigs.message;
   const wanted = label ?? serviceProfile.label;
-  const chosen = inputs.value.has(wanted) ? wanted : inputs.value.size === 1 ? [...inputs.value.keys()][0]! : undefined;
+  const chosen = inputs.value.has(wanted)
+    ? wanted
+    : inputs.value.size === 1
+      ? [...inputs.value.keys()][0]!
+      : undefined;
   if (chosen === undefined) return `Signature-Input has no "${wanted}" member`;
   const input = inputs.value.get(chosen)!;
-  const signature = sigs.value.get(chosen) ?? (sigs.value.size === 1 ? [...sigs.value.values()][0] : undefined);
+  const signature =
+    sigs.value.get(chosen) ?? (sigs.value.size === 1 ? [...sigs.value.values()][0] : undefined);
   if (signature === undefined) return `Signature has no "${chosen}" member`;
   if (signature.length !== 64) return `the signature is ${signature.length} bytes, not 64`;
   return { components: input.components, params: input.params, signature };
@@ -374,22 +572,35 @@ function describe(found: readonly Alternative[]): string {
  * mistake, then each pair of mistakes from different parts of the base, and reports the first under which the
  * signature verifies. Never throws for hostile input.
  */
-export function diagnoseSignature(request: HttpRequest, options: DiagnoseOptions): SignatureDiagnosis {
+export function diagnoseSignature(
+  request: HttpRequest,
+  options: DiagnoseOptions,
+): SignatureDiagnosis {
   const backend = options.backend ?? nodeBackend;
   const maxAttempts = options.maxAttempts ?? 4000;
   let sig: ReturnType<typeof readSignature>;
   try {
     sig = readSignature(request, options.label);
   } catch (error) {
-    return { status: 'not-diagnosable', message: error instanceof Error ? error.message : String(error), attempts: 0 };
+    return {
+      status: 'not-diagnosable',
+      message: error instanceof Error ? error.message : String(error),
+      attempts: 0,
+    };
   }
   if (typeof sig === 'string') return { status: 'not-diagnosable', message: sig, attempts: 0 };
   const draft = buildDraft(request, sig.components, sig.params);
   if (typeof draft === 'string') return { status: 'not-diagnosable', message: draft, attempts: 0 };
   const expected = render(draft, sig.components);
-  if (expected === undefined) return { status: 'not-diagnosable', message: 'the signature parameters cannot be serialised', attempts: 0 };
+  if (expected === undefined)
+    return {
+      status: 'not-diagnosable',
+      message: 'the signature parameters cannot be serialised',
+      attempts: 0,
+    };
   let attempts = 1;
-  const verifies = (base: string | undefined): boolean => base !== undefined && verifySignatureBase(base, sig.signature, options.publicKey, backend);
+  const verifies = (base: string | undefined): boolean =>
+    base !== undefined && verifySignatureBase(base, sig.signature, options.publicKey, backend);
   if (verifies(expected)) return { status: 'verified', attempts: 1 };
 
   const found = (chain: readonly Alternative[], base: string): SignatureDiagnosis => {
@@ -417,7 +628,13 @@ export function diagnoseSignature(request: HttpRequest, options: DiagnoseOptions
     const once = first.apply(draft);
     for (let j = i + 1; j < singles.length && attempts < maxAttempts; j++) {
       const second = singles[j]!;
-      if (second.mistake === first.mistake || first.aloneOnly === true || second.aloneOnly === true || CONFLICTS.has(`${first.mistake} ${second.mistake}`)) continue;
+      if (
+        second.mistake === first.mistake ||
+        first.aloneOnly === true ||
+        second.aloneOnly === true ||
+        CONFLICTS.has(`${first.mistake} ${second.mistake}`)
+      )
+        continue;
       const base = render(second.apply(once), sig.components);
       attempts += 1;
       if (verifies(base)) return found([first, second], base!);
@@ -439,17 +656,30 @@ export type ContentDigestDiagnosis =
   | { readonly status: 'unknown'; readonly message: string };
 
 /** When the sha-512 Content-Digest does not match the body: over which serialisation of the body it was taken. */
-export function diagnoseContentDigest(headerValue: string, body: Uint8Array): ContentDigestDiagnosis {
+export function diagnoseContentDigest(
+  headerValue: string,
+  body: Uint8Array,
+): ContentDigestDiagnosis {
   const parsed = parseContentDigest(headerValue);
   if (!parsed.ok) return { status: 'unknown', message: parsed.message };
   const got = parsed.digests.get('sha-512');
-  if (got === undefined) return { status: 'unknown', message: 'Content-Digest has no "sha-512" member' };
-  const same = (bytes: Uint8Array): boolean => Buffer.from(digestBytes(bytes, 'sha-512')).equals(Buffer.from(got));
+  if (got === undefined)
+    return { status: 'unknown', message: 'Content-Digest has no "sha-512" member' };
+  const same = (bytes: Uint8Array): boolean =>
+    Buffer.from(digestBytes(bytes, 'sha-512')).equals(Buffer.from(got));
   if (same(body)) return { status: 'matches' };
   for (const v of reserialisedBodies(body)) {
     if (same(v.bytes)) {
-      return { status: 'found', how: v.how, message: `the sha-512 digest was computed over ${v.how}, not over the ${body.length} bytes sent: the body was re-serialised between digesting and sending` };
+      return {
+        status: 'found',
+        how: v.how,
+        message: `the sha-512 digest was computed over ${v.how}, not over the ${body.length} bytes sent: the body was re-serialised between digesting and sending`,
+      };
     }
   }
-  return { status: 'unknown', message: 'the sha-512 digest matches neither the body sent nor any usual re-serialisation of it' };
+  return {
+    status: 'unknown',
+    message:
+      'the sha-512 digest matches neither the body sent nor any usual re-serialisation of it',
+  };
 }

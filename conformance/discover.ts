@@ -16,10 +16,22 @@ export interface Discovery {
 /** An account number and sort code for discovered destinations: the sandbox matches on the holder name only. */
 const ACCOUNT = { accountNumber: '12345678', sortCode: '040004' } as const;
 
-const destination = (holderName: string): PayoutDestinationConfig => ({ destinationType: 'toAccount', accountType: 'SCAN', holderName, ...ACCOUNT, iban: null });
+const destination = (holderName: string): PayoutDestinationConfig => ({
+  destinationType: 'toAccount',
+  accountType: 'SCAN',
+  holderName,
+  ...ACCOUNT,
+  iban: null,
+});
 
-async function getJson(url: string, options: { readonly timeoutMs: number; readonly ca?: string }): Promise<unknown> {
-  const ex = await sendRequest({ method: 'GET', url, headers: [['accept', 'application/json']] }, { timeoutMs: options.timeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}) });
+async function getJson(
+  url: string,
+  options: { readonly timeoutMs: number; readonly ca?: string },
+): Promise<unknown> {
+  const ex = await sendRequest(
+    { method: 'GET', url, headers: [['accept', 'application/json']] },
+    { timeoutMs: options.timeoutMs, ...(options.ca !== undefined ? { ca: options.ca } : {}) },
+  );
   if (ex.response === undefined || ex.response.status !== 200) return undefined;
   try {
     return JSON.parse(new TextDecoder().decode(ex.response.body)) as unknown;
@@ -28,18 +40,25 @@ async function getJson(url: string, options: { readonly timeoutMs: number; reado
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Fills missing `copDestinations` keys and empty `payments` lists from the target's /sandbox/, and sets `sandbox`
  * when it answers. Off when the config says `"sandbox": false`. Never throws: a target without /sandbox/ leaves the
  * config as it was.
  */
-export async function discoverFromSandbox(target: string, config: ConformanceConfig, options: { readonly timeoutMs: number; readonly ca?: string }): Promise<Discovery> {
-  if (config.sources['sandbox'] === 'config' && !config.sandbox) return { config, found: [], sandbox: false };
+export async function discoverFromSandbox(
+  target: string,
+  config: ConformanceConfig,
+  options: { readonly timeoutMs: number; readonly ca?: string },
+): Promise<Discovery> {
+  if (config.sources['sandbox'] === 'config' && !config.sandbox)
+    return { config, found: [], sandbox: false };
   const base = target.replace(/\/+$/, '');
   const triggers = await getJson(`${base}/sandbox/cop-triggers`, options);
-  if (!isRecord(triggers) || !Array.isArray(triggers['triggers'])) return { config, found: [], sandbox: false };
+  if (!isRecord(triggers) || !Array.isArray(triggers['triggers']))
+    return { config, found: [], sandbox: false };
   const found: string[] = [];
 
   const cop: Partial<Record<CopStatusKey, PayoutDestinationConfig>> = { ...config.copDestinations };
@@ -52,7 +71,8 @@ export async function discoverFromSandbox(target: string, config: ConformanceCon
   for (const t of triggers['triggers']) {
     if (!isRecord(t) || typeof t['holderName'] !== 'string') continue;
     const key = t['copStatus'] === null ? 'null' : String(t['copStatus']);
-    if ((COP_STATUS_KEYS as readonly string[]).includes(key)) offer(key as CopStatusKey, t['holderName']);
+    if ((COP_STATUS_KEYS as readonly string[]).includes(key))
+      offer(key as CopStatusKey, t['holderName']);
   }
   // "anything else → FULL_MATCH": any ordinary name gets the default.
   if (triggers['default'] === 'FULL_MATCH') offer('FULL_MATCH', 'Jane Payee');
@@ -60,9 +80,17 @@ export async function discoverFromSandbox(target: string, config: ConformanceCon
 
   let payInAccountSelector = config.payInAccountSelector;
   let merchantId = config.merchantId;
-  if (config.applicationId !== undefined && (payInAccountSelector === undefined || merchantId === undefined)) {
+  if (
+    config.applicationId !== undefined &&
+    (payInAccountSelector === undefined || merchantId === undefined)
+  ) {
     const apps = await getJson(`${base}/sandbox/applications`, options);
-    const app = Array.isArray(apps) ? apps.find((a): a is Record<string, unknown> => isRecord(a) && a['applicationId'] === config.applicationId) : undefined;
+    const app = Array.isArray(apps)
+      ? apps.find(
+          (a): a is Record<string, unknown> =>
+            isRecord(a) && a['applicationId'] === config.applicationId,
+        )
+      : undefined;
     if (payInAccountSelector === undefined && typeof app?.['payInAccountSelector'] === 'string') {
       payInAccountSelector = app['payInAccountSelector'];
       found.push(`payInAccountSelector "${payInAccountSelector}"`);
@@ -75,29 +103,48 @@ export async function discoverFromSandbox(target: string, config: ConformanceCon
 
   let payments = config.payments;
   if (payments.settled.length === 0 || payments.unsettled.length === 0) {
-    const query = config.applicationId !== undefined ? `?applicationId=${encodeURIComponent(config.applicationId)}` : '';
+    const query =
+      config.applicationId !== undefined
+        ? `?applicationId=${encodeURIComponent(config.applicationId)}`
+        : '';
     const list = await getJson(`${base}/sandbox/payments${query}`, options);
     if (Array.isArray(list)) {
       const settled: Array<{ paymentId: string; amount: string }> = [];
       const unsettled: Array<{ paymentId: string; status: string }> = [];
       for (const p of list) {
-        if (!isRecord(p) || typeof p['paymentId'] !== 'string' || typeof p['status'] !== 'string') continue;
+        if (!isRecord(p) || typeof p['paymentId'] !== 'string' || typeof p['status'] !== 'string')
+          continue;
         // A payment already refunded has less to refund and may hold an active refund: only untouched ones.
         const untouched = !Array.isArray(p['refunds']) || p['refunds'].length === 0;
-        const amount = typeof p['amount'] === 'number' || typeof p['amount'] === 'string' ? normaliseAmount(p['amount']) : undefined;
-        if (p['status'] === 'SETTLED' && untouched && amount !== undefined) settled.push({ paymentId: p['paymentId'], amount });
-        else if (p['status'] !== 'SETTLED') unsettled.push({ paymentId: p['paymentId'], status: p['status'] });
+        const amount =
+          typeof p['amount'] === 'number' || typeof p['amount'] === 'string'
+            ? normaliseAmount(p['amount'])
+            : undefined;
+        if (p['status'] === 'SETTLED' && untouched && amount !== undefined)
+          settled.push({ paymentId: p['paymentId'], amount });
+        else if (p['status'] !== 'SETTLED')
+          unsettled.push({ paymentId: p['paymentId'], status: p['status'] });
       }
       const useSettled = payments.settled.length === 0 && settled.length > 0;
       const useUnsettled = payments.unsettled.length === 0 && unsettled.length > 0;
       if (useSettled) found.push(`${settled.length} settled payment(s)`);
       if (useUnsettled) found.push(`${unsettled.length} unsettled payment(s)`);
-      payments = { settled: useSettled ? settled : payments.settled, unsettled: useUnsettled ? unsettled : payments.unsettled };
+      payments = {
+        settled: useSettled ? settled : payments.settled,
+        unsettled: useUnsettled ? unsettled : payments.unsettled,
+      };
     }
   }
   if (!config.sandbox) found.push('"sandbox": true');
   return {
-    config: { ...config, ...(payInAccountSelector !== undefined ? { payInAccountSelector } : {}), ...(merchantId !== undefined ? { merchantId } : {}), copDestinations: cop, payments, sandbox: true },
+    config: {
+      ...config,
+      ...(payInAccountSelector !== undefined ? { payInAccountSelector } : {}),
+      ...(merchantId !== undefined ? { merchantId } : {}),
+      copDestinations: cop,
+      payments,
+      sandbox: true,
+    },
     found,
     sandbox: true,
   };

@@ -7,7 +7,14 @@ import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
 import { gradeFinding, worstOutcome } from './grade.js';
 import { createRedactor, type Redactor } from './redact.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
-import { OUTCOMES, type CheckResult, type GradedFinding, type Outcome, type RunGate, type RunSummary } from './result.js';
+import {
+  OUTCOMES,
+  type CheckResult,
+  type GradedFinding,
+  type Outcome,
+  type RunGate,
+  type RunSummary,
+} from './result.js';
 
 export type LevelFilter = 'must' | 'should' | 'all';
 
@@ -58,7 +65,11 @@ export class ConformanceSetupError extends PayconformError {
 }
 
 /** Start-up validation of a suite: throws `ConformanceSetupError` listing every problem. */
-export function validateSuite(checks: readonly Check<unknown>[], catalogue: Catalogue, role?: CheckRole): void {
+export function validateSuite(
+  checks: readonly Check<unknown>[],
+  catalogue: Catalogue,
+  role?: CheckRole,
+): void {
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const check of checks) {
@@ -67,24 +78,41 @@ export function validateSuite(checks: readonly Check<unknown>[], catalogue: Cata
     if (seen.has(id)) problems.push(`duplicate check id "${id}"`);
     seen.add(id);
     if (typeof check.run !== 'function') problems.push(`check "${id}" has no run function`);
-    if (!['MUST', 'SHOULD', 'MAY'].includes(check.level)) problems.push(`check "${id}" has unknown level "${String(check.level)}"`);
-    if (role !== undefined && check.appliesTo !== role) problems.push(`check "${id}" applies to ${check.appliesTo}, not to this ${role} audit`);
-    if (!Array.isArray(check.requirements) || check.requirements.length === 0) problems.push(`check "${id}" names no requirement`);
-    else for (const r of check.requirements) if (!catalogue.byId.has(r)) problems.push(`check "${id}" names unknown requirement "${r}"`);
+    if (!['MUST', 'SHOULD', 'MAY'].includes(check.level))
+      problems.push(`check "${id}" has unknown level "${String(check.level)}"`);
+    if (role !== undefined && check.appliesTo !== role)
+      problems.push(`check "${id}" applies to ${check.appliesTo}, not to this ${role} audit`);
+    if (!Array.isArray(check.requirements) || check.requirements.length === 0)
+      problems.push(`check "${id}" names no requirement`);
+    else
+      for (const r of check.requirements)
+        if (!catalogue.byId.has(r)) problems.push(`check "${id}" names unknown requirement "${r}"`);
   }
   if (problems.length > 0) throw new ConformanceSetupError(problems);
 }
 
 /** Applies `--only` and `--level`; returns the selected checks in suite order. */
-export function selectChecks<Ctx>(checks: readonly Check<Ctx>[], only: readonly string[] | undefined, level: LevelFilter = 'all'): Check<Ctx>[] {
+export function selectChecks<Ctx>(
+  checks: readonly Check<Ctx>[],
+  only: readonly string[] | undefined,
+  level: LevelFilter = 'all',
+): Check<Ctx>[] {
   if (only !== undefined) {
     const known = new Set(checks.map((c) => c.id));
     const unknown = only.filter((id) => !known.has(id));
-    if (unknown.length > 0) throw new ConformanceSetupError(unknown.map((id) => `--only names unknown check "${id}"`));
+    if (unknown.length > 0)
+      throw new ConformanceSetupError(unknown.map((id) => `--only names unknown check "${id}"`));
   }
   const wanted = only !== undefined ? new Set(only) : undefined;
-  const levels = level === 'must' ? ['MUST'] : level === 'should' ? ['MUST', 'SHOULD'] : ['MUST', 'SHOULD', 'MAY'];
-  return checks.filter((c) => (wanted === undefined || wanted.has(c.id)) && levels.includes(c.level));
+  const levels =
+    level === 'must'
+      ? ['MUST']
+      : level === 'should'
+        ? ['MUST', 'SHOULD']
+        : ['MUST', 'SHOULD', 'MAY'];
+  return checks.filter(
+    (c) => (wanted === undefined || wanted.has(c.id)) && levels.includes(c.level),
+  );
 }
 
 /** Parses the `--level` value. */
@@ -94,10 +122,29 @@ export function parseLevelFilter(value: string): LevelFilter {
   throw new PayconformError('USAGE', `--level must be one of must, should, all (got "${value}")`);
 }
 
-const info = (c: Check<unknown>): CheckInfo => ({ id: c.id, title: c.title, area: c.area, level: c.level, appliesTo: c.appliesTo });
+const info = (c: Check<unknown>): CheckInfo => ({
+  id: c.id,
+  title: c.title,
+  area: c.area,
+  level: c.level,
+  appliesTo: c.appliesTo,
+});
 
-function result(check: Check<unknown>, outcome: Outcome, message: string, findings: readonly GradedFinding[], durationMs: number): CheckResult {
-  return { ...info(check), requirements: [...check.requirements], outcome, message, findings, durationMs: Math.round(durationMs * 10) / 10 };
+function result(
+  check: Check<unknown>,
+  outcome: Outcome,
+  message: string,
+  findings: readonly GradedFinding[],
+  durationMs: number,
+): CheckResult {
+  return {
+    ...info(check),
+    requirements: [...check.requirements],
+    outcome,
+    message,
+    findings,
+    durationMs: Math.round(durationMs * 10) / 10,
+  };
 }
 
 function errorMessage(error: unknown): string {
@@ -105,9 +152,29 @@ function errorMessage(error: unknown): string {
 }
 
 /** Grades what a check returned; a malformed return is the check's defect (`error`). */
-function gradeAll(check: Check<unknown>, returned: unknown, catalogue: Catalogue, redactor: Redactor, durationMs: number): CheckResult {
-  if (!Array.isArray(returned)) return result(check, 'error', `check returned ${typeof returned}, not an array of findings`, [], durationMs);
-  if (returned.length === 0) return result(check, 'error', 'check returned no findings (a check must report what it saw)', [], durationMs);
+function gradeAll(
+  check: Check<unknown>,
+  returned: unknown,
+  catalogue: Catalogue,
+  redactor: Redactor,
+  durationMs: number,
+): CheckResult {
+  if (!Array.isArray(returned))
+    return result(
+      check,
+      'error',
+      `check returned ${typeof returned}, not an array of findings`,
+      [],
+      durationMs,
+    );
+  if (returned.length === 0)
+    return result(
+      check,
+      'error',
+      'check returned no findings (a check must report what it saw)',
+      [],
+      durationMs,
+    );
   let graded: GradedFinding[];
   try {
     graded = (returned as Finding[]).map((f) => gradeFinding(check, f, catalogue, redactor));
@@ -126,11 +193,22 @@ function scrub(r: CheckResult, redactor: Redactor): CheckResult {
   try {
     return JSON.parse(redactor.maskLiterals(json)) as CheckResult;
   } catch {
-    return { ...r, outcome: 'error', message: 'result withheld: it contained a secret that could not be masked', findings: [] };
+    return {
+      ...r,
+      outcome: 'error',
+      message: 'result withheld: it contained a secret that could not be masked',
+      findings: [],
+    };
   }
 }
 
-async function runOne<Ctx>(check: Check<Ctx>, options: RunOptions<Ctx>, catalogue: Catalogue, redactor: Redactor, runSignal: AbortSignal | undefined): Promise<CheckResult> {
+async function runOne<Ctx>(
+  check: Check<Ctx>,
+  options: RunOptions<Ctx>,
+  catalogue: Catalogue,
+  redactor: Redactor,
+  runSignal: AbortSignal | undefined,
+): Promise<CheckResult> {
   const started = performance.now();
   const timeoutMs = check.timeoutMs ?? options.checkTimeoutMs ?? 30_000;
   const controller = new AbortController();
@@ -145,16 +223,39 @@ async function runOne<Ctx>(check: Check<Ctx>, options: RunOptions<Ctx>, catalogu
     controller.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
   });
   try {
-    const running = Promise.resolve().then(() => check.run(options.context, { signal: controller.signal, deadline: Date.now() + timeoutMs }));
+    const running = Promise.resolve().then(() =>
+      check.run(options.context, { signal: controller.signal, deadline: Date.now() + timeoutMs }),
+    );
     running.catch(() => undefined); // a check that rejects after its timeout must not surface as unhandled
-    const first = await Promise.race([running.then((v) => ({ v }), (e: unknown) => ({ e })), timedOut, aborted]);
+    const first = await Promise.race([
+      running.then(
+        (v) => ({ v }),
+        (e: unknown) => ({ e }),
+      ),
+      timedOut,
+      aborted,
+    ]);
     const elapsed = performance.now() - started;
     if (first === 'timeout') {
       controller.abort(new Error('check timed out'));
-      return result(check, 'fail', `check did not finish within ${timeoutMs} ms (the target may be hanging); it was abandoned`, [], elapsed);
+      return result(
+        check,
+        'fail',
+        `check did not finish within ${timeoutMs} ms (the target may be hanging); it was abandoned`,
+        [],
+        elapsed,
+      );
     }
-    if (first === 'aborted') return result(check, 'skip', 'run aborted while this check was running', [], elapsed);
-    if ('e' in first) return result(check, 'error', `check threw: ${redactor.redactText(errorMessage(first.e))}`, [], elapsed);
+    if (first === 'aborted')
+      return result(check, 'skip', 'run aborted while this check was running', [], elapsed);
+    if ('e' in first)
+      return result(
+        check,
+        'error',
+        `check threw: ${redactor.redactText(errorMessage(first.e))}`,
+        [],
+        elapsed,
+      );
     return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed);
   } finally {
     clearTimeout(timer);
@@ -188,7 +289,14 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
     const i = info(c);
     return { ...i, title: redactor.maskLiterals(i.title) };
   };
-  emit({ type: 'run-started', target: redactor.maskLiterals(options.target), role: options.role, toolVersion: options.toolVersion, startedAt: startedAt.toISOString(), checks: selected.map((c) => masked(c as Check<unknown>)) });
+  emit({
+    type: 'run-started',
+    target: redactor.maskLiterals(options.target),
+    role: options.role,
+    toolVersion: options.toolVersion,
+    startedAt: startedAt.toISOString(),
+    checks: selected.map((c) => masked(c as Check<unknown>)),
+  });
 
   const results = new Array<CheckResult | undefined>(selected.length);
   const total = selected.length;
@@ -207,9 +315,18 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
     const missing = (check.needs ?? []).filter((need) => !(options.isAvailable?.(need) ?? true));
     if (missing.length > 0) {
       const describe = options.describeNeed ?? ((need: string) => `"${need}" in the config`);
-      finish(index, result(check as Check<unknown>, 'skip', `not run: ${missing.map(describe).join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set`, [], 0));
-    }
-    else if (check.mutating && options.refuseMutating !== undefined) finish(index, result(check as Check<unknown>, 'skip', options.refuseMutating, [], 0));
+      finish(
+        index,
+        result(
+          check as Check<unknown>,
+          'skip',
+          `not run: ${missing.map(describe).join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set`,
+          [],
+          0,
+        ),
+      );
+    } else if (check.mutating && options.refuseMutating !== undefined)
+      finish(index, result(check as Check<unknown>, 'skip', options.refuseMutating, [], 0));
     else pending.push(index);
   });
 
@@ -228,7 +345,7 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
 
   while (pending.length > 0 || running.size > 0) {
     if (!aborted) {
-      for (let i = 0; i < pending.length && running.size < concurrency && !serialRunning; ) {
+      for (let i = 0; i < pending.length && running.size < concurrency && !serialRunning;) {
         const index = pending[i]!;
         const check = selected[index]!;
         if (check.serial) {
@@ -250,10 +367,23 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
         running.set(index, task);
       }
     } else {
-      for (const index of pending.splice(0)) finish(index, result(selected[index] as Check<unknown>, 'skip', 'run aborted before this check started', [], 0));
+      for (const index of pending.splice(0))
+        finish(
+          index,
+          result(
+            selected[index] as Check<unknown>,
+            'skip',
+            'run aborted before this check started',
+            [],
+            0,
+          ),
+        );
     }
     if (running.size === 0) continue;
-    await Promise.race([...running.values(), ...(aborted || pending.length === 0 ? [] : [abortWake])]);
+    await Promise.race([
+      ...running.values(),
+      ...(aborted || pending.length === 0 ? [] : [abortWake]),
+    ]);
   }
   options.signal?.removeEventListener('abort', onAbort);
 
@@ -262,13 +392,18 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
   for (const r of done) counts[r.outcome] += 1;
 
   const covered = new Set<string>();
-  for (const r of done) if (r.outcome !== 'skip' && r.outcome !== 'n/a') for (const id of r.requirements) covered.add(id);
+  for (const r of done)
+    if (r.outcome !== 'skip' && r.outcome !== 'n/a')
+      for (const id of r.requirements) covered.add(id);
   const named = new Set(options.checks.flatMap((c) => c.requirements));
   const notRun = [...named].filter((id) => !covered.has(id));
-  const uncovered = requirementsForRole(catalogue, options.role).map((r) => r.id).filter((id) => !named.has(id));
+  const uncovered = requirementsForRole(catalogue, options.role)
+    .map((r) => r.id)
+    .filter((id) => !named.has(id));
 
   const partialReasons: string[] = [];
-  if (deselected.length > 0) partialReasons.push(`${deselected.length} check(s) not selected (--only/--level)`);
+  if (deselected.length > 0)
+    partialReasons.push(`${deselected.length} check(s) not selected (--only/--level)`);
   if (aborted) partialReasons.push('run aborted before every check finished');
   if (counts.skip > 0) partialReasons.push(`${counts.skip} check(s) skipped`);
 
@@ -281,13 +416,24 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationMs: Math.round(performance.now() - t0),
-    selection: { level, ...(options.only !== undefined ? { only: [...options.only] } : {}), deselected },
+    selection: {
+      level,
+      ...(options.only !== undefined ? { only: [...options.only] } : {}),
+      deselected,
+    },
     partial: partialReasons.length > 0,
     partialReasons,
     results: done,
     counts,
-    requirements: { covered: [...covered].sort(), notRun: notRun.sort(), uncovered: uncovered.sort() },
-    gate: options.gate ?? { failOn: [], allowSkips: options.only !== undefined || options.level !== undefined },
+    requirements: {
+      covered: [...covered].sort(),
+      notRun: notRun.sort(),
+      uncovered: uncovered.sort(),
+    },
+    gate: options.gate ?? {
+      failOn: [],
+      allowSkips: options.only !== undefined || options.level !== undefined,
+    },
     blocking: (options.blocking ?? []).map((b) => redactor.maskLiterals(b)),
   };
   emit({ type: 'run-finished', summary });

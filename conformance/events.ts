@@ -11,9 +11,26 @@ export interface CheckInfo {
 }
 
 export type RunEvent =
-  | { readonly type: 'run-started'; readonly target: string; readonly role: CheckRole; readonly toolVersion: string; readonly startedAt: string; readonly checks: readonly CheckInfo[] }
-  | { readonly type: 'check-started'; readonly check: CheckInfo; readonly index: number; readonly total: number }
-  | { readonly type: 'check-finished'; readonly result: CheckResult; readonly completed: number; readonly total: number }
+  | {
+      readonly type: 'run-started';
+      readonly target: string;
+      readonly role: CheckRole;
+      readonly toolVersion: string;
+      readonly startedAt: string;
+      readonly checks: readonly CheckInfo[];
+    }
+  | {
+      readonly type: 'check-started';
+      readonly check: CheckInfo;
+      readonly index: number;
+      readonly total: number;
+    }
+  | {
+      readonly type: 'check-finished';
+      readonly result: CheckResult;
+      readonly completed: number;
+      readonly total: number;
+    }
   | { readonly type: 'run-finished'; readonly summary: RunSummary };
 
 export type RunSubscriber = (event: RunEvent) => void;

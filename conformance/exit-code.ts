@@ -35,12 +35,20 @@ export function verdictFor(summary: VerdictInput): VerdictInfo {
   const failing: string[] = [];
   if (c.fail > 0) failing.push(`${c.fail} check(s) failed`);
   if (c.error > 0) failing.push(`${c.error} check(s) errored`);
-  if (gate.failOn.includes('warn') && c.warn > 0) failing.push(`${c.warn} warning(s) under --fail-on warn`);
-  if (gate.failOn.includes('skip') && c.skip > 0) failing.push(`${c.skip} skipped check(s) under --fail-on skip`);
+  if (gate.failOn.includes('warn') && c.warn > 0)
+    failing.push(`${c.warn} warning(s) under --fail-on warn`);
+  if (gate.failOn.includes('skip') && c.skip > 0)
+    failing.push(`${c.skip} skipped check(s) under --fail-on skip`);
   failing.push(...(summary.blocking ?? []));
   if (failing.length > 0) return { verdict: 'fail', exitCode: EXIT_MUST_FAILURE, reasons: failing };
   if (c.skip > 0 && !gate.allowSkips) {
-    return { verdict: 'incomplete', exitCode: EXIT_INCOMPLETE, reasons: [`${c.skip} selected check(s) skipped (see each skip's reason; --allow-skips accepts a run with skips)`] };
+    return {
+      verdict: 'incomplete',
+      exitCode: EXIT_INCOMPLETE,
+      reasons: [
+        `${c.skip} selected check(s) skipped (see each skip's reason; --allow-skips accepts a run with skips)`,
+      ],
+    };
   }
   return { verdict: 'pass', exitCode: EXIT_OK, reasons: [] };
 }

@@ -64,11 +64,20 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /** The header lines actually sent: the request's own, plus Host, Content-Length and Connection where absent. */
-export function completeHeaders(method: string, url: URL, headers: FieldLines, body: Uint8Array): FieldLines {
+export function completeHeaders(
+  method: string,
+  url: URL,
+  headers: FieldLines,
+  body: Uint8Array,
+): FieldLines {
   const lines = [...headers];
   const has = (name: string): boolean => getFieldValues(headers, name).length > 0;
   if (!has('host')) lines.unshift(['Host', url.host]);
-  if (!has('content-length') && !has('transfer-encoding') && (body.length > 0 || BODY_METHODS.has(method.toUpperCase()))) {
+  if (
+    !has('content-length') &&
+    !has('transfer-encoding') &&
+    (body.length > 0 || BODY_METHODS.has(method.toUpperCase()))
+  ) {
     lines.push(['Content-Length', String(body.length)]);
   }
   if (!has('connection')) lines.push(['Connection', 'close']);
@@ -79,19 +88,40 @@ function classify(error: unknown): ExchangeError {
   const e = error as NodeJS.ErrnoException & { reason?: string };
   const code = e?.code ?? '';
   const message = e instanceof Error ? e.message : String(error);
-  if (code === 'ECONNREFUSED') return { code: 'CONNECTION_REFUSED', message: `connection refused (${message})` };
-  if (code === 'ECONNRESET' || code === 'EPIPE' || message === 'socket hang up') return { code: 'CONNECTION_RESET', message: `connection reset by the target (${message})` };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { code: 'DNS_FAILURE', message: `host name did not resolve (${message})` };
-  if (code.startsWith('HPE_') || code === 'ERR_HTTP_INVALID_STATUS_CODE') return { code: 'PROTOCOL_ERROR', message: `malformed HTTP response: ${e.reason ?? message}` };
-  if (code.startsWith('ERR_TLS') || code.includes('CERT') || code.startsWith('ERR_SSL') || /certificate|SSL/i.test(message)) return { code: 'TLS_ERROR', message };
-  if (code.startsWith('ERR_INVALID') || code === 'ERR_UNESCAPED_CHARACTERS' || code === 'ERR_HTTP_INVALID_HEADER_VALUE') return { code: 'INVALID_REQUEST', message: `request could not be sent: ${message}` };
+  if (code === 'ECONNREFUSED')
+    return { code: 'CONNECTION_REFUSED', message: `connection refused (${message})` };
+  if (code === 'ECONNRESET' || code === 'EPIPE' || message === 'socket hang up')
+    return { code: 'CONNECTION_RESET', message: `connection reset by the target (${message})` };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return { code: 'DNS_FAILURE', message: `host name did not resolve (${message})` };
+  if (code.startsWith('HPE_') || code === 'ERR_HTTP_INVALID_STATUS_CODE')
+    return { code: 'PROTOCOL_ERROR', message: `malformed HTTP response: ${e.reason ?? message}` };
+  if (
+    code.startsWith('ERR_TLS') ||
+    code.includes('CERT') ||
+    code.startsWith('ERR_SSL') ||
+    /certificate|SSL/i.test(message)
+  )
+    return { code: 'TLS_ERROR', message };
+  if (
+    code.startsWith('ERR_INVALID') ||
+    code === 'ERR_UNESCAPED_CHARACTERS' ||
+    code === 'ERR_HTTP_INVALID_HEADER_VALUE'
+  )
+    return { code: 'INVALID_REQUEST', message: `request could not be sent: ${message}` };
   return { code: 'NETWORK_ERROR', message };
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Builds the recorded response, decoding text and JSON where the bytes allow. */
-export function recordResponse(status: number, statusText: string | undefined, headers: FieldLines, body: Uint8Array, truncated: boolean): RecordedResponse {
+export function recordResponse(
+  status: number,
+  statusText: string | undefined,
+  headers: FieldLines,
+  body: Uint8Array,
+  truncated: boolean,
+): RecordedResponse {
   let bodyText: string | undefined;
   try {
     bodyText = utf8.decode(body);
@@ -120,18 +150,36 @@ export function recordResponse(status: number, statusText: string | undefined, h
 }
 
 /** Sends one request and records the exchange. Never throws and never outlives `timeoutMs` (plus a few ms). */
-export function sendRequest(request: OutgoingRequest, options: SendOptions): Promise<RecordedExchange> {
+export function sendRequest(
+  request: OutgoingRequest,
+  options: SendOptions,
+): Promise<RecordedExchange> {
   const started = performance.now();
   const body = request.body ?? new Uint8Array(0);
-  const given: FieldLines = Array.isArray(request.headers) ? (request.headers as FieldLines) : toFieldLines(request.headers as Record<string, string>);
+  const given: FieldLines = Array.isArray(request.headers)
+    ? (request.headers as FieldLines)
+    : toFieldLines(request.headers as Record<string, string>);
   const elapsed = (): number => Math.round((performance.now() - started) * 10) / 10;
   let url: URL;
   try {
     url = new URL(request.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`unsupported scheme "${url.protocol}"`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TypeError(`unsupported scheme "${url.protocol}"`);
   } catch (error) {
-    const recorded: RecordedRequest = { method: request.method, url: request.url, headers: given, body };
-    return Promise.resolve({ request: recorded, error: { code: 'INVALID_REQUEST', message: `invalid URL: ${error instanceof Error ? error.message : String(error)}` }, durationMs: elapsed() });
+    const recorded: RecordedRequest = {
+      method: request.method,
+      url: request.url,
+      headers: given,
+      body,
+    };
+    return Promise.resolve({
+      request: recorded,
+      error: {
+        code: 'INVALID_REQUEST',
+        message: `invalid URL: ${error instanceof Error ? error.message : String(error)}`,
+      },
+      durationMs: elapsed(),
+    });
   }
   const headers = completeHeaders(request.method, url, given, body);
   const recorded: RecordedRequest = { method: request.method, url: request.url, headers, body };
@@ -149,12 +197,28 @@ export function sendRequest(request: OutgoingRequest, options: SendOptions): Pro
       settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      const response = head ? recordResponse(head.status, head.statusText, head.headers, new Uint8Array(Buffer.concat(chunks)), truncated || error !== undefined) : undefined;
+      const response = head
+        ? recordResponse(
+            head.status,
+            head.statusText,
+            head.headers,
+            new Uint8Array(Buffer.concat(chunks)),
+            truncated || error !== undefined,
+          )
+        : undefined;
       if (req && !req.destroyed) req.destroy();
-      resolve({ request: recorded, ...(response ? { response } : {}), ...(error ? { error } : {}), durationMs: elapsed() });
+      resolve({
+        request: recorded,
+        ...(response ? { response } : {}),
+        ...(error ? { error } : {}),
+        durationMs: elapsed(),
+      });
     };
     const timer = setTimeout(() => {
-      finish({ code: 'TIMEOUT', message: `no complete response within ${options.timeoutMs} ms${head ? ` (status ${head.status} received, body incomplete after ${received} bytes)` : ''}` });
+      finish({
+        code: 'TIMEOUT',
+        message: `no complete response within ${options.timeoutMs} ms${head ? ` (status ${head.status} received, body incomplete after ${received} bytes)` : ''}`,
+      });
     }, options.timeoutMs);
     const onAbort = (): void => finish({ code: 'ABORTED', message: 'request aborted by the run' });
     if (options.signal?.aborted) return onAbort();
@@ -182,22 +246,39 @@ export function sendRequest(request: OutgoingRequest, options: SendOptions): Pro
     }
     req.on('error', (error) => finish(classify(error)));
     req.on('response', (res) => {
-      head = { status: res.statusCode ?? 0, statusText: res.statusMessage, headers: fieldLinesFromRaw(res.rawHeaders) };
+      head = {
+        status: res.statusCode ?? 0,
+        statusText: res.statusMessage,
+        headers: fieldLinesFromRaw(res.rawHeaders),
+      };
       res.on('data', (chunk: Buffer) => {
         if (settled) return;
         received += chunk.length;
         if (received > limit) {
           chunks.push(chunk.subarray(0, chunk.length - (received - limit)));
-          finish({ code: 'RESPONSE_TOO_LARGE', message: `response body exceeds the limit of ${limit} bytes` }, true);
+          finish(
+            {
+              code: 'RESPONSE_TOO_LARGE',
+              message: `response body exceeds the limit of ${limit} bytes`,
+            },
+            true,
+          );
           return;
         }
         chunks.push(chunk);
       });
       res.on('end', () => finish());
       res.on('error', (error) => finish(classify(error)));
-      res.on('aborted', () => finish({ code: 'CONNECTION_RESET', message: 'connection closed before the response body was complete' }));
+      res.on('aborted', () =>
+        finish({
+          code: 'CONNECTION_RESET',
+          message: 'connection closed before the response body was complete',
+        }),
+      );
     });
-    req.end(body.length > 0 ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : undefined);
+    req.end(
+      body.length > 0 ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : undefined,
+    );
   });
 }
 
@@ -220,7 +301,9 @@ export function isLoopbackTarget(target: string): boolean {
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
-  const v4mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host)?.[1] ?? (/^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host) ? '127.0.0.1' : undefined);
+  const v4mapped =
+    /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host)?.[1] ??
+    (/^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host) ? '127.0.0.1' : undefined);
   const v4 = v4mapped ?? host;
   const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(v4);
   return m !== null && m[1] === '127' && m.slice(2).every((o) => Number(o) <= 255);

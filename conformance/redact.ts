@@ -44,12 +44,18 @@ const MIN_LITERAL_LENGTH = 4;
  * Header fields whose values are secrets. `Authorization` is deliberately not here: on webhooks it carries an
  * SHA256withRSA signature, which is public evidence a reviewer needs, and payconform never sends bearer tokens.
  */
-export const SECRET_HEADER_PATTERN = /^(?:x-application-secret|.*(?:secret|private[-_]?key|password|api[-_]?key).*)$/i;
+export const SECRET_HEADER_PATTERN =
+  /^(?:x-application-secret|.*(?:secret|private[-_]?key|password|api[-_]?key).*)$/i;
 
-const ED25519_PKCS8_PREFIX = Uint8Array.from([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
+const ED25519_PKCS8_PREFIX = Uint8Array.from([
+  0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+]);
 
 function pemBodyLines(pem: string): string[] {
-  return pem.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length > 0 && !l.startsWith('-----'));
+  return pem
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith('-----'));
 }
 
 /** Every string form of the private key we can derive: as given, PEM lines, joined PEM body, seed in base64/base64url/hex. */
@@ -74,7 +80,12 @@ function privateKeyForms(input: string): string[] {
 }
 
 function applicationSecretForms(secret: string): string[] {
-  return [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret), Buffer.from(secret, 'utf8').toString('base64')];
+  return [
+    secret,
+    JSON.stringify(secret).slice(1, -1),
+    encodeURIComponent(secret),
+    Buffer.from(secret, 'utf8').toString('base64'),
+  ];
 }
 
 function escapeRegExp(s: string): string {
@@ -89,14 +100,26 @@ function escapeRegExp(s: string): string {
 function escapedCharacter(c: string): string {
   const code = c.codePointAt(0)!;
   const hex = code.toString(16);
-  const named: Readonly<Record<string, string>> = { '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": 'apos' };
+  const named: Readonly<Record<string, string>> = {
+    '&': 'amp',
+    '<': 'lt',
+    '>': 'gt',
+    '"': 'quot',
+    "'": 'apos',
+  };
   // An entity's `&` may itself have been escaped any number of times.
   const entity = (body: string): string => `&(?:amp;)*${body};`;
-  const alternatives = [escapeRegExp(c), entity(`#0*${code}`), entity(`#[xX]0*(?:${hex}|${hex.toUpperCase()})`)];
+  const alternatives = [
+    escapeRegExp(c),
+    entity(`#0*${code}`),
+    entity(`#[xX]0*(?:${hex}|${hex.toUpperCase()})`),
+  ];
   if (named[c] !== undefined) alternatives.push(entity(named[c]));
-  if (code < 0x10000) alternatives.push(`\\\\+u(?:${hex.padStart(4, '0')}|${hex.padStart(4, '0').toUpperCase()})`);
+  if (code < 0x10000)
+    alternatives.push(`\\\\+u(?:${hex.padStart(4, '0')}|${hex.padStart(4, '0').toUpperCase()})`);
   // ASCII only: a multi-byte character is percent-encoded as a run of bytes (the encodeURIComponent form covers it).
-  if (code < 0x80) alternatives.push(`%(?:25)*(?:${hex.padStart(2, '0')}|${hex.padStart(2, '0').toUpperCase()})`);
+  if (code < 0x80)
+    alternatives.push(`%(?:25)*(?:${hex.padStart(2, '0')}|${hex.padStart(2, '0').toUpperCase()})`);
   // Any run of backslashes before it: JSON-escaped once (`\"`) or more (`\\\"`), and `\/`.
   return `\\\\*(?:${alternatives.join('|')})`;
 }
@@ -127,29 +150,44 @@ function truncatedPattern(secret: string): string | undefined {
   const chars = [...secret];
   if (chars.length <= MIN_TRUNCATED_PREFIX) return undefined;
   let tail = '';
-  for (let i = chars.length - 2; i >= MIN_TRUNCATED_PREFIX; i--) tail = `(?:${characterPattern(chars[i]!)}${tail})?`;
+  for (let i = chars.length - 2; i >= MIN_TRUNCATED_PREFIX; i--)
+    tail = `(?:${characterPattern(chars[i]!)}${tail})?`;
   return `${chars.slice(0, MIN_TRUNCATED_PREFIX).map(characterPattern).join('')}${tail}(?:[&%\\\\][#A-Za-z0-9]*)?(?=…|\\.\\.\\.)`;
 }
 
 // `"x-application-secret": value` (signature base line) or `x-application-secret: value` (raw header text).
 const BASE_LINE = /(x-application-secret"?[ \t]*:[ \t]*)("(?:[^"\\\r\n]|\\.)*"|[^\r\n]*)/gi;
 // JSON members whose name says secret: `"applicationSecret": "..."`, `"privateKey": "..."`.
-const SECRET_MEMBER = /("[^"\\\r\n]*(?:secret|private_?key|password)[^"\\\r\n]*"[ \t]*:[ \t]*)"(?:[^"\\]|\\.)*"/gi;
+const SECRET_MEMBER =
+  /("[^"\\\r\n]*(?:secret|private_?key|password)[^"\\\r\n]*"[ \t]*:[ \t]*)"(?:[^"\\]|\\.)*"/gi;
 
 export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
   const entries: Array<{ form: string; kind: SecretKind }> = [];
   const add = (forms: string[], kind: SecretKind): void => {
-    for (const form of forms) if (form.length >= MIN_LITERAL_LENGTH && !entries.some((e) => e.form === form)) entries.push({ form, kind });
+    for (const form of forms)
+      if (form.length >= MIN_LITERAL_LENGTH && !entries.some((e) => e.form === form))
+        entries.push({ form, kind });
   };
-  if (secrets.applicationSecret) add(applicationSecretForms(secrets.applicationSecret), 'application-secret');
+  if (secrets.applicationSecret)
+    add(applicationSecretForms(secrets.applicationSecret), 'application-secret');
   if (secrets.privateKey) add(privateKeyForms(secrets.privateKey), 'private-key');
   for (const other of secrets.otherSecrets ?? []) add(privateKeyForms(other), 'private-key');
   entries.sort((a, b) => b.form.length - a.form.length); // longest first, so a PEM line never leaves a partial match
   const sources = entries.map((e) => escapeRegExp(e.form));
-  const secret = secrets.applicationSecret !== undefined && secrets.applicationSecret.length >= MIN_LITERAL_LENGTH ? secrets.applicationSecret : undefined;
+  const secret =
+    secrets.applicationSecret !== undefined &&
+    secrets.applicationSecret.length >= MIN_LITERAL_LENGTH
+      ? secrets.applicationSecret
+      : undefined;
   // The escape-tolerant patterns go first: they match the longest text of the secret's own forms.
-  const tolerant = secret !== undefined ? [escapeTolerantPattern(secret), truncatedPattern(secret)].filter((p): p is string => p !== undefined) : [];
-  const literal = entries.length > 0 ? new RegExp([...tolerant, ...sources].join('|'), 'g') : undefined;
+  const tolerant =
+    secret !== undefined
+      ? [escapeTolerantPattern(secret), truncatedPattern(secret)].filter(
+          (p): p is string => p !== undefined,
+        )
+      : [];
+  const literal =
+    entries.length > 0 ? new RegExp([...tolerant, ...sources].join('|'), 'g') : undefined;
   const kindOf = new Map(entries.map((e) => [e.form, e.kind]));
   const byteForms = entries.map((e) => Buffer.from(e.form, 'utf8'));
 
@@ -157,7 +195,9 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
 
   const redactText = (text: string): string => {
     let out = maskLiterals(text);
-    out = out.replace(BASE_LINE, (_m, head: string, value: string) => (value.length === 0 ? head : `${head}${value.startsWith('"') ? `"${REDACTED}"` : REDACTED}`));
+    out = out.replace(BASE_LINE, (_m, head: string, value: string) =>
+      value.length === 0 ? head : `${head}${value.startsWith('"') ? `"${REDACTED}"` : REDACTED}`,
+    );
     out = out.replace(SECRET_MEMBER, (_m, head: string) => `${head}"${REDACTED}"`);
     return out;
   };
@@ -169,7 +209,11 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
       let at = buf.indexOf(form);
       let guard = 0;
       while (at !== -1 && guard++ < 10_000) {
-        buf = Buffer.concat([buf.subarray(0, at), Buffer.from(REDACTED), buf.subarray(at + form.length)]);
+        buf = Buffer.concat([
+          buf.subarray(0, at),
+          Buffer.from(REDACTED),
+          buf.subarray(at + form.length),
+        ]);
         at = buf.indexOf(form, at + REDACTED.length);
       }
     }
@@ -181,7 +225,13 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
     maskLiterals,
     redactBytes,
     redactHeaders: (headers) =>
-      headers.map(([name, value]) => [name, SECRET_HEADER_PATTERN.test(name) && value.length > 0 ? REDACTED : redactText(value)] as const),
+      headers.map(
+        ([name, value]) =>
+          [
+            name,
+            SECRET_HEADER_PATTERN.test(name) && value.length > 0 ? REDACTED : redactText(value),
+          ] as const,
+      ),
     segments(text) {
       if (!literal) return [{ text }];
       const out: Segment[] = [];

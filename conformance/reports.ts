@@ -24,9 +24,18 @@ export function parseReportSpec(value: string): ReportSpec {
   if (colon <= 0) throw new PayconformError('REPORT_SPEC_INVALID', `--report "${value}": ${usage}`);
   const format = value.slice(0, colon).toLowerCase();
   const path = value.slice(colon + 1);
-  if (!(REPORT_FORMATS as readonly string[]).includes(format)) throw new PayconformError('REPORT_SPEC_INVALID', `--report "${value}": unknown format "${format}"; ${usage}`);
-  if (path.length === 0) throw new PayconformError('REPORT_SPEC_INVALID', `--report "${value}": missing PATH; ${usage}`);
-  if (path.includes('\0')) throw new PayconformError('REPORT_SPEC_INVALID', `--report "${value}": PATH contains a NUL character`);
+  if (!(REPORT_FORMATS as readonly string[]).includes(format))
+    throw new PayconformError(
+      'REPORT_SPEC_INVALID',
+      `--report "${value}": unknown format "${format}"; ${usage}`,
+    );
+  if (path.length === 0)
+    throw new PayconformError('REPORT_SPEC_INVALID', `--report "${value}": missing PATH; ${usage}`);
+  if (path.includes('\0'))
+    throw new PayconformError(
+      'REPORT_SPEC_INVALID',
+      `--report "${value}": PATH contains a NUL character`,
+    );
   return { format: format as ReportFormat, path };
 }
 
@@ -35,15 +44,26 @@ export function parseReportSpecs(values: readonly string[]): ReportSpec[] {
   const specs = values.map(parseReportSpec);
   const paths = specs.map((s) => s.path);
   const dup = paths.find((p, i) => paths.indexOf(p) !== i);
-  if (dup !== undefined) throw new PayconformError('REPORT_SPEC_INVALID', `--report: two reports would write to "${dup}"`);
+  if (dup !== undefined)
+    throw new PayconformError(
+      'REPORT_SPEC_INVALID',
+      `--report: two reports would write to "${dup}"`,
+    );
   return specs;
 }
 
-export function renderReport(format: ReportFormat, summary: RunSummary, catalogue?: Catalogue): string {
+export function renderReport(
+  format: ReportFormat,
+  summary: RunSummary,
+  catalogue?: Catalogue,
+): string {
   switch (format) {
-    case 'json': return renderJsonReport(summary);
-    case 'junit': return renderJunitReport(summary);
-    case 'html': return renderHtmlReport(summary, catalogue ? { catalogue } : {});
+    case 'json':
+      return renderJsonReport(summary);
+    case 'junit':
+      return renderJunitReport(summary);
+    case 'html':
+      return renderHtmlReport(summary, catalogue ? { catalogue } : {});
   }
 }
 
@@ -53,7 +73,11 @@ export interface ReportWriteFailure {
 }
 
 /** Writes each report (creating parent directories); `-` goes to `stdout`. Never throws: returns what failed. */
-export async function writeReports(summary: RunSummary, specs: readonly ReportSpec[], options: { readonly catalogue?: Catalogue; readonly stdout?: (text: string) => void } = {}): Promise<ReportWriteFailure[]> {
+export async function writeReports(
+  summary: RunSummary,
+  specs: readonly ReportSpec[],
+  options: { readonly catalogue?: Catalogue; readonly stdout?: (text: string) => void } = {},
+): Promise<ReportWriteFailure[]> {
   const failures: ReportWriteFailure[] = [];
   for (const spec of specs) {
     try {
@@ -65,7 +89,10 @@ export async function writeReports(summary: RunSummary, specs: readonly ReportSp
       await mkdir(dirname(spec.path), { recursive: true });
       await writeFile(spec.path, text, 'utf8');
     } catch (error) {
-      failures.push({ spec, message: `cannot write ${spec.format} report to "${spec.path}": ${error instanceof Error ? error.message : String(error)}` });
+      failures.push({
+        spec,
+        message: `cannot write ${spec.format} report to "${spec.path}": ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
   }
   return failures;

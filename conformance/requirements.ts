@@ -38,23 +38,38 @@ export const PARTIES_FOR_ROLE: Readonly<Record<CheckRole, readonly RequirementPa
 /** Builds a catalogue from its JSON form, checking ids are well-formed and unique; throws a TypeError otherwise. */
 export function createCatalogue(data: unknown): Catalogue {
   const doc = data as { catalogueVersion?: unknown; requirements?: unknown };
-  if (typeof doc !== 'object' || doc === null || typeof doc.catalogueVersion !== 'string' || !Array.isArray(doc.requirements)) {
-    throw new TypeError('requirements catalogue: expected { catalogueVersion, requirements: [...] }');
+  if (
+    typeof doc !== 'object' ||
+    doc === null ||
+    typeof doc.catalogueVersion !== 'string' ||
+    !Array.isArray(doc.requirements)
+  ) {
+    throw new TypeError(
+      'requirements catalogue: expected { catalogueVersion, requirements: [...] }',
+    );
   }
   const byId = new Map<string, Requirement>();
   for (const entry of doc.requirements as Requirement[]) {
-    if (!REQUIREMENT_ID_PATTERN.test(entry.id)) throw new TypeError(`requirements catalogue: malformed id "${entry.id}"`);
-    if (byId.has(entry.id)) throw new TypeError(`requirements catalogue: duplicate id "${entry.id}"`);
+    if (!REQUIREMENT_ID_PATTERN.test(entry.id))
+      throw new TypeError(`requirements catalogue: malformed id "${entry.id}"`);
+    if (byId.has(entry.id))
+      throw new TypeError(`requirements catalogue: duplicate id "${entry.id}"`);
     byId.set(entry.id, entry);
   }
-  return { catalogueVersion: doc.catalogueVersion, requirements: doc.requirements as Requirement[], byId };
+  return {
+    catalogueVersion: doc.catalogueVersion,
+    requirements: doc.requirements as Requirement[],
+    byId,
+  };
 }
 
 let cached: Catalogue | undefined;
 
 /** The catalogue shipped in `conformance/requirements.json`. */
 export function loadCatalogue(): Catalogue {
-  cached ??= createCatalogue(JSON.parse(readFileSync(new URL('./requirements.json', import.meta.url), 'utf8')));
+  cached ??= createCatalogue(
+    JSON.parse(readFileSync(new URL('./requirements.json', import.meta.url), 'utf8')),
+  );
   return cached;
 }
 

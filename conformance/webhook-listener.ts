@@ -39,12 +39,19 @@ export interface WebhookListener {
    * Resolves true as soon as `predicate` holds over everything received, false when the time is up or `signal`
    * aborts. Never rejects.
    */
-  waitFor(predicate: (received: readonly ReceivedWebhook[]) => boolean, options: WaitOptions): Promise<boolean>;
+  waitFor(
+    predicate: (received: readonly ReceivedWebhook[]) => boolean,
+    options: WaitOptions,
+  ): Promise<boolean>;
   /**
    * The next `times` calls whose (parsed) call matches are answered with `status` instead of 200 (to test
    * redelivery). Returns a function that withdraws what is left of the rule.
    */
-  answerNonOk(match: (call: Omit<ReceivedWebhook, 'seq' | 'answeredStatus'>) => boolean, times: number, status?: number): () => void;
+  answerNonOk(
+    match: (call: Omit<ReceivedWebhook, 'seq' | 'answeredStatus'>) => boolean,
+    times: number,
+    status?: number,
+  ): () => void;
   close(): Promise<void>;
 }
 
@@ -76,7 +83,9 @@ function parseJson(body: Uint8Array): unknown {
 }
 
 /** Starts the listener; rejects when the address cannot be bound (e.g. `EADDRINUSE`). */
-export async function startWebhookListener(options: WebhookListenerOptions = {}): Promise<WebhookListener> {
+export async function startWebhookListener(
+  options: WebhookListenerOptions = {},
+): Promise<WebhookListener> {
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const maxRecords = options.maxRecords ?? 10_000;
   const records: ReceivedWebhook[] = [];
@@ -84,57 +93,60 @@ export async function startWebhookListener(options: WebhookListenerOptions = {})
   const waiters = new Set<() => void>();
   let seq = 0;
 
-  const server = http.createServer({ requestTimeout: 10_000, headersTimeout: 10_000, keepAliveTimeout: 2_000 }, (req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let truncated = false;
-    req.on('data', (chunk: Buffer) => {
-      if (truncated) return;
-      size += chunk.length;
-      if (size > maxBody) {
-        truncated = true;
-        chunks.push(chunk.subarray(0, chunk.length - (size - maxBody)));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('error', () => res.destroy());
-    req.on('end', () => {
-      const body = new Uint8Array(Buffer.concat(chunks));
-      const json = truncated ? undefined : parseJson(body);
-      const call = {
-        method: req.method ?? '',
-        path: req.url ?? '/',
-        headers: fieldLinesFromRaw(req.rawHeaders),
-        body,
-        ...(json !== undefined ? { json } : {}),
-        ...(truncated ? { truncated: true } : {}),
-        receivedAt: Date.now(),
-      };
-      let status = truncated ? 413 : 200;
-      if (!truncated) {
-        for (const rule of rules) {
-          let hit = false;
-          try {
-            hit = rule.remaining > 0 && rule.match(call);
-          } catch {
-            hit = false;
-          }
-          if (hit) {
-            rule.remaining -= 1;
-            status = rule.status;
-            break;
+  const server = http.createServer(
+    { requestTimeout: 10_000, headersTimeout: 10_000, keepAliveTimeout: 2_000 },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      req.on('data', (chunk: Buffer) => {
+        if (truncated) return;
+        size += chunk.length;
+        if (size > maxBody) {
+          truncated = true;
+          chunks.push(chunk.subarray(0, chunk.length - (size - maxBody)));
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('error', () => res.destroy());
+      req.on('end', () => {
+        const body = new Uint8Array(Buffer.concat(chunks));
+        const json = truncated ? undefined : parseJson(body);
+        const call = {
+          method: req.method ?? '',
+          path: req.url ?? '/',
+          headers: fieldLinesFromRaw(req.rawHeaders),
+          body,
+          ...(json !== undefined ? { json } : {}),
+          ...(truncated ? { truncated: true } : {}),
+          receivedAt: Date.now(),
+        };
+        let status = truncated ? 413 : 200;
+        if (!truncated) {
+          for (const rule of rules) {
+            let hit = false;
+            try {
+              hit = rule.remaining > 0 && rule.match(call);
+            } catch {
+              hit = false;
+            }
+            if (hit) {
+              rule.remaining -= 1;
+              status = rule.status;
+              break;
+            }
           }
         }
-      }
-      seq += 1;
-      records.push({ seq, ...call, answeredStatus: status });
-      if (records.length > maxRecords) records.splice(0, records.length - maxRecords);
-      res.writeHead(status, { 'content-type': 'text/plain', 'content-length': '0' });
-      res.end();
-      for (const wake of [...waiters]) wake();
-    });
-  });
+        seq += 1;
+        records.push({ seq, ...call, answeredStatus: status });
+        if (records.length > maxRecords) records.splice(0, records.length - maxRecords);
+        res.writeHead(status, { 'content-type': 'text/plain', 'content-length': '0' });
+        res.end();
+        for (const wake of [...waiters]) wake();
+      });
+    },
+  );
   server.on('clientError', (_error, socket) => socket.destroy());
 
   const { origin: url } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
@@ -171,8 +183,10 @@ export async function startWebhookListener(options: WebhookListenerOptions = {})
       });
     },
     answerNonOk(match, times, status = 503) {
-      if (!Number.isInteger(times) || times < 0) throw new TypeError('times must be a non-negative integer');
-      if (!Number.isInteger(status) || status < 100 || status > 599 || status === 200) throw new TypeError('status must be an HTTP status other than 200');
+      if (!Number.isInteger(times) || times < 0)
+        throw new TypeError('times must be a non-negative integer');
+      if (!Number.isInteger(status) || status < 100 || status > 599 || status === 200)
+        throw new TypeError('status must be an HTTP status other than 200');
       const rule: Rule = { match, remaining: times, status };
       rules.push(rule);
       return () => {

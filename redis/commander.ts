@@ -18,7 +18,9 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: str
   let immediate: NodeJS.Immediate | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      immediate = setImmediate(() => reject(new Error(`redis ${what}: no answer within ${timeoutMs} ms`)));
+      immediate = setImmediate(() =>
+        reject(new Error(`redis ${what}: no answer within ${timeoutMs} ms`)),
+      );
     }, timeoutMs);
   });
   return Promise.race([promise, timeout]).finally(() => {
@@ -44,17 +46,24 @@ export interface RedisConnection extends RedisCommander {
  * While the connection is down, commands fail at once (no offline queue) and the client reconnects in the
  * background with capped backoff, so callers fail closed quickly and recover when Redis returns.
  */
-export async function connectRedis(url: string, options: ConnectRedisOptions = {}): Promise<RedisConnection> {
+export async function connectRedis(
+  url: string,
+  options: ConnectRedisOptions = {},
+): Promise<RedisConnection> {
   const parsed = new URL(url);
   const socketPath = parsed.protocol === 'unix:' ? decodeURIComponent(parsed.pathname) : undefined;
   const connectTimeout = options.connectTimeoutMs ?? 2000;
   const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1000);
   const client = createClient({
-    ...(socketPath !== undefined ? { socket: { path: socketPath, connectTimeout, reconnectStrategy } } : { url, socket: { connectTimeout, reconnectStrategy } }),
+    ...(socketPath !== undefined
+      ? { socket: { path: socketPath, connectTimeout, reconnectStrategy } }
+      : { url, socket: { connectTimeout, reconnectStrategy } }),
     disableOfflineQueue: true,
   });
   const onError = options.onError ?? (() => {});
-  client.on('error', (error: unknown) => onError(error instanceof Error ? error : new Error(String(error))));
+  client.on('error', (error: unknown) =>
+    onError(error instanceof Error ? error : new Error(String(error))),
+  );
   let first: Error | undefined;
   const firstError = (error: Error) => {
     first ??= error;
@@ -64,7 +73,9 @@ export async function connectRedis(url: string, options: ConnectRedisOptions = {
     await withTimeout(client.connect(), connectTimeout, `connect ${redactUrl(url)}`);
   } catch (error) {
     client.destroy();
-    throw new Error(`cannot connect to Redis at ${redactUrl(url)}: ${(first ?? error as Error).message}`);
+    throw new Error(
+      `cannot connect to Redis at ${redactUrl(url)}: ${(first ?? (error as Error)).message}`,
+    );
   } finally {
     client.off('error', firstError);
   }

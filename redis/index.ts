@@ -1,4 +1,11 @@
 // payconform/redis: Redis-backed parts for deployments of more than one instance. Imported only by those who use
 // Redis, so the `redis` client stays an optional peer dependency of the core package.
 export { RedisNonceStore, type RedisNonceStoreOptions } from './nonce-store.js';
-export { connectRedis, redactUrl, withTimeout, type ConnectRedisOptions, type RedisCommander, type RedisConnection } from './commander.js';
+export {
+  connectRedis,
+  redactUrl,
+  withTimeout,
+  type ConnectRedisOptions,
+  type RedisCommander,
+  type RedisConnection,
+} from './commander.js';

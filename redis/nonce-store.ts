@@ -24,9 +24,11 @@ export class RedisNonceStore implements NonceStore {
   readonly #timeoutMs: number;
 
   constructor(options: RedisNonceStoreOptions) {
-    if (typeof options?.client?.sendCommand !== 'function') throw new TypeError('RedisNonceStore needs options.client with sendCommand()');
+    if (typeof options?.client?.sendCommand !== 'function')
+      throw new TypeError('RedisNonceStore needs options.client with sendCommand()');
     const timeoutMs = options.timeoutMs ?? 250;
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError('timeoutMs must be a positive number');
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw new TypeError('timeoutMs must be a positive number');
     this.#client = options.client;
     this.#prefix = options.keyPrefix ?? 'payconform:nonce:';
     this.#timeoutMs = timeoutMs;
@@ -34,8 +36,13 @@ export class RedisNonceStore implements NonceStore {
 
   /** `now` is not needed: Redis drops expired keys itself. */
   async has(nonce: string, _now?: number): Promise<boolean> {
-    const reply = await withTimeout(this.#client.sendCommand(['EXISTS', this.#prefix + nonce]), this.#timeoutMs, 'EXISTS');
-    if (typeof reply !== 'number') throw new Error(`unexpected EXISTS reply ${JSON.stringify(reply)}`);
+    const reply = await withTimeout(
+      this.#client.sendCommand(['EXISTS', this.#prefix + nonce]),
+      this.#timeoutMs,
+      'EXISTS',
+    );
+    if (typeof reply !== 'number')
+      throw new Error(`unexpected EXISTS reply ${JSON.stringify(reply)}`);
     return reply > 0;
   }
 
@@ -43,13 +50,25 @@ export class RedisNonceStore implements NonceStore {
    * `owner` is not used: Redis's capacity is its `maxmemory` (a full Redis answers an error: fail closed), and this
    * store does not apportion it per application as MemoryNonceStore does.
    */
-  async checkAndRecord(nonce: string, now: number, expiresAt: number, _owner?: NonceOwner): Promise<boolean> {
+  async checkAndRecord(
+    nonce: string,
+    now: number,
+    expiresAt: number,
+    _owner?: NonceOwner,
+  ): Promise<boolean> {
     // A time to live relative to the caller's clock (PX, not PXAT): Redis's clock may differ from the verifier's, and
     // the window is the verifier's. Kept through the whole second `expiresAt` (the memory store keeps a nonce while
     // expiresAt >= now), so never for less than one second.
     const seconds = Math.max(Number.isFinite(expiresAt) ? expiresAt - now : 0, 0) + 1;
     const reply = await withTimeout(
-      this.#client.sendCommand(['SET', this.#prefix + nonce, '1', 'NX', 'PX', String(Math.ceil(seconds * 1000))]),
+      this.#client.sendCommand([
+        'SET',
+        this.#prefix + nonce,
+        '1',
+        'NX',
+        'PX',
+        String(Math.ceil(seconds * 1000)),
+      ]),
       this.#timeoutMs,
       'SET NX',
     );

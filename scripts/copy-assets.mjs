@@ -22,8 +22,7 @@ function walk(dir, keep) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
       if (!SKIPPED.has(path)) walk(path, keep);
-    }
-    else if (keep(entry.name)) copy(path);
+    } else if (keep(entry.name)) copy(path);
   }
 }
 

@@ -7,17 +7,27 @@ import type { RunSummary } from '../conformance/result.js';
 import { faultCatalogue, type FaultName, type ServiceVariant } from '../server/index.js';
 
 const args = process.argv.slice(2);
-const concurrency = Math.max(1, Math.min(8, Number(process.env['PAYCONFORM_FAULTS_CONCURRENCY'] ?? 3) || 3));
+const concurrency = Math.max(
+  1,
+  Math.min(8, Number(process.env['PAYCONFORM_FAULTS_CONCURRENCY'] ?? 3) || 3),
+);
 const onlyArg = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const wanted = onlyArg === undefined ? faultCatalogue.map((f) => f.name) : (onlyArg.split(',') as FaultName[]);
-const webhookSigningKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const wanted =
+  onlyArg === undefined ? faultCatalogue.map((f) => f.name) : (onlyArg.split(',') as FaultName[]);
+const webhookSigningKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  .privateKey.export({ type: 'pkcs8', format: 'pem' })
+  .toString();
 
 interface Row {
   readonly name: string;
   readonly summary: RunSummary;
 }
 
-async function audit(name: string, faults: readonly FaultName[], variant: ServiceVariant): Promise<Row> {
+async function audit(
+  name: string,
+  faults: readonly FaultName[],
+  variant: ServiceVariant,
+): Promise<Row> {
   const target = await startEmbeddedTarget({ faults, variant, webhookSigningKey });
   try {
     return { name, summary: await auditTarget(target) };
@@ -42,7 +52,10 @@ async function pool<T>(jobs: ReadonlyArray<() => Promise<T>>): Promise<T[]> {
   return results;
 }
 
-const caughtBy = (s: RunSummary): string[] => s.results.filter((r) => r.outcome === 'fail' || r.outcome === 'warn' || r.outcome === 'error').map((r) => (r.outcome === 'fail' ? r.id : `${r.id} (${r.outcome})`));
+const caughtBy = (s: RunSummary): string[] =>
+  s.results
+    .filter((r) => r.outcome === 'fail' || r.outcome === 'warn' || r.outcome === 'error')
+    .map((r) => (r.outcome === 'fail' ? r.id : `${r.id} (${r.outcome})`));
 
 const started = Date.now();
 const [clean, alt, ...faulty] = await pool<Row>([
@@ -51,12 +64,21 @@ const [clean, alt, ...faulty] = await pool<Row>([
   ...wanted.map((f) => () => audit(f, [f], 'clean')),
 ]);
 
-const how = new Map<string, string>(faultCatalogue.map((f) => [f.name, 'how' in f ? f.how : 'original']));
-const lines: string[] = ['| Service | Caught by (checks that fail; warnings marked) |', '|---|---|'];
+const how = new Map<string, string>(
+  faultCatalogue.map((f) => [f.name, 'how' in f ? f.how : 'original']),
+);
+const lines: string[] = [
+  '| Service | Caught by (checks that fail; warnings marked) |',
+  '|---|---|',
+];
 for (const r of [clean!, alt!]) {
   const c = r.summary.counts;
-  const skipped = r.summary.results.filter((x) => x.outcome === 'skip').map((x) => `${x.id}: ${x.message}`);
-  lines.push(`| **${r.name}** | ${c['fail'] ?? 0} failures, ${c['warn'] ?? 0} warnings${(c['warn'] ?? 0) > 0 ? ` (${caughtBy(r.summary).join(', ')})` : ''}, ${c['pass'] ?? 0} passes, ${c['skip'] ?? 0} skips${skipped.length > 0 ? ` (${skipped.join('; ')})` : ''} |`);
+  const skipped = r.summary.results
+    .filter((x) => x.outcome === 'skip')
+    .map((x) => `${x.id}: ${x.message}`);
+  lines.push(
+    `| **${r.name}** | ${c['fail'] ?? 0} failures, ${c['warn'] ?? 0} warnings${(c['warn'] ?? 0) > 0 ? ` (${caughtBy(r.summary).join(', ')})` : ''}, ${c['pass'] ?? 0} passes, ${c['skip'] ?? 0} skips${skipped.length > 0 ? ` (${skipped.join('; ')})` : ''} |`,
+  );
 }
 const uncaught: string[] = [];
 for (const r of faulty) {
@@ -65,7 +87,14 @@ for (const r of faulty) {
   if (!by.some((b) => !b.includes('(') || b.endsWith('(warn)'))) uncaught.push(r.name);
   lines.push(`| \`${r.name}\` (${how.get(r.name) ?? '?'}) | ${by.join(', ') || '**nothing**'} |`);
 }
-process.stdout.write(`${lines.join('\n')}\n\n${faulty.length} faults, ${faulty.length - uncaught.length} failed (or, for payconform's SHOULD choices, warned) by at least one check; clean ${clean!.summary.counts['fail'] ?? 0} and alt ${alt!.summary.counts['fail'] ?? 0} failures (${((Date.now() - started) / 1000).toFixed(0)} s, ${concurrency} at a time).\n`);
-const bad = uncaught.length > 0 || (clean!.summary.counts['fail'] ?? 0) > 0 || (alt!.summary.counts['fail'] ?? 0) > 0 || (clean!.summary.counts['error'] ?? 0) > 0 || (alt!.summary.counts['error'] ?? 0) > 0;
+process.stdout.write(
+  `${lines.join('\n')}\n\n${faulty.length} faults, ${faulty.length - uncaught.length} failed (or, for payconform's SHOULD choices, warned) by at least one check; clean ${clean!.summary.counts['fail'] ?? 0} and alt ${alt!.summary.counts['fail'] ?? 0} failures (${((Date.now() - started) / 1000).toFixed(0)} s, ${concurrency} at a time).\n`,
+);
+const bad =
+  uncaught.length > 0 ||
+  (clean!.summary.counts['fail'] ?? 0) > 0 ||
+  (alt!.summary.counts['fail'] ?? 0) > 0 ||
+  (clean!.summary.counts['error'] ?? 0) > 0 ||
+  (alt!.summary.counts['error'] ?? 0) > 0;
 if (uncaught.length > 0) process.stderr.write(`faults no check fails: ${uncaught.join(', ')}\n`);
 process.exitCode = bad ? 1 : 0;

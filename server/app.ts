@@ -31,13 +31,20 @@ export interface BodyLimits {
 }
 
 /** Builds the `(req, res)` listener. Never throws: every failure is answered with the error body. */
-export function createRequestListener(ctx: ServiceContext, limits: BodyLimits, extensions: readonly ServiceExtension[] = []): (req: IncomingMessage, res: ServerResponse) => void {
+export function createRequestListener(
+  ctx: ServiceContext,
+  limits: BodyLimits,
+  extensions: readonly ServiceExtension[] = [],
+): (req: IncomingMessage, res: ServerResponse) => void {
   const router = createRouter();
   return (req, res) => {
     for (const e of extensions) if (e.handle?.(req, res) === true) return;
     void handle(ctx, router, limits, req, res, extensions).catch((error: unknown) => {
-      ctx.log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      if (!res.headersSent) sendError(ctx, res, new HttpError(500, 'internal_error', 'internal error'));
+      ctx.log(
+        `internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      if (!res.headersSent)
+        sendError(ctx, res, new HttpError(500, 'internal_error', 'internal error'));
       else res.destroy();
     });
   };
@@ -48,10 +55,23 @@ export function createRequestListener(ctx: ServiceContext, limits: BodyLimits, e
  * x-application-id and x-application-secret are valid (checked only when the declared length needs it, so an
  * ordinary request costs nothing extra), so an unauthenticated client never makes the service buffer more.
  */
-function bodyLimit(ctx: ServiceContext, limits: BodyLimits, req: IncomingMessage): { readonly max: number; readonly note: string } {
+function bodyLimit(
+  ctx: ServiceContext,
+  limits: BodyLimits,
+  req: IncomingMessage,
+): { readonly max: number; readonly note: string } {
   const declared = Number(req.headers['content-length']);
-  if (limits.unauthenticated >= limits.authenticated || (req.headers['content-length'] !== undefined && declared <= limits.unauthenticated)) {
-    return { max: limits.unauthenticated >= limits.authenticated ? limits.authenticated : limits.unauthenticated, note: '' };
+  if (
+    limits.unauthenticated >= limits.authenticated ||
+    (req.headers['content-length'] !== undefined && declared <= limits.unauthenticated)
+  ) {
+    return {
+      max:
+        limits.unauthenticated >= limits.authenticated
+          ? limits.authenticated
+          : limits.unauthenticated,
+      note: '',
+    };
   }
   try {
     ctx.auth.checkCredentials(toHttpRequest(req, new Uint8Array(0)));
@@ -64,7 +84,14 @@ function bodyLimit(ctx: ServiceContext, limits: BodyLimits, req: IncomingMessage
   }
 }
 
-async function handle(ctx: ServiceContext, router: Router<RouteHandler>, limits: BodyLimits, req: IncomingMessage, res: ServerResponse, extensions: readonly ServiceExtension[]): Promise<void> {
+async function handle(
+  ctx: ServiceContext,
+  router: Router<RouteHandler>,
+  limits: BodyLimits,
+  req: IncomingMessage,
+  res: ServerResponse,
+  extensions: readonly ServiceExtension[],
+): Promise<void> {
   const started = performance.now();
   const target = req.url ?? '/';
   let http: HttpRequest | undefined;
@@ -94,11 +121,18 @@ async function handle(ctx: ServiceContext, router: Router<RouteHandler>, limits:
     const byConnection = connectionAnswer(req.socket);
     const answered = res.headersSent ? String(res.statusCode) : (byConnection ?? 'no response');
     const note = aborted !== undefined ? ` (${aborted.message})` : '';
-    ctx.log(`${req.method ?? '?'} ${target.slice(0, 200)} -> ${answered}${note} (${(performance.now() - started).toFixed(1)} ms)`);
+    ctx.log(
+      `${req.method ?? '?'} ${target.slice(0, 200)} -> ${answered}${note} (${(performance.now() - started).toFixed(1)} ms)`,
+    );
     if (extensions.length > 0) {
       const answeredRequest: AnsweredRequest = {
         at: ctx.now(),
-        http: http ?? { method: req.method ?? '', url: target, headers: [], body: new Uint8Array(0) },
+        http: http ?? {
+          method: req.method ?? '',
+          url: target,
+          headers: [],
+          body: new Uint8Array(0),
+        },
         target,
         // 0 when no response was sent.
         status: res.headersSent ? res.statusCode : Number.parseInt(byConnection ?? '0', 10),
@@ -117,9 +151,21 @@ export function sendError(ctx: ServiceContext, res: ServerResponse, error: HttpE
   const body = createErrorBody(error, newTracingId(ctx.faults));
   if (ctx.faults.alt) {
     // Variant alt: RFC 9457 problem details outside refund creation (the spec shows an error body for refunds only).
-    const problem = { type: 'about:blank', title: body.statusName, status: body.statusCode, detail: body.errorMessage, traceId: body.traceId };
-    send(res, error.status, 'application/problem+json; charset=utf-8', stringifyJson(problem), { ...error.headers, 'x-payconform-error-code': error.code });
+    const problem = {
+      type: 'about:blank',
+      title: body.statusName,
+      status: body.statusCode,
+      detail: body.errorMessage,
+      traceId: body.traceId,
+    };
+    send(res, error.status, 'application/problem+json; charset=utf-8', stringifyJson(problem), {
+      ...error.headers,
+      'x-payconform-error-code': error.code,
+    });
     return;
   }
-  send(res, error.status, 'application/json', stringifyJson(body), { ...error.headers, 'x-payconform-error-code': error.code });
+  send(res, error.status, 'application/json', stringifyJson(body), {
+    ...error.headers,
+    'x-payconform-error-code': error.code,
+  });
 }

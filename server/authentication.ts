@@ -8,7 +8,12 @@ import type { Application, ServiceState } from './state.js';
 
 export type SignatureOutcome =
   | { readonly ok: true; readonly applicationId: string; readonly keyId: string }
-  | { readonly ok: false; readonly code: string; readonly step: number | string; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code: string;
+      readonly step: number | string;
+      readonly message: string;
+    };
 
 /** Runs the 12-step verification of the signing profile over one request (built in signature-verifier.ts). */
 export type SignatureVerifier = (request: HttpRequest) => Promise<SignatureOutcome>;
@@ -27,12 +32,18 @@ export class RequestAuthenticator {
 
   /** True when the request carries any RFC 9421 signature field. */
   static isSigned(request: HttpRequest): boolean {
-    return getFieldValues(request.headers, 'signature').length > 0 || getFieldValues(request.headers, 'signature-input').length > 0;
+    return (
+      getFieldValues(request.headers, 'signature').length > 0 ||
+      getFieldValues(request.headers, 'signature-input').length > 0
+    );
   }
 
   /** True when the request carries both Signature and Signature-Input. */
   static isFullySigned(request: HttpRequest): boolean {
-    return getFieldValues(request.headers, 'signature').length > 0 && getFieldValues(request.headers, 'signature-input').length > 0;
+    return (
+      getFieldValues(request.headers, 'signature').length > 0 &&
+      getFieldValues(request.headers, 'signature-input').length > 0
+    );
   }
 
   /**
@@ -40,27 +51,48 @@ export class RequestAuthenticator {
    * Fault accept-unsigned lets a request without signature fields through on the plain credential check.
    */
   async verifySigned(request: HttpRequest): Promise<Application> {
-    if (this.faults.has('accept-unsigned') && !RequestAuthenticator.isFullySigned(request)) return this.checkCredentials(request);
+    if (this.faults.has('accept-unsigned') && !RequestAuthenticator.isFullySigned(request))
+      return this.checkCredentials(request);
     let outcome: SignatureOutcome;
     try {
       outcome = await this.verifySignature(request);
     } catch (error) {
       // The verifier returns results for hostile input; an exception here is a defect, still answered with a 401.
-      outcome = { ok: false, code: 'VERIFIER_ERROR', step: 'unknown', message: error instanceof Error ? error.message : String(error) };
+      outcome = {
+        ok: false,
+        code: 'VERIFIER_ERROR',
+        step: 'unknown',
+        message: error instanceof Error ? error.message : String(error),
+      };
     }
     if (!outcome.ok) {
       // The nonce store (e.g. Redis) failed: the request is refused (fail closed), but it is the service's failure.
-      if (outcome.code === 'NONCE_STORE_UNAVAILABLE') throw new HttpError(503, outcome.code, `the replay check is unavailable, try again later: ${outcome.message}`);
-      throw new HttpError(this.failureStatus, outcome.code, `signature verification failed at step ${outcome.step} (${outcome.code}): ${outcome.message}`);
+      if (outcome.code === 'NONCE_STORE_UNAVAILABLE')
+        throw new HttpError(
+          503,
+          outcome.code,
+          `the replay check is unavailable, try again later: ${outcome.message}`,
+        );
+      throw new HttpError(
+        this.failureStatus,
+        outcome.code,
+        `signature verification failed at step ${outcome.step} (${outcome.code}): ${outcome.message}`,
+      );
     }
     const app = this.state.applications.get(outcome.applicationId);
-    if (app === undefined) throw new HttpError(this.failureStatus, 'unknown_application', `unknown application "${outcome.applicationId}"`);
+    if (app === undefined)
+      throw new HttpError(
+        this.failureStatus,
+        'unknown_application',
+        `unknown application "${outcome.applicationId}"`,
+      );
     return app;
   }
 
   /** Commit, cancel, refund: verify a signature when one is sent (or required), else check id and secret. */
   async authenticate(request: HttpRequest, requireSignature: boolean): Promise<Application> {
-    if (requireSignature || RequestAuthenticator.isSigned(request)) return this.verifySigned(request);
+    if (requireSignature || RequestAuthenticator.isSigned(request))
+      return this.verifySigned(request);
     return this.checkCredentials(request);
   }
 
@@ -68,22 +100,47 @@ export class RequestAuthenticator {
   checkCredentials(request: HttpRequest): Application {
     const ids = getFieldValues(request.headers, 'x-application-id');
     const secrets = getFieldValues(request.headers, 'x-application-secret');
-    if (ids.length > 1) throw new HttpError(this.failureStatus, 'duplicate_application_id', 'x-application-id sent more than once');
-    if (secrets.length > 1) throw new HttpError(this.failureStatus, 'duplicate_application_secret', 'x-application-secret sent more than once');
+    if (ids.length > 1)
+      throw new HttpError(
+        this.failureStatus,
+        'duplicate_application_id',
+        'x-application-id sent more than once',
+      );
+    if (secrets.length > 1)
+      throw new HttpError(
+        this.failureStatus,
+        'duplicate_application_secret',
+        'x-application-secret sent more than once',
+      );
     const id = ids[0]?.trim();
     let app = id === undefined || id === '' ? undefined : this.state.applications.get(id);
     if (app === undefined) {
-      if (this.faults.has('no-application-id-check')) app = this.state.applications.values().next().value;
+      if (this.faults.has('no-application-id-check'))
+        app = this.state.applications.values().next().value;
       if (app === undefined) {
         throw id === undefined || id === ''
-          ? new HttpError(this.failureStatus, 'missing_application_id', 'x-application-id header is required')
+          ? new HttpError(
+              this.failureStatus,
+              'missing_application_id',
+              'x-application-id header is required',
+            )
           : new HttpError(this.failureStatus, 'unknown_application', `unknown application "${id}"`);
       }
     }
     if (this.faults.has('no-secret-check')) return app;
     const secret = secrets[0]?.trim();
-    if (secret === undefined || secret === '') throw new HttpError(this.failureStatus, 'missing_application_secret', 'x-application-secret header is required');
-    if (!applicationSecretMatches(secret, app.applicationSecret)) throw new HttpError(this.failureStatus, 'invalid_application_secret', 'x-application-secret is not valid for this application');
+    if (secret === undefined || secret === '')
+      throw new HttpError(
+        this.failureStatus,
+        'missing_application_secret',
+        'x-application-secret header is required',
+      );
+    if (!applicationSecretMatches(secret, app.applicationSecret))
+      throw new HttpError(
+        this.failureStatus,
+        'invalid_application_secret',
+        'x-application-secret is not valid for this application',
+      );
     return app;
   }
 }

@@ -29,13 +29,18 @@ export interface BackendOptions {
 /** The memory backend, or a connected Redis one. Throws when Redis cannot be reached at start. */
 export async function openBackend(options: BackendOptions): Promise<SharedBackend> {
   if (options.redisUrl === undefined) {
-    return { createStateStore: (state) => new MemoryStateStore(state), description: 'in memory (this process only)', close: async () => {} };
+    return {
+      createStateStore: (state) => new MemoryStateStore(state),
+      description: 'in memory (this process only)',
+      close: async () => {},
+    };
   }
-  const [{ connectRedis, redactUrl, RedisNonceStore }, { RedisStateStore }, { RedisDeliveries }] = await Promise.all([
-    import('../redis/index.js'),
-    import('./redis-state-store.js'),
-    import('./redis-deliveries.js'),
-  ]);
+  const [{ connectRedis, redactUrl, RedisNonceStore }, { RedisStateStore }, { RedisDeliveries }] =
+    await Promise.all([
+      import('../redis/index.js'),
+      import('./redis-state-store.js'),
+      import('./redis-deliveries.js'),
+    ]);
   const { RedisTimers } = await import('./redis-timers.js');
   const prefix = options.redisKeyPrefix ?? 'payconform:';
   let lastError = '';
@@ -48,8 +53,10 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
   });
   return {
     nonceStore: new RedisNonceStore({ client: connection, keyPrefix: `${prefix}nonce:` }),
-    createStateStore: (state) => new RedisStateStore({ client: connection, keyPrefix: prefix, state }),
-    createSharedDeliveries: (leaseMs, log) => new RedisDeliveries({ client: connection, keyPrefix: prefix, leaseMs, log }),
+    createStateStore: (state) =>
+      new RedisStateStore({ client: connection, keyPrefix: prefix, state }),
+    createSharedDeliveries: (leaseMs, log) =>
+      new RedisDeliveries({ client: connection, keyPrefix: prefix, leaseMs, log }),
     createSharedTimers: (log) => new RedisTimers({ client: connection, keyPrefix: prefix, log }),
     description: `nonces, payments, payouts, refunds, lifecycle timers and the webhook queue in Redis at ${redactUrl(options.redisUrl)} (key prefix "${prefix}")`,
     close: () => connection.close(),

@@ -4,7 +4,8 @@ import { getSchemaValidator, parseJsonText } from '../src/schemas/index.js';
 import type { ApplicationConfig } from './options.js';
 import type { RetryPolicy, WebhookKind } from './webhook-delivery.js';
 
-export const CONFIG_SCHEMA_ID = 'https://payconform.dev/schemas/reference-service-config.schema.json';
+export const CONFIG_SCHEMA_ID =
+  'https://payconform.dev/schemas/reference-service-config.schema.json';
 
 export interface ServiceConfigFile {
   readonly host?: string;
@@ -40,17 +41,28 @@ export function parseServiceConfig(
   if (!parsed.ok) throw new ServiceConfigError(parsed.message);
   const result = getSchemaValidator(CONFIG_SCHEMA_ID)(parsed.value);
   if (!result.valid) {
-    throw new ServiceConfigError(result.errors.slice(0, 5).map((e) => `${e.pointer || '(root)'}: ${e.message}`).join('; '));
+    throw new ServiceConfigError(
+      result.errors
+        .slice(0, 5)
+        .map((e) => `${e.pointer || '(root)'}: ${e.message}`)
+        .join('; '),
+    );
   }
   const config = parsed.value as ServiceConfigFile;
   const applications = (config.applications ?? []).map((a, i): ApplicationConfig => {
-    const secret = a.applicationSecret ?? (a.applicationSecretEnv !== undefined ? env[a.applicationSecretEnv] : undefined);
+    const secret =
+      a.applicationSecret ??
+      (a.applicationSecretEnv !== undefined ? env[a.applicationSecretEnv] : undefined);
     if (secret === undefined || secret === '') {
-      throw new ServiceConfigError(`/applications/${i}: environment variable ${a.applicationSecretEnv ?? '?'} (applicationSecretEnv) is not set`);
+      throw new ServiceConfigError(
+        `/applications/${i}: environment variable ${a.applicationSecretEnv ?? '?'} (applicationSecretEnv) is not set`,
+      );
     }
     const problem = applicationSecretProblem(secret);
     if (problem !== undefined) {
-      throw new ServiceConfigError(`/applications/${i}: the application secret (${a.applicationSecret !== undefined ? 'applicationSecret' : `environment variable ${a.applicationSecretEnv}`}) ${problem}`);
+      throw new ServiceConfigError(
+        `/applications/${i}: the application secret (${a.applicationSecret !== undefined ? 'applicationSecret' : `environment variable ${a.applicationSecretEnv}`}) ${problem}`,
+      );
     }
     return {
       applicationId: a.applicationId,
@@ -59,7 +71,9 @@ export function parseServiceConfig(
       publicKey: a.publicKey,
       merchantId: a.merchantId,
       ...(a.cop !== undefined ? { cop: a.cop } : {}),
-      ...(a.payInAccountSelector !== undefined ? { payInAccountSelector: a.payInAccountSelector } : {}),
+      ...(a.payInAccountSelector !== undefined
+        ? { payInAccountSelector: a.payInAccountSelector }
+        : {}),
     };
   });
   return { config, applications };

@@ -28,10 +28,12 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
 export function connectionLimits(given: Partial<ConnectionLimits> = {}): ConnectionLimits {
   const limits = { ...DEFAULT_CONNECTION_LIMITS, ...given };
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new TypeError(`${name} must be a positive integer`);
   }
   // Node refuses a headers timeout above the request timeout.
-  if (limits.headersTimeoutMs > limits.requestTimeoutMs) throw new TypeError('headersTimeoutMs must not exceed requestTimeoutMs');
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs)
+    throw new TypeError('headersTimeoutMs must not exceed requestTimeoutMs');
   return limits;
 }
 
@@ -50,7 +52,10 @@ export function serverTimeoutOptions(limits: ConnectionLimits): {
     requestTimeout: limits.requestTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
-    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4))),
+    connectionsCheckingInterval: Math.max(
+      10,
+      Math.min(1_000, Math.floor(limits.headersTimeoutMs / 4)),
+    ),
   };
 }
 
@@ -70,7 +75,11 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): HttpError | undefined 
     case 'HPE_INVALID_EOF_STATE': // the client closed or reset the connection in the middle of a request
       return undefined;
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new HttpError(408, 'request_timeout', 'request not received in time (headers or body); the connection is closed');
+      return new HttpError(
+        408,
+        'request_timeout',
+        'request not received in time (headers or body); the connection is closed',
+      );
     case 'HPE_HEADER_OVERFLOW':
       return new HttpError(431, 'headers_too_large', 'request header fields too large');
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
@@ -94,7 +103,11 @@ function rawResponse(error: HttpError): string {
  * destroyed (as Node's default does): a half-close (`socket.end`) would keep the descriptor and any buffered body for
  * as long as a silent client holds its side open.
  */
-export function guardConnections(server: Server, limits: ConnectionLimits, log: (line: string) => void): void {
+export function guardConnections(
+  server: Server,
+  limits: ConnectionLimits,
+  log: (line: string) => void,
+): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const answer = clientErrorAnswer(error);
     // Answered only when no response has started on this socket (a route may already be answering).
@@ -112,6 +125,8 @@ export function guardConnections(server: Server, limits: ConnectionLimits, log: 
   // Beyond the cap Node closes a new connection at once, before reading anything from it (no descriptor is kept).
   server.maxConnections = limits.maxConnections;
   server.on('drop', (data?: { remoteAddress?: string; remotePort?: number }) => {
-    log(`connection dropped: ${limits.maxConnections} connections already open (from ${data?.remoteAddress ?? '?'}:${data?.remotePort ?? '?'})`);
+    log(
+      `connection dropped: ${limits.maxConnections} connections already open (from ${data?.remoteAddress ?? '?'}:${data?.remotePort ?? '?'})`,
+    );
   });
 }

@@ -72,4 +72,7 @@ export interface RouteResponse {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-export type RouteHandler = (ctx: ServiceContext, request: RouteRequest) => Promise<RouteResponse> | RouteResponse;
+export type RouteHandler = (
+  ctx: ServiceContext,
+  request: RouteRequest,
+) => Promise<RouteResponse> | RouteResponse;

@@ -2,13 +2,29 @@
 import type { CopStatus } from './state.js';
 
 /** Trigger names, matched case-insensitively after trimming and collapsing inner whitespace. Anything else is FULL_MATCH. */
-export const copTriggers: ReadonlyArray<{ readonly holderName: string; readonly copStatus: CopStatus | null; readonly note: string }> = [
-  { holderName: 'CoP Partial Match', copStatus: 'PARTIAL_MATCH', note: 'name matches the payee partially' },
+export const copTriggers: ReadonlyArray<{
+  readonly holderName: string;
+  readonly copStatus: CopStatus | null;
+  readonly note: string;
+}> = [
+  {
+    holderName: 'CoP Partial Match',
+    copStatus: 'PARTIAL_MATCH',
+    note: 'name matches the payee partially',
+  },
   { holderName: 'CoP No Match', copStatus: 'NO_MATCH', note: 'name does not match the payee' },
-  { holderName: 'CoP Unable To Match', copStatus: 'UNABLE_TO_MATCH', note: 'the provider could not check' },
+  {
+    holderName: 'CoP Unable To Match',
+    copStatus: 'UNABLE_TO_MATCH',
+    note: 'the provider could not check',
+  },
   { holderName: 'CoP Not Checked', copStatus: 'NOT_CHECKED', note: 'CoP was not performed' },
   { holderName: 'CoP Unknown', copStatus: 'UNKNOWN', note: 'unrecognised result (fail-safe)' },
-  { holderName: 'CoP Not Active', copStatus: null, note: 'CoP not active for this payout (as for an application with CoP switched off)' },
+  {
+    holderName: 'CoP Not Active',
+    copStatus: null,
+    note: 'CoP not active for this payout (as for an application with CoP switched off)',
+  },
 ];
 
 const normalise = (name: string): string => name.trim().replace(/\s+/g, ' ').toLowerCase();

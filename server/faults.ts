@@ -6,95 +6,460 @@
  */
 export const faultCatalogue = [
   // Request signing (create payout; and commit, cancel, refund when a signature is sent or required)
-  { name: 'accept-unsigned', breaks: 'Authentication: signed requests (Signature-Input and Signature required)', description: 'create payout accepts a request missing Signature or Signature-Input (or both) on the plain id/secret check' },
-  { name: 'no-replay-check', breaks: 'Authentication step 4 / step 11: nonce not used before', description: 'a nonce already seen is accepted again (nonces are neither checked nor recorded)' },
-  { name: 'nonce-race', breaks: 'Limits: nonce unique; concurrent duplicates', description: 'the nonce check and the nonce record are separate steps with a gap between them, so concurrent identical requests are all accepted' },
-  { name: 'no-created-window', breaks: 'Authentication step 3: now - created <= 300 s', description: 'a signature older than 300 seconds is accepted' },
-  { name: 'no-future-check', breaks: 'Authentication step 3: created not in the future', description: 'a signature whose created lies far in the future is accepted' },
-  { name: 'no-digest-check', breaks: 'Authentication step 8: Content-Digest matches the body', description: 'Content-Digest is not compared with the body (a missing or mismatching digest is accepted)' },
-  { name: 'no-signature-check', breaks: 'Authentication step 10: Ed25519 signature verifies', description: 'the Ed25519 signature is not verified (any signature bytes are accepted)' },
-  { name: 'no-secret-check', breaks: 'Authentication step 6: x-application-secret valid', description: 'x-application-secret is not compared with the application secret' },
-  { name: 'no-application-id-check', breaks: 'Authentication step 5: x-application-id present and valid', description: 'a missing or unknown x-application-id is accepted; the key is found from keyid alone' },
-  { name: 'no-key-check', breaks: 'Authentication step 7: public key resolved from keyid and applicationId', description: 'an unknown keyid is accepted; the application\'s own key is used instead' },
-  { name: 'accept-any-alg', breaks: 'Authentication: alg is always "ed25519"', description: 'an alg parameter other than "ed25519" is accepted' },
-  { name: 'accept-any-label', breaks: 'Authentication step 4: the label is always sig1', description: 'a signature label other than sig1 is accepted' },
-  { name: 'accept-any-components', breaks: 'Authentication step 2: the eight covered components in the fixed order', description: 'covered components in another order, or fewer of them, are accepted' },
-  { name: 'no-nonce-length-check', breaks: 'Limits: nonce at most 50 characters', description: 'a nonce longer than 50 characters is accepted' },
-  { name: 'allow-missing-nonce', breaks: 'Authentication: nonce required on every request', description: 'a signature without a nonce parameter is accepted (the core policy switches presence and length off together, so an over-long nonce passes too)' },
-  { name: 'creates-on-rejection', breaks: 'Authentication step 12: reject means no effect', description: 'a signed create-payout request that fails verification is answered 401 but still creates a payout (and its webhook)' },
+  {
+    name: 'accept-unsigned',
+    breaks: 'Authentication: signed requests (Signature-Input and Signature required)',
+    description:
+      'create payout accepts a request missing Signature or Signature-Input (or both) on the plain id/secret check',
+  },
+  {
+    name: 'no-replay-check',
+    breaks: 'Authentication step 4 / step 11: nonce not used before',
+    description: 'a nonce already seen is accepted again (nonces are neither checked nor recorded)',
+  },
+  {
+    name: 'nonce-race',
+    breaks: 'Limits: nonce unique; concurrent duplicates',
+    description:
+      'the nonce check and the nonce record are separate steps with a gap between them, so concurrent identical requests are all accepted',
+  },
+  {
+    name: 'no-created-window',
+    breaks: 'Authentication step 3: now - created <= 300 s',
+    description: 'a signature older than 300 seconds is accepted',
+  },
+  {
+    name: 'no-future-check',
+    breaks: 'Authentication step 3: created not in the future',
+    description: 'a signature whose created lies far in the future is accepted',
+  },
+  {
+    name: 'no-digest-check',
+    breaks: 'Authentication step 8: Content-Digest matches the body',
+    description:
+      'Content-Digest is not compared with the body (a missing or mismatching digest is accepted)',
+  },
+  {
+    name: 'no-signature-check',
+    breaks: 'Authentication step 10: Ed25519 signature verifies',
+    description: 'the Ed25519 signature is not verified (any signature bytes are accepted)',
+  },
+  {
+    name: 'no-secret-check',
+    breaks: 'Authentication step 6: x-application-secret valid',
+    description: 'x-application-secret is not compared with the application secret',
+  },
+  {
+    name: 'no-application-id-check',
+    breaks: 'Authentication step 5: x-application-id present and valid',
+    description:
+      'a missing or unknown x-application-id is accepted; the key is found from keyid alone',
+  },
+  {
+    name: 'no-key-check',
+    breaks: 'Authentication step 7: public key resolved from keyid and applicationId',
+    description: "an unknown keyid is accepted; the application's own key is used instead",
+  },
+  {
+    name: 'accept-any-alg',
+    breaks: 'Authentication: alg is always "ed25519"',
+    description: 'an alg parameter other than "ed25519" is accepted',
+  },
+  {
+    name: 'accept-any-label',
+    breaks: 'Authentication step 4: the label is always sig1',
+    description: 'a signature label other than sig1 is accepted',
+  },
+  {
+    name: 'accept-any-components',
+    breaks: 'Authentication step 2: the eight covered components in the fixed order',
+    description: 'covered components in another order, or fewer of them, are accepted',
+  },
+  {
+    name: 'no-nonce-length-check',
+    breaks: 'Limits: nonce at most 50 characters',
+    description: 'a nonce longer than 50 characters is accepted',
+  },
+  {
+    name: 'allow-missing-nonce',
+    breaks: 'Authentication: nonce required on every request',
+    description:
+      'a signature without a nonce parameter is accepted (the core policy switches presence and length off together, so an over-long nonce passes too)',
+  },
+  {
+    name: 'creates-on-rejection',
+    breaks: 'Authentication step 12: reject means no effect',
+    description:
+      'a signed create-payout request that fails verification is answered 401 but still creates a payout (and its webhook)',
+  },
   // Confirmation of Payee and payout lifecycle
-  { name: 'no-cop-hold', breaks: 'Payout transitions: doNotCommitOnCoPMismatch true holds on a CoP mismatch', description: 'doNotCommitOnCoPMismatch is ignored: a mismatching payout goes straight to IN_PROGRESS' },
-  { name: 'hold-without-flag', breaks: 'Payout transitions: doNotCommitOnCoPMismatch omitted or false executes whatever the CoP result', description: 'a mismatching CoP result holds the payout in AWAITING_COMMIT even when doNotCommitOnCoPMismatch is false or omitted' },
-  { name: 'hold-on-not-checked', breaks: 'Payout transitions: NOT_CHECKED and null are executed automatically', description: 'with doNotCommitOnCoPMismatch true a NOT_CHECKED or null copStatus is held in AWAITING_COMMIT' },
-  { name: 'hold-on-full-match', breaks: 'Payout transitions: FULL_MATCH, NOT_CHECKED and null are executed automatically', description: 'with doNotCommitOnCoPMismatch true a FULL_MATCH payout is held in AWAITING_COMMIT' },
-  { name: 'commit-changes-cop', breaks: 'Payout transitions: commit keeps copStatus', description: 'commit rewrites copStatus to FULL_MATCH' },
-  { name: 'cancel-without-reason', breaks: 'Cancel payout: statusReason describes the release of the amount', description: 'a cancelled payout has statusReason null' },
+  {
+    name: 'no-cop-hold',
+    breaks: 'Payout transitions: doNotCommitOnCoPMismatch true holds on a CoP mismatch',
+    description:
+      'doNotCommitOnCoPMismatch is ignored: a mismatching payout goes straight to IN_PROGRESS',
+  },
+  {
+    name: 'hold-without-flag',
+    breaks:
+      'Payout transitions: doNotCommitOnCoPMismatch omitted or false executes whatever the CoP result',
+    description:
+      'a mismatching CoP result holds the payout in AWAITING_COMMIT even when doNotCommitOnCoPMismatch is false or omitted',
+  },
+  {
+    name: 'hold-on-not-checked',
+    breaks: 'Payout transitions: NOT_CHECKED and null are executed automatically',
+    description:
+      'with doNotCommitOnCoPMismatch true a NOT_CHECKED or null copStatus is held in AWAITING_COMMIT',
+  },
+  {
+    name: 'hold-on-full-match',
+    breaks: 'Payout transitions: FULL_MATCH, NOT_CHECKED and null are executed automatically',
+    description:
+      'with doNotCommitOnCoPMismatch true a FULL_MATCH payout is held in AWAITING_COMMIT',
+  },
+  {
+    name: 'commit-changes-cop',
+    breaks: 'Payout transitions: commit keeps copStatus',
+    description: 'commit rewrites copStatus to FULL_MATCH',
+  },
+  {
+    name: 'cancel-without-reason',
+    breaks: 'Cancel payout: statusReason describes the release of the amount',
+    description: 'a cancelled payout has statusReason null',
+  },
   // Refunds
-  { name: 'refund-unsettled', breaks: 'Limits: a refund can be started only when the payment is SETTLED', description: 'a payment in any status can be refunded' },
-  { name: 'refund-over-amount', breaks: 'Limits: the sum of refunds cannot exceed the payment amount', description: 'refunds above the remaining payment amount are accepted' },
-  { name: 'refund-concurrent', breaks: 'Limits: only one active refund per payment', description: 'a second refund is accepted while an earlier one is still active' },
-  { name: 'refund-partial-rejected', breaks: 'Limits: a refund may be full or partial', description: 'a refund of less than the refundable remainder is refused with 422' },
-  { name: 'refund-error-shape', breaks: 'Errors: the error body (statusCode, statusName, errorMessage, traceId, source)', description: 'refund errors answer with a non-spec body {"error": "..."}' },
-  { name: 'refund-arbitrary-destination', breaks: 'What the service does 5 / Limits: a refund goes only to the original paying account', description: 'a refund is sent to a fixed account that is not the payer\'s (refund resource and refund webhook destination)' },
-  { name: 'refund-unsettled-message', breaks: 'Errors: the 422 message names the current payment status', description: 'the 422 for an unsettled payment does not name the payment status' },
+  {
+    name: 'refund-unsettled',
+    breaks: 'Limits: a refund can be started only when the payment is SETTLED',
+    description: 'a payment in any status can be refunded',
+  },
+  {
+    name: 'refund-over-amount',
+    breaks: 'Limits: the sum of refunds cannot exceed the payment amount',
+    description: 'refunds above the remaining payment amount are accepted',
+  },
+  {
+    name: 'refund-concurrent',
+    breaks: 'Limits: only one active refund per payment',
+    description: 'a second refund is accepted while an earlier one is still active',
+  },
+  {
+    name: 'refund-partial-rejected',
+    breaks: 'Limits: a refund may be full or partial',
+    description: 'a refund of less than the refundable remainder is refused with 422',
+  },
+  {
+    name: 'refund-error-shape',
+    breaks: 'Errors: the error body (statusCode, statusName, errorMessage, traceId, source)',
+    description: 'refund errors answer with a non-spec body {"error": "..."}',
+  },
+  {
+    name: 'refund-arbitrary-destination',
+    breaks: 'What the service does 5 / Limits: a refund goes only to the original paying account',
+    description:
+      "a refund is sent to a fixed account that is not the payer's (refund resource and refund webhook destination)",
+  },
+  {
+    name: 'refund-unsettled-message',
+    breaks: 'Errors: the 422 message names the current payment status',
+    description: 'the 422 for an unsettled payment does not name the payment status',
+  },
   // Payments (created and moved through /sandbox/)
-  { name: 'payment-webhook-missing', breaks: 'Payment statuses / Events: a payment webhook is sent for COMPLETED, SETTLED and FAILED', description: 'no payment webhook is sent when a payment reaches SETTLED' },
-  { name: 'payment-reference-kept', breaks: 'What the service does 7: for a virtual account the reference passed is ignored and the service assigns its own', description: 'a payment created with a reference keeps the reference passed (so two payments can share it)' },
+  {
+    name: 'payment-webhook-missing',
+    breaks:
+      'Payment statuses / Events: a payment webhook is sent for COMPLETED, SETTLED and FAILED',
+    description: 'no payment webhook is sent when a payment reaches SETTLED',
+  },
+  {
+    name: 'payment-reference-kept',
+    breaks:
+      'What the service does 7: for a virtual account the reference passed is ignored and the service assigns its own',
+    description:
+      'a payment created with a reference keeps the reference passed (so two payments can share it)',
+  },
   // Webhooks
-  { name: 'webhook-bad-signature', breaks: 'Webhook authentication: signature over the exact payload bytes', description: 'the Authorization signature is computed over other bytes than those sent' },
-  { name: 'webhook-reserialised', breaks: 'Webhook authentication rule 1: exact bytes', description: 'the payload is signed in one JSON serialisation and sent in another (pretty-printed)' },
-  { name: 'webhook-no-retry', breaks: 'Events: repeated until the receiver answers 200', description: 'a failed delivery is never retried' },
-  { name: 'webhook-counter-fixed', breaks: 'Events: the delivery attempt counter rises on each attempt', description: 'retries repeat payoutWebhookDeliveryAttempt / refundWebhookDeliveryAttempt unchanged' },
-  { name: 'webhook-post', breaks: 'Events: all events are HTTP PUT calls', description: 'webhooks are sent with POST' },
-  { name: 'webhook-content-type', breaks: 'Events: Content-Type: application/json', description: 'webhooks are sent with Content-Type: text/plain' },
-  { name: 'webhook-missing-event', breaks: 'States: each status change produces a webhook', description: 'status changes after creation (commit, cancel, and lifecycle moves to PROCESSED, FAILED, HELD, RETURNED) send no webhook' },
-  { name: 'webhook-payload-shape', breaks: 'Events: payout and refund webhook payload fields', description: 'payout and refund webhooks lack their status field and carry the status in lower case under another name' },
+  {
+    name: 'webhook-bad-signature',
+    breaks: 'Webhook authentication: signature over the exact payload bytes',
+    description: 'the Authorization signature is computed over other bytes than those sent',
+  },
+  {
+    name: 'webhook-reserialised',
+    breaks: 'Webhook authentication rule 1: exact bytes',
+    description:
+      'the payload is signed in one JSON serialisation and sent in another (pretty-printed)',
+  },
+  {
+    name: 'webhook-no-retry',
+    breaks: 'Events: repeated until the receiver answers 200',
+    description: 'a failed delivery is never retried',
+  },
+  {
+    name: 'webhook-counter-fixed',
+    breaks: 'Events: the delivery attempt counter rises on each attempt',
+    description:
+      'retries repeat payoutWebhookDeliveryAttempt / refundWebhookDeliveryAttempt unchanged',
+  },
+  {
+    name: 'webhook-post',
+    breaks: 'Events: all events are HTTP PUT calls',
+    description: 'webhooks are sent with POST',
+  },
+  {
+    name: 'webhook-content-type',
+    breaks: 'Events: Content-Type: application/json',
+    description: 'webhooks are sent with Content-Type: text/plain',
+  },
+  {
+    name: 'webhook-missing-event',
+    breaks: 'States: each status change produces a webhook',
+    description:
+      'status changes after creation (commit, cancel, and lifecycle moves to PROCESSED, FAILED, HELD, RETURNED) send no webhook',
+  },
+  {
+    name: 'webhook-payload-shape',
+    breaks: 'Events: payout and refund webhook payload fields',
+    description:
+      'payout and refund webhooks lack their status field and carry the status in lower case under another name',
+  },
   // Response formats
-  { name: 'payout-response-shape', breaks: 'Payout resource: createdAt is ISO 8601 UTC with fractional seconds and Z', description: 'createdAt is sent without fractional seconds and without Z' },
-  { name: 'tracing-id-fixed', breaks: 'Payout resource: tracingId differs per response', description: 'every response carries the same tracingId' },
-  { name: 'refund-timestamp-zoned', breaks: 'Refund resource: createdAtUtc has no zone suffix', description: 'createdAtUtc ends in Z' },
-  { name: 'public-key-full-pem', breaks: 'Public key endpoint: BEGIN/END lines trimmed off', description: 'the public key is served with its -----BEGIN PUBLIC KEY----- and -----END PUBLIC KEY----- lines' },
+  {
+    name: 'payout-response-shape',
+    breaks: 'Payout resource: createdAt is ISO 8601 UTC with fractional seconds and Z',
+    description: 'createdAt is sent without fractional seconds and without Z',
+  },
+  {
+    name: 'tracing-id-fixed',
+    breaks: 'Payout resource: tracingId differs per response',
+    description: 'every response carries the same tracingId',
+  },
+  {
+    name: 'refund-timestamp-zoned',
+    breaks: 'Refund resource: createdAtUtc has no zone suffix',
+    description: 'createdAtUtc ends in Z',
+  },
+  {
+    name: 'public-key-full-pem',
+    breaks: 'Public key endpoint: BEGIN/END lines trimmed off',
+    description:
+      'the public key is served with its -----BEGIN PUBLIC KEY----- and -----END PUBLIC KEY----- lines',
+  },
 
   // Found by method (issue 18): for each requirement, how an implementer plausibly gets it wrong. `how` names the
   // method: rfc-default (a generic RFC 9421 / RFC 9530 library's default where the profile departs from it),
   // step-order (the verification order and what a rejected request leaves behind), lifecycle (rules across several
   // resources or a resource's whole life), delivery (webhooks over time), representation (serialiser habits).
-  { name: 'path-without-query', how: 'rfc-default', breaks: 'Signature base: @path includes the query string', description: '@path is rebuilt without the query (RFC 9421 §2.2.6 default), so a signature that leaves the query out verifies' },
-  { name: 'digest-sha256-accepted', how: 'rfc-default', breaks: 'Algorithms: hash SHA-512 (content digest)', description: 'a Content-Digest in sha-256 is verified and accepted (RFC 9530 lets the sender choose)' },
-  { name: 'digest-optional', how: 'rfc-default', breaks: 'Headers added to a signed request: Content-Digest required on POST', description: 'step 8 read as "when present": a create-payout request without Content-Digest is accepted' },
-  { name: 'components-superset', how: 'rfc-default', breaks: 'Step 2: covered components, in this fixed order (exactly the eight)', description: 'covered components beyond the eight are accepted (a generic library checks a minimum set)' },
-  { name: 'components-as-set', how: 'rfc-default', breaks: 'Step 2: covered components, in this fixed order', description: 'the eight covered components are compared as a set: any order is accepted' },
-  { name: 'alg-case-insensitive', how: 'rfc-default', breaks: 'Signature parameters: alg is always "ed25519"', description: 'alg is compared case-insensitively ("ED25519" accepted)' },
-  { name: 'created-window-600', how: 'step-order', breaks: 'Step 3: now minus created is at most 300 seconds', description: 'signatures up to 600 s old are accepted (the skew allowance added twice)' },
-  { name: 'nonce-used-by-rejection', how: 'step-order', breaks: 'Step 11: the nonce is recorded after the signature verified', description: 'the nonce is recorded when it is checked (step 4), so a request rejected later (bad digest or signature) uses it up and the genuine request with that nonce is refused' },
-  { name: 'refund-one-per-payment', how: 'lifecycle', breaks: 'Limits: several partial refunds per payment are allowed', description: 'a payment that had a refund, even a finished one, cannot be refunded again' },
-  { name: 'refund-total-single', how: 'lifecycle', breaks: 'Limits: the sum of all refunds cannot exceed the payment amount', description: 'each refund is compared with the payment amount alone, not with what earlier refunds took' },
-  { name: 'refund-webhook-payment-amount', how: 'representation', breaks: 'Refund webhook payload: refundedPaymentAmount is the amount of the original payment', description: 'refundedPaymentAmount carries the refund amount' },
-  { name: 'webhook-no-initial-event', how: 'lifecycle', breaks: 'Each status change produces a webhook (creation into IN_PROGRESS included)', description: 'no payout or refund webhook for the creation (IN_PROGRESS); later changes only' },
-  { name: 'refund-webhook-missing', how: 'lifecycle', breaks: 'Events: a refund webhook for any refund status change, started in the portal or by API', description: 'refunds created through the API send no refund webhook at all' },
-  { name: 'payment-webhook-completed-missing', how: 'lifecycle', breaks: 'Payment statuses: a payment webhook is sent for COMPLETED, SETTLED and FAILED', description: 'no payment webhook for COMPLETED (only the final SETTLED or FAILED)' },
-  { name: 'no-hold-on-partial', how: 'lifecycle', breaks: 'Payout transitions: PARTIAL_MATCH is held when doNotCommitOnCoPMismatch is true', description: 'a PARTIAL_MATCH payout is executed at once even with doNotCommitOnCoPMismatch true (only NO_MATCH and worse are held)' },
-  { name: 'commit-processed', how: 'lifecycle', breaks: 'Payout transitions: commit gives IN_PROGRESS', description: 'commit answers the payout as PROCESSED' },
-  { name: 'webhook-retry-once', how: 'delivery', breaks: 'Events: repeated until the receiver answers 200', description: 'a failed webhook is retried once, then given up' },
-  { name: 'webhook-retry-5xx-only', how: 'delivery', breaks: 'Events: any answer other than 200 counts as failure and is retried', description: 'only 5xx answers and network errors are retried; a 4xx answer counts as delivered' },
-  { name: 'webhook-retry-bad-signature', how: 'delivery', breaks: 'Webhook authentication: every webhook signed over the exact bytes', description: 'redeliveries carry the first attempt\'s signature over a payload whose attempt counter changed' },
-  { name: 'webhook-signature-hex', how: 'representation', breaks: 'Webhook authentication: the signature is base64 text', description: 'the Authorization signature is hex-encoded' },
-  { name: 'webhook-no-accept', how: 'representation', breaks: 'Payout and refund webhook headers: Accept: application/json', description: 'payout and refund webhooks carry no Accept header' },
-  { name: 'webhook-event-time-offset', how: 'representation', breaks: 'Webhook payloads: eventTimeUtc is an ISO 8601 UTC timestamp', description: 'eventTimeUtc is local time with a +01:00 offset' },
-  { name: 'public-key-stale', how: 'representation', breaks: 'Webhook authentication: the receiver verifies with the key from the public-key endpoint', description: 'the public-key endpoint serves another key than the one webhooks are signed with (a rotation half done)' },
-  { name: 'omit-null-fields', how: 'representation', breaks: 'Resources: "string or null" fields are present, null when not used', description: 'null members (statusReason, iban, bic, copStatus) are left out of responses (a serialiser set to omit nulls)' },
-  { name: 'amount-as-string', how: 'representation', breaks: 'Payout resource: amount is a number (decimal)', description: 'the payout resource carries amount as a string, as the refund request example does' },
-  { name: 'tracing-id-uuid', how: 'representation', breaks: 'Payout resource: tracingId is a hexadecimal trace identifier', description: 'tracingId is a hyphenated UUID' },
-  { name: 'status-reason-always', how: 'representation', breaks: 'Payout resource: statusReason null normally', description: 'every payout carries a statusReason text' },
-  { name: 'refund-id-name', how: 'representation', breaks: 'Refund resource: refundPaymentId', description: 'the refund resource names its id refundId (as the refund webhook does) instead of refundPaymentId' },
-  { name: 'refund-created-pending', how: 'representation', breaks: 'Refund statuses: a refund is created with status IN_PROGRESS', description: 'a new refund is answered with status PENDING' },
-  { name: 'refund-unsettled-400', how: 'representation', breaks: 'Errors: refunding a payment not SETTLED gives 422 UNPROCESSABLE_ENTITY', description: 'a refund of an unsettled payment is answered 400 BAD_REQUEST' },
-] as const satisfies ReadonlyArray<{ readonly name: string; readonly breaks: string; readonly description: string; readonly how?: string }>;
+  {
+    name: 'path-without-query',
+    how: 'rfc-default',
+    breaks: 'Signature base: @path includes the query string',
+    description:
+      '@path is rebuilt without the query (RFC 9421 §2.2.6 default), so a signature that leaves the query out verifies',
+  },
+  {
+    name: 'digest-sha256-accepted',
+    how: 'rfc-default',
+    breaks: 'Algorithms: hash SHA-512 (content digest)',
+    description:
+      'a Content-Digest in sha-256 is verified and accepted (RFC 9530 lets the sender choose)',
+  },
+  {
+    name: 'digest-optional',
+    how: 'rfc-default',
+    breaks: 'Headers added to a signed request: Content-Digest required on POST',
+    description:
+      'step 8 read as "when present": a create-payout request without Content-Digest is accepted',
+  },
+  {
+    name: 'components-superset',
+    how: 'rfc-default',
+    breaks: 'Step 2: covered components, in this fixed order (exactly the eight)',
+    description:
+      'covered components beyond the eight are accepted (a generic library checks a minimum set)',
+  },
+  {
+    name: 'components-as-set',
+    how: 'rfc-default',
+    breaks: 'Step 2: covered components, in this fixed order',
+    description: 'the eight covered components are compared as a set: any order is accepted',
+  },
+  {
+    name: 'alg-case-insensitive',
+    how: 'rfc-default',
+    breaks: 'Signature parameters: alg is always "ed25519"',
+    description: 'alg is compared case-insensitively ("ED25519" accepted)',
+  },
+  {
+    name: 'created-window-600',
+    how: 'step-order',
+    breaks: 'Step 3: now minus created is at most 300 seconds',
+    description: 'signatures up to 600 s old are accepted (the skew allowance added twice)',
+  },
+  {
+    name: 'nonce-used-by-rejection',
+    how: 'step-order',
+    breaks: 'Step 11: the nonce is recorded after the signature verified',
+    description:
+      'the nonce is recorded when it is checked (step 4), so a request rejected later (bad digest or signature) uses it up and the genuine request with that nonce is refused',
+  },
+  {
+    name: 'refund-one-per-payment',
+    how: 'lifecycle',
+    breaks: 'Limits: several partial refunds per payment are allowed',
+    description: 'a payment that had a refund, even a finished one, cannot be refunded again',
+  },
+  {
+    name: 'refund-total-single',
+    how: 'lifecycle',
+    breaks: 'Limits: the sum of all refunds cannot exceed the payment amount',
+    description:
+      'each refund is compared with the payment amount alone, not with what earlier refunds took',
+  },
+  {
+    name: 'refund-webhook-payment-amount',
+    how: 'representation',
+    breaks: 'Refund webhook payload: refundedPaymentAmount is the amount of the original payment',
+    description: 'refundedPaymentAmount carries the refund amount',
+  },
+  {
+    name: 'webhook-no-initial-event',
+    how: 'lifecycle',
+    breaks: 'Each status change produces a webhook (creation into IN_PROGRESS included)',
+    description: 'no payout or refund webhook for the creation (IN_PROGRESS); later changes only',
+  },
+  {
+    name: 'refund-webhook-missing',
+    how: 'lifecycle',
+    breaks:
+      'Events: a refund webhook for any refund status change, started in the portal or by API',
+    description: 'refunds created through the API send no refund webhook at all',
+  },
+  {
+    name: 'payment-webhook-completed-missing',
+    how: 'lifecycle',
+    breaks: 'Payment statuses: a payment webhook is sent for COMPLETED, SETTLED and FAILED',
+    description: 'no payment webhook for COMPLETED (only the final SETTLED or FAILED)',
+  },
+  {
+    name: 'no-hold-on-partial',
+    how: 'lifecycle',
+    breaks: 'Payout transitions: PARTIAL_MATCH is held when doNotCommitOnCoPMismatch is true',
+    description:
+      'a PARTIAL_MATCH payout is executed at once even with doNotCommitOnCoPMismatch true (only NO_MATCH and worse are held)',
+  },
+  {
+    name: 'commit-processed',
+    how: 'lifecycle',
+    breaks: 'Payout transitions: commit gives IN_PROGRESS',
+    description: 'commit answers the payout as PROCESSED',
+  },
+  {
+    name: 'webhook-retry-once',
+    how: 'delivery',
+    breaks: 'Events: repeated until the receiver answers 200',
+    description: 'a failed webhook is retried once, then given up',
+  },
+  {
+    name: 'webhook-retry-5xx-only',
+    how: 'delivery',
+    breaks: 'Events: any answer other than 200 counts as failure and is retried',
+    description:
+      'only 5xx answers and network errors are retried; a 4xx answer counts as delivered',
+  },
+  {
+    name: 'webhook-retry-bad-signature',
+    how: 'delivery',
+    breaks: 'Webhook authentication: every webhook signed over the exact bytes',
+    description:
+      "redeliveries carry the first attempt's signature over a payload whose attempt counter changed",
+  },
+  {
+    name: 'webhook-signature-hex',
+    how: 'representation',
+    breaks: 'Webhook authentication: the signature is base64 text',
+    description: 'the Authorization signature is hex-encoded',
+  },
+  {
+    name: 'webhook-no-accept',
+    how: 'representation',
+    breaks: 'Payout and refund webhook headers: Accept: application/json',
+    description: 'payout and refund webhooks carry no Accept header',
+  },
+  {
+    name: 'webhook-event-time-offset',
+    how: 'representation',
+    breaks: 'Webhook payloads: eventTimeUtc is an ISO 8601 UTC timestamp',
+    description: 'eventTimeUtc is local time with a +01:00 offset',
+  },
+  {
+    name: 'public-key-stale',
+    how: 'representation',
+    breaks:
+      'Webhook authentication: the receiver verifies with the key from the public-key endpoint',
+    description:
+      'the public-key endpoint serves another key than the one webhooks are signed with (a rotation half done)',
+  },
+  {
+    name: 'omit-null-fields',
+    how: 'representation',
+    breaks: 'Resources: "string or null" fields are present, null when not used',
+    description:
+      'null members (statusReason, iban, bic, copStatus) are left out of responses (a serialiser set to omit nulls)',
+  },
+  {
+    name: 'amount-as-string',
+    how: 'representation',
+    breaks: 'Payout resource: amount is a number (decimal)',
+    description:
+      'the payout resource carries amount as a string, as the refund request example does',
+  },
+  {
+    name: 'tracing-id-uuid',
+    how: 'representation',
+    breaks: 'Payout resource: tracingId is a hexadecimal trace identifier',
+    description: 'tracingId is a hyphenated UUID',
+  },
+  {
+    name: 'status-reason-always',
+    how: 'representation',
+    breaks: 'Payout resource: statusReason null normally',
+    description: 'every payout carries a statusReason text',
+  },
+  {
+    name: 'refund-id-name',
+    how: 'representation',
+    breaks: 'Refund resource: refundPaymentId',
+    description:
+      'the refund resource names its id refundId (as the refund webhook does) instead of refundPaymentId',
+  },
+  {
+    name: 'refund-created-pending',
+    how: 'representation',
+    breaks: 'Refund statuses: a refund is created with status IN_PROGRESS',
+    description: 'a new refund is answered with status PENDING',
+  },
+  {
+    name: 'refund-unsettled-400',
+    how: 'representation',
+    breaks: 'Errors: refunding a payment not SETTLED gives 422 UNPROCESSABLE_ENTITY',
+    description: 'a refund of an unsettled payment is answered 400 BAD_REQUEST',
+  },
+] as const satisfies ReadonlyArray<{
+  readonly name: string;
+  readonly breaks: string;
+  readonly description: string;
+  readonly how?: string;
+}>;
 
 export type FaultName = (typeof faultCatalogue)[number]['name'];
 
 /** The faults found by method (they carry `how`); each is proven through the audit check that catches it. */
-export type MethodFaultName = Extract<(typeof faultCatalogue)[number], { readonly how: string }>['name'];
+export type MethodFaultName = Extract<
+  (typeof faultCatalogue)[number],
+  { readonly how: string }
+>['name'];
 
 export interface FaultDescription {
   readonly name: FaultName;
@@ -112,7 +477,12 @@ export function isFaultName(name: string): name is FaultName {
 /** The `--list-faults` text: one fault per line, name then what it breaks. */
 export function listFaults(): string {
   const width = Math.max(...faultCatalogue.map((f) => f.name.length));
-  return faultCatalogue.map((f) => `${f.name.padEnd(width)}  ${f.description}\n${' '.repeat(width)}  breaks: ${f.breaks}\n`).join('');
+  return faultCatalogue
+    .map(
+      (f) =>
+        `${f.name.padEnd(width)}  ${f.description}\n${' '.repeat(width)}  breaks: ${f.breaks}\n`,
+    )
+    .join('');
 }
 
 /**
@@ -120,23 +490,114 @@ export function listFaults(): string {
  * the spec's words that leave it open. The README lists this table; the server audit must pass both personalities.
  */
 export const variantChoices = [
-  { point: 'success status codes', clean: 'create payout and create refund answer 201', alt: 'both answer 200', openBy: 'Required-ness of each request field, amount bounds and the success status code: not shown.' },
-  { point: 'authentication failure status', clean: '401 UNAUTHORIZED', alt: '403 FORBIDDEN', openBy: 'Status codes and bodies for [...] failed authentication or signature verification, and payout endpoint errors: not shown.' },
-  { point: 'refund and commit/cancel conflicts', clean: '409 for a second active refund and for commit or cancel outside AWAITING_COMMIT; 422 above the payment total', alt: '422 for the conflicts; 400 above the payment total', openBy: 'Status codes and bodies for exceeding the refund total, a second concurrent refund [...]: not shown.' },
-  { point: 'error bodies outside the refund endpoint', clean: 'the refund error body everywhere', alt: 'RFC 9457 application/problem+json (type, title, status, detail, traceId) outside refund creation', openBy: 'Refund creation failures return a JSON body [...] payout endpoint errors: not shown.' },
-  { point: 'extra properties', clean: 'only the fields of the spec\'s tables', alt: 'every resource, error body and webhook payload carries extra members (top level and nested)', openBy: 'Receivers must ignore unknown properties in payloads.' },
-  { point: 'signature labels beside sig1', clean: 'a request with any label besides sig1 is rejected', alt: 'only sig1 is processed; other labels are ignored (the spec fixes the signer\'s label; RFC 9421 §7.2.7 lets a verifier choose which signatures it processes)', openBy: 'The label is always `sig1`.' },
-  { point: 'created in the future', clean: 'rejected beyond 300 s (payconform\'s profile choice)', alt: 'accepted: only the age is bounded', openBy: '3. Check now minus created is at most 300 seconds.' },
-  { point: 'commit, cancel and refund signatures', clean: 'verified when present, not required', alt: 'required (answered 403 without one)', openBy: 'Whether commit, cancel and refund calls require the signature: not shown' },
-  { point: 'lifecycle speed', clean: 'each automatic payout step after the lifecycle delay', alt: 'payouts move on at once (5 ms); refunds as clean', openBy: 'Moves into and out of PROCESSED, FAILED, HELD, RETURNED [...]: not shown.' },
-  { point: 'retry schedule', clean: 'exponential backoff from the initial delay', alt: 'a constant interval (the initial delay)', openBy: 'Retry interval and maximum number of attempts: not shown.' },
-  { point: 'webhook body layout', clean: 'compact JSON', alt: 'pretty-printed JSON (2-space indent), signed over exactly the bytes sent', openBy: 'the signature is base64 text computed over the exact JSON payload bytes' },
-  { point: 'status descriptions', clean: 'a short text', alt: 'empty', openBy: 'payoutStatusDescription | string | may be empty' },
-  { point: 'media-type parameters', clean: 'no parameters', alt: '`; charset=utf-8` on every JSON response and webhook', openBy: 'Version negotiation rules [...]: not shown.' },
-  { point: 'payment webhook Accept', clean: 'application/json', alt: '*/*', openBy: 'Headers: `Authorization` (signature), `Content-Type: application/json`, `Accept`.' },
-  { point: 'lengths and digit counts', clean: 'tracingId 32 lowercase hex digits; createdAt with milliseconds; createdAtUtc with milliseconds; eventTimeUtc with milliseconds', alt: 'tracingId 16 upper-case hex digits; createdAt with microseconds; createdAtUtc with 7 fractional digits; eventTimeUtc without fractional seconds', openBy: 'hexadecimal trace identifier; differs per response [...] ISO 8601 UTC timestamp' },
-  { point: 'public key layout', clean: 'the PEM body in 64-character lines', alt: 'the PEM body on one line', openBy: 'Returns the service\'s public key in PKCS#8 PEM form, with the [...] lines trimmed off.' },
-] as const satisfies ReadonlyArray<{ readonly point: string; readonly clean: string; readonly alt: string; readonly openBy: string }>;
+  {
+    point: 'success status codes',
+    clean: 'create payout and create refund answer 201',
+    alt: 'both answer 200',
+    openBy:
+      'Required-ness of each request field, amount bounds and the success status code: not shown.',
+  },
+  {
+    point: 'authentication failure status',
+    clean: '401 UNAUTHORIZED',
+    alt: '403 FORBIDDEN',
+    openBy:
+      'Status codes and bodies for [...] failed authentication or signature verification, and payout endpoint errors: not shown.',
+  },
+  {
+    point: 'refund and commit/cancel conflicts',
+    clean:
+      '409 for a second active refund and for commit or cancel outside AWAITING_COMMIT; 422 above the payment total',
+    alt: '422 for the conflicts; 400 above the payment total',
+    openBy:
+      'Status codes and bodies for exceeding the refund total, a second concurrent refund [...]: not shown.',
+  },
+  {
+    point: 'error bodies outside the refund endpoint',
+    clean: 'the refund error body everywhere',
+    alt: 'RFC 9457 application/problem+json (type, title, status, detail, traceId) outside refund creation',
+    openBy: 'Refund creation failures return a JSON body [...] payout endpoint errors: not shown.',
+  },
+  {
+    point: 'extra properties',
+    clean: "only the fields of the spec's tables",
+    alt: 'every resource, error body and webhook payload carries extra members (top level and nested)',
+    openBy: 'Receivers must ignore unknown properties in payloads.',
+  },
+  {
+    point: 'signature labels beside sig1',
+    clean: 'a request with any label besides sig1 is rejected',
+    alt: "only sig1 is processed; other labels are ignored (the spec fixes the signer's label; RFC 9421 §7.2.7 lets a verifier choose which signatures it processes)",
+    openBy: 'The label is always `sig1`.',
+  },
+  {
+    point: 'created in the future',
+    clean: "rejected beyond 300 s (payconform's profile choice)",
+    alt: 'accepted: only the age is bounded',
+    openBy: '3. Check now minus created is at most 300 seconds.',
+  },
+  {
+    point: 'commit, cancel and refund signatures',
+    clean: 'verified when present, not required',
+    alt: 'required (answered 403 without one)',
+    openBy: 'Whether commit, cancel and refund calls require the signature: not shown',
+  },
+  {
+    point: 'lifecycle speed',
+    clean: 'each automatic payout step after the lifecycle delay',
+    alt: 'payouts move on at once (5 ms); refunds as clean',
+    openBy: 'Moves into and out of PROCESSED, FAILED, HELD, RETURNED [...]: not shown.',
+  },
+  {
+    point: 'retry schedule',
+    clean: 'exponential backoff from the initial delay',
+    alt: 'a constant interval (the initial delay)',
+    openBy: 'Retry interval and maximum number of attempts: not shown.',
+  },
+  {
+    point: 'webhook body layout',
+    clean: 'compact JSON',
+    alt: 'pretty-printed JSON (2-space indent), signed over exactly the bytes sent',
+    openBy: 'the signature is base64 text computed over the exact JSON payload bytes',
+  },
+  {
+    point: 'status descriptions',
+    clean: 'a short text',
+    alt: 'empty',
+    openBy: 'payoutStatusDescription | string | may be empty',
+  },
+  {
+    point: 'media-type parameters',
+    clean: 'no parameters',
+    alt: '`; charset=utf-8` on every JSON response and webhook',
+    openBy: 'Version negotiation rules [...]: not shown.',
+  },
+  {
+    point: 'payment webhook Accept',
+    clean: 'application/json',
+    alt: '*/*',
+    openBy: 'Headers: `Authorization` (signature), `Content-Type: application/json`, `Accept`.',
+  },
+  {
+    point: 'lengths and digit counts',
+    clean:
+      'tracingId 32 lowercase hex digits; createdAt with milliseconds; createdAtUtc with milliseconds; eventTimeUtc with milliseconds',
+    alt: 'tracingId 16 upper-case hex digits; createdAt with microseconds; createdAtUtc with 7 fractional digits; eventTimeUtc without fractional seconds',
+    openBy: 'hexadecimal trace identifier; differs per response [...] ISO 8601 UTC timestamp',
+  },
+  {
+    point: 'public key layout',
+    clean: 'the PEM body in 64-character lines',
+    alt: 'the PEM body on one line',
+    openBy:
+      "Returns the service's public key in PKCS#8 PEM form, with the [...] lines trimmed off.",
+  },
+] as const satisfies ReadonlyArray<{
+  readonly point: string;
+  readonly clean: string;
+  readonly alt: string;
+  readonly openBy: string;
+}>;
 
 /**
  * The service's personality: `clean` takes one permitted choice wherever the spec is silent, `alt` the other (see
@@ -156,8 +617,10 @@ export class FaultSet {
     faults: readonly FaultName[] = [],
     readonly variant: ServiceVariant = 'clean',
   ) {
-    for (const f of faults) if (!isFaultName(f)) throw new TypeError(`unknown fault "${String(f)}"`);
-    if (!serviceVariants.includes(variant)) throw new TypeError(`unknown variant "${String(variant)}"`);
+    for (const f of faults)
+      if (!isFaultName(f)) throw new TypeError(`unknown fault "${String(f)}"`);
+    if (!serviceVariants.includes(variant))
+      throw new TypeError(`unknown variant "${String(variant)}"`);
     this.set = new Set(faults);
   }
   /** The `alt` personality: the other permitted choice at every point where the spec is silent. */

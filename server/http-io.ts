@@ -1,6 +1,11 @@
 // The wire edge: raw body bytes with a size cap, the HttpRequest the verifier sees, and JSON/text responses.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { fieldLinesFromRaw, getFieldValues, type FieldLines, type HttpRequest } from '../src/http/message.js';
+import {
+  fieldLinesFromRaw,
+  getFieldValues,
+  type FieldLines,
+  type HttpRequest,
+} from '../src/http/message.js';
 import { HttpError } from './error-body.js';
 import { arrivedOverTls } from './tls.js';
 
@@ -13,11 +18,21 @@ export class RequestAborted extends Error {
  * Collects the exact body bytes; more than `maxBytes` is a 413 (the rest of the body is not read), `limitNote` says
  * which limit applied. A connection that ends before the body does rejects with RequestAborted.
  */
-export function readBody(req: IncomingMessage, maxBytes: number, limitNote = ''): Promise<Uint8Array> {
+export function readBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  limitNote = '',
+): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
-      reject(new HttpError(413, 'body_too_large', `request body of ${declared} bytes exceeds the limit of ${maxBytes} bytes${limitNote}`));
+      reject(
+        new HttpError(
+          413,
+          'body_too_large',
+          `request body of ${declared} bytes exceeds the limit of ${maxBytes} bytes${limitNote}`,
+        ),
+      );
       return;
     }
     const chunks: Buffer[] = [];
@@ -35,7 +50,13 @@ export function readBody(req: IncomingMessage, maxBytes: number, limitNote = '')
       if (size > maxBytes) {
         done = true;
         chunks.length = 0;
-        reject(new HttpError(413, 'body_too_large', `request body exceeds the limit of ${maxBytes} bytes${limitNote}`));
+        reject(
+          new HttpError(
+            413,
+            'body_too_large',
+            `request body exceeds the limit of ${maxBytes} bytes${limitNote}`,
+          ),
+        );
         return;
       }
       chunks.push(chunk);
@@ -70,7 +91,11 @@ export function routingPath(rawTarget: string): string {
     try {
       return new URL(rawTarget).pathname;
     } catch {
-      throw new HttpError(400, 'bad_request_target', 'request target is neither origin-form nor absolute-form');
+      throw new HttpError(
+        400,
+        'bad_request_target',
+        'request target is neither origin-form nor absolute-form',
+      );
     }
   }
   const q = rawTarget.indexOf('?');
@@ -85,7 +110,8 @@ export function queryParams(rawTarget: string): URLSearchParams {
 /** The single value of a header; two or more field lines of it are a 400 for headers that must be singletons. */
 export function singleHeader(headers: FieldLines, name: string): string | undefined {
   const values = getFieldValues(headers, name);
-  if (values.length > 1) throw new HttpError(400, 'duplicate_header', `header "${name}" sent ${values.length} times`);
+  if (values.length > 1)
+    throw new HttpError(400, 'duplicate_header', `header "${name}" sent ${values.length} times`);
   return values[0];
 }
 
@@ -97,9 +123,18 @@ export function mediaType(contentType: string): string {
 /** 415 unless the request's Content-Type is one of `accepted` (compared by media type, parameters ignored). */
 export function requireContentType(headers: FieldLines, accepted: readonly string[]): void {
   const value = singleHeader(headers, 'content-type');
-  if (value === undefined) throw new HttpError(415, 'missing_content_type', `Content-Type is required: ${accepted.join(' or ')}`);
+  if (value === undefined)
+    throw new HttpError(
+      415,
+      'missing_content_type',
+      `Content-Type is required: ${accepted.join(' or ')}`,
+    );
   if (!accepted.includes(mediaType(value))) {
-    throw new HttpError(415, 'unsupported_media_type', `Content-Type "${value}" is not supported: use ${accepted.join(' or ')}`);
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      `Content-Type "${value}" is not supported: use ${accepted.join(' or ')}`,
+    );
   }
 }
 
@@ -130,7 +165,11 @@ function specificity(range: string, type: string): number {
 export function requireAcceptable(headers: FieldLines, offered: readonly string[]): void {
   const values = getFieldValues(headers, 'accept');
   if (values.length === 0) return;
-  const ranges = values.join(',').split(',').map(acceptRange).filter((r) => r !== undefined);
+  const ranges = values
+    .join(',')
+    .split(',')
+    .map(acceptRange)
+    .filter((r) => r !== undefined);
   if (ranges.length === 0) return;
   const weight = (type: string): number => {
     let best = 0;
@@ -144,7 +183,12 @@ export function requireAcceptable(headers: FieldLines, offered: readonly string[
     }
     return best === 0 ? 0 : q;
   };
-  if (!offered.some((t) => weight(t.toLowerCase()) > 0)) throw new HttpError(406, 'not_acceptable', `Accept "${values.join(', ')}" admits none of ${offered.join(', ')}`);
+  if (!offered.some((t) => weight(t.toLowerCase()) > 0))
+    throw new HttpError(
+      406,
+      'not_acceptable',
+      `Accept "${values.join(', ')}" admits none of ${offered.join(', ')}`,
+    );
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -157,17 +201,32 @@ export function parseJsonBody(body: Uint8Array): unknown {
   } catch {
     throw new HttpError(400, 'malformed_json', 'request body is not valid UTF-8');
   }
-  if (text.trim() === '') throw new HttpError(400, 'malformed_json', 'request body is empty; a JSON object is required');
+  if (text.trim() === '')
+    throw new HttpError(400, 'malformed_json', 'request body is empty; a JSON object is required');
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new HttpError(400, 'malformed_json', `request body is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`);
+    throw new HttpError(
+      400,
+      'malformed_json',
+      `request body is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`,
+    );
   }
 }
 
-export function send(res: ServerResponse, status: number, contentType: string, body: string | Uint8Array, headers: Readonly<Record<string, string>> = {}): void {
+export function send(
+  res: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string | Uint8Array,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
-  res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': String(bytes.length) });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': contentType,
+    'content-length': String(bytes.length),
+  });
   res.end(bytes);
 }

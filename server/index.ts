@@ -18,51 +18,116 @@ import { FaultSet } from './faults.js';
 import { Lifecycle } from './lifecycle.js';
 import { listen } from './listen.js';
 import { createHttpServer } from './tls.js';
-import type { ReferenceServiceOptions, RunningReferenceService, SeededPayments } from './options.js';
+import type {
+  ReferenceServiceOptions,
+  RunningReferenceService,
+  SeededPayments,
+} from './options.js';
 import { generateDevelopmentApplication, registerApplication, seedPayments } from './seed.js';
 import { createSignatureVerifier } from './signature-verifier.js';
 import { ServiceState } from './state.js';
 import type { StateStore } from './state-store.js';
 import { defaultRetryPolicy, WebhookQueue } from './webhook-delivery.js';
 
-export { faultCatalogue, isFaultName, listFaults, serviceVariants, variantChoices, type FaultDescription, type FaultName, type MethodFaultName, type ServiceVariant } from './faults.js';
-export { copTriggers, confirmPayee, type CopDestinationKey, type PayoutDestination } from './cop-triggers.js';
+export {
+  faultCatalogue,
+  isFaultName,
+  listFaults,
+  serviceVariants,
+  variantChoices,
+  type FaultDescription,
+  type FaultName,
+  type MethodFaultName,
+  type ServiceVariant,
+} from './faults.js';
+export {
+  copTriggers,
+  confirmPayee,
+  type CopDestinationKey,
+  type PayoutDestination,
+} from './cop-triggers.js';
 export { STATUS_NAMES, type ErrorBody } from './error-body.js';
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connections.js';
-export { generateLoopbackTls, LOOPBACK_NAMES, type GeneratedLoopbackTls, type ServerTls } from './tls.js';
+export {
+  generateLoopbackTls,
+  LOOPBACK_NAMES,
+  type GeneratedLoopbackTls,
+  type ServerTls,
+} from './tls.js';
 export { plannedOutcome } from './lifecycle.js';
 export { CANCEL_REASON } from './routes/payouts.js';
-export type { ApplicationConfig, ReferenceServiceOptions, RunningReferenceService, SeededPayments } from './options.js';
-export type { AnsweredRequest, RouteHandler, RouteRequest, RouteResponse, ServiceContext, ServiceExtension } from './context.js';
-export type { ApplicationCredentials, CopStatus, PaymentStatus, PayoutStatus, RefundStatus } from './state.js';
-export type { DeliveryAttempt, DeliveryRecord, RetryPolicy, WebhookKind } from './webhook-delivery.js';
+export type {
+  ApplicationConfig,
+  ReferenceServiceOptions,
+  RunningReferenceService,
+  SeededPayments,
+} from './options.js';
+export type {
+  AnsweredRequest,
+  RouteHandler,
+  RouteRequest,
+  RouteResponse,
+  ServiceContext,
+  ServiceExtension,
+} from './context.js';
+export type {
+  ApplicationCredentials,
+  CopStatus,
+  PaymentStatus,
+  PayoutStatus,
+  RefundStatus,
+} from './state.js';
+export type {
+  DeliveryAttempt,
+  DeliveryRecord,
+  RetryPolicy,
+  WebhookKind,
+} from './webhook-delivery.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Body cap of a request without a valid application id and secret (default 64 KiB, at most maxBodyBytes). */
 export const DEFAULT_MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024;
 
 /** Starts the service and resolves once it listens. Throws TypeError for bad options, KeyFormatError for bad keys. */
-export async function startReferenceService(options: ReferenceServiceOptions = {}): Promise<RunningReferenceService> {
+export async function startReferenceService(
+  options: ReferenceServiceOptions = {},
+): Promise<RunningReferenceService> {
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
   const log = options.log ?? (() => {});
   const faults = new FaultSet(options.faults ?? [], options.variant);
   const state = new ServiceState(options.stateLimits);
 
-  const configs = options.applications !== undefined && options.applications.length > 0 ? options.applications : [generateDevelopmentApplication()];
+  const configs =
+    options.applications !== undefined && options.applications.length > 0
+      ? options.applications
+      : [generateDevelopmentApplication()];
   const applications = configs.map((config, i) => registerApplication(state, config, i));
   const first = applications[0]!;
   const retry = { ...defaultRetryPolicy, ...options.retry };
-  if (!(retry.maxAttempts >= 1) || !(retry.initialDelayMs >= 0) || !(retry.maxDelayMs >= 0) || !(retry.requestTimeoutMs > 0)) {
-    throw new TypeError('retry: maxAttempts >= 1, delays >= 0 and requestTimeoutMs > 0 are required');
+  if (
+    !(retry.maxAttempts >= 1) ||
+    !(retry.initialDelayMs >= 0) ||
+    !(retry.maxDelayMs >= 0) ||
+    !(retry.requestTimeoutMs > 0)
+  ) {
+    throw new TypeError(
+      'retry: maxAttempts >= 1, delays >= 0 and requestTimeoutMs > 0 are required',
+    );
   }
-  const backend = await openBackend({ log, ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}), ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}) });
+  const backend = await openBackend({
+    log,
+    ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}),
+    ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}),
+  });
   const store = backend.createStateStore(state);
   let seeded: SeededPayments = { settled: [], unsettled: [] };
   try {
     if (options.seedPayments !== false) {
       seeded = await seedPayments(store, first.applicationId, now());
-      for (const app of state.applications.values()) if (app.applicationId !== first.applicationId) await seedPayments(store, app.applicationId, now());
+      for (const app of state.applications.values())
+        if (app.applicationId !== first.applicationId)
+          await seedPayments(store, app.applicationId, now());
     }
     // Shared settings: what other instances' portals set is read now and then every WEBHOOK_URLS_REFRESH_MS.
     if (store.shared) await store.loadWebhookUrls();
@@ -86,13 +151,16 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     for (const e of extensions) e.changed?.();
   };
   const queue = new WebhookQueue({
-    urlFor: (kind, applicationId) => state.webhookUrls.get(applicationId)?.[kind] ?? defaultWebhookUrls[kind],
+    urlFor: (kind, applicationId) =>
+      state.webhookUrls.get(applicationId)?.[kind] ?? defaultWebhookUrls[kind],
     onChange: changed,
     retry,
     sign: (bytes) => signWebhook(bytes, signingKey),
     faults,
     log,
-    ...(backend.createSharedDeliveries !== undefined ? { shared: backend.createSharedDeliveries(retry.requestTimeoutMs + 2_000, log) } : {}),
+    ...(backend.createSharedDeliveries !== undefined
+      ? { shared: backend.createSharedDeliveries(retry.requestTimeoutMs + 2_000, log) }
+      : {}),
   });
   const lifecycle = new Lifecycle({
     state,
@@ -102,9 +170,15 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     now,
     delayMs: options.lifecycleDelayMs ?? 0,
     log,
-    ...(backend.createSharedTimers !== undefined ? { shared: backend.createSharedTimers(log) } : {}),
+    ...(backend.createSharedTimers !== undefined
+      ? { shared: backend.createSharedTimers(log) }
+      : {}),
   });
-  const auth = new RequestAuthenticator(state, faults, createSignatureVerifier(state, faults, now, backend.nonceStore));
+  const auth = new RequestAuthenticator(
+    state,
+    faults,
+    createSignatureVerifier(state, faults, now, backend.nonceStore),
+  );
   const ctx: ServiceContext = {
     state,
     store,
@@ -113,7 +187,8 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     faults,
     auth,
     now,
-    requireSignatureOnCommitCancelRefund: options.requireSignatureOnCommitCancelRefund ?? faults.alt,
+    requireSignatureOnCommitCancelRefund:
+      options.requireSignatureOnCommitCancelRefund ?? faults.alt,
     webhookPublicKey: { trimmed: trimmedPem, full: exportRsaPublicKeyPem(signingKey) },
     defaultWebhookUrls,
     log,
@@ -122,8 +197,18 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
 
   const limits = connectionLimits(options.connections);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const bodyLimits = { authenticated: maxBodyBytes, unauthenticated: Math.min(maxBodyBytes, options.maxUnauthenticatedBodyBytes ?? DEFAULT_MAX_UNAUTHENTICATED_BODY_BYTES) };
-  const server = createHttpServer(serverTimeoutOptions(limits), createRequestListener(ctx, bodyLimits, extensions), options.tls);
+  const bodyLimits = {
+    authenticated: maxBodyBytes,
+    unauthenticated: Math.min(
+      maxBodyBytes,
+      options.maxUnauthenticatedBodyBytes ?? DEFAULT_MAX_UNAUTHENTICATED_BODY_BYTES,
+    ),
+  };
+  const server = createHttpServer(
+    serverTimeoutOptions(limits),
+    createRequestListener(ctx, bodyLimits, extensions),
+    options.tls,
+  );
   guardConnections(server, limits, log);
 
   let address: Awaited<ReturnType<typeof listen>>;
@@ -151,7 +236,10 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     variant: faults.variant,
     deliveries: () => queue.deliveries(),
     backend: backend.description,
-    openConnections: () => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
+    openConnections: () =>
+      new Promise<number>((resolve, reject) =>
+        server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+      ),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         clearInterval(webhookUrlsRefresh);
@@ -183,7 +271,10 @@ function startWebhookUrlsRefresh(store: StateStore, log: (line: string) => void)
         reading = false;
       },
       (error: unknown) => {
-        if (!failing) log(`webhook URL settings: cannot read them from the shared store (keeping the last ones): ${error instanceof Error ? error.message : String(error)}`);
+        if (!failing)
+          log(
+            `webhook URL settings: cannot read them from the shared store (keeping the last ones): ${error instanceof Error ? error.message : String(error)}`,
+          );
         failing = true;
         reading = false;
       },

@@ -3,7 +3,8 @@
 /** A decimal amount written into JSON as a number token exactly as `text` (e.g. `100.50`). */
 export class DecimalNumber {
   constructor(readonly text: string) {
-    if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(text)) throw new TypeError(`not a decimal number: "${text}"`);
+    if (!/^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(text))
+      throw new TypeError(`not a decimal number: "${text}"`);
   }
   toJSON(): number {
     return Number(this.text);
@@ -28,7 +29,9 @@ function write(value: unknown, indent: number, pad: string): string {
     if (value.length === 0) return '[]';
     return `[${nl}${value.map((v) => inner + write(v, indent, inner)).join(`,${nl}`)}${nl}${pad}]`;
   }
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    ([, v]) => v !== undefined,
+  );
   if (entries.length === 0) return '{}';
   return `{${nl}${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}${colon}${write(v, indent, inner)}`).join(`,${nl}`)}${nl}${pad}}`;
 }

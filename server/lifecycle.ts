@@ -2,8 +2,20 @@
 import { isOneOf } from '../src/schemas/statuses.js';
 import { HttpError } from './error-body.js';
 import type { FaultSet } from './faults.js';
-import { paymentWebhookPayload, payoutWebhookPayload, refundWebhookPayload } from './representations.js';
-import type { Payment, PaymentStatus, Payout, PayoutStatus, Refund, RefundStatus, ServiceState } from './state.js';
+import {
+  paymentWebhookPayload,
+  payoutWebhookPayload,
+  refundWebhookPayload,
+} from './representations.js';
+import type {
+  Payment,
+  PaymentStatus,
+  Payout,
+  PayoutStatus,
+  Refund,
+  RefundStatus,
+  ServiceState,
+} from './state.js';
 import type { StateStore } from './state-store.js';
 import type { SharedTimers } from './redis-timers.js';
 import type { WebhookQueue } from './webhook-delivery.js';
@@ -51,10 +63,24 @@ function nextStep(status: PayoutStatus, outcome: Outcome): Outcome | undefined {
 }
 
 /** A /sandbox/ move of a payout or refund: `target`, or the next automatic step; 409 when neither is possible. */
-function sandboxMove(kind: 'payout' | 'refund', item: Payout | Refund, target: PayoutStatus | undefined): RefundStatus {
+function sandboxMove(
+  kind: 'payout' | 'refund',
+  item: Payout | Refund,
+  target: PayoutStatus | undefined,
+): RefundStatus {
   const to = target ?? nextStep(item.status, item.plannedOutcome);
-  if (to === undefined) throw new HttpError(409, 'no_next_status', `${kind} is ${item.status}: no automatic move is left; name a target status`);
-  if (!isOneOf(allowedMoves[item.status], to)) throw new HttpError(409, 'invalid_transition', `${kind} cannot move from ${item.status} to ${to}`);
+  if (to === undefined)
+    throw new HttpError(
+      409,
+      'no_next_status',
+      `${kind} is ${item.status}: no automatic move is left; name a target status`,
+    );
+  if (!isOneOf(allowedMoves[item.status], to))
+    throw new HttpError(
+      409,
+      'invalid_transition',
+      `${kind} cannot move from ${item.status} to ${to}`,
+    );
   return to;
 }
 
@@ -91,17 +117,22 @@ export class Lifecycle {
   /** Records a payout status change: webhook (none for AWAITING_COMMIT, which the webhook status list excludes), then timer. */
   payoutChanged(payout: Payout, initial: boolean): void {
     const { faults, queue, now } = this.o;
-    const dropped = (faults.has('webhook-missing-event') && !initial) || (faults.has('webhook-no-initial-event') && initial);
+    const dropped =
+      (faults.has('webhook-missing-event') && !initial) ||
+      (faults.has('webhook-no-initial-event') && initial);
     if (payout.status !== 'AWAITING_COMMIT' && !dropped) {
       const eventTime = now();
       const snapshot: Payout = { ...payout };
-      const description = faults.alt ? '' : (payout.statusReason ?? statusDescriptions[payout.status]);
+      const description = faults.alt
+        ? ''
+        : (payout.statusReason ?? statusDescriptions[payout.status]);
       queue.enqueue({
         kind: 'payout',
         applicationId: payout.applicationId,
         resourceId: payout.payoutId,
         eventStatus: payout.status,
-        payload: (attempt) => payoutWebhookPayload(snapshot, eventTime, description, attempt, faults),
+        payload: (attempt) =>
+          payoutWebhookPayload(snapshot, eventTime, description, attempt, faults),
       });
     }
     this.scheduleStep(`payout:${payout.payoutId}`);
@@ -121,7 +152,10 @@ export class Lifecycle {
   refundChanged(refund: Refund, initial: boolean): void {
     const { faults, queue, now, state } = this.o;
     const payment = state.payments.get(refund.paymentId);
-    const dropped = (faults.has('webhook-missing-event') && !initial) || (faults.has('webhook-no-initial-event') && initial) || faults.has('refund-webhook-missing');
+    const dropped =
+      (faults.has('webhook-missing-event') && !initial) ||
+      (faults.has('webhook-no-initial-event') && initial) ||
+      faults.has('refund-webhook-missing');
     if (payment !== undefined && !dropped) {
       const eventTime = now();
       const snapshot: Refund = { ...refund };
@@ -131,7 +165,8 @@ export class Lifecycle {
         applicationId: refund.applicationId,
         resourceId: refund.refundId,
         eventStatus: refund.status,
-        payload: (attempt) => refundWebhookPayload(snapshot, payment, eventTime, description, attempt, faults),
+        payload: (attempt) =>
+          refundWebhookPayload(snapshot, payment, eventTime, description, attempt, faults),
       });
     }
     this.scheduleStep(`refund:${refund.refundId}`);
@@ -154,7 +189,11 @@ export class Lifecycle {
    * Moves a payment (sandbox only). AWAITING_AUTHORIZATION → COMPLETED | FAILED; COMPLETED → SETTLED | FAILED.
    * A move to SETTLED from AWAITING_AUTHORIZATION passes through COMPLETED. Webhooks for COMPLETED, SETTLED, FAILED.
    */
-  async movePayment(paymentId: string, target: PaymentStatus, errorDescription?: string): Promise<Payment | undefined> {
+  async movePayment(
+    paymentId: string,
+    target: PaymentStatus,
+    errorDescription?: string,
+  ): Promise<Payment | undefined> {
     const moved = await this.o.store.changePayment(paymentId, (payment) => {
       const path: PaymentStatus[] = [];
       if (payment.status === 'AWAITING_AUTHORIZATION') {
@@ -163,7 +202,12 @@ export class Lifecycle {
       } else if (payment.status === 'COMPLETED') {
         if (target === 'SETTLED' || target === 'FAILED') path.push(target);
       }
-      if (path.length === 0) throw new HttpError(409, 'invalid_transition', `payment cannot move from ${payment.status} to ${target}`);
+      if (path.length === 0)
+        throw new HttpError(
+          409,
+          'invalid_transition',
+          `payment cannot move from ${payment.status} to ${target}`,
+        );
       payment.status = target;
       if (target === 'FAILED') payment.errorDescription = errorDescription ?? 'payment failed';
       return path;
@@ -180,7 +224,8 @@ export class Lifecycle {
     if (payment.status === 'AWAITING_AUTHORIZATION') return;
     // Fault payment-webhook-missing: the SETTLED event is dropped.
     if (payment.status === 'SETTLED' && this.o.faults.has('payment-webhook-missing')) return;
-    if (payment.status === 'COMPLETED' && this.o.faults.has('payment-webhook-completed-missing')) return;
+    if (payment.status === 'COMPLETED' && this.o.faults.has('payment-webhook-completed-missing'))
+      return;
     const snapshot: Payment = { ...payment };
     this.o.queue.enqueue({
       kind: 'payment',
@@ -199,7 +244,10 @@ export class Lifecycle {
     if (this.o.delayMs <= 0) return;
     // Variant alt: payouts move on at once (lifecycle timing is not shown); refunds keep the delay.
     const delayMs = this.o.faults.alt && key.startsWith('payout:') ? 5 : this.o.delayMs;
-    const failed = (error: unknown) => this.o.log?.(`lifecycle step ${key} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const failed = (error: unknown) =>
+      this.o.log?.(
+        `lifecycle step ${key} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     if (this.o.shared !== undefined) {
       this.o.shared.schedule(key, delayMs).catch(failed);
       return;

@@ -12,7 +12,11 @@ export interface ListeningAddress {
 }
 
 /** Listens on host:port (0: a free port); rejects when the address cannot be bound (e.g. `EADDRINUSE`). */
-export async function listen(server: Server, host: string, port: number): Promise<ListeningAddress> {
+export async function listen(
+  server: Server,
+  host: string,
+  port: number,
+): Promise<ListeningAddress> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -25,5 +29,9 @@ export async function listen(server: Server, host: string, port: number): Promis
   const scheme = servesHttps(server) ? 'https' : 'http';
   // The scheme's default port is left out, as a client writes the URL (and signs @authority).
   const defaultPort = scheme === 'https' ? 443 : 80;
-  return { host: address.address, port: address.port, origin: `${scheme}://${urlHost}${address.port === defaultPort ? '' : `:${address.port}`}` };
+  return {
+    host: address.address,
+    port: address.port,
+    origin: `${scheme}://${urlHost}${address.port === defaultPort ? '' : `:${address.port}`}`,
+  };
 }

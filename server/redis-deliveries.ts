@@ -46,7 +46,11 @@ export class RedisDeliveries implements SharedDeliveries {
   readonly #all: string;
   readonly #item: string;
   #timer: NodeJS.Timeout | undefined;
-  #attempt: ((delivery: SharedDelivery) => Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }>) | undefined;
+  #attempt:
+    | ((
+        delivery: SharedDelivery,
+      ) => Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }>)
+    | undefined;
   #polling = false;
   #closed = false;
   /** Attempts this instance has under way (each on its own claimed lease). */
@@ -65,11 +69,26 @@ export class RedisDeliveries implements SharedDeliveries {
 
   async add(delivery: SharedDelivery): Promise<void> {
     const id = String(delivery.record.id);
-    await this.#send(['EVAL', ADD, '3', this.#due, this.#item + id, this.#all, id, JSON.stringify(delivery), String(Date.now()), String(this.#o.maxRecords ?? 10_000)]);
+    await this.#send([
+      'EVAL',
+      ADD,
+      '3',
+      this.#due,
+      this.#item + id,
+      this.#all,
+      id,
+      JSON.stringify(delivery),
+      String(Date.now()),
+      String(this.#o.maxRecords ?? 10_000),
+    ]);
     this.#poll();
   }
 
-  start(attempt: (delivery: SharedDelivery) => Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }>): void {
+  start(
+    attempt: (
+      delivery: SharedDelivery,
+    ) => Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }>,
+  ): void {
     this.#attempt = attempt;
     this.#timer = setInterval(() => this.#poll(), this.#o.pollMs ?? 25);
     this.#timer.unref();
@@ -83,7 +102,15 @@ export class RedisDeliveries implements SharedDeliveries {
       try {
         for (let i = 0; i < 100 && !this.#closed; i += 1) {
           const now = Date.now();
-          const reply = (await this.#send(['EVAL', CLAIM, '1', this.#due, String(now), String(now + this.#o.leaseMs), this.#item])) as [string, string | null] | null;
+          const reply = (await this.#send([
+            'EVAL',
+            CLAIM,
+            '1',
+            this.#due,
+            String(now),
+            String(now + this.#o.leaseMs),
+            this.#item,
+          ])) as [string, string | null] | null;
           if (reply === null) break;
           const [id, json] = reply;
           if (typeof json !== 'string') {
@@ -95,7 +122,8 @@ export class RedisDeliveries implements SharedDeliveries {
           void running.finally(() => this.#running.delete(running));
         }
       } catch (error) {
-        if (!this.#closed) this.#o.log(`webhook queue: ${error instanceof Error ? error.message : String(error)}`);
+        if (!this.#closed)
+          this.#o.log(`webhook queue: ${error instanceof Error ? error.message : String(error)}`);
       } finally {
         this.#polling = false;
       }
@@ -106,18 +134,38 @@ export class RedisDeliveries implements SharedDeliveries {
     try {
       const { record, nextInMs } = await this.#attempt!(delivery);
       if (this.#closed) return; // dying mid-attempt: the lease runs out and another instance makes it again
-      const next: SharedDelivery = { record, payloads: delivery.payloads, index: delivery.index + 1 };
-      await this.#send(['EVAL', FINISH, '2', this.#due, this.#item + id, id, JSON.stringify(next), nextInMs === undefined ? '' : String(Date.now() + nextInMs)]);
+      const next: SharedDelivery = {
+        record,
+        payloads: delivery.payloads,
+        index: delivery.index + 1,
+      };
+      await this.#send([
+        'EVAL',
+        FINISH,
+        '2',
+        this.#due,
+        this.#item + id,
+        id,
+        JSON.stringify(next),
+        nextInMs === undefined ? '' : String(Date.now() + nextInMs),
+      ]);
     } catch (error) {
-      if (!this.#closed) this.#o.log(`webhook delivery ${id}: ${error instanceof Error ? error.message : String(error)} (retried when its lease runs out)`);
+      if (!this.#closed)
+        this.#o.log(
+          `webhook delivery ${id}: ${error instanceof Error ? error.message : String(error)} (retried when its lease runs out)`,
+        );
     }
   }
 
   async list(): Promise<DeliveryRecord[]> {
     const ids = (await this.#send(['LRANGE', this.#all, '0', '-1'])) as string[];
     if (ids.length === 0) return [];
-    const jsons = (await this.#send(['MGET', ...ids.map((id) => this.#item + id)])) as Array<string | null>;
-    return jsons.filter((j): j is string => typeof j === 'string').map((j) => (JSON.parse(j) as SharedDelivery).record);
+    const jsons = (await this.#send(['MGET', ...ids.map((id) => this.#item + id)])) as Array<
+      string | null
+    >;
+    return jsons
+      .filter((j): j is string => typeof j === 'string')
+      .map((j) => (JSON.parse(j) as SharedDelivery).record);
   }
 
   close(): void {

@@ -3,7 +3,13 @@
 // code as in memory), write back only if the version is unchanged, else read again and retry. Everything about one
 // payment (the payment, its refunds) shares one version, so the refund limits hold across instances.
 import { HttpError } from './error-body.js';
-import { newPaymentReference, type Payment, type Payout, type Refund, type ServiceState } from './state.js';
+import {
+  newPaymentReference,
+  type Payment,
+  type Payout,
+  type Refund,
+  type ServiceState,
+} from './state.js';
 import type { Changed, StateStore, WebhookUrls } from './state-store.js';
 import { withTimeout, type RedisCommander } from '../redis/commander.js';
 
@@ -76,11 +82,20 @@ export class RedisStateStore implements StateStore {
     try {
       return await withTimeout(this.#client.sendCommand(args), this.#timeoutMs, what);
     } catch (error) {
-      throw new HttpError(503, 'STATE_STORE_UNAVAILABLE', `the service's state store is unavailable, try again later: ${error instanceof Error ? error.message : String(error)}`);
+      throw new HttpError(
+        503,
+        'STATE_STORE_UNAVAILABLE',
+        `the service's state store is unavailable, try again later: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
-  #eval(script: string, keys: readonly string[], args: readonly string[], what: string): Promise<unknown> {
+  #eval(
+    script: string,
+    keys: readonly string[],
+    args: readonly string[],
+    what: string,
+  ): Promise<unknown> {
     return this.#send(['EVAL', script, String(keys.length), ...keys, ...args], what);
   }
 
@@ -101,26 +116,43 @@ export class RedisStateStore implements StateStore {
 
   // --- reads ---
 
-  async #readOne(hash: string, guard: string, id: string): Promise<{ version: string; json: string | undefined }> {
-    const reply = (await this.#eval(READ_ONE, [this.#keys.versions, hash], [guard, id], `read ${guard}`)) as [string, string | null];
+  async #readOne(
+    hash: string,
+    guard: string,
+    id: string,
+  ): Promise<{ version: string; json: string | undefined }> {
+    const reply = (await this.#eval(
+      READ_ONE,
+      [this.#keys.versions, hash],
+      [guard, id],
+      `read ${guard}`,
+    )) as [string, string | null];
     return { version: String(reply[0]), json: typeof reply[1] === 'string' ? reply[1] : undefined };
   }
 
   async getPayment(id: string) {
-    const json = (await this.#send(['HGET', this.#keys.payments, id], 'HGET payment')) as string | null;
+    const json = (await this.#send(['HGET', this.#keys.payments, id], 'HGET payment')) as
+      string | null;
     return typeof json === 'string' ? this.#payment(JSON.parse(json) as Payment) : undefined;
   }
   async getPayout(id: string) {
-    const json = (await this.#send(['HGET', this.#keys.payouts, id], 'HGET payout')) as string | null;
+    const json = (await this.#send(['HGET', this.#keys.payouts, id], 'HGET payout')) as
+      string | null;
     return typeof json === 'string' ? this.#payout(JSON.parse(json) as Payout) : undefined;
   }
   async getRefund(id: string) {
-    const json = (await this.#send(['HGET', this.#keys.refunds, id], 'HGET refund')) as string | null;
+    const json = (await this.#send(['HGET', this.#keys.refunds, id], 'HGET refund')) as
+      string | null;
     return typeof json === 'string' ? this.#refund(JSON.parse(json) as Refund) : undefined;
   }
   async refundsOf(paymentId: string) {
-    const all = (await this.#send(['HVALS', this.#refundsOf(paymentId)], 'HVALS refunds')) as string[];
-    return all.map((j) => this.#refund(JSON.parse(j) as Refund)).sort((a, b) => a.createdAt - b.createdAt);
+    const all = (await this.#send(
+      ['HVALS', this.#refundsOf(paymentId)],
+      'HVALS refunds',
+    )) as string[];
+    return all
+      .map((j) => this.#refund(JSON.parse(j) as Refund))
+      .sort((a, b) => a.createdAt - b.createdAt);
   }
   async #list<T>(hash: string, keep: (item: T) => T, by: (item: T) => number): Promise<T[]> {
     const all = (await this.#send(['HVALS', hash], 'HVALS')) as string[];
@@ -142,17 +174,24 @@ export class RedisStateStore implements StateStore {
     // SADD answers 1 only to the one caller that added it, in any instance: the reference is reserved.
     for (let i = 0; i < 16; i += 1) {
       const reference = newPaymentReference();
-      if ((await this.#send(['SADD', this.#keys.references, reference], 'SADD reference')) === 1) return reference;
+      if ((await this.#send(['SADD', this.#keys.references, reference], 'SADD reference')) === 1)
+        return reference;
     }
     throw new Error('could not assign a unique payment reference');
   }
 
   async addPayment(payment: Payment) {
-    await this.#send(['HSET', this.#keys.payments, payment.paymentId, JSON.stringify(payment)], 'HSET payment');
+    await this.#send(
+      ['HSET', this.#keys.payments, payment.paymentId, JSON.stringify(payment)],
+      'HSET payment',
+    );
     this.#payment(payment);
   }
   async addPayout(payout: Payout) {
-    await this.#send(['HSET', this.#keys.payouts, payout.payoutId, JSON.stringify(payout)], 'HSET payout');
+    await this.#send(
+      ['HSET', this.#keys.payouts, payout.payoutId, JSON.stringify(payout)],
+      'HSET payout',
+    );
     this.#payout(payout);
   }
 
@@ -184,11 +223,22 @@ export class RedisStateStore implements StateStore {
       // Another instance changed it first: a short, jittered pause before reading it again.
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 + attempt)));
     }
-    throw new HttpError(503, 'STATE_CONTENTION', `${guard} is being changed by too many requests at once, try again`);
+    throw new HttpError(
+      503,
+      'STATE_CONTENTION',
+      `${guard} is being changed by too many requests at once, try again`,
+    );
   }
 
   changePayout<R>(id: string, change: (payout: Payout) => R) {
-    return this.#change<Payout, R>(this.#keys.payouts, id, `payout:${id}`, () => [[this.#keys.payouts, id]], change, this.#payout);
+    return this.#change<Payout, R>(
+      this.#keys.payouts,
+      id,
+      `payout:${id}`,
+      () => [[this.#keys.payouts, id]],
+      change,
+      this.#payout,
+    );
   }
 
   async changeRefund<R>(id: string, change: (refund: Refund) => R) {
@@ -200,24 +250,44 @@ export class RedisStateStore implements StateStore {
         [this.#keys.refunds, r.refundId],
         [this.#refundsOf(r.paymentId), r.refundId],
       ] as const;
-    return this.#change<Refund, R>(this.#keys.refunds, id, `payment:${current.paymentId}`, writes, change, this.#refund);
+    return this.#change<Refund, R>(
+      this.#keys.refunds,
+      id,
+      `payment:${current.paymentId}`,
+      writes,
+      change,
+      this.#refund,
+    );
   }
 
   changePayment<R>(id: string, change: (payment: Payment) => R) {
-    return this.#change<Payment, R>(this.#keys.payments, id, `payment:${id}`, () => [[this.#keys.payments, id]], change, this.#payment);
+    return this.#change<Payment, R>(
+      this.#keys.payments,
+      id,
+      `payment:${id}`,
+      () => [[this.#keys.payments, id]],
+      change,
+      this.#payment,
+    );
   }
 
-  async createRefund(paymentId: string, decide: (payment: Payment, earlier: readonly Refund[]) => Refund): Promise<Refund | undefined> {
+  async createRefund(
+    paymentId: string,
+    decide: (payment: Payment, earlier: readonly Refund[]) => Refund,
+  ): Promise<Refund | undefined> {
     const guard = `payment:${paymentId}`;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const reply = (await this.#eval(READ_PAYMENT, [this.#keys.versions, this.#keys.payments, this.#refundsOf(paymentId)], [guard, paymentId], 'read payment')) as [
-        string,
-        string | null,
-        string[],
-      ];
+      const reply = (await this.#eval(
+        READ_PAYMENT,
+        [this.#keys.versions, this.#keys.payments, this.#refundsOf(paymentId)],
+        [guard, paymentId],
+        'read payment',
+      )) as [string, string | null, string[]];
       if (typeof reply[1] !== 'string') return undefined;
       const payment = this.#payment(JSON.parse(reply[1]) as Payment);
-      const earlier = reply[2].map((j) => this.#refund(JSON.parse(j) as Refund)).sort((a, b) => a.createdAt - b.createdAt);
+      const earlier = reply[2]
+        .map((j) => this.#refund(JSON.parse(j) as Refund))
+        .sort((a, b) => a.createdAt - b.createdAt);
       const refund = decide(payment, earlier);
       const json = JSON.stringify(refund);
       const written = await this.#eval(
@@ -229,7 +299,11 @@ export class RedisStateStore implements StateStore {
       if (written === 1) return this.#refund(refund);
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 + attempt)));
     }
-    throw new HttpError(503, 'STATE_CONTENTION', `refunds of payment ${paymentId} are being created by too many requests at once, try again`);
+    throw new HttpError(
+      503,
+      'STATE_CONTENTION',
+      `refunds of payment ${paymentId} are being created by too many requests at once, try again`,
+    );
   }
 
   async seedOnce<T>(name: string, seed: () => Promise<T> | T): Promise<T> {
@@ -246,21 +320,34 @@ export class RedisStateStore implements StateStore {
       }
       await new Promise((r) => setTimeout(r, 50));
     }
-    throw new Error(`seeding "${name}" was claimed by another instance that did not finish it within 10 s`);
+    throw new Error(
+      `seeding "${name}" was claimed by another instance that did not finish it within 10 s`,
+    );
   }
 
   async setWebhookUrls(applicationId: string, urls: WebhookUrls) {
-    await this.#send(['HSET', this.#keys.webhookUrls, applicationId, JSON.stringify(urls)], 'HSET webhook URLs');
+    await this.#send(
+      ['HSET', this.#keys.webhookUrls, applicationId, JSON.stringify(urls)],
+      'HSET webhook URLs',
+    );
     this.#state.webhookUrls.set(applicationId, { ...urls });
   }
 
   async loadWebhookUrls() {
-    const flat = (await this.#send(['HGETALL', this.#keys.webhookUrls], 'HGETALL webhook URLs')) as unknown;
+    const flat = (await this.#send(
+      ['HGETALL', this.#keys.webhookUrls],
+      'HGETALL webhook URLs',
+    )) as unknown;
     // node-redis answers HGETALL as an object; a RESP2 client as a flat [field, value, ...] list: both are read.
     const entries: Array<[string, string]> = Array.isArray(flat)
-      ? Array.from({ length: flat.length >> 1 }, (_, k) => [String(flat[2 * k]), String(flat[2 * k + 1])] as [string, string])
+      ? Array.from(
+          { length: flat.length >> 1 },
+          (_, k) => [String(flat[2 * k]), String(flat[2 * k + 1])] as [string, string],
+        )
       : flat !== null && typeof flat === 'object'
-        ? Object.entries(flat as Record<string, unknown>).map(([k, v]) => [k, String(v)] as [string, string])
+        ? Object.entries(flat as Record<string, unknown>).map(
+            ([k, v]) => [k, String(v)] as [string, string],
+          )
         : [];
     const view = this.#state.webhookUrls;
     view.clear();

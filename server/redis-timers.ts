@@ -69,14 +69,30 @@ export class RedisTimers implements SharedTimers {
       try {
         for (let i = 0; i < 100 && !this.#closed; i += 1) {
           const lease = String(Date.now() + (this.#o.leaseMs ?? 5_000));
-          const key = (await this.#send(['EVAL', CLAIM, '1', this.#due, String(Date.now()), lease])) as string | null;
+          const key = (await this.#send([
+            'EVAL',
+            CLAIM,
+            '1',
+            this.#due,
+            String(Date.now()),
+            lease,
+          ])) as string | null;
           if (key === null) break;
           void run(key)
-            .then(() => (this.#closed ? undefined : this.#send(['EVAL', DONE, '1', this.#due, key, lease])))
-            .catch((error: unknown) => this.#o.log(`lifecycle step ${key}: ${error instanceof Error ? error.message : String(error)} (retried when its lease runs out)`));
+            .then(() =>
+              this.#closed ? undefined : this.#send(['EVAL', DONE, '1', this.#due, key, lease]),
+            )
+            .catch((error: unknown) =>
+              this.#o.log(
+                `lifecycle step ${key}: ${error instanceof Error ? error.message : String(error)} (retried when its lease runs out)`,
+              ),
+            );
         }
       } catch (error) {
-        if (!this.#closed) this.#o.log(`lifecycle timers: ${error instanceof Error ? error.message : String(error)}`);
+        if (!this.#closed)
+          this.#o.log(
+            `lifecycle timers: ${error instanceof Error ? error.message : String(error)}`,
+          );
       } finally {
         this.#polling = false;
       }

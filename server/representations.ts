@@ -32,7 +32,10 @@ function randomHex(bytes: number): string {
 
 /** The member variant alt adds to every object it sends (receivers must ignore unknown properties). */
 export const ALT_EXTRA = 'x-alt-extension';
-const altExtra = (faults: FaultSet, value: unknown = { variant: 'alt' }): Record<string, unknown> => (faults.alt ? { [ALT_EXTRA]: value } : {});
+const altExtra = (
+  faults: FaultSet,
+  value: unknown = { variant: 'alt' },
+): Record<string, unknown> => (faults.alt ? { [ALT_EXTRA]: value } : {});
 
 /** Variant alt sends media types with a charset parameter. */
 export function withCharset(faults: FaultSet, mediaType: string): string {
@@ -41,7 +44,9 @@ export function withCharset(faults: FaultSet, mediaType: string): string {
 
 /** Variant alt: microseconds (6 digits) where clean sends milliseconds; `digits` fractional digits in all. */
 function moreDigits(faults: FaultSet, iso: string, digits: number): string {
-  return faults.alt ? iso.replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms.padEnd(digits, '0')}Z`) : iso;
+  return faults.alt
+    ? iso.replace(/\.(\d{3})Z$/, (_, ms: string) => `.${ms.padEnd(digits, '0')}Z`)
+    : iso;
 }
 
 /** ISO 8601 UTC with milliseconds and Z (payout createdAt, webhook eventTimeUtc). */
@@ -64,7 +69,12 @@ function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(value)
       .filter(([, v]) => v !== null)
-      .map(([k, v]) => [k, typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof DecimalNumber) ? withoutNulls(v as Record<string, unknown>) : v]),
+      .map(([k, v]) => [
+        k,
+        typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof DecimalNumber)
+          ? withoutNulls(v as Record<string, unknown>)
+          : v,
+      ]),
   );
 }
 
@@ -75,7 +85,9 @@ export function payoutResource(p: Payout, faults: FaultSet): Record<string, unkn
 
 function payoutResourceOf(p: Payout, faults: FaultSet): Record<string, unknown> {
   // Fault payout-response-shape: no fractional seconds, no Z.
-  const createdAt = faults.has('payout-response-shape') ? isoUtc(p.createdAt).slice(0, 19) : moreDigits(faults, isoUtc(p.createdAt), 6);
+  const createdAt = faults.has('payout-response-shape')
+    ? isoUtc(p.createdAt).slice(0, 19)
+    : moreDigits(faults, isoUtc(p.createdAt), 6);
   return {
     applicationId: p.applicationId,
     payoutId: p.payoutId,
@@ -88,7 +100,9 @@ function payoutResourceOf(p: Payout, faults: FaultSet): Record<string, unknown> 
     destination: accountObject(p.destination, faults),
     tracingId: newTracingId(faults),
     copStatus: p.copStatus,
-    statusReason: p.statusReason ?? (faults.has('status-reason-always') ? 'Payout accepted for processing' : null),
+    statusReason:
+      p.statusReason ??
+      (faults.has('status-reason-always') ? 'Payout accepted for processing' : null),
     ...altExtra(faults),
   };
 }
@@ -105,7 +119,8 @@ function refundResourceOf(r: Refund, faults: FaultSet): Record<string, unknown> 
     refundedPaymentId: r.paymentId,
     // Fractional seconds, no zone suffix (the value is UTC); fault refund-timestamp-zoned keeps the Z.
     createdAtUtc: faults.has('refund-timestamp-zoned') ? iso : iso.slice(0, -1),
-    status: faults.has('refund-created-pending') && r.status === 'IN_PROGRESS' ? 'PENDING' : r.status,
+    status:
+      faults.has('refund-created-pending') && r.status === 'IN_PROGRESS' ? 'PENDING' : r.status,
     refundRequestDetails: {
       amount: new DecimalNumber(r.amount),
       currency: r.currency,
@@ -142,7 +157,12 @@ export function paymentWebhookPayload(p: Payment, faults?: FaultSet): Record<str
     ...(p.merchantPaymentId !== undefined ? { merchantPaymentId: p.merchantPaymentId } : {}),
     paymentStatus: p.status,
     errorDescription: p.status === 'FAILED' ? (p.errorDescription ?? 'payment failed') : null,
-    paymentRequest: { amount: new DecimalNumber(p.amount), currency: p.currency, reference: p.reference, ...extra },
+    paymentRequest: {
+      amount: new DecimalNumber(p.amount),
+      currency: p.currency,
+      reference: p.reference,
+      ...extra,
+    },
     paymentRefundData: paymentRefundData(p),
     ...(p.metadata !== undefined ? { paymentMetadata: p.metadata } : {}),
     applicationId: p.applicationId,
@@ -158,8 +178,16 @@ function eventTimeOf(ms: number, faults: FaultSet): string {
   return faults.alt ? isoUtc(ms).replace(/\.\d+Z$/, 'Z') : isoUtc(ms);
 }
 
-export function payoutWebhookPayload(p: Payout, eventTime: number, description: string, attempt: number, faults: FaultSet): Record<string, unknown> {
-  const status = faults.has('webhook-payload-shape') ? { state: p.status.toLowerCase() } : { payoutStatus: p.status };
+export function payoutWebhookPayload(
+  p: Payout,
+  eventTime: number,
+  description: string,
+  attempt: number,
+  faults: FaultSet,
+): Record<string, unknown> {
+  const status = faults.has('webhook-payload-shape')
+    ? { state: p.status.toLowerCase() }
+    : { payoutStatus: p.status };
   return {
     eventTimeUtc: eventTimeOf(eventTime, faults),
     applicationId: p.applicationId,
@@ -170,7 +198,13 @@ export function payoutWebhookPayload(p: Payout, eventTime: number, description: 
     ...status,
     payoutStatusDescription: description,
     payoutWebhookDeliveryAttempt: attempt,
-    destination: { type: 'SCAN', name: p.destination.name, accountNumber: p.destination.accountNumber, sortCode: p.destination.sortCode, ...altExtra(faults, 'GB') },
+    destination: {
+      type: 'SCAN',
+      name: p.destination.name,
+      accountNumber: p.destination.accountNumber,
+      sortCode: p.destination.sortCode,
+      ...altExtra(faults, 'GB'),
+    },
     ...altExtra(faults),
   };
 }
@@ -183,13 +217,17 @@ export function refundWebhookPayload(
   attempt: number,
   faults: FaultSet,
 ): Record<string, unknown> {
-  const status = faults.has('webhook-payload-shape') ? { state: r.status.toLowerCase() } : { refundStatus: r.status };
+  const status = faults.has('webhook-payload-shape')
+    ? { state: r.status.toLowerCase() }
+    : { refundStatus: r.status };
   return {
     eventTimeUtc: eventTimeOf(eventTime, faults),
     applicationId: r.applicationId,
     refundedPaymentId: payment.paymentId,
     refundedMerchantPaymentId: payment.merchantPaymentId ?? '',
-    refundedPaymentAmount: new DecimalNumber(faults.has('refund-webhook-payment-amount') ? r.amount : payment.amount),
+    refundedPaymentAmount: new DecimalNumber(
+      faults.has('refund-webhook-payment-amount') ? r.amount : payment.amount,
+    ),
     refundId: r.refundId,
     refundAmount: new DecimalNumber(r.amount),
     refundCurrency: r.currency,
@@ -197,7 +235,13 @@ export function refundWebhookPayload(
     ...status,
     refundStatusDescription: description,
     refundWebhookDeliveryAttempt: attempt,
-    destination: { type: 'SCAN', accountNumber: r.destination.accountNumber, sortCode: r.destination.sortCode, name: r.destination.name, ...altExtra(faults, 'GB') },
+    destination: {
+      type: 'SCAN',
+      accountNumber: r.destination.accountNumber,
+      sortCode: r.destination.sortCode,
+      name: r.destination.name,
+      ...altExtra(faults, 'GB'),
+    },
     ...altExtra(faults),
   };
 }

@@ -10,5 +10,9 @@ export function validateRequestBody<T>(kind: PayloadKind, value: unknown): T {
     .slice(0, 5)
     .map((e) => `${e.pointer === '' ? '(body)' : e.pointer}: ${e.message}`)
     .join('; ');
-  throw new HttpError(400, 'invalid_body', `request body does not match the ${kind} schema: ${details}`);
+  throw new HttpError(
+    400,
+    'invalid_body',
+    `request body does not match the ${kind} schema: ${details}`,
+  );
 }

@@ -35,9 +35,14 @@ export class Router<H> {
       allowed.push(route.method);
     }
     if (allowed.length > 0) {
-      throw new HttpError(405, 'method_not_allowed', `method ${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, {
-        allow: allowed.join(', '),
-      });
+      throw new HttpError(
+        405,
+        'method_not_allowed',
+        `method ${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+        {
+          allow: allowed.join(', '),
+        },
+      );
     }
     throw new HttpError(404, 'route_not_found', `no endpoint at ${path}`);
   }

@@ -3,7 +3,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { generateEd25519PrivateKey, parseEd25519PublicKey } from '../src/keys/ed25519-keys.js';
 import { applicationSecretProblem } from '../src/profile/application-secret.js';
 import type { ApplicationConfig, SeededPayments } from './options.js';
-import { type Application, type ApplicationCredentials, type Payment, type PaymentStatus, type ServiceState } from './state.js';
+import {
+  type Application,
+  type ApplicationCredentials,
+  type Payment,
+  type PaymentStatus,
+  type ServiceState,
+} from './state.js';
 import type { StateStore } from './state-store.js';
 
 /** A fresh development application with its private key (printed by `serve`, marked development only). */
@@ -21,11 +27,22 @@ export function generateDevelopmentApplication(): ApplicationConfig {
 }
 
 /** Registers an application; returns the credentials a client uses. Throws KeyFormatError for an unusable key. */
-export function registerApplication(state: ServiceState, config: ApplicationConfig, index: number): ApplicationCredentials {
+export function registerApplication(
+  state: ServiceState,
+  config: ApplicationConfig,
+  index: number,
+): ApplicationCredentials {
   const problem = applicationSecretProblem(config.applicationSecret);
-  if (problem !== undefined) throw new TypeError(`application ${JSON.stringify(config.applicationId)}: the application secret ${problem}`);
-  const publicKey = typeof config.publicKey === 'string' ? parseEd25519PublicKey(config.publicKey) : config.publicKey;
-  const selector = config.payInAccountSelector ?? `VA-${config.applicationId.slice(0, 8).toUpperCase()}`;
+  if (problem !== undefined)
+    throw new TypeError(
+      `application ${JSON.stringify(config.applicationId)}: the application secret ${problem}`,
+    );
+  const publicKey =
+    typeof config.publicKey === 'string'
+      ? parseEd25519PublicKey(config.publicKey)
+      : config.publicKey;
+  const selector =
+    config.payInAccountSelector ?? `VA-${config.applicationId.slice(0, 8).toUpperCase()}`;
   const existing = state.applications.get(config.applicationId);
   if (existing !== undefined) {
     // A second key for the same application (config files may list one entry per key).
@@ -67,11 +84,21 @@ const UNSETTLED: readonly PaymentStatus[] = ['AWAITING_AUTHORIZATION', 'COMPLETE
  * Seeds settled and unsettled payments for one application (no webhooks: they happened before start), once per
  * store: instances sharing a store (Redis) get the payments the first one created.
  */
-export function seedPayments(store: StateStore, applicationId: string, now: number): Promise<SeededPayments> {
-  return store.seedOnce(`payments:${applicationId}`, () => createSeedPayments(store, applicationId, now));
+export function seedPayments(
+  store: StateStore,
+  applicationId: string,
+  now: number,
+): Promise<SeededPayments> {
+  return store.seedOnce(`payments:${applicationId}`, () =>
+    createSeedPayments(store, applicationId, now),
+  );
 }
 
-async function createSeedPayments(store: StateStore, applicationId: string, now: number): Promise<SeededPayments> {
+async function createSeedPayments(
+  store: StateStore,
+  applicationId: string,
+  now: number,
+): Promise<SeededPayments> {
   const make = async (amount: string, status: PaymentStatus, n: number): Promise<Payment> => {
     const payment: Payment = {
       paymentId: randomUUID(),
@@ -82,7 +109,12 @@ async function createSeedPayments(store: StateStore, applicationId: string, now:
       amount,
       currency: 'GBP',
       reference: await store.newPaymentReference(),
-      payer: { name: `Seed Payer ${n + 1}`, accountNumber: String(20_000_000 + n), sortCode: '200000', iban: null },
+      payer: {
+        name: `Seed Payer ${n + 1}`,
+        accountNumber: String(20_000_000 + n),
+        sortCode: '200000',
+        iban: null,
+      },
       isExternal: false,
       createdAt: now,
     };
@@ -90,7 +122,9 @@ async function createSeedPayments(store: StateStore, applicationId: string, now:
     return payment;
   };
   const settled = await Promise.all(SETTLED_AMOUNTS.map((amount, i) => make(amount, 'SETTLED', i)));
-  const unsettled = await Promise.all(UNSETTLED.map((status, i) => make('20.00', status, SETTLED_AMOUNTS.length + i)));
+  const unsettled = await Promise.all(
+    UNSETTLED.map((status, i) => make('20.00', status, SETTLED_AMOUNTS.length + i)),
+  );
   return {
     settled: settled.map((p) => ({ paymentId: p.paymentId, amount: p.amount })),
     unsettled: unsettled.map((p) => ({ paymentId: p.paymentId, status: p.status })),

@@ -3,7 +3,10 @@
 import type { Ed25519Backend, Ed25519PublicKey } from '../src/ed25519/backend.js';
 import { nodeBackend } from '../src/ed25519/node-backend.js';
 import { MemoryNonceStore, type NonceOwner, type NonceStore } from '../src/profile/nonce-store.js';
-import { createVerificationPolicy, type PolicyEnforcement } from '../src/profile/verification-policy.js';
+import {
+  createVerificationPolicy,
+  type PolicyEnforcement,
+} from '../src/profile/verification-policy.js';
 import { verifyRequestAsync, type ApplicationRecord } from '../src/profile/verify-request.js';
 import { parseSignature, parseSignatureInput } from '../src/signatures/signature-fields.js';
 import { getFieldValues, type HttpRequest } from '../src/http/message.js';
@@ -25,7 +28,12 @@ class RacyNonceStore implements NonceStore {
   has(nonce: string, now: number): boolean | Promise<boolean> {
     return this.inner.has(nonce, now);
   }
-  async checkAndRecord(nonce: string, now: number, expiresAt: number, owner?: NonceOwner): Promise<boolean> {
+  async checkAndRecord(
+    nonce: string,
+    now: number,
+    expiresAt: number,
+    owner?: NonceOwner,
+  ): Promise<boolean> {
     const seen = await this.inner.has(nonce, now);
     await new Promise((resolve) => setTimeout(resolve, RACE_GAP_MS));
     if (seen) return false;
@@ -47,7 +55,8 @@ class AnyKeyMap extends Map<string, Ed25519PublicKey> {
 /** Fault no-signature-check: an Ed25519 backend whose verify accepts any signature. */
 const acceptingBackend: Ed25519Backend = Object.freeze({
   name: 'node' as const,
-  sign: (message: Uint8Array, key: Parameters<Ed25519Backend['sign']>[1]) => nodeBackend.sign(message, key),
+  sign: (message: Uint8Array, key: Parameters<Ed25519Backend['sign']>[1]) =>
+    nodeBackend.sign(message, key),
   verify: () => true,
   verifyAsync: () => Promise.resolve(true),
 });
@@ -70,13 +79,19 @@ function relabelToSig1(request: HttpRequest): HttpRequest {
     ...request,
     headers: request.headers.map(([n, v]) => {
       const lower = n.toLowerCase();
-      return lower === 'signature-input' || lower === 'signature' ? ([n, rename(v)] as const) : ([n, v] as const);
+      return lower === 'signature-input' || lower === 'signature'
+        ? ([n, rename(v)] as const)
+        : ([n, v] as const);
     }),
   };
 }
 
 /** The sig1 member of Signature-Input (components by name, parameters), for the faults that relax one rule per request. */
-function sig1Member(request: HttpRequest): { readonly components: readonly string[]; readonly params: ReadonlyMap<string, unknown> } | undefined {
+function sig1Member(
+  request: HttpRequest,
+):
+  | { readonly components: readonly string[]; readonly params: ReadonlyMap<string, unknown> }
+  | undefined {
   const inputs = getFieldValues(request.headers, 'signature-input');
   if (inputs.length !== 1) return undefined;
   const parsed = parseSignatureInput(inputs[0]!);
@@ -85,13 +100,17 @@ function sig1Member(request: HttpRequest): { readonly components: readonly strin
 }
 
 const PROFILE_COMPONENTS: readonly string[] = serviceProfile.componentNames;
-const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
  * Faults that take a generic library's RFC 9421 / RFC 9530 default, or a plausible misreading, for one request:
  * the enforcement switched off for this request only (undefined: the request is verified strictly).
  */
-type Relaxation = { -readonly [K in keyof PolicyEnforcement]?: boolean } & { digestAlgorithm?: DigestAlgorithm; maxAgeSeconds?: number };
+type Relaxation = { -readonly [K in keyof PolicyEnforcement]?: boolean } & {
+  digestAlgorithm?: DigestAlgorithm;
+  maxAgeSeconds?: number;
+};
 
 function relaxedFor(faults: FaultSet, request: HttpRequest): Relaxation | undefined {
   const member = sig1Member(request);
@@ -99,16 +118,39 @@ function relaxedFor(faults: FaultSet, request: HttpRequest): Relaxation | undefi
   if (member !== undefined) {
     const alg = member.params.get('alg');
     // Fault alg-case-insensitive: "ED25519" compared case-insensitively.
-    if (faults.has('alg-case-insensitive') && typeof alg === 'string' && alg.toLowerCase() === serviceProfile.alg) relax.alg = false;
+    if (
+      faults.has('alg-case-insensitive') &&
+      typeof alg === 'string' &&
+      alg.toLowerCase() === serviceProfile.alg
+    )
+      relax.alg = false;
     // Fault components-superset: the eight in order, followed by more, accepted (a generic library checks a minimum set).
-    if (faults.has('components-superset') && member.components.length > PROFILE_COMPONENTS.length && sameList(member.components.slice(0, PROFILE_COMPONENTS.length), PROFILE_COMPONENTS)) relax.components = false;
+    if (
+      faults.has('components-superset') &&
+      member.components.length > PROFILE_COMPONENTS.length &&
+      sameList(member.components.slice(0, PROFILE_COMPONENTS.length), PROFILE_COMPONENTS)
+    )
+      relax.components = false;
     // Fault components-as-set: the eight in any order accepted (compared as a set).
-    if (faults.has('components-as-set') && member.components.length === PROFILE_COMPONENTS.length && PROFILE_COMPONENTS.every((c) => member.components.includes(c))) relax.components = false;
+    if (
+      faults.has('components-as-set') &&
+      member.components.length === PROFILE_COMPONENTS.length &&
+      PROFILE_COMPONENTS.every((c) => member.components.includes(c))
+    )
+      relax.components = false;
   }
   // Fault digest-sha256-accepted: RFC 9530 lets the sender choose; a sha-256 Content-Digest is verified as such.
-  if (faults.has('digest-sha256-accepted') && /^\s*sha-256=/.test(getFieldValues(request.headers, 'content-digest').join(','))) relax.digestAlgorithm = 'sha-256';
+  if (
+    faults.has('digest-sha256-accepted') &&
+    /^\s*sha-256=/.test(getFieldValues(request.headers, 'content-digest').join(','))
+  )
+    relax.digestAlgorithm = 'sha-256';
   // Fault digest-optional: step 8 read as "when present" only: a request without Content-Digest is not digest-checked.
-  if (faults.has('digest-optional') && getFieldValues(request.headers, 'content-digest').length === 0) relax.digest = false;
+  if (
+    faults.has('digest-optional') &&
+    getFieldValues(request.headers, 'content-digest').length === 0
+  )
+    relax.digest = false;
   // Fault created-window-600: a 600 s window (double the spec's 300 s).
   if (faults.has('created-window-600')) relax.maxAgeSeconds = 600;
   return Object.keys(relax).length > 0 ? relax : undefined;
@@ -126,7 +168,12 @@ function withoutQuery(request: HttpRequest): HttpRequest {
 const AFTER_NONCE_STEP = (step: number | string): boolean => typeof step === 'number' && step > 4;
 
 /** `shared`: the nonce store of a multi-instance deployment (Redis); default a per-process MemoryNonceStore. */
-export function createSignatureVerifier(state: ServiceState, faults: FaultSet, now: () => number, shared?: NonceStore): SignatureVerifier {
+export function createSignatureVerifier(
+  state: ServiceState,
+  faults: FaultSet,
+  now: () => number,
+  shared?: NonceStore,
+): SignatureVerifier {
   const store = shared ?? new MemoryNonceStore();
   const nonceStore: NonceStore = faults.has('nonce-race') ? new RacyNonceStore(store) : store;
   const enforce: Partial<PolicyEnforcement> = {
@@ -156,7 +203,10 @@ export function createSignatureVerifier(state: ServiceState, faults: FaultSet, n
     if (app === undefined) return undefined;
     let record = records.get(app);
     if (record === undefined) {
-      record = { secret: app.applicationSecret, publicKeys: anyKey ? new AnyKeyMap(app.publicKeys) : app.publicKeys };
+      record = {
+        secret: app.applicationSecret,
+        publicKeys: anyKey ? new AnyKeyMap(app.publicKeys) : app.publicKeys,
+      };
       records.set(app, record);
     }
     return record;
@@ -169,16 +219,34 @@ export function createSignatureVerifier(state: ServiceState, faults: FaultSet, n
     if (faults.has('path-without-query')) request = withoutQuery(request);
     const relax = faults.size > 0 ? relaxedFor(faults, request) : undefined;
     const { digestAlgorithm, maxAgeSeconds, ...relaxEnforce } = relax ?? {};
-    const used = relax === undefined ? policy : createVerificationPolicy({ ...policy, ...(digestAlgorithm ? { digestAlgorithm } : {}), ...(maxAgeSeconds ? { maxAgeSeconds } : {}), enforce: { ...policy.enforce, ...relaxEnforce } });
+    const used =
+      relax === undefined
+        ? policy
+        : createVerificationPolicy({
+            ...policy,
+            ...(digestAlgorithm ? { digestAlgorithm } : {}),
+            ...(maxAgeSeconds ? { maxAgeSeconds } : {}),
+            enforce: { ...policy.enforce, ...relaxEnforce },
+          });
     const at = Math.floor(now() / 1000);
-    const result = await verifyRequestAsync(request, { now: at, nonceStore, resolveApplication, backend, policy: used });
+    const result = await verifyRequestAsync(request, {
+      now: at,
+      nonceStore,
+      resolveApplication,
+      backend,
+      policy: used,
+    });
     if (!result.ok && faults.has('nonce-used-by-rejection') && AFTER_NONCE_STEP(result.step)) {
       // Fault: the nonce is recorded when it is checked (step 4), so a request rejected later still uses it up.
       const nonce = sig1Member(request)?.params.get('nonce');
-      if (typeof nonce === 'string') await store.checkAndRecord(nonce, at, at + serviceProfile.maxAgeSeconds);
+      if (typeof nonce === 'string')
+        await store.checkAndRecord(nonce, at, at + serviceProfile.maxAgeSeconds);
     }
     if (result.ok) return { ok: true, applicationId: result.applicationId, keyId: result.keyId };
-    if (faults.has('no-application-id-check') && (result.code === 'APPLICATION_ID_MISSING' || result.code === 'APPLICATION_ID_UNKNOWN')) {
+    if (
+      faults.has('no-application-id-check') &&
+      (result.code === 'APPLICATION_ID_MISSING' || result.code === 'APPLICATION_ID_UNKNOWN')
+    ) {
       // Fault: the application is not checked; the request is taken as the first application's.
       const first = state.applications.values().next().value;
       if (first !== undefined) {

@@ -34,7 +34,10 @@ export interface StateStore {
    * Creates the refund `decide` returns from the payment and its refunds so far, atomically with respect to every
    * other refund of that payment (one decision at a time per payment, across instances). `decide` may throw.
    */
-  createRefund(paymentId: string, decide: (payment: Payment, earlier: readonly Refund[]) => Refund): Promise<Refund | undefined>;
+  createRefund(
+    paymentId: string,
+    decide: (payment: Payment, earlier: readonly Refund[]) => Refund,
+  ): Promise<Refund | undefined>;
   /** Runs `seed` once per store (the first instance to start); every instance gets what it returned. */
   seedOnce<T>(name: string, seed: () => Promise<T> | T): Promise<T>;
   /** Stores an application's own webhook URLs (the portal's Settings), for every instance; `{}` returns it to the defaults. */
@@ -95,7 +98,10 @@ export class MemoryStateStore implements StateStore {
   async changePayment<R>(id: string, change: (payment: Payment) => R) {
     return changeInPlace(this.state.payments.get(id), change);
   }
-  async createRefund(paymentId: string, decide: (payment: Payment, earlier: readonly Refund[]) => Refund) {
+  async createRefund(
+    paymentId: string,
+    decide: (payment: Payment, earlier: readonly Refund[]) => Refund,
+  ) {
     const payment = this.state.payments.get(paymentId);
     if (payment === undefined) return undefined;
     const refund = decide(payment, this.state.refundsOf(paymentId));
@@ -116,7 +122,10 @@ export class MemoryStateStore implements StateStore {
 }
 
 /** Applies `change` to a copy and commits the copy only when `change` returns, so a throw leaves `item` untouched. */
-function changeInPlace<T extends object, R>(item: T | undefined, change: (item: T) => R): Changed<T, R> {
+function changeInPlace<T extends object, R>(
+  item: T | undefined,
+  change: (item: T) => R,
+): Changed<T, R> {
   if (item === undefined) return undefined;
   const draft = { ...item };
   const result = change(draft);

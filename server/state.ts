@@ -1,7 +1,12 @@
 // The service's in-memory state: applications, payments, payouts and refunds. No persistence: a restart starts over.
 import { randomBytes } from 'node:crypto';
 import type { Ed25519PrivateKey, Ed25519PublicKey } from '../src/ed25519/backend.js';
-import type { CopStatus, PaymentStatus, PayoutStatus, RefundStatus } from '../src/schemas/statuses.js';
+import type {
+  CopStatus,
+  PaymentStatus,
+  PayoutStatus,
+  RefundStatus,
+} from '../src/schemas/statuses.js';
 import { HttpError } from './error-body.js';
 import type { WebhookKind } from './webhook-delivery.js';
 
@@ -94,7 +99,11 @@ export interface StateLimits {
   readonly refunds: number;
 }
 
-export const DEFAULT_STATE_LIMITS: StateLimits = Object.freeze({ payments: 10_000, payouts: 10_000, refunds: 10_000 });
+export const DEFAULT_STATE_LIMITS: StateLimits = Object.freeze({
+  payments: 10_000,
+  payouts: 10_000,
+  refunds: 10_000,
+});
 
 export class ServiceState {
   readonly limits: StateLimits;
@@ -108,7 +117,8 @@ export class ServiceState {
   constructor(limits: Partial<StateLimits> = {}) {
     const merged = { ...DEFAULT_STATE_LIMITS, ...limits };
     for (const [name, value] of Object.entries(merged)) {
-      if (!Number.isInteger(value) || value < 1) throw new TypeError(`stateLimits.${name} must be a positive integer`);
+      if (!Number.isInteger(value) || value < 1)
+        throw new TypeError(`stateLimits.${name} must be a positive integer`);
     }
     this.limits = merged;
   }
@@ -117,7 +127,11 @@ export class ServiceState {
   requireRoom(kind: keyof StateLimits): void {
     const max = this.limits[kind];
     if (this[kind].size >= max) {
-      throw new HttpError(507, 'state_full', `the service already holds its maximum of ${max} ${kind}; restart it to start over (state is in memory)`);
+      throw new HttpError(
+        507,
+        'state_full',
+        `the service already holds its maximum of ${max} ${kind}; restart it to start over (state is in memory)`,
+      );
     }
   }
 

@@ -30,16 +30,25 @@ const DAY_MS = 86_400_000;
 export async function generateLoopbackTls(validDays = 7): Promise<GeneratedLoopbackTls> {
   const notBeforeDate = new Date(Date.now() - 60_000);
   const notAfterDate = new Date(notBeforeDate.getTime() + validDays * DAY_MS);
-  const common = { keyType: 'ec', curve: 'P-256', algorithm: 'sha256', notBeforeDate, notAfterDate } as const;
+  const common = {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate,
+    notAfterDate,
+  } as const;
   // Loaded here: only a --tls run pays for the X.509 library.
   const { default: selfsigned } = await import('selfsigned');
-  const ca = await selfsigned.generate([{ name: 'commonName', value: 'payconform test-only CA (generated at start)' }], {
-    ...common,
-    extensions: [
-      { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
-      { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
-    ],
-  });
+  const ca = await selfsigned.generate(
+    [{ name: 'commonName', value: 'payconform test-only CA (generated at start)' }],
+    {
+      ...common,
+      extensions: [
+        { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+        { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+      ],
+    },
+  );
   const leaf = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
     ...common,
     ca: { key: ca.private, cert: ca.cert },
@@ -47,15 +56,28 @@ export async function generateLoopbackTls(validDays = 7): Promise<GeneratedLoopb
       { name: 'basicConstraints', cA: false, critical: true },
       { name: 'keyUsage', digitalSignature: true, critical: true },
       { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+          { type: 7, ip: '::1' },
+        ],
+      },
     ],
   });
   return { cert: leaf.cert, key: leaf.private, caCert: ca.cert };
 }
 
 /** An HTTP server, or an HTTPS one when `tls` is given; the same options and listener either way. */
-export function createHttpServer(options: ServerOptions, listener: RequestListener, tls?: ServerTls): http.Server | https.Server {
-  return tls === undefined ? http.createServer(options, listener) : https.createServer({ ...options, cert: tls.cert, key: tls.key }, listener);
+export function createHttpServer(
+  options: ServerOptions,
+  listener: RequestListener,
+  tls?: ServerTls,
+): http.Server | https.Server {
+  return tls === undefined
+    ? http.createServer(options, listener)
+    : https.createServer({ ...options, cert: tls.cert, key: tls.key }, listener);
 }
 
 /** True when the request arrived over TLS. */

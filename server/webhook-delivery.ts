@@ -17,7 +17,12 @@ export interface RetryPolicy {
   readonly requestTimeoutMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { initialDelayMs: 1000, maxDelayMs: 60_000, maxAttempts: 8, requestTimeoutMs: 10_000 };
+export const defaultRetryPolicy: RetryPolicy = {
+  initialDelayMs: 1000,
+  maxDelayMs: 60_000,
+  maxAttempts: 8,
+  requestTimeoutMs: 10_000,
+};
 
 export interface DeliveryAttempt {
   /** The delivery attempt counter for this attempt (0 for the first). */
@@ -93,7 +98,11 @@ export interface SharedDeliveries {
   /** Queues `delivery`, due at once; attempts come back through `start`'s `attempt` callback (in some instance). */
   add(delivery: SharedDelivery): Promise<void>;
   /** Starts claiming due deliveries; `attempt` makes one attempt and says when the next is due (undefined: done). */
-  start(attempt: (delivery: SharedDelivery) => Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }>): void;
+  start(
+    attempt: (
+      delivery: SharedDelivery,
+    ) => Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }>,
+  ): void;
   /** Every delivery the shared queue holds (newest last), for `/sandbox/deliveries`. */
   list(): Promise<DeliveryRecord[]>;
   close(): void;
@@ -105,7 +114,10 @@ export class WebhookQueue {
   private readonly events = new Map<number, WebhookEvent>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly inFlight = new Set<http.ClientRequest>();
-  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true }),
+    https: new https.Agent({ keepAlive: true }),
+  };
   private nextId = 1;
   private closed = false;
 
@@ -132,15 +144,23 @@ export class WebhookQueue {
     this.records.push(record);
     this.events.set(record.id, event);
     const max = this.options.maxRecords ?? 10_000;
-    if (this.records.length > max) for (const dropped of this.records.splice(0, this.records.length - max)) this.events.delete(dropped.id);
+    if (this.records.length > max)
+      for (const dropped of this.records.splice(0, this.records.length - max))
+        this.events.delete(dropped.id);
     if (url !== null && !this.closed) {
       if (shared !== undefined) {
         const { faults, retry } = this.options;
-        const payloads = Array.from({ length: retry.maxAttempts }, (_, i) => event.payload(faults.has('webhook-counter-fixed') ? 0 : i));
-        shared.add({ record: { ...record, attempts: [] }, payloads, index: 0 }).catch((error: unknown) => {
-          record.state = 'failed';
-          this.options.log(`webhook ${record.kind} ${record.eventStatus} ${record.resourceId} could not be queued: ${error instanceof Error ? error.message : String(error)}`);
-        });
+        const payloads = Array.from({ length: retry.maxAttempts }, (_, i) =>
+          event.payload(faults.has('webhook-counter-fixed') ? 0 : i),
+        );
+        shared
+          .add({ record: { ...record, attempts: [] }, payloads, index: 0 })
+          .catch((error: unknown) => {
+            record.state = 'failed';
+            this.options.log(
+              `webhook ${record.kind} ${record.eventStatus} ${record.resourceId} could not be queued: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          });
       } else {
         this.schedule(record, event, 0, 0);
       }
@@ -176,7 +196,12 @@ export class WebhookQueue {
     this.agents.https.destroy();
   }
 
-  private schedule(record: DeliveryRecord, event: WebhookEvent, index: number, delayMs: number): void {
+  private schedule(
+    record: DeliveryRecord,
+    event: WebhookEvent,
+    index: number,
+    delayMs: number,
+  ): void {
     record.nextAttemptAt = new Date(Date.now() + delayMs).toISOString();
     const timer = setTimeout(() => {
       this.timers.delete(timer);
@@ -190,7 +215,13 @@ export class WebhookQueue {
     if (this.closed || record.url === null) return;
     const { faults } = this.options;
     const counter = faults.has('webhook-counter-fixed') ? 0 : index;
-    const next = await this.attemptOnce(record, event.payload(counter), event.payload(0), counter, index);
+    const next = await this.attemptOnce(
+      record,
+      event.payload(counter),
+      event.payload(0),
+      counter,
+      index,
+    );
     if (next === 'closed') return;
     if (next !== undefined) this.schedule(record, event, index + 1, next);
     this.options.onChange?.();
@@ -200,10 +231,18 @@ export class WebhookQueue {
    * One attempt of a shared delivery, claimed by this instance: the same bytes and rules as a local one. The record
    * comes back with the attempt added; the local copy (when this instance queued it) is updated for the portal.
    */
-  private async attemptShared(delivery: SharedDelivery): Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }> {
+  private async attemptShared(
+    delivery: SharedDelivery,
+  ): Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }> {
     const record: DeliveryRecord = { ...delivery.record, attempts: [...delivery.record.attempts] };
     const counter = this.options.faults.has('webhook-counter-fixed') ? 0 : delivery.index;
-    const next = await this.attemptOnce(record, delivery.payloads[delivery.index], delivery.payloads[0], counter, delivery.index);
+    const next = await this.attemptOnce(
+      record,
+      delivery.payloads[delivery.index],
+      delivery.payloads[0],
+      counter,
+      delivery.index,
+    );
     if (next === 'closed') throw new Error('queue closed during the attempt');
     const local = this.records.find((r) => r.id === record.id);
     if (local !== undefined) {
@@ -215,26 +254,54 @@ export class WebhookQueue {
   }
 
   /** Sends one attempt and records it in `record`; the delay before the next attempt, undefined when none, 'closed'. */
-  private async attemptOnce(record: DeliveryRecord, payload: unknown, firstPayload: unknown, counter: number, index: number): Promise<number | undefined | 'closed'> {
+  private async attemptOnce(
+    record: DeliveryRecord,
+    payload: unknown,
+    firstPayload: unknown,
+    counter: number,
+    index: number,
+  ): Promise<number | undefined | 'closed'> {
     if (record.url === null) return undefined;
     const { faults, retry } = this.options;
     // Variant alt: pretty-printed, and signed over exactly those bytes.
     const compact = Buffer.from(stringifyJson(payload, faults.alt ? 2 : 0), 'utf8');
     // Faults: send other bytes than those signed, or sign other bytes than those sent.
-    const sent = faults.has('webhook-reserialised') ? Buffer.from(stringifyJson(payload, 2), 'utf8') : compact;
-    let signed = faults.has('webhook-bad-signature') ? Buffer.concat([compact, Buffer.from(' ')]) : compact;
+    const sent = faults.has('webhook-reserialised')
+      ? Buffer.from(stringifyJson(payload, 2), 'utf8')
+      : compact;
+    let signed = faults.has('webhook-bad-signature')
+      ? Buffer.concat([compact, Buffer.from(' ')])
+      : compact;
     // Fault webhook-retry-bad-signature: a redelivery reuses the first attempt's signature (its counter was 0).
-    if (faults.has('webhook-retry-bad-signature') && index > 0) signed = Buffer.from(stringifyJson(firstPayload, faults.alt ? 2 : 0), 'utf8');
+    if (faults.has('webhook-retry-bad-signature') && index > 0)
+      signed = Buffer.from(stringifyJson(firstPayload, faults.alt ? 2 : 0), 'utf8');
     const authorization = this.options.sign(signed);
     const headers: Record<string, string> = {
-      'content-type': faults.has('webhook-content-type') ? 'text/plain' : faults.alt ? 'application/json; charset=utf-8' : 'application/json',
-      ...(faults.has('webhook-no-accept') && record.kind !== 'payment' ? {} : { accept: faults.alt && record.kind === 'payment' ? '*/*' : 'application/json' }),
+      'content-type': faults.has('webhook-content-type')
+        ? 'text/plain'
+        : faults.alt
+          ? 'application/json; charset=utf-8'
+          : 'application/json',
+      ...(faults.has('webhook-no-accept') && record.kind !== 'payment'
+        ? {}
+        : { accept: faults.alt && record.kind === 'payment' ? '*/*' : 'application/json' }),
       // Fault webhook-signature-hex: the signature in hexadecimal.
-      authorization: faults.has('webhook-signature-hex') ? authorization.replace(/ (\S+)$/, (_, b64: string) => ` ${Buffer.from(b64, 'base64').toString('hex')}`) : authorization,
+      authorization: faults.has('webhook-signature-hex')
+        ? authorization.replace(
+            / (\S+)$/,
+            (_, b64: string) => ` ${Buffer.from(b64, 'base64').toString('hex')}`,
+          )
+        : authorization,
       'content-length': String(sent.length),
     };
     const method = faults.has('webhook-post') ? 'POST' : 'PUT';
-    const entry: DeliveryAttempt = { attempt: counter, startedAt: new Date().toISOString(), method, headers, body: sent.toString('utf8') };
+    const entry: DeliveryAttempt = {
+      attempt: counter,
+      startedAt: new Date().toISOString(),
+      method,
+      headers,
+      body: sent.toString('utf8'),
+    };
     record.attempts.push(entry);
     const started = performance.now();
     const outcome = await this.send(record.url, method, headers, sent, retry.requestTimeoutMs);
@@ -243,7 +310,10 @@ export class WebhookQueue {
     else entry.error = outcome.error;
     if (this.closed) return 'closed';
     // Fault webhook-retry-5xx-only: a 4xx answer counts as delivered.
-    const ok = 'status' in outcome && (outcome.status === 200 || (faults.has('webhook-retry-5xx-only') && outcome.status >= 400 && outcome.status < 500));
+    const ok =
+      'status' in outcome &&
+      (outcome.status === 200 ||
+        (faults.has('webhook-retry-5xx-only') && outcome.status >= 400 && outcome.status < 500));
     this.options.log(
       `webhook ${record.kind} ${record.eventStatus} ${record.resourceId} attempt ${counter} -> ${'status' in outcome ? outcome.status : outcome.error}`,
     );
@@ -251,12 +321,19 @@ export class WebhookQueue {
       record.state = 'delivered';
       return undefined;
     }
-    if (faults.has('webhook-no-retry') || (faults.has('webhook-retry-once') && index + 1 >= 2) || index + 1 >= retry.maxAttempts || ('fatal' in outcome && outcome.fatal)) {
+    if (
+      faults.has('webhook-no-retry') ||
+      (faults.has('webhook-retry-once') && index + 1 >= 2) ||
+      index + 1 >= retry.maxAttempts ||
+      ('fatal' in outcome && outcome.fatal)
+    ) {
       record.state = 'failed';
       return undefined;
     }
     // Variant alt: a constant interval instead of exponential backoff (the retry interval is not shown).
-    return faults.alt ? retry.initialDelayMs : Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index);
+    return faults.alt
+      ? retry.initialDelayMs
+      : Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index);
   }
 
   private send(
@@ -273,7 +350,8 @@ export class WebhookQueue {
       return Promise.resolve({ error: `invalid webhook URL "${url}"`, fatal: true });
     }
     const secure = target.protocol === 'https:';
-    if (!secure && target.protocol !== 'http:') return Promise.resolve({ error: `unsupported URL scheme "${target.protocol}"`, fatal: true });
+    if (!secure && target.protocol !== 'http:')
+      return Promise.resolve({ error: `unsupported URL scheme "${target.protocol}"`, fatal: true });
     return new Promise((resolve) => {
       let settled = false;
       const finish = (value: { status: number } | { error: string }): void => {

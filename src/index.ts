@@ -2,7 +2,13 @@
 
 // Shared types
 export { PayconformError } from './errors.js';
-export { fieldLinesFromRaw, getFieldValues, toFieldLines, type FieldLines, type HttpRequest } from './http/message.js';
+export {
+  fieldLinesFromRaw,
+  getFieldValues,
+  toFieldLines,
+  type FieldLines,
+  type HttpRequest,
+} from './http/message.js';
 
 // RFC 8941 Structured Fields (glue over structured-headers)
 export {
@@ -55,8 +61,18 @@ export {
   type ComponentIdentifier,
   type DerivedComponentName,
 } from './signatures/component-identifier.js';
-export { parseTargetUri, normalizeAuthority, type AuthorityPortRule, type TargetUriParts, type TargetUriResult } from './signatures/target-uri.js';
-export { canonicalizeFieldLine, combinedFieldValue, fieldLineValues } from './signatures/field-values.js';
+export {
+  parseTargetUri,
+  normalizeAuthority,
+  type AuthorityPortRule,
+  type TargetUriParts,
+  type TargetUriResult,
+} from './signatures/target-uri.js';
+export {
+  canonicalizeFieldLine,
+  combinedFieldValue,
+  fieldLineValues,
+} from './signatures/field-values.js';
 export {
   componentValue,
   createSignatureBase,
@@ -65,7 +81,10 @@ export {
   type SignatureBaseOptions,
   type SignatureBaseResult,
 } from './signatures/signature-base.js';
-export { serializeSignatureParams, type SerializeParamsResult } from './signatures/signature-params.js';
+export {
+  serializeSignatureParams,
+  type SerializeParamsResult,
+} from './signatures/signature-params.js';
 export {
   parseSignature,
   parseSignatureInput,
@@ -76,10 +95,19 @@ export {
   type SignatureFieldErrorCode,
   type SignatureInput,
 } from './signatures/signature-fields.js';
-export { signSignatureBase, verifySignatureBase, verifySignatureBaseAsync } from './signatures/create-signature.js';
+export {
+  signSignatureBase,
+  verifySignatureBase,
+  verifySignatureBaseAsync,
+} from './signatures/create-signature.js';
 
 // The payments service profile
-export { profileDeviations, serviceProfile, type ProfileDeviation, type ServiceProfile } from './profile/service-profile.js';
+export {
+  profileDeviations,
+  serviceProfile,
+  type ProfileDeviation,
+  type ServiceProfile,
+} from './profile/service-profile.js';
 export {
   createVerificationPolicy,
   defaultVerificationPolicy,
@@ -87,10 +115,30 @@ export {
   type VerificationPolicy,
 } from './profile/verification-policy.js';
 export { verifyErrorCodes, type VerifyErrorCode } from './profile/verify-error-codes.js';
-export { MemoryNonceStore, type MemoryNonceStoreOptions, type NonceOwner, type NonceStore } from './profile/nonce-store.js';
-export { applySignedHeaders, signRequest, type SignOptions, type SigningCredentials, type SignResult } from './profile/sign-request.js';
-export { applicationSecretMatches, applicationSecretProblem } from './profile/application-secret.js';
-export { verifyRequest, verifyRequestAsync, type ApplicationRecord, type VerifyOptions, type VerifyResult } from './profile/verify-request.js';
+export {
+  MemoryNonceStore,
+  type MemoryNonceStoreOptions,
+  type NonceOwner,
+  type NonceStore,
+} from './profile/nonce-store.js';
+export {
+  applySignedHeaders,
+  signRequest,
+  type SignOptions,
+  type SigningCredentials,
+  type SignResult,
+} from './profile/sign-request.js';
+export {
+  applicationSecretMatches,
+  applicationSecretProblem,
+} from './profile/application-secret.js';
+export {
+  verifyRequest,
+  verifyRequestAsync,
+  type ApplicationRecord,
+  type VerifyOptions,
+  type VerifyResult,
+} from './profile/verify-request.js';
 
 // Webhook signatures (SHA256withRSA)
 export * from './webhooks/index.js';

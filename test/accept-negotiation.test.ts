@@ -15,7 +15,10 @@ afterAll(async () => {
 /** A signed create-payout with this Accept header (Accept is not a covered component). */
 async function createWithAccept(accept: string): Promise<number> {
   const request = signed(service, '/api/payouts', payoutBody(service));
-  const res = await send(service.baseUrl, { ...request, headers: [...(request.headers ?? []), ['accept', accept]] });
+  const res = await send(service.baseUrl, {
+    ...request,
+    headers: [...(request.headers ?? []), ['accept', accept]],
+  });
   return res.status;
 }
 
@@ -44,8 +47,13 @@ describe('create payout: Accept negotiation honours q=0', () => {
 
   it('a 406 names the Accept header and what the service offers', async () => {
     const request = signed(service, '/api/payouts', payoutBody(service));
-    const res = await send(service.baseUrl, { ...request, headers: [...(request.headers ?? []), ['accept', 'application/json;q=0']] });
+    const res = await send(service.baseUrl, {
+      ...request,
+      headers: [...(request.headers ?? []), ['accept', 'application/json;q=0']],
+    });
     expect(res.status).toBe(406);
-    expect(res.json.errorMessage).toContain('admits none of application/vnd.service.v1.0+json, application/json');
+    expect(res.json.errorMessage).toContain(
+      'admits none of application/vnd.service.v1.0+json, application/json',
+    );
   });
 });

@@ -6,7 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import { applicationSecretMatches, applicationSecretProblem } from '../src/profile/application-secret.js';
+import {
+  applicationSecretMatches,
+  applicationSecretProblem,
+} from '../src/profile/application-secret.js';
 import { signRequest } from '../src/profile/sign-request.js';
 import { startReferenceService } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
@@ -16,7 +19,15 @@ import { testApplication } from './reference-service-client.js';
 const keys = loadTestKeys();
 const dir = mkdtempSync(join(tmpdir(), 'payconform-secret-rule-'));
 const requestFile = join(dir, 'request.json');
-writeFileSync(requestFile, JSON.stringify({ method: 'POST', url: 'https://api.example.com/api/payouts', headers: { 'content-type': 'application/vnd.service.v1.0+json' }, body: '{}' }));
+writeFileSync(
+  requestFile,
+  JSON.stringify({
+    method: 'POST',
+    url: 'https://api.example.com/api/payouts',
+    headers: { 'content-type': 'application/vnd.service.v1.0+json' },
+    body: '{}',
+  }),
+);
 
 // TEST ONLY values, each breaking the rule one way.
 const BAD: ReadonlyArray<readonly [string, string, RegExp]> = [
@@ -28,7 +39,8 @@ const BAD: ReadonlyArray<readonly [string, string, RegExp]> = [
 
 describe('applicationSecretProblem: the rule', () => {
   it('accepts visible ASCII with inner spaces; refuses empty, surrounding whitespace, control and non-ASCII characters', () => {
-    for (const ok of ['s', 'test-only-secret', 'a b', `!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`]) expect(applicationSecretProblem(ok), ok).toBeUndefined();
+    for (const ok of ['s', 'test-only-secret', 'a b', `!"#$%&'()*+,-./:;<=>?@[\\]^_\`{|}~`])
+      expect(applicationSecretProblem(ok), ok).toBeUndefined();
     expect(applicationSecretProblem('')).toBe('is empty');
     for (const [, value, message] of BAD) expect(applicationSecretProblem(value)).toMatch(message);
     expect(applicationSecretProblem('a\u007fb')).toMatch(/control character at position 2/);
@@ -36,8 +48,23 @@ describe('applicationSecretProblem: the rule', () => {
 
   it('signRequest and the reference service apply the same rule', async () => {
     for (const [, value, message] of BAD) {
-      expect(() => signRequest({ method: 'GET', url: 'https://a.example/', headers: [], body: new Uint8Array() }, { applicationId: 'a', applicationSecret: value, keyId: 'k', privateKey: keys.clientEd25519.privateKey })).toThrow(message);
-      await expect(startReferenceService({ applications: [{ ...testApplication(), applicationSecret: value }], seedPayments: false })).rejects.toThrow(message);
+      expect(() =>
+        signRequest(
+          { method: 'GET', url: 'https://a.example/', headers: [], body: new Uint8Array() },
+          {
+            applicationId: 'a',
+            applicationSecret: value,
+            keyId: 'k',
+            privateKey: keys.clientEd25519.privateKey,
+          },
+        ),
+      ).toThrow(message);
+      await expect(
+        startReferenceService({
+          applications: [{ ...testApplication(), applicationSecret: value }],
+          seedPayments: false,
+        }),
+      ).rejects.toThrow(message);
     }
   });
 });
@@ -57,7 +84,14 @@ describe('every command checks the secret once at start: exit 2 and a readable m
     ['audit', 'server', '--target', 'http://127.0.0.1:9'],
     ['audit', 'server'],
     ['audit', 'client', '--exec', 'true'],
-    ['audit', 'webhooks', '--target', 'http://127.0.0.1:9/hooks', '--public-key-out', join(dir, 'key.pem')],
+    [
+      'audit',
+      'webhooks',
+      '--target',
+      'http://127.0.0.1:9/hooks',
+      '--public-key-out',
+      join(dir, 'key.pem'),
+    ],
   ];
   for (const args of commands) {
     it(`payconform ${args.slice(0, 2).join(' ')}`, async () => {
@@ -76,12 +110,25 @@ describe('every command checks the secret once at start: exit 2 and a readable m
 
   it('payconform serve --config: a secret in the file (or named by applicationSecretEnv) follows the same rule', async () => {
     const config = join(dir, 'serve.json');
-    const app = { applicationId: 'app-1', keyId: 'k1', publicKey: keys.clientEd25519.publicPem, merchantId: 'm1' };
-    writeFileSync(config, JSON.stringify({ applications: [{ ...app, applicationSecret: 'test-only-secret ' }] }));
+    const app = {
+      applicationId: 'app-1',
+      keyId: 'k1',
+      publicKey: keys.clientEd25519.publicPem,
+      merchantId: 'm1',
+    };
+    writeFileSync(
+      config,
+      JSON.stringify({ applications: [{ ...app, applicationSecret: 'test-only-secret ' }] }),
+    );
     const io = memoryIo();
     expect(await main(['serve', '--port', '0', '--config', config], io)).toBe(2);
-    expect(io.err.join('')).toMatch(/applications\/0: the application secret \(applicationSecret\) has leading or trailing whitespace/);
-    writeFileSync(config, JSON.stringify({ applications: [{ ...app, applicationSecretEnv: 'APP_SECRET' }] }));
+    expect(io.err.join('')).toMatch(
+      /applications\/0: the application secret \(applicationSecret\) has leading or trailing whitespace/,
+    );
+    writeFileSync(
+      config,
+      JSON.stringify({ applications: [{ ...app, applicationSecretEnv: 'APP_SECRET' }] }),
+    );
     const io2 = memoryIo({ env: { APP_SECRET: 'test-only-sécret' } });
     expect(await main(['serve', '--port', '0', '--config', config], io2)).toBe(2);
     expect(io2.err.join('')).toMatch(/environment variable APP_SECRET\) has a non-ASCII character/);
@@ -94,7 +141,15 @@ describe('applicationSecretMatches: the one comparison (verifyRequest and the re
   it('is true only for the same text', () => {
     expect(applicationSecretMatches(secret, secret)).toBe(true);
     expect(applicationSecretMatches(secret.split('').join(''), secret)).toBe(true);
-    for (const other of ['', 'T' + secret.slice(1), secret.slice(0, -1) + '8', secret.slice(0, -1), secret + '0', secret + secret, ' ' + secret]) {
+    for (const other of [
+      '',
+      'T' + secret.slice(1),
+      secret.slice(0, -1) + '8',
+      secret.slice(0, -1),
+      secret + '0',
+      secret + secret,
+      ' ' + secret,
+    ]) {
       expect(applicationSecretMatches(other, secret), JSON.stringify(other)).toBe(false);
     }
     // A received text whose code units past the end would cancel out must still differ by its length.

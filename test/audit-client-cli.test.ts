@@ -53,7 +53,8 @@ if (e.CLIENT_EXIT) process.exitCode = Number(e.CLIENT_EXIT); // a client that fa
 const clientCommand = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(clientScript)}`;
 
 /** Spawns `payconform ...`, killed after 60 s. */
-const payconform = (args: readonly string[], extraEnv: Record<string, string> = {}) => runCli(args, { ...env, ...extraEnv });
+const payconform = (args: readonly string[], extraEnv: Record<string, string> = {}) =>
+  runCli(args, { ...env, ...extraEnv });
 
 const noSecrets = (r: CliRun): void => {
   for (const text of [r.stdout, r.stderr]) {
@@ -65,13 +66,27 @@ const noSecrets = (r: CliRun): void => {
 describe('payconform audit client (spawned)', () => {
   it('a correct client run with --exec: exit 0, realistic answers, JSON report, no secret printed', async () => {
     const report = join(dir, 'ok.json');
-    const r = await payconform(['audit', 'client', '--exec', clientCommand, '--timeout', '30', '--report', `json:${report}`]);
+    const r = await payconform([
+      'audit',
+      'client',
+      '--exec',
+      clientCommand,
+      '--timeout',
+      '30',
+      '--report',
+      `json:${report}`,
+    ]);
     expect(r.stderr).toContain('client| payout 201');
     expect(r.stderr).toMatch(/client\| refund 201 of \d+\.\d\d/);
     expect(r.stdout).toContain('verdict: PASS');
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { role: string; results: Array<{ id: string; outcome: string }> };
-    expect(validateAgainst('https://payconform.dev/schemas/conformance-report.schema.json', json)).toEqual({ valid: true });
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      role: string;
+      results: Array<{ id: string; outcome: string }>;
+    };
+    expect(
+      validateAgainst('https://payconform.dev/schemas/conformance-report.schema.json', json),
+    ).toEqual({ valid: true });
     expect(json.role).toBe('client');
     expect(json.results.find((x) => x.id === 'client-signature-verifies')?.outcome).toBe('pass');
     expect(readFileSync(report, 'utf8')).not.toContain(SECRET);
@@ -79,7 +94,9 @@ describe('payconform audit client (spawned)', () => {
   });
 
   it('a client that changes Content-Type after signing: exit 1 and the diagnosis printed', async () => {
-    const r = await payconform(['audit', 'client', '--exec', clientCommand, '--timeout', '30'], { CLIENT_FAULT: 'charset' });
+    const r = await payconform(['audit', 'client', '--exec', clientCommand, '--timeout', '30'], {
+      CLIENT_FAULT: 'charset',
+    });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('client-signature-verifies');
     expect(r.stdout).toContain('mistake: content-type-differs');
@@ -89,22 +106,44 @@ describe('payconform audit client (spawned)', () => {
 
   it('a client that exits 1 after correct requests fails the run (exit 1, a failing JUnit testcase) unless --ignore-client-exit', async () => {
     const junit = join(dir, 'exit.xml');
-    const r = await payconform(['audit', 'client', '--exec', clientCommand, '--timeout-ms', '30000', '--report', `junit:${junit}`], { CLIENT_EXIT: '1' });
+    const r = await payconform(
+      [
+        'audit',
+        'client',
+        '--exec',
+        clientCommand,
+        '--timeout-ms',
+        '30000',
+        '--report',
+        `junit:${junit}`,
+      ],
+      { CLIENT_EXIT: '1' },
+    );
     expect(r.stderr).toContain('client| payout 201');
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stdout).toContain('run failed: client command exited with code 1');
-    expect(r.stdout).toMatch(/verdict: FAIL \(client command exited with code 1 after [\d.]+ s \(--ignore-client-exit accepts this\)\), exit 1/);
+    expect(r.stdout).toMatch(
+      /verdict: FAIL \(client command exited with code 1 after [\d.]+ s \(--ignore-client-exit accepts this\)\), exit 1/,
+    );
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/<testsuites [^>]*failures="1"/);
     expect(xml).toContain('<failure message="client command exited with code 1');
-    const ignored = await payconform(['audit', 'client', '--exec', clientCommand, '--timeout-ms', '30000', '--ignore-client-exit'], { CLIENT_EXIT: '1' });
+    const ignored = await payconform(
+      ['audit', 'client', '--exec', clientCommand, '--timeout-ms', '30000', '--ignore-client-exit'],
+      { CLIENT_EXIT: '1' },
+    );
     expect(ignored.code, ignored.stdout + ignored.stderr).toBe(0);
     expect(ignored.stdout).toContain('verdict: PASS');
     noSecrets(r);
   });
 
   it('no request arrived: exit 1', async () => {
-    const r = await payconform(['audit', 'client', '--exec', `${JSON.stringify(process.execPath)} -e 0`]);
+    const r = await payconform([
+      'audit',
+      'client',
+      '--exec',
+      `${JSON.stringify(process.execPath)} -e 0`,
+    ]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('no request arrived');
     expect(r.stdout).toContain('client command exited with code 0');
@@ -112,7 +151,14 @@ describe('payconform audit client (spawned)', () => {
 
   it('a client command that hangs is killed at --timeout', async () => {
     const started = Date.now();
-    const r = await payconform(['audit', 'client', '--exec', `${JSON.stringify(process.execPath)} -e "setTimeout(() => {}, 60000)"`, '--timeout', '1']);
+    const r = await payconform([
+      'audit',
+      'client',
+      '--exec',
+      `${JSON.stringify(process.execPath)} -e "setTimeout(() => {}, 60000)"`,
+      '--timeout',
+      '1',
+    ]);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('timed out after 1 s');
@@ -125,7 +171,10 @@ describe('payconform audit client (spawned)', () => {
   });
 
   it('usage errors exit 2: missing credentials, a secret as an argument, bad flags, unknown --only id', async () => {
-    const missing = await payconform(['audit', 'client', '--timeout', '1'], { PAYCONFORM_PUBLIC_KEY: '', PAYCONFORM_APPLICATION_SECRET: '' });
+    const missing = await payconform(['audit', 'client', '--timeout', '1'], {
+      PAYCONFORM_PUBLIC_KEY: '',
+      PAYCONFORM_APPLICATION_SECRET: '',
+    });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('PAYCONFORM_PUBLIC_KEY');
     expect(missing.stderr).toContain('PAYCONFORM_APPLICATION_SECRET');
@@ -135,7 +184,9 @@ describe('payconform audit client (spawned)', () => {
     expect((await payconform(['audit', 'client', '--listen', 'nowhere'])).code).toBe(2);
     expect((await payconform(['audit', 'client', '--timeout', '0'])).code).toBe(2);
     expect((await payconform(['audit', 'client', '--only', 'no-such-check'])).code).toBe(2);
-    const badKey = await payconform(['audit', 'client', '--timeout', '1'], { PAYCONFORM_PUBLIC_KEY: 'not a key' });
+    const badKey = await payconform(['audit', 'client', '--timeout', '1'], {
+      PAYCONFORM_PUBLIC_KEY: 'not a key',
+    });
     expect(badKey.code).toBe(2);
   });
 });

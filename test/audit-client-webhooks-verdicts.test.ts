@@ -15,20 +15,35 @@ const canFail = (id: string): boolean => canFailTarget(catalogue.byId.get(id));
 describe.each([
   ['client', clientChecks],
   ['webhook-receiver', webhookChecks()],
-] as const)('%s-audit requirements rest on the spec\'s words', (_role, checks) => {
+] as const)("%s-audit requirements rest on the spec's words", (_role, checks) => {
   const cited = [...new Set(checks.flatMap((c) => c.requirements))];
 
-  it.each(cited.filter(canFail))('%s quotes the spec verbatim', (id) => expectQuotedFromSpec(catalogue, id));
+  it.each(cited.filter(canFail))('%s quotes the spec verbatim', (id) =>
+    expectQuotedFromSpec(catalogue, id),
+  );
 
   it('every MUST check cites at least one requirement that can fail', () => {
     // client-request-arrived never fails: with no request it is inconclusive (an error), with one it passes.
-    for (const check of checks) if (check.level === 'MUST' && check.id !== 'client-request-arrived') expect(check.requirements.some(canFail), check.id).toBe(true);
+    for (const check of checks)
+      if (check.level === 'MUST' && check.id !== 'client-request-arrived')
+        expect(check.requirements.some(canFail), check.id).toBe(true);
   });
 });
 
-describe('the verdicts that rest on payconform\'s choices only warn or record', () => {
+describe("the verdicts that rest on payconform's choices only warn or record", () => {
   it('the payconform choices the client and webhook audits cite are marked as such', () => {
-    for (const id of ['SIG-PROFILE-PARAM-ORDER', 'APP-PROFILE-REQUEST-ARRIVED', 'WEBHOOK-PROFILE-REJECT-UNVERIFIED']) expect(catalogue.byId.get(id)?.source, id).toBe('payconform');
-    for (const id of ['SIG-OTHER-ENDPOINTS-SIGNED', 'REFUND-X-APP-NAME', 'RETRIEVAL-ENDPOINTS', 'PAYOUT-CREATE-DETAILS']) expect(catalogue.byId.get(id)?.shown, id).toBe(false);
+    for (const id of [
+      'SIG-PROFILE-PARAM-ORDER',
+      'APP-PROFILE-REQUEST-ARRIVED',
+      'WEBHOOK-PROFILE-REJECT-UNVERIFIED',
+    ])
+      expect(catalogue.byId.get(id)?.source, id).toBe('payconform');
+    for (const id of [
+      'SIG-OTHER-ENDPOINTS-SIGNED',
+      'REFUND-X-APP-NAME',
+      'RETRIEVAL-ENDPOINTS',
+      'PAYOUT-CREATE-DETAILS',
+    ])
+      expect(catalogue.byId.get(id)?.shown, id).toBe(false);
   });
 });

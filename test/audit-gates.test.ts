@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.js';
 import { auditConfigFor } from '../cli/commands/serve.js';
 import { exportEd25519SeedBase64 } from '../src/keys/index.js';
-import { startReferenceService, type FaultName, type RunningReferenceService } from '../server/index.js';
+import {
+  startReferenceService,
+  type FaultName,
+  type RunningReferenceService,
+} from '../server/index.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 import { CLI_ARGS } from './fixtures/cli.js';
@@ -46,8 +50,16 @@ async function payconform(args: readonly string[], env: Record<string, string>):
 }
 
 /** `payconform ARGS` spawned (killed after 90 s). */
-function spawned(args: readonly string[], env: Record<string, string> = {}, onStdout?: (text: string) => void): { done: Promise<Run>; stop: () => void } {
-  const child = spawn(process.execPath, [...CLI_ARGS, ...args], { cwd: root, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function spawned(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  onStdout?: (text: string) => void,
+): { done: Promise<Run>; stop: () => void } {
+  const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (b: Buffer) => {
@@ -56,10 +68,12 @@ function spawned(args: readonly string[], env: Record<string, string> = {}, onSt
   });
   child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
   const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-  const done = new Promise<Run>((resolve) => child.on('close', (code) => {
-    clearTimeout(timer);
-    resolve({ code, out, err });
-  }));
+  const done = new Promise<Run>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    }),
+  );
   return { done, stop: () => child.kill('SIGTERM') };
 }
 
@@ -70,7 +84,10 @@ function writeJson(name: string, value: unknown): string {
 }
 
 const services: RunningReferenceService[] = [];
-async function service(faults: FaultName[] = [], options: Parameters<typeof startReferenceService>[0] = {}): Promise<RunningReferenceService> {
+async function service(
+  faults: FaultName[] = [],
+  options: Parameters<typeof startReferenceService>[0] = {},
+): Promise<RunningReferenceService> {
   const s = await startReferenceService({ faults, lifecycleDelayMs: 250, ...options });
   services.push(s);
   return s;
@@ -85,43 +102,76 @@ describe('never a pass by omission (issue 18 point 7): a config without copDesti
   beforeAll(async () => {
     clean = await service();
     // What a new user writes first: the target and the pay-in account; no CoP destinations, no payments, no /sandbox/.
-    config = writeJson('thin.json', { target: clean.baseUrl, payInAccountSelector: clean.credentials.payInAccountSelector, sandbox: false });
+    config = writeJson('thin.json', {
+      target: clean.baseUrl,
+      payInAccountSelector: clean.credentials.payInAccountSelector,
+      sandbox: false,
+    });
   });
 
   it('a clean service: INCOMPLETE, exit 4, each skip naming only what is missing; the signing checks run (default payee)', async () => {
     const r = await payconform(['audit', 'server', '--config', config], envFor(clean));
     expect(r.code, r.out + r.err).toBe(4);
-    expect(r.out).toMatch(/verdict: INCOMPLETE \(\d+ selected check\(s\) skipped .*--allow-skips.*\), exit 4/);
+    expect(r.out).toMatch(
+      /verdict: INCOMPLETE \(\d+ selected check\(s\) skipped .*--allow-skips.*\), exit 4/,
+    );
     expect(r.out).toMatch(/PASS {2}content-digest-mismatch/);
     expect(r.out).toMatch(/PASS {2}payout-signed-accepted/);
     expect(r.out).not.toMatch(/SKIP .*copDestinations\.FULL_MATCH/); // the signing checks need no destination any more
     for (const line of r.out.split('\n').filter((l) => /^\[\s*\d+\/\d+\] SKIP/.test(l))) {
       // "not run: X is not set" names only what is missing: never a credential that is set.
-      expect(line).not.toMatch(/PAYCONFORM_APPLICATION_SECRET|PAYCONFORM_PRIVATE_KEY|"applicationId"|"keyId"|payInAccountSelector/);
+      expect(line).not.toMatch(
+        /PAYCONFORM_APPLICATION_SECRET|PAYCONFORM_PRIVATE_KEY|"applicationId"|"keyId"|payInAccountSelector/,
+      );
     }
     expect(r.out).toContain('not run: "webhookListen" in the config is not set');
   });
 
   it('--allow-skips accepts the skips (exit 0), --fail-on skip fails them (exit 1), an explicit --only accepts them', async () => {
-    expect((await payconform(['audit', 'server', '--config', config, '--allow-skips'], envFor(clean))).code).toBe(0);
-    const failOnSkip = await payconform(['audit', 'server', '--config', config, '--fail-on', 'skip'], envFor(clean));
+    expect(
+      (await payconform(['audit', 'server', '--config', config, '--allow-skips'], envFor(clean)))
+        .code,
+    ).toBe(0);
+    const failOnSkip = await payconform(
+      ['audit', 'server', '--config', config, '--fail-on', 'skip'],
+      envFor(clean),
+    );
     expect(failOnSkip.code).toBe(1);
-    expect(failOnSkip.out).toMatch(/verdict: FAIL \(\d+ skipped check\(s\) under --fail-on skip\), exit 1/);
-    const only = await payconform(['audit', 'server', '--config', config, '--only', 'payout-signed-accepted,webhook-redelivered'], envFor(clean));
+    expect(failOnSkip.out).toMatch(
+      /verdict: FAIL \(\d+ skipped check\(s\) under --fail-on skip\), exit 1/,
+    );
+    const only = await payconform(
+      [
+        'audit',
+        'server',
+        '--config',
+        config,
+        '--only',
+        'payout-signed-accepted,webhook-redelivered',
+      ],
+      envFor(clean),
+    );
     expect(only.out).toMatch(/SKIP {2}webhook-redelivered/);
     expect(only.code).toBe(0);
   });
 
   it('a faulty service with the same thin config: FAIL, exit 1 (the signing checks catch the fault)', async () => {
     const faulty = await service(['no-digest-check']);
-    const thin = writeJson('thin-faulty.json', { target: faulty.baseUrl, payInAccountSelector: faulty.credentials.payInAccountSelector, sandbox: false });
+    const thin = writeJson('thin-faulty.json', {
+      target: faulty.baseUrl,
+      payInAccountSelector: faulty.credentials.payInAccountSelector,
+      sandbox: false,
+    });
     const r = await payconform(['audit', 'server', '--config', thin], envFor(faulty));
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/FAIL {2}content-digest-mismatch/);
   });
 
   it('a bad --fail-on value is a usage error (exit 2)', async () => {
-    const r = await payconform(['audit', 'server', '--config', config, '--fail-on', 'pass'], envFor(clean));
+    const r = await payconform(
+      ['audit', 'server', '--config', config, '--fail-on', 'pass'],
+      envFor(clean),
+    );
     expect(r.code).toBe(2);
     expect(r.err).toContain('--fail-on must be warn or skip (got "pass")');
   });
@@ -130,11 +180,24 @@ describe('never a pass by omission (issue 18 point 7): a config without copDesti
 describe('discovery from /sandbox/ and serve --write-audit-config', () => {
   it('a config with only the target and webhookListen: the rest is discovered and the whole audit runs (exit 0, nothing skipped)', async () => {
     const port = await unusedLoopbackPort();
-    const s = await service([], { webhookUrls: { payment: `http://127.0.0.1:${port}/p`, payout: `http://127.0.0.1:${port}/o`, refund: `http://127.0.0.1:${port}/r` }, retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2_000 } });
-    const config = writeJson('discover.json', { target: s.baseUrl, webhookListen: `127.0.0.1:${port}`, timeoutMs: 5000 });
+    const s = await service([], {
+      webhookUrls: {
+        payment: `http://127.0.0.1:${port}/p`,
+        payout: `http://127.0.0.1:${port}/o`,
+        refund: `http://127.0.0.1:${port}/r`,
+      },
+      retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2_000 },
+    });
+    const config = writeJson('discover.json', {
+      target: s.baseUrl,
+      webhookListen: `127.0.0.1:${port}`,
+      timeoutMs: 5000,
+    });
     const r = await payconform(['audit', 'server', '--config', config], envFor(s));
     expect(r.code, r.out).toBe(0);
-    expect(r.out).toMatch(/discovered from http:\/\/127\.0\.0\.1:\d+\/sandbox\/ \(not in the config\): copDestinations [A-Z_, a-z]+; payInAccountSelector "VA-[0-9A-F]+"; merchantId [0-9a-f-]+; 6 settled payment\(s\); 3 unsettled payment\(s\); "sandbox": true/);
+    expect(r.out).toMatch(
+      /discovered from http:\/\/127\.0\.0\.1:\d+\/sandbox\/ \(not in the config\): copDestinations [A-Z_, a-z]+; payInAccountSelector "VA-[0-9A-F]+"; merchantId [0-9a-f-]+; 6 settled payment\(s\); 3 unsettled payment\(s\); "sandbox": true/,
+    );
     expect(r.out).toMatch(/\d+ passed, 0 failed, \d+ warnings, 0 skipped/);
     expect(r.code, r.out).toBe(0);
   });
@@ -142,7 +205,10 @@ describe('discovery from /sandbox/ and serve --write-audit-config', () => {
   it('"sandbox": false turns discovery off', async () => {
     const s = await service();
     const config = writeJson('no-discover.json', { target: s.baseUrl, sandbox: false });
-    const r = await payconform(['audit', 'server', '--config', config, '--only', 'payout-signed-accepted'], envFor(s));
+    const r = await payconform(
+      ['audit', 'server', '--config', config, '--only', 'payout-signed-accepted'],
+      envFor(s),
+    );
     expect(r.out).not.toContain('discovered from');
     expect(r.out).toContain('not run: "payInAccountSelector" in the config is not set');
   });
@@ -153,20 +219,58 @@ describe('discovery from /sandbox/ and serve --write-audit-config', () => {
     let banner = '';
     let ready!: () => void;
     const started = new Promise<void>((r) => (ready = r));
-    const serve = spawned(['serve', '--port', String(port), '--webhook-url', `http://127.0.0.1:${hooks}/hooks`, '--lifecycle-ms', '250', '--write-audit-config', file, '--no-portal'], {}, (out) => {
-      banner = out;
-      if (out.includes('Ctrl-C stops.')) ready();
-    });
+    const serve = spawned(
+      [
+        'serve',
+        '--port',
+        String(port),
+        '--webhook-url',
+        `http://127.0.0.1:${hooks}/hooks`,
+        '--lifecycle-ms',
+        '250',
+        '--write-audit-config',
+        file,
+        '--no-portal',
+      ],
+      {},
+      (out) => {
+        banner = out;
+        if (out.includes('Ctrl-C stops.')) ready();
+      },
+    );
     try {
       await started;
       const text = readFileSync(file, 'utf8');
       const written = JSON.parse(text) as Record<string, unknown>;
-      expect(written).toMatchObject({ target: `http://127.0.0.1:${port}`, sandbox: true, webhookListen: `127.0.0.1:${hooks}` });
-      expect(Object.keys(written['copDestinations'] as object).sort()).toEqual(['FULL_MATCH', 'NOT_CHECKED', 'NO_MATCH', 'PARTIAL_MATCH', 'UNABLE_TO_MATCH', 'UNKNOWN', 'null']);
+      expect(written).toMatchObject({
+        target: `http://127.0.0.1:${port}`,
+        sandbox: true,
+        webhookListen: `127.0.0.1:${hooks}`,
+      });
+      expect(Object.keys(written['copDestinations'] as object).sort()).toEqual([
+        'FULL_MATCH',
+        'NOT_CHECKED',
+        'NO_MATCH',
+        'PARTIAL_MATCH',
+        'UNABLE_TO_MATCH',
+        'UNKNOWN',
+        'null',
+      ]);
       expect(text).not.toMatch(/secret|privateKey|PRIVATE/i);
       // The user exports the development credentials the service printed (secrets in the environment only).
-      const printed = (name: string): string => new RegExp(`${name}=(\\S+)`).exec(banner)?.[1] ?? '';
-      const env = { NO_COLOR: '1', ...Object.fromEntries(['PAYCONFORM_APPLICATION_ID', 'PAYCONFORM_KEY_ID', 'PAYCONFORM_APPLICATION_SECRET', 'PAYCONFORM_PRIVATE_KEY'].map((n) => [n, printed(n)])) };
+      const printed = (name: string): string =>
+        new RegExp(`${name}=(\\S+)`).exec(banner)?.[1] ?? '';
+      const env = {
+        NO_COLOR: '1',
+        ...Object.fromEntries(
+          [
+            'PAYCONFORM_APPLICATION_ID',
+            'PAYCONFORM_KEY_ID',
+            'PAYCONFORM_APPLICATION_SECRET',
+            'PAYCONFORM_PRIVATE_KEY',
+          ].map((n) => [n, printed(n)]),
+        ),
+      };
       expect(printed('PAYCONFORM_APPLICATION_SECRET')).not.toBe('');
       const r = await payconform(['audit', 'server', '--config', file], env);
       expect(r.code, r.out).toBe(0);
@@ -195,7 +299,15 @@ describe('--fail-on warn: holding a webhook receiver to the SHOULD checks', () =
       const base = ['audit', 'webhooks', '--target', url, '--public-key-out', join(dir, 'key.pem')];
       const [plain, gated] = await Promise.all([
         spawned([...base, '--report', `junit:${junitDefault}`]).done,
-        spawned([...base, '--fail-on', 'warn', '--report', `junit:${junitGated}`, '--report', `html:${join(dir, 'accept-all.html')}`]).done,
+        spawned([
+          ...base,
+          '--fail-on',
+          'warn',
+          '--report',
+          `junit:${junitGated}`,
+          '--report',
+          `html:${join(dir, 'accept-all.html')}`,
+        ]).done,
       ]);
       expect(plain.code, plain.out + plain.err).toBe(0);
       const warnings = Number(/(\d+) warnings/.exec(plain.out)?.[1]);
@@ -203,15 +315,23 @@ describe('--fail-on warn: holding a webhook receiver to the SHOULD checks', () =
       expect(readFileSync(junitDefault, 'utf8')).toMatch(/<testsuites [^>]*failures="0"/);
 
       expect(gated.code, gated.out + gated.err).toBe(1);
-      expect(gated.out).toContain(`verdict: FAIL (${warnings} warning(s) under --fail-on warn), exit 1`);
+      expect(gated.out).toContain(
+        `verdict: FAIL (${warnings} warning(s) under --fail-on warn), exit 1`,
+      );
       const xml = readFileSync(junitGated, 'utf8');
       expect(xml).toMatch(new RegExp(`<testsuites [^>]*failures="${warnings}"`));
-      expect(xml.match(/<failure message="\[warning, failed by --fail-on warn\]/g)?.length).toBe(warnings);
+      expect(xml.match(/<failure message="\[warning, failed by --fail-on warn\]/g)?.length).toBe(
+        warnings,
+      );
       expect(xml).toContain('<property name="verdict" value="fail"/>');
       // The HTML report opens with an index of what did not pass, each linking to its check.
       const html = readFileSync(join(dir, 'accept-all.html'), 'utf8');
-      expect(html).toMatch(new RegExp(`<h2>Index of failures, warnings and skips \\(${warnings}\\)</h2>`));
-      expect(html).toContain('<a href="#webhook-payout-wrong-signature"><code>webhook-payout-wrong-signature</code></a>');
+      expect(html).toMatch(
+        new RegExp(`<h2>Index of failures, warnings and skips \\(${warnings}\\)</h2>`),
+      );
+      expect(html).toContain(
+        '<a href="#webhook-payout-wrong-signature"><code>webhook-payout-wrong-signature</code></a>',
+      );
       expect(html).toMatch(/<details class="check" id="webhook-payout-accepted">/); // passing: collapsed
       expect(html).toMatch(/<details class="check" id="webhook-payout-wrong-signature" open>/);
     } finally {
@@ -227,12 +347,35 @@ describe('reproduction that still works tomorrow', () => {
     const config = writeJson('faulty-full.json', auditConfigFor(faulty, {}).config);
     const report = join(dir, 'faulty.json');
     const env = envFor(faulty);
-    const first = await payconform(['audit', 'server', '--config', config, '--report', `json:${report}`], env);
+    const first = await payconform(
+      ['audit', 'server', '--config', config, '--report', `json:${report}`],
+      env,
+    );
     expect(first.code).toBe(1);
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ id: string; outcome: string; rerun?: string; findings: Array<{ outcome: string; evidence?: { request?: { method: string; url: string; headers: Array<[string, string]>; body: { text?: string } }; reproduce?: string } }> }> };
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      results: Array<{
+        id: string;
+        outcome: string;
+        rerun?: string;
+        findings: Array<{
+          outcome: string;
+          evidence?: {
+            request?: {
+              method: string;
+              url: string;
+              headers: Array<[string, string]>;
+              body: { text?: string };
+            };
+            reproduce?: string;
+          };
+        }>;
+      }>;
+    };
     const failing = json.results.find((r) => r.id === 'content-digest-mismatch')!;
     expect(failing.outcome).toBe('fail');
-    expect(failing.rerun).toBe(`payconform audit server --only content-digest-mismatch --config ${config}`);
+    expect(failing.rerun).toBe(
+      `payconform audit server --only content-digest-mismatch --config ${config}`,
+    );
     expect(first.out).toContain(`run this check again (signs afresh): ${failing.rerun}`);
     const evidence = failing.findings.find((f) => f.outcome === 'fail')!.evidence!;
     expect(evidence.reproduce).toMatch(/^curl /);
@@ -242,8 +385,17 @@ describe('reproduction that still works tomorrow', () => {
       vi.setSystemTime(Date.now() + 433_000);
       // The recorded exchange, sent again byte for byte (secret from the environment, as the curl command does).
       const request = evidence.request!;
-      const headers = request.headers.map(([n, v]) => [n, v === '[REDACTED]' ? env.PAYCONFORM_APPLICATION_SECRET! : v] as [string, string]).filter(([n]) => n.toLowerCase() !== 'host' && n.toLowerCase() !== 'content-length');
-      const replay = await fetch(request.url, { method: request.method, headers, body: request.body.text ?? '' });
+      const headers = request.headers
+        .map(
+          ([n, v]) =>
+            [n, v === '[REDACTED]' ? env.PAYCONFORM_APPLICATION_SECRET! : v] as [string, string],
+        )
+        .filter(([n]) => n.toLowerCase() !== 'host' && n.toLowerCase() !== 'content-length');
+      const replay = await fetch(request.url, {
+        method: request.method,
+        headers,
+        body: request.body.text ?? '',
+      });
       expect(replay.status).toBe(401);
       expect(replay.headers.get('x-payconform-error-code')).toBe('CREATED_EXPIRED');
       // The re-run command, as printed (secrets from the same environment), still finds the fault.
@@ -264,17 +416,57 @@ describe('evidence people can read', () => {
     const config = writeJson('replay.json', auditConfigFor(faulty, {}).config);
     const env = envFor(faulty);
     // Other payouts on the target first, so the sandbox list holds more than the ones that matter.
-    expect((await payconform(['audit', 'server', '--config', config, '--only', 'payout-signed-accepted,tracing-id-differs'], env)).code).toBe(0);
+    expect(
+      (
+        await payconform(
+          [
+            'audit',
+            'server',
+            '--config',
+            config,
+            '--only',
+            'payout-signed-accepted,tracing-id-differs',
+          ],
+          env,
+        )
+      ).code,
+    ).toBe(0);
     const report = join(dir, 'replay-report.json');
-    const r = await payconform(['audit', 'server', '--config', config, '--only', 'nonce-replayed', '--report', `json:${report}`], env);
+    const r = await payconform(
+      [
+        'audit',
+        'server',
+        '--config',
+        config,
+        '--only',
+        'nonce-replayed',
+        '--report',
+        `json:${report}`,
+      ],
+      env,
+    );
     expect(r.code).toBe(1);
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ findings: Array<{ outcome: string; message: string; evidence?: { response?: { body: { text?: string } }; notes?: string } }> }> };
-    const finding = json.results[0]!.findings.find((f) => f.message.includes('payouts were created from one signed request'))!;
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      results: Array<{
+        findings: Array<{
+          outcome: string;
+          message: string;
+          evidence?: { response?: { body: { text?: string } }; notes?: string };
+        }>;
+      }>;
+    };
+    const finding = json.results[0]!.findings.find((f) =>
+      f.message.includes('payouts were created from one signed request'),
+    )!;
     expect(finding.outcome).toBe('fail');
-    const shown = JSON.parse(finding.evidence!.response!.body.text!) as Array<{ reference: string }>;
+    const shown = JSON.parse(finding.evidence!.response!.body.text!) as Array<{
+      reference: string;
+    }>;
     expect(shown).toHaveLength(2);
     expect(new Set(shown.map((p) => p.reference)).size).toBe(1);
-    expect(finding.evidence!.notes).toMatch(/response body cut to the 2 payout\(s\) with reference \S+, of (\d+) listed/);
+    expect(finding.evidence!.notes).toMatch(
+      /response body cut to the 2 payout\(s\) with reference \S+, of (\d+) listed/,
+    );
     expect(Number(/of (\d+) listed/.exec(finding.evidence!.notes!)![1])).toBeGreaterThan(2);
   });
 });

@@ -3,12 +3,23 @@
 // /sandbox/ endpoints. The checks share the payments by sequencing (one active refund per payment, spec: Limits), so
 // none is skipped; refund-to-original-account takes the payer from the config and still catches a wrong destination.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auditTarget, startEmbeddedTarget, type AuditTarget } from '../cli/commands/audit-server.js';
+import {
+  auditTarget,
+  startEmbeddedTarget,
+  type AuditTarget,
+} from '../cli/commands/audit-server.js';
 import type { RunSummary } from '../conformance/result.js';
 import type { FaultName } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 
-const REFUND_CHECKS = ['refund-partial-accepted', 'refund-second-while-active-rejected', 'refund-over-amount-rejected', 'webhook-refund-status-changes', 'timestamp-forms', 'refund-to-original-account'];
+const REFUND_CHECKS = [
+  'refund-partial-accepted',
+  'refund-second-while-active-rejected',
+  'refund-over-amount-rejected',
+  'webhook-refund-status-changes',
+  'timestamp-forms',
+  'refund-to-original-account',
+];
 const webhookSigningKey = loadTestKeys().webhookRsa.privatePem;
 
 type Embedded = Awaited<ReturnType<typeof startEmbeddedTarget>>;
@@ -17,13 +28,35 @@ type Embedded = Awaited<ReturnType<typeof startEmbeddedTarget>>;
 async function asUser(target: Embedded): Promise<AuditTarget> {
   const settled = await Promise.all(
     target.context.payments.settled.slice(0, 2).map(async (p) => {
-      const view = (await (await fetch(`${target.context.baseUrl}/sandbox/payments/${p.paymentId}`)).json()) as { paymentRefundData: { accountHolderName: string; accountIdentifications: Array<{ type: string; number: string }> } };
+      const view = (await (
+        await fetch(`${target.context.baseUrl}/sandbox/payments/${p.paymentId}`)
+      ).json()) as {
+        paymentRefundData: {
+          accountHolderName: string;
+          accountIdentifications: Array<{ type: string; number: string }>;
+        };
+      };
       const d = view.paymentRefundData;
-      const number = (type: string) => d.accountIdentifications.find((i) => i.type === type)!.number;
-      return { ...p, payer: { name: d.accountHolderName, accountNumber: number('ACCOUNT_NUMBER'), sortCode: number('SORT_CODE') } };
+      const number = (type: string) =>
+        d.accountIdentifications.find((i) => i.type === type)!.number;
+      return {
+        ...p,
+        payer: {
+          name: d.accountHolderName,
+          accountNumber: number('ACCOUNT_NUMBER'),
+          sortCode: number('SORT_CODE'),
+        },
+      };
     }),
   );
-  return { ...target, context: { ...target.context, sandbox: false, payments: { ...target.context.payments, settled } } };
+  return {
+    ...target,
+    context: {
+      ...target.context,
+      sandbox: false,
+      payments: { ...target.context.payments, settled },
+    },
+  };
 }
 
 async function run(faults: readonly FaultName[]): Promise<RunSummary> {
@@ -53,21 +86,29 @@ describe('refund checks with two settled payments and no /sandbox/ (spec: Limits
   }, 90_000);
 });
 
-
 describe('webhook-redelivered where the spec shows no retry interval (spec: Events; retry interval not shown)', () => {
   /** The embedded target without the timers the runner set: as an external target, with the config's webhookRetry. */
-  async function redelivery(faults: readonly FaultName[], redelivery: { waitMs: number; stated: boolean }) {
+  async function redelivery(
+    faults: readonly FaultName[],
+    redelivery: { waitMs: number; stated: boolean },
+  ) {
     const target = await startEmbeddedTarget({ faults, webhookSigningKey });
     try {
       const { knownTimings: _set, ...context } = target.context;
-      const summary = await auditTarget({ ...target, context: { ...context, redelivery } }, { only: ['webhook-redelivered'] });
+      const summary = await auditTarget(
+        { ...target, context: { ...context, redelivery } },
+        { only: ['webhook-redelivered'] },
+      );
       return summary.results[0]!;
     } finally {
       await target.close();
     }
   }
   it('warns (does not skip) when no redelivery came within the configured wait, and passes a retrying service', async () => {
-    const [silent, clean] = await Promise.all([redelivery(['webhook-no-retry'], { waitMs: 1_000, stated: false }), redelivery([], { waitMs: 2_000, stated: false })]);
+    const [silent, clean] = await Promise.all([
+      redelivery(['webhook-no-retry'], { waitMs: 1_000, stated: false }),
+      redelivery([], { waitMs: 2_000, stated: false }),
+    ]);
     expect(silent.outcome, silent.message).toBe('warn');
     expect(silent.message).toContain('not redelivered within 1000 ms');
     expect(clean.outcome, clean.message).toBe('pass');

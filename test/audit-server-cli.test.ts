@@ -32,9 +32,16 @@ interface Ran {
 }
 
 /** Spawns the CLI with a bounded time; the environment holds only what the test gives (plus PATH). */
-function cli(args: readonly string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Ran> {
+function cli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  timeoutMs = 60_000,
+): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI_ARGS, ...args], { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -58,7 +65,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('npm start: payconform audit server against the embedded reference service', () => {
   let ran: Ran;
   beforeAll(async () => {
-    ran = await cli(['audit', 'server', '--report', `json:${join(dir, 'report.json')}`, '--report', `junit:${join(dir, 'junit.xml')}`, '--report', `html:${join(dir, 'report.html')}`]);
+    ran = await cli([
+      'audit',
+      'server',
+      '--report',
+      `json:${join(dir, 'report.json')}`,
+      '--report',
+      `junit:${join(dir, 'junit.xml')}`,
+      '--report',
+      `html:${join(dir, 'report.html')}`,
+    ]);
   }, 90_000);
 
   it('exits 0 with progress and a summary by area', () => {
@@ -70,8 +86,13 @@ describe('npm start: payconform audit server against the embedded reference serv
   });
 
   it('writes a JSON report that validates against schemas/conformance-report.schema.json', () => {
-    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as { results: Array<{ id: string; outcome: string }>; verdict: string };
-    expect(validateAgainst('https://payconform.dev/schemas/conformance-report.schema.json', report)).toEqual({ valid: true });
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8')) as {
+      results: Array<{ id: string; outcome: string }>;
+      verdict: string;
+    };
+    expect(
+      validateAgainst('https://payconform.dev/schemas/conformance-report.schema.json', report),
+    ).toEqual({ valid: true });
     expect(report.verdict).toBe('pass');
     expect(report.results.map((r) => r.id).sort()).toEqual([...ids].sort());
   });
@@ -94,9 +115,22 @@ describe('secrets never reach an output', () => {
     const seed = exportEd25519SeedBase64(target.context.credentials!.privateKey);
     const events: string[] = [];
     try {
-      const summary = await auditTarget(target, { only: ['payout-signed-accepted', 'application-secret-wrong', 'cop-commit', 'refund-unsettled-rejected'], subscribers: [(e) => events.push(JSON.stringify(e))] });
+      const summary = await auditTarget(target, {
+        only: [
+          'payout-signed-accepted',
+          'application-secret-wrong',
+          'cop-commit',
+          'refund-unsettled-rejected',
+        ],
+        subscribers: [(e) => events.push(JSON.stringify(e))],
+      });
       expect(summary.counts.pass).toBe(4);
-      const outputs = [...events, renderReport('json', summary), renderReport('junit', summary), renderReport('html', summary)];
+      const outputs = [
+        ...events,
+        renderReport('json', summary),
+        renderReport('junit', summary),
+        renderReport('html', summary),
+      ];
       for (const text of outputs) {
         expect(text).not.toContain(secret);
         expect(text).not.toContain(seed);
@@ -119,8 +153,20 @@ describe('--target with --config and credentials from the environment', () => {
   beforeAll(async () => {
     webhookPort = await unusedLoopbackPort();
     service = await startReferenceService({
-      applications: [{ applicationId, applicationSecret: secret, keyId: 'test-only-key-1', publicKey: keys.clientEd25519.publicKey, merchantId }],
-      webhookUrls: { payment: `http://127.0.0.1:${webhookPort}/payment`, payout: `http://127.0.0.1:${webhookPort}/payout`, refund: `http://127.0.0.1:${webhookPort}/refund` },
+      applications: [
+        {
+          applicationId,
+          applicationSecret: secret,
+          keyId: 'test-only-key-1',
+          publicKey: keys.clientEd25519.publicKey,
+          merchantId,
+        },
+      ],
+      webhookUrls: {
+        payment: `http://127.0.0.1:${webhookPort}/payment`,
+        payout: `http://127.0.0.1:${webhookPort}/payout`,
+        refund: `http://127.0.0.1:${webhookPort}/refund`,
+      },
       webhookSigningKey: keys.webhookRsa.privatePem,
       lifecycleDelayMs: 250,
       retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2000 },
@@ -138,24 +184,55 @@ describe('--target with --config and credentials from the environment', () => {
     };
     writeFileSync(join(dir, 'target.json'), JSON.stringify(config));
     ran = await cli(
-      ['audit', 'server', '--target', service.baseUrl, '--config', join(dir, 'target.json'), '--report', `json:${join(dir, 'target-report.json')}`, '--report', `html:${join(dir, 'target-report.html')}`, '--report', `junit:${join(dir, 'target-junit.xml')}`],
-      { PAYCONFORM_APPLICATION_ID: applicationId, PAYCONFORM_APPLICATION_SECRET: secret, PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.privatePem },
+      [
+        'audit',
+        'server',
+        '--target',
+        service.baseUrl,
+        '--config',
+        join(dir, 'target.json'),
+        '--report',
+        `json:${join(dir, 'target-report.json')}`,
+        '--report',
+        `html:${join(dir, 'target-report.html')}`,
+        '--report',
+        `junit:${join(dir, 'target-junit.xml')}`,
+      ],
+      {
+        PAYCONFORM_APPLICATION_ID: applicationId,
+        PAYCONFORM_APPLICATION_SECRET: secret,
+        PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.privatePem,
+      },
     );
   }, 120_000);
   afterAll(() => service?.close());
 
   it('audits the target and passes every check', () => {
     expect(ran.code, ran.stderr + ran.stdout.slice(-3000)).toBe(0);
-    const report = JSON.parse(readFileSync(join(dir, 'target-report.json'), 'utf8')) as { target: string; counts: Record<string, number>; results: Array<{ id: string; outcome: string; message: string }> };
+    const report = JSON.parse(readFileSync(join(dir, 'target-report.json'), 'utf8')) as {
+      target: string;
+      counts: Record<string, number>;
+      results: Array<{ id: string; outcome: string; message: string }>;
+    };
     expect(report.target).toBe(service.baseUrl);
-    const notPassed = report.results.filter((r) => r.outcome !== 'pass').map((r) => `${r.id}: ${r.outcome} (${r.message})`);
+    const notPassed = report.results
+      .filter((r) => r.outcome !== 'pass')
+      .map((r) => `${r.id}: ${r.outcome} (${r.message})`);
     expect(report.counts['pass'], notPassed.join('\n')).toBe(ids.length);
   });
 
   it('prints neither the application secret nor the private key anywhere', () => {
     const seed = keys.clientEd25519.seedBase64;
-    const pemLines = keys.clientEd25519.privatePem.split('\n').filter((l) => l !== '' && !l.startsWith('-----'));
-    const outputs = [ran.stdout, ran.stderr, ...['target-report.json', 'target-report.html', 'target-junit.xml'].map((f) => readFileSync(join(dir, f), 'utf8'))];
+    const pemLines = keys.clientEd25519.privatePem
+      .split('\n')
+      .filter((l) => l !== '' && !l.startsWith('-----'));
+    const outputs = [
+      ran.stdout,
+      ran.stderr,
+      ...['target-report.json', 'target-report.html', 'target-junit.xml'].map((f) =>
+        readFileSync(join(dir, f), 'utf8'),
+      ),
+    ];
     for (const text of outputs) {
       expect(text).not.toContain(secret);
       expect(text).not.toContain(seed);
@@ -167,7 +244,14 @@ describe('--target with --config and credentials from the environment', () => {
 describe('exit codes', () => {
   it('3 for an unreachable target', async () => {
     const port = await unusedLoopbackPort();
-    const ran = await cli(['audit', 'server', '--target', `http://127.0.0.1:${port}`, '--timeout-ms', '1000']);
+    const ran = await cli([
+      'audit',
+      'server',
+      '--target',
+      `http://127.0.0.1:${port}`,
+      '--timeout-ms',
+      '1000',
+    ]);
     expect(ran.code).toBe(3);
     expect(ran.stderr).toContain('unreachable');
   }, 30_000);
@@ -177,7 +261,10 @@ describe('exit codes', () => {
     const io = memoryIo();
     expect(await main(['audit', 'server', '--config', join(dir, 'broken.json')], io)).toBe(2);
     expect(io.err.join('')).toContain('not valid JSON');
-    writeFileSync(join(dir, 'secret.json'), JSON.stringify({ applicationSecret: 'do-not-put-me-here' }));
+    writeFileSync(
+      join(dir, 'secret.json'),
+      JSON.stringify({ applicationSecret: 'do-not-put-me-here' }),
+    );
     const io2 = memoryIo();
     expect(await main(['audit', 'server', '--config', join(dir, 'secret.json')], io2)).toBe(2);
     expect(io2.err.join('')).toContain('environment');
@@ -185,7 +272,11 @@ describe('exit codes', () => {
   });
 
   it('2 for a secret given as an argument, without echoing it', async () => {
-    for (const args of [['--application-secret', 'hunter2-secret'], ['--private-key=hunter2-secret'], ['--secret', 'hunter2-secret']]) {
+    for (const args of [
+      ['--application-secret', 'hunter2-secret'],
+      ['--private-key=hunter2-secret'],
+      ['--secret', 'hunter2-secret'],
+    ]) {
       const io = memoryIo();
       expect(await main(['audit', 'server', ...args], io)).toBe(2);
       expect(io.err.join('')).toContain('PAYCONFORM_APPLICATION_SECRET');
@@ -194,7 +285,13 @@ describe('exit codes', () => {
   });
 
   it('2 for usage errors: unknown check id, bad level, bad report spec, bad target', async () => {
-    for (const args of [['--only', 'no-such-check'], ['--level', 'sometimes'], ['--report', 'pdf:x.pdf'], ['--target', 'ftp://127.0.0.1/'], ['--timeout-ms', '0']]) {
+    for (const args of [
+      ['--only', 'no-such-check'],
+      ['--level', 'sometimes'],
+      ['--report', 'pdf:x.pdf'],
+      ['--target', 'ftp://127.0.0.1/'],
+      ['--timeout-ms', '0'],
+    ]) {
       const io = memoryIo();
       expect(await main(['audit', 'server', ...args], io), args.join(' ')).toBe(2);
     }
@@ -202,7 +299,9 @@ describe('exit codes', () => {
 
   it('--report json:- writes only the JSON report to stdout (progress goes to stderr)', async () => {
     const io = memoryIo();
-    expect(await main(['audit', 'server', '--only', 'public-key-form', '--report', 'json:-'], io)).toBe(0);
+    expect(
+      await main(['audit', 'server', '--only', 'public-key-form', '--report', 'json:-'], io),
+    ).toBe(0);
     const report = JSON.parse(io.out.join('')) as { results: Array<{ id: string }> };
     expect(report.results.map((r) => r.id)).toEqual(['public-key-form']);
     expect(io.err.join('')).toContain('1 passed, 0 failed');
@@ -210,7 +309,9 @@ describe('exit codes', () => {
 
   it('0 for a selection of checks run in-process', async () => {
     const io = memoryIo();
-    expect(await main(['audit', 'server', '--only', 'public-key-form,payout-signed-accepted'], io)).toBe(0);
+    expect(
+      await main(['audit', 'server', '--only', 'public-key-form,payout-signed-accepted'], io),
+    ).toBe(0);
     expect(io.out.join('')).toContain('2 passed, 0 failed');
     expect(io.out.join('')).toContain('partial run');
   }, 30_000);
@@ -222,15 +323,41 @@ describe('live-money safety', () => {
     try {
       // 0.0.0.0 reaches this loopback service, but is not a loopback address: the runner must treat it as live.
       const target = `http://0.0.0.0:${service.port}`;
-      const io = memoryIo({ PAYCONFORM_APPLICATION_ID: service.credentials.applicationId, PAYCONFORM_KEY_ID: service.credentials.keyId, PAYCONFORM_APPLICATION_SECRET: service.credentials.applicationSecret, PAYCONFORM_PRIVATE_KEY: exportEd25519SeedBase64(service.credentials.privateKey!) });
-      const live = { merchantId: service.credentials.merchantId, payInAccountSelector: service.credentials.payInAccountSelector, copDestinations: service.copDestinations, payments: service.seededPayments, webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`, timeoutMs: 2000 };
+      const io = memoryIo({
+        PAYCONFORM_APPLICATION_ID: service.credentials.applicationId,
+        PAYCONFORM_KEY_ID: service.credentials.keyId,
+        PAYCONFORM_APPLICATION_SECRET: service.credentials.applicationSecret,
+        PAYCONFORM_PRIVATE_KEY: exportEd25519SeedBase64(service.credentials.privateKey!),
+      });
+      const live = {
+        merchantId: service.credentials.merchantId,
+        payInAccountSelector: service.credentials.payInAccountSelector,
+        copDestinations: service.copDestinations,
+        payments: service.seededPayments,
+        webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`,
+        timeoutMs: 2000,
+      };
       writeFileSync(join(dir, 'live.json'), JSON.stringify(live));
-      const code = await main(['audit', 'server', '--target', target, '--config', join(dir, 'live.json'), '--report', `json:${join(dir, 'live.json.out')}`], io);
+      const code = await main(
+        [
+          'audit',
+          'server',
+          '--target',
+          target,
+          '--config',
+          join(dir, 'live.json'),
+          '--report',
+          `json:${join(dir, 'live.json.out')}`,
+        ],
+        io,
+      );
       // Nothing failed, but the mutating checks were skipped: INCOMPLETE (exit 4), never a plain pass.
       expect(code).toBe(4);
       expect(io.out.join('')).toMatch(/verdict: INCOMPLETE/);
       expect(io.out.join('')).toContain('--allow-live');
-      const report = JSON.parse(readFileSync(join(dir, 'live.json.out'), 'utf8')) as { results: Array<{ id: string; outcome: string; message: string }> };
+      const report = JSON.parse(readFileSync(join(dir, 'live.json.out'), 'utf8')) as {
+        results: Array<{ id: string; outcome: string; message: string }>;
+      };
       const mutating = new Set<string>(serverChecks.filter((c) => c.mutating).map((c) => c.id));
       for (const r of report.results) {
         if (mutating.has(r.id)) {
@@ -247,18 +374,47 @@ describe('live-money safety', () => {
   }, 30_000);
 });
 
-describe('payment checks need payconform\'s /sandbox/ endpoints', () => {
+describe("payment checks need payconform's /sandbox/ endpoints", () => {
   it('with "sandbox": false in the config (no discovery) they are skipped, saying the spec shows no API to create or move payments', async () => {
     const service = await startReferenceService({ webhookSigningKey: keys.webhookRsa.privatePem });
     try {
       const c = service.credentials;
-      const config = { merchantId: c.merchantId, payments: service.seededPayments, webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`, timeoutMs: 2000, sandbox: false };
+      const config = {
+        merchantId: c.merchantId,
+        payments: service.seededPayments,
+        webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`,
+        timeoutMs: 2000,
+        sandbox: false,
+      };
       writeFileSync(join(dir, 'no-sandbox.json'), JSON.stringify(config));
-      const io = memoryIo({ PAYCONFORM_APPLICATION_ID: c.applicationId, PAYCONFORM_APPLICATION_SECRET: c.applicationSecret });
-      const only = ['webhook-payment-status-changes', 'refund-to-original-account', 'payment-reference-assigned'];
-      const code = await main(['audit', 'server', '--target', service.baseUrl, '--config', join(dir, 'no-sandbox.json'), '--only', only.join(','), '--report', 'json:-'], io);
+      const io = memoryIo({
+        PAYCONFORM_APPLICATION_ID: c.applicationId,
+        PAYCONFORM_APPLICATION_SECRET: c.applicationSecret,
+      });
+      const only = [
+        'webhook-payment-status-changes',
+        'refund-to-original-account',
+        'payment-reference-assigned',
+      ];
+      const code = await main(
+        [
+          'audit',
+          'server',
+          '--target',
+          service.baseUrl,
+          '--config',
+          join(dir, 'no-sandbox.json'),
+          '--only',
+          only.join(','),
+          '--report',
+          'json:-',
+        ],
+        io,
+      );
       expect(code).toBe(0);
-      const report = JSON.parse(io.out.join('')) as { results: Array<{ id: string; outcome: string; message: string }> };
+      const report = JSON.parse(io.out.join('')) as {
+        results: Array<{ id: string; outcome: string; message: string }>;
+      };
       expect(report.results.map((r) => r.id).sort()).toEqual([...only].sort());
       for (const r of report.results) {
         expect(r.outcome, r.id).toBe('skip');
@@ -275,8 +431,10 @@ describe('payment checks need payconform\'s /sandbox/ endpoints', () => {
 describe('a hostile target', () => {
   it('answers garbage, redirects and hangs: per-check failures within the timeouts, never a crash', async () => {
     const hostile = http.createServer((req, res) => {
-      if (req.url?.startsWith('/.well-known')) return void res.end(Buffer.alloc(2 * 1024 * 1024, 0x41)); // huge, not a key
-      if (req.url?.includes('/commit')) return void res.writeHead(302, { location: 'http://127.0.0.1:9/' }).end();
+      if (req.url?.startsWith('/.well-known'))
+        return void res.end(Buffer.alloc(2 * 1024 * 1024, 0x41)); // huge, not a key
+      if (req.url?.includes('/commit'))
+        return void res.writeHead(302, { location: 'http://127.0.0.1:9/' }).end();
       if (req.url?.includes('/cancel')) return void req.socket.destroy(); // reset
       if (req.url?.includes('/refunds')) return; // never answers
       res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not json');
@@ -285,19 +443,47 @@ describe('a hostile target', () => {
     const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
     try {
       const seeded = await startReferenceService({ webhookSigningKey: keys.webhookRsa.privatePem });
-      const config = { applicationId: seeded.credentials.applicationId, keyId: seeded.credentials.keyId, merchantId: seeded.credentials.merchantId, payInAccountSelector: 'main', copDestinations: seeded.copDestinations, payments: seeded.seededPayments, timeoutMs: 300 };
+      const config = {
+        applicationId: seeded.credentials.applicationId,
+        keyId: seeded.credentials.keyId,
+        merchantId: seeded.credentials.merchantId,
+        payInAccountSelector: 'main',
+        copDestinations: seeded.copDestinations,
+        payments: seeded.seededPayments,
+        timeoutMs: 300,
+      };
       await seeded.close();
       writeFileSync(join(dir, 'hostile.json'), JSON.stringify(config));
-      const io = memoryIo({ PAYCONFORM_APPLICATION_SECRET: 'test-only-hostile', PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.seedBase64 });
+      const io = memoryIo({
+        PAYCONFORM_APPLICATION_SECRET: 'test-only-hostile',
+        PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.seedBase64,
+      });
       const started = Date.now();
-      const code = await main(['audit', 'server', '--target', url, '--config', join(dir, 'hostile.json'), '--report', `json:${join(dir, 'hostile-report.json')}`], io);
+      const code = await main(
+        [
+          'audit',
+          'server',
+          '--target',
+          url,
+          '--config',
+          join(dir, 'hostile.json'),
+          '--report',
+          `json:${join(dir, 'hostile-report.json')}`,
+        ],
+        io,
+      );
       expect(code).toBe(1);
       expect(Date.now() - started).toBeLessThan(25_000);
-      const report = JSON.parse(readFileSync(join(dir, 'hostile-report.json'), 'utf8')) as { counts: Record<string, number>; results: Array<{ id: string; outcome: string }> };
+      const report = JSON.parse(readFileSync(join(dir, 'hostile-report.json'), 'utf8')) as {
+        counts: Record<string, number>;
+        results: Array<{ id: string; outcome: string }>;
+      };
       expect(report.counts['error']).toBe(0);
       expect(report.results.find((r) => r.id === 'public-key-form')?.outcome).toBe('fail');
       expect(report.results.find((r) => r.id === 'payout-signed-accepted')?.outcome).toBe('fail');
-      expect(report.results.find((r) => r.id === 'signature-headers-missing')?.outcome).toBe('fail');
+      expect(report.results.find((r) => r.id === 'signature-headers-missing')?.outcome).toBe(
+        'fail',
+      );
     } finally {
       await new Promise<void>((r) => hostile.close(() => r()));
       hostile.closeAllConnections();

@@ -14,7 +14,12 @@ const signingRejection: readonly FaultName[] = ['creates-on-rejection'];
 /** For every check, the reference-service faults that must make it fail. */
 const checkFaults = {
   'public-key-form': ['public-key-full-pem'],
-  'payout-signed-accepted': ['payout-response-shape', 'omit-null-fields', 'amount-as-string', 'status-reason-always'],
+  'payout-signed-accepted': [
+    'payout-response-shape',
+    'omit-null-fields',
+    'amount-as-string',
+    'status-reason-always',
+  ],
   'tracing-id-differs': ['tracing-id-fixed', 'tracing-id-uuid'],
   'timestamp-forms': ['payout-response-shape', 'refund-timestamp-zoned'],
   'signature-headers-missing': ['accept-unsigned', ...signingRejection],
@@ -45,22 +50,52 @@ const checkFaults = {
   'cop-auto-commit-on-match': ['hold-on-full-match', 'hold-on-not-checked'],
   'cop-commit': ['commit-changes-cop', 'commit-processed'],
   'cop-cancel': ['cancel-without-reason'],
-  'refund-unsettled-rejected': ['refund-unsettled', 'refund-unsettled-message', 'refund-error-shape', 'refund-unsettled-400'],
+  'refund-unsettled-rejected': [
+    'refund-unsettled',
+    'refund-unsettled-message',
+    'refund-error-shape',
+    'refund-unsettled-400',
+  ],
   'refund-over-amount-rejected': ['refund-over-amount'],
   'refund-second-while-active-rejected': ['refund-concurrent'],
-  'refund-partial-accepted': ['refund-partial-rejected', 'refund-timestamp-zoned', 'refund-id-name', 'refund-created-pending'],
+  'refund-partial-accepted': [
+    'refund-partial-rejected',
+    'refund-timestamp-zoned',
+    'refund-id-name',
+    'refund-created-pending',
+  ],
   'refund-several-partial': ['refund-one-per-payment', 'refund-total-single'],
   'webhook-payout-status-changes': ['webhook-missing-event', 'webhook-no-initial-event'],
-  'webhook-refund-status-changes': ['webhook-missing-event', 'refund-webhook-missing', 'refund-webhook-payment-amount'],
-  'webhook-signature-verified': ['webhook-bad-signature', 'webhook-reserialised', 'webhook-signature-hex', 'public-key-stale'],
+  'webhook-refund-status-changes': [
+    'webhook-missing-event',
+    'refund-webhook-missing',
+    'refund-webhook-payment-amount',
+  ],
+  'webhook-signature-verified': [
+    'webhook-bad-signature',
+    'webhook-reserialised',
+    'webhook-signature-hex',
+    'public-key-stale',
+  ],
   'webhook-payload-schema': ['webhook-payload-shape', 'webhook-event-time-offset'],
   'webhook-put-json': ['webhook-post', 'webhook-content-type', 'webhook-no-accept'],
-  'webhook-redelivered': ['webhook-no-retry', 'webhook-retry-once', 'webhook-retry-5xx-only', 'webhook-retry-bad-signature'],
+  'webhook-redelivered': [
+    'webhook-no-retry',
+    'webhook-retry-once',
+    'webhook-retry-5xx-only',
+    'webhook-retry-bad-signature',
+  ],
   'webhook-attempt-counter-rises': ['webhook-counter-fixed'],
-  'webhook-payment-status-changes': ['payment-webhook-missing', 'payment-webhook-completed-missing'],
+  'webhook-payment-status-changes': [
+    'payment-webhook-missing',
+    'payment-webhook-completed-missing',
+  ],
   'refund-to-original-account': ['refund-arbitrary-destination'],
   'payment-reference-assigned': ['payment-reference-kept'],
-} as const satisfies Record<Exclude<ServerCheckId, TargetOnlyCheck>, readonly [FaultName, ...FaultName[]]>;
+} as const satisfies Record<
+  Exclude<ServerCheckId, TargetOnlyCheck>,
+  readonly [FaultName, ...FaultName[]]
+>;
 
 /** Checks that judge the target URL, not the service: shown warning in test/audit-server-verdicts.test.ts. */
 type TargetOnlyCheck = 'https-only';
@@ -71,11 +106,17 @@ const levelOf = new Map(serverChecks.map((c) => [c.id, c.level]));
 
 /** The faults to start services with, each with the checks it must fail. */
 const byFault = new Map<FaultName, ServerCheckId[]>();
-for (const [id, faults] of Object.entries(checkFaults) as Array<[ServerCheckId, readonly FaultName[]]>) {
+for (const [id, faults] of Object.entries(checkFaults) as Array<
+  [ServerCheckId, readonly FaultName[]]
+>) {
   for (const f of faults) byFault.set(f, [...(byFault.get(f) ?? []), id]);
 }
 
-async function audit(faults: readonly FaultName[], only?: readonly string[], variant: ServiceVariant = 'clean'): Promise<RunSummary> {
+async function audit(
+  faults: readonly FaultName[],
+  only?: readonly string[],
+  variant: ServiceVariant = 'clean',
+): Promise<RunSummary> {
   const target = await startEmbeddedTarget({ faults, webhookSigningKey, variant });
   try {
     return await auditTarget(target, only !== undefined ? { only } : {});
@@ -92,7 +133,10 @@ function failsWithoutSpecSentence(summary: RunSummary): string[] {
   return summary.results.flatMap((r) =>
     r.findings
       .filter((f) => f.outcome === 'fail')
-      .map((f) => ({ f, id: f.requirement ?? checkById.get(r.id as ServerCheckId)?.requirements[0] }))
+      .map((f) => ({
+        f,
+        id: f.requirement ?? checkById.get(r.id as ServerCheckId)?.requirements[0],
+      }))
       .filter(({ id }) => {
         const req = id === undefined ? undefined : catalogue.byId.get(id);
         return req === undefined || !req.shown || req.source !== undefined || req.level !== 'MUST';
@@ -102,13 +146,24 @@ function failsWithoutSpecSentence(summary: RunSummary): string[] {
 }
 
 const explain = (r: CheckResult | undefined): string =>
-  r === undefined ? 'not run' : `${r.id}: ${r.outcome} (${r.message}) ${r.findings.filter((f) => f.outcome !== 'pass').map((f) => f.message).join(' | ')}`;
+  r === undefined
+    ? 'not run'
+    : `${r.id}: ${r.outcome} (${r.message}) ${r.findings
+        .filter((f) => f.outcome !== 'pass')
+        .map((f) => f.message)
+        .join(' | ')}`;
 
 describe('checkFaults table', () => {
   it('names a fault for every check, and only faults the reference service has', () => {
-    expect(Object.keys(checkFaults).sort()).toEqual(serverChecks.map((c) => c.id).filter((id) => !targetOnly.includes(id)).sort());
+    expect(Object.keys(checkFaults).sort()).toEqual(
+      serverChecks
+        .map((c) => c.id)
+        .filter((id) => !targetOnly.includes(id))
+        .sort(),
+    );
     const known = new Set<string>(faultCatalogue.map((f) => f.name));
-    for (const faults of Object.values(checkFaults)) for (const f of faults) expect(known.has(f)).toBe(true);
+    for (const faults of Object.values(checkFaults))
+      for (const f of faults) expect(known.has(f)).toBe(true);
   });
   it('names a check for every fault of the reference service (every fault is caught)', () => {
     const caught = new Set<string>(Object.values(checkFaults).flat());
@@ -167,10 +222,12 @@ describe('each check fails against the reference service started with its fault'
         // A failing finding says what was expected and carries evidence (request/response or the webhook seen).
         const failing = r!.findings.filter((f) => f.outcome === 'fail' || f.outcome === 'warn');
         expect(failing.length).toBeGreaterThan(0);
-        expect(failing.some((f) => f.evidence !== undefined || f.expected !== undefined), `${id} under ${fault}: no evidence`).toBe(true);
+        expect(
+          failing.some((f) => f.evidence !== undefined || f.expected !== undefined),
+          `${id} under ${fault}: no evidence`,
+        ).toBe(true);
       }
     },
     60_000,
   );
 });
-

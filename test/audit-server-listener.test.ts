@@ -13,12 +13,25 @@ beforeEach(async () => {
 });
 afterEach(() => listener.close());
 
-function put(url: string, body: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }, method = 'PUT'): Promise<number> {
+function put(
+  url: string,
+  body: string | Buffer,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+  method = 'PUT',
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: 3000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = http.request(
+      url,
+      {
+        method,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        timeout: 3000,
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end(body);
@@ -28,7 +41,12 @@ function put(url: string, body: string | Buffer, headers: Record<string, string>
 describe('webhook listener', () => {
   it('records the exact bytes, method, path and headers, and answers 200', async () => {
     const body = '{ "payoutId" : "x",  "n": 1.50 }';
-    expect(await put(listener.urlFor('payout'), body, { 'content-type': 'application/json', authorization: 'SHA256withRSA abc' })).toBe(200);
+    expect(
+      await put(listener.urlFor('payout'), body, {
+        'content-type': 'application/json',
+        authorization: 'SHA256withRSA abc',
+      }),
+    ).toBe(200);
     const [w] = listener.received();
     expect(new TextDecoder().decode(w!.body)).toBe(body);
     expect(w!.method).toBe('PUT');

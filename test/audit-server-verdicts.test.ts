@@ -13,10 +13,12 @@ const catalogue = loadCatalogue();
 /** A requirement whose violation the grader fails (MUST, stated by the spec, not payconform's choice). */
 const canFail = (id: string): boolean => canFailTarget(catalogue.byId.get(id));
 
-describe('server-audit requirements rest on the spec\'s words', () => {
+describe("server-audit requirements rest on the spec's words", () => {
   const cited = [...new Set(serverChecks.flatMap((c) => c.requirements))];
 
-  it.each(cited.filter(canFail))('%s quotes the spec verbatim', (id) => expectQuotedFromSpec(catalogue, id));
+  it.each(cited.filter(canFail))('%s quotes the spec verbatim', (id) =>
+    expectQuotedFromSpec(catalogue, id),
+  );
 
   it('every server check that can fail cites at least one such requirement first', () => {
     for (const check of serverChecks) {
@@ -26,15 +28,30 @@ describe('server-audit requirements rest on the spec\'s words', () => {
   });
 
   it('payconform\'s choices and "not shown" points are marked, so the grader can keep them from failing', () => {
-    const choices = catalogue.requirements.filter((r) => r.source === 'payconform' || !r.shown).map((r) => r.id);
-    expect(choices).toEqual(expect.arrayContaining(['SIG-PROFILE-NONCE-ATOMIC', 'SIG-PROFILE-REJECTED-NO-EFFECT', 'WEBHOOK-RETRY-TIMING', 'ERROR-AUTH-FAILURE']));
+    const choices = catalogue.requirements
+      .filter((r) => r.source === 'payconform' || !r.shown)
+      .map((r) => r.id);
+    expect(choices).toEqual(
+      expect.arrayContaining([
+        'SIG-PROFILE-NONCE-ATOMIC',
+        'SIG-PROFILE-REJECTED-NO-EFFECT',
+        'WEBHOOK-RETRY-TIMING',
+        'ERROR-AUTH-FAILURE',
+      ]),
+    );
   });
 });
 
 describe('https-only (spec: Authentication / Other rules, "HTTPS only")', () => {
   const check = serverChecks.find((c) => c.id === 'https-only')!;
   const outcome = async (baseUrl: string) => {
-    const summary = await runChecks({ checks: [check], context: { baseUrl } as ServerAuditContext, role: 'server', target: baseUrl, toolVersion: '0.0.0-test' });
+    const summary = await runChecks({
+      checks: [check],
+      context: { baseUrl } as ServerAuditContext,
+      role: 'server',
+      target: baseUrl,
+      toolVersion: '0.0.0-test',
+    });
     return summary.results[0]!;
   };
   it('warns (never fails) for a non-loopback target over plain http://', async () => {
@@ -49,8 +66,15 @@ describe('https-only (spec: Authentication / Other rules, "HTTPS only")', () => 
   });
 });
 
-describe('the alt personality\'s choices (server/faults.ts variantChoices, listed in the README)', () => {
-  it.each(variantChoices.map((v) => [v.point, v.openBy] as const))('%s: the spec words that leave it open are the spec\'s', (_point, openBy) => {
-    for (const part of openBy.split('[...]').map((p) => p.trim()).filter((p) => p !== '')) expect(specContains(part), part).toBe(true);
-  });
+describe("the alt personality's choices (server/faults.ts variantChoices, listed in the README)", () => {
+  it.each(variantChoices.map((v) => [v.point, v.openBy] as const))(
+    "%s: the spec words that leave it open are the spec's",
+    (_point, openBy) => {
+      for (const part of openBy
+        .split('[...]')
+        .map((p) => p.trim())
+        .filter((p) => p !== ''))
+        expect(specContains(part), part).toBe(true);
+    },
+  );
 });

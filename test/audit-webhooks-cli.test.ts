@@ -18,27 +18,36 @@ const keys = loadTestKeys();
 const dir = mkdtempSync(join(tmpdir(), 'payconform-audit-webhooks-'));
 const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
 
-const payconform = (args: readonly string[], onStdout?: (text: string) => void) => runCli(args, env, onStdout !== undefined ? { onStdout } : {});
+const payconform = (args: readonly string[], onStdout?: (text: string) => void) =>
+  runCli(args, env, onStdout !== undefined ? { onStdout } : {});
 
 /** A verifying receiver whose public key comes from `key()` at each delivery (file or fetched URL). */
-async function receiver(key: () => Promise<string | undefined>): Promise<{ url: string; close: () => Promise<void> }> {
+async function receiver(
+  key: () => Promise<string | undefined>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      void key().then((pem) => {
-        const ok = pem !== undefined && verifyWebhook(new Uint8Array(Buffer.concat(chunks)), req.headers.authorization, pem).ok;
-        res.writeHead(ok ? 200 : 401).end();
-      }, () => res.writeHead(500).end());
+      void key().then(
+        (pem) => {
+          const ok =
+            pem !== undefined &&
+            verifyWebhook(new Uint8Array(Buffer.concat(chunks)), req.headers.authorization, pem).ok;
+          res.writeHead(ok ? 200 : 401).end();
+        },
+        () => res.writeHead(500).end(),
+      );
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    close: () => new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -46,9 +55,20 @@ describe('payconform audit webhooks (spawned)', () => {
   it('a verifying receiver reading --public-key-out passes: exit 0, key file in the served form, JUnit report', async () => {
     const keyFile = join(dir, 'service.pem');
     const junit = join(dir, 'webhooks.xml');
-    const r1 = await receiver(async () => (existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : undefined));
+    const r1 = await receiver(async () =>
+      existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : undefined,
+    );
     try {
-      const r = await payconform(['audit', 'webhooks', '--target', r1.url, '--public-key-out', keyFile, '--report', `junit:${junit}`]);
+      const r = await payconform([
+        'audit',
+        'webhooks',
+        '--target',
+        r1.url,
+        '--public-key-out',
+        keyFile,
+        '--report',
+        `junit:${junit}`,
+      ]);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toContain('36 passed');
       expect(readFileSync(keyFile, 'utf8')).not.toContain('BEGIN');
@@ -61,11 +81,22 @@ describe('payconform audit webhooks (spawned)', () => {
   it('a receiver fetching the key from --serve-key, one kind, per-kind --target', async () => {
     const port = await unusedLoopbackPort();
     const r1 = await receiver(async () => {
-      const res = await fetch(`http://127.0.0.1:${port}/.well-known/signature/pem`, { signal: AbortSignal.timeout(3_000) });
+      const res = await fetch(`http://127.0.0.1:${port}/.well-known/signature/pem`, {
+        signal: AbortSignal.timeout(3_000),
+      });
       return res.ok ? res.text() : undefined;
     });
     try {
-      const r = await payconform(['audit', 'webhooks', '--target', `payout=${r1.url}`, '--kinds', 'payout', '--serve-key', `127.0.0.1:${port}`]);
+      const r = await payconform([
+        'audit',
+        'webhooks',
+        '--target',
+        `payout=${r1.url}`,
+        '--kinds',
+        'payout',
+        '--serve-key',
+        `127.0.0.1:${port}`,
+      ]);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toContain('12 passed');
       expect(r.stdout).toMatch(/the public key was fetched \d+ time\(s\)/);
@@ -79,10 +110,21 @@ describe('payconform audit webhooks (spawned)', () => {
     writeFileSync(signingFile, keys.otherRsa.privatePem);
     const r1 = await receiver(async () => keys.webhookRsa.publicPem);
     try {
-      const r = await payconform(['audit', 'webhooks', '--target', r1.url, '--kinds', 'refund', '--signing-key', signingFile]);
+      const r = await payconform([
+        'audit',
+        'webhooks',
+        '--target',
+        r1.url,
+        '--kinds',
+        'refund',
+        '--signing-key',
+        signingFile,
+      ]);
       expect(r.code).toBe(1);
       expect(r.stdout).toContain('webhook-refund-accepted');
-      const body = keys.otherRsa.privatePem.split('\n').filter((l) => l.length > 0 && !l.startsWith('-----'));
+      const body = keys.otherRsa.privatePem
+        .split('\n')
+        .filter((l) => l.length > 0 && !l.startsWith('-----'));
       for (const line of body) expect(r.stdout + r.stderr).not.toContain(line);
     } finally {
       await r1.close();
@@ -91,18 +133,63 @@ describe('payconform audit webhooks (spawned)', () => {
 
   it('exit 3 for an unreachable receiver; exit 2 for usage errors', async () => {
     const port = await unusedLoopbackPort();
-    const unreachable = await payconform(['audit', 'webhooks', '--target', `http://127.0.0.1:${port}/hooks`, '--public-key-out', join(dir, 'k.pem')]);
+    const unreachable = await payconform([
+      'audit',
+      'webhooks',
+      '--target',
+      `http://127.0.0.1:${port}/hooks`,
+      '--public-key-out',
+      join(dir, 'k.pem'),
+    ]);
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toContain('unreachable');
-    expect((await payconform(['audit', 'webhooks', '--public-key-out', join(dir, 'k.pem')])).code).toBe(2); // no target
-    expect((await payconform(['audit', 'webhooks', '--target', 'http://127.0.0.1:9/x'])).code).toBe(2); // no way to learn the key
-    expect((await payconform(['audit', 'webhooks', '--target', 'http://127.0.0.1:9/x', '--serve-key', '127.0.0.1:0', '--kinds', 'invoice'])).code).toBe(2);
-    const live = await payconform(['audit', 'webhooks', '--target', 'https://merchant.example.com/hooks', '--serve-key', '127.0.0.1:0']);
+    expect(
+      (await payconform(['audit', 'webhooks', '--public-key-out', join(dir, 'k.pem')])).code,
+    ).toBe(2); // no target
+    expect((await payconform(['audit', 'webhooks', '--target', 'http://127.0.0.1:9/x'])).code).toBe(
+      2,
+    ); // no way to learn the key
+    expect(
+      (
+        await payconform([
+          'audit',
+          'webhooks',
+          '--target',
+          'http://127.0.0.1:9/x',
+          '--serve-key',
+          '127.0.0.1:0',
+          '--kinds',
+          'invoice',
+        ])
+      ).code,
+    ).toBe(2);
+    const live = await payconform([
+      'audit',
+      'webhooks',
+      '--target',
+      'https://merchant.example.com/hooks',
+      '--serve-key',
+      '127.0.0.1:0',
+    ]);
     expect(live.code).toBe(2);
     expect(live.stderr).toContain('--allow-live');
     const badKey = join(dir, 'bad.pem');
     writeFileSync(badKey, 'not a key');
-    expect((await payconform(['audit', 'webhooks', '--target', 'http://127.0.0.1:9/x', '--signing-key', badKey])).code).toBe(2);
-    expect((await payconform(['audit', 'webhooks', '--key=abc', '--target', 'http://127.0.0.1:9/x'])).code).toBe(2);
+    expect(
+      (
+        await payconform([
+          'audit',
+          'webhooks',
+          '--target',
+          'http://127.0.0.1:9/x',
+          '--signing-key',
+          badKey,
+        ])
+      ).code,
+    ).toBe(2);
+    expect(
+      (await payconform(['audit', 'webhooks', '--key=abc', '--target', 'http://127.0.0.1:9/x']))
+        .code,
+    ).toBe(2);
   });
 });

@@ -20,11 +20,26 @@ const EXPECTED_NAMES = [
 ];
 
 function runBench(args: string[]) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 150_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 150_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const TINY = ['--iterations', '20', '--warmup', '2', '--rounds', '1', '--max-ms', '5000', '--server-requests', '0'];
+const TINY = [
+  '--iterations',
+  '20',
+  '--warmup',
+  '2',
+  '--rounds',
+  '1',
+  '--max-ms',
+  '5000',
+  '--server-requests',
+  '0',
+];
 
 describe('npm run bench (bench/run.ts), tiny mode', () => {
   it('--json prints exactly one {"name","opsPerSec"} line per benchmark, each positive, and nothing else', () => {
@@ -47,31 +62,76 @@ describe('npm run bench (bench/run.ts), tiny mode', () => {
     const r = runBench(TINY);
     expect(r.status).toBe(0);
     for (const name of EXPECTED_NAMES) expect(r.stdout).toContain(name);
-    expect(r.stdout).toMatch(/full verifyRequest \/ raw node:crypto verify: \d+\.\d\d {2}target ≥ 0\.9: (met|MISSED)/);
-    expect(r.stdout).toMatch(/full verifyRequest \/ http-message-signatures: \d+\.\d\d {2}target ≥ 1\.2: (met|MISSED)/);
+    expect(r.stdout).toMatch(
+      /full verifyRequest \/ raw node:crypto verify: \d+\.\d\d {2}target ≥ 0\.9: (met|MISSED)/,
+    );
+    expect(r.stdout).toMatch(
+      /full verifyRequest \/ http-message-signatures: \d+\.\d\d {2}target ≥ 1\.2: (met|MISSED)/,
+    );
     for (const inFlight of [16, 64]) {
-      expect(r.stdout).toMatch(new RegExp(`verifyRequestAsync, ${inFlight} in flight / raw synchronous verify: \\d+\\.\\d\\d {2}target ≥ 1\\.6: (met|MISSED)`));
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `verifyRequestAsync, ${inFlight} in flight / raw synchronous verify: \\d+\\.\\d\\d {2}target ≥ 1\\.6: (met|MISSED)`,
+        ),
+      );
       // Informational: the thread pool's own ceiling at that depth, and the async path's share of it (no target).
-      expect(r.stdout).toMatch(new RegExp(`raw callback verify, ${inFlight} in flight / raw synchronous verify: \\d+\\.\\d\\d\\n`));
-      expect(r.stdout).toMatch(new RegExp(`verifyRequestAsync / raw callback verify, ${inFlight} in flight \\(share of the thread pool's ceiling\\): \\d+\\.\\d\\d\\n`));
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `raw callback verify, ${inFlight} in flight / raw synchronous verify: \\d+\\.\\d\\d\\n`,
+        ),
+      );
+      expect(r.stdout).toMatch(
+        new RegExp(
+          `verifyRequestAsync / raw callback verify, ${inFlight} in flight \\(share of the thread pool's ceiling\\): \\d+\\.\\d\\d\\n`,
+        ),
+      );
     }
     // Never print the (test-only) application secret.
     expect(r.stdout + r.stderr).not.toContain('test-only-bench-application-secret');
   });
 
   it('with --server-requests, adds the loopback server benchmark: req/s with p50/p99 per server (bare, service, service with 16 live portal views), then the fixed-load rows', () => {
-    const r = runBench(['--json', ...TINY.slice(0, -2), '--server-requests', '20', '--server-rounds', '1', '--server-rate', '200']);
+    const r = runBench([
+      '--json',
+      ...TINY.slice(0, -2),
+      '--server-requests',
+      '20',
+      '--server-rounds',
+      '1',
+      '--server-rate',
+      '200',
+    ]);
     expect(r.status).toBe(0);
-    const parsed = r.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const parsed = r.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const servers = ['bare-node-http-verify', 'reference-service'];
-    expect(parsed.map((p) => p['name'])).toEqual([...EXPECTED_NAMES, ...servers, 'reference-service-portal-16-live', ...servers.map((s) => `${s}-fixed-load`)]);
+    expect(parsed.map((p) => p['name'])).toEqual([
+      ...EXPECTED_NAMES,
+      ...servers,
+      'reference-service-portal-16-live',
+      ...servers.map((s) => `${s}-fixed-load`),
+    ]);
     const rows = parsed.slice(EXPECTED_NAMES.length);
     for (const p of rows.slice(0, 3)) {
-      expect(Object.keys(p).sort()).toEqual(['name', 'opsPerSec', 'p50Ms', 'p99Ms', 'roundOpsPerSec']);
+      expect(Object.keys(p).sort()).toEqual([
+        'name',
+        'opsPerSec',
+        'p50Ms',
+        'p99Ms',
+        'roundOpsPerSec',
+      ]);
       expect(p['roundOpsPerSec']).toHaveLength(1);
     }
     for (const p of rows.slice(3)) {
-      expect(Object.keys(p).sort()).toEqual(['name', 'offeredPerSec', 'opsPerSec', 'p50Ms', 'p99Ms']);
+      expect(Object.keys(p).sort()).toEqual([
+        'name',
+        'offeredPerSec',
+        'opsPerSec',
+        'p50Ms',
+        'p99Ms',
+      ]);
       expect(p['offeredPerSec']).toBe(200);
     }
     for (const p of rows) {
@@ -82,7 +142,13 @@ describe('npm run bench (bench/run.ts), tiny mode', () => {
   }, 180_000); // five server child processes, each started under tsx: slow on a loaded machine
 
   it('bad usage exits 2 with a message and no stdout', () => {
-    for (const args of [['--iterations', 'many'], ['--rounds', '0'], ['--iterations', '99999999'], ['--server-rate', 'fast'], ['--frobnicate']]) {
+    for (const args of [
+      ['--iterations', 'many'],
+      ['--rounds', '0'],
+      ['--iterations', '99999999'],
+      ['--server-rate', 'fast'],
+      ['--frobnicate'],
+    ]) {
       const r = runBench(args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
@@ -106,7 +172,12 @@ describe('bench/harness.ts: bounded in count and time', () => {
         };
       },
     };
-    const [m] = await runBenchmarks([benchmark], { warmupIterations: 3, iterations: 50, maxMilliseconds: 60_000, rounds: 3 });
+    const [m] = await runBenchmarks([benchmark], {
+      warmupIterations: 3,
+      iterations: 50,
+      maxMilliseconds: 60_000,
+      rounds: 3,
+    });
     expect(prepared).toEqual([53, 53, 53]);
     expect(calls).toBe(3 * 53);
     expect(m?.iterations).toBe(150);
@@ -130,12 +201,22 @@ describe('bench/harness.ts: bounded in count and time', () => {
         outstanding--;
       },
     };
-    const [m] = await runBenchmarks([benchmark], { warmupIterations: 4, iterations: 100, maxMilliseconds: 60_000, rounds: 1 });
+    const [m] = await runBenchmarks([benchmark], {
+      warmupIterations: 4,
+      iterations: 100,
+      maxMilliseconds: 60_000,
+      rounds: 1,
+    });
     expect(m?.iterations).toBe(100);
     expect(most).toBe(8);
     expect(outstanding).toBe(0);
     expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 104 }, (_, i) => i));
-    const bad: Benchmark = { name: 'bad-in-flight', title: 'x', inFlight: 0, prepare: () => () => undefined };
+    const bad: Benchmark = {
+      name: 'bad-in-flight',
+      title: 'x',
+      inFlight: 0,
+      prepare: () => () => undefined,
+    };
     await expect(runBenchmarks([bad])).rejects.toThrow(TypeError);
   });
 
@@ -145,28 +226,58 @@ describe('bench/harness.ts: bounded in count and time', () => {
       title: 'sleeps 10 ms per call',
       prepare: () => () => new Promise((resolve) => setTimeout(resolve, 10)),
     };
-    const [m] = await runBenchmarks([benchmark], { warmupIterations: 0, iterations: 10_000, maxMilliseconds: 50, rounds: 1 });
+    const [m] = await runBenchmarks([benchmark], {
+      warmupIterations: 0,
+      iterations: 10_000,
+      maxMilliseconds: 50,
+      rounds: 1,
+    });
     expect(m?.iterations).toBeGreaterThan(0);
     expect(m?.iterations).toBeLessThan(100);
   });
 
   it('a wrong result fails the run instead of being timed', async () => {
-    const benchmark: Benchmark = { name: 'bad', title: 'fails', prepare: () => () => { throw new Error('verify failed'); } };
-    await expect(runBenchmarks([benchmark], { warmupIterations: 0, iterations: 5, maxMilliseconds: 1000, rounds: 1 })).rejects.toThrow('verify failed');
+    const benchmark: Benchmark = {
+      name: 'bad',
+      title: 'fails',
+      prepare: () => () => {
+        throw new Error('verify failed');
+      },
+    };
+    await expect(
+      runBenchmarks([benchmark], {
+        warmupIterations: 0,
+        iterations: 5,
+        maxMilliseconds: 1000,
+        rounds: 1,
+      }),
+    ).rejects.toThrow('verify failed');
   });
 
   it('rejects duplicate names and non-positive bounds', async () => {
     const b: Benchmark = { name: 'x', title: 'x', prepare: () => () => undefined };
     await expect(runBenchmarks([b, b])).rejects.toThrow(TypeError);
-    await expect(runBenchmarks([b], { warmupIterations: 0, iterations: 0, maxMilliseconds: 10, rounds: 1 })).rejects.toThrow(TypeError);
+    await expect(
+      runBenchmarks([b], { warmupIterations: 0, iterations: 0, maxMilliseconds: 10, rounds: 1 }),
+    ).rejects.toThrow(TypeError);
   });
 
   it('npm run bench:host measures one-thread Ed25519 verifies in 50 ms windows, in order, bounded by --seconds', () => {
     const run = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'bench/host-steadiness.ts', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+      spawnSync(process.execPath, ['--import', 'tsx', 'bench/host-steadiness.ts', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
     const r = run(['--seconds', '1', '--json']);
     expect(r.status).toBe(0);
-    const result = JSON.parse(r.stdout) as { windowMs: number; windows: number[]; p10: number; median: number; p90: number };
+    const result = JSON.parse(r.stdout) as {
+      windowMs: number;
+      windows: number[];
+      p10: number;
+      median: number;
+      p90: number;
+    };
     expect(result.windowMs).toBe(50);
     expect(result.windows.length).toBeGreaterThanOrEqual(10);
     expect(result.windows.length).toBeLessThanOrEqual(20);

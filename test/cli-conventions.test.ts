@@ -14,7 +14,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 
 /** Every command the dispatcher knows, from `payconform --help`. */
-const commands = [...usage().matchAll(/^ {2}payconform (\S+(?: (?!\s)\S+)?)\s{2,}/gm)].map((m) => m[1]!.trim());
+const commands = [...usage().matchAll(/^ {2}payconform (\S+(?: (?!\s)\S+)?)\s{2,}/gm)].map((m) =>
+  m[1]!.trim(),
+);
 
 async function run(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
   const io = memoryIo();
@@ -24,17 +26,29 @@ async function run(args: readonly string[]): Promise<{ code: number; out: string
 
 describe('--help on every command', () => {
   it('the dispatcher lists the eight commands', () => {
-    expect(commands.sort()).toEqual(['audit client', 'audit server', 'audit webhooks', 'serve', 'sign', 'validate', 'vectors run', 'verify']);
+    expect(commands.sort()).toEqual([
+      'audit client',
+      'audit server',
+      'audit webhooks',
+      'serve',
+      'sign',
+      'validate',
+      'vectors run',
+      'verify',
+    ]);
   });
 
-  it.each(commands)('payconform %s --help and -h: exit 0, its usage on stdout, nothing on stderr', async (command) => {
-    for (const flag of ['--help', '-h']) {
-      const r = await run([...command.split(' '), flag]);
-      expect(r.code, `${command} ${flag}: ${r.err}`).toBe(0);
-      expect(r.out).toMatch(new RegExp(`^usage: payconform ${command}\\b`));
-      expect(r.err).toBe('');
-    }
-  });
+  it.each(commands)(
+    'payconform %s --help and -h: exit 0, its usage on stdout, nothing on stderr',
+    async (command) => {
+      for (const flag of ['--help', '-h']) {
+        const r = await run([...command.split(' '), flag]);
+        expect(r.code, `${command} ${flag}: ${r.err}`).toBe(0);
+        expect(r.out).toMatch(new RegExp(`^usage: payconform ${command}\\b`));
+        expect(r.err).toBe('');
+      }
+    },
+  );
 
   it.each(commands)('payconform %s --help wins over missing or bad arguments', async (command) => {
     const r = await run([...command.split(' '), '--no-such-flag', '--help']);
@@ -42,17 +56,27 @@ describe('--help on every command', () => {
     expect(r.out).toMatch(new RegExp(`^usage: payconform ${command}\\b`));
   });
 
-  it.each([['audit', ['audit client', 'audit server', 'audit webhooks']], ['vectors', ['vectors run']]] as const)('payconform %s --help lists its subcommands (exit 0); alone it is a usage error (exit 2)', async (group, subs) => {
-    const help = await run([group, '--help']);
-    expect(help.code).toBe(0);
-    for (const sub of subs) expect(help.out).toContain(`payconform ${sub} `);
-    const alone = await run([group]);
-    expect(alone.code).toBe(2);
-    expect(alone.err).toContain(`payconform ${group}: which one?`);
-  });
+  it.each([
+    ['audit', ['audit client', 'audit server', 'audit webhooks']],
+    ['vectors', ['vectors run']],
+  ] as const)(
+    'payconform %s --help lists its subcommands (exit 0); alone it is a usage error (exit 2)',
+    async (group, subs) => {
+      const help = await run([group, '--help']);
+      expect(help.code).toBe(0);
+      for (const sub of subs) expect(help.out).toContain(`payconform ${sub} `);
+      const alone = await run([group]);
+      expect(alone.code).toBe(2);
+      expect(alone.err).toContain(`payconform ${group}: which one?`);
+    },
+  );
 
   it('spawned (the CLI from sources): payconform audit --help exits 0', () => {
-    const r = spawnSync(process.execPath, [...CLI_ARGS, 'audit', '--help'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [...CLI_ARGS, 'audit', '--help'], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('payconform audit server');
   });
@@ -64,17 +88,24 @@ describe("the README's command table agrees with --help", () => {
   const parsed = rows.map((row) => {
     const cell = /^\| `payconform ([^`]+)`/.exec(row)?.[1] ?? '';
     const command = commands.find((c) => cell === c || cell.startsWith(`${c} `)) ?? cell;
-    return { command, flags: [...new Set([...cell.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)].map((m) => m[0]))] };
+    return {
+      command,
+      flags: [...new Set([...cell.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)].map((m) => m[0]))],
+    };
   });
 
   it('has one row per command', () => {
     expect(parsed.map((p) => p.command).sort()).toEqual([...commands].sort());
   });
 
-  it.each(parsed.map((p) => [p.command, p.flags] as const))('payconform %s: every flag in its row is in its --help', async (command, flags) => {
-    const help = (await run([...command.split(' '), '--help'])).out;
-    for (const flag of flags) expect(help, `${command} --help lacks ${flag}`).toMatch(new RegExp(`${flag}(?![a-z-])`));
-  });
+  it.each(parsed.map((p) => [p.command, p.flags] as const))(
+    'payconform %s: every flag in its row is in its --help',
+    async (command, flags) => {
+      const help = (await run([...command.split(' '), '--help'])).out;
+      for (const flag of flags)
+        expect(help, `${command} --help lacks ${flag}`).toMatch(new RegExp(`${flag}(?![a-z-])`));
+    },
+  );
 
   it('documents the audit exit codes the code uses (0, 1, 2, 3, 4 INCOMPLETE, 70)', async () => {
     const { EXIT_INCOMPLETE, EXIT_INTERNAL_ERROR } = await import('../conformance/exit-code.js');
@@ -87,10 +118,17 @@ describe("the README's command table agrees with --help", () => {
 describe('an internal crash is not a usage error', () => {
   it('a defect inside a command (here: the output stream fails) exits 70 with "internal error" on stderr', async () => {
     const io = memoryIo();
-    const broken = { ...io, stdout: () => { throw new Error('EPIPE: broken pipe'); } };
+    const broken = {
+      ...io,
+      stdout: () => {
+        throw new Error('EPIPE: broken pipe');
+      },
+    };
     const code = await main(['validate', '--help'], broken);
     expect(code).toBe(70);
-    expect(io.err.join('')).toContain('payconform validate: internal error (a defect of payconform; please report it): Error: EPIPE: broken pipe');
+    expect(io.err.join('')).toContain(
+      'payconform validate: internal error (a defect of payconform; please report it): Error: EPIPE: broken pipe',
+    );
   });
 
   it('a usage error still exits 2', async () => {
@@ -99,10 +137,18 @@ describe('an internal crash is not a usage error', () => {
 });
 
 describe('package metadata', () => {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { license: string; homepage?: string; repository?: { type: string; url: string }; bugs?: { url: string } };
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    license: string;
+    homepage?: string;
+    repository?: { type: string; url: string };
+    bugs?: { url: string };
+  };
 
   it('names the repository, homepage and issue tracker', () => {
-    expect(pkg.repository).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\/.+\.git$/) });
+    expect(pkg.repository).toMatchObject({
+      type: 'git',
+      url: expect.stringMatching(/^git\+https:\/\/.+\.git$/),
+    });
     expect(pkg.homepage).toMatch(/^https:\/\//);
     expect(pkg.bugs?.url).toMatch(/^https:\/\//);
   });

@@ -12,7 +12,16 @@ describe('payconform <command>', () => {
   it('--help lists every command on stdout and exits 0', async () => {
     const c = capture();
     expect(await main(['--help'], c.io)).toBe(0);
-    for (const name of ['serve', 'sign', 'verify', 'validate', 'audit server', 'audit client', 'audit webhooks', 'vectors run']) {
+    for (const name of [
+      'serve',
+      'sign',
+      'verify',
+      'validate',
+      'audit server',
+      'audit client',
+      'audit webhooks',
+      'vectors run',
+    ]) {
       expect(c.out()).toContain(`payconform ${name} `);
     }
     expect(c.err()).toBe('');
@@ -21,7 +30,9 @@ describe('payconform <command>', () => {
   it('an unknown command is named on stderr with the usage, exit 2', async () => {
     const c = capture();
     expect(await main(['frobnicate', '--x'], c.io)).toBe(2);
-    expect(c.err()).toMatch(/^payconform: unknown command "frobnicate"\nusage: payconform <command>/);
+    expect(c.err()).toMatch(
+      /^payconform: unknown command "frobnicate"\nusage: payconform <command>/,
+    );
     expect(c.out()).toBe('');
   });
 

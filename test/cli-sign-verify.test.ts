@@ -39,32 +39,62 @@ function spawn(args: string[], input: string, extraEnv: Record<string, string>) 
 /** The request JSON a verifier receives: the signed headers added, with the real secret (sign masks it). */
 function signedRequestJson(signOutput: string, body = request.body): string {
   const { headers } = JSON.parse(signOutput) as { headers: Record<string, string> };
-  return JSON.stringify({ ...request, body, headers: { ...request.headers, ...headers, 'x-application-secret': SECRET } });
+  return JSON.stringify({
+    ...request,
+    body,
+    headers: { ...request.headers, ...headers, 'x-application-secret': SECRET },
+  });
 }
 
 describe('payconform sign / verify from the outside (spawned)', () => {
   it('sign from stdin, then verify: exit 0; the secret is never printed', () => {
-    const signed = spawn(['sign', '--request', '-', '--created', '1767225600', '--nonce', 'cli-nonce-1'], JSON.stringify(request), env);
+    const signed = spawn(
+      ['sign', '--request', '-', '--created', '1767225600', '--nonce', 'cli-nonce-1'],
+      JSON.stringify(request),
+      env,
+    );
     expect(signed.code, signed.stderr).toBe(0);
     expect(signed.stdout).not.toContain(SECRET);
-    const out = JSON.parse(signed.stdout) as { headers: Record<string, string>; signatureBase: string };
+    const out = JSON.parse(signed.stdout) as {
+      headers: Record<string, string>;
+      signatureBase: string;
+    };
     expect(out.signatureBase).toContain('"x-application-secret": [REDACTED]');
     expect(out.signatureBase).toContain('"@path": /api/payouts?dry=1');
     expect(out.signatureBase).toContain('"@authority": api.example.com:8443');
-    expect(out.headers['signature-input']).toContain('created=1767225600;keyid="key-1";alg="ed25519";nonce="cli-nonce-1"');
+    expect(out.headers['signature-input']).toContain(
+      'created=1767225600;keyid="key-1";alg="ed25519";nonce="cli-nonce-1"',
+    );
     const file = join(dir, 'signed.json');
     writeFileSync(file, signedRequestJson(signed.stdout));
     const verified = spawn(['verify', '--request', file, '--now', '1767225700'], '', env);
     expect(verified.code, verified.stderr).toBe(0);
-    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, code: null, step: 12, keyId: 'key-1' });
+    expect(JSON.parse(verified.stdout)).toMatchObject({
+      ok: true,
+      code: null,
+      step: 12,
+      keyId: 'key-1',
+    });
     expect(verified.stdout).not.toContain(SECRET);
   });
 
   it('verify of a tampered body: exit 1 with the code and step', () => {
-    const signed = spawn(['sign', '--request', '-', '--created', '1767225600', '--nonce', 'n2'], JSON.stringify(request), env);
-    const verified = spawn(['verify', '--request', '-', '--now', '1767225600'], signedRequestJson(signed.stdout, '{"amount":99}'), env);
+    const signed = spawn(
+      ['sign', '--request', '-', '--created', '1767225600', '--nonce', 'n2'],
+      JSON.stringify(request),
+      env,
+    );
+    const verified = spawn(
+      ['verify', '--request', '-', '--now', '1767225600'],
+      signedRequestJson(signed.stdout, '{"amount":99}'),
+      env,
+    );
     expect(verified.code).toBe(1);
-    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: false, code: 'DIGEST_MISMATCH', step: 8 });
+    expect(JSON.parse(verified.stdout)).toMatchObject({
+      ok: false,
+      code: 'DIGEST_MISMATCH',
+      step: 8,
+    });
   });
 
   it('bad usage exits 2 with a clear message', () => {
@@ -78,15 +108,28 @@ describe('payconform sign / verify in-process', () => {
   it('deterministic with --created and --nonce; same bytes twice', async () => {
     const a = io(JSON.stringify(request));
     const b = io(JSON.stringify(request));
-    expect(await main(['sign', '--request', '-', '--created', '1767225600', '--nonce', 'x'], a.cli)).toBe(0);
-    expect(await main(['sign', '--request', '-', '--created', '1767225600', '--nonce', 'x'], b.cli)).toBe(0);
+    expect(
+      await main(['sign', '--request', '-', '--created', '1767225600', '--nonce', 'x'], a.cli),
+    ).toBe(0);
+    expect(
+      await main(['sign', '--request', '-', '--created', '1767225600', '--nonce', 'x'], b.cli),
+    ).toBe(0);
     expect(a.out()).toBe(b.out());
   });
 
   it('bodyBase64 carries binary bodies; PEM private keys work', async () => {
-    const binary = { ...request, body: undefined, bodyBase64: Buffer.from([0, 255, 10, 13]).toString('base64') };
-    const a = io(JSON.stringify(binary), { ...env, PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.privatePem });
-    expect(await main(['sign', '--request', '-', '--created', '1767225600', '--nonce', 'x'], a.cli)).toBe(0);
+    const binary = {
+      ...request,
+      body: undefined,
+      bodyBase64: Buffer.from([0, 255, 10, 13]).toString('base64'),
+    };
+    const a = io(JSON.stringify(binary), {
+      ...env,
+      PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.privatePem,
+    });
+    expect(
+      await main(['sign', '--request', '-', '--created', '1767225600', '--nonce', 'x'], a.cli),
+    ).toBe(0);
     expect(JSON.parse(a.out()).headers['content-length']).toBe('4');
   });
 
@@ -108,7 +151,11 @@ describe('payconform sign / verify in-process', () => {
     [['sign', '--request', '-'], '{"method":"POST"}', '"url"'],
     [['sign', '--request', '-'], JSON.stringify({ ...request, headers: { a: 1 } }), 'header'],
     [['sign', '--request', '-'], JSON.stringify({ ...request, bodyBase64: 'AA==' }), 'either'],
-    [['sign', '--request', '-'], JSON.stringify({ ...request, body: undefined, bodyBase64: 'A_==' }), 'base64'],
+    [
+      ['sign', '--request', '-'],
+      JSON.stringify({ ...request, body: undefined, bodyBase64: 'A_==' }),
+      'base64',
+    ],
     [['sign', '--request', '-', '--created', '1.5'], JSON.stringify(request), '--created'],
     [['sign', '--request', '-', '--nonce', 'x'.repeat(60)], JSON.stringify(request), 'nonce'],
     [['sign', '--request', join(dir, 'missing.json')], '', 'cannot read'],

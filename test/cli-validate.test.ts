@@ -22,8 +22,22 @@ const validPayout = {
   amount: 10.5,
   reference: 'INV-1',
   currency: 'GBP',
-  source: { type: 'SCAN', name: 'Acme Ltd', accountNumber: '12345678', sortCode: '040004', iban: null, bic: null },
-  destination: { type: 'SCAN', name: 'Jane Doe', accountNumber: '87654321', sortCode: '200000', iban: null, bic: null },
+  source: {
+    type: 'SCAN',
+    name: 'Acme Ltd',
+    accountNumber: '12345678',
+    sortCode: '040004',
+    iban: null,
+    bic: null,
+  },
+  destination: {
+    type: 'SCAN',
+    name: 'Jane Doe',
+    accountNumber: '87654321',
+    sortCode: '200000',
+    iban: null,
+    bic: null,
+  },
   tracingId: 'abc123',
   copStatus: 'PARTIAL_MATCH',
   statusReason: null,
@@ -35,7 +49,10 @@ function file(name: string, content: string): string {
   return path;
 }
 
-function cli(args: readonly string[], stdin?: string): { status: number | null; stdout: string; stderr: string } {
+function cli(
+  args: readonly string[],
+  stdin?: string,
+): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [...CLI_ARGS, ...args], {
     cwd: root,
     input: stdin ?? '',
@@ -83,7 +100,9 @@ describe('payconform validate (spawned)', () => {
     const r = cli(['validate', 'payment', file('x.json', '{}')]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('unknown kind "payment"');
-    expect(r.stderr).toContain('payout-create-request, payout-destination, payout, account, refund-request, refund, error, payment-webhook, payout-webhook, refund-webhook');
+    expect(r.stderr).toContain(
+      'payout-create-request, payout-destination, payout, account, refund-request, refund, error, payment-webhook, payout-webhook, refund-webhook',
+    );
   });
 
   it('unreadable JSON → exit 2 with the offset', () => {
@@ -106,9 +125,15 @@ describe('payconform validate (in-process)', () => {
   it('--json prints the result with pointers, keywords and schema ids', async () => {
     const x = io(JSON.stringify({ paymentId: 'nope', amount: '1e3' }));
     expect(await main(['validate', '--json', 'refund-request', '-'], x)).toBe(1);
-    const printed = JSON.parse(x.out.join('')) as { valid: boolean; errors: { pointer: string; keyword: string; schemaId: string }[] };
+    const printed = JSON.parse(x.out.join('')) as {
+      valid: boolean;
+      errors: { pointer: string; keyword: string; schemaId: string }[];
+    };
     expect(printed.valid).toBe(false);
-    expect(printed.errors.map((e) => [e.pointer, e.keyword])).toEqual([['/paymentId', 'pattern'], ['/amount', 'pattern']]);
+    expect(printed.errors.map((e) => [e.pointer, e.keyword])).toEqual([
+      ['/paymentId', 'pattern'],
+      ['/amount', 'pattern'],
+    ]);
     expect(printed.errors[0]?.schemaId).toBe('https://payconform.dev/schemas/common.schema.json');
   });
 

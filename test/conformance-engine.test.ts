@@ -1,14 +1,36 @@
 // The engine: start-up validation, selection, grading by level, "not shown" never failing, errors, timeouts,
 // concurrency limits, serial checks and groups, events, coverage, exit codes.
 import { describe, expect, it } from 'vitest';
-import { observation, pass, skip, violation, type Check, type Finding } from '../conformance/check.js';
-import { ConformanceSetupError, runChecks, selectChecks, type RunOptions } from '../conformance/engine.js';
+import {
+  observation,
+  pass,
+  skip,
+  violation,
+  type Check,
+  type Finding,
+} from '../conformance/check.js';
+import {
+  ConformanceSetupError,
+  runChecks,
+  selectChecks,
+  type RunOptions,
+} from '../conformance/engine.js';
 import type { RunEvent } from '../conformance/events.js';
-import { EXIT_INCOMPLETE, EXIT_MUST_FAILURE, EXIT_OK, exitCodeFor, verdictFor } from '../conformance/exit-code.js';
+import {
+  EXIT_INCOMPLETE,
+  EXIT_MUST_FAILURE,
+  EXIT_OK,
+  exitCodeFor,
+  verdictFor,
+} from '../conformance/exit-code.js';
 
 type Ctx = { readonly label: string };
 
-function check(id: string, findings: () => Promise<readonly Finding[]> | readonly Finding[], extra: Partial<Check<Ctx>> = {}): Check<Ctx> {
+function check(
+  id: string,
+  findings: () => Promise<readonly Finding[]> | readonly Finding[],
+  extra: Partial<Check<Ctx>> = {},
+): Check<Ctx> {
   return {
     id,
     title: `synthetic ${id}`,
@@ -21,8 +43,18 @@ function check(id: string, findings: () => Promise<readonly Finding[]> | readonl
   };
 }
 
-function options(checks: readonly Check<Ctx>[], extra: Partial<RunOptions<Ctx>> = {}): RunOptions<Ctx> {
-  return { checks, context: { label: 'ctx' }, role: 'server', target: 'http://127.0.0.1:1', toolVersion: '0.0.0-test', ...extra };
+function options(
+  checks: readonly Check<Ctx>[],
+  extra: Partial<RunOptions<Ctx>> = {},
+): RunOptions<Ctx> {
+  return {
+    checks,
+    context: { label: 'ctx' },
+    role: 'server',
+    target: 'http://127.0.0.1:1',
+    toolVersion: '0.0.0-test',
+    ...extra,
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,7 +78,9 @@ describe('start-up validation', () => {
   });
 
   it('refuses an --only id that is not in the suite', () => {
-    expect(() => selectChecks([check('a', () => [pass('ok')])], ['b'])).toThrow(/unknown check "b"/);
+    expect(() => selectChecks([check('a', () => [pass('ok')])], ['b'])).toThrow(
+      /unknown check "b"/,
+    );
   });
 });
 
@@ -54,7 +88,10 @@ describe('grading', () => {
   it('grades a MUST violation fail, a SHOULD violation warn, an observation pass, and takes the worst finding', async () => {
     const summary = await runChecks(
       options([
-        check('must-violated', () => [pass('first part fine'), violation('created 301 s old was accepted', { expected: '4xx', received: '201' })]),
+        check('must-violated', () => [
+          pass('first part fine'),
+          violation('created 301 s old was accepted', { expected: '4xx', received: '201' }),
+        ]),
         check('should-violated', () => [violation('future created accepted')], { level: 'SHOULD' }),
         check('observed', () => [observation('answered 401')]),
         check('all-good', () => [pass('fine')]),
@@ -63,7 +100,12 @@ describe('grading', () => {
     const by = Object.fromEntries(summary.results.map((r) => [r.id, r]));
     expect(by['must-violated']?.outcome).toBe('fail');
     expect(by['must-violated']?.message).toBe('created 301 s old was accepted');
-    expect(by['must-violated']?.findings[1]).toMatchObject({ outcome: 'fail', expected: '4xx', received: '201', level: 'MUST' });
+    expect(by['must-violated']?.findings[1]).toMatchObject({
+      outcome: 'fail',
+      expected: '4xx',
+      received: '201',
+      level: 'MUST',
+    });
     expect(by['should-violated']?.outcome).toBe('warn');
     expect(by['observed']?.outcome).toBe('pass');
     expect(by['observed']?.findings[0]?.observed).toBe(true);
@@ -73,18 +115,42 @@ describe('grading', () => {
   });
 
   it('never fails a target for a violation of a "not shown" requirement', async () => {
-    const summary = await runChecks(options([check('gap', () => [violation('answered 418 to a bad signature', { requirement: 'ERROR-AUTH-FAILURE' })], { requirements: ['ERROR-AUTH-FAILURE'] })]));
+    const summary = await runChecks(
+      options([
+        check(
+          'gap',
+          () => [
+            violation('answered 418 to a bad signature', { requirement: 'ERROR-AUTH-FAILURE' }),
+          ],
+          { requirements: ['ERROR-AUTH-FAILURE'] },
+        ),
+      ]),
+    );
     expect(summary.results[0]?.outcome).toBe('pass');
     expect(summary.results[0]?.findings[0]?.observed).toBe(true);
     expect(exitCodeFor(summary)).toBe(EXIT_OK);
   });
 
-  it('only warns for a MUST violation of payconform\'s own choice or of a sentence the spec does not state as MUST', async () => {
+  it("only warns for a MUST violation of payconform's own choice or of a sentence the spec does not state as MUST", async () => {
     const summary = await runChecks(
       options([
-        check('choice', () => [violation('two of eight concurrent copies accepted', { requirement: 'SIG-PROFILE-NONCE-ATOMIC' })], { requirements: ['SIG-PROFILE-NONCE-ATOMIC'] }),
-        check('choice-by-default', () => [violation('no requirement named')], { requirements: ['SIG-PROFILE-REJECTED-NO-EFFECT'] }),
-        check('spec-must', () => [violation('a replay was accepted', { requirement: 'SIG-VERIFY-NONCE-UNUSED' })], { requirements: ['SIG-VERIFY-NONCE-UNUSED'] }),
+        check(
+          'choice',
+          () => [
+            violation('two of eight concurrent copies accepted', {
+              requirement: 'SIG-PROFILE-NONCE-ATOMIC',
+            }),
+          ],
+          { requirements: ['SIG-PROFILE-NONCE-ATOMIC'] },
+        ),
+        check('choice-by-default', () => [violation('no requirement named')], {
+          requirements: ['SIG-PROFILE-REJECTED-NO-EFFECT'],
+        }),
+        check(
+          'spec-must',
+          () => [violation('a replay was accepted', { requirement: 'SIG-VERIFY-NONCE-UNUSED' })],
+          { requirements: ['SIG-VERIFY-NONCE-UNUSED'] },
+        ),
       ]),
     );
     const by = Object.fromEntries(summary.results.map((r) => [r.id, r.outcome]));
@@ -92,7 +158,9 @@ describe('grading', () => {
   });
 
   it('warnings alone exit 0', async () => {
-    const summary = await runChecks(options([check('w', () => [violation('x')], { level: 'SHOULD' })]));
+    const summary = await runChecks(
+      options([check('w', () => [violation('x')], { level: 'SHOULD' })]),
+    );
     expect(exitCodeFor(summary)).toBe(EXIT_OK);
   });
 
@@ -162,17 +230,32 @@ describe('selection and skips', () => {
   });
 
   it('skips a check whose config is missing and a mutating check when mutation is refused, saying why', async () => {
-    const summary = await runChecks(options(suite(), { isAvailable: () => false, refuseMutating: 'target is not loopback; pass --allow-live' }));
+    const summary = await runChecks(
+      options(suite(), {
+        isAvailable: () => false,
+        refuseMutating: 'target is not loopback; pass --allow-live',
+      }),
+    );
     const by = Object.fromEntries(summary.results.map((r) => [r.id, r]));
-    expect(by['needs-config']).toMatchObject({ outcome: 'skip', message: expect.stringContaining('"payments.settled"') });
-    expect(by['moves-money']).toMatchObject({ outcome: 'skip', message: 'target is not loopback; pass --allow-live' });
+    expect(by['needs-config']).toMatchObject({
+      outcome: 'skip',
+      message: expect.stringContaining('"payments.settled"'),
+    });
+    expect(by['moves-money']).toMatchObject({
+      outcome: 'skip',
+      message: 'target is not loopback; pass --allow-live',
+    });
     // Never a pass by omission: a selected check that was skipped makes the run INCOMPLETE (exit 4)...
     expect(verdictFor(summary)).toMatchObject({ verdict: 'incomplete', exitCode: EXIT_INCOMPLETE });
     expect(summary.partialReasons.join()).toContain('skipped');
     // ...unless skips are accepted (--allow-skips), and under --fail-on skip it fails.
-    const allowed = await runChecks(options(suite(), { isAvailable: () => false, gate: { failOn: [], allowSkips: true } }));
+    const allowed = await runChecks(
+      options(suite(), { isAvailable: () => false, gate: { failOn: [], allowSkips: true } }),
+    );
     expect(exitCodeFor(allowed)).toBe(EXIT_OK);
-    const failOnSkip = await runChecks(options(suite(), { isAvailable: () => false, gate: { failOn: ['skip'], allowSkips: true } }));
+    const failOnSkip = await runChecks(
+      options(suite(), { isAvailable: () => false, gate: { failOn: ['skip'], allowSkips: true } }),
+    );
     expect(exitCodeFor(failOnSkip)).toBe(EXIT_MUST_FAILURE);
   });
 
@@ -183,9 +266,14 @@ describe('selection and skips', () => {
   });
 
   it('names a missing need the way the command says to set it (describeNeed)', async () => {
-    const summary = await runChecks(options(suite(), { isAvailable: () => false, describeNeed: (n) => `<${n} from somewhere>` }));
+    const summary = await runChecks(
+      options(suite(), { isAvailable: () => false, describeNeed: (n) => `<${n} from somewhere>` }),
+    );
     const skipped = summary.results.find((r) => r.id === 'needs-config');
-    expect(skipped).toMatchObject({ outcome: 'skip', message: 'not run: <payments.settled from somewhere> is not set' });
+    expect(skipped).toMatchObject({
+      outcome: 'skip',
+      message: 'not run: <payments.settled from somewhere> is not set',
+    });
   });
 });
 
@@ -211,20 +299,22 @@ describe('scheduling', () => {
     let active = 0;
     const activeInGroup = new Map<string, number>();
     let violations = 0;
-    const work = (id: string, group?: string, serial = false) => async (): Promise<readonly Finding[]> => {
-      active += 1;
-      if (serial && active !== 1) violations += 1;
-      if (group) {
-        activeInGroup.set(group, (activeInGroup.get(group) ?? 0) + 1);
-        if (activeInGroup.get(group)! > 1) violations += 1;
-      }
-      log.push(`start ${id}`);
-      await sleep(15);
-      log.push(`end ${id}`);
-      if (group) activeInGroup.set(group, activeInGroup.get(group)! - 1);
-      active -= 1;
-      return [pass('ok')];
-    };
+    const work =
+      (id: string, group?: string, serial = false) =>
+      async (): Promise<readonly Finding[]> => {
+        active += 1;
+        if (serial && active !== 1) violations += 1;
+        if (group) {
+          activeInGroup.set(group, (activeInGroup.get(group) ?? 0) + 1);
+          if (activeInGroup.get(group)! > 1) violations += 1;
+        }
+        log.push(`start ${id}`);
+        await sleep(15);
+        log.push(`end ${id}`);
+        if (group) activeInGroup.set(group, activeInGroup.get(group)! - 1);
+        active -= 1;
+        return [pass('ok')];
+      };
     const checks = [
       check('a', work('a', 'g')),
       check('b', work('b', 'g')),
@@ -232,7 +322,14 @@ describe('scheduling', () => {
       check('serial', work('serial', undefined, true), { serial: true }),
       check('d', work('d')),
       check('e', work('e', 'g')),
-    ].map((c, i) => ({ ...c, group: [ 'g', 'g', undefined, undefined, undefined, 'g'][i], serial: i === 3 }) as Check<Ctx>);
+    ].map(
+      (c, i) =>
+        ({
+          ...c,
+          group: ['g', 'g', undefined, undefined, undefined, 'g'][i],
+          serial: i === 3,
+        }) as Check<Ctx>,
+    );
     const summary = await runChecks(options(checks, { concurrency: 4 }));
     expect(violations).toBe(0);
     expect(summary.counts.pass).toBe(6);
@@ -270,7 +367,13 @@ describe('events and summary', () => {
         ],
       }),
     );
-    const types = events.map((e) => (e.type === 'check-started' ? `start ${e.check.id}` : e.type === 'check-finished' ? `end ${e.result.id}` : e.type));
+    const types = events.map((e) =>
+      e.type === 'check-started'
+        ? `start ${e.check.id}`
+        : e.type === 'check-finished'
+          ? `end ${e.result.id}`
+          : e.type,
+    );
     expect(types).toHaveLength(6);
     expect(types.indexOf('start a')).toBeLessThan(types.indexOf('end a'));
     expect(types.indexOf('start b')).toBeLessThan(types.indexOf('end b'));
@@ -278,7 +381,9 @@ describe('events and summary', () => {
     expect(events.at(-1)).toEqual({ type: 'run-finished', summary });
     expect(events.filter((e) => e.type === 'check-finished')).toHaveLength(2);
     const last = events.filter((e) => e.type === 'check-finished').at(-1);
-    expect(last && last.type === 'check-finished' ? [last.completed, last.total] : []).toEqual([2, 2]);
+    expect(last && last.type === 'check-finished' ? [last.completed, last.total] : []).toEqual([
+      2, 2,
+    ]);
   });
 
   it('reports covered, not-run and uncovered requirements, target, versions and duration', async () => {
@@ -293,7 +398,12 @@ describe('events and summary', () => {
     expect(summary.requirements.uncovered).toContain('COP-COMMIT');
     expect(summary.requirements.uncovered).not.toContain('SIG-VERIFY-NONCE-UNUSED');
     expect(summary.requirements.uncovered).not.toContain('WEBHOOK-IDEMPOTENT'); // a receiver requirement, not a server one
-    expect(summary).toMatchObject({ target: 'http://127.0.0.1:1', toolVersion: '0.0.0-test', catalogueVersion: '1', role: 'server' });
+    expect(summary).toMatchObject({
+      target: 'http://127.0.0.1:1',
+      toolVersion: '0.0.0-test',
+      catalogueVersion: '1',
+      role: 'server',
+    });
     expect(summary.durationMs).toBeGreaterThanOrEqual(0);
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { computeContentDigest, parseContentDigest, verifyContentDigest } from '../src/digest/content-digest.js';
+import {
+  computeContentDigest,
+  parseContentDigest,
+  verifyContentDigest,
+} from '../src/digest/content-digest.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -8,7 +12,11 @@ describe('Content-Digest (RFC 9530) behaviour', () => {
     expect(computeContentDigest(new Uint8Array())).toBe(
       'sha-512=:z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==:',
     );
-    expect(computeContentDigest(new Uint8Array(), ['sha-256', 'sha-512']).startsWith('sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:, sha-512=:')).toBe(true);
+    expect(
+      computeContentDigest(new Uint8Array(), ['sha-256', 'sha-512']).startsWith(
+        'sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:, sha-512=:',
+      ),
+    ).toBe(true);
   });
 
   it('rejects misuse with TypeError', () => {
@@ -21,23 +29,36 @@ describe('Content-Digest (RFC 9530) behaviour', () => {
     const value = computeContentDigest(body);
     expect(verifyContentDigest(value, body)).toEqual({ ok: true, algorithms: ['sha-512'] });
     const changed = enc('{"a":2}');
-    expect(verifyContentDigest(value, changed)).toMatchObject({ ok: false, code: 'DIGEST_MISMATCH' });
-    expect(verifyContentDigest(value, enc('{"a":1}\n'))).toMatchObject({ ok: false, code: 'DIGEST_MISMATCH' });
+    expect(verifyContentDigest(value, changed)).toMatchObject({
+      ok: false,
+      code: 'DIGEST_MISMATCH',
+    });
+    expect(verifyContentDigest(value, enc('{"a":1}\n'))).toMatchObject({
+      ok: false,
+      code: 'DIGEST_MISMATCH',
+    });
   });
 
   it('ignores unknown algorithms and requires an accepted one', () => {
     const body = enc('x');
     const sha256only = computeContentDigest(body, ['sha-256']);
-    expect(verifyContentDigest(sha256only, body)).toMatchObject({ ok: false, code: 'DIGEST_ALGORITHM_UNSUPPORTED' });
+    expect(verifyContentDigest(sha256only, body)).toMatchObject({
+      ok: false,
+      code: 'DIGEST_ALGORITHM_UNSUPPORTED',
+    });
     expect(verifyContentDigest(sha256only, body, { accept: ['sha-256'] }).ok).toBe(true);
-    expect(verifyContentDigest(`unixsum=:GQU=:, ${computeContentDigest(body)}`, body).ok).toBe(true);
+    expect(verifyContentDigest(`unixsum=:GQU=:, ${computeContentDigest(body)}`, body).ok).toBe(
+      true,
+    );
   });
 
   it('every accepted member must match', () => {
     const body = enc('x');
     const good = computeContentDigest(body, ['sha-256']);
     const bad = computeContentDigest(enc('y'), ['sha-512']);
-    expect(verifyContentDigest(`${good}, ${bad}`, body, { accept: ['sha-256', 'sha-512'] })).toMatchObject({ ok: false, code: 'DIGEST_MISMATCH' });
+    expect(
+      verifyContentDigest(`${good}, ${bad}`, body, { accept: ['sha-256', 'sha-512'] }),
+    ).toMatchObject({ ok: false, code: 'DIGEST_MISMATCH' });
   });
 
   it('classifies malformed values', () => {
@@ -55,13 +76,21 @@ describe('Content-Digest (RFC 9530) behaviour', () => {
       Array.from({ length: 17 }, (_, i) => `x${i}=:AAAA:`).join(', '),
     ];
     for (const value of cases) {
-      expect(parseContentDigest(value), value).toMatchObject({ ok: false, code: 'DIGEST_MALFORMED' });
-      expect(verifyContentDigest(value, new Uint8Array()), value).toMatchObject({ ok: false, code: 'DIGEST_MALFORMED' });
+      expect(parseContentDigest(value), value).toMatchObject({
+        ok: false,
+        code: 'DIGEST_MALFORMED',
+      });
+      expect(verifyContentDigest(value, new Uint8Array()), value).toMatchObject({
+        ok: false,
+        code: 'DIGEST_MALFORMED',
+      });
     }
   });
 
   it('parses members in received order, unknown ones included', () => {
-    const r = parseContentDigest('unixsum=:GQU=:, sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:');
+    const r = parseContentDigest(
+      'unixsum=:GQU=:, sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:',
+    );
     expect(r.ok && [...r.digests.keys()]).toEqual(['unixsum', 'sha-256']);
   });
 });

@@ -13,7 +13,9 @@ afterEach(async () => {
 });
 
 /** A raw TCP server: `onConnection` gets the socket and everything received so far once the request head is in. */
-async function rawServer(onRequest: (socket: net.Socket, received: Buffer) => void): Promise<string> {
+async function rawServer(
+  onRequest: (socket: net.Socket, received: Buffer) => void,
+): Promise<string> {
   const server = net.createServer((socket) => {
     let buf: Buffer = Buffer.alloc(0);
     let handled = false;
@@ -22,7 +24,9 @@ async function rawServer(onRequest: (socket: net.Socket, received: Buffer) => vo
       buf = Buffer.concat([buf, chunk]);
       const end = buf.indexOf('\r\n\r\n');
       if (!handled && end !== -1) {
-        const length = Number(/content-length: *(\d+)/i.exec(buf.subarray(0, end).toString('latin1'))?.[1] ?? 0);
+        const length = Number(
+          /content-length: *(\d+)/i.exec(buf.subarray(0, end).toString('latin1'))?.[1] ?? 0,
+        );
         if (buf.length >= end + 4 + length) {
           handled = true;
           onRequest(socket, buf);
@@ -47,18 +51,43 @@ describe('sendRequest: what goes on the wire', () => {
     let wire: Buffer = Buffer.alloc(0);
     const base = await rawServer((socket, received) => {
       wire = received;
-      socket.end('HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"ok":true}');
+      socket.end(
+        'HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"ok":true}',
+      );
     });
     const body = new TextEncoder().encode('{"a": 1,  "b":"é"}');
     const exchange = await sendRequest(
-      { method: 'POST', url: `${base}/api/payouts?x=1&y=%2F`, headers: [['Content-Type', 'application/vnd.service.v1.0+json'], ['x-dup', 'one'], ['X-Dup', 'two']], body },
+      {
+        method: 'POST',
+        url: `${base}/api/payouts?x=1&y=%2F`,
+        headers: [
+          ['Content-Type', 'application/vnd.service.v1.0+json'],
+          ['x-dup', 'one'],
+          ['X-Dup', 'two'],
+        ],
+        body,
+      },
       { timeoutMs: 2_000 },
     );
     expect(exchange.error).toBeUndefined();
-    const expectedHead = ['POST /api/payouts?x=1&y=%2F HTTP/1.1', `Host: ${base.slice('http://'.length)}`, 'Content-Type: application/vnd.service.v1.0+json', 'x-dup: one', 'X-Dup: two', `Content-Length: ${body.length}`, 'Connection: close'];
-    expect(wire.toString('latin1')).toBe(`${expectedHead.join('\r\n')}\r\n\r\n${Buffer.from(body).toString('latin1')}`);
+    const expectedHead = [
+      'POST /api/payouts?x=1&y=%2F HTTP/1.1',
+      `Host: ${base.slice('http://'.length)}`,
+      'Content-Type: application/vnd.service.v1.0+json',
+      'x-dup: one',
+      'X-Dup: two',
+      `Content-Length: ${body.length}`,
+      'Connection: close',
+    ];
+    expect(wire.toString('latin1')).toBe(
+      `${expectedHead.join('\r\n')}\r\n\r\n${Buffer.from(body).toString('latin1')}`,
+    );
     expect(exchange.request.headers.map(([n, v]) => `${n}: ${v}`)).toEqual(expectedHead.slice(1));
-    expect(exchange.response).toMatchObject({ status: 201, json: { ok: true }, bodyText: '{"ok":true}' });
+    expect(exchange.response).toMatchObject({
+      status: 201,
+      json: { ok: true },
+      bodyText: '{"ok":true}',
+    });
   });
 
   it('adds Content-Length: 0 to a bodyless POST (instead of chunked), nothing to a GET, and keeps a given Host', async () => {
@@ -67,11 +96,19 @@ describe('sendRequest: what goes on the wire', () => {
       heads.push(received.toString('latin1'));
       socket.end('HTTP/1.1 204 No Content\r\n\r\n');
     });
-    await sendRequest({ method: 'POST', url: `${base}/api/payouts/1/commit`, headers: {} }, { timeoutMs: 2_000 });
-    await sendRequest({ method: 'GET', url: `${base}/.well-known/signature/pem`, headers: { Host: 'example.com' } }, { timeoutMs: 2_000 });
+    await sendRequest(
+      { method: 'POST', url: `${base}/api/payouts/1/commit`, headers: {} },
+      { timeoutMs: 2_000 },
+    );
+    await sendRequest(
+      { method: 'GET', url: `${base}/.well-known/signature/pem`, headers: { Host: 'example.com' } },
+      { timeoutMs: 2_000 },
+    );
     expect(heads[0]).toContain('Content-Length: 0\r\n');
     expect(heads[0]).not.toMatch(/transfer-encoding/i);
-    expect(heads[1]).toBe('GET /.well-known/signature/pem HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n');
+    expect(heads[1]).toBe(
+      'GET /.well-known/signature/pem HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n',
+    );
   });
 });
 
@@ -79,14 +116,22 @@ describe('sendRequest against hostile servers', () => {
   it('a server that never answers gives TIMEOUT within the timeout', async () => {
     const base = await rawServer(() => undefined);
     const started = Date.now();
-    const exchange = await sendRequest({ method: 'GET', url: `${base}/`, headers: {} }, { timeoutMs: 150 });
+    const exchange = await sendRequest(
+      { method: 'GET', url: `${base}/`, headers: {} },
+      { timeoutMs: 150 },
+    );
     expect(exchange.error?.code).toBe('TIMEOUT');
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('a server that sends headers then stalls gives TIMEOUT with the partial response', async () => {
-    const base = await rawServer((socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc'));
-    const exchange = await sendRequest({ method: 'GET', url: `${base}/`, headers: {} }, { timeoutMs: 150 });
+    const base = await rawServer((socket) =>
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc'),
+    );
+    const exchange = await sendRequest(
+      { method: 'GET', url: `${base}/`, headers: {} },
+      { timeoutMs: 150 },
+    );
     expect(exchange.error?.code).toBe('TIMEOUT');
     expect(exchange.response?.status).toBe(200);
     expect(exchange.error?.message).toContain('body incomplete');
@@ -105,7 +150,10 @@ describe('sendRequest against hostile servers', () => {
       res.on('error', () => undefined);
       pump();
     });
-    const exchange = await sendRequest({ method: 'GET', url: `${base}/`, headers: {} }, { timeoutMs: 5_000, maxResponseBytes: 100_000 });
+    const exchange = await sendRequest(
+      { method: 'GET', url: `${base}/`, headers: {} },
+      { timeoutMs: 5_000, maxResponseBytes: 100_000 },
+    );
     expect(exchange.error?.code).toBe('RESPONSE_TOO_LARGE');
     expect(exchange.response?.body.length).toBe(100_000);
     expect(exchange.response?.truncated).toBe(true);
@@ -113,7 +161,10 @@ describe('sendRequest against hostile servers', () => {
 
   it('a reset connection gives CONNECTION_RESET', async () => {
     const base = await rawServer((socket) => socket.resetAndDestroy());
-    const exchange = await sendRequest({ method: 'GET', url: `${base}/`, headers: {} }, { timeoutMs: 2_000 });
+    const exchange = await sendRequest(
+      { method: 'GET', url: `${base}/`, headers: {} },
+      { timeoutMs: 2_000 },
+    );
     expect(exchange.error?.code).toBe('CONNECTION_RESET');
   });
 
@@ -121,13 +172,19 @@ describe('sendRequest against hostile servers', () => {
     const base = await rawServer(() => undefined);
     const port = Number(new URL(base).port);
     await new Promise<void>((r) => servers.pop()!.close(() => r()));
-    const exchange = await sendRequest({ method: 'GET', url: `http://127.0.0.1:${port}/`, headers: {} }, { timeoutMs: 2_000 });
+    const exchange = await sendRequest(
+      { method: 'GET', url: `http://127.0.0.1:${port}/`, headers: {} },
+      { timeoutMs: 2_000 },
+    );
     expect(exchange.error?.code).toBe('CONNECTION_REFUSED');
   });
 
   it('garbage instead of HTTP gives PROTOCOL_ERROR', async () => {
     const base = await rawServer((socket) => socket.end('SMTP ready\r\n\r\n'));
-    const exchange = await sendRequest({ method: 'GET', url: `${base}/`, headers: {} }, { timeoutMs: 2_000 });
+    const exchange = await sendRequest(
+      { method: 'GET', url: `${base}/`, headers: {} },
+      { timeoutMs: 2_000 },
+    );
     expect(exchange.error?.code).toBe('PROTOCOL_ERROR');
   });
 
@@ -136,10 +193,16 @@ describe('sendRequest against hostile servers', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(req.url === '/bin' ? Buffer.from([0xff, 0xfe, 0x00]) : '<html>not json</html>');
     });
-    const text = await sendRequest({ method: 'GET', url: `${base}/`, headers: {} }, { timeoutMs: 2_000 });
+    const text = await sendRequest(
+      { method: 'GET', url: `${base}/`, headers: {} },
+      { timeoutMs: 2_000 },
+    );
     expect(text.response?.bodyText).toBe('<html>not json</html>');
     expect(text.response && 'json' in text.response).toBe(false);
-    const bin = await sendRequest({ method: 'GET', url: `${base}/bin`, headers: {} }, { timeoutMs: 2_000 });
+    const bin = await sendRequest(
+      { method: 'GET', url: `${base}/bin`, headers: {} },
+      { timeoutMs: 2_000 },
+    );
     expect(bin.response?.bodyText).toBeUndefined();
     expect([...(bin.response?.body ?? [])]).toEqual([0xff, 0xfe, 0x00]);
   });
@@ -151,25 +214,46 @@ describe('sendRequest against hostile servers', () => {
       res.writeHead(302, { Location: '/elsewhere' });
       res.end();
     });
-    const exchange = await sendRequest({ method: 'POST', url: `${base}/api/payouts`, headers: {}, body: new Uint8Array([1]) }, { timeoutMs: 2_000 });
+    const exchange = await sendRequest(
+      { method: 'POST', url: `${base}/api/payouts`, headers: {}, body: new Uint8Array([1]) },
+      { timeoutMs: 2_000 },
+    );
     expect(exchange.response?.status).toBe(302);
     expect(exchange.response?.headers).toContainEqual(['Location', '/elsewhere']);
     expect(hits).toBe(1);
   });
 
   it('a header value with a newline, a bad URL or a bad scheme gives INVALID_REQUEST, never a throw', async () => {
-    const base = await rawServer((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'));
-    const injected = await sendRequest({ method: 'GET', url: `${base}/`, headers: { 'x-a': 'a\r\nx-b: b' } }, { timeoutMs: 2_000 });
+    const base = await rawServer((socket) =>
+      socket.end('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'),
+    );
+    const injected = await sendRequest(
+      { method: 'GET', url: `${base}/`, headers: { 'x-a': 'a\r\nx-b: b' } },
+      { timeoutMs: 2_000 },
+    );
     expect(injected.error?.code).toBe('INVALID_REQUEST');
-    expect((await sendRequest({ method: 'GET', url: 'not a url', headers: {} }, { timeoutMs: 100 })).error?.code).toBe('INVALID_REQUEST');
-    expect((await sendRequest({ method: 'GET', url: 'ftp://127.0.0.1/', headers: {} }, { timeoutMs: 100 })).error?.code).toBe('INVALID_REQUEST');
+    expect(
+      (await sendRequest({ method: 'GET', url: 'not a url', headers: {} }, { timeoutMs: 100 }))
+        .error?.code,
+    ).toBe('INVALID_REQUEST');
+    expect(
+      (
+        await sendRequest(
+          { method: 'GET', url: 'ftp://127.0.0.1/', headers: {} },
+          { timeoutMs: 100 },
+        )
+      ).error?.code,
+    ).toBe('INVALID_REQUEST');
   });
 
   it('an aborted signal ends the exchange at once', async () => {
     const base = await rawServer(() => undefined);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 20);
-    const exchange = await sendRequest({ method: 'GET', url: `${base}/`, headers: {} }, { timeoutMs: 5_000, signal: controller.signal });
+    const exchange = await sendRequest(
+      { method: 'GET', url: `${base}/`, headers: {} },
+      { timeoutMs: 5_000, signal: controller.signal },
+    );
     expect(exchange.error?.code).toBe('ABORTED');
   });
 });
@@ -182,8 +266,24 @@ describe('requestTarget, isLoopbackTarget', () => {
   });
 
   it('accepts 127.0.0.0/8, ::1 and localhost; refuses everything else', () => {
-    for (const t of ['http://127.0.0.1:8080', 'https://127.12.0.3/', 'http://localhost:1', 'http://[::1]:9/', 'http://api.localhost/']) expect(isLoopbackTarget(t), t).toBe(true);
-    for (const t of ['https://api.example.com', 'http://128.0.0.1', 'http://10.0.0.1', 'http://127.0.0.1.example.com', 'http://[::2]/', 'not a url', 'http://0.0.0.0/']) expect(isLoopbackTarget(t), t).toBe(false);
+    for (const t of [
+      'http://127.0.0.1:8080',
+      'https://127.12.0.3/',
+      'http://localhost:1',
+      'http://[::1]:9/',
+      'http://api.localhost/',
+    ])
+      expect(isLoopbackTarget(t), t).toBe(true);
+    for (const t of [
+      'https://api.example.com',
+      'http://128.0.0.1',
+      'http://10.0.0.1',
+      'http://127.0.0.1.example.com',
+      'http://[::2]/',
+      'not a url',
+      'http://0.0.0.0/',
+    ])
+      expect(isLoopbackTarget(t), t).toBe(false);
   });
 });
 
@@ -194,7 +294,13 @@ describe('curlFor', () => {
       {
         method: 'POST',
         url: 'http://127.0.0.1:8080/api/payouts?x=1',
-        headers: [['Host', '127.0.0.1:8080'], ['Content-Type', 'application/vnd.service.v1.0+json'], ['x-application-secret', secret], ['Content-Length', '9'], ['Connection', 'close']],
+        headers: [
+          ['Host', '127.0.0.1:8080'],
+          ['Content-Type', 'application/vnd.service.v1.0+json'],
+          ['x-application-secret', secret],
+          ['Content-Length', '9'],
+          ['Connection', 'close'],
+        ],
         body: new TextEncoder().encode(`{"a":"'"}`),
       },
       createRedactor({ applicationSecret: secret }),
@@ -209,7 +315,12 @@ describe('curlFor', () => {
   });
 
   it('pipes a binary body through printf', () => {
-    const cmd = curlFor({ method: 'PUT', url: 'http://127.0.0.1:1/', headers: [], body: new Uint8Array([0xff, 0x00]) });
+    const cmd = curlFor({
+      method: 'PUT',
+      url: 'http://127.0.0.1:1/',
+      headers: [],
+      body: new Uint8Array([0xff, 0x00]),
+    });
     expect(cmd.startsWith(`printf '%b' '\\0377\\0000' | curl`)).toBe(true);
     expect(cmd).toContain('--data-binary @-');
   });

@@ -44,15 +44,22 @@ function keyError(fn: () => unknown): KeyFormatError {
 function otherKeyPems() {
   const pem = (type: 'rsa' | 'ec' | 'x25519' | 'ed448') => {
     const { privateKey, publicKey } =
-      type === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: 1024 })
-      : type === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
-      : type === 'x25519' ? generateKeyPairSync('x25519')
-      : generateKeyPairSync('ed448');
+      type === 'rsa'
+        ? generateKeyPairSync('rsa', { modulusLength: 1024 })
+        : type === 'ec'
+          ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+          : type === 'x25519'
+            ? generateKeyPairSync('x25519')
+            : generateKeyPairSync('ed448');
     return {
       privatePem: privateKey.export({ format: 'pem', type: 'pkcs8' }) as string,
       publicPem: publicKey.export({ format: 'pem', type: 'spki' }) as string,
-      pkcs1: type === 'rsa' ? (privateKey.export({ format: 'pem', type: 'pkcs1' }) as string) : undefined,
-      sec1: type === 'ec' ? (privateKey.export({ format: 'pem', type: 'sec1' }) as string) : undefined,
+      pkcs1:
+        type === 'rsa'
+          ? (privateKey.export({ format: 'pem', type: 'pkcs1' }) as string)
+          : undefined,
+      sec1:
+        type === 'ec' ? (privateKey.export({ format: 'pem', type: 'sec1' }) as string) : undefined,
     };
   };
   return { rsa: pem('rsa'), ec: pem('ec'), x25519: pem('x25519'), ed448: pem('ed448') };
@@ -107,17 +114,20 @@ describe('decodeStrictBase64 (RFC 4648 §4, strict)', () => {
       { numRuns: 300 },
     );
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(...'AQgw+/=_- \nab'.split('')), maxLength: 16 }), (text) => {
-        let decoded: Uint8Array;
-        try {
-          decoded = decodeStrictBase64(text, 'x');
-        } catch (e) {
-          expect(e).toBeInstanceOf(KeyFormatError);
-          return;
-        }
-        // Accepted text is canonical: it re-encodes to itself.
-        expect(encodeBase64(decoded)).toBe(text);
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom(...'AQgw+/=_- \nab'.split('')), maxLength: 16 }),
+        (text) => {
+          let decoded: Uint8Array;
+          try {
+            decoded = decodeStrictBase64(text, 'x');
+          } catch (e) {
+            expect(e).toBeInstanceOf(KeyFormatError);
+            return;
+          }
+          // Accepted text is canonical: it re-encodes to itself.
+          expect(encodeBase64(decoded)).toBe(text);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -163,13 +173,29 @@ describe('parseEd25519PrivateKey: rejected forms', () => {
   it.each<[string, string | Uint8Array, string]>([
     ['empty', '', 'KEY_FORMAT_INVALID'],
     ['whitespace only', ' \n\t', 'KEY_FORMAT_INVALID'],
-    ['base64url seed (JWK "d")', 'n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU', 'KEY_FORMAT_INVALID'],
+    [
+      'base64url seed (JWK "d")',
+      'n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU',
+      'KEY_FORMAT_INVALID',
+    ],
     ['seed without padding', RFC_SEED_B64.replace(/=+$/, ''), 'KEY_FORMAT_INVALID'],
-    ['seed with an inner space', `${RFC_SEED_B64.slice(0, 10)} ${RFC_SEED_B64.slice(10)}`, 'KEY_FORMAT_INVALID'],
+    [
+      'seed with an inner space',
+      `${RFC_SEED_B64.slice(0, 10)} ${RFC_SEED_B64.slice(10)}`,
+      'KEY_FORMAT_INVALID',
+    ],
     ['seed with extra padding', `${RFC_SEED_B64}=`, 'KEY_FORMAT_INVALID'],
     ['31-byte seed', seed.subarray(0, 31).toString('base64'), 'KEY_FORMAT_INVALID'],
-    ['33-byte seed', Buffer.concat([seed, Buffer.from([1])]).toString('base64'), 'KEY_FORMAT_INVALID'],
-    ['64-byte libsodium secret key', Buffer.concat([seed, Buffer.from(RFC_PUBLIC_HEX, 'hex')]).toString('base64'), 'KEY_FORMAT_INVALID'],
+    [
+      '33-byte seed',
+      Buffer.concat([seed, Buffer.from([1])]).toString('base64'),
+      'KEY_FORMAT_INVALID',
+    ],
+    [
+      '64-byte libsodium secret key',
+      Buffer.concat([seed, Buffer.from(RFC_PUBLIC_HEX, 'hex')]).toString('base64'),
+      'KEY_FORMAT_INVALID',
+    ],
     ['hex seed', RFC_SEED_HEX, 'KEY_FORMAT_INVALID'],
     ['RSA PKCS#8 PEM', others.rsa.privatePem, 'KEY_TYPE_UNSUPPORTED'],
     ['RSA PKCS#1 PEM', others.rsa.pkcs1 as string, 'KEY_TYPE_UNSUPPORTED'],
@@ -178,14 +204,46 @@ describe('parseEd25519PrivateKey: rejected forms', () => {
     ['X25519 PKCS#8 PEM (same size as Ed25519)', others.x25519.privatePem, 'KEY_TYPE_UNSUPPORTED'],
     ['Ed448 PKCS#8 PEM', others.ed448.privatePem, 'KEY_TYPE_UNSUPPORTED'],
     ['a public key PEM', loadTestKeys().rfc9421Ed25519.publicPem, 'KEY_FORMAT_INVALID'],
-    ['garbage PEM body', '-----BEGIN PRIVATE KEY-----\nnot base64 at all!\n-----END PRIVATE KEY-----', 'KEY_FORMAT_INVALID'],
-    ['valid base64, not DER', '-----BEGIN PRIVATE KEY-----\naGVsbG8gd29ybGQ=\n-----END PRIVATE KEY-----', 'KEY_FORMAT_INVALID'],
-    ['PEM without END line', `-----BEGIN PRIVATE KEY-----\n${RFC_PRIVATE_PEM_BODY}\n`, 'KEY_FORMAT_INVALID'],
-    ['PEM with mismatched END label', `-----BEGIN PRIVATE KEY-----\n${RFC_PRIVATE_PEM_BODY}\n-----END PUBLIC KEY-----`, 'KEY_FORMAT_INVALID'],
-    ['PEM with an empty body', '-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----', 'KEY_FORMAT_INVALID'],
-    ['encrypted PKCS#8 PEM', '-----BEGIN ENCRYPTED PRIVATE KEY-----\naGVsbG8=\n-----END ENCRYPTED PRIVATE KEY-----', 'KEY_FORMAT_INVALID'],
-    ['PKCS#8 DER with a trailing byte', new Uint8Array([...Buffer.from(RFC_PRIVATE_PEM_BODY, 'base64'), 0]), 'KEY_FORMAT_INVALID'],
-    ['truncated PKCS#8 DER', new Uint8Array(Buffer.from(RFC_PRIVATE_PEM_BODY, 'base64').subarray(0, 40)), 'KEY_FORMAT_INVALID'],
+    [
+      'garbage PEM body',
+      '-----BEGIN PRIVATE KEY-----\nnot base64 at all!\n-----END PRIVATE KEY-----',
+      'KEY_FORMAT_INVALID',
+    ],
+    [
+      'valid base64, not DER',
+      '-----BEGIN PRIVATE KEY-----\naGVsbG8gd29ybGQ=\n-----END PRIVATE KEY-----',
+      'KEY_FORMAT_INVALID',
+    ],
+    [
+      'PEM without END line',
+      `-----BEGIN PRIVATE KEY-----\n${RFC_PRIVATE_PEM_BODY}\n`,
+      'KEY_FORMAT_INVALID',
+    ],
+    [
+      'PEM with mismatched END label',
+      `-----BEGIN PRIVATE KEY-----\n${RFC_PRIVATE_PEM_BODY}\n-----END PUBLIC KEY-----`,
+      'KEY_FORMAT_INVALID',
+    ],
+    [
+      'PEM with an empty body',
+      '-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----',
+      'KEY_FORMAT_INVALID',
+    ],
+    [
+      'encrypted PKCS#8 PEM',
+      '-----BEGIN ENCRYPTED PRIVATE KEY-----\naGVsbG8=\n-----END ENCRYPTED PRIVATE KEY-----',
+      'KEY_FORMAT_INVALID',
+    ],
+    [
+      'PKCS#8 DER with a trailing byte',
+      new Uint8Array([...Buffer.from(RFC_PRIVATE_PEM_BODY, 'base64'), 0]),
+      'KEY_FORMAT_INVALID',
+    ],
+    [
+      'truncated PKCS#8 DER',
+      new Uint8Array(Buffer.from(RFC_PRIVATE_PEM_BODY, 'base64').subarray(0, 40)),
+      'KEY_FORMAT_INVALID',
+    ],
     ['empty bytes', new Uint8Array(0), 'KEY_FORMAT_INVALID'],
   ])('%s → %s', (_name, input, code) => {
     const err = keyError(() => parseEd25519PrivateKey(input));
@@ -197,8 +255,12 @@ describe('parseEd25519PrivateKey: rejected forms', () => {
   });
 
   it('says what was found for a wrong key type', () => {
-    expect(keyError(() => parseEd25519PrivateKey(others.x25519.privatePem)).message).toMatch(/expected an Ed25519.*found an X25519/);
-    expect(keyError(() => parseEd25519PrivateKey(others.rsa.privatePem)).message).toMatch(/found an RSA key/);
+    expect(keyError(() => parseEd25519PrivateKey(others.x25519.privatePem)).message).toMatch(
+      /expected an Ed25519.*found an X25519/,
+    );
+    expect(keyError(() => parseEd25519PrivateKey(others.rsa.privatePem)).message).toMatch(
+      /found an RSA key/,
+    );
   });
 
   it('throws TypeError for an argument of the wrong type (caller misuse)', () => {
@@ -207,14 +269,17 @@ describe('parseEd25519PrivateKey: rejected forms', () => {
 
   it('never throws anything but KeyFormatError on arbitrary text or bytes', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 120 }), fc.uint8Array({ maxLength: 120 })), (input) => {
-        try {
-          parseEd25519PrivateKey(input);
-          parseEd25519PublicKey(input);
-        } catch (e) {
-          expect(e).toBeInstanceOf(KeyFormatError);
-        }
-      }),
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 120 }), fc.uint8Array({ maxLength: 120 })),
+        (input) => {
+          try {
+            parseEd25519PrivateKey(input);
+            parseEd25519PublicKey(input);
+          } catch (e) {
+            expect(e).toBeInstanceOf(KeyFormatError);
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -228,8 +293,14 @@ describe('parseEd25519PublicKey', () => {
     ['SPKI PEM', pem],
     ['raw base64 (32 bytes)', RFC_PUBLIC_B64],
     ['trimmed PEM body on one line', RFC_PUBLIC_PEM_BODY],
-    ['trimmed PEM body with line breaks', `${RFC_PUBLIC_PEM_BODY.slice(0, 30)}\n${RFC_PUBLIC_PEM_BODY.slice(30)}\n`],
-    ['trimmed PEM body with CRLF line breaks', `${RFC_PUBLIC_PEM_BODY.slice(0, 30)}\r\n${RFC_PUBLIC_PEM_BODY.slice(30)}`],
+    [
+      'trimmed PEM body with line breaks',
+      `${RFC_PUBLIC_PEM_BODY.slice(0, 30)}\n${RFC_PUBLIC_PEM_BODY.slice(30)}\n`,
+    ],
+    [
+      'trimmed PEM body with CRLF line breaks',
+      `${RFC_PUBLIC_PEM_BODY.slice(0, 30)}\r\n${RFC_PUBLIC_PEM_BODY.slice(30)}`,
+    ],
     ['SPKI DER bytes', new Uint8Array(spkiDer)],
     ['raw 32 bytes', new Uint8Array(Buffer.from(RFC_PUBLIC_HEX, 'hex'))],
   ])('%s gives 26b40b8f…', (_name, input) => {
@@ -240,16 +311,36 @@ describe('parseEd25519PublicKey', () => {
 
   it.each<[string, string | Uint8Array, string]>([
     ['empty', '', 'KEY_FORMAT_INVALID'],
-    ['base64url raw key (JWK "x")', 'JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs', 'KEY_FORMAT_INVALID'],
+    [
+      'base64url raw key (JWK "x")',
+      'JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs',
+      'KEY_FORMAT_INVALID',
+    ],
     ['raw key without padding', RFC_PUBLIC_B64.replace(/=+$/, ''), 'KEY_FORMAT_INVALID'],
-    ['raw key with an inner space', `${RFC_PUBLIC_B64.slice(0, 8)} ${RFC_PUBLIC_B64.slice(8)}`, 'KEY_FORMAT_INVALID'],
-    ['31 bytes', Buffer.from(RFC_PUBLIC_HEX, 'hex').subarray(0, 31).toString('base64'), 'KEY_FORMAT_INVALID'],
+    [
+      'raw key with an inner space',
+      `${RFC_PUBLIC_B64.slice(0, 8)} ${RFC_PUBLIC_B64.slice(8)}`,
+      'KEY_FORMAT_INVALID',
+    ],
+    [
+      '31 bytes',
+      Buffer.from(RFC_PUBLIC_HEX, 'hex').subarray(0, 31).toString('base64'),
+      'KEY_FORMAT_INVALID',
+    ],
     ['RSA SPKI PEM', others.rsa.publicPem, 'KEY_TYPE_UNSUPPORTED'],
     ['X25519 SPKI PEM', others.x25519.publicPem, 'KEY_TYPE_UNSUPPORTED'],
     ['EC SPKI PEM', others.ec.publicPem, 'KEY_TYPE_UNSUPPORTED'],
-    ['trimmed body of an RSA key', others.rsa.publicPem.replace(/-----[A-Z ]+-----/g, '').trim(), 'KEY_TYPE_UNSUPPORTED'],
+    [
+      'trimmed body of an RSA key',
+      others.rsa.publicPem.replace(/-----[A-Z ]+-----/g, '').trim(),
+      'KEY_TYPE_UNSUPPORTED',
+    ],
     ['a private key PEM', loadTestKeys().rfc9421Ed25519.privatePem, 'KEY_FORMAT_INVALID'],
-    ['garbage PEM', '-----BEGIN PUBLIC KEY-----\n%%%%\n-----END PUBLIC KEY-----\n', 'KEY_FORMAT_INVALID'],
+    [
+      'garbage PEM',
+      '-----BEGIN PUBLIC KEY-----\n%%%%\n-----END PUBLIC KEY-----\n',
+      'KEY_FORMAT_INVALID',
+    ],
     ['SPKI DER with a trailing byte', new Uint8Array([...spkiDer, 0]), 'KEY_FORMAT_INVALID'],
   ])('rejects %s → %s', (_name, input, code) => {
     expect(keyError(() => parseEd25519PublicKey(input)).code).toBe(code);
@@ -281,14 +372,18 @@ describe('export and generation', () => {
       expect(hex(back.publicKey.raw)).toBe(hex(a.publicKey.raw));
     }
     expect(hex(parseEd25519PublicKey(exportEd25519PublicKeyPem(a)).raw)).toBe(hex(a.publicKey.raw));
-    expect(hex(parseEd25519PublicKey(exportEd25519PublicKeyBase64(a)).raw)).toBe(hex(a.publicKey.raw));
+    expect(hex(parseEd25519PublicKey(exportEd25519PublicKeyBase64(a)).raw)).toBe(
+      hex(a.publicKey.raw),
+    );
   });
 
   it('ed25519PrivateKeyFromSeed rejects a seed of the wrong length', () => {
-    expect(keyError(() => ed25519PrivateKeyFromSeed(new Uint8Array(31))).code).toBe('KEY_FORMAT_INVALID');
+    expect(keyError(() => ed25519PrivateKeyFromSeed(new Uint8Array(31))).code).toBe(
+      'KEY_FORMAT_INVALID',
+    );
   });
 
-  it('copies its input: later changes to the caller\'s bytes do not change the key', () => {
+  it("copies its input: later changes to the caller's bytes do not change the key", () => {
     const seed = new Uint8Array(Buffer.from(RFC_SEED_HEX, 'hex'));
     const k = ed25519PrivateKeyFromSeed(seed);
     seed.fill(0);

@@ -37,12 +37,34 @@ describe('parseDecimal', () => {
   });
 
   it.each([
-    '1e5', '+1', ' 1', '1 ', '1,000.00', '.5', '5.', '', '-', '0x10', 'NaN', 'Infinity', '١٢', '1_000',
+    '1e5',
+    '+1',
+    ' 1',
+    '1 ',
+    '1,000.00',
+    '.5',
+    '5.',
+    '',
+    '-',
+    '0x10',
+    'NaN',
+    'Infinity',
+    '١٢',
+    '1_000',
   ])('string %j is refused with DECIMAL_INVALID', (input) => {
     expect(parseDecimal(input)).toMatchObject({ ok: false, code: 'DECIMAL_INVALID' });
   });
 
-  it.each([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, null, undefined, true, {}, [1]])('%s is refused', (input) => {
+  it.each([
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+    null,
+    undefined,
+    true,
+    {},
+    [1],
+  ])('%s is refused', (input) => {
     expect(parseDecimal(input)).toMatchObject({ ok: false, code: 'DECIMAL_INVALID' });
   });
 
@@ -51,14 +73,26 @@ describe('parseDecimal', () => {
   });
 
   it('negative amounts only with allowNegative; maxScale limits fractional digits', () => {
-    expect(parseDecimal('-1.5')).toMatchObject({ ok: false, message: expect.stringContaining('negative') });
-    expect(parseDecimal('-1.5', { allowNegative: true })).toEqual({ ok: true, value: { units: -15n, scale: 1 } });
-    expect(parseDecimal('1.005', { maxScale: 2 })).toMatchObject({ ok: false, message: expect.stringContaining('2 fractional digits') });
+    expect(parseDecimal('-1.5')).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('negative'),
+    });
+    expect(parseDecimal('-1.5', { allowNegative: true })).toEqual({
+      ok: true,
+      value: { units: -15n, scale: 1 },
+    });
+    expect(parseDecimal('1.005', { maxScale: 2 })).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('2 fractional digits'),
+    });
     expect(parseDecimal('1.00', { maxScale: 2 }).ok).toBe(true);
   });
 
   it('hostile length is refused quickly', () => {
-    expect(parseDecimal('9'.repeat(1_000_000))).toMatchObject({ ok: false, code: 'DECIMAL_INVALID' });
+    expect(parseDecimal('9'.repeat(1_000_000))).toMatchObject({
+      ok: false,
+      code: 'DECIMAL_INVALID',
+    });
     expect(parseDecimal(`0.${'1'.repeat(38)}`)).toMatchObject({ ok: false });
     expect(parseDecimal(`0.${'1'.repeat(37)}`)).toMatchObject({ ok: true });
   });
@@ -109,15 +143,22 @@ describe('arithmetic without binary floating point', () => {
     fc.assert(
       fc.property(cents, fc.integer({ min: 0, max: 6 }), (units, scale) => {
         const value: Decimal = { units, scale };
-        expect(parseDecimal(formatDecimal(value), { allowNegative: true })).toEqual({ ok: true, value });
+        expect(parseDecimal(formatDecimal(value), { allowNegative: true })).toEqual({
+          ok: true,
+          value,
+        });
       }),
     );
     fc.assert(
-      fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n - 1n }), fc.integer({ min: 0, max: 8 }), (units, scale) => {
-        const text = formatDecimal({ units, scale });
-        const fromNumber = toDecimal(Number(text));
-        expect(decimalsEqual(fromNumber, { units, scale })).toBe(true);
-      }),
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 15n - 1n }),
+        fc.integer({ min: 0, max: 8 }),
+        (units, scale) => {
+          const text = formatDecimal({ units, scale });
+          const fromNumber = toDecimal(Number(text));
+          expect(decimalsEqual(fromNumber, { units, scale })).toBe(true);
+        },
+      ),
     );
   });
 });
@@ -138,6 +179,8 @@ describe('formatting for responses', () => {
     expect(normalizeDecimal({ units: 10500n, scale: 3 })).toEqual({ units: 105n, scale: 1 });
     expect(normalizeDecimal({ units: 300n, scale: 2 })).toEqual({ units: 3n, scale: 0 });
     expect(decimalToNumber(d('10.50'))).toBe(10.5);
-    expect(JSON.stringify({ amount: decimalToNumber(addDecimals(d(0.1), d(0.2))) })).toBe('{"amount":0.3}');
+    expect(JSON.stringify({ amount: decimalToNumber(addDecimals(d(0.1), d(0.2))) })).toBe(
+      '{"amount":0.3}',
+    );
   });
 });

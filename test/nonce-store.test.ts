@@ -36,7 +36,9 @@ describe('MemoryNonceStore', () => {
   it('a hard cap refuses new nonces when full of unexpired ones (fail closed), and recovers after expiry', () => {
     const store = new MemoryNonceStore({ maxEntries: 3 });
     for (const n of ['a', 'b', 'c']) expect(store.checkAndRecord(n, 0, 300)).toBe(true);
-    expect(() => store.checkAndRecord('d', 1, 301)).toThrow(expect.objectContaining({ code: 'NONCE_STORE_FULL' }));
+    expect(() => store.checkAndRecord('d', 1, 301)).toThrow(
+      expect.objectContaining({ code: 'NONCE_STORE_FULL' }),
+    );
     expect(store.checkAndRecord('a', 1, 301)).toBe(false);
     expect(store.checkAndRecord('d', 301, 601)).toBe(true);
     expect(() => new MemoryNonceStore({ maxEntries: 0 })).toThrow(TypeError);
@@ -51,7 +53,9 @@ describe('MemoryNonceStore', () => {
     expect(store.checkAndRecord('a3', 0, 600, aOtherKey)).toBe(true);
     expect(store.heldBy('app-a')).toBe(3);
     // The share is per application, whatever the key.
-    expect(() => store.checkAndRecord('a4', 1, 301, aOtherKey)).toThrow(expect.objectContaining({ code: 'NONCE_SHARE_FULL' }));
+    expect(() => store.checkAndRecord('a4', 1, 301, aOtherKey)).toThrow(
+      expect.objectContaining({ code: 'NONCE_SHARE_FULL' }),
+    );
     expect(() => store.checkAndRecord('a4', 1, 301, a)).toThrow(/app-a.*share/);
     // A replay is still a replay (false), not a share error; nonces stay global across applications.
     expect(store.checkAndRecord('a1', 1, 301, a)).toBe(false);
@@ -62,7 +66,9 @@ describe('MemoryNonceStore', () => {
     expect(store.checkAndRecord('a4', 301, 601, a)).toBe(true);
     expect(store.heldBy('app-a')).toBe(2);
     expect(store.checkAndRecord('a5', 301, 601, a)).toBe(true);
-    expect(() => store.checkAndRecord('a6', 301, 601, a)).toThrow(expect.objectContaining({ code: 'NONCE_SHARE_FULL' }));
+    expect(() => store.checkAndRecord('a6', 301, 601, a)).toThrow(
+      expect.objectContaining({ code: 'NONCE_SHARE_FULL' }),
+    );
     expect(store.heldBy('app-b')).toBe(1);
     expect(store.checkAndRecord('x', 700, 1000)).toBe(true);
     expect(store.heldBy('app-a')).toBe(0);
@@ -84,7 +90,10 @@ describe('MemoryNonceStore', () => {
     }
     expect(accepted).toBe(100);
     expect(refused).toBe(1900);
-    for (let i = 0; i < 100; i++) expect(store.checkAndRecord(`o${i}`, 0, 300, { applicationId: 'other', keyId: 'k' })).toBe(true);
+    for (let i = 0; i < 100; i++)
+      expect(store.checkAndRecord(`o${i}`, 0, 300, { applicationId: 'other', keyId: 'k' })).toBe(
+        true,
+      );
   });
 
   it('exactly one of many concurrent checkAndRecord calls with one nonce wins (through an async wrapper)', async () => {
@@ -96,7 +105,9 @@ describe('MemoryNonceStore', () => {
         return store.checkAndRecord(n, now, exp);
       },
     };
-    const results = await Promise.all(Array.from({ length: 50 }, () => asyncStore.checkAndRecord('same', 10, 310)));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => asyncStore.checkAndRecord('same', 10, 310)),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 
@@ -120,7 +131,9 @@ describe('MemoryNonceStore', () => {
             expect(store.has(nonce, now)).toBe(live);
             continue;
           }
-          expect(store.checkAndRecord(nonce, now, now + ttl, { applicationId: app, keyId: 'k' })).toBe(!live);
+          expect(
+            store.checkAndRecord(nonce, now, now + ttl, { applicationId: app, keyId: 'k' }),
+          ).toBe(!live);
           if (!live) model.set(nonce, now + ttl);
           const unexpired = [...model.values()].filter((expiresAt) => expiresAt >= now).length;
           // Everything expired before `now` was evicted; only the nonce just recorded may already be expired.
@@ -139,7 +152,11 @@ describe('MemoryNonceStore memory per nonce (bench/nonce-memory.ts)', () => {
   it('a remembered nonce costs well under the old 336 B (the header it was parsed from is not kept alive)', () => {
     // A heap measurement, not a timing: 50,000 UUID nonces, each parsed out of its own Signature-Input header.
     const root = fileURLToPath(new URL('..', import.meta.url));
-    const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/nonce-memory.ts', '--count', '50000'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', 'bench/nonce-memory.ts', '--count', '50000'],
+      { cwd: root, encoding: 'utf8', timeout: 60_000 },
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const bytes = Number(/: ([\d.]+) B per remembered nonce/.exec(r.stdout)?.[1]);

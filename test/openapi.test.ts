@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { payloadKinds } from '../src/schemas/index.js';
 
 const schemasDir = fileURLToPath(new URL('../schemas/', import.meta.url));
-const read = (file: string): Record<string, unknown> => JSON.parse(readFileSync(`${schemasDir}${file}`, 'utf8')) as Record<string, unknown>;
+const read = (file: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(`${schemasDir}${file}`, 'utf8')) as Record<string, unknown>;
 const openapi = read('openapi.json');
 
 /** Every $ref string in a JSON value. */
@@ -40,7 +41,10 @@ function reachableFiles(): Set<string> {
 
 /** The payload schema files: common definitions, and a permissive and a strict schema per payload kind. */
 function payloadSchemaFiles(): string[] {
-  const files = ['common.schema.json', ...payloadKinds.flatMap((k) => [`${k}.schema.json`, `${k}.strict.schema.json`])];
+  const files = [
+    'common.schema.json',
+    ...payloadKinds.flatMap((k) => [`${k}.schema.json`, `${k}.strict.schema.json`]),
+  ];
   const present = new Set(readdirSync(schemasDir));
   for (const file of files) expect(present.has(file), file).toBe(true);
   return files;
@@ -49,7 +53,8 @@ function payloadSchemaFiles(): string[] {
 describe('schemas/openapi.json', () => {
   it('validates as OpenAPI 3.1 with every referenced schema file added', async () => {
     const validator = new Validator();
-    for (const file of reachableFiles()) await validator.addSpecRef(structuredClone(read(file)), file);
+    for (const file of reachableFiles())
+      await validator.addSpecRef(structuredClone(read(file)), file);
     const result = await validator.validate(structuredClone(openapi));
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
@@ -81,22 +86,57 @@ describe('schemas/openapi.json', () => {
     const text = JSON.stringify(openapi);
     const create = paths['/api/payouts']!['post']!;
     expect(JSON.stringify(create['parameters'])).toContain('SignatureInput');
-    expect(Object.keys((create['requestBody'] as { content: object }).content)).toEqual(['application/vnd.service.v1.0+json']);
-    const refund = paths['/api/merchants/{merchantId}/applications/{applicationId}/refunds']!['post']!;
-    expect(Object.keys((refund['requestBody'] as { content: object }).content)).toEqual(['application/vnd.service.v0.7+json']);
-    expect(Object.keys(refund['responses'] as object)).toEqual(expect.arrayContaining(['2XX', '422', '4XX', '5XX']));
+    expect(Object.keys((create['requestBody'] as { content: object }).content)).toEqual([
+      'application/vnd.service.v1.0+json',
+    ]);
+    const refund =
+      paths['/api/merchants/{merchantId}/applications/{applicationId}/refunds']!['post']!;
+    expect(Object.keys((refund['requestBody'] as { content: object }).content)).toEqual([
+      'application/vnd.service.v0.7+json',
+    ]);
+    expect(Object.keys(refund['responses'] as object)).toEqual(
+      expect.arrayContaining(['2XX', '422', '4XX', '5XX']),
+    );
     const pem = paths['/.well-known/signature/pem']!['get']!;
-    expect(Object.keys((pem['responses'] as Record<string, { content: object }>)['2XX']!.content)).toEqual(['text/plain']);
-    for (const header of ['x-application-id', 'x-application-secret', 'x-app-name', 'Content-Digest', 'Signature-Input', 'Signature', 'Authorization']) {
+    expect(
+      Object.keys((pem['responses'] as Record<string, { content: object }>)['2XX']!.content),
+    ).toEqual(['text/plain']);
+    for (const header of [
+      'x-application-id',
+      'x-application-secret',
+      'x-app-name',
+      'Content-Digest',
+      'Signature-Input',
+      'Signature',
+      'Authorization',
+    ]) {
       expect(text).toContain(`"name": "${header}"`.replace(': ', ':'));
     }
   });
 
   it('describes the three webhooks as PUT with application/json bodies and the Authorization signature', () => {
-    const webhooks = openapi['webhooks'] as Record<string, { put: { requestBody: { content: Record<string, { schema: { $ref: string } }> }; security: unknown } }>;
-    expect(Object.keys(webhooks).sort()).toEqual(['paymentWebhook', 'payoutWebhook', 'refundWebhook']);
-    for (const [name, file] of [['paymentWebhook', 'payment-webhook'], ['payoutWebhook', 'payout-webhook'], ['refundWebhook', 'refund-webhook']] as const) {
-      expect(webhooks[name]!.put.requestBody.content['application/json']!.schema.$ref).toBe(`${file}.schema.json`);
+    const webhooks = openapi['webhooks'] as Record<
+      string,
+      {
+        put: {
+          requestBody: { content: Record<string, { schema: { $ref: string } }> };
+          security: unknown;
+        };
+      }
+    >;
+    expect(Object.keys(webhooks).sort()).toEqual([
+      'paymentWebhook',
+      'payoutWebhook',
+      'refundWebhook',
+    ]);
+    for (const [name, file] of [
+      ['paymentWebhook', 'payment-webhook'],
+      ['payoutWebhook', 'payout-webhook'],
+      ['refundWebhook', 'refund-webhook'],
+    ] as const) {
+      expect(webhooks[name]!.put.requestBody.content['application/json']!.schema.$ref).toBe(
+        `${file}.schema.json`,
+      );
       expect(webhooks[name]!.put.security).toEqual([{ webhookSignature: [] }]);
     }
   });

@@ -3,13 +3,24 @@
 // TypeScript (NodeNext, strict), by its JSON subpaths and through its `payconform` command. publint and
 // @arethetypeswrong/cli lint the same tarball. Needs the npm registry for the tarball's dependencies (CI reaches it).
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './fixtures/cli.js';
 
-const repoPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+const repoPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+};
 const work = mkdtempSync(join(tmpdir(), 'payconform-pack-'));
 const consumer = join(work, 'consumer');
 const installed = join(consumer, 'node_modules', 'payconform');
@@ -20,18 +31,41 @@ let packedFiles: string[] = [];
 function npmEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (name.startsWith('npm_package_') || name.startsWith('npm_lifecycle_') || name === 'INIT_CWD') continue;
+    if (name.startsWith('npm_package_') || name.startsWith('npm_lifecycle_') || name === 'INIT_CWD')
+      continue;
     env[name] = value;
   }
-  return { ...env, NO_COLOR: '1', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  return {
+    ...env,
+    NO_COLOR: '1',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
 }
 
-function run(command: string, args: readonly string[], cwd: string, timeoutMs: number, input = ''): SpawnSyncReturns<string> {
-  return spawnSync(command, [...args], { cwd, env: npmEnv(), input, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  timeoutMs: number,
+  input = '',
+): SpawnSyncReturns<string> {
+  return spawnSync(command, [...args], {
+    cwd,
+    env: npmEnv(),
+    input,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    maxBuffer: 64 * 1024 * 1024,
+  });
 }
 
 function ok(r: SpawnSyncReturns<string>, what: string): string {
-  if (r.error || r.status !== 0) throw new Error(`${what} failed (status ${r.status}, ${r.error?.message ?? 'no spawn error'}):\n${r.stdout}\n${r.stderr}`);
+  if (r.error || r.status !== 0)
+    throw new Error(
+      `${what} failed (status ${r.status}, ${r.error?.message ?? 'no spawn error'}):\n${r.stdout}\n${r.stderr}`,
+    );
   return r.stdout;
 }
 
@@ -45,13 +79,30 @@ function readmeLibraryExample(): string {
 }
 
 beforeAll(() => {
-  const packed = ok(run('npm', ['pack', '--json', '--pack-destination', work], REPO_ROOT, 240_000), 'npm pack');
-  const info = JSON.parse(packed.slice(packed.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const packed = ok(
+    run('npm', ['pack', '--json', '--pack-destination', work], REPO_ROOT, 240_000),
+    'npm pack',
+  );
+  const info = JSON.parse(packed.slice(packed.indexOf('['))) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   tarball = join(work, info[0]!.filename);
   packedFiles = info[0]!.files.map((f) => f.path);
   mkdirSync(consumer);
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'payconform-consumer', private: true, type: 'module' }));
-  ok(run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], consumer, 240_000), 'npm install of the tarball');
+  writeFileSync(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'payconform-consumer', private: true, type: 'module' }),
+  );
+  ok(
+    run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball],
+      consumer,
+      240_000,
+    ),
+    'npm install of the tarball',
+  );
 }, 600_000);
 
 afterAll(() => {
@@ -60,23 +111,44 @@ afterAll(() => {
 
 describe('the packed tarball', () => {
   it('holds the compiled code, types, JSON and sources, and no tests, benchmarks or tool configs', () => {
-    for (const file of ['package.json', 'README.md', 'bin/payconform.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/index.js.map',
-      'dist/src/index.d.ts.map', 'dist/cli/main.js', 'dist/conformance/requirements.json', 'dist/schemas/openapi.json', 'dist/vectors/index.json', 'src/index.ts']) {
+    for (const file of [
+      'package.json',
+      'README.md',
+      'bin/payconform.js',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/index.js.map',
+      'dist/src/index.d.ts.map',
+      'dist/cli/main.js',
+      'dist/conformance/requirements.json',
+      'dist/schemas/openapi.json',
+      'dist/vectors/index.json',
+      'src/index.ts',
+    ]) {
       expect(packedFiles, file).toContain(file);
     }
-    const unwanted = packedFiles.filter((f) => /^(test|bench|scripts|node_modules|reports|tmp|dist\/vectors\/adapters)\/|^vitest\.config|^tsconfig|\.test\.ts$|\.tgz$/.test(f));
+    const unwanted = packedFiles.filter((f) =>
+      /^(test|bench|scripts|node_modules|reports|tmp|dist\/vectors\/adapters)\/|^vitest\.config|^tsconfig|\.test\.ts$|\.tgz$/.test(
+        f,
+      ),
+    );
     expect(unwanted).toEqual([]);
   });
 
   it('installs without a transpiler: tsx is not among its dependencies', () => {
-    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+    };
     expect(Object.keys(manifest.dependencies ?? {})).not.toContain('tsx');
   });
 
   it('publint reports nothing', async () => {
     const { publint } = await import('publint');
     const bytes = readFileSync(tarball);
-    const { messages } = await publint({ pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) }, strict: true });
+    const { messages } = await publint({
+      pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) },
+      strict: true,
+    });
     expect(messages).toEqual([]);
   });
 
@@ -86,45 +158,89 @@ describe('the packed tarball', () => {
     const fd = openSync(out, 'w');
     try {
       // attw exits 1 when it reports any problem; its JSON goes to a file (it exits before a pipe is drained).
-      const r = spawnSync(process.execPath, [attw, tarball, '--format', 'json'], { cwd: work, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', timeout: 120_000 });
+      const r = spawnSync(process.execPath, [attw, tarball, '--format', 'json'], {
+        cwd: work,
+        stdio: ['ignore', fd, 'pipe'],
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       expect(r.error).toBeUndefined();
     } finally {
       closeSync(fd);
     }
-    const { analysis } = JSON.parse(readFileSync(out, 'utf8')) as { analysis: { problems: Array<{ kind: string; resolutionKind?: string; resolutionOption?: string }> } };
-    const elsewhere = analysis.problems.filter((p) => !['node10', 'node16-cjs'].includes(p.resolutionKind ?? p.resolutionOption ?? ''));
+    const { analysis } = JSON.parse(readFileSync(out, 'utf8')) as {
+      analysis: {
+        problems: Array<{ kind: string; resolutionKind?: string; resolutionOption?: string }>;
+      };
+    };
+    const elsewhere = analysis.problems.filter(
+      (p) => !['node10', 'node16-cjs'].includes(p.resolutionKind ?? p.resolutionOption ?? ''),
+    );
     expect(elsewhere).toEqual([]);
-    expect([...new Set(analysis.problems.map((p) => p.kind))].sort()).toEqual(['CJSResolvesToESM', 'InternalResolutionError', 'NoResolution']);
+    expect([...new Set(analysis.problems.map((p) => p.kind))].sort()).toEqual([
+      'CJSResolvesToESM',
+      'InternalResolutionError',
+      'NoResolution',
+    ]);
   });
 });
 
 describe('the installed package', () => {
   /** The module URLs a run of the installed command resolves (a module.register resolve hook appends each to a file). */
   function loadedModules(args: readonly string[], stdin = ''): string[] {
-    writeFileSync(join(consumer, 'load-hooks.mjs'), `import { appendFileSync } from 'node:fs';
+    writeFileSync(
+      join(consumer, 'load-hooks.mjs'),
+      `import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
   appendFileSync(process.env.PAYCONFORM_LOAD_LOG, result.url + '\\n');
   return result;
 }
-`);
-    writeFileSync(join(consumer, 'load-register.mjs'), "import { register } from 'node:module'; register('./load-hooks.mjs', import.meta.url);\n");
+`,
+    );
+    writeFileSync(
+      join(consumer, 'load-register.mjs'),
+      "import { register } from 'node:module'; register('./load-hooks.mjs', import.meta.url);\n",
+    );
     const log = join(consumer, `load-${args[0]!.replace(/\W/g, '')}.log`);
     writeFileSync(log, '');
-    const r = spawnSync(process.execPath, ['--import', './load-register.mjs', join(installed, 'bin', 'payconform.js'), ...args], {
-      cwd: consumer, env: { ...npmEnv(), PAYCONFORM_LOAD_LOG: log }, input: stdin, encoding: 'utf8', timeout: 60_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', './load-register.mjs', join(installed, 'bin', 'payconform.js'), ...args],
+      {
+        cwd: consumer,
+        env: { ...npmEnv(), PAYCONFORM_LOAD_LOG: log },
+        input: stdin,
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(r.error).toBeUndefined();
-    return readFileSync(log, 'utf8').split('\n').filter((url) => url.startsWith('file:')).map((url) => url.slice(url.indexOf('/node_modules/') + '/node_modules/'.length));
+    return readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((url) => url.startsWith('file:'))
+      .map((url) => url.slice(url.indexOf('/node_modules/') + '/node_modules/'.length));
   }
 
   it('start-up loads only what the command uses: --help no command module, no dependency, no transpiler', () => {
     const help = loadedModules(['--help']);
     expect(help).toContain('payconform/dist/cli/main.js');
-    expect(help.filter((m) => !m.startsWith('payconform/') || /^payconform\/dist\/(conformance|server|redis|vectors|cli\/commands)\//.test(m))).toEqual([]);
+    expect(
+      help.filter(
+        (m) =>
+          !m.startsWith('payconform/') ||
+          /^payconform\/dist\/(conformance|server|redis|vectors|cli\/commands)\//.test(m),
+      ),
+    ).toEqual([]);
     const validate = loadedModules(['validate', 'payout', '-'], '{}');
     expect(validate).toContain('payconform/dist/cli/commands/validate.js');
-    expect(validate.filter((m) => /^payconform\/dist\/(conformance|server|redis|vectors)\/|^payconform\/dist\/cli\/commands\/(?!validate)|^(tsx|typescript|esbuild)\//.test(m))).toEqual([]);
+    expect(
+      validate.filter((m) =>
+        /^payconform\/dist\/(conformance|server|redis|vectors)\/|^payconform\/dist\/cli\/commands\/(?!validate)|^(tsx|typescript|esbuild)\//.test(
+          m,
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('(a) the README library example signs and verifies under plain node', () => {
@@ -134,13 +250,22 @@ export async function resolve(specifier, context, next) {
   });
 
   it('(b) a strict NodeNext TypeScript consumer type-checks against the shipped declarations, and a wrong call does not', () => {
-    writeFileSync(join(consumer, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false,
-        types: ['node'], typeRoots: [join(REPO_ROOT, 'node_modules', '@types')],
-      },
-      files: ['consumer.ts'],
-    }));
+    writeFileSync(
+      join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(REPO_ROOT, 'node_modules', '@types')],
+        },
+        files: ['consumer.ts'],
+      }),
+    );
     const source = `import { signRequest, verifyRequest, MemoryNonceStore, toFieldLines, validatePayload, type HttpRequest } from 'payconform';
 import { exitCodeFor, type RunSummary } from 'payconform/conformance';
 import { startReferenceService, type RunningReferenceService } from 'payconform/server';
@@ -157,14 +282,19 @@ export type Used = [RunSummary, RunningReferenceService, RedisNonceStore];
     const good = run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer, 120_000);
     expect(good.status, `${good.stdout}\n${good.stderr}`).toBe(0);
     // The declarations are real types, not `any`: a wrong argument is an error.
-    writeFileSync(join(consumer, 'consumer.ts'), `${source}\nsignRequest(request, { applicationId: 1 });\n`);
+    writeFileSync(
+      join(consumer, 'consumer.ts'),
+      `${source}\nsignRequest(request, { applicationId: 1 });\n`,
+    );
     const bad = run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer, 120_000);
     expect(bad.status).not.toBe(0);
     expect(bad.stdout).toMatch(/consumer\.ts\(\d+,\d+\): error TS\d+/);
   });
 
   it('(c) a vector file and a schema file resolve by their package subpaths and are the repository files', () => {
-    writeFileSync(join(consumer, 'subpaths.mjs'), `import schema from 'payconform/schemas/payout-create-request.schema.json' with { type: 'json' };
+    writeFileSync(
+      join(consumer, 'subpaths.mjs'),
+      `import schema from 'payconform/schemas/payout-create-request.schema.json' with { type: 'json' };
 import index from 'payconform/vectors/index.json' with { type: 'json' };
 console.log(JSON.stringify({
   schemaId: schema.$id,
@@ -172,14 +302,25 @@ console.log(JSON.stringify({
   rfc: import.meta.resolve('payconform/vectors/rfc/rfc9421.json'),
   openapi: import.meta.resolve('payconform/schemas/openapi.json'),
 }));
-`);
-    const out = JSON.parse(ok(run(process.execPath, ['subpaths.mjs'], consumer, 60_000), 'subpaths.mjs')) as Record<string, string | number>;
-    const repoSchema = JSON.parse(readFileSync(join(REPO_ROOT, 'schemas', 'payout-create-request.schema.json'), 'utf8')) as { $id: string };
-    const repoIndex = JSON.parse(readFileSync(join(REPO_ROOT, 'vectors', 'index.json'), 'utf8')) as { files: unknown[] };
+`,
+    );
+    const out = JSON.parse(
+      ok(run(process.execPath, ['subpaths.mjs'], consumer, 60_000), 'subpaths.mjs'),
+    ) as Record<string, string | number>;
+    const repoSchema = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'schemas', 'payout-create-request.schema.json'), 'utf8'),
+    ) as { $id: string };
+    const repoIndex = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'vectors', 'index.json'), 'utf8'),
+    ) as { files: unknown[] };
     expect(out.schemaId).toBe(repoSchema.$id);
     expect(out.indexFiles).toBe(repoIndex.files.length);
-    expect(readFileSync(new URL(String(out.rfc)), 'utf8')).toBe(readFileSync(join(REPO_ROOT, 'vectors', 'rfc', 'rfc9421.json'), 'utf8'));
-    expect(readFileSync(new URL(String(out.openapi)), 'utf8')).toBe(readFileSync(join(REPO_ROOT, 'schemas', 'openapi.json'), 'utf8'));
+    expect(readFileSync(new URL(String(out.rfc)), 'utf8')).toBe(
+      readFileSync(join(REPO_ROOT, 'vectors', 'rfc', 'rfc9421.json'), 'utf8'),
+    );
+    expect(readFileSync(new URL(String(out.openapi)), 'utf8')).toBe(
+      readFileSync(join(REPO_ROOT, 'schemas', 'openapi.json'), 'utf8'),
+    );
   });
 
   it('(d) the installed payconform command: --help, --version, validate on a schema-valid and an invalid payload', () => {
@@ -188,13 +329,28 @@ console.log(JSON.stringify({
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toContain('usage: payconform <command>');
     expect(help.stdout).toContain('payconform validate');
-    expect(ok(run(bin, ['--version'], consumer, 60_000), '--version')).toBe(`${repoPackage.version}\n`);
-    const payloads = JSON.parse(readFileSync(join(REPO_ROOT, 'vectors', 'payloads', 'payout-create-request.json'), 'utf8')) as { cases: Array<{ result: string; payload: unknown }> };
+    expect(ok(run(bin, ['--version'], consumer, 60_000), '--version')).toBe(
+      `${repoPackage.version}\n`,
+    );
+    const payloads = JSON.parse(
+      readFileSync(join(REPO_ROOT, 'vectors', 'payloads', 'payout-create-request.json'), 'utf8'),
+    ) as { cases: Array<{ result: string; payload: unknown }> };
     const valid = payloads.cases.find((c) => c.result === 'valid')!.payload;
     writeFileSync(join(consumer, 'payout.json'), JSON.stringify(valid));
-    const accepted = run(bin, ['validate', 'payout-create-request', 'payout.json'], consumer, 60_000);
+    const accepted = run(
+      bin,
+      ['validate', 'payout-create-request', 'payout.json'],
+      consumer,
+      60_000,
+    );
     expect(accepted.status, `${accepted.stdout}\n${accepted.stderr}`).toBe(0);
-    const refused = run(bin, ['validate', 'payout-create-request', '-'], consumer, 60_000, JSON.stringify({ ...(valid as object), amount: 'ten' }));
+    const refused = run(
+      bin,
+      ['validate', 'payout-create-request', '-'],
+      consumer,
+      60_000,
+      JSON.stringify({ ...(valid as object), amount: 'ten' }),
+    );
     expect(refused.status).toBe(1);
     expect(refused.stdout).toContain('/amount');
   });

@@ -25,15 +25,26 @@ function findChromium(): { path?: string; missing?: string } {
   const given = process.env.PAYCONFORM_CHROMIUM;
   if (given !== undefined && given !== '') return { path: given };
   try {
-    return { path: execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim().split('\n')[0]! };
+    return {
+      path: execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], {
+        encoding: 'utf8',
+      })
+        .trim()
+        .split('\n')[0]!,
+    };
   } catch {
-    return { missing: 'no chromium on PATH (Debian: apt-get install chromium; .ci/run installs it)' };
+    return {
+      missing: 'no chromium on PATH (Debian: apt-get install chromium; .ci/run installs it)',
+    };
   }
 }
 const browserBinary = findChromium();
 // In CI a missing browser is a failure, never a skip.
 const skip = browserBinary.path === undefined && process.env.CI !== 'true';
-if (browserBinary.path === undefined) console.warn(`${process.env.CI === 'true' ? 'FAILING' : 'SKIPPED'}: portal browser tests: ${browserBinary.missing}`);
+if (browserBinary.path === undefined)
+  console.warn(
+    `${process.env.CI === 'true' ? 'FAILING' : 'SKIPPED'}: portal browser tests: ${browserBinary.missing}`,
+  );
 
 let service: RunningReferenceService;
 let listener: WebhookListener;
@@ -47,7 +58,11 @@ beforeAll(async () => {
   mkdirSync(shots, { recursive: true });
   [listener, receiver] = await Promise.all([startWebhookListener(), startWebhookListener()]);
   service = await startReferenceService({
-    webhookUrls: { payment: listener.urlFor('payment'), payout: listener.urlFor('payout'), refund: listener.urlFor('refund') },
+    webhookUrls: {
+      payment: listener.urlFor('payment'),
+      payout: listener.urlFor('payout'),
+      refund: listener.urlFor('refund'),
+    },
     lifecycleDelayMs: 700,
     retry: { initialDelayMs: 100, maxDelayMs: 200, maxAttempts: 3, requestTimeoutMs: 2_000 },
     extensions: [createPortal({ diagnose: diagnoseForPortal })],
@@ -56,7 +71,15 @@ beforeAll(async () => {
     executablePath: browserBinary.path!,
     headless: true,
     // Tests run as root; the background-networking flags keep Chromium off this machine's closed network.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(30_000);
@@ -90,9 +113,13 @@ describe.skipIf(skip)('sandbox portal in headless Chromium', { timeout: 90_000 }
     await page.evaluate(() => {
       (globalThis as Record<string, unknown>).stayed = true;
     });
-    await expect.poll(async () => Number(await balance.textContent()), { timeout: 30_000, interval: 100 }).toBe(before - 25);
+    await expect
+      .poll(async () => Number(await balance.textContent()), { timeout: 30_000, interval: 100 })
+      .toBe(before - 25);
     expect(await page.evaluate(() => (globalThis as Record<string, unknown>).stayed)).toBe(true);
-    expect(await page.locator(`tr[data-payout="${payoutId}"] .status`).first().textContent()).toBe('PROCESSED');
+    expect(await page.locator(`tr[data-payout="${payoutId}"] .status`).first().textContent()).toBe(
+      'PROCESSED',
+    );
     await page.screenshot({ path: join(shots, 'balances.png'), fullPage: true });
   });
 
@@ -107,7 +134,9 @@ describe.skipIf(skip)('sandbox portal in headless Chromium', { timeout: 90_000 }
     await dialog.locator('input[name="amount"]').fill('3.25');
     await dialog.locator('button:has-text("Refund")').click();
     expect(await flash()).toMatch(/refund [0-9a-f-]{36} of 3.25 GBP started: status IN_PROGRESS/);
-    expect(await page.locator(`tr[data-payment="${settled.paymentId}"] li[data-refund]`).count()).toBeGreaterThanOrEqual(1);
+    expect(
+      await page.locator(`tr[data-payment="${settled.paymentId}"] li[data-refund]`).count(),
+    ).toBeGreaterThanOrEqual(1);
     await page.screenshot({ path: join(shots, 'payments.png'), fullPage: true });
   });
 
@@ -122,36 +151,89 @@ describe.skipIf(skip)('sandbox portal in headless Chromium', { timeout: 90_000 }
     await page.fill('input[name="amount"]', '4.00');
     await page.click('button:has-text("Make Payout")');
     const payoutId = /payout ([0-9a-f-]{36})/.exec((await flash()) ?? '')![1]!;
-    expect(await receiver.waitFor((all) => all.some((w) => JSON.stringify(w.json).includes(payoutId)), { timeoutMs: 10_000 })).toBe(true);
+    expect(
+      await receiver.waitFor((all) => all.some((w) => JSON.stringify(w.json).includes(payoutId)), {
+        timeoutMs: 10_000,
+      }),
+    ).toBe(true);
     await page.goto(`${service.baseUrl}/portal/webhooks`);
-    const delivered = page.locator('tr[data-delivery]', { hasText: receiver.urlFor('payout') }).first();
+    const delivered = page
+      .locator('tr[data-delivery]', { hasText: receiver.urlFor('payout') })
+      .first();
     expect(await delivered.locator('.status', { hasText: 'delivered' }).count()).toBe(1);
     await page.screenshot({ path: join(shots, 'webhooks.png'), fullPage: true });
   });
 
   it('Requests: a mis-signed request shows its code and its diagnosis', async () => {
     const c = service.credentials;
-    const body = new TextEncoder().encode(JSON.stringify({ applicationId: c.applicationId, payInAccountSelector: 'main', amount: 1, reference: 'MIS', destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Payee', accountNumber: '12345678', sortCode: '040004', iban: null } }));
-    const request = { method: 'POST', url: `${service.baseUrl}/api/payouts`, headers: [['content-type', 'application/vnd.service.v1.0+json']] as Array<[string, string]>, body };
-    const signed = applySignedHeaders(request, signRequest(request, { applicationId: c.applicationId, applicationSecret: c.applicationSecret, keyId: c.keyId, privateKey: c.privateKey! }).headers);
-    expect((await sendRequest({ ...signed, url: `${service.baseUrl}/api/payouts?page=2` }, { timeoutMs: 5_000 })).response?.status).toBe(401);
+    const body = new TextEncoder().encode(
+      JSON.stringify({
+        applicationId: c.applicationId,
+        payInAccountSelector: 'main',
+        amount: 1,
+        reference: 'MIS',
+        destination: {
+          destinationType: 'toAccount',
+          accountType: 'SCAN',
+          holderName: 'Jane Payee',
+          accountNumber: '12345678',
+          sortCode: '040004',
+          iban: null,
+        },
+      }),
+    );
+    const request = {
+      method: 'POST',
+      url: `${service.baseUrl}/api/payouts`,
+      headers: [['content-type', 'application/vnd.service.v1.0+json']] as Array<[string, string]>,
+      body,
+    };
+    const signed = applySignedHeaders(
+      request,
+      signRequest(request, {
+        applicationId: c.applicationId,
+        applicationSecret: c.applicationSecret,
+        keyId: c.keyId,
+        privateKey: c.privateKey!,
+      }).headers,
+    );
+    expect(
+      (
+        await sendRequest(
+          { ...signed, url: `${service.baseUrl}/api/payouts?page=2` },
+          { timeoutMs: 5_000 },
+        )
+      ).response?.status,
+    ).toBe(401);
     await page.goto(`${service.baseUrl}/portal/requests`);
     const row = page.locator('tr[data-request]', { hasText: '/api/payouts?page=2' }).first();
     expect(await row.textContent()).toContain('SIGNATURE_INVALID');
     await page.screenshot({ path: join(shots, 'requests.png'), fullPage: true });
     await row.locator('a:has-text("diagnose")').click();
-    expect(await page.locator('[data-diagnosis]').textContent()).toContain('@path signed without the query string');
+    expect(await page.locator('[data-diagnosis]').textContent()).toContain(
+      '@path signed without the query string',
+    );
     expect(await page.content()).not.toContain(c.applicationSecret);
     await page.goto(`${service.baseUrl}/portal/sandbox`);
     await page.screenshot({ path: join(shots, 'sandbox.png'), fullPage: true });
   });
 
   it('a page on another origin cannot make the portal change state', async () => {
-    const before = ((await sendRequest({ method: 'GET', url: `${service.baseUrl}/sandbox/payouts`, headers: {} }, { timeoutMs: 5_000 })).response!.json as unknown[]).length;
-    const token = await page.goto(`${service.baseUrl}/portal/balances`).then(() => page.locator('input[name="csrf"]').first().inputValue());
+    const before = (
+      (
+        await sendRequest(
+          { method: 'GET', url: `${service.baseUrl}/sandbox/payouts`, headers: {} },
+          { timeoutMs: 5_000 },
+        )
+      ).response!.json as unknown[]
+    ).length;
+    const token = await page
+      .goto(`${service.baseUrl}/portal/balances`)
+      .then(() => page.locator('input[name="csrf"]').first().inputValue());
     // The attacker even knows the token: the Origin and Sec-Fetch-Site of a cross-site form give it away.
     const evil = http.createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<form id="f" method="post" action="${service.baseUrl}/portal/actions/payout">
+      res.writeHead(200, { 'content-type': 'text/html' })
+        .end(`<form id="f" method="post" action="${service.baseUrl}/portal/actions/payout">
 <input name="csrf" value="${token}"><input name="applicationId" value="${service.credentials.applicationId}"><input name="holderName" value="Evil">
 <input name="accountNumber" value="12345678"><input name="sortCode" value="040004"><input name="amount" value="99.00"><input name="reference" value="CSRF"></form>
 <script>document.getElementById('f').submit()</script>`);
@@ -161,7 +243,14 @@ describe.skipIf(skip)('sandbox portal in headless Chromium', { timeout: 90_000 }
       const answered = page.waitForResponse((r) => r.url().includes('/portal/actions/payout'));
       await page.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`);
       expect((await answered).status()).toBe(403);
-      const after = ((await sendRequest({ method: 'GET', url: `${service.baseUrl}/sandbox/payouts`, headers: {} }, { timeoutMs: 5_000 })).response!.json as unknown[]).length;
+      const after = (
+        (
+          await sendRequest(
+            { method: 'GET', url: `${service.baseUrl}/sandbox/payouts`, headers: {} },
+            { timeoutMs: 5_000 },
+          )
+        ).response!.json as unknown[]
+      ).length;
       expect(after).toBe(before);
     } finally {
       await new Promise<void>((r) => evil.close(() => r()));

@@ -6,20 +6,34 @@ import type { HttpRequest } from '../src/http/message.js';
 import { createProfileSignatureBase } from '../src/profile/profile-signature-base.js';
 import { serviceProfile } from '../src/profile/service-profile.js';
 import { indexFieldLines } from '../src/signatures/field-values.js';
-import { createSignatureBase, type PreparedSignatureParams } from '../src/signatures/signature-base.js';
+import {
+  createSignatureBase,
+  type PreparedSignatureParams,
+} from '../src/signatures/signature-base.js';
 import { parseSignatureInput } from '../src/signatures/signature-fields.js';
 
-const INPUT = 'sig1=("@method" "@path" "@authority" "content-digest" "content-type" "content-length" "x-application-id" "x-application-secret");created=1767225600;keyid="key-1";alg="ed25519";nonce="n-1"';
+const INPUT =
+  'sig1=("@method" "@path" "@authority" "content-digest" "content-type" "content-length" "x-application-id" "x-application-secret");created=1767225600;keyid="key-1";alg="ed25519";nonce="n-1"';
 const parsed = parseSignatureInput(INPUT);
 if (!parsed.ok) throw new Error(parsed.message);
 const prepared: PreparedSignatureParams = parsed.value.get('sig1')!;
 
 function generic(request: HttpRequest) {
-  return createSignatureBase(request, serviceProfile.coveredComponents, prepared, serviceProfile.signatureBaseOptions, indexFieldLines(request.headers));
+  return createSignatureBase(
+    request,
+    serviceProfile.coveredComponents,
+    prepared,
+    serviceProfile.signatureBaseOptions,
+    indexFieldLines(request.headers),
+  );
 }
 /** The template's result without the bytes it may carry, after checking they are exactly the base's UTF-8 encoding. */
 function template(request: HttpRequest) {
-  const { bytes, ...result } = createProfileSignatureBase(request, indexFieldLines(request.headers), prepared);
+  const { bytes, ...result } = createProfileSignatureBase(
+    request,
+    indexFieldLines(request.headers),
+    prepared,
+  );
   if (bytes !== undefined) {
     expect(result.ok).toBe(true);
     if (result.ok) expect(Buffer.from(bytes).equals(Buffer.from(result.base, 'utf8'))).toBe(true);
@@ -27,18 +41,59 @@ function template(request: HttpRequest) {
   return result;
 }
 
-const FIELDS = ['Content-Digest', 'Content-Type', 'Content-Length', 'X-Application-Id', 'X-Application-Secret', 'X-Other'];
+const FIELDS = [
+  'Content-Digest',
+  'Content-Type',
+  'Content-Length',
+  'X-Application-Id',
+  'X-Application-Secret',
+  'X-Other',
+];
 // Values: ordinary ones mostly, then CR, LF, NUL, obs-fold, surrounding whitespace, non-ASCII.
 const value = fc.oneof(
   { weight: 6, arbitrary: fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,30}$/) },
-  { weight: 1, arbitrary: fc.constantFrom('a\rb', 'a\nb', 'a\0b', 'a\r\n b', '  padded\t', '', 'café', '\u{1F600}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'a\rb',
+      'a\nb',
+      'a\0b',
+      'a\r\n b',
+      '  padded\t',
+      '',
+      'café',
+      '\u{1F600}',
+    ),
+  },
 );
 const fieldLine = fc.tuple(fc.constantFrom(...FIELDS), value);
 const url = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom('https://api.example.com/api/payouts', 'http://API.example.com:8080/a/b?x=1&y=%20', 'https://h:443/p?', 'http://h:80/') },
-  { weight: 1, arbitrary: fc.constantFrom('https://api.example.com/p\nq', 'ftp://h/', 'not a url', 'https://u@h/', 'https://h:99999/', 'https://h/caf\u00e9', 'https://[::1]:8443/x') },
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom(
+      'https://api.example.com/api/payouts',
+      'http://API.example.com:8080/a/b?x=1&y=%20',
+      'https://h:443/p?',
+      'http://h:80/',
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'https://api.example.com/p\nq',
+      'ftp://h/',
+      'not a url',
+      'https://u@h/',
+      'https://h:99999/',
+      'https://h/caf\u00e9',
+      'https://[::1]:8443/x',
+    ),
+  },
 );
-const method = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('POST', 'GET', 'DELETE', 'PUT') }, { weight: 1, arbitrary: fc.constantFrom('PO\nST', 'P\u00d6ST', '') });
+const method = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('POST', 'GET', 'DELETE', 'PUT') },
+  { weight: 1, arbitrary: fc.constantFrom('PO\nST', 'P\u00d6ST', '') },
+);
 
 describe('createProfileSignatureBase: equal to createSignatureBase with the profile', () => {
   it('on random requests: ordinary, missing or repeated fields, CR/LF/NUL, non-ASCII, unusable URIs', () => {

@@ -10,12 +10,21 @@ import { loadTestKeys } from './fixtures/keys.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const section = readme.slice(readme.indexOf('## Bytes on the wire'), readme.indexOf('## Library'));
-const blocks = [...section.matchAll(/```(\w*)\n([\s\S]*?)\n```/g)].map((m) => ({ lang: m[1], text: m[2]! }));
+const blocks = [...section.matchAll(/```(\w*)\n([\s\S]*?)\n```/g)].map((m) => ({
+  lang: m[1],
+  text: m[2]!,
+}));
 
 describe('README: bytes on the wire for one signed request', () => {
-  const body = '{"applicationId":"3f6d2a0e-5b1c-4c7e-9a8b-0d1e2f3a4b5c","amount":10.5,"reference":"INV-1"}';
+  const body =
+    '{"applicationId":"3f6d2a0e-5b1c-4c7e-9a8b-0d1e2f3a4b5c","amount":10.5,"reference":"INV-1"}';
   const signed = signRequest(
-    { method: 'POST', url: 'https://api.example.com/api/payouts', headers: toFieldLines({ 'Content-Type': 'application/vnd.service.v1.0+json' }), body: new TextEncoder().encode(body) },
+    {
+      method: 'POST',
+      url: 'https://api.example.com/api/payouts',
+      headers: toFieldLines({ 'Content-Type': 'application/vnd.service.v1.0+json' }),
+      body: new TextEncoder().encode(body),
+    },
     {
       applicationId: '3f6d2a0e-5b1c-4c7e-9a8b-0d1e2f3a4b5c',
       applicationSecret: 'test-only-application-secret',
@@ -36,17 +45,30 @@ describe('README: bytes on the wire for one signed request', () => {
   it('the printed request carries exactly the headers signRequest adds, and the body', () => {
     const request = blocks[0]!.text;
     const [head, printedBody] = request.split('\n\n');
-    const printed = new Map(head!.split('\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 2)]));
-    for (const [name, value] of Object.entries(signed.headers)) expect(printed.get(name), name).toBe(value);
+    const printed = new Map(
+      head!
+        .split('\n')
+        .slice(1)
+        .map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 2),
+        ]),
+    );
+    for (const [name, value] of Object.entries(signed.headers))
+      expect(printed.get(name), name).toBe(value);
     expect(printedBody).toBe(body);
   });
 });
 
 describe('README: verification error codes', () => {
-  const codes = readme.slice(readme.indexOf('### Verification error codes'), readme.indexOf('## Command line'));
+  const codes = readme.slice(
+    readme.indexOf('### Verification error codes'),
+    readme.indexOf('## Command line'),
+  );
   const table = codes.slice(0, codes.indexOf('Webhook verification codes'));
   const webhook = codes.slice(codes.indexOf('Webhook verification codes'));
-  const listed = (text: string) => new Set([...text.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!));
+  const listed = (text: string) =>
+    new Set([...text.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!));
 
   it('lists exactly the codes of verifyErrorCodes, each in the row of its step', () => {
     expect([...listed(table)].sort()).toEqual(Object.keys(verifyErrorCodes).sort());

@@ -19,7 +19,16 @@ const seed = der.subarray(der.length - 32);
 const applicationSecret = 'sk_test_7f3a9c1e-secret-value';
 
 /** Every form a leak could take. */
-const forms = [applicationSecret, JSON.stringify(applicationSecret).slice(1, -1), Buffer.from(applicationSecret).toString('base64'), pem.trim(), ...pem.split('\n').filter((l) => l && !l.startsWith('-----')), seed.toString('base64'), seed.toString('base64url'), seed.toString('hex')];
+const forms = [
+  applicationSecret,
+  JSON.stringify(applicationSecret).slice(1, -1),
+  Buffer.from(applicationSecret).toString('base64'),
+  pem.trim(),
+  ...pem.split('\n').filter((l) => l && !l.startsWith('-----')),
+  seed.toString('base64'),
+  seed.toString('base64url'),
+  seed.toString('hex'),
+];
 
 function leaks(text: string): string[] {
   return forms.filter((f) => text.includes(f));
@@ -29,7 +38,8 @@ describe('createRedactor', () => {
   const redactor = createRedactor({ applicationSecret, privateKey: pem });
 
   it('masks every derived form of both secrets', () => {
-    for (const f of forms) expect(redactor.redactText(`before ${f} after`), f).toBe(`before ${REDACTED} after`);
+    for (const f of forms)
+      expect(redactor.redactText(`before ${f} after`), f).toBe(`before ${REDACTED} after`);
   });
 
   it('derives the same forms from the base64 seed as from the PEM', () => {
@@ -39,10 +49,19 @@ describe('createRedactor', () => {
   });
 
   it('masks the signature-base line and the header value whatever the value is', () => {
-    const base = '"x-application-id": app-1\n"x-application-secret": some-other-value\n"@signature-params": ("@method");created=1';
-    expect(redactor.redactText(base)).toBe(`"x-application-id": app-1\n"x-application-secret": ${REDACTED}\n"@signature-params": ("@method");created=1`);
+    const base =
+      '"x-application-id": app-1\n"x-application-secret": some-other-value\n"@signature-params": ("@method");created=1';
+    expect(redactor.redactText(base)).toBe(
+      `"x-application-id": app-1\n"x-application-secret": ${REDACTED}\n"@signature-params": ("@method");created=1`,
+    );
     expect(redactor.redactText('"x-application-secret": \n')).toBe('"x-application-secret": \n');
-    expect(redactor.redactHeaders([['X-Application-Secret', 'wrong-but-masked'], ['x-application-id', 'app-1'], ['Authorization', 'SHA256withRSA abc']])).toEqual([
+    expect(
+      redactor.redactHeaders([
+        ['X-Application-Secret', 'wrong-but-masked'],
+        ['x-application-id', 'app-1'],
+        ['Authorization', 'SHA256withRSA abc'],
+      ]),
+    ).toEqual([
       ['X-Application-Secret', REDACTED],
       ['x-application-id', 'app-1'],
       ['Authorization', 'SHA256withRSA abc'],
@@ -50,9 +69,17 @@ describe('createRedactor', () => {
   });
 
   it('masks JSON members named like secrets and secret bytes inside binary bodies', () => {
-    expect(redactor.redactText('{"applicationSecret":"zzz","privateKey": "yyy","n":1}')).toBe(`{"applicationSecret":"${REDACTED}","privateKey": "${REDACTED}","n":1}`);
-    const body = Buffer.concat([Buffer.from([0xff, 0x00]), Buffer.from(applicationSecret), Buffer.from([0xfe])]);
-    expect(Buffer.from(redactor.redactBytes(body)).includes(Buffer.from(applicationSecret))).toBe(false);
+    expect(redactor.redactText('{"applicationSecret":"zzz","privateKey": "yyy","n":1}')).toBe(
+      `{"applicationSecret":"${REDACTED}","privateKey": "${REDACTED}","n":1}`,
+    );
+    const body = Buffer.concat([
+      Buffer.from([0xff, 0x00]),
+      Buffer.from(applicationSecret),
+      Buffer.from([0xfe]),
+    ]);
+    expect(Buffer.from(redactor.redactBytes(body)).includes(Buffer.from(applicationSecret))).toBe(
+      false,
+    );
   });
 });
 
@@ -62,7 +89,10 @@ describe('the engine redacts every finding before any reporter sees it', () => {
     const request = {
       method: 'POST',
       url: `http://127.0.0.1:9/api/payouts?leak=${encodeURIComponent(applicationSecret)}`,
-      headers: [['x-application-secret', applicationSecret], ['x-debug', `key=${seed.toString('base64')}`]] as const,
+      headers: [
+        ['x-application-secret', applicationSecret],
+        ['x-debug', `key=${seed.toString('base64')}`],
+      ] as const,
       body: new TextEncoder().encode(JSON.stringify({ note: applicationSecret, pem })),
     };
     const leaky: Check<null> = {
@@ -78,7 +108,11 @@ describe('the engine redacts every finding before any reporter sees it', () => {
           received: pem,
           evidence: {
             request,
-            response: { status: 500, headers: [['x-echo', applicationSecret]], body: Buffer.concat([Buffer.from([0xff]), Buffer.from(applicationSecret)]) },
+            response: {
+              status: 500,
+              headers: [['x-echo', applicationSecret]],
+              body: Buffer.concat([Buffer.from([0xff]), Buffer.from(applicationSecret)]),
+            },
             reproduce: curlFor(request, redactor) + ` # ${applicationSecret}`,
             notes: `signature base:\n"x-application-secret": ${applicationSecret}\n${seed.toString('base64url')}`,
           },
@@ -86,7 +120,13 @@ describe('the engine redacts every finding before any reporter sees it', () => {
       ],
     };
     // Control: without the secrets configured the same run leaks, so the assertions below can fail.
-    const unguarded = await runChecks({ checks: [leaky], context: null, role: 'server', target: 'http://127.0.0.1:9', toolVersion: 'test' });
+    const unguarded = await runChecks({
+      checks: [leaky],
+      context: null,
+      role: 'server',
+      target: 'http://127.0.0.1:9',
+      toolVersion: 'test',
+    });
     expect(leaks(renderJsonReport(unguarded)).length).toBeGreaterThan(0);
     let consoleOut = '';
     const summary = await runChecks({
@@ -96,15 +136,27 @@ describe('the engine redacts every finding before any reporter sees it', () => {
       target: 'http://127.0.0.1:9',
       toolVersion: 'test',
       redactor,
-      subscribers: [createConsoleReporter({ stream: { write: (t: string) => (consoleOut += t) }, verbose: true })],
+      subscribers: [
+        createConsoleReporter({
+          stream: { write: (t: string) => (consoleOut += t) },
+          verbose: true,
+        }),
+      ],
     });
-    const outputs = { console: consoleOut, json: renderJsonReport(summary), junit: renderJunitReport(summary), html: renderHtmlReport(summary) };
+    const outputs = {
+      console: consoleOut,
+      json: renderJsonReport(summary),
+      junit: renderJunitReport(summary),
+      html: renderHtmlReport(summary),
+    };
     for (const [name, text] of Object.entries(outputs)) {
       expect(leaks(text), name).toEqual([]);
       expect(text, name).toContain(REDACTED);
     }
     expect(summary.results[0]?.outcome).toBe('fail');
     // The reproduce command still works: it reads the secret from the environment.
-    expect(summary.results[0]?.findings[0]?.evidence?.reproduce).toContain('"$PAYCONFORM_APPLICATION_SECRET"');
+    expect(summary.results[0]?.findings[0]?.evidence?.reproduce).toContain(
+      '"$PAYCONFORM_APPLICATION_SECRET"',
+    );
   });
 });

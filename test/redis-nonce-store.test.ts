@@ -2,15 +2,27 @@
 // failing closed (NONCE_STORE_UNAVAILABLE, nothing accepted) when Redis is stopped, slow or answers an error.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toFieldLines, type HttpRequest } from '../src/http/message.js';
-import { applySignedHeaders, signRequest, type SigningCredentials } from '../src/profile/sign-request.js';
+import {
+  applySignedHeaders,
+  signRequest,
+  type SigningCredentials,
+} from '../src/profile/sign-request.js';
 import { verifyRequest, type ApplicationRecord } from '../src/profile/verify-request.js';
 import { connectRedis, RedisNonceStore, type RedisConnection } from '../redis/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
 
 const keys = loadTestKeys();
-const credentials: SigningCredentials = { applicationId: 'app-1', applicationSecret: 'test-only-secret-1', keyId: 'key-1', privateKey: keys.clientEd25519.privateKey };
-const application: ApplicationRecord = { secret: credentials.applicationSecret, publicKeys: new Map([['key-1', keys.clientEd25519.publicKey]]) };
+const credentials: SigningCredentials = {
+  applicationId: 'app-1',
+  applicationSecret: 'test-only-secret-1',
+  keyId: 'key-1',
+  privateKey: keys.clientEd25519.privateKey,
+};
+const application: ApplicationRecord = {
+  secret: credentials.applicationSecret,
+  publicKeys: new Map([['key-1', keys.clientEd25519.publicKey]]),
+};
 const resolveApplication = (id: string) => (id === 'app-1' ? application : undefined);
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -21,7 +33,10 @@ function signedRequest(nonce: string): HttpRequest {
     headers: toFieldLines({ 'Content-Type': 'application/vnd.service.v1.0+json' }),
     body: new TextEncoder().encode('{"amount":10.5}'),
   };
-  return applySignedHeaders(request, signRequest(request, credentials, { created: nowSeconds(), nonce }).headers);
+  return applySignedHeaders(
+    request,
+    signRequest(request, credentials, { created: nowSeconds(), nonce }).headers,
+  );
 }
 
 describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', () => {
@@ -53,13 +68,19 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
   });
 
   it('of 200 concurrent calls with one nonce from four connections, exactly one records it', async () => {
-    const stores = await Promise.all([1, 2, 3, 4].map(async () => new RedisNonceStore({ client: await connect() })));
+    const stores = await Promise.all(
+      [1, 2, 3, 4].map(async () => new RedisNonceStore({ client: await connect() })),
+    );
     const now = nowSeconds();
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => stores[i % 4]!.checkAndRecord('race-1', now, now + 300)));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        stores[i % 4]!.checkAndRecord('race-1', now, now + 300),
+      ),
+    );
     expect(answers.filter(Boolean)).toHaveLength(1);
   });
 
-  it('keys carry the prefix and expire with the window (relative TTL from the caller\'s clock)', async () => {
+  it("keys carry the prefix and expire with the window (relative TTL from the caller's clock)", async () => {
     const store = new RedisNonceStore({ client: await connect(), keyPrefix: 'svc-a:' });
     const now = nowSeconds();
     expect(await store.checkAndRecord('n-ttl', now, now + 300)).toBe(true);
@@ -67,7 +88,13 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
     expect(ttl).toBeGreaterThan(299_000);
     expect(ttl).toBeLessThanOrEqual(301_000);
     // Another prefix is another store.
-    expect(await new RedisNonceStore({ client: await connect(), keyPrefix: 'svc-b:' }).checkAndRecord('n-ttl', now, now + 300)).toBe(true);
+    expect(
+      await new RedisNonceStore({ client: await connect(), keyPrefix: 'svc-b:' }).checkAndRecord(
+        'n-ttl',
+        now,
+        now + 300,
+      ),
+    ).toBe(true);
     // An expiry already past still keeps the nonce for a second (never recorded and dropped at once).
     expect(await store.checkAndRecord('n-past', now, now - 10)).toBe(true);
     expect(await store.checkAndRecord('n-past', now, now - 10)).toBe(false);
@@ -76,15 +103,23 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
   it('verifyRequest with the store accepts a request once and rejects its replay', async () => {
     const nonceStore = new RedisNonceStore({ client: await connect() });
     const request = signedRequest('verify-once-1');
-    expect(await verifyRequest(request, { now: nowSeconds(), nonceStore, resolveApplication })).toMatchObject({ ok: true });
-    expect(await verifyRequest(request, { now: nowSeconds(), nonceStore, resolveApplication })).toMatchObject({ ok: false, code: 'NONCE_REPLAYED', step: 4 });
+    expect(
+      await verifyRequest(request, { now: nowSeconds(), nonceStore, resolveApplication }),
+    ).toMatchObject({ ok: true });
+    expect(
+      await verifyRequest(request, { now: nowSeconds(), nonceStore, resolveApplication }),
+    ).toMatchObject({ ok: false, code: 'NONCE_REPLAYED', step: 4 });
   });
 
   it('fails closed while Redis is stopped, and recovers when it returns', async () => {
     const nonceStore = new RedisNonceStore({ client: await connect(), timeoutMs: 300 });
     await redis.stop();
     try {
-      const result = await verifyRequest(signedRequest('down-1'), { now: nowSeconds(), nonceStore, resolveApplication });
+      const result = await verifyRequest(signedRequest('down-1'), {
+        now: nowSeconds(),
+        nonceStore,
+        resolveApplication,
+      });
       expect(result).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE' });
     } finally {
       await redis.restart();
@@ -92,7 +127,11 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
     // The client reconnects on its own (capped backoff); bounded wait: 40 tries, 100 ms apart.
     let last: Awaited<ReturnType<typeof verifyRequest>> | undefined;
     for (let i = 0; i < 40; i += 1) {
-      last = await verifyRequest(signedRequest(`up-${i}`), { now: nowSeconds(), nonceStore, resolveApplication });
+      last = await verifyRequest(signedRequest(`up-${i}`), {
+        now: nowSeconds(),
+        nonceStore,
+        resolveApplication,
+      });
       if (last.ok) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -103,7 +142,11 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
     const nonceStore = new RedisNonceStore({ client: await connect(), timeoutMs: 100 });
     expect(await redis.command('CLIENT', 'PAUSE', '1500', 'ALL')).toBe('+OK\r\n');
     try {
-      const result = await verifyRequest(signedRequest('slow-1'), { now: nowSeconds(), nonceStore, resolveApplication });
+      const result = await verifyRequest(signedRequest('slow-1'), {
+        now: nowSeconds(),
+        nonceStore,
+        resolveApplication,
+      });
       expect(result).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE' });
       expect(result.ok ? '' : result.message).toMatch(/no answer within 100 ms/);
     } finally {
@@ -116,7 +159,11 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
     await redis.command('CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
     await redis.command('CONFIG', 'SET', 'maxmemory', '1');
     try {
-      const result = await verifyRequest(signedRequest('oom-1'), { now: nowSeconds(), nonceStore, resolveApplication });
+      const result = await verifyRequest(signedRequest('oom-1'), {
+        now: nowSeconds(),
+        nonceStore,
+        resolveApplication,
+      });
       expect(result).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE', step: 11 });
       expect(result.ok ? '' : result.message).toMatch(/OOM/);
     } finally {
@@ -126,6 +173,8 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
 
   it('refuses a client without sendCommand (TypeError) and a bad timeout', () => {
     expect(() => new RedisNonceStore({ client: {} as never })).toThrow(TypeError);
-    expect(() => new RedisNonceStore({ client: { sendCommand: async () => null }, timeoutMs: 0 })).toThrow(TypeError);
+    expect(
+      () => new RedisNonceStore({ client: { sendCommand: async () => null }, timeoutMs: 0 }),
+    ).toThrow(TypeError);
   });
 });

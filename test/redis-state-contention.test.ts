@@ -6,13 +6,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisCommander, type RedisConnection } from '../redis/commander.js';
 import { HttpError } from '../server/error-body.js';
 import { RedisStateStore } from '../server/redis-state-store.js';
-import { ServiceState, type Account, type Payment, type Payout, type Refund } from '../server/state.js';
+import {
+  ServiceState,
+  type Account,
+  type Payment,
+  type Payout,
+  type Refund,
+} from '../server/state.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
 
-const account: Account = { name: 'Jane Doe', accountNumber: '12345678', sortCode: '040004', iban: null };
+const account: Account = {
+  name: 'Jane Doe',
+  accountNumber: '12345678',
+  sortCode: '040004',
+  iban: null,
+};
 
 /** Forwards to `inner`; before each of the first `races` conditional writes (EVAL … HSET), bumps its guard's version. */
-function racingCommander(inner: RedisCommander, races: number): RedisCommander & { writes: number; lost: number } {
+function racingCommander(
+  inner: RedisCommander,
+  races: number,
+): RedisCommander & { writes: number; lost: number } {
   const commander = {
     writes: 0,
     lost: 0,
@@ -33,98 +47,108 @@ function racingCommander(inner: RedisCommander, races: number): RedisCommander &
   return commander;
 }
 
-describe.runIf(redisTestsEnabled())('RedisStateStore: optimistic writes under contention (real redis-server)', () => {
-  let redis: RunningRedis;
-  let connection: RedisConnection;
-  let prefix = 0;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-    connection = await connectRedis(redis.url);
-  });
-  afterAll(async () => {
-    await connection?.close();
-    await redis?.close();
-  });
+describe.runIf(redisTestsEnabled())(
+  'RedisStateStore: optimistic writes under contention (real redis-server)',
+  () => {
+    let redis: RunningRedis;
+    let connection: RedisConnection;
+    let prefix = 0;
+    beforeAll(async () => {
+      redis = await startRedisServer();
+      connection = await connectRedis(redis.url);
+    });
+    afterAll(async () => {
+      await connection?.close();
+      await redis?.close();
+    });
 
-  async function storeWithPayout(races: number) {
-    const client = racingCommander(connection, races);
-    const store = new RedisStateStore({ client, keyPrefix: `t${prefix++}:`, state: new ServiceState() });
-    const payout: Payout = {
-      payoutId: 'payout-1',
-      applicationId: 'app-1',
-      createdAt: 1,
-      status: 'IN_PROGRESS',
-      amount: '10.00',
-      reference: 'R-1',
-      currency: 'GBP',
-      source: account,
-      destination: account,
-      copStatus: null,
-      statusReason: null,
-      plannedOutcome: 'PROCESSED',
-    };
-    await store.addPayout(payout);
-    return { client, store };
-  }
+    async function storeWithPayout(races: number) {
+      const client = racingCommander(connection, races);
+      const store = new RedisStateStore({
+        client,
+        keyPrefix: `t${prefix++}:`,
+        state: new ServiceState(),
+      });
+      const payout: Payout = {
+        payoutId: 'payout-1',
+        applicationId: 'app-1',
+        createdAt: 1,
+        status: 'IN_PROGRESS',
+        amount: '10.00',
+        reference: 'R-1',
+        currency: 'GBP',
+        source: account,
+        destination: account,
+        copStatus: null,
+        statusReason: null,
+        plannedOutcome: 'PROCESSED',
+      };
+      await store.addPayout(payout);
+      return { client, store };
+    }
 
-  it('a change that loses every race: 503 STATE_CONTENTION after 50 attempts, the payout unchanged', async () => {
-    const { client, store } = await storeWithPayout(Number.POSITIVE_INFINITY);
-    const error = await store
-      .changePayout('payout-1', (p) => {
+    it('a change that loses every race: 503 STATE_CONTENTION after 50 attempts, the payout unchanged', async () => {
+      const { client, store } = await storeWithPayout(Number.POSITIVE_INFINITY);
+      const error = await store
+        .changePayout('payout-1', (p) => {
+          p.status = 'PROCESSED';
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(HttpError);
+      expect(error).toMatchObject({ status: 503, code: 'STATE_CONTENTION' });
+      expect(client.writes).toBe(50);
+      expect((await store.getPayout('payout-1'))?.status).toBe('IN_PROGRESS');
+    });
+
+    it('a change that loses three races is applied once, on the fourth attempt, to the fresh copy', async () => {
+      const { client, store } = await storeWithPayout(3);
+      let applied = 0;
+      const changed = await store.changePayout('payout-1', (p) => {
+        applied += 1;
         p.status = 'PROCESSED';
-      })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-    expect(error).toBeInstanceOf(HttpError);
-    expect(error).toMatchObject({ status: 503, code: 'STATE_CONTENTION' });
-    expect(client.writes).toBe(50);
-    expect((await store.getPayout('payout-1'))?.status).toBe('IN_PROGRESS');
-  });
-
-  it('a change that loses three races is applied once, on the fourth attempt, to the fresh copy', async () => {
-    const { client, store } = await storeWithPayout(3);
-    let applied = 0;
-    const changed = await store.changePayout('payout-1', (p) => {
-      applied += 1;
-      p.status = 'PROCESSED';
-      return applied;
+        return applied;
+      });
+      expect(changed?.result).toBe(4);
+      expect(client.writes).toBe(4);
+      expect((await store.getPayout('payout-1'))?.status).toBe('PROCESSED');
     });
-    expect(changed?.result).toBe(4);
-    expect(client.writes).toBe(4);
-    expect((await store.getPayout('payout-1'))?.status).toBe('PROCESSED');
-  });
 
-  it('creating a refund that loses every race: 503 STATE_CONTENTION, no refund stored', async () => {
-    const { client, store } = await storeWithPayout(Number.POSITIVE_INFINITY);
-    const payment: Payment = {
-      paymentId: 'payment-1',
-      applicationId: 'app-1',
-      status: 'SETTLED',
-      errorDescription: null,
-      amount: '100.00',
-      currency: 'GBP',
-      reference: 'P-1',
-      payer: account,
-      isExternal: false,
-      createdAt: 1,
-    };
-    await store.addPayment(payment);
-    const refund = (p: Payment): Refund => ({
-      refundId: 'refund-1',
-      paymentId: p.paymentId,
-      applicationId: p.applicationId,
-      createdAt: 2,
-      status: 'IN_PROGRESS',
-      amount: '5.00',
-      currency: 'GBP',
-      reference: 'RF-1',
-      destination: p.payer,
-      plannedOutcome: 'PROCESSED',
+    it('creating a refund that loses every race: 503 STATE_CONTENTION, no refund stored', async () => {
+      const { client, store } = await storeWithPayout(Number.POSITIVE_INFINITY);
+      const payment: Payment = {
+        paymentId: 'payment-1',
+        applicationId: 'app-1',
+        status: 'SETTLED',
+        errorDescription: null,
+        amount: '100.00',
+        currency: 'GBP',
+        reference: 'P-1',
+        payer: account,
+        isExternal: false,
+        createdAt: 1,
+      };
+      await store.addPayment(payment);
+      const refund = (p: Payment): Refund => ({
+        refundId: 'refund-1',
+        paymentId: p.paymentId,
+        applicationId: p.applicationId,
+        createdAt: 2,
+        status: 'IN_PROGRESS',
+        amount: '5.00',
+        currency: 'GBP',
+        reference: 'RF-1',
+        destination: p.payer,
+        plannedOutcome: 'PROCESSED',
+      });
+      await expect(store.createRefund('payment-1', refund)).rejects.toMatchObject({
+        status: 503,
+        code: 'STATE_CONTENTION',
+      });
+      expect(client.writes).toBe(50);
+      expect(await store.getRefund('refund-1')).toBeUndefined();
     });
-    await expect(store.createRefund('payment-1', refund)).rejects.toMatchObject({ status: 503, code: 'STATE_CONTENTION' });
-    expect(client.writes).toBe(50);
-    expect(await store.getRefund('refund-1')).toBeUndefined();
-  });
-});
+  },
+);

@@ -23,7 +23,10 @@ afterEach(() => {
 });
 
 /** Spawns `payconform serve`, resolves with the child and its output once it prints "Ctrl-C stops." (15 s max). */
-function spawnServe(args: string[], env: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string }> {
+function spawnServe(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, [...CLI_ARGS, 'serve', '--port', '0', ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -33,7 +36,10 @@ function spawnServe(args: string[], env: Record<string, string> = {}): Promise<{
   child.stdout!.on('data', (d: Buffer) => (text += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (text += d.toString()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start in 15 s:\n${text}`)), 15_000);
+    const timer = setTimeout(
+      () => reject(new Error(`serve did not start in 15 s:\n${text}`)),
+      15_000,
+    );
     const check = () => {
       if (text.includes('Ctrl-C stops.')) {
         clearTimeout(timer);
@@ -74,15 +80,37 @@ describe('payconform serve (spawned)', () => {
         payInAccountSelector: selector,
         amount: 12.5,
         reference: 'CLI',
-        destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'CoP No Match', accountNumber: '12345678', sortCode: '040004', iban: null },
+        destination: {
+          destinationType: 'toAccount',
+          accountType: 'SCAN',
+          holderName: 'CoP No Match',
+          accountNumber: '12345678',
+          sortCode: '040004',
+          iban: null,
+        },
         doNotCommitOnCoPMismatch: true,
       }),
     );
     const { headers } = signRequest(
-      { method: 'POST', url: `${baseUrl}/api/payouts`, headers: [['content-type', PAYOUT_TYPE]], body },
-      { applicationId: env('PAYCONFORM_APPLICATION_ID'), applicationSecret: env('PAYCONFORM_APPLICATION_SECRET'), keyId: env('PAYCONFORM_KEY_ID'), privateKey },
+      {
+        method: 'POST',
+        url: `${baseUrl}/api/payouts`,
+        headers: [['content-type', PAYOUT_TYPE]],
+        body,
+      },
+      {
+        applicationId: env('PAYCONFORM_APPLICATION_ID'),
+        applicationSecret: env('PAYCONFORM_APPLICATION_SECRET'),
+        keyId: env('PAYCONFORM_KEY_ID'),
+        privateKey,
+      },
     );
-    const res = await send(baseUrl, { method: 'POST', path: '/api/payouts', headers: [['content-type', PAYOUT_TYPE], ...Object.entries(headers)], body });
+    const res = await send(baseUrl, {
+      method: 'POST',
+      path: '/api/payouts',
+      headers: [['content-type', PAYOUT_TYPE], ...Object.entries(headers)],
+      body,
+    });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({ status: 'AWAITING_COMMIT', copStatus: 'NO_MATCH' });
     // The seeded payments printed are real.
@@ -122,8 +150,21 @@ describe('--config file (schemas/reference-service-config.schema.json)', () => {
         port: 9000,
         webhookUrls: { payout: 'http://127.0.0.1:9999/hooks' },
         applications: [
-          { applicationId: 'app-1', applicationSecret: 'test-only-s1', keyId: 'k1', publicKey: pub, merchantId: 'm1' },
-          { applicationId: 'app-2', applicationSecretEnv: 'APP2_SECRET', keyId: 'k2', publicKey: pub, merchantId: 'm2', cop: false },
+          {
+            applicationId: 'app-1',
+            applicationSecret: 'test-only-s1',
+            keyId: 'k1',
+            publicKey: pub,
+            merchantId: 'm1',
+          },
+          {
+            applicationId: 'app-2',
+            applicationSecretEnv: 'APP2_SECRET',
+            keyId: 'k2',
+            publicKey: pub,
+            merchantId: 'm2',
+            cop: false,
+          },
         ],
       }),
       { APP2_SECRET: 'test-only-from-env' },
@@ -133,7 +174,22 @@ describe('--config file (schemas/reference-service-config.schema.json)', () => {
       ['app-1', 'test-only-s1', undefined],
       ['app-2', 'test-only-from-env', false],
     ]);
-    expect(() => parseServiceConfig(JSON.stringify({ applications: [{ applicationId: 'a', applicationSecretEnv: 'NOPE', keyId: 'k', publicKey: pub, merchantId: 'm' }] }), {})).toThrow(ServiceConfigError);
+    expect(() =>
+      parseServiceConfig(
+        JSON.stringify({
+          applications: [
+            {
+              applicationId: 'a',
+              applicationSecretEnv: 'NOPE',
+              keyId: 'k',
+              publicKey: pub,
+              merchantId: 'm',
+            },
+          ],
+        }),
+        {},
+      ),
+    ).toThrow(ServiceConfigError);
     expect(() => parseServiceConfig('{"port": 1,', {})).toThrow(/offset/);
     expect(() => parseServiceConfig('{"unknown": true}', {})).toThrow(/unknown/);
   });
@@ -153,12 +209,18 @@ describe('payconform serve (in-process, refusals)', () => {
     io = memoryIo();
     expect(await main(['serve', '--fault', 'no-such-fault'], io)).toBe(2);
     expect(io.err.join('')).toContain('no-such-fault');
-    io = memoryIo({ PAYCONFORM_APPLICATION_ID: 'x', PAYCONFORM_APPLICATION_SECRET: 'test-only-partial' });
+    io = memoryIo({
+      PAYCONFORM_APPLICATION_ID: 'x',
+      PAYCONFORM_APPLICATION_SECRET: 'test-only-partial',
+    });
     expect(await main(['serve'], io)).toBe(2);
     expect(io.err.join('')).toContain('PAYCONFORM_KEY_ID');
     expect(io.err.join('')).not.toContain('test-only-partial');
     const dir = mkdtempSync(join(tmpdir(), 'payconform-serve-'));
-    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ port: 'eighty', applications: [{ applicationId: 'a' }] }));
+    writeFileSync(
+      join(dir, 'bad.json'),
+      JSON.stringify({ port: 'eighty', applications: [{ applicationId: 'a' }] }),
+    );
     io = memoryIo();
     expect(await main(['serve', '--config', join(dir, 'bad.json')], io)).toBe(2);
     expect(io.err.join('')).toContain('/port');

@@ -11,7 +11,12 @@ import { componentIdentifiers } from '../src/signatures/component-identifier.js'
 import { signSignatureBase } from '../src/signatures/create-signature.js';
 import { createSignatureBase } from '../src/signatures/signature-base.js';
 import { serializeSignature } from '../src/signatures/signature-fields.js';
-import { startReferenceService, type ApplicationConfig, type ReferenceServiceOptions, type RunningReferenceService } from '../server/index.js';
+import {
+  startReferenceService,
+  type ApplicationConfig,
+  type ReferenceServiceOptions,
+  type RunningReferenceService,
+} from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 
 export const PAYOUT_TYPE = 'application/vnd.service.v1.0+json';
@@ -38,12 +43,23 @@ export function send(baseUrl: string, request: RawRequest, timeoutMs = 5000): Pr
   const url = new URL(baseUrl);
   const flat: string[] = [];
   // With raw (array) headers Node adds no Host line: send the authority as the signer saw it, unless the test sets one.
-  if (!(request.headers ?? []).some(([n]) => n.toLowerCase() === 'host')) flat.push('host', url.host);
+  if (!(request.headers ?? []).some(([n]) => n.toLowerCase() === 'host'))
+    flat.push('host', url.host);
   for (const [n, v] of request.headers ?? []) flat.push(n, v);
-  const body = typeof request.body === 'string' ? Buffer.from(request.body) : Buffer.from(request.body ?? new Uint8Array());
+  const body =
+    typeof request.body === 'string'
+      ? Buffer.from(request.body)
+      : Buffer.from(request.body ?? new Uint8Array());
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, method: request.method, path: request.path, headers: flat, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: request.method,
+        path: request.path,
+        headers: flat,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -61,7 +77,10 @@ export function send(baseUrl: string, request: RawRequest, timeoutMs = 5000): Pr
         res.on('error', reject);
       },
     );
-    const timer = setTimeout(() => req.destroy(new Error(`no response within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => req.destroy(new Error(`no response within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     req.on('error', (e) => {
       clearTimeout(timer);
       reject(e);
@@ -83,11 +102,20 @@ export interface SignOverrides {
 }
 
 /** A request signed by the spec (Authentication steps 1-5) with the service's first application's credentials. */
-export function signed(service: RunningReferenceService, path: string, body: unknown, o: SignOverrides = {}): RawRequest {
-  const bytes = body === undefined ? new Uint8Array() : new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body));
+export function signed(
+  service: RunningReferenceService,
+  path: string,
+  body: unknown,
+  o: SignOverrides = {},
+): RawRequest {
+  const bytes =
+    body === undefined
+      ? new Uint8Array()
+      : new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body));
   const method = o.method ?? 'POST';
   const headers: Array<[string, string]> = [];
-  if (bytes.length > 0 || method === 'POST') headers.push(['content-type', o.contentType ?? PAYOUT_TYPE]);
+  if (bytes.length > 0 || method === 'POST')
+    headers.push(['content-type', o.contentType ?? PAYOUT_TYPE]);
   const creds = service.credentials;
   const { headers: added } = signRequest(
     { method, url: `${service.baseUrl}${path}`, headers, body: bytes },
@@ -97,14 +125,21 @@ export function signed(service: RunningReferenceService, path: string, body: unk
       keyId: o.keyId ?? creds.keyId,
       privateKey: o.privateKey ?? loadTestKeys().clientEd25519.privateKey,
     },
-    { ...(o.created !== undefined ? { created: o.created } : {}), ...(o.nonce !== undefined ? { nonce: o.nonce } : {}) },
+    {
+      ...(o.created !== undefined ? { created: o.created } : {}),
+      ...(o.nonce !== undefined ? { nonce: o.nonce } : {}),
+    },
   );
   return { method, path, headers: [...headers, ...Object.entries(added)], body: bytes };
 }
 
 /** A valid create-payout body for the first application. */
-export function payoutBody(service: RunningReferenceService, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  const { destinationType, accountType, holderName, accountNumber, sortCode, iban } = service.copDestinations.FULL_MATCH;
+export function payoutBody(
+  service: RunningReferenceService,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const { destinationType, accountType, holderName, accountNumber, sortCode, iban } =
+    service.copDestinations.FULL_MATCH;
   return {
     applicationId: service.credentials.applicationId,
     payInAccountSelector: service.credentials.payInAccountSelector,
@@ -116,11 +151,16 @@ export function payoutBody(service: RunningReferenceService, overrides: Record<s
 }
 
 /** Plain application headers (commit, cancel, refund). */
-export function appHeaders(service: RunningReferenceService, contentType?: string): Array<[string, string]> {
+export function appHeaders(
+  service: RunningReferenceService,
+  contentType?: string,
+): Array<[string, string]> {
   return [
     ['x-application-id', service.credentials.applicationId],
     ['x-application-secret', service.credentials.applicationSecret],
-    ...(contentType !== undefined ? ([['content-type', contentType]] as Array<[string, string]>) : []),
+    ...(contentType !== undefined
+      ? ([['content-type', contentType]] as Array<[string, string]>)
+      : []),
   ];
 }
 
@@ -138,7 +178,9 @@ export function testApplication(): ApplicationConfig {
 }
 
 /** Starts the service with the test-only client and webhook keys. */
-export function startTestService(options: Partial<ReferenceServiceOptions> = {}): Promise<RunningReferenceService> {
+export function startTestService(
+  options: Partial<ReferenceServiceOptions> = {},
+): Promise<RunningReferenceService> {
   return startReferenceService({
     applications: [testApplication()],
     webhookSigningKey: loadTestKeys().webhookRsa.privatePem,
@@ -157,10 +199,15 @@ export interface ReceivedWebhook {
  * A loopback webhook receiver: records every request; answers with `statuses` in turn (then 200), or with
  * `statuses(body)` when it is a function.
  */
-export async function startReceiver(statuses: readonly number[] | ((body: Buffer) => number) = []): Promise<{
+export async function startReceiver(
+  statuses: readonly number[] | ((body: Buffer) => number) = [],
+): Promise<{
   url: string;
   received: ReceivedWebhook[];
-  waitFor: (predicate: (all: readonly ReceivedWebhook[]) => boolean, timeoutMs?: number) => Promise<void>;
+  waitFor: (
+    predicate: (all: readonly ReceivedWebhook[]) => boolean,
+    timeoutMs?: number,
+  ) => Promise<void>;
   close: () => Promise<void>;
 }> {
   const received: ReceivedWebhook[] = [];
@@ -182,14 +229,16 @@ export async function startReceiver(statuses: readonly number[] | ((body: Buffer
     waitFor: async (predicate, timeoutMs = 5000) => {
       const end = Date.now() + timeoutMs;
       while (!predicate(received)) {
-        if (Date.now() > end) throw new Error(`webhooks not received in ${timeoutMs} ms (got ${received.length})`);
+        if (Date.now() > end)
+          throw new Error(`webhooks not received in ${timeoutMs} ms (got ${received.length})`);
         await new Promise((r) => setTimeout(r, 10));
       }
     },
-    close: () => new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -201,7 +250,12 @@ export interface CustomSignature {
 }
 
 /** A create-payout request signed with deliberately non-profile choices (label, components, parameters), for fault tests. */
-export function signedCustom(service: RunningReferenceService, path: string, body: unknown, custom: CustomSignature): RawRequest {
+export function signedCustom(
+  service: RunningReferenceService,
+  path: string,
+  body: unknown,
+  custom: CustomSignature,
+): RawRequest {
   const bytes = new TextEncoder().encode(JSON.stringify(body));
   const creds = service.credentials;
   const headers: Array<[string, string]> = [
@@ -227,11 +281,19 @@ export function signedCustom(service: RunningReferenceService, path: string, bod
   );
   if (!base.ok) throw new Error(base.message);
   const label = custom.label ?? 'sig1';
-  const signature = signSignatureBase(base.base, loadTestKeys().clientEd25519.privateKey, nodeBackend);
+  const signature = signSignatureBase(
+    base.base,
+    loadTestKeys().clientEd25519.privateKey,
+    nodeBackend,
+  );
   return {
     method: 'POST',
     path,
-    headers: [...headers, ['signature-input', `${label}=${base.signatureParams}`], ['signature', serializeSignature(new Map([[label, signature]]))]],
+    headers: [
+      ...headers,
+      ['signature-input', `${label}=${base.signatureParams}`],
+      ['signature', serializeSignature(new Map([[label, signature]]))],
+    ],
     body: bytes,
   };
 }

@@ -4,7 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatePayload } from '../src/schemas/index.js';
 import { verifyWebhook } from '../src/webhooks/index.js';
-import { faultCatalogue, type FaultName, type MethodFaultName, type RunningReferenceService } from '../server/index.js';
+import {
+  faultCatalogue,
+  type FaultName,
+  type MethodFaultName,
+  type RunningReferenceService,
+} from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import {
   appHeaders,
@@ -30,8 +35,10 @@ interface World {
 
 const P = '/api/payouts';
 const now = () => Math.floor(Date.now() / 1000);
-const status = async (s: RunningReferenceService, req: RawRequest) => (await send(s.baseUrl, req)).status;
-const create = (s: RunningReferenceService, overrides: Record<string, unknown> = {}) => send(s.baseUrl, signed(s, P, payoutBody(s, overrides)));
+const status = async (s: RunningReferenceService, req: RawRequest) =>
+  (await send(s.baseUrl, req)).status;
+const create = (s: RunningReferenceService, overrides: Record<string, unknown> = {}) =>
+  send(s.baseUrl, signed(s, P, payoutBody(s, overrides)));
 const refundReq = (s: RunningReferenceService, body: unknown) =>
   send(s.baseUrl, {
     method: 'POST',
@@ -40,18 +47,30 @@ const refundReq = (s: RunningReferenceService, body: unknown) =>
     body: JSON.stringify(body),
   });
 const params = (s: RunningReferenceService, changes: Record<string, string | number | undefined>) =>
-  Object.entries({ created: now(), keyid: s.credentials.keyId, alg: 'ed25519', nonce: randomUUID(), ...changes }).filter(
-    (e): e is [string, string | number] => e[1] !== undefined,
-  );
+  Object.entries({
+    created: now(),
+    keyid: s.credentials.keyId,
+    alg: 'ed25519',
+    nonce: randomUUID(),
+    ...changes,
+  }).filter((e): e is [string, string | number] => e[1] !== undefined);
 const held = async (s: RunningReferenceService) =>
-  (await create(s, { destination: s.copDestinations.NO_MATCH, doNotCommitOnCoPMismatch: true })).json.payoutId as string;
+  (await create(s, { destination: s.copDestinations.NO_MATCH, doNotCommitOnCoPMismatch: true }))
+    .json.payoutId as string;
 const settle = async (s: RunningReferenceService) => {
-  const p = await send(s.baseUrl, { method: 'POST', path: '/sandbox/payments', body: '{"amount":"10.00","status":"SETTLED"}' });
+  const p = await send(s.baseUrl, {
+    method: 'POST',
+    path: '/sandbox/payments',
+    body: '{"amount":"10.00","status":"SETTLED"}',
+  });
   return p.json.paymentId as string;
 };
 /** Webhooks (any kind) mentioning `id`, once `count` have arrived. */
 async function payoutHooks(w: World, id: string, count: number) {
-  await w.hooks.waitFor((all) => all.filter((h) => h.body.toString().includes(id)).length >= count, 3000);
+  await w.hooks.waitFor(
+    (all) => all.filter((h) => h.body.toString().includes(id)).length >= count,
+    3000,
+  );
   return w.hooks.received.filter((h) => h.body.toString().includes(id));
 }
 const settleMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,9 +78,17 @@ const settleMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** For each fault: true when the service shows the broken behaviour. */
 const exhibits: Record<Exclude<FaultName, MethodFaultName>, (w: World) => Promise<boolean>> = {
   'accept-unsigned': async ({ s }) => {
-    const none = await status(s, { method: 'POST', path: P, headers: appHeaders(s, PAYOUT_TYPE), body: JSON.stringify(payoutBody(s)) });
+    const none = await status(s, {
+      method: 'POST',
+      path: P,
+      headers: appHeaders(s, PAYOUT_TYPE),
+      body: JSON.stringify(payoutBody(s)),
+    });
     const req = signed(s, P, payoutBody(s));
-    const noSignature = await status(s, { ...req, headers: req.headers!.filter(([n]) => n !== 'signature') });
+    const noSignature = await status(s, {
+      ...req,
+      headers: req.headers!.filter(([n]) => n !== 'signature'),
+    });
     return none === 201 && noSignature === 201;
   },
   'no-replay-check': async ({ s }) => {
@@ -73,73 +100,169 @@ const exhibits: Record<Exclude<FaultName, MethodFaultName>, (w: World) => Promis
     const all = await Promise.all(Array.from({ length: 8 }, () => status(s, req)));
     return all.filter((c) => c === 201).length > 1;
   },
-  'no-created-window': async ({ s }) => (await status(s, signed(s, P, payoutBody(s), { created: now() - 301 }))) === 201,
-  'no-future-check': async ({ s }) => (await status(s, signed(s, P, payoutBody(s), { created: now() + 3600 }))) === 201,
+  'no-created-window': async ({ s }) =>
+    (await status(s, signed(s, P, payoutBody(s), { created: now() - 301 }))) === 201,
+  'no-future-check': async ({ s }) =>
+    (await status(s, signed(s, P, payoutBody(s), { created: now() + 3600 }))) === 201,
   'no-digest-check': async ({ s }) => {
     // Body changed after signing, same length (content-length is covered): only the digest can notice.
     const req = signed(s, P, payoutBody(s, { reference: 'INV-1' }));
-    return (await status(s, { ...req, body: new TextEncoder().encode(JSON.stringify(payoutBody(s, { reference: 'INV-9' }))) })) === 201;
+    return (
+      (await status(s, {
+        ...req,
+        body: new TextEncoder().encode(JSON.stringify(payoutBody(s, { reference: 'INV-9' }))),
+      })) === 201
+    );
   },
-  'no-signature-check': async ({ s }) => (await status(s, signed(s, P, payoutBody(s), { privateKey: loadTestKeys().rfc9421Ed25519.privateKey }))) === 201,
-  'no-secret-check': async ({ s }) => (await status(s, signed(s, P, payoutBody(s), { secret: 'wrong-secret' }))) === 201,
+  'no-signature-check': async ({ s }) =>
+    (await status(
+      s,
+      signed(s, P, payoutBody(s), { privateKey: loadTestKeys().rfc9421Ed25519.privateKey }),
+    )) === 201,
+  'no-secret-check': async ({ s }) =>
+    (await status(s, signed(s, P, payoutBody(s), { secret: 'wrong-secret' }))) === 201,
   'no-application-id-check': async ({ s }) => {
     const req = signed(s, P, payoutBody(s));
-    return (await status(s, { ...req, headers: req.headers!.filter(([n]) => n !== 'x-application-id') })) === 201;
+    return (
+      (await status(s, {
+        ...req,
+        headers: req.headers!.filter(([n]) => n !== 'x-application-id'),
+      })) === 201
+    );
   },
-  'no-key-check': async ({ s }) => (await status(s, signed(s, P, payoutBody(s), { keyId: 'no-such-key' }))) === 201,
-  'accept-any-alg': async ({ s }) => (await status(s, signedCustom(s, P, payoutBody(s), { params: params(s, { alg: 'rsa-pss-sha512' }) }))) === 201,
-  'accept-any-label': async ({ s }) => (await status(s, signedCustom(s, P, payoutBody(s), { label: 'sig2' }))) === 201,
+  'no-key-check': async ({ s }) =>
+    (await status(s, signed(s, P, payoutBody(s), { keyId: 'no-such-key' }))) === 201,
+  'accept-any-alg': async ({ s }) =>
+    (await status(
+      s,
+      signedCustom(s, P, payoutBody(s), { params: params(s, { alg: 'rsa-pss-sha512' }) }),
+    )) === 201,
+  'accept-any-label': async ({ s }) =>
+    (await status(s, signedCustom(s, P, payoutBody(s), { label: 'sig2' }))) === 201,
   'accept-any-components': async ({ s }) =>
-    (await status(s, signedCustom(s, P, payoutBody(s), { components: ['@method', '@path', '@authority', 'content-digest', 'x-application-id', 'x-application-secret'] }))) === 201,
-  'no-nonce-length-check': async ({ s }) => (await status(s, signedCustom(s, P, payoutBody(s), { params: params(s, { nonce: 'n'.repeat(51) }) }))) === 201,
-  'allow-missing-nonce': async ({ s }) => (await status(s, signedCustom(s, P, payoutBody(s), { params: params(s, { nonce: undefined }) }))) === 201,
+    (await status(
+      s,
+      signedCustom(s, P, payoutBody(s), {
+        components: [
+          '@method',
+          '@path',
+          '@authority',
+          'content-digest',
+          'x-application-id',
+          'x-application-secret',
+        ],
+      }),
+    )) === 201,
+  'no-nonce-length-check': async ({ s }) =>
+    (await status(
+      s,
+      signedCustom(s, P, payoutBody(s), { params: params(s, { nonce: 'n'.repeat(51) }) }),
+    )) === 201,
+  'allow-missing-nonce': async ({ s }) =>
+    (await status(
+      s,
+      signedCustom(s, P, payoutBody(s), { params: params(s, { nonce: undefined }) }),
+    )) === 201,
   'creates-on-rejection': async ({ s }) => {
-    const before = (await send(s.baseUrl, { method: 'GET', path: '/sandbox/payouts' })).json.length as number;
+    const before = (await send(s.baseUrl, { method: 'GET', path: '/sandbox/payouts' })).json
+      .length as number;
     const rejected = await status(s, signed(s, P, payoutBody(s), { secret: 'wrong-secret' }));
-    const after = (await send(s.baseUrl, { method: 'GET', path: '/sandbox/payouts' })).json.length as number;
+    const after = (await send(s.baseUrl, { method: 'GET', path: '/sandbox/payouts' })).json
+      .length as number;
     return rejected === 401 && after > before;
   },
-  'no-cop-hold': async ({ s }) => (await create(s, { destination: s.copDestinations.NO_MATCH, doNotCommitOnCoPMismatch: true })).json.status === 'IN_PROGRESS',
-  'hold-without-flag': async ({ s }) => (await create(s, { destination: s.copDestinations.PARTIAL_MATCH })).json.status === 'AWAITING_COMMIT',
+  'no-cop-hold': async ({ s }) =>
+    (await create(s, { destination: s.copDestinations.NO_MATCH, doNotCommitOnCoPMismatch: true }))
+      .json.status === 'IN_PROGRESS',
+  'hold-without-flag': async ({ s }) =>
+    (await create(s, { destination: s.copDestinations.PARTIAL_MATCH })).json.status ===
+    'AWAITING_COMMIT',
   'hold-on-not-checked': async ({ s }) =>
-    (await create(s, { destination: s.copDestinations.NOT_CHECKED, doNotCommitOnCoPMismatch: true })).json.status === 'AWAITING_COMMIT' &&
-    (await create(s, { destination: s.copDestinations.null, doNotCommitOnCoPMismatch: true })).json.status === 'AWAITING_COMMIT',
-  'hold-on-full-match': async ({ s }) => (await create(s, { doNotCommitOnCoPMismatch: true })).json.status === 'AWAITING_COMMIT',
+    (
+      await create(s, {
+        destination: s.copDestinations.NOT_CHECKED,
+        doNotCommitOnCoPMismatch: true,
+      })
+    ).json.status === 'AWAITING_COMMIT' &&
+    (await create(s, { destination: s.copDestinations.null, doNotCommitOnCoPMismatch: true })).json
+      .status === 'AWAITING_COMMIT',
+  'hold-on-full-match': async ({ s }) =>
+    (await create(s, { doNotCommitOnCoPMismatch: true })).json.status === 'AWAITING_COMMIT',
   'commit-changes-cop': async ({ s }) => {
-    const res = await send(s.baseUrl, { method: 'POST', path: `${P}/${await held(s)}/commit`, headers: appHeaders(s) });
+    const res = await send(s.baseUrl, {
+      method: 'POST',
+      path: `${P}/${await held(s)}/commit`,
+      headers: appHeaders(s),
+    });
     return res.json.copStatus !== 'NO_MATCH';
   },
   'cancel-without-reason': async ({ s }) => {
-    const res = await send(s.baseUrl, { method: 'POST', path: `${P}/${await held(s)}/cancel`, headers: appHeaders(s) });
+    const res = await send(s.baseUrl, {
+      method: 'POST',
+      path: `${P}/${await held(s)}/cancel`,
+      headers: appHeaders(s),
+    });
     return res.json.statusReason === null;
   },
-  'refund-unsettled': async ({ s }) => (await refundReq(s, { paymentId: s.seededPayments.unsettled[0]!.paymentId, amount: '1.00' })).status === 201,
-  'refund-over-amount': async ({ s }) => (await refundReq(s, { paymentId: await settle(s), amount: '10.01' })).status === 201,
+  'refund-unsettled': async ({ s }) =>
+    (await refundReq(s, { paymentId: s.seededPayments.unsettled[0]!.paymentId, amount: '1.00' }))
+      .status === 201,
+  'refund-over-amount': async ({ s }) =>
+    (await refundReq(s, { paymentId: await settle(s), amount: '10.01' })).status === 201,
   'refund-concurrent': async ({ s }) => {
     const id = await settle(s);
-    return (await refundReq(s, { paymentId: id, amount: '1.00' })).status === 201 && (await refundReq(s, { paymentId: id, amount: '1.00' })).status === 201;
+    return (
+      (await refundReq(s, { paymentId: id, amount: '1.00' })).status === 201 &&
+      (await refundReq(s, { paymentId: id, amount: '1.00' })).status === 201
+    );
   },
-  'refund-partial-rejected': async ({ s }) => (await refundReq(s, { paymentId: await settle(s), amount: '4.00' })).status !== 201,
+  'refund-partial-rejected': async ({ s }) =>
+    (await refundReq(s, { paymentId: await settle(s), amount: '4.00' })).status !== 201,
   'refund-arbitrary-destination': async ({ s }) => {
     const payer = { name: 'Original Payer', accountNumber: '31415926', sortCode: '271828' };
-    const p = await send(s.baseUrl, { method: 'POST', path: '/sandbox/payments', body: JSON.stringify({ amount: '10.00', status: 'SETTLED', payer }) });
-    const destination = (await refundReq(s, { paymentId: p.json.paymentId, amount: '1.00' })).json.refundRequestDetails.destination;
-    return destination.accountNumber !== payer.accountNumber || destination.sortCode !== payer.sortCode || destination.name !== payer.name;
+    const p = await send(s.baseUrl, {
+      method: 'POST',
+      path: '/sandbox/payments',
+      body: JSON.stringify({ amount: '10.00', status: 'SETTLED', payer }),
+    });
+    const destination = (await refundReq(s, { paymentId: p.json.paymentId, amount: '1.00' })).json
+      .refundRequestDetails.destination;
+    return (
+      destination.accountNumber !== payer.accountNumber ||
+      destination.sortCode !== payer.sortCode ||
+      destination.name !== payer.name
+    );
   },
   'payment-webhook-missing': async (w) => {
-    const id = (await send(w.s.baseUrl, { method: 'POST', path: '/sandbox/payments', body: '{"amount":"10.00","status":"SETTLED"}' })).json.paymentId as string;
+    const id = (
+      await send(w.s.baseUrl, {
+        method: 'POST',
+        path: '/sandbox/payments',
+        body: '{"amount":"10.00","status":"SETTLED"}',
+      })
+    ).json.paymentId as string;
     const hooks = await payoutHooks(w, id, 1);
     await settleMs(150);
-    const statuses = w.hooks.received.filter((h) => h.body.toString().includes(id)).map((h) => JSON.parse(h.body.toString()).paymentStatus);
+    const statuses = w.hooks.received
+      .filter((h) => h.body.toString().includes(id))
+      .map((h) => JSON.parse(h.body.toString()).paymentStatus);
     return hooks.length > 0 && statuses.includes('COMPLETED') && !statuses.includes('SETTLED');
   },
   'payment-reference-kept': async ({ s }) => {
-    const make = () => send(s.baseUrl, { method: 'POST', path: '/sandbox/payments', body: '{"amount":"10.00","reference":"CUSTOM-REF-1"}' });
+    const make = () =>
+      send(s.baseUrl, {
+        method: 'POST',
+        path: '/sandbox/payments',
+        body: '{"amount":"10.00","reference":"CUSTOM-REF-1"}',
+      });
     const [a, b] = [await make(), await make()];
     return a.json.reference === 'CUSTOM-REF-1' && b.json.reference === 'CUSTOM-REF-1';
   },
   'refund-error-shape': async ({ s }) => {
-    const res = await refundReq(s, { paymentId: s.seededPayments.unsettled[0]!.paymentId, amount: '1.00' });
+    const res = await refundReq(s, {
+      paymentId: s.seededPayments.unsettled[0]!.paymentId,
+      amount: '1.00',
+    });
     return !validatePayload('error', res.json).valid;
   },
   'refund-unsettled-message': async ({ s }) => {
@@ -149,11 +272,19 @@ const exhibits: Record<Exclude<FaultName, MethodFaultName>, (w: World) => Promis
   },
   'webhook-bad-signature': async (w) => {
     const [hook] = await payoutHooks(w, (await create(w.s)).json.payoutId, 1);
-    return !verifyWebhook(new Uint8Array(hook!.body), hook!.headers.authorization, w.s.webhookPublicKeyTrimmedPem).ok;
+    return !verifyWebhook(
+      new Uint8Array(hook!.body),
+      hook!.headers.authorization,
+      w.s.webhookPublicKeyTrimmedPem,
+    ).ok;
   },
   'webhook-reserialised': async (w) => {
     const [hook] = await payoutHooks(w, (await create(w.s)).json.payoutId, 1);
-    return !verifyWebhook(new Uint8Array(hook!.body), hook!.headers.authorization, w.s.webhookPublicKeyTrimmedPem).ok;
+    return !verifyWebhook(
+      new Uint8Array(hook!.body),
+      hook!.headers.authorization,
+      w.s.webhookPublicKeyTrimmedPem,
+    ).ok;
   },
   'webhook-no-retry': async (w) => {
     const id = (await create(w.flakyService)).json.payoutId as string;
@@ -163,16 +294,28 @@ const exhibits: Record<Exclude<FaultName, MethodFaultName>, (w: World) => Promis
   },
   'webhook-counter-fixed': async (w) => {
     const id = (await create(w.flakyService)).json.payoutId as string;
-    await w.flaky.waitFor((all) => all.filter((h) => h.body.toString().includes(id)).length >= 2, 3000);
-    const counters = w.flaky.received.filter((h) => h.body.toString().includes(id)).map((h) => JSON.parse(h.body.toString()).payoutWebhookDeliveryAttempt);
+    await w.flaky.waitFor(
+      (all) => all.filter((h) => h.body.toString().includes(id)).length >= 2,
+      3000,
+    );
+    const counters = w.flaky.received
+      .filter((h) => h.body.toString().includes(id))
+      .map((h) => JSON.parse(h.body.toString()).payoutWebhookDeliveryAttempt);
     return counters[0] === counters[1];
   },
-  'webhook-post': async (w) => (await payoutHooks(w, (await create(w.s)).json.payoutId, 1))[0]!.method !== 'PUT',
-  'webhook-content-type': async (w) => (await payoutHooks(w, (await create(w.s)).json.payoutId, 1))[0]!.headers['content-type'] !== 'application/json',
+  'webhook-post': async (w) =>
+    (await payoutHooks(w, (await create(w.s)).json.payoutId, 1))[0]!.method !== 'PUT',
+  'webhook-content-type': async (w) =>
+    (await payoutHooks(w, (await create(w.s)).json.payoutId, 1))[0]!.headers['content-type'] !==
+    'application/json',
   'webhook-missing-event': async (w) => {
     const id = (await create(w.s)).json.payoutId as string;
     await payoutHooks(w, id, 1);
-    await send(w.s.baseUrl, { method: 'POST', path: `/sandbox/payouts/${id}/advance`, body: '{"status":"PROCESSED"}' });
+    await send(w.s.baseUrl, {
+      method: 'POST',
+      path: `/sandbox/payouts/${id}/advance`,
+      body: '{"status":"PROCESSED"}',
+    });
     await settleMs(150);
     return w.hooks.received.filter((h) => h.body.toString().includes(id)).length === 1;
   },
@@ -180,10 +323,18 @@ const exhibits: Record<Exclude<FaultName, MethodFaultName>, (w: World) => Promis
     const [hook] = await payoutHooks(w, (await create(w.s)).json.payoutId, 1);
     return !validatePayload('payout-webhook', JSON.parse(hook!.body.toString())).valid;
   },
-  'payout-response-shape': async ({ s }) => !validatePayload('payout', (await create(s)).json).valid,
-  'tracing-id-fixed': async ({ s }) => (await create(s)).json.tracingId === (await create(s)).json.tracingId,
-  'refund-timestamp-zoned': async ({ s }) => String((await refundReq(s, { paymentId: await settle(s), amount: '1.00' })).json.createdAtUtc).endsWith('Z'),
-  'public-key-full-pem': async ({ s }) => (await send(s.baseUrl, { method: 'GET', path: '/.well-known/signature/pem' })).text.includes('BEGIN PUBLIC KEY'),
+  'payout-response-shape': async ({ s }) =>
+    !validatePayload('payout', (await create(s)).json).valid,
+  'tracing-id-fixed': async ({ s }) =>
+    (await create(s)).json.tracingId === (await create(s)).json.tracingId,
+  'refund-timestamp-zoned': async ({ s }) =>
+    String(
+      (await refundReq(s, { paymentId: await settle(s), amount: '1.00' })).json.createdAtUtc,
+    ).endsWith('Z'),
+  'public-key-full-pem': async ({ s }) =>
+    (await send(s.baseUrl, { method: 'GET', path: '/.well-known/signature/pem' })).text.includes(
+      'BEGIN PUBLIC KEY',
+    ),
 };
 
 const fast = { initialDelayMs: 10, maxDelayMs: 20, maxAttempts: 3, requestTimeoutMs: 1000 };
@@ -198,8 +349,16 @@ async function world(faults: FaultName[]): Promise<World & { close: () => Promis
     seen.add(id);
     return 500;
   });
-  const s = await startTestService({ faults, webhookUrls: { payout: hooks.url, refund: hooks.url, payment: hooks.url }, retry: fast });
-  const flakyService = await startTestService({ faults, webhookUrls: { payout: flaky.url }, retry: fast });
+  const s = await startTestService({
+    faults,
+    webhookUrls: { payout: hooks.url, refund: hooks.url, payment: hooks.url },
+    retry: fast,
+  });
+  const flakyService = await startTestService({
+    faults,
+    webhookUrls: { payout: flaky.url },
+    retry: fast,
+  });
   return {
     s,
     hooks,
@@ -213,7 +372,9 @@ async function world(faults: FaultName[]): Promise<World & { close: () => Promis
 }
 
 /** The faults with a direct scenario here; those found by method (`how`) are proven in test/audit-server-faults.test.ts. */
-const direct = faultCatalogue.filter((f) => !('how' in f)).map((f) => f.name as Exclude<FaultName, MethodFaultName>);
+const direct = faultCatalogue
+  .filter((f) => !('how' in f))
+  .map((f) => f.name as Exclude<FaultName, MethodFaultName>);
 
 describe('faultCatalogue', () => {
   it('has a scenario here for every fault not found by method, names are kebab-case and unique', () => {

@@ -19,21 +19,57 @@ import { validateAgainst } from '../src/schemas/index.js';
 const REPORT_SCHEMA_ID = 'https://payconform.dev/schemas/conformance-report.schema.json';
 const hostile = `<script>alert("x")</script> & ' ]]> \u0001 \uD800 end`;
 
-function c(id: string, level: Check<null>['level'], run: Check<null>['run'], area = 'signing'): Check<null> {
-  return { id, title: `${id} ${hostile}`, area, requirements: ['SIG-VERIFY-SIGNATURE', 'SIG-LABEL-SIG1'], level, appliesTo: 'server', run };
+function c(
+  id: string,
+  level: Check<null>['level'],
+  run: Check<null>['run'],
+  area = 'signing',
+): Check<null> {
+  return {
+    id,
+    title: `${id} ${hostile}`,
+    area,
+    requirements: ['SIG-VERIFY-SIGNATURE', 'SIG-LABEL-SIG1'],
+    level,
+    appliesTo: 'server',
+    run,
+  };
 }
 
 let summary: RunSummary;
 let consoleOut = '';
 beforeAll(async () => {
   const exchange = {
-    request: { method: 'POST', url: 'http://127.0.0.1:9/api/payouts', headers: [['Content-Type', 'application/vnd.service.v1.0+json'], ['x-evil', hostile]] as const, body: new TextEncoder().encode('{"amount":1}') },
-    response: { status: 201, headers: [['Content-Type', 'application/json']] as const, body: new Uint8Array([0xff, 0x01]) },
+    request: {
+      method: 'POST',
+      url: 'http://127.0.0.1:9/api/payouts',
+      headers: [
+        ['Content-Type', 'application/vnd.service.v1.0+json'],
+        ['x-evil', hostile],
+      ] as const,
+      body: new TextEncoder().encode('{"amount":1}'),
+    },
+    response: {
+      status: 201,
+      headers: [['Content-Type', 'application/json']] as const,
+      body: new Uint8Array([0xff, 0x01]),
+    },
   };
   summary = await runChecks({
     checks: [
       c('passes', 'MUST', async () => [pass('accepted')]),
-      c('fails', 'MUST', async () => [violation(`tampered body accepted ${hostile}`, { expected: '4xx', received: '201', evidence: { ...exchange, reproduce: 'curl ...' } })], 'cop'),
+      c(
+        'fails',
+        'MUST',
+        async () => [
+          violation(`tampered body accepted ${hostile}`, {
+            expected: '4xx',
+            received: '201',
+            evidence: { ...exchange, reproduce: 'curl ...' },
+          }),
+        ],
+        'cop',
+      ),
       c('warns', 'SHOULD', async () => [violation('future created accepted')]),
       c('skips', 'MUST', async () => [skip('no settled payment configured')], 'refunds'),
       c('not-applicable', 'MAY', async () => [notApplicable('no webhooks')], 'webhooks'),
@@ -45,7 +81,9 @@ beforeAll(async () => {
     role: 'server',
     target: 'http://127.0.0.1:9',
     toolVersion: '0.1.0',
-    subscribers: [createConsoleReporter({ stream: { write: (t: string) => (consoleOut += t), isTTY: false } })],
+    subscribers: [
+      createConsoleReporter({ stream: { write: (t: string) => (consoleOut += t), isTTY: false } }),
+    ],
   });
 });
 
@@ -55,9 +93,17 @@ describe('JSON report', () => {
     const report = JSON.parse(renderJsonReport(summary));
     const result = validate(report);
     expect(result.valid, JSON.stringify(result)).toBe(true);
-    expect(report).toMatchObject({ reportVersion: '1', verdict: 'fail', exitCode: 1, counts: { pass: 1, fail: 1, warn: 1, skip: 1, 'n/a': 1, error: 1 } });
+    expect(report).toMatchObject({
+      reportVersion: '1',
+      verdict: 'fail',
+      exitCode: 1,
+      counts: { pass: 1, fail: 1, warn: 1, skip: 1, 'n/a': 1, error: 1 },
+    });
     const failed = report.results.find((r: { id: string }) => r.id === 'fails');
-    expect(failed.findings[0].evidence.request.headers[0]).toEqual(['Content-Type', 'application/vnd.service.v1.0+json']);
+    expect(failed.findings[0].evidence.request.headers[0]).toEqual([
+      'Content-Type',
+      'application/vnd.service.v1.0+json',
+    ]);
     expect(failed.findings[0].evidence.response.body).toEqual({ bytes: 2, base64: '/wE=' });
     // The schema is strict: an unknown member fails it.
     expect(validate({ ...report, extra: 1 }).valid).toBe(false);
@@ -70,9 +116,11 @@ function assertWellFormedXml(xml: string): number {
   const stack: string[] = [];
   let elements = 0;
   const checkText = (text: string): void => {
-    if (/&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/.test(text)) throw new Error(`bad entity in ${text.slice(0, 40)}`);
+    if (/&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/.test(text))
+      throw new Error(`bad entity in ${text.slice(0, 40)}`);
     if (/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/.test(text)) throw new Error('control character');
-    if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)) throw new Error('lone surrogate');
+    if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text))
+      throw new Error('lone surrogate');
   };
   if (xml.startsWith('<?xml')) i = xml.indexOf('?>') + 2;
   while (i < xml.length) {
@@ -130,7 +178,9 @@ describe('HTML report', () => {
 
   it('is self-contained: no scripts, no external resources', () => {
     const page = html();
-    expect(page).not.toMatch(/<script|<link|<img|<iframe|\ssrc=|url\(|https?:\/\/(?!127\.0\.0\.1)/i);
+    expect(page).not.toMatch(
+      /<script|<link|<img|<iframe|\ssrc=|url\(|https?:\/\/(?!127\.0\.0\.1)/i,
+    );
     expect(page.startsWith('<!DOCTYPE html>')).toBe(true);
   });
 
@@ -161,7 +211,10 @@ describe('console reporter', () => {
     expect(useColour({ write: () => true, isTTY: true }, { NO_COLOR: '1' })).toBe(false);
     expect(useColour({ write: () => true, isTTY: false }, {})).toBe(false);
     let out = '';
-    const reporter = createConsoleReporter({ stream: { write: (t: string) => (out += t), isTTY: true }, env: {} });
+    const reporter = createConsoleReporter({
+      stream: { write: (t: string) => (out += t), isTTY: true },
+      env: {},
+    });
     reporter({ type: 'run-finished', summary });
     expect(out).toContain('\x1b[31m');
   });
@@ -186,12 +239,16 @@ describe('--report FORMAT:PATH', () => {
 
   it('writes every report, creating directories, and returns failures instead of throwing', async () => {
     let stdout = '';
-    const failures = await writeReports(summary, [
-      { format: 'json', path: join(dir, 'a/b/report.json') },
-      { format: 'html', path: join(dir, 'report.html') },
-      { format: 'junit', path: '-' },
-      { format: 'json', path: join(dir, 'report.html', 'inside-a-file.json') },
-    ], { stdout: (t) => (stdout += t) });
+    const failures = await writeReports(
+      summary,
+      [
+        { format: 'json', path: join(dir, 'a/b/report.json') },
+        { format: 'html', path: join(dir, 'report.html') },
+        { format: 'junit', path: '-' },
+        { format: 'json', path: join(dir, 'report.html', 'inside-a-file.json') },
+      ],
+      { stdout: (t) => (stdout += t) },
+    );
     expect(JSON.parse(readFileSync(join(dir, 'a/b/report.json'), 'utf8')).reportVersion).toBe('1');
     expect(readFileSync(join(dir, 'report.html'), 'utf8')).toContain('<!DOCTYPE html>');
     expect(stdout).toContain('<testsuites');

@@ -1,7 +1,12 @@
 // The requirements catalogue: well-formed, unique ids, valid levels and parties, every "not shown" gap present.
 import { describe, expect, it } from 'vitest';
 import { SPEC_TEXT } from './fixtures/spec.js';
-import { createCatalogue, loadCatalogue, REQUIREMENT_ID_PATTERN, requirementsForRole } from '../conformance/requirements.js';
+import {
+  createCatalogue,
+  loadCatalogue,
+  REQUIREMENT_ID_PATTERN,
+  requirementsForRole,
+} from '../conformance/requirements.js';
 
 const catalogue = loadCatalogue();
 const spec = SPEC_TEXT;
@@ -10,7 +15,21 @@ describe('conformance/requirements.json', () => {
   it('has unique, well-formed ids grouped by a known area prefix', () => {
     const ids = catalogue.requirements.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
-    const prefixes = new Set(['APP', 'SIG', 'DIGEST', 'LIMIT', 'PAYOUT', 'COP', 'REFUND', 'PAYMENT', 'RETRIEVAL', 'KEY', 'WEBHOOK', 'ERROR', 'VERSION']);
+    const prefixes = new Set([
+      'APP',
+      'SIG',
+      'DIGEST',
+      'LIMIT',
+      'PAYOUT',
+      'COP',
+      'REFUND',
+      'PAYMENT',
+      'RETRIEVAL',
+      'KEY',
+      'WEBHOOK',
+      'ERROR',
+      'VERSION',
+    ]);
     for (const id of ids) {
       expect(id).toMatch(REQUIREMENT_ID_PATTERN);
       expect(prefixes.has(id.split('-')[0]!), id).toBe(true);
@@ -23,7 +42,8 @@ describe('conformance/requirements.json', () => {
       expect(['MUST', 'SHOULD', 'MAY'], r.id).toContain(r.level);
       expect(typeof r.shown, r.id).toBe('boolean');
       expect(r.appliesTo.length, r.id).toBeGreaterThan(0);
-      for (const p of r.appliesTo) expect(['server', 'client', 'receiver', 'sender'], r.id).toContain(p);
+      for (const p of r.appliesTo)
+        expect(['server', 'client', 'receiver', 'sender'], r.id).toContain(p);
       expect(r.section.length, r.id).toBeGreaterThan(2);
       expect(r.text.length, r.id).toBeGreaterThan(10);
       if (r.source !== undefined) expect(r.source).toBe('payconform');
@@ -39,8 +59,10 @@ describe('conformance/requirements.json', () => {
 
   it('covers each of the 12 server verification steps and each step of the signing scheme', () => {
     const sections = catalogue.requirements.map((r) => r.section).join('\n');
-    for (let step = 1; step <= 12; step++) expect(sections).toContain(`Server verification order, step ${step}`);
-    for (const step of ['Step 1', 'Step 2', 'Step 3', 'Step 4', 'Step 5', 'Bodyless requests']) expect(sections).toContain(step);
+    for (let step = 1; step <= 12; step++)
+      expect(sections).toContain(`Server verification order, step ${step}`);
+    for (const step of ['Step 1', 'Step 2', 'Step 3', 'Step 4', 'Step 5', 'Bodyless requests'])
+      expect(sections).toContain(step);
   });
 
   it('covers every Limits row and the profile choices are marked', () => {
@@ -50,12 +72,24 @@ describe('conformance/requirements.json', () => {
   });
 
   it('gives each audit role something to cover', () => {
-    for (const role of ['server', 'client', 'receiver'] as const) expect(requirementsForRole(catalogue, role).length).toBeGreaterThan(5);
+    for (const role of ['server', 'client', 'receiver'] as const)
+      expect(requirementsForRole(catalogue, role).length).toBeGreaterThan(5);
   });
 
   it('rejects a catalogue with a duplicate or malformed id', () => {
-    const entry = { id: 'SIG-X', section: 's', level: 'MUST', shown: true, appliesTo: ['server'], text: 'text text text' };
-    expect(() => createCatalogue({ catalogueVersion: '1', requirements: [entry, entry] })).toThrow(/duplicate/);
-    expect(() => createCatalogue({ catalogueVersion: '1', requirements: [{ ...entry, id: 'sig-x' }] })).toThrow(/malformed/);
+    const entry = {
+      id: 'SIG-X',
+      section: 's',
+      level: 'MUST',
+      shown: true,
+      appliesTo: ['server'],
+      text: 'text text text',
+    };
+    expect(() => createCatalogue({ catalogueVersion: '1', requirements: [entry, entry] })).toThrow(
+      /duplicate/,
+    );
+    expect(() =>
+      createCatalogue({ catalogueVersion: '1', requirements: [{ ...entry, id: 'sig-x' }] }),
+    ).toThrow(/malformed/);
   });
 });

@@ -14,16 +14,29 @@ import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtur
 import { startRoundRobinProxy } from './fixtures/round-robin-proxy.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { payoutBody, send, signed, startReceiver, startTestService, testApplication } from './reference-service-client.js';
+import {
+  payoutBody,
+  send,
+  signed,
+  startReceiver,
+  startTestService,
+  testApplication,
+} from './reference-service-client.js';
 
 const webhookSigningKey = loadTestKeys().webhookRsa.privatePem;
 
 /** Two instances with the same credentials and keys (as a deployment behind a load balancer), and a proxy before them. */
-async function twoInstancesBehindProxy(redisUrl?: string): Promise<AuditTarget & { readonly instances: readonly RunningReferenceService[] }> {
+async function twoInstancesBehindProxy(
+  redisUrl?: string,
+): Promise<AuditTarget & { readonly instances: readonly RunningReferenceService[] }> {
   const listener = await startWebhookListener();
   const options = {
     webhookSigningKey,
-    webhookUrls: { payment: listener.urlFor('payment'), payout: listener.urlFor('payout'), refund: listener.urlFor('refund') },
+    webhookUrls: {
+      payment: listener.urlFor('payment'),
+      payout: listener.urlFor('payout'),
+      refund: listener.urlFor('refund'),
+    },
     lifecycleDelayMs: EMBEDDED_TIMERS.lifecycleDelayMs,
     retry: EMBEDDED_TIMERS.retry,
     ...(redisUrl !== undefined ? { redisUrl } : {}),
@@ -34,7 +47,12 @@ async function twoInstancesBehindProxy(redisUrl?: string): Promise<AuditTarget &
   const first = instances[0]!;
   const context: ServerAuditContext = {
     baseUrl: proxy.baseUrl,
-    credentials: { applicationId: app.applicationId, applicationSecret: app.applicationSecret, keyId: app.keyId, privateKey: app.privateKey! },
+    credentials: {
+      applicationId: app.applicationId,
+      applicationSecret: app.applicationSecret,
+      keyId: app.keyId,
+      privateKey: app.privateKey!,
+    },
     applicationId: app.applicationId,
     applicationSecret: app.applicationSecret,
     merchantId: app.merchantId,
@@ -65,7 +83,10 @@ async function twoInstancesBehindProxy(redisUrl?: string): Promise<AuditTarget &
 async function concurrentOnce(target: AuditTarget) {
   const summary = await auditTarget(target, { only: ['nonce-concurrent-once'] });
   const result = summary.results.find((r) => r.id === 'nonce-concurrent-once');
-  return { result, explain: `${result?.outcome}: ${result?.findings.map((f) => `${f.outcome} ${f.message}`).join(' | ')}` };
+  return {
+    result,
+    explain: `${result?.outcome}: ${result?.findings.map((f) => `${f.outcome} ${f.message}`).join(' | ')}`,
+  };
 }
 
 describe('two instances with per-instance (memory) nonce stores behind a round-robin proxy', () => {
@@ -74,7 +95,9 @@ describe('two instances with per-instance (memory) nonce stores behind a round-r
     try {
       const { result, explain } = await concurrentOnce(target);
       expect(result?.outcome, explain).toBe('fail');
-      expect(result?.findings.find((f) => f.outcome === 'fail')?.message).toMatch(/^2 of 50 identical requests were accepted/);
+      expect(result?.findings.find((f) => f.outcome === 'fail')?.message).toMatch(
+        /^2 of 50 identical requests were accepted/,
+      );
     } finally {
       await target.close();
     }
@@ -105,13 +128,28 @@ describe.runIf(redisTestsEnabled())('instances sharing one redis-server', () => 
     const b = await startTestService({ redisUrl: redis.url, webhookSigningKey });
     try {
       // Signed once for the authority both instances are reached by (as behind a load balancer).
-      const request = signed({ ...a, baseUrl: 'http://payments.test' }, '/api/payouts', payoutBody(a, { reference: 'SCALE-50' }));
-      const withHost = { ...request, headers: [['host', 'payments.test'] as const, ...(request.headers ?? [])] };
-      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => send((i % 2 === 0 ? a : b).baseUrl, withHost)));
+      const request = signed(
+        { ...a, baseUrl: 'http://payments.test' },
+        '/api/payouts',
+        payoutBody(a, { reference: 'SCALE-50' }),
+      );
+      const withHost = {
+        ...request,
+        headers: [['host', 'payments.test'] as const, ...(request.headers ?? [])],
+      };
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => send((i % 2 === 0 ? a : b).baseUrl, withHost)),
+      );
       const statuses = answers.map((r) => r.status);
-      expect(statuses.filter((s) => s === 201), statuses.join(',')).toHaveLength(1);
+      expect(
+        statuses.filter((s) => s === 201),
+        statuses.join(','),
+      ).toHaveLength(1);
       expect(statuses.filter((s) => s === 401)).toHaveLength(49);
-      expect(answers.find((r) => r.status === 401)?.json).toMatchObject({ statusCode: 401, statusName: 'UNAUTHORIZED' });
+      expect(answers.find((r) => r.status === 401)?.json).toMatchObject({
+        statusCode: 401,
+        statusName: 'UNAUTHORIZED',
+      });
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
@@ -120,21 +158,40 @@ describe.runIf(redisTestsEnabled())('instances sharing one redis-server', () => 
   it('Redis stopped mid-run: 503 with the error body and no payout; the service recovers when Redis returns', async () => {
     const service = await startTestService({ redisUrl: redis.url, webhookSigningKey });
     try {
-      expect((await send(service.baseUrl, signed(service, '/api/payouts', payoutBody(service, { reference: 'BEFORE' })))).status).toBe(201);
+      expect(
+        (
+          await send(
+            service.baseUrl,
+            signed(service, '/api/payouts', payoutBody(service, { reference: 'BEFORE' })),
+          )
+        ).status,
+      ).toBe(201);
       await redis.stop();
       let down;
       try {
-        down = await send(service.baseUrl, signed(service, '/api/payouts', payoutBody(service, { reference: 'WHILE-DOWN' })));
+        down = await send(
+          service.baseUrl,
+          signed(service, '/api/payouts', payoutBody(service, { reference: 'WHILE-DOWN' })),
+        );
       } finally {
         await redis.restart();
       }
       expect(down.status).toBe(503);
-      expect(down.json).toMatchObject({ statusCode: 503, statusName: 'SERVICE_UNAVAILABLE', source: 'SERVICE' });
+      expect(down.json).toMatchObject({
+        statusCode: 503,
+        statusName: 'SERVICE_UNAVAILABLE',
+        source: 'SERVICE',
+      });
       expect(down.headers['x-payconform-error-code']).toBe('NONCE_STORE_UNAVAILABLE');
       // Bounded wait for the reconnect: 40 tries, 100 ms apart, each with a fresh nonce.
       let status = 0;
       for (let i = 0; i < 40 && status !== 201; i += 1) {
-        status = (await send(service.baseUrl, signed(service, '/api/payouts', payoutBody(service, { reference: `AFTER-${i}` })))).status;
+        status = (
+          await send(
+            service.baseUrl,
+            signed(service, '/api/payouts', payoutBody(service, { reference: `AFTER-${i}` })),
+          )
+        ).status;
         if (status !== 201) await new Promise((r) => setTimeout(r, 100));
       }
       expect(status).toBe(201);
@@ -163,9 +220,21 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
     try {
       expect(b.seededPayments).toEqual(a.seededPayments);
       const payments = await send(b.baseUrl, { method: 'GET', path: '/sandbox/payments' });
-      expect(payments.json).toHaveLength(a.seededPayments.settled.length + a.seededPayments.unsettled.length);
+      expect(payments.json).toHaveLength(
+        a.seededPayments.settled.length + a.seededPayments.unsettled.length,
+      );
 
-      const held = await send(a.baseUrl, signed(a, '/api/payouts', payoutBody(a, { destination: { ...a.copDestinations.NO_MATCH }, doNotCommitOnCoPMismatch: true })));
+      const held = await send(
+        a.baseUrl,
+        signed(
+          a,
+          '/api/payouts',
+          payoutBody(a, {
+            destination: { ...a.copDestinations.NO_MATCH },
+            doNotCommitOnCoPMismatch: true,
+          }),
+        ),
+      );
       expect(held.status, held.text).toBe(201);
       expect(held.json.status).toBe('AWAITING_COMMIT');
       const path = `/api/payouts/${held.json.payoutId}/commit`;
@@ -173,10 +242,19 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
         ['x-application-id', a.credentials.applicationId],
         ['x-application-secret', a.credentials.applicationSecret],
       ] as const;
-      const commits = await Promise.all([send(b.baseUrl, { method: 'POST', path, headers }), send(a.baseUrl, { method: 'POST', path, headers })]);
+      const commits = await Promise.all([
+        send(b.baseUrl, { method: 'POST', path, headers }),
+        send(a.baseUrl, { method: 'POST', path, headers }),
+      ]);
       expect(commits.map((c) => c.status).sort()).toEqual([200, 409]);
-      expect(commits.find((c) => c.status === 200)?.json).toMatchObject({ status: 'IN_PROGRESS', copStatus: 'NO_MATCH' });
-      const seen = await send(a.baseUrl, { method: 'GET', path: `/sandbox/payouts/${held.json.payoutId}` });
+      expect(commits.find((c) => c.status === 200)?.json).toMatchObject({
+        status: 'IN_PROGRESS',
+        copStatus: 'NO_MATCH',
+      });
+      const seen = await send(a.baseUrl, {
+        method: 'GET',
+        path: `/sandbox/payouts/${held.json.payoutId}`,
+      });
       expect(seen.json.status).toBe('IN_PROGRESS');
     } finally {
       await Promise.all([a.close(), b.close()]);
@@ -184,8 +262,16 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
   }, 60_000);
 
   it('of concurrent refunds of one payment sent to different instances, exactly one is accepted', async () => {
-    const a = await startTestService({ redisUrl: redis.url, webhookSigningKey, redisKeyPrefix: 'refunds-test:' });
-    const b = await startTestService({ redisUrl: redis.url, webhookSigningKey, redisKeyPrefix: 'refunds-test:' });
+    const a = await startTestService({
+      redisUrl: redis.url,
+      webhookSigningKey,
+      redisKeyPrefix: 'refunds-test:',
+    });
+    const b = await startTestService({
+      redisUrl: redis.url,
+      webhookSigningKey,
+      redisKeyPrefix: 'refunds-test:',
+    });
     try {
       const { paymentId } = a.seededPayments.settled[0]!;
       const path = `/api/merchants/${a.credentials.merchantId}/applications/${a.credentials.applicationId}/refunds`;
@@ -199,12 +285,21 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
         ] as const,
         body: JSON.stringify({ paymentId, amount: '1.00' }),
       };
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => send((i % 2 === 0 ? a : b).baseUrl, request)));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => send((i % 2 === 0 ? a : b).baseUrl, request)),
+      );
       const statuses = answers.map((r) => r.status);
-      expect(statuses.filter((s) => s === 201), statuses.join(',')).toHaveLength(1);
+      expect(
+        statuses.filter((s) => s === 201),
+        statuses.join(','),
+      ).toHaveLength(1);
       expect(statuses.filter((s) => s === 409)).toHaveLength(9);
       const refunds = await send(b.baseUrl, { method: 'GET', path: '/sandbox/refunds' });
-      expect(refunds.json.filter((r: { refundedPaymentId: string }) => r.refundedPaymentId === paymentId)).toHaveLength(1);
+      expect(
+        refunds.json.filter(
+          (r: { refundedPaymentId: string }) => r.refundedPaymentId === paymentId,
+        ),
+      ).toHaveLength(1);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
@@ -215,7 +310,15 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
     try {
       const summary = await auditTarget(target);
       const failing = summary.results.filter((r) => r.outcome !== 'pass');
-      expect(failing.map((r) => `${r.id}: ${r.outcome} ${r.findings.filter((f) => f.outcome !== 'pass').map((f) => f.message).join(' | ')}`)).toEqual([]);
+      expect(
+        failing.map(
+          (r) =>
+            `${r.id}: ${r.outcome} ${r.findings
+              .filter((f) => f.outcome !== 'pass')
+              .map((f) => f.message)
+              .join(' | ')}`,
+        ),
+      ).toEqual([]);
     } finally {
       await target.close();
     }
@@ -223,18 +326,39 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
 
   it('each webhook attempt is made once across instances (two 500s, then 200: three requests, counters 0, 1, 2)', async () => {
     const receiver = await startReceiver([500, 500]);
-    const options = { redisUrl: redis.url, webhookSigningKey, redisKeyPrefix: 'attempts-test:', webhookUrls: { payout: receiver.url }, retry: { initialDelayMs: 50, maxDelayMs: 100, maxAttempts: 5, requestTimeoutMs: 2_000 } };
+    const options = {
+      redisUrl: redis.url,
+      webhookSigningKey,
+      redisKeyPrefix: 'attempts-test:',
+      webhookUrls: { payout: receiver.url },
+      retry: { initialDelayMs: 50, maxDelayMs: 100, maxAttempts: 5, requestTimeoutMs: 2_000 },
+    };
     const a = await startTestService(options);
     const b = await startTestService(options);
     try {
-      const created = await send(a.baseUrl, signed(a, '/api/payouts', payoutBody(a, { reference: 'ONCE-EACH' })));
+      const created = await send(
+        a.baseUrl,
+        signed(a, '/api/payouts', payoutBody(a, { reference: 'ONCE-EACH' })),
+      );
       expect(created.status).toBe(201);
       await receiver.waitFor((all) => all.length >= 3, 10_000);
       // Bounded quiet wait: a duplicate attempt from the other instance would arrive within it.
       await new Promise((r) => setTimeout(r, 500));
-      expect(receiver.received.map((w) => JSON.parse(w.body.toString('utf8')).payoutWebhookDeliveryAttempt)).toEqual([0, 1, 2]);
-      const deliveries = await send(b.baseUrl, { method: 'GET', path: `/sandbox/deliveries?resourceId=${created.json.payoutId}` });
-      expect(deliveries.json).toMatchObject([{ state: 'delivered', attempts: [{ responseStatus: 500 }, { responseStatus: 500 }, { responseStatus: 200 }] }]);
+      expect(
+        receiver.received.map(
+          (w) => JSON.parse(w.body.toString('utf8')).payoutWebhookDeliveryAttempt,
+        ),
+      ).toEqual([0, 1, 2]);
+      const deliveries = await send(b.baseUrl, {
+        method: 'GET',
+        path: `/sandbox/deliveries?resourceId=${created.json.payoutId}`,
+      });
+      expect(deliveries.json).toMatchObject([
+        {
+          state: 'delivered',
+          attempts: [{ responseStatus: 500 }, { responseStatus: 500 }, { responseStatus: 200 }],
+        },
+      ]);
     } finally {
       await Promise.all([a.close(), b.close()]);
       await receiver.close();
@@ -256,23 +380,37 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-    const options = { redisUrl: redis.url, webhookSigningKey, redisKeyPrefix: 'dying-test:', webhookUrls: { payout: url }, retry: { initialDelayMs: 50, maxDelayMs: 100, maxAttempts: 5, requestTimeoutMs: 1_000 } };
+    const options = {
+      redisUrl: redis.url,
+      webhookSigningKey,
+      redisKeyPrefix: 'dying-test:',
+      webhookUrls: { payout: url },
+      retry: { initialDelayMs: 50, maxDelayMs: 100, maxAttempts: 5, requestTimeoutMs: 1_000 },
+    };
     const a = await startTestService(options);
     let b: RunningReferenceService | undefined;
     try {
-      const created = await send(a.baseUrl, signed(a, '/api/payouts', payoutBody(a, { reference: 'DIES' })));
+      const created = await send(
+        a.baseUrl,
+        signed(a, '/api/payouts', payoutBody(a, { reference: 'DIES' })),
+      );
       expect(created.status).toBe(201);
       // Bounded wait (10 s) for A's attempt to reach the receiver, then A dies with it unanswered.
-      for (let i = 0; i < 200 && received.length === 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && received.length === 0; i += 1)
+        await new Promise((r) => setTimeout(r, 50));
       expect(received).toHaveLength(1);
       b = await startTestService(options);
       await a.close();
-      for (let i = 0; i < 200 && received.length < 2; i += 1) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 200 && received.length < 2; i += 1)
+        await new Promise((r) => setTimeout(r, 50));
       expect(received).toHaveLength(2);
       expect(received[1]!.equals(received[0]!)).toBe(true); // the same attempt (counter 0), made again
       let state = '';
       for (let i = 0; i < 100 && state !== 'delivered'; i += 1) {
-        const list = await send(b.baseUrl, { method: 'GET', path: `/sandbox/deliveries?resourceId=${created.json.payoutId}` });
+        const list = await send(b.baseUrl, {
+          method: 'GET',
+          path: `/sandbox/deliveries?resourceId=${created.json.payoutId}`,
+        });
         state = list.json[0]?.state ?? '';
         if (state !== 'delivered') await new Promise((r) => setTimeout(r, 50));
       }
@@ -290,20 +428,33 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
 
   it('lifecycle steps happen once across instances, and survive the instance that scheduled them', async () => {
     const receiver = await startReceiver();
-    const options = { redisUrl: redis.url, webhookSigningKey, redisKeyPrefix: 'lifecycle-test:', webhookUrls: { payout: receiver.url }, lifecycleDelayMs: 300 };
+    const options = {
+      redisUrl: redis.url,
+      webhookSigningKey,
+      redisKeyPrefix: 'lifecycle-test:',
+      webhookUrls: { payout: receiver.url },
+      lifecycleDelayMs: 300,
+    };
     const a = await startTestService(options);
     const b = await startTestService(options);
     try {
       // .93: IN_PROGRESS, then PROCESSED, then RETURNED (two automatic steps).
-      const created = await send(a.baseUrl, signed(a, '/api/payouts', payoutBody(a, { reference: 'STEPS', amount: 12.93 })));
+      const created = await send(
+        a.baseUrl,
+        signed(a, '/api/payouts', payoutBody(a, { reference: 'STEPS', amount: 12.93 })),
+      );
       expect(created.status).toBe(201);
       // The instance that scheduled the steps dies at once; the other runs them.
       await a.close();
-      const statuses = () => receiver.received.map((w) => JSON.parse(w.body.toString('utf8')).payoutStatus as string);
+      const statuses = () =>
+        receiver.received.map((w) => JSON.parse(w.body.toString('utf8')).payoutStatus as string);
       await receiver.waitFor(() => statuses().includes('RETURNED'), 15_000);
       await new Promise((r) => setTimeout(r, 700)); // bounded quiet wait: a repeated step would show by now
       expect(statuses()).toEqual(['IN_PROGRESS', 'PROCESSED', 'RETURNED']);
-      const seen = await send(b.baseUrl, { method: 'GET', path: `/sandbox/payouts/${created.json.payoutId}` });
+      const seen = await send(b.baseUrl, {
+        method: 'GET',
+        path: `/sandbox/payouts/${created.json.payoutId}`,
+      });
       expect(seen.json.status).toBe('RETURNED');
     } finally {
       await Promise.all([a.close(), b.close()]);

@@ -20,7 +20,11 @@ afterEach(() => {
 });
 
 /** Spawns `payconform serve`; resolves with its output once it prints "Ctrl-C stops." (20 s max). */
-function spawnServe(args: string[], env: Record<string, string> = {}, entry: readonly string[] = CLI_ARGS): Promise<{ child: ChildProcess; text: string }> {
+function spawnServe(
+  args: string[],
+  env: Record<string, string> = {},
+  entry: readonly string[] = CLI_ARGS,
+): Promise<{ child: ChildProcess; text: string }> {
   const child = spawn(process.execPath, [...entry, 'serve', '--port', '0', '--quiet', ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -28,7 +32,10 @@ function spawnServe(args: string[], env: Record<string, string> = {}, entry: rea
   children.push(child);
   let text = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start in 20 s:\n${text}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`serve did not start in 20 s:\n${text}`)),
+      20_000,
+    );
     const add = (d: Buffer) => {
       text += d.toString();
       if (text.includes('Ctrl-C stops.')) {
@@ -68,131 +75,210 @@ describe('payconform serve --redis-url: refusals', () => {
   });
 });
 
-describe.runIf(redisTestsEnabled())('payconform serve --redis-url (two spawned instances, one redis-server)', () => {
-  let redis: RunningRedis;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-  afterAll(async () => {
-    await redis?.close();
-  });
-
-  it('accepts one signed request once across both instances (flag on one, PAYCONFORM_REDIS_URL on the other)', async () => {
-    const first = await spawnServe(['--redis-url', redis.url]);
-    const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(first.text)![1]!;
-    // The second instance gets the first one's (generated) credentials, as a deployment shares them.
-    const env = {
-      PAYCONFORM_APPLICATION_ID: field('PAYCONFORM_APPLICATION_ID'),
-      PAYCONFORM_APPLICATION_SECRET: field('PAYCONFORM_APPLICATION_SECRET'),
-      PAYCONFORM_KEY_ID: field('PAYCONFORM_KEY_ID'),
-      PAYCONFORM_MERCHANT_ID: field('PAYCONFORM_MERCHANT_ID'),
-      PAYCONFORM_PUBLIC_KEY: /public key \(base64\): (\S+)/.exec(first.text)![1]!,
-    };
-    const second = await spawnServe([], { ...env, PAYCONFORM_REDIS_URL: redis.url });
-    expect(first.text).toMatch(/ in Redis at unix:/);
-    expect(second.text).toMatch(/ in Redis at unix:/);
-    const urls = [first.text, second.text].map((t) => /listening on (http:\/\/\S+)/.exec(t)![1]!);
-    const selectors = [first.text, second.text].map((t) => /payInAccountSelector: (\S+)/.exec(t)![1]!);
-    expect(selectors[0]).toBe(selectors[1]);
-    const body = new TextEncoder().encode(
-      JSON.stringify({
-        applicationId: env.PAYCONFORM_APPLICATION_ID,
-        payInAccountSelector: 'main',
-        amount: 12.5,
-        reference: 'TWO-PROCESSES',
-        destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Doe', accountNumber: '12345678', sortCode: '040004', iban: null },
-      }),
-    );
-    const { headers } = signRequest(
-      { method: 'POST', url: 'http://payments.test/api/payouts', headers: [['content-type', PAYOUT_TYPE]], body },
-      {
-        applicationId: env.PAYCONFORM_APPLICATION_ID,
-        applicationSecret: env.PAYCONFORM_APPLICATION_SECRET,
-        keyId: env.PAYCONFORM_KEY_ID,
-        privateKey: parseEd25519PrivateKey(field('PAYCONFORM_PRIVATE_KEY')),
-      },
-    );
-    const request = { method: 'POST', path: '/api/payouts', headers: [['host', 'payments.test'] as const, ['content-type', PAYOUT_TYPE] as const, ...Object.entries(headers)], body };
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => send(urls[i % 2]!, request)));
-    expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([201, ...Array(9).fill(401)]);
-  }, 60_000);
-
-  it('--workers 2: two processes on one port, generated credentials shared, a signed request accepted once', async () => {
-    const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url]);
-    expect(text).toMatch(/workers: 2 processes sharing the port/);
-    const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(text)![1]!;
-    const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
-    const body = new TextEncoder().encode(
-      JSON.stringify({
-        applicationId: field('PAYCONFORM_APPLICATION_ID'),
-        payInAccountSelector: 'main',
-        amount: 3.5,
-        reference: 'WORKERS',
-        destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Doe', accountNumber: '12345678', sortCode: '040004', iban: null },
-      }),
-    );
-    const { headers } = signRequest(
-      { method: 'POST', url: `${url}/api/payouts`, headers: [['content-type', PAYOUT_TYPE]], body },
-      {
-        applicationId: field('PAYCONFORM_APPLICATION_ID'),
-        applicationSecret: field('PAYCONFORM_APPLICATION_SECRET'),
-        keyId: field('PAYCONFORM_KEY_ID'),
-        privateKey: parseEd25519PrivateKey(field('PAYCONFORM_PRIVATE_KEY')),
-      },
-    );
-    const request = { method: 'POST', path: '/api/payouts', headers: [['content-type', PAYOUT_TYPE] as const, ...Object.entries(headers)], body };
-    // Each on its own connection: the cluster spreads them over both workers.
-    const answers = await Promise.all(Array.from({ length: 20 }, () => send(url, request)));
-    expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([201, ...Array(19).fill(401)]);
-    // Both workers share the payout.
-    const created = answers.find((a) => a.status === 201)!.json.payoutId as string;
-    const seen = await Promise.all(Array.from({ length: 6 }, () => send(url, { method: 'GET', path: `/sandbox/payouts/${created}` })));
-    expect(seen.map((s) => s.status)).toEqual(Array(6).fill(200));
-    child.kill('SIGTERM');
-    const code = await new Promise<number | null>((resolve) => {
-      const timer = setTimeout(() => resolve(-1), 15_000);
-      child.once('exit', (c) => {
-        clearTimeout(timer);
-        resolve(c);
-      });
+describe.runIf(redisTestsEnabled())(
+  'payconform serve --redis-url (two spawned instances, one redis-server)',
+  () => {
+    let redis: RunningRedis;
+    beforeAll(async () => {
+      redis = await startRedisServer();
     });
-    expect(code).toBe(0);
-  }, 60_000);
+    afterAll(async () => {
+      await redis?.close();
+    });
 
-  it('--workers 2 --tls: every worker serves the one certificate the primary issued (a client trusting the printed CA reaches both)', async () => {
-    const caFile = join(mkdtempSync(join(tmpdir(), 'payconform-workers-tls-')), 'ca.pem');
-    const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url, '--tls', '--tls-ca-out', caFile]);
-    // One TLS line, naming the file the primary wrote (not one per worker).
-    expect(text.match(/TLS: certificate for localhost/g)).toHaveLength(1);
-    expect(text).toContain(caFile);
-    const url = new URL(/listening on (https:\/\/\S+)/.exec(text)![1]!);
-    const ca = readFileSync(caFile, 'utf8');
-    // Twelve fresh connections: the cluster hands them to both workers in turn; each must verify against the CA.
-    const seen = await Promise.all(
-      Array.from(
-        { length: 12 },
-        () =>
-          new Promise<{ status: number | string; fingerprint?: string }>((resolve) => {
-            const req = https.get({ host: url.hostname, port: Number(url.port), path: '/.well-known/signature/pem', ca, agent: false, timeout: 10_000 }, (res) => {
-              const fingerprint = (res.socket as import('node:tls').TLSSocket).getPeerCertificate().fingerprint256;
-              res.resume();
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, fingerprint }));
-            });
-            req.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? error.message }));
-            req.on('timeout', () => req.destroy(new Error('timeout')));
-          }),
-      ),
-    );
-    expect(seen.map((s) => s.status)).toEqual(Array(12).fill(200));
-    expect(new Set(seen.map((s) => s.fingerprint)).size).toBe(1);
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }, 60_000);
+    it('accepts one signed request once across both instances (flag on one, PAYCONFORM_REDIS_URL on the other)', async () => {
+      const first = await spawnServe(['--redis-url', redis.url]);
+      const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(first.text)![1]!;
+      // The second instance gets the first one's (generated) credentials, as a deployment shares them.
+      const env = {
+        PAYCONFORM_APPLICATION_ID: field('PAYCONFORM_APPLICATION_ID'),
+        PAYCONFORM_APPLICATION_SECRET: field('PAYCONFORM_APPLICATION_SECRET'),
+        PAYCONFORM_KEY_ID: field('PAYCONFORM_KEY_ID'),
+        PAYCONFORM_MERCHANT_ID: field('PAYCONFORM_MERCHANT_ID'),
+        PAYCONFORM_PUBLIC_KEY: /public key \(base64\): (\S+)/.exec(first.text)![1]!,
+      };
+      const second = await spawnServe([], { ...env, PAYCONFORM_REDIS_URL: redis.url });
+      expect(first.text).toMatch(/ in Redis at unix:/);
+      expect(second.text).toMatch(/ in Redis at unix:/);
+      const urls = [first.text, second.text].map((t) => /listening on (http:\/\/\S+)/.exec(t)![1]!);
+      const selectors = [first.text, second.text].map(
+        (t) => /payInAccountSelector: (\S+)/.exec(t)![1]!,
+      );
+      expect(selectors[0]).toBe(selectors[1]);
+      const body = new TextEncoder().encode(
+        JSON.stringify({
+          applicationId: env.PAYCONFORM_APPLICATION_ID,
+          payInAccountSelector: 'main',
+          amount: 12.5,
+          reference: 'TWO-PROCESSES',
+          destination: {
+            destinationType: 'toAccount',
+            accountType: 'SCAN',
+            holderName: 'Jane Doe',
+            accountNumber: '12345678',
+            sortCode: '040004',
+            iban: null,
+          },
+        }),
+      );
+      const { headers } = signRequest(
+        {
+          method: 'POST',
+          url: 'http://payments.test/api/payouts',
+          headers: [['content-type', PAYOUT_TYPE]],
+          body,
+        },
+        {
+          applicationId: env.PAYCONFORM_APPLICATION_ID,
+          applicationSecret: env.PAYCONFORM_APPLICATION_SECRET,
+          keyId: env.PAYCONFORM_KEY_ID,
+          privateKey: parseEd25519PrivateKey(field('PAYCONFORM_PRIVATE_KEY')),
+        },
+      );
+      const request = {
+        method: 'POST',
+        path: '/api/payouts',
+        headers: [
+          ['host', 'payments.test'] as const,
+          ['content-type', PAYOUT_TYPE] as const,
+          ...Object.entries(headers),
+        ],
+        body,
+      };
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => send(urls[i % 2]!, request)),
+      );
+      expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([
+        201,
+        ...Array(9).fill(401),
+      ]);
+    }, 60_000);
 
-  it('--workers 2 from the built command (bin/payconform.js, as installed): the workers start from the same build', async () => {
-    const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url], {}, [join(REPO_ROOT, 'bin', 'payconform.js')]);
-    expect(text).toMatch(/workers: 2 processes sharing the port/);
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }, 60_000);
-});
+    it('--workers 2: two processes on one port, generated credentials shared, a signed request accepted once', async () => {
+      const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url]);
+      expect(text).toMatch(/workers: 2 processes sharing the port/);
+      const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(text)![1]!;
+      const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+      const body = new TextEncoder().encode(
+        JSON.stringify({
+          applicationId: field('PAYCONFORM_APPLICATION_ID'),
+          payInAccountSelector: 'main',
+          amount: 3.5,
+          reference: 'WORKERS',
+          destination: {
+            destinationType: 'toAccount',
+            accountType: 'SCAN',
+            holderName: 'Jane Doe',
+            accountNumber: '12345678',
+            sortCode: '040004',
+            iban: null,
+          },
+        }),
+      );
+      const { headers } = signRequest(
+        {
+          method: 'POST',
+          url: `${url}/api/payouts`,
+          headers: [['content-type', PAYOUT_TYPE]],
+          body,
+        },
+        {
+          applicationId: field('PAYCONFORM_APPLICATION_ID'),
+          applicationSecret: field('PAYCONFORM_APPLICATION_SECRET'),
+          keyId: field('PAYCONFORM_KEY_ID'),
+          privateKey: parseEd25519PrivateKey(field('PAYCONFORM_PRIVATE_KEY')),
+        },
+      );
+      const request = {
+        method: 'POST',
+        path: '/api/payouts',
+        headers: [['content-type', PAYOUT_TYPE] as const, ...Object.entries(headers)],
+        body,
+      };
+      // Each on its own connection: the cluster spreads them over both workers.
+      const answers = await Promise.all(Array.from({ length: 20 }, () => send(url, request)));
+      expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([
+        201,
+        ...Array(19).fill(401),
+      ]);
+      // Both workers share the payout.
+      const created = answers.find((a) => a.status === 201)!.json.payoutId as string;
+      const seen = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          send(url, { method: 'GET', path: `/sandbox/payouts/${created}` }),
+        ),
+      );
+      expect(seen.map((s) => s.status)).toEqual(Array(6).fill(200));
+      child.kill('SIGTERM');
+      const code = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => resolve(-1), 15_000);
+        child.once('exit', (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        });
+      });
+      expect(code).toBe(0);
+    }, 60_000);
+
+    it('--workers 2 --tls: every worker serves the one certificate the primary issued (a client trusting the printed CA reaches both)', async () => {
+      const caFile = join(mkdtempSync(join(tmpdir(), 'payconform-workers-tls-')), 'ca.pem');
+      const { child, text } = await spawnServe([
+        '--workers',
+        '2',
+        '--redis-url',
+        redis.url,
+        '--tls',
+        '--tls-ca-out',
+        caFile,
+      ]);
+      // One TLS line, naming the file the primary wrote (not one per worker).
+      expect(text.match(/TLS: certificate for localhost/g)).toHaveLength(1);
+      expect(text).toContain(caFile);
+      const url = new URL(/listening on (https:\/\/\S+)/.exec(text)![1]!);
+      const ca = readFileSync(caFile, 'utf8');
+      // Twelve fresh connections: the cluster hands them to both workers in turn; each must verify against the CA.
+      const seen = await Promise.all(
+        Array.from(
+          { length: 12 },
+          () =>
+            new Promise<{ status: number | string; fingerprint?: string }>((resolve) => {
+              const req = https.get(
+                {
+                  host: url.hostname,
+                  port: Number(url.port),
+                  path: '/.well-known/signature/pem',
+                  ca,
+                  agent: false,
+                  timeout: 10_000,
+                },
+                (res) => {
+                  const fingerprint = (
+                    res.socket as import('node:tls').TLSSocket
+                  ).getPeerCertificate().fingerprint256;
+                  res.resume();
+                  res.on('end', () => resolve({ status: res.statusCode ?? 0, fingerprint }));
+                },
+              );
+              req.on('error', (error: NodeJS.ErrnoException) =>
+                resolve({ status: error.code ?? error.message }),
+              );
+              req.on('timeout', () => req.destroy(new Error('timeout')));
+            }),
+        ),
+      );
+      expect(seen.map((s) => s.status)).toEqual(Array(12).fill(200));
+      expect(new Set(seen.map((s) => s.fingerprint)).size).toBe(1);
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }, 60_000);
+
+    it('--workers 2 from the built command (bin/payconform.js, as installed): the workers start from the same build', async () => {
+      const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url], {}, [
+        join(REPO_ROOT, 'bin', 'payconform.js'),
+      ]);
+      expect(text).toMatch(/workers: 2 processes sharing the port/);
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }, 60_000);
+  },
+);

@@ -14,7 +14,9 @@ import {
 
 describe('RFC 8941 glue over structured-headers', () => {
   it('parses a Signature-Input-like Dictionary keeping member and parameter order', () => {
-    const r = parseSfDictionary('sig1=("@method" "@path");created=1;keyid="k";alg="ed25519";nonce="n"');
+    const r = parseSfDictionary(
+      'sig1=("@method" "@path");created=1;keyid="k";alg="ed25519";nonce="n"',
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const member = r.value.get('sig1');
@@ -49,7 +51,16 @@ describe('RFC 8941 glue over structured-headers', () => {
   });
 
   it('fails (typed result, no throw) on malformed input from structured-field-tests', () => {
-    for (const bad of ['a =1', 'a=1, b= 2', 'a=1,', 'A=1', 'a=:_-Ah:', 'a=:aGVsb G8=:', 'a=:=aGVsbG8=:', 'a="\u00e9"']) {
+    for (const bad of [
+      'a =1',
+      'a=1, b= 2',
+      'a=1,',
+      'A=1',
+      'a=:_-Ah:',
+      'a=:aGVsb G8=:',
+      'a=:=aGVsbG8=:',
+      'a="\u00e9"',
+    ]) {
       const r = parseSfDictionary(bad);
       expect(r.ok, bad).toBe(false);
     }
@@ -68,7 +79,10 @@ describe('RFC 8941 glue over structured-headers', () => {
     if (!r.ok) return;
     expect(serializeSf('item', r.value).ok).toBe(false);
     const d = parseSfDictionary('a=1,    b=2;x=1;y=2,   c=(a   b   c)');
-    expect(d.ok && serializeSf('dictionary', d.value)).toEqual({ ok: true, value: 'a=1, b=2;x=1;y=2, c=(a b c)' });
+    expect(d.ok && serializeSf('dictionary', d.value)).toEqual({
+      ok: true,
+      value: 'a=1, b=2;x=1;y=2, c=(a b c)',
+    });
   });
 });
 
@@ -77,19 +91,47 @@ describe('isCanonicalBase64: the one-pass check the Signature fast path uses', (
   it('agrees with CANONICAL_BASE64_PATTERN on encodings, their near misses and random text', () => {
     const alphabet = fc.constantFrom(...'AQgwBb09+/=-_ :'.split(''));
     const nearMiss = fc
-      .tuple(fc.uint8Array({ maxLength: 70 }), fc.nat(), alphabet, fc.constantFrom('insert', 'replace', 'delete'))
+      .tuple(
+        fc.uint8Array({ maxLength: 70 }),
+        fc.nat(),
+        alphabet,
+        fc.constantFrom('insert', 'replace', 'delete'),
+      )
       .map(([bytes, at, ch, op]) => {
         const text = Buffer.from(bytes).toString('base64');
         const i = text.length === 0 ? 0 : at % text.length;
-        return op === 'insert' ? text.slice(0, i) + ch + text.slice(i) : op === 'replace' ? text.slice(0, i) + ch + text.slice(i + 1) : text.slice(0, i) + text.slice(i + 1);
+        return op === 'insert'
+          ? text.slice(0, i) + ch + text.slice(i)
+          : op === 'replace'
+            ? text.slice(0, i) + ch + text.slice(i + 1)
+            : text.slice(0, i) + text.slice(i + 1);
       });
     fc.assert(
-      fc.property(fc.oneof(nearMiss, fc.string({ maxLength: 12 }), fc.uint8Array({ maxLength: 70 }).map((b) => Buffer.from(b).toString('base64'))), (text) => {
-        expect(isCanonicalBase64(text), JSON.stringify(text)).toBe(pattern.test(text));
-      }),
+      fc.property(
+        fc.oneof(
+          nearMiss,
+          fc.string({ maxLength: 12 }),
+          fc.uint8Array({ maxLength: 70 }).map((b) => Buffer.from(b).toString('base64')),
+        ),
+        (text) => {
+          expect(isCanonicalBase64(text), JSON.stringify(text)).toBe(pattern.test(text));
+        },
+      ),
       { seed: 12, numRuns: 3000 },
     );
-    for (const text of ['', 'AA==', 'AB==', 'AAA=', 'AAB=', 'A===', '====', 'AAAA', 'AAA', 'AA=A', 'é===']) {
+    for (const text of [
+      '',
+      'AA==',
+      'AB==',
+      'AAA=',
+      'AAB=',
+      'A===',
+      '====',
+      'AAAA',
+      'AAA',
+      'AA=A',
+      'é===',
+    ]) {
       expect(isCanonicalBase64(text), text).toBe(pattern.test(text));
     }
   });

@@ -12,7 +12,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { sendRequest } from '../conformance/http-client.js';
 import { applySignedHeaders, parseEd25519PrivateKey, signRequest } from '../src/index.js';
-import { generateLoopbackTls, startReferenceService, type GeneratedLoopbackTls } from '../server/index.js';
+import {
+  generateLoopbackTls,
+  startReferenceService,
+  type GeneratedLoopbackTls,
+} from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 import { CLI_ARGS, runCli } from './fixtures/cli.js';
@@ -35,15 +39,19 @@ const env: Record<string, string> = {
 };
 
 /** Spawns `payconform ...` to its end (killed after 90 s). */
-const payconform = (args: readonly string[], extraEnv: Record<string, string> = {}) => runCli(args, { ...env, ...extraEnv }, { timeoutMs: 90_000 });
+const payconform = (args: readonly string[], extraEnv: Record<string, string> = {}) =>
+  runCli(args, { ...env, ...extraEnv }, { timeoutMs: 90_000 });
 
 /** GET over HTTPS trusting `ca` only; the status, or the TLS error code. */
 function getStatus(host: string, port: number, ca: string): Promise<number | string> {
   return new Promise((resolve) => {
-    const req = https.get({ host, port, path: '/.well-known/signature/pem', ca, agent: false, timeout: 5_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = https.get(
+      { host, port, path: '/.well-known/signature/pem', ca, agent: false, timeout: 5_000 },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
   });
 }
@@ -59,8 +67,11 @@ describe('generated loopback certificate (a test-only CA issues it at start)', (
     const service = await startReferenceService({ tls, host: '::', seedPayments: false });
     try {
       expect(service.baseUrl).toMatch(/^https:\/\//);
-      for (const host of ['localhost', '127.0.0.1', '::1']) expect(await getStatus(host, service.port, tls.caCert)).toBe(200);
-      expect(await getStatus('127.0.0.1', service.port, otherCa.caCert)).toMatch(/CERT|VERIFY|SIGNATURE/);
+      for (const host of ['localhost', '127.0.0.1', '::1'])
+        expect(await getStatus(host, service.port, tls.caCert)).toBe(200);
+      expect(await getStatus('127.0.0.1', service.port, otherCa.caCert)).toMatch(
+        /CERT|VERIFY|SIGNATURE/,
+      );
       // Only the CA certificate is handed out; the CA's private key is not part of the result.
       expect(Object.keys(tls).sort()).toEqual(['caCert', 'cert', 'key']);
       expect(tls.caCert).not.toContain('PRIVATE KEY');
@@ -76,7 +87,9 @@ describe('the reference service over HTTPS under the whole server audit', () => 
     try {
       expect(target.context.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       const summary = await auditTarget(target);
-      const bad = summary.results.filter((c) => c.outcome === 'fail' || c.outcome === 'error').map((c) => `${c.id}: ${c.outcome}`);
+      const bad = summary.results
+        .filter((c) => c.outcome === 'fail' || c.outcome === 'error')
+        .map((c) => `${c.id}: ${c.outcome}`);
       expect(bad).toEqual([]);
       expect(summary.results.filter((c) => c.outcome === 'pass').length).toBeGreaterThan(20);
     } finally {
@@ -94,7 +107,11 @@ describe('payconform serve --tls and audit server --ca (spawned)', () => {
   beforeAll(async () => {
     writeFileSync(wrongCa, otherCa.caCert);
     const port = await unusedLoopbackPort();
-    serve = spawn(process.execPath, [...CLI_ARGS, 'serve', '--tls', '--tls-ca-out', caFile, '--port', String(port), '--quiet'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    serve = spawn(
+      process.execPath,
+      [...CLI_ARGS, 'serve', '--tls', '--tls-ca-out', caFile, '--port', String(port), '--quiet'],
+      { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     origin = await new Promise<string>((resolve, reject) => {
       let text = '';
       const timer = setTimeout(() => reject(new Error(`serve did not start: ${text}`)), 30_000);
@@ -114,7 +131,16 @@ describe('payconform serve --tls and audit server --ca (spawned)', () => {
 
   it('writes the CA file it prints, and an audit that trusts it passes', async () => {
     expect(readFileSync(caFile, 'utf8')).toContain('BEGIN CERTIFICATE');
-    const r = await payconform(['audit', 'server', '--target', origin, '--ca', caFile, '--only', 'public-key-form,payout-signed-accepted,application-secret-wrong']);
+    const r = await payconform([
+      'audit',
+      'server',
+      '--target',
+      origin,
+      '--ca',
+      caFile,
+      '--only',
+      'public-key-form,payout-signed-accepted,application-secret-wrong',
+    ]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/PASS/);
@@ -123,7 +149,15 @@ describe('payconform serve --tls and audit server --ca (spawned)', () => {
 
   it('a wrong CA, or none, ends with exit 3 and the TLS reason', async () => {
     for (const args of [['--ca', wrongCa], []]) {
-      const r = await payconform(['audit', 'server', '--target', origin, ...args, '--only', 'public-key-form']);
+      const r = await payconform([
+        'audit',
+        'server',
+        '--target',
+        origin,
+        ...args,
+        '--only',
+        'public-key-form',
+      ]);
       expect(r.code).toBe(3);
       expect(r.stderr).toMatch(/TLS_ERROR/);
       expect(r.stderr).toMatch(/certificate/i);
@@ -184,9 +218,13 @@ print("payout", conn.getresponse().status)
 );
 
 function pythonStatus(): string | undefined {
-  const r = spawnSync('python3', ['-c', 'import cryptography, ssl'], { encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync('python3', ['-c', 'import cryptography, ssl'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   if (r.error) return `python3 not found (${r.error.message})`;
-  if (r.status !== 0) return `python3 cannot import the cryptography package: ${r.stderr.trim().split('\n').pop() ?? ''}`;
+  if (r.status !== 0)
+    return `python3 cannot import the cryptography package: ${r.stderr.trim().split('\n').pop() ?? ''}`;
   return undefined;
 }
 const pythonMissing = pythonStatus();
@@ -197,37 +235,87 @@ describe('payconform audit client --tls (spawned)', () => {
 
   it('a Node fetch client that trusts the written CA passes, every signed request over TLS', async () => {
     const report = join(dir, 'node-client.json');
-    const r = await payconform(['audit', 'client', '--tls', '--exec', nodeCommand, '--timeout', '60', '--report', `json:${report}`]);
+    const r = await payconform([
+      'audit',
+      'client',
+      '--tls',
+      '--exec',
+      nodeCommand,
+      '--timeout',
+      '60',
+      '--report',
+      `json:${report}`,
+    ]);
     expect(r.stderr).toMatch(/client\| payout 20\d/);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/verifying endpoint at https:\/\//);
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ id: string; outcome: string }> };
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      results: Array<{ id: string; outcome: string }>;
+    };
     expect(json.results.find((c) => c.id === 'client-https-only')?.outcome).toBe('pass');
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   }, 90_000);
 
   it('a client that sends its signed request to the plain-HTTP URL fails client-https-only', async () => {
     const report = join(dir, 'plain-client.json');
-    const r = await payconform(['audit', 'client', '--tls', '--exec', nodeCommand, '--timeout', '60', '--report', `json:${report}`], { CLIENT_PLAIN: '1' });
+    const r = await payconform(
+      [
+        'audit',
+        'client',
+        '--tls',
+        '--exec',
+        nodeCommand,
+        '--timeout',
+        '60',
+        '--report',
+        `json:${report}`,
+      ],
+      { CLIENT_PLAIN: '1' },
+    );
     expect(r.code).toBe(1);
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ id: string; outcome: string }> };
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      results: Array<{ id: string; outcome: string }>;
+    };
     expect(json.results.find((c) => c.id === 'client-https-only')?.outcome).toBe('fail');
     // Everything else about the request is right: only the transport is wrong.
     expect(json.results.find((c) => c.id === 'client-signature-verifies')?.outcome).toBe('pass');
   }, 90_000);
 
-  it.skipIf(pythonMissing !== undefined && process.env.CI !== 'true')('a Python client (http.client over ssl with the written CA) passes', async () => {
-    expect(pythonMissing).toBeUndefined();
-    const r = await payconform(['audit', 'client', '--tls', '--exec', `python3 ${JSON.stringify(pythonClient)}`, '--timeout', '60']);
-    expect(r.stderr).toMatch(/client\| payout 20\d/);
-    expect(r.code).toBe(0);
-  }, 90_000);
+  it.skipIf(pythonMissing !== undefined && process.env.CI !== 'true')(
+    'a Python client (http.client over ssl with the written CA) passes',
+    async () => {
+      expect(pythonMissing).toBeUndefined();
+      const r = await payconform([
+        'audit',
+        'client',
+        '--tls',
+        '--exec',
+        `python3 ${JSON.stringify(pythonClient)}`,
+        '--timeout',
+        '60',
+      ]);
+      expect(r.stderr).toMatch(/client\| payout 20\d/);
+      expect(r.code).toBe(0);
+    },
+    90_000,
+  );
 
   it('without --tls the transport check is not applicable', async () => {
     const report = join(dir, 'plain-audit.json');
-    const r = await payconform(['audit', 'client', '--exec', `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(nodeClient)}`, '--timeout', '60', '--report', `json:${report}`]);
+    const r = await payconform([
+      'audit',
+      'client',
+      '--exec',
+      `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(nodeClient)}`,
+      '--timeout',
+      '60',
+      '--report',
+      `json:${report}`,
+    ]);
     expect(r.code).toBe(0);
-    const json = JSON.parse(readFileSync(report, 'utf8')) as { results: Array<{ id: string; outcome: string }> };
+    const json = JSON.parse(readFileSync(report, 'utf8')) as {
+      results: Array<{ id: string; outcome: string }>;
+    };
     expect(json.results.find((c) => c.id === 'client-https-only')?.outcome).toBe('n/a');
   }, 90_000);
 });
@@ -236,28 +324,75 @@ describe('payconform audit client --tls (spawned)', () => {
 const canBind443 = process.getuid?.() === 0;
 if (!canBind443) console.warn('SKIPPED: @authority on port 443: binding port 443 needs root');
 
-describe.skipIf(!canBind443)('@authority on the default port (spec: "default ports 80 and 443 omitted")', () => {
-  it('the sandbox on port 443 accepts a payout signed for "127.0.0.1" without :443', async () => {
-    const service = await startReferenceService({ tls, host: '127.0.0.1', port: 443, seedPayments: false });
-    try {
-      expect(service.baseUrl).toBe('https://127.0.0.1');
-      const c = service.credentials;
-      const body = new TextEncoder().encode(JSON.stringify({ applicationId: c.applicationId, payInAccountSelector: 'main', amount: 1.5, reference: 'P443',
-        destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Payee', accountNumber: '12345678', sortCode: '040004', iban: null } }));
-      const request = { method: 'POST', url: 'https://127.0.0.1/api/payouts', headers: [['content-type', 'application/vnd.service.v1.0+json']] as Array<[string, string]>, body };
-      const signed = signRequest(request, { applicationId: c.applicationId, applicationSecret: c.applicationSecret, keyId: c.keyId, privateKey: c.privateKey! });
-      expect(signed.signatureBase).toContain('"@authority": 127.0.0.1\n');
-      const sent = await sendRequest(applySignedHeaders(request, signed.headers), { timeoutMs: 5_000, ca: tls.caCert });
-      expect(sent.error).toBeUndefined();
-      expect(sent.response?.status).toBeLessThan(300);
-      // Written with the port, the Host header names the same authority: still accepted.
-      const withPort = { ...request, headers: [['host', '127.0.0.1:443'], ...request.headers] as Array<[string, string]> };
-      const signedWithPort = signRequest(withPort, { applicationId: c.applicationId, applicationSecret: c.applicationSecret, keyId: c.keyId, privateKey: c.privateKey! });
-      const sent2 = await sendRequest(applySignedHeaders(withPort, signedWithPort.headers), { timeoutMs: 5_000, ca: tls.caCert });
-      expect(sent2.response?.status).toBeLessThan(300);
-    } finally {
-      await service.close();
-    }
-  });
-});
-
+describe.skipIf(!canBind443)(
+  '@authority on the default port (spec: "default ports 80 and 443 omitted")',
+  () => {
+    it('the sandbox on port 443 accepts a payout signed for "127.0.0.1" without :443', async () => {
+      const service = await startReferenceService({
+        tls,
+        host: '127.0.0.1',
+        port: 443,
+        seedPayments: false,
+      });
+      try {
+        expect(service.baseUrl).toBe('https://127.0.0.1');
+        const c = service.credentials;
+        const body = new TextEncoder().encode(
+          JSON.stringify({
+            applicationId: c.applicationId,
+            payInAccountSelector: 'main',
+            amount: 1.5,
+            reference: 'P443',
+            destination: {
+              destinationType: 'toAccount',
+              accountType: 'SCAN',
+              holderName: 'Jane Payee',
+              accountNumber: '12345678',
+              sortCode: '040004',
+              iban: null,
+            },
+          }),
+        );
+        const request = {
+          method: 'POST',
+          url: 'https://127.0.0.1/api/payouts',
+          headers: [['content-type', 'application/vnd.service.v1.0+json']] as Array<
+            [string, string]
+          >,
+          body,
+        };
+        const signed = signRequest(request, {
+          applicationId: c.applicationId,
+          applicationSecret: c.applicationSecret,
+          keyId: c.keyId,
+          privateKey: c.privateKey!,
+        });
+        expect(signed.signatureBase).toContain('"@authority": 127.0.0.1\n');
+        const sent = await sendRequest(applySignedHeaders(request, signed.headers), {
+          timeoutMs: 5_000,
+          ca: tls.caCert,
+        });
+        expect(sent.error).toBeUndefined();
+        expect(sent.response?.status).toBeLessThan(300);
+        // Written with the port, the Host header names the same authority: still accepted.
+        const withPort = {
+          ...request,
+          headers: [['host', '127.0.0.1:443'], ...request.headers] as Array<[string, string]>,
+        };
+        const signedWithPort = signRequest(withPort, {
+          applicationId: c.applicationId,
+          applicationSecret: c.applicationSecret,
+          keyId: c.keyId,
+          privateKey: c.privateKey!,
+        });
+        const sent2 = await sendRequest(applySignedHeaders(withPort, signedWithPort.headers), {
+          timeoutMs: 5_000,
+          ca: tls.caCert,
+        });
+        expect(sent2.response?.status).toBeLessThan(300);
+      } finally {
+        await service.close();
+      }
+    });
+  },
+);

@@ -28,7 +28,10 @@ describe('vectors drift (npm run vectors regenerates every file deterministicall
   it.each([...generated.keys()])('%s is exactly what the generator writes', (path) => {
     const committed = readFileSync(join(root, path), 'utf8');
     // On failure: run `npm run vectors`, review the diff, commit it (never edit the JSON by hand).
-    expect(committed === generated.get(path), `${path} differs from the generator's output: run npm run vectors`).toBe(true);
+    expect(
+      committed === generated.get(path),
+      `${path} differs from the generator's output: run npm run vectors`,
+    ).toBe(true);
   });
 
   it('no stale vector file lies around that the generator no longer writes', () => {

@@ -10,14 +10,26 @@ import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const vendored = join(mkdtempSync(join(tmpdir(), 'payconform-vendored-')), 'vectors');
-cpSync(join(root, 'vectors'), vendored, { recursive: true, filter: (src) => !/[/\\](?:build|harness|adapters|node_modules)$/.test(src) && !src.endsWith('.ts') });
+cpSync(join(root, 'vectors'), vendored, {
+  recursive: true,
+  filter: (src) =>
+    !/[/\\](?:build|harness|adapters|node_modules)$/.test(src) && !src.endsWith('.ts'),
+});
 const read = (path: string): any => JSON.parse(readFileSync(join(vendored, path), 'utf8')); // eslint-disable-line @typescript-eslint/no-explicit-any
 
 interface Index {
   files: Array<{ path: string; cases: number }>;
   totalCases: number;
   schemas: Record<string, string>;
-  payloads: Array<{ path: string; kind: string; schema: string; strictSchema: string; cases: number; valid: number; invalid: number }>;
+  payloads: Array<{
+    path: string;
+    kind: string;
+    schema: string;
+    strictSchema: string;
+    cases: number;
+    valid: number;
+    invalid: number;
+  }>;
   totalPayloadCases: number;
   formats: { vectors: string; payloadVectors: string };
 }
@@ -35,18 +47,33 @@ describe('vectors/ vendored alone', () => {
   it('index.json, keys.json and every vector file validate against the vendored vectors schema', () => {
     const validate = ajv.getSchema(index.formats.vectors)!;
     for (const path of ['index.json', 'keys.json', ...index.files.map((f) => f.path)]) {
-      expect(validate(read(path)), `${path}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+      expect(validate(read(path)), `${path}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(
+        true,
+      );
     }
     expect(index.files.reduce((n, f) => n + f.cases, 0)).toBe(index.totalCases);
   });
 
   it('lists every payload vector file, whose format validates against the vendored payload-vectors schema', () => {
     const validate = ajv.getSchema(index.formats.payloadVectors)!;
-    expect(index.payloads.map((p) => p.kind).sort()).toEqual(['account', 'error', 'payment-webhook', 'payout', 'payout-create-request', 'payout-destination', 'payout-webhook', 'refund', 'refund-request', 'refund-webhook']);
+    expect(index.payloads.map((p) => p.kind).sort()).toEqual([
+      'account',
+      'error',
+      'payment-webhook',
+      'payout',
+      'payout-create-request',
+      'payout-destination',
+      'payout-webhook',
+      'refund',
+      'refund-request',
+      'refund-webhook',
+    ]);
     let total = 0;
     for (const p of index.payloads) {
       const file = read(p.path);
-      expect(validate(file), `${p.path}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
+      expect(validate(file), `${p.path}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(
+        true,
+      );
       expect(file.cases.length).toBe(p.cases);
       total += p.cases;
     }
@@ -67,7 +94,15 @@ describe('vectors/ vendored alone', () => {
   it('the format schema can fail: an invalid case without expectedErrors is refused', () => {
     const validate = ajv.getSchema(index.formats.payloadVectors)!;
     const file = read(index.payloads[0]!.path);
-    const broken = { ...file, cases: [{ ...file.cases.find((c: { result: string }) => c.result === 'invalid'), expectedErrors: undefined }] };
+    const broken = {
+      ...file,
+      cases: [
+        {
+          ...file.cases.find((c: { result: string }) => c.result === 'invalid'),
+          expectedErrors: undefined,
+        },
+      ],
+    };
     expect(validate(JSON.parse(JSON.stringify(broken)))).toBe(false);
   });
 });

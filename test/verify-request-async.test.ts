@@ -8,8 +8,18 @@ import { describe, expect, it } from 'vitest';
 import { backends, nodeBackend, type Ed25519Backend } from '../src/ed25519/index.js';
 import type { HttpRequest } from '../src/http/message.js';
 import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
-import { applySignedHeaders, signRequest, type SigningCredentials } from '../src/profile/sign-request.js';
-import { verifyRequest, verifyRequestAsync, type ApplicationRecord, type VerifyOptions, type VerifyResult } from '../src/profile/verify-request.js';
+import {
+  applySignedHeaders,
+  signRequest,
+  type SigningCredentials,
+} from '../src/profile/sign-request.js';
+import {
+  verifyRequest,
+  verifyRequestAsync,
+  type ApplicationRecord,
+  type VerifyOptions,
+  type VerifyResult,
+} from '../src/profile/verify-request.js';
 import { verifyCaseSetup } from '../vectors/adapters/node/answer.js';
 import type { KeysFile, VectorFile } from '../vectors/format.js';
 import { messageInput, type VectorIndex } from '../vectors/harness/load.js';
@@ -19,7 +29,9 @@ const dir = fileURLToPath(new URL('../vectors/', import.meta.url));
 const read = <T>(path: string): T => JSON.parse(readFileSync(dir + path, 'utf8')) as T;
 const index = read<VectorIndex & { files: Array<{ path: string }> }>('index.json');
 const vectorKeys = read<KeysFile>('keys.json');
-const verifyCases = index.files.flatMap((f) => read<VectorFile>(f.path).cases.filter((c) => c.op === 'verify'));
+const verifyCases = index.files.flatMap((f) =>
+  read<VectorFile>(f.path).cases.filter((c) => c.op === 'verify'),
+);
 
 describe('every verify vector: verifyRequestAsync gives the recorded result and exactly what verifyRequest gives', () => {
   it('there are verify vectors to compare', () => {
@@ -34,7 +46,9 @@ describe('every verify vector: verifyRequestAsync gives the recorded result and 
         const expected = await verifyRequest(sync.request, sync.options);
         const received = await verifyRequestAsync(async.request, async.options);
         expect(received, c.id).toEqual(expected);
-        const answer = received.ok ? { ok: true, signatureBase: received.signatureBase } : { ok: false, code: received.code, step: received.step };
+        const answer = received.ok
+          ? { ok: true, signatureBase: received.signatureBase }
+          : { ok: false, code: received.code, step: received.step };
         expect(answer, c.id).toEqual(c.expected);
       }
     });
@@ -42,7 +56,12 @@ describe('every verify vector: verifyRequestAsync gives the recorded result and 
 });
 
 const keys = loadTestKeys();
-const credentials: SigningCredentials = { applicationId: 'app-1', applicationSecret: 'test-only-secret', keyId: 'key-1', privateKey: keys.clientEd25519.privateKey };
+const credentials: SigningCredentials = {
+  applicationId: 'app-1',
+  applicationSecret: 'test-only-secret',
+  keyId: 'key-1',
+  privateKey: keys.clientEd25519.privateKey,
+};
 const application: ApplicationRecord = {
   secret: 'test-only-secret',
   publicKeys: new Map([
@@ -52,9 +71,19 @@ const application: ApplicationRecord = {
 };
 const NOW = 1_767_225_600;
 const resolveApplication = (id: string) => (id === 'app-1' ? application : undefined);
-const options = (extra: Partial<VerifyOptions> = {}): VerifyOptions => ({ now: NOW, nonceStore: new MemoryNonceStore(), resolveApplication, ...extra });
+const options = (extra: Partial<VerifyOptions> = {}): VerifyOptions => ({
+  now: NOW,
+  nonceStore: new MemoryNonceStore(),
+  resolveApplication,
+  ...extra,
+});
 
-function sign(request: HttpRequest, created: number, nonce: string, creds: SigningCredentials = credentials): HttpRequest {
+function sign(
+  request: HttpRequest,
+  created: number,
+  nonce: string,
+  creds: SigningCredentials = credentials,
+): HttpRequest {
   return applySignedHeaders(request, signRequest(request, creds, { created, nonce }).headers);
 }
 function setHeader(request: HttpRequest, name: string, value: string | undefined): HttpRequest {
@@ -73,7 +102,11 @@ function flipByte(bytes: Uint8Array, at: number): Uint8Array {
 function flipSignatureBit(request: HttpRequest, at: number): HttpRequest {
   const match = /^sig1=:([A-Za-z0-9+/=]+):$/.exec(header(request, 'signature'));
   if (match === null) return request;
-  return setHeader(request, 'signature', `sig1=:${Buffer.from(flipByte(Buffer.from(match[1]!, 'base64'), at)).toString('base64')}:`);
+  return setHeader(
+    request,
+    'signature',
+    `sig1=:${Buffer.from(flipByte(Buffer.from(match[1]!, 'base64'), at)).toString('base64')}:`,
+  );
 }
 
 /** Ways to spoil a signed request, each aimed at a different step (the index picks a byte or a variant). */
@@ -82,19 +115,71 @@ const tamperings: ReadonlyArray<readonly [string, (r: HttpRequest, i: number) =>
   ['body byte', (r, i) => ({ ...r, body: flipByte(r.body, i) })],
   ['method', (r) => ({ ...r, method: r.method === 'POST' ? 'PUT' : 'POST' })],
   ['path', (r) => ({ ...r, url: `${r.url}x` })],
-  ['authority port', (r) => ({ ...r, url: r.url.replace('://api.example.com', '://api.example.com:8443') })],
+  [
+    'authority port',
+    (r) => ({ ...r, url: r.url.replace('://api.example.com', '://api.example.com:8443') }),
+  ],
   ['content-type', (r) => setHeader(r, 'content-type', 'text/plain')],
   ['secret', (r) => setHeader(r, 'x-application-secret', 'wrong')],
   ['application id', (r) => setHeader(r, 'x-application-id', 'app-2')],
   ['no Signature', (r) => setHeader(r, 'signature', undefined)],
   ['no Content-Digest', (r) => setHeader(r, 'content-digest', undefined)],
-  ['nonce edited', (r) => setHeader(r, 'signature-input', header(r, 'signature-input').replace(';nonce="', ';nonce="x'))],
-  ['created edited', (r) => setHeader(r, 'signature-input', header(r, 'signature-input').replace(/created=(\d+)/, (_, n: string) => `created=${Number(n) - 1}`))],
-  ['keyid other key', (r) => setHeader(r, 'signature-input', header(r, 'signature-input').replace('keyid="key-1"', 'keyid="key-other"'))],
-  ['keyid unknown', (r) => setHeader(r, 'signature-input', header(r, 'signature-input').replace('keyid="key-1"', 'keyid="key-9"'))],
-  ['label', (r) => setHeader(setHeader(r, 'signature', header(r, 'signature').replace('sig1=', 'sig2=')), 'signature-input', header(r, 'signature-input').replace('sig1=', 'sig2='))],
-  ['duplicate content-type', (r) => ({ ...r, headers: [...r.headers, ['Content-Type', 'application/json']] })],
-  ['signature truncated', (r) => setHeader(r, 'signature', header(r, 'signature').replace(/[A-Za-z0-9+/]{4}=*:$/, ':'))],
+  [
+    'nonce edited',
+    (r) =>
+      setHeader(
+        r,
+        'signature-input',
+        header(r, 'signature-input').replace(';nonce="', ';nonce="x'),
+      ),
+  ],
+  [
+    'created edited',
+    (r) =>
+      setHeader(
+        r,
+        'signature-input',
+        header(r, 'signature-input').replace(
+          /created=(\d+)/,
+          (_, n: string) => `created=${Number(n) - 1}`,
+        ),
+      ),
+  ],
+  [
+    'keyid other key',
+    (r) =>
+      setHeader(
+        r,
+        'signature-input',
+        header(r, 'signature-input').replace('keyid="key-1"', 'keyid="key-other"'),
+      ),
+  ],
+  [
+    'keyid unknown',
+    (r) =>
+      setHeader(
+        r,
+        'signature-input',
+        header(r, 'signature-input').replace('keyid="key-1"', 'keyid="key-9"'),
+      ),
+  ],
+  [
+    'label',
+    (r) =>
+      setHeader(
+        setHeader(r, 'signature', header(r, 'signature').replace('sig1=', 'sig2=')),
+        'signature-input',
+        header(r, 'signature-input').replace('sig1=', 'sig2='),
+      ),
+  ],
+  [
+    'duplicate content-type',
+    (r) => ({ ...r, headers: [...r.headers, ['Content-Type', 'application/json']] }),
+  ],
+  [
+    'signature truncated',
+    (r) => setHeader(r, 'signature', header(r, 'signature').replace(/[A-Za-z0-9+/]{4}=*:$/, ':')),
+  ],
 ];
 
 const requestArb = fc.record({
@@ -103,7 +188,9 @@ const requestArb = fc.record({
   query: fc.option(fc.stringMatching(/^[a-z0-9=&%]{0,12}$/), { nil: undefined }),
   body: fc.uint8Array({ maxLength: 200 }),
   created: fc.integer({ min: NOW - 400, max: NOW + 400 }),
-  nonce: fc.stringMatching(/^[\x21-\x7e]{1,60}$/).filter((n) => !n.includes('"') && !n.includes('\\')),
+  nonce: fc
+    .stringMatching(/^[\x21-\x7e]{1,60}$/)
+    .filter((n) => !n.includes('"') && !n.includes('\\')),
   tamper: fc.option(fc.nat(tamperings.length - 1), { nil: undefined, freq: 3 }),
   at: fc.nat(1000),
   /** The nonce was seen before (step 4). */
@@ -128,8 +215,14 @@ describe('property: verifyRequestAsync and verifyRequest agree on random valid a
           if (c.tamper !== undefined) request = tamperings[c.tamper]![1](request, c.at);
           const stores = [new MemoryNonceStore(), new MemoryNonceStore()];
           if (c.replayed) for (const store of stores) store.checkAndRecord(c.nonce, NOW, NOW + 300);
-          const expected = await verifyRequest(request, options({ nonceStore: stores[0]!, backend }));
-          const received = await verifyRequestAsync(request, options({ nonceStore: stores[1]!, backend }));
+          const expected = await verifyRequest(
+            request,
+            options({ nonceStore: stores[0]!, backend }),
+          );
+          const received = await verifyRequestAsync(
+            request,
+            options({ nonceStore: stores[1]!, backend }),
+          );
           expect(received).toEqual(expected);
           // The nonce store ends in the same state: recorded exactly when the request was accepted.
           expect(stores[1]!.has(c.nonce, NOW)).toBe(stores[0]!.has(c.nonce, NOW));
@@ -152,7 +245,9 @@ class SlowNonceStore implements NonceStore {
     return new Promise((resolve) => setImmediate(() => resolve(this.#inner.has(nonce, now))));
   }
   checkAndRecord(nonce: string, now: number, expiresAt: number): Promise<boolean> {
-    return new Promise((resolve) => setImmediate(() => resolve(this.#inner.checkAndRecord(nonce, now, expiresAt))));
+    return new Promise((resolve) =>
+      setImmediate(() => resolve(this.#inner.checkAndRecord(nonce, now, expiresAt))),
+    );
   }
 }
 
@@ -171,9 +266,12 @@ describe('replay under concurrency: many requests in flight with one nonce give 
     it(`64 in flight, ${storeName}`, async () => {
       const nonceStore = makeStore();
       const request = sign(POST, NOW, 'one-nonce-for-all');
-      const results = await Promise.all(Array.from({ length: 64 }, () => verifyRequestAsync(request, options({ nonceStore }))));
+      const results = await Promise.all(
+        Array.from({ length: 64 }, () => verifyRequestAsync(request, options({ nonceStore }))),
+      );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
-      for (const r of results.filter((r) => !r.ok)) expect(r).toMatchObject({ ok: false, code: 'NONCE_REPLAYED' });
+      for (const r of results.filter((r) => !r.ok))
+        expect(r).toMatchObject({ ok: false, code: 'NONCE_REPLAYED' });
       // With the checks of step 4 all passed before any signature came back, the losers are refused at step 11.
       expect(results.some((r) => !r.ok && r.step === 11)).toBe(true);
     });
@@ -183,7 +281,9 @@ describe('replay under concurrency: many requests in flight with one nonce give 
     const nonceStore = new SlowNonceStore();
     const request = sign(POST, NOW, 'mixed-nonce');
     const results = await Promise.all(
-      Array.from({ length: 32 }, (_, i) => (i % 2 === 0 ? verifyRequestAsync : verifyRequest)(request, options({ nonceStore }))),
+      Array.from({ length: 32 }, (_, i) =>
+        (i % 2 === 0 ? verifyRequestAsync : verifyRequest)(request, options({ nonceStore })),
+      ),
     );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
   });
@@ -191,8 +291,12 @@ describe('replay under concurrency: many requests in flight with one nonce give 
   it('64 in flight with distinct nonces are all accepted, each with its own nonce', async () => {
     const nonceStore = new MemoryNonceStore();
     const requests = Array.from({ length: 64 }, (_, i) => sign(POST, NOW, `nonce-${i}`));
-    const results = await Promise.all(requests.map((r) => verifyRequestAsync(r, options({ nonceStore }))));
-    expect(results.map((r) => (r.ok ? r.nonce : r.code))).toEqual(requests.map((_, i) => `nonce-${i}`));
+    const results = await Promise.all(
+      requests.map((r) => verifyRequestAsync(r, options({ nonceStore }))),
+    );
+    expect(results.map((r) => (r.ok ? r.nonce : r.code))).toEqual(
+      requests.map((_, i) => `nonce-${i}`),
+    );
   });
 });
 
@@ -209,10 +313,14 @@ describe('verifyRequestAsync checks the signature through backend.verifyAsync, n
   }
   it('async path: verifyAsync once; sync path: verify once', async () => {
     const a = spyBackend();
-    expect((await verifyRequestAsync(sign(POST, NOW, 'n-1'), options({ backend: a.backend }))).ok).toBe(true);
+    expect(
+      (await verifyRequestAsync(sign(POST, NOW, 'n-1'), options({ backend: a.backend }))).ok,
+    ).toBe(true);
     expect(a.calls).toEqual(['verifyAsync']);
     const s = spyBackend();
-    expect((await verifyRequest(sign(POST, NOW, 'n-2'), options({ backend: s.backend }))).ok).toBe(true);
+    expect((await verifyRequest(sign(POST, NOW, 'n-2'), options({ backend: s.backend }))).ok).toBe(
+      true,
+    );
     expect(s.calls).toEqual(['verify']);
   });
   it('a backend whose verifyAsync rejects or throws gives SIGNATURE_INVALID at step 10, as a throwing verify does', async () => {
@@ -229,8 +337,13 @@ describe('verifyRequestAsync checks the signature through backend.verifyAsync, n
     });
     for (const how of ['reject', 'throw'] as const) {
       const nonceStore = new MemoryNonceStore();
-      const received: VerifyResult = await verifyRequestAsync(sign(POST, NOW, 'n-3'), options({ backend: failing(how), nonceStore }));
-      expect(received).toEqual(await verifyRequest(sign(POST, NOW, 'n-3'), options({ backend: failing(how) })));
+      const received: VerifyResult = await verifyRequestAsync(
+        sign(POST, NOW, 'n-3'),
+        options({ backend: failing(how), nonceStore }),
+      );
+      expect(received).toEqual(
+        await verifyRequest(sign(POST, NOW, 'n-3'), options({ backend: failing(how) })),
+      );
       expect(received).toMatchObject({ ok: false, code: 'SIGNATURE_INVALID', step: 10 });
       expect(nonceStore.has('n-3', NOW)).toBe(false);
     }
@@ -248,20 +361,39 @@ describe('after an awaited answer, an exception still gives a typed result (the 
   ] as const) {
     it(`${name}: resolveApplication throwing behind a store that answers later → REQUEST_MALFORMED at step 5`, async () => {
       for (const thrown of [new Error('directory down'), unprintable]) {
-        const result = await verify(sign(POST, NOW, 'n-5'), options({ nonceStore: new SlowNonceStore(), resolveApplication: throwing(thrown) }));
+        const result = await verify(
+          sign(POST, NOW, 'n-5'),
+          options({ nonceStore: new SlowNonceStore(), resolveApplication: throwing(thrown) }),
+        );
         expect(result).toMatchObject({ ok: false, code: 'REQUEST_MALFORMED', step: 5 });
         if (!result.ok) expect(result.message).toMatch(/^unexpected failure at step 5: /);
       }
     });
     it(`${name}: a store rejecting with a value that cannot be printed → NONCE_STORE_UNAVAILABLE, nothing accepted`, async () => {
-      const store: NonceStore = { has: () => Promise.reject(unprintable), checkAndRecord: () => Promise.reject(unprintable) };
-      expect(await verify(sign(POST, NOW, 'n-6'), options({ nonceStore: store }))).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE', step: 4 });
-      const late: NonceStore = { has: () => false, checkAndRecord: () => Promise.reject(unprintable) };
-      expect(await verify(sign(POST, NOW, 'n-7'), options({ nonceStore: late }))).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE', step: 11 });
+      const store: NonceStore = {
+        has: () => Promise.reject(unprintable),
+        checkAndRecord: () => Promise.reject(unprintable),
+      };
+      expect(await verify(sign(POST, NOW, 'n-6'), options({ nonceStore: store }))).toMatchObject({
+        ok: false,
+        code: 'NONCE_STORE_UNAVAILABLE',
+        step: 4,
+      });
+      const late: NonceStore = {
+        has: () => false,
+        checkAndRecord: () => Promise.reject(unprintable),
+      };
+      expect(await verify(sign(POST, NOW, 'n-7'), options({ nonceStore: late }))).toMatchObject({
+        ok: false,
+        code: 'NONCE_STORE_UNAVAILABLE',
+        step: 11,
+      });
     });
   }
   it('verifyRequestAsync: a nonce store whose checkAndRecord throws after the signature came back → NONCE_STORE_UNAVAILABLE at step 11', async () => {
     const store: NonceStore = { has: () => false, checkAndRecord: throwing(unprintable) };
-    expect(await verifyRequestAsync(sign(POST, NOW, 'n-8'), options({ nonceStore: store }))).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE', step: 11 });
+    expect(
+      await verifyRequestAsync(sign(POST, NOW, 'n-8'), options({ nonceStore: store })),
+    ).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE', step: 11 });
   });
 });

@@ -49,27 +49,61 @@ describe('spec: Webhook authentication — sign then verify over the exact bytes
 
   it('interoperates with a plain node:crypto RSA-SHA256 verifier (the algorithm is what the name says)', async () => {
     const { verify } = await import('node:crypto');
-    expect(verify('RSA-SHA256', body, createPublicKey(keys.webhookRsa.publicPem), Buffer.from(signatureB64, 'base64'))).toBe(true);
+    expect(
+      verify(
+        'RSA-SHA256',
+        body,
+        createPublicKey(keys.webhookRsa.publicPem),
+        Buffer.from(signatureB64, 'base64'),
+      ),
+    ).toBe(true);
   });
 
   it.each<[string, () => Parameters<typeof verifyWebhook>[2]]>([
     ['a parsed key', () => publicKey],
     ['the full SPKI PEM', () => keys.webhookRsa.publicPem],
-    ['the trimmed PEM body with line breaks (what /.well-known/signature/pem serves)', () => exportTrimmedPublicKeyPem(publicKey)],
-    ['the trimmed PEM body on one line', () => exportTrimmedPublicKeyPem(publicKey, { singleLine: true })],
-    ['the trimmed PEM body with CRLF and a final newline', () => `${exportTrimmedPublicKeyPem(publicKey).replace(/\n/g, '\r\n')}\r\n`],
-    ['SPKI DER bytes', () => new Uint8Array(createPublicKey(keys.webhookRsa.publicPem).export({ format: 'der', type: 'spki' }))],
-    ['a PKCS#1 "RSA PUBLIC KEY" PEM', () => createPublicKey(keys.webhookRsa.publicPem).export({ format: 'pem', type: 'pkcs1' }) as string],
+    [
+      'the trimmed PEM body with line breaks (what /.well-known/signature/pem serves)',
+      () => exportTrimmedPublicKeyPem(publicKey),
+    ],
+    [
+      'the trimmed PEM body on one line',
+      () => exportTrimmedPublicKeyPem(publicKey, { singleLine: true }),
+    ],
+    [
+      'the trimmed PEM body with CRLF and a final newline',
+      () => `${exportTrimmedPublicKeyPem(publicKey).replace(/\n/g, '\r\n')}\r\n`,
+    ],
+    [
+      'SPKI DER bytes',
+      () =>
+        new Uint8Array(
+          createPublicKey(keys.webhookRsa.publicPem).export({ format: 'der', type: 'spki' }),
+        ),
+    ],
+    [
+      'a PKCS#1 "RSA PUBLIC KEY" PEM',
+      () =>
+        createPublicKey(keys.webhookRsa.publicPem).export({
+          format: 'pem',
+          type: 'pkcs1',
+        }) as string,
+    ],
   ])('verifies with %s', (_name, key) => {
     expect(verifyWebhook(body, header, key())).toEqual({ ok: true });
   });
 
   it('exportTrimmedPublicKeyPem is the committed PEM without its BEGIN/END lines', () => {
     const pem = keys.webhookRsa.publicPem;
-    const trimmed = pem.replace('-----BEGIN PUBLIC KEY-----\n', '').replace('-----END PUBLIC KEY-----\n', '').replace(/\n$/, '');
+    const trimmed = pem
+      .replace('-----BEGIN PUBLIC KEY-----\n', '')
+      .replace('-----END PUBLIC KEY-----\n', '')
+      .replace(/\n$/, '');
     expect(exportTrimmedPublicKeyPem(publicKey)).toBe(trimmed);
     expect(exportTrimmedPublicKeyPem(privateKey)).toBe(trimmed);
-    expect(exportTrimmedPublicKeyPem(publicKey, { singleLine: true })).toBe(trimmed.replace(/\n/g, ''));
+    expect(exportTrimmedPublicKeyPem(publicKey, { singleLine: true })).toBe(
+      trimmed.replace(/\n/g, ''),
+    );
     expect(exportRsaPublicKeyPem(publicKey)).toBe(pem);
   });
 
@@ -103,16 +137,23 @@ describe('spec: Webhook authentication rule 1 — re-serialisation breaks verifi
     ['non-ASCII escaped (£ → \\u00a3)', BODY_TEXT.replace('£', '\\u00a3')],
   ])('%s fails with SIGNATURE_INVALID', (_name, text) => {
     expect(text).not.toBe(BODY_TEXT);
-    expectCode(verifyWebhook(new TextEncoder().encode(text), header, publicKey), 'SIGNATURE_INVALID');
+    expectCode(
+      verifyWebhook(new TextEncoder().encode(text), header, publicKey),
+      'SIGNATURE_INVALID',
+    );
   });
 
   it('compact re-serialisation happens to give the same bytes here, and then verifies (the bytes are what count)', () => {
     expect(JSON.stringify(parsed)).toBe(BODY_TEXT);
-    expect(verifyWebhook(new TextEncoder().encode(JSON.stringify(parsed)), header, publicKey).ok).toBe(true);
+    expect(
+      verifyWebhook(new TextEncoder().encode(JSON.stringify(parsed)), header, publicKey).ok,
+    ).toBe(true);
   });
 
   it('a string body is refused as caller misuse (TypeError), never silently re-encoded', () => {
-    expect(() => verifyWebhook(BODY_TEXT as unknown as Uint8Array, header, publicKey)).toThrow(TypeError);
+    expect(() => verifyWebhook(BODY_TEXT as unknown as Uint8Array, header, publicKey)).toThrow(
+      TypeError,
+    );
     expect(() => signWebhook(BODY_TEXT as unknown as Uint8Array, privateKey)).toThrow(TypeError);
   });
 });
@@ -144,7 +185,10 @@ describe('verifyWebhook failure codes', () => {
   });
 
   it('a non-string header value (caller passed an array) → AUTHORIZATION_MALFORMED, no exception', () => {
-    expectCode(verifyWebhook(body, [header] as unknown as string, publicKey), 'AUTHORIZATION_MALFORMED');
+    expectCode(
+      verifyWebhook(body, [header] as unknown as string, publicKey),
+      'AUTHORIZATION_MALFORMED',
+    );
   });
 
   it.each([
@@ -187,14 +231,25 @@ describe('verifyWebhook failure codes', () => {
   });
 
   it('a well-formed 256-byte signature of all zeros → SIGNATURE_INVALID', () => {
-    expectCode(verifyWebhook(body, `SHA256withRSA ${Buffer.alloc(256).toString('base64')}`, publicKey), 'SIGNATURE_INVALID');
+    expectCode(
+      verifyWebhook(body, `SHA256withRSA ${Buffer.alloc(256).toString('base64')}`, publicKey),
+      'SIGNATURE_INVALID',
+    );
   });
 
-  const rsa1024 = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ format: 'pem', type: 'spki' }) as string;
+  const rsa1024 = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({
+    format: 'pem',
+    type: 'spki',
+  }) as string;
   it.each<[string, unknown]>([
     ['empty text', ''],
     ['garbage text', 'this is not a key'],
-    ['base64url trimmed body', exportTrimmedPublicKeyPem(publicKey, { singleLine: true }).replace(/\+/g, '-').replace(/\//g, '_')],
+    [
+      'base64url trimmed body',
+      exportTrimmedPublicKeyPem(publicKey, { singleLine: true })
+        .replace(/\+/g, '-')
+        .replace(/\//g, '_'),
+    ],
     ['an Ed25519 public key PEM', keys.rfc9421Ed25519.publicPem],
     ['the private key PEM given as the public key', keys.webhookRsa.privatePem],
     ['an RSA 1024 key (below the 2048-bit policy)', rsa1024],
@@ -209,7 +264,10 @@ describe('verifyWebhook failure codes', () => {
     const codes = Object.keys(webhookErrorCodes);
     fc.assert(
       fc.property(
-        fc.oneof(fc.string({ maxLength: 400 }), fc.constantFrom(header, `SHA256withRSA ${signatureB64.slice(1)}`)),
+        fc.oneof(
+          fc.string({ maxLength: 400 }),
+          fc.constantFrom(header, `SHA256withRSA ${signatureB64.slice(1)}`),
+        ),
         (value) => {
           const r = verifyWebhook(body, value, publicKey);
           if (!r.ok) expect(codes).toContain(r.code);
@@ -218,17 +276,25 @@ describe('verifyWebhook failure codes', () => {
       { numRuns: 400 },
     );
     fc.assert(
-      fc.property(fc.oneof(fc.string({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 })), (key) => {
-        expectCode(verifyWebhook(body, header, key), 'KEY_INVALID');
-      }),
+      fc.property(
+        fc.oneof(fc.string({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 })),
+        (key) => {
+          expectCode(verifyWebhook(body, header, key), 'KEY_INVALID');
+        },
+      ),
       { numRuns: 200 },
     );
   });
 
   it('documents exactly the six codes', () => {
-    expect(Object.keys(webhookErrorCodes).sort()).toEqual(
-      ['ALGORITHM_UNSUPPORTED', 'AUTHORIZATION_MALFORMED', 'AUTHORIZATION_MISSING', 'KEY_INVALID', 'SIGNATURE_INVALID', 'SIGNATURE_MALFORMED'],
-    );
+    expect(Object.keys(webhookErrorCodes).sort()).toEqual([
+      'ALGORITHM_UNSUPPORTED',
+      'AUTHORIZATION_MALFORMED',
+      'AUTHORIZATION_MISSING',
+      'KEY_INVALID',
+      'SIGNATURE_INVALID',
+      'SIGNATURE_MALFORMED',
+    ]);
   });
 });
 
@@ -252,7 +318,11 @@ describe('RSA key parsing and generation', () => {
     ['an Ed25519 private key PEM', keys.rfc9421Ed25519.privatePem, 'KEY_TYPE_UNSUPPORTED'],
     ['text without PEM lines', 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 'KEY_FORMAT_INVALID'],
     ['garbage bytes', new Uint8Array([1, 2, 3]), 'KEY_FORMAT_INVALID'],
-    ['a PEM with a broken body', '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----', 'KEY_FORMAT_INVALID'],
+    [
+      'a PEM with a broken body',
+      '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----',
+      'KEY_FORMAT_INVALID',
+    ],
   ])('parseRsaPrivateKey rejects %s → %s', (_name, input, code) => {
     expect(() => parseRsaPrivateKey(input)).toThrow(KeyFormatError);
     try {
@@ -278,7 +348,9 @@ describe('RSA key parsing and generation', () => {
 
   it('printing a parsed private key shows no key material', () => {
     const shown = inspect(privateKey, { depth: 5 }) + JSON.stringify(privateKey);
-    expect(shown).not.toContain(keys.webhookRsa.privatePem.split('\n')[1]?.slice(0, 20) ?? 'unreachable');
+    expect(shown).not.toContain(
+      keys.webhookRsa.privatePem.split('\n')[1]?.slice(0, 20) ?? 'unreachable',
+    );
     expect(shown).not.toMatch(/[A-Za-z0-9+/]{64}/);
   });
 });

@@ -16,7 +16,14 @@ export type VectorOp =
   | 'rfc9421-verify';
 
 export const VECTOR_OPS: readonly VectorOp[] = [
-  'digest', 'signature-base', 'sign', 'verify', 'webhook-verify', 'parse-key', 'rfc9421-signature-base', 'rfc9421-verify',
+  'digest',
+  'signature-base',
+  'sign',
+  'verify',
+  'webhook-verify',
+  'parse-key',
+  'rfc9421-signature-base',
+  'rfc9421-verify',
 ];
 
 /** Field lines exactly as sent, in order: `[name, value]`; a name may repeat. */
@@ -26,7 +33,11 @@ export type WireHeaders = ReadonlyArray<readonly [string, string]>;
 export type WireBody = { readonly bodyUtf8: string } | { readonly bodyBase64: string };
 
 /** An HTTP request as it travels on the wire. `url` is the absolute target URI as written (never normalised). */
-export type WireRequest = { readonly method: string; readonly url: string; readonly headers: WireHeaders } & WireBody;
+export type WireRequest = {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: WireHeaders;
+} & WireBody;
 
 /** A key by reference into vectors/keys.json, in one of the encodings that file holds for it. */
 export interface KeyRef {
@@ -53,7 +64,11 @@ export interface KeyMaterial {
 
 export type DigestInput =
   | ({ readonly mode: 'compute'; readonly algorithm: 'sha-512' | 'sha-256' } & WireBody)
-  | ({ readonly mode: 'verify'; readonly contentDigest: string; readonly algorithms: readonly string[] } & WireBody);
+  | ({
+      readonly mode: 'verify';
+      readonly contentDigest: string;
+      readonly algorithms: readonly string[];
+    } & WireBody);
 export type DigestExpected =
   | { readonly contentDigest: string }
   | { readonly valid: true }
@@ -118,7 +133,8 @@ export interface WebhookVerifyInput<K = KeyRef> {
   readonly authorization: string | null;
   readonly publicKey: K;
 }
-export type WebhookVerifyExpected = { readonly ok: true } | { readonly ok: false; readonly code: string };
+export type WebhookVerifyExpected =
+  { readonly ok: true } | { readonly ok: false; readonly code: string };
 
 export type ParseKeyType = 'ed25519-private' | 'ed25519-public' | 'rsa-public';
 /** `text` is what a person pastes or an env var holds; `bytesBase64` stands for binary input (a DER file, raw bytes). */
@@ -126,8 +142,7 @@ export type ParseKeyInput =
   | { readonly keyType: ParseKeyType; readonly text: string }
   | { readonly keyType: ParseKeyType; readonly bytesBase64: string };
 export type ParseKeyExpected =
-  | { readonly ok: true; readonly publicKey: string }
-  | { readonly ok: false; readonly code: string };
+  { readonly ok: true; readonly publicKey: string } | { readonly ok: false; readonly code: string };
 
 /** Generic RFC 9421 (no service profile): the request, the label to use and the public key. */
 export interface Rfc9421Input<K = KeyRef> {
@@ -154,13 +169,33 @@ interface CaseCommon {
 export type VectorCase = CaseCommon &
   (
     | { readonly op: 'digest'; readonly input: DigestInput; readonly expected: DigestExpected }
-    | { readonly op: 'signature-base'; readonly input: SignatureBaseInput; readonly expected: SignatureBaseExpected }
+    | {
+        readonly op: 'signature-base';
+        readonly input: SignatureBaseInput;
+        readonly expected: SignatureBaseExpected;
+      }
     | { readonly op: 'sign'; readonly input: SignInput; readonly expected: SignExpected }
     | { readonly op: 'verify'; readonly input: VerifyInput; readonly expected: VerifyExpected }
-    | { readonly op: 'webhook-verify'; readonly input: WebhookVerifyInput; readonly expected: WebhookVerifyExpected & { readonly authorization?: string } }
-    | { readonly op: 'parse-key'; readonly input: ParseKeyInput; readonly expected: ParseKeyExpected }
-    | { readonly op: 'rfc9421-signature-base'; readonly input: Rfc9421Input; readonly expected: { readonly signatureBase: string } }
-    | { readonly op: 'rfc9421-verify'; readonly input: Rfc9421Input; readonly expected: { readonly ok: boolean } }
+    | {
+        readonly op: 'webhook-verify';
+        readonly input: WebhookVerifyInput;
+        readonly expected: WebhookVerifyExpected & { readonly authorization?: string };
+      }
+    | {
+        readonly op: 'parse-key';
+        readonly input: ParseKeyInput;
+        readonly expected: ParseKeyExpected;
+      }
+    | {
+        readonly op: 'rfc9421-signature-base';
+        readonly input: Rfc9421Input;
+        readonly expected: { readonly signatureBase: string };
+      }
+    | {
+        readonly op: 'rfc9421-verify';
+        readonly input: Rfc9421Input;
+        readonly expected: { readonly ok: boolean };
+      }
   );
 
 export interface FlagNote {
@@ -189,14 +224,27 @@ export interface Ed25519KeyEntry {
   readonly type: 'ed25519';
   readonly testOnly: true;
   readonly description: string;
-  readonly public: { readonly 'raw-base64': string; readonly 'spki-pem': string; readonly 'spki-der-base64': string; readonly 'trimmed-pem': string };
-  readonly private?: { readonly 'seed-base64': string; readonly 'pkcs8-pem': string; readonly 'pkcs8-der-base64': string };
+  readonly public: {
+    readonly 'raw-base64': string;
+    readonly 'spki-pem': string;
+    readonly 'spki-der-base64': string;
+    readonly 'trimmed-pem': string;
+  };
+  readonly private?: {
+    readonly 'seed-base64': string;
+    readonly 'pkcs8-pem': string;
+    readonly 'pkcs8-der-base64': string;
+  };
 }
 export interface RsaKeyEntry {
   readonly type: 'rsa';
   readonly testOnly: true;
   readonly description: string;
-  readonly public: { readonly 'spki-pem': string; readonly 'spki-der-base64': string; readonly 'trimmed-pem': string };
+  readonly public: {
+    readonly 'spki-pem': string;
+    readonly 'spki-der-base64': string;
+    readonly 'trimmed-pem': string;
+  };
   /** PKCS#8 PEM of the RSA private key (so that other languages can re-create the webhook signatures). */
   readonly private?: { readonly 'pkcs8-pem': string };
 }

@@ -2,7 +2,20 @@
 // calls (optionally running the client with --exec), then reports every rule per request by requirement id.
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
-import { auditOutput, COMMON_AUDIT_HELP, finishAudit, parseAuditArgs, parseHostPortOption, parseIntegerOption, refuseUnknownChecks, rerunCommandFor, selectionOptions, toolVersion, wantsHelp, type CommonAuditArgs } from '../audit-command.js';
+import {
+  auditOutput,
+  COMMON_AUDIT_HELP,
+  finishAudit,
+  parseAuditArgs,
+  parseHostPortOption,
+  parseIntegerOption,
+  refuseUnknownChecks,
+  rerunCommandFor,
+  selectionOptions,
+  toolVersion,
+  wantsHelp,
+  type CommonAuditArgs,
+} from '../audit-command.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/backend.js';
 import { loadConfig } from '../../conformance/config.js';
@@ -10,10 +23,23 @@ import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../../conformance/result.js';
-import { clientChecks, type ClientAuditContext, type ClientExchange } from '../../conformance/checks/client/index.js';
+import {
+  clientChecks,
+  type ClientAuditContext,
+  type ClientExchange,
+} from '../../conformance/checks/client/index.js';
 import type { ClientCredentials } from '../../conformance/client-audit/evaluate-request.js';
-import { serveClientAudit, type ClientAuditServeOptions } from '../../conformance/client-audit/serve-client-audit.js';
-import { describeListenTls, resolveListenTls, TLS_LISTEN_HELP, TLS_LISTEN_OPTIONS, TLS_LISTEN_USAGE } from '../tls-options.js';
+import {
+  serveClientAudit,
+  type ClientAuditServeOptions,
+} from '../../conformance/client-audit/serve-client-audit.js';
+import {
+  describeListenTls,
+  resolveListenTls,
+  TLS_LISTEN_HELP,
+  TLS_LISTEN_OPTIONS,
+  TLS_LISTEN_USAGE,
+} from '../tls-options.js';
 
 const USAGE = `usage: payconform audit client [--listen HOST:PORT] [--config FILE] [--exec "CMD"] [--ignore-client-exit]
        [--timeout-ms N] ${TLS_LISTEN_USAGE} [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all]
@@ -48,7 +74,8 @@ interface Parsed extends CommonAuditArgs {
 function parse(args: readonly string[]): Parsed {
   const { values, common } = parseAuditArgs(args, {
     usage: USAGE,
-    secretHint: 'secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET), never from command-line arguments',
+    secretHint:
+      'secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET), never from command-line arguments',
     options: {
       listen: { type: 'string' },
       config: { type: 'string' },
@@ -60,12 +87,26 @@ function parse(args: readonly string[]): Parsed {
       ...TLS_LISTEN_OPTIONS,
     },
   });
-  const listen = typeof values['listen'] === 'string' ? parseHostPortOption(values['listen'], '--listen') : undefined;
-  if (values['timeout'] !== undefined && values['timeout-ms'] !== undefined) throw new UsageError('give --timeout-ms only (--timeout SECONDS is its old form)');
-  const timeoutS = parseIntegerOption(values['timeout'] as string | undefined, 86_400, '--timeout must be a whole number of seconds from 1 to 86400 (prefer --timeout-ms)');
-  const timeoutMs = parseIntegerOption(values['timeout-ms'] as string | undefined, 86_400_000, '--timeout-ms must be an integer from 1 to 86400000') ?? (timeoutS !== undefined ? timeoutS * 1000 : undefined);
+  const listen =
+    typeof values['listen'] === 'string'
+      ? parseHostPortOption(values['listen'], '--listen')
+      : undefined;
+  if (values['timeout'] !== undefined && values['timeout-ms'] !== undefined)
+    throw new UsageError('give --timeout-ms only (--timeout SECONDS is its old form)');
+  const timeoutS = parseIntegerOption(
+    values['timeout'] as string | undefined,
+    86_400,
+    '--timeout must be a whole number of seconds from 1 to 86400 (prefer --timeout-ms)',
+  );
+  const timeoutMs =
+    parseIntegerOption(
+      values['timeout-ms'] as string | undefined,
+      86_400_000,
+      '--timeout-ms must be an integer from 1 to 86400000',
+    ) ?? (timeoutS !== undefined ? timeoutS * 1000 : undefined);
   const exec = values['exec'];
-  if (typeof exec === 'string' && exec.trim() === '') throw new UsageError('--exec needs a command');
+  if (typeof exec === 'string' && exec.trim() === '')
+    throw new UsageError('--exec needs a command');
   return {
     ...common,
     ...(listen ? { listen } : {}),
@@ -78,7 +119,18 @@ function parse(args: readonly string[]): Parsed {
 }
 
 /** Runs the client checks over what the serving phase recorded. */
-export function auditClientExchanges(context: ClientAuditContext, redactor: Redactor, options: { only?: readonly string[]; level?: LevelFilter; gate?: RunGate; blocking?: readonly string[]; rerunCommand?: (checkId: string) => string; subscribers?: Parameters<typeof runChecks>[0]['subscribers'] } = {}): Promise<RunSummary> {
+export function auditClientExchanges(
+  context: ClientAuditContext,
+  redactor: Redactor,
+  options: {
+    only?: readonly string[];
+    level?: LevelFilter;
+    gate?: RunGate;
+    blocking?: readonly string[];
+    rerunCommand?: (checkId: string) => string;
+    subscribers?: Parameters<typeof runChecks>[0]['subscribers'];
+  } = {},
+): Promise<RunSummary> {
   return runChecks({
     checks: clientChecks,
     context,
@@ -95,13 +147,18 @@ export function auditClientExchanges(context: ClientAuditContext, redactor: Reda
 /** One line per exchange while the client runs. */
 function exchangeLine(e: ClientExchange): string {
   const r = e.examined.request;
-  const broken = [...new Set(e.examined.outcomes.filter((o) => o.outcome === 'violation').map((o) => o.rule))];
+  const broken = [
+    ...new Set(e.examined.outcomes.filter((o) => o.outcome === 'violation').map((o) => o.rule)),
+  ];
   const path = r.url.replace(/^[a-z]+:\/\/[^/]*/i, '');
   return `  #${e.examined.index} ${r.method} ${path.slice(0, 100)} -> ${e.response?.status ?? '?'}${broken.length > 0 ? `  (${broken.length} rule(s) broken: ${broken.join(', ')})` : '  (all rules pass)'}\n`;
 }
 
 /** Splits a stream into lines and passes each through `emit` (a partial last line waits for the next chunk). */
-function lineWriter(emit: (line: string) => void): { write: (text: string) => void; flush: () => void } {
+function lineWriter(emit: (line: string) => void): {
+  write: (text: string) => void;
+  flush: () => void;
+} {
   let pending = '';
   return {
     write(text) {
@@ -141,21 +198,32 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const secret = config.applicationSecret?.reveal();
   const publicKeyText = io.env['PAYCONFORM_PUBLIC_KEY'];
   const missing = [
-    ...(config.applicationId === undefined ? ['PAYCONFORM_APPLICATION_ID (or "applicationId" in the config)'] : []),
+    ...(config.applicationId === undefined
+      ? ['PAYCONFORM_APPLICATION_ID (or "applicationId" in the config)']
+      : []),
     ...(config.keyId === undefined ? ['PAYCONFORM_KEY_ID (or "keyId" in the config)'] : []),
     ...(secret === undefined ? ['PAYCONFORM_APPLICATION_SECRET'] : []),
-    ...(publicKeyText === undefined || publicKeyText.trim() === '' ? ['PAYCONFORM_PUBLIC_KEY'] : []),
+    ...(publicKeyText === undefined || publicKeyText.trim() === ''
+      ? ['PAYCONFORM_PUBLIC_KEY']
+      : []),
   ];
   if (missing.length > 0) {
-    io.stderr(`payconform audit client: the client's credentials are needed to verify what it sends; not set: ${missing.join(', ')}\n`);
+    io.stderr(
+      `payconform audit client: the client's credentials are needed to verify what it sends; not set: ${missing.join(', ')}\n`,
+    );
     return EXIT.usage;
   }
-  const redactor = createRedactor({ applicationSecret: secret, privateKey: io.env['PAYCONFORM_PRIVATE_KEY'] });
+  const redactor = createRedactor({
+    applicationSecret: secret,
+    privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
+  });
   let publicKey: Ed25519PublicKey;
   try {
     publicKey = parseEd25519PublicKey(publicKeyText!.trim());
   } catch (error) {
-    io.stderr(`payconform audit client: PAYCONFORM_PUBLIC_KEY is not a usable Ed25519 public key (base64 raw or PEM): ${redactor.redactText(error instanceof Error ? error.message : String(error))}\n`);
+    io.stderr(
+      `payconform audit client: PAYCONFORM_PUBLIC_KEY is not a usable Ed25519 public key (base64 raw or PEM): ${redactor.redactText(error instanceof Error ? error.message : String(error))}\n`,
+    );
     return EXIT.usage;
   }
   const credentials: ClientCredentials = {
@@ -180,18 +248,39 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   try {
     const serve: ClientAuditServeOptions = {
       credentials,
-      ...(config.payInAccountSelector !== undefined ? { payInAccountSelector: config.payInAccountSelector } : {}),
+      ...(config.payInAccountSelector !== undefined
+        ? { payInAccountSelector: config.payInAccountSelector }
+        : {}),
       ...(parsed.listen ? { listen: parsed.listen } : {}),
-      ...(listenTls !== undefined ? { tls: listenTls.tls, ...(listenTls.caFile !== undefined ? { tlsCaFile: listenTls.caFile } : {}) } : {}),
+      ...(listenTls !== undefined
+        ? {
+            tls: listenTls.tls,
+            ...(listenTls.caFile !== undefined ? { tlsCaFile: listenTls.caFile } : {}),
+          }
+        : {}),
       ...(parsed.exec !== undefined
-        ? { exec: { command: parsed.exec, env: io.env, timeoutMs, onOutput: (_s: 'stdout' | 'stderr', text: string) => clientOut.write(text) } }
+        ? {
+            exec: {
+              command: parsed.exec,
+              env: io.env,
+              timeoutMs,
+              onOutput: (_s: 'stdout' | 'stderr', text: string) => clientOut.write(text),
+            },
+          }
         : parsed.timeoutMs !== undefined
           ? { serveMs: timeoutMs }
           : {}),
       signal: controller.signal,
       onListening: (info) => {
-        out(`payconform audit client: verifying endpoint at ${info.baseUrl} (settled payment ${info.settledPayment.paymentId}, amount ${info.settledPayment.amount}; pay-in account "${info.payInAccountSelector}")\n`);
-        if (parsed.exec === undefined) out(parsed.timeoutMs !== undefined ? `serving for ${parsed.timeoutMs} ms\n` : 'serving until Ctrl-C\n');
+        out(
+          `payconform audit client: verifying endpoint at ${info.baseUrl} (settled payment ${info.settledPayment.paymentId}, amount ${info.settledPayment.amount}; pay-in account "${info.payInAccountSelector}")\n`,
+        );
+        if (parsed.exec === undefined)
+          out(
+            parsed.timeoutMs !== undefined
+              ? `serving for ${parsed.timeoutMs} ms\n`
+              : 'serving until Ctrl-C\n',
+          );
       },
       onExchange: (e) => out(redactor.redactText(exchangeLine(e))),
     };
@@ -200,7 +289,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-        io.stderr(`payconform audit client: cannot listen on ${parsed.listen?.host ?? '127.0.0.1'}:${parsed.listen?.port ?? 0} (${code})\n`);
+        io.stderr(
+          `payconform audit client: cannot listen on ${parsed.listen?.host ?? '127.0.0.1'}:${parsed.listen?.port ?? 0} (${code})\n`,
+        );
         return EXIT.usage;
       }
       throw error;
@@ -218,9 +309,15 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     common: parsed,
     run: (subscribers) =>
       auditClientExchanges(context, redactor, {
-        ...selectionOptions({ ...parsed, subscribers, rerunCommand: rerunCommandFor('audit client', args) }),
+        ...selectionOptions({
+          ...parsed,
+          subscribers,
+          rerunCommand: rerunCommandFor('audit client', args),
+        }),
         // The client's own exit status is part of the verdict: a client that crashes half-way has not shown it works.
-        ...(context.commandFailure !== undefined && !parsed.ignoreClientExit ? { blocking: [`${context.commandFailure} (--ignore-client-exit accepts this)`] } : {}),
+        ...(context.commandFailure !== undefined && !parsed.ignoreClientExit
+          ? { blocking: [`${context.commandFailure} (--ignore-client-exit accepts this)`] }
+          : {}),
       }),
   });
 }

@@ -5,11 +5,28 @@ import { setMaxListeners } from 'node:events';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { CA_OPTION, resolveTrustedCa } from '../tls-options.js';
-import { auditOutput, checkHttpUrl, COMMON_AUDIT_HELP, finishAudit, parseAuditArgs, parseIntegerOption, rerunCommandFor, selectionOptions, wantsHelp, toolVersion, type CommonAuditArgs } from '../audit-command.js';
+import {
+  auditOutput,
+  checkHttpUrl,
+  COMMON_AUDIT_HELP,
+  finishAudit,
+  parseAuditArgs,
+  parseIntegerOption,
+  rerunCommandFor,
+  selectionOptions,
+  wantsHelp,
+  toolVersion,
+  type CommonAuditArgs,
+} from '../audit-command.js';
 import { validatePayload } from '../../src/schemas/index.js';
 import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../../src/keys/index.js';
 import { endpointSpecs } from '../../conformance/client-audit/endpoints.js';
-import { availableFields, describeNeed, loadConfig, type ConformanceConfig } from '../../conformance/config.js';
+import {
+  availableFields,
+  describeNeed,
+  loadConfig,
+  type ConformanceConfig,
+} from '../../conformance/config.js';
 import { discoverFromSandbox } from '../../conformance/discover.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { isLoopbackTarget, sendRequest } from '../../conformance/http-client.js';
@@ -17,8 +34,19 @@ import { createRedactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../../conformance/result.js';
 import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
-import { serverChecks, type AuditCredentials, type ServerAuditContext } from '../../conformance/checks/server/index.js';
-import { startReferenceService, type FaultName, type ReferenceServiceOptions, type RunningReferenceService, type ServerTls, type ServiceVariant } from '../../server/index.js';
+import {
+  serverChecks,
+  type AuditCredentials,
+  type ServerAuditContext,
+} from '../../conformance/checks/server/index.js';
+import {
+  startReferenceService,
+  type FaultName,
+  type ReferenceServiceOptions,
+  type RunningReferenceService,
+  type ServerTls,
+  type ServiceVariant,
+} from '../../server/index.js';
 
 const USAGE = `usage: payconform audit server [--target URL] [--config FILE] [--report FORMAT:PATH ...] [--only ID,...]
        [--level must|should|all] [--fail-on warn|skip] [--allow-skips] [--allow-live] [--timeout-ms N] [--ca FILE]
@@ -37,7 +65,10 @@ ${COMMON_AUDIT_HELP}`;
 export const AUDIT_CONCURRENCY = 16;
 
 /** Timers of the embedded reference service: short, so lifecycles and redeliveries happen within the audit. */
-export const EMBEDDED_TIMERS = { lifecycleDelayMs: 250, retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2_000 } } as const;
+export const EMBEDDED_TIMERS = {
+  lifecycleDelayMs: 250,
+  retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2_000 },
+} as const;
 
 /** A target ready to audit: the check context, what the engine needs to know, and how to stop what was started. */
 export interface AuditTarget {
@@ -63,12 +94,24 @@ export interface EmbeddedOptions {
 
 function generateRsaPem(): Promise<string> {
   return new Promise((resolve, reject) => {
-    generateKeyPair('rsa', { modulusLength: 2048, privateKeyEncoding: { format: 'pem', type: 'pkcs8' }, publicKeyEncoding: { format: 'pem', type: 'spki' } }, (error, _publicKey, privateKey) => (error ? reject(error) : resolve(privateKey)));
+    generateKeyPair(
+      'rsa',
+      {
+        modulusLength: 2048,
+        privateKeyEncoding: { format: 'pem', type: 'pkcs8' },
+        publicKeyEncoding: { format: 'pem', type: 'spki' },
+      },
+      (error, _publicKey, privateKey) => (error ? reject(error) : resolve(privateKey)),
+    );
   });
 }
 
 /** Starts the runner's listener and the reference service wired to it, and the context to audit it with. */
-export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promise<AuditTarget & { readonly service: RunningReferenceService; readonly listener: WebhookListener }> {
+export async function startEmbeddedTarget(
+  options: EmbeddedOptions = {},
+): Promise<
+  AuditTarget & { readonly service: RunningReferenceService; readonly listener: WebhookListener }
+> {
   // The RSA key pair is generated on the thread pool while this thread compiles the schemas (both one-time costs).
   const keyPem = options.webhookSigningKey ?? generateRsaPem();
   validatePayload('payout', {});
@@ -78,7 +121,11 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     const serviceOptions: ReferenceServiceOptions = {
       faults: options.faults ?? [],
       ...(options.variant !== undefined ? { variant: options.variant } : {}),
-      webhookUrls: { payment: listener.urlFor('payment'), payout: listener.urlFor('payout'), refund: listener.urlFor('refund') },
+      webhookUrls: {
+        payment: listener.urlFor('payment'),
+        payout: listener.urlFor('payout'),
+        refund: listener.urlFor('refund'),
+      },
       lifecycleDelayMs: EMBEDDED_TIMERS.lifecycleDelayMs,
       retry: EMBEDDED_TIMERS.retry,
       webhookSigningKey: await keyPem,
@@ -94,10 +141,18 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     await Promise.all([service.close(), listener.close()]);
     throw new TypeError('the embedded service did not hand back its development private key');
   }
-  const redactor = createRedactor({ applicationSecret: c.applicationSecret, privateKey: exportEd25519SeedBase64(c.privateKey) });
+  const redactor = createRedactor({
+    applicationSecret: c.applicationSecret,
+    privateKey: exportEd25519SeedBase64(c.privateKey),
+  });
   const context: ServerAuditContext = {
     baseUrl: service.baseUrl,
-    credentials: { applicationId: c.applicationId, applicationSecret: c.applicationSecret, keyId: c.keyId, privateKey: c.privateKey },
+    credentials: {
+      applicationId: c.applicationId,
+      applicationSecret: c.applicationSecret,
+      keyId: c.keyId,
+      privateKey: c.privateKey,
+    },
     applicationId: c.applicationId,
     applicationSecret: c.applicationSecret,
     merchantId: c.merchantId,
@@ -128,7 +183,12 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
 }
 
 /** The context for a target given by URL: credentials from the environment, test data from the config. */
-export async function prepareExternalTarget(target: string, config: ConformanceConfig, requestTimeoutMs: number, tls: { readonly tlsCa?: string } = {}): Promise<AuditTarget> {
+export async function prepareExternalTarget(
+  target: string,
+  config: ConformanceConfig,
+  requestTimeoutMs: number,
+  tls: { readonly tlsCa?: string } = {},
+): Promise<AuditTarget> {
   const secret = config.applicationSecret?.reveal();
   const keyText = config.privateKey?.reveal();
   const redactor = createRedactor({ applicationSecret: secret, privateKey: keyText });
@@ -138,31 +198,48 @@ export async function prepareExternalTarget(target: string, config: ConformanceC
     try {
       privateKey = parseEd25519PrivateKey(keyText.trim());
     } catch (error) {
-      throw new UsageError(`PAYCONFORM_PRIVATE_KEY is not a usable Ed25519 key (base64 seed or PEM): ${redactor.redactText(error instanceof Error ? error.message : String(error))}`);
+      throw new UsageError(
+        `PAYCONFORM_PRIVATE_KEY is not a usable Ed25519 key (base64 seed or PEM): ${redactor.redactText(error instanceof Error ? error.message : String(error))}`,
+      );
     }
     if (config.applicationId !== undefined && config.keyId !== undefined && secret !== undefined) {
-      credentials = { applicationId: config.applicationId, applicationSecret: secret, keyId: config.keyId, privateKey };
+      credentials = {
+        applicationId: config.applicationId,
+        applicationSecret: secret,
+        keyId: config.keyId,
+        privateKey,
+      };
     }
   }
   let listener: WebhookListener | undefined;
   if (config.webhookListen !== undefined) {
     try {
-      listener = await startWebhookListener({ host: config.webhookListen.host, port: config.webhookListen.port });
+      listener = await startWebhookListener({
+        host: config.webhookListen.host,
+        port: config.webhookListen.port,
+      });
     } catch (error) {
-      throw new UsageError(`cannot listen for webhooks on ${config.webhookListen.host}:${config.webhookListen.port}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new UsageError(
+        `cannot listen for webhooks on ${config.webhookListen.host}:${config.webhookListen.port}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      );
     }
   }
   const fields = availableFields(config);
   const webhookWaitMs = requestTimeoutMs;
   const retry = config.webhookRetry;
-  const redelivery = { waitMs: retry?.withinMs ?? retry?.waitMs ?? webhookWaitMs, stated: retry?.withinMs !== undefined };
+  const redelivery = {
+    waitMs: retry?.withinMs ?? retry?.waitMs ?? webhookWaitMs,
+    stated: retry?.withinMs !== undefined,
+  };
   const context: ServerAuditContext = {
     baseUrl: target.replace(/\/+$/, ''),
     ...(credentials ? { credentials } : {}),
     ...(config.applicationId !== undefined ? { applicationId: config.applicationId } : {}),
     ...(secret !== undefined ? { applicationSecret: secret } : {}),
     ...(config.merchantId !== undefined ? { merchantId: config.merchantId } : {}),
-    ...(config.payInAccountSelector !== undefined ? { payInAccountSelector: config.payInAccountSelector } : {}),
+    ...(config.payInAccountSelector !== undefined
+      ? { payInAccountSelector: config.payInAccountSelector }
+      : {}),
     copDestinations: config.copDestinations,
     payments: config.payments,
     ...(listener ? { webhooks: listener } : {}),
@@ -177,7 +254,12 @@ export async function prepareExternalTarget(target: string, config: ConformanceC
   return {
     context,
     label: target,
-    isAvailable: (need) => (need === 'webhookListen' ? listener !== undefined : need === 'privateKey' ? credentials !== undefined : fields.has(need)),
+    isAvailable: (need) =>
+      need === 'webhookListen'
+        ? listener !== undefined
+        : need === 'privateKey'
+          ? credentials !== undefined
+          : fields.has(need),
     checkTimeoutMs: 3 * requestTimeoutMs + 2 * webhookWaitMs + redelivery.waitMs + 5_000,
     close: async () => {
       await listener?.close();
@@ -186,9 +268,22 @@ export async function prepareExternalTarget(target: string, config: ConformanceC
 }
 
 /** GET the public-key endpoint with a short timeout: any HTTP answer means reachable. */
-async function probe(target: string, timeoutMs: number, ca: string | undefined): Promise<string | undefined> {
-  const ex = await sendRequest({ method: 'GET', url: `${target.replace(/\/+$/, '')}${endpointSpecs['public-key'].path}`, headers: [['accept', '*/*']] }, { timeoutMs, ...(ca !== undefined ? { ca } : {}) });
-  return ex.response === undefined ? `${ex.error?.code ?? 'NETWORK_ERROR'}: ${ex.error?.message ?? 'no response'}` : undefined;
+async function probe(
+  target: string,
+  timeoutMs: number,
+  ca: string | undefined,
+): Promise<string | undefined> {
+  const ex = await sendRequest(
+    {
+      method: 'GET',
+      url: `${target.replace(/\/+$/, '')}${endpointSpecs['public-key'].path}`,
+      headers: [['accept', '*/*']],
+    },
+    { timeoutMs, ...(ca !== undefined ? { ca } : {}) },
+  );
+  return ex.response === undefined
+    ? `${ex.error?.code ?? 'NETWORK_ERROR'}: ${ex.error?.message ?? 'no response'}`
+    : undefined;
 }
 
 interface Parsed extends CommonAuditArgs {
@@ -202,7 +297,8 @@ interface Parsed extends CommonAuditArgs {
 function parse(args: readonly string[]): Parsed {
   const { values, common } = parseAuditArgs(args, {
     usage: USAGE,
-    secretHint: 'secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from command-line arguments, which other users of this machine and shell histories can see',
+    secretHint:
+      'secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from command-line arguments, which other users of this machine and shell histories can see',
     options: {
       target: { type: 'string' },
       config: { type: 'string' },
@@ -211,11 +307,22 @@ function parse(args: readonly string[]): Parsed {
       ...CA_OPTION,
     },
   });
-  const timeoutMs = parseIntegerOption(values['timeout-ms'] as string | undefined, 600_000, '--timeout-ms must be an integer from 1 to 600000');
+  const timeoutMs = parseIntegerOption(
+    values['timeout-ms'] as string | undefined,
+    600_000,
+    '--timeout-ms must be an integer from 1 to 600000',
+  );
   const target = values['target'];
   return {
     ...common,
-    ...(typeof target === 'string' ? { target: checkHttpUrl(target, '--target', { baseUrl: true, credentialsHint: '; use PAYCONFORM_APPLICATION_SECRET' }) } : {}),
+    ...(typeof target === 'string'
+      ? {
+          target: checkHttpUrl(target, '--target', {
+            baseUrl: true,
+            credentialsHint: '; use PAYCONFORM_APPLICATION_SECRET',
+          }),
+        }
+      : {}),
     ...(typeof values['config'] === 'string' ? { configPath: values['config'] } : {}),
     allowLive: values['allow-live'] === true,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
@@ -235,7 +342,10 @@ export interface AuditRunOptions {
 }
 
 /** Runs the server checks against a prepared target (the engine validates the suite, grades and redacts). */
-export function auditTarget(target: AuditTarget, options: AuditRunOptions = {}): Promise<RunSummary> {
+export function auditTarget(
+  target: AuditTarget,
+  options: AuditRunOptions = {},
+): Promise<RunSummary> {
   // The engine adds one abort listener per running check to the run's signal.
   if (options.signal !== undefined) setMaxListeners(4 * AUDIT_CONCURRENCY, options.signal);
   return runChecks({
@@ -277,8 +387,12 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   let target: AuditTarget;
   let refuseMutating: string | undefined;
   if (targetUrl === undefined) {
-    target = await startEmbeddedTarget(parsed.timeoutMs !== undefined ? { requestTimeoutMs: parsed.timeoutMs } : {});
-    out('no target given: auditing the embedded reference service (credentials generated for this run only)\n');
+    target = await startEmbeddedTarget(
+      parsed.timeoutMs !== undefined ? { requestTimeoutMs: parsed.timeoutMs } : {},
+    );
+    out(
+      'no target given: auditing the embedded reference service (credentials generated for this run only)\n',
+    );
   } else {
     const timeoutMs = parsed.timeoutMs ?? config.timeoutMs;
     const ca = await resolveTrustedCa({ ca: parsed.caFile });
@@ -287,16 +401,30 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       io.stderr(`payconform audit server: target ${targetUrl} is unreachable (${unreachable})\n`);
       return EXIT.unreachable;
     }
-    const discovery = await discoverFromSandbox(targetUrl, config, { timeoutMs: Math.min(timeoutMs, 5_000), ...(ca !== undefined ? { ca } : {}) });
-    if (discovery.found.length > 0) out(`discovered from ${targetUrl.replace(/\/+$/, '')}/sandbox/ (not in the config): ${discovery.found.join('; ')}\n`);
-    target = await prepareExternalTarget(targetUrl, discovery.config, timeoutMs, ca !== undefined ? { tlsCa: ca } : {});
+    const discovery = await discoverFromSandbox(targetUrl, config, {
+      timeoutMs: Math.min(timeoutMs, 5_000),
+      ...(ca !== undefined ? { ca } : {}),
+    });
+    if (discovery.found.length > 0)
+      out(
+        `discovered from ${targetUrl.replace(/\/+$/, '')}/sandbox/ (not in the config): ${discovery.found.join('; ')}\n`,
+      );
+    target = await prepareExternalTarget(
+      targetUrl,
+      discovery.config,
+      timeoutMs,
+      ca !== undefined ? { tlsCa: ca } : {},
+    );
     if (!isLoopbackTarget(targetUrl) && !parsed.allowLive) {
       refuseMutating = `not sent: ${new URL(targetUrl).host} is not a loopback address and payouts and refunds move real money; pass --allow-live to run mutating checks against a sandbox you own`;
       out(`note: mutating checks are skipped (${refuseMutating})\n`);
     } else if (!isLoopbackTarget(targetUrl)) {
-      out(`warning: --allow-live given: mutating checks will create payouts and refunds on ${new URL(targetUrl).host}\n`);
+      out(
+        `warning: --allow-live given: mutating checks will create payouts and refunds on ${new URL(targetUrl).host}\n`,
+      );
     }
-    if (target.context.webhooks === undefined) out('note: no "webhookListen" in the config: webhook checks are skipped\n');
+    if (target.context.webhooks === undefined)
+      out('note: no "webhookListen" in the config: webhook checks are skipped\n');
   }
 
   const controller = new AbortController();

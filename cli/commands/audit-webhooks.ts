@@ -6,17 +6,50 @@ import net from 'node:net';
 import { dirname } from 'node:path';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
-import { auditOutput, checkHttpUrl, COMMON_AUDIT_HELP, finishAudit, parseAuditArgs, parseHostPortOption, parseIntegerOption, parseList, refuseUnknownChecks, rerunCommandFor, selectionOptions, toolVersion, wantsHelp, type CommonAuditArgs } from '../audit-command.js';
+import {
+  auditOutput,
+  checkHttpUrl,
+  COMMON_AUDIT_HELP,
+  finishAudit,
+  parseAuditArgs,
+  parseHostPortOption,
+  parseIntegerOption,
+  parseList,
+  refuseUnknownChecks,
+  rerunCommandFor,
+  selectionOptions,
+  toolVersion,
+  wantsHelp,
+  type CommonAuditArgs,
+} from '../audit-command.js';
 import { PayconformError } from '../../src/errors.js';
-import { exportTrimmedPublicKeyPem, generateWebhookKeyPair, parseRsaPrivateKey, type ParsedRsaPrivateKey } from '../../src/webhooks/index.js';
+import {
+  exportTrimmedPublicKeyPem,
+  generateWebhookKeyPair,
+  parseRsaPrivateKey,
+  type ParsedRsaPrivateKey,
+} from '../../src/webhooks/index.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { isLoopbackTarget } from '../../conformance/http-client.js';
 import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../../conformance/result.js';
-import { webhookChecks, WEBHOOK_KINDS, type WebhookAuditContext, type WebhookKind } from '../../conformance/checks/webhooks/index.js';
-import { startKeyServer, type RunningKeyServer } from '../../conformance/checks/webhooks/key-server.js';
-import { describeListenTls, resolveListenTls, TLS_LISTEN_OPTIONS, TLS_LISTEN_USAGE } from '../tls-options.js';
+import {
+  webhookChecks,
+  WEBHOOK_KINDS,
+  type WebhookAuditContext,
+  type WebhookKind,
+} from '../../conformance/checks/webhooks/index.js';
+import {
+  startKeyServer,
+  type RunningKeyServer,
+} from '../../conformance/checks/webhooks/key-server.js';
+import {
+  describeListenTls,
+  resolveListenTls,
+  TLS_LISTEN_OPTIONS,
+  TLS_LISTEN_USAGE,
+} from '../tls-options.js';
 
 const USAGE = `usage: payconform audit webhooks --target URL [--target KIND=URL ...] [--signing-key FILE] [--kinds payment,payout,refund]
        [--serve-key HOST:PORT] [--public-key-out FILE] [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all]
@@ -49,7 +82,8 @@ interface Parsed extends CommonAuditArgs {
 function parse(args: readonly string[]): Parsed {
   const { values, common } = parseAuditArgs(args, {
     usage: USAGE,
-    secretHint: 'give the signing key as a file (--signing-key FILE), never as a command-line value',
+    secretHint:
+      'give the signing key as a file (--signing-key FILE), never as a command-line value',
     options: {
       target: { type: 'string', multiple: true },
       'signing-key': { type: 'string' },
@@ -62,8 +96,11 @@ function parse(args: readonly string[]): Parsed {
     },
   });
   const kinds: WebhookKind[] = [];
-  for (const k of typeof values['kinds'] === 'string' ? parseList(values['kinds']) : [...WEBHOOK_KINDS]) {
-    if (!(WEBHOOK_KINDS as readonly string[]).includes(k)) throw new UsageError(`--kinds: unknown kind "${k}" (kinds: ${WEBHOOK_KINDS.join(', ')})`);
+  for (const k of typeof values['kinds'] === 'string'
+    ? parseList(values['kinds'])
+    : [...WEBHOOK_KINDS]) {
+    if (!(WEBHOOK_KINDS as readonly string[]).includes(k))
+      throw new UsageError(`--kinds: unknown kind "${k}" (kinds: ${WEBHOOK_KINDS.join(', ')})`);
     if (!kinds.includes(k as WebhookKind)) kinds.push(k as WebhookKind);
   }
   if (kinds.length === 0) throw new UsageError('--kinds needs at least one kind');
@@ -72,22 +109,35 @@ function parse(args: readonly string[]): Parsed {
   for (const t of (values['target'] as string[] | undefined) ?? []) {
     const m = /^(payment|payout|refund)=(.+)$/.exec(t);
     if (m) targets[m[1] as WebhookKind] = checkHttpUrl(m[2]!, `--target ${m[1]}=`);
-    else if (fallback !== undefined) throw new UsageError('--target URL given twice; use --target KIND=URL for per-kind URLs');
+    else if (fallback !== undefined)
+      throw new UsageError('--target URL given twice; use --target KIND=URL for per-kind URLs');
     else fallback = checkHttpUrl(t, '--target');
   }
   for (const k of kinds) {
     targets[k] ??= fallback;
-    if (targets[k] === undefined) throw new UsageError(`no receiver URL for ${k} webhooks: give --target URL or --target ${k}=URL\n${USAGE}`);
+    if (targets[k] === undefined)
+      throw new UsageError(
+        `no receiver URL for ${k} webhooks: give --target URL or --target ${k}=URL\n${USAGE}`,
+      );
   }
-  const serveKey = typeof values['serve-key'] === 'string' ? parseHostPortOption(values['serve-key'], '--serve-key') : undefined;
-  const timeoutMs = parseIntegerOption(values['timeout-ms'] as string | undefined, 999_999, '--timeout-ms must be a positive integer up to 999999');
+  const serveKey =
+    typeof values['serve-key'] === 'string'
+      ? parseHostPortOption(values['serve-key'], '--serve-key')
+      : undefined;
+  const timeoutMs = parseIntegerOption(
+    values['timeout-ms'] as string | undefined,
+    999_999,
+    '--timeout-ms must be a positive integer up to 999999',
+  );
   return {
     ...common,
     targets: Object.fromEntries(kinds.map((k) => [k, targets[k]!])),
     ...(typeof values['signing-key'] === 'string' ? { signingKeyPath: values['signing-key'] } : {}),
     kinds,
     ...(serveKey ? { serveKey } : {}),
-    ...(typeof values['public-key-out'] === 'string' ? { publicKeyOut: values['public-key-out'] } : {}),
+    ...(typeof values['public-key-out'] === 'string'
+      ? { publicKeyOut: values['public-key-out'] }
+      : {}),
     timeoutMs: timeoutMs ?? 10_000,
     allowLive: values['allow-live'] === true,
     tlsFlags: values,
@@ -95,22 +145,31 @@ function parse(args: readonly string[]): Parsed {
 }
 
 /** Reads the RSA signing key from a file (the key and its text, to mask); UsageError naming the file (never its content). */
-async function readSigningKey(path: string): Promise<{ readonly key: ParsedRsaPrivateKey; readonly text: string }> {
+async function readSigningKey(
+  path: string,
+): Promise<{ readonly key: ParsedRsaPrivateKey; readonly text: string }> {
   let text: string;
   try {
     const info = await stat(path);
     if (!info.isFile()) throw new UsageError(`--signing-key "${path}" is not a regular file`);
-    if (info.size > MAX_KEY_FILE_BYTES) throw new UsageError(`--signing-key "${path}" is ${info.size} bytes; a PEM key is far smaller`);
+    if (info.size > MAX_KEY_FILE_BYTES)
+      throw new UsageError(
+        `--signing-key "${path}" is ${info.size} bytes; a PEM key is far smaller`,
+      );
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read --signing-key "${path}": ${(error as NodeJS.ErrnoException).code ?? 'read error'}`);
+    throw new UsageError(
+      `cannot read --signing-key "${path}": ${(error as NodeJS.ErrnoException).code ?? 'read error'}`,
+    );
   }
   try {
     return { key: parseRsaPrivateKey(text), text };
   } catch (error) {
     const code = error instanceof PayconformError ? error.code : 'KEY_FORMAT_INVALID';
-    throw new UsageError(`--signing-key "${path}" is not a usable RSA private key (PEM, 2048 bits or more): ${code}`);
+    throw new UsageError(
+      `--signing-key "${path}" is not a usable RSA private key (PEM, 2048 bits or more): ${code}`,
+    );
   }
 }
 
@@ -136,7 +195,15 @@ function probe(url: string, timeoutMs: number): Promise<string | undefined> {
 export function auditWebhookReceiver(
   context: WebhookAuditContext,
   kinds: readonly WebhookKind[],
-  options: { only?: readonly string[]; level?: LevelFilter; gate?: RunGate; blocking?: readonly string[]; rerunCommand?: (checkId: string) => string; subscribers?: Parameters<typeof runChecks>[0]['subscribers']; redactor?: Redactor } = {},
+  options: {
+    only?: readonly string[];
+    level?: LevelFilter;
+    gate?: RunGate;
+    blocking?: readonly string[];
+    rerunCommand?: (checkId: string) => string;
+    subscribers?: Parameters<typeof runChecks>[0]['subscribers'];
+    redactor?: Redactor;
+  } = {},
 ): Promise<RunSummary> {
   const targets = [...new Set(kinds.map((k) => context.targets[k]))].join(', ');
   return runChecks({
@@ -164,16 +231,31 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   // page, a WWW-Authenticate header): every secret this run can know of is masked in every output.
   const applicationSecret = applicationSecretFromEnv(io, false);
   refuseUnknownChecks(webhookChecks(parsed.kinds), parsed.only, parsed.level);
-  if (parsed.serveKey === undefined && parsed.publicKeyOut === undefined && parsed.signingKeyPath === undefined) {
-    throw new UsageError(`the receiver needs the public key: give --serve-key HOST:PORT, --public-key-out FILE, or --signing-key FILE (a key it was configured for)\n${USAGE}`);
+  if (
+    parsed.serveKey === undefined &&
+    parsed.publicKeyOut === undefined &&
+    parsed.signingKeyPath === undefined
+  ) {
+    throw new UsageError(
+      `the receiver needs the public key: give --serve-key HOST:PORT, --public-key-out FILE, or --signing-key FILE (a key it was configured for)\n${USAGE}`,
+    );
   }
-  const live = Object.values(parsed.targets).filter((u): u is string => u !== undefined && !isLoopbackTarget(u));
+  const live = Object.values(parsed.targets).filter(
+    (u): u is string => u !== undefined && !isLoopbackTarget(u),
+  );
   if (live.length > 0 && !parsed.allowLive) {
-    throw new UsageError(`refusing to send test payment, payout and refund webhooks to ${[...new Set(live.map((u) => new URL(u).host))].join(', ')}: not a loopback address, and a receiver that does not verify would act on them; pass --allow-live for a receiver you own`);
+    throw new UsageError(
+      `refusing to send test payment, payout and refund webhooks to ${[...new Set(live.map((u) => new URL(u).host))].join(', ')}: not a loopback address, and a receiver that does not verify would act on them; pass --allow-live for a receiver you own`,
+    );
   }
-  const signingKeyFile = parsed.signingKeyPath !== undefined ? await readSigningKey(parsed.signingKeyPath) : undefined;
+  const signingKeyFile =
+    parsed.signingKeyPath !== undefined ? await readSigningKey(parsed.signingKeyPath) : undefined;
   const signingKey = signingKeyFile?.key ?? generateWebhookKeyPair().privateKey;
-  const redactor = createRedactor({ applicationSecret, privateKey: io.env['PAYCONFORM_PRIVATE_KEY'], otherSecrets: signingKeyFile !== undefined ? [signingKeyFile.text] : [] });
+  const redactor = createRedactor({
+    applicationSecret,
+    privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
+    otherSecrets: signingKeyFile !== undefined ? [signingKeyFile.text] : [],
+  });
   const trimmed = exportTrimmedPublicKeyPem(signingKey);
   const output = auditOutput(io, parsed.reports);
   const { out } = output;
@@ -183,19 +265,30 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       await mkdir(dirname(parsed.publicKeyOut), { recursive: true });
       await writeFile(parsed.publicKeyOut, trimmed, 'utf8');
     } catch (error) {
-      io.stderr(`payconform audit webhooks: cannot write --public-key-out "${parsed.publicKeyOut}": ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`);
+      io.stderr(
+        `payconform audit webhooks: cannot write --public-key-out "${parsed.publicKeyOut}": ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`,
+      );
       return EXIT.usage;
     }
-    out(`public key (trimmed PEM, as GET /.well-known/signature/pem serves it) written to ${parsed.publicKeyOut}\n`);
+    out(
+      `public key (trimmed PEM, as GET /.well-known/signature/pem serves it) written to ${parsed.publicKeyOut}\n`,
+    );
   }
   let keyServer: RunningKeyServer | undefined;
   if (parsed.serveKey !== undefined) {
     const listenTls = await resolveListenTls(parsed.tlsFlags);
     if (listenTls !== undefined) out(`${describeListenTls(listenTls)}\n`);
     try {
-      keyServer = await startKeyServer(trimmed, parsed.serveKey.host, parsed.serveKey.port, listenTls?.tls);
+      keyServer = await startKeyServer(
+        trimmed,
+        parsed.serveKey.host,
+        parsed.serveKey.port,
+        listenTls?.tls,
+      );
     } catch (error) {
-      io.stderr(`payconform audit webhooks: cannot serve the key on ${parsed.serveKey.host}:${parsed.serveKey.port} (${(error as NodeJS.ErrnoException).code ?? String(error)})\n`);
+      io.stderr(
+        `payconform audit webhooks: cannot serve the key on ${parsed.serveKey.host}:${parsed.serveKey.port} (${(error as NodeJS.ErrnoException).code ?? String(error)})\n`,
+      );
       return EXIT.usage;
     }
     out(`public key served at ${keyServer.url}\n`);
@@ -209,15 +302,30 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       }
     }
     const applicationId = io.env['PAYCONFORM_APPLICATION_ID']?.trim() || randomUUID();
-    const context: WebhookAuditContext = { targets: parsed.targets, signingKey, otherKey: generateWebhookKeyPair().privateKey, applicationId, requestTimeoutMs: parsed.timeoutMs };
+    const context: WebhookAuditContext = {
+      targets: parsed.targets,
+      signingKey,
+      otherKey: generateWebhookKeyPair().privateKey,
+      applicationId,
+      requestTimeoutMs: parsed.timeoutMs,
+    };
     return await finishAudit({
       command: 'audit webhooks',
       io,
       output,
       common: parsed,
-      run: (subscribers) => auditWebhookReceiver(context, parsed.kinds, { ...selectionOptions({ ...parsed, subscribers, rerunCommand: rerunCommandFor('audit webhooks', args) }), redactor }),
+      run: (subscribers) =>
+        auditWebhookReceiver(context, parsed.kinds, {
+          ...selectionOptions({
+            ...parsed,
+            subscribers,
+            rerunCommand: rerunCommandFor('audit webhooks', args),
+          }),
+          redactor,
+        }),
       afterRun: () => {
-        if (keyServer !== undefined) out(`the public key was fetched ${keyServer.fetches()} time(s) during the run\n`);
+        if (keyServer !== undefined)
+          out(`the public key was fetched ${keyServer.fetches()} time(s) during the run\n`);
       },
     });
   } finally {

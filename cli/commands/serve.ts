@@ -5,7 +5,11 @@ import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp } from '../io.js';
-import { exportEd25519PrivateKeyPem, exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
+import {
+  exportEd25519PrivateKeyPem,
+  exportEd25519PublicKeyBase64,
+  exportEd25519SeedBase64,
+} from '../../src/keys/index.js';
 import {
   copTriggers,
   isFaultName,
@@ -18,9 +22,19 @@ import {
   type ServiceVariant,
   type RunningReferenceService,
 } from '../../server/index.js';
-import { parseServiceConfig, ServiceConfigError, type ServiceConfigFile } from '../../server/config.js';
+import {
+  parseServiceConfig,
+  ServiceConfigError,
+  type ServiceConfigFile,
+} from '../../server/config.js';
 import { isServeWorker, readWorkerSetup, reportWorkerReady, runPrimary } from '../serve-workers.js';
-import { describeListenTls, resolveListenTls, TLS_LISTEN_HELP, TLS_LISTEN_OPTIONS, TLS_LISTEN_USAGE } from '../tls-options.js';
+import {
+  describeListenTls,
+  resolveListenTls,
+  TLS_LISTEN_HELP,
+  TLS_LISTEN_OPTIONS,
+  TLS_LISTEN_USAGE,
+} from '../tls-options.js';
 
 const USAGE = `usage: payconform serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--fault NAME ...] [--list-faults] [--variant clean|alt]
        [--webhook-url URL] [--payment-webhook-url URL] [--payout-webhook-url URL] [--refund-webhook-url URL]
@@ -37,7 +51,13 @@ PAYCONFORM_PUBLIC_KEY (base64 raw or PEM), PAYCONFORM_MERCHANT_ID; otherwise dev
 nonces, payments, payouts and refunds are then shared by every instance on that Redis. Without it everything stays in
 memory. --workers N (default 1): N processes sharing the port (node:cluster); N > 1 requires --redis-url.`;
 
-const ENV_CREDENTIALS = ['PAYCONFORM_APPLICATION_ID', 'PAYCONFORM_APPLICATION_SECRET', 'PAYCONFORM_KEY_ID', 'PAYCONFORM_PUBLIC_KEY', 'PAYCONFORM_MERCHANT_ID'] as const;
+const ENV_CREDENTIALS = [
+  'PAYCONFORM_APPLICATION_ID',
+  'PAYCONFORM_APPLICATION_SECRET',
+  'PAYCONFORM_KEY_ID',
+  'PAYCONFORM_PUBLIC_KEY',
+  'PAYCONFORM_MERCHANT_ID',
+] as const;
 
 /** Loopback: 127.0.0.0/8, ::1, localhost. Faults are refused on anything else. */
 export function isLoopbackHost(host: string): boolean {
@@ -48,7 +68,8 @@ export function isLoopbackHost(host: string): boolean {
 
 function integer(text: string | undefined, flag: string, max: number): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^[0-9]{1,10}$/.test(text) || Number(text) > max) throw new UsageError(`${flag} must be an integer from 0 to ${max}`);
+  if (!/^[0-9]{1,10}$/.test(text) || Number(text) > max)
+    throw new UsageError(`${flag} must be an integer from 0 to ${max}`);
   return Number(text);
 }
 
@@ -61,11 +82,16 @@ function redisUrlOption(flag: string | undefined, env: string | undefined): stri
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${name}: not a URL (redis://host:port, rediss://host:port or unix:///path/redis.sock)`);
+    throw new UsageError(
+      `${name}: not a URL (redis://host:port, rediss://host:port or unix:///path/redis.sock)`,
+    );
   }
-  if (!['redis:', 'rediss:', 'unix:'].includes(url.protocol)) throw new UsageError(`${name}: only redis://, rediss:// and unix:// URLs`);
+  if (!['redis:', 'rediss:', 'unix:'].includes(url.protocol))
+    throw new UsageError(`${name}: only redis://, rediss:// and unix:// URLs`);
   if (flag !== undefined && url.password !== '') {
-    throw new UsageError('--redis-url must not carry a password (command lines are visible to other users); set PAYCONFORM_REDIS_URL instead');
+    throw new UsageError(
+      '--redis-url must not carry a password (command lines are visible to other users); set PAYCONFORM_REDIS_URL instead',
+    );
   }
   return text;
 }
@@ -78,7 +104,8 @@ function httpUrl(text: string | undefined, flag: string): string | undefined {
   } catch {
     throw new UsageError(`${flag}: not a URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag}: only http and https URLs`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${flag}: only http and https URLs`);
   return text;
 }
 
@@ -87,7 +114,9 @@ function applicationFromEnv(io: CliIo): ApplicationConfig | undefined {
   const set = ENV_CREDENTIALS.filter((n) => (io.env[n] ?? '').trim() !== '');
   if (set.length === 0) return undefined;
   if (set.length < ENV_CREDENTIALS.length) {
-    throw new UsageError(`incomplete credentials in the environment: set ${ENV_CREDENTIALS.filter((n) => !set.includes(n)).join(', ')} too (or none of them)`);
+    throw new UsageError(
+      `incomplete credentials in the environment: set ${ENV_CREDENTIALS.filter((n) => !set.includes(n)).join(', ')} too (or none of them)`,
+    );
   }
   const env = (n: (typeof ENV_CREDENTIALS)[number]) => io.env[n]!.trim();
   return {
@@ -159,12 +188,15 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     try {
       text = await readFile(values.config, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read --config ${JSON.stringify(values.config)}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new UsageError(
+        `cannot read --config ${JSON.stringify(values.config)}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     try {
       ({ config, applications: configApps } = parseServiceConfig(text, io.env));
     } catch (error) {
-      if (error instanceof ServiceConfigError) throw new UsageError(`--config ${values.config}: ${error.message}`);
+      if (error instanceof ServiceConfigError)
+        throw new UsageError(`--config ${values.config}: ${error.message}`);
       throw error;
     }
     configDir = dirname(resolve(values.config));
@@ -172,41 +204,63 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
 
   const faults = (values.fault as string[] | undefined) ?? [];
   const unknown = faults.filter((f) => !isFaultName(f));
-  if (unknown.length > 0) throw new UsageError(`unknown fault ${unknown.map((f) => JSON.stringify(f)).join(', ')}; see payconform serve --list-faults`);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `unknown fault ${unknown.map((f) => JSON.stringify(f)).join(', ')}; see payconform serve --list-faults`,
+    );
   const variant = (values.variant as string | undefined) ?? 'clean';
-  if (!(serviceVariants as readonly string[]).includes(variant)) throw new UsageError(`--variant must be one of ${serviceVariants.join(', ')}`);
+  if (!(serviceVariants as readonly string[]).includes(variant))
+    throw new UsageError(`--variant must be one of ${serviceVariants.join(', ')}`);
   const host = (values.host as string | undefined) ?? config.host ?? '127.0.0.1';
   if (faults.length > 0 && !isLoopbackHost(host)) {
-    throw new UsageError(`refusing to start with --fault on ${host}: a deliberately faulty service binds only to loopback (127.0.0.1, ::1, localhost)`);
+    throw new UsageError(
+      `refusing to start with --fault on ${host}: a deliberately faulty service binds only to loopback (127.0.0.1, ::1, localhost)`,
+    );
   }
   const port = integer(values.port as string | undefined, '--port', 65535) ?? config.port ?? 8080;
-  const lifecycleDelayMs = integer(values['lifecycle-ms'] as string | undefined, '--lifecycle-ms', 86_400_000) ?? config.lifecycleMs;
+  const lifecycleDelayMs =
+    integer(values['lifecycle-ms'] as string | undefined, '--lifecycle-ms', 86_400_000) ??
+    config.lifecycleMs;
 
-  const all = httpUrl((values['webhook-url'] as string | undefined) ?? io.env.PAYCONFORM_WEBHOOK_URL, '--webhook-url');
+  const all = httpUrl(
+    (values['webhook-url'] as string | undefined) ?? io.env.PAYCONFORM_WEBHOOK_URL,
+    '--webhook-url',
+  );
   const pick = (flag: string, envName: string, kind: 'payment' | 'payout' | 'refund') =>
-    httpUrl((values[flag] as string | undefined) ?? io.env[envName], `--${flag}`) ?? all ?? config.webhookUrls?.[kind];
+    httpUrl((values[flag] as string | undefined) ?? io.env[envName], `--${flag}`) ??
+    all ??
+    config.webhookUrls?.[kind];
   const webhookUrls = {
     payment: pick('payment-webhook-url', 'PAYCONFORM_PAYMENT_WEBHOOK_URL', 'payment'),
     payout: pick('payout-webhook-url', 'PAYCONFORM_PAYOUT_WEBHOOK_URL', 'payout'),
     refund: pick('refund-webhook-url', 'PAYCONFORM_REFUND_WEBHOOK_URL', 'refund'),
   };
 
-  const keyFile = (values['signing-key'] as string | undefined) ?? (config.signingKeyFile !== undefined ? resolve(configDir, config.signingKeyFile) : undefined);
+  const keyFile =
+    (values['signing-key'] as string | undefined) ??
+    (config.signingKeyFile !== undefined ? resolve(configDir, config.signingKeyFile) : undefined);
   let webhookSigningKey: string | undefined;
   if (keyFile !== undefined) {
     try {
       webhookSigningKey = await readFile(keyFile, 'utf8');
     } catch (error) {
-      throw new UsageError(`cannot read the signing key ${JSON.stringify(keyFile)}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new UsageError(
+        `cannot read the signing key ${JSON.stringify(keyFile)}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
-  const redisUrl = redisUrlOption(values['redis-url'] as string | undefined, io.env.PAYCONFORM_REDIS_URL);
+  const redisUrl = redisUrlOption(
+    values['redis-url'] as string | undefined,
+    io.env.PAYCONFORM_REDIS_URL,
+  );
 
   const workers = integer(values.workers as string | undefined, '--workers', 64) ?? 1;
   if (workers < 1) throw new UsageError('--workers must be at least 1');
   if (workers > 1 && redisUrl === undefined) {
-    throw new UsageError('--workers N > 1 requires --redis-url (or PAYCONFORM_REDIS_URL): each worker is its own process, and only Redis lets them share nonces and state');
+    throw new UsageError(
+      '--workers N > 1 requires --redis-url (or PAYCONFORM_REDIS_URL): each worker is its own process, and only Redis lets them share nonces and state',
+    );
   }
 
   const envApp = applicationFromEnv(io);
@@ -215,11 +269,22 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const listenTls = worker !== undefined ? worker.listenTls : await resolveListenTls(values);
   const applications = [...(envApp ? [envApp] : []), ...configApps];
   if (workers > 1 && worker === undefined) {
-    return runPrimary({ workers, args, generateApplication: applications.length === 0, generateWebhookKey: webhookSigningKey === undefined, ...(listenTls !== undefined ? { listenTls } : {}) }, io);
+    return runPrimary(
+      {
+        workers,
+        args,
+        generateApplication: applications.length === 0,
+        generateWebhookKey: webhookSigningKey === undefined,
+        ...(listenTls !== undefined ? { listenTls } : {}),
+      },
+      io,
+    );
   }
   // A worker: the primary's generated application and webhook key, so that every worker is the same service.
-  if (worker?.application !== undefined && applications.length === 0) applications.push(worker.application);
-  if (worker?.webhookSigningKeyPem !== undefined && webhookSigningKey === undefined) webhookSigningKey = worker.webhookSigningKeyPem;
+  if (worker?.application !== undefined && applications.length === 0)
+    applications.push(worker.application);
+  if (worker?.webhookSigningKeyPem !== undefined && webhookSigningKey === undefined)
+    webhookSigningKey = worker.webhookSigningKeyPem;
   const quiet = values.quiet === true;
   const options: ReferenceServiceOptions = {
     host,
@@ -232,10 +297,15 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ...(webhookSigningKey !== undefined ? { webhookSigningKey } : {}),
     ...(lifecycleDelayMs !== undefined ? { lifecycleDelayMs } : {}),
     ...(config.retry !== undefined ? { retry: config.retry } : {}),
-    requireSignatureOnCommitCancelRefund: values['require-signature-all'] === true || config.requireSignatureAll === true || variant === 'alt',
+    requireSignatureOnCommitCancelRefund:
+      values['require-signature-all'] === true ||
+      config.requireSignatureAll === true ||
+      variant === 'alt',
     ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),
     log: quiet ? () => {} : (line) => io.stdout(`${new Date().toISOString()} ${line}\n`),
-    ...(values['no-portal'] === true ? {} : { extensions: [await portalExtension(values['portal-any-host'] === true)] }),
+    ...(values['no-portal'] === true
+      ? {}
+      : { extensions: [await portalExtension(values['portal-any-host'] === true)] }),
     ...(redisUrl !== undefined ? { redisUrl } : {}),
   };
 
@@ -244,9 +314,16 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     service = await startReferenceService(options);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`cannot listen on ${host}:${port}: ${code}`);
-    if (error instanceof Error && (error.name === 'KeyFormatError' || error instanceof TypeError)) throw new UsageError(error.message);
-    if (redisUrl !== undefined && error instanceof Error && error.message.startsWith('cannot connect to Redis')) throw new UsageError(error.message);
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
+      throw new UsageError(`cannot listen on ${host}:${port}: ${code}`);
+    if (error instanceof Error && (error.name === 'KeyFormatError' || error instanceof TypeError))
+      throw new UsageError(error.message);
+    if (
+      redisUrl !== undefined &&
+      error instanceof Error &&
+      error.message.startsWith('cannot connect to Redis')
+    )
+      throw new UsageError(error.message);
     throw error;
   }
   // Handlers first, then the banner: whoever reads "Ctrl-C stops." may signal at once.
@@ -260,18 +337,29 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  if (listenTls !== undefined && worker === undefined) io.stdout(`${describeListenTls(listenTls)}\n`);
+  if (listenTls !== undefined && worker === undefined)
+    io.stdout(`${describeListenTls(listenTls)}\n`);
   if (typeof auditConfigPath === 'string') {
     const written = auditConfigFor(service, webhookUrls);
     try {
       await writeFile(auditConfigPath, `${JSON.stringify(written.config, null, 2)}\n`, 'utf8');
     } catch (error) {
       await service.close();
-      throw new UsageError(`cannot write --write-audit-config ${JSON.stringify(auditConfigPath)}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new UsageError(
+        `cannot write --write-audit-config ${JSON.stringify(auditConfigPath)}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
-    io.stdout(`audit config written to ${auditConfigPath}${written.note !== undefined ? ` (${written.note})` : ''}; run: payconform audit server --config ${auditConfigPath} (secrets from the environment)\n`);
+    io.stdout(
+      `audit config written to ${auditConfigPath}${written.note !== undefined ? ` (${written.note})` : ''}; run: payconform audit server --config ${auditConfigPath} (secrets from the environment)\n`,
+    );
   }
-  const banner = describe(service, applications.length === 0 || worker?.application !== undefined, webhookUrls, lifecycleDelayMs ?? 0, values['no-portal'] !== true);
+  const banner = describe(
+    service,
+    applications.length === 0 || worker?.application !== undefined,
+    webhookUrls,
+    lifecycleDelayMs ?? 0,
+    values['no-portal'] !== true,
+  );
   if (worker !== undefined) reportWorkerReady(banner);
   else io.stdout(banner);
   await stopped;
@@ -292,7 +380,10 @@ function loopbackHostPort(url: string | undefined): string | undefined {
  * The audit config (schemas/conformance-config.schema.json) for this running service: what the audit would
  * otherwise be given by hand from the banner. No secrets: those stay in the environment.
  */
-export function auditConfigFor(s: RunningReferenceService, urls: Readonly<Record<string, string | undefined>>): { readonly config: Record<string, unknown>; readonly note?: string } {
+export function auditConfigFor(
+  s: RunningReferenceService,
+  urls: Readonly<Record<string, string | undefined>>,
+): { readonly config: Record<string, unknown>; readonly note?: string } {
   const c = s.credentials;
   const listens = new Set(['payment', 'payout', 'refund'].map((k) => loopbackHostPort(urls[k])));
   const webhookListen = listens.size === 1 ? [...listens][0] : undefined;
@@ -306,52 +397,110 @@ export function auditConfigFor(s: RunningReferenceService, urls: Readonly<Record
       sandbox: true,
       ...(webhookListen !== undefined ? { webhookListen } : {}),
       copDestinations: s.copDestinations,
-      payments: { settled: s.seededPayments.settled.map((p) => ({ paymentId: p.paymentId, amount: p.amount })), unsettled: s.seededPayments.unsettled.map((p) => ({ paymentId: p.paymentId, status: p.status })) },
+      payments: {
+        settled: s.seededPayments.settled.map((p) => ({
+          paymentId: p.paymentId,
+          amount: p.amount,
+        })),
+        unsettled: s.seededPayments.unsettled.map((p) => ({
+          paymentId: p.paymentId,
+          status: p.status,
+        })),
+      },
     },
-    ...(webhookListen === undefined ? { note: 'no "webhookListen": start with --webhook-url http://127.0.0.1:PORT/... so the audit can receive webhooks' } : {}),
+    ...(webhookListen === undefined
+      ? {
+          note: 'no "webhookListen": start with --webhook-url http://127.0.0.1:PORT/... so the audit can receive webhooks',
+        }
+      : {}),
   };
 }
 
 /** The portal, loaded only when served (with the client audit's signature diagnosis). */
-async function portalExtension(anyHost: boolean): Promise<NonNullable<ReferenceServiceOptions['extensions']>[number]> {
-  const [{ createPortal }, { diagnoseForPortal }] = await Promise.all([import('../../server/portal/index.js'), import('../portal-diagnosis.js')]);
+async function portalExtension(
+  anyHost: boolean,
+): Promise<NonNullable<ReferenceServiceOptions['extensions']>[number]> {
+  const [{ createPortal }, { diagnoseForPortal }] = await Promise.all([
+    import('../../server/portal/index.js'),
+    import('../portal-diagnosis.js'),
+  ]);
   return createPortal({ allowNonLoopbackHosts: anyHost, diagnose: diagnoseForPortal });
 }
 
-function describe(s: RunningReferenceService, generated: boolean, urls: Record<string, string | undefined>, lifecycleMs: number, portal: boolean): string {
+function describe(
+  s: RunningReferenceService,
+  generated: boolean,
+  urls: Record<string, string | undefined>,
+  lifecycleMs: number,
+  portal: boolean,
+): string {
   const out: string[] = [];
   if (s.faults.length > 0) {
     const bar = '!'.repeat(78);
-    out.push(bar, `!!! FAULTY SERVICE: deliberately broken for conformance self-tests; do not use as a reference`, `!!! faults: ${s.faults.join(', ')}`, bar, '');
+    out.push(
+      bar,
+      `!!! FAULTY SERVICE: deliberately broken for conformance self-tests; do not use as a reference`,
+      `!!! faults: ${s.faults.join(', ')}`,
+      bar,
+      '',
+    );
   }
-  out.push(`payconform reference service listening on ${s.baseUrl}${s.variant === 'alt' ? ' (variant alt: the other permitted choice wherever the spec is silent)' : ''}`, '');
+  out.push(
+    `payconform reference service listening on ${s.baseUrl}${s.variant === 'alt' ? ' (variant alt: the other permitted choice wherever the spec is silent)' : ''}`,
+    '',
+  );
   const c = s.credentials;
   if (generated && c.privateKey !== undefined) {
-    out.push('DEVELOPMENT ONLY credentials (generated at start; never use them for anything real):');
+    out.push(
+      'DEVELOPMENT ONLY credentials (generated at start; never use them for anything real):',
+    );
     out.push(`  PAYCONFORM_APPLICATION_ID=${c.applicationId}`);
     out.push(`  PAYCONFORM_APPLICATION_SECRET=${c.applicationSecret}`);
     out.push(`  PAYCONFORM_KEY_ID=${c.keyId}`);
     out.push(`  PAYCONFORM_MERCHANT_ID=${c.merchantId}`);
-    out.push(`  PAYCONFORM_PRIVATE_KEY=${exportEd25519SeedBase64(c.privateKey)}   (Ed25519 seed, base64; DEVELOPMENT ONLY)`);
+    out.push(
+      `  PAYCONFORM_PRIVATE_KEY=${exportEd25519SeedBase64(c.privateKey)}   (Ed25519 seed, base64; DEVELOPMENT ONLY)`,
+    );
     out.push(`  public key (base64): ${exportEd25519PublicKeyBase64(c.publicKey)}`);
     out.push('  private key as PEM (DEVELOPMENT ONLY):');
-    out.push(...exportEd25519PrivateKeyPem(c.privateKey).trimEnd().split('\n').map((l) => `    ${l}`));
+    out.push(
+      ...exportEd25519PrivateKeyPem(c.privateKey)
+        .trimEnd()
+        .split('\n')
+        .map((l) => `    ${l}`),
+    );
   } else {
     for (const a of s.applications) {
-      out.push(`application ${a.applicationId}: keyId ${a.keyId}, merchantId ${a.merchantId}, CoP ${a.cop ? 'on' : 'off'}, secret not printed`);
+      out.push(
+        `application ${a.applicationId}: keyId ${a.keyId}, merchantId ${a.merchantId}, CoP ${a.cop ? 'on' : 'off'}, secret not printed`,
+      );
     }
   }
   out.push(`  payInAccountSelector: ${c.payInAccountSelector} (or "main")`, '');
   out.push('seeded payments (refundable when SETTLED):');
   for (const p of s.seededPayments.settled) out.push(`  ${p.paymentId}  SETTLED  ${p.amount} GBP`);
   for (const p of s.seededPayments.unsettled) out.push(`  ${p.paymentId}  ${p.status}`);
-  out.push('', 'Confirmation of Payee triggers (destination holderName, case-insensitive; anything else → FULL_MATCH):');
-  for (const t of copTriggers) out.push(`  ${JSON.stringify(t.holderName).padEnd(24)} → ${String(t.copStatus)}`);
-  out.push('', `lifecycle: ${lifecycleMs > 0 ? `every ${lifecycleMs} ms` : 'only through POST /sandbox/payouts/{id}/advance and /sandbox/refunds/{id}/advance'}; amount pence .91 → FAILED, .92 → HELD, .93 → RETURNED, else PROCESSED`);
-  out.push(`webhooks: payment ${urls.payment ?? '(none)'}, payout ${urls.payout ?? '(none)'}, refund ${urls.refund ?? '(none)'}`);
+  out.push(
+    '',
+    'Confirmation of Payee triggers (destination holderName, case-insensitive; anything else → FULL_MATCH):',
+  );
+  for (const t of copTriggers)
+    out.push(`  ${JSON.stringify(t.holderName).padEnd(24)} → ${String(t.copStatus)}`);
+  out.push(
+    '',
+    `lifecycle: ${lifecycleMs > 0 ? `every ${lifecycleMs} ms` : 'only through POST /sandbox/payouts/{id}/advance and /sandbox/refunds/{id}/advance'}; amount pence .91 → FAILED, .92 → HELD, .93 → RETURNED, else PROCESSED`,
+  );
+  out.push(
+    `webhooks: payment ${urls.payment ?? '(none)'}, payout ${urls.payout ?? '(none)'}, refund ${urls.refund ?? '(none)'}`,
+  );
   out.push(`shared state: ${s.backend}`);
-  out.push(`webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.baseUrl}/sandbox/`);
-  if (portal) out.push(`portal: ${s.baseUrl}/portal   (Balances, Payments, Settings, Requests, Webhooks, Sandbox)`);
+  out.push(
+    `webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.baseUrl}/sandbox/`,
+  );
+  if (portal)
+    out.push(
+      `portal: ${s.baseUrl}/portal   (Balances, Payments, Settings, Requests, Webhooks, Sandbox)`,
+    );
   out.push('Ctrl-C stops.', '');
   return out.join('\n') + '\n';
 }

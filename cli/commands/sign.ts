@@ -14,7 +14,8 @@ import { getFieldValues } from '../../src/http/message.js';
 /** The one mask string of every output (reports, console, sign). */
 export const SECRET_MASK = REDACTED;
 
-const USAGE = 'usage: payconform sign --request FILE|- [--output headers|request|curl] [--created N] [--nonce S]';
+const USAGE =
+  'usage: payconform sign --request FILE|- [--output headers|request|curl] [--created N] [--nonce S]';
 
 const HELP = `${USAGE}
 Signs a request given as JSON (FILE, or standard input for -; schemas/request.schema.json) under the service's
@@ -34,7 +35,8 @@ const SECRET_HEADER = 'x-application-secret';
 
 function parseInteger(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^[0-9]{1,15}$/.test(text)) throw new UsageError(`${flag} must be a non-negative integer (unix seconds)`);
+  if (!/^[0-9]{1,15}$/.test(text))
+    throw new UsageError(`${flag} must be a non-negative integer (unix seconds)`);
   return Number(text);
 }
 
@@ -47,7 +49,12 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   try {
     ({ values } = parseArgs({
       args: [...args],
-      options: { request: { type: 'string' }, created: { type: 'string' }, nonce: { type: 'string' }, output: { type: 'string', short: 'o' } },
+      options: {
+        request: { type: 'string' },
+        created: { type: 'string' },
+        nonce: { type: 'string' },
+        output: { type: 'string', short: 'o' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -56,7 +63,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   if (values.request === undefined) throw new UsageError(`--request FILE|- is required\n${USAGE}`);
   const output = (values.output ?? 'headers') as Output;
-  if (!OUTPUTS.includes(output)) throw new UsageError(`--output must be one of ${OUTPUTS.join(', ')}\n${USAGE}`);
+  if (!OUTPUTS.includes(output))
+    throw new UsageError(`--output must be one of ${OUTPUTS.join(', ')}\n${USAGE}`);
   applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
   const created = parseInteger(values.created, '--created');
   const request = await readRequestJson(values.request, io);
@@ -68,36 +76,52 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   try {
     privateKey = parseEd25519PrivateKey(privateKeyText.trim());
   } catch (error) {
-    throw new UsageError(`PAYCONFORM_PRIVATE_KEY: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `PAYCONFORM_PRIVATE_KEY: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   let result;
   try {
-    result = signRequest(request, { applicationId, applicationSecret, keyId, privateKey }, {
-      ...(created === undefined ? {} : { created }),
-      ...(values.nonce === undefined ? {} : { nonce: values.nonce }),
-    });
+    result = signRequest(
+      request,
+      { applicationId, applicationSecret, keyId, privateKey },
+      {
+        ...(created === undefined ? {} : { created }),
+        ...(values.nonce === undefined ? {} : { nonce: values.nonce }),
+      },
+    );
   } catch (error) {
     throw new UsageError(`cannot sign: ${error instanceof Error ? error.message : String(error)}`);
   }
   const signed = applySignedHeaders(request, result.headers);
   if (output === 'request') {
-    io.stdout(`${JSON.stringify(toRequestJson(signed, { [SECRET_HEADER]: SECRET_ENV['application-secret'] }), null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify(toRequestJson(signed, { [SECRET_HEADER]: SECRET_ENV['application-secret'] }), null, 2)}\n`,
+    );
   } else if (output === 'curl') {
     io.stdout(`${curlFor(signed, createRedactor({ applicationSecret }))}\n`);
   } else {
     // Exactly the headers signing adds, less the secret (the request carries it itself; the caller holds it in the
     // environment), and the base with the secret masked.
-    const headers = Object.fromEntries(Object.entries(result.headers).filter(([name]) => name !== SECRET_HEADER));
+    const headers = Object.fromEntries(
+      Object.entries(result.headers).filter(([name]) => name !== SECRET_HEADER),
+    );
     const signatureBase = result.signatureBase
       .split('\n')
-      .map((line) => (line.startsWith(`"${SECRET_HEADER}": `) ? `"${SECRET_HEADER}": ${SECRET_MASK}` : line))
+      .map((line) =>
+        line.startsWith(`"${SECRET_HEADER}": `) ? `"${SECRET_HEADER}": ${SECRET_MASK}` : line,
+      )
       .join('\n');
     io.stdout(`${JSON.stringify({ headers, signatureBase }, null, 2)}\n`);
     const given = getFieldValues(request.headers, SECRET_HEADER);
     if (given.some((value) => value !== applicationSecret)) {
-      io.stderr(`payconform sign: note: the request's ${SECRET_HEADER} is not the value of ${SECRET_ENV['application-secret']}, which the signature covers; a request merged with these headers will not verify\n`);
+      io.stderr(
+        `payconform sign: note: the request's ${SECRET_HEADER} is not the value of ${SECRET_ENV['application-secret']}, which the signature covers; a request merged with these headers will not verify\n`,
+      );
     } else if (given.length === 0) {
-      io.stderr(`payconform sign: note: the request has no ${SECRET_HEADER} header; the signature covers it, so send it with the value of ${SECRET_ENV['application-secret']} (in the request JSON: "${SECRET_HEADER}": {"env": "${SECRET_ENV['application-secret']}"}; --output request and --output curl include it)\n`);
+      io.stderr(
+        `payconform sign: note: the request has no ${SECRET_HEADER} header; the signature covers it, so send it with the value of ${SECRET_ENV['application-secret']} (in the request JSON: "${SECRET_HEADER}": {"env": "${SECRET_ENV['application-secret']}"}; --output request and --output curl include it)\n`,
+      );
     }
   }
   return EXIT.ok;

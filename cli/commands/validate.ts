@@ -33,7 +33,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     parsed = parseArgs({
       args: [...args],
       allowPositionals: true,
-      options: { strict: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        strict: { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (error) {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${HELP}`);
@@ -43,15 +47,19 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   const [kind, file, ...extra] = parsed.positionals;
-  if (kind === undefined || file === undefined || extra.length > 0) throw new UsageError(`expected KIND and FILE|-\n${HELP}`);
-  if (!isPayloadKind(kind)) throw new UsageError(`unknown kind ${JSON.stringify(kind)}; kinds: ${payloadKinds.join(', ')}`);
+  if (kind === undefined || file === undefined || extra.length > 0)
+    throw new UsageError(`expected KIND and FILE|-\n${HELP}`);
+  if (!isPayloadKind(kind))
+    throw new UsageError(`unknown kind ${JSON.stringify(kind)}; kinds: ${payloadKinds.join(', ')}`);
   const strict = parsed.values.strict === true;
 
   let bytes: Buffer;
   try {
     bytes = await readInput(file, io);
   } catch (error) {
-    throw new UsageError(`cannot read ${file === '-' ? 'standard input' : JSON.stringify(file)}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `cannot read ${file === '-' ? 'standard input' : JSON.stringify(file)}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const text = parseJsonBytes(bytes);
   if (!text.ok) throw new UsageError(`${file === '-' ? 'standard input' : file}: ${text.message}`);
@@ -59,11 +67,17 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const schemaId = payloadSchemaId(kind, { strict });
   const result = validatePayload(kind, text.value, { strict });
   if (parsed.values.json === true) {
-    io.stdout(`${JSON.stringify({ valid: result.valid, kind, schemaId, errors: result.valid ? [] : result.errors }, null, 2)}\n`);
+    io.stdout(
+      `${JSON.stringify({ valid: result.valid, kind, schemaId, errors: result.valid ? [] : result.errors }, null, 2)}\n`,
+    );
   } else if (result.valid) {
     io.stdout(`valid ${kind} (${schemaId})\n`);
   } else {
-    io.stdout(result.errors.map((e) => `${e.pointer === '' ? '(root)' : e.pointer}: ${e.message}\n`).join(''));
+    io.stdout(
+      result.errors
+        .map((e) => `${e.pointer === '' ? '(root)' : e.pointer}: ${e.message}\n`)
+        .join(''),
+    );
   }
   return result.valid ? EXIT.ok : EXIT.failed;
 }

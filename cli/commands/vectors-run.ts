@@ -3,7 +3,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadVectorSet } from '../../vectors/harness/load.js';
-import { formatConsole, formatReport, parseReportSpec, type ReportSpec } from '../../vectors/harness/report.js';
+import {
+  formatConsole,
+  formatReport,
+  parseReportSpec,
+  type ReportSpec,
+} from '../../vectors/harness/report.js';
 import { STARTUP_TIMEOUT_MS, exitCodeOf, runVectors } from '../../vectors/harness/run.js';
 import { EXIT, UsageError, wantsHelp, type CliIo } from '../io.js';
 
@@ -43,7 +48,16 @@ interface Options {
 
 function parseArgs(args: readonly string[]): Options | 'help' {
   if (wantsHelp(args)) return 'help';
-  const options: Options = { reports: [], only: [], timeoutMs: 5000, startupTimeoutMs: STARTUP_TIMEOUT_MS, dir: DEFAULT_DIR, ignoreCodes: false, failOnSkip: false, verbose: false };
+  const options: Options = {
+    reports: [],
+    only: [],
+    timeoutMs: 5000,
+    startupTimeoutMs: STARTUP_TIMEOUT_MS,
+    dir: DEFAULT_DIR,
+    ignoreCodes: false,
+    failOnSkip: false,
+    verbose: false,
+  };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const value = (): string => {
@@ -65,13 +79,21 @@ function parseArgs(args: readonly string[]): Options | 'help' {
         break;
       }
       case '--only':
-        options.only.push(...value().split(',').map((s) => s.trim()).filter((s) => s !== ''));
+        options.only.push(
+          ...value()
+            .split(',')
+            .map((s) => s.trim())
+            .filter((s) => s !== ''),
+        );
         break;
       case '--timeout-ms':
       case '--startup-timeout-ms': {
         const text = value();
         const n = Number(text);
-        if (!/^\d+$/.test(text) || n < 1 || n > 600_000) throw new UsageError(`${arg} expects an integer from 1 to 600000, got ${JSON.stringify(text)}`);
+        if (!/^\d+$/.test(text) || n < 1 || n > 600_000)
+          throw new UsageError(
+            `${arg} expects an integer from 1 to 600000, got ${JSON.stringify(text)}`,
+          );
         if (arg === '--timeout-ms') options.timeoutMs = n;
         else options.startupTimeoutMs = n;
         break;
@@ -84,7 +106,10 @@ function parseArgs(args: readonly string[]): Options | 'help' {
         break;
       case '--fail-on': {
         const v = value();
-        if (v !== 'skip') throw new UsageError(`--fail-on takes skip here (a vector case has no warnings), got ${JSON.stringify(v)}`);
+        if (v !== 'skip')
+          throw new UsageError(
+            `--fail-on takes skip here (a vector case has no warnings), got ${JSON.stringify(v)}`,
+          );
         options.failOnSkip = true;
         break;
       }
@@ -108,19 +133,25 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(HELP);
     return EXIT.ok;
   }
-  if (options.exec === undefined || options.exec.trim() === '') throw new UsageError('--exec "CMD" is required (see --help)');
+  if (options.exec === undefined || options.exec.trim() === '')
+    throw new UsageError('--exec "CMD" is required (see --help)');
 
   let set;
   try {
     set = await loadVectorSet(options.dir);
   } catch (error) {
-    throw new UsageError(`cannot read the vectors in ${options.dir}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `cannot read the vectors in ${options.dir}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   let cases = set.cases;
   if (options.only.length > 0) {
     const known = new Set(cases.map((c) => c.vector.id));
     const unknown = options.only.filter((id) => !known.has(id));
-    if (unknown.length > 0) throw new UsageError(`--only: no case with id ${unknown.map((u) => JSON.stringify(u)).join(', ')}`);
+    if (unknown.length > 0)
+      throw new UsageError(
+        `--only: no case with id ${unknown.map((u) => JSON.stringify(u)).join(', ')}`,
+      );
     const wanted = new Set(options.only);
     cases = cases.filter((c) => wanted.has(c.vector.id));
   }
@@ -146,7 +177,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       await mkdir(dirname(resolve(spec.path)), { recursive: true });
       await writeFile(spec.path, text);
     } catch (error) {
-      io.stderr(`payconform vectors run: cannot write ${spec.format} report to "${spec.path}": ${error instanceof Error ? error.message : String(error)}\n`);
+      io.stderr(
+        `payconform vectors run: cannot write ${spec.format} report to "${spec.path}": ${error instanceof Error ? error.message : String(error)}\n`,
+      );
       return EXIT.usage;
     }
   }

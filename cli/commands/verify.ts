@@ -28,13 +28,19 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   let values: { request?: string; now?: string };
   try {
-    ({ values } = parseArgs({ args: [...args], options: { request: { type: 'string' }, now: { type: 'string' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args: [...args],
+      options: { request: { type: 'string' }, now: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
   }
   if (values.request === undefined) throw new UsageError(`--request FILE|- is required\n${USAGE}`);
   applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
-  if (values.now !== undefined && !/^[0-9]{1,15}$/.test(values.now)) throw new UsageError('--now must be a non-negative integer (unix seconds)');
+  if (values.now !== undefined && !/^[0-9]{1,15}$/.test(values.now))
+    throw new UsageError('--now must be a non-negative integer (unix seconds)');
   const request = await readRequestJson(values.request, io);
   const applicationId = requireEnv(io, 'PAYCONFORM_APPLICATION_ID');
   const secret = applicationSecretFromEnv(io, true)!;
@@ -43,13 +49,19 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     publicKey = parseEd25519PublicKey(requireEnv(io, 'PAYCONFORM_PUBLIC_KEY').trim());
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`PAYCONFORM_PUBLIC_KEY: ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(
+      `PAYCONFORM_PUBLIC_KEY: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   // The key is registered under PAYCONFORM_KEY_ID when given, else under the keyid the request claims.
   let keyId = io.env.PAYCONFORM_KEY_ID;
   if (keyId === undefined || keyId === '') {
-    const parsed = parseSignatureInput(fieldLineValues(request.headers, 'signature-input').join(', '));
-    const claimed = parsed.ok ? parsed.value.get(serviceProfile.label)?.params.get('keyid') : undefined;
+    const parsed = parseSignatureInput(
+      fieldLineValues(request.headers, 'signature-input').join(', '),
+    );
+    const claimed = parsed.ok
+      ? parsed.value.get(serviceProfile.label)?.params.get('keyid')
+      : undefined;
     keyId = typeof claimed === 'string' ? claimed : '';
   }
   const application: ApplicationRecord = { secret, publicKeys: new Map([[keyId, publicKey]]) };
@@ -59,7 +71,16 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     resolveApplication: (id) => (id === applicationId ? application : undefined),
   });
   const output = result.ok
-    ? { ok: true, code: null, step: 12, message: 'signature verified', applicationId: result.applicationId, keyId: result.keyId, created: result.created, nonce: result.nonce }
+    ? {
+        ok: true,
+        code: null,
+        step: 12,
+        message: 'signature verified',
+        applicationId: result.applicationId,
+        keyId: result.keyId,
+        created: result.created,
+        nonce: result.nonce,
+      }
     : { ok: false, code: result.code, step: result.step, message: result.message };
   io.stdout(`${JSON.stringify(output, null, 2)}\n`);
   return result.ok ? EXIT.ok : EXIT.failed;

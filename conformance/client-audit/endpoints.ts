@@ -4,7 +4,8 @@ import type { PayloadKind } from '../../src/schemas/payload-kinds.js';
 export const PAYOUT_MEDIA_TYPE = 'application/vnd.service.v1.0+json';
 export const REFUND_MEDIA_TYPE = 'application/vnd.service.v0.7+json';
 
-export type ClientEndpoint = 'create-payout' | 'commit-payout' | 'cancel-payout' | 'create-refund' | 'public-key';
+export type ClientEndpoint =
+  'create-payout' | 'commit-payout' | 'cancel-payout' | 'create-refund' | 'public-key';
 
 export interface EndpointSpec {
   readonly title: string;
@@ -20,7 +21,14 @@ export interface EndpointSpec {
   /** `required`: create payout; `optional`: not shown whether signed (verified when signed); `none`. */
   readonly signature: 'required' | 'optional' | 'none';
   /** The body's schema, or `none` when the spec says "No body". */
-  readonly body: { readonly kind: PayloadKind; readonly requirement: string; readonly detailsRequirement: string } | 'none' | 'bodyless';
+  readonly body:
+    | {
+        readonly kind: PayloadKind;
+        readonly requirement: string;
+        readonly detailsRequirement: string;
+      }
+    | 'none'
+    | 'bodyless';
   /** Carries x-application-id and x-application-secret. */
   readonly applicationHeaders: boolean;
 }
@@ -33,7 +41,11 @@ export const endpointSpecs: Readonly<Record<ClientEndpoint, EndpointSpec>> = {
     requirement: 'PAYOUT-CREATE-REQUEST',
     contentType: { media: PAYOUT_MEDIA_TYPE, versionRequirement: 'VERSION-PAYOUT-MEDIA-TYPE' },
     signature: 'required',
-    body: { kind: 'payout-create-request', requirement: 'PAYOUT-REQUEST-BODY', detailsRequirement: 'PAYOUT-CREATE-DETAILS' },
+    body: {
+      kind: 'payout-create-request',
+      requirement: 'PAYOUT-REQUEST-BODY',
+      detailsRequirement: 'PAYOUT-CREATE-DETAILS',
+    },
     applicationHeaders: true,
   },
   'commit-payout': {
@@ -66,7 +78,11 @@ export const endpointSpecs: Readonly<Record<ClientEndpoint, EndpointSpec>> = {
     contentType: { media: REFUND_MEDIA_TYPE, versionRequirement: 'VERSION-REFUND-MEDIA-TYPE' },
     accept: { media: REFUND_MEDIA_TYPE, versionRequirement: 'VERSION-REFUND-MEDIA-TYPE' },
     signature: 'optional',
-    body: { kind: 'refund-request', requirement: 'REFUND-REQUEST-BODY', detailsRequirement: 'REFUND-REQUEST-BODY' },
+    body: {
+      kind: 'refund-request',
+      requirement: 'REFUND-REQUEST-BODY',
+      detailsRequirement: 'REFUND-REQUEST-BODY',
+    },
     applicationHeaders: true,
   },
   'public-key': {
@@ -90,11 +106,15 @@ export interface EndpointMatch {
   readonly path: string;
 }
 
-const patterns = (Object.entries(endpointSpecs) as Array<[ClientEndpoint, EndpointSpec]>).map(([id, spec]) => ({
-  id,
-  spec,
-  re: new RegExp(`^${spec.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`),
-}));
+const patterns = (Object.entries(endpointSpecs) as Array<[ClientEndpoint, EndpointSpec]>).map(
+  ([id, spec]) => ({
+    id,
+    spec,
+    re: new RegExp(
+      `^${spec.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`,
+    ),
+  }),
+);
 
 /** Which endpoint a request targets; the query is ignored for matching (never for signing). */
 export function matchEndpoint(method: string, rawTarget: string): EndpointMatch {
@@ -128,7 +148,9 @@ export function matchEndpoint(method: string, rawTarget: string): EndpointMatch 
  * The spec endpoint a path almost names: the same after removing a trailing slash, doubled slashes (a base URL
  * ending in "/" joined with "/api/..."), and letter case. Undefined when the path is a spec path or none is near.
  */
-export function nearEndpoint(path: string): { readonly endpoint: ClientEndpoint; readonly how: string } | undefined {
+export function nearEndpoint(
+  path: string,
+): { readonly endpoint: ClientEndpoint; readonly how: string } | undefined {
   if (matchEndpoint('GET', path).endpoint !== undefined) return undefined;
   const hows: string[] = [];
   let p = path;
@@ -142,8 +164,18 @@ export function nearEndpoint(path: string): { readonly endpoint: ClientEndpoint;
   }
   const exact = matchEndpoint('GET', p).endpoint;
   if (exact !== undefined) return { endpoint: exact, how: hows.join(' and ') };
-  const lower = matchEndpoint('GET', p.replace(/^\/api\/[^?#]*/i, (m) => m.replace(/\/(api|payouts|commit|cancel|merchants|applications|refunds)(?=\/|$)/gi, (x) => x.toLowerCase())).replace(/^\/\.well-known\/signature\/pem$/i, '/.well-known/signature/pem')).endpoint;
-  if (lower !== undefined) return { endpoint: lower, how: [...hows, 'other letter case'].join(' and ') };
+  const lower = matchEndpoint(
+    'GET',
+    p
+      .replace(/^\/api\/[^?#]*/i, (m) =>
+        m.replace(/\/(api|payouts|commit|cancel|merchants|applications|refunds)(?=\/|$)/gi, (x) =>
+          x.toLowerCase(),
+        ),
+      )
+      .replace(/^\/\.well-known\/signature\/pem$/i, '/.well-known/signature/pem'),
+  ).endpoint;
+  if (lower !== undefined)
+    return { endpoint: lower, how: [...hows, 'other letter case'].join(' and ') };
   return undefined;
 }
 

@@ -5,7 +5,11 @@ import type { RunningReferenceService } from '../../server/index.js';
 import type { ServerTls } from '../../server/tls.js';
 import type { ClientAuditContext } from '../checks/client/index.js';
 import type { ClientExchange } from '../checks/client/index.js';
-import { ClientSession, type ClientCredentials, type ClientSessionOptions } from './evaluate-request.js';
+import {
+  ClientSession,
+  type ClientCredentials,
+  type ClientSessionOptions,
+} from './evaluate-request.js';
 import { matchEndpoint } from './endpoints.js';
 import { startVerifyingEndpoint, type ForwardedRequest } from './verifying-endpoint.js';
 
@@ -55,12 +59,16 @@ export interface ClientAuditListening {
 export function clientCommandEnv(info: ClientAuditListening): Record<string, string> {
   return {
     PAYCONFORM_BASE_URL: info.baseUrl,
-    ...(info.plainBaseUrl !== undefined ? { PAYCONFORM_PLAIN_HTTP_BASE_URL: info.plainBaseUrl } : {}),
+    ...(info.plainBaseUrl !== undefined
+      ? { PAYCONFORM_PLAIN_HTTP_BASE_URL: info.plainBaseUrl }
+      : {}),
     ...(info.caFile !== undefined ? { PAYCONFORM_CA_FILE: info.caFile } : {}),
     PAYCONFORM_SETTLED_PAYMENT_ID: info.settledPayment.paymentId,
     PAYCONFORM_SETTLED_PAYMENT_AMOUNT: info.settledPayment.amount,
     PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR: info.payInAccountSelector,
-    ...(info.unsettledPayment ? { PAYCONFORM_UNSETTLED_PAYMENT_ID: info.unsettledPayment.paymentId } : {}),
+    ...(info.unsettledPayment
+      ? { PAYCONFORM_UNSETTLED_PAYMENT_ID: info.unsettledPayment.paymentId }
+      : {}),
   };
 }
 
@@ -83,12 +91,21 @@ interface CommandEnd {
 }
 
 /** Runs the command to its end (or its timeout, or the signal). Never throws. */
-function runCommand(cmd: ClientCommand, extraEnv: Record<string, string>, signal: AbortSignal | undefined): Promise<CommandEnd> {
+function runCommand(
+  cmd: ClientCommand,
+  extraEnv: Record<string, string>,
+  signal: AbortSignal | undefined,
+): Promise<CommandEnd> {
   return new Promise((resolve) => {
     const started = Date.now();
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(cmd.command, { shell: true, detached: process.platform !== 'win32', stdio: ['ignore', 'pipe', 'pipe'], env: { ...cmd.env, ...extraEnv } as NodeJS.ProcessEnv });
+      child = spawn(cmd.command, {
+        shell: true,
+        detached: process.platform !== 'win32',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...cmd.env, ...extraEnv } as NodeJS.ProcessEnv,
+      });
     } catch (error) {
       const note = `client command could not start: ${error instanceof Error ? error.message : String(error)}`;
       resolve({ note, failure: note });
@@ -111,7 +128,10 @@ function runCommand(cmd: ClientCommand, extraEnv: Record<string, string>, signal
       kill('SIGTERM');
       killTimer = setTimeout(() => kill('SIGKILL'), 2_000);
     };
-    const timer = setTimeout(() => stop(`timed out after ${Math.round(cmd.timeoutMs / 1000)} s and was stopped`), cmd.timeoutMs);
+    const timer = setTimeout(
+      () => stop(`timed out after ${Math.round(cmd.timeoutMs / 1000)} s and was stopped`),
+      cmd.timeoutMs,
+    );
     const onAbort = (): void => stop('was stopped (audit interrupted)');
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
@@ -127,14 +147,19 @@ function runCommand(cmd: ClientCommand, extraEnv: Record<string, string>, signal
       clearTimeout(killTimer);
       signal?.removeEventListener('abort', onAbort);
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      const note = reason !== undefined ? `client command ${reason}` : `client command exited with ${code !== null ? `code ${code}` : `signal ${sig ?? '?'}`} after ${seconds} s`;
+      const note =
+        reason !== undefined
+          ? `client command ${reason}`
+          : `client command exited with ${code !== null ? `code ${code}` : `signal ${sig ?? '?'}`} after ${seconds} s`;
       resolve(reason === undefined && code === 0 ? { note } : { note, failure: note });
     });
   });
 }
 
 /** Serves the audit until the command exits (or the window ends); returns what the checks judge. */
-export async function serveClientAudit(options: ClientAuditServeOptions): Promise<ClientAuditContext> {
+export async function serveClientAudit(
+  options: ClientAuditServeOptions,
+): Promise<ClientAuditContext> {
   const { credentials } = options;
   const merchantForService = credentials.merchantId ?? '00000000-0000-4000-8000-000000000000';
   // Loaded here, not at import: importing the conformance API should not load the whole reference service.
@@ -147,22 +172,34 @@ export async function serveClientAudit(options: ClientAuditServeOptions): Promis
         keyId: credentials.keyId,
         publicKey: credentials.publicKey,
         merchantId: merchantForService,
-        ...(options.payInAccountSelector !== undefined ? { payInAccountSelector: options.payInAccountSelector } : {}),
+        ...(options.payInAccountSelector !== undefined
+          ? { payInAccountSelector: options.payInAccountSelector }
+          : {}),
       },
     ],
   });
   const session = new ClientSession(credentials, options.session ?? {});
   // Spec leaves the merchant id to configuration: when none is configured, any merchant id is accepted, so the
   // refund is forwarded under the service's one (and unsigned, as the rewritten path would break a signature).
-  const rewrite = credentials.merchantId !== undefined
-    ? undefined
-    : (request: ForwardedRequest): ForwardedRequest => {
-        const match = matchEndpoint(request.method, request.target);
-        if (match.endpoint !== 'create-refund' || match.wrongMethod) return request;
-        const target = request.target.replace(/^\/api\/merchants\/[^/?#]+/, `/api/merchants/${merchantForService}`);
-        if (target === request.target) return request;
-        return { ...request, target, headers: request.headers.filter(([n]) => !['signature', 'signature-input'].includes(n.toLowerCase())) };
-      };
+  const rewrite =
+    credentials.merchantId !== undefined
+      ? undefined
+      : (request: ForwardedRequest): ForwardedRequest => {
+          const match = matchEndpoint(request.method, request.target);
+          if (match.endpoint !== 'create-refund' || match.wrongMethod) return request;
+          const target = request.target.replace(
+            /^\/api\/merchants\/[^/?#]+/,
+            `/api/merchants/${merchantForService}`,
+          );
+          if (target === request.target) return request;
+          return {
+            ...request,
+            target,
+            headers: request.headers.filter(
+              ([n]) => !['signature', 'signature-input'].includes(n.toLowerCase()),
+            ),
+          };
+        };
   let endpoint: Awaited<ReturnType<typeof startVerifyingEndpoint>> | undefined;
   try {
     endpoint = await startVerifyingEndpoint({
@@ -186,12 +223,18 @@ export async function serveClientAudit(options: ClientAuditServeOptions): Promis
     };
     options.onListening?.(info);
     let commandEnd: CommandEnd | undefined;
-    if (options.exec) commandEnd = await runCommand(options.exec, clientCommandEnv(info), options.signal);
+    if (options.exec)
+      commandEnd = await runCommand(options.exec, clientCommandEnv(info), options.signal);
     else if (options.serveMs !== undefined) await delay(options.serveMs, options.signal);
     else if (options.signal) await delay(2 ** 31 - 1, options.signal);
     await endpoint.close();
     const refused = endpoint.refused();
-    const notes = [commandEnd?.note, refused > 0 ? `${refused} request(s) refused unexamined: body over the size limit` : undefined].filter((n): n is string => n !== undefined);
+    const notes = [
+      commandEnd?.note,
+      refused > 0
+        ? `${refused} request(s) refused unexamined: body over the size limit`
+        : undefined,
+    ].filter((n): n is string => n !== undefined);
     return {
       baseUrl: endpoint.baseUrl,
       exchanges: [...endpoint.exchanges()],

@@ -53,11 +53,25 @@ export interface RunningVerifyingEndpoint {
   close(graceMs?: number): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'upgrade', 'expect', 'te', 'trailer']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'upgrade',
+  'expect',
+  'te',
+  'trailer',
+]);
 const DEFAULT_MAX_BODY = 1024 * 1024;
 
 function errorBody(status: number, statusName: string, message: string): string {
-  return JSON.stringify({ statusCode: status, statusName, errorMessage: message, traceId: '0', source: status >= 500 ? 'SERVICE' : 'MERCHANT' });
+  return JSON.stringify({
+    statusCode: status,
+    statusName,
+    errorMessage: message,
+    traceId: '0',
+    source: status >= 500 ? 'SERVICE' : 'MERCHANT',
+  });
 }
 
 function readBody(req: http.IncomingMessage, max: number): Promise<Uint8Array | 'too-large'> {
@@ -88,10 +102,15 @@ function readBody(req: http.IncomingMessage, max: number): Promise<Uint8Array | 
 }
 
 /** Binds the first server to host:port and any others to free ports of the same host; all or none. */
-async function bindAll(servers: ReadonlyArray<http.Server | https.Server>, host: string, port: number): Promise<ListeningAddress[]> {
+async function bindAll(
+  servers: ReadonlyArray<http.Server | https.Server>,
+  host: string,
+  port: number,
+): Promise<ListeningAddress[]> {
   const bound: ListeningAddress[] = [];
   try {
-    for (const [i, server] of servers.entries()) bound.push(await listen(server, host, i === 0 ? port : 0));
+    for (const [i, server] of servers.entries())
+      bound.push(await listen(server, host, i === 0 ? port : 0));
     return bound;
   } catch (error) {
     for (const server of servers) server.close();
@@ -99,18 +118,31 @@ async function bindAll(servers: ReadonlyArray<http.Server | https.Server>, host:
   }
 }
 
-export async function startVerifyingEndpoint(options: VerifyingEndpointOptions): Promise<RunningVerifyingEndpoint> {
+export async function startVerifyingEndpoint(
+  options: VerifyingEndpointOptions,
+): Promise<RunningVerifyingEndpoint> {
   const exchanges: ClientExchange[] = [];
   const inFlight = new Set<Promise<void>>();
   let refused = 0;
   const now = options.now ?? Date.now;
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
 
-  const reply = (res: http.ServerResponse, status: number, contentType: string, body: Uint8Array | string, extra: FieldLines = []): void => {
+  const reply = (
+    res: http.ServerResponse,
+    status: number,
+    contentType: string,
+    body: Uint8Array | string,
+    extra: FieldLines = [],
+  ): void => {
     if (res.headersSent || res.destroyed) return;
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
     const headers: string[] = [];
-    for (const [n, v] of extra) if (!HOP_BY_HOP.has(n.toLowerCase()) && !['content-length', 'content-type', 'transfer-encoding', 'date'].includes(n.toLowerCase())) headers.push(n, v);
+    for (const [n, v] of extra)
+      if (
+        !HOP_BY_HOP.has(n.toLowerCase()) &&
+        !['content-length', 'content-type', 'transfer-encoding', 'date'].includes(n.toLowerCase())
+      )
+        headers.push(n, v);
     headers.push('content-type', contentType, 'content-length', String(bytes.length));
     res.writeHead(status, headers);
     res.end(bytes);
@@ -121,13 +153,22 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
     if (body === 'too-large') {
       refused += 1;
       res.setHeader('connection', 'close');
-      reply(res, 413, 'application/json', errorBody(413, 'PAYLOAD_TOO_LARGE', `request body exceeds ${max} bytes; not examined`));
+      reply(
+        res,
+        413,
+        'application/json',
+        errorBody(413, 'PAYLOAD_TOO_LARGE', `request body exceeds ${max} bytes; not examined`),
+      );
       return;
     }
     const request = toHttpRequest(req, body);
     const target = req.url ?? '/';
     const examined = options.session.examine(request, now());
-    const exchange: { examined: typeof examined; transport: 'tls' | 'plain'; response?: RecordedResponse } = { examined, transport: arrivedOverTls(req.socket) ? 'tls' : 'plain' };
+    const exchange: {
+      examined: typeof examined;
+      transport: 'tls' | 'plain';
+      response?: RecordedResponse;
+    } = { examined, transport: arrivedOverTls(req.socket) ? 'tls' : 'plain' };
     exchanges.push(exchange);
 
     let forward: ForwardedRequest = {
@@ -137,14 +178,37 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
       body,
     };
     if (options.rewrite) forward = options.rewrite(forward, exchange);
-    const sent = await sendRequest({ method: forward.method, url: `${options.backendUrl}${forward.target}`, headers: forward.headers, body: forward.body }, { timeoutMs: options.forwardTimeoutMs ?? 10_000 });
+    const sent = await sendRequest(
+      {
+        method: forward.method,
+        url: `${options.backendUrl}${forward.target}`,
+        headers: forward.headers,
+        body: forward.body,
+      },
+      { timeoutMs: options.forwardTimeoutMs ?? 10_000 },
+    );
     if (sent.response && !sent.error) {
       const r = sent.response;
       exchange.response = r;
-      reply(res, r.status, getFieldValues(r.headers, 'content-type')[0] ?? 'application/octet-stream', r.body, r.headers);
+      reply(
+        res,
+        r.status,
+        getFieldValues(r.headers, 'content-type')[0] ?? 'application/octet-stream',
+        r.body,
+        r.headers,
+      );
     } else {
-      const text = errorBody(502, 'BAD_GATEWAY', `the audit's reference service did not answer: ${sent.error?.message ?? 'no response'}`);
-      exchange.response = { status: 502, headers: [['content-type', 'application/json']], body: Buffer.from(text), bodyText: text };
+      const text = errorBody(
+        502,
+        'BAD_GATEWAY',
+        `the audit's reference service did not answer: ${sent.error?.message ?? 'no response'}`,
+      );
+      exchange.response = {
+        status: 502,
+        headers: [['content-type', 'application/json']],
+        body: Buffer.from(text),
+        bodyText: text,
+      };
       reply(res, 502, 'application/json', text);
     }
     options.onExchange?.(exchange);
@@ -153,15 +217,30 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
   const serverOptions = { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 2_000 };
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const task = handle(req, res)
-      .catch((error: unknown) => reply(res, 500, 'application/json', errorBody(500, 'INTERNAL_SERVER_ERROR', `audit endpoint error: ${error instanceof Error ? error.message : String(error)}`)))
+      .catch((error: unknown) =>
+        reply(
+          res,
+          500,
+          'application/json',
+          errorBody(
+            500,
+            'INTERNAL_SERVER_ERROR',
+            `audit endpoint error: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        ),
+      )
       .finally(() => inFlight.delete(task));
     inFlight.add(task);
   };
-  const servers = [createHttpServer(serverOptions, onRequest, options.tls), ...(options.tls !== undefined ? [http.createServer(serverOptions, onRequest)] : [])];
+  const servers = [
+    createHttpServer(serverOptions, onRequest, options.tls),
+    ...(options.tls !== undefined ? [http.createServer(serverOptions, onRequest)] : []),
+  ];
   for (const server of servers) {
     server.on('clientError', (_error: Error, socket: import('node:stream').Duplex) => {
       // Answered, then destroyed (never half-closed: a silent client would keep the socket and its buffers).
-      if (socket.writable) socket.write('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      if (socket.writable)
+        socket.write('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
       socket.destroy();
     });
   }
@@ -180,7 +259,10 @@ export async function startVerifyingEndpoint(options: VerifyingEndpointOptions):
         }
         if (inFlight.size > 0) {
           let timer: NodeJS.Timeout | undefined;
-          await Promise.race([Promise.allSettled([...inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+          await Promise.race([
+            Promise.allSettled([...inFlight]),
+            new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+          ]);
           clearTimeout(timer);
         }
         for (const server of servers) server.closeAllConnections();

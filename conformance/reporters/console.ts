@@ -18,16 +18,27 @@ export interface ConsoleReporterOptions {
   readonly verbose?: boolean;
 }
 
-const COLOUR: Readonly<Record<Outcome, string>> = { pass: '32', fail: '31', error: '31', warn: '33', skip: '90', 'n/a': '90' };
+const COLOUR: Readonly<Record<Outcome, string>> = {
+  pass: '32',
+  fail: '31',
+  error: '31',
+  warn: '33',
+  skip: '90',
+  'n/a': '90',
+};
 
 /** Colour only on a TTY and when NO_COLOR is unset or empty (https://no-color.org). */
-export function useColour(stream: ConsoleStream, env: Readonly<Record<string, string | undefined>> = {}): boolean {
+export function useColour(
+  stream: ConsoleStream,
+  env: Readonly<Record<string, string | undefined>> = {},
+): boolean {
   return stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '');
 }
 
 export function createConsoleReporter(options: ConsoleReporterOptions): RunSubscriber {
   const colour = useColour(options.stream, options.env);
-  const paint = (o: Outcome, text: string): string => (colour ? `\x1b[${COLOUR[o]}m${text}\x1b[0m` : text);
+  const paint = (o: Outcome, text: string): string =>
+    colour ? `\x1b[${COLOUR[o]}m${text}\x1b[0m` : text;
   const label = (o: Outcome): string => paint(o, o.toUpperCase().padEnd(5));
   const write = (text: string): void => {
     options.stream.write(text);
@@ -35,14 +46,18 @@ export function createConsoleReporter(options: ConsoleReporterOptions): RunSubsc
   return (event: RunEvent) => {
     switch (event.type) {
       case 'run-started':
-        write(`payconform ${event.toolVersion}: auditing ${event.role} ${event.target} (${event.checks.length} checks)\n`);
+        write(
+          `payconform ${event.toolVersion}: auditing ${event.role} ${event.target} (${event.checks.length} checks)\n`,
+        );
         break;
       case 'check-started':
         break;
       case 'check-finished': {
         const r = event.result;
         const left = event.total - event.completed;
-        write(`[${String(event.completed).padStart(String(event.total).length)}/${event.total}] ${label(r.outcome)} ${r.id}: ${r.title}${r.outcome === 'pass' ? '' : ` (${r.message})`}  ${left} left\n`);
+        write(
+          `[${String(event.completed).padStart(String(event.total).length)}/${event.total}] ${label(r.outcome)} ${r.id}: ${r.title}${r.outcome === 'pass' ? '' : ` (${r.message})`}  ${left} left\n`,
+        );
         break;
       }
       case 'run-finished':
@@ -59,26 +74,51 @@ function details(r: CheckResult, verbose: boolean): string {
   return `  requirements: ${r.requirements.join(', ')}\n${rerun}${body ? body.replace(/^/gm, '    ') + '\n' : ''}`;
 }
 
-export function renderConsoleSummary(summary: RunSummary, options: { colour?: boolean; verbose?: boolean } = {}): string {
-  const paint = (o: Outcome, text: string): string => (options.colour ? `\x1b[${COLOUR[o]}m${text}\x1b[0m` : text);
+export function renderConsoleSummary(
+  summary: RunSummary,
+  options: { colour?: boolean; verbose?: boolean } = {},
+): string {
+  const paint = (o: Outcome, text: string): string =>
+    options.colour ? `\x1b[${COLOUR[o]}m${text}\x1b[0m` : text;
   const out: string[] = ['', 'Summary by area:'];
   const areas = new Map<string, CheckResult[]>();
   for (const r of summary.results) areas.set(r.area, [...(areas.get(r.area) ?? []), r]);
   for (const [area, results] of areas) {
-    const tally = (['pass', 'fail', 'warn', 'skip', 'n/a', 'error'] as const).filter((o) => results.some((r) => r.outcome === o)).map((o) => paint(o, `${results.filter((r) => r.outcome === o).length} ${o}`));
+    const tally = (['pass', 'fail', 'warn', 'skip', 'n/a', 'error'] as const)
+      .filter((o) => results.some((r) => r.outcome === o))
+      .map((o) => paint(o, `${results.filter((r) => r.outcome === o).length} ${o}`));
     out.push(`  ${area.padEnd(14)} ${tally.join(', ')}`);
   }
-  const problems = summary.results.filter((r) => r.outcome === 'fail' || r.outcome === 'error' || r.outcome === 'warn');
+  const problems = summary.results.filter(
+    (r) => r.outcome === 'fail' || r.outcome === 'error' || r.outcome === 'warn',
+  );
   if (problems.length > 0) {
     out.push('', 'Failures and warnings:');
-    for (const r of problems) out.push('', `${paint(r.outcome, r.outcome.toUpperCase())} ${r.id} [${r.level}]: ${r.title}`, `  ${r.message}`, details(r, options.verbose ?? false));
+    for (const r of problems)
+      out.push(
+        '',
+        `${paint(r.outcome, r.outcome.toUpperCase())} ${r.id} [${r.level}]: ${r.title}`,
+        `  ${r.message}`,
+        details(r, options.verbose ?? false),
+      );
   }
   const c = summary.counts;
-  out.push('', `${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skip} skipped, ${c['n/a']} not applicable, ${c.error} errors in ${summary.durationMs} ms`);
-  out.push(`requirements: ${summary.requirements.covered.length} covered, ${summary.requirements.notRun.length} not run, ${summary.requirements.uncovered.length} not covered by any check`);
+  out.push(
+    '',
+    `${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skip} skipped, ${c['n/a']} not applicable, ${c.error} errors in ${summary.durationMs} ms`,
+  );
+  out.push(
+    `requirements: ${summary.requirements.covered.length} covered, ${summary.requirements.notRun.length} not run, ${summary.requirements.uncovered.length} not covered by any check`,
+  );
   if (summary.partial) out.push(`partial run: ${summary.partialReasons.join('; ')}`);
   for (const problem of summary.blocking) out.push(paint('fail', `run failed: ${problem}`));
   const v = verdictFor(summary);
-  out.push(paint(v.verdict === 'pass' ? 'pass' : v.verdict === 'fail' ? 'fail' : 'warn', `${verdictLine(summary)}, exit ${v.exitCode}`), '');
+  out.push(
+    paint(
+      v.verdict === 'pass' ? 'pass' : v.verdict === 'fail' ? 'fail' : 'warn',
+      `${verdictLine(summary)}, exit ${v.exitCode}`,
+    ),
+    '',
+  );
   return out.join('\n');
 }

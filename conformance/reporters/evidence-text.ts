@@ -1,25 +1,43 @@
 // Plain-text rendering of findings and evidence, shared by the console and JUnit reporters.
-import type { BodyView, EvidenceView, GradedFinding, RequestView, ResponseView } from '../result.js';
+import type {
+  BodyView,
+  EvidenceView,
+  GradedFinding,
+  RequestView,
+  ResponseView,
+} from '../result.js';
 
 const MAX_BODY_CHARS = 4000;
 
 function bodyText(body: BodyView): string {
   if (body.bytes === 0) return '';
   const raw = body.text ?? `(binary, ${body.bytes} bytes, base64) ${body.base64 ?? ''}`;
-  const cut = raw.length > MAX_BODY_CHARS ? `${raw.slice(0, MAX_BODY_CHARS)}\n... (${raw.length - MAX_BODY_CHARS} more characters)` : raw;
+  const cut =
+    raw.length > MAX_BODY_CHARS
+      ? `${raw.slice(0, MAX_BODY_CHARS)}\n... (${raw.length - MAX_BODY_CHARS} more characters)`
+      : raw;
   return `\n\n${cut}${body.truncated ? '\n... (body cut at the size limit)' : ''}`;
 }
 
 export function requestText(r: RequestView): string {
-  return [`${r.method} ${r.url}`, ...r.headers.map(([n, v]) => `${n}: ${v}`)].join('\n') + bodyText(r.body);
+  return (
+    [`${r.method} ${r.url}`, ...r.headers.map(([n, v]) => `${n}: ${v}`)].join('\n') +
+    bodyText(r.body)
+  );
 }
 
 export function responseText(r: ResponseView): string {
-  return [`HTTP ${r.status}${r.statusText ? ` ${r.statusText}` : ''}`, ...r.headers.map(([n, v]) => `${n}: ${v}`)].join('\n') + bodyText(r.body);
+  return (
+    [
+      `HTTP ${r.status}${r.statusText ? ` ${r.statusText}` : ''}`,
+      ...r.headers.map(([n, v]) => `${n}: ${v}`),
+    ].join('\n') + bodyText(r.body)
+  );
 }
 
 /** How a recorded exchange's curl command is introduced: it replays the exact bytes, so a signed one ages out. */
-export const REPLAY_LABEL = 'replay the exchange exactly as sent (a signed request is valid 300 s after "created" and its nonce once)';
+export const REPLAY_LABEL =
+  'replay the exchange exactly as sent (a signed request is valid 300 s after "created" and its nonce once)';
 
 export function evidenceText(e: EvidenceView): string {
   const parts: string[] = [];
@@ -31,7 +49,9 @@ export function evidenceText(e: EvidenceView): string {
 }
 
 export function findingText(f: GradedFinding): string {
-  const lines = [`[${f.outcome}${f.observed ? ', observed' : ''}] ${f.message}${f.requirement ? ` (${f.requirement})` : ''}`];
+  const lines = [
+    `[${f.outcome}${f.observed ? ', observed' : ''}] ${f.message}${f.requirement ? ` (${f.requirement})` : ''}`,
+  ];
   if (f.expected !== undefined) lines.push(`expected: ${f.expected}`);
   if (f.received !== undefined) lines.push(`received: ${f.received}`);
   if (f.evidence) lines.push(evidenceText(f.evidence));

@@ -7,7 +7,12 @@ import type { CheckResult, GradedFinding, Outcome, RunSummary } from '../result.
 import { REPLAY_LABEL, requestText, responseText } from './evidence-text.js';
 
 export function htmlEscape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 const ORDER: readonly Outcome[] = ['error', 'fail', 'warn', 'skip', 'pass', 'n/a'];
@@ -23,23 +28,33 @@ summary h3{display:inline;font-size:1em}
 pre{background:#f5f5f5;padding:.6em;overflow:auto;white-space:pre-wrap;word-break:break-all}
 .req{font-size:.9em;color:#444}.muted{color:#666}`;
 
-const badge = (o: Outcome): string => `<span class="o o-${o === 'n/a' ? 'na' : o}">${htmlEscape(o.toUpperCase())}</span>`;
+const badge = (o: Outcome): string =>
+  `<span class="o o-${o === 'n/a' ? 'na' : o}">${htmlEscape(o.toUpperCase())}</span>`;
 
 function findingHtml(f: GradedFinding): string {
-  const parts = [`<li>${badge(f.outcome)} ${htmlEscape(f.message)}${f.observed ? ' <span class="muted">(observed; the spec does not show this, never a failure)</span>' : ''}${f.requirement ? ` <code>${htmlEscape(f.requirement)}</code>` : ''}`];
-  if (f.expected !== undefined) parts.push(`<div>expected: <code>${htmlEscape(f.expected)}</code></div>`);
-  if (f.received !== undefined) parts.push(`<div>received: <code>${htmlEscape(f.received)}</code></div>`);
+  const parts = [
+    `<li>${badge(f.outcome)} ${htmlEscape(f.message)}${f.observed ? ' <span class="muted">(observed; the spec does not show this, never a failure)</span>' : ''}${f.requirement ? ` <code>${htmlEscape(f.requirement)}</code>` : ''}`,
+  ];
+  if (f.expected !== undefined)
+    parts.push(`<div>expected: <code>${htmlEscape(f.expected)}</code></div>`);
+  if (f.received !== undefined)
+    parts.push(`<div>received: <code>${htmlEscape(f.received)}</code></div>`);
   const e = f.evidence;
-  if (e?.request) parts.push(`<div>request sent:</div><pre>${htmlEscape(requestText(e.request))}</pre>`);
-  if (e?.response) parts.push(`<div>response received:</div><pre>${htmlEscape(responseText(e.response))}</pre>`);
-  if (e?.reproduce) parts.push(`<div>${htmlEscape(REPLAY_LABEL)}:</div><pre>${htmlEscape(e.reproduce)}</pre>`);
+  if (e?.request)
+    parts.push(`<div>request sent:</div><pre>${htmlEscape(requestText(e.request))}</pre>`);
+  if (e?.response)
+    parts.push(`<div>response received:</div><pre>${htmlEscape(responseText(e.response))}</pre>`);
+  if (e?.reproduce)
+    parts.push(`<div>${htmlEscape(REPLAY_LABEL)}:</div><pre>${htmlEscape(e.reproduce)}</pre>`);
   if (e?.notes) parts.push(`<div class="muted">${htmlEscape(e.notes)}</div>`);
   return `${parts.join('\n')}</li>`;
 }
 
 /** Findings worst first (a stable sort keeps the check's own order among equals). */
 function worstFirst(findings: readonly GradedFinding[]): GradedFinding[] {
-  return [...findings].sort((a, b) => OUTCOME_SEVERITY.indexOf(a.outcome) - OUTCOME_SEVERITY.indexOf(b.outcome));
+  return [...findings].sort(
+    (a, b) => OUTCOME_SEVERITY.indexOf(a.outcome) - OUTCOME_SEVERITY.indexOf(b.outcome),
+  );
 }
 
 function checkHtml(r: CheckResult, catalogue: Catalogue | undefined): string {
@@ -59,17 +74,27 @@ ${r.findings.length > 0 ? `<ul>${worstFirst(r.findings).map(findingHtml).join('\
 
 /** The index at the top: one link per check that did not pass, worst first. */
 function indexHtml(sorted: readonly CheckResult[]): string {
-  const problems = sorted.filter((r) => r.outcome === 'error' || r.outcome === 'fail' || r.outcome === 'warn' || r.outcome === 'skip');
+  const problems = sorted.filter(
+    (r) =>
+      r.outcome === 'error' || r.outcome === 'fail' || r.outcome === 'warn' || r.outcome === 'skip',
+  );
   if (problems.length === 0) return '<p>Every check passed or did not apply.</p>';
   return `<h2>Index of failures, warnings and skips (${problems.length})</h2>
 <ol class="index">${problems.map((r) => `<li>${badge(r.outcome)} <a href="#${htmlEscape(r.id)}"><code>${htmlEscape(r.id)}</code></a> ${htmlEscape(r.message)}</li>`).join('\n')}</ol>`;
 }
 
-export function renderHtmlReport(summary: RunSummary, options: { readonly catalogue?: Catalogue } = {}): string {
+export function renderHtmlReport(
+  summary: RunSummary,
+  options: { readonly catalogue?: Catalogue } = {},
+): string {
   const v = verdictFor(summary);
   const verdict = verdictLine(summary).replace(/^verdict: /, '');
-  const sorted = [...summary.results].sort((a, b) => ORDER.indexOf(a.outcome) - ORDER.indexOf(b.outcome));
-  const counts = ORDER.map((o) => `<tr><td>${badge(o)}</td><td>${summary.counts[o]}</td></tr>`).join('');
+  const sorted = [...summary.results].sort(
+    (a, b) => ORDER.indexOf(a.outcome) - ORDER.indexOf(b.outcome),
+  );
+  const counts = ORDER.map(
+    (o) => `<tr><td>${badge(o)}</td><td>${summary.counts[o]}</td></tr>`,
+  ).join('');
   const uncovered = summary.requirements.uncovered.map((id) => {
     const req = options.catalogue?.byId.get(id);
     return `<li><code>${htmlEscape(id)}</code>${req ? ` ${htmlEscape(req.text)}` : ''}</li>`;

@@ -15,7 +15,14 @@ export interface JsonReport extends RunSummary {
 
 export function toJsonReport(summary: RunSummary): JsonReport {
   const v = verdictFor(summary);
-  return { reportVersion: REPORT_VERSION, tool: { name: 'payconform', version: summary.toolVersion }, verdict: v.verdict, exitCode: v.exitCode, verdictReasons: v.reasons, ...summary };
+  return {
+    reportVersion: REPORT_VERSION,
+    tool: { name: 'payconform', version: summary.toolVersion },
+    verdict: v.verdict,
+    exitCode: v.exitCode,
+    verdictReasons: v.reasons,
+    ...summary,
+  };
 }
 
 export function renderJsonReport(summary: RunSummary): string {

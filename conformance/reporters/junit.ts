@@ -23,34 +23,87 @@ export function renderJunitReport(summary: RunSummary): string {
   const suiteName = `payconform audit ${summary.role}`;
   const failOnWarn = summary.gate.failOn.includes('warn');
   const failOnSkip = summary.gate.failOn.includes('skip');
-  const failures = summary.counts.fail + (failOnWarn ? summary.counts.warn : 0) + (failOnSkip ? summary.counts.skip : 0) + summary.blocking.length;
+  const failures =
+    summary.counts.fail +
+    (failOnWarn ? summary.counts.warn : 0) +
+    (failOnSkip ? summary.counts.skip : 0) +
+    summary.blocking.length;
   const errors = summary.counts.error;
   const skipped = (failOnSkip ? 0 : summary.counts.skip) + summary.counts['n/a'];
   const tests = summary.results.length + summary.blocking.length;
   const verdict = verdictFor(summary);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  out.push(`<testsuites name="${xmlEscape(suiteName)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(summary.durationMs)}">`);
-  out.push(`  <testsuite name="${xmlEscape(`${suiteName}: ${summary.target}`)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(summary.durationMs)}" timestamp="${xmlEscape(summary.startedAt.replace(/Z$/, ''))}">`);
+  out.push(
+    `<testsuites name="${xmlEscape(suiteName)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(summary.durationMs)}">`,
+  );
+  out.push(
+    `  <testsuite name="${xmlEscape(`${suiteName}: ${summary.target}`)}" tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(summary.durationMs)}" timestamp="${xmlEscape(summary.startedAt.replace(/Z$/, ''))}">`,
+  );
   out.push('    <properties>');
-  for (const [name, value] of [['target', summary.target], ['toolVersion', summary.toolVersion], ['catalogueVersion', summary.catalogueVersion], ['partial', String(summary.partial)], ['verdict', verdict.verdict], ['exitCode', String(verdict.exitCode)], ['failOn', summary.gate.failOn.join(',')]] as const) {
+  for (const [name, value] of [
+    ['target', summary.target],
+    ['toolVersion', summary.toolVersion],
+    ['catalogueVersion', summary.catalogueVersion],
+    ['partial', String(summary.partial)],
+    ['verdict', verdict.verdict],
+    ['exitCode', String(verdict.exitCode)],
+    ['failOn', summary.gate.failOn.join(',')],
+  ] as const) {
     out.push(`      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`);
   }
   out.push('    </properties>');
   for (const r of summary.results) {
     const open = `    <testcase classname="${xmlEscape(`payconform.${r.area}`)}" name="${xmlEscape(`${r.id}: ${r.title}`)}" time="${seconds(r.durationMs)}">`;
-    const details = [`${r.level} check; requirements: ${r.requirements.join(', ')}`, ...r.findings.map(findingText)].join('\n\n');
+    const details = [
+      `${r.level} check; requirements: ${r.requirements.join(', ')}`,
+      ...r.findings.map(findingText),
+    ].join('\n\n');
     const message = xmlEscape(`[${r.level}] ${r.message}`);
     const rerun = r.rerun !== undefined ? `\n\nrun this check again: ${r.rerun}` : '';
-    if (r.outcome === 'warn' && failOnWarn) out.push(open, `      <failure message="${xmlEscape(`[warning, failed by --fail-on warn] ${r.message}`)}" type="warn">${xmlEscape(details + rerun)}</failure>`, '    </testcase>');
-    else if (r.outcome === 'skip' && failOnSkip) out.push(open, `      <failure message="${xmlEscape(`[skipped, failed by --fail-on skip] ${r.message}`)}" type="skip"/>`, '    </testcase>');
-    else if (r.outcome === 'fail') out.push(open, `      <failure message="${message}" type="${r.level}">${xmlEscape(details + rerun)}</failure>`, '    </testcase>');
-    else if (r.outcome === 'error') out.push(open, `      <error message="${message}" type="error">${xmlEscape(details + rerun)}</error>`, '    </testcase>');
-    else if (r.outcome === 'skip' || r.outcome === 'n/a') out.push(open, `      <skipped message="${xmlEscape(`${r.outcome}: ${r.message}`)}"/>`, '    </testcase>');
-    else if (r.outcome === 'warn') out.push(open, `      <system-out>${xmlEscape(`WARNING (${r.level} not met, does not fail the run)\n\n${details}`)}</system-out>`, '    </testcase>');
+    if (r.outcome === 'warn' && failOnWarn)
+      out.push(
+        open,
+        `      <failure message="${xmlEscape(`[warning, failed by --fail-on warn] ${r.message}`)}" type="warn">${xmlEscape(details + rerun)}</failure>`,
+        '    </testcase>',
+      );
+    else if (r.outcome === 'skip' && failOnSkip)
+      out.push(
+        open,
+        `      <failure message="${xmlEscape(`[skipped, failed by --fail-on skip] ${r.message}`)}" type="skip"/>`,
+        '    </testcase>',
+      );
+    else if (r.outcome === 'fail')
+      out.push(
+        open,
+        `      <failure message="${message}" type="${r.level}">${xmlEscape(details + rerun)}</failure>`,
+        '    </testcase>',
+      );
+    else if (r.outcome === 'error')
+      out.push(
+        open,
+        `      <error message="${message}" type="error">${xmlEscape(details + rerun)}</error>`,
+        '    </testcase>',
+      );
+    else if (r.outcome === 'skip' || r.outcome === 'n/a')
+      out.push(
+        open,
+        `      <skipped message="${xmlEscape(`${r.outcome}: ${r.message}`)}"/>`,
+        '    </testcase>',
+      );
+    else if (r.outcome === 'warn')
+      out.push(
+        open,
+        `      <system-out>${xmlEscape(`WARNING (${r.level} not met, does not fail the run)\n\n${details}`)}</system-out>`,
+        '    </testcase>',
+      );
     else out.push(open, `      <system-out>${xmlEscape(details)}</system-out>`, '    </testcase>');
   }
   summary.blocking.forEach((problem, i) => {
-    out.push(`    <testcase classname="payconform.run" name="${xmlEscape(`run-${i + 1}: ${problem}`)}" time="0.000">`, `      <failure message="${xmlEscape(problem)}" type="run"/>`, '    </testcase>');
+    out.push(
+      `    <testcase classname="payconform.run" name="${xmlEscape(`run-${i + 1}: ${problem}`)}" time="0.000">`,
+      `      <failure message="${xmlEscape(problem)}" type="run"/>`,
+      '    </testcase>',
+    );
   });
   out.push('  </testsuite>', '</testsuites>', '');
   return out.join('\n');

@@ -46,13 +46,41 @@ export class PortalActions {
       case 'resend':
         return this.resend(form);
       case 'create-payment':
-        return this.sandbox('/portal/sandbox', 'POST', '/sandbox/payments', { applicationId: field(form, 'applicationId'), amount: field(form, 'amount'), status: field(form, 'status') }, (j) => `payment ${String(j.paymentId)} created: ${String(j.status)}`);
+        return this.sandbox(
+          '/portal/sandbox',
+          'POST',
+          '/sandbox/payments',
+          {
+            applicationId: field(form, 'applicationId'),
+            amount: field(form, 'amount'),
+            status: field(form, 'status'),
+          },
+          (j) => `payment ${String(j.paymentId)} created: ${String(j.status)}`,
+        );
       case 'move-payment':
-        return this.sandbox('/portal/sandbox', 'POST', `/sandbox/payments/${idField(form, 'paymentId')}/status`, { status: field(form, 'status') }, (j) => `payment ${String(j.paymentId)} is now ${String(j.status)}`);
+        return this.sandbox(
+          '/portal/sandbox',
+          'POST',
+          `/sandbox/payments/${idField(form, 'paymentId')}/status`,
+          { status: field(form, 'status') },
+          (j) => `payment ${String(j.paymentId)} is now ${String(j.status)}`,
+        );
       case 'advance-payout':
-        return this.sandbox('/portal/sandbox', 'POST', `/sandbox/payouts/${idField(form, 'payoutId')}/advance`, { status: field(form, 'status') }, (j) => `payout ${String(j.payoutId)} is now ${String(j.status)}`);
+        return this.sandbox(
+          '/portal/sandbox',
+          'POST',
+          `/sandbox/payouts/${idField(form, 'payoutId')}/advance`,
+          { status: field(form, 'status') },
+          (j) => `payout ${String(j.payoutId)} is now ${String(j.status)}`,
+        );
       case 'advance-refund':
-        return this.sandbox('/portal/sandbox', 'POST', `/sandbox/refunds/${idField(form, 'refundId')}/advance`, { status: field(form, 'status') }, (j) => `refund ${String(j.refundPaymentId)} is now ${String(j.status)}`);
+        return this.sandbox(
+          '/portal/sandbox',
+          'POST',
+          `/sandbox/refunds/${idField(form, 'refundId')}/advance`,
+          { status: field(form, 'status') },
+          (j) => `refund ${String(j.refundPaymentId)} is now ${String(j.status)}`,
+        );
       default:
         throw new HttpError(404, 'route_not_found', `no portal action "${name}"`);
     }
@@ -60,14 +88,25 @@ export class PortalActions {
 
   private application(id: string): Application {
     const app = this.ctx.state.applications.get(id);
-    if (app === undefined) throw new HttpError(404, 'application_not_found', `no application "${id}"`);
+    if (app === undefined)
+      throw new HttpError(404, 'application_not_found', `no application "${id}"`);
     return app;
   }
 
   /** Calls the API route at `path` in-process, as the application when given. Never throws for a refusal. */
-  private async call(method: string, path: string, body: unknown, mediaType: string, asApplication?: Application): Promise<RouteAnswer> {
-    const bytes = body === undefined ? new Uint8Array(0) : new TextEncoder().encode(JSON.stringify(body));
-    const headers: Array<[string, string]> = [['accept', mediaType], ...(bytes.length > 0 ? ([['content-type', mediaType]] as Array<[string, string]>) : [])];
+  private async call(
+    method: string,
+    path: string,
+    body: unknown,
+    mediaType: string,
+    asApplication?: Application,
+  ): Promise<RouteAnswer> {
+    const bytes =
+      body === undefined ? new Uint8Array(0) : new TextEncoder().encode(JSON.stringify(body));
+    const headers: Array<[string, string]> = [
+      ['accept', mediaType],
+      ...(bytes.length > 0 ? ([['content-type', mediaType]] as Array<[string, string]>) : []),
+    ];
     try {
       const route = this.router.match(method, path);
       const answer = await route.handler(this.ctx, {
@@ -82,8 +121,13 @@ export class PortalActions {
       } catch {
         json = undefined;
       }
-      const error = answer.status >= 400 ? String(json?.errorMessage ?? json?.error ?? answer.body) : undefined;
-      return { status: answer.status, ...(json !== undefined ? { json } : {}), ...(error !== undefined ? { error } : {}) };
+      const error =
+        answer.status >= 400 ? String(json?.errorMessage ?? json?.error ?? answer.body) : undefined;
+      return {
+        status: answer.status,
+        ...(json !== undefined ? { json } : {}),
+        ...(error !== undefined ? { error } : {}),
+      };
     } catch (error) {
       if (error instanceof HttpError) return { status: error.status, error: error.message };
       throw error;
@@ -97,31 +141,76 @@ export class PortalActions {
       payInAccountSelector: app.virtualAccount.id,
       amount: field(form, 'amount'),
       reference: field(form, 'reference'),
-      destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: field(form, 'holderName'), accountNumber: field(form, 'accountNumber'), sortCode: field(form, 'sortCode'), iban: null },
+      destination: {
+        destinationType: 'toAccount',
+        accountType: 'SCAN',
+        holderName: field(form, 'holderName'),
+        accountNumber: field(form, 'accountNumber'),
+        sortCode: field(form, 'sortCode'),
+        iban: null,
+      },
       doNotCommitOnCoPMismatch: form.get('doNotCommitOnCoPMismatch') === 'true',
     };
     // The form's amount is text; the API takes a JSON number, as the spec's examples send it.
     const amount = Number(body.amount);
-    const answer = await this.call('POST', '/api/payouts', { ...body, amount: Number.isFinite(amount) && body.amount.trim() !== '' ? amount : body.amount }, PAYOUT_MEDIA_TYPE, app);
-    if (answer.error !== undefined) return { ok: false, text: `payout refused (${answer.status}): ${answer.error}`, back: '/portal/balances' };
+    const answer = await this.call(
+      'POST',
+      '/api/payouts',
+      {
+        ...body,
+        amount: Number.isFinite(amount) && body.amount.trim() !== '' ? amount : body.amount,
+      },
+      PAYOUT_MEDIA_TYPE,
+      app,
+    );
+    if (answer.error !== undefined)
+      return {
+        ok: false,
+        text: `payout refused (${answer.status}): ${answer.error}`,
+        back: '/portal/balances',
+      };
     const p = answer.json!;
     const held = p.status === 'AWAITING_COMMIT' ? ': held until you commit or cancel it' : '';
-    return { ok: true, text: `payout ${String(p.payoutId)} created: status ${String(p.status)}, copStatus ${String(p.copStatus)}${held}`, back: '/portal/balances' };
+    return {
+      ok: true,
+      text: `payout ${String(p.payoutId)} created: status ${String(p.status)}, copStatus ${String(p.copStatus)}${held}`,
+      back: '/portal/balances',
+    };
   }
 
-  private async decide(decision: 'commit' | 'cancel', form: URLSearchParams): Promise<ActionResult> {
+  private async decide(
+    decision: 'commit' | 'cancel',
+    form: URLSearchParams,
+  ): Promise<ActionResult> {
     const id = idField(form, 'payoutId');
     const payout = await this.ctx.store.getPayout(id.toLowerCase());
-    if (payout === undefined) return { ok: false, text: `no payout "${id}"`, back: '/portal/balances' };
-    const answer = await this.call('POST', `/api/payouts/${id}/${decision}`, undefined, PAYOUT_MEDIA_TYPE, this.application(payout.applicationId));
-    if (answer.error !== undefined) return { ok: false, text: `${decision} refused (${answer.status}): ${answer.error}`, back: '/portal/balances' };
-    return { ok: true, text: `payout ${id} ${decision === 'commit' ? 'committed' : 'cancelled'}: status ${String(answer.json!.status)}`, back: '/portal/balances' };
+    if (payout === undefined)
+      return { ok: false, text: `no payout "${id}"`, back: '/portal/balances' };
+    const answer = await this.call(
+      'POST',
+      `/api/payouts/${id}/${decision}`,
+      undefined,
+      PAYOUT_MEDIA_TYPE,
+      this.application(payout.applicationId),
+    );
+    if (answer.error !== undefined)
+      return {
+        ok: false,
+        text: `${decision} refused (${answer.status}): ${answer.error}`,
+        back: '/portal/balances',
+      };
+    return {
+      ok: true,
+      text: `payout ${id} ${decision === 'commit' ? 'committed' : 'cancelled'}: status ${String(answer.json!.status)}`,
+      back: '/portal/balances',
+    };
   }
 
   private async refund(form: URLSearchParams): Promise<ActionResult> {
     const paymentId = idField(form, 'paymentId');
     const payment = await this.ctx.store.getPayment(paymentId.toLowerCase());
-    if (payment === undefined) return { ok: false, text: `no payment "${paymentId}"`, back: '/portal/payments' };
+    if (payment === undefined)
+      return { ok: false, text: `no payment "${paymentId}"`, back: '/portal/payments' };
     const app = this.application(payment.applicationId);
     const answer = await this.call(
       'POST',
@@ -130,8 +219,17 @@ export class PortalActions {
       REFUND_MEDIA_TYPE,
       app,
     );
-    if (answer.error !== undefined) return { ok: false, text: `refund refused (${answer.status}): ${answer.error}`, back: '/portal/payments' };
-    return { ok: true, text: `refund ${String(answer.json!.refundPaymentId)} of ${field(form, 'amount')} GBP started: status ${String(answer.json!.status)}`, back: '/portal/payments' };
+    if (answer.error !== undefined)
+      return {
+        ok: false,
+        text: `refund refused (${answer.status}): ${answer.error}`,
+        back: '/portal/payments',
+      };
+    return {
+      ok: true,
+      text: `refund ${String(answer.json!.refundPaymentId)} of ${field(form, 'amount')} GBP started: status ${String(answer.json!.status)}`,
+      back: '/portal/payments',
+    };
   }
 
   private async webhookUrls(form: URLSearchParams): Promise<ActionResult> {
@@ -144,27 +242,58 @@ export class PortalActions {
       try {
         url = new URL(value);
       } catch {
-        return { ok: false, text: `${kind} webhook URL "${value}" is not a URL`, back: '/portal/settings' };
+        return {
+          ok: false,
+          text: `${kind} webhook URL "${value}" is not a URL`,
+          back: '/portal/settings',
+        };
       }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, text: `${kind} webhook URL must be http or https`, back: '/portal/settings' };
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        return {
+          ok: false,
+          text: `${kind} webhook URL must be http or https`,
+          back: '/portal/settings',
+        };
       urls[kind] = value;
     }
     // Through the store: on Redis every instance sends its next webhooks there too (each rereads the settings twice a second).
     await this.ctx.store.setWebhookUrls(app.applicationId, urls);
-    this.ctx.log(`portal: webhook URLs of application ${app.applicationId} set (${Object.keys(urls).join(', ') || 'all defaults'})`);
-    return { ok: true, text: `webhook URLs of application ${app.applicationId} saved`, back: '/portal/settings' };
+    this.ctx.log(
+      `portal: webhook URLs of application ${app.applicationId} set (${Object.keys(urls).join(', ') || 'all defaults'})`,
+    );
+    return {
+      ok: true,
+      text: `webhook URLs of application ${app.applicationId} saved`,
+      back: '/portal/settings',
+    };
   }
 
   private resend(form: URLSearchParams): ActionResult {
     const id = Number(field(form, 'id'));
     const record = Number.isSafeInteger(id) ? this.ctx.queue.resend(id) : undefined;
-    if (record === undefined) return { ok: false, text: `no delivery #${field(form, 'id')} to resend`, back: '/portal/webhooks' };
-    return { ok: true, text: `delivery #${id} queued again as #${record.id}${record.url === null ? ' (no URL configured: nothing sent)' : ` to ${record.url}`}`, back: '/portal/webhooks' };
+    if (record === undefined)
+      return {
+        ok: false,
+        text: `no delivery #${field(form, 'id')} to resend`,
+        back: '/portal/webhooks',
+      };
+    return {
+      ok: true,
+      text: `delivery #${id} queued again as #${record.id}${record.url === null ? ' (no URL configured: nothing sent)' : ` to ${record.url}`}`,
+      back: '/portal/webhooks',
+    };
   }
 
-  private async sandbox(back: string, method: string, path: string, body: Record<string, string>, describe: (json: Record<string, unknown>) => string): Promise<ActionResult> {
+  private async sandbox(
+    back: string,
+    method: string,
+    path: string,
+    body: Record<string, string>,
+    describe: (json: Record<string, unknown>) => string,
+  ): Promise<ActionResult> {
     const answer = await this.call(method, path, body, 'application/json');
-    if (answer.error !== undefined) return { ok: false, text: `refused (${answer.status}): ${answer.error}`, back };
+    if (answer.error !== undefined)
+      return { ok: false, text: `refused (${answer.status}): ${answer.error}`, back };
     return { ok: true, text: describe(answer.json!), back };
   }
 }
@@ -178,6 +307,7 @@ function field(form: URLSearchParams, name: string): string {
 /** A form field that names a resource: a UUID, so it is safe in a path. */
 function idField(form: URLSearchParams, name: string): string {
   const value = field(form, name);
-  if (!UUID.test(value)) throw new HttpError(400, 'invalid_body', `form field "${name}" is not a UUID`);
+  if (!UUID.test(value))
+    throw new HttpError(400, 'invalid_body', `form field "${name}" is not a UUID`);
   return value;
 }

@@ -18,8 +18,12 @@ export interface AccountBalance {
 
 const PENDING = new Set(['IN_PROGRESS', 'AWAITING_COMMIT', 'HELD']);
 
-export function accountBalance(state: Pick<PortalState, 'payments' | 'payouts' | 'refunds'>, applicationId: string): AccountBalance {
-  const mine = <T extends { readonly applicationId: string }>(items: Iterable<T>): T[] => [...items].filter((i) => i.applicationId === applicationId);
+export function accountBalance(
+  state: Pick<PortalState, 'payments' | 'payouts' | 'refunds'>,
+  applicationId: string,
+): AccountBalance {
+  const mine = <T extends { readonly applicationId: string }>(items: Iterable<T>): T[] =>
+    [...items].filter((i) => i.applicationId === applicationId);
   const payments = mine(state.payments.values());
   const outgoing = [...mine(state.payouts.values()), ...mine(state.refunds.values())];
   const sum = (amounts: string[]) => sumDecimals(amounts.map((a) => toDecimal(a)));
@@ -28,5 +32,11 @@ export function accountBalance(state: Pick<PortalState, 'payments' | 'payouts' |
   const pending = sum(outgoing.filter((o) => PENDING.has(o.status)).map((o) => o.amount));
   const balance = subtractDecimals(settledIn, paidOut);
   const money = (d: ReturnType<typeof toDecimal>) => formatDecimal(d, { minScale: 2 });
-  return { settledIn: money(settledIn), paidOut: money(paidOut), balance: money(balance), pending: money(pending), available: money(subtractDecimals(balance, pending)) };
+  return {
+    settledIn: money(settledIn),
+    paidOut: money(paidOut),
+    balance: money(balance),
+    pending: money(pending),
+    available: money(subtractDecimals(balance, pending)),
+  };
 }

@@ -2,7 +2,10 @@
 // script in assets.ts (served as /portal/assets/portal.js) only keeps the views live and opens the refund dialog.
 /** Escapes text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 /** A tagged template that escapes every interpolated value unless it is `Html` already. */
@@ -46,7 +49,10 @@ export interface PageOptions {
 
 /** The whole page; `<main>` alone is what the live script re-fetches (`?fragment=main`). */
 export function page(o: PageOptions): string {
-  const nav = VIEWS.map((v) => html`<a href="${v.path}"${v.path === o.path ? new Html(' aria-current="page"') : ''}>${v.title}</a>`);
+  const nav = VIEWS.map(
+    (v) =>
+      html`<a href="${v.path}"${v.path === o.path ? new Html(' aria-current="page"') : ''}>${v.title}</a>`,
+  );
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${o.title} · payconform sandbox portal</title><link rel="stylesheet" href="/portal/assets/portal.css"></head>
@@ -57,7 +63,15 @@ ${o.flash ? html`<p class="flash ${o.flash.ok ? 'ok' : 'error'}" role="status">$
 }
 
 /** A POST form to a portal action with the CSRF token; `fields` are hidden inputs, `body` the visible controls. */
-export function actionForm(action: string, csrf: string, fields: Readonly<Record<string, string>>, body: Html | string, attrs = ''): Html {
-  const hidden = Object.entries(fields).map(([n, v]) => html`<input type="hidden" name="${n}" value="${v}">`);
+export function actionForm(
+  action: string,
+  csrf: string,
+  fields: Readonly<Record<string, string>>,
+  body: Html | string,
+  attrs = '',
+): Html {
+  const hidden = Object.entries(fields).map(
+    ([n, v]) => html`<input type="hidden" name="${n}" value="${v}">`,
+  );
   return html`<form method="post" action="${action}"${new Html(attrs === '' ? '' : ` ${attrs}`)}><input type="hidden" name="csrf" value="${csrf}">${hidden}${body}</form>`;
 }

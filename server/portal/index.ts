@@ -15,7 +15,16 @@ import { LiveChanges } from './live.js';
 import { RequestLog } from './request-log.js';
 import { loadPortalState } from './snapshot.js';
 import { PortalGuard } from './security.js';
-import { balancesView, paymentsView, requestDetailView, requestsView, sandboxView, settingsView, webhooksView, type ViewInput } from './views.js';
+import {
+  balancesView,
+  paymentsView,
+  requestDetailView,
+  requestsView,
+  sandboxView,
+  settingsView,
+  webhooksView,
+  type ViewInput,
+} from './views.js';
 
 export interface PortalOptions {
   /**
@@ -27,13 +36,17 @@ export interface PortalOptions {
    * Explains why a rejected signed request's signature failed (the client audit's diagnosis); given by the caller so
    * that server/ does not import conformance/. Without it the Requests view shows the step and code only.
    */
-  readonly diagnose?: (request: HttpRequest, publicKeys: ReadonlyMap<string, Ed25519PublicKey>) => string;
+  readonly diagnose?: (
+    request: HttpRequest,
+    publicKeys: ReadonlyMap<string, Ed25519PublicKey>,
+  ) => string;
   /** Live streams open at once (default 16). */
   readonly maxLiveViews?: number;
 }
 
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
@@ -51,7 +64,9 @@ const RENDER: Record<string, (input: ViewInput) => Html> = {
 };
 
 /** The portal as an extension of the reference service (`startReferenceService({ extensions: [createPortal()] })`). */
-export function createPortal(options: PortalOptions = {}): (ctx: ServiceContext) => ServiceExtension {
+export function createPortal(
+  options: PortalOptions = {},
+): (ctx: ServiceContext) => ServiceExtension {
   return (ctx) => new Portal(ctx, options);
 }
 
@@ -86,12 +101,19 @@ class Portal implements ServiceExtension {
 
   handle(req: IncomingMessage, res: ServerResponse): boolean {
     const url = req.url ?? '/';
-    if (url !== '/portal' && !url.startsWith('/portal/') && !url.startsWith('/portal?')) return false;
+    if (url !== '/portal' && !url.startsWith('/portal/') && !url.startsWith('/portal?'))
+      return false;
     void this.serve(req, res, new URL(url, 'http://portal.invalid')).catch((error: unknown) => {
       const status = error instanceof HttpError ? error.status : 500;
       const text = error instanceof HttpError ? error.message : 'internal error';
-      if (!(error instanceof HttpError)) this.ctx.log(`portal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      if (!res.headersSent) res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' }).end(`${text}\n`);
+      if (!(error instanceof HttpError))
+        this.ctx.log(
+          `portal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+      if (!res.headersSent)
+        res
+          .writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' })
+          .end(`${text}\n`);
       else res.destroy();
     });
     return true;
@@ -103,7 +125,8 @@ class Portal implements ServiceExtension {
     const path = url.pathname;
     if (req.method === 'POST') {
       const action = /^\/portal\/actions\/([a-z-]+)$/.exec(path)?.[1];
-      if (action === undefined) throw new HttpError(404, 'route_not_found', `no portal action at ${path}`);
+      if (action === undefined)
+        throw new HttpError(404, 'route_not_found', `no portal action at ${path}`);
       const form = await readForm(req);
       const why = this.guard.refuseChange(req, form);
       if (why !== undefined) throw new HttpError(403, 'forbidden', why);
@@ -114,7 +137,12 @@ class Portal implements ServiceExtension {
       res.writeHead(303, { ...SECURITY_HEADERS, location: `${result.back}?flash=${key}` }).end();
       return;
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, 'method_not_allowed', `method ${req.method ?? ''} is not allowed on the portal`);
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      throw new HttpError(
+        405,
+        'method_not_allowed',
+        `method ${req.method ?? ''} is not allowed on the portal`,
+      );
     req.resume();
     if (path === '/portal' || path === '/portal/') {
       res.writeHead(303, { ...SECURITY_HEADERS, location: VIEWS[0].path }).end();
@@ -124,41 +152,69 @@ class Portal implements ServiceExtension {
       this.live.open(res);
       return;
     }
-    if (path === '/portal/assets/portal.js') return send(res, 'text/javascript; charset=utf-8', PORTAL_SCRIPT);
-    if (path === '/portal/assets/portal.css') return send(res, 'text/css; charset=utf-8', PORTAL_STYLE);
-    const input: ViewInput = { ctx: this.ctx, state: await loadPortalState(this.ctx), csrf: this.guard.csrfToken, requests: this.requests };
+    if (path === '/portal/assets/portal.js')
+      return send(res, 'text/javascript; charset=utf-8', PORTAL_SCRIPT);
+    if (path === '/portal/assets/portal.css')
+      return send(res, 'text/css; charset=utf-8', PORTAL_STYLE);
+    const input: ViewInput = {
+      ctx: this.ctx,
+      state: await loadPortalState(this.ctx),
+      csrf: this.guard.csrfToken,
+      requests: this.requests,
+    };
     const detail = /^\/portal\/requests\/(\d{1,9})$/.exec(path)?.[1];
     if (detail !== undefined) {
       const entry = this.requests.get(Number(detail));
-      if (entry === undefined) throw new HttpError(404, 'route_not_found', `no request #${detail} (only the last 200 are kept)`);
+      if (entry === undefined)
+        throw new HttpError(
+          404,
+          'route_not_found',
+          `no request #${detail} (only the last 200 are kept)`,
+        );
       const main = requestDetailView(input, entry, this.diagnosis(entry.id));
-      return send(res, 'text/html; charset=utf-8', page({ title: `Request #${detail}`, path: '/portal/requests', main }));
+      return send(
+        res,
+        'text/html; charset=utf-8',
+        page({ title: `Request #${detail}`, path: '/portal/requests', main }),
+      );
     }
     const render = RENDER[path];
-    if (render === undefined) throw new HttpError(404, 'route_not_found', `no portal view at ${path}`);
+    if (render === undefined)
+      throw new HttpError(404, 'route_not_found', `no portal view at ${path}`);
     const main = render(input);
-    if (url.searchParams.get('fragment') === 'main') return send(res, 'text/html; charset=utf-8', main.text);
+    if (url.searchParams.get('fragment') === 'main')
+      return send(res, 'text/html; charset=utf-8', main.text);
     const flashKey = url.searchParams.get('flash');
     const flash = flashKey === null ? undefined : this.flashes.get(flashKey);
     const title = VIEWS.find((v) => v.path === path)!.title;
-    send(res, 'text/html; charset=utf-8', page({ title, path, main, ...(flash !== undefined ? { flash } : {}) }));
+    send(
+      res,
+      'text/html; charset=utf-8',
+      page({ title, path, main, ...(flash !== undefined ? { flash } : {}) }),
+    );
   }
 
   /** The diagnosis of a rejected signed request, computed when asked for (it may try thousands of bases). */
   private diagnosis(id: number): string {
     const raw = this.requests.rawSigned(id);
-    if (raw === undefined) return 'no diagnosis: only rejected signed requests (body up to 64 KiB) are diagnosed';
+    if (raw === undefined)
+      return 'no diagnosis: only rejected signed requests (body up to 64 KiB) are diagnosed';
     if (this.options.diagnose === undefined) return 'no diagnosis engine was given to the portal';
     const appId = raw.headers.find(([n]) => n.toLowerCase() === 'x-application-id')?.[1]?.trim();
     const app = appId === undefined ? undefined : this.ctx.state.applications.get(appId);
-    if (app === undefined) return `no diagnosis: the request names no known application${appId !== undefined ? ` ("${appId}")` : ''}`;
+    if (app === undefined)
+      return `no diagnosis: the request names no known application${appId !== undefined ? ` ("${appId}")` : ''}`;
     return this.options.diagnose(raw, app.publicKeys);
   }
 }
 
 function send(res: ServerResponse, contentType: string, body: string): void {
   const bytes = Buffer.from(body, 'utf8');
-  res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': contentType, 'content-length': String(bytes.length) });
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': contentType,
+    'content-length': String(bytes.length),
+  });
   res.end(res.req.method === 'HEAD' ? undefined : bytes);
 }
 
@@ -167,7 +223,13 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   const type = (req.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
     req.resume();
-    return Promise.reject(new HttpError(415, 'unsupported_media_type', 'portal actions take an HTML form (application/x-www-form-urlencoded)'));
+    return Promise.reject(
+      new HttpError(
+        415,
+        'unsupported_media_type',
+        'portal actions take an HTML form (application/x-www-form-urlencoded)',
+      ),
+    );
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

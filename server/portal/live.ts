@@ -23,10 +23,16 @@ export class LiveChanges {
   /** Opens a stream; false (answered 503) when `maxClients` are open already. */
   open(res: ServerResponse): boolean {
     if (this.clients.size >= this.maxClients) {
-      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' }).end('too many live portal views open\n');
+      res
+        .writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '5' })
+        .end('too many live portal views open\n');
       return false;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
     res.write('retry: 2000\n\n');
     this.clients.add(res);
     res.on('close', () => this.clients.delete(res));

@@ -24,18 +24,29 @@ export class RequestLog {
   constructor(private readonly max = 200) {}
 
   add(request: AnsweredRequest): void {
-    const headers = request.http.headers.map(([n, v]) => [n, n.toLowerCase() === 'x-application-secret' ? MASK : v] as [string, string]);
+    const headers = request.http.headers.map(
+      ([n, v]) => [n, n.toLowerCase() === 'x-application-secret' ? MASK : v] as [string, string],
+    );
     const body = request.http.body;
     const entry: LoggedRequest = {
       ...request,
-      http: { ...request.http, headers, body: body.length > MAX_BODY ? body.slice(0, MAX_BODY) : body },
+      http: {
+        ...request.http,
+        headers,
+        body: body.length > MAX_BODY ? body.slice(0, MAX_BODY) : body,
+      },
       id: this.nextId++,
-      signed: getFieldValues(headers, 'signature').length > 0 || getFieldValues(headers, 'signature-input').length > 0,
+      signed:
+        getFieldValues(headers, 'signature').length > 0 ||
+        getFieldValues(headers, 'signature-input').length > 0,
       truncated: body.length > MAX_BODY,
     };
     this.entries.push(entry);
-    if (entry.signed && request.status >= 400 && !entry.truncated) this.raw.set(entry.id, request.http);
-    if (this.entries.length > this.max) for (const dropped of this.entries.splice(0, this.entries.length - this.max)) this.raw.delete(dropped.id);
+    if (entry.signed && request.status >= 400 && !entry.truncated)
+      this.raw.set(entry.id, request.http);
+    if (this.entries.length > this.max)
+      for (const dropped of this.entries.splice(0, this.entries.length - this.max))
+        this.raw.delete(dropped.id);
   }
 
   /** The request as received (secret included) of a rejected signed request, for its diagnosis. */

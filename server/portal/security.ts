@@ -15,14 +15,16 @@ export class PortalGuard {
   /** Why a request may not reach the portal at all, or undefined. */
   refuseHost(req: IncomingMessage): string | undefined {
     const host = req.headers.host ?? '';
-    if (this.loopbackOnly && !LOOPBACK_HOST.test(host)) return `the portal answers only to loopback host names, not "${host}"`;
+    if (this.loopbackOnly && !LOOPBACK_HOST.test(host))
+      return `the portal answers only to loopback host names, not "${host}"`;
     return undefined;
   }
 
   /** Why a state-changing request is refused, or undefined: it must come from the portal's own page, with its token. */
   refuseChange(req: IncomingMessage, form: URLSearchParams): string | undefined {
     const site = req.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') return `cross-site request refused (Sec-Fetch-Site: ${site})`;
+    if (site !== undefined && site !== 'same-origin' && site !== 'none')
+      return `cross-site request refused (Sec-Fetch-Site: ${site})`;
     const origin = req.headers.origin;
     if (origin !== undefined && origin !== 'null') {
       let originHost: string;
@@ -31,11 +33,13 @@ export class PortalGuard {
       } catch {
         return 'malformed Origin header';
       }
-      if (originHost.toLowerCase() !== (req.headers.host ?? '').toLowerCase()) return `cross-origin request refused (Origin: ${origin})`;
+      if (originHost.toLowerCase() !== (req.headers.host ?? '').toLowerCase())
+        return `cross-origin request refused (Origin: ${origin})`;
     } else if (origin === 'null') return 'request from an opaque origin refused';
     const token = Buffer.from(form.get('csrf') ?? '', 'utf8');
     const expected = Buffer.from(this.csrfToken, 'utf8');
-    if (token.length !== expected.length || !timingSafeEqual(token, expected)) return 'missing or wrong CSRF token: reload the portal page';
+    if (token.length !== expected.length || !timingSafeEqual(token, expected))
+      return 'missing or wrong CSRF token: reload the portal page';
     return undefined;
   }
 }

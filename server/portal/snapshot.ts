@@ -21,7 +21,8 @@ export async function loadPortalState(ctx: ServiceContext): Promise<PortalState>
     ctx.store.listRefunds(),
     ctx.store.loadWebhookUrls(),
   ]);
-  const byId = <T>(items: readonly T[], id: (item: T) => string) => new Map(items.map((i) => [id(i), i]));
+  const byId = <T>(items: readonly T[], id: (item: T) => string) =>
+    new Map(items.map((i) => [id(i), i]));
   return {
     applications: ctx.state.applications,
     payments: byId(payments, (p) => p.paymentId),

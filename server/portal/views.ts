@@ -41,11 +41,15 @@ function payoutRows(input: ViewInput, payouts: readonly Payout[]): Html {
 
 export function balancesView(input: ViewInput): Html {
   const { ctx, state } = input;
-  const triggers = copTriggers.map((t) => html`<code>${t.holderName}</code> → ${String(t.copStatus)}`);
+  const triggers = copTriggers.map(
+    (t) => html`<code>${t.holderName}</code> → ${String(t.copStatus)}`,
+  );
   const sections = apps(state).map((app) => {
     const b = accountBalance(state, app.applicationId);
     const account = app.virtualAccount;
-    const payouts = [...state.payouts.values()].filter((p) => p.applicationId === app.applicationId);
+    const payouts = [...state.payouts.values()].filter(
+      (p) => p.applicationId === app.applicationId,
+    );
     const form = actionForm(
       '/portal/actions/payout',
       input.csrf,
@@ -109,7 +113,10 @@ export function settingsView(input: ViewInput): Html {
 }
 
 function requestRow(r: LoggedRequest): Html {
-  const diagnose = r.signed && r.status >= 400 ? html` <a href="/portal/requests/${String(r.id)}">diagnose</a>` : '';
+  const diagnose =
+    r.signed && r.status >= 400
+      ? html` <a href="/portal/requests/${String(r.id)}">diagnose</a>`
+      : '';
   const path = r.target.length > 90 ? `${r.target.slice(0, 87)}...` : r.target;
   return html`<tr data-request="${String(r.id)}"><td>${time(r.at)}</td><td>${r.http.method}</td><td><code>${path}</code></td><td>${String(r.status)}</td><td>${r.code ? html`<code>${r.code}</code>` : ''}</td><td>${r.message ?? ''}${diagnose}</td></tr>`;
 }
@@ -131,9 +138,16 @@ export function requestDetailView(input: ViewInput, r: LoggedRequest, diagnosis:
 
 function deliveryRow(input: ViewInput, d: DeliveryRecord): Html {
   const attempts = d.attempts.map(
-    (a) => html`<li>attempt ${String(a.attempt)} at ${a.startedAt}: ${a.responseStatus !== undefined ? `HTTP ${a.responseStatus}` : (a.error ?? 'pending')}<pre>${a.body}</pre></li>`,
+    (a) =>
+      html`<li>attempt ${String(a.attempt)} at ${a.startedAt}: ${a.responseStatus !== undefined ? `HTTP ${a.responseStatus}` : (a.error ?? 'pending')}<pre>${a.body}</pre></li>`,
   );
-  const resend = actionForm('/portal/actions/resend', input.csrf, { id: String(d.id) }, html`<button>Resend</button>`, 'class="inline"');
+  const resend = actionForm(
+    '/portal/actions/resend',
+    input.csrf,
+    { id: String(d.id) },
+    html`<button>Resend</button>`,
+    'class="inline"',
+  );
   return html`<tr data-delivery="${String(d.id)}"><td>${String(d.id)}${d.resendOf !== undefined ? html` <span class="muted">(resend of ${String(d.resendOf)})</span>` : ''}</td><td>${d.kind}</td><td><code title="${d.resourceId}">${short(d.resourceId)}</code> ${status(d.eventStatus)}</td><td><code>${d.url ?? '(no URL)'}</code></td><td>${status(d.state)}</td><td>${d.nextAttemptAt ?? ''}</td>
 <td><details id="delivery-${String(d.id)}"><summary>${String(d.attempts.length)} attempt(s)</summary><ul>${attempts}</ul></details></td><td>${resend}</td></tr>`;
 }
@@ -151,18 +165,68 @@ function options(values: readonly string[], label: (v: string) => string = (v) =
 export function sandboxView(input: ViewInput): Html {
   const { ctx, csrf, state } = input;
   const applications = apps(state).map((a) => a.applicationId);
-  const payments = [...state.payments.values()].filter((p) => p.status === 'AWAITING_AUTHORIZATION' || p.status === 'COMPLETED');
-  const payouts = [...state.payouts.values()].filter((p) => p.status === 'IN_PROGRESS' || p.status === 'HELD');
-  const refunds = [...state.refunds.values()].filter((r) => r.status === 'IN_PROGRESS' || r.status === 'HELD');
+  const payments = [...state.payments.values()].filter(
+    (p) => p.status === 'AWAITING_AUTHORIZATION' || p.status === 'COMPLETED',
+  );
+  const payouts = [...state.payouts.values()].filter(
+    (p) => p.status === 'IN_PROGRESS' || p.status === 'HELD',
+  );
+  const refunds = [...state.refunds.values()].filter(
+    (r) => r.status === 'IN_PROGRESS' || r.status === 'HELD',
+  );
   const describe = (id: string, extra: string) => `${short(id)} ${extra}`;
   return html`<h1>Sandbox controls</h1><p class="muted">Each control calls the same /sandbox/ route as the HTTP API, so it produces exactly the webhooks that route produces.</p>
-<section><h2>Create a payment</h2>${actionForm('/portal/actions/create-payment', csrf, {}, html`<label>Application <select name="applicationId">${options(applications)}</select></label>
+<section><h2>Create a payment</h2>${actionForm(
+    '/portal/actions/create-payment',
+    csrf,
+    {},
+    html`<label>Application <select name="applicationId">${options(applications)}</select></label>
 <label>Amount (GBP) <input type="text" name="amount" required value="50.00"></label>
-<label>Status <select name="status"><option value="AWAITING_AUTHORIZATION">AWAITING_AUTHORIZATION</option>${options(PAYMENT_TARGETS)}</select></label> <button>Create payment</button>`)}</section>
-<section><h2>Move a payment</h2>${payments.length === 0 ? html`<p class="muted">No payment can move (none is AWAITING_AUTHORIZATION or COMPLETED).</p>` : actionForm('/portal/actions/move-payment', csrf, {}, html`<label>Payment <select name="paymentId">${options(payments.map((p) => p.paymentId), (id) => describe(id, `${state.payments.get(id)!.amount} ${state.payments.get(id)!.status}`))}</select></label>
-<label>To <select name="status">${options(PAYMENT_TARGETS)}</select></label> <button>Move payment</button>`)}</section>
-<section><h2>Move a payout</h2>${payouts.length === 0 ? html`<p class="muted">No payout is IN_PROGRESS or HELD.</p>` : actionForm('/portal/actions/advance-payout', csrf, {}, html`<label>Payout <select name="payoutId">${options(payouts.map((p) => p.payoutId), (id) => describe(id, `${state.payouts.get(id)!.amount} ${state.payouts.get(id)!.status}`))}</select></label>
-<label>To <select name="status">${options(MOVE_TARGETS)}</select></label> <button>Move payout</button>`)}</section>
-<section><h2>Move a refund</h2>${refunds.length === 0 ? html`<p class="muted">No refund is IN_PROGRESS or HELD.</p>` : actionForm('/portal/actions/advance-refund', csrf, {}, html`<label>Refund <select name="refundId">${options(refunds.map((r) => r.refundId), (id) => describe(id, `${state.refunds.get(id)!.amount} ${state.refunds.get(id)!.status}`))}</select></label>
-<label>To <select name="status">${options(MOVE_TARGETS)}</select></label> <button>Move refund</button>`)}</section>`;
+<label>Status <select name="status"><option value="AWAITING_AUTHORIZATION">AWAITING_AUTHORIZATION</option>${options(PAYMENT_TARGETS)}</select></label> <button>Create payment</button>`,
+  )}</section>
+<section><h2>Move a payment</h2>${
+    payments.length === 0
+      ? html`<p class="muted">No payment can move (none is AWAITING_AUTHORIZATION or COMPLETED).</p>`
+      : actionForm(
+          '/portal/actions/move-payment',
+          csrf,
+          {},
+          html`<label>Payment <select name="paymentId">${options(
+            payments.map((p) => p.paymentId),
+            (id) =>
+              describe(id, `${state.payments.get(id)!.amount} ${state.payments.get(id)!.status}`),
+          )}</select></label>
+<label>To <select name="status">${options(PAYMENT_TARGETS)}</select></label> <button>Move payment</button>`,
+        )
+  }</section>
+<section><h2>Move a payout</h2>${
+    payouts.length === 0
+      ? html`<p class="muted">No payout is IN_PROGRESS or HELD.</p>`
+      : actionForm(
+          '/portal/actions/advance-payout',
+          csrf,
+          {},
+          html`<label>Payout <select name="payoutId">${options(
+            payouts.map((p) => p.payoutId),
+            (id) =>
+              describe(id, `${state.payouts.get(id)!.amount} ${state.payouts.get(id)!.status}`),
+          )}</select></label>
+<label>To <select name="status">${options(MOVE_TARGETS)}</select></label> <button>Move payout</button>`,
+        )
+  }</section>
+<section><h2>Move a refund</h2>${
+    refunds.length === 0
+      ? html`<p class="muted">No refund is IN_PROGRESS or HELD.</p>`
+      : actionForm(
+          '/portal/actions/advance-refund',
+          csrf,
+          {},
+          html`<label>Refund <select name="refundId">${options(
+            refunds.map((r) => r.refundId),
+            (id) =>
+              describe(id, `${state.refunds.get(id)!.amount} ${state.refunds.get(id)!.status}`),
+          )}</select></label>
+<label>To <select name="status">${options(MOVE_TARGETS)}</select></label> <button>Move refund</button>`,
+        )
+  }</section>`;
 }

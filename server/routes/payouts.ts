@@ -6,7 +6,12 @@ import { HttpError } from '../error-body.js';
 import { parseJsonBody, requireAcceptable, requireContentType } from '../http-io.js';
 import { stringifyJson } from '../json-writer.js';
 import { plannedOutcome } from '../lifecycle.js';
-import { cancelPayout as cancelRule, commitPayout as commitRule, initialPayoutStatus, PAYOUT_CANCEL_STATUS_REASON } from '../../src/rules/index.js';
+import {
+  cancelPayout as cancelRule,
+  commitPayout as commitRule,
+  initialPayoutStatus,
+  PAYOUT_CANCEL_STATUS_REASON,
+} from '../../src/rules/index.js';
 import { positiveAmount } from '../amounts.js';
 import { PAYOUT_MEDIA_TYPE, payoutResource, withCharset } from '../representations.js';
 import { validateRequestBody } from '../request-validation.js';
@@ -36,25 +41,51 @@ interface PayoutRequestBody {
 function buildPayout(ctx: ServiceContext, app: Application, request: RouteRequest): Payout {
   requireContentType(request.http.headers, [PAYOUT_MEDIA_TYPE]);
   requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE, 'application/json']);
-  const body = validateRequestBody<PayoutRequestBody>('payout-create-request', parseJsonBody(request.http.body));
+  const body = validateRequestBody<PayoutRequestBody>(
+    'payout-create-request',
+    parseJsonBody(request.http.body),
+  );
   if (body.applicationId !== app.applicationId) {
-    throw new HttpError(403, 'application_mismatch', `body applicationId "${body.applicationId}" is not the authenticated application`);
+    throw new HttpError(
+      403,
+      'application_mismatch',
+      `body applicationId "${body.applicationId}" is not the authenticated application`,
+    );
   }
   const account = app.virtualAccount;
   if (body.payInAccountSelector !== account.id && body.payInAccountSelector !== account.alias) {
-    throw new HttpError(422, 'unknown_account', `payInAccountSelector "${body.payInAccountSelector}" selects no virtual account of this application`);
+    throw new HttpError(
+      422,
+      'unknown_account',
+      `payInAccountSelector "${body.payInAccountSelector}" selects no virtual account of this application`,
+    );
   }
   const amount = positiveAmount(body.amount);
   if (amount === undefined) {
-    throw new HttpError(422, 'invalid_amount', 'amount must be a positive decimal with at most two fractional digits');
+    throw new HttpError(
+      422,
+      'invalid_amount',
+      'amount must be a positive decimal with at most two fractional digits',
+    );
   }
   const copStatus = confirmPayee(body.destination.holderName, app.cop);
   const { faults } = ctx;
-  const doNotCommit = (body.doNotCommitOnCoPMismatch === true && !faults.has('no-cop-hold')) || faults.has('hold-without-flag');
-  let status: PayoutStatus = initialPayoutStatus({ copStatus, doNotCommitOnCoPMismatch: doNotCommit });
+  const doNotCommit =
+    (body.doNotCommitOnCoPMismatch === true && !faults.has('no-cop-hold')) ||
+    faults.has('hold-without-flag');
+  let status: PayoutStatus = initialPayoutStatus({
+    copStatus,
+    doNotCommitOnCoPMismatch: doNotCommit,
+  });
   // Faults that hold what the spec executes automatically.
-  if (doNotCommit && copStatus === 'FULL_MATCH' && faults.has('hold-on-full-match')) status = 'AWAITING_COMMIT';
-  if (doNotCommit && (copStatus === 'NOT_CHECKED' || copStatus === null) && faults.has('hold-on-not-checked')) status = 'AWAITING_COMMIT';
+  if (doNotCommit && copStatus === 'FULL_MATCH' && faults.has('hold-on-full-match'))
+    status = 'AWAITING_COMMIT';
+  if (
+    doNotCommit &&
+    (copStatus === 'NOT_CHECKED' || copStatus === null) &&
+    faults.has('hold-on-not-checked')
+  )
+    status = 'AWAITING_COMMIT';
   if (copStatus === 'PARTIAL_MATCH' && faults.has('no-hold-on-partial')) status = 'IN_PROGRESS';
   return {
     payoutId: randomUUID(),
@@ -81,7 +112,9 @@ async function store(ctx: ServiceContext, payout: Payout): Promise<void> {
   ctx.state.requireRoom('payouts');
   await ctx.store.addPayout(payout);
   ctx.lifecycle.payoutChanged(payout, true);
-  ctx.log(`payout ${payout.payoutId} created: ${payout.status} ${payout.amount} ${payout.currency} copStatus=${payout.copStatus}`);
+  ctx.log(
+    `payout ${payout.payoutId} created: ${payout.status} ${payout.amount} ${payout.currency} copStatus=${payout.copStatus}`,
+  );
 }
 
 export const createPayout: RouteHandler = async (ctx, request) => {
@@ -89,7 +122,11 @@ export const createPayout: RouteHandler = async (ctx, request) => {
   try {
     app = request.asApplication ?? (await ctx.auth.verifySigned(request.http));
   } catch (error) {
-    if (ctx.faults.has('creates-on-rejection') && error instanceof HttpError && error.status === 401) {
+    if (
+      ctx.faults.has('creates-on-rejection') &&
+      error instanceof HttpError &&
+      error.status === 401
+    ) {
       // Fault: the rejected request still takes effect when its body is otherwise acceptable.
       const fallback = ctx.state.applications.values().next().value;
       if (fallback !== undefined) {
@@ -112,12 +149,20 @@ export const createPayout: RouteHandler = async (ctx, request) => {
  * The caller's payout moved by the rule (atomically in the store, so of concurrent commits and cancels, through any
  * instance, one wins): 404 when not theirs, 409 when not AWAITING_COMMIT. `also` runs inside the same change.
  */
-async function moveOwnPayout(ctx: ServiceContext, request: RouteRequest, rule: typeof commitRule | typeof cancelRule, also: (payout: Payout) => void = () => {}): Promise<Payout> {
-  const app = request.asApplication ?? (await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund));
+async function moveOwnPayout(
+  ctx: ServiceContext,
+  request: RouteRequest,
+  rule: typeof commitRule | typeof cancelRule,
+  also: (payout: Payout) => void = () => {},
+): Promise<Payout> {
+  const app =
+    request.asApplication ??
+    (await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund));
   requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE, 'application/json']);
   if (request.http.body.length > 0) requireContentType(request.http.headers, [PAYOUT_MEDIA_TYPE]);
   const id = request.params.payoutId ?? '';
-  const notFound = () => new HttpError(404, 'payout_not_found', `no payout "${id}" for this application`);
+  const notFound = () =>
+    new HttpError(404, 'payout_not_found', `no payout "${id}" for this application`);
   if (!isUuid(id)) throw notFound();
   const changed = await ctx.store.changePayout(id.toLowerCase(), (payout) => {
     if (payout.applicationId !== app.applicationId) throw notFound();
@@ -137,7 +182,11 @@ export const commitPayout: RouteHandler = async (ctx, request) => {
   });
   ctx.lifecycle.payoutChanged(payout, false);
   // Fault commit-processed: the answer says PROCESSED.
-  return json(ctx, 200, ctx.faults.has('commit-processed') ? { ...payout, status: 'PROCESSED' } : payout);
+  return json(
+    ctx,
+    200,
+    ctx.faults.has('commit-processed') ? { ...payout, status: 'PROCESSED' } : payout,
+  );
 };
 
 export const CANCEL_REASON = PAYOUT_CANCEL_STATUS_REASON;

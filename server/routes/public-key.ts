@@ -11,5 +11,9 @@ export const getPublicKey: RouteHandler = (ctx) => ({
   // Variant alt: the same body on one line (the spec does not say how the body is laid out).
   body: ctx.faults.has('public-key-stale')
     ? (staleKey ??= exportTrimmedPublicKeyPem(generateWebhookKeyPair().privateKey))
-    : ctx.faults.has('public-key-full-pem') ? ctx.webhookPublicKey.full : ctx.faults.alt ? ctx.webhookPublicKey.trimmed.replace(/\r?\n/g, '') : ctx.webhookPublicKey.trimmed,
+    : ctx.faults.has('public-key-full-pem')
+      ? ctx.webhookPublicKey.full
+      : ctx.faults.alt
+        ? ctx.webhookPublicKey.trimmed.replace(/\r?\n/g, '')
+        : ctx.webhookPublicKey.trimmed,
 });

@@ -14,7 +14,10 @@ import {
 export type DigestAlgorithm = 'sha-512' | 'sha-256';
 
 const DIGEST_LENGTH: Readonly<Record<DigestAlgorithm, number>> = { 'sha-512': 64, 'sha-256': 32 };
-const NODE_HASH: Readonly<Record<DigestAlgorithm, string>> = { 'sha-512': 'sha512', 'sha-256': 'sha256' };
+const NODE_HASH: Readonly<Record<DigestAlgorithm, string>> = {
+  'sha-512': 'sha512',
+  'sha-256': 'sha256',
+};
 
 /** More members than this is treated as malformed (RFC 9530 §6.6: resource exhaustion). */
 export const MAX_DIGEST_MEMBERS = 16;
@@ -24,37 +27,49 @@ export function isDigestAlgorithm(name: string): name is DigestAlgorithm {
 }
 
 // crypto.hash (Node >= 20.12) is a one-shot digest without a Hash object; fall back to createHash.
-type OneShotHash = ((alg: string, data: Uint8Array | string, enc: 'buffer') => Buffer) & ((alg: string, data: Uint8Array | string, enc: 'base64') => string);
+type OneShotHash = ((alg: string, data: Uint8Array | string, enc: 'buffer') => Buffer) &
+  ((alg: string, data: Uint8Array | string, enc: 'base64') => string);
 const oneShotHash = (nodeCrypto as { hash?: OneShotHash }).hash;
 
 /** The raw digest of `body` with one algorithm. */
 export function digestBytes(body: Uint8Array, algorithm: DigestAlgorithm): Uint8Array {
-  return oneShotHash ? oneShotHash(NODE_HASH[algorithm], body, 'buffer') : nodeCrypto.createHash(NODE_HASH[algorithm]).update(body).digest();
+  return oneShotHash
+    ? oneShotHash(NODE_HASH[algorithm], body, 'buffer')
+    : nodeCrypto.createHash(NODE_HASH[algorithm]).update(body).digest();
 }
 
 /** The digest of `body` as padded standard base64 (the text between the colons of a canonical byte sequence). */
 export function digestBase64(body: Uint8Array, algorithm: DigestAlgorithm): string {
-  return oneShotHash ? oneShotHash(NODE_HASH[algorithm], body, 'base64') : nodeCrypto.createHash(NODE_HASH[algorithm]).update(body).digest('base64');
+  return oneShotHash
+    ? oneShotHash(NODE_HASH[algorithm], body, 'base64')
+    : nodeCrypto.createHash(NODE_HASH[algorithm]).update(body).digest('base64');
 }
 
 /** The digest of `text`'s UTF-8 bytes (the same bytes TextEncoder gives), without an intermediate copy. */
 export function digestText(text: string, algorithm: DigestAlgorithm): Uint8Array {
-  return oneShotHash ? oneShotHash(NODE_HASH[algorithm], text, 'buffer') : nodeCrypto.createHash(NODE_HASH[algorithm]).update(text, 'utf8').digest();
+  return oneShotHash
+    ? oneShotHash(NODE_HASH[algorithm], text, 'buffer')
+    : nodeCrypto.createHash(NODE_HASH[algorithm]).update(text, 'utf8').digest();
 }
 
 /** The Content-Digest field value for `body`, e.g. `sha-512=:...:`, members in the order given. */
-export function computeContentDigest(body: Uint8Array, algorithms: readonly DigestAlgorithm[] = ['sha-512']): string {
+export function computeContentDigest(
+  body: Uint8Array,
+  algorithms: readonly DigestAlgorithm[] = ['sha-512'],
+): string {
   if (!(body instanceof Uint8Array)) throw new TypeError('body must be a Uint8Array');
   if (algorithms.length === 0) throw new TypeError('at least one digest algorithm is required');
   const members: Dictionary = new Map();
   for (const algorithm of algorithms) {
-    if (!isDigestAlgorithm(algorithm)) throw new TypeError(`unsupported digest algorithm "${String(algorithm)}"`);
+    if (!isDigestAlgorithm(algorithm))
+      throw new TypeError(`unsupported digest algorithm "${String(algorithm)}"`);
     members.set(algorithm, [digestBytes(body, algorithm), new Map()]);
   }
   return serializeDictionary(members);
 }
 
-export type ContentDigestErrorCode = 'DIGEST_MALFORMED' | 'DIGEST_ALGORITHM_UNSUPPORTED' | 'DIGEST_MISMATCH';
+export type ContentDigestErrorCode =
+  'DIGEST_MALFORMED' | 'DIGEST_ALGORITHM_UNSUPPORTED' | 'DIGEST_MISMATCH';
 
 export type ParseContentDigestResult =
   | {
@@ -68,7 +83,10 @@ export type ParseContentDigestResult =
  * Parses a Content-Digest Dictionary. Malformed: not a Dictionary, a duplicate key, more than
  * MAX_DIGEST_MEMBERS members, a member that is not a byte sequence, or a known algorithm with the wrong length.
  */
-export function parseContentDigest(value: string, options: { readonly fastPath?: boolean } = {}): ParseContentDigestResult {
+export function parseContentDigest(
+  value: string,
+  options: { readonly fastPath?: boolean } = {},
+): ParseContentDigestResult {
   // Fast path for the canonical one-member form (`sha-512=:<padded base64>:`); anything else takes the general
   // parser. The result is identical to the general path (a property test checks this).
   const single = options.fastPath === false ? null : CANONICAL_BYTE_SEQUENCE_MEMBER.exec(value);
@@ -80,15 +98,25 @@ export function parseContentDigest(value: string, options: { readonly fastPath?:
     }
   }
   const parsed = parseSfDictionary(value);
-  if (!parsed.ok) return { ok: false, code: 'DIGEST_MALFORMED', message: `Content-Digest: ${parsed.message}` };
-  if (parsed.value.size === 0) return { ok: false, code: 'DIGEST_MALFORMED', message: 'Content-Digest is empty' };
+  if (!parsed.ok)
+    return { ok: false, code: 'DIGEST_MALFORMED', message: `Content-Digest: ${parsed.message}` };
+  if (parsed.value.size === 0)
+    return { ok: false, code: 'DIGEST_MALFORMED', message: 'Content-Digest is empty' };
   if (parsed.value.size > MAX_DIGEST_MEMBERS) {
-    return { ok: false, code: 'DIGEST_MALFORMED', message: `Content-Digest has more than ${MAX_DIGEST_MEMBERS} members` };
+    return {
+      ok: false,
+      code: 'DIGEST_MALFORMED',
+      message: `Content-Digest has more than ${MAX_DIGEST_MEMBERS} members`,
+    };
   }
   const digests = new Map<string, Uint8Array>();
   for (const [key, member] of parsed.value) {
     if (isInnerList(member) || !isByteSequence(member[0])) {
-      return { ok: false, code: 'DIGEST_MALFORMED', message: `Content-Digest member "${key}" is not a byte sequence` };
+      return {
+        ok: false,
+        code: 'DIGEST_MALFORMED',
+        message: `Content-Digest member "${key}" is not a byte sequence`,
+      };
     }
     const bytes = new Uint8Array(member[0]);
     if (isDigestAlgorithm(key) && bytes.length !== DIGEST_LENGTH[key]) {
@@ -99,7 +127,11 @@ export function parseContentDigest(value: string, options: { readonly fastPath?:
       };
     }
     if (!isByteSequenceWrittenCanonically(value, bytes)) {
-      return { ok: false, code: 'DIGEST_MALFORMED', message: `Content-Digest member "${key}" is not padded standard base64` };
+      return {
+        ok: false,
+        code: 'DIGEST_MALFORMED',
+        message: `Content-Digest member "${key}" is not padded standard base64`,
+      };
     }
     digests.set(key, bytes);
   }
@@ -111,7 +143,10 @@ export type VerifyContentDigestResult =
   | { readonly ok: false; readonly code: ContentDigestErrorCode; readonly message: string };
 
 /** `sha-256=:`: what a canonical one-member value starts with, per algorithm. */
-const CANONICAL_PREFIX: Readonly<Record<DigestAlgorithm, string>> = { 'sha-512': 'sha-512=:', 'sha-256': 'sha-256=:' };
+const CANONICAL_PREFIX: Readonly<Record<DigestAlgorithm, string>> = {
+  'sha-512': 'sha-512=:',
+  'sha-256': 'sha-256=:',
+};
 /** The fast path's answers, shared (results are read-only). */
 const VERIFIED: Readonly<Record<DigestAlgorithm, VerifyContentDigestResult>> = {
   'sha-512': Object.freeze({ ok: true, algorithms: Object.freeze(['sha-512'] as const) }),
@@ -132,7 +167,10 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 export function verifyContentDigest(
   value: string,
   body: Uint8Array,
-  options: { readonly accept?: readonly DigestAlgorithm[]; /** Default true; false forces the general parser (for tests). */ readonly fastPath?: boolean } = {},
+  options: {
+    readonly accept?: readonly DigestAlgorithm[];
+    /** Default true; false forces the general parser (for tests). */ readonly fastPath?: boolean;
+  } = {},
 ): VerifyContentDigestResult {
   const accept = options.accept ?? ['sha-512'];
   // Fast path: one accepted algorithm and the value is exactly its canonical member for this body (what a conforming
@@ -142,7 +180,11 @@ export function verifyContentDigest(
     const prefix = isDigestAlgorithm(algorithm) ? CANONICAL_PREFIX[algorithm] : undefined;
     if (prefix !== undefined && value.startsWith(prefix)) {
       const expected = digestBase64(body, algorithm);
-      if (value.length === prefix.length + expected.length + 1 && value.charCodeAt(value.length - 1) === 0x3a && value.slice(prefix.length, -1) === expected) {
+      if (
+        value.length === prefix.length + expected.length + 1 &&
+        value.charCodeAt(value.length - 1) === 0x3a &&
+        value.slice(prefix.length, -1) === expected
+      ) {
         return VERIFIED[algorithm];
       }
     }
@@ -154,7 +196,11 @@ export function verifyContentDigest(
     const expected = parsed.digests.get(algorithm);
     if (expected === undefined) continue;
     if (!equalBytes(digestBytes(body, algorithm), expected)) {
-      return { ok: false, code: 'DIGEST_MISMATCH', message: `Content-Digest "${algorithm}" does not match the body` };
+      return {
+        ok: false,
+        code: 'DIGEST_MISMATCH',
+        message: `Content-Digest "${algorithm}" does not match the body`,
+      };
     }
     checked.push(algorithm);
   }

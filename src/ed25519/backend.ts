@@ -24,5 +24,9 @@ export interface Ed25519Backend {
    * noble: on the calling thread, as the portable fallback). Never rejects for a malformed signature or key.
    * The caller must not change `message` or `signature` before the promise settles.
    */
-  verifyAsync(signature: Uint8Array, message: Uint8Array, publicKey: Ed25519PublicKey): Promise<boolean>;
+  verifyAsync(
+    signature: Uint8Array,
+    message: Uint8Array,
+    publicKey: Ed25519PublicKey,
+  ): Promise<boolean>;
 }

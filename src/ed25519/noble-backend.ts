@@ -14,7 +14,8 @@ const VERIFY_OPTS = { zip215: false } as const;
 export const nobleBackend: Ed25519Backend = Object.freeze({
   name: 'noble' as const,
   sign(message: Uint8Array, privateKey: Ed25519PrivateKey): Uint8Array {
-    if (!(message instanceof Uint8Array)) throw new TypeError('Ed25519 sign: message must be a Uint8Array');
+    if (!(message instanceof Uint8Array))
+      throw new TypeError('Ed25519 sign: message must be a Uint8Array');
     if (!(privateKey.seed instanceof Uint8Array) || privateKey.seed.length !== 32) {
       throw new TypeError('Ed25519 sign: the private key seed must be 32 bytes');
     }
@@ -24,7 +25,8 @@ export const nobleBackend: Ed25519Backend = Object.freeze({
     if (!(signature instanceof Uint8Array) || !(message instanceof Uint8Array)) {
       throw new TypeError('Ed25519 verify: signature and message must be Uint8Arrays');
     }
-    if (signature.length !== 64 || typeof publicKey !== 'object' || publicKey === null) return false;
+    if (signature.length !== 64 || typeof publicKey !== 'object' || publicKey === null)
+      return false;
     if (!(publicKey.raw instanceof Uint8Array) || publicKey.raw.length !== 32) return false;
     if (isSmallOrderEncoding(publicKey.raw)) return false; // same rule as the node backend, explicitly
     try {
@@ -33,7 +35,11 @@ export const nobleBackend: Ed25519Backend = Object.freeze({
       return false; // an invalid point encoding or a non-canonical S throws in noble
     }
   },
-  verifyAsync(signature: Uint8Array, message: Uint8Array, publicKey: Ed25519PublicKey): Promise<boolean> {
+  verifyAsync(
+    signature: Uint8Array,
+    message: Uint8Array,
+    publicKey: Ed25519PublicKey,
+  ): Promise<boolean> {
     // Pure JS has no thread to move to: the same check on the calling thread (noble's own verifyAsync only makes
     // the SHA-512 asynchronous, the curve arithmetic stays here).
     try {

@@ -1,6 +1,12 @@
 // The fast Ed25519 backend on node:crypto (OpenSSL), with one cached KeyObject per key object.
 
-import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  sign as nodeSign,
+  verify as nodeVerify,
+  type KeyObject,
+} from 'node:crypto';
 import type { Ed25519Backend, Ed25519PrivateKey, Ed25519PublicKey } from './backend.js';
 import { isSmallOrderEncoding } from './small-order.js';
 
@@ -18,7 +24,11 @@ function privateKeyObject(key: Ed25519PrivateKey): KeyObject {
     if (!(key.seed instanceof Uint8Array) || key.seed.length !== 32) {
       throw new TypeError('Ed25519 sign: the private key seed must be 32 bytes');
     }
-    ko = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, key.seed]), format: 'der', type: 'pkcs8' });
+    ko = createPrivateKey({
+      key: Buffer.concat([PKCS8_PREFIX, key.seed]),
+      format: 'der',
+      type: 'pkcs8',
+    });
     privateCache.set(key, ko);
   }
   return ko;
@@ -32,7 +42,11 @@ function publicKeyObject(key: Ed25519PublicKey): KeyObject | null {
     // OpenSSL accepts small-order keys (forgeable with S = 0): refuse them, as the noble backend does.
     if (key.raw instanceof Uint8Array && key.raw.length === 32 && !isSmallOrderEncoding(key.raw)) {
       try {
-        ko = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, key.raw]), format: 'der', type: 'spki' });
+        ko = createPublicKey({
+          key: Buffer.concat([SPKI_PREFIX, key.raw]),
+          format: 'der',
+          type: 'spki',
+        });
       } catch {
         ko = null;
       }
@@ -51,14 +65,16 @@ function toUint8Array(buf: Buffer): Uint8Array {
 export const nodeBackend: Ed25519Backend = Object.freeze({
   name: 'node' as const,
   sign(message: Uint8Array, privateKey: Ed25519PrivateKey): Uint8Array {
-    if (!(message instanceof Uint8Array)) throw new TypeError('Ed25519 sign: message must be a Uint8Array');
+    if (!(message instanceof Uint8Array))
+      throw new TypeError('Ed25519 sign: message must be a Uint8Array');
     return toUint8Array(nodeSign(null, message, privateKeyObject(privateKey)));
   },
   verify(signature: Uint8Array, message: Uint8Array, publicKey: Ed25519PublicKey): boolean {
     if (!(signature instanceof Uint8Array) || !(message instanceof Uint8Array)) {
       throw new TypeError('Ed25519 verify: signature and message must be Uint8Arrays');
     }
-    if (signature.length !== 64 || typeof publicKey !== 'object' || publicKey === null) return false;
+    if (signature.length !== 64 || typeof publicKey !== 'object' || publicKey === null)
+      return false;
     const ko = publicKeyObject(publicKey);
     if (ko === null) return false;
     try {
@@ -67,18 +83,27 @@ export const nodeBackend: Ed25519Backend = Object.freeze({
       return false;
     }
   },
-  verifyAsync(signature: Uint8Array, message: Uint8Array, publicKey: Ed25519PublicKey): Promise<boolean> {
+  verifyAsync(
+    signature: Uint8Array,
+    message: Uint8Array,
+    publicKey: Ed25519PublicKey,
+  ): Promise<boolean> {
     if (!(signature instanceof Uint8Array) || !(message instanceof Uint8Array)) {
-      return Promise.reject(new TypeError('Ed25519 verify: signature and message must be Uint8Arrays'));
+      return Promise.reject(
+        new TypeError('Ed25519 verify: signature and message must be Uint8Arrays'),
+      );
     }
-    if (signature.length !== 64 || typeof publicKey !== 'object' || publicKey === null) return resolvedFalse;
+    if (signature.length !== 64 || typeof publicKey !== 'object' || publicKey === null)
+      return resolvedFalse;
     const ko = publicKeyObject(publicKey);
     if (ko === null) return resolvedFalse;
     // The callback form runs the verification as a job on libuv's thread pool (UV_THREADPOOL_SIZE threads, default
     // 4); the job works on its own copy of the message and signature.
     return new Promise((resolve) => {
       try {
-        nodeVerify(null, message, ko, signature, (error, verified) => resolve(error === null && verified));
+        nodeVerify(null, message, ko, signature, (error, verified) =>
+          resolve(error === null && verified),
+        );
       } catch {
         resolve(false);
       }

@@ -18,7 +18,9 @@ export interface HttpRequest {
 }
 
 /** Builds field lines from a plain object (`{ name: value | [values] }`), keeping the object's order. */
-export function toFieldLines(headers: Readonly<Record<string, string | readonly string[] | undefined>>): FieldLines {
+export function toFieldLines(
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>,
+): FieldLines {
   const lines: Array<readonly [string, string]> = [];
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
@@ -31,7 +33,8 @@ export function toFieldLines(headers: Readonly<Record<string, string | readonly 
 /** Node's `IncomingMessage.rawHeaders` (`[name, value, name, value, ...]`) as field lines, order kept. */
 export function fieldLinesFromRaw(rawHeaders: readonly string[]): FieldLines {
   const lines: Array<readonly [string, string]> = [];
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) lines.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2)
+    lines.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
   return lines;
 }
 

@@ -26,7 +26,10 @@ function describeCharacter(ch: string): string {
 export function decodeStrictBase64(text: string, what: string): Uint8Array {
   if (typeof text !== 'string') throw new TypeError(`${what}: expected a string`);
   const fail = (detail: string): never => {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${what}: expected standard base64 with padding (RFC 4648 §4); ${detail}`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${what}: expected standard base64 with padding (RFC 4648 §4); ${detail}`,
+    );
   };
   let end = text.length;
   let pad = 0;
@@ -43,7 +46,12 @@ export function decodeStrictBase64(text: string, what: string): Uint8Array {
     fail(`found ${text.length} characters, not a multiple of 4 (missing or extra padding)`);
   }
   const rem = end % 4; // 0: no padding, 2: "==", 3: "="
-  if ((rem === 0 && pad !== 0) || (rem === 2 && pad !== 2) || (rem === 3 && pad !== 1) || rem === 1) {
+  if (
+    (rem === 0 && pad !== 0) ||
+    (rem === 2 && pad !== 2) ||
+    (rem === 3 && pad !== 1) ||
+    rem === 1
+  ) {
     fail(`found wrong padding at offset ${end}`);
   }
   const out = new Uint8Array((end * 3) >> 2);
@@ -58,7 +66,8 @@ export function decodeStrictBase64(text: string, what: string): Uint8Array {
       out[o++] = (acc >> bits) & 0xff;
     }
   }
-  if (bits > 0 && (acc & ((1 << bits) - 1)) !== 0) fail(`found non-zero pad bits at offset ${end - 1}`);
+  if (bits > 0 && (acc & ((1 << bits) - 1)) !== 0)
+    fail(`found non-zero pad bits at offset ${end - 1}`);
   return out;
 }
 

@@ -38,7 +38,10 @@ function makePublicKey(raw: Uint8Array): Ed25519PublicKey {
 /** A public key received from outside: small-order points are refused (they verify forgeries). */
 function checkedPublicKey(raw: Uint8Array): Ed25519PublicKey {
   if (isSmallOrderEncoding(raw)) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: found a small-order point, with which a signature of S = 0 verifies for any message; refused`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PUBLIC_WHAT}: found a small-order point, with which a signature of S = 0 verifies for any message; refused`,
+    );
   }
   return makePublicKey(raw);
 }
@@ -53,7 +56,11 @@ function makePrivateKey(seed: Uint8Array, publicRaw: Uint8Array): Ed25519Private
     publicKey: Ed25519PublicKey;
     seed: Uint8Array;
   };
-  Object.defineProperty(key, 'seed', { value: Uint8Array.from(seed), enumerable: false, writable: false });
+  Object.defineProperty(key, 'seed', {
+    value: Uint8Array.from(seed),
+    enumerable: false,
+    writable: false,
+  });
   return Object.freeze(key);
 }
 
@@ -83,14 +90,24 @@ function pkcs8ToPrivateKey(der: Uint8Array): Ed25519PrivateKey {
   try {
     keyObject = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
   } catch (cause) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected a DER PKCS#8 PrivateKeyInfo (RFC 5208/8410); the ${der.length} bytes do not parse as one`, { cause });
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PRIVATE_WHAT}: expected a DER PKCS#8 PrivateKeyInfo (RFC 5208/8410); the ${der.length} bytes do not parse as one`,
+      { cause },
+    );
   }
   if (keyObject.asymmetricKeyType !== 'ed25519') {
-    throw new KeyFormatError('KEY_TYPE_UNSUPPORTED', `${PRIVATE_WHAT}: expected an Ed25519 PKCS#8 key (OID 1.3.101.112); found ${keyTypeName(keyObject.asymmetricKeyType)}`);
+    throw new KeyFormatError(
+      'KEY_TYPE_UNSUPPORTED',
+      `${PRIVATE_WHAT}: expected an Ed25519 PKCS#8 key (OID 1.3.101.112); found ${keyTypeName(keyObject.asymmetricKeyType)}`,
+    );
   }
   const jwk = keyObject.export({ format: 'jwk' });
   if (typeof jwk.d !== 'string' || typeof jwk.x !== 'string') {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: the PKCS#8 key did not yield a seed`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PRIVATE_WHAT}: the PKCS#8 key did not yield a seed`,
+    );
   }
   // The spec's rule "the seed is the last 32 bytes of the DER" holds for this v1 form (48 bytes);
   // the seed is taken from the parsed privateKey OCTET STRING, which is right in every form.
@@ -103,14 +120,24 @@ function spkiToPublicKey(der: Uint8Array): Ed25519PublicKey {
   try {
     keyObject = createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
   } catch (cause) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: expected a DER SubjectPublicKeyInfo (RFC 5280/8410); the ${der.length} bytes do not parse as one`, { cause });
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PUBLIC_WHAT}: expected a DER SubjectPublicKeyInfo (RFC 5280/8410); the ${der.length} bytes do not parse as one`,
+      { cause },
+    );
   }
   if (keyObject.asymmetricKeyType !== 'ed25519') {
-    throw new KeyFormatError('KEY_TYPE_UNSUPPORTED', `${PUBLIC_WHAT}: expected an Ed25519 SPKI key (OID 1.3.101.112); found ${keyTypeName(keyObject.asymmetricKeyType)}`);
+    throw new KeyFormatError(
+      'KEY_TYPE_UNSUPPORTED',
+      `${PUBLIC_WHAT}: expected an Ed25519 SPKI key (OID 1.3.101.112); found ${keyTypeName(keyObject.asymmetricKeyType)}`,
+    );
   }
   const jwk = keyObject.export({ format: 'jwk' });
   if (typeof jwk.x !== 'string') {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: the SPKI key did not yield a public key`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PUBLIC_WHAT}: the SPKI key did not yield a public key`,
+    );
   }
   return checkedPublicKey(fromBase64Url(jwk.x));
 }
@@ -119,15 +146,27 @@ function privateFromPem(text: string): Ed25519PrivateKey {
   const { label, der } = parsePem(text, PRIVATE_WHAT);
   if (label === 'PRIVATE KEY') return pkcs8ToPrivateKey(der);
   if (label === 'ENCRYPTED PRIVATE KEY') {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected an unencrypted PKCS#8 PEM ("PRIVATE KEY"); found "ENCRYPTED PRIVATE KEY" (decrypt it first)`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PRIVATE_WHAT}: expected an unencrypted PKCS#8 PEM ("PRIVATE KEY"); found "ENCRYPTED PRIVATE KEY" (decrypt it first)`,
+    );
   }
   if (label === 'PUBLIC KEY') {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected a private key; found a public key PEM ("PUBLIC KEY")`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PRIVATE_WHAT}: expected a private key; found a public key PEM ("PUBLIC KEY")`,
+    );
   }
   if (label === 'RSA PRIVATE KEY' || label === 'EC PRIVATE KEY' || label === 'DSA PRIVATE KEY') {
-    throw new KeyFormatError('KEY_TYPE_UNSUPPORTED', `${PRIVATE_WHAT}: expected a PKCS#8 "PRIVATE KEY" PEM holding Ed25519; found a "${label}" PEM`);
+    throw new KeyFormatError(
+      'KEY_TYPE_UNSUPPORTED',
+      `${PRIVATE_WHAT}: expected a PKCS#8 "PRIVATE KEY" PEM holding Ed25519; found a "${label}" PEM`,
+    );
   }
-  throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected a PKCS#8 "PRIVATE KEY" PEM; found a "${label}" PEM`);
+  throw new KeyFormatError(
+    'KEY_FORMAT_INVALID',
+    `${PRIVATE_WHAT}: expected a PKCS#8 "PRIVATE KEY" PEM; found a "${label}" PEM`,
+  );
 }
 
 /**
@@ -143,19 +182,29 @@ export function parseEd25519PrivateKey(input: string | Uint8Array): Ed25519Priva
     if (input.length === 32) return ed25519PrivateKeyFromSeed(input);
     return pkcs8ToPrivateKey(input);
   }
-  if (typeof input !== 'string') throw new TypeError('parseEd25519PrivateKey: expected a string or a Uint8Array');
+  if (typeof input !== 'string')
+    throw new TypeError('parseEd25519PrivateKey: expected a string or a Uint8Array');
   const text = input.trim();
   if (text.length === 0) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected a base64 32-byte seed or a PKCS#8 PEM; found an empty value`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PRIVATE_WHAT}: expected a base64 32-byte seed or a PKCS#8 PEM; found an empty value`,
+    );
   }
   if (looksLikePem(text)) return privateFromPem(text);
   const bytes = decodeStrictBase64(text, PRIVATE_WHAT);
   if (bytes.length === 32) return ed25519PrivateKeyFromSeed(bytes);
   if (bytes.length === 64) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected a base64 32-byte seed; found 64 bytes (this looks like a NaCl/libsodium secret key, the seed followed by the public key: supply the first 32 bytes)`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PRIVATE_WHAT}: expected a base64 32-byte seed; found 64 bytes (this looks like a NaCl/libsodium secret key, the seed followed by the public key: supply the first 32 bytes)`,
+    );
   }
   if (bytes[0] === 0x30 && bytes.length > 32) return pkcs8ToPrivateKey(bytes);
-  throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected a base64 32-byte seed or a PKCS#8 PEM; found ${bytes.length} bytes`);
+  throw new KeyFormatError(
+    'KEY_FORMAT_INVALID',
+    `${PRIVATE_WHAT}: expected a base64 32-byte seed or a PKCS#8 PEM; found ${bytes.length} bytes`,
+  );
 }
 
 /**
@@ -171,33 +220,54 @@ export function parseEd25519PublicKey(input: string | Uint8Array): Ed25519Public
     if (input.length === 32) return checkedPublicKey(input);
     return spkiToPublicKey(input);
   }
-  if (typeof input !== 'string') throw new TypeError('parseEd25519PublicKey: expected a string or a Uint8Array');
+  if (typeof input !== 'string')
+    throw new TypeError('parseEd25519PublicKey: expected a string or a Uint8Array');
   const text = input.trim();
   if (text.length === 0) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: expected base64 of the raw 32-byte key or an SPKI PEM; found an empty value`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PUBLIC_WHAT}: expected base64 of the raw 32-byte key or an SPKI PEM; found an empty value`,
+    );
   }
   if (looksLikePem(text)) {
     const { label, der } = parsePem(text, PUBLIC_WHAT);
     if (label === 'PUBLIC KEY') return spkiToPublicKey(der);
     if (label === 'PRIVATE KEY') {
-      throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: expected a public key; found a private key PEM ("PRIVATE KEY"); never hand a private key to a verifier`);
+      throw new KeyFormatError(
+        'KEY_FORMAT_INVALID',
+        `${PUBLIC_WHAT}: expected a public key; found a private key PEM ("PRIVATE KEY"); never hand a private key to a verifier`,
+      );
     }
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: expected an SPKI "PUBLIC KEY" PEM; found a "${label}" PEM`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PUBLIC_WHAT}: expected an SPKI "PUBLIC KEY" PEM; found a "${label}" PEM`,
+    );
   }
   // The trimmed PEM body may keep its line breaks; nothing else is removed.
   const bytes = decodeStrictBase64(text.replace(/\r?\n/g, ''), PUBLIC_WHAT);
   if (bytes.length === 32) return checkedPublicKey(bytes);
   if (bytes[0] === 0x30 && bytes.length > 32) return spkiToPublicKey(bytes);
-  throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: expected base64 of the raw 32-byte key or of an SPKI DER; found ${bytes.length} bytes`);
+  throw new KeyFormatError(
+    'KEY_FORMAT_INVALID',
+    `${PUBLIC_WHAT}: expected base64 of the raw 32-byte key or of an SPKI DER; found ${bytes.length} bytes`,
+  );
 }
 
 /** The private key for a 32-byte RFC 8032 seed; its public key is derived with node:crypto. */
 export function ed25519PrivateKeyFromSeed(seed: Uint8Array): Ed25519PrivateKey {
-  if (!(seed instanceof Uint8Array)) throw new TypeError('ed25519PrivateKeyFromSeed: expected a Uint8Array');
+  if (!(seed instanceof Uint8Array))
+    throw new TypeError('ed25519PrivateKeyFromSeed: expected a Uint8Array');
   if (seed.length !== 32) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected a 32-byte seed; found ${seed.length} bytes`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${PRIVATE_WHAT}: expected a 32-byte seed; found ${seed.length} bytes`,
+    );
   }
-  const keyObject = createPrivateKey({ key: Buffer.from(concat(PKCS8_ED25519_PREFIX, seed)), format: 'der', type: 'pkcs8' });
+  const keyObject = createPrivateKey({
+    key: Buffer.from(concat(PKCS8_ED25519_PREFIX, seed)),
+    format: 'der',
+    type: 'pkcs8',
+  });
   const x = createPublicKey(keyObject).export({ format: 'jwk' }).x;
   if (typeof x !== 'string') throw new Error('node:crypto did not derive an Ed25519 public key');
   return makePrivateKey(seed, fromBase64Url(x));

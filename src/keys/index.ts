@@ -2,7 +2,13 @@
 
 export { decodeStrictBase64, encodeBase64 } from './base64.js';
 export { KeyFormatError, type KeyFormatErrorCode } from './errors.js';
-export { assertSingleDerSequence, formatPem, looksLikePem, parsePem, type PemBlock } from './pem.js';
+export {
+  assertSingleDerSequence,
+  formatPem,
+  looksLikePem,
+  parsePem,
+  type PemBlock,
+} from './pem.js';
 export {
   ed25519PrivateKeyFromSeed,
   exportEd25519PrivateKeyDer,

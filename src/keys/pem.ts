@@ -24,31 +24,52 @@ export function looksLikePem(text: string): boolean {
  * block are rejected with {@link KeyFormatError}.
  */
 export function parsePem(text: string, what: string): PemBlock {
-  const lines = text.trim().split(/\r?\n/).map((l) => l.trim());
+  const lines = text
+    .trim()
+    .split(/\r?\n/)
+    .map((l) => l.trim());
   const first = lines[0] ?? '';
   const last = lines[lines.length - 1] ?? '';
   const begin = BEGIN.exec(first);
   if (begin === null) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${what}: expected a PEM block starting with "-----BEGIN <LABEL>-----"; the first line is not a BEGIN line`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${what}: expected a PEM block starting with "-----BEGIN <LABEL>-----"; the first line is not a BEGIN line`,
+    );
   }
   const label = begin[1] as string;
   const end = END.exec(last);
   if (lines.length < 2 || end === null) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${what}: expected the PEM block to end with "-----END ${label}-----"; the last line is not an END line`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${what}: expected the PEM block to end with "-----END ${label}-----"; the last line is not an END line`,
+    );
   }
   if (end[1] !== label) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${what}: PEM BEGIN label "${label}" does not match END label "${String(end[1])}"`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${what}: PEM BEGIN label "${label}" does not match END label "${String(end[1])}"`,
+    );
   }
   const body = lines.slice(1, -1);
   if (body.some((l) => l.startsWith('-----'))) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${what}: expected exactly one PEM block; found another BEGIN/END line inside`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${what}: expected exactly one PEM block; found another BEGIN/END line inside`,
+    );
   }
   if (body.some((l) => l.includes(':'))) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${what}: PEM encapsulated headers (e.g. "Proc-Type", an encrypted legacy key) are not supported`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${what}: PEM encapsulated headers (e.g. "Proc-Type", an encrypted legacy key) are not supported`,
+    );
   }
   const der = decodeStrictBase64(body.join(''), `${what} (PEM body)`);
   if (der.length === 0) {
-    throw new KeyFormatError('KEY_FORMAT_INVALID', `${what}: PEM block "${label}" has an empty body`);
+    throw new KeyFormatError(
+      'KEY_FORMAT_INVALID',
+      `${what}: PEM block "${label}" has an empty body`,
+    );
   }
   return { label, der };
 }

@@ -16,8 +16,10 @@ export function applicationSecretProblem(secret: string): string | undefined {
   }
   for (let i = 0; i < secret.length; i++) {
     const code = secret.charCodeAt(i);
-    if (code < 0x20 || code === 0x7f) return `has a control character at position ${i + 1} (a header value must be visible ASCII, 0x21-0x7E, and spaces)`;
-    if (code > 0x7f) return `has a non-ASCII character at position ${i + 1} (a header value must be visible ASCII, 0x21-0x7E, and spaces)`;
+    if (code < 0x20 || code === 0x7f)
+      return `has a control character at position ${i + 1} (a header value must be visible ASCII, 0x21-0x7E, and spaces)`;
+    if (code > 0x7f)
+      return `has a non-ASCII character at position ${i + 1} (a header value must be visible ASCII, 0x21-0x7E, and spaces)`;
   }
   return undefined;
 }
@@ -32,6 +34,7 @@ export function applicationSecretMatches(received: string, expected: string): bo
   const length = expected.length;
   const receivedLength = received.length;
   let difference = receivedLength ^ length;
-  for (let i = 0; i < length; i++) difference |= (i < receivedLength ? received.charCodeAt(i) : 0) ^ expected.charCodeAt(i);
+  for (let i = 0; i < length; i++)
+    difference |= (i < receivedLength ? received.charCodeAt(i) : 0) ^ expected.charCodeAt(i);
   return difference === 0;
 }

@@ -22,7 +22,12 @@ export interface NonceStore {
    * `verifyRequest` always passes `owner` (a store may ignore it); a store that apportions capacity throws (fail
    * closed) when the owner's share is full, as it does when the whole store is full.
    */
-  checkAndRecord(nonce: string, now: number, expiresAt: number, owner?: NonceOwner): boolean | Promise<boolean>;
+  checkAndRecord(
+    nonce: string,
+    now: number,
+    expiresAt: number,
+    owner?: NonceOwner,
+  ): boolean | Promise<boolean>;
 }
 
 export interface MemoryNonceStoreOptions {
@@ -70,9 +75,11 @@ export class MemoryNonceStore implements NonceStore {
 
   constructor(options: MemoryNonceStoreOptions = {}) {
     const max = options.maxEntries ?? 1_000_000;
-    if (!Number.isInteger(max) || max < 1) throw new TypeError('maxEntries must be a positive integer');
+    if (!Number.isInteger(max) || max < 1)
+      throw new TypeError('maxEntries must be a positive integer');
     const perApplication = options.maxEntriesPerApplication ?? Math.max(1, Math.floor(max / 10));
-    if (!Number.isInteger(perApplication) || perApplication < 1) throw new TypeError('maxEntriesPerApplication must be a positive integer');
+    if (!Number.isInteger(perApplication) || perApplication < 1)
+      throw new TypeError('maxEntriesPerApplication must be a positive integer');
     this.#maxEntries = max;
     this.#maxPerApplication = perApplication;
   }
@@ -97,7 +104,10 @@ export class MemoryNonceStore implements NonceStore {
     const existing = this.#entries.get(nonce);
     if (existing !== undefined && existing >= now) return false;
     if (existing === undefined && this.#entries.size >= this.#maxEntries) {
-      throw new PayconformError('NONCE_STORE_FULL', `nonce store is full (${this.#maxEntries} unexpired nonces)`);
+      throw new PayconformError(
+        'NONCE_STORE_FULL',
+        `nonce store is full (${this.#maxEntries} unexpired nonces)`,
+      );
     }
     let share: Share | undefined;
     if (owner !== undefined) {
@@ -182,7 +192,8 @@ function heapPop(heap: number[]): number {
       const left = 2 * i + 1;
       if (left >= heap.length) break;
       const right = left + 1;
-      const child = right < heap.length && (heap[right] as number) < (heap[left] as number) ? right : left;
+      const child =
+        right < heap.length && (heap[right] as number) < (heap[left] as number) ? right : left;
       if ((heap[child] as number) >= last) break;
       heap[i] = heap[child] as number;
       i = child;

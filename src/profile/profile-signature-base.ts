@@ -4,7 +4,11 @@
 // engine, so the result, error or not, is always exactly createSignatureBase's (a property test checks this).
 import type { HttpRequest } from '../http/message.js';
 import type { FieldIndex } from '../signatures/field-values.js';
-import { createSignatureBase, type PreparedSignatureParams, type SignatureBaseResult } from '../signatures/signature-base.js';
+import {
+  createSignatureBase,
+  type PreparedSignatureParams,
+  type SignatureBaseResult,
+} from '../signatures/signature-base.js';
 import { normalizeAuthority, parseTargetUri } from '../signatures/target-uri.js';
 import { serviceProfile } from './service-profile.js';
 
@@ -24,12 +28,16 @@ const FORBIDDEN = /[\r\n\0]/;
 if (
   COMPONENTS.length !== 8 ||
   COMPONENTS.some((c) => c.params.size !== 0) ||
-  COMPONENTS.slice(0, 3).map((c) => c.name).join(' ') !== '@method @path @authority' ||
+  COMPONENTS.slice(0, 3)
+    .map((c) => c.name)
+    .join(' ') !== '@method @path @authority' ||
   FIELD_NAMES.some((name) => name.startsWith('@')) ||
   OPTIONS.pathValue !== 'path-and-query' ||
   OPTIONS.missingField !== 'empty'
 ) {
-  throw new Error('profile-signature-base: the service profile no longer has the shape this template was written for');
+  throw new Error(
+    'profile-signature-base: the service profile no longer has the shape this template was written for',
+  );
 }
 
 /** A signature base, with its bytes when the template built it (ASCII: the UTF-8 encoding was made to check that). */
@@ -39,7 +47,11 @@ export type ProfileSignatureBaseResult = SignatureBaseResult & { readonly bytes?
  * The signature base of a request whose covered components are exactly the profile's, from the index of its field
  * lines and the already-serialised `@signature-params` value (the parsed Signature-Input member).
  */
-export function createProfileSignatureBase(request: HttpRequest, fields: FieldIndex, prepared: PreparedSignatureParams): ProfileSignatureBaseResult {
+export function createProfileSignatureBase(
+  request: HttpRequest,
+  fields: FieldIndex,
+  prepared: PreparedSignatureParams,
+): ProfileSignatureBaseResult {
   const uri = parseTargetUri(request.url);
   if (uri.ok) {
     const parts = uri.value;
@@ -51,7 +63,8 @@ export function createProfileSignatureBase(request: HttpRequest, fields: FieldIn
     for (let i = 0; regular && i < FIELD_NAMES.length; i++) {
       const lines = fields.get(FIELD_NAMES[i]!) ?? NO_LINES;
       if (lines.length > 1) regular = false;
-      else if (lines.length === 0) base += `${PREFIX[i + 3]}\n`; // missing field: empty value (profile deviation)
+      else if (lines.length === 0)
+        base += `${PREFIX[i + 3]}\n`; // missing field: empty value (profile deviation)
       else if (FORBIDDEN.test(lines[0]!)) regular = false;
       else base += `${PREFIX[i + 3]}${lines[0]}\n`;
     }
@@ -59,7 +72,8 @@ export function createProfileSignatureBase(request: HttpRequest, fields: FieldIn
       base += SIGNATURE_PARAMS_PREFIX + prepared.signatureParams;
       // ASCII exactly when no UTF-16 unit needs more than one UTF-8 byte; the bytes are what step 10 verifies.
       const bytes = Buffer.from(base, 'utf8');
-      if (bytes.length === base.length) return { ok: true, base, signatureParams: prepared.signatureParams, bytes };
+      if (bytes.length === base.length)
+        return { ok: true, base, signatureParams: prepared.signatureParams, bytes };
     }
   }
   return createSignatureBase(request, COMPONENTS, prepared, OPTIONS, fields);

@@ -40,7 +40,8 @@ export interface SignResult {
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 function checkHeaderText(value: unknown, what: string): string {
-  if (typeof value !== 'string' || value === '') throw new TypeError(`${what} must be a non-empty string`);
+  if (typeof value !== 'string' || value === '')
+    throw new TypeError(`${what} must be a non-empty string`);
   if (!PRINTABLE_ASCII.test(value) || value !== value.trim()) {
     throw new TypeError(`${what} must be printable ASCII without leading or trailing spaces`);
   }
@@ -48,7 +49,10 @@ function checkHeaderText(value: unknown, what: string): string {
 }
 
 /** The request with `headers` set: existing lines of those names (any case) are removed, new lines appended. */
-export function applySignedHeaders(request: HttpRequest, headers: Readonly<Record<string, string>>): HttpRequest {
+export function applySignedHeaders(
+  request: HttpRequest,
+  headers: Readonly<Record<string, string>>,
+): HttpRequest {
   const names = new Set(Object.keys(headers).map((n) => n.toLowerCase()));
   const kept = request.headers.filter(([name]) => !names.has(name.toLowerCase()));
   return { ...request, headers: [...kept, ...Object.entries(headers)] };
@@ -59,31 +63,57 @@ export function applySignedHeaders(request: HttpRequest, headers: Readonly<Recor
  * Throws TypeError on misuse (bad credentials or options, a body on GET/DELETE) and PayconformError when the
  * request cannot be signed (e.g. a non-ASCII covered header, a bad URL).
  */
-export function signRequest(request: HttpRequest, credentials: SigningCredentials, options: SignOptions = {}): SignResult {
-  if (!request || typeof request.method !== 'string' || typeof request.url !== 'string' || !Array.isArray(request.headers) || !(request.body instanceof Uint8Array)) {
-    throw new TypeError('request must be an HttpRequest { method, url, headers, body: Uint8Array }');
+export function signRequest(
+  request: HttpRequest,
+  credentials: SigningCredentials,
+  options: SignOptions = {},
+): SignResult {
+  if (
+    !request ||
+    typeof request.method !== 'string' ||
+    typeof request.url !== 'string' ||
+    !Array.isArray(request.headers) ||
+    !(request.body instanceof Uint8Array)
+  ) {
+    throw new TypeError(
+      'request must be an HttpRequest { method, url, headers, body: Uint8Array }',
+    );
   }
   const applicationId = checkHeaderText(credentials?.applicationId, 'applicationId');
   const secretProblem = applicationSecretProblem(credentials?.applicationSecret as string);
   if (secretProblem !== undefined) throw new TypeError(`applicationSecret ${secretProblem}`);
   const applicationSecret = credentials.applicationSecret;
   const keyId = checkHeaderText(credentials.keyId, 'keyId');
-  if (credentials.privateKey?.kind !== 'ed25519-private') throw new TypeError('privateKey must be an Ed25519PrivateKey');
+  if (credentials.privateKey?.kind !== 'ed25519-private')
+    throw new TypeError('privateKey must be an Ed25519PrivateKey');
   const created = options.created ?? Math.floor(Date.now() / 1000);
-  if (!Number.isSafeInteger(created) || created < 0) throw new TypeError('created must be a non-negative integer (unix seconds)');
+  if (!Number.isSafeInteger(created) || created < 0)
+    throw new TypeError('created must be a non-negative integer (unix seconds)');
   const nonce = options.nonce ?? randomUUID();
-  if (typeof nonce !== 'string' || nonce === '' || nonce.length > serviceProfile.nonceMaxLength || !PRINTABLE_ASCII.test(nonce)) {
-    throw new TypeError(`nonce must be 1 to ${serviceProfile.nonceMaxLength} printable ASCII characters`);
+  if (
+    typeof nonce !== 'string' ||
+    nonce === '' ||
+    nonce.length > serviceProfile.nonceMaxLength ||
+    !PRINTABLE_ASCII.test(nonce)
+  ) {
+    throw new TypeError(
+      `nonce must be 1 to ${serviceProfile.nonceMaxLength} printable ASCII characters`,
+    );
   }
   const isBodyMethod = serviceProfile.bodyMethods.includes(request.method);
   if (serviceProfile.bodylessMethods.includes(request.method) && request.body.length > 0) {
     throw new TypeError(`a ${request.method} request must not have a body`);
   }
 
-  const added: Record<string, string> = { 'x-application-id': applicationId, 'x-application-secret': applicationSecret };
-  if (isBodyMethod) added['content-digest'] = computeContentDigest(request.body, [serviceProfile.digestAlgorithm]);
+  const added: Record<string, string> = {
+    'x-application-id': applicationId,
+    'x-application-secret': applicationSecret,
+  };
+  if (isBodyMethod)
+    added['content-digest'] = computeContentDigest(request.body, [serviceProfile.digestAlgorithm]);
   const hasLength = request.headers.some(([name]) => name.toLowerCase() === 'content-length');
-  if (!hasLength && (isBodyMethod || request.body.length > 0)) added['content-length'] = String(request.body.length);
+  if (!hasLength && (isBodyMethod || request.body.length > 0))
+    added['content-length'] = String(request.body.length);
   const toSign = applySignedHeaders(request, added);
 
   const params = new Map<string, string | number>([
@@ -92,9 +122,18 @@ export function signRequest(request: HttpRequest, credentials: SigningCredential
     ['alg', serviceProfile.alg],
     ['nonce', nonce],
   ]);
-  const base = createSignatureBase(toSign, serviceProfile.coveredComponents, params, serviceProfile.signatureBaseOptions);
+  const base = createSignatureBase(
+    toSign,
+    serviceProfile.coveredComponents,
+    params,
+    serviceProfile.signatureBaseOptions,
+  );
   if (!base.ok) throw new PayconformError(base.code, `cannot sign the request: ${base.message}`);
-  const signature = signSignatureBase(base.base, credentials.privateKey, options.backend ?? nodeBackend);
+  const signature = signSignatureBase(
+    base.base,
+    credentials.privateKey,
+    options.backend ?? nodeBackend,
+  );
   return {
     headers: Object.freeze({
       ...added,

@@ -56,7 +56,9 @@ export const defaultVerificationPolicy: VerificationPolicy = Object.freeze({
 
 /** A copy of the default policy with some checks changed (e.g. for a test double that must be deliberately weak). */
 export function createVerificationPolicy(
-  changes: Partial<Omit<VerificationPolicy, 'enforce'>> & { readonly enforce?: Partial<PolicyEnforcement> } = {},
+  changes: Partial<Omit<VerificationPolicy, 'enforce'>> & {
+    readonly enforce?: Partial<PolicyEnforcement>;
+  } = {},
 ): VerificationPolicy {
   const { enforce, ...rest } = changes;
   return Object.freeze({

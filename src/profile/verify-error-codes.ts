@@ -1,38 +1,156 @@
 // The stable, documented verification error codes and the spec step (Server verification order, 1-12) of each.
 
 export const verifyErrorCodes = Object.freeze({
-  REQUEST_MALFORMED: { step: 1, steps: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], description: 'The request is not a well-formed HttpRequest (step 1), or an unexpected failure happened (e.g. resolveApplication threw) at the step given.' },
+  REQUEST_MALFORMED: {
+    step: 1,
+    steps: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    description:
+      'The request is not a well-formed HttpRequest (step 1), or an unexpected failure happened (e.g. resolveApplication threw) at the step given.',
+  },
   SIGNATURE_MISSING: { step: 1, steps: [1], description: 'No Signature header.' },
   SIGNATURE_INPUT_MISSING: { step: 1, steps: [1], description: 'No Signature-Input header.' },
-  HEADER_DUPLICATED: { step: 1, steps: [1], description: 'A covered single-valued header (content-digest, content-type, content-length, x-application-id, x-application-secret) appears on more than one line.' },
-  SIGNATURE_INPUT_MALFORMED: { step: 2, steps: [2], description: 'Signature-Input is not a valid RFC 8941 Dictionary of Inner Lists of strings with correctly typed parameters.' },
-  SIGNATURE_MALFORMED: { step: 2, steps: [2], description: 'Signature is not a Dictionary of padded standard-base64 byte sequences, has no "sig1" member, or the signature is not 64 bytes.' },
-  LABEL_DUPLICATED: { step: 2, steps: [2], description: 'A label appears twice in Signature-Input or Signature (RFC 8941 would keep the last silently).' },
-  LABEL_UNSUPPORTED: { step: 2, steps: [2], description: 'The label is not "sig1", or another label is present.' },
-  COMPONENTS_MISMATCH: { step: 2, steps: [2], description: 'The covered components are not exactly the eight of the profile, in order, without parameters.' },
+  HEADER_DUPLICATED: {
+    step: 1,
+    steps: [1],
+    description:
+      'A covered single-valued header (content-digest, content-type, content-length, x-application-id, x-application-secret) appears on more than one line.',
+  },
+  SIGNATURE_INPUT_MALFORMED: {
+    step: 2,
+    steps: [2],
+    description:
+      'Signature-Input is not a valid RFC 8941 Dictionary of Inner Lists of strings with correctly typed parameters.',
+  },
+  SIGNATURE_MALFORMED: {
+    step: 2,
+    steps: [2],
+    description:
+      'Signature is not a Dictionary of padded standard-base64 byte sequences, has no "sig1" member, or the signature is not 64 bytes.',
+  },
+  LABEL_DUPLICATED: {
+    step: 2,
+    steps: [2],
+    description:
+      'A label appears twice in Signature-Input or Signature (RFC 8941 would keep the last silently).',
+  },
+  LABEL_UNSUPPORTED: {
+    step: 2,
+    steps: [2],
+    description: 'The label is not "sig1", or another label is present.',
+  },
+  COMPONENTS_MISMATCH: {
+    step: 2,
+    steps: [2],
+    description:
+      'The covered components are not exactly the eight of the profile, in order, without parameters.',
+  },
   ALG_UNSUPPORTED: { step: 2, steps: [2], description: 'The "alg" parameter is not "ed25519".' },
-  CREATED_INVALID: { step: 2, steps: [2], description: 'The "created" parameter is missing (it is an Integer whenever present).' },
-  KEY_ID_MISSING: { step: 2, steps: [2], description: 'The "keyid" parameter is missing or empty.' },
-  PARAMETERS_MISMATCH: { step: 2, steps: [2], description: 'The parameters are not exactly created, keyid, alg, nonce in that order (unknown, missing "alg", or reordered).' },
+  CREATED_INVALID: {
+    step: 2,
+    steps: [2],
+    description: 'The "created" parameter is missing (it is an Integer whenever present).',
+  },
+  KEY_ID_MISSING: {
+    step: 2,
+    steps: [2],
+    description: 'The "keyid" parameter is missing or empty.',
+  },
+  PARAMETERS_MISMATCH: {
+    step: 2,
+    steps: [2],
+    description:
+      'The parameters are not exactly created, keyid, alg, nonce in that order (unknown, missing "alg", or reordered).',
+  },
   CREATED_EXPIRED: { step: 3, steps: [3], description: 'now - created is more than 300 seconds.' },
-  CREATED_IN_FUTURE: { step: 3, steps: [3], description: 'created - now is more than 300 seconds (profile rule; see deviation created-future-bound).' },
+  CREATED_IN_FUTURE: {
+    step: 3,
+    steps: [3],
+    description:
+      'created - now is more than 300 seconds (profile rule; see deviation created-future-bound).',
+  },
   NONCE_MISSING: { step: 4, steps: [4], description: 'The "nonce" parameter is missing or empty.' },
   NONCE_TOO_LONG: { step: 4, steps: [4], description: 'The nonce is longer than 50 characters.' },
-  NONCE_REPLAYED: { step: 4, steps: [4, 11], description: 'The nonce was used before (step 4), or a concurrent request recorded it first (step 11).' },
-  NONCE_STORE_UNAVAILABLE: { step: 4, steps: [4, 11], description: 'The nonce store failed or is full; the request is rejected (fail closed).' },
-  APPLICATION_ID_MISSING: { step: 5, steps: [5], description: 'No x-application-id header, or it is empty.' },
-  APPLICATION_ID_UNKNOWN: { step: 5, steps: [5], description: 'x-application-id names no known application.' },
-  APPLICATION_SECRET_MISSING: { step: 6, steps: [6], description: 'No x-application-secret header, or it is empty.' },
-  APPLICATION_SECRET_INVALID: { step: 6, steps: [6], description: 'x-application-secret does not match the application (compared in constant time).' },
-  KEY_UNKNOWN: { step: 7, steps: [7], description: 'keyid names no public key of this application.' },
-  DIGEST_MISSING: { step: 8, steps: [8], description: 'A POST, PUT or PATCH request has no Content-Digest.' },
-  DIGEST_MALFORMED: { step: 8, steps: [8], description: 'Content-Digest is not a valid Dictionary of padded base64 digests of the right length.' },
-  DIGEST_ALGORITHM_UNSUPPORTED: { step: 8, steps: [8], description: 'Content-Digest has no sha-512 member.' },
-  DIGEST_MISMATCH: { step: 8, steps: [8], description: 'The sha-512 digest does not match the exact body bytes.' },
-  DIGEST_UNEXPECTED: { step: 8, steps: [8], description: 'A GET or DELETE request carries Content-Digest.' },
-  BODY_UNEXPECTED: { step: 8, steps: [8], description: 'A GET or DELETE request carries a body (it would not be covered by any digest).' },
-  SIGNATURE_BASE_INVALID: { step: 9, steps: [9], description: 'The signature base cannot be built (bad target URI, non-ASCII or CR/LF in a covered value).' },
-  SIGNATURE_INVALID: { step: 10, steps: [10], description: 'The Ed25519 signature does not verify over the rebuilt signature base.' },
-} as const satisfies Record<string, { step: number; steps: readonly number[]; description: string }>);
+  NONCE_REPLAYED: {
+    step: 4,
+    steps: [4, 11],
+    description:
+      'The nonce was used before (step 4), or a concurrent request recorded it first (step 11).',
+  },
+  NONCE_STORE_UNAVAILABLE: {
+    step: 4,
+    steps: [4, 11],
+    description: 'The nonce store failed or is full; the request is rejected (fail closed).',
+  },
+  APPLICATION_ID_MISSING: {
+    step: 5,
+    steps: [5],
+    description: 'No x-application-id header, or it is empty.',
+  },
+  APPLICATION_ID_UNKNOWN: {
+    step: 5,
+    steps: [5],
+    description: 'x-application-id names no known application.',
+  },
+  APPLICATION_SECRET_MISSING: {
+    step: 6,
+    steps: [6],
+    description: 'No x-application-secret header, or it is empty.',
+  },
+  APPLICATION_SECRET_INVALID: {
+    step: 6,
+    steps: [6],
+    description: 'x-application-secret does not match the application (compared in constant time).',
+  },
+  KEY_UNKNOWN: {
+    step: 7,
+    steps: [7],
+    description: 'keyid names no public key of this application.',
+  },
+  DIGEST_MISSING: {
+    step: 8,
+    steps: [8],
+    description: 'A POST, PUT or PATCH request has no Content-Digest.',
+  },
+  DIGEST_MALFORMED: {
+    step: 8,
+    steps: [8],
+    description:
+      'Content-Digest is not a valid Dictionary of padded base64 digests of the right length.',
+  },
+  DIGEST_ALGORITHM_UNSUPPORTED: {
+    step: 8,
+    steps: [8],
+    description: 'Content-Digest has no sha-512 member.',
+  },
+  DIGEST_MISMATCH: {
+    step: 8,
+    steps: [8],
+    description: 'The sha-512 digest does not match the exact body bytes.',
+  },
+  DIGEST_UNEXPECTED: {
+    step: 8,
+    steps: [8],
+    description: 'A GET or DELETE request carries Content-Digest.',
+  },
+  BODY_UNEXPECTED: {
+    step: 8,
+    steps: [8],
+    description: 'A GET or DELETE request carries a body (it would not be covered by any digest).',
+  },
+  SIGNATURE_BASE_INVALID: {
+    step: 9,
+    steps: [9],
+    description:
+      'The signature base cannot be built (bad target URI, non-ASCII or CR/LF in a covered value).',
+  },
+  SIGNATURE_INVALID: {
+    step: 10,
+    steps: [10],
+    description: 'The Ed25519 signature does not verify over the rebuilt signature base.',
+  },
+} as const satisfies Record<
+  string,
+  { step: number; steps: readonly number[]; description: string }
+>);
 
 export type VerifyErrorCode = keyof typeof verifyErrorCodes;

@@ -10,9 +10,16 @@ import type { ComponentIdentifier } from '../signatures/component-identifier.js'
 import { verifySignatureBaseBytes } from '../signatures/create-signature.js';
 import { indexCheckedFieldLines, type FieldIndex } from '../signatures/field-values.js';
 import { createSignatureBase } from '../signatures/signature-base.js';
-import { parseSignature, parseSignatureInput, type SignatureInput } from '../signatures/signature-fields.js';
+import {
+  parseSignature,
+  parseSignatureInput,
+  type SignatureInput,
+} from '../signatures/signature-fields.js';
 import { applicationSecretMatches } from './application-secret.js';
-import { createProfileSignatureBase, type ProfileSignatureBaseResult } from './profile-signature-base.js';
+import {
+  createProfileSignatureBase,
+  type ProfileSignatureBaseResult,
+} from './profile-signature-base.js';
 import type { NonceStore } from './nonce-store.js';
 import { serviceProfile } from './service-profile.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
@@ -45,11 +52,21 @@ export type VerifyResult =
       readonly nonce: string;
       readonly signatureBase: string;
     }
-  | { readonly ok: false; readonly code: VerifyErrorCode; readonly step: number; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code: VerifyErrorCode;
+      readonly step: number;
+      readonly message: string;
+    };
 
 type Failure = Extract<VerifyResult, { ok: false }>;
 
-const fail = (code: VerifyErrorCode, step: number, message: string): Failure => ({ ok: false, code, step, message });
+const fail = (code: VerifyErrorCode, step: number, message: string): Failure => ({
+  ok: false,
+  code,
+  step,
+  message,
+});
 
 // Precomputed pieces of the profile, so the hot path only compares.
 const EXPECTED_COMPONENTS = serviceProfile.componentNames;
@@ -67,7 +84,8 @@ function isProfileComponentList(received: readonly ComponentIdentifier[]): boole
   if (received === lastProfileList) return true; // the parser hands out one frozen list per distinct text
   if (received.length !== EXPECTED_COMPONENTS.length) return false;
   for (let i = 0; i < received.length; i++) {
-    if (received[i]!.name !== EXPECTED_COMPONENTS[i] || received[i]!.params.size !== 0) return false;
+    if (received[i]!.name !== EXPECTED_COMPONENTS[i] || received[i]!.params.size !== 0)
+      return false;
   }
   if (Object.isFrozen(received)) lastProfileList = received;
   return true;
@@ -78,7 +96,12 @@ let lastProfileList: readonly ComponentIdentifier[] | undefined;
 function isWellFormedRequest(request: unknown): request is HttpRequest {
   if (typeof request !== 'object' || request === null) return false;
   const r = request as Partial<HttpRequest>;
-  return typeof r.method === 'string' && typeof r.url === 'string' && Array.isArray(r.headers) && r.body instanceof Uint8Array;
+  return (
+    typeof r.method === 'string' &&
+    typeof r.url === 'string' &&
+    Array.isArray(r.headers) &&
+    r.body instanceof Uint8Array
+  );
 }
 
 /**
@@ -96,7 +119,10 @@ export function verifyRequest(request: HttpRequest, options: VerifyOptions): Pro
  * steps, same results, same codes; the nonce is still recorded (atomically, step 11) only after the signature
  * verified. With the noble backend the signature is checked on the calling thread (the portable fallback).
  */
-export function verifyRequestAsync(request: HttpRequest, options: VerifyOptions): Promise<VerifyResult> {
+export function verifyRequestAsync(
+  request: HttpRequest,
+  options: VerifyOptions,
+): Promise<VerifyResult> {
   return runSteps(request, options, checkOnThreadPool);
 }
 
@@ -105,10 +131,20 @@ export function verifyRequestAsync(request: HttpRequest, options: VerifyOptions)
  * bad signature, never throws. A later answer may reject (a backend that throws): step 10 reads that as "does not
  * verify", as it reads a backend that throws on the calling thread.
  */
-type SignatureCheck = (bytes: Uint8Array, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend) => boolean | Promise<boolean>;
+type SignatureCheck = (
+  bytes: Uint8Array,
+  signature: Uint8Array,
+  publicKey: Ed25519PublicKey,
+  backend: Ed25519Backend,
+) => boolean | Promise<boolean>;
 
 /** verifySignatureBaseBytes on the thread pool, without a catch of its own (one promise fewer): step 10 handles a rejection. */
-function checkOnThreadPool(bytes: Uint8Array, signature: Uint8Array, publicKey: Ed25519PublicKey, backend: Ed25519Backend): boolean | Promise<boolean> {
+function checkOnThreadPool(
+  bytes: Uint8Array,
+  signature: Uint8Array,
+  publicKey: Ed25519PublicKey,
+  backend: Ed25519Backend,
+): boolean | Promise<boolean> {
   if (signature.length !== 64) return false;
   try {
     return backend.verifyAsync(signature, bytes, publicKey);
@@ -121,7 +157,11 @@ function checkOnThreadPool(bytes: Uint8Array, signature: Uint8Array, publicKey: 
  * Runs the steps; never rejects. Every promise the steps return settles with a VerifyResult: each continuation runs
  * through `resume`, which turns an exception into the typed failure of the step it happened in.
  */
-function runSteps(request: HttpRequest, options: VerifyOptions, checkSignature: SignatureCheck): Promise<VerifyResult> {
+function runSteps(
+  request: HttpRequest,
+  options: VerifyOptions,
+  checkSignature: SignatureCheck,
+): Promise<VerifyResult> {
   const progress: Progress = { step: 1 };
   try {
     const result = verifySteps(request, options, checkSignature, progress);
@@ -155,7 +195,11 @@ function describeError(error: unknown): string {
 }
 
 function unexpectedFailure(error: unknown, progress: Progress): Failure {
-  return fail('REQUEST_MALFORMED', progress.step, `unexpected failure at step ${progress.step}: ${describeError(error)}`);
+  return fail(
+    'REQUEST_MALFORMED',
+    progress.step,
+    `unexpected failure at step ${progress.step}: ${describeError(error)}`,
+  );
 }
 
 function storeUnavailable(step: number, error: unknown): Failure {
@@ -182,7 +226,12 @@ interface Checked {
   readonly progress: Progress;
 }
 
-function verifySteps(request: HttpRequest, options: VerifyOptions, checkSignature: SignatureCheck, progress: Progress): Outcome {
+function verifySteps(
+  request: HttpRequest,
+  options: VerifyOptions,
+  checkSignature: SignatureCheck,
+  progress: Progress,
+): Outcome {
   const policy = options.policy ?? defaultVerificationPolicy;
   const { enforce } = policy;
   const now = options.now ?? Math.floor(Date.now() / 1000);
@@ -190,39 +239,68 @@ function verifySteps(request: HttpRequest, options: VerifyOptions, checkSignatur
   // Step 1: extract the signature headers.
   progress.step = 1;
   const fields = isWellFormedRequest(request) ? indexCheckedFieldLines(request.headers) : undefined;
-  if (fields === undefined) return fail('REQUEST_MALFORMED', 1, 'request is not an HttpRequest { method, url, headers, body: Uint8Array }');
-  if (typeof options?.resolveApplication !== 'function' || typeof options.nonceStore?.checkAndRecord !== 'function') {
-    return fail('REQUEST_MALFORMED', 1, 'verifyRequest needs options.resolveApplication and options.nonceStore');
+  if (fields === undefined)
+    return fail(
+      'REQUEST_MALFORMED',
+      1,
+      'request is not an HttpRequest { method, url, headers, body: Uint8Array }',
+    );
+  if (
+    typeof options?.resolveApplication !== 'function' ||
+    typeof options.nonceStore?.checkAndRecord !== 'function'
+  ) {
+    return fail(
+      'REQUEST_MALFORMED',
+      1,
+      'verifyRequest needs options.resolveApplication and options.nonceStore',
+    );
   }
   const signatureLines = fields.get('signature');
-  if (signatureLines === undefined) return fail('SIGNATURE_MISSING', 1, 'missing "Signature" header');
+  if (signatureLines === undefined)
+    return fail('SIGNATURE_MISSING', 1, 'missing "Signature" header');
   const inputLines = fields.get('signature-input');
-  if (inputLines === undefined) return fail('SIGNATURE_INPUT_MISSING', 1, 'missing "Signature-Input" header');
+  if (inputLines === undefined)
+    return fail('SIGNATURE_INPUT_MISSING', 1, 'missing "Signature-Input" header');
   for (const name of SINGLE_VALUED) {
     const count = fields.get(name)?.length ?? 0;
-    if (count > 1) return fail('HEADER_DUPLICATED', 1, `header "${name}" appears on ${count} lines`);
+    if (count > 1)
+      return fail('HEADER_DUPLICATED', 1, `header "${name}" appears on ${count} lines`);
   }
 
   // Step 2: parse Signature-Input for components, created, keyid, alg, nonce.
   progress.step = 2;
-  const inputs = parseSignatureInput(inputLines.length === 1 ? inputLines[0]! : inputLines.join(', '));
+  const inputs = parseSignatureInput(
+    inputLines.length === 1 ? inputLines[0]! : inputLines.join(', '),
+  );
   if (!inputs.ok) return fail(inputs.code, 2, inputs.message);
-  const signatures = parseSignature(signatureLines.length === 1 ? signatureLines[0]! : signatureLines.join(', '));
+  const signatures = parseSignature(
+    signatureLines.length === 1 ? signatureLines[0]! : signatureLines.join(', '),
+  );
   if (!signatures.ok) return fail(signatures.code, 2, signatures.message);
   const label = serviceProfile.label;
   const input = inputs.value.get(label);
   if (input === undefined) {
     const found = [...inputs.value.keys()].map((k) => `"${k}"`).join(', ');
-    return fail('LABEL_UNSUPPORTED', 2, `Signature-Input has no "${label}" member (found ${found || 'none'})`);
+    return fail(
+      'LABEL_UNSUPPORTED',
+      2,
+      `Signature-Input has no "${label}" member (found ${found || 'none'})`,
+    );
   }
   const signature = signatures.value.get(label);
-  if (signature === undefined) return fail('SIGNATURE_MALFORMED', 2, `Signature has no "${label}" member`);
+  if (signature === undefined)
+    return fail('SIGNATURE_MALFORMED', 2, `Signature has no "${label}" member`);
   if (enforce.label) {
     const other = otherLabel(inputs.value, label) ?? otherLabel(signatures.value, label);
-    if (other !== undefined) return fail('LABEL_UNSUPPORTED', 2, `unsupported label "${other}" (only "${label}")`);
+    if (other !== undefined)
+      return fail('LABEL_UNSUPPORTED', 2, `unsupported label "${other}" (only "${label}")`);
   }
   if (signature.length !== serviceProfile.signatureLength) {
-    return fail('SIGNATURE_MALFORMED', 2, `signature is ${signature.length} bytes, expected ${serviceProfile.signatureLength}`);
+    return fail(
+      'SIGNATURE_MALFORMED',
+      2,
+      `signature is ${signature.length} bytes, expected ${serviceProfile.signatureLength}`,
+    );
   }
   if (enforce.components) {
     const received = input.components;
@@ -237,19 +315,29 @@ function verifySteps(request: HttpRequest, options: VerifyOptions, checkSignatur
   const params = input.params;
   const alg = params.get('alg');
   if (enforce.alg && alg !== undefined && alg !== serviceProfile.alg) {
-    return fail('ALG_UNSUPPORTED', 2, `"alg" is ${JSON.stringify(alg)}, only "${serviceProfile.alg}" is supported`);
+    return fail(
+      'ALG_UNSUPPORTED',
+      2,
+      `"alg" is ${JSON.stringify(alg)}, only "${serviceProfile.alg}" is supported`,
+    );
   }
   const created = params.get('created');
   if (!isSfInteger(created)) return fail('CREATED_INVALID', 2, 'missing "created" parameter');
   const keyId = params.get('keyid');
-  if (typeof keyId !== 'string' || keyId === '') return fail('KEY_ID_MISSING', 2, 'missing "keyid" parameter');
+  if (typeof keyId !== 'string' || keyId === '')
+    return fail('KEY_ID_MISSING', 2, 'missing "keyid" parameter');
   if (enforce.parameters) {
     let lastRank = -1;
     for (const name of params.keys()) {
       const rank = PARAMETER_RANK.get(name);
-      if (rank === undefined) return fail('PARAMETERS_MISMATCH', 2, `unexpected signature parameter "${name}"`);
+      if (rank === undefined)
+        return fail('PARAMETERS_MISMATCH', 2, `unexpected signature parameter "${name}"`);
       if (rank < lastRank) {
-        return fail('PARAMETERS_MISMATCH', 2, `signature parameters must be in the order ${serviceProfile.parameterOrder.join(', ')}`);
+        return fail(
+          'PARAMETERS_MISMATCH',
+          2,
+          `signature parameters must be in the order ${serviceProfile.parameterOrder.join(', ')}`,
+        );
       }
       lastRank = rank;
     }
@@ -259,21 +347,34 @@ function verifySteps(request: HttpRequest, options: VerifyOptions, checkSignatur
   // Step 3: now - created is at most 300 s (and, by this profile, created - now at most 300 s).
   progress.step = 3;
   if (enforce.createdMaxAge && now - created > policy.maxAgeSeconds) {
-    return fail('CREATED_EXPIRED', 3, `signature created ${now - created} s ago, more than ${policy.maxAgeSeconds} s`);
+    return fail(
+      'CREATED_EXPIRED',
+      3,
+      `signature created ${now - created} s ago, more than ${policy.maxAgeSeconds} s`,
+    );
   }
   if (enforce.createdMaxFuture && created - now > policy.maxFutureSkewSeconds) {
-    return fail('CREATED_IN_FUTURE', 3, `signature created ${created - now} s in the future, more than ${policy.maxFutureSkewSeconds} s`);
+    return fail(
+      'CREATED_IN_FUTURE',
+      3,
+      `signature created ${created - now} s in the future, more than ${policy.maxFutureSkewSeconds} s`,
+    );
   }
 
   // Step 4: the nonce is present and was not used before.
   progress.step = 4;
   const nonceParam = params.get('nonce');
-  if (nonceParam !== undefined && typeof nonceParam !== 'string') return fail('PARAMETERS_MISMATCH', 2, '"nonce" is not an sf-string');
+  if (nonceParam !== undefined && typeof nonceParam !== 'string')
+    return fail('PARAMETERS_MISMATCH', 2, '"nonce" is not an sf-string');
   const nonce = nonceParam ?? '';
   if (enforce.nonce) {
     if (nonce === '') return fail('NONCE_MISSING', 4, 'missing "nonce" parameter');
     if (nonce.length > policy.nonceMaxLength) {
-      return fail('NONCE_TOO_LONG', 4, `nonce has ${nonce.length} characters, at most ${policy.nonceMaxLength} allowed`);
+      return fail(
+        'NONCE_TOO_LONG',
+        4,
+        `nonce has ${nonce.length} characters, at most ${policy.nonceMaxLength} allowed`,
+      );
     }
   }
   const checked: Checked = {
@@ -300,7 +401,10 @@ function verifySteps(request: HttpRequest, options: VerifyOptions, checkSignatur
   }
   if (seen instanceof Promise) {
     return seen.then(
-      (answer) => (answer ? fail('NONCE_REPLAYED', 4, 'nonce was used before') : resume(progress, () => verifyFromStep5(checked))),
+      (answer) =>
+        answer
+          ? fail('NONCE_REPLAYED', 4, 'nonce was used before')
+          : resume(progress, () => verifyFromStep5(checked)),
       (error: unknown) => storeUnavailable(4, error),
     );
   }
@@ -315,22 +419,27 @@ function verifyFromStep5(c: Checked): Outcome {
   // Step 5: x-application-id is present and valid.
   c.progress.step = 5;
   const applicationId = fields.get('x-application-id')?.[0];
-  if (applicationId === undefined || applicationId === '') return fail('APPLICATION_ID_MISSING', 5, 'missing "x-application-id" header');
+  if (applicationId === undefined || applicationId === '')
+    return fail('APPLICATION_ID_MISSING', 5, 'missing "x-application-id" header');
   const application = options.resolveApplication(applicationId);
-  if (application === undefined) return fail('APPLICATION_ID_UNKNOWN', 5, 'unknown "x-application-id"');
+  if (application === undefined)
+    return fail('APPLICATION_ID_UNKNOWN', 5, 'unknown "x-application-id"');
 
   // Step 6: x-application-secret is present and valid.
   c.progress.step = 6;
   if (enforce.applicationSecret) {
     const secret = fields.get('x-application-secret')?.[0];
-    if (secret === undefined || secret === '') return fail('APPLICATION_SECRET_MISSING', 6, 'missing "x-application-secret" header');
-    if (!applicationSecretMatches(secret, application.secret)) return fail('APPLICATION_SECRET_INVALID', 6, '"x-application-secret" does not match');
+    if (secret === undefined || secret === '')
+      return fail('APPLICATION_SECRET_MISSING', 6, 'missing "x-application-secret" header');
+    if (!applicationSecretMatches(secret, application.secret))
+      return fail('APPLICATION_SECRET_INVALID', 6, '"x-application-secret" does not match');
   }
 
   // Step 7: resolve the public key from keyid and applicationId.
   c.progress.step = 7;
   const publicKey = application.publicKeys.get(keyId);
-  if (publicKey === undefined) return fail('KEY_UNKNOWN', 7, `no key ${JSON.stringify(keyId)} for this application`);
+  if (publicKey === undefined)
+    return fail('KEY_UNKNOWN', 7, `no key ${JSON.stringify(keyId)} for this application`);
 
   // Step 8: Content-Digest against the body, when present; required or forbidden by method.
   c.progress.step = 8;
@@ -338,12 +447,17 @@ function verifyFromStep5(c: Checked): Outcome {
     const digest = fields.get('content-digest')?.[0];
     const method = request.method;
     if (serviceProfile.bodylessMethods.includes(method)) {
-      if (digest !== undefined) return fail('DIGEST_UNEXPECTED', 8, `a ${method} request must not send "Content-Digest"`);
-      if (request.body.length > 0) return fail('BODY_UNEXPECTED', 8, `a ${method} request must not have a body`);
+      if (digest !== undefined)
+        return fail('DIGEST_UNEXPECTED', 8, `a ${method} request must not send "Content-Digest"`);
+      if (request.body.length > 0)
+        return fail('BODY_UNEXPECTED', 8, `a ${method} request must not have a body`);
     } else if (digest === undefined) {
-      if (serviceProfile.bodyMethods.includes(method)) return fail('DIGEST_MISSING', 8, `a ${method} request must send "Content-Digest"`);
+      if (serviceProfile.bodyMethods.includes(method))
+        return fail('DIGEST_MISSING', 8, `a ${method} request must send "Content-Digest"`);
     } else {
-      const checked = verifyContentDigest(digest, request.body, { accept: [policy.digestAlgorithm] });
+      const checked = verifyContentDigest(digest, request.body, {
+        accept: [policy.digestAlgorithm],
+      });
       if (!checked.ok) return fail(checked.code, 8, checked.message);
     }
   }
@@ -353,7 +467,13 @@ function verifyFromStep5(c: Checked): Outcome {
   // With the components enforced they are exactly the profile's: the precomputed template (equal to the generic engine).
   const base: ProfileSignatureBaseResult = enforce.components
     ? createProfileSignatureBase(request, fields, input)
-    : createSignatureBase(request, input.components, input, serviceProfile.signatureBaseOptions, fields);
+    : createSignatureBase(
+        request,
+        input.components,
+        input,
+        serviceProfile.signatureBaseOptions,
+        fields,
+      );
   if (!base.ok) return fail('SIGNATURE_BASE_INVALID', 9, `${base.code}: ${base.message}`);
 
   // Step 10: verify the Ed25519 signature.
@@ -361,7 +481,13 @@ function verifyFromStep5(c: Checked): Outcome {
   const bytes = base.bytes ?? Buffer.from(base.base, 'utf8');
   const verified = c.checkSignature(bytes, c.signature, publicKey, options.backend ?? nodeBackend);
   if (verified instanceof Promise) {
-    return verified.then((answer) => (answer ? resume(c.progress, () => recordNonce(c, applicationId, base.base)) : signatureInvalid()), signatureInvalid);
+    return verified.then(
+      (answer) =>
+        answer
+          ? resume(c.progress, () => recordNonce(c, applicationId, base.base))
+          : signatureInvalid(),
+      signatureInvalid,
+    );
   }
   return verified ? recordNonce(c, applicationId, base.base) : signatureInvalid();
 }
@@ -377,21 +503,38 @@ function recordNonce(c: Checked, applicationId: string, signatureBase: string): 
   if (!c.checkReplay) return accept(c, applicationId, signatureBase);
   let recorded: boolean | Promise<boolean>;
   try {
-    recorded = options.nonceStore.checkAndRecord(c.nonce, c.now, Math.max(c.created + policy.maxAgeSeconds, c.now), { applicationId, keyId: c.keyId });
+    recorded = options.nonceStore.checkAndRecord(
+      c.nonce,
+      c.now,
+      Math.max(c.created + policy.maxAgeSeconds, c.now),
+      { applicationId, keyId: c.keyId },
+    );
   } catch (error) {
     return storeUnavailable(11, error);
   }
   if (recorded instanceof Promise) {
     return recorded.then(
-      (answer) => (answer ? accept(c, applicationId, signatureBase) : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request')),
+      (answer) =>
+        answer
+          ? accept(c, applicationId, signatureBase)
+          : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request'),
       (error: unknown) => storeUnavailable(11, error),
     );
   }
-  return recorded ? accept(c, applicationId, signatureBase) : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request');
+  return recorded
+    ? accept(c, applicationId, signatureBase)
+    : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request');
 }
 
 /** Step 12. */
 function accept(c: Checked, applicationId: string, signatureBase: string): VerifyResult {
   c.progress.step = 12;
-  return { ok: true, applicationId, keyId: c.keyId, created: c.created, nonce: c.nonce, signatureBase };
+  return {
+    ok: true,
+    applicationId,
+    keyId: c.keyId,
+    created: c.created,
+    nonce: c.nonce,
+    signatureBase,
+  };
 }

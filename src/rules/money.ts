@@ -52,22 +52,33 @@ export function parseDecimal(input: unknown, options: ParseDecimalOptions = {}):
   if (isDecimal(input)) {
     text = formatDecimal(input);
   } else if (typeof input === 'number') {
-    if (!Number.isFinite(input)) return invalid(`amount must be a finite number, got ${String(input)}`);
+    if (!Number.isFinite(input))
+      return invalid(`amount must be a finite number, got ${String(input)}`);
     text = numberToPlainText(input);
   } else if (typeof input === 'string') {
     text = input;
   } else {
-    return invalid(`amount must be a number or a decimal string, got ${input === null ? 'null' : typeof input}`);
+    return invalid(
+      `amount must be a number or a decimal string, got ${input === null ? 'null' : typeof input}`,
+    );
   }
-  if (text.length > MAX_DECIMAL_DIGITS + 2) return invalid(`amount has more than ${MAX_DECIMAL_DIGITS} digits`);
+  if (text.length > MAX_DECIMAL_DIGITS + 2)
+    return invalid(`amount has more than ${MAX_DECIMAL_DIGITS} digits`);
   const match = DECIMAL_TEXT.exec(text);
-  if (!match) return invalid(`amount ${JSON.stringify(text)} is not a plain decimal (digits, optionally '.' and digits)`);
+  if (!match)
+    return invalid(
+      `amount ${JSON.stringify(text)} is not a plain decimal (digits, optionally '.' and digits)`,
+    );
   const [, sign = '', whole = '', fraction = ''] = match;
-  if (whole.length + fraction.length > MAX_DECIMAL_DIGITS) return invalid(`amount has more than ${MAX_DECIMAL_DIGITS} digits`);
+  if (whole.length + fraction.length > MAX_DECIMAL_DIGITS)
+    return invalid(`amount has more than ${MAX_DECIMAL_DIGITS} digits`);
   const units = BigInt(`${whole}${fraction}`) * (sign === '-' ? -1n : 1n);
-  if (units < 0n && options.allowNegative !== true) return invalid(`amount ${JSON.stringify(text)} must not be negative`);
+  if (units < 0n && options.allowNegative !== true)
+    return invalid(`amount ${JSON.stringify(text)} must not be negative`);
   if (options.maxScale !== undefined && fraction.length > options.maxScale) {
-    return invalid(`amount ${JSON.stringify(text)} has more than ${options.maxScale} fractional digits`);
+    return invalid(
+      `amount ${JSON.stringify(text)} has more than ${options.maxScale} fractional digits`,
+    );
   }
   return { ok: true, value: { units, scale: fraction.length } };
 }

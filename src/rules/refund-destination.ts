@@ -10,10 +10,18 @@ function unknownPayer(message: string): RefundDestinationResult {
   return { ok: false, code: 'PAYER_ACCOUNT_UNKNOWN', message };
 }
 
-function single(data: PaymentRefundData, type: 'ACCOUNT_NUMBER' | 'SORT_CODE'): string | RefundDestinationResult {
-  const values = [...new Set((data.accountIdentifications ?? []).filter((i) => i?.type === type).map((i) => i.number))];
+function single(
+  data: PaymentRefundData,
+  type: 'ACCOUNT_NUMBER' | 'SORT_CODE',
+): string | RefundDestinationResult {
+  const values = [
+    ...new Set(
+      (data.accountIdentifications ?? []).filter((i) => i?.type === type).map((i) => i.number),
+    ),
+  ];
   if (values.length === 0) return unknownPayer(`payer details carry no ${type} identification`);
-  if (values.length > 1) return unknownPayer(`payer details carry ${values.length} different ${type} identifications`);
+  if (values.length > 1)
+    return unknownPayer(`payer details carry ${values.length} different ${type} identifications`);
   const [value] = values;
   return typeof value === 'string' && value !== '' ? value : unknownPayer(`payer ${type} is empty`);
 }
@@ -23,14 +31,17 @@ function single(data: PaymentRefundData, type: 'ACCOUNT_NUMBER' | 'SORT_CODE'): 
  * (from accountIdentifications of type ACCOUNT_NUMBER and SORT_CODE), iban null. Without exactly one account number
  * and one sort code, or without a holder name, the original account is unknown and no refund destination exists.
  */
-export function refundDestinationFromPayer(data: PaymentRefundData | null | undefined): RefundDestinationResult {
+export function refundDestinationFromPayer(
+  data: PaymentRefundData | null | undefined,
+): RefundDestinationResult {
   if (!data) return unknownPayer('the payment has no payer details (paymentRefundData is null)');
   const accountNumber = single(data, 'ACCOUNT_NUMBER');
   if (typeof accountNumber !== 'string') return accountNumber;
   const sortCode = single(data, 'SORT_CODE');
   if (typeof sortCode !== 'string') return sortCode;
   const name = data.accountHolderName;
-  if (typeof name !== 'string' || name === '') return unknownPayer('payer details carry no accountHolderName');
+  if (typeof name !== 'string' || name === '')
+    return unknownPayer('payer details carry no accountHolderName');
   return { ok: true, destination: { type: 'SCAN', name, accountNumber, sortCode, iban: null } };
 }
 

@@ -38,7 +38,8 @@ export interface RefundCheckInput {
   readonly amount: unknown;
 }
 
-export type RefundRefusalCode = 'PAYMENT_NOT_SETTLED' | 'AMOUNT_INVALID' | 'REFUND_ALREADY_ACTIVE' | 'REFUND_EXCEEDS_PAYMENT';
+export type RefundRefusalCode =
+  'PAYMENT_NOT_SETTLED' | 'AMOUNT_INVALID' | 'REFUND_ALREADY_ACTIVE' | 'REFUND_EXCEEDS_PAYMENT';
 
 export type RefundCheck =
   | {
@@ -85,7 +86,12 @@ export function checkRefund(input: RefundCheckInput): RefundCheck {
   const parsed = parseDecimal(input.amount, { maxScale: REFUND_AMOUNT_MAX_SCALE });
   if (!parsed.ok) return { ok: false, code: 'AMOUNT_INVALID', message: parsed.message };
   const amount = parsed.value;
-  if (!isPositive(amount)) return { ok: false, code: 'AMOUNT_INVALID', message: `amount must be greater than 0, got ${formatDecimal(amount)}` };
+  if (!isPositive(amount))
+    return {
+      ok: false,
+      code: 'AMOUNT_INVALID',
+      message: `amount must be greater than 0, got ${formatDecimal(amount)}`,
+    };
   const active = refunds.find((r) => isActive(r.status));
   if (active) {
     return {
@@ -95,7 +101,9 @@ export function checkRefund(input: RefundCheckInput): RefundCheck {
     };
   }
   const paymentAmount = toDecimal(payment.amount);
-  const alreadyRefunded = sumDecimals(refunds.filter((r) => isCounted(r.status)).map((r) => toDecimal(r.amount)));
+  const alreadyRefunded = sumDecimals(
+    refunds.filter((r) => isCounted(r.status)).map((r) => toDecimal(r.amount)),
+  );
   const available = subtractDecimals(paymentAmount, alreadyRefunded);
   if (compareDecimals(amount, available) > 0) {
     return {
@@ -112,9 +120,19 @@ export function checkRefund(input: RefundCheckInput): RefundCheck {
  * The HTTP status and statusName for each refusal, for an error body (schemas/error.schema.json). Only
  * PAYMENT_NOT_SETTLED is shown by the spec (422 UNPROCESSABLE_ENTITY); the others are payconform's choice.
  */
-export const refundRefusalStatus: { readonly [C in RefundRefusalCode]: { readonly statusCode: number; readonly statusName: string; readonly shownBySpec: boolean } } = {
+export const refundRefusalStatus: {
+  readonly [C in RefundRefusalCode]: {
+    readonly statusCode: number;
+    readonly statusName: string;
+    readonly shownBySpec: boolean;
+  };
+} = {
   PAYMENT_NOT_SETTLED: { statusCode: 422, statusName: 'UNPROCESSABLE_ENTITY', shownBySpec: true },
   AMOUNT_INVALID: { statusCode: 400, statusName: 'BAD_REQUEST', shownBySpec: false },
   REFUND_ALREADY_ACTIVE: { statusCode: 409, statusName: 'CONFLICT', shownBySpec: false },
-  REFUND_EXCEEDS_PAYMENT: { statusCode: 422, statusName: 'UNPROCESSABLE_ENTITY', shownBySpec: false },
+  REFUND_EXCEEDS_PAYMENT: {
+    statusCode: 422,
+    statusName: 'UNPROCESSABLE_ENTITY',
+    shownBySpec: false,
+  },
 };

@@ -1,5 +1,11 @@
 // Public surface of payload validation: kinds, schema ids, the shared validator, statuses and payload types.
-export { payloadKinds, isPayloadKind, payloadSchemaId, SCHEMA_BASE, type PayloadKind } from './payload-kinds.js';
+export {
+  payloadKinds,
+  isPayloadKind,
+  payloadSchemaId,
+  SCHEMA_BASE,
+  type PayloadKind,
+} from './payload-kinds.js';
 export {
   validatePayload,
   validatePayloadText,

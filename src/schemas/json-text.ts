@@ -22,7 +22,11 @@ export function parseJsonBytes(bytes: Uint8Array): JsonTextResult {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return { ok: false, offset: firstInvalidUtf8Offset(bytes), message: 'unreadable JSON: invalid UTF-8 (offset in bytes)' };
+    return {
+      ok: false,
+      offset: firstInvalidUtf8Offset(bytes),
+      message: 'unreadable JSON: invalid UTF-8 (offset in bytes)',
+    };
   }
   return parseJsonText(text);
 }
@@ -34,7 +38,9 @@ function firstInvalidUtf8Offset(bytes: Uint8Array): number {
   // truncated) sequence.
   const decodePrefix = (length: number): string | undefined => {
     try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, length), { stream: true });
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, length), {
+        stream: true,
+      });
     } catch {
       return undefined;
     }
@@ -150,7 +156,8 @@ function scanString(text: string, start: number): number | Failure {
     if (c === 0x5c) {
       const e = text[i + 1];
       if (e === 'u') {
-        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return fail(i, 'bad \\u escape in a string');
+        if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6)))
+          return fail(i, 'bad \\u escape in a string');
         i += 6;
         continue;
       }

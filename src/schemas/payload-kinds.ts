@@ -21,7 +21,10 @@ export function isPayloadKind(value: unknown): value is PayloadKind {
 }
 
 /** The `$id` of a kind's schema: `<base><kind>.schema.json`, or `<base><kind>.strict.schema.json` when strict. */
-export function payloadSchemaId(kind: PayloadKind, options: { readonly strict?: boolean } = {}): string {
+export function payloadSchemaId(
+  kind: PayloadKind,
+  options: { readonly strict?: boolean } = {},
+): string {
   if (!isPayloadKind(kind)) throw new TypeError(`unknown payload kind ${JSON.stringify(kind)}`);
   return `${SCHEMA_BASE}${kind}${options.strict === true ? '.strict' : ''}.schema.json`;
 }

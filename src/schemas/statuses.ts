@@ -14,19 +14,45 @@ export const payoutStatuses = [
 export type PayoutStatus = (typeof payoutStatuses)[number];
 
 /** Spec, Payout webhook payload: payoutStatus values; AWAITING_COMMIT is not in the webhook list. */
-export const payoutWebhookStatuses = ['IN_PROGRESS', 'PROCESSED', 'CANCELLED', 'FAILED', 'HELD', 'RETURNED'] as const;
+export const payoutWebhookStatuses = [
+  'IN_PROGRESS',
+  'PROCESSED',
+  'CANCELLED',
+  'FAILED',
+  'HELD',
+  'RETURNED',
+] as const;
 export type PayoutWebhookStatus = (typeof payoutWebhookStatuses)[number];
 
 /** Spec, Refund statuses: "the same six values as the payout list above". */
-export const refundStatuses = ['IN_PROGRESS', 'PROCESSED', 'CANCELLED', 'FAILED', 'HELD', 'RETURNED'] as const;
+export const refundStatuses = [
+  'IN_PROGRESS',
+  'PROCESSED',
+  'CANCELLED',
+  'FAILED',
+  'HELD',
+  'RETURNED',
+] as const;
 export type RefundStatus = (typeof refundStatuses)[number];
 
 /** Spec, Payout resource: copStatus values other than null ("null when CoP is not active"). */
-export const copStatuses = ['FULL_MATCH', 'PARTIAL_MATCH', 'NO_MATCH', 'UNABLE_TO_MATCH', 'NOT_CHECKED', 'UNKNOWN'] as const;
+export const copStatuses = [
+  'FULL_MATCH',
+  'PARTIAL_MATCH',
+  'NO_MATCH',
+  'UNABLE_TO_MATCH',
+  'NOT_CHECKED',
+  'UNKNOWN',
+] as const;
 export type CopStatus = (typeof copStatuses)[number];
 
 /** Spec, Payment statuses. */
-export const paymentStatuses = ['AWAITING_AUTHORIZATION', 'COMPLETED', 'SETTLED', 'FAILED'] as const;
+export const paymentStatuses = [
+  'AWAITING_AUTHORIZATION',
+  'COMPLETED',
+  'SETTLED',
+  'FAILED',
+] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
 /** Spec, Payment webhook payload: a payment webhook is sent for these statuses only. */

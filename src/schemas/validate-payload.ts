@@ -17,22 +17,36 @@ export interface JsonParseError {
 
 export type TextValidationResult =
   | (ValidationResult & { readonly parseError?: undefined })
-  | { readonly valid: false; readonly errors: readonly SchemaViolation[]; readonly parseError: JsonParseError };
+  | {
+      readonly valid: false;
+      readonly errors: readonly SchemaViolation[];
+      readonly parseError: JsonParseError;
+    };
 
 function checkKind(kind: PayloadKind): void {
   if (!isPayloadKind(kind)) {
-    throw new TypeError(`unknown payload kind ${JSON.stringify(kind)}; kinds: ${payloadKinds.join(', ')}`);
+    throw new TypeError(
+      `unknown payload kind ${JSON.stringify(kind)}; kinds: ${payloadKinds.join(', ')}`,
+    );
   }
 }
 
 /** Validates a parsed payload. Throws TypeError only for an unknown kind (a caller's mistake). */
-export function validatePayload(kind: PayloadKind, value: unknown, options: ValidatePayloadOptions = {}): ValidationResult {
+export function validatePayload(
+  kind: PayloadKind,
+  value: unknown,
+  options: ValidatePayloadOptions = {},
+): ValidationResult {
   checkKind(kind);
   return getSchemaValidator(payloadSchemaId(kind, options))(value);
 }
 
 /** Parses JSON text, then validates it. Unreadable JSON gives `parseError` and one violation with keyword "json". */
-export function validatePayloadText(kind: PayloadKind, text: string, options: ValidatePayloadOptions = {}): TextValidationResult {
+export function validatePayloadText(
+  kind: PayloadKind,
+  text: string,
+  options: ValidatePayloadOptions = {},
+): TextValidationResult {
   checkKind(kind);
   if (typeof text !== 'string') throw new TypeError('validatePayloadText: text must be a string');
   const parsed = parseJsonText(text);
@@ -41,7 +55,15 @@ export function validatePayloadText(kind: PayloadKind, text: string, options: Va
     return {
       valid: false,
       parseError: { offset: parsed.offset, message: parsed.message },
-      errors: [{ pointer: '', keyword: 'json', message: parsed.message, schemaId, schemaLocation: schemaId }],
+      errors: [
+        {
+          pointer: '',
+          keyword: 'json',
+          message: parsed.message,
+          schemaId,
+          schemaLocation: schemaId,
+        },
+      ],
     };
   }
   return validatePayload(kind, parsed.value, options);

@@ -24,8 +24,7 @@ export interface SchemaViolation {
 }
 
 export type ValidationResult =
-  | { readonly valid: true }
-  | { readonly valid: false; readonly errors: readonly SchemaViolation[] };
+  { readonly valid: true } | { readonly valid: false; readonly errors: readonly SchemaViolation[] };
 
 interface Registry {
   readonly ajv: Ajv2020;
@@ -49,7 +48,8 @@ function buildRegistry(): Registry {
   const locations = new WeakMap<object, { id: string; pointer: string }>();
   const seen = new Set<string>();
   for (const schema of schemaRegistry) {
-    if (typeof schema.$id !== 'string' || schema.$id === '') throw new TypeError('registered schema without "$id"');
+    if (typeof schema.$id !== 'string' || schema.$id === '')
+      throw new TypeError('registered schema without "$id"');
     if (seen.has(schema.$id)) throw new TypeError(`schema "$id" registered twice: ${schema.$id}`);
     seen.add(schema.$id);
     indexLocations(schema, schema.$id, '', locations);
@@ -65,10 +65,16 @@ function buildRegistry(): Registry {
   return { ajv, validators, locations };
 }
 
-function indexLocations(node: unknown, id: string, pointer: string, into: WeakMap<object, { id: string; pointer: string }>): void {
+function indexLocations(
+  node: unknown,
+  id: string,
+  pointer: string,
+  into: WeakMap<object, { id: string; pointer: string }>,
+): void {
   if (node === null || typeof node !== 'object' || into.has(node)) return;
   into.set(node, { id, pointer });
-  for (const [key, child] of Object.entries(node)) indexLocations(child, id, `${pointer}/${escapePointerToken(key)}`, into);
+  for (const [key, child] of Object.entries(node))
+    indexLocations(child, id, `${pointer}/${escapePointerToken(key)}`, into);
 }
 
 function getRegistry(): Registry {
@@ -90,7 +96,10 @@ export function getRegisteredSchema(schemaId: string): RegisteredSchema | undefi
 export function getSchemaValidator(schemaId: string): (value: unknown) => ValidationResult {
   const validate = getRegistry().validators.get(schemaId);
   if (!validate) throw new TypeError(`no schema registered with "$id" ${JSON.stringify(schemaId)}`);
-  return (value) => (validate(value) ? { valid: true } : { valid: false, errors: toViolations(validate.errors ?? [], schemaId) });
+  return (value) =>
+    validate(value)
+      ? { valid: true }
+      : { valid: false, errors: toViolations(validate.errors ?? [], schemaId) };
 }
 
 /** Validates a value against a registered schema by its `$id`. */
@@ -108,16 +117,28 @@ function toViolations(errors: readonly ErrorObject[], rootId: string): SchemaVio
   const out: SchemaViolation[] = [];
   const keys = new Set<string>();
   for (const error of errors) {
-    const where = typeof error.parentSchema === 'object' && error.parentSchema !== null ? locations.get(error.parentSchema) : undefined;
+    const where =
+      typeof error.parentSchema === 'object' && error.parentSchema !== null
+        ? locations.get(error.parentSchema)
+        : undefined;
     const schemaId = where?.id ?? rootId;
     const schemaLocation = `${schemaId}#${where ? `${where.pointer}/${error.keyword}` : error.schemaPath.replace(/^#/, '')}`;
     const property = propertyNamed(error);
-    const pointer = property === undefined ? error.instancePath : `${error.instancePath}/${escapePointerToken(property)}`;
+    const pointer =
+      property === undefined
+        ? error.instancePath
+        : `${error.instancePath}/${escapePointerToken(property)}`;
     const key = `${pointer}\u0000${error.keyword}\u0000${schemaLocation}`;
     // A value reached through two paths (a strict variant also applies its permissive base) fails twice: report once.
     if (keys.has(key)) continue;
     keys.add(key);
-    out.push({ pointer, keyword: error.keyword, message: describe(error), schemaId, schemaLocation });
+    out.push({
+      pointer,
+      keyword: error.keyword,
+      message: describe(error),
+      schemaId,
+      schemaLocation,
+    });
   }
   // Timestamps and UUIDs carry both `pattern` (enforced everywhere) and `format` (annotation): one message is enough.
   // A strict variant that narrows a field its base also constrains can fail with the very same message: keep one.
@@ -147,7 +168,8 @@ function propertyNamed(error: ErrorObject): string | undefined {
 
 function describe(error: ErrorObject): string {
   const p = error.params as Record<string, unknown>;
-  const parent = (typeof error.parentSchema === 'object' ? error.parentSchema : undefined) as Record<string, unknown> | undefined;
+  const parent = (typeof error.parentSchema === 'object' ? error.parentSchema : undefined) as
+    Record<string, unknown> | undefined;
   const title = typeof parent?.['title'] === 'string' ? parent['title'] : undefined;
   const got = `got ${show(error.data)}`;
   switch (error.keyword) {
@@ -165,7 +187,9 @@ function describe(error: ErrorObject): string {
       return `must be ${JSON.stringify(p['allowedValue'])}, ${got}`;
     case 'pattern':
     case 'format':
-      return title ? `must be ${title}, ${got}` : `must match ${error.keyword} ${JSON.stringify(p[error.keyword])}, ${got}`;
+      return title
+        ? `must be ${title}, ${got}`
+        : `must match ${error.keyword} ${JSON.stringify(p[error.keyword])}, ${got}`;
     default:
       return `${error.message ?? `fails "${error.keyword}"`}, ${got}`;
   }

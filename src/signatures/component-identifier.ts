@@ -12,7 +12,10 @@ export interface ComponentIdentifier {
 }
 
 /** Builds a component identifier; `serialized` is computed once here (it is reused on every base). */
-export function componentIdentifier(name: string, params: ReadonlyMap<string, BareItem> | Readonly<Record<string, BareItem>> = new Map()): ComponentIdentifier {
+export function componentIdentifier(
+  name: string,
+  params: ReadonlyMap<string, BareItem> | Readonly<Record<string, BareItem>> = new Map(),
+): ComponentIdentifier {
   if (typeof name !== 'string') throw new TypeError('component name must be a string');
   const map = params instanceof Map ? new Map(params) : new Map(Object.entries(params));
   return Object.freeze({ name, params: map, serialized: serializeItem([name, map]) });
@@ -25,7 +28,10 @@ const PLAIN_CACHE_MAX = 256;
  * Like componentIdentifier, but identifiers without parameters are shared (bounded cache): parsing the same
  * Signature-Input on every request then costs no re-serialisation.
  */
-export function sharedComponentIdentifier(name: string, params: ReadonlyMap<string, BareItem>): ComponentIdentifier {
+export function sharedComponentIdentifier(
+  name: string,
+  params: ReadonlyMap<string, BareItem>,
+): ComponentIdentifier {
   if (params.size !== 0 || name.length > 64) return componentIdentifier(name, params);
   let id = plainCache.get(name);
   if (id === undefined) {

@@ -16,7 +16,8 @@ export function canonicalizeFieldLine(value: string): string {
 export function fieldLineValues(headers: FieldLines, lowercaseName: string): string[] {
   const values: string[] = [];
   for (const [name, value] of headers) {
-    if (name.length === lowercaseName.length && name.toLowerCase() === lowercaseName) values.push(canonicalizeFieldLine(value));
+    if (name.length === lowercaseName.length && name.toLowerCase() === lowercaseName)
+      values.push(canonicalizeFieldLine(value));
   }
   return values;
 }
@@ -26,7 +27,8 @@ export type FieldIndex = ReadonlyMap<string, readonly string[]>;
 
 export function indexFieldLines(headers: FieldLines): FieldIndex {
   const index = indexCheckedFieldLines(headers);
-  if (index === undefined) throw new TypeError('field lines must be [name, value] pairs of strings');
+  if (index === undefined)
+    throw new TypeError('field lines must be [name, value] pairs of strings');
   return index;
 }
 

@@ -14,7 +14,12 @@ import {
 import type { ComponentIdentifier } from './component-identifier.js';
 import { fieldLineValues, hasForbiddenFieldCharacter, type FieldIndex } from './field-values.js';
 import { serializeSignatureParams } from './signature-params.js';
-import { normalizeAuthority, parseTargetUri, type AuthorityPortRule, type TargetUriParts } from './target-uri.js';
+import {
+  normalizeAuthority,
+  parseTargetUri,
+  type AuthorityPortRule,
+  type TargetUriParts,
+} from './target-uri.js';
 
 /** How the base is built where a profile departs from RFC 9421 (data, not code paths scattered in callers). */
 export interface SignatureBaseOptions {
@@ -47,10 +52,15 @@ export type SignatureBaseErrorCode =
   | 'BASE_NOT_ASCII';
 
 export type SignatureBaseResult =
-  | { readonly ok: true; readonly base: string; /** the `@signature-params` value */ readonly signatureParams: string }
+  | {
+      readonly ok: true;
+      readonly base: string;
+      /** the `@signature-params` value */ readonly signatureParams: string;
+    }
   | { readonly ok: false; readonly code: SignatureBaseErrorCode; readonly message: string };
 
-type ValueResult = { ok: true; value: string } | { ok: false; code: SignatureBaseErrorCode; message: string };
+type ValueResult =
+  { ok: true; value: string } | { ok: false; code: SignatureBaseErrorCode; message: string };
 
 const DEFAULT_FIELD_TYPES: Readonly<Record<string, SfKind>> = {
   'signature-input': 'dictionary',
@@ -71,7 +81,10 @@ const NAME_RE = /^[a-z0-9!#$%&'*+\-.^_`|~]+$/;
 
 /** RFC 9421 §2.2.8: re-encode with the urlencoded percent-encode set, a space as `%20`. */
 export function encodeQueryParamComponent(text: string): string {
-  return encodeURIComponent(text).replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(text).replace(
+    /[!'()~]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
 function fail(code: SignatureBaseErrorCode, message: string): ValueResult {
@@ -88,8 +101,14 @@ function derivedValue(
   for (const key of component.params.keys()) {
     if (key !== allowed) {
       return FIELD_PARAMS.has(key) || key === 'name'
-        ? fail('COMPONENT_PARAMETER_INVALID', `parameter "${key}" is not allowed on ${component.serialized}`)
-        : fail('COMPONENT_PARAMETER_UNKNOWN', `unknown parameter "${key}" on ${component.serialized}`);
+        ? fail(
+            'COMPONENT_PARAMETER_INVALID',
+            `parameter "${key}" is not allowed on ${component.serialized}`,
+          )
+        : fail(
+            'COMPONENT_PARAMETER_UNKNOWN',
+            `unknown parameter "${key}" on ${component.serialized}`,
+          );
     }
   }
   switch (component.name) {
@@ -106,48 +125,85 @@ function derivedValue(
     case '@path':
       return {
         ok: true,
-        value: options.pathValue === 'path-and-query' && uri.query !== undefined ? `${uri.path}?${uri.query}` : uri.path,
+        value:
+          options.pathValue === 'path-and-query' && uri.query !== undefined
+            ? `${uri.path}?${uri.query}`
+            : uri.path,
       };
     case '@query':
       return { ok: true, value: `?${uri.query ?? ''}` };
     case '@query-param': {
       const name = component.params.get('name');
-      if (typeof name !== 'string') return fail('COMPONENT_PARAMETER_INVALID', '"@query-param" needs a string "name" parameter');
+      if (typeof name !== 'string')
+        return fail(
+          'COMPONENT_PARAMETER_INVALID',
+          '"@query-param" needs a string "name" parameter',
+        );
       const found: string[] = [];
-      for (const [n, v] of new URLSearchParams(uri.query ?? '')) if (encodeQueryParamComponent(n) === name) found.push(v);
-      if (found.length === 0) return fail('QUERY_PARAM_MISSING', `query parameter "${name}" is absent`);
-      if (found.length > 1) return fail('QUERY_PARAM_REPEATED', `query parameter "${name}" appears ${found.length} times`);
+      for (const [n, v] of new URLSearchParams(uri.query ?? ''))
+        if (encodeQueryParamComponent(n) === name) found.push(v);
+      if (found.length === 0)
+        return fail('QUERY_PARAM_MISSING', `query parameter "${name}" is absent`);
+      if (found.length > 1)
+        return fail(
+          'QUERY_PARAM_REPEATED',
+          `query parameter "${name}" appears ${found.length} times`,
+        );
       return { ok: true, value: encodeQueryParamComponent(found[0]!) };
     }
     case '@status':
       return fail('COMPONENT_UNKNOWN', '"@status" is a response component');
     case '@signature-params':
-      return fail('COMPONENT_UNKNOWN', '"@signature-params" must not be listed as a covered component');
+      return fail(
+        'COMPONENT_UNKNOWN',
+        '"@signature-params" must not be listed as a covered component',
+      );
     default:
       return fail('COMPONENT_UNKNOWN', `unknown derived component "${component.name}"`);
   }
 }
 
-function fieldValue(component: ComponentIdentifier, request: HttpRequest, options: SignatureBaseOptions, fields?: FieldIndex): ValueResult {
+function fieldValue(
+  component: ComponentIdentifier,
+  request: HttpRequest,
+  options: SignatureBaseOptions,
+  fields?: FieldIndex,
+): ValueResult {
   const { name, params } = component;
-  if (!NAME_RE.test(name)) return fail('COMPONENT_NAME_INVALID', `component name "${name}" must be a lowercase field name`);
+  if (!NAME_RE.test(name))
+    return fail(
+      'COMPONENT_NAME_INVALID',
+      `component name "${name}" must be a lowercase field name`,
+    );
   for (const [key, value] of params) {
-    if (!FIELD_PARAMS.has(key)) return fail('COMPONENT_PARAMETER_UNKNOWN', `unknown parameter "${key}" on ${component.serialized}`);
-    if (key === 'req') return fail('COMPONENT_PARAMETER_INVALID', '"req" is not allowed when signing a request');
-    if (key === 'tr') return fail('COMPONENT_PARAMETER_INVALID', 'trailer fields ("tr") are not supported');
+    if (!FIELD_PARAMS.has(key))
+      return fail(
+        'COMPONENT_PARAMETER_UNKNOWN',
+        `unknown parameter "${key}" on ${component.serialized}`,
+      );
+    if (key === 'req')
+      return fail('COMPONENT_PARAMETER_INVALID', '"req" is not allowed when signing a request');
+    if (key === 'tr')
+      return fail('COMPONENT_PARAMETER_INVALID', 'trailer fields ("tr") are not supported');
     if (key === 'key' ? typeof value !== 'string' : value !== true) {
-      return fail('COMPONENT_PARAMETER_INVALID', `parameter "${key}" has the wrong type on ${component.serialized}`);
+      return fail(
+        'COMPONENT_PARAMETER_INVALID',
+        `parameter "${key}" has the wrong type on ${component.serialized}`,
+      );
     }
   }
   const sf = params.has('sf');
   const key = params.get('key');
   const bs = params.has('bs');
-  if (bs && (sf || key !== undefined)) return fail('COMPONENT_PARAMETER_INVALID', '"bs" cannot be combined with "sf" or "key"');
-  if (sf && key !== undefined) return fail('COMPONENT_PARAMETER_INVALID', '"sf" and "key" cannot be combined');
+  if (bs && (sf || key !== undefined))
+    return fail('COMPONENT_PARAMETER_INVALID', '"bs" cannot be combined with "sf" or "key"');
+  if (sf && key !== undefined)
+    return fail('COMPONENT_PARAMETER_INVALID', '"sf" and "key" cannot be combined');
 
   const lines = fields ? (fields.get(name) ?? []) : fieldLineValues(request.headers, name);
   for (const line of lines) {
-    if (hasForbiddenFieldCharacter(line)) return fail('FIELD_VALUE_INVALID', `field "${name}" contains CR, LF or NUL`);
+    if (hasForbiddenFieldCharacter(line))
+      return fail('FIELD_VALUE_INVALID', `field "${name}" contains CR, LF or NUL`);
   }
   if (lines.length === 0) {
     if (options.missingField === 'empty' && params.size === 0) return { ok: true, value: '' };
@@ -155,27 +211,54 @@ function fieldValue(component: ComponentIdentifier, request: HttpRequest, option
   }
   if (params.size === 0 && lines.length === 1) return { ok: true, value: lines[0]! }; // the common case: one plain line
   if (lines.length > 1 && options.singleValuedFields?.includes(name)) {
-    return fail('FIELD_DUPLICATED', `field "${name}" must appear once, found ${lines.length} lines`);
+    return fail(
+      'FIELD_DUPLICATED',
+      `field "${name}" must appear once, found ${lines.length} lines`,
+    );
   }
   if (bs) {
-    return { ok: true, value: lines.map((line) => `:${arrayBufferToBase64(new TextEncoder().encode(line))}:`).join(', ') };
+    return {
+      ok: true,
+      value: lines
+        .map((line) => `:${arrayBufferToBase64(new TextEncoder().encode(line))}:`)
+        .join(', '),
+    };
   }
   const combined = lines.join(', ');
   if (key !== undefined) {
     const dict = parseSfDictionary(combined, { allowDuplicateKeys: true });
-    if (!dict.ok) return fail('FIELD_VALUE_INVALID', `field "${name}" is not a Dictionary: ${dict.message}`);
+    if (!dict.ok)
+      return fail('FIELD_VALUE_INVALID', `field "${name}" is not a Dictionary: ${dict.message}`);
     const member = dict.value.get(key as string);
-    if (member === undefined) return fail('DICTIONARY_MEMBER_MISSING', `field "${name}" has no member "${String(key)}"`);
+    if (member === undefined)
+      return fail('DICTIONARY_MEMBER_MISSING', `field "${name}" has no member "${String(key)}"`);
     const serialized = serializeSfMember(member);
-    return serialized.ok ? { ok: true, value: serialized.value } : fail('FIELD_VALUE_INVALID', serialized.message);
+    return serialized.ok
+      ? { ok: true, value: serialized.value }
+      : fail('FIELD_VALUE_INVALID', serialized.message);
   }
   if (sf) {
     const kind = options.fieldTypes?.[name] ?? DEFAULT_FIELD_TYPES[name];
-    if (kind === undefined) return fail('COMPONENT_PARAMETER_INVALID', `"sf" needs a known structured type for field "${name}"`);
-    const parsed = kind === 'dictionary' ? parseSfDictionary(combined, { allowDuplicateKeys: true }) : kind === 'list' ? parseSfList(combined) : parseSfItem(combined);
-    if (!parsed.ok) return fail('FIELD_VALUE_INVALID', `field "${name}" is not a valid ${kind}: ${parsed.message}`);
+    if (kind === undefined)
+      return fail(
+        'COMPONENT_PARAMETER_INVALID',
+        `"sf" needs a known structured type for field "${name}"`,
+      );
+    const parsed =
+      kind === 'dictionary'
+        ? parseSfDictionary(combined, { allowDuplicateKeys: true })
+        : kind === 'list'
+          ? parseSfList(combined)
+          : parseSfItem(combined);
+    if (!parsed.ok)
+      return fail(
+        'FIELD_VALUE_INVALID',
+        `field "${name}" is not a valid ${kind}: ${parsed.message}`,
+      );
     const serialized = serializeSf(kind, parsed.value);
-    return serialized.ok ? { ok: true, value: serialized.value } : fail('FIELD_VALUE_INVALID', serialized.message);
+    return serialized.ok
+      ? { ok: true, value: serialized.value }
+      : fail('FIELD_VALUE_INVALID', serialized.message);
   }
   return { ok: true, value: combined };
 }
@@ -188,7 +271,9 @@ export function componentValue(
   options: SignatureBaseOptions = {},
   fields?: FieldIndex,
 ): ValueResult {
-  return component.name.startsWith('@') ? derivedValue(component, request, uri, options) : fieldValue(component, request, options, fields);
+  return component.name.startsWith('@')
+    ? derivedValue(component, request, uri, options)
+    : fieldValue(component, request, options, fields);
 }
 
 /** Signature parameters with their `@signature-params` serialisation already computed (e.g. a parsed Signature-Input member). */
@@ -216,12 +301,17 @@ export function createSignatureBase(
     signatureParams instanceof Map
       ? serializeSignatureParams(coveredComponents, signatureParams)
       : { ok: true as const, value: (signatureParams as PreparedSignatureParams).signatureParams };
-  if (!paramsValue.ok) return { ok: false, code: 'SIGNATURE_PARAMS_INVALID', message: paramsValue.message };
+  if (!paramsValue.ok)
+    return { ok: false, code: 'SIGNATURE_PARAMS_INVALID', message: paramsValue.message };
   let base = '';
   const seen = new Set<string>();
   for (const component of coveredComponents) {
     if (seen.has(component.serialized)) {
-      return { ok: false, code: 'COMPONENT_DUPLICATE', message: `component ${component.serialized} is listed twice` };
+      return {
+        ok: false,
+        code: 'COMPONENT_DUPLICATE',
+        message: `component ${component.serialized} is listed twice`,
+      };
     }
     seen.add(component.serialized);
     const value = componentValue(component, request, uriResult.value, options, fields);
@@ -229,14 +319,22 @@ export function createSignatureBase(
     // A field value was checked line by line in fieldValue (joining with ", " or re-serialising adds no CR, LF or
     // NUL); a derived value is checked here.
     if (component.name.startsWith('@') && hasForbiddenFieldCharacter(value.value)) {
-      return { ok: false, code: 'FIELD_VALUE_INVALID', message: `value of ${component.serialized} contains CR, LF or NUL` };
+      return {
+        ok: false,
+        code: 'FIELD_VALUE_INVALID',
+        message: `value of ${component.serialized} contains CR, LF or NUL`,
+      };
     }
     base += `${component.serialized}: ${value.value}\n`;
   }
   base += `"@signature-params": ${paramsValue.value}`;
   // ASCII exactly when no UTF-16 unit needs more than one UTF-8 byte (a native count, cheaper than a regex scan).
   if (Buffer.byteLength(base, 'utf8') !== base.length) {
-    return { ok: false, code: 'BASE_NOT_ASCII', message: 'the signature base contains non-ASCII characters' };
+    return {
+      ok: false,
+      code: 'BASE_NOT_ASCII',
+      message: 'the signature base contains non-ASCII characters',
+    };
   }
   return { ok: true, base, signatureParams: paramsValue.value };
 }

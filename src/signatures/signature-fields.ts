@@ -23,15 +23,24 @@ export interface SignatureInput {
   readonly signatureParams: string;
 }
 
-export type SignatureFieldErrorCode = 'SIGNATURE_INPUT_MALFORMED' | 'SIGNATURE_MALFORMED' | 'LABEL_DUPLICATED';
+export type SignatureFieldErrorCode =
+  'SIGNATURE_INPUT_MALFORMED' | 'SIGNATURE_MALFORMED' | 'LABEL_DUPLICATED';
 
 export type ParseSignatureInputResult =
   | { readonly ok: true; readonly value: ReadonlyMap<string, SignatureInput> }
-  | { readonly ok: false; readonly code: 'SIGNATURE_INPUT_MALFORMED' | 'LABEL_DUPLICATED'; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code: 'SIGNATURE_INPUT_MALFORMED' | 'LABEL_DUPLICATED';
+      readonly message: string;
+    };
 
 export type ParseSignatureResult =
   | { readonly ok: true; readonly value: ReadonlyMap<string, Uint8Array> }
-  | { readonly ok: false; readonly code: 'SIGNATURE_MALFORMED' | 'LABEL_DUPLICATED'; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code: 'SIGNATURE_MALFORMED' | 'LABEL_DUPLICATED';
+      readonly message: string;
+    };
 
 /** RFC 9421 §2.3 parameter types: `created`/`expires` Integers; `keyid`, `alg`, `nonce`, `tag` Strings. */
 const PARAM_TYPES: Readonly<Record<string, 'integer' | 'string'>> = {
@@ -67,7 +76,11 @@ let lastComponentText = '';
 let lastComponents: readonly ComponentIdentifier[] | undefined;
 
 /** The component list written in `value` from `start` to `end` (the text inside the parentheses), when canonical. */
-function canonicalComponentList(value: string, start: number, end: number): readonly ComponentIdentifier[] | undefined {
+function canonicalComponentList(
+  value: string,
+  start: number,
+  end: number,
+): readonly ComponentIdentifier[] | undefined {
   const text = value.slice(start, end);
   // slice and === compare in one fast pass; startsWith(text, position) is several times slower in V8.
   if (lastComponents !== undefined && text === lastComponentText) return lastComponents;
@@ -116,7 +129,8 @@ function canonicalParameters(value: string, at: number): Map<string, BareItem> |
     } else {
       while (end < length && isDigit(value.charCodeAt(end))) end++;
       const digits = end - equals - 1;
-      if (digits === 0 || digits > 15 || (digits > 1 && first === 0x30) || type === 'string') return undefined;
+      if (digits === 0 || digits > 15 || (digits > 1 && first === 0x30) || type === 'string')
+        return undefined;
       params.set(key, Number(value.slice(equals + 1, end)));
     }
     at = end;
@@ -129,9 +143,14 @@ function canonicalParameters(value: string, at: number): Map<string, BareItem> |
  * when not canonical. The label has no `=` and the plain sf-strings no `)`, so the first `=(` and the next `)`
  * delimit the parts; each part is then checked against its canonical grammar.
  */
-function parseCanonicalSignatureInput(
-  value: string,
-): { label: string; components: readonly ComponentIdentifier[]; params: Map<string, BareItem>; signatureParams: string } | undefined {
+function parseCanonicalSignatureInput(value: string):
+  | {
+      label: string;
+      components: readonly ComponentIdentifier[];
+      params: Map<string, BareItem>;
+      signatureParams: string;
+    }
+  | undefined {
   const open = value.indexOf('=(');
   const close = open === -1 ? -1 : value.indexOf(')', open + 2);
   if (close === -1) return undefined;
@@ -153,11 +172,14 @@ function parseCanonicalSignatureInput(
 function parametersTextProblem(params: readonly ParameterAsWritten[]): string | undefined {
   const seen = new Set<string>();
   for (const { key, raw } of params) {
-    if (seen.has(key)) return `parameter "${key}" appears more than once (RFC 8941 would silently keep the last value)`;
+    if (seen.has(key))
+      return `parameter "${key}" appears more than once (RFC 8941 would silently keep the last value)`;
     seen.add(key);
     if (PARAM_TYPES[key] === 'integer') {
-      if (/^-?[0-9]+\.[0-9]*$/.test(raw)) return `parameter "${key}" is a Decimal (${raw}), not an Integer`;
-      if (/^-?0[0-9]/.test(raw)) return `parameter "${key}" is written with leading zeros (${raw}); write ${raw.replace(/^(-?)0+(?=[0-9])/, '$1')}`;
+      if (/^-?[0-9]+\.[0-9]*$/.test(raw))
+        return `parameter "${key}" is a Decimal (${raw}), not an Integer`;
+      if (/^-?0[0-9]/.test(raw))
+        return `parameter "${key}" is written with leading zeros (${raw}); write ${raw.replace(/^(-?)0+(?=[0-9])/, '$1')}`;
     }
   }
   return undefined;
@@ -177,22 +199,40 @@ function typeProblem(params: ReadonlyMap<string, BareItem>): string | undefined 
  * of sf-strings; known parameters must have their RFC types; unknown parameters are kept in order.
  * A label that appears twice is `LABEL_DUPLICATED` (the SF rule "last wins" would silently replace a signature).
  */
-export function parseSignatureInput(value: string, options: ParseFieldOptions = {}): ParseSignatureInputResult {
+export function parseSignatureInput(
+  value: string,
+  options: ParseFieldOptions = {},
+): ParseSignatureInputResult {
   if (options.fastPath !== false) {
     const canonical = parseCanonicalSignatureInput(value);
     if (canonical !== undefined) {
       const { label, components, params, signatureParams } = canonical;
-      return { ok: true, value: new Map<string, SignatureInput>().set(label, { components, params, signatureParams }) };
+      return {
+        ok: true,
+        value: new Map<string, SignatureInput>().set(label, {
+          components,
+          params,
+          signatureParams,
+        }),
+      };
     }
   }
   const parsed = parseSfDictionary(value);
   if (!parsed.ok) {
-    return { ok: false, code: parsed.code === 'SF_DUPLICATE_KEY' ? 'LABEL_DUPLICATED' : 'SIGNATURE_INPUT_MALFORMED', message: `Signature-Input: ${parsed.message}` };
+    return {
+      ok: false,
+      code: parsed.code === 'SF_DUPLICATE_KEY' ? 'LABEL_DUPLICATED' : 'SIGNATURE_INPUT_MALFORMED',
+      message: `Signature-Input: ${parsed.message}`,
+    };
   }
   const result = new Map<string, SignatureInput>();
   const written = memberParametersAsWritten(value);
   for (const [label, member] of parsed.value) {
-    const bad = (message: string): ParseSignatureInputResult => ({ ok: false, code: 'SIGNATURE_INPUT_MALFORMED', message: `Signature-Input "${label}": ${message}` });
+    const bad = (message: string): ParseSignatureInputResult => ({
+      ok: false,
+      code: 'SIGNATURE_INPUT_MALFORMED',
+      message: `Signature-Input "${label}": ${message}`,
+    });
     if (!isInnerList(member)) return bad('member is not an Inner List');
     const textProblem = parametersTextProblem(written.get(label) ?? []);
     if (textProblem) return bad(textProblem);
@@ -211,7 +251,10 @@ export function parseSignatureInput(value: string, options: ParseFieldOptions = 
 }
 
 /** Parses a Signature value: every member must be a byte sequence written as padded standard base64. */
-export function parseSignature(value: string, options: ParseFieldOptions = {}): ParseSignatureResult {
+export function parseSignature(
+  value: string,
+  options: ParseFieldOptions = {},
+): ParseSignatureResult {
   if (options.fastPath !== false) {
     // Only one member in canonical form (`label=:<padded base64>:`) takes the fast path; the general path judges the
     // rest.
@@ -221,26 +264,48 @@ export function parseSignature(value: string, options: ParseFieldOptions = {}): 
       const text = value.slice(open + 2, -1);
       if (isCanonicalBase64(text) && CANONICAL_LABEL.test(label)) {
         const bytes = Buffer.from(text, 'base64');
-        return { ok: true, value: new Map<string, Uint8Array>().set(label, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)) };
+        return {
+          ok: true,
+          value: new Map<string, Uint8Array>().set(
+            label,
+            new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          ),
+        };
       }
     }
   }
   const parsed = parseSfDictionary(value);
   if (!parsed.ok) {
-    return { ok: false, code: parsed.code === 'SF_DUPLICATE_KEY' ? 'LABEL_DUPLICATED' : 'SIGNATURE_MALFORMED', message: `Signature: ${parsed.message}` };
+    return {
+      ok: false,
+      code: parsed.code === 'SF_DUPLICATE_KEY' ? 'LABEL_DUPLICATED' : 'SIGNATURE_MALFORMED',
+      message: `Signature: ${parsed.message}`,
+    };
   }
   const result = new Map<string, Uint8Array>();
   for (const [label, member] of parsed.value) {
     if (isInnerList(member) || !isByteSequence(member[0])) {
-      return { ok: false, code: 'SIGNATURE_MALFORMED', message: `Signature "${label}": member is not a byte sequence` };
+      return {
+        ok: false,
+        code: 'SIGNATURE_MALFORMED',
+        message: `Signature "${label}": member is not a byte sequence`,
+      };
     }
     // RFC 9421 §4.2 defines no parameters on a signature, and the spec's step 5 shows none.
     if (member[1].size > 0) {
-      return { ok: false, code: 'SIGNATURE_MALFORMED', message: `Signature "${label}": parameters on the signature (${[...member[1].keys()].map((k) => `"${k}"`).join(', ')}) are not allowed` };
+      return {
+        ok: false,
+        code: 'SIGNATURE_MALFORMED',
+        message: `Signature "${label}": parameters on the signature (${[...member[1].keys()].map((k) => `"${k}"`).join(', ')}) are not allowed`,
+      };
     }
     const bytes = new Uint8Array(member[0]);
     if (!isByteSequenceWrittenCanonically(value, bytes)) {
-      return { ok: false, code: 'SIGNATURE_MALFORMED', message: `Signature "${label}": byte sequence is not padded standard base64` };
+      return {
+        ok: false,
+        code: 'SIGNATURE_MALFORMED',
+        message: `Signature "${label}": byte sequence is not padded standard base64`,
+      };
     }
     result.set(label, bytes);
   }
@@ -249,12 +314,19 @@ export function parseSignature(value: string, options: ParseFieldOptions = {}): 
 
 /** Serialises Signature-Input members (`label=(...);params`), in the map's order. */
 export function serializeSignatureInput(
-  members: ReadonlyMap<string, { readonly components: readonly ComponentIdentifier[]; readonly params: ReadonlyMap<string, BareItem> }>,
+  members: ReadonlyMap<
+    string,
+    {
+      readonly components: readonly ComponentIdentifier[];
+      readonly params: ReadonlyMap<string, BareItem>;
+    }
+  >,
 ): string {
   const parts: string[] = [];
   for (const [label, member] of members) {
     const serialized = serializeSignatureParams(member.components, member.params);
-    if (!serialized.ok) throw new TypeError(`cannot serialise Signature-Input "${label}": ${serialized.message}`);
+    if (!serialized.ok)
+      throw new TypeError(`cannot serialise Signature-Input "${label}": ${serialized.message}`);
     if (!CANONICAL_LABEL.test(label)) throw new TypeError(`invalid signature label "${label}"`);
     parts.push(`${label}=${serialized.value}`);
   }

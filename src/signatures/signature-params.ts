@@ -3,7 +3,8 @@ import { serializeInnerList } from 'structured-headers';
 import { type BareItem, type Item } from '../structured-fields/structured-fields.js';
 import type { ComponentIdentifier } from './component-identifier.js';
 
-export type SerializeParamsResult = { readonly ok: true; readonly value: string } | { readonly ok: false; readonly message: string };
+export type SerializeParamsResult =
+  { readonly ok: true; readonly value: string } | { readonly ok: false; readonly message: string };
 
 /**
  * Serialises `("c1" "c2");p1=v1;p2=v2` keeping both orders exactly as given (never a fixed order: parameter

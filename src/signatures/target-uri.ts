@@ -46,13 +46,20 @@ export function parseTargetUri(url: string): TargetUriResult {
 
 function splitTargetUri(url: string): TargetUriResult {
   const match = URI_RE.exec(url);
-  if (!match) return { ok: false, message: `target URI ${JSON.stringify(url.slice(0, 200))} is not an absolute URI` };
+  if (!match)
+    return {
+      ok: false,
+      message: `target URI ${JSON.stringify(url.slice(0, 200))} is not an absolute URI`,
+    };
   const scheme = match[1]!.toLowerCase();
   const rawAuthority = match[2]!;
-  if (scheme !== 'http' && scheme !== 'https') return { ok: false, message: `scheme "${scheme}" is not http or https` };
+  if (scheme !== 'http' && scheme !== 'https')
+    return { ok: false, message: `scheme "${scheme}" is not http or https` };
   // eslint-disable-next-line no-control-regex
-  if (/[^\x21-\x7e]/.test(rawAuthority)) return { ok: false, message: 'authority contains whitespace, control or non-ASCII characters' };
-  if (rawAuthority.includes('@')) return { ok: false, message: 'authority must not contain userinfo' };
+  if (/[^\x21-\x7e]/.test(rawAuthority))
+    return { ok: false, message: 'authority contains whitespace, control or non-ASCII characters' };
+  if (rawAuthority.includes('@'))
+    return { ok: false, message: 'authority must not contain userinfo' };
   const authority = AUTHORITY_RE.exec(rawAuthority);
   if (!authority) return { ok: false, message: `authority "${rawAuthority}" is malformed` };
   let host: string;
@@ -76,7 +83,8 @@ function splitTargetUri(url: string): TargetUriResult {
   let port: number | undefined;
   const portText = authority[2];
   if (portText !== undefined && portText !== '') {
-    if (portText.length > 5 || Number(portText) > 65535) return { ok: false, message: `port "${portText}" is out of range` };
+    if (portText.length > 5 || Number(portText) > 65535)
+      return { ok: false, message: `port "${portText}" is out of range` };
     port = Number(portText);
   }
   const rawPath = match[3]!;
@@ -99,7 +107,8 @@ function splitTargetUri(url: string): TargetUriResult {
 // RFC 3986 §3.2.2: reg-name = *( unreserved / pct-encoded / sub-delims ).
 const REG_NAME = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$/;
 const NUMERIC_LABEL = /(?:^|\.)(?:0[xX][0-9A-Fa-f]*|[0-9]+)\.?$/;
-const DOTTED_QUAD = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/;
+const DOTTED_QUAD =
+  /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$/;
 
 /**
  * Why a host that is not an IP-literal cannot be used for `@authority`, or undefined. The host is taken as written
@@ -108,7 +117,8 @@ const DOTTED_QUAD = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(?
  * several authorities. A host WHATWG would read as an IPv4 address must therefore be a canonical dotted quad.
  */
 function regNameProblem(host: string): string | undefined {
-  if (!REG_NAME.test(host)) return `host "${host}" is not an RFC 3986 host (allowed: letters, digits, -._~!$&'()*+,;= and %XX)`;
+  if (!REG_NAME.test(host))
+    return `host "${host}" is not an RFC 3986 host (allowed: letters, digits, -._~!$&'()*+,;= and %XX)`;
   if (NUMERIC_LABEL.test(host) && !DOTTED_QUAD.test(host)) {
     return `host "${host}" is a non-canonical IPv4 address (an HTTP stack may read it as another host); write four decimal octets without leading zeros`;
   }
@@ -119,7 +129,10 @@ function regNameProblem(host: string): string | undefined {
 export type AuthorityPortRule = 'scheme-default' | 'omit-80-and-443';
 
 /** The normalised authority: lowercase host, default port omitted per the rule. */
-export function normalizeAuthority(parts: TargetUriParts, rule: AuthorityPortRule = 'scheme-default'): string {
+export function normalizeAuthority(
+  parts: TargetUriParts,
+  rule: AuthorityPortRule = 'scheme-default',
+): string {
   const { port } = parts;
   if (port === undefined) return parts.host;
   const omit =

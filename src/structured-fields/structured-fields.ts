@@ -25,7 +25,11 @@ export type SfKind = 'item' | 'list' | 'dictionary';
 
 export type SfResult<T> =
   | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly code: 'SF_PARSE_ERROR' | 'SF_TYPE_UNSUPPORTED' | 'SF_DUPLICATE_KEY'; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code: 'SF_PARSE_ERROR' | 'SF_TYPE_UNSUPPORTED' | 'SF_DUPLICATE_KEY';
+      readonly message: string;
+    };
 
 /** True for an Inner List (`[items, params]` whose first element is an array). */
 export function isInnerList(member: Item | InnerList): member is InnerList {
@@ -34,7 +38,9 @@ export function isInnerList(member: Item | InnerList): member is InnerList {
 
 /** True when `value` is an RFC 8941 Integer (the library returns Integers and Decimals as numbers). */
 export function isSfInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= 999_999_999_999_999;
+  return (
+    typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= 999_999_999_999_999
+  );
 }
 
 /** A byte sequence as bytes (the library returns an ArrayBuffer). */
@@ -47,7 +53,8 @@ export function isByteSequence(value: unknown): value is ArrayBuffer {
  * groups of four, then at most one final group with one or two `=` whose last data character carries no stray bits.
  * A source fragment for the canonical-form fast paths (no anchors, no capture groups).
  */
-export const CANONICAL_BASE64_PATTERN = '(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?';
+export const CANONICAL_BASE64_PATTERN =
+  '(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?';
 
 /** RFC 8941 §3.2 key grammar (`key = ( lcalpha / "*" ) *( lcalpha / DIGIT / "_" / "-" / "." / "*" )`): a source fragment. */
 export const SF_KEY_PATTERN = '[a-z*][a-z0-9_\\-.*]*';
@@ -56,7 +63,9 @@ export const SF_KEY_PATTERN = '[a-z*][a-z0-9_\\-.*]*';
  * A one-member Dictionary `key=:<canonical base64>:` (key in group 1, base64 in group 2): the form the Signature and
  * Content-Digest fast paths recognise without the general parser. No `g`/`y` flag, so sharing it is safe.
  */
-export const CANONICAL_BYTE_SEQUENCE_MEMBER = new RegExp(`^(${SF_KEY_PATTERN})=:(${CANONICAL_BASE64_PATTERN}):$`);
+export const CANONICAL_BYTE_SEQUENCE_MEMBER = new RegExp(
+  `^(${SF_KEY_PATTERN})=:(${CANONICAL_BASE64_PATTERN}):$`,
+);
 
 /** The standard base64 alphabet's values by character code (-1: not in the alphabet). */
 const BASE64_VALUE = (() => {
@@ -74,7 +83,14 @@ const BASE64_VALUE = (() => {
 export function isCanonicalBase64(text: string): boolean {
   const length = text.length;
   if (length % 4 !== 0) return false;
-  const pad = length === 0 ? 0 : text.charCodeAt(length - 1) !== 0x3d ? 0 : text.charCodeAt(length - 2) !== 0x3d ? 1 : 2;
+  const pad =
+    length === 0
+      ? 0
+      : text.charCodeAt(length - 1) !== 0x3d
+        ? 0
+        : text.charCodeAt(length - 2) !== 0x3d
+          ? 1
+          : 2;
   const data = length - pad;
   for (let i = 0; i < data; i++) {
     const code = text.charCodeAt(i);
@@ -97,7 +113,9 @@ export function decodeCanonicalBase64(text: string): Uint8Array {
  * missing padding and non-zero pad bits; this profile's fields are strict, so a value written any other way fails.
  */
 export function isByteSequenceWrittenCanonically(raw: string, bytes: Uint8Array): boolean {
-  return raw.includes(`:${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}:`);
+  return raw.includes(
+    `:${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')}:`,
+  );
 }
 
 function bareItemProblem(value: BareItem): string | undefined {
@@ -174,7 +192,10 @@ export function memberParametersAsWritten(input: string): Map<string, ParameterA
   const out = new Map<string, ParameterAsWritten[]>();
   // Blank out what may contain ";" "," or "(": sf-strings, byte sequences, inner lists (same length: offsets hold).
   const blank = (m: string): string => ' '.repeat(m.length);
-  const masked = input.replace(/"(?:[^"\\]|\\.)*"/g, blank).replace(/:[A-Za-z0-9+/=]*:/g, blank).replace(/\([^)]*\)/g, blank);
+  const masked = input
+    .replace(/"(?:[^"\\]|\\.)*"/g, blank)
+    .replace(/:[A-Za-z0-9+/=]*:/g, blank)
+    .replace(/\([^)]*\)/g, blank);
   let start = 0;
   for (let i = 0; i <= masked.length; i++) {
     if (i < masked.length && masked[i] !== ',') continue;
@@ -184,7 +205,10 @@ export function memberParametersAsWritten(input: string): Map<string, ParameterA
       const params: ParameterAsWritten[] = [];
       for (const m of segment.matchAll(new RegExp(`;[ ]*(${SF_KEY_PATTERN})(?:=([^;]*))?`, 'g'))) {
         const at = start + m.index + m[0].length - (m[2]?.length ?? 0);
-        params.push({ key: m[1]!, raw: m[2] === undefined ? '' : input.slice(at, at + m[2].length).trim() });
+        params.push({
+          key: m[1]!,
+          raw: m[2] === undefined ? '' : input.slice(at, at + m[2].length).trim(),
+        });
       }
       out.set(key, params);
     }
@@ -217,7 +241,10 @@ function unsupported(message: string): SfResult<never> {
 }
 
 /** Parses an RFC 8941 Dictionary; duplicate keys and RFC 9651-only types are errors. */
-export function parseSfDictionary(input: string, options: { allowDuplicateKeys?: boolean } = {}): SfResult<Dictionary> {
+export function parseSfDictionary(
+  input: string,
+  options: { allowDuplicateKeys?: boolean } = {},
+): SfResult<Dictionary> {
   const parsed = parseWith(parseDictionary, input);
   if (!parsed.ok) return parsed;
   for (const [key, member] of parsed.value) {
@@ -227,7 +254,11 @@ export function parseSfDictionary(input: string, options: { allowDuplicateKeys?:
   if (!options.allowDuplicateKeys) {
     const duplicate = findDuplicateDictionaryKey(input);
     if (duplicate !== undefined) {
-      return { ok: false, code: 'SF_DUPLICATE_KEY', message: `dictionary key "${duplicate}" appears more than once` };
+      return {
+        ok: false,
+        code: 'SF_DUPLICATE_KEY',
+        message: `dictionary key "${duplicate}" appears more than once`,
+      };
     }
   }
   return parsed;
@@ -255,12 +286,15 @@ export function parseSfItem(input: string): SfResult<Item> {
 function containsDecimal(member: Item | InnerList): boolean {
   const items = isInnerList(member) ? member[0] : [member];
   const paramSets = isInnerList(member) ? [member[1], ...member[0].map((i) => i[1])] : [member[1]];
-  for (const item of items) if (typeof item[0] === 'number' && !Number.isInteger(item[0])) return true;
-  for (const params of paramSets) for (const v of params.values()) if (typeof v === 'number' && !Number.isInteger(v)) return true;
+  for (const item of items)
+    if (typeof item[0] === 'number' && !Number.isInteger(item[0])) return true;
+  for (const params of paramSets)
+    for (const v of params.values()) if (typeof v === 'number' && !Number.isInteger(v)) return true;
   return false;
 }
 
-export type SerializeResult = { readonly ok: true; readonly value: string } | { readonly ok: false; readonly message: string };
+export type SerializeResult =
+  { readonly ok: true; readonly value: string } | { readonly ok: false; readonly message: string };
 
 /**
  * Serialises a parsed structure. Decimals are refused: the library's Decimal serialiser is not RFC 8941
@@ -269,14 +303,19 @@ export type SerializeResult = { readonly ok: true; readonly value: string } | { 
 export function serializeSf(kind: SfKind, value: Dictionary | List | Item): SerializeResult {
   try {
     if (kind === 'dictionary') {
-      for (const member of (value as Dictionary).values()) if (containsDecimal(member)) return { ok: false, message: 'Decimal serialisation is not supported' };
+      for (const member of (value as Dictionary).values())
+        if (containsDecimal(member))
+          return { ok: false, message: 'Decimal serialisation is not supported' };
       return { ok: true, value: serializeDictionary(value as Dictionary) };
     }
     if (kind === 'list') {
-      for (const member of value as List) if (containsDecimal(member)) return { ok: false, message: 'Decimal serialisation is not supported' };
+      for (const member of value as List)
+        if (containsDecimal(member))
+          return { ok: false, message: 'Decimal serialisation is not supported' };
       return { ok: true, value: serializeList(value as List) };
     }
-    if (containsDecimal(value as Item)) return { ok: false, message: 'Decimal serialisation is not supported' };
+    if (containsDecimal(value as Item))
+      return { ok: false, message: 'Decimal serialisation is not supported' };
     return { ok: true, value: serializeItem(value as Item) };
   } catch (error) {
     return { ok: false, message: errorMessage(error) };
@@ -285,9 +324,13 @@ export function serializeSf(kind: SfKind, value: Dictionary | List | Item): Seri
 
 /** Serialises one Dictionary member value (an Item or an Inner List), as `;key=` needs. */
 export function serializeSfMember(member: Item | InnerList): SerializeResult {
-  if (containsDecimal(member)) return { ok: false, message: 'Decimal serialisation is not supported' };
+  if (containsDecimal(member))
+    return { ok: false, message: 'Decimal serialisation is not supported' };
   try {
-    return { ok: true, value: isInnerList(member) ? serializeInnerList(member) : serializeItem(member) };
+    return {
+      ok: true,
+      value: isInnerList(member) ? serializeInnerList(member) : serializeItem(member),
+    };
   } catch (error) {
     return { ok: false, message: errorMessage(error) };
   }

@@ -14,5 +14,9 @@ export {
   type RsaPublicKeyInput,
 } from './rsa-keys.js';
 export { signWebhook, WEBHOOK_SIGNATURE_ALGORITHM } from './sign-webhook.js';
-export { MAX_AUTHORIZATION_LENGTH, verifyWebhook, type WebhookVerifyResult } from './verify-webhook.js';
+export {
+  MAX_AUTHORIZATION_LENGTH,
+  verifyWebhook,
+  type WebhookVerifyResult,
+} from './verify-webhook.js';
 export { webhookErrorCodes, type WebhookErrorCode } from './webhook-error-codes.js';

@@ -1,6 +1,11 @@
 // RSA keys for webhook signatures: the trimmed PEM body the service serves, full PEM, DER; export and generation.
 
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+} from 'node:crypto';
 import { decodeStrictBase64, encodeBase64 } from '../keys/base64.js';
 import { KeyFormatError } from '../keys/errors.js';
 import { looksLikePem, parsePem } from '../keys/pem.js';
@@ -36,13 +41,19 @@ const PRIVATE_WHAT = 'webhook RSA private key';
 
 function checkRsa(keyObject: KeyObject, what: string, policy: RsaKeyPolicy): number {
   if (keyObject.asymmetricKeyType !== 'rsa') {
-    throw new KeyFormatError('KEY_TYPE_UNSUPPORTED', `${what}: expected an RSA key (rsaEncryption, OID 1.2.840.113549.1.1.1) for SHA256withRSA; found a key of type "${String(keyObject.asymmetricKeyType)}"`);
+    throw new KeyFormatError(
+      'KEY_TYPE_UNSUPPORTED',
+      `${what}: expected an RSA key (rsaEncryption, OID 1.2.840.113549.1.1.1) for SHA256withRSA; found a key of type "${String(keyObject.asymmetricKeyType)}"`,
+    );
   }
   const bits = keyObject.asymmetricKeyDetails?.modulusLength ?? 0;
   const min = policy.minModulusBits ?? 2048;
   const max = policy.maxModulusBits ?? 16384;
   if (bits < min || bits > max) {
-    throw new KeyFormatError('KEY_TYPE_UNSUPPORTED', `${what}: expected a modulus of ${min} to ${max} bits; found ${bits} bits`);
+    throw new KeyFormatError(
+      'KEY_TYPE_UNSUPPORTED',
+      `${what}: expected a modulus of ${min} to ${max} bits; found ${bits} bits`,
+    );
   }
   return bits;
 }
@@ -55,7 +66,11 @@ function importPublicDer(der: Uint8Array): KeyObject {
     try {
       return createPublicKey({ key, format: 'der', type: 'pkcs1' });
     } catch {
-      throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: expected a DER SubjectPublicKeyInfo (or PKCS#1 RSAPublicKey); the ${der.length} bytes do not parse as one`, { cause: spkiError });
+      throw new KeyFormatError(
+        'KEY_FORMAT_INVALID',
+        `${PUBLIC_WHAT}: expected a DER SubjectPublicKeyInfo (or PKCS#1 RSAPublicKey); the ${der.length} bytes do not parse as one`,
+        { cause: spkiError },
+      );
     }
   }
 }
@@ -69,26 +84,40 @@ function importPublicDer(der: Uint8Array): KeyObject {
  * Throws {@link KeyFormatError} (`KEY_FORMAT_INVALID`, or `KEY_TYPE_UNSUPPORTED` for a non-RSA key
  * or a modulus outside the policy).
  */
-export function parseRsaPublicKey(input: RsaPublicKeyInput, policy: RsaKeyPolicy = {}): ParsedRsaPublicKey {
+export function parseRsaPublicKey(
+  input: RsaPublicKeyInput,
+  policy: RsaKeyPolicy = {},
+): ParsedRsaPublicKey {
   let keyObject: KeyObject;
   if (input instanceof Uint8Array) {
     keyObject = importPublicDer(input);
   } else if (typeof input === 'string') {
     const text = input.trim();
     if (text.length === 0) {
-      throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: expected the trimmed PEM body, a PEM or DER; found an empty value`);
+      throw new KeyFormatError(
+        'KEY_FORMAT_INVALID',
+        `${PUBLIC_WHAT}: expected the trimmed PEM body, a PEM or DER; found an empty value`,
+      );
     }
     if (looksLikePem(text)) {
       const { label, der } = parsePem(text, PUBLIC_WHAT);
       if (label === 'PUBLIC KEY' || label === 'RSA PUBLIC KEY') {
         keyObject = importPublicDer(der);
       } else if (label.includes('PRIVATE')) {
-        throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: expected a public key; found a private key PEM ("${label}")`);
+        throw new KeyFormatError(
+          'KEY_FORMAT_INVALID',
+          `${PUBLIC_WHAT}: expected a public key; found a private key PEM ("${label}")`,
+        );
       } else {
-        throw new KeyFormatError('KEY_FORMAT_INVALID', `${PUBLIC_WHAT}: expected a "PUBLIC KEY" PEM; found a "${label}" PEM`);
+        throw new KeyFormatError(
+          'KEY_FORMAT_INVALID',
+          `${PUBLIC_WHAT}: expected a "PUBLIC KEY" PEM; found a "${label}" PEM`,
+        );
       }
     } else {
-      keyObject = importPublicDer(decodeStrictBase64(text.replace(/\r?\n/g, ''), `${PUBLIC_WHAT} (trimmed PEM body)`));
+      keyObject = importPublicDer(
+        decodeStrictBase64(text.replace(/\r?\n/g, ''), `${PUBLIC_WHAT} (trimmed PEM body)`),
+      );
     }
   } else {
     throw new TypeError('parseRsaPublicKey: expected a string or a Uint8Array');
@@ -101,28 +130,46 @@ export function parseRsaPublicKey(input: RsaPublicKeyInput, policy: RsaKeyPolicy
  * Parses the webhook signing key: PKCS#8 (`PRIVATE KEY`) or PKCS#1 (`RSA PRIVATE KEY`) PEM, or
  * PKCS#8 DER bytes. Encrypted keys are rejected. Throws {@link KeyFormatError}.
  */
-export function parseRsaPrivateKey(input: string | Uint8Array, policy: RsaKeyPolicy = {}): ParsedRsaPrivateKey {
+export function parseRsaPrivateKey(
+  input: string | Uint8Array,
+  policy: RsaKeyPolicy = {},
+): ParsedRsaPrivateKey {
   let keyObject: KeyObject;
   if (input instanceof Uint8Array) {
     try {
       keyObject = createPrivateKey({ key: Buffer.from(input), format: 'der', type: 'pkcs8' });
     } catch (cause) {
-      throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected a DER PKCS#8 PrivateKeyInfo; the ${input.length} bytes do not parse as one`, { cause });
+      throw new KeyFormatError(
+        'KEY_FORMAT_INVALID',
+        `${PRIVATE_WHAT}: expected a DER PKCS#8 PrivateKeyInfo; the ${input.length} bytes do not parse as one`,
+        { cause },
+      );
     }
   } else if (typeof input === 'string') {
     const text = input.trim();
     if (!looksLikePem(text)) {
-      throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected a PKCS#8 "PRIVATE KEY" or PKCS#1 "RSA PRIVATE KEY" PEM; found text without a BEGIN line`);
+      throw new KeyFormatError(
+        'KEY_FORMAT_INVALID',
+        `${PRIVATE_WHAT}: expected a PKCS#8 "PRIVATE KEY" or PKCS#1 "RSA PRIVATE KEY" PEM; found text without a BEGIN line`,
+      );
     }
     const { label, der } = parsePem(text, PRIVATE_WHAT);
-    const type = label === 'PRIVATE KEY' ? 'pkcs8' : label === 'RSA PRIVATE KEY' ? 'pkcs1' : undefined;
+    const type =
+      label === 'PRIVATE KEY' ? 'pkcs8' : label === 'RSA PRIVATE KEY' ? 'pkcs1' : undefined;
     if (type === undefined) {
-      throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: expected a PKCS#8 "PRIVATE KEY" or PKCS#1 "RSA PRIVATE KEY" PEM; found a "${label}" PEM`);
+      throw new KeyFormatError(
+        'KEY_FORMAT_INVALID',
+        `${PRIVATE_WHAT}: expected a PKCS#8 "PRIVATE KEY" or PKCS#1 "RSA PRIVATE KEY" PEM; found a "${label}" PEM`,
+      );
     }
     try {
       keyObject = createPrivateKey({ key: Buffer.from(der), format: 'der', type });
     } catch (cause) {
-      throw new KeyFormatError('KEY_FORMAT_INVALID', `${PRIVATE_WHAT}: the "${label}" PEM body is not a valid ${type === 'pkcs8' ? 'PKCS#8' : 'PKCS#1'} key`, { cause });
+      throw new KeyFormatError(
+        'KEY_FORMAT_INVALID',
+        `${PRIVATE_WHAT}: the "${label}" PEM body is not a valid ${type === 'pkcs8' ? 'PKCS#8' : 'PKCS#1'} key`,
+        { cause },
+      );
     }
   } else {
     throw new TypeError('parseRsaPrivateKey: expected a string or a Uint8Array');
@@ -163,13 +210,26 @@ export function exportTrimmedPublicKeyPem(
 }
 
 /** A fresh RSA key pair for webhook signing (public exponent 65537). */
-export function generateWebhookKeyPair(modulusBits = 2048): { readonly privateKey: ParsedRsaPrivateKey; readonly publicKey: ParsedRsaPublicKey } {
+export function generateWebhookKeyPair(modulusBits = 2048): {
+  readonly privateKey: ParsedRsaPrivateKey;
+  readonly publicKey: ParsedRsaPublicKey;
+} {
   if (!Number.isInteger(modulusBits) || modulusBits < 2048 || modulusBits > 16384) {
-    throw new TypeError('generateWebhookKeyPair: modulusBits must be an integer from 2048 to 16384');
+    throw new TypeError(
+      'generateWebhookKeyPair: modulusBits must be an integer from 2048 to 16384',
+    );
   }
   const pair = generateKeyPairSync('rsa', { modulusLength: modulusBits, publicExponent: 0x10001 });
   return Object.freeze({
-    privateKey: Object.freeze({ kind: 'rsa-private' as const, keyObject: pair.privateKey, modulusBits }),
-    publicKey: Object.freeze({ kind: 'rsa-public' as const, keyObject: pair.publicKey, modulusBits }),
+    privateKey: Object.freeze({
+      kind: 'rsa-private' as const,
+      keyObject: pair.privateKey,
+      modulusBits,
+    }),
+    publicKey: Object.freeze({
+      kind: 'rsa-public' as const,
+      keyObject: pair.publicKey,
+      modulusBits,
+    }),
   });
 }

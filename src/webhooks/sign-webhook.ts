@@ -2,7 +2,11 @@
 
 import { constants, sign } from 'node:crypto';
 import { encodeBase64 } from '../keys/base64.js';
-import { parseRsaPrivateKey, type ParsedRsaPrivateKey, type RsaPrivateKeyInput } from './rsa-keys.js';
+import {
+  parseRsaPrivateKey,
+  type ParsedRsaPrivateKey,
+  type RsaPrivateKeyInput,
+} from './rsa-keys.js';
 
 /** The algorithm name the spec shows in the webhook `Authorization` header. */
 export const WEBHOOK_SIGNATURE_ALGORITHM = 'SHA256withRSA';
@@ -20,9 +24,14 @@ function toParsedPrivateKey(key: RsaPrivateKeyInput): ParsedRsaPrivateKey {
  */
 export function signWebhook(rawBody: Uint8Array, privateKey: RsaPrivateKeyInput): string {
   if (!(rawBody instanceof Uint8Array)) {
-    throw new TypeError('signWebhook: rawBody must be the exact body bytes (Uint8Array), not a parsed or re-serialised value');
+    throw new TypeError(
+      'signWebhook: rawBody must be the exact body bytes (Uint8Array), not a parsed or re-serialised value',
+    );
   }
   const key = toParsedPrivateKey(privateKey);
-  const signature = sign('sha256', rawBody, { key: key.keyObject, padding: constants.RSA_PKCS1_PADDING });
+  const signature = sign('sha256', rawBody, {
+    key: key.keyObject,
+    padding: constants.RSA_PKCS1_PADDING,
+  });
   return `${WEBHOOK_SIGNATURE_ALGORITHM} ${encodeBase64(new Uint8Array(signature))}`;
 }

@@ -16,17 +16,29 @@ export const MAX_AUTHORIZATION_LENGTH = 8192;
 // RFC 9110 §5.6.2 token, used for the algorithm name.
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-const fail = (code: WebhookErrorCode, message: string): WebhookVerifyResult => ({ ok: false, code, message });
+const fail = (code: WebhookErrorCode, message: string): WebhookVerifyResult => ({
+  ok: false,
+  code,
+  message,
+});
 
-function resolveKey(publicKey: RsaPublicKeyInput | ParsedRsaPublicKey): ParsedRsaPublicKey | WebhookVerifyResult {
+function resolveKey(
+  publicKey: RsaPublicKeyInput | ParsedRsaPublicKey,
+): ParsedRsaPublicKey | WebhookVerifyResult {
   if (typeof publicKey === 'object' && publicKey !== null && !(publicKey instanceof Uint8Array)) {
     if ((publicKey as { kind?: unknown }).kind === 'rsa-public') return publicKey;
-    return fail('KEY_INVALID', 'webhook public key: expected a parsed RSA public key, PEM text or DER bytes; found another object');
+    return fail(
+      'KEY_INVALID',
+      'webhook public key: expected a parsed RSA public key, PEM text or DER bytes; found another object',
+    );
   }
   try {
     return parseRsaPublicKey(publicKey);
   } catch (e) {
-    return fail('KEY_INVALID', e instanceof Error ? e.message : 'webhook public key: not an accepted RSA public key');
+    return fail(
+      'KEY_INVALID',
+      e instanceof Error ? e.message : 'webhook public key: not an accepted RSA public key',
+    );
   }
 }
 
@@ -45,35 +57,57 @@ export function verifyWebhook(
   publicKey: RsaPublicKeyInput | ParsedRsaPublicKey,
 ): WebhookVerifyResult {
   if (!(rawBody instanceof Uint8Array)) {
-    throw new TypeError('verifyWebhook: rawBody must be the exact body bytes received (Uint8Array), not a parsed or re-serialised value');
+    throw new TypeError(
+      'verifyWebhook: rawBody must be the exact body bytes received (Uint8Array), not a parsed or re-serialised value',
+    );
   }
   const key = resolveKey(publicKey);
   if ('ok' in key) return key;
 
   if (authorization === undefined || authorization === null) {
-    return fail('AUTHORIZATION_MISSING', 'missing "Authorization" header: the webhook carries no signature');
+    return fail(
+      'AUTHORIZATION_MISSING',
+      'missing "Authorization" header: the webhook carries no signature',
+    );
   }
   if (typeof authorization !== 'string') {
-    return fail('AUTHORIZATION_MALFORMED', '"Authorization" header: expected one field value (a string)');
+    return fail(
+      'AUTHORIZATION_MALFORMED',
+      '"Authorization" header: expected one field value (a string)',
+    );
   }
   if (authorization.length > MAX_AUTHORIZATION_LENGTH) {
-    return fail('AUTHORIZATION_MALFORMED', `"Authorization" header: longer than ${MAX_AUTHORIZATION_LENGTH} characters (${authorization.length})`);
+    return fail(
+      'AUTHORIZATION_MALFORMED',
+      `"Authorization" header: longer than ${MAX_AUTHORIZATION_LENGTH} characters (${authorization.length})`,
+    );
   }
   // RFC 9110 §5.5: leading and trailing whitespace is not part of a field value.
   const value = authorization.replace(/^[ \t]+|[ \t]+$/g, '');
   if (value.length === 0) {
-    return fail('AUTHORIZATION_MISSING', '"Authorization" header is empty: the webhook carries no signature');
+    return fail(
+      'AUTHORIZATION_MISSING',
+      '"Authorization" header is empty: the webhook carries no signature',
+    );
   }
   const space = value.indexOf(' ');
   if (space === -1) {
-    const detail = /[\t\r\n]/.test(value) ? 'found a separator other than a space' : 'found a single word';
-    return fail('AUTHORIZATION_MALFORMED', `"Authorization" header: expected "<ALGORITHM> <SIGNATURE>"; ${detail}`);
+    const detail = /[\t\r\n]/.test(value)
+      ? 'found a separator other than a space'
+      : 'found a single word';
+    return fail(
+      'AUTHORIZATION_MALFORMED',
+      `"Authorization" header: expected "<ALGORITHM> <SIGNATURE>"; ${detail}`,
+    );
   }
   const algorithm = value.slice(0, space);
   // RFC 9110 §11.4: 1*SP between scheme and credentials; more than one space is accepted.
   const signatureText = value.slice(space).replace(/^ +/, '');
   if (!TOKEN.test(algorithm)) {
-    return fail('AUTHORIZATION_MALFORMED', `"Authorization" header: the algorithm name is not a token (RFC 9110 §5.6.2), at offset 0`);
+    return fail(
+      'AUTHORIZATION_MALFORMED',
+      `"Authorization" header: the algorithm name is not a token (RFC 9110 §5.6.2), at offset 0`,
+    );
   }
   if (algorithm !== WEBHOOK_SIGNATURE_ALGORITHM) {
     const caseOnly = algorithm.toLowerCase() === WEBHOOK_SIGNATURE_ALGORITHM.toLowerCase();
@@ -88,20 +122,34 @@ export function verifyWebhook(
   try {
     signature = decodeStrictBase64(signatureText, '"Authorization" signature');
   } catch (e) {
-    return fail('SIGNATURE_MALFORMED', e instanceof Error ? e.message : '"Authorization" signature: not strict base64');
+    return fail(
+      'SIGNATURE_MALFORMED',
+      e instanceof Error ? e.message : '"Authorization" signature: not strict base64',
+    );
   }
   const expectedLength = Math.ceil(key.modulusBits / 8);
   if (signature.length !== expectedLength) {
-    return fail('SIGNATURE_MALFORMED', `"Authorization" signature: expected ${expectedLength} bytes for a ${key.modulusBits}-bit RSA key; found ${signature.length}`);
+    return fail(
+      'SIGNATURE_MALFORMED',
+      `"Authorization" signature: expected ${expectedLength} bytes for a ${key.modulusBits}-bit RSA key; found ${signature.length}`,
+    );
   }
   let valid: boolean;
   try {
-    valid = verify('sha256', rawBody, { key: key.keyObject, padding: constants.RSA_PKCS1_PADDING }, signature);
+    valid = verify(
+      'sha256',
+      rawBody,
+      { key: key.keyObject, padding: constants.RSA_PKCS1_PADDING },
+      signature,
+    );
   } catch {
     valid = false;
   }
   if (!valid) {
-    return fail('SIGNATURE_INVALID', `"Authorization" signature: SHA256withRSA does not verify over the ${rawBody.length} body bytes received with the configured key`);
+    return fail(
+      'SIGNATURE_INVALID',
+      `"Authorization" signature: SHA256withRSA does not verify over the ${rawBody.length} body bytes received with the configured key`,
+    );
   }
   return { ok: true };
 }

@@ -7,23 +7,28 @@ export const webhookErrorCodes = {
   },
   AUTHORIZATION_MALFORMED: {
     title: 'Authorization header malformed',
-    meaning: 'The value is not `<ALGORITHM> <SIGNATURE>`: no space-separated second part, a separator other than spaces, a name that is not an RFC 9110 token, or longer than 8192 characters.',
+    meaning:
+      'The value is not `<ALGORITHM> <SIGNATURE>`: no space-separated second part, a separator other than spaces, a name that is not an RFC 9110 token, or longer than 8192 characters.',
   },
   ALGORITHM_UNSUPPORTED: {
     title: 'Signature algorithm unsupported',
-    meaning: 'The algorithm name is not exactly `SHA256withRSA` (matched case-sensitively, as the spec shows it).',
+    meaning:
+      'The algorithm name is not exactly `SHA256withRSA` (matched case-sensitively, as the spec shows it).',
   },
   SIGNATURE_MALFORMED: {
     title: 'Signature encoding malformed',
-    meaning: 'The signature is not strict standard base64 with padding, or does not decode to exactly the modulus length of the key (256 bytes for RSA 2048).',
+    meaning:
+      'The signature is not strict standard base64 with padding, or does not decode to exactly the modulus length of the key (256 bytes for RSA 2048).',
   },
   SIGNATURE_INVALID: {
     title: 'Signature does not verify',
-    meaning: 'RSASSA-PKCS1-v1_5 with SHA-256 over the exact received body bytes fails with the configured public key: the body was changed (including re-serialised JSON), or it was signed by another key.',
+    meaning:
+      'RSASSA-PKCS1-v1_5 with SHA-256 over the exact received body bytes fails with the configured public key: the body was changed (including re-serialised JSON), or it was signed by another key.',
   },
   KEY_INVALID: {
     title: 'Verification key invalid',
-    meaning: 'The configured public key is not an accepted RSA public key form (trimmed PEM body, PEM or DER), is not RSA, or its modulus is outside 2048 to 16384 bits. Checked before the header.',
+    meaning:
+      'The configured public key is not an accepted RSA public key form (trimmed PEM body, PEM or DER), is not RSA, or its modulus is outside 2048 to 16384 bits. Checked before the header.',
   },
 } as const satisfies Record<string, { readonly title: string; readonly meaning: string }>;
 

@@ -71,17 +71,38 @@ export interface InteropConfig {
 }
 
 export function loadConfig(root = ROOT): InteropConfig {
-  return JSON.parse(readFileSync(join(root, 'vectors/adapters/interop.json'), 'utf8')) as InteropConfig;
+  return JSON.parse(
+    readFileSync(join(root, 'vectors/adapters/interop.json'), 'utf8'),
+  ) as InteropConfig;
 }
 
 /** Runs one adapter through the CLI in-process; the report it writes is what the matrix reads. */
-async function runOne(config: ImplementationConfig, root: string, work: string): Promise<HarnessReport> {
+async function runOne(
+  config: ImplementationConfig,
+  root: string,
+  work: string,
+): Promise<HarnessReport> {
   const reportPath = join(work, `${config.id}.json`);
-  const argv = ['vectors', 'run', '--exec', config.exec, '--timeout-ms', '20000', '--report', `json:${reportPath}`, ...(config.compareCodes ? [] : ['--ignore-codes'])];
+  const argv = [
+    'vectors',
+    'run',
+    '--exec',
+    config.exec,
+    '--timeout-ms',
+    '20000',
+    '--report',
+    `json:${reportPath}`,
+    ...(config.compareCodes ? [] : ['--ignore-codes']),
+  ];
   const cwd = process.cwd();
   if (cwd !== root) process.chdir(root); // adapters' exec paths are relative to the repository root
   try {
-    await cli(argv, { stdout: () => {}, stderr: () => {}, env: process.env, readStdin: async () => Buffer.alloc(0) });
+    await cli(argv, {
+      stdout: () => {},
+      stderr: () => {},
+      env: process.env,
+      readStdin: async () => Buffer.alloc(0),
+    });
   } finally {
     if (process.cwd() !== cwd) process.chdir(cwd);
   }
@@ -90,8 +111,16 @@ async function runOne(config: ImplementationConfig, root: string, work: string):
 
 function explain(config: ImplementationConfig, c: CaseReport): Cell {
   if (c.status === 'pass') return { status: 'pass' };
-  const named = c.status === 'inexpressible' ? c.deviation : c.status === 'skip' ? (config.unsupportedOps?.[c.op] ?? 'op-not-offered') : config.explained[c.id];
-  return { status: c.status, deviation: named !== undefined && isDeviationId(named) ? named : 'unexplained' };
+  const named =
+    c.status === 'inexpressible'
+      ? c.deviation
+      : c.status === 'skip'
+        ? (config.unsupportedOps?.[c.op] ?? 'op-not-offered')
+        : config.explained[c.id];
+  return {
+    status: c.status,
+    deviation: named !== undefined && isDeviationId(named) ? named : 'unexplained',
+  };
 }
 
 function lineOf(root: string, file: string, id: string, cache: Map<string, string[]>): number {
@@ -105,10 +134,14 @@ function lineOf(root: string, file: string, id: string, cache: Map<string, strin
 }
 
 /** Runs every implementation (or those in `only`) and builds the matrix. */
-export async function runMatrix(options: { readonly root?: string; readonly only?: readonly string[] } = {}): Promise<RunOutcome> {
+export async function runMatrix(
+  options: { readonly root?: string; readonly only?: readonly string[] } = {},
+): Promise<RunOutcome> {
   const root = options.root ?? ROOT;
   const config = loadConfig(root);
-  const configs = config.implementations.filter((c) => !options.only || options.only.includes(c.id));
+  const configs = config.implementations.filter(
+    (c) => !options.only || options.only.includes(c.id),
+  );
   const work = mkdtempSync(join(tmpdir(), 'payconform-interop-'));
   const implementations: MatrixImplementation[] = [];
   const cells: Record<string, Record<string, Cell>> = {};
@@ -118,10 +151,21 @@ export async function runMatrix(options: { readonly root?: string; readonly only
   try {
     for (const config of configs) {
       const report = await runOne(config, root, work);
-      if (report.aborted && !report.cases.some((c) => c.status !== 'fail' || !c.message?.startsWith('not run:'))) {
-        unavailable[config.id] = `${report.aborted}${report.adapterStderr ? `: ${report.adapterStderr.split('\n').pop()}` : ''}`;
+      if (
+        report.aborted &&
+        !report.cases.some((c) => c.status !== 'fail' || !c.message?.startsWith('not run:'))
+      ) {
+        unavailable[config.id] =
+          `${report.aborted}${report.adapterStderr ? `: ${report.adapterStderr.split('\n').pop()}` : ''}`;
       }
-      if (cases.length === 0) cases = report.cases.map((c) => ({ id: c.id, file: c.file, op: c.op, result: c.result, line: lineOf(root, c.file, c.id, fileLines) }));
+      if (cases.length === 0)
+        cases = report.cases.map((c) => ({
+          id: c.id,
+          file: c.file,
+          op: c.op,
+          result: c.result,
+          line: lineOf(root, c.file, c.id, fileLines),
+        }));
       const row: Record<string, Cell> = {};
       for (const c of report.cases) row[c.id] = explain(config, c);
       cells[config.id] = row;
@@ -131,8 +175,12 @@ export async function runMatrix(options: { readonly root?: string; readonly only
         id: config.id,
         title: config.title,
         adapter: config.adapter,
-        ...(config.showVersion && report.implementation?.version ? { version: report.implementation.version } : {}),
-        ...(report.implementation?.configuration ? { configuration: report.implementation.configuration } : {}),
+        ...(config.showVersion && report.implementation?.version
+          ? { version: report.implementation.version }
+          : {}),
+        ...(report.implementation?.configuration
+          ? { configuration: report.implementation.configuration }
+          : {}),
         compareCodes: config.compareCodes,
         protocol: report.protocol,
         counts,
@@ -150,7 +198,8 @@ export async function runMatrix(options: { readonly root?: string; readonly only
  * either side is a difference.
  */
 export function diffCells(committed: Matrix, now: Matrix): string[] {
-  const show = (cell: Cell | undefined): string => (cell ? `${cell.status}${cell.deviation ? ` (${cell.deviation})` : ''}` : 'absent');
+  const show = (cell: Cell | undefined): string =>
+    cell ? `${cell.status}${cell.deviation ? ` (${cell.deviation})` : ''}` : 'absent';
   const out: string[] = [];
   const ids = new Set([...committed.cases.map((c) => c.id), ...now.cases.map((c) => c.id)]);
   for (const impl of now.implementations) {
@@ -173,7 +222,8 @@ export function unexplainedCells(matrix: Matrix): string[] {
   for (const [impl, row] of Object.entries(matrix.cells)) {
     for (const [id, cell] of Object.entries(row)) {
       if (cell.deviation === 'unexplained') out.push(`${impl}/${id}`);
-      if (cell.status === 'fail' && matrix.triage[id] === undefined) out.push(`${impl}/${id} (no triage)`);
+      if (cell.status === 'fail' && matrix.triage[id] === undefined)
+        out.push(`${impl}/${id} (no triage)`);
     }
   }
   return out;
@@ -183,7 +233,12 @@ export function unexplainedCells(matrix: Matrix): string[] {
 // Rendering (pure)
 // ---------------------------------------------------------------------------------------------------------------
 
-const STATUS_TEXT: Readonly<Record<CellStatus, string>> = { pass: 'pass', fail: 'FAIL', inexpressible: 'cannot express', skip: 'no such op' };
+const STATUS_TEXT: Readonly<Record<CellStatus, string>> = {
+  pass: 'pass',
+  fail: 'FAIL',
+  inexpressible: 'cannot express',
+  skip: 'no such op',
+};
 const GUIDE = '../vectors/README.md';
 
 function vectorHref(c: MatrixCase): string {
@@ -191,14 +246,23 @@ function vectorHref(c: MatrixCase): string {
 }
 
 function deviationLinks(deviation: DeviationId | 'unexplained', format: 'md' | 'html'): string {
-  if (deviation === 'unexplained') return format === 'md' ? '**unexplained**' : '<strong>unexplained</strong>';
+  if (deviation === 'unexplained')
+    return format === 'md' ? '**unexplained**' : '<strong>unexplained</strong>';
   const d = DEVIATIONS[deviation];
   const guide = `${GUIDE}#dev-${deviation}`;
-  return format === 'md' ? `[\`${deviation}\`](${guide}) · [${d.section}](${d.url})` : `<a href="${guide}" title="${escapeHtml(d.title.replace(/`/g, ''))}"><code>${deviation}</code></a> · <a href="${d.url}">${escapeHtml(d.section)}</a>`;
+  return format === 'md'
+    ? `[\`${deviation}\`](${guide}) · [${d.section}](${d.url})`
+    : `<a href="${guide}" title="${escapeHtml(d.title.replace(/`/g, ''))}"><code>${deviation}</code></a> · <a href="${d.url}">${escapeHtml(d.section)}</a>`;
 }
 
 function nonPassCases(matrix: Matrix): MatrixCase[] {
-  return matrix.cases.filter((c) => matrix.implementations.some((i) => matrix.cells[i.id]?.[c.id]?.status !== 'pass' && matrix.cells[i.id]?.[c.id]?.status !== 'skip'));
+  return matrix.cases.filter((c) =>
+    matrix.implementations.some(
+      (i) =>
+        matrix.cells[i.id]?.[c.id]?.status !== 'pass' &&
+        matrix.cells[i.id]?.[c.id]?.status !== 'skip',
+    ),
+  );
 }
 
 function implementationLabel(i: MatrixImplementation): string {
@@ -227,7 +291,9 @@ export function renderMarkdown(matrix: Matrix): string {
     '|---|---|---|---|---|---|---|---|---|',
   );
   for (const i of matrix.implementations) {
-    out.push(`| \`${i.id}\` | ${implementationLabel(i)} | [\`${i.adapter.split('/').slice(-2).join('/')}\`](../${i.adapter}) | ${i.configuration ?? ''} | ${i.compareCodes ? 'yes' : 'no (verdicts)'} | ${i.counts.pass} | ${i.counts.fail} | ${i.counts.inexpressible} | ${i.counts.skip} |`);
+    out.push(
+      `| \`${i.id}\` | ${implementationLabel(i)} | [\`${i.adapter.split('/').slice(-2).join('/')}\`](../${i.adapter}) | ${i.configuration ?? ''} | ${i.compareCodes ? 'yes' : 'no (verdicts)'} | ${i.counts.pass} | ${i.counts.fail} | ${i.counts.inexpressible} | ${i.counts.skip} |`,
+    );
   }
   const rows = nonPassCases(matrix);
   out.push(
@@ -250,30 +316,48 @@ export function renderMarkdown(matrix: Matrix): string {
     });
     out.push(`| [\`${c.id}\`](${vectorHref(c)}) | ${c.op} | ${c.result} | ${cells.join(' | ')} |`);
   }
-  out.push('', `Every other case passes in every implementation that offers its op. The full matrix: [interop.html](interop.html).`, '');
+  out.push(
+    '',
+    `Every other case passes in every implementation that offers its op. The full matrix: [interop.html](interop.html).`,
+    '',
+  );
   const triaged = matrix.cases.filter((c) => matrix.triage[c.id] !== undefined);
   if (triaged.length > 0) {
-    out.push('## Triage: the vector or the library?', '', 'Each case some implementation fails (or failed), decided by the rule that applies:', '');
+    out.push(
+      '## Triage: the vector or the library?',
+      '',
+      'Each case some implementation fails (or failed), decided by the rule that applies:',
+      '',
+    );
     for (const c of triaged) out.push(`- [\`${c.id}\`](${vectorHref(c)}): ${matrix.triage[c.id]}`);
     out.push('');
   }
   out.push('## Deviations named above', '');
   const used = new Set<string>();
-  for (const row of Object.values(matrix.cells)) for (const cell of Object.values(row)) if (cell.deviation) used.add(cell.deviation);
+  for (const row of Object.values(matrix.cells))
+    for (const cell of Object.values(row)) if (cell.deviation) used.add(cell.deviation);
   for (const [id, d] of Object.entries(DEVIATIONS)) {
     if (!used.has(id)) continue;
-    out.push(`- \`${id}\`: [${d.title}](${GUIDE}#dev-${id}); ${d.kind === 'profile' ? 'the profile departs from' : d.kind === 'rfc' ? 'a rule of' : 'a library gap; see'} [${d.section}](${d.url}).`);
+    out.push(
+      `- \`${id}\`: [${d.title}](${GUIDE}#dev-${id}); ${d.kind === 'profile' ? 'the profile departs from' : d.kind === 'rfc' ? 'a rule of' : 'a library gap; see'} [${d.section}](${d.url}).`,
+    );
   }
   out.push('');
   return out.join('\n');
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 }
 
 export function renderHtml(matrix: Matrix): string {
-  const head = matrix.implementations.map((i) => `<th>${escapeHtml(implementationLabel(i))}</th>`).join('');
+  const head = matrix.implementations
+    .map((i) => `<th>${escapeHtml(implementationLabel(i))}</th>`)
+    .join('');
   const rows = matrix.cases.map((c) => {
     const cells = matrix.implementations
       .map((i) => {
@@ -286,14 +370,23 @@ export function renderHtml(matrix: Matrix): string {
     return `<tr><td><a href="${escapeHtml(vectorHref(c))}"><code>${escapeHtml(c.id)}</code></a></td><td>${escapeHtml(c.op)}</td><td>${escapeHtml(c.result)}</td>${cells}</tr>`;
   });
   const summary = matrix.implementations
-    .map((i) => `<tr><th>${escapeHtml(implementationLabel(i))}</th><td>${i.counts.pass}</td><td>${i.counts.fail}</td><td>${i.counts.inexpressible}</td><td>${i.counts.skip}</td><td>${i.compareCodes ? 'yes' : 'no (verdicts)'}</td></tr>`)
+    .map(
+      (i) =>
+        `<tr><th>${escapeHtml(implementationLabel(i))}</th><td>${i.counts.pass}</td><td>${i.counts.fail}</td><td>${i.counts.inexpressible}</td><td>${i.counts.skip}</td><td>${i.compareCodes ? 'yes' : 'no (verdicts)'}</td></tr>`,
+    )
     .join('\n');
   const legend = Object.entries(DEVIATIONS)
-    .map(([id, d]) => `<tr><td><a href="${GUIDE}#dev-${id}"><code>${id}</code></a></td><td>${escapeHtml(d.title.replace(/`/g, ''))}</td><td><a href="${d.url}">${escapeHtml(d.section)}</a></td></tr>`)
+    .map(
+      ([id, d]) =>
+        `<tr><td><a href="${GUIDE}#dev-${id}"><code>${id}</code></a></td><td>${escapeHtml(d.title.replace(/`/g, ''))}</td><td><a href="${d.url}">${escapeHtml(d.section)}</a></td></tr>`,
+    )
     .join('\n');
   const triage = matrix.cases
     .filter((c) => matrix.triage[c.id] !== undefined)
-    .map((c) => `<li><a href="${escapeHtml(vectorHref(c))}"><code>${escapeHtml(c.id)}</code></a>: ${escapeHtml(matrix.triage[c.id]!)}</li>`)
+    .map(
+      (c) =>
+        `<li><a href="${escapeHtml(vectorHref(c))}"><code>${escapeHtml(c.id)}</code></a>: ${escapeHtml(matrix.triage[c.id]!)}</li>`,
+    )
     .join('\n');
   return `<!doctype html>
 <html lang="en">
@@ -355,12 +448,18 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(join(ROOT, 'docs/interop.html'), renderHtml(matrix));
   writeFileSync(join(ROOT, 'docs/interop.json'), renderJson(matrix));
   for (const i of matrix.implementations) {
-    console.log(`${implementationLabel(i)}: ${i.counts.pass} pass, ${i.counts.fail} fail, ${i.counts.inexpressible} cannot express, ${i.counts.skip} no such op`);
+    console.log(
+      `${implementationLabel(i)}: ${i.counts.pass} pass, ${i.counts.fail} fail, ${i.counts.inexpressible} cannot express, ${i.counts.skip} no such op`,
+    );
   }
   const unexplained = unexplainedCells(matrix);
-  console.log(`wrote docs/interop.md, docs/interop.html, docs/interop.json (${matrix.cases.length} cases x ${matrix.implementations.length} implementations)`);
+  console.log(
+    `wrote docs/interop.md, docs/interop.html, docs/interop.json (${matrix.cases.length} cases x ${matrix.implementations.length} implementations)`,
+  );
   if (unexplained.length > 0) {
-    console.error(`interop: ${unexplained.length} non-pass cell(s) without an explanation (add them to vectors/adapters/interop.json): ${unexplained.join(', ')}`);
+    console.error(
+      `interop: ${unexplained.length} non-pass cell(s) without an explanation (add them to vectors/adapters/interop.json): ${unexplained.join(', ')}`,
+    );
     process.exit(1);
   }
 }

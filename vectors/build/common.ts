@@ -1,9 +1,18 @@
 // Shared helpers of the vector generator: file assembly, body encoding, deterministic nonces, self-checks.
 import { createHash } from 'node:crypto';
-import type { FlagNote, KeyRef, KeysFile, VectorCase, VectorFile, VectorResult, WireBody } from '../format.js';
+import type {
+  FlagNote,
+  KeyRef,
+  KeysFile,
+  VectorCase,
+  VectorFile,
+  VectorResult,
+  WireBody,
+} from '../format.js';
 
 export const SCHEMA_ID = 'https://payconform.dev/schemas/vectors.schema.json';
-export const GENERATED_BY = 'vectors/generate.ts (npm run vectors). Generated: never edit by hand; change the generator and regenerate.';
+export const GENERATED_BY =
+  'vectors/generate.ts (npm run vectors). Generated: never edit by hand; change the generator and regenerate.';
 
 /** A disagreement between a case's declared intent and what the library computed: the generator stops. */
 export class VectorSelfCheckError extends Error {
@@ -23,18 +32,30 @@ export function base64(bytes: Uint8Array): string {
 }
 
 /** A library outcome as the builders see it: ok, or the error code (and message, when it has one). */
-export type LibraryOutcome = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message?: string };
+export type LibraryOutcome =
+  { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message?: string };
 
 /**
  * Checks a case's declared intent against what the library computed: a valid case must pass, an invalid one must
  * fail with the declared code; an acceptable case may go either way.
  */
-export function checkDeclared(caseId: string, result: VectorResult, outcome: LibraryOutcome, code: string | undefined): void {
-  const said = (o: LibraryOutcome): string => (o.ok ? 'ok' : o.message !== undefined ? `${o.code}: ${o.message}` : o.code);
-  if (result === 'valid') check(outcome.ok, caseId, `declared valid, library says ${said(outcome)}`);
+export function checkDeclared(
+  caseId: string,
+  result: VectorResult,
+  outcome: LibraryOutcome,
+  code: string | undefined,
+): void {
+  const said = (o: LibraryOutcome): string =>
+    o.ok ? 'ok' : o.message !== undefined ? `${o.code}: ${o.message}` : o.code;
+  if (result === 'valid')
+    check(outcome.ok, caseId, `declared valid, library says ${said(outcome)}`);
   if (result === 'invalid') {
     check(!outcome.ok, caseId, 'declared invalid, library accepts it');
-    check(outcome.code === code, caseId, `declared ${code ?? '(no code)'}, library says ${said(outcome)}`);
+    check(
+      outcome.code === code,
+      caseId,
+      `declared ${code ?? '(no code)'}, library says ${said(outcome)}`,
+    );
   }
 }
 
@@ -44,13 +65,17 @@ export function wireBody(body: string | Uint8Array): WireBody {
 }
 
 export function bodyBytesOf(body: WireBody): Uint8Array {
-  return 'bodyUtf8' in body ? utf8(body.bodyUtf8) : new Uint8Array(Buffer.from(body.bodyBase64, 'base64'));
+  return 'bodyUtf8' in body
+    ? utf8(body.bodyUtf8)
+    : new Uint8Array(Buffer.from(body.bodyBase64, 'base64'));
 }
 
 /** A key of keys.json in one of its encodings, as the library takes it: the text, or the bytes of a DER encoding. */
 export function keyArgument(keys: KeysFile, ref: KeyRef): string | Uint8Array {
   const entry = keys.keys[ref.key];
-  const forms: Record<string, string | undefined> = entry ? { ...entry.public, ...entry.private } : {};
+  const forms: Record<string, string | undefined> = entry
+    ? { ...entry.public, ...entry.private }
+    : {};
   const text = forms[ref.format];
   check(text !== undefined, ref.key, `keys.json has no "${ref.format}" form of this key`);
   return ref.format.endsWith('der-base64') ? new Uint8Array(Buffer.from(text, 'base64')) : text;
@@ -86,7 +111,8 @@ export function vectorFile(
       used.add(flag);
     }
   }
-  for (const flag of Object.keys(notes)) check(used.has(flag), name, `note "${flag}" is not used by any case`);
+  for (const flag of Object.keys(notes))
+    check(used.has(flag), name, `note "${flag}" is not used by any case`);
   return {
     $schema: SCHEMA_ID,
     schemaVersion: 1,
@@ -121,7 +147,9 @@ function write(value: unknown, indent: string): string {
     if (value.every(isScalar)) return `[${value.map((v) => JSON.stringify(v)).join(', ')}]`;
     return `[\n${value.map((v) => inner + write(v, inner)).join(',\n')}\n${indent}]`;
   }
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    ([, v]) => v !== undefined,
+  );
   if (entries.length === 0) return '{}';
   return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${write(v, inner)}`).join(',\n')}\n${indent}}`;
 }

@@ -22,8 +22,17 @@ const schemasDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
  * every `*.schema.json` of schemas/ except this project's own formats (reports, configs) and OpenAPI.
  */
 function payloadSchemaFiles(): string[] {
-  const own = new Set(['conformance-config.schema.json', 'conformance-report.schema.json', 'reference-service-config.schema.json', 'request.schema.json', 'vectors.schema.json', 'payload-vectors.schema.json']);
-  return readdirSync(schemasDir).filter((n) => n.endsWith('.schema.json') && !own.has(n)).sort();
+  const own = new Set([
+    'conformance-config.schema.json',
+    'conformance-report.schema.json',
+    'reference-service-config.schema.json',
+    'request.schema.json',
+    'vectors.schema.json',
+    'payload-vectors.schema.json',
+  ]);
+  return readdirSync(schemasDir)
+    .filter((n) => n.endsWith('.schema.json') && !own.has(n))
+    .sort();
 }
 
 /** Repository-relative path → exact file text. */
@@ -52,10 +61,17 @@ export async function buildVectorFiles(): Promise<GeneratedFiles> {
   const index = {
     $schema: `${SCHEMA_ID}#/$defs/indexFile`,
     schemaVersion: 1,
-    description: 'The payconform vector set: read keys.json, then each file in this order; payload vectors under payloads/. Format: README.md and payloads/README.md; schemas (with every payload schema) under schemas/ here, so vendoring this folder alone keeps them.',
+    description:
+      'The payconform vector set: read keys.json, then each file in this order; payload vectors under payloads/. Format: README.md and payloads/README.md; schemas (with every payload schema) under schemas/ here, so vendoring this folder alone keeps them.',
     generatedBy: GENERATED_BY,
     keys: 'keys.json',
-    files: files.map((f) => ({ path: `${f.name}.json`, cases: f.cases.length, valid: count(f, 'valid'), invalid: count(f, 'invalid'), acceptable: count(f, 'acceptable') })),
+    files: files.map((f) => ({
+      path: `${f.name}.json`,
+      cases: f.cases.length,
+      valid: count(f, 'valid'),
+      invalid: count(f, 'invalid'),
+      acceptable: count(f, 'acceptable'),
+    })),
     totalCases: files.reduce((n, f) => n + f.cases.length, 0),
     schemas: Object.fromEntries([
       [SCHEMA_ID, 'schemas/vectors.schema.json'],
@@ -80,7 +96,8 @@ export async function buildVectorFiles(): Promise<GeneratedFiles> {
   // Copies inside vectors/ (byte-identical, guarded by the drift test) so the folder is self-contained.
   out.set('vectors/schemas/vectors.schema.json', serializeJson(vectorsSchema));
   out.set('vectors/schemas/payload-vectors.schema.json', serializeJson(payloadVectorsSchema));
-  for (const n of payloadSchemaFiles()) out.set(`vectors/schemas/${n}`, readFileSync(`${schemasDir}${n}`, 'utf8'));
+  for (const n of payloadSchemaFiles())
+    out.set(`vectors/schemas/${n}`, readFileSync(`${schemasDir}${n}`, 'utf8'));
   out.set('vectors/index.json', serializeJson(index));
   out.set('vectors/keys.json', serializeJson(keys));
   for (const f of files) out.set(`vectors/${f.name}.json`, serializeJson(f));

@@ -10,7 +10,11 @@ import {
   exportEd25519PublicKeyPem,
   exportEd25519SeedBase64,
 } from '../../src/keys/index.js';
-import { exportTrimmedPublicKeyPem, parseRsaPrivateKey, parseRsaPublicKey } from '../../src/webhooks/index.js';
+import {
+  exportTrimmedPublicKeyPem,
+  parseRsaPrivateKey,
+  parseRsaPublicKey,
+} from '../../src/webhooks/index.js';
 import { loadTestKeys } from '../../test/fixtures/keys.js';
 import type { Ed25519KeyEntry, KeysFile, RsaKeyEntry } from '../format.js';
 import { base64, GENERATED_BY, SCHEMA_ID } from './common.js';
@@ -36,7 +40,11 @@ export const VERIFIER = 'default';
 
 /** A key registered nowhere, derived from a fixed label so that it needs no file (TEST ONLY like the rest). */
 function rogueKey(): Ed25519PrivateKey {
-  return ed25519PrivateKeyFromSeed(new Uint8Array(createHash('sha256').update('payconform TEST ONLY unregistered Ed25519 key').digest()));
+  return ed25519PrivateKeyFromSeed(
+    new Uint8Array(
+      createHash('sha256').update('payconform TEST ONLY unregistered Ed25519 key').digest(),
+    ),
+  );
 }
 
 export interface VectorKeys {
@@ -63,7 +71,11 @@ export function vectorKeys(): VectorKeys {
 }
 
 function trimPem(pem: string): string {
-  return pem.trim().split('\n').filter((l) => !l.startsWith('-----')).join('\n');
+  return pem
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('-----'))
+    .join('\n');
 }
 
 function ed25519Entry(key: Ed25519PrivateKey, description: string): Ed25519KeyEntry {
@@ -95,7 +107,9 @@ function rsaEntry(privatePem: string, publicPem: string, description: string): R
     description,
     public: {
       'spki-pem': pub.keyObject.export({ format: 'pem', type: 'spki' }) as string,
-      'spki-der-base64': base64(new Uint8Array(pub.keyObject.export({ format: 'der', type: 'spki' }))),
+      'spki-der-base64': base64(
+        new Uint8Array(pub.keyObject.export({ format: 'der', type: 'spki' })),
+      ),
       'trimmed-pem': exportTrimmedPublicKeyPem(pub),
     },
     private: { 'pkcs8-pem': priv.keyObject.export({ format: 'pem', type: 'pkcs8' }) as string },
@@ -103,10 +117,20 @@ function rsaEntry(privatePem: string, publicPem: string, description: string): R
 }
 
 /** Applications A and B with their public keys in one encoding. */
-function registry(format: 'raw-base64' | 'trimmed-pem' | 'spki-pem'): KeysFile['verifiers'][string] {
+function registry(
+  format: 'raw-base64' | 'trimmed-pem' | 'spki-pem',
+): KeysFile['verifiers'][string] {
   return [
-    { applicationId: APP_A.applicationId, applicationSecret: APP_A.applicationSecret, keys: [{ keyId: APP_A.keyId, publicKey: { key: APP_A.key, format } }] },
-    { applicationId: APP_B.applicationId, applicationSecret: APP_B.applicationSecret, keys: [{ keyId: APP_B.keyId, publicKey: { key: APP_B.key, format } }] },
+    {
+      applicationId: APP_A.applicationId,
+      applicationSecret: APP_A.applicationSecret,
+      keys: [{ keyId: APP_A.keyId, publicKey: { key: APP_A.key, format } }],
+    },
+    {
+      applicationId: APP_B.applicationId,
+      applicationSecret: APP_B.applicationSecret,
+      keys: [{ keyId: APP_B.keyId, publicKey: { key: APP_B.key, format } }],
+    },
   ];
 }
 
@@ -119,11 +143,28 @@ export function buildKeysFile(keys: VectorKeys): KeysFile {
     testOnly: true,
     generatedBy: GENERATED_BY,
     keys: {
-      [APP_A.key]: ed25519Entry(keys.clientA, "TEST ONLY. Application A's Ed25519 key (test/fixtures/keys/test-only-client-ed25519.*)."),
-      [APP_B.key]: ed25519Entry(keys.rfc9421, 'TEST ONLY. RFC 9421 Appendix B.1.4 "test-key-ed25519"; registered here as application B\'s key.'),
-      'rogue-ed25519': ed25519Entry(keys.rogue, 'TEST ONLY. An Ed25519 key registered for no application (seed = SHA-256 of "payconform TEST ONLY unregistered Ed25519 key").'),
-      'webhook-rsa': rsaEntry(keys.webhookRsaPrivatePem, keys.webhookRsaPublicPem, "TEST ONLY. The service's webhook signing key pair (RSA 2048), test/fixtures/keys/test-only-webhook-rsa.*."),
-      'other-rsa': rsaEntry(keys.otherRsaPrivatePem, keys.otherRsaPublicPem, 'TEST ONLY. Another RSA 2048 key pair, for "signed by another key" webhook cases.'),
+      [APP_A.key]: ed25519Entry(
+        keys.clientA,
+        "TEST ONLY. Application A's Ed25519 key (test/fixtures/keys/test-only-client-ed25519.*).",
+      ),
+      [APP_B.key]: ed25519Entry(
+        keys.rfc9421,
+        'TEST ONLY. RFC 9421 Appendix B.1.4 "test-key-ed25519"; registered here as application B\'s key.',
+      ),
+      'rogue-ed25519': ed25519Entry(
+        keys.rogue,
+        'TEST ONLY. An Ed25519 key registered for no application (seed = SHA-256 of "payconform TEST ONLY unregistered Ed25519 key").',
+      ),
+      'webhook-rsa': rsaEntry(
+        keys.webhookRsaPrivatePem,
+        keys.webhookRsaPublicPem,
+        "TEST ONLY. The service's webhook signing key pair (RSA 2048), test/fixtures/keys/test-only-webhook-rsa.*.",
+      ),
+      'other-rsa': rsaEntry(
+        keys.otherRsaPrivatePem,
+        keys.otherRsaPublicPem,
+        'TEST ONLY. Another RSA 2048 key pair, for "signed by another key" webhook cases.',
+      ),
     },
     verifiers: {
       [VERIFIER]: registry('raw-base64'),

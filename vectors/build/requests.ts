@@ -10,7 +10,11 @@ import { serializeSignature } from '../../src/signatures/signature-fields.js';
 import { MemoryNonceStore } from '../../src/profile/nonce-store.js';
 import { serviceProfile } from '../../src/profile/service-profile.js';
 import { applySignedHeaders, signRequest } from '../../src/profile/sign-request.js';
-import { verifyRequest, type ApplicationRecord, type VerifyResult } from '../../src/profile/verify-request.js';
+import {
+  verifyRequest,
+  type ApplicationRecord,
+  type VerifyResult,
+} from '../../src/profile/verify-request.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import type { KeysFile, WireRequest } from '../format.js';
 import { base64, check, keyArgument, utf8 } from './common.js';
@@ -30,22 +34,56 @@ export interface Caller {
   readonly privateKey: Ed25519PrivateKey;
 }
 
-export function request(method: string, url: string, headers: ReadonlyArray<readonly [string, string]>, body: string | Uint8Array = ''): HttpRequest {
+export function request(
+  method: string,
+  url: string,
+  headers: ReadonlyArray<readonly [string, string]>,
+  body: string | Uint8Array = '',
+): HttpRequest {
   return { method, url, headers, body: typeof body === 'string' ? utf8(body) : body };
 }
 
 /** A request before signing: Content-Type and Accept as the spec's payout examples carry them. */
-export function payoutCreate(body: string | Uint8Array, url = `${BASE_URL}/api/payouts`): HttpRequest {
-  return request('POST', url, [['content-type', MEDIA_TYPE], ['accept', MEDIA_TYPE]], body);
+export function payoutCreate(
+  body: string | Uint8Array,
+  url = `${BASE_URL}/api/payouts`,
+): HttpRequest {
+  return request(
+    'POST',
+    url,
+    [
+      ['content-type', MEDIA_TYPE],
+      ['accept', MEDIA_TYPE],
+    ],
+    body,
+  );
 }
 
 /** Signs under the profile; returns the request with the signed headers applied, and the signer's result. */
-export function sign(req: HttpRequest, caller: Caller, created: number, nonce: string): { request: HttpRequest; headers: ReadonlyArray<readonly [string, string]>; signatureBase: string } {
+export function sign(
+  req: HttpRequest,
+  caller: Caller,
+  created: number,
+  nonce: string,
+): {
+  request: HttpRequest;
+  headers: ReadonlyArray<readonly [string, string]>;
+  signatureBase: string;
+} {
   const results = backends.map((backend) => signRequest(req, caller, { created, nonce, backend }));
   const first = results[0]!;
-  for (const r of results) check(JSON.stringify(r) === JSON.stringify(first), nonce, 'the two Ed25519 backends signed differently');
+  for (const r of results)
+    check(
+      JSON.stringify(r) === JSON.stringify(first),
+      nonce,
+      'the two Ed25519 backends signed differently',
+    );
   const headers = Object.entries(first.headers);
-  return { request: applySignedHeaders(req, first.headers), headers, signatureBase: first.signatureBase };
+  return {
+    request: applySignedHeaders(req, first.headers),
+    headers,
+    signatureBase: first.signatureBase,
+  };
 }
 
 export interface CustomSignature {
@@ -76,15 +114,35 @@ export function signCustom(req: HttpRequest, custom: CustomSignature): HttpReque
 }
 
 /** The profile's parameters in order, for custom signing. */
-export function profileParams(created: number, keyId: string, nonce: string): Array<[string, string | number]> {
-  return [['created', created], ['keyid', keyId], ['alg', 'ed25519'], ['nonce', nonce]];
+export function profileParams(
+  created: number,
+  keyId: string,
+  nonce: string,
+): Array<[string, string | number]> {
+  return [
+    ['created', created],
+    ['keyid', keyId],
+    ['alg', 'ed25519'],
+    ['nonce', nonce],
+  ];
 }
 
 /** The headers a caller adds before signing itself (what signRequest adds), for custom signing. */
-export function withApplicationHeaders(req: HttpRequest, applicationId: string, secret: string, contentDigest?: string): HttpRequest {
-  const added: Record<string, string> = { 'x-application-id': applicationId, 'x-application-secret': secret };
+export function withApplicationHeaders(
+  req: HttpRequest,
+  applicationId: string,
+  secret: string,
+  contentDigest?: string,
+): HttpRequest {
+  const added: Record<string, string> = {
+    'x-application-id': applicationId,
+    'x-application-secret': secret,
+  };
   if (contentDigest !== undefined) added['content-digest'] = contentDigest;
-  if (!req.headers.some(([n]) => n.toLowerCase() === 'content-length') && (req.body.length > 0 || req.method === 'POST')) {
+  if (
+    !req.headers.some(([n]) => n.toLowerCase() === 'content-length') &&
+    (req.body.length > 0 || req.method === 'POST')
+  ) {
     added['content-length'] = String(req.body.length);
   }
   return applySignedHeaders(req, added);
@@ -112,7 +170,11 @@ export function headerValue(req: HttpRequest, name: string): string {
   return line[1];
 }
 
-export function mapHeader(req: HttpRequest, name: string, f: (value: string) => string): HttpRequest {
+export function mapHeader(
+  req: HttpRequest,
+  name: string,
+  f: (value: string) => string,
+): HttpRequest {
   return setHeader(req, name, f(headerValue(req, name)));
 }
 
@@ -136,13 +198,17 @@ export function toWire(req: HttpRequest): WireRequest {
 // ---- verification ----
 
 /** The verifier registry of keys.json as verifyRequest's resolver. */
-export function resolverFor(keys: KeysFile, verifier = VERIFIER): (id: string) => ApplicationRecord | undefined {
+export function resolverFor(
+  keys: KeysFile,
+  verifier = VERIFIER,
+): (id: string) => ApplicationRecord | undefined {
   const apps = keys.verifiers[verifier];
   if (!apps) throw new Error(`no verifier ${verifier}`);
   const records = new Map<string, ApplicationRecord>();
   for (const app of apps) {
     const publicKeys = new Map<string, Ed25519PublicKey>();
-    for (const k of app.keys) publicKeys.set(k.keyId, parseEd25519PublicKey(keyArgument(keys, k.publicKey)));
+    for (const k of app.keys)
+      publicKeys.set(k.keyId, parseEd25519PublicKey(keyArgument(keys, k.publicKey)));
     records.set(app.applicationId, { secret: app.applicationSecret, publicKeys });
   }
   return (id) => records.get(id);
@@ -160,16 +226,27 @@ export async function verifyWithBothBackends(
   const results: VerifyResult[] = [];
   for (const backend of backends) {
     const nonceStore = new MemoryNonceStore();
-    for (const n of nonceState) nonceStore.checkAndRecord(n, now, now + serviceProfile.maxAgeSeconds);
+    for (const n of nonceState)
+      nonceStore.checkAndRecord(n, now, now + serviceProfile.maxAgeSeconds);
     results.push(await verifyRequest(req, { now, nonceStore, resolveApplication, backend }));
   }
   const [a, b] = results;
-  const strip = (r: VerifyResult | undefined): string => JSON.stringify(r && !r.ok ? { code: r.code, step: r.step } : r);
-  check(strip(a) === strip(b), `verify@${now}`, `the backends disagree: ${strip(a)} vs ${strip(b)}`);
+  const strip = (r: VerifyResult | undefined): string =>
+    JSON.stringify(r && !r.ok ? { code: r.code, step: r.step } : r);
+  check(
+    strip(a) === strip(b),
+    `verify@${now}`,
+    `the backends disagree: ${strip(a)} vs ${strip(b)}`,
+  );
   return a!;
 }
 
 /** Application A as a signer, with its private key. */
 export function callerA(privateKey: Ed25519PrivateKey): Caller {
-  return { applicationId: APP_A.applicationId, applicationSecret: APP_A.applicationSecret, keyId: APP_A.keyId, privateKey };
+  return {
+    applicationId: APP_A.applicationId,
+    applicationSecret: APP_A.applicationSecret,
+    keyId: APP_A.keyId,
+    privateKey,
+  };
 }

@@ -5,9 +5,16 @@ const id = 'https://payconform.dev/schemas/vectors.schema.json';
 
 const str = { type: 'string' } as const;
 const nonEmpty = { type: 'string', minLength: 1 } as const;
-const base64 = { type: 'string', pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$' } as const;
+const base64 = {
+  type: 'string',
+  pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
+} as const;
 const unixSeconds = { type: 'integer', minimum: 0, maximum: 253402300799 } as const;
-const closed = (properties: Record<string, unknown>, required: readonly string[], extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+const closed = (
+  properties: Record<string, unknown>,
+  required: readonly string[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> => ({
   type: 'object',
   properties,
   required,
@@ -26,7 +33,9 @@ const bodyChoice = {
 
 const opCase = (op: string, input: string, expected: string): Record<string, unknown> => ({
   if: { properties: { op: { const: op } } },
-  then: { properties: { input: { $ref: `#/$defs/${input}` }, expected: { $ref: `#/$defs/${expected}` } } },
+  then: {
+    properties: { input: { $ref: `#/$defs/${input}` }, expected: { $ref: `#/$defs/${expected}` } },
+  },
 });
 
 export const vectorsSchema = {
@@ -34,42 +43,83 @@ export const vectorsSchema = {
   $id: id,
   title: 'payconform test vector file',
   description:
-    'The files of payconform\'s language-neutral test vectors for the payments service signing profile (RFC 9421 Ed25519 request signatures, RFC 9530 Content-Digest, SHA256withRSA webhooks, key parsing): a vector file (`#/$defs/vectorFile`), keys.json (`#/$defs/keysFile`) or index.json (`#/$defs/indexFile`), told apart by their `$schema` value. Format documented in vectors/README.md.',
+    "The files of payconform's language-neutral test vectors for the payments service signing profile (RFC 9421 Ed25519 request signatures, RFC 9530 Content-Digest, SHA256withRSA webhooks, key parsing): a vector file (`#/$defs/vectorFile`), keys.json (`#/$defs/keysFile`) or index.json (`#/$defs/indexFile`), told apart by their `$schema` value. Format documented in vectors/README.md.",
   type: 'object',
   // One schema for the three kinds of file, chosen by their `$schema` value (keys.json and index.json name a $defs entry).
-  if: { type: 'object', properties: { $schema: { const: `${id}#/$defs/keysFile` } }, required: ['$schema'] },
+  if: {
+    type: 'object',
+    properties: { $schema: { const: `${id}#/$defs/keysFile` } },
+    required: ['$schema'],
+  },
   then: { $ref: '#/$defs/keysFile' },
   else: {
-    if: { type: 'object', properties: { $schema: { const: `${id}#/$defs/indexFile` } }, required: ['$schema'] },
+    if: {
+      type: 'object',
+      properties: { $schema: { const: `${id}#/$defs/indexFile` } },
+      required: ['$schema'],
+    },
     then: { $ref: '#/$defs/indexFile' },
     else: { $ref: '#/$defs/vectorFile' },
   },
   $defs: {
     caseId: {
-      description: 'Stable, readable case id: lowercase words joined by "-"; never renumbered or reused.',
+      description:
+        'Stable, readable case id: lowercase words joined by "-"; never renumbered or reused.',
       type: 'string',
       pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
       maxLength: 100,
     },
-    flag: { description: 'A flag name, explained in the file\'s `notes`.', type: 'string', pattern: '^[A-Z][A-Za-z0-9]*$' },
+    flag: {
+      description: "A flag name, explained in the file's `notes`.",
+      type: 'string',
+      pattern: '^[A-Z][A-Za-z0-9]*$',
+    },
     headers: {
-      description: 'Field lines exactly as sent, in order, as [name, value] pairs; a name may repeat.',
+      description:
+        'Field lines exactly as sent, in order, as [name, value] pairs; a name may repeat.',
       type: 'array',
       items: { type: 'array', prefixItems: [nonEmpty, str], items: false, minItems: 2 },
     },
     body: closed(bodyProps, [], bodyChoice),
-    request: closed({ method: nonEmpty, url: nonEmpty, headers: { $ref: '#/$defs/headers' }, ...bodyProps }, ['method', 'url', 'headers'], bodyChoice),
+    request: closed(
+      { method: nonEmpty, url: nonEmpty, headers: { $ref: '#/$defs/headers' }, ...bodyProps },
+      ['method', 'url', 'headers'],
+      bodyChoice,
+    ),
     keyRef: closed(
       {
         key: { description: 'A key name in keys.json.', ...nonEmpty },
-        format: { enum: ['seed-base64', 'pkcs8-pem', 'pkcs8-der-base64', 'raw-base64', 'spki-pem', 'spki-der-base64', 'trimmed-pem'] },
+        format: {
+          enum: [
+            'seed-base64',
+            'pkcs8-pem',
+            'pkcs8-der-base64',
+            'raw-base64',
+            'spki-pem',
+            'spki-der-base64',
+            'trimmed-pem',
+          ],
+        },
       },
       ['key', 'format'],
     ),
     digestInput: {
       oneOf: [
-        closed({ mode: { const: 'compute' }, algorithm: { enum: ['sha-512', 'sha-256'] }, ...bodyProps }, ['mode', 'algorithm'], bodyChoice),
-        closed({ mode: { const: 'verify' }, contentDigest: str, algorithms: { type: 'array', items: nonEmpty, minItems: 1 }, ...bodyProps }, ['mode', 'contentDigest', 'algorithms'], bodyChoice),
+        closed(
+          { mode: { const: 'compute' }, algorithm: { enum: ['sha-512', 'sha-256'] }, ...bodyProps },
+          ['mode', 'algorithm'],
+          bodyChoice,
+        ),
+        closed(
+          {
+            mode: { const: 'verify' },
+            contentDigest: str,
+            algorithms: { type: 'array', items: nonEmpty, minItems: 1 },
+            ...bodyProps,
+          },
+          ['mode', 'contentDigest', 'algorithms'],
+          bodyChoice,
+        ),
       ],
     },
     digestExpected: {
@@ -79,14 +129,31 @@ export const vectorsSchema = {
         closed({ valid: { const: false }, code: nonEmpty }, ['valid', 'code']),
       ],
     },
-    profileParameters: closed({ created: unixSeconds, keyid: str, nonce: str }, ['created', 'keyid', 'nonce']),
-    signatureBaseInput: closed({ request: { $ref: '#/$defs/request' }, parameters: { $ref: '#/$defs/profileParameters' } }, ['request', 'parameters']),
-    signatureBaseExpected: { oneOf: [closed({ signatureBase: nonEmpty }, ['signatureBase']), closed({ error: nonEmpty }, ['error'])] },
+    profileParameters: closed({ created: unixSeconds, keyid: str, nonce: str }, [
+      'created',
+      'keyid',
+      'nonce',
+    ]),
+    signatureBaseInput: closed(
+      { request: { $ref: '#/$defs/request' }, parameters: { $ref: '#/$defs/profileParameters' } },
+      ['request', 'parameters'],
+    ),
+    signatureBaseExpected: {
+      oneOf: [
+        closed({ signatureBase: nonEmpty }, ['signatureBase']),
+        closed({ error: nonEmpty }, ['error']),
+      ],
+    },
     signInput: closed(
       {
         request: { $ref: '#/$defs/request' },
         credentials: closed(
-          { applicationId: str, applicationSecret: str, keyId: str, privateKey: { $ref: '#/$defs/keyRef' } },
+          {
+            applicationId: str,
+            applicationSecret: str,
+            keyId: str,
+            privateKey: { $ref: '#/$defs/keyRef' },
+          },
           ['applicationId', 'applicationSecret', 'keyId', 'privateKey'],
         ),
         created: unixSeconds,
@@ -96,48 +163,101 @@ export const vectorsSchema = {
       },
       ['request', 'credentials', 'created', 'nonce', 'now', 'nonceState'],
     ),
-    signExpected: closed({ headers: { $ref: '#/$defs/headers' }, signatureBase: nonEmpty }, ['headers', 'signatureBase']),
+    signExpected: closed({ headers: { $ref: '#/$defs/headers' }, signatureBase: nonEmpty }, [
+      'headers',
+      'signatureBase',
+    ]),
     verifyInput: closed(
       {
         request: { $ref: '#/$defs/request' },
         now: unixSeconds,
         nonceState: { type: 'array', items: str, uniqueItems: true },
-        verifier: { description: 'A verifier registry name in keys.json (`verifiers`).', ...nonEmpty },
+        verifier: {
+          description: 'A verifier registry name in keys.json (`verifiers`).',
+          ...nonEmpty,
+        },
       },
       ['request', 'now', 'nonceState', 'verifier'],
     ),
     verifyExpected: {
       oneOf: [
         closed({ ok: { const: true }, signatureBase: nonEmpty }, ['ok']),
-        closed({ ok: { const: false }, code: nonEmpty, step: { type: 'integer', minimum: 1, maximum: 12 } }, ['ok', 'code', 'step']),
+        closed(
+          {
+            ok: { const: false },
+            code: nonEmpty,
+            step: { type: 'integer', minimum: 1, maximum: 12 },
+          },
+          ['ok', 'code', 'step'],
+        ),
       ],
     },
     webhookVerifyInput: closed(
-      { body: { $ref: '#/$defs/body' }, authorization: { type: ['string', 'null'] }, publicKey: { $ref: '#/$defs/keyRef' } },
+      {
+        body: { $ref: '#/$defs/body' },
+        authorization: { type: ['string', 'null'] },
+        publicKey: { $ref: '#/$defs/keyRef' },
+      },
       ['body', 'authorization', 'publicKey'],
     ),
     webhookVerifyExpected: {
-      oneOf: [closed({ ok: { const: true }, authorization: nonEmpty }, ['ok']), closed({ ok: { const: false }, code: nonEmpty }, ['ok', 'code'])],
+      oneOf: [
+        closed({ ok: { const: true }, authorization: nonEmpty }, ['ok']),
+        closed({ ok: { const: false }, code: nonEmpty }, ['ok', 'code']),
+      ],
     },
     parseKeyInput: {
       oneOf: [
-        closed({ keyType: { enum: ['ed25519-private', 'ed25519-public', 'rsa-public'] }, text: str }, ['keyType', 'text']),
-        closed({ keyType: { enum: ['ed25519-private', 'ed25519-public', 'rsa-public'] }, bytesBase64: base64 }, ['keyType', 'bytesBase64']),
+        closed(
+          { keyType: { enum: ['ed25519-private', 'ed25519-public', 'rsa-public'] }, text: str },
+          ['keyType', 'text'],
+        ),
+        closed(
+          {
+            keyType: { enum: ['ed25519-private', 'ed25519-public', 'rsa-public'] },
+            bytesBase64: base64,
+          },
+          ['keyType', 'bytesBase64'],
+        ),
       ],
     },
     parseKeyExpected: {
-      oneOf: [closed({ ok: { const: true }, publicKey: base64 }, ['ok', 'publicKey']), closed({ ok: { const: false }, code: nonEmpty }, ['ok', 'code'])],
+      oneOf: [
+        closed({ ok: { const: true }, publicKey: base64 }, ['ok', 'publicKey']),
+        closed({ ok: { const: false }, code: nonEmpty }, ['ok', 'code']),
+      ],
     },
-    rfc9421Input: closed({ request: { $ref: '#/$defs/request' }, label: nonEmpty, publicKey: { $ref: '#/$defs/keyRef' } }, ['request', 'label']),
+    rfc9421Input: closed(
+      {
+        request: { $ref: '#/$defs/request' },
+        label: nonEmpty,
+        publicKey: { $ref: '#/$defs/keyRef' },
+      },
+      ['request', 'label'],
+    ),
     rfc9421BaseExpected: closed({ signatureBase: nonEmpty }, ['signatureBase']),
     rfc9421VerifyExpected: closed({ ok: { type: 'boolean' } }, ['ok']),
     case: {
       type: 'object',
       properties: {
         id: { $ref: '#/$defs/caseId' },
-        op: { enum: ['digest', 'signature-base', 'sign', 'verify', 'webhook-verify', 'parse-key', 'rfc9421-signature-base', 'rfc9421-verify'] },
+        op: {
+          enum: [
+            'digest',
+            'signature-base',
+            'sign',
+            'verify',
+            'webhook-verify',
+            'parse-key',
+            'rfc9421-signature-base',
+            'rfc9421-verify',
+          ],
+        },
         description: nonEmpty,
-        source: { description: 'The clause checked: "spec: <section>" or "RFC nnnn <clause>".', ...nonEmpty },
+        source: {
+          description: 'The clause checked: "spec: <section>" or "RFC nnnn <clause>".',
+          ...nonEmpty,
+        },
         result: { enum: ['valid', 'invalid', 'acceptable'] },
         flags: { type: 'array', items: { $ref: '#/$defs/flag' }, uniqueItems: true },
         comment: nonEmpty,
@@ -169,12 +289,25 @@ export const vectorsSchema = {
         notes: {
           type: 'object',
           propertyNames: { $ref: '#/$defs/flag' },
-          additionalProperties: closed({ description: nonEmpty, effect: nonEmpty }, ['description']),
+          additionalProperties: closed({ description: nonEmpty, effect: nonEmpty }, [
+            'description',
+          ]),
         },
         numberOfCases: { type: 'integer', minimum: 1 },
         cases: { type: 'array', items: { $ref: '#/$defs/case' }, minItems: 1 },
       },
-      ['$schema', 'schemaVersion', 'name', 'title', 'description', 'generatedBy', 'keys', 'notes', 'numberOfCases', 'cases'],
+      [
+        '$schema',
+        'schemaVersion',
+        'name',
+        'title',
+        'description',
+        'generatedBy',
+        'keys',
+        'notes',
+        'numberOfCases',
+        'cases',
+      ],
     ),
     keysFile: closed(
       {
@@ -192,8 +325,19 @@ export const vectorsSchema = {
                   type: { const: 'ed25519' },
                   testOnly: { const: true },
                   description: nonEmpty,
-                  public: closed({ 'raw-base64': base64, 'spki-pem': nonEmpty, 'spki-der-base64': base64, 'trimmed-pem': nonEmpty }, ['raw-base64', 'spki-pem', 'spki-der-base64', 'trimmed-pem']),
-                  private: closed({ 'seed-base64': base64, 'pkcs8-pem': nonEmpty, 'pkcs8-der-base64': base64 }, ['seed-base64', 'pkcs8-pem', 'pkcs8-der-base64']),
+                  public: closed(
+                    {
+                      'raw-base64': base64,
+                      'spki-pem': nonEmpty,
+                      'spki-der-base64': base64,
+                      'trimmed-pem': nonEmpty,
+                    },
+                    ['raw-base64', 'spki-pem', 'spki-der-base64', 'trimmed-pem'],
+                  ),
+                  private: closed(
+                    { 'seed-base64': base64, 'pkcs8-pem': nonEmpty, 'pkcs8-der-base64': base64 },
+                    ['seed-base64', 'pkcs8-pem', 'pkcs8-der-base64'],
+                  ),
                 },
                 ['type', 'testOnly', 'description', 'public'],
               ),
@@ -202,7 +346,10 @@ export const vectorsSchema = {
                   type: { const: 'rsa' },
                   testOnly: { const: true },
                   description: nonEmpty,
-                  public: closed({ 'spki-pem': nonEmpty, 'spki-der-base64': base64, 'trimmed-pem': nonEmpty }, ['spki-pem', 'spki-der-base64', 'trimmed-pem']),
+                  public: closed(
+                    { 'spki-pem': nonEmpty, 'spki-der-base64': base64, 'trimmed-pem': nonEmpty },
+                    ['spki-pem', 'spki-der-base64', 'trimmed-pem'],
+                  ),
                   private: closed({ 'pkcs8-pem': nonEmpty }, ['pkcs8-pem']),
                 },
                 ['type', 'testOnly', 'description', 'public'],
@@ -218,7 +365,13 @@ export const vectorsSchema = {
               {
                 applicationId: nonEmpty,
                 applicationSecret: str,
-                keys: { type: 'array', items: closed({ keyId: nonEmpty, publicKey: { $ref: '#/$defs/keyRef' } }, ['keyId', 'publicKey']) },
+                keys: {
+                  type: 'array',
+                  items: closed({ keyId: nonEmpty, publicKey: { $ref: '#/$defs/keyRef' } }, [
+                    'keyId',
+                    'publicKey',
+                  ]),
+                },
               },
               ['applicationId', 'applicationSecret', 'keys'],
             ),
@@ -249,12 +402,17 @@ export const vectorsSchema = {
         },
         totalCases: { type: 'integer', minimum: 1 },
         schemas: {
-          description: 'Where each JSON Schema the vectors name lies, relative to this index: schemas/ inside vectors/, so vendoring vectors/ alone keeps them ($id → path).',
+          description:
+            'Where each JSON Schema the vectors name lies, relative to this index: schemas/ inside vectors/, so vendoring vectors/ alone keeps them ($id → path).',
           type: 'object',
-          additionalProperties: { type: 'string', pattern: '^schemas/[a-z-]+(\\.strict)?\\.schema\\.json$' },
+          additionalProperties: {
+            type: 'string',
+            pattern: '^schemas/[a-z-]+(\\.strict)?\\.schema\\.json$',
+          },
         },
         payloads: {
-          description: 'The payload vector files (format: `payloadVectors` in `schemas`), one per payload kind.',
+          description:
+            'The payload vector files (format: `payloadVectors` in `schemas`), one per payload kind.',
           type: 'array',
           items: closed(
             {
@@ -273,10 +431,25 @@ export const vectorsSchema = {
         formats: closed(
           { vectors: nonEmpty, payloadVectors: nonEmpty },
           ['vectors', 'payloadVectors'],
-          { description: 'The $id of the schema of each file format: vector files, keys.json and this index (`vectors`), payload vector files (`payloadVectors`).' },
+          {
+            description:
+              'The $id of the schema of each file format: vector files, keys.json and this index (`vectors`), payload vector files (`payloadVectors`).',
+          },
         ),
       },
-      ['$schema', 'schemaVersion', 'description', 'generatedBy', 'keys', 'files', 'totalCases', 'schemas', 'payloads', 'totalPayloadCases', 'formats'],
+      [
+        '$schema',
+        'schemaVersion',
+        'description',
+        'generatedBy',
+        'keys',
+        'files',
+        'totalCases',
+        'schemas',
+        'payloads',
+        'totalPayloadCases',
+        'formats',
+      ],
     ),
   },
 } as const;

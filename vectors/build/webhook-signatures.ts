@@ -1,7 +1,23 @@
 // vectors/webhook-signatures.json: `Authorization: SHA256withRSA <base64>` over the exact webhook body bytes.
 import { signWebhook, verifyWebhook } from '../../src/webhooks/index.js';
-import type { FlagNote, KeyRef, KeysFile, VectorCase, VectorFile, VectorResult, WireBody } from '../format.js';
-import { bodyBytesOf, check, checkDeclared, keyArgument, utf8, vectorFile, wireBody } from './common.js';
+import type {
+  FlagNote,
+  KeyRef,
+  KeysFile,
+  VectorCase,
+  VectorFile,
+  VectorResult,
+  WireBody,
+} from '../format.js';
+import {
+  bodyBytesOf,
+  check,
+  checkDeclared,
+  keyArgument,
+  utf8,
+  vectorFile,
+  wireBody,
+} from './common.js';
 
 /** Payloads shaped like the spec's Events section, serialised compactly as the service would send them. */
 export const PAYMENT_WEBHOOK = JSON.stringify({
@@ -31,7 +47,12 @@ const PAYOUT_WEBHOOK = JSON.stringify({
   payoutStatus: 'PROCESSED',
   payoutStatusDescription: '',
   payoutWebhookDeliveryAttempt: 0,
-  destination: { type: 'SCAN', name: 'Jane Example', accountNumber: '12345678', sortCode: '040004' },
+  destination: {
+    type: 'SCAN',
+    name: 'Jane Example',
+    accountNumber: '12345678',
+    sortCode: '040004',
+  },
 });
 const REFUND_WEBHOOK = JSON.stringify({
   eventTimeUtc: '2026-01-01T00:10:00Z',
@@ -46,22 +67,65 @@ const REFUND_WEBHOOK = JSON.stringify({
   refundStatus: 'IN_PROGRESS',
   refundStatusDescription: '',
   refundWebhookDeliveryAttempt: 1,
-  destination: { type: 'SCAN', accountNumber: '12345678', sortCode: '040004', name: 'Jane Example' },
+  destination: {
+    type: 'SCAN',
+    accountNumber: '12345678',
+    sortCode: '040004',
+    name: 'Jane Example',
+  },
 });
-const NON_ASCII_WEBHOOK = PAYMENT_WEBHOOK.replace('Jane Example', 'Zoë Łukasz-Żółć').replace('ORDER 2026 0007', 'Café £49.99 ✓');
+const NON_ASCII_WEBHOOK = PAYMENT_WEBHOOK.replace('Jane Example', 'Zoë Łukasz-Żółć').replace(
+  'ORDER 2026 0007',
+  'Café £49.99 ✓',
+);
 
 const notes: Record<string, FlagNote> = {
-  Baseline: { description: 'A webhook signed by the service key and received unchanged (spec: Webhook authentication).' },
-  EventKinds: { description: 'Payout and refund webhooks use the identical mechanism as payment webhooks (spec: Webhook authentication, rule 2).' },
-  KeyForm: { description: 'The verification key in another accepted form (full SPKI PEM or DER) than the trimmed PEM the endpoint serves.' },
-  NonAscii: { description: 'The payload holds non-ASCII UTF-8: the signature covers its bytes.', effect: 'Verifying over a re-encoded string breaks on the first non-ASCII character.' },
-  ExactBytes: { description: 'The body was re-serialised, re-formatted, changed or given a trailing newline after signing (spec: Webhook authentication, rule 1).', effect: 'A receiver that verifies a re-serialised body rejects every honest webhook, or accepts an altered one.' },
-  AlgorithmName: { description: 'The algorithm name in `Authorization` is not "SHA256withRSA".', effect: 'Accepting any name invites algorithm confusion.' },
-  AlgorithmCase: { description: 'The algorithm name in another capitalisation. This toolkit matches the spec\'s spelling exactly; accepting it also conforms.' },
-  Separator: { description: 'More than one space between the algorithm and the signature (RFC 9110 §11.4 allows 1*SP). Accepted here; rejecting it also conforms.' },
-  WrongKey: { description: 'Signed by another RSA key than the service key.', effect: 'Accepting it means anyone can forge webhooks.' },
-  MissingHeader: { description: 'No Authorization header, or an empty one.', effect: 'A receiver that skips verification when the header is absent accepts forgeries.' },
-  Syntax: { description: 'The Authorization value is not `<ALGORITHM> <base64 signature>`, or the signature is not strict base64 of the modulus length.' },
+  Baseline: {
+    description:
+      'A webhook signed by the service key and received unchanged (spec: Webhook authentication).',
+  },
+  EventKinds: {
+    description:
+      'Payout and refund webhooks use the identical mechanism as payment webhooks (spec: Webhook authentication, rule 2).',
+  },
+  KeyForm: {
+    description:
+      'The verification key in another accepted form (full SPKI PEM or DER) than the trimmed PEM the endpoint serves.',
+  },
+  NonAscii: {
+    description: 'The payload holds non-ASCII UTF-8: the signature covers its bytes.',
+    effect: 'Verifying over a re-encoded string breaks on the first non-ASCII character.',
+  },
+  ExactBytes: {
+    description:
+      'The body was re-serialised, re-formatted, changed or given a trailing newline after signing (spec: Webhook authentication, rule 1).',
+    effect:
+      'A receiver that verifies a re-serialised body rejects every honest webhook, or accepts an altered one.',
+  },
+  AlgorithmName: {
+    description: 'The algorithm name in `Authorization` is not "SHA256withRSA".',
+    effect: 'Accepting any name invites algorithm confusion.',
+  },
+  AlgorithmCase: {
+    description:
+      "The algorithm name in another capitalisation. This toolkit matches the spec's spelling exactly; accepting it also conforms.",
+  },
+  Separator: {
+    description:
+      'More than one space between the algorithm and the signature (RFC 9110 §11.4 allows 1*SP). Accepted here; rejecting it also conforms.',
+  },
+  WrongKey: {
+    description: 'Signed by another RSA key than the service key.',
+    effect: 'Accepting it means anyone can forge webhooks.',
+  },
+  MissingHeader: {
+    description: 'No Authorization header, or an empty one.',
+    effect: 'A receiver that skips verification when the header is absent accepts forgeries.',
+  },
+  Syntax: {
+    description:
+      'The Authorization value is not `<ALGORITHM> <base64 signature>`, or the signature is not strict base64 of the modulus length.',
+  },
 };
 
 interface WebhookCaseSpec {
@@ -83,7 +147,11 @@ const SERVICE_KEY: KeyRef = { key: 'webhook-rsa', format: 'trimmed-pem' };
 
 function webhookCase(keys: KeysFile, spec: WebhookCaseSpec): VectorCase {
   const keyRef = spec.publicKey ?? SERVICE_KEY;
-  const outcome = verifyWebhook(bodyBytesOf(spec.body), spec.authorization ?? undefined, keyArgument(keys, keyRef));
+  const outcome = verifyWebhook(
+    bodyBytesOf(spec.body),
+    spec.authorization ?? undefined,
+    keyArgument(keys, keyRef),
+  );
   const { id } = spec;
   checkDeclared(id, spec.result, outcome, spec.code);
   return {
@@ -95,7 +163,12 @@ function webhookCase(keys: KeysFile, spec: WebhookCaseSpec): VectorCase {
     flags: spec.flags,
     input: { body: spec.body, authorization: spec.authorization, publicKey: keyRef },
     expected: outcome.ok
-      ? { ok: true, ...(spec.showAuthorization && spec.authorization !== null ? { authorization: spec.authorization } : {}) }
+      ? {
+          ok: true,
+          ...(spec.showAuthorization && spec.authorization !== null
+            ? { authorization: spec.authorization }
+            : {}),
+        }
       : { ok: false, code: outcome.code },
   };
 }
@@ -103,41 +176,210 @@ function webhookCase(keys: KeysFile, spec: WebhookCaseSpec): VectorCase {
 export function buildWebhookFile(keys: KeysFile): VectorFile {
   const service = keys.keys['webhook-rsa']!;
   const other = keys.keys['other-rsa']!;
-  check(service.type === 'rsa' && service.private !== undefined && other.type === 'rsa' && other.private !== undefined, 'webhooks', 'keys.json lacks the RSA keys');
+  check(
+    service.type === 'rsa' &&
+      service.private !== undefined &&
+      other.type === 'rsa' &&
+      other.private !== undefined,
+    'webhooks',
+    'keys.json lacks the RSA keys',
+  );
   const servicePem = service.private['pkcs8-pem'];
   const sign = (body: string, pem = servicePem): string => signWebhook(utf8(body), pem);
   const payment = sign(PAYMENT_WEBHOOK);
   const sig = payment.slice('SHA256withRSA '.length);
   const pretty = JSON.stringify(JSON.parse(PAYMENT_WEBHOOK), null, 2);
-  const spaced = JSON.stringify(JSON.parse(PAYMENT_WEBHOOK)).replace(/":/g, '": ').replace(/,"/g, ', "');
+  const spaced = JSON.stringify(JSON.parse(PAYMENT_WEBHOOK))
+    .replace(/":/g, '": ')
+    .replace(/,"/g, ', "');
   const W = (s: WebhookCaseSpec): VectorCase => webhookCase(keys, s);
 
   const cases: VectorCase[] = [
-    W({ id: 'webhook-payment-valid', description: 'A payment webhook verified over the exact bytes received, key as the endpoint serves it (trimmed PEM).', result: 'valid', flags: ['Baseline'], body: wireBody(PAYMENT_WEBHOOK), authorization: payment, showAuthorization: true }),
-    W({ id: 'webhook-payout-valid', description: 'A payout webhook, same mechanism.', result: 'valid', flags: ['EventKinds'], body: wireBody(PAYOUT_WEBHOOK), authorization: sign(PAYOUT_WEBHOOK), showAuthorization: true }),
-    W({ id: 'webhook-refund-valid', description: 'A refund webhook, same mechanism.', result: 'valid', flags: ['EventKinds'], body: wireBody(REFUND_WEBHOOK), authorization: sign(REFUND_WEBHOOK), showAuthorization: true }),
-    W({ id: 'webhook-non-ascii-payload-valid', description: 'A payload with non-ASCII characters, verified over its UTF-8 bytes.', result: 'valid', flags: ['NonAscii'], body: wireBody(NON_ASCII_WEBHOOK), authorization: sign(NON_ASCII_WEBHOOK), showAuthorization: true }),
-    W({ id: 'webhook-key-spki-pem-valid', description: 'The payment webhook verified with the key as a full SPKI PEM.', result: 'valid', flags: ['KeyForm'], body: wireBody(PAYMENT_WEBHOOK), authorization: payment, publicKey: { key: 'webhook-rsa', format: 'spki-pem' } }),
-    W({ id: 'webhook-key-spki-der-valid', description: 'The payment webhook verified with the key as SPKI DER.', result: 'valid', flags: ['KeyForm'], body: wireBody(PAYMENT_WEBHOOK), authorization: payment, publicKey: { key: 'webhook-rsa', format: 'spki-der-base64' } }),
-    W({ id: 'webhook-reserialised-after-signing', description: 'The body re-serialised with ": " and ", " separators (as Python\'s json.dumps does) after signing.', result: 'invalid', flags: ['ExactBytes'], code: 'SIGNATURE_INVALID', body: wireBody(spaced), authorization: payment }),
-    W({ id: 'webhook-pretty-printed-after-signing', description: 'The body pretty-printed after signing (same JSON value).', result: 'invalid', flags: ['ExactBytes'], code: 'SIGNATURE_INVALID', body: wireBody(pretty), authorization: payment }),
-    W({ id: 'webhook-body-changed', description: 'The payment status changed from SETTLED to FAILED after signing.', result: 'invalid', flags: ['ExactBytes'], code: 'SIGNATURE_INVALID', body: wireBody(PAYMENT_WEBHOOK.replace('SETTLED', 'FAILED')), authorization: payment }),
-    W({ id: 'webhook-trailing-newline-added', description: 'A trailing LF added to the body after signing.', result: 'invalid', flags: ['ExactBytes'], code: 'SIGNATURE_INVALID', body: wireBody(`${PAYMENT_WEBHOOK}\n`), authorization: payment }),
-    W({ id: 'webhook-wrong-algorithm-name', description: 'The right signature under the name "SHA512withRSA".', result: 'invalid', flags: ['AlgorithmName'], code: 'ALGORITHM_UNSUPPORTED', body: wireBody(PAYMENT_WEBHOOK), authorization: `SHA512withRSA ${sig}` }),
-    W({ id: 'webhook-bearer-scheme', description: 'An `Authorization: Bearer ...` header instead of a signature.', result: 'invalid', flags: ['AlgorithmName'], code: 'ALGORITHM_UNSUPPORTED', body: wireBody(PAYMENT_WEBHOOK), authorization: `Bearer ${sig}` }),
-    W({ id: 'webhook-algorithm-lowercase', description: 'The right signature under the name "sha256withrsa".', result: 'acceptable', flags: ['AlgorithmCase'], body: wireBody(PAYMENT_WEBHOOK), authorization: `sha256withrsa ${sig}` }),
-    W({ id: 'webhook-two-spaces-separator', description: 'Two spaces between the algorithm and the signature.', result: 'acceptable', flags: ['Separator'], body: wireBody(PAYMENT_WEBHOOK), authorization: `SHA256withRSA  ${sig}` }),
-    W({ id: 'webhook-signed-by-another-key', description: 'Signed with another RSA 2048 key, verified with the service key.', result: 'invalid', flags: ['WrongKey'], code: 'SIGNATURE_INVALID', body: wireBody(PAYMENT_WEBHOOK), authorization: sign(PAYMENT_WEBHOOK, other.private['pkcs8-pem']) }),
-    W({ id: 'webhook-authorization-missing', description: 'No Authorization header.', result: 'invalid', flags: ['MissingHeader'], code: 'AUTHORIZATION_MISSING', body: wireBody(PAYMENT_WEBHOOK), authorization: null }),
-    W({ id: 'webhook-authorization-empty', description: 'An empty Authorization header.', result: 'invalid', flags: ['MissingHeader'], code: 'AUTHORIZATION_MISSING', body: wireBody(PAYMENT_WEBHOOK), authorization: '' }),
-    W({ id: 'webhook-signature-without-algorithm', description: 'The base64 signature alone, without the algorithm name.', result: 'invalid', flags: ['Syntax'], code: 'AUTHORIZATION_MALFORMED', body: wireBody(PAYMENT_WEBHOOK), authorization: sig }),
-    W({ id: 'webhook-signature-base64url', description: 'The signature in base64url.', result: 'invalid', flags: ['Syntax'], code: 'SIGNATURE_MALFORMED', body: wireBody(PAYMENT_WEBHOOK), authorization: `SHA256withRSA ${toBase64UrlKeepingPadding(sig)}` }),
-    W({ id: 'webhook-signature-truncated', description: 'The signature with its last 4 base64 characters (3 bytes) cut off.', result: 'invalid', flags: ['Syntax'], code: 'SIGNATURE_MALFORMED', body: wireBody(PAYMENT_WEBHOOK), authorization: `SHA256withRSA ${sig.slice(0, -4)}` }),
+    W({
+      id: 'webhook-payment-valid',
+      description:
+        'A payment webhook verified over the exact bytes received, key as the endpoint serves it (trimmed PEM).',
+      result: 'valid',
+      flags: ['Baseline'],
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: payment,
+      showAuthorization: true,
+    }),
+    W({
+      id: 'webhook-payout-valid',
+      description: 'A payout webhook, same mechanism.',
+      result: 'valid',
+      flags: ['EventKinds'],
+      body: wireBody(PAYOUT_WEBHOOK),
+      authorization: sign(PAYOUT_WEBHOOK),
+      showAuthorization: true,
+    }),
+    W({
+      id: 'webhook-refund-valid',
+      description: 'A refund webhook, same mechanism.',
+      result: 'valid',
+      flags: ['EventKinds'],
+      body: wireBody(REFUND_WEBHOOK),
+      authorization: sign(REFUND_WEBHOOK),
+      showAuthorization: true,
+    }),
+    W({
+      id: 'webhook-non-ascii-payload-valid',
+      description: 'A payload with non-ASCII characters, verified over its UTF-8 bytes.',
+      result: 'valid',
+      flags: ['NonAscii'],
+      body: wireBody(NON_ASCII_WEBHOOK),
+      authorization: sign(NON_ASCII_WEBHOOK),
+      showAuthorization: true,
+    }),
+    W({
+      id: 'webhook-key-spki-pem-valid',
+      description: 'The payment webhook verified with the key as a full SPKI PEM.',
+      result: 'valid',
+      flags: ['KeyForm'],
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: payment,
+      publicKey: { key: 'webhook-rsa', format: 'spki-pem' },
+    }),
+    W({
+      id: 'webhook-key-spki-der-valid',
+      description: 'The payment webhook verified with the key as SPKI DER.',
+      result: 'valid',
+      flags: ['KeyForm'],
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: payment,
+      publicKey: { key: 'webhook-rsa', format: 'spki-der-base64' },
+    }),
+    W({
+      id: 'webhook-reserialised-after-signing',
+      description:
+        'The body re-serialised with ": " and ", " separators (as Python\'s json.dumps does) after signing.',
+      result: 'invalid',
+      flags: ['ExactBytes'],
+      code: 'SIGNATURE_INVALID',
+      body: wireBody(spaced),
+      authorization: payment,
+    }),
+    W({
+      id: 'webhook-pretty-printed-after-signing',
+      description: 'The body pretty-printed after signing (same JSON value).',
+      result: 'invalid',
+      flags: ['ExactBytes'],
+      code: 'SIGNATURE_INVALID',
+      body: wireBody(pretty),
+      authorization: payment,
+    }),
+    W({
+      id: 'webhook-body-changed',
+      description: 'The payment status changed from SETTLED to FAILED after signing.',
+      result: 'invalid',
+      flags: ['ExactBytes'],
+      code: 'SIGNATURE_INVALID',
+      body: wireBody(PAYMENT_WEBHOOK.replace('SETTLED', 'FAILED')),
+      authorization: payment,
+    }),
+    W({
+      id: 'webhook-trailing-newline-added',
+      description: 'A trailing LF added to the body after signing.',
+      result: 'invalid',
+      flags: ['ExactBytes'],
+      code: 'SIGNATURE_INVALID',
+      body: wireBody(`${PAYMENT_WEBHOOK}\n`),
+      authorization: payment,
+    }),
+    W({
+      id: 'webhook-wrong-algorithm-name',
+      description: 'The right signature under the name "SHA512withRSA".',
+      result: 'invalid',
+      flags: ['AlgorithmName'],
+      code: 'ALGORITHM_UNSUPPORTED',
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: `SHA512withRSA ${sig}`,
+    }),
+    W({
+      id: 'webhook-bearer-scheme',
+      description: 'An `Authorization: Bearer ...` header instead of a signature.',
+      result: 'invalid',
+      flags: ['AlgorithmName'],
+      code: 'ALGORITHM_UNSUPPORTED',
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: `Bearer ${sig}`,
+    }),
+    W({
+      id: 'webhook-algorithm-lowercase',
+      description: 'The right signature under the name "sha256withrsa".',
+      result: 'acceptable',
+      flags: ['AlgorithmCase'],
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: `sha256withrsa ${sig}`,
+    }),
+    W({
+      id: 'webhook-two-spaces-separator',
+      description: 'Two spaces between the algorithm and the signature.',
+      result: 'acceptable',
+      flags: ['Separator'],
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: `SHA256withRSA  ${sig}`,
+    }),
+    W({
+      id: 'webhook-signed-by-another-key',
+      description: 'Signed with another RSA 2048 key, verified with the service key.',
+      result: 'invalid',
+      flags: ['WrongKey'],
+      code: 'SIGNATURE_INVALID',
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: sign(PAYMENT_WEBHOOK, other.private['pkcs8-pem']),
+    }),
+    W({
+      id: 'webhook-authorization-missing',
+      description: 'No Authorization header.',
+      result: 'invalid',
+      flags: ['MissingHeader'],
+      code: 'AUTHORIZATION_MISSING',
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: null,
+    }),
+    W({
+      id: 'webhook-authorization-empty',
+      description: 'An empty Authorization header.',
+      result: 'invalid',
+      flags: ['MissingHeader'],
+      code: 'AUTHORIZATION_MISSING',
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: '',
+    }),
+    W({
+      id: 'webhook-signature-without-algorithm',
+      description: 'The base64 signature alone, without the algorithm name.',
+      result: 'invalid',
+      flags: ['Syntax'],
+      code: 'AUTHORIZATION_MALFORMED',
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: sig,
+    }),
+    W({
+      id: 'webhook-signature-base64url',
+      description: 'The signature in base64url.',
+      result: 'invalid',
+      flags: ['Syntax'],
+      code: 'SIGNATURE_MALFORMED',
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: `SHA256withRSA ${toBase64UrlKeepingPadding(sig)}`,
+    }),
+    W({
+      id: 'webhook-signature-truncated',
+      description: 'The signature with its last 4 base64 characters (3 bytes) cut off.',
+      result: 'invalid',
+      flags: ['Syntax'],
+      code: 'SIGNATURE_MALFORMED',
+      body: wireBody(PAYMENT_WEBHOOK),
+      authorization: `SHA256withRSA ${sig.slice(0, -4)}`,
+    }),
   ];
   return vectorFile(
     'webhook-signatures',
     'Webhook signatures: Authorization: SHA256withRSA <base64>',
-    'Verify: the exact body bytes received, the Authorization header value (null when absent) and the service\'s RSA public key. Valid cases signed by the service key also give the exact Authorization value, so that a sender implementation can compare (RSASSA-PKCS1-v1_5 is deterministic).',
+    "Verify: the exact body bytes received, the Authorization header value (null when absent) and the service's RSA public key. Valid cases signed by the service key also give the exact Authorization value, so that a sender implementation can compare (RSASSA-PKCS1-v1_5 is deterministic).",
     notes,
     cases,
   );

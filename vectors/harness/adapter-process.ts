@@ -25,7 +25,10 @@ export class AdapterProcess {
   private stderrTail = '';
   private spawnError: string | undefined;
 
-  constructor(command: string, options: { readonly cwd?: string; readonly env?: NodeJS.ProcessEnv } = {}) {
+  constructor(
+    command: string,
+    options: { readonly cwd?: string; readonly env?: NodeJS.ProcessEnv } = {},
+  ) {
     // A shell runs CMD so that `--exec "python3 adapter.py"` works as typed; its own process group lets us
     // kill the shell and everything it started in one go.
     this.child = spawn(command, {
@@ -82,7 +85,8 @@ export class AdapterProcess {
       this.buffer = '';
     }
     // An adapter flooding stdout cannot exhaust memory: only the newest lines are kept.
-    if (this.lines.length > MAX_PENDING_LINES) this.lines.splice(0, this.lines.length - MAX_PENDING_LINES);
+    if (this.lines.length > MAX_PENDING_LINES)
+      this.lines.splice(0, this.lines.length - MAX_PENDING_LINES);
     if (this.lines.length > 0) this.wake();
   }
 

@@ -29,7 +29,10 @@ async function readJson(path: string): Promise<unknown> {
   const value = JSON.parse(await readFile(path, 'utf8')) as unknown;
   const result = validateAgainst(SCHEMA_ID, value);
   if (!result.valid) {
-    const detail = result.errors.slice(0, 3).map((e) => `${e.pointer || '/'} ${e.message}`).join('; ');
+    const detail = result.errors
+      .slice(0, 3)
+      .map((e) => `${e.pointer || '/'} ${e.message}`)
+      .join('; ');
     throw new Error(`${path} does not match ${SCHEMA_ID}: ${detail}`);
   }
   return value;
@@ -55,7 +58,8 @@ export function resolveKey(keys: KeysFile, ref: KeyRef): KeyMaterial {
   if (!entry) throw new Error(`keys.json has no key "${ref.key}"`);
   const forms: Record<string, string | undefined> = { ...entry.public, ...(entry.private ?? {}) };
   const value = forms[ref.format];
-  if (value === undefined) throw new Error(`keys.json key "${ref.key}" has no "${ref.format}" form`);
+  if (value === undefined)
+    throw new Error(`keys.json key "${ref.key}" has no "${ref.format}" form`);
   return { format: ref.format, value };
 }
 
@@ -77,7 +81,10 @@ export function messageInput(keys: KeysFile, vector: VectorCase): Record<string,
     case 'sign':
       return {
         ...vector.input,
-        credentials: { ...vector.input.credentials, privateKey: resolveKey(keys, vector.input.credentials.privateKey) },
+        credentials: {
+          ...vector.input.credentials,
+          privateKey: resolveKey(keys, vector.input.credentials.privateKey),
+        },
       };
     case 'verify':
       return { ...vector.input, verifier: resolveVerifier(keys, vector.input.verifier) };

@@ -17,35 +17,60 @@ export function parseReportSpec(text: string): ReportSpec | { readonly error: st
   const format = colon > 0 ? text.slice(0, colon).toLowerCase() : '';
   const path = colon > 0 ? text.slice(colon + 1) : '';
   if (!(REPORT_FORMATS as readonly string[]).includes(format) || path === '') {
-    return { error: `--report expects FORMAT:PATH with FORMAT one of ${REPORT_FORMATS.join(', ')}, got ${JSON.stringify(text)}` };
+    return {
+      error: `--report expects FORMAT:PATH with FORMAT one of ${REPORT_FORMATS.join(', ')}, got ${JSON.stringify(text)}`,
+    };
   }
   return { format: format as ReportFormat, path };
 }
 
 export function formatReport(format: ReportFormat, report: HarnessReport): string {
   switch (format) {
-    case 'json': return formatJson(report);
-    case 'junit': return formatJunit(report);
-    case 'html': return formatHtml(report);
+    case 'json':
+      return formatJson(report);
+    case 'junit':
+      return formatJunit(report);
+    case 'html':
+      return formatHtml(report);
   }
 }
 
-const MARK: Readonly<Record<CaseReport['status'], string>> = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP', inexpressible: 'CANNOT' };
+const MARK: Readonly<Record<CaseReport['status'], string>> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  skip: 'SKIP',
+  inexpressible: 'CANNOT',
+};
 
 /** Failures and skips one per line, then the summary. Passing cases only with `verbose`. */
 export function formatConsole(report: HarnessReport, verbose = false): string {
   const lines: string[] = [];
   const impl = report.implementation;
-  if (impl) lines.push(`implementation: ${impl.name}${impl.version ? ` ${impl.version}` : ''} (protocol ${report.protocol})`, '');
+  if (impl)
+    lines.push(
+      `implementation: ${impl.name}${impl.version ? ` ${impl.version}` : ''} (protocol ${report.protocol})`,
+      '',
+    );
   for (const c of report.cases) {
     if (c.status === 'pass' && !verbose) continue;
-    lines.push(`${MARK[c.status]} ${c.id} (${c.file}, ${c.op})${c.message ? `: ${c.message}` : ''}`);
+    lines.push(
+      `${MARK[c.status]} ${c.id} (${c.file}, ${c.op})${c.message ? `: ${c.message}` : ''}`,
+    );
   }
   if (report.aborted) lines.push('', `run stopped early: ${report.aborted}`);
-  if (report.adapterStderr) lines.push('', 'implementation stderr (last lines):', ...report.adapterStderr.split('\n').map((l) => `  ${l}`));
+  if (report.adapterStderr)
+    lines.push(
+      '',
+      'implementation stderr (last lines):',
+      ...report.adapterStderr.split('\n').map((l) => `  ${l}`),
+    );
   const s = report.summary;
   const cannot = s.inexpressible > 0 ? `, ${s.inexpressible} cannot be expressed` : '';
-  lines.push('', `${s.total} cases: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${cannot} (${report.durationMs} ms)`, '');
+  lines.push(
+    '',
+    `${s.total} cases: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${cannot} (${report.durationMs} ms)`,
+    '',
+  );
   return lines.join('\n');
 }
 
@@ -59,21 +84,33 @@ export function formatJunit(report: HarnessReport): string {
   for (const c of report.cases) byFile.set(c.file, [...(byFile.get(c.file) ?? []), c]);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const s = report.summary;
-  out.push(`<testsuites name="payconform vectors" tests="${s.total}" failures="${s.failed}" skipped="${s.skipped + s.inexpressible}" time="${(report.durationMs / 1000).toFixed(3)}">`);
+  out.push(
+    `<testsuites name="payconform vectors" tests="${s.total}" failures="${s.failed}" skipped="${s.skipped + s.inexpressible}" time="${(report.durationMs / 1000).toFixed(3)}">`,
+  );
   for (const [file, cases] of byFile) {
     const failures = cases.filter((c) => c.status === 'fail').length;
     const skipped = cases.filter((c) => c.status === 'skip' || c.status === 'inexpressible').length;
     const time = cases.reduce((t, c) => t + c.durationMs, 0) / 1000;
-    out.push(`  <testsuite name="${xmlEscape(file)}" tests="${cases.length}" failures="${failures}" skipped="${skipped}" time="${time.toFixed(3)}">`);
+    out.push(
+      `  <testsuite name="${xmlEscape(file)}" tests="${cases.length}" failures="${failures}" skipped="${skipped}" time="${time.toFixed(3)}">`,
+    );
     for (const c of cases) {
       const open = `    <testcase classname="${xmlEscape(file)}" name="${xmlEscape(c.id)}" time="${(c.durationMs / 1000).toFixed(3)}"`;
       if (c.status === 'pass') {
         out.push(`${open}/>`);
       } else if (c.status === 'skip' || c.status === 'inexpressible') {
-        out.push(`${open}>`, `      <skipped message="${xmlEscape(c.message ?? '')}"/>`, '    </testcase>');
+        out.push(
+          `${open}>`,
+          `      <skipped message="${xmlEscape(c.message ?? '')}"/>`,
+          '    </testcase>',
+        );
       } else {
         const detail = JSON.stringify({ expected: c.expected, received: c.received }, null, 2);
-        out.push(`${open}>`, `      <failure message="${xmlEscape(c.message ?? 'failed')}">${xmlEscape(detail)}</failure>`, '    </testcase>');
+        out.push(
+          `${open}>`,
+          `      <failure message="${xmlEscape(c.message ?? 'failed')}">${xmlEscape(detail)}</failure>`,
+          '    </testcase>',
+        );
       }
     }
     out.push('  </testsuite>');
@@ -88,7 +125,8 @@ const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222;ma
 details{border:1px solid #ddd;border-radius:4px;padding:.4em 1em;margin:.6em 0}summary{cursor:pointer}
 pre{background:#f5f5f5;padding:.6em;overflow:auto;white-space:pre-wrap;word-break:break-all}`;
 
-const badge = (status: CaseReport['status']): string => `<span class="o o-${status}">${MARK[status]}</span>`;
+const badge = (status: CaseReport['status']): string =>
+  `<span class="o o-${status}">${MARK[status]}</span>`;
 
 /** One self-contained page: an index of failures, then each vector file (files with failures open, others collapsed). */
 export function formatHtml(report: HarnessReport): string {
@@ -97,10 +135,18 @@ export function formatHtml(report: HarnessReport): string {
   const byFile = new Map<string, CaseReport[]>();
   for (const c of report.cases) byFile.set(c.file, [...(byFile.get(c.file) ?? []), c]);
   const caseHtml = (c: CaseReport): string => {
-    const detail = c.status === 'fail' ? `<pre>${htmlEscape(JSON.stringify({ expected: c.expected, received: c.received }, null, 2))}</pre>` : '';
+    const detail =
+      c.status === 'fail'
+        ? `<pre>${htmlEscape(JSON.stringify({ expected: c.expected, received: c.received }, null, 2))}</pre>`
+        : '';
     return `<li id="${htmlEscape(c.id)}">${badge(c.status)} <code>${htmlEscape(c.id)}</code> (${htmlEscape(c.op)})${c.message ? `: ${htmlEscape(c.message)}` : ''}${detail}</li>`;
   };
-  const order: Readonly<Record<CaseReport['status'], number>> = { fail: 0, inexpressible: 1, skip: 2, pass: 3 };
+  const order: Readonly<Record<CaseReport['status'], number>> = {
+    fail: 0,
+    inexpressible: 1,
+    skip: 2,
+    pass: 3,
+  };
   const files = [...byFile].map(([file, cases]) => {
     const bad = cases.filter((c) => c.status === 'fail').length;
     const sorted = [...cases].sort((a, b) => order[a.status] - order[b.status]);

@@ -45,7 +45,13 @@ export interface HarnessReport {
   readonly protocol: number;
   /** What the adapter said it runs, when it answered the handshake (protocol 2). */
   readonly implementation?: ImplementationInfo;
-  readonly summary: { readonly total: number; readonly passed: number; readonly failed: number; readonly skipped: number; readonly inexpressible: number };
+  readonly summary: {
+    readonly total: number;
+    readonly passed: number;
+    readonly failed: number;
+    readonly skipped: number;
+    readonly inexpressible: number;
+  };
   /** Set when the run stopped early (adapter crashed or stopped answering); the remaining cases are failed. */
   readonly aborted?: string;
   /** The last lines the adapter wrote to stderr, when it crashed or misbehaved. */
@@ -71,7 +77,15 @@ function tail(text: string, lines = 8): string {
 
 /** The first line the harness writes (schema: protocol/hello-request.schema.json). */
 export function helloMessage(caseTimeoutMs: number): Record<string, unknown> {
-  return { id: HELLO_ID, op: 'hello', input: { protocolVersions: PROTOCOL_VERSIONS, harness: 'payconform vectors run', caseTimeoutMs } };
+  return {
+    id: HELLO_ID,
+    op: 'hello',
+    input: {
+      protocolVersions: PROTOCOL_VERSIONS,
+      harness: 'payconform vectors run',
+      caseTimeoutMs,
+    },
+  };
 }
 
 type Handshake =
@@ -95,24 +109,37 @@ function implementationInfo(value: unknown): ImplementationInfo | undefined {
  * op (or prints something that is not JSON), and the run goes on in protocol 1. No answer at all, or an exit, ends
  * the run: every protocol version requires one answer line per request line.
  */
-async function handshake(adapter: AdapterProcess, timeoutMs: number, caseTimeoutMs: number): Promise<Handshake> {
+async function handshake(
+  adapter: AdapterProcess,
+  timeoutMs: number,
+  caseTimeoutMs: number,
+): Promise<Handshake> {
   if (!adapter.send(helloMessage(caseTimeoutMs))) {
     return { aborted: 'the implementation is not running' };
   }
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reply = await adapter.nextLine(Math.max(0, deadline - Date.now()));
-    if (reply.kind === 'timeout') return { aborted: `the implementation did not answer the "hello" handshake within ${timeoutMs} ms (it may still be starting: raise --startup-timeout-ms)` };
-    if (reply.kind === 'exited') return { aborted: `the implementation ${reply.signal ? `was killed by ${reply.signal}` : `exited with code ${String(reply.code)}`} before answering the "hello" handshake` };
+    if (reply.kind === 'timeout')
+      return {
+        aborted: `the implementation did not answer the "hello" handshake within ${timeoutMs} ms (it may still be starting: raise --startup-timeout-ms)`,
+      };
+    if (reply.kind === 'exited')
+      return {
+        aborted: `the implementation ${reply.signal ? `was killed by ${reply.signal}` : `exited with code ${String(reply.code)}`} before answering the "hello" handshake`,
+      };
     // Not JSON: a protocol 1 adapter may choke on the unknown op; its answers to the cases will show what it does.
     if (reply.kind === 'garbage') return { protocol: 1 };
     const m = reply.message;
     if (m.id !== undefined && m.id !== HELLO_ID && m.id !== null) continue;
     const result = m.result as Record<string, unknown> | undefined;
-    if (result === undefined || result === null || typeof result !== 'object') return { protocol: 1 };
+    if (result === undefined || result === null || typeof result !== 'object')
+      return { protocol: 1 };
     const chosen = result.protocol;
     if (!PROTOCOL_VERSIONS.includes(chosen as 1 | 2)) {
-      return { aborted: `the implementation chose protocol ${JSON.stringify(chosen)}; this harness speaks ${PROTOCOL_VERSIONS.join(' and ')}` };
+      return {
+        aborted: `the implementation chose protocol ${JSON.stringify(chosen)}; this harness speaks ${PROTOCOL_VERSIONS.join(' and ')}`,
+      };
     }
     const implementation = implementationInfo(result.implementation);
     return { protocol: chosen as number, ...(implementation ? { implementation } : {}) };
@@ -129,7 +156,12 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
   let protocol = 1;
   let implementation: ImplementationInfo | undefined;
 
-  const record = (loaded: LoadedCase, status: CaseStatus, t0: number, extra: Partial<CaseReport> = {}): void => {
+  const record = (
+    loaded: LoadedCase,
+    status: CaseStatus,
+    t0: number,
+    extra: Partial<CaseReport> = {},
+  ): void => {
     const report: CaseReport = {
       id: loaded.vector.id,
       file: loaded.file,
@@ -144,7 +176,11 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
   };
 
   try {
-    const hello = await handshake(adapter, Math.max(options.timeoutMs, options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS), options.timeoutMs);
+    const hello = await handshake(
+      adapter,
+      Math.max(options.timeoutMs, options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS),
+      options.timeoutMs,
+    );
     if ('aborted' in hello) {
       aborted = hello.aborted;
       misbehaved = true;
@@ -179,13 +215,17 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
             record(loaded, grade.status, t0, {
               ...(grade.message !== undefined ? { message: grade.message } : {}),
               ...(grade.deviation !== undefined ? { deviation: grade.deviation } : {}),
-              ...(grade.status === 'fail' ? { expected: grade.expected, received: grade.received } : {}),
+              ...(grade.status === 'fail'
+                ? { expected: grade.expected, received: grade.received }
+                : {}),
             });
           }
         } else if (reply.kind === 'garbage') {
           misbehaved = true;
           consecutiveTimeouts = 0;
-          record(loaded, 'fail', t0, { message: `implementation printed a line that is not a JSON object: ${JSON.stringify(reply.line)}` });
+          record(loaded, 'fail', t0, {
+            message: `implementation printed a line that is not a JSON object: ${JSON.stringify(reply.line)}`,
+          });
         } else if (reply.kind === 'timeout') {
           misbehaved = true;
           consecutiveTimeouts++;
@@ -195,7 +235,9 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
           }
         } else {
           misbehaved = true;
-          const how = reply.signal ? `killed by ${reply.signal}` : `exited with code ${String(reply.code)}`;
+          const how = reply.signal
+            ? `killed by ${reply.signal}`
+            : `exited with code ${String(reply.code)}`;
           aborted = `the implementation ${how}`;
           record(loaded, 'fail', t0, { message: `${aborted} before answering` });
         }
@@ -217,7 +259,13 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
     durationMs: Date.now() - started,
     protocol,
     ...(implementation ? { implementation } : {}),
-    summary: { total: reports.length, passed: count('pass'), failed: count('fail'), skipped: count('skip'), inexpressible: count('inexpressible') },
+    summary: {
+      total: reports.length,
+      passed: count('pass'),
+      failed: count('fail'),
+      skipped: count('skip'),
+      inexpressible: count('inexpressible'),
+    },
     ...(aborted ? { aborted } : {}),
     ...((misbehaved || aborted) && stderr ? { adapterStderr: stderr } : {}),
     cases: reports,

@@ -9,53 +9,125 @@ import { evidenceOf, payoutActionRequest, sendAppCall, showValue } from './reque
 import { judgeResource } from './resources.js';
 
 /** Creates a payout held in AWAITING_COMMIT (first configured non-matching destination), or says why it could not. */
-export async function createHeldPayout(ctx: ServerAuditContext, env: CheckRunEnv): Promise<{ payoutId: string; key: CopStatusKey } | { problem: Finding }> {
+export async function createHeldPayout(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+): Promise<{ payoutId: string; key: CopStatusKey } | { problem: Finding }> {
   const key = HOLDING_KEYS.find((k) => ctx.copDestinations[k] !== undefined);
-  if (key === undefined) return { problem: skip(`needs one of ${HOLDING_KEYS.map((k) => `copDestinations.${k}`).join(', ')} in the config`) };
-  const held = await judgeCopCase(ctx, env, key, true, 'AWAITING_COMMIT', 'COP-HOLD-ON-MISMATCH', true);
+  if (key === undefined)
+    return {
+      problem: skip(
+        `needs one of ${HOLDING_KEYS.map((k) => `copDestinations.${k}`).join(', ')} in the config`,
+      ),
+    };
+  const held = await judgeCopCase(
+    ctx,
+    env,
+    key,
+    true,
+    'AWAITING_COMMIT',
+    'COP-HOLD-ON-MISMATCH',
+    true,
+  );
   if (held.payoutId === undefined || held.findings.some((f) => f.outcome !== 'pass')) {
     const why = held.findings.find((f) => f.outcome !== 'pass')?.message ?? 'no payout id';
-    return { problem: skip(`could not create a payout held in AWAITING_COMMIT (${why}); see cop-hold-on-mismatch`) };
+    return {
+      problem: skip(
+        `could not create a payout held in AWAITING_COMMIT (${why}); see cop-hold-on-mismatch`,
+      ),
+    };
   }
   return { payoutId: held.payoutId, key };
 }
 
 /** Sends commit or cancel for a held payout and judges the resource; returns the findings so far and the payout. */
-async function act(ctx: ServerAuditContext, env: CheckRunEnv, payoutId: string, action: 'commit' | 'cancel', requirement: string): Promise<{ findings: Finding[]; payout?: Record<string, unknown>; evidence?: ReturnType<typeof evidenceOf> }> {
-  const { ex, unsignedAttempt } = await sendAppCall(ctx, env, payoutActionRequest(ctx, payoutId, action));
+async function act(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  payoutId: string,
+  action: 'commit' | 'cancel',
+  requirement: string,
+): Promise<{
+  findings: Finding[];
+  payout?: Record<string, unknown>;
+  evidence?: ReturnType<typeof evidenceOf>;
+}> {
+  const { ex, unsignedAttempt } = await sendAppCall(
+    ctx,
+    env,
+    payoutActionRequest(ctx, payoutId, action),
+  );
   const findings: Finding[] = [];
   if (unsignedAttempt !== undefined) {
-    findings.push(observation(`${action} without a signature was answered ${unsignedAttempt.response?.status ?? ''}; sent again signed (whether ${action} requires a signature is not shown)`, { requirement: 'SIG-OTHER-ENDPOINTS-SIGNED', evidence: evidenceOf(ctx, unsignedAttempt) }));
+    findings.push(
+      observation(
+        `${action} without a signature was answered ${unsignedAttempt.response?.status ?? ''}; sent again signed (whether ${action} requires a signature is not shown)`,
+        { requirement: 'SIG-OTHER-ENDPOINTS-SIGNED', evidence: evidenceOf(ctx, unsignedAttempt) },
+      ),
+    );
   }
-  const verdict = judgeResource(ctx, ex, `${action} of a held payout`, 'payout', requirement, 'PAYOUT-RESPONSE-RESOURCE');
+  const verdict = judgeResource(
+    ctx,
+    ex,
+    `${action} of a held payout`,
+    'payout',
+    requirement,
+    'PAYOUT-RESPONSE-RESOURCE',
+  );
   findings.push(...verdict.findings);
-  return { findings, ...(verdict.findings.length === 0 && verdict.resource ? { payout: verdict.resource } : {}), evidence: evidenceOf(ctx, ex) };
+  return {
+    findings,
+    ...(verdict.findings.length === 0 && verdict.resource ? { payout: verdict.resource } : {}),
+    evidence: evidenceOf(ctx, ex),
+  };
 }
 
 const commit = serverCheck({
   id: 'cop-commit',
   title: 'commit of a held payout gives IN_PROGRESS with copStatus unchanged',
   area: 'commit-cancel',
-  requirements: ['COP-COMMIT', 'COP-COMMIT-REQUEST', 'COP-FOLLOW-UPS', 'PAYOUT-RESPONSE-RESOURCE', 'SIG-OTHER-ENDPOINTS-SIGNED'],
+  requirements: [
+    'COP-COMMIT',
+    'COP-COMMIT-REQUEST',
+    'COP-FOLLOW-UPS',
+    'PAYOUT-RESPONSE-RESOURCE',
+    'SIG-OTHER-ENDPOINTS-SIGNED',
+  ],
   level: 'MUST',
   needs: NEED.signing,
   mutating: true,
   async run(ctx, env) {
     const held = await createHeldPayout(ctx, env);
     if ('problem' in held) return [held.problem];
-    const { findings, payout, evidence } = await act(ctx, env, held.payoutId, 'commit', 'COP-COMMIT');
+    const { findings, payout, evidence } = await act(
+      ctx,
+      env,
+      held.payoutId,
+      'commit',
+      'COP-COMMIT',
+    );
     if (payout === undefined) return findings;
     const status = payout['status'];
     findings.push(
       status === 'IN_PROGRESS'
         ? pass('commit gave IN_PROGRESS', { requirement: 'COP-COMMIT' })
-        : violation(`commit gave status ${showValue(status)}`, { requirement: 'COP-COMMIT', expected: 'IN_PROGRESS', received: showValue(status), ...(evidence ? { evidence } : {}) }),
+        : violation(`commit gave status ${showValue(status)}`, {
+            requirement: 'COP-COMMIT',
+            expected: 'IN_PROGRESS',
+            received: showValue(status),
+            ...(evidence ? { evidence } : {}),
+          }),
     );
     const cop = payout['copStatus'];
     findings.push(
       cop === held.key
         ? pass(`copStatus kept its earlier value ${held.key}`, { requirement: 'COP-COMMIT' })
-        : violation(`commit changed copStatus from ${held.key} to ${showValue(cop)}`, { requirement: 'COP-COMMIT', expected: held.key, received: showValue(cop), ...(evidence ? { evidence } : {}) }),
+        : violation(`commit changed copStatus from ${held.key} to ${showValue(cop)}`, {
+            requirement: 'COP-COMMIT',
+            expected: held.key,
+            received: showValue(cop),
+            ...(evidence ? { evidence } : {}),
+          }),
     );
     return findings;
   },
@@ -65,28 +137,59 @@ const cancel = serverCheck({
   id: 'cop-cancel',
   title: 'cancel of a held payout gives CANCELLED with a statusReason',
   area: 'commit-cancel',
-  requirements: ['COP-CANCEL', 'COP-CANCEL-REQUEST', 'COP-FOLLOW-UPS', 'PAYOUT-STATUSREASON', 'PAYOUT-RESPONSE-RESOURCE', 'SIG-OTHER-ENDPOINTS-SIGNED'],
+  requirements: [
+    'COP-CANCEL',
+    'COP-CANCEL-REQUEST',
+    'COP-FOLLOW-UPS',
+    'PAYOUT-STATUSREASON',
+    'PAYOUT-RESPONSE-RESOURCE',
+    'SIG-OTHER-ENDPOINTS-SIGNED',
+  ],
   level: 'MUST',
   needs: NEED.signing,
   mutating: true,
   async run(ctx, env) {
     const held = await createHeldPayout(ctx, env);
     if ('problem' in held) return [held.problem];
-    const { findings, payout, evidence } = await act(ctx, env, held.payoutId, 'cancel', 'COP-CANCEL');
+    const { findings, payout, evidence } = await act(
+      ctx,
+      env,
+      held.payoutId,
+      'cancel',
+      'COP-CANCEL',
+    );
     if (payout === undefined) return findings;
     const ev = evidence ? { evidence } : {};
     const status = payout['status'];
     findings.push(
       status === 'CANCELLED'
         ? pass('cancel gave CANCELLED', { requirement: 'COP-CANCEL' })
-        : violation(`cancel gave status ${showValue(status)}`, { requirement: 'COP-CANCEL', expected: 'CANCELLED', received: showValue(status), ...ev }),
+        : violation(`cancel gave status ${showValue(status)}`, {
+            requirement: 'COP-CANCEL',
+            expected: 'CANCELLED',
+            received: showValue(status),
+            ...ev,
+          }),
     );
     const reason = payout['statusReason'];
     if (typeof reason !== 'string' || reason.trim() === '') {
-      findings.push(violation('a cancelled payout has no statusReason', { requirement: 'PAYOUT-STATUSREASON', expected: 'a text saying the payout was cancelled and the amount released', received: showValue(reason), ...ev }));
+      findings.push(
+        violation('a cancelled payout has no statusReason', {
+          requirement: 'PAYOUT-STATUSREASON',
+          expected: 'a text saying the payout was cancelled and the amount released',
+          received: showValue(reason),
+          ...ev,
+        }),
+      );
     } else if (!/releas/i.test(reason)) {
       // The wording is the service's; the spec only says what it states, so a different text is a warning.
-      findings.push(violation(`statusReason "${reason}" does not say that the amount was released`, { requirement: 'COP-CANCEL', level: 'SHOULD', ...ev }));
+      findings.push(
+        violation(`statusReason "${reason}" does not say that the amount was released`, {
+          requirement: 'COP-CANCEL',
+          level: 'SHOULD',
+          ...ev,
+        }),
+      );
     } else {
       findings.push(pass(`statusReason: "${reason}"`, { requirement: 'PAYOUT-STATUSREASON' }));
     }

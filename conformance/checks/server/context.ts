@@ -35,7 +35,11 @@ export interface ServerAuditContext {
   readonly copDestinations: Readonly<Partial<Record<CopStatusKey, PayoutDestinationConfig>>>;
   readonly payments: {
     /** `payer`: the account the payment came from, when the config names it (refund-to-original-account). */
-    readonly settled: ReadonlyArray<{ readonly paymentId: string; readonly amount: string; readonly payer?: PayerAccount }>;
+    readonly settled: ReadonlyArray<{
+      readonly paymentId: string;
+      readonly amount: string;
+      readonly payer?: PayerAccount;
+    }>;
     readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: string }>;
   };
   /** The runner's receiver; absent when the config has no `webhookListen` (webhook checks are skipped). */
@@ -68,7 +72,9 @@ export interface ServerAuditContext {
 export type ServerCheck = Check<ServerAuditContext>;
 
 /** Declares a server check; the literal id type lets `ServerCheckId` list every id (for tables keyed by check id). */
-export function serverCheck<const Id extends string>(check: Omit<ServerCheck, 'id' | 'appliesTo'> & { readonly id: Id }): ServerCheck & { readonly id: Id } {
+export function serverCheck<const Id extends string>(
+  check: Omit<ServerCheck, 'id' | 'appliesTo'> & { readonly id: Id },
+): ServerCheck & { readonly id: Id } {
   return { ...check, appliesTo: 'server' };
 }
 

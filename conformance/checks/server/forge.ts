@@ -6,7 +6,11 @@ import { computeContentDigest } from '../../../src/digest/content-digest.js';
 import { nodeBackend } from '../../../src/ed25519/node-backend.js';
 import type { FieldLines, HttpRequest } from '../../../src/http/message.js';
 import { serviceProfile } from '../../../src/profile/service-profile.js';
-import { applySignedHeaders, signRequest, type SignOptions } from '../../../src/profile/sign-request.js';
+import {
+  applySignedHeaders,
+  signRequest,
+  type SignOptions,
+} from '../../../src/profile/sign-request.js';
 import { componentIdentifiers } from '../../../src/signatures/component-identifier.js';
 import { signSignatureBase } from '../../../src/signatures/create-signature.js';
 import { createSignatureBase } from '../../../src/signatures/signature-base.js';
@@ -38,7 +42,11 @@ export interface Breakage {
 }
 
 /** `request` signed by the core (`signRequest`): the correct request every fault starts from. */
-export function signCorrectly(request: HttpRequest, credentials: AuditCredentials, options: SignOptions = {}): HttpRequest {
+export function signCorrectly(
+  request: HttpRequest,
+  credentials: AuditCredentials,
+  options: SignOptions = {},
+): HttpRequest {
   const signed = signRequest(request, credentials, options);
   return applySignedHeaders(request, signed.headers);
 }
@@ -47,16 +55,28 @@ export function signCorrectly(request: HttpRequest, credentials: AuditCredential
  * `request` signed with one thing broken: the headers sent agree with the signature base (so only the broken
  * rule can make a verifier reject it), except for `signedUrl`, whose point is that they disagree.
  */
-export function signBroken(request: HttpRequest, credentials: AuditCredentials, breakage: Breakage): HttpRequest {
+export function signBroken(
+  request: HttpRequest,
+  credentials: AuditCredentials,
+  breakage: Breakage,
+): HttpRequest {
   const nowSeconds = Math.floor(Date.now() / 1000);
   const added: Record<string, string> = {};
-  const applicationId = breakage.applicationId === undefined ? credentials.applicationId : breakage.applicationId;
-  const applicationSecret = breakage.applicationSecret === undefined ? credentials.applicationSecret : breakage.applicationSecret;
-  const digest = breakage.contentDigest === undefined ? computeContentDigest(request.body, [serviceProfile.digestAlgorithm]) : breakage.contentDigest;
+  const applicationId =
+    breakage.applicationId === undefined ? credentials.applicationId : breakage.applicationId;
+  const applicationSecret =
+    breakage.applicationSecret === undefined
+      ? credentials.applicationSecret
+      : breakage.applicationSecret;
+  const digest =
+    breakage.contentDigest === undefined
+      ? computeContentDigest(request.body, [serviceProfile.digestAlgorithm])
+      : breakage.contentDigest;
   if (applicationId !== null) added['x-application-id'] = applicationId;
   if (applicationSecret !== null) added['x-application-secret'] = applicationSecret;
   if (digest !== null) added['content-digest'] = digest;
-  if (!request.headers.some(([n]) => n.toLowerCase() === 'content-length')) added['content-length'] = String(request.body.length);
+  if (!request.headers.some(([n]) => n.toLowerCase() === 'content-length'))
+    added['content-length'] = String(request.body.length);
   const removed = new Set(['x-application-id', 'x-application-secret', 'content-digest']);
   const base: FieldLines = request.headers.filter(([n]) => !removed.has(n.toLowerCase()));
   const toSend: HttpRequest = { ...request, headers: [...base, ...Object.entries(added)] };
@@ -68,18 +88,33 @@ export function signBroken(request: HttpRequest, credentials: AuditCredentials, 
   const nonce = breakage.nonce === undefined ? randomUUID() : breakage.nonce;
   if (nonce !== null) params.set('nonce', nonce);
   const components = componentIdentifiers(breakage.components ?? serviceProfile.componentNames);
-  const signedView: HttpRequest = breakage.signedUrl === undefined ? toSend : { ...toSend, url: breakage.signedUrl };
-  const result = createSignatureBase(signedView, components, params, serviceProfile.signatureBaseOptions);
-  if (!result.ok) throw new TypeError(`cannot build the signature base: ${result.code}: ${result.message}`);
+  const signedView: HttpRequest =
+    breakage.signedUrl === undefined ? toSend : { ...toSend, url: breakage.signedUrl };
+  const result = createSignatureBase(
+    signedView,
+    components,
+    params,
+    serviceProfile.signatureBaseOptions,
+  );
+  if (!result.ok)
+    throw new TypeError(`cannot build the signature base: ${result.code}: ${result.message}`);
   const signature = signSignatureBase(result.base, credentials.privateKey, nodeBackend);
   const label = breakage.label ?? serviceProfile.label;
   let signatureInput = `${label}=${result.signatureParams}`;
   let signatureField = serializeSignature(new Map([[label, signature]]));
   if (breakage.extraLabel !== undefined) {
     signatureInput += `, ${breakage.extraLabel}=${result.signatureParams}`;
-    signatureField = serializeSignature(new Map([[label, signature], [breakage.extraLabel, signature]]));
+    signatureField = serializeSignature(
+      new Map([
+        [label, signature],
+        [breakage.extraLabel, signature],
+      ]),
+    );
   }
-  return applySignedHeaders(toSend, { 'signature-input': signatureInput, signature: signatureField });
+  return applySignedHeaders(toSend, {
+    'signature-input': signatureInput,
+    signature: signatureField,
+  });
 }
 
 /** The request with every line of the named headers removed. */

@@ -27,5 +27,12 @@ export const serverChecks = [
 export type ServerCheckId = (typeof serverChecks)[number]['id'];
 
 export { CONCURRENT_COPIES } from './replay-and-concurrency.js';
-export { NEED, serverCheck, type AuditCredentials, type KnownTimings, type ServerAuditContext, type ServerCheck } from './context.js';
+export {
+  NEED,
+  serverCheck,
+  type AuditCredentials,
+  type KnownTimings,
+  type ServerAuditContext,
+  type ServerCheck,
+} from './context.js';
 export { signBroken, signCorrectly, withoutHeaders, type Breakage } from './forge.js';

@@ -9,49 +9,105 @@ import type { RecordedExchange } from '../../http-client.js';
 import { serverCheck, type ServerAuditContext } from './context.js';
 import { describeOutcome, evidenceOf, exchange, publicKeyRequest } from './requests.js';
 
-export type PublicKeyResult = { readonly ok: true; readonly key: ParsedRsaPublicKey; readonly ex: RecordedExchange } | { readonly ok: false; readonly message: string; readonly ex: RecordedExchange };
+export type PublicKeyResult =
+  | { readonly ok: true; readonly key: ParsedRsaPublicKey; readonly ex: RecordedExchange }
+  | { readonly ok: false; readonly message: string; readonly ex: RecordedExchange };
 
 /** Fetches the served key and parses it in any accepted form (for verifying webhooks). */
-export async function fetchPublicKey(ctx: ServerAuditContext, env: CheckRunEnv): Promise<PublicKeyResult> {
+export async function fetchPublicKey(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+): Promise<PublicKeyResult> {
   const ex = await exchange(ctx, env, publicKeyRequest(ctx));
-  if (ex.response?.status !== 200 || ex.response.bodyText === undefined) return { ok: false, message: `GET ${publicKeyRequest(ctx).url} gave ${describeOutcome(ex)}`, ex };
+  if (ex.response?.status !== 200 || ex.response.bodyText === undefined)
+    return {
+      ok: false,
+      message: `GET ${publicKeyRequest(ctx).url} gave ${describeOutcome(ex)}`,
+      ex,
+    };
   try {
     return { ok: true, key: parseRsaPublicKey(ex.response.bodyText), ex };
   } catch (error) {
-    return { ok: false, message: `the served key does not parse: ${error instanceof Error ? error.message : String(error)}`, ex };
+    return {
+      ok: false,
+      message: `the served key does not parse: ${error instanceof Error ? error.message : String(error)}`,
+      ex,
+    };
   }
 }
 
 /** Findings on the form of what the endpoint served. */
 function judgeForm(ctx: ServerAuditContext, ex: RecordedExchange): Finding[] {
   const evidence = evidenceOf(ctx, ex);
-  if (ex.response?.status !== 200) return [violation('the public-key endpoint did not answer 200', { requirement: 'KEY-ENDPOINT', expected: '200 with the key', received: describeOutcome(ex), evidence })];
+  if (ex.response?.status !== 200)
+    return [
+      violation('the public-key endpoint did not answer 200', {
+        requirement: 'KEY-ENDPOINT',
+        expected: '200 with the key',
+        received: describeOutcome(ex),
+        evidence,
+      }),
+    ];
   const text = ex.response.bodyText;
-  if (text === undefined) return [violation('the public-key body is not text', { requirement: 'KEY-PEM-TRIMMED', evidence })];
-  const findings: Finding[] = [pass('the public-key endpoint answered 200', { requirement: 'KEY-ENDPOINT' })];
+  if (text === undefined)
+    return [
+      violation('the public-key body is not text', { requirement: 'KEY-PEM-TRIMMED', evidence }),
+    ];
+  const findings: Finding[] = [
+    pass('the public-key endpoint answered 200', { requirement: 'KEY-ENDPOINT' }),
+  ];
   if (/-----(BEGIN|END)[^-]*-----/.test(text)) {
-    findings.push(violation('the key is served with its PEM BEGIN/END lines', { requirement: 'KEY-PEM-TRIMMED', expected: 'the base64 body only, BEGIN and END lines trimmed off', received: text.split(/\r?\n/)[0] ?? '', evidence }));
+    findings.push(
+      violation('the key is served with its PEM BEGIN/END lines', {
+        requirement: 'KEY-PEM-TRIMMED',
+        expected: 'the base64 body only, BEGIN and END lines trimmed off',
+        received: text.split(/\r?\n/)[0] ?? '',
+        evidence,
+      }),
+    );
     return findings;
   }
   let der: Uint8Array;
   try {
     der = decodeStrictBase64(text.trim().replace(/\r?\n/g, ''), 'public key body');
   } catch (error) {
-    findings.push(violation('the key body is not base64', { requirement: 'KEY-PEM-TRIMMED', received: error instanceof Error ? error.message : String(error), evidence }));
+    findings.push(
+      violation('the key body is not base64', {
+        requirement: 'KEY-PEM-TRIMMED',
+        received: error instanceof Error ? error.message : String(error),
+        evidence,
+      }),
+    );
     return findings;
   }
   try {
     // PKCS#8 form for a public key: a DER SubjectPublicKeyInfo (not PKCS#1 RSAPublicKey).
     createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
   } catch {
-    findings.push(violation('the key body is not a DER SubjectPublicKeyInfo', { requirement: 'KEY-PEM-TRIMMED', expected: 'SPKI (BEGIN PUBLIC KEY form)', evidence }));
+    findings.push(
+      violation('the key body is not a DER SubjectPublicKeyInfo', {
+        requirement: 'KEY-PEM-TRIMMED',
+        expected: 'SPKI (BEGIN PUBLIC KEY form)',
+        evidence,
+      }),
+    );
     return findings;
   }
   try {
     const key = parseRsaPublicKey(der);
-    findings.push(pass(`trimmed PEM body of an RSA ${key.modulusBits}-bit SubjectPublicKeyInfo`, { requirement: 'KEY-PEM-TRIMMED' }));
+    findings.push(
+      pass(`trimmed PEM body of an RSA ${key.modulusBits}-bit SubjectPublicKeyInfo`, {
+        requirement: 'KEY-PEM-TRIMMED',
+      }),
+    );
   } catch (error) {
-    findings.push(violation('the key is not an RSA key usable for SHA256withRSA', { requirement: 'KEY-PEM-TRIMMED', received: error instanceof Error ? error.message : String(error), evidence }));
+    findings.push(
+      violation('the key is not an RSA key usable for SHA256withRSA', {
+        requirement: 'KEY-PEM-TRIMMED',
+        received: error instanceof Error ? error.message : String(error),
+        evidence,
+      }),
+    );
   }
   return findings;
 }

@@ -11,12 +11,18 @@ import { describeOutcome, evidenceOf } from './requests.js';
  * SIG-PAYOUT-CREATE-SIGNED ("All such requests must prove authenticity, integrity and freshness."): the request
  * that created it did not prove them.
  */
-export const REJECTION_REQUIREMENTS = ['SIG-PAYOUT-CREATE-SIGNED', 'SIG-PROFILE-REJECTED-NO-EFFECT', 'ERROR-AUTH-FAILURE', 'ERROR-STATUS-CLASSES'] as const;
+export const REJECTION_REQUIREMENTS = [
+  'SIG-PAYOUT-CREATE-SIGNED',
+  'SIG-PROFILE-REJECTED-NO-EFFECT',
+  'ERROR-AUTH-FAILURE',
+  'ERROR-STATUS-CLASSES',
+] as const;
 
 /** The body's `statusName` or the first 80 characters of the body, for the record. */
 function bodyHint(ex: RecordedExchange): string {
   const j = ex.response?.json as Record<string, unknown> | undefined;
-  if (typeof j === 'object' && j !== null && typeof j['statusName'] === 'string') return ` ${j['statusName']}`;
+  if (typeof j === 'object' && j !== null && typeof j['statusName'] === 'string')
+    return ` ${j['statusName']}`;
   const text = ex.response?.bodyText?.trim() ?? '';
   return text === '' ? '' : ` "${text.slice(0, 80)}${text.length > 80 ? '…' : ''}"`;
 }
@@ -25,20 +31,50 @@ function bodyHint(ex: RecordedExchange): string {
  * Findings for one request that breaks `requirement` and must be rejected. `statusRequirement` is the "not shown"
  * requirement under which the status code seen is recorded.
  */
-export function judgeRejection(ctx: ServerAuditContext, ex: RecordedExchange, requirement: string, what: string, statusRequirement = 'ERROR-AUTH-FAILURE'): Finding[] {
+export function judgeRejection(
+  ctx: ServerAuditContext,
+  ex: RecordedExchange,
+  requirement: string,
+  what: string,
+  statusRequirement = 'ERROR-AUTH-FAILURE',
+): Finding[] {
   const evidence = evidenceOf(ctx, ex);
   const status = ex.response?.status;
   if (status === undefined) {
-    return [violation(`${what}: no HTTP response, so no rejection was seen`, { requirement, expected: 'a 4xx rejection', received: describeOutcome(ex), evidence })];
+    return [
+      violation(`${what}: no HTTP response, so no rejection was seen`, {
+        requirement,
+        expected: 'a 4xx rejection',
+        received: describeOutcome(ex),
+        evidence,
+      }),
+    ];
   }
   if (status >= 200 && status < 300) {
-    return [violation(`${what} was accepted`, { requirement, expected: 'a 4xx rejection', received: describeOutcome(ex), evidence })];
+    return [
+      violation(`${what} was accepted`, {
+        requirement,
+        expected: 'a 4xx rejection',
+        received: describeOutcome(ex),
+        evidence,
+      }),
+    ];
   }
   if (status < 400 || status >= 500) {
-    return [violation(`${what} was answered ${status}, not with a client error`, { requirement: 'ERROR-STATUS-CLASSES', expected: 'a 4xx status (client errors use 4xx)', received: describeOutcome(ex), evidence })];
+    return [
+      violation(`${what} was answered ${status}, not with a client error`, {
+        requirement: 'ERROR-STATUS-CLASSES',
+        expected: 'a 4xx status (client errors use 4xx)',
+        received: describeOutcome(ex),
+        evidence,
+      }),
+    ];
   }
   return [
     pass(`${what} was rejected with ${status}`, { requirement, evidence }),
-    observation(`${what}: rejected with ${status}${bodyHint(ex)} (which 4xx is not shown by the spec)`, { requirement: statusRequirement }),
+    observation(
+      `${what}: rejected with ${status}${bodyHint(ex)} (which 4xx is not shown by the spec)`,
+      { requirement: statusRequirement },
+    ),
   ];
 }

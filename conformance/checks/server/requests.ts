@@ -4,7 +4,11 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { HttpRequest } from '../../../src/http/message.js';
 import type { CheckRunEnv, Evidence } from '../../check.js';
-import { endpointSpecs, PAYOUT_MEDIA_TYPE, REFUND_MEDIA_TYPE } from '../../client-audit/endpoints.js';
+import {
+  endpointSpecs,
+  PAYOUT_MEDIA_TYPE,
+  REFUND_MEDIA_TYPE,
+} from '../../client-audit/endpoints.js';
 import type { PayoutDestinationConfig } from '../../config.js';
 import { curlFor } from '../../curl.js';
 import { sendRequest, type RecordedExchange } from '../../http-client.js';
@@ -31,7 +35,10 @@ export interface PayoutSpec {
 }
 
 /** A create-payout request (unsigned) and the reference it carries. */
-export function payoutRequest(ctx: ServerAuditContext, spec: PayoutSpec): { request: HttpRequest; reference: string } {
+export function payoutRequest(
+  ctx: ServerAuditContext,
+  spec: PayoutSpec,
+): { request: HttpRequest; reference: string } {
   const reference = spec.reference ?? uniqueReference();
   const body = {
     applicationId: ctx.credentials?.applicationId ?? ctx.applicationId ?? '',
@@ -39,7 +46,9 @@ export function payoutRequest(ctx: ServerAuditContext, spec: PayoutSpec): { requ
     amount: PAYOUT_AMOUNT,
     reference,
     destination: spec.destination,
-    ...(spec.doNotCommitOnCoPMismatch !== undefined ? { doNotCommitOnCoPMismatch: spec.doNotCommitOnCoPMismatch } : {}),
+    ...(spec.doNotCommitOnCoPMismatch !== undefined
+      ? { doNotCommitOnCoPMismatch: spec.doNotCommitOnCoPMismatch }
+      : {}),
   };
   return {
     reference,
@@ -57,7 +66,8 @@ export function payoutRequest(ctx: ServerAuditContext, spec: PayoutSpec): { requ
 
 /** The credentials, or a TypeError (a check that signs must name the signing needs). */
 export function credentialsOf(ctx: ServerAuditContext): AuditCredentials {
-  if (ctx.credentials === undefined) throw new TypeError('this check needs signing credentials (declare them in needs)');
+  if (ctx.credentials === undefined)
+    throw new TypeError('this check needs signing credentials (declare them in needs)');
   return ctx.credentials;
 }
 
@@ -65,7 +75,14 @@ export function credentialsOf(ctx: ServerAuditContext): AuditCredentials {
  * The payee when the config names no FULL_MATCH destination: the signing checks judge only whether a signed request
  * is accepted or refused, so any well-formed destination does (they need only the credentials).
  */
-export const DEFAULT_PAYEE: PayoutDestinationConfig = { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Payee', accountNumber: '12345678', sortCode: '040004', iban: null };
+export const DEFAULT_PAYEE: PayoutDestinationConfig = {
+  destinationType: 'toAccount',
+  accountType: 'SCAN',
+  holderName: 'Jane Payee',
+  accountNumber: '12345678',
+  sortCode: '040004',
+  iban: null,
+};
 
 /** The default destination: the config's FULL_MATCH one, else `DEFAULT_PAYEE`. */
 export function defaultDestination(ctx: ServerAuditContext): PayoutDestinationConfig {
@@ -73,15 +90,27 @@ export function defaultDestination(ctx: ServerAuditContext): PayoutDestinationCo
 }
 
 /** Sends one request under the run's deadline. Never throws. */
-export async function exchange(ctx: ServerAuditContext, env: CheckRunEnv, request: HttpRequest): Promise<RecordedExchange> {
+export async function exchange(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  request: HttpRequest,
+): Promise<RecordedExchange> {
   const left = Math.max(1, env.deadline - Date.now());
   // A check may have many exchanges in flight on its one signal (each adds an abort listener until it settles).
   setMaxListeners(256, env.signal);
-  return sendRequest(request, { timeoutMs: Math.min(ctx.requestTimeoutMs, left), signal: env.signal, ...(ctx.tlsCa !== undefined ? { ca: ctx.tlsCa } : {}) });
+  return sendRequest(request, {
+    timeoutMs: Math.min(ctx.requestTimeoutMs, left),
+    signal: env.signal,
+    ...(ctx.tlsCa !== undefined ? { ca: ctx.tlsCa } : {}),
+  });
 }
 
 /** A correctly signed create-payout request, sent. */
-export async function createSignedPayout(ctx: ServerAuditContext, env: CheckRunEnv, spec: PayoutSpec): Promise<{ ex: RecordedExchange; reference: string }> {
+export async function createSignedPayout(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  spec: PayoutSpec,
+): Promise<{ ex: RecordedExchange; reference: string }> {
   const { request, reference } = payoutRequest(ctx, spec);
   const ex = await exchange(ctx, env, signCorrectly(request, credentialsOf(ctx)));
   return { ex, reference };
@@ -100,7 +129,11 @@ function appHeaders(ctx: ServerAuditContext, mediaType: string): Array<readonly 
 }
 
 /** POST /api/payouts/{payoutId}/commit or /cancel, unsigned (spec: the examples carry only the application headers). */
-export function payoutActionRequest(ctx: ServerAuditContext, payoutId: string, action: 'commit' | 'cancel'): HttpRequest {
+export function payoutActionRequest(
+  ctx: ServerAuditContext,
+  payoutId: string,
+  action: 'commit' | 'cancel',
+): HttpRequest {
   return {
     method: 'POST',
     url: `${ctx.baseUrl}${PAYOUTS_PATH}/${encodeURIComponent(payoutId)}/${action}`,
@@ -110,7 +143,11 @@ export function payoutActionRequest(ctx: ServerAuditContext, payoutId: string, a
 }
 
 /** POST /api/merchants/{merchantId}/applications/{applicationId}/refunds with `{ paymentId, amount }` (amount as a string). */
-export function refundRequest(ctx: ServerAuditContext, paymentId: string, amount: string): HttpRequest {
+export function refundRequest(
+  ctx: ServerAuditContext,
+  paymentId: string,
+  amount: string,
+): HttpRequest {
   const applicationId = ctx.credentials?.applicationId ?? ctx.applicationId ?? '';
   return {
     method: 'POST',
@@ -125,7 +162,11 @@ export function refundRequest(ctx: ServerAuditContext, paymentId: string, amount
  * missing signature is not shown) and signing credentials exist, sends
  * it again signed (whether these calls require a signature is "not shown"); `unsignedAttempt` is then the first try.
  */
-export async function sendAppCall(ctx: ServerAuditContext, env: CheckRunEnv, request: HttpRequest): Promise<{ ex: RecordedExchange; unsignedAttempt?: RecordedExchange }> {
+export async function sendAppCall(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  request: HttpRequest,
+): Promise<{ ex: RecordedExchange; unsignedAttempt?: RecordedExchange }> {
   const first = await exchange(ctx, env, request);
   const status = first.response?.status;
   if ((status !== 401 && status !== 403) || ctx.credentials === undefined) return { ex: first };
@@ -134,12 +175,23 @@ export async function sendAppCall(ctx: ServerAuditContext, env: CheckRunEnv, req
 }
 
 export function publicKeyRequest(ctx: ServerAuditContext): HttpRequest {
-  return { method: 'GET', url: `${ctx.baseUrl}${endpointSpecs['public-key'].path}`, headers: [['accept', '*/*']], body: new Uint8Array(0) };
+  return {
+    method: 'GET',
+    url: `${ctx.baseUrl}${endpointSpecs['public-key'].path}`,
+    headers: [['accept', '*/*']],
+    body: new Uint8Array(0),
+  };
 }
 
 /** Evidence of one exchange: the request as sent, the response as received, and a curl command. */
-export function evidenceOf(ctx: ServerAuditContext, ex: RecordedExchange, notes?: string): Evidence {
-  const note = [ex.error ? `${ex.error.code}: ${ex.error.message}` : undefined, notes].filter((n) => n !== undefined).join('; ');
+export function evidenceOf(
+  ctx: ServerAuditContext,
+  ex: RecordedExchange,
+  notes?: string,
+): Evidence {
+  const note = [ex.error ? `${ex.error.code}: ${ex.error.message}` : undefined, notes]
+    .filter((n) => n !== undefined)
+    .join('; ');
   return {
     request: ex.request,
     ...(ex.response ? { response: ex.response } : {}),
@@ -150,20 +202,23 @@ export function evidenceOf(ctx: ServerAuditContext, ex: RecordedExchange, notes?
 
 /** One line for messages: `401 Unauthorized`, or the transport error. */
 export function describeOutcome(ex: RecordedExchange): string {
-  if (ex.response === undefined) return ex.error ? `no response (${ex.error.code}: ${ex.error.message})` : 'no response';
+  if (ex.response === undefined)
+    return ex.error ? `no response (${ex.error.code}: ${ex.error.message})` : 'no response';
   const r = ex.response;
   return `${r.status}${r.statusText ? ` ${r.statusText}` : ''}${ex.error ? ` (${ex.error.code})` : ''}`;
 }
 
 /** A received value for a message: strings as they are, anything else as JSON (`null`, `42`, `undefined`). */
 export function showValue(v: unknown): string {
-  return v === null ? 'null' : typeof v === 'string' ? v : JSON.stringify(v) ?? 'undefined';
+  return v === null ? 'null' : typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined');
 }
 
 /** The parsed JSON body of a 2xx response, as an object, or undefined. */
 export function jsonObject(ex: RecordedExchange): Record<string, unknown> | undefined {
   const j = ex.response?.json;
-  return typeof j === 'object' && j !== null && !Array.isArray(j) ? (j as Record<string, unknown>) : undefined;
+  return typeof j === 'object' && j !== null && !Array.isArray(j)
+    ? (j as Record<string, unknown>)
+    : undefined;
 }
 
 export function isSuccess(ex: RecordedExchange): boolean {
@@ -172,11 +227,22 @@ export function isSuccess(ex: RecordedExchange): boolean {
 }
 
 /** A call to payconform's /sandbox/ helper endpoints (not the spec's API; only where `ctx.sandbox` is true). */
-export function sandboxRequest(ctx: ServerAuditContext, method: 'GET' | 'POST', path: string, body?: unknown): HttpRequest {
+export function sandboxRequest(
+  ctx: ServerAuditContext,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): HttpRequest {
   return {
     method,
     url: `${ctx.baseUrl}/sandbox${path}`,
-    headers: body === undefined ? [['accept', 'application/json']] : [['accept', 'application/json'], ['content-type', 'application/json']],
+    headers:
+      body === undefined
+        ? [['accept', 'application/json']]
+        : [
+            ['accept', 'application/json'],
+            ['content-type', 'application/json'],
+          ],
     body: body === undefined ? new Uint8Array(0) : encoder.encode(JSON.stringify(body)),
   };
 }
@@ -187,7 +253,13 @@ export interface SandboxCall {
   readonly value?: Record<string, unknown>;
 }
 
-export async function sandboxCall(ctx: ServerAuditContext, env: CheckRunEnv, method: 'GET' | 'POST', path: string, body?: unknown): Promise<SandboxCall> {
+export async function sandboxCall(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<SandboxCall> {
   const ex = await exchange(ctx, env, sandboxRequest(ctx, method, path, body));
   const value = isSuccess(ex) ? jsonObject(ex) : undefined;
   return { ex, ...(value !== undefined ? { value } : {}) };
@@ -197,19 +269,44 @@ export async function sandboxCall(ctx: ServerAuditContext, env: CheckRunEnv, met
  * The payouts the target holds with one of `references`, read from `GET /sandbox/payouts` (state, not a race with
  * webhooks). Undefined when the target has no sandbox or the listing cannot be read.
  */
-export async function sandboxPayoutsWith(ctx: ServerAuditContext, env: CheckRunEnv, references: readonly string[]): Promise<{ payouts: Record<string, unknown>[]; ex: RecordedExchange; note: string } | undefined> {
+export async function sandboxPayoutsWith(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  references: readonly string[],
+): Promise<{ payouts: Record<string, unknown>[]; ex: RecordedExchange; note: string } | undefined> {
   if (ctx.sandbox !== true) return undefined;
   const ex = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payouts'));
   const list = isSuccess(ex) ? ex.response?.json : undefined;
   if (!Array.isArray(list)) return undefined;
-  const payouts = list.filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null && references.includes((p as Record<string, unknown>)['reference'] as string));
-  return { payouts, ex: onlyPayoutsThatMatter(ex, payouts), note: `response body cut to the ${payouts.length} payout(s) with reference ${references.join(' or ')}, of ${list.length} listed` };
+  const payouts = list.filter(
+    (p): p is Record<string, unknown> =>
+      typeof p === 'object' &&
+      p !== null &&
+      references.includes((p as Record<string, unknown>)['reference'] as string),
+  );
+  return {
+    payouts,
+    ex: onlyPayoutsThatMatter(ex, payouts),
+    note: `response body cut to the ${payouts.length} payout(s) with reference ${references.join(' or ')}, of ${list.length} listed`,
+  };
 }
 
 /** The listing as evidence shows only the payouts that matter (those with the references), not the whole sandbox. */
-function onlyPayoutsThatMatter(ex: RecordedExchange, payouts: readonly Record<string, unknown>[]): RecordedExchange {
+function onlyPayoutsThatMatter(
+  ex: RecordedExchange,
+  payouts: readonly Record<string, unknown>[],
+): RecordedExchange {
   if (ex.response === undefined) return ex;
   const text = JSON.stringify(payouts, null, 2);
   const headers = ex.response.headers.filter(([n]) => n.toLowerCase() !== 'content-length');
-  return { ...ex, response: { ...ex.response, headers, body: new TextEncoder().encode(text), bodyText: text, json: payouts } };
+  return {
+    ...ex,
+    response: {
+      ...ex.response,
+      headers,
+      body: new TextEncoder().encode(text),
+      bodyText: text,
+      json: payouts,
+    },
+  };
 }

@@ -34,17 +34,42 @@ export function judgeResource(
 ): ResourceVerdict {
   const evidence = evidenceOf(ctx, ex);
   if (!isSuccess(ex)) {
-    return { findings: [violation(`${what} was not accepted`, { requirement: acceptRequirement, expected: 'a 2xx response', received: describeOutcome(ex), evidence })] };
+    return {
+      findings: [
+        violation(`${what} was not accepted`, {
+          requirement: acceptRequirement,
+          expected: 'a 2xx response',
+          received: describeOutcome(ex),
+          evidence,
+        }),
+      ],
+    };
   }
   const resource = jsonObject(ex);
   if (resource === undefined) {
-    return { findings: [violation(`${what}: the response body is not a JSON object`, { requirement: schemaRequirement, expected: `a ${kind} resource (JSON object)`, received: ex.response?.bodyText?.slice(0, 120) ?? '(no body)', evidence })] };
+    return {
+      findings: [
+        violation(`${what}: the response body is not a JSON object`, {
+          requirement: schemaRequirement,
+          expected: `a ${kind} resource (JSON object)`,
+          received: ex.response?.bodyText?.slice(0, 120) ?? '(no body)',
+          evidence,
+        }),
+      ],
+    };
   }
   const problems = schemaProblems(kind, resource);
   if (problems.length > 0) {
     return {
       resource,
-      findings: [violation(`${what}: the response does not match the ${kind} schema`, { requirement: schemaRequirement, expected: `schemas/${kind}.schema.json`, received: problems.join('; '), evidence })],
+      findings: [
+        violation(`${what}: the response does not match the ${kind} schema`, {
+          requirement: schemaRequirement,
+          expected: `schemas/${kind}.schema.json`,
+          received: problems.join('; '),
+          evidence,
+        }),
+      ],
     };
   }
   return { findings: [], resource };

@@ -9,14 +9,26 @@ import { observation, type Finding, type Level } from '../../check.js';
 import { NEED, serverCheck, type ServerAuditContext, type ServerCheck } from './context.js';
 import { signBroken, signCorrectly, withoutHeaders } from './forge.js';
 import { REJECTION_REQUIREMENTS, judgeRejection } from './rejection.js';
-import { credentialsOf, defaultDestination, describeOutcome, evidenceOf, exchange, payoutRequest, PAYOUTS_PATH } from './requests.js';
+import {
+  credentialsOf,
+  defaultDestination,
+  describeOutcome,
+  evidenceOf,
+  exchange,
+  payoutRequest,
+  PAYOUTS_PATH,
+} from './requests.js';
 import { noPayoutFollows } from './webhook-match.js';
 
 interface Variant {
   /** How the request is broken, as a phrase ("Signature header removed"). */
   readonly name: string;
   /** The broken request from the unsigned create-payout request; `reference` is the body's reference. */
-  readonly build: (ctx: ServerAuditContext, request: HttpRequest, reference: string) => { readonly request: HttpRequest; readonly references?: readonly string[] };
+  readonly build: (
+    ctx: ServerAuditContext,
+    request: HttpRequest,
+    reference: string,
+  ) => { readonly request: HttpRequest; readonly references?: readonly string[] };
 }
 
 interface RejectionSpec<Id extends string> {
@@ -36,7 +48,9 @@ interface RejectionSpec<Id extends string> {
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 /** Builds a rejection check: every variant is sent (concurrently), judged, then one quiet wait for stray webhooks. */
-function rejectionCheck<const Id extends string>(spec: RejectionSpec<Id>): ServerCheck & { readonly id: Id } {
+function rejectionCheck<const Id extends string>(
+  spec: RejectionSpec<Id>,
+): ServerCheck & { readonly id: Id } {
   return serverCheck({
     id: spec.id,
     title: spec.title,
@@ -48,26 +62,52 @@ function rejectionCheck<const Id extends string>(spec: RejectionSpec<Id>): Serve
     async run(ctx, env) {
       const outcomes = await Promise.all(
         spec.variants.map(async (variant) => {
-          const { request, reference } = payoutRequest(ctx, { destination: defaultDestination(ctx) });
+          const { request, reference } = payoutRequest(ctx, {
+            destination: defaultDestination(ctx),
+          });
           const broken = variant.build(ctx, request, reference);
           const ex = await exchange(ctx, env, broken.request);
-          return { findings: judgeRejection(ctx, ex, spec.requirements[0], `a create-payout request with ${variant.name}`), references: broken.references ?? [reference] };
+          return {
+            findings: judgeRejection(
+              ctx,
+              ex,
+              spec.requirements[0],
+              `a create-payout request with ${variant.name}`,
+            ),
+            references: broken.references ?? [reference],
+          };
         }),
       );
       const findings: Finding[] = outcomes.flatMap((o) => o.findings);
       for (const variant of spec.recorded ?? []) {
         const { request, reference } = payoutRequest(ctx, { destination: defaultDestination(ctx) });
         const ex = await exchange(ctx, env, variant.build(ctx, request, reference).request);
-        findings.push(observation(`a create-payout request with ${variant.name} was answered ${describeOutcome(ex)} (either answer conforms)`, { requirement: spec.requirements[0], evidence: evidenceOf(ctx, ex) }));
+        findings.push(
+          observation(
+            `a create-payout request with ${variant.name} was answered ${describeOutcome(ex)} (either answer conforms)`,
+            { requirement: spec.requirements[0], evidence: evidenceOf(ctx, ex) },
+          ),
+        );
       }
-      const what = spec.variants.length === 1 ? `request (${spec.variants[0]!.name})` : `requests (${spec.variants.map((v) => v.name).join('; ')})`;
-      findings.push(await noPayoutFollows(ctx, env, outcomes.flatMap((o) => o.references), what));
+      const what =
+        spec.variants.length === 1
+          ? `request (${spec.variants[0]!.name})`
+          : `requests (${spec.variants.map((v) => v.name).join('; ')})`;
+      findings.push(
+        await noPayoutFollows(
+          ctx,
+          env,
+          outcomes.flatMap((o) => o.references),
+          what,
+        ),
+      );
       return findings;
     },
   });
 }
 
-const signed = (ctx: ServerAuditContext, request: HttpRequest): HttpRequest => signCorrectly(request, credentialsOf(ctx));
+const signed = (ctx: ServerAuditContext, request: HttpRequest): HttpRequest =>
+  signCorrectly(request, credentialsOf(ctx));
 
 /** Same length, one character different: the body changes but Content-Length (a covered component) does not. */
 function alterReference(reference: string): string {
@@ -81,16 +121,34 @@ export const signingFaultChecks = [
     title: 'a create-payout request without Signature or Signature-Input is rejected',
     requirements: ['SIG-VERIFY-EXTRACT', 'SIG-HEADERS-BODY', 'SIG-PAYOUT-CREATE-SIGNED'],
     variants: [
-      { name: 'the Signature header removed', build: (ctx, r) => ({ request: withoutHeaders(signed(ctx, r), 'signature') }) },
-      { name: 'the Signature-Input header removed', build: (ctx, r) => ({ request: withoutHeaders(signed(ctx, r), 'signature-input') }) },
-      { name: 'both signature headers removed', build: (ctx, r) => ({ request: withoutHeaders(signed(ctx, r), 'signature', 'signature-input') }) },
+      {
+        name: 'the Signature header removed',
+        build: (ctx, r) => ({ request: withoutHeaders(signed(ctx, r), 'signature') }),
+      },
+      {
+        name: 'the Signature-Input header removed',
+        build: (ctx, r) => ({ request: withoutHeaders(signed(ctx, r), 'signature-input') }),
+      },
+      {
+        name: 'both signature headers removed',
+        build: (ctx, r) => ({
+          request: withoutHeaders(signed(ctx, r), 'signature', 'signature-input'),
+        }),
+      },
     ],
   }),
   rejectionCheck({
     id: 'content-digest-missing',
     title: 'a create-payout request without Content-Digest is rejected',
     requirements: ['SIG-HEADERS-BODY', 'SIG-VERIFY-DIGEST'],
-    variants: [{ name: 'no Content-Digest header (signed with an empty content-digest component)', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { contentDigest: null }) }) }],
+    variants: [
+      {
+        name: 'no Content-Digest header (signed with an empty content-digest component)',
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), { contentDigest: null }),
+        }),
+      },
+    ],
   }),
   rejectionCheck({
     id: 'content-digest-mismatch',
@@ -99,7 +157,11 @@ export const signingFaultChecks = [
     variants: [
       {
         name: 'a Content-Digest computed over other bytes (and signed as such)',
-        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { contentDigest: computeContentDigest(new TextEncoder().encode('{}'), ['sha-512']) }) }),
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), {
+            contentDigest: computeContentDigest(new TextEncoder().encode('{}'), ['sha-512']),
+          }),
+        }),
       },
     ],
   }),
@@ -113,7 +175,9 @@ export const signingFaultChecks = [
         build: (ctx, r, reference) => {
           const request = signed(ctx, r);
           const other = alterReference(reference);
-          const body = new TextEncoder().encode(new TextDecoder().decode(request.body).replace(reference, other));
+          const body = new TextEncoder().encode(
+            new TextDecoder().decode(request.body).replace(reference, other),
+          );
           return { request: { ...request, body }, references: [reference, other] };
         },
       },
@@ -126,7 +190,11 @@ export const signingFaultChecks = [
     variants: [
       {
         name: 'a signature over another @path (/api/v2/payouts)',
-        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { signedUrl: `${ctx.baseUrl}/api/v2/payouts` }) }),
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), {
+            signedUrl: `${ctx.baseUrl}/api/v2/payouts`,
+          }),
+        }),
       },
     ],
   }),
@@ -137,7 +205,11 @@ export const signingFaultChecks = [
     variants: [
       {
         name: 'a signature over another @authority (payconform-other.invalid:8443)',
-        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { signedUrl: `http://payconform-other.invalid:8443${PAYOUTS_PATH}` }) }),
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), {
+            signedUrl: `http://payconform-other.invalid:8443${PAYOUTS_PATH}`,
+          }),
+        }),
       },
     ],
   }),
@@ -145,36 +217,77 @@ export const signingFaultChecks = [
     id: 'created-expired',
     title: 'a signature created 301 s ago is rejected',
     requirements: ['SIG-VERIFY-CREATED-WINDOW', 'LIMIT-SIGNATURE-VALIDITY'],
-    variants: [{ name: 'created 301 s in the past', build: (ctx, r) => ({ request: signCorrectly(r, credentialsOf(ctx), { created: nowSeconds() - 301 }) }) }],
+    variants: [
+      {
+        name: 'created 301 s in the past',
+        build: (ctx, r) => ({
+          request: signCorrectly(r, credentialsOf(ctx), { created: nowSeconds() - 301 }),
+        }),
+      },
+    ],
   }),
   rejectionCheck({
     id: 'created-in-future',
     title: 'a signature created far in the future is rejected',
     requirements: ['SIG-PROFILE-FUTURE-CREATED', 'LIMIT-SIGNATURE-VALIDITY'],
     level: 'SHOULD',
-    variants: [{ name: 'created one hour in the future', build: (ctx, r) => ({ request: signCorrectly(r, credentialsOf(ctx), { created: nowSeconds() + 3600 }) }) }],
+    variants: [
+      {
+        name: 'created one hour in the future',
+        build: (ctx, r) => ({
+          request: signCorrectly(r, credentialsOf(ctx), { created: nowSeconds() + 3600 }),
+        }),
+      },
+    ],
   }),
   rejectionCheck({
     id: 'nonce-too-long',
     title: 'a nonce of 51 characters is rejected',
     requirements: ['LIMIT-NONCE', 'SIG-PARAM-NONCE'],
-    variants: [{ name: 'a nonce of 51 characters', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { nonce: randomBytes(26).toString('hex').slice(0, serviceProfile.nonceMaxLength + 1) }) }) }],
+    variants: [
+      {
+        name: 'a nonce of 51 characters',
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), {
+            nonce: randomBytes(26)
+              .toString('hex')
+              .slice(0, serviceProfile.nonceMaxLength + 1),
+          }),
+        }),
+      },
+    ],
   }),
   rejectionCheck({
     id: 'nonce-missing',
     title: 'a signature without a nonce is rejected',
     requirements: ['SIG-VERIFY-NONCE-PRESENT', 'LIMIT-NONCE', 'SIG-PARAM-NONCE'],
-    variants: [{ name: 'no nonce parameter', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { nonce: null }) }) }],
+    variants: [
+      {
+        name: 'no nonce parameter',
+        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { nonce: null }) }),
+      },
+    ],
   }),
   rejectionCheck({
     id: 'alg-not-ed25519',
     title: 'an alg parameter other than ed25519 is rejected',
     requirements: ['SIG-PARAM-ALG', 'SIG-ALGORITHMS', 'SIG-VERIFY-PARSE'],
     variants: [
-      { name: 'alg="rsa-pss-sha512"', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { alg: 'rsa-pss-sha512' }) }) },
-      { name: 'no alg parameter', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { alg: null }) }) },
+      {
+        name: 'alg="rsa-pss-sha512"',
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), { alg: 'rsa-pss-sha512' }),
+        }),
+      },
+      {
+        name: 'no alg parameter',
+        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { alg: null }) }),
+      },
       // RFC 9421 algorithm names are case-sensitive, and the spec's is lower-case.
-      { name: 'alg="ED25519" (upper case)', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { alg: 'ED25519' }) }) },
+      {
+        name: 'alg="ED25519" (upper case)',
+        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { alg: 'ED25519' }) }),
+      },
     ],
   }),
   rejectionCheck({
@@ -184,7 +297,12 @@ export const signingFaultChecks = [
     variants: [
       {
         name: 'an unknown keyid',
-        build: (ctx, r) => ({ request: signCorrectly(r, { ...credentialsOf(ctx), keyId: `payconform-unknown-${randomBytes(4).toString('hex')}` }) }),
+        build: (ctx, r) => ({
+          request: signCorrectly(r, {
+            ...credentialsOf(ctx),
+            keyId: `payconform-unknown-${randomBytes(4).toString('hex')}`,
+          }),
+        }),
       },
     ],
   }),
@@ -195,9 +313,19 @@ export const signingFaultChecks = [
     variants: [
       {
         name: 'a wrong x-application-secret (signed as sent)',
-        build: (ctx, r) => ({ request: signCorrectly(r, { ...credentialsOf(ctx), applicationSecret: `wrong-${randomBytes(12).toString('hex')}` }) }),
+        build: (ctx, r) => ({
+          request: signCorrectly(r, {
+            ...credentialsOf(ctx),
+            applicationSecret: `wrong-${randomBytes(12).toString('hex')}`,
+          }),
+        }),
       },
-      { name: 'no x-application-secret header', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { applicationSecret: null }) }) },
+      {
+        name: 'no x-application-secret header',
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), { applicationSecret: null }),
+        }),
+      },
     ],
   }),
   rejectionCheck({
@@ -205,8 +333,18 @@ export const signingFaultChecks = [
     title: 'a missing or unknown application id is rejected',
     requirements: ['SIG-VERIFY-APPLICATION-ID', 'APP-ID-REQUIRED', 'APP-CREDENTIALS-CHECKED'],
     variants: [
-      { name: 'no x-application-id header', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { applicationId: null }) }) },
-      { name: 'an unknown x-application-id (signed as sent)', build: (ctx, r) => ({ request: signCorrectly(r, { ...credentialsOf(ctx), applicationId: randomUUID() }) }) },
+      {
+        name: 'no x-application-id header',
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), { applicationId: null }),
+        }),
+      },
+      {
+        name: 'an unknown x-application-id (signed as sent)',
+        build: (ctx, r) => ({
+          request: signCorrectly(r, { ...credentialsOf(ctx), applicationId: randomUUID() }),
+        }),
+      },
     ],
   }),
   rejectionCheck({
@@ -228,8 +366,22 @@ export const signingFaultChecks = [
     title: 'fewer covered components than the eight are rejected',
     requirements: ['SIG-BASE-COMPONENTS-ORDER', 'SIG-VERIFY-PARSE'],
     variants: [
-      { name: 'x-application-secret not covered', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { components: serviceProfile.componentNames.filter((c) => c !== 'x-application-secret') }) }) },
-      { name: 'content-digest not covered', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { components: serviceProfile.componentNames.filter((c) => c !== 'content-digest') }) }) },
+      {
+        name: 'x-application-secret not covered',
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), {
+            components: serviceProfile.componentNames.filter((c) => c !== 'x-application-secret'),
+          }),
+        }),
+      },
+      {
+        name: 'content-digest not covered',
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), {
+            components: serviceProfile.componentNames.filter((c) => c !== 'content-digest'),
+          }),
+        }),
+      },
     ],
   }),
   rejectionCheck({
@@ -241,7 +393,11 @@ export const signingFaultChecks = [
     variants: [
       {
         name: 'a query string (?pc=1) sent but left out of the signed @path',
-        build: (ctx, r) => ({ request: signBroken({ ...r, url: `${r.url}?pc=1` }, credentialsOf(ctx), { signedUrl: `${ctx.baseUrl}${PAYOUTS_PATH}` }) }),
+        build: (ctx, r) => ({
+          request: signBroken({ ...r, url: `${r.url}?pc=1` }, credentialsOf(ctx), {
+            signedUrl: `${ctx.baseUrl}${PAYOUTS_PATH}`,
+          }),
+        }),
       },
     ],
   }),
@@ -253,7 +409,11 @@ export const signingFaultChecks = [
     variants: [
       {
         name: 'a correct sha-256 Content-Digest instead of sha-512',
-        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { contentDigest: computeContentDigest(r.body, ['sha-256']) }) }),
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), {
+            contentDigest: computeContentDigest(r.body, ['sha-256']),
+          }),
+        }),
       },
     ],
   }),
@@ -265,7 +425,11 @@ export const signingFaultChecks = [
     variants: [
       {
         name: 'the eight covered components followed by "accept"',
-        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { components: [...serviceProfile.componentNames, 'accept'] }) }),
+        build: (ctx, r) => ({
+          request: signBroken(r, credentialsOf(ctx), {
+            components: [...serviceProfile.componentNames, 'accept'],
+          }),
+        }),
       },
     ],
   }),
@@ -275,7 +439,17 @@ export const signingFaultChecks = [
     requirements: ['SIG-LABEL-SIG1', 'SIG-INPUT-HEADER'],
     // The spec says the client's label is always sig1; it does not say a server must refuse other labels beside a
     // valid sig1, so that request is only recorded.
-    variants: [{ name: 'the label sig2 instead of sig1', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { label: 'sig2' }) }) }],
-    recorded: [{ name: 'a valid sig1 and a second label sig2 beside it', build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { extraLabel: 'sig2' }) }) }],
+    variants: [
+      {
+        name: 'the label sig2 instead of sig1',
+        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { label: 'sig2' }) }),
+      },
+    ],
+    recorded: [
+      {
+        name: 'a valid sig1 and a second label sig2 beside it',
+        build: (ctx, r) => ({ request: signBroken(r, credentialsOf(ctx), { extraLabel: 'sig2' }) }),
+      },
+    ],
   }),
 ] as const;

@@ -14,17 +14,27 @@ const httpsOnly = serverCheck({
   level: 'SHOULD',
   async run(ctx) {
     const url = new URL(ctx.baseUrl);
-    if (url.protocol === 'https:') return [pass(`the target is reached over HTTPS (${url.host})`, { requirement: 'SIG-HTTPS-ONLY' })];
+    if (url.protocol === 'https:')
+      return [
+        pass(`the target is reached over HTTPS (${url.host})`, { requirement: 'SIG-HTTPS-ONLY' }),
+      ];
     if (isLoopbackTarget(ctx.baseUrl)) {
-      return [pass(`${url.host} is a loopback address: plain HTTP is accepted for local testing`, { requirement: 'SIG-HTTPS-ONLY' })];
+      return [
+        pass(`${url.host} is a loopback address: plain HTTP is accepted for local testing`, {
+          requirement: 'SIG-HTTPS-ONLY',
+        }),
+      ];
     }
     return [
-      violation(`the target ${url.host} is not a loopback address and is reached over plain ${url.protocol.replace(':', '')}`, {
-        requirement: 'SIG-HTTPS-ONLY',
-        level: 'SHOULD',
-        expected: 'an https:// target (the spec: "HTTPS only")',
-        received: `${url.protocol}//${url.host}`,
-      }),
+      violation(
+        `the target ${url.host} is not a loopback address and is reached over plain ${url.protocol.replace(':', '')}`,
+        {
+          requirement: 'SIG-HTTPS-ONLY',
+          level: 'SHOULD',
+          expected: 'an https:// target (the spec: "HTTPS only")',
+          received: `${url.protocol}//${url.host}`,
+        },
+      ),
     ];
   },
 });

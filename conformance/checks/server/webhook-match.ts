@@ -34,7 +34,10 @@ export function member(w: ReceivedWebhook, name: string): string | undefined {
 }
 
 /** Webhooks whose exact bytes mention any of `tokens` (unique references and ids). */
-export function mentioning(received: readonly ReceivedWebhook[], ...tokens: readonly string[]): ReceivedWebhook[] {
+export function mentioning(
+  received: readonly ReceivedWebhook[],
+  ...tokens: readonly string[]
+): ReceivedWebhook[] {
   return received.filter((w) => {
     const text = bodyText(w);
     return tokens.some((t) => t !== '' && text.includes(t));
@@ -50,9 +53,13 @@ export async function waitForMentions(
   count = 1,
   also: (w: ReceivedWebhook) => boolean = () => true,
 ): Promise<ReceivedWebhook[]> {
-  const pick = (all: readonly ReceivedWebhook[]): ReceivedWebhook[] => mentioning(all, ...tokens).filter(also);
+  const pick = (all: readonly ReceivedWebhook[]): ReceivedWebhook[] =>
+    mentioning(all, ...tokens).filter(also);
   const budget = Math.max(0, Math.min(timeoutMs, env.deadline - Date.now() - 250));
-  await listener.waitFor((all) => pick(all).length >= count, { timeoutMs: budget, signal: env.signal });
+  await listener.waitFor((all) => pick(all).length >= count, {
+    timeoutMs: budget,
+    signal: env.signal,
+  });
   return pick(listener.received());
 }
 
@@ -68,30 +75,46 @@ export function webhookEvidence(w: ReceivedWebhook, notes?: string): Evidence {
  * After a rejected create-payout request: no payout webhook mentioning its reference(s) arrives within the quiet
  * wait. Without a listener this part is not checked, and the finding says so.
  */
-export async function noPayoutFollows(ctx: ServerAuditContext, env: CheckRunEnv, references: readonly string[], what: string): Promise<Finding> {
+export async function noPayoutFollows(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  references: readonly string[],
+  what: string,
+): Promise<Finding> {
   // Where the target lists its payouts (payconform's /sandbox/), its state answers at once, whatever the load; the
   // webhook wait below stays for every target.
   const held = await sandboxPayoutsWith(ctx, env, references);
   if (held !== undefined && held.payouts.length > 0) {
-    return violation(`the rejected ${what} still created a payout: the target lists a payout with its reference`, {
-      requirement: 'SIG-PAYOUT-CREATE-SIGNED',
-      expected: `no payout with reference ${references.join(' or ')}`,
-      received: `payout(s) ${held.payouts.map((p) => String(p['payoutId'])).join(', ')}`,
-      evidence: evidenceOf(ctx, held.ex, held.note),
-    });
+    return violation(
+      `the rejected ${what} still created a payout: the target lists a payout with its reference`,
+      {
+        requirement: 'SIG-PAYOUT-CREATE-SIGNED',
+        expected: `no payout with reference ${references.join(' or ')}`,
+        received: `payout(s) ${held.payouts.map((p) => String(p['payoutId'])).join(', ')}`,
+        evidence: evidenceOf(ctx, held.ex, held.note),
+      },
+    );
   }
   if (ctx.webhooks === undefined) {
-    return notApplicable(`not checked that the rejected ${what} created no payout: no webhook listener is configured (set "webhookListen")`, { requirement: 'SIG-PAYOUT-CREATE-SIGNED' });
+    return notApplicable(
+      `not checked that the rejected ${what} created no payout: no webhook listener is configured (set "webhookListen")`,
+      { requirement: 'SIG-PAYOUT-CREATE-SIGNED' },
+    );
   }
   const seen = await waitForMentions(ctx.webhooks, env, ctx.quietWaitMs, references);
   const first = seen[0];
   if (first !== undefined) {
-    return violation(`the rejected ${what} still created a payout: a payout webhook for its reference arrived`, {
-      requirement: 'SIG-PAYOUT-CREATE-SIGNED',
-      expected: `no payout webhook for reference ${references.join(' or ')}`,
-      received: `${seen.length} webhook(s), first with status ${member(first, 'payoutStatus') ?? '(none)'}`,
-      evidence: webhookEvidence(first),
-    });
+    return violation(
+      `the rejected ${what} still created a payout: a payout webhook for its reference arrived`,
+      {
+        requirement: 'SIG-PAYOUT-CREATE-SIGNED',
+        expected: `no payout webhook for reference ${references.join(' or ')}`,
+        received: `${seen.length} webhook(s), first with status ${member(first, 'payoutStatus') ?? '(none)'}`,
+        evidence: webhookEvidence(first),
+      },
+    );
   }
-  return pass(`no payout webhook followed the rejected ${what} within ${ctx.quietWaitMs} ms`, { requirement: 'SIG-PAYOUT-CREATE-SIGNED' });
+  return pass(`no payout webhook followed the rejected ${what} within ${ctx.quietWaitMs} ms`, {
+    requirement: 'SIG-PAYOUT-CREATE-SIGNED',
+  });
 }

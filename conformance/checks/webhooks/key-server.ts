@@ -14,23 +14,34 @@ export interface RunningKeyServer {
 export const PUBLIC_KEY_PATH = endpointSpecs['public-key'].path;
 
 /** Starts the key endpoint on host:port (0: a free port), over HTTPS when `tls` is given. 404 elsewhere, 405 for other methods. */
-export async function startKeyServer(trimmedPem: string, host: string, port: number, tls?: ServerTls): Promise<RunningKeyServer> {
+export async function startKeyServer(
+  trimmedPem: string,
+  host: string,
+  port: number,
+  tls?: ServerTls,
+): Promise<RunningKeyServer> {
   let fetches = 0;
-  const server = createHttpServer({ requestTimeout: 10_000, headersTimeout: 10_000 }, (req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== PUBLIC_KEY_PATH) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
-      return;
-    }
-    fetches += 1;
-    const body = Buffer.from(trimmedPem, 'utf8');
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(body.length) });
-    res.end(req.method === 'HEAD' ? undefined : body);
-  }, tls);
+  const server = createHttpServer(
+    { requestTimeout: 10_000, headersTimeout: 10_000 },
+    (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path !== PUBLIC_KEY_PATH) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+        return;
+      }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res
+          .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' })
+          .end('method not allowed\n');
+        return;
+      }
+      fetches += 1;
+      const body = Buffer.from(trimmedPem, 'utf8');
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(body.length) });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    },
+    tls,
+  );
   const address = await listen(server, host, port);
   let closing: Promise<void> | undefined;
   return {

@@ -7,7 +7,11 @@ import { validatePayloadText } from '../../../src/schemas/validate-payload.js';
 export const WEBHOOK_KINDS = ['payment', 'payout', 'refund'] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
-export const schemaKindOf: Readonly<Record<WebhookKind, PayloadKind>> = { payment: 'payment-webhook', payout: 'payout-webhook', refund: 'refund-webhook' };
+export const schemaKindOf: Readonly<Record<WebhookKind, PayloadKind>> = {
+  payment: 'payment-webhook',
+  payout: 'payout-webhook',
+  refund: 'refund-webhook',
+};
 
 /** A decimal written exactly as given (`10.50`), where JSON.stringify would write `10.5`. */
 export class Decimal {
@@ -30,20 +34,41 @@ const MARK = '@@payconform-decimal:';
  * that re-serialises gets the same bytes back); otherwise indented JSON with decimals written as given.
  */
 export function serializePayload(payload: WebhookPayload, indent = 0): Uint8Array {
-  const text = JSON.stringify(payload, (_k, v: unknown) => (v instanceof Decimal ? (indent === 0 ? Number(v.text) : `${MARK}${v.text}`) : v), indent === 0 ? undefined : indent);
-  return new TextEncoder().encode(text.replace(new RegExp(`"${MARK}(-?[0-9]+(?:\\.[0-9]+)?)"`, 'g'), '$1'));
+  const text = JSON.stringify(
+    payload,
+    (_k, v: unknown) =>
+      v instanceof Decimal ? (indent === 0 ? Number(v.text) : `${MARK}${v.text}`) : v,
+    indent === 0 ? undefined : indent,
+  );
+  return new TextEncoder().encode(
+    text.replace(new RegExp(`"${MARK}(-?[0-9]+(?:\\.[0-9]+)?)"`, 'g'), '$1'),
+  );
 }
 
 /** Validates the exact bytes against the kind's schema (strict too, unless unknown members are intended); throws on a defect. */
-export function assertSchemaValid(kind: WebhookKind, bytes: Uint8Array, options: { readonly unknownMembers?: boolean } = {}): void {
+export function assertSchemaValid(
+  kind: WebhookKind,
+  bytes: Uint8Array,
+  options: { readonly unknownMembers?: boolean } = {},
+): void {
   const text = new TextDecoder().decode(bytes);
   const permissive = validatePayloadText(schemaKindOf[kind], text);
-  const strict = options.unknownMembers === true ? permissive : validatePayloadText(schemaKindOf[kind], text, { strict: true });
-  const errors = [...(permissive.valid ? [] : permissive.errors), ...(strict === permissive || strict.valid ? [] : strict.errors)];
-  if (errors.length > 0) throw new TypeError(`the audit built an invalid ${kind} webhook (a payconform defect): ${errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`);
+  const strict =
+    options.unknownMembers === true
+      ? permissive
+      : validatePayloadText(schemaKindOf[kind], text, { strict: true });
+  const errors = [
+    ...(permissive.valid ? [] : permissive.errors),
+    ...(strict === permissive || strict.valid ? [] : strict.errors),
+  ];
+  if (errors.length > 0)
+    throw new TypeError(
+      `the audit built an invalid ${kind} webhook (a payconform defect): ${errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`,
+    );
 }
 
-const reference = (prefix: string): string => `${prefix}${randomBytes(6).toString('hex').toUpperCase()}`;
+const reference = (prefix: string): string =>
+  `${prefix}${randomBytes(6).toString('hex').toUpperCase()}`;
 
 /** A fresh, schema-valid payload of `kind` for `applicationId` (new ids every call: a new delivery). */
 export function createPayload(kind: WebhookKind, applicationId: string): WebhookPayload {
@@ -55,7 +80,11 @@ export function createPayload(kind: WebhookKind, applicationId: string): Webhook
         merchantPaymentId: `order-${randomBytes(4).toString('hex')}`,
         paymentStatus: 'SETTLED',
         errorDescription: null,
-        paymentRequest: { amount: new Decimal('100.50'), currency: 'GBP', reference: reference('PC') },
+        paymentRequest: {
+          amount: new Decimal('100.50'),
+          currency: 'GBP',
+          reference: reference('PC'),
+        },
         paymentRefundData: {
           accountHolderName: 'Payconform Test Payer',
           accountIdentifications: [
@@ -77,7 +106,12 @@ export function createPayload(kind: WebhookKind, applicationId: string): Webhook
         payoutStatus: 'PROCESSED',
         payoutStatusDescription: '',
         payoutWebhookDeliveryAttempt: 0,
-        destination: { type: 'SCAN', name: 'Jane Payee', accountNumber: '12345678', sortCode: '040004' },
+        destination: {
+          type: 'SCAN',
+          name: 'Jane Payee',
+          accountNumber: '12345678',
+          sortCode: '040004',
+        },
       };
     case 'refund':
       return {
@@ -93,7 +127,12 @@ export function createPayload(kind: WebhookKind, applicationId: string): Webhook
         refundStatus: 'PROCESSED',
         refundStatusDescription: '',
         refundWebhookDeliveryAttempt: 0,
-        destination: { type: 'SCAN', accountNumber: '20000001', sortCode: '200000', name: 'Payconform Test Payer' },
+        destination: {
+          type: 'SCAN',
+          accountNumber: '20000001',
+          sortCode: '200000',
+          name: 'Payconform Test Payer',
+        },
       };
   }
 }
@@ -102,19 +141,37 @@ export function createPayload(kind: WebhookKind, applicationId: string): Webhook
 export function withUnknownMembers(kind: WebhookKind, payload: WebhookPayload): WebhookPayload {
   const nested = kind === 'payment' ? 'paymentRequest' : 'destination';
   const inner = payload[nested] as Record<string, unknown>;
-  return { ...payload, [nested]: { ...inner, payconformFutureField: 'ignore me' }, payconformUnknownProperty: { added: true, version: 2 }, schemaVersion: '9.9' };
+  return {
+    ...payload,
+    [nested]: { ...inner, payconformFutureField: 'ignore me' },
+    payconformUnknownProperty: { added: true, version: 2 },
+    schemaVersion: '9.9',
+  };
 }
 
 /** The payload with its amount changed (still schema-valid): a body altered after signing. */
 export function withAmountChanged(kind: WebhookKind, payload: WebhookPayload): WebhookPayload {
   const [first, second] = amountPointer[kind];
   if (second === undefined) return { ...payload, [first!]: new Decimal('9999.50') };
-  return { ...payload, [first!]: { ...(payload[first!] as Record<string, unknown>), [second]: new Decimal('9999.50') } };
+  return {
+    ...payload,
+    [first!]: { ...(payload[first!] as Record<string, unknown>), [second]: new Decimal('9999.50') },
+  };
 }
 
 /** The payload with the payer's or payee's name written with non-ASCII characters (UTF-8 on the wire). */
 export function withNonAsciiName(kind: WebhookKind, payload: WebhookPayload): WebhookPayload {
   const name = 'Zoë Ødegård-Łukasz 山田';
-  if (kind === 'payment') return { ...payload, paymentRefundData: { ...(payload['paymentRefundData'] as Record<string, unknown>), accountHolderName: name } };
-  return { ...payload, destination: { ...(payload['destination'] as Record<string, unknown>), name } };
+  if (kind === 'payment')
+    return {
+      ...payload,
+      paymentRefundData: {
+        ...(payload['paymentRefundData'] as Record<string, unknown>),
+        accountHolderName: name,
+      },
+    };
+  return {
+    ...payload,
+    destination: { ...(payload['destination'] as Record<string, unknown>), name },
+  };
 }

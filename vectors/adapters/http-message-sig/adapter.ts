@@ -4,7 +4,13 @@
 // component hook, so a profile `@path` with a query cannot be expressed (RFC 9421 §2.2.6 drops the query).
 // Run: `node --import tsx vectors/adapters/http-message-sig/adapter.ts` (protocol: vectors/README.md).
 import { sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
-import { createSignatureSync, verifySignature, type RequestDescriptor, type SignatureParameters, type Verifier } from 'http-message-sig';
+import {
+  createSignatureSync,
+  verifySignature,
+  type RequestDescriptor,
+  type SignatureParameters,
+  type Verifier,
+} from 'http-message-sig';
 import { CannotExpress, packageVersion, serve } from '../shared/protocol.js';
 import {
   PROFILE,
@@ -35,29 +41,47 @@ const NAME = 'http-message-sig';
  */
 function profileDescriptor(wire: WireRequest): RequestDescriptor {
   if (hasQuery(wire.url)) {
-    throw new CannotExpress('path-query', 'the library derives @path without the query (RFC 9421 §2.2.6) and has no component hook to keep it');
+    throw new CannotExpress(
+      'path-query',
+      'the library derives @path without the query (RFC 9421 §2.2.6) and has no component hook to keep it',
+    );
   }
   const m = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#]*([^#]*)/.exec(wire.url);
   const targetUri = m ? `${m[1]!.toLowerCase()}${profileAuthority(wire.url)}${m[2]!}` : wire.url;
   const fields = wire.headers.map(([name, value]) => ({ name, value }));
   for (const component of PROFILE.components) {
-    if (!component.startsWith('@') && !fields.some((f) => f.name.toLowerCase() === component)) fields.push({ name: component, value: '' });
+    if (!component.startsWith('@') && !fields.some((f) => f.name.toLowerCase() === component))
+      fields.push({ name: component, value: '' });
   }
   return { kind: 'request', method: wire.method, targetUri, fields };
 }
 
 /** The descriptor as received, for the generic RFC 9421 cases (the library's defaults). */
 function genericDescriptor(wire: WireRequest): RequestDescriptor {
-  return { kind: 'request', method: wire.method, targetUri: wire.url, fields: wire.headers.map(([name, value]) => ({ name, value })) };
+  return {
+    kind: 'request',
+    method: wire.method,
+    targetUri: wire.url,
+    fields: wire.headers.map(([name, value]) => ({ name, value })),
+  };
 }
 
-function signProfile(descriptor: RequestDescriptor, keyid: string, created: number, nonce: string, sign: (data: Uint8Array) => Uint8Array): { base: string; signature: string; signatureInput: string } {
+function signProfile(
+  descriptor: RequestDescriptor,
+  keyid: string,
+  created: number,
+  nonce: string,
+  sign: (data: Uint8Array) => Uint8Array,
+): { base: string; signature: string; signatureInput: string } {
   let base = '';
   const fields = createSignatureSync(descriptor, {
     label: PROFILE.label,
     components: [...PROFILE.components],
     parameters: { created, keyid, alg: PROFILE.alg, nonce },
-    signer: { algorithm: PROFILE.alg, sign: (data) => ((base = Buffer.from(data).toString('utf8')), sign(data)) },
+    signer: {
+      algorithm: PROFILE.alg,
+      sign: (data) => ((base = Buffer.from(data).toString('utf8')), sign(data)),
+    },
   });
   return { base, ...fields };
 }
@@ -73,20 +97,39 @@ function ed25519Verifier(key: KeyObject, onBase?: (base: string) => void): Verif
 }
 
 /** Profile rules the policy cannot state (exact component list and parameter order), checked in `resolveVerifier`. */
-function checkCandidate(components: readonly { name: string }[], parameters: SignatureParameters, nonceState: readonly string[]): void {
-  if (components.map((c) => c.name).join(' ') !== PROFILE.components.join(' ')) throw new ProfileRejection('COMPONENTS_MISMATCH');
-  if (Object.keys(parameters).join(',') !== PROFILE.parameters.join(',')) throw new ProfileRejection('PARAMETERS_MISMATCH');
+function checkCandidate(
+  components: readonly { name: string }[],
+  parameters: SignatureParameters,
+  nonceState: readonly string[],
+): void {
+  if (components.map((c) => c.name).join(' ') !== PROFILE.components.join(' '))
+    throw new ProfileRejection('COMPONENTS_MISMATCH');
+  if (Object.keys(parameters).join(',') !== PROFILE.parameters.join(','))
+    throw new ProfileRejection('PARAMETERS_MISMATCH');
   checkNonce(parameters.nonce, nonceState);
 }
 
 await serve(
-  { name: NAME, version: packageVersion(NAME), configuration: 'createSignatureSync / verifySignature, label sig1, policy of the profile, descriptors with empty absent fields' },
+  {
+    name: NAME,
+    version: packageVersion(NAME),
+    configuration:
+      'createSignatureSync / verifySignature, label sig1, policy of the profile, descriptors with empty absent fields',
+  },
   {
     'signature-base'(input) {
       const p = input.parameters as { created: number; keyid: string; nonce: string };
       const descriptor = profileDescriptor(input.request as WireRequest);
       try {
-        return { signatureBase: signProfile(descriptor, p.keyid, p.created, p.nonce, () => new Uint8Array(64)).base };
+        return {
+          signatureBase: signProfile(
+            descriptor,
+            p.keyid,
+            p.created,
+            p.nonce,
+            () => new Uint8Array(64),
+          ).base,
+        };
       } catch (error) {
         return { error: `library refused: ${(error as Error).message}` };
       }
@@ -94,15 +137,32 @@ await serve(
 
     sign(input) {
       const wire = input.request as WireRequest;
-      const c = input.credentials as { applicationId: string; applicationSecret: string; keyId: string; privateKey: KeyMaterial };
-      const added: Array<[string, string]> = [['x-application-id', c.applicationId], ['x-application-secret', c.applicationSecret]];
+      const c = input.credentials as {
+        applicationId: string;
+        applicationSecret: string;
+        keyId: string;
+        privateKey: KeyMaterial;
+      };
+      const added: Array<[string, string]> = [
+        ['x-application-id', c.applicationId],
+        ['x-application-secret', c.applicationSecret],
+      ];
       if ((PROFILE.bodyMethods as readonly string[]).includes(wire.method)) {
         const body = bodyBytes(wire);
-        added.push(['content-digest', contentDigestSha512(body)], ['content-length', String(body.length)]);
+        added.push(
+          ['content-digest', contentDigestSha512(body)],
+          ['content-length', String(body.length)],
+        );
       }
       const key = ed25519PrivateKey(c.privateKey);
       const descriptor = profileDescriptor({ ...wire, headers: [...wire.headers, ...added] });
-      const r = signProfile(descriptor, c.keyId, input.created as number, input.nonce as string, (data) => cryptoSign(null, data, key));
+      const r = signProfile(
+        descriptor,
+        c.keyId,
+        input.created as number,
+        input.nonce as string,
+        (data) => cryptoSign(null, data, key),
+      );
       added.push(['signature-input', r.signatureInput], ['signature', r.signature]);
       return { headers: added, signatureBase: r.base };
     },
@@ -116,9 +176,20 @@ await serve(
         let base = '';
         await verifySignature(profileDescriptor(wire), {
           label: PROFILE.label,
-          policy: { algorithms: [PROFILE.alg], requiredComponents: [...PROFILE.components], requiredParameters: [...PROFILE.parameters], maxAge: 0, clockSkew: PROFILE.maxAgeSeconds, now },
+          policy: {
+            algorithms: [PROFILE.alg],
+            requiredComponents: [...PROFILE.components],
+            requiredParameters: [...PROFILE.parameters],
+            maxAge: 0,
+            clockSkew: PROFILE.maxAgeSeconds,
+            now,
+          },
           resolveVerifier: (candidate) => {
-            checkCandidate(candidate.components, candidate.parameters, input.nonceState as string[]);
+            checkCandidate(
+              candidate.components,
+              candidate.parameters,
+              input.nonceState as string[],
+            );
             const material = keys.get(String(candidate.parameters.keyid));
             if (!material) throw new ProfileRejection('KEY_UNKNOWN');
             return ed25519Verifier(ed25519PublicKey(material), (b) => (base = b));
@@ -127,7 +198,9 @@ await serve(
         return { ok: true, signatureBase: base };
       } catch (error) {
         if (error instanceof CannotExpress) throw error;
-        return rejected(error instanceof Error && error.cause instanceof ProfileRejection ? error.cause : error);
+        return rejected(
+          error instanceof Error && error.cause instanceof ProfileRejection ? error.cause : error,
+        );
       }
     },
 
@@ -135,8 +208,15 @@ await serve(
       let base: string | undefined;
       await verifySignature(genericDescriptor(input.request as WireRequest), {
         label: input.label as string,
-        policy: { algorithms: [PROFILE.alg, 'rsa-pss-sha512', 'hmac-sha256'], requiredComponents: [], requiredParameters: [] },
-        resolveVerifier: (candidate) => ({ algorithm: candidate.algorithm ?? PROFILE.alg, verify: (data) => ((base = Buffer.from(data).toString('utf8')), false) }),
+        policy: {
+          algorithms: [PROFILE.alg, 'rsa-pss-sha512', 'hmac-sha256'],
+          requiredComponents: [],
+          requiredParameters: [],
+        },
+        resolveVerifier: (candidate) => ({
+          algorithm: candidate.algorithm ?? PROFILE.alg,
+          verify: (data) => ((base = Buffer.from(data).toString('utf8')), false),
+        }),
       }).catch((error: unknown) => {
         if (base === undefined) throw error;
       });

@@ -3,7 +3,12 @@
 // the profile's `@path` (query kept), `@authority` (80/443 dropped whatever the scheme) and empty absent fields.
 // Run: `node --import tsx vectors/adapters/http-message-signatures/adapter.ts` (protocol: vectors/README.md).
 import { sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
-import { httpbis, type ComponentParser, type Request, type SignatureParameters } from 'http-message-signatures';
+import {
+  httpbis,
+  type ComponentParser,
+  type Request,
+  type SignatureParameters,
+} from 'http-message-signatures';
 import { packageVersion, serve } from '../shared/protocol.js';
 import {
   PROFILE,
@@ -32,7 +37,8 @@ function libraryRequest(wire: WireRequest): Request {
   for (const [name, value] of wire.headers) {
     const key = name.toLowerCase();
     const prior = headers[key];
-    headers[key] = prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
+    headers[key] =
+      prior === undefined ? value : [...(Array.isArray(prior) ? prior : [prior]), value];
   }
   return { method: wire.method, url: wire.url, headers };
 }
@@ -46,16 +52,26 @@ const profileComponents: ComponentParser = (name, _params, message) => {
   const url = message.url.toString();
   if (name === '@path') return [profilePath(url)];
   if (name === '@authority') return [profileAuthority(url)];
-  if (!name.startsWith('@') && !Object.keys(message.headers).some((h) => h.toLowerCase() === name)) return [''];
+  if (!name.startsWith('@') && !Object.keys(message.headers).some((h) => h.toLowerCase() === name))
+    return [''];
   return null;
 };
 
 /** Signs `request` under the profile with the library; returns the signature base it signed and the new headers. */
-async function signProfile(request: Request, key: { keyid: string; sign: (data: Buffer) => Buffer }, created: number, nonce: string): Promise<{ base: string; headers: Record<string, string | string[]> }> {
+async function signProfile(
+  request: Request,
+  key: { keyid: string; sign: (data: Buffer) => Buffer },
+  created: number,
+  nonce: string,
+): Promise<{ base: string; headers: Record<string, string | string[]> }> {
   let base = '';
   const signed = await httpbis.signMessage(
     {
-      key: { id: key.keyid, alg: PROFILE.alg, sign: async (data) => ((base = data.toString('utf8')), key.sign(data)) },
+      key: {
+        id: key.keyid,
+        alg: PROFILE.alg,
+        sign: async (data) => ((base = data.toString('utf8')), key.sign(data)),
+      },
       name: PROFILE.label,
       fields: [...PROFILE.components],
       params: [...PROFILE.parameters],
@@ -77,7 +93,8 @@ function firstHeader(headers: Record<string, string | string[]>, name: string): 
  * components. Freshness is the library's own (`maxAge`, `notAfter`).
  */
 function checkParameters(params: SignatureParameters, nonceState: readonly string[]): void {
-  if (Object.keys(params).join(',') !== PROFILE.parameters.join(',')) throw new ProfileRejection('PARAMETERS_MISMATCH');
+  if (Object.keys(params).join(',') !== PROFILE.parameters.join(','))
+    throw new ProfileRejection('PARAMETERS_MISMATCH');
   if (params.alg !== PROFILE.alg) throw new ProfileRejection('ALG_UNSUPPORTED');
   const created = params.created instanceof Date ? params.created.getTime() / 1000 : NaN;
   if (!Number.isInteger(created)) throw new ProfileRejection('CREATED_INVALID');
@@ -86,13 +103,23 @@ function checkParameters(params: SignatureParameters, nonceState: readonly strin
 }
 
 await serve(
-  { name: NAME, version: packageVersion(NAME), configuration: 'httpbis.signMessage / verifyMessage, name sig1, fields and params of the profile, componentParser for @path, @authority and absent fields' },
+  {
+    name: NAME,
+    version: packageVersion(NAME),
+    configuration:
+      'httpbis.signMessage / verifyMessage, name sig1, fields and params of the profile, componentParser for @path, @authority and absent fields',
+  },
   {
     async 'signature-base'(input) {
       const request = input.request as WireRequest;
       const p = input.parameters as { created: number; keyid: string; nonce: string };
       try {
-        const { base } = await signProfile(libraryRequest(request), { keyid: p.keyid, sign: () => Buffer.alloc(64) }, p.created, p.nonce);
+        const { base } = await signProfile(
+          libraryRequest(request),
+          { keyid: p.keyid, sign: () => Buffer.alloc(64) },
+          p.created,
+          p.nonce,
+        );
         return { signatureBase: base };
       } catch (error) {
         return { error: `library refused: ${(error as Error).message}` };
@@ -101,16 +128,33 @@ await serve(
 
     async sign(input) {
       const wire = input.request as WireRequest;
-      const c = input.credentials as { applicationId: string; applicationSecret: string; keyId: string; privateKey: KeyMaterial };
-      const added: Array<[string, string]> = [['x-application-id', c.applicationId], ['x-application-secret', c.applicationSecret]];
+      const c = input.credentials as {
+        applicationId: string;
+        applicationSecret: string;
+        keyId: string;
+        privateKey: KeyMaterial;
+      };
+      const added: Array<[string, string]> = [
+        ['x-application-id', c.applicationId],
+        ['x-application-secret', c.applicationSecret],
+      ];
       if ((PROFILE.bodyMethods as readonly string[]).includes(wire.method)) {
         const body = bodyBytes(wire);
-        added.push(['content-digest', contentDigestSha512(body)], ['content-length', String(body.length)]);
+        added.push(
+          ['content-digest', contentDigestSha512(body)],
+          ['content-length', String(body.length)],
+        );
       }
       const key = ed25519PrivateKey(c.privateKey);
       const request = libraryRequest({ ...wire, headers: [...wire.headers, ...added] });
-      const { base, headers } = await signProfile(request, { keyid: c.keyId, sign: (data) => cryptoSign(null, data, key) }, input.created as number, input.nonce as string);
-      for (const name of ['signature-input', 'signature']) added.push([name, firstHeader(headers, name) ?? '']);
+      const { base, headers } = await signProfile(
+        request,
+        { keyid: c.keyId, sign: (data) => cryptoSign(null, data, key) },
+        input.created as number,
+        input.nonce as string,
+      );
+      for (const name of ['signature-input', 'signature'])
+        added.push([name, firstHeader(headers, name) ?? '']);
       return { headers: added, signatureBase: base };
     },
 
@@ -137,14 +181,19 @@ await serve(
                 return {
                   id: String(params.keyid),
                   algs: [PROFILE.alg],
-                  verify: async (data, signature) => ((base = data.toString('utf8')), cryptoVerify(null, data, publicKey, signature)),
+                  verify: async (data, signature) => (
+                    (base = data.toString('utf8')),
+                    cryptoVerify(null, data, publicKey, signature)
+                  ),
                 };
               },
             },
             onlyLabel(libraryRequest(wire), PROFILE.label),
           ),
         );
-        return verified === true ? { ok: true, signatureBase: base } : { ok: false, reason: `verifyMessage returned ${String(verified)}` };
+        return verified === true
+          ? { ok: true, signatureBase: base }
+          : { ok: false, reason: `verifyMessage returned ${String(verified)}` };
       } catch (error) {
         return rejected(error);
       }
@@ -155,7 +204,14 @@ await serve(
       const label = input.label as string;
       let base: string | undefined;
       await httpbis
-        .verifyMessage({ keyLookup: async () => ({ verify: async (data) => ((base = data.toString('utf8')), false) }) }, onlyLabel(libraryRequest(wire), label))
+        .verifyMessage(
+          {
+            keyLookup: async () => ({
+              verify: async (data) => ((base = data.toString('utf8')), false),
+            }),
+          },
+          onlyLabel(libraryRequest(wire), label),
+        )
         .catch((error: unknown) => {
           if (base === undefined) throw error;
         });
@@ -168,7 +224,12 @@ await serve(
       const publicKey = ed25519PublicKey(input.publicKey as KeyMaterial);
       try {
         const ok = await httpbis.verifyMessage(
-          { keyLookup: async () => ({ algs: [PROFILE.alg], verify: async (data, signature) => cryptoVerify(null, data, publicKey, signature) }) },
+          {
+            keyLookup: async () => ({
+              algs: [PROFILE.alg],
+              verify: async (data, signature) => cryptoVerify(null, data, publicKey, signature),
+            }),
+          },
           onlyLabel(libraryRequest(wire), input.label as string),
         );
         return { ok: ok === true };

@@ -13,17 +13,31 @@ import {
   type RFC9530HashAlgorithm,
 } from '@misskey-dev/node-http-message-signatures';
 import { packageVersion, serve } from '../shared/protocol.js';
-import { PROFILE, bodyBytes, ed25519PrivateKey, profileAuthority, profilePath, type KeyMaterial, type WireRequest } from '../shared/profile-glue.js';
+import {
+  PROFILE,
+  bodyBytes,
+  ed25519PrivateKey,
+  profileAuthority,
+  profilePath,
+  type KeyMaterial,
+  type WireRequest,
+} from '../shared/profile-glue.js';
 
 const NAME = '@misskey-dev/node-http-message-signatures';
 
 /** The factory reads Host (as a Node server sees it) and needs the Signature-Input it builds the base for. */
 function libraryRequest(wire: WireRequest, signatureInput?: string): IncomingRequest {
   const lines: string[] = [];
-  if (!wire.headers.some(([n]) => n.toLowerCase() === 'host')) lines.push('host', profileAuthority(wire.url));
+  if (!wire.headers.some(([n]) => n.toLowerCase() === 'host'))
+    lines.push('host', profileAuthority(wire.url));
   for (const [name, value] of wire.headers) lines.push(name, value);
   if (signatureInput !== undefined) lines.push('signature-input', signatureInput);
-  return { method: wire.method, url: wire.url, headers: {}, rawHeaders: lines } as unknown as IncomingRequest;
+  return {
+    method: wire.method,
+    url: wire.url,
+    headers: {},
+    rawHeaders: lines,
+  } as unknown as IncomingRequest;
 }
 
 /** The profile's components where the library follows generic RFC 9421 (§2.2.6 `@path`, §2.2.3 `@authority`, §2.5 absent fields). */
@@ -39,33 +53,59 @@ class ProfileBaseFactory extends RFC9421SignatureBaseFactory<IncomingRequest> {
 /** The Signature-Input member for the profile, serialised by the library. */
 function profileSignatureInput(p: { created: number; keyid: string; nonce: string }): string {
   return convertSignatureParamsDictionary({
-    [PROFILE.label]: [PROFILE.components.map((c) => [c, {}] as [string, Record<string, string>]), { created: p.created, keyid: p.keyid, alg: PROFILE.alg, nonce: p.nonce }],
+    [PROFILE.label]: [
+      PROFILE.components.map((c) => [c, {}] as [string, Record<string, string>]),
+      { created: p.created, keyid: p.keyid, alg: PROFILE.alg, nonce: p.nonce },
+    ],
   });
 }
 
-function profileBase(wire: WireRequest, p: { created: number; keyid: string; nonce: string }): { base: string; signatureInput: string } {
+function profileBase(
+  wire: WireRequest,
+  p: { created: number; keyid: string; nonce: string },
+): { base: string; signatureInput: string } {
   const signatureInput = profileSignatureInput(p);
   const factory = new ProfileBaseFactory(libraryRequest(wire, signatureInput));
   return { base: factory.generate(PROFILE.label), signatureInput };
 }
 
 await serve(
-  { name: NAME, version: packageVersion(NAME), configuration: 'RFC9421SignatureBaseFactory subclassed for @path, @authority and absent fields; genRFC9530DigestHeader / verifyRFC9530DigestHeader (algorithms as the case says); Ed25519 by node:crypto' },
+  {
+    name: NAME,
+    version: packageVersion(NAME),
+    configuration:
+      'RFC9421SignatureBaseFactory subclassed for @path, @authority and absent fields; genRFC9530DigestHeader / verifyRFC9530DigestHeader (algorithms as the case says); Ed25519 by node:crypto',
+  },
   {
     async digest(input) {
       const body = bodyBytes(input as unknown as WireRequest);
       if (input.mode === 'compute') {
         const members = await genRFC9530DigestHeader(body, input.algorithm as string);
-        return { contentDigest: members.map(([alg, [bytes]]) => `${alg}=:${bytes.toBase64()}:`).join(', ') };
+        return {
+          contentDigest: members.map(([alg, [bytes]]) => `${alg}=:${bytes.toBase64()}:`).join(', '),
+        };
       }
-      const request = { method: 'POST', url: '/', headers: { 'content-digest': input.contentDigest as string } } as unknown as IncomingRequest;
-      const valid = await verifyRFC9530DigestHeader(request, body, { failOnNoDigest: true, verifyAll: true, algorithms: input.algorithms as RFC9530HashAlgorithm[] });
+      const request = {
+        method: 'POST',
+        url: '/',
+        headers: { 'content-digest': input.contentDigest as string },
+      } as unknown as IncomingRequest;
+      const valid = await verifyRFC9530DigestHeader(request, body, {
+        failOnNoDigest: true,
+        verifyAll: true,
+        algorithms: input.algorithms as RFC9530HashAlgorithm[],
+      });
       return valid ? { valid: true } : { valid: false };
     },
 
     'signature-base'(input) {
       try {
-        return { signatureBase: profileBase(input.request as WireRequest, input.parameters as { created: number; keyid: string; nonce: string }).base };
+        return {
+          signatureBase: profileBase(
+            input.request as WireRequest,
+            input.parameters as { created: number; keyid: string; nonce: string },
+          ).base,
+        };
       } catch (error) {
         return { error: `library refused: ${(error as Error).message}` };
       }
@@ -73,22 +113,50 @@ await serve(
 
     async sign(input) {
       const wire = input.request as WireRequest;
-      const c = input.credentials as { applicationId: string; applicationSecret: string; keyId: string; privateKey: KeyMaterial };
-      const added: Array<[string, string]> = [['x-application-id', c.applicationId], ['x-application-secret', c.applicationSecret]];
+      const c = input.credentials as {
+        applicationId: string;
+        applicationSecret: string;
+        keyId: string;
+        privateKey: KeyMaterial;
+      };
+      const added: Array<[string, string]> = [
+        ['x-application-id', c.applicationId],
+        ['x-application-secret', c.applicationSecret],
+      ];
       if ((PROFILE.bodyMethods as readonly string[]).includes(wire.method)) {
         const body = bodyBytes(wire);
         const members = await genRFC9530DigestHeader(body, 'sha-512');
-        added.push(['content-digest', members.map(([alg, [bytes]]) => `${alg}=:${bytes.toBase64()}:`).join(', ')], ['content-length', String(body.length)]);
+        added.push(
+          [
+            'content-digest',
+            members.map(([alg, [bytes]]) => `${alg}=:${bytes.toBase64()}:`).join(', '),
+          ],
+          ['content-length', String(body.length)],
+        );
       }
-      const { base, signatureInput } = profileBase({ ...wire, headers: [...wire.headers, ...added] }, { created: input.created as number, keyid: c.keyId, nonce: input.nonce as string });
-      const signature = cryptoSign(null, Buffer.from(base, 'utf8'), ed25519PrivateKey(c.privateKey)).toString('base64');
-      added.push(['signature-input', signatureInput], ['signature', `${PROFILE.label}=:${signature}:`]);
+      const { base, signatureInput } = profileBase(
+        { ...wire, headers: [...wire.headers, ...added] },
+        { created: input.created as number, keyid: c.keyId, nonce: input.nonce as string },
+      );
+      const signature = cryptoSign(
+        null,
+        Buffer.from(base, 'utf8'),
+        ed25519PrivateKey(c.privateKey),
+      ).toString('base64');
+      added.push(
+        ['signature-input', signatureInput],
+        ['signature', `${PROFILE.label}=:${signature}:`],
+      );
       return { headers: added, signatureBase: base };
     },
 
     'rfc9421-signature-base'(input) {
       const wire = input.request as WireRequest;
-      return { signatureBase: new RFC9421SignatureBaseFactory(libraryRequest(wire)).generate(input.label as string) };
+      return {
+        signatureBase: new RFC9421SignatureBaseFactory(libraryRequest(wire)).generate(
+          input.label as string,
+        ),
+      };
     },
   },
 );

@@ -28,7 +28,16 @@ export interface VerifierRegistry {
 /** The service profile (spec: Authentication, Signed requests). */
 export const PROFILE = {
   label: 'sig1',
-  components: ['@method', '@path', '@authority', 'content-digest', 'content-type', 'content-length', 'x-application-id', 'x-application-secret'],
+  components: [
+    '@method',
+    '@path',
+    '@authority',
+    'content-digest',
+    'content-type',
+    'content-length',
+    'x-application-id',
+    'x-application-secret',
+  ],
   parameters: ['created', 'keyid', 'alg', 'nonce'],
   alg: 'ed25519',
   maxAgeSeconds: 300,
@@ -37,7 +46,9 @@ export const PROFILE = {
 } as const;
 
 export function bodyBytes(request: WireRequest): Buffer {
-  return request.bodyBase64 !== undefined ? Buffer.from(request.bodyBase64, 'base64') : Buffer.from(request.bodyUtf8 ?? '', 'utf8');
+  return request.bodyBase64 !== undefined
+    ? Buffer.from(request.bodyBase64, 'base64')
+    : Buffer.from(request.bodyUtf8 ?? '', 'utf8');
 }
 
 /** Every value sent for `name` (case-insensitive), in order. */
@@ -59,9 +70,17 @@ export function ed25519PrivateKey(material: KeyMaterial): KeyObject {
   switch (material.format) {
     case 'seed-base64':
     case 'raw-base64':
-      return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(material.value, 'base64')]), format: 'der', type: 'pkcs8' });
+      return createPrivateKey({
+        key: Buffer.concat([PKCS8_ED25519_PREFIX, Buffer.from(material.value, 'base64')]),
+        format: 'der',
+        type: 'pkcs8',
+      });
     case 'pkcs8-der-base64':
-      return createPrivateKey({ key: Buffer.from(material.value, 'base64'), format: 'der', type: 'pkcs8' });
+      return createPrivateKey({
+        key: Buffer.from(material.value, 'base64'),
+        format: 'der',
+        type: 'pkcs8',
+      });
     default:
       return createPrivateKey(material.value);
   }
@@ -71,10 +90,18 @@ export function ed25519PrivateKey(material: KeyMaterial): KeyObject {
 export function ed25519PublicKey(material: KeyMaterial): KeyObject {
   switch (material.format) {
     case 'raw-base64':
-      return createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(material.value, 'base64')]), format: 'der', type: 'spki' });
+      return createPublicKey({
+        key: Buffer.concat([SPKI_ED25519_PREFIX, Buffer.from(material.value, 'base64')]),
+        format: 'der',
+        type: 'spki',
+      });
     case 'trimmed-pem':
     case 'spki-der-base64':
-      return createPublicKey({ key: Buffer.from(material.value.replace(/\s+/g, ''), 'base64'), format: 'der', type: 'spki' });
+      return createPublicKey({
+        key: Buffer.from(material.value.replace(/\s+/g, ''), 'base64'),
+        format: 'der',
+        type: 'spki',
+      });
     default:
       return createPublicKey(material.value);
   }
@@ -92,14 +119,19 @@ export class ProfileRejection extends Error {
  * Steps 5 and 6 of the spec's verification order: `x-application-id` names a registered application and
  * `x-application-secret` is its secret. Returns the application's keys by keyid (step 7 is the library's key lookup).
  */
-export function checkApplication(request: WireRequest, registry: VerifierRegistry): Map<string, KeyMaterial> {
+export function checkApplication(
+  request: WireRequest,
+  registry: VerifierRegistry,
+): Map<string, KeyMaterial> {
   const ids = headerValues(request, 'x-application-id');
   if (ids.length === 0 || ids[0] === '') throw new ProfileRejection('APPLICATION_ID_MISSING');
   const app = registry.applications.find((a) => a.applicationId === ids[0]);
   if (!app) throw new ProfileRejection('APPLICATION_ID_UNKNOWN');
   const secrets = headerValues(request, 'x-application-secret');
-  if (secrets.length === 0 || secrets[0] === '') throw new ProfileRejection('APPLICATION_SECRET_MISSING');
-  if (secrets[0] !== app.applicationSecret) throw new ProfileRejection('APPLICATION_SECRET_INVALID');
+  if (secrets.length === 0 || secrets[0] === '')
+    throw new ProfileRejection('APPLICATION_SECRET_MISSING');
+  if (secrets[0] !== app.applicationSecret)
+    throw new ProfileRejection('APPLICATION_SECRET_INVALID');
   return new Map(app.keys.map((k) => [k.keyId, k.publicKey]));
 }
 
@@ -132,13 +164,18 @@ export function checkContentDigest(request: WireRequest): void {
   }
   const sha512 = members.get('sha-512');
   if (sha512 === undefined) throw new ProfileRejection('DIGEST_ALGORITHM_UNSUPPORTED');
-  if (`sha-512=:${sha512}:` !== contentDigestSha512(body)) throw new ProfileRejection('DIGEST_MISMATCH');
+  if (`sha-512=:${sha512}:` !== contentDigestSha512(body))
+    throw new ProfileRejection('DIGEST_MISMATCH');
 }
 
 /** The verify answer for a rejection the glue or the library produced. */
 export function rejected(error: unknown): { ok: false; code?: string; reason: string } {
-  if (error instanceof ProfileRejection) return { ok: false, code: error.code, reason: error.message };
-  return { ok: false, reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+  if (error instanceof ProfileRejection)
+    return { ok: false, code: error.code, reason: error.message };
+  return {
+    ok: false,
+    reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+  };
 }
 
 /** Splits an absolute URI as written, without a URL parser (which would remove dot segments and re-encode). */

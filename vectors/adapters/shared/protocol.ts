@@ -44,7 +44,11 @@ function errorText(error: unknown): string {
 }
 
 /** The answer line for one request line. Never throws: a malformed request gets an `error` answer. */
-export async function answer(line: string, implementation: Implementation, handlers: Partial<Record<string, Handler>>): Promise<Json> {
+export async function answer(
+  line: string,
+  implementation: Implementation,
+  handlers: Partial<Record<string, Handler>>,
+): Promise<Json> {
   let message: { id?: unknown; op?: unknown; input?: unknown };
   try {
     message = JSON.parse(line) as typeof message;
@@ -53,21 +57,34 @@ export async function answer(line: string, implementation: Implementation, handl
   }
   const id = message.id ?? null;
   if (message.op === 'hello') {
-    return { id, result: { protocol: PROTOCOL_VERSION, implementation, ops: Object.keys(handlers) } };
+    return {
+      id,
+      result: { protocol: PROTOCOL_VERSION, implementation, ops: Object.keys(handlers) },
+    };
   }
   const handler = typeof message.op === 'string' ? handlers[message.op] : undefined;
-  if (!handler) return { id, unsupported: true, reason: `${implementation.name} has no ${JSON.stringify(message.op)} operation` };
+  if (!handler)
+    return {
+      id,
+      unsupported: true,
+      reason: `${implementation.name} has no ${JSON.stringify(message.op)} operation`,
+    };
   try {
-    const input = message.input !== null && typeof message.input === 'object' ? (message.input as Json) : {};
+    const input =
+      message.input !== null && typeof message.input === 'object' ? (message.input as Json) : {};
     return { id, result: await handler(input) };
   } catch (error) {
-    if (error instanceof CannotExpress) return { id, cannotExpress: { deviation: error.deviation, reason: error.message } };
+    if (error instanceof CannotExpress)
+      return { id, cannotExpress: { deviation: error.deviation, reason: error.message } };
     return { id, error: { message: errorText(error) } };
   }
 }
 
 /** Reads request lines from stdin until it closes, writing one answer line each. */
-export async function serve(implementation: Implementation, handlers: Partial<Record<string, Handler>>): Promise<void> {
+export async function serve(
+  implementation: Implementation,
+  handlers: Partial<Record<string, Handler>>,
+): Promise<void> {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (line.trim() === '') continue;
