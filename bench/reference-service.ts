@@ -19,9 +19,9 @@ import {
 import { MemoryNonceStore } from '../src/profile/nonce-store.js';
 import { signRequest } from '../src/profile/sign-request.js';
 import { verifyRequest } from '../src/profile/verify-request.js';
-import { toHttpRequest } from '../server/http-io.js';
+import { toHttpRequest } from '../net/http-io.js';
 import { startReferenceService } from '../server/index.js';
-import { listen } from '../server/listen.js';
+import { listen } from '../net/listen.js';
 import { PAYOUT_MEDIA_TYPE as PAYOUT_TYPE } from '../server/representations.js';
 import { payoutCreateBody } from './payout-body.js';
 import { percentile } from './harness.js';

@@ -3,7 +3,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ServerTls } from '../server/tls.js';
+import type { ServerTls } from '../net/tls.js';
 import { UsageError } from './io.js';
 
 /** The `parseArgs` options of a command that can listen with TLS. */
@@ -71,7 +71,7 @@ export async function resolveListenTls(
     return { tls: { cert, key } };
   }
   if (!on) throw new UsageError('--tls-ca-out needs --tls');
-  const { generateLoopbackTls } = await import('../server/tls.js');
+  const { generateLoopbackTls } = await import('../net/tls.js');
   const generated = await generateLoopbackTls();
   const caFile = caOut ?? join(await mkdtemp(join(tmpdir(), 'payconform-tls-')), 'ca.pem');
   try {

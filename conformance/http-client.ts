@@ -289,22 +289,3 @@ export function requestTarget(url: string): string {
   if (noFragment === '') return '/';
   return noFragment.startsWith('?') ? `/${noFragment}` : noFragment;
 }
-
-/** True for a loopback target (127.0.0.0/8, ::1, localhost): the only targets that get mutating requests without `--allow-live`. */
-export function isLoopbackTarget(target: string): boolean {
-  let host: string;
-  try {
-    host = new URL(target).hostname.toLowerCase();
-  } catch {
-    return false;
-  }
-  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
-  const v4mapped =
-    /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host)?.[1] ??
-    (/^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host) ? '127.0.0.1' : undefined);
-  const v4 = v4mapped ?? host;
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(v4);
-  return m !== null && m[1] === '127' && m.slice(2).every((o) => Number(o) <= 255);
-}

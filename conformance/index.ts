@@ -38,7 +38,6 @@ export {
 } from './redact.js';
 export {
   completeHeaders,
-  isLoopbackTarget,
   sendRequest,
   type ExchangeError,
   type ExchangeErrorCode,
@@ -46,6 +45,7 @@ export {
   type RecordedExchange,
   type SendOptions,
 } from './http-client.js';
+export { isLoopbackTarget } from '../net/loopback.js';
 export { curlFor } from './curl.js';
 export {
   availableFields,
@@ -129,9 +129,12 @@ export {
 export {
   clientCommandEnv,
   serveClientAudit,
+  type ClientAuditApplication,
+  type ClientAuditBackend,
   type ClientAuditListening,
   type ClientAuditServeOptions,
   type ClientCommand,
+  type StartClientAuditBackend,
 } from './client-audit/serve-client-audit.js';
 export {
   startVerifyingEndpoint,

@@ -1,7 +1,7 @@
 // The runner's webhook receiver: records every call the audited service makes (exact bytes, headers, method),
 // answers 200, or a non-200 status on demand so a check can watch the service redeliver. Loopback by default.
 import http from 'node:http';
-import { listen } from '../server/listen.js';
+import { listen } from '../net/listen.js';
 import { fieldLinesFromRaw, type FieldLines } from '../src/http/message.js';
 
 /** One call the listener received. */

@@ -4,7 +4,7 @@ import type { HttpRequest } from '../src/http/message.js';
 import type { AnsweredRequest, RouteHandler, ServiceContext, ServiceExtension } from './context.js';
 import { createErrorBody, HttpError } from './error-body.js';
 import { connectionAnswer } from './connections.js';
-import { readBody, RequestAborted, routingPath, send, toHttpRequest } from './http-io.js';
+import { readBody, RequestAborted, routingPath, send, toHttpRequest } from '../net/http-io.js';
 import { stringifyJson } from './json-writer.js';
 import { newTracingId } from './representations.js';
 import { Router } from './router.js';

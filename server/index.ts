@@ -16,8 +16,8 @@ import { connectionLimits, guardConnections, serverTimeoutOptions } from './conn
 import { copDestinations } from './cop-triggers.js';
 import { FaultSet } from './faults.js';
 import { Lifecycle } from './lifecycle.js';
-import { listen } from './listen.js';
-import { createHttpServer } from './tls.js';
+import { listen } from '../net/listen.js';
+import { createHttpServer } from '../net/tls.js';
 import type {
   ReferenceServiceOptions,
   RunningReferenceService,
@@ -53,7 +53,7 @@ export {
   LOOPBACK_NAMES,
   type GeneratedLoopbackTls,
   type ServerTls,
-} from './tls.js';
+} from '../net/tls.js';
 export { plannedOutcome } from './lifecycle.js';
 export { CANCEL_REASON } from './routes/payouts.js';
 export type {

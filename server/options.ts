@@ -5,7 +5,7 @@ import type { CopDestinationKey, PayoutDestination } from './cop-triggers.js';
 import type { ServiceContext, ServiceExtension } from './context.js';
 import type { FaultName, ServiceVariant } from './faults.js';
 import type { ConnectionLimits } from './connections.js';
-import type { ServerTls } from './tls.js';
+import type { ServerTls } from '../net/tls.js';
 import type { ApplicationCredentials, PaymentStatus, StateLimits } from './state.js';
 import type { DeliveryRecord, RetryPolicy, WebhookKind } from './webhook-delivery.js';
 

@@ -4,7 +4,8 @@ import net from 'node:net';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { curlFor } from '../conformance/curl.js';
-import { isLoopbackTarget, requestTarget, sendRequest } from '../conformance/http-client.js';
+import { requestTarget, sendRequest } from '../conformance/http-client.js';
+import { isLoopbackTarget } from '../net/loopback.js';
 import { createRedactor } from '../conformance/redact.js';
 
 const servers: Array<net.Server> = [];

@@ -40,6 +40,7 @@ import {
   TLS_LISTEN_OPTIONS,
   TLS_LISTEN_USAGE,
 } from '../tls-options.js';
+import { startReferenceBackend } from '../client-audit-backend.js';
 
 const USAGE = `usage: payconform audit client [--listen HOST:PORT] [--config FILE] [--exec "CMD"] [--ignore-client-exit]
        [--timeout-ms N] ${TLS_LISTEN_USAGE} [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all]
@@ -248,6 +249,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   try {
     const serve: ClientAuditServeOptions = {
       credentials,
+      startBackend: startReferenceBackend,
       ...(config.payInAccountSelector !== undefined
         ? { payInAccountSelector: config.payInAccountSelector }
         : {}),

@@ -29,7 +29,8 @@ import {
 } from '../../conformance/config.js';
 import { discoverFromSandbox } from '../../conformance/discover.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
-import { isLoopbackTarget, sendRequest } from '../../conformance/http-client.js';
+import { sendRequest } from '../../conformance/http-client.js';
+import { isLoopbackTarget } from '../../net/loopback.js';
 import { createRedactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../../conformance/result.js';

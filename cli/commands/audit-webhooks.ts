@@ -30,7 +30,7 @@ import {
   type ParsedRsaPrivateKey,
 } from '../../src/webhooks/index.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
-import { isLoopbackTarget } from '../../conformance/http-client.js';
+import { isLoopbackTarget } from '../../net/loopback.js';
 import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../../conformance/result.js';

@@ -2,6 +2,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isIP } from 'node:net';
+import { isLoopbackHost } from '../../net/loopback.js';
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp } from '../io.js';
@@ -58,13 +59,6 @@ const ENV_CREDENTIALS = [
   'PAYCONFORM_PUBLIC_KEY',
   'PAYCONFORM_MERCHANT_ID',
 ] as const;
-
-/** Loopback: 127.0.0.0/8, ::1, localhost. Faults are refused on anything else. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
-}
 
 function integer(text: string | undefined, flag: string, max: number): number | undefined {
   if (text === undefined) return undefined;

@@ -1,10 +1,9 @@
 // Runs the client audit's serving phase: the reference service in-process (with the client's application and
 // seeded payments), the verifying endpoint in front of it, and the client command (`--exec`) or a serving window.
 import { spawn } from 'node:child_process';
-import type { RunningReferenceService } from '../../server/index.js';
-import type { ServerTls } from '../../server/tls.js';
-import type { ClientAuditContext } from '../checks/client/index.js';
-import type { ClientExchange } from '../checks/client/index.js';
+import type { ServerTls } from '../../net/tls.js';
+import type { ClientAuditContext } from '../checks/client/context.js';
+import type { ClientExchange } from '../checks/client/context.js';
 import {
   ClientSession,
   type ClientCredentials,
@@ -24,8 +23,37 @@ export interface ClientCommand {
   readonly onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
 }
 
+/** The client's application, as the service behind the verifying endpoint must know it. */
+export interface ClientAuditApplication {
+  readonly applicationId: string;
+  readonly applicationSecret: string;
+  readonly keyId: string;
+  readonly publicKey: ClientCredentials['publicKey'];
+  readonly merchantId: string;
+  readonly payInAccountSelector?: string;
+}
+
+/**
+ * The service the verifying endpoint forwards to once it has judged a request: it holds the client's application
+ * and a settled (and, where it can, an unsettled) payment to refund. The CLI starts the reference service for it;
+ * the conformance library never imports a service itself.
+ */
+export interface ClientAuditBackend {
+  readonly baseUrl: string;
+  readonly settledPayment: { readonly paymentId: string; readonly amount: string };
+  readonly unsettledPayment?: { readonly paymentId: string; readonly status: string };
+  readonly payInAccountSelector: string;
+  close(): Promise<void>;
+}
+
+export type StartClientAuditBackend = (
+  application: ClientAuditApplication,
+) => Promise<ClientAuditBackend>;
+
 export interface ClientAuditServeOptions {
   readonly credentials: ClientCredentials;
+  /** Starts the service behind the verifying endpoint (the CLI passes the reference service). */
+  readonly startBackend: StartClientAuditBackend;
   /** The virtual account selector the client sends (default: generated; alias "main" always works). */
   readonly payInAccountSelector?: string;
   /** Default 127.0.0.1, a free port. */
@@ -162,21 +190,15 @@ export async function serveClientAudit(
 ): Promise<ClientAuditContext> {
   const { credentials } = options;
   const merchantForService = credentials.merchantId ?? '00000000-0000-4000-8000-000000000000';
-  // Loaded here, not at import: importing the conformance API should not load the whole reference service.
-  const { startReferenceService } = await import('../../server/index.js');
-  const service: RunningReferenceService = await startReferenceService({
-    applications: [
-      {
-        applicationId: credentials.applicationId,
-        applicationSecret: credentials.applicationSecret,
-        keyId: credentials.keyId,
-        publicKey: credentials.publicKey,
-        merchantId: merchantForService,
-        ...(options.payInAccountSelector !== undefined
-          ? { payInAccountSelector: options.payInAccountSelector }
-          : {}),
-      },
-    ],
+  const service = await options.startBackend({
+    applicationId: credentials.applicationId,
+    applicationSecret: credentials.applicationSecret,
+    keyId: credentials.keyId,
+    publicKey: credentials.publicKey,
+    merchantId: merchantForService,
+    ...(options.payInAccountSelector !== undefined
+      ? { payInAccountSelector: options.payInAccountSelector }
+      : {}),
   });
   const session = new ClientSession(credentials, options.session ?? {});
   // Spec leaves the merchant id to configuration: when none is configured, any merchant id is accepted, so the
@@ -211,13 +233,11 @@ export async function serveClientAudit(
       ...(rewrite ? { rewrite } : {}),
       ...(options.onExchange ? { onExchange: options.onExchange } : {}),
     });
-    const settled = service.seededPayments.settled[0]!;
-    const unsettled = service.seededPayments.unsettled[0];
     const info: ClientAuditListening = {
       baseUrl: endpoint.baseUrl,
-      settledPayment: settled,
-      ...(unsettled ? { unsettledPayment: unsettled } : {}),
-      payInAccountSelector: service.credentials.payInAccountSelector,
+      settledPayment: service.settledPayment,
+      ...(service.unsettledPayment ? { unsettledPayment: service.unsettledPayment } : {}),
+      payInAccountSelector: service.payInAccountSelector,
       ...(endpoint.plainBaseUrl !== undefined ? { plainBaseUrl: endpoint.plainBaseUrl } : {}),
       ...(options.tlsCaFile !== undefined ? { caFile: options.tlsCaFile } : {}),
     };

@@ -2,13 +2,13 @@
 // then forwards it unchanged to the in-process reference service, whose realistic answer it relays.
 import http from 'node:http';
 import { getFieldValues, type FieldLines } from '../../src/http/message.js';
-import type { ClientExchange } from '../checks/client/index.js';
+import type { ClientExchange } from '../checks/client/context.js';
 import type { RecordedResponse } from '../check.js';
 import { sendRequest } from '../http-client.js';
-import { toHttpRequest } from '../../server/http-io.js';
+import { toHttpRequest } from '../../net/http-io.js';
 import type https from 'node:https';
-import { listen, type ListeningAddress } from '../../server/listen.js';
-import { arrivedOverTls, createHttpServer, type ServerTls } from '../../server/tls.js';
+import { listen, type ListeningAddress } from '../../net/listen.js';
+import { arrivedOverTls, createHttpServer, type ServerTls } from '../../net/tls.js';
 import type { ClientSession } from './evaluate-request.js';
 
 export interface VerifyingEndpointOptions {

@@ -3,8 +3,7 @@
 // DNS-rebinding page cannot pose as the portal's origin either.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d{1,5})?$/i;
+import { isLoopbackAuthority } from '../../net/loopback.js';
 
 export class PortalGuard {
   /** One token per service process: forms carry it back; a cross-origin page cannot read it. */
@@ -15,7 +14,7 @@ export class PortalGuard {
   /** Why a request may not reach the portal at all, or undefined. */
   refuseHost(req: IncomingMessage): string | undefined {
     const host = req.headers.host ?? '';
-    if (this.loopbackOnly && !LOOPBACK_HOST.test(host))
+    if (this.loopbackOnly && !isLoopbackAuthority(host))
       return `the portal answers only to loopback host names, not "${host}"`;
     return undefined;
   }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { RouteHandler, RouteRequest, RouteResponse, ServiceContext } from '../context.js';
 import { confirmPayee } from '../cop-triggers.js';
 import { HttpError } from '../error-body.js';
-import { parseJsonBody, requireAcceptable, requireContentType } from '../http-io.js';
+import { parseJsonBody, requireAcceptable, requireContentType } from '../../net/http-io.js';
 import { stringifyJson } from '../json-writer.js';
 import { plannedOutcome } from '../lifecycle.js';
 import {

@@ -9,7 +9,7 @@ import {
 } from '../../src/rules/index.js';
 import { positiveAmount } from '../amounts.js';
 import { createErrorBody, HttpError, type ErrorStatus } from '../error-body.js';
-import { parseJsonBody, requireAcceptable, requireContentType } from '../http-io.js';
+import { parseJsonBody, requireAcceptable, requireContentType } from '../../net/http-io.js';
 import { stringifyJson } from '../json-writer.js';
 import { plannedOutcome } from '../lifecycle.js';
 import {

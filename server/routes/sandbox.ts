@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { RouteHandler, RouteRequest, ServiceContext } from '../context.js';
 import { copTriggers } from '../cop-triggers.js';
 import { HttpError } from '../error-body.js';
-import { parseJsonBody, queryParams } from '../http-io.js';
+import { parseJsonBody, queryParams } from '../../net/http-io.js';
 import { DecimalNumber, stringifyJson } from '../json-writer.js';
 import { isOneOf, paymentStatuses, refundStatuses } from '../../src/schemas/statuses.js';
 import { positiveAmount } from '../amounts.js';

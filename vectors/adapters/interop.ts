@@ -2,12 +2,16 @@
 // interop matrix (cases × implementations: pass, fail, cannot express, op not offered) as docs/interop.md,
 // docs/interop.html and docs/interop.json. Generated, never hand-edited; test/interop-matrix.test.ts regenerates
 // it and fails when a cell differs from the committed one or a non-pass cell has no explanation.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main as cli } from '../../cli/main.js';
-import type { CaseReport, HarnessReport } from '../harness/run.js';
+import { loadVectorSet, type VectorSet } from '../harness/load.js';
+import {
+  runVectors,
+  STARTUP_TIMEOUT_MS,
+  type CaseReport,
+  type HarnessReport,
+} from '../harness/run.js';
 import { DEVIATIONS, isDeviationId, type DeviationId } from './deviations.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,37 +80,21 @@ export function loadConfig(root = ROOT): InteropConfig {
   ) as InteropConfig;
 }
 
-/** Runs one adapter through the CLI in-process; the report it writes is what the matrix reads. */
-async function runOne(
+/** Runs one adapter through the harness (as `vectors run --timeout-ms 20000` does), from the repository root. */
+function runOne(
   config: ImplementationConfig,
   root: string,
-  work: string,
+  set: VectorSet,
 ): Promise<HarnessReport> {
-  const reportPath = join(work, `${config.id}.json`);
-  const argv = [
-    'vectors',
-    'run',
-    '--exec',
-    config.exec,
-    '--timeout-ms',
-    '20000',
-    '--report',
-    `json:${reportPath}`,
-    ...(config.compareCodes ? [] : ['--ignore-codes']),
-  ];
-  const cwd = process.cwd();
-  if (cwd !== root) process.chdir(root); // adapters' exec paths are relative to the repository root
-  try {
-    await cli(argv, {
-      stdout: () => {},
-      stderr: () => {},
-      env: process.env,
-      readStdin: async () => Buffer.alloc(0),
-    });
-  } finally {
-    if (process.cwd() !== cwd) process.chdir(cwd);
-  }
-  return JSON.parse(readFileSync(reportPath, 'utf8')) as HarnessReport;
+  return runVectors({
+    command: config.exec,
+    cases: set.cases,
+    keys: set.keys,
+    timeoutMs: 20_000,
+    startupTimeoutMs: STARTUP_TIMEOUT_MS,
+    ignoreCodes: !config.compareCodes,
+    cwd: root, // adapters' exec paths are relative to the repository root
+  });
 }
 
 function explain(config: ImplementationConfig, c: CaseReport): Cell {
@@ -142,52 +130,48 @@ export async function runMatrix(
   const configs = config.implementations.filter(
     (c) => !options.only || options.only.includes(c.id),
   );
-  const work = mkdtempSync(join(tmpdir(), 'payconform-interop-'));
+  const set = await loadVectorSet(join(root, 'vectors'));
   const implementations: MatrixImplementation[] = [];
   const cells: Record<string, Record<string, Cell>> = {};
   const unavailable: Record<string, string> = {};
   let cases: MatrixCase[] = [];
   const fileLines = new Map<string, string[]>();
-  try {
-    for (const config of configs) {
-      const report = await runOne(config, root, work);
-      if (
-        report.aborted &&
-        !report.cases.some((c) => c.status !== 'fail' || !c.message?.startsWith('not run:'))
-      ) {
-        unavailable[config.id] =
-          `${report.aborted}${report.adapterStderr ? `: ${report.adapterStderr.split('\n').pop()}` : ''}`;
-      }
-      if (cases.length === 0)
-        cases = report.cases.map((c) => ({
-          id: c.id,
-          file: c.file,
-          op: c.op,
-          result: c.result,
-          line: lineOf(root, c.file, c.id, fileLines),
-        }));
-      const row: Record<string, Cell> = {};
-      for (const c of report.cases) row[c.id] = explain(config, c);
-      cells[config.id] = row;
-      const counts: Record<CellStatus, number> = { pass: 0, fail: 0, inexpressible: 0, skip: 0 };
-      for (const c of report.cases) counts[c.status]++;
-      implementations.push({
-        id: config.id,
-        title: config.title,
-        adapter: config.adapter,
-        ...(config.showVersion && report.implementation?.version
-          ? { version: report.implementation.version }
-          : {}),
-        ...(report.implementation?.configuration
-          ? { configuration: report.implementation.configuration }
-          : {}),
-        compareCodes: config.compareCodes,
-        protocol: report.protocol,
-        counts,
-      });
+  for (const config of configs) {
+    const report = await runOne(config, root, set);
+    if (
+      report.aborted &&
+      !report.cases.some((c) => c.status !== 'fail' || !c.message?.startsWith('not run:'))
+    ) {
+      unavailable[config.id] =
+        `${report.aborted}${report.adapterStderr ? `: ${report.adapterStderr.split('\n').pop()}` : ''}`;
     }
-  } finally {
-    rmSync(work, { recursive: true, force: true });
+    if (cases.length === 0)
+      cases = report.cases.map((c) => ({
+        id: c.id,
+        file: c.file,
+        op: c.op,
+        result: c.result,
+        line: lineOf(root, c.file, c.id, fileLines),
+      }));
+    const row: Record<string, Cell> = {};
+    for (const c of report.cases) row[c.id] = explain(config, c);
+    cells[config.id] = row;
+    const counts: Record<CellStatus, number> = { pass: 0, fail: 0, inexpressible: 0, skip: 0 };
+    for (const c of report.cases) counts[c.status]++;
+    implementations.push({
+      id: config.id,
+      title: config.title,
+      adapter: config.adapter,
+      ...(config.showVersion && report.implementation?.version
+        ? { version: report.implementation.version }
+        : {}),
+      ...(report.implementation?.configuration
+        ? { configuration: report.implementation.configuration }
+        : {}),
+      compareCodes: config.compareCodes,
+      protocol: report.protocol,
+      counts,
+    });
   }
   return { matrix: { triage: config.triage, implementations, cases, cells }, unavailable };
 }

@@ -14,27 +14,10 @@ import {
   type RuleOutcome,
 } from '../../client-audit/evaluate-request.js';
 import { loadCatalogue } from '../../requirements.js';
+import type { ClientAuditContext, ClientExchange } from './context.js';
 import { httpsOnly } from './https-only.js';
 
-/** One request the client sent and the answer the audit's endpoint gave it. */
-export interface ClientExchange {
-  readonly examined: ExaminedRequest;
-  /** How the request arrived: over TLS or plain HTTP (absent: not recorded). */
-  readonly transport?: 'tls' | 'plain';
-  readonly response?: RecordedResponse;
-}
-
-export interface ClientAuditContext {
-  /** Where the client was told to call (PAYCONFORM_BASE_URL). */
-  readonly baseUrl: string;
-  readonly exchanges: readonly ClientExchange[];
-  /** What happened to the client command (`--exec`), for the report. */
-  readonly commandNote?: string;
-  /** Set when the client command did not exit by itself with code 0 (crashed, exited non-zero, timed out). */
-  readonly commandFailure?: string;
-  /** The endpoint served HTTPS (`--tls`; plain HTTP on a second port), so the transport of each request is judged. */
-  readonly tls?: boolean;
-}
+export type { ClientAuditContext, ClientExchange } from './context.js';
 
 interface RuleMeta {
   readonly title: string;

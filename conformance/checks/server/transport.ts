@@ -3,7 +3,7 @@
 // the target (a test proxy, a tunnel), not which scheme the service offers its users; loopback targets over plain
 // HTTP are accepted for local testing.
 import { pass, violation } from '../../check.js';
-import { isLoopbackTarget } from '../../http-client.js';
+import { isLoopbackTarget } from '../../../net/loopback.js';
 import { serverCheck } from './context.js';
 
 const httpsOnly = serverCheck({

@@ -1,6 +1,6 @@
 // Serves the audit's webhook public key as the service does: `GET /.well-known/signature/pem`, the trimmed PEM body.
-import { listen } from '../../../server/listen.js';
-import { createHttpServer, type ServerTls } from '../../../server/tls.js';
+import { listen } from '../../../net/listen.js';
+import { createHttpServer, type ServerTls } from '../../../net/tls.js';
 import { endpointSpecs } from '../../client-audit/endpoints.js';
 
 export interface RunningKeyServer {

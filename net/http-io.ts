@@ -6,7 +6,7 @@ import {
   type FieldLines,
   type HttpRequest,
 } from '../src/http/message.js';
-import { HttpError } from './error-body.js';
+import { HttpError } from './http-error.js';
 import { arrivedOverTls } from './tls.js';
 
 /** The client closed or reset the connection (or the server's request timeout did) before the body ended. */
