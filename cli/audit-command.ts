@@ -5,20 +5,14 @@ import { packageVersion } from './version.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CliIo } from './io.js';
 import { EXIT, UsageError } from './io.js';
-import { PayconformError } from '../src/errors.js';
 import type { Check } from '../conformance/check.js';
 import { parseHostPort } from '../conformance/config.js';
 import { shellQuote } from '../conformance/curl.js';
-import {
-  ConformanceSetupError,
-  parseLevelFilter,
-  selectChecks,
-  type LevelFilter,
-} from '../conformance/engine.js';
+import { ConformanceSetupError, selectChecks, type LevelFilter } from '../conformance/engine.js';
 import type { RunSubscriber } from '../conformance/events.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
 import { createConsoleReporter } from '../conformance/reporters/console.js';
-import { parseReportSpecs, writeReports, type ReportSpec } from '../conformance/reports.js';
+import { parseLevelFilter, parseReportSpecs, writeReports, type ReportSpec } from './reports.js';
 import { loadCatalogue } from '../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../conformance/result.js';
 
@@ -96,15 +90,8 @@ export function parseAuditArgs(
       `${error instanceof Error ? error.message : String(error)}\n${spec.usage}`,
     );
   }
-  let reports: ReportSpec[];
-  let level: LevelFilter;
-  try {
-    reports = parseReportSpecs((values['report'] as string[] | undefined) ?? []);
-    level = parseLevelFilter((values['level'] as string | undefined) ?? 'all');
-  } catch (error) {
-    if (error instanceof PayconformError) throw new UsageError(error.message);
-    throw error;
-  }
+  const reports: ReportSpec[] = parseReportSpecs((values['report'] as string[] | undefined) ?? []);
+  const level: LevelFilter = parseLevelFilter((values['level'] as string | undefined) ?? 'all');
   const onlyText = values['only'];
   const only = typeof onlyText === 'string' ? parseList(onlyText) : undefined;
   if (only !== undefined && only.length === 0)

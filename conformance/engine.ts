@@ -55,7 +55,7 @@ export interface RunOptions<Ctx> {
 }
 
 /** A suite or selection that cannot run: duplicate or malformed ids, unknown requirements, unknown `--only` ids. */
-export class ConformanceSetupError extends PayconformError {
+export class ConformanceSetupError extends PayconformError<'CONFORMANCE_SETUP'> {
   override name = 'ConformanceSetupError';
   readonly problems: readonly string[];
   constructor(problems: readonly string[]) {
@@ -113,13 +113,6 @@ export function selectChecks<Ctx>(
   return checks.filter(
     (c) => (wanted === undefined || wanted.has(c.id)) && levels.includes(c.level),
   );
-}
-
-/** Parses the `--level` value. */
-export function parseLevelFilter(value: string): LevelFilter {
-  const v = value.toLowerCase();
-  if (v === 'must' || v === 'should' || v === 'all') return v;
-  throw new PayconformError('USAGE', `--level must be one of must, should, all (got "${value}")`);
 }
 
 const info = (c: Check<unknown>): CheckInfo => ({
@@ -263,7 +256,12 @@ async function runOne<Ctx>(
   }
 }
 
-/** Runs a suite and returns its summary. Throws only `ConformanceSetupError` (before anything runs). */
+/**
+ * Runs a suite and returns its summary. Throws only `ConformanceSetupError` (before anything runs).
+ * @example
+ * const summary = await runChecks({ checks: webhookChecks, role: 'receiver', context });
+ * process.exitCode = exitCodeFor(summary);
+ */
 export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSummary> {
   const catalogue = options.catalogue ?? loadCatalogue();
   const redactor = options.redactor ?? createRedactor();

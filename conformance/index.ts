@@ -1,4 +1,6 @@
-// The conformance framework's public surface: what check writers and audit commands import.
+// The conformance library's public surface, named: what a user needs to write a check (the Check shape, findings,
+// signing helpers), embed the engine (runChecks, events, results, exit codes, reporters, redaction, config) or run
+// one of the three suites (server, client, webhook receiver). The pieces the suites are built from stay internal.
 export type {
   Check,
   CheckRole,
@@ -15,7 +17,6 @@ export type { CheckResult, EvidenceView, GradedFinding, Outcome, RunSummary } fr
 export type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
 export {
   ConformanceSetupError,
-  parseLevelFilter,
   runChecks,
   selectChecks,
   validateSuite,
@@ -37,7 +38,6 @@ export {
   type RedactorSecrets,
 } from './redact.js';
 export {
-  completeHeaders,
   sendRequest,
   type ExchangeError,
   type ExchangeErrorCode,
@@ -45,10 +45,7 @@ export {
   type RecordedExchange,
   type SendOptions,
 } from './http-client.js';
-export { isLoopbackTarget } from '../net/loopback.js';
-export { curlFor } from './curl.js';
 export {
-  availableFields,
   loadConfig,
   resolveConfig,
   SecretValue,
@@ -62,14 +59,7 @@ export {
   type Catalogue,
   type Requirement,
 } from './requirements.js';
-export {
-  parseReportSpec,
-  parseReportSpecs,
-  renderReport,
-  writeReports,
-  type ReportFormat,
-  type ReportSpec,
-} from './reports.js';
+export { REPORT_FORMATS, renderReport, type ReportFormat } from './reporters/render.js';
 export { createConsoleReporter, renderConsoleSummary } from './reporters/console.js';
 export { renderJsonReport, toJsonReport, REPORT_VERSION } from './reporters/json.js';
 export { renderJunitReport } from './reporters/junit.js';
@@ -78,13 +68,10 @@ export {
   diagnoseContentDigest,
   diagnoseSignature,
   diffBases,
-  reserialisedBodies,
-  signatureMistakes,
   type BaseLineDifference,
   type ContentDigestDiagnosis,
   type DiagnoseOptions,
   type SignatureDiagnosis,
-  type SignatureMistakeId,
 } from './diagnose-signature.js';
 export {
   startWebhookListener,
@@ -100,11 +87,7 @@ export {
   serverCheck,
   signBroken,
   signCorrectly,
-  withoutHeaders,
-  CONCURRENT_COPIES,
   type AuditCredentials,
-  type Breakage,
-  type KnownTimings,
   type ServerAuditContext,
   type ServerCheck,
   type ServerCheckId,
@@ -112,19 +95,14 @@ export {
 // Client audit: the verifying endpoint, the per-request rules, and the checks over what it recorded.
 export {
   clientChecks,
-  clientRuleMeta,
-  ruleFindings,
   type ClientAuditContext,
   type ClientExchange,
 } from './checks/client/index.js';
 export {
   CLIENT_RULE_IDS,
-  ClientSession,
   type ClientCredentials,
   type ClientRuleId,
-  type ClientSessionOptions,
   type ExaminedRequest,
-  type RuleOutcome,
 } from './client-audit/evaluate-request.js';
 export {
   clientCommandEnv,
@@ -136,22 +114,6 @@ export {
   type ClientCommand,
   type StartClientAuditBackend,
 } from './client-audit/serve-client-audit.js';
-export {
-  startVerifyingEndpoint,
-  type ForwardedRequest,
-  type RunningVerifyingEndpoint,
-  type VerifyingEndpointOptions,
-} from './client-audit/verifying-endpoint.js';
-export {
-  endpointSpecs,
-  matchEndpoint,
-  mediaTypeOf,
-  PAYOUT_MEDIA_TYPE,
-  REFUND_MEDIA_TYPE,
-  type ClientEndpoint,
-  type EndpointMatch,
-  type EndpointSpec,
-} from './client-audit/endpoints.js';
 // Webhook-receiver audit: the checks, the signed cases they send, and the key endpoint the receiver fetches.
 export {
   webhookCases,
@@ -160,8 +122,4 @@ export {
   type WebhookAuditContext,
   type WebhookKind,
 } from './checks/webhooks/index.js';
-export {
-  PUBLIC_KEY_PATH,
-  startKeyServer,
-  type RunningKeyServer,
-} from './checks/webhooks/key-server.js';
+export { startKeyServer, type RunningKeyServer } from './checks/webhooks/key-server.js';

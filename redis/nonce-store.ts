@@ -17,6 +17,10 @@ export interface RedisNonceStoreOptions {
  * from any number of processes on one Redis, exactly one gets `OK`. Expiry is Redis's own, so memory is bounded by
  * the validity window. Every failure (unreachable, timeout, error reply) rejects the promise; `verifyRequest` turns
  * that into NONCE_STORE_UNAVAILABLE, so nothing is accepted without a recorded nonce.
+ * @example
+ * const client = await connectRedis('redis://127.0.0.1:6379');
+ * const nonceStore = new RedisNonceStore({ client });
+ * const result = await verifyRequest(request, { nonceStore, resolveApplication });
  */
 export class RedisNonceStore implements NonceStore {
   readonly #client: RedisCommander;

@@ -1,7 +1,9 @@
-// payconform's public surface, by layer: generic below, specific above. Everything public is re-exported here.
+// payconform's public surface, by layer: generic below, specific above. Every name is listed (no `export *`), so
+// the surface can be read on one screen and nothing internal leaks out by accident.
 
 // Shared types
-export { PayconformError } from './errors.js';
+export { PayconformError, type PayconformErrorCode } from './errors.js';
+export type { ErrorCatalogue, ErrorCodeEntry } from './error-catalogue.js';
 export {
   fieldLinesFromRaw,
   getFieldValues,
@@ -49,8 +51,36 @@ export {
 } from './digest/content-digest.js';
 
 // Keys and Ed25519 backends
-export * from './keys/index.js';
-export * from './ed25519/index.js';
+export {
+  assertSingleDerSequence,
+  decodeStrictBase64,
+  ed25519PrivateKeyFromSeed,
+  encodeBase64,
+  exportEd25519PrivateKeyDer,
+  exportEd25519PrivateKeyPem,
+  exportEd25519PublicKeyBase64,
+  exportEd25519PublicKeyDer,
+  exportEd25519PublicKeyPem,
+  exportEd25519SeedBase64,
+  formatPem,
+  generateEd25519PrivateKey,
+  KeyFormatError,
+  type KeyFormatErrorCode,
+  looksLikePem,
+  parseEd25519PrivateKey,
+  parseEd25519PublicKey,
+  parsePem,
+  type PemBlock,
+} from './keys/index.js';
+export {
+  defaultBackend,
+  type Ed25519Backend,
+  type Ed25519PrivateKey,
+  type Ed25519PublicKey,
+  isSmallOrderEncoding,
+  nobleBackend,
+  nodeBackend,
+} from './ed25519/index.js';
 
 // RFC 9421 HTTP Message Signatures (generic)
 export {
@@ -141,8 +171,123 @@ export {
 } from './profile/verify-request.js';
 
 // Webhook signatures (SHA256withRSA)
-export * from './webhooks/index.js';
+export {
+  exportRsaPrivateKeyPem,
+  exportRsaPublicKeyPem,
+  exportTrimmedPublicKeyPem,
+  generateWebhookKeyPair,
+  MAX_AUTHORIZATION_LENGTH,
+  type ParsedRsaPrivateKey,
+  type ParsedRsaPublicKey,
+  parseRsaPrivateKey,
+  parseRsaPublicKey,
+  type RsaKeyPolicy,
+  type RsaPrivateKeyInput,
+  type RsaPublicKeyInput,
+  signWebhook,
+  verifyWebhook,
+  WEBHOOK_SIGNATURE_ALGORITHM,
+  type WebhookErrorCode,
+  webhookErrorCodes,
+  type WebhookVerifyResult,
+} from './webhooks/index.js';
 
 // Payload validation (JSON Schemas) and business rules
-export * from './schemas/index.js';
-export * from './rules/index.js';
+export {
+  type Account,
+  type AccountIdentification,
+  type AccountIdentificationType,
+  accountIdentificationTypes,
+  type CopStatus,
+  copStatuses,
+  type ErrorBody,
+  escapePointerToken,
+  getRegisteredSchema,
+  getSchemaValidator,
+  isOneOf,
+  isPayloadKind,
+  type JsonParseError,
+  type JsonTextResult,
+  parseJsonBytes,
+  parseJsonText,
+  type PayloadKind,
+  payloadKinds,
+  payloadSchemaId,
+  type PayloadTypes,
+  type PaymentRefundData,
+  type PaymentRequestDetails,
+  type PaymentStatus,
+  paymentStatuses,
+  type PaymentWebhook,
+  type PaymentWebhookStatus,
+  paymentWebhookStatuses,
+  type Payout,
+  type PayoutCreateRequest,
+  type PayoutDestination,
+  type PayoutStatus,
+  payoutStatuses,
+  type PayoutWebhook,
+  type PayoutWebhookDestination,
+  type PayoutWebhookStatus,
+  payoutWebhookStatuses,
+  type Refund,
+  type RefundDestination,
+  type RefundRequest,
+  type RefundRequestDetails,
+  type RefundStatus,
+  refundStatuses,
+  type RefundWebhook,
+  type RefundWebhookDestination,
+  type RegisteredSchema,
+  registeredSchemaIds,
+  SCHEMA_BASE,
+  schemaRegistry,
+  type SchemaViolation,
+  type TextValidationResult,
+  validateAgainst,
+  validatePayload,
+  type ValidatePayloadOptions,
+  validatePayloadText,
+  type ValidationResult,
+} from './schemas/index.js';
+export {
+  activeRefundStatuses,
+  addDecimals,
+  autoCommitCopStatuses,
+  cancelPayout,
+  checkRefund,
+  commitPayout,
+  compareDecimals,
+  countedRefundStatuses,
+  type Decimal,
+  type DecimalInput,
+  type DecimalResult,
+  decimalsEqual,
+  decimalToNumber,
+  formatDecimal,
+  holdingCopStatuses,
+  initialPayoutStatus,
+  type InitialPayoutStatusInput,
+  isCopStatus,
+  isOriginalPayerAccount,
+  isPositive,
+  MAX_DECIMAL_DIGITS,
+  normalizeDecimal,
+  parseDecimal,
+  type ParseDecimalOptions,
+  PAYOUT_CANCEL_STATUS_REASON,
+  type PayoutStateFields,
+  type PayoutTransitionRefusal,
+  type PayoutTransitionResult,
+  REFUND_AMOUNT_MAX_SCALE,
+  type RefundCheck,
+  type RefundCheckInput,
+  refundDestinationFromPayer,
+  type RefundDestinationResult,
+  type RefundRefusalCode,
+  refundRefusalStatus,
+  subtractDecimals,
+  sumDecimals,
+  toDecimal,
+  ZERO,
+} from './rules/index.js';

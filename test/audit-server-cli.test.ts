@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { main } from '../cli/main.js';
 import { serverChecks } from '../conformance/checks/server/index.js';
-import { renderReport } from '../conformance/reports.js';
+import { renderReport } from '../conformance/reporters/render.js';
 import { exportEd25519SeedBase64 } from '../src/keys/index.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { startReferenceService, type RunningReferenceService } from '../server/index.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notApplicable, pass, skip, violation, type Check } from '../conformance/check.js';
 import { runChecks } from '../conformance/engine.js';
-import { parseReportSpec, parseReportSpecs, writeReports } from '../conformance/reports.js';
+import { parseReportSpec, parseReportSpecs, writeReports } from '../cli/reports.js';
 import { createConsoleReporter, useColour } from '../conformance/reporters/console.js';
 import { renderHtmlReport } from '../conformance/reporters/html.js';
 import { renderJsonReport } from '../conformance/reporters/json.js';

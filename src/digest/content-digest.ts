@@ -52,7 +52,11 @@ export function digestText(text: string, algorithm: DigestAlgorithm): Uint8Array
     : nodeCrypto.createHash(NODE_HASH[algorithm]).update(text, 'utf8').digest();
 }
 
-/** The Content-Digest field value for `body`, e.g. `sha-512=:...:`, members in the order given. */
+/**
+ * The Content-Digest field value for `body`, e.g. `sha-512=:...:`, members in the order given.
+ * @example
+ * computeContentDigest(new TextEncoder().encode('{"hello": "world"}')); // 'sha-512=:WZDPaVn…:'
+ */
 export function computeContentDigest(
   body: Uint8Array,
   algorithms: readonly DigestAlgorithm[] = ['sha-512'],
@@ -163,6 +167,9 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 /**
  * Verifies a Content-Digest value against the exact body bytes. Members with algorithms outside `accept` are
  * ignored (RFC 9530 §2); at least one accepted algorithm must be present, and every accepted one must match.
+ * @example
+ * const result = verifyContentDigest(contentDigestHeaderValue, rawBody);
+ * if (!result.ok) console.log(result.code);
  */
 export function verifyContentDigest(
   value: string,

@@ -1,9 +1,9 @@
 // Typed error for key material that is not in an accepted form; messages never echo key bytes.
 
-import { PayconformError } from '../errors.js';
+import { PayconformError, type KeyFormatErrorCode } from '../errors.js';
 
 /** Stable codes carried by {@link KeyFormatError} (public API). */
-export type KeyFormatErrorCode = 'KEY_FORMAT_INVALID' | 'KEY_TYPE_UNSUPPORTED';
+export type { KeyFormatErrorCode };
 
 /**
  * The key text or bytes are not an accepted encoding (`KEY_FORMAT_INVALID`), or they hold a

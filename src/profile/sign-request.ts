@@ -62,6 +62,9 @@ export function applySignedHeaders(
  * Signs `request` for the payments service. Pure and deterministic when `created` and `nonce` are given.
  * Throws TypeError on misuse (bad credentials or options, a body on GET/DELETE) and PayconformError when the
  * request cannot be signed (e.g. a non-ASCII covered header, a bad URL).
+ * @example
+ * const { request: signed } = signRequest(request, { applicationId, applicationSecret, keyId, privateKey });
+ * await fetch(signed.url, { method: signed.method, headers: signed.headers, body: signed.body });
  */
 export function signRequest(
   request: HttpRequest,

@@ -1,5 +1,7 @@
 // The stable, documented verification error codes and the spec step (Server verification order, 1-12) of each.
 
+import type { ErrorCodeEntry } from '../error-catalogue.js';
+
 export const verifyErrorCodes = Object.freeze({
   REQUEST_MALFORMED: {
     step: 1,
@@ -148,9 +150,6 @@ export const verifyErrorCodes = Object.freeze({
     steps: [10],
     description: 'The Ed25519 signature does not verify over the rebuilt signature base.',
   },
-} as const satisfies Record<
-  string,
-  { step: number; steps: readonly number[]; description: string }
->);
+} as const satisfies Record<string, ErrorCodeEntry & { step: number; steps: readonly number[] }>);
 
 export type VerifyErrorCode = keyof typeof verifyErrorCodes;

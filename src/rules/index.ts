@@ -1,5 +1,54 @@
 // Public surface of the business rules: payout status and transitions, refund eligibility and destination, money.
-export * from './money.js';
-export * from './payout-status.js';
-export * from './refund-eligibility.js';
-export * from './refund-destination.js';
+export {
+  addDecimals,
+  compareDecimals,
+  type Decimal,
+  type DecimalInput,
+  type DecimalResult,
+  decimalsEqual,
+  decimalToNumber,
+  formatDecimal,
+  isPositive,
+  MAX_DECIMAL_DIGITS,
+  normalizeDecimal,
+  parseDecimal,
+  type ParseDecimalOptions,
+  subtractDecimals,
+  sumDecimals,
+  toDecimal,
+  ZERO,
+} from './money.js';
+export {
+  autoCommitCopStatuses,
+  cancelPayout,
+  commitPayout,
+  type CopStatus,
+  copStatuses,
+  holdingCopStatuses,
+  initialPayoutStatus,
+  type InitialPayoutStatusInput,
+  isCopStatus,
+  PAYOUT_CANCEL_STATUS_REASON,
+  type PayoutStateFields,
+  type PayoutStatus,
+  payoutStatuses,
+  type PayoutTransitionRefusal,
+  type PayoutTransitionResult,
+  type PayoutWebhookStatus,
+  payoutWebhookStatuses,
+} from './payout-status.js';
+export {
+  activeRefundStatuses,
+  checkRefund,
+  countedRefundStatuses,
+  REFUND_AMOUNT_MAX_SCALE,
+  type RefundCheck,
+  type RefundCheckInput,
+  type RefundRefusalCode,
+  refundRefusalStatus,
+} from './refund-eligibility.js';
+export {
+  isOriginalPayerAccount,
+  refundDestinationFromPayer,
+  type RefundDestinationResult,
+} from './refund-destination.js';

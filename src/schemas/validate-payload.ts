@@ -31,7 +31,12 @@ function checkKind(kind: PayloadKind): void {
   }
 }
 
-/** Validates a parsed payload. Throws TypeError only for an unknown kind (a caller's mistake). */
+/**
+ * Validates a parsed payload. Throws TypeError only for an unknown kind (a caller's mistake).
+ * @example
+ * const result = validatePayload('payout-create-request', JSON.parse(text));
+ * if (!result.valid) console.log(result.errors);
+ */
 export function validatePayload(
   kind: PayloadKind,
   value: unknown,

@@ -21,6 +21,9 @@ function toParsedPrivateKey(key: RsaPrivateKeyInput): ParsedRsaPrivateKey {
  * Returns the full `Authorization` header value, `SHA256withRSA <base64>`: RSASSA-PKCS1-v1_5 with
  * SHA-256 (RFC 8017 §8.2) over exactly `rawBody`. Send those same bytes as the body. Throws
  * KeyFormatError for an unusable key, TypeError when the body is not bytes.
+ * @example
+ * const body = Buffer.from(JSON.stringify(payload));
+ * await fetch(url, { method: 'POST', headers: { authorization: signWebhook(body, privateKeyPem) }, body });
  */
 export function signWebhook(rawBody: Uint8Array, privateKey: RsaPrivateKeyInput): string {
   if (!(rawBody instanceof Uint8Array)) {

@@ -50,6 +50,9 @@ function resolveKey(
  * length (`SIGNATURE_MALFORMED`), then RSASSA-PKCS1-v1_5 with SHA-256 over exactly `rawBody`
  * (`SIGNATURE_INVALID`). `rawBody` must be the bytes as received: re-serialised JSON fails.
  * Returns a result; throws only a TypeError when `rawBody` is not a Uint8Array (caller misuse).
+ * @example
+ * const result = verifyWebhook(rawBody, req.headers.authorization, servicePublicKeyPem);
+ * if (!result.ok) return res.writeHead(401).end(); // result.code says why
  */
 export function verifyWebhook(
   rawBody: Uint8Array,

@@ -1,15 +1,16 @@
-// `--report FORMAT:PATH` parsing, rendering by format, and writing report files (the command edge calls this).
+// `--report FORMAT:PATH` parsing, rendering by format, and writing report files: flag knowledge, so it lives in the
+// command line, not in the conformance library (whose reporters render a summary and know no flags).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { PayconformError } from '../src/errors.js';
-import type { Catalogue } from './requirements.js';
-import type { RunSummary } from './result.js';
-import { renderHtmlReport } from './reporters/html.js';
-import { renderJsonReport } from './reporters/json.js';
-import { renderJunitReport } from './reporters/junit.js';
-
-export const REPORT_FORMATS = ['json', 'junit', 'html'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
+import { UsageError } from './io.js';
+import type { LevelFilter } from '../conformance/engine.js';
+import type { Catalogue } from '../conformance/requirements.js';
+import type { RunSummary } from '../conformance/result.js';
+import {
+  REPORT_FORMATS,
+  renderReport,
+  type ReportFormat,
+} from '../conformance/reporters/render.js';
 
 export interface ReportSpec {
   readonly format: ReportFormat;
@@ -17,25 +18,18 @@ export interface ReportSpec {
   readonly path: string;
 }
 
-/** Parses one `--report` value (`json:out/report.json`, `junit:-`). Throws PayconformError `REPORT_SPEC_INVALID`. */
+/** Parses one `--report` value (`json:out/report.json`, `junit:-`). Throws UsageError. */
 export function parseReportSpec(value: string): ReportSpec {
   const colon = value.indexOf(':');
   const usage = `expected FORMAT:PATH with FORMAT one of ${REPORT_FORMATS.join(', ')} (e.g. json:report.json)`;
-  if (colon <= 0) throw new PayconformError('REPORT_SPEC_INVALID', `--report "${value}": ${usage}`);
+  if (colon <= 0) throw new UsageError(`--report "${value}": ${usage}`);
   const format = value.slice(0, colon).toLowerCase();
   const path = value.slice(colon + 1);
   if (!(REPORT_FORMATS as readonly string[]).includes(format))
-    throw new PayconformError(
-      'REPORT_SPEC_INVALID',
-      `--report "${value}": unknown format "${format}"; ${usage}`,
-    );
-  if (path.length === 0)
-    throw new PayconformError('REPORT_SPEC_INVALID', `--report "${value}": missing PATH; ${usage}`);
+    throw new UsageError(`--report "${value}": unknown format "${format}"; ${usage}`);
+  if (path.length === 0) throw new UsageError(`--report "${value}": missing PATH; ${usage}`);
   if (path.includes('\0'))
-    throw new PayconformError(
-      'REPORT_SPEC_INVALID',
-      `--report "${value}": PATH contains a NUL character`,
-    );
+    throw new UsageError(`--report "${value}": PATH contains a NUL character`);
   return { format: format as ReportFormat, path };
 }
 
@@ -44,27 +38,8 @@ export function parseReportSpecs(values: readonly string[]): ReportSpec[] {
   const specs = values.map(parseReportSpec);
   const paths = specs.map((s) => s.path);
   const dup = paths.find((p, i) => paths.indexOf(p) !== i);
-  if (dup !== undefined)
-    throw new PayconformError(
-      'REPORT_SPEC_INVALID',
-      `--report: two reports would write to "${dup}"`,
-    );
+  if (dup !== undefined) throw new UsageError(`--report: two reports would write to "${dup}"`);
   return specs;
-}
-
-export function renderReport(
-  format: ReportFormat,
-  summary: RunSummary,
-  catalogue?: Catalogue,
-): string {
-  switch (format) {
-    case 'json':
-      return renderJsonReport(summary);
-    case 'junit':
-      return renderJunitReport(summary);
-    case 'html':
-      return renderHtmlReport(summary, catalogue ? { catalogue } : {});
-  }
 }
 
 export interface ReportWriteFailure {
@@ -96,4 +71,11 @@ export async function writeReports(
     }
   }
   return failures;
+}
+
+/** Parses the `--level` value. */
+export function parseLevelFilter(value: string): LevelFilter {
+  const v = value.toLowerCase();
+  if (v === 'must' || v === 'should' || v === 'all') return v;
+  throw new UsageError(`--level must be one of must, should, all (got "${value}")`);
 }
