@@ -165,7 +165,7 @@ function findSecretFields(value: unknown, path: string, out: string[], depth = 0
 }
 
 /** Normalises an amount (JSON number or decimal string) to a decimal string, or undefined when not a plain decimal. */
-export function normaliseAmount(amount: number | string): string | undefined {
+export function normalizeAmount(amount: number | string): string | undefined {
   if (typeof amount === 'string')
     return /^(?:0|[1-9]\d{0,14})(?:\.\d{1,10})?$/.test(amount) ? amount : undefined;
   if (!Number.isFinite(amount) || amount <= 0) return undefined;
@@ -255,7 +255,7 @@ export function resolveConfig(
   }
   const settled: Array<{ paymentId: string; amount: string; payer?: PayerAccount }> = [];
   for (const [i, p] of (file.payments?.settled ?? []).entries()) {
-    const amount = normaliseAmount(p.amount);
+    const amount = normalizeAmount(p.amount);
     if (amount === undefined)
       return {
         ok: false,

@@ -204,7 +204,7 @@ const titleCase = (name: string): string =>
   name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
 
 /** Other serialisations of a JSON body that clients produce by parsing and re-serialising it. */
-export function reserialisedBodies(
+export function reserializedBodies(
   body: Uint8Array,
 ): Array<{ readonly how: string; readonly bytes: Uint8Array }> {
   let text: string;
@@ -333,7 +333,7 @@ function alternatives(draft: Draft, request: HttpRequest): Alternative[] {
   }
 
   const contentLength = lineValue(draft, 'content-length');
-  const variants = reserialisedBodies(request.body);
+  const variants = reserializedBodies(request.body);
   if (contentLength !== undefined) {
     const lengths = new Map<string, string>([
       [
@@ -668,7 +668,7 @@ export function diagnoseContentDigest(
   const same = (bytes: Uint8Array): boolean =>
     Buffer.from(digestBytes(bytes, 'sha-512')).equals(Buffer.from(got));
   if (same(body)) return { status: 'matches' };
-  for (const v of reserialisedBodies(body)) {
+  for (const v of reserializedBodies(body)) {
     if (same(v.bytes)) {
       return {
         status: 'found',

@@ -2,7 +2,7 @@
 // endpoints (as `payconform serve` does): the CoP destinations from /sandbox/cop-triggers, the settled and
 // unsettled payments from /sandbox/payments, the pay-in account and merchant id from /sandbox/applications. What the config states always wins; nothing is invented.
 import type { ConformanceConfig, CopStatusKey, PayoutDestinationConfig } from './config.js';
-import { COP_STATUS_KEYS, normaliseAmount } from './config.js';
+import { COP_STATUS_KEYS, normalizeAmount } from './config.js';
 import { sendRequest } from './http-client.js';
 
 export interface Discovery {
@@ -118,7 +118,7 @@ export async function discoverFromSandbox(
         const untouched = !Array.isArray(p['refunds']) || p['refunds'].length === 0;
         const amount =
           typeof p['amount'] === 'number' || typeof p['amount'] === 'string'
-            ? normaliseAmount(p['amount'])
+            ? normalizeAmount(p['amount'])
             : undefined;
         if (p['status'] === 'SETTLED' && untouched && amount !== undefined)
           settled.push({ paymentId: p['paymentId'], amount });

@@ -8,7 +8,7 @@ import {
   availableFields,
   describeNeed,
   loadConfig,
-  normaliseAmount,
+  normalizeAmount,
   parseHostPort,
   resolveConfig,
 } from '../conformance/config.js';
@@ -210,11 +210,11 @@ describe('loadConfig', () => {
 });
 
 describe('helpers', () => {
-  it('normaliseAmount and parseHostPort', () => {
-    expect(normaliseAmount(0.1)).toBe('0.1');
-    expect(normaliseAmount('007')).toBeUndefined();
-    expect(normaliseAmount(-1)).toBeUndefined();
-    expect(normaliseAmount(Number.NaN)).toBeUndefined();
+  it('normalizeAmount and parseHostPort', () => {
+    expect(normalizeAmount(0.1)).toBe('0.1');
+    expect(normalizeAmount('007')).toBeUndefined();
+    expect(normalizeAmount(-1)).toBeUndefined();
+    expect(normalizeAmount(Number.NaN)).toBeUndefined();
     expect(parseHostPort('[::1]:8080')).toEqual({ host: '::1', port: 8080 });
     expect(parseHostPort('localhost')).toBeUndefined();
   });
