@@ -1,7 +1,7 @@
 // `npm run bench`: runs every benchmark suite in one process, then prints a table and the ratios within this run.
 // `--json` prints one `{ "name": ..., "opsPerSec": ... }` line per benchmark on stdout and nothing else.
 // Usage: tsx bench/run.ts [--json] [--iterations N] [--warmup N] [--max-ms T] [--rounds R] [--server-requests N]
-//        [--server-rounds R] [--server-rate R]
+//        [--server-rounds R] [--server-rate R] [--explore-seconds S]
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,7 @@ const USAGE = `usage: npm run bench -- [--json] [--iterations N] [--warmup N] [-
   --server-requests N  signed payouts per server round over loopback (default ${SERVER_DEFAULTS.requests}; 0 skips the server benchmark)
   --server-rounds R    alternating server rounds; the best of each is shown (default ${SERVER_DEFAULTS.rounds})
   --server-rate R      requests/s offered to each server for the p50/p99 latency rows (default ${SERVER_DEFAULTS.rate}; 0 skips them)
+  --explore-seconds S  seconds of exploring for each explorer row (embedded, serve over loopback; default 5; 0 skips)
 `;
 
 const LIMITS = {
@@ -51,6 +52,7 @@ const LIMITS = {
   'server-requests': 100_000,
   'server-rounds': 10,
   'server-rate': 20_000,
+  'explore-seconds': 120,
 } as const;
 
 class UsageError extends Error {}
@@ -78,7 +80,9 @@ interface ServerOptions {
 
 function parseOptions(
   argv: readonly string[],
-): { json: boolean; harness: HarnessOptions; server: ServerOptions } | 'help' {
+):
+  | { json: boolean; harness: HarnessOptions; server: ServerOptions; exploreSeconds: number }
+  | 'help' {
   let values;
   try {
     ({ values } = parseArgs({
@@ -93,6 +97,7 @@ function parseOptions(
         'server-requests': { type: 'string' },
         'server-rounds': { type: 'string' },
         'server-rate': { type: 'string' },
+        'explore-seconds': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -120,25 +125,17 @@ function parseOptions(
       rounds: integerOption(values['server-rounds'], 'server-rounds', SERVER_DEFAULTS.rounds, 1),
       rate: integerOption(values['server-rate'], 'server-rate', SERVER_DEFAULTS.rate, 0),
     },
+    exploreSeconds: integerOption(values['explore-seconds'], 'explore-seconds', 5, 0),
   };
 }
 
-/** Runs bench/reference-service.ts in a child process (bounded by a timeout) and reads its JSON lines. */
-function runServerBenchmark(options: ServerOptions): Promise<ServerRow[]> {
-  const script = fileURLToPath(new URL('./reference-service.ts', import.meta.url));
-  const args = [
-    ...process.execArgv,
-    script,
-    '--json',
-    '--requests',
-    String(options.requests),
-    '--rounds',
-    String(options.rounds),
-    '--rate',
-    String(options.rate),
-  ];
+/** Runs a benchmark script in a child process (bounded by a timeout) and returns its stdout lines. */
+function runChildLines(script: string, args: readonly string[], what: string): Promise<string[]> {
+  const path = fileURLToPath(new URL(script, import.meta.url));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...process.execArgv, path, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     const timer = setTimeout(() => child.kill(), SERVER_TIMEOUT_MS);
@@ -146,19 +143,41 @@ function runServerBenchmark(options: ServerOptions): Promise<ServerRow[]> {
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (code !== 0)
-        return reject(new Error(`server benchmark ended with ${signal ?? `exit code ${code}`}`));
-      try {
-        resolve(
-          out
-            .split('\n')
-            .filter((line) => line !== '')
-            .map((line) => JSON.parse(line) as ServerRow),
-        );
-      } catch {
-        reject(new Error('server benchmark printed something other than JSON lines'));
-      }
+        return reject(new Error(`${what} ended with ${signal ?? `exit code ${code}`}`));
+      resolve(out.split('\n').filter((line) => line !== ''));
     });
   });
+}
+
+/** bench/reference-service.ts in a child process: its JSON rows. */
+async function runServerBenchmark(options: ServerOptions): Promise<ServerRow[]> {
+  const lines = await runChildLines(
+    './reference-service.ts',
+    [
+      '--json',
+      '--requests',
+      String(options.requests),
+      '--rounds',
+      String(options.rounds),
+      '--rate',
+      String(options.rate),
+    ],
+    'server benchmark',
+  );
+  try {
+    return lines.map((line) => JSON.parse(line) as ServerRow);
+  } catch {
+    throw new Error('server benchmark printed something other than JSON lines');
+  }
+}
+
+/** bench/explore.ts in a child process: its JSON lines (explored steps per second, embedded and over loopback). */
+function runExploreBenchmark(seconds: number): Promise<string[]> {
+  return runChildLines(
+    './explore.ts',
+    ['--json', '--seconds', String(seconds)],
+    'explore benchmark',
+  );
 }
 
 function serverTable(results: readonly ServerRow[], options: ServerOptions): string {
@@ -247,7 +266,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const { json, harness, server } = parsed;
+  const { json, harness, server, exploreSeconds } = parsed;
   const loaded: BenchmarkSuite[] = [];
   try {
     for (const suite of suites) loaded.push(await suite.load());
@@ -259,15 +278,31 @@ async function main(argv: readonly string[]): Promise<number> {
           process.stderr.write(`  round ${round + 1} ${name}: ${formatOps(ops)} ops/s\n`);
     const measurements = await runBenchmarks(benchmarks, harness, progress);
     const serverResults = server.requests > 0 ? await runServerBenchmark(server) : [];
+    const exploreRows = exploreSeconds > 0 ? await runExploreBenchmark(exploreSeconds) : [];
     if (json) {
       for (const m of measurements)
         process.stdout.write(
           `${JSON.stringify({ name: m.name, opsPerSec: Math.round(m.opsPerSec * 10) / 10 })}\n`,
         );
       for (const r of serverResults) process.stdout.write(`${JSON.stringify(r)}\n`);
+      for (const r of exploreRows) process.stdout.write(`${r}\n`);
     } else {
       process.stdout.write(table(measurements, comparisons, harness));
       if (serverResults.length > 0) process.stdout.write(serverTable(serverResults, server));
+      if (exploreRows.length > 0)
+        process.stdout.write(
+          `\nExplorer (clean service, seed 1, ${exploreSeconds} s each; steps include waits):\n${exploreRows
+            .map((line) => {
+              const r = JSON.parse(line) as {
+                name: string;
+                opsPerSec: number;
+                steps: number;
+                sequences: number;
+              };
+              return `  ${r.name.padEnd(30)} ${String(r.opsPerSec).padStart(8)} steps/s (${r.steps} steps, ${r.sequences} sequences)`;
+            })
+            .join('\n')}\n`,
+        );
     }
     return 0;
   } finally {

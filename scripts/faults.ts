@@ -1,10 +1,20 @@
 // `npm run faults`: the detection table, generated. Each reference-service fault is switched on alone and the whole
 // server audit runs against it; the table lists the checks that fail (or warn) on it. The clean and alt services
 // must show no failure. Exit 1 when a fault is caught by no check or clean/alt fail anything.
+// The explorer column: for the faults only the explorer finds (and for clean and alt), the explorer runs with its
+// default budget on seeds 1..N (--explore-seeds=N, default 10) and the column says in how many it found the fault
+// and the longest shrunk sequence; --explore-all runs it (one seed) for every other fault too.
 import { generateKeyPairSync } from 'node:crypto';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import type { RunSummary } from '../conformance/result.js';
-import { faultCatalogue, type FaultName, type ServiceVariant } from '../server/index.js';
+import { EXPLORE_DEFAULTS, explore } from '../conformance/explore/explorer.js';
+import {
+  explorerFaults,
+  faultCatalogue,
+  type ExplorerFaultName,
+  type FaultName,
+  type ServiceVariant,
+} from '../server/index.js';
 
 const args = process.argv.slice(2);
 const concurrency = Math.max(
@@ -21,6 +31,51 @@ const webhookSigningKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
 interface Row {
   readonly name: string;
   readonly summary: RunSummary;
+  /** The explorer's column. */
+  readonly explored?: string;
+}
+
+const seedsArg = Number(args.find((a) => a.startsWith('--explore-seeds='))?.slice(16) ?? 10);
+const exploreAll = args.includes('--explore-all');
+
+/** Explores a fresh service per seed (its own state, as a user's first run would meet it). */
+async function exploreColumn(
+  faults: readonly FaultName[],
+  variant: ServiceVariant,
+  seeds: number,
+): Promise<string> {
+  let found = 0;
+  let longest = 0;
+  let cost = { payouts: 0, refunds: 0, payments: 0, seconds: 0 };
+  for (let seed = 1; seed <= seeds; seed++) {
+    const target = await startEmbeddedTarget({ faults, variant, webhookSigningKey });
+    try {
+      const o = await explore(
+        target.context,
+        { signal: new AbortController().signal, deadline: Date.now() + 300_000 },
+        { ...EXPLORE_DEFAULTS, seed },
+      );
+      if (o.failure !== undefined) {
+        found++;
+        longest = Math.max(
+          longest,
+          o.failure.steps.filter((st) => !st.command.startsWith('end of sequence')).length,
+        );
+      }
+      cost = {
+        payouts: cost.payouts + o.cost.payouts,
+        refunds: cost.refunds + o.cost.refunds,
+        payments: cost.payments + o.cost.payments,
+        seconds: cost.seconds + o.elapsedMs / 1000,
+      };
+    } finally {
+      await target.close();
+    }
+  }
+  const rate = (n: number): string => (n / Math.max(cost.seconds, 0.001)).toFixed(1);
+  return faults.length === 0
+    ? `${found}/${seeds} seeds with a finding (${rate(cost.payouts)} payouts/s, ${rate(cost.refunds)} refunds/s, ${rate(cost.payments)} payments/s)`
+    : `found in ${found}/${seeds} seeds${found > 0 ? `, shrunk to ≤ ${longest} steps` : ''}`;
 }
 
 async function audit(
@@ -29,11 +84,19 @@ async function audit(
   variant: ServiceVariant,
 ): Promise<Row> {
   const target = await startEmbeddedTarget({ faults, variant, webhookSigningKey });
+  let summary: RunSummary;
   try {
-    return { name, summary: await auditTarget(target) };
+    summary = await auditTarget(target);
   } finally {
     await target.close();
   }
+  const forExplorer =
+    faults.length === 0 || explorerFaults.includes(faults[0] as ExplorerFaultName);
+  const explored =
+    forExplorer || exploreAll
+      ? await exploreColumn(faults, variant, forExplorer ? seedsArg : 1)
+      : undefined;
+  return { name, summary, ...(explored !== undefined ? { explored } : {}) };
 }
 
 /** Runs the jobs `concurrency` at a time, in order of the results. */
@@ -68,8 +131,8 @@ const how = new Map<string, string>(
   faultCatalogue.map((f) => [f.name, 'how' in f ? f.how : 'original']),
 );
 const lines: string[] = [
-  '| Service | Caught by (checks that fail; warnings marked) |',
-  '|---|---|',
+  '| Service | Caught by (checks that fail; warnings marked) | Explorer (`--explore`, default budget) |',
+  '|---|---|---|',
 ];
 for (const r of [clean!, alt!]) {
   const c = r.summary.counts;
@@ -77,20 +140,32 @@ for (const r of [clean!, alt!]) {
     .filter((x) => x.outcome === 'skip')
     .map((x) => `${x.id}: ${x.message}`);
   lines.push(
-    `| **${r.name}** | ${c['fail'] ?? 0} failures, ${c['warn'] ?? 0} warnings${(c['warn'] ?? 0) > 0 ? ` (${caughtBy(r.summary).join(', ')})` : ''}, ${c['pass'] ?? 0} passes, ${c['skip'] ?? 0} skips${skipped.length > 0 ? ` (${skipped.join('; ')})` : ''} |`,
+    `| **${r.name}** | ${c['fail'] ?? 0} failures, ${c['warn'] ?? 0} warnings${(c['warn'] ?? 0) > 0 ? ` (${caughtBy(r.summary).join(', ')})` : ''}, ${c['pass'] ?? 0} passes, ${c['skip'] ?? 0} skips${skipped.length > 0 ? ` (${skipped.join('; ')})` : ''} | ${r.explored ?? 'not run'} |`,
   );
 }
 const uncaught: string[] = [];
 for (const r of faulty) {
   const by = caughtBy(r.summary);
   // A fault of a rule the spec leaves to payconform (SHOULD) is caught by a warning; of a spec sentence, by a failure.
-  if (!by.some((b) => !b.includes('(') || b.endsWith('(warn)'))) uncaught.push(r.name);
-  lines.push(`| \`${r.name}\` (${how.get(r.name) ?? '?'}) | ${by.join(', ') || '**nothing**'} |`);
+  const explorerOnly = explorerFaults.includes(r.name as ExplorerFaultName);
+  const fixedCaught = by.some((b) => !b.includes('(') || b.endsWith('(warn)'));
+  const explorerCaught = r.explored?.startsWith('found in 0/') === false;
+  // An explorer fault must pass every fixed check and be found by the explorer; every other fault by a check.
+  if (explorerOnly ? fixedCaught || !explorerCaught : !fixedCaught) uncaught.push(r.name);
+  lines.push(
+    `| \`${r.name}\` (${how.get(r.name) ?? '?'}) | ${by.join(', ') || '**nothing**'} | ${r.explored ?? '—'} |`,
+  );
 }
 process.stdout.write(
   `${lines.join('\n')}\n\n${faulty.length} faults, ${faulty.length - uncaught.length} failed (or, for payconform's SHOULD choices, warned) by at least one check; clean ${clean!.summary.counts['fail'] ?? 0} and alt ${alt!.summary.counts['fail'] ?? 0} failures (${((Date.now() - started) / 1000).toFixed(0)} s, ${concurrency} at a time).\n`,
 );
+const explorerFalse = [clean!, alt!].some(
+  (r) => r.explored !== undefined && !r.explored.startsWith('0/'),
+);
+if (explorerFalse)
+  process.stderr.write('the explorer reported a finding on the clean or alt service\n');
 const bad =
+  explorerFalse ||
   uncaught.length > 0 ||
   (clean!.summary.counts['fail'] ?? 0) > 0 ||
   (alt!.summary.counts['fail'] ?? 0) > 0 ||

@@ -446,6 +446,64 @@ export const faultCatalogue = [
     breaks: 'Errors: refunding a payment not SETTLED gives 422 UNPROCESSABLE_ENTITY',
     description: 'a refund of an unsettled payment is answered 400 BAD_REQUEST',
   },
+  // Found by the explorer (`audit server --explore`): each shows only for some values, after a wait or in an order,
+  // so every fixed check passes on it; test/explore-faults.test.ts proves the explorer finds each one.
+  {
+    name: 'amount-large-pence-dropped',
+    how: 'explorer',
+    breaks: 'Payout resource: amount is the amount asked',
+    description:
+      'a payout of 1,000.00 or more is stored without its pence (1234.56 becomes 1234.00), in the response and its webhooks',
+  },
+  {
+    name: 'reference-long-truncated',
+    how: 'explorer',
+    breaks: 'Payout resource: reference is the reference asked',
+    description: 'a reference longer than 24 characters is cut to 24 (response and webhooks)',
+  },
+  {
+    name: 'webhook-reference-spaces-stripped',
+    how: 'explorer',
+    breaks: 'Payout webhook payload: payoutReference is the payout reference',
+    description:
+      'payout webhooks carry the reference with its spaces removed (the response keeps them)',
+  },
+  {
+    name: 'hold-skipped-large-amount',
+    how: 'explorer',
+    breaks:
+      'Payout transitions: doNotCommitOnCoPMismatch true with a CoP mismatch holds the payout in AWAITING_COMMIT',
+    description:
+      'with doNotCommitOnCoPMismatch true and a CoP mismatch, a payout of 10,000.00 or more is executed at once (IN_PROGRESS) instead of held',
+  },
+  {
+    name: 'commit-late-resets-cop',
+    how: 'explorer',
+    breaks: 'Payout transitions: on commit copStatus keeps its earlier value',
+    description:
+      'a commit sent more than 500 ms after the payout was created answers (and stores) copStatus FULL_MATCH',
+  },
+  {
+    name: 'cancel-late-no-webhook',
+    how: 'explorer',
+    breaks: 'Payout transitions: each status change produces a payout webhook',
+    description:
+      'a cancel sent more than 500 ms after the payout was created sends no CANCELLED webhook',
+  },
+  {
+    name: 'webhook-amount-of-previous-payout',
+    how: 'explorer',
+    breaks: 'Payout webhook payload: payoutAmount is the payout amount',
+    description:
+      "a payout's webhooks carry the amount of the payout created before it (one resource's data in another's webhook)",
+  },
+  {
+    name: 'refund-cap-large-payment',
+    how: 'explorer',
+    breaks: 'Limits: the sum of all refunds of a payment cannot exceed the payment amount',
+    description:
+      'for a payment of 10,000.00 or more the refund total is compared in whole pounds, so refunds may exceed it by up to 0.99',
+  },
 ] as const satisfies ReadonlyArray<{
   readonly name: string;
   readonly breaks: string;
@@ -455,11 +513,21 @@ export const faultCatalogue = [
 
 export type FaultName = (typeof faultCatalogue)[number]['name'];
 
-/** The faults found by method (they carry `how`); each is proven through the audit check that catches it. */
+/** The faults found by method (they carry `how`); each is proven through the audit check (or the explorer) that catches it. */
 export type MethodFaultName = Extract<
   (typeof faultCatalogue)[number],
   { readonly how: string }
 >['name'];
+
+/** The faults only the explorer finds: every fixed check passes on them (`npm run faults` shows both columns). */
+export type ExplorerFaultName = Extract<
+  (typeof faultCatalogue)[number],
+  { readonly how: 'explorer' }
+>['name'];
+
+export const explorerFaults: readonly ExplorerFaultName[] = faultCatalogue.flatMap((f) =>
+  'how' in f && f.how === 'explorer' ? [f.name as ExplorerFaultName] : [],
+);
 
 export interface FaultDescription {
   readonly name: FaultName;

@@ -30,6 +30,7 @@ import type { StateStore } from './state-store.js';
 import { defaultRetryPolicy, WebhookQueue } from './webhook-delivery.js';
 
 export {
+  explorerFaults,
   faultCatalogue,
   isFaultName,
   listFaults,
@@ -37,6 +38,7 @@ export {
   variantChoices,
   type FaultDescription,
   type FaultName,
+  type ExplorerFaultName,
   type MethodFaultName,
   type ServiceVariant,
 } from './faults.js';

@@ -100,6 +100,9 @@ export interface LifecycleOptions {
 
 export class Lifecycle {
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Fault webhook-amount-of-previous-payout: the amount each payout's webhooks carry, and the last one created. */
+  private readonly leakedAmounts = new Map<string, string>();
+  private previousAmount: string | undefined;
   private closed = false;
   constructor(private readonly o: LifecycleOptions) {
     o.shared?.start((key) => this.step(key));
@@ -115,14 +118,21 @@ export class Lifecycle {
   // --- payouts ---
 
   /** Records a payout status change: webhook (none for AWAITING_COMMIT, which the webhook status list excludes), then timer. */
-  payoutChanged(payout: Payout, initial: boolean): void {
+  payoutChanged(payout: Payout, initial: boolean, silent = false): void {
     const { faults, queue, now } = this.o;
     const dropped =
+      silent ||
       (faults.has('webhook-missing-event') && !initial) ||
       (faults.has('webhook-no-initial-event') && initial);
+    if (initial && faults.has('webhook-amount-of-previous-payout')) {
+      // Fault: the webhooks of this payout carry the amount of the payout created before it.
+      this.leakedAmounts.set(payout.payoutId, this.previousAmount ?? payout.amount);
+      this.previousAmount = payout.amount;
+    }
     if (payout.status !== 'AWAITING_COMMIT' && !dropped) {
       const eventTime = now();
-      const snapshot: Payout = { ...payout };
+      const leaked = this.leakedAmounts.get(payout.payoutId);
+      const snapshot: Payout = { ...payout, ...(leaked !== undefined ? { amount: leaked } : {}) };
       const description = faults.alt
         ? ''
         : (payout.statusReason ?? statusDescriptions[payout.status]);

@@ -194,7 +194,10 @@ export function payoutWebhookPayload(
     payoutId: p.payoutId,
     payoutAmount: new DecimalNumber(p.amount),
     payoutCurrency: p.currency,
-    payoutReference: p.reference,
+    // Fault webhook-reference-spaces-stripped: the webhook's copy of the reference loses its spaces.
+    payoutReference: faults.has('webhook-reference-spaces-stripped')
+      ? p.reference.replace(/ /g, '')
+      : p.reference,
     ...status,
     payoutStatusDescription: description,
     payoutWebhookDeliveryAttempt: attempt,

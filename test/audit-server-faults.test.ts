@@ -167,7 +167,9 @@ describe('checkFaults table', () => {
   });
   it('names a check for every fault of the reference service (every fault is caught)', () => {
     const caught = new Set<string>(Object.values(checkFaults).flat());
-    expect(faultCatalogue.map((f) => f.name).filter((f) => !caught.has(f))).toEqual([]);
+    // The explorer's faults pass every fixed check by design (test/explore-faults.test.ts proves them).
+    const fixed = faultCatalogue.filter((f) => !('how' in f && f.how === 'explorer'));
+    expect(fixed.map((f) => f.name).filter((f) => !caught.has(f))).toEqual([]);
   });
 });
 

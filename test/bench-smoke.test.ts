@@ -37,11 +37,38 @@ const TINY = [
   '1',
   '--max-ms',
   '5000',
+  '--explore-seconds',
+  '0',
   '--server-requests',
   '0',
 ];
 
 describe('npm run bench (bench/run.ts), tiny mode', () => {
+  it('with --explore-seconds, adds the explorer rows: steps/s against the embedded service and a serve process over loopback', () => {
+    const r = runBench([
+      '--json',
+      ...TINY.slice(0, -4),
+      '--server-requests',
+      '0',
+      '--explore-seconds',
+      '1',
+    ]);
+    expect(r.status).toBe(0);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { name: string; opsPerSec: number; steps?: number });
+    const explore = rows.filter((x) => x.name.startsWith('explore-steps-'));
+    expect(explore.map((x) => x.name)).toEqual([
+      'explore-steps-embedded',
+      'explore-steps-loopback-serve',
+    ]);
+    for (const x of explore) {
+      expect(x.opsPerSec).toBeGreaterThan(0);
+      expect(x.steps).toBeGreaterThan(0);
+    }
+  });
+
   it('--json prints exactly one {"name","opsPerSec"} line per benchmark, each positive, and nothing else', () => {
     const r = runBench(['--json', ...TINY]);
     expect(r.stderr).toBe('');

@@ -28,6 +28,13 @@ import {
   type ConformanceConfig,
 } from '../../conformance/config.js';
 import { discoverFromSandbox } from '../../conformance/discover.js';
+import { shellQuote } from '../../conformance/curl.js';
+import {
+  createExploreCheck,
+  EXPLORE_DEFAULTS,
+  parseReplayToken,
+  type ExploreSettings,
+} from '../../conformance/explore/explorer.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { sendRequest } from '../../conformance/http-client.js';
 import { isLoopbackTarget } from '../../net/loopback.js';
@@ -51,7 +58,17 @@ import {
 
 const USAGE = `usage: payconform audit server [--target URL] [--config FILE] [--report FORMAT:PATH ...] [--only ID,...]
        [--level must|should|all] [--fail-on warn|skip] [--allow-skips] [--allow-live] [--timeout-ms N] [--ca FILE]
-       [--verbose]
+       [--explore | --explore-only] [--explore-seconds S] [--explore-runs N] [--explore-seed N]
+       [--explore-replay TOKEN] [--verbose]
+--explore adds the explorer (check explore-model) after the fixed checks; --explore-only runs it alone. It draws
+  sequences of payouts (amounts 0.01 to 1,000,000, varied references, every configured CoP outcome, the flag true,
+  false or left out), commits and cancels (at once or later), waits, and, where the target has payconform's /sandbox/,
+  settled payments and their refunds (partial, all that is left, more than is left, two at once); every answer and
+  webhook is judged against a model of the spec, and a failure is shrunk to the shortest sequence and printed with
+  a token that --explore-replay TOKEN runs again, signing afresh. Budget: --explore-seconds (default ${EXPLORE_DEFAULTS.seconds}) and
+  --explore-runs (default ${EXPLORE_DEFAULTS.runs}), plus up to ${EXPLORE_DEFAULTS.shrinkSeconds} s to shrink a failure; --explore-seed fixes the sequence.
+  Cost to the target: about 2 payouts a second of exploring, and on a sandbox target about 1 payment and 2 refunds a
+  second (the check reports the exact count); mutating, so a non-loopback target needs --allow-live.
 Without --target (or a target in the config or PAYCONFORM_TARGET) the embedded reference service is audited.
 Secrets only from the environment: PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY (base64 seed or PEM).
 Also from the environment or the config: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_MERCHANT_ID, PAYCONFORM_TARGET.
@@ -287,8 +304,18 @@ async function probe(
     : undefined;
 }
 
+/** What `--explore`, `--explore-only` and their options asked for. */
+interface ExploreArgs {
+  readonly only: boolean;
+  readonly runs: number;
+  readonly seconds: number;
+  readonly seed?: number;
+  readonly replay?: string;
+}
+
 interface Parsed extends CommonAuditArgs {
   readonly target?: string;
+  readonly explore?: ExploreArgs;
   readonly configPath?: string;
   readonly allowLive: boolean;
   readonly timeoutMs?: number;
@@ -305,9 +332,16 @@ function parse(args: readonly string[]): Parsed {
       config: { type: 'string' },
       'allow-live': { type: 'boolean' },
       'timeout-ms': { type: 'string' },
+      explore: { type: 'boolean' },
+      'explore-only': { type: 'boolean' },
+      'explore-runs': { type: 'string' },
+      'explore-seconds': { type: 'string' },
+      'explore-replay': { type: 'string' },
+      'explore-seed': { type: 'string' },
       ...CA_OPTION,
     },
   });
+  const explore = parseExplore(values);
   const timeoutMs = parseIntegerOption(
     values['timeout-ms'] as string | undefined,
     600_000,
@@ -326,12 +360,53 @@ function parse(args: readonly string[]): Parsed {
       : {}),
     ...(typeof values['config'] === 'string' ? { configPath: values['config'] } : {}),
     allowLive: values['allow-live'] === true,
+    ...(explore !== undefined ? { explore } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(typeof values['ca'] === 'string' ? { caFile: values['ca'] } : {}),
   };
 }
 
+function parseExplore(values: Record<string, unknown>): ExploreArgs | undefined {
+  const replay = values['explore-replay'] as string | undefined;
+  const asked =
+    values['explore'] === true ||
+    values['explore-only'] === true ||
+    replay !== undefined ||
+    ['explore-runs', 'explore-seconds', 'explore-seed'].some((k) => values[k] !== undefined);
+  if (!asked) return undefined;
+  if (replay !== undefined && parseReplayToken(replay) === undefined)
+    throw new UsageError(
+      '--explore-replay takes the SEED~PATH~REPLAYPATH token a failing exploration prints',
+    );
+  const runs = parseIntegerOption(
+    values['explore-runs'] as string | undefined,
+    100_000,
+    '--explore-runs must be an integer from 1 to 100000',
+  );
+  const seconds = parseIntegerOption(
+    values['explore-seconds'] as string | undefined,
+    3_600,
+    '--explore-seconds must be an integer from 1 to 3600',
+  );
+  const seedText = values['explore-seed'] as string | undefined;
+  if (seedText !== undefined && !/^[0-9]{1,10}$/.test(seedText))
+    throw new UsageError('--explore-seed must be an integer from 0 to 2147483647');
+  const seed = seedText !== undefined ? Number(seedText) : undefined;
+  if (seed !== undefined && seed > 2 ** 31 - 1)
+    throw new UsageError('--explore-seed must be an integer from 0 to 2147483647');
+  return {
+    // A replay runs the one sequence alone; so does --explore-only.
+    only: values['explore-only'] === true || replay !== undefined,
+    runs: runs ?? EXPLORE_DEFAULTS.runs,
+    seconds: seconds ?? EXPLORE_DEFAULTS.seconds,
+    ...(seed !== undefined ? { seed } : {}),
+    ...(replay !== undefined ? { replay } : {}),
+  };
+}
+
 export interface AuditRunOptions {
+  /** Adds the explorer (`explore-model`) after the fixed checks, or runs it alone. */
+  readonly explore?: ExploreSettings & { readonly only: boolean };
   readonly only?: readonly string[];
   readonly level?: LevelFilter;
   readonly gate?: RunGate;
@@ -349,8 +424,9 @@ export function auditTarget(
 ): Promise<RunSummary> {
   // The engine adds one abort listener per running check to the run's signal.
   if (options.signal !== undefined) setMaxListeners(4 * AUDIT_CONCURRENCY, options.signal);
+  const explorer = options.explore !== undefined ? [createExploreCheck(options.explore)] : [];
   return runChecks({
-    checks: serverChecks,
+    checks: options.explore?.only === true ? explorer : [...serverChecks, ...explorer],
     context: target.context,
     role: 'server',
     target: target.label,
@@ -365,6 +441,32 @@ export function auditTarget(
     ...(options.refuseMutating !== undefined ? { refuseMutating: options.refuseMutating } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
   });
+}
+
+/** The explorer's settings from the flags: the replay command names this target, and progress goes to the console. */
+function exploreSettings(
+  args: ExploreArgs,
+  targetUrl: string | undefined,
+  configPath: string | undefined,
+  out: (text: string) => void,
+): ExploreSettings & { readonly only: boolean } {
+  const where = [
+    targetUrl !== undefined ? `--target ${shellQuote(targetUrl)}` : '',
+    configPath !== undefined ? `--config ${shellQuote(configPath)}` : '',
+  ]
+    .filter((p) => p !== '')
+    .join(' ');
+  let last = 0;
+  return {
+    ...args,
+    replayCommand: (token) =>
+      `payconform audit server ${where}${where !== '' ? ' ' : ''}--explore-only --explore-replay ${shellQuote(token)}`,
+    progress: (line) => {
+      if (Date.now() - last < 2_000) return;
+      last = Date.now();
+      out(`${line}\n`);
+    },
+  };
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
@@ -438,6 +540,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     common: parsed,
     run: (subscribers) =>
       auditTarget(target, {
+        ...(parsed.explore !== undefined
+          ? { explore: exploreSettings(parsed.explore, targetUrl, parsed.configPath, out) }
+          : {}),
         ...selectionOptions({ ...parsed, subscribers }),
         rerunCommand: rerunCommandFor('audit server', args),
         ...(refuseMutating !== undefined ? { refuseMutating } : {}),

@@ -87,13 +87,23 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
   )
     status = 'AWAITING_COMMIT';
   if (copStatus === 'PARTIAL_MATCH' && faults.has('no-hold-on-partial')) status = 'IN_PROGRESS';
+  // Faults only the explorer finds: they depend on the value asked.
+  const pounds = Number(amount.split('.')[0]);
+  if (status === 'AWAITING_COMMIT' && pounds >= 10_000 && faults.has('hold-skipped-large-amount'))
+    status = 'IN_PROGRESS';
+  const storedAmount =
+    pounds >= 1_000 && faults.has('amount-large-pence-dropped') ? `${pounds}.00` : amount;
+  const reference =
+    body.reference.length > 24 && faults.has('reference-long-truncated')
+      ? body.reference.slice(0, 24)
+      : body.reference;
   return {
     payoutId: randomUUID(),
     applicationId: app.applicationId,
     createdAt: ctx.now(),
     status,
-    amount,
-    reference: body.reference,
+    amount: storedAmount,
+    reference,
     currency: 'GBP',
     source: account,
     destination: {
@@ -104,7 +114,7 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
     },
     copStatus,
     statusReason: null,
-    plannedOutcome: plannedOutcome(amount),
+    plannedOutcome: plannedOutcome(storedAmount),
   };
 }
 
@@ -179,6 +189,9 @@ export const commitPayout: RouteHandler = async (ctx, request) => {
   // Spec: copStatus keeps its earlier value. Fault commit-changes-cop rewrites it.
   const payout = await moveOwnPayout(ctx, request, commitRule, (p) => {
     if (ctx.faults.has('commit-changes-cop')) p.copStatus = 'FULL_MATCH';
+    // Fault commit-late-resets-cop: only a commit that comes after a wait.
+    if (ctx.faults.has('commit-late-resets-cop') && ctx.now() - p.createdAt > LATE_MS)
+      p.copStatus = 'FULL_MATCH';
   });
   ctx.lifecycle.payoutChanged(payout, false);
   // Fault commit-processed: the answer says PROCESSED.
@@ -191,10 +204,15 @@ export const commitPayout: RouteHandler = async (ctx, request) => {
 
 export const CANCEL_REASON = PAYOUT_CANCEL_STATUS_REASON;
 
+/** How long after creation a commit or cancel counts as late for the faults that show only after a wait. */
+const LATE_MS = 500;
+
 export const cancelPayout: RouteHandler = async (ctx, request) => {
   const payout = await moveOwnPayout(ctx, request, cancelRule, (p) => {
     if (ctx.faults.has('cancel-without-reason')) p.statusReason = null;
   });
-  ctx.lifecycle.payoutChanged(payout, false);
+  // Fault cancel-late-no-webhook: a cancel after a wait changes the status without its webhook.
+  const silent = ctx.faults.has('cancel-late-no-webhook') && ctx.now() - payout.createdAt > LATE_MS;
+  ctx.lifecycle.payoutChanged(payout, false, silent);
   return json(ctx, 200, payout);
 };

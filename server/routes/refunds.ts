@@ -1,6 +1,7 @@
 // POST /api/merchants/{merchantId}/applications/{applicationId}/refunds (spec: Endpoint 4, Limits for refunds).
 import { randomUUID } from 'node:crypto';
 import type { RouteHandler } from '../context.js';
+import type { FaultSet } from '../faults.js';
 import {
   activeRefundStatuses,
   checkRefund,
@@ -29,6 +30,13 @@ const ARBITRARY_ACCOUNT: Account = {
   sortCode: '999999',
   iban: null,
 };
+
+/** The amount the refund total is held to; fault refund-cap-large-payment rounds a large payment up to whole pounds. */
+function refundCap(amount: string, faults: FaultSet): string {
+  const pounds = Number(amount.split('.')[0]);
+  if (!faults.has('refund-cap-large-payment') || pounds < 10_000) return amount;
+  return `${pounds}.99`;
+}
 
 const handleRefund: RouteHandler = async (ctx, request) => {
   const { faults, state } = ctx;
@@ -69,7 +77,7 @@ const handleRefund: RouteHandler = async (ctx, request) => {
     const verdict = checkRefund({
       payment: {
         status: faults.has('refund-unsettled') ? 'SETTLED' : payment.status,
-        amount: payment.amount,
+        amount: refundCap(payment.amount, faults),
       },
       refunds: earlier.map((r) => ({
         // Fault refund-total-single: earlier refunds count for the one-active rule, not for the total.

@@ -32,7 +32,11 @@ export interface PayoutSpec {
   /** `undefined`: the member is omitted. */
   readonly doNotCommitOnCoPMismatch?: boolean;
   readonly reference?: string;
+  /** The amount as a JSON number literal (e.g. `1234.5`), written into the body as given; default PAYOUT_AMOUNT. */
+  readonly amountText?: string;
 }
+
+const AMOUNT_SLOT = '@@amount@@';
 
 /** A create-payout request (unsigned) and the reference it carries. */
 export function payoutRequest(
@@ -43,7 +47,7 @@ export function payoutRequest(
   const body = {
     applicationId: ctx.credentials?.applicationId ?? ctx.applicationId ?? '',
     payInAccountSelector: ctx.payInAccountSelector ?? '',
-    amount: PAYOUT_AMOUNT,
+    amount: spec.amountText !== undefined ? AMOUNT_SLOT : PAYOUT_AMOUNT,
     reference,
     destination: spec.destination,
     ...(spec.doNotCommitOnCoPMismatch !== undefined
@@ -59,7 +63,12 @@ export function payoutRequest(
         ['content-type', PAYOUT_MEDIA_TYPE],
         ['accept', PAYOUT_MEDIA_TYPE],
       ],
-      body: encoder.encode(JSON.stringify(body)),
+      // The amount literal goes into the body as written (trailing zeros kept), not as JSON.stringify would print it.
+      body: encoder.encode(
+        spec.amountText !== undefined
+          ? JSON.stringify(body).replace(`"${AMOUNT_SLOT}"`, spec.amountText)
+          : JSON.stringify(body),
+      ),
     },
   };
 }

@@ -1,0 +1,635 @@
+// The explorer's commands: one small object per action on the target (create payout, commit, cancel, wait, create a
+// sandbox payment, refund, two refunds at once, refund an unsettled payment). Each `run` acts on the target, updates
+// the model and judges the answer and every webhook that arrived since, by the judges of model.ts; a broken rule
+// throws a ModelViolation, which fast-check then shrinks to the shortest sequence that still breaks it.
+import fc from 'fast-check';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { formatDecimal, toDecimal, type Decimal } from '../../src/rules/money.js';
+import type { CheckRunEnv } from '../check.js';
+import type { PayoutDestinationConfig } from '../config.js';
+import type { RecordedExchange } from '../http-client.js';
+import type { ServerAuditContext } from '../checks/server/context.js';
+import { signCorrectly } from '../checks/server/forge.js';
+import {
+  credentialsOf,
+  DEFAULT_PAYEE,
+  exchange,
+  isSuccess,
+  jsonObject,
+  payoutActionRequest,
+  payoutRequest,
+  refundRequest,
+  sandboxRequest,
+  sendAppCall,
+  describeOutcome,
+} from '../checks/server/requests.js';
+import { webhookKind } from '../checks/server/webhook-match.js';
+import {
+  decimalOf,
+  expectedCreateStatus,
+  judgePayoutResource,
+  judgePayoutWebhook,
+  judgeRefundAnswer,
+  judgeRefundResource,
+  judgeRefundWebhook,
+  overdue,
+  refundRoom,
+  type AskedPayout,
+  type ExplorerModel,
+  type Judgement,
+  type ModelPayment,
+} from './model.js';
+
+/** A rule the target broke, at the step that showed it. */
+export class ModelViolation extends Error {
+  override name = 'ModelViolation';
+  constructor(
+    readonly judgement: Judgement,
+    readonly step: number,
+    readonly exchange?: RecordedExchange,
+  ) {
+    super(`${judgement.requirement}: ${judgement.message}`);
+  }
+}
+
+/** One step as it ran: the command as printed, and the exchanges it made. */
+export interface StepRecord {
+  readonly n: number;
+  readonly command: string;
+  readonly exchanges: RecordedExchange[];
+}
+
+/** The target side of a run: how to reach it, and what the run did (for the report). */
+export interface Real {
+  readonly ctx: ServerAuditContext;
+  readonly env: CheckRunEnv;
+  readonly steps: StepRecord[];
+  /** Webhooks with a higher `seq` have not been judged yet. */
+  cursor: number;
+  /** What the target answered where the spec leaves the answer open (recorded, never failed). */
+  readonly observations: string[];
+  readonly cost: { payouts: number; refunds: number; payments: number };
+}
+
+const show = (v: unknown): string =>
+  typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined');
+const money = (d: Decimal): string => formatDecimal(d, { minScale: 2 });
+
+function step(real: Real, command: string): StepRecord {
+  const s: StepRecord = { n: real.steps.length + 1, command, exchanges: [] };
+  real.steps.push(s);
+  return s;
+}
+
+async function send(real: Real, s: StepRecord, request: Parameters<typeof exchange>[2]) {
+  const ex = await exchange(real.ctx, real.env, request);
+  s.exchanges.push(ex);
+  return ex;
+}
+
+async function sendApp(real: Real, s: StepRecord, request: Parameters<typeof exchange>[2]) {
+  const { ex, unsignedAttempt } = await sendAppCall(real.ctx, real.env, request);
+  if (unsignedAttempt !== undefined) s.exchanges.push(unsignedAttempt);
+  s.exchanges.push(ex);
+  return ex;
+}
+
+function fail(real: Real, s: StepRecord, j: Judgement | undefined, ex?: RecordedExchange): void {
+  if (j !== undefined) throw new ModelViolation(j, s.n, ex);
+}
+
+/**
+ * Judges every webhook that arrived since the last look: its fields against the model (payout and refund webhooks
+ * of this run only), and marks the webhooks the model was waiting for; then fails on any that is overdue.
+ */
+export function absorbWebhooks(model: ExplorerModel, real: Real, s: StepRecord): void {
+  const received = real.ctx.webhooks?.received() ?? [];
+  for (const w of received) {
+    if (w.seq <= real.cursor) continue;
+    real.cursor = w.seq;
+    const body = w.json as Record<string, unknown> | undefined;
+    if (body === undefined) continue;
+    const kind = webhookKind(w);
+    if (kind === 'payout') {
+      const p = model.payouts.find((x) => x.payoutId === body['payoutId']);
+      if (p === undefined) continue;
+      fail(real, s, judgePayoutWebhook(p, body));
+      for (const e of model.expectations)
+        if (e.kind === 'payout' && e.id === p.payoutId && e.status === body['payoutStatus'])
+          e.met = true;
+    } else if (kind === 'refund') {
+      for (const payment of model.payments) {
+        const r = payment.refunds.find((x) => x.refundId === body['refundId']);
+        if (r === undefined) continue;
+        fail(real, s, judgeRefundWebhook(payment, r, body));
+        if (typeof body['refundStatus'] === 'string') r.status = body['refundStatus'];
+        for (const e of model.expectations)
+          if (e.kind === 'refund' && e.id === r.refundId && e.status === body['refundStatus'])
+            e.met = true;
+      }
+    }
+  }
+  fail(real, s, overdue(model, Date.now()));
+}
+
+function expectWebhook(
+  model: ExplorerModel,
+  real: Real,
+  kind: 'payout' | 'refund',
+  id: string,
+  status: string,
+  because: string,
+): void {
+  model.expectations.push({
+    kind,
+    id,
+    status,
+    requirement:
+      kind === 'payout' ? 'PAYOUT-STATUS-CHANGE-WEBHOOK' : 'REFUND-STATUS-CHANGE-WEBHOOK',
+    because,
+    by: Date.now() + real.ctx.webhookWaitMs,
+    met: false,
+  });
+}
+
+// ---- payouts ----
+
+export class CreatePayout implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(private readonly asked: AskedPayout) {}
+  check = (): boolean => true;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    const s = step(real, this.toString());
+    const { request } = payoutRequest(real.ctx, {
+      destination: this.asked.destination,
+      reference: this.asked.reference,
+      amountText: this.asked.amount,
+      ...(this.asked.doNotCommitOnCoPMismatch !== undefined
+        ? { doNotCommitOnCoPMismatch: this.asked.doNotCommitOnCoPMismatch }
+        : {}),
+    });
+    const ex = await send(real, s, signCorrectly(request, credentialsOf(real.ctx)));
+    const body = jsonObject(ex);
+    if (!isSuccess(ex) || body === undefined || typeof body['payoutId'] !== 'string') {
+      // Amount bounds, required fields and the success code are not shown: a refusal is recorded.
+      real.observations.push(`payout of ${this.asked.amount} refused: ${describeOutcome(ex)}`);
+      absorbWebhooks(model, real, s);
+      return;
+    }
+    real.cost.payouts++;
+    fail(real, s, judgePayoutResource(this.asked, body, 'create payout'), ex);
+    const want = expectedCreateStatus(this.asked, body['copStatus']);
+    if (want !== undefined && body['status'] !== want.status) {
+      fail(
+        real,
+        s,
+        {
+          requirement: want.requirement,
+          message: `a payout with doNotCommitOnCoPMismatch ${show(this.asked.doNotCommitOnCoPMismatch ?? 'omitted')} and copStatus ${show(body['copStatus'])} is ${show(body['status'])}`,
+          expected: `status ${want.status}`,
+          received: `status ${show(body['status'])}`,
+        },
+        ex,
+      );
+    }
+    const held = body['status'] === 'AWAITING_COMMIT';
+    model.payouts.push({
+      asked: this.asked,
+      payoutId: body['payoutId'],
+      state: held ? 'AWAITING_COMMIT' : 'EXECUTED',
+      copStatus: body['copStatus'],
+      createdAt: Date.now(),
+    });
+    if (!held)
+      expectWebhook(model, real, 'payout', body['payoutId'], 'IN_PROGRESS', 'created IN_PROGRESS');
+    absorbWebhooks(model, real, s);
+  }
+  toString(): string {
+    const a = this.asked;
+    return `createPayout(amount=${a.amount}, reference=${JSON.stringify(a.reference)}, cop=${a.copKey}, doNotCommitOnCoPMismatch=${a.doNotCommitOnCoPMismatch ?? 'omitted'})`;
+  }
+}
+
+/**
+ * Commit or cancel of a payout: the `index`-th (modulo) of the payouts held in AWAITING_COMMIT when `held` and there
+ * are any, else of all the payouts made, in whatever state they are.
+ */
+export class PayoutAction implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(
+    private readonly action: 'commit' | 'cancel',
+    private readonly index: number,
+    private readonly held: boolean,
+    /** 0: right away; otherwise waits this long first (a commit or cancel that comes later). */
+    private readonly afterMs: number,
+  ) {}
+  check = (model: Readonly<ExplorerModel>): boolean => model.payouts.length > 0;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    if (this.afterMs > 0)
+      await sleep(this.afterMs, undefined, { signal: real.env.signal }).catch(() => undefined);
+    const holding = model.payouts.filter((x) => x.state === 'AWAITING_COMMIT');
+    const from = this.held && holding.length > 0 ? holding : model.payouts;
+    const p = from[this.index % from.length]!;
+    const s = step(real, `${this.toString()} → payout ${p.payoutId} (${p.state})`);
+    const ex = await sendApp(real, s, payoutActionRequest(real.ctx, p.payoutId, this.action));
+    const body = jsonObject(ex);
+    if (p.state !== 'AWAITING_COMMIT') {
+      // Commit or cancel from any other state: not shown; whatever the answer, the model no longer knows the state.
+      if (isSuccess(ex)) {
+        real.observations.push(
+          `${this.action} of a ${p.state} payout answered ${describeOutcome(ex)} (status ${show(body?.['status'])})`,
+        );
+        p.state = 'UNKNOWN';
+      }
+      absorbWebhooks(model, real, s);
+      return;
+    }
+    const rule = this.action === 'commit' ? 'COP-COMMIT' : 'COP-CANCEL';
+    const want = this.action === 'commit' ? 'IN_PROGRESS' : 'CANCELLED';
+    if (!isSuccess(ex) || body === undefined)
+      fail(
+        real,
+        s,
+        {
+          requirement: rule,
+          message: `${this.action} of a payout held in AWAITING_COMMIT was not answered with the Payout resource`,
+          expected: `a Payout resource with status ${want}`,
+          received: describeOutcome(ex),
+        },
+        ex,
+      );
+    fail(real, s, judgePayoutResource(p.asked, body, this.action), ex);
+    const b = body!;
+    if (b['status'] !== want)
+      fail(
+        real,
+        s,
+        {
+          requirement: rule,
+          message: `${this.action} of a held payout answered status ${show(b['status'])}`,
+          expected: `status ${want}`,
+          received: `status ${show(b['status'])}`,
+        },
+        ex,
+      );
+    if (this.action === 'commit' && b['copStatus'] !== p.copStatus)
+      fail(
+        real,
+        s,
+        {
+          requirement: 'COP-COMMIT',
+          message: `commit of a held payout changed copStatus (it keeps its earlier value)`,
+          expected: `copStatus ${show(p.copStatus)}`,
+          received: `copStatus ${show(b['copStatus'])}`,
+        },
+        ex,
+      );
+    if (
+      this.action === 'cancel' &&
+      (typeof b['statusReason'] !== 'string' || b['statusReason'] === '')
+    )
+      fail(
+        real,
+        s,
+        {
+          requirement: 'COP-CANCEL',
+          message: 'cancel of a held payout gave no statusReason saying the amount was released',
+          expected: 'statusReason: a text',
+          received: `statusReason ${show(b['statusReason'])}`,
+        },
+        ex,
+      );
+    p.state = this.action === 'commit' ? 'EXECUTED' : 'CANCELLED';
+    expectWebhook(model, real, 'payout', p.payoutId, want, `${this.action} of a held payout`);
+    absorbWebhooks(model, real, s);
+  }
+  toString(): string {
+    const when = this.afterMs > 0 ? ` after ${this.afterMs} ms` : '';
+    return `${this.action}(${this.held ? 'held ' : ''}payout #${this.index}${when})`;
+  }
+}
+
+/** Lets time pass (bounded), so lifecycles unfold and webhooks arrive; then judges what came. */
+export class Wait implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(private readonly ms: number) {}
+  check = (): boolean => true;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    const s = step(real, this.toString());
+    await sleep(this.ms, undefined, { signal: real.env.signal }).catch(() => undefined);
+    absorbWebhooks(model, real, s);
+  }
+  toString(): string {
+    return `wait(${this.ms} ms)`;
+  }
+}
+
+// ---- payments and refunds ----
+
+/** A settled payment made through payconform's /sandbox/ (the spec shows no way to make one). */
+export class CreatePayment implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(private readonly amount: string) {}
+  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length < 3;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    const s = step(real, this.toString());
+    const ex = await send(
+      real,
+      s,
+      sandboxRequest(real.ctx, 'POST', '/payments', { amount: this.amount, status: 'SETTLED' }),
+    );
+    const body = jsonObject(ex);
+    const amount = decimalOf(body?.['amount']);
+    if (!isSuccess(ex) || typeof body?.['paymentId'] !== 'string' || amount === undefined) {
+      real.observations.push(`sandbox payment of ${this.amount} not made: ${describeOutcome(ex)}`);
+      return;
+    }
+    real.cost.payments++;
+    model.payments.push({ paymentId: body['paymentId'], amount, refunds: [] });
+  }
+  toString(): string {
+    return `sandboxPayment(amount=${this.amount}, SETTLED)`;
+  }
+}
+
+/** How a refund's amount is drawn: a share of what is left, all of it, or more than is left. */
+export type RefundSize =
+  | { readonly kind: 'part'; readonly percent: number }
+  | { readonly kind: 'rest' }
+  | { readonly kind: 'over'; readonly pence: number };
+
+function refundAmount(payment: ModelPayment, size: RefundSize): Decimal {
+  const room = refundRoom(payment);
+  const cents = (d: Decimal): bigint => {
+    const [whole, frac = ''] = money(d).split('.');
+    return BigInt(whole!) * 100n + BigInt(frac.padEnd(2, '0').slice(0, 2));
+  };
+  const least = cents(room.least);
+  const most = cents(room.most);
+  const pence =
+    size.kind === 'rest'
+      ? least
+      : size.kind === 'over'
+        ? most + BigInt(size.pence)
+        : (least * BigInt(size.percent)) / 100n;
+  const p = pence < 1n ? 1n : pence;
+  return toDecimal(`${p / 100n}.${String(p % 100n).padStart(2, '0')}`);
+}
+
+function sizeText(size: RefundSize): string {
+  return size.kind === 'part'
+    ? `${size.percent}% of what is left`
+    : size.kind === 'rest'
+      ? 'all that is left'
+      : `${size.pence} pence more than is left`;
+}
+
+async function refund(
+  model: ExplorerModel,
+  real: Real,
+  s: StepRecord,
+  payment: ModelPayment,
+  amount: Decimal,
+): Promise<{ ex: RecordedExchange; accepted: boolean; body?: Record<string, unknown> }> {
+  const ex = await sendApp(real, s, refundRequest(real.ctx, payment.paymentId, money(amount)));
+  const body = jsonObject(ex);
+  const accepted = isSuccess(ex);
+  return { ex, accepted, ...(body !== undefined ? { body } : {}) };
+}
+
+function recordRefund(
+  model: ExplorerModel,
+  real: Real,
+  s: StepRecord,
+  payment: ModelPayment,
+  amount: Decimal,
+  answer: { ex: RecordedExchange; body?: Record<string, unknown> },
+): void {
+  fail(real, s, judgeRefundResource(payment, amount, answer.body), answer.ex);
+  const details = answer.body?.['refundRequestDetails'] as Record<string, unknown> | undefined;
+  const refundId = answer.body?.['refundPaymentId'];
+  real.cost.refunds++;
+  if (typeof refundId !== 'string') return;
+  payment.refunds.push({
+    refundId,
+    amount,
+    reference: details?.['reference'],
+    destination: details?.['destination'],
+  });
+  expectWebhook(model, real, 'refund', refundId, 'IN_PROGRESS', 'created IN_PROGRESS');
+}
+
+export class Refund implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(
+    private readonly index: number,
+    private readonly size: RefundSize,
+  ) {}
+  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length > 0;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    const payment = model.payments[this.index % model.payments.length]!;
+    const amount = refundAmount(payment, this.size);
+    const s = step(real, `${this.toString()} → ${money(amount)} of payment ${payment.paymentId}`);
+    absorbWebhooks(model, real, s); // what finished before the request counts
+    const answer = await refund(model, real, s, payment, amount);
+    fail(
+      real,
+      s,
+      judgeRefundAnswer(payment, amount, answer.accepted, describeOutcome(answer.ex)),
+      answer.ex,
+    );
+    if (answer.accepted) recordRefund(model, real, s, payment, amount, answer);
+    absorbWebhooks(model, real, s);
+  }
+  toString(): string {
+    return `refund(payment #${this.index}, ${sizeText(this.size)})`;
+  }
+}
+
+/** Two refunds of one payment sent at once: at most one may be accepted (one active refund per payment). */
+export class RefundPair implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(
+    private readonly index: number,
+    private readonly a: RefundSize,
+    private readonly b: RefundSize,
+  ) {}
+  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length > 0;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    const payment = model.payments[this.index % model.payments.length]!;
+    const amounts = [refundAmount(payment, this.a), refundAmount(payment, this.b)] as const;
+    const s = step(
+      real,
+      `${this.toString()} → ${amounts.map(money).join(' and ')} of payment ${payment.paymentId}`,
+    );
+    absorbWebhooks(model, real, s);
+    const answers = await Promise.all(amounts.map((a) => refund(model, real, s, payment, a)));
+    const accepted = answers.filter((a) => a.accepted);
+    if (accepted.length > 1)
+      fail(
+        real,
+        s,
+        {
+          requirement: 'REFUND-ONE-ACTIVE',
+          message: `two refunds of payment ${payment.paymentId} sent at once were both accepted`,
+          expected: 'at most one accepted (one active refund per payment)',
+          received: answers.map((a) => describeOutcome(a.ex)).join(' and '),
+        },
+        accepted[1]!.ex,
+      );
+    answers.forEach((answer, i) => {
+      if (!answer.accepted) return;
+      fail(
+        real,
+        s,
+        judgeRefundAnswer(payment, amounts[i]!, true, describeOutcome(answer.ex)),
+        answer.ex,
+      );
+      recordRefund(model, real, s, payment, amounts[i]!, answer);
+    });
+    absorbWebhooks(model, real, s);
+  }
+  toString(): string {
+    return `refundPairAtOnce(payment #${this.index}, ${sizeText(this.a)} and ${sizeText(this.b)})`;
+  }
+}
+
+/** A refund of a configured payment that is not SETTLED: refused (REFUND-SETTLED-ONLY). */
+export class RefundUnsettled implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(private readonly index: number) {}
+  check = (): boolean => true;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    const list = real.ctx.payments.unsettled;
+    const payment = list[this.index % list.length]!;
+    const s = step(real, `${this.toString()} → payment ${payment.paymentId} (${payment.status})`);
+    const ex = await sendApp(real, s, refundRequest(real.ctx, payment.paymentId, '0.01'));
+    if (isSuccess(ex)) {
+      real.cost.refunds++;
+      fail(
+        real,
+        s,
+        {
+          requirement: 'REFUND-SETTLED-ONLY',
+          message: `a refund of payment ${payment.paymentId} in status ${payment.status} was accepted`,
+          expected: 'refused (422: a refund can start only when the payment is SETTLED)',
+          received: describeOutcome(ex),
+        },
+        ex,
+      );
+    }
+    absorbWebhooks(model, real, s);
+  }
+  toString(): string {
+    return `refundUnsettled(payment #${this.index})`;
+  }
+}
+
+// ---- what is drawn ----
+
+/** Amounts across the whole range (0.01 to 1,000,000.00), written with zero, one or two decimals. */
+export const amountArb: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.oneof(
+      { weight: 3, arbitrary: fc.integer({ min: 1, max: 99_999 }) },
+      { weight: 2, arbitrary: fc.integer({ min: 100_000, max: 999_999 }) },
+      { weight: 3, arbitrary: fc.integer({ min: 1_000_000, max: 100_000_000 }) },
+    ),
+    fc.integer({ min: 0, max: 2 }),
+  )
+  .map(([pence, decimals]) => {
+    const whole = Math.floor(pence / 100);
+    const frac = String(pence % 100).padStart(2, '0');
+    if (decimals === 2 || (decimals === 1 && frac[1] !== '0') || (decimals === 0 && frac !== '00'))
+      return `${whole}.${frac}`; // the exact value needs its decimals
+    return decimals === 0 ? `${whole}` : `${whole}.${frac[0]}`;
+  });
+
+/** References of 1 to 60 characters: letters, digits, spaces and punctuation a payment reference may carry. */
+const referenceChar = fc.constantFrom(...'ABCXYZabcxyz0189 -/.,&#é'.split(''));
+export const referenceArb: fc.Arbitrary<string> = fc
+  .oneof(
+    fc.array(referenceChar, { minLength: 1, maxLength: 12, size: 'max' }),
+    fc.array(referenceChar, { minLength: 13, maxLength: 60, size: 'max' }),
+  )
+  .map((cs) => cs.join(''))
+  .filter((r) => r.trim() !== '');
+
+const refundSizeArb: fc.Arbitrary<RefundSize> = fc.oneof(
+  {
+    weight: 2,
+    arbitrary: fc
+      .integer({ min: 1, max: 100 })
+      .map((percent) => ({ kind: 'part' as const, percent })),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'rest' as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.integer({ min: 1, max: 120 }).map((pence) => ({ kind: 'over' as const, pence })),
+  },
+);
+
+export interface CommandSource {
+  /** The config's CoP keys and their destinations (at least one; DEFAULT_PAYEE when the config has none). */
+  readonly destinations: ReadonlyArray<readonly [string, PayoutDestinationConfig]>;
+  /** The target offers payconform's /sandbox/ (payments can be made, so refunds are explored). */
+  readonly sandbox: boolean;
+  readonly unsettledPayments: number;
+}
+
+export function commandSource(ctx: ServerAuditContext): CommandSource {
+  const configured = Object.entries(ctx.copDestinations).filter(
+    (e): e is [string, PayoutDestinationConfig] => e[1] !== undefined,
+  );
+  return {
+    destinations: configured.length > 0 ? configured : [['FULL_MATCH', DEFAULT_PAYEE]],
+    sandbox: ctx.sandbox === true,
+    unsettledPayments: ctx.payments.unsettled.length,
+  };
+}
+
+/** The command arbitraries for a target: what its config and sandbox make possible. */
+export function commandArbitraries(
+  source: CommandSource,
+): Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> {
+  const index = fc.nat({ max: 7 });
+  // fc.commands picks uniformly among the arbitraries: payouts and their follow-ups are listed more than once, so
+  // that sequences reach held payouts and their commits and cancels often (weights, not a different model).
+  const arbs: Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> = [
+    fc
+      .record({
+        amount: amountArb,
+        reference: referenceArb,
+        cop: fc.constantFrom(...source.destinations),
+        dnc: fc.constantFrom<boolean | undefined>(true, true, false, undefined),
+      })
+      .map(
+        ({ amount, reference, cop, dnc }) =>
+          new CreatePayout({
+            amount,
+            reference,
+            copKey: cop[0],
+            destination: cop[1],
+            ...(dnc !== undefined ? { doNotCommitOnCoPMismatch: dnc } : {}),
+          }),
+      ),
+    fc
+      .tuple(
+        fc.constantFrom('commit' as const, 'cancel' as const),
+        index,
+        fc.boolean(),
+        fc.oneof(
+          fc.constant(0),
+          fc.integer({ min: 12, max: 20 }).map((n) => n * 50),
+        ),
+      )
+      .map(([a, i, held, after]) => new PayoutAction(a, i, held, after)),
+    fc
+      .oneof(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 11, max: 16 }))
+      .map((n) => new Wait(n * 50)),
+  ];
+  arbs.push(arbs[0]!, arbs[1]!);
+  if (source.sandbox) {
+    const payment = amountArb.map((a) => new CreatePayment(a));
+    const one = fc.tuple(index, refundSizeArb).map(([i, size]) => new Refund(i, size));
+    const pair = fc
+      .tuple(index, refundSizeArb, refundSizeArb)
+      .map(([i, a, b]) => new RefundPair(i, a, b));
+    arbs.push(payment, payment, one, one, one, pair);
+  }
+  if (source.unsettledPayments > 0) arbs.push(index.map((i) => new RefundUnsettled(i)));
+  return arbs;
+}

@@ -1,0 +1,268 @@
+// `audit server --explore`: model-based exploration of a live target with fast-check (fc.commands + asyncModelRun).
+// Draws sequences of payouts, commits, cancels, waits, sandbox payments and refunds, judges every answer and webhook
+// by the model (model.ts), and shrinks a failing sequence to the shortest one that still fails, which it reports
+// with the seed, the numbered steps and one token that replays exactly that sequence (signing afresh).
+import fc from 'fast-check';
+import {
+  inconclusive,
+  observation,
+  pass,
+  violation,
+  type CheckRunEnv,
+  type Finding,
+} from '../check.js';
+import type { ServerAuditContext, ServerCheck } from '../checks/server/context.js';
+import { NEED, serverCheck } from '../checks/server/context.js';
+import { describeOutcome } from '../checks/server/requests.js';
+import {
+  absorbWebhooks,
+  commandArbitraries,
+  commandSource,
+  ModelViolation,
+  type Real,
+  type StepRecord,
+} from './commands.js';
+import { emptyModel, RULES, type ExplorerModel } from './model.js';
+
+export interface ExploreSettings {
+  /** Runs (sequences) to try; the exploration also ends when `seconds` are spent. */
+  readonly runs: number;
+  /** Time for exploring; shrinking a failure gets up to `shrinkSeconds` more. */
+  readonly seconds: number;
+  readonly shrinkSeconds?: number;
+  /** Commands per sequence at most (default 8). */
+  readonly maxCommands?: number;
+  /** Default: drawn at random (and reported). */
+  readonly seed?: number;
+  /** `SEED~PATH~REPLAYPATH` from a report: replays exactly that sequence. */
+  readonly replay?: string;
+  /** The command line that replays a token against this target (shown with a failure). */
+  readonly replayCommand?: (token: string) => string;
+  /** One line per finished run, while it explores. */
+  readonly progress?: (line: string) => void;
+}
+
+/** Defaults that fit a CI step against the embedded service: a few seconds. */
+export const EXPLORE_DEFAULTS = {
+  runs: 500,
+  seconds: 15,
+  shrinkSeconds: 30,
+  maxCommands: 10,
+} as const;
+
+export interface ExploreFailure {
+  readonly violation: ModelViolation;
+  readonly steps: readonly StepRecord[];
+  readonly seed: number;
+  /** Replays exactly the shrunk sequence: `SEED~PATH~REPLAYPATH`. */
+  readonly token: string;
+}
+
+export interface ExploreOutcome {
+  readonly seed: number;
+  readonly runs: number;
+  readonly steps: number;
+  readonly elapsedMs: number;
+  readonly cost: { readonly payouts: number; readonly refunds: number; readonly payments: number };
+  readonly observations: readonly string[];
+  readonly failure?: ExploreFailure;
+  /** The run broke for a reason that is not a rule (an internal error): said, never a finding against the target. */
+  readonly error?: string;
+}
+
+export function parseReplayToken(
+  token: string,
+): { seed: number; path: string; replayPath: string } | undefined {
+  const m = /^(\d+)~([0-9:]+)~([A-Za-z0-9+/=_:-]*)$/.exec(token);
+  if (m === null) return undefined;
+  return { seed: Number(m[1]), path: m[2]!, replayPath: m[3]! };
+}
+
+/** Waits (bounded by each one's deadline) for the webhooks the model still expects, then judges everything left. */
+async function settle(model: ExplorerModel, real: Real): Promise<void> {
+  const open = model.expectations.filter((e) => !e.met);
+  const s: StepRecord = {
+    n: real.steps.length + 1,
+    command: 'end of sequence: wait for the webhooks due',
+    exchanges: [],
+  };
+  if (open.length > 0 && real.ctx.webhooks !== undefined) {
+    const last = Math.max(...open.map((e) => e.by));
+    await real.ctx.webhooks.waitFor(
+      () => {
+        absorbQuietly(model, real);
+        return model.expectations.every((e) => e.met);
+      },
+      { timeoutMs: Math.max(0, last - Date.now()) + 50, signal: real.env.signal },
+    );
+  }
+  real.steps.push(s);
+  absorbWebhooks(model, real, s);
+}
+
+/** Absorbs webhooks inside a wait predicate: a violation is kept for `absorbWebhooks` to throw after the wait. */
+function absorbQuietly(model: ExplorerModel, real: Real): void {
+  const cursor = real.cursor;
+  try {
+    absorbWebhooks(model, real, { n: 0, command: '', exchanges: [] });
+  } catch {
+    real.cursor = cursor; // judged again, and thrown, by the final absorbWebhooks
+  }
+}
+
+/** Explores the target; never throws (an internal error is returned as `error`). */
+export async function explore(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  settings: ExploreSettings,
+): Promise<ExploreOutcome> {
+  const started = Date.now();
+  const replay = settings.replay !== undefined ? parseReplayToken(settings.replay) : undefined;
+  const seed = replay?.seed ?? settings.seed ?? (Math.random() * 2 ** 31) | 0;
+  const exploreUntil = started + settings.seconds * 1000;
+  const totals = { runs: 0, steps: 0, cost: { payouts: 0, refunds: 0, payments: 0 } };
+  const observations = new Set<string>();
+  let failing: { violation: ModelViolation; steps: StepRecord[] } | undefined;
+  let shrinking = false;
+
+  const arbs = commandArbitraries(commandSource(ctx));
+  const property = fc.asyncProperty(
+    fc.commands(arbs, {
+      maxCommands: settings.maxCommands ?? EXPLORE_DEFAULTS.maxCommands,
+      size: 'max',
+      ...(replay !== undefined ? { replayPath: replay.replayPath } : {}),
+    }),
+    async (cmds) => {
+      // Past the exploring time, only the shrinking of a failure still acts on the target.
+      if (!shrinking && replay === undefined && Date.now() > exploreUntil) return;
+      if (env.signal.aborted) return;
+      const model = emptyModel();
+      const real: Real = {
+        ctx,
+        env,
+        steps: [],
+        cursor: Math.max(0, ...(ctx.webhooks?.received().map((w) => w.seq) ?? [0])),
+        observations: [],
+        cost: { payouts: 0, refunds: 0, payments: 0 },
+      };
+      try {
+        await fc.asyncModelRun(() => ({ model, real }), cmds);
+        await settle(model, real);
+      } catch (error) {
+        if (error instanceof ModelViolation) {
+          shrinking = true;
+          failing = { violation: error, steps: real.steps };
+        }
+        throw error;
+      } finally {
+        totals.runs++;
+        totals.steps += real.steps.length;
+        totals.cost.payouts += real.cost.payouts;
+        totals.cost.refunds += real.cost.refunds;
+        totals.cost.payments += real.cost.payments;
+        for (const o of real.observations) if (observations.size < 20) observations.add(o);
+        settings.progress?.(
+          `explore: run ${totals.runs}, ${real.steps.length} steps${shrinking ? ' (shrinking a failure)' : ''}`,
+        );
+      }
+    },
+  );
+  const shrinkMs = (settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds) * 1000;
+  const details = await fc.check(property, {
+    seed,
+    numRuns: replay !== undefined ? 1 : settings.runs,
+    ...(replay !== undefined ? { path: replay.path } : {}),
+    interruptAfterTimeLimit: settings.seconds * 1000 + shrinkMs,
+    markInterruptAsFailure: false,
+  });
+  const base = {
+    seed,
+    runs: totals.runs,
+    steps: totals.steps,
+    elapsedMs: Date.now() - started,
+    cost: totals.cost,
+    observations: [...observations],
+  };
+  if (!details.failed) return base;
+  if (failing === undefined || !(details.errorInstance instanceof ModelViolation))
+    return { ...base, error: `the exploration stopped: ${String(details.errorInstance)}` };
+  const replayPath = /replayPath="([^"]*)"/.exec(String(details.counterexample?.[0]))?.[1] ?? '';
+  return {
+    ...base,
+    failure: {
+      violation: details.errorInstance,
+      steps: failing.steps,
+      seed,
+      token: `${seed}~${details.counterexamplePath}~${replayPath}`,
+    },
+  };
+}
+
+/** The shrunk sequence as numbered steps: each command, and each of its requests with the answer. */
+function stepsText(ctx: ServerAuditContext, steps: readonly StepRecord[]): string {
+  const lines: string[] = [];
+  for (const s of steps) {
+    lines.push(`${s.n}. ${s.command}`);
+    for (const ex of s.exchanges) {
+      const body = new TextDecoder().decode(ex.request.body);
+      lines.push(`   → ${ex.request.method} ${ex.request.url}${body !== '' ? ` ${body}` : ''}`);
+      const answer = ex.response?.bodyText;
+      lines.push(
+        `   ← ${describeOutcome(ex)}${answer !== undefined && answer !== '' ? ` ${answer.slice(0, 600)}` : ''}`,
+      );
+    }
+  }
+  return ctx.redactor.redactText(lines.join('\n'));
+}
+
+/** The explorer as a server check: `explore-model`, MUST, every finding citing the rule it breaks. */
+export function createExploreCheck(settings: ExploreSettings): ServerCheck {
+  const shrink = settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds;
+  return serverCheck({
+    id: 'explore-model',
+    title:
+      'random sequences of payouts, commits, cancels, waits and refunds: every answer and webhook agrees with the model of the spec',
+    area: 'explore',
+    requirements: Object.keys(RULES),
+    level: 'MUST',
+    needs: NEED.signing,
+    mutating: true,
+    serial: true,
+    timeoutMs: (settings.seconds + shrink + 30) * 1000,
+    async run(ctx, env): Promise<Finding[]> {
+      const outcome = await explore(ctx, env, settings);
+      const summary = `seed ${outcome.seed}: ${outcome.runs} sequences, ${outcome.steps} steps in ${(outcome.elapsedMs / 1000).toFixed(1)} s; created ${outcome.cost.payouts} payouts, ${outcome.cost.refunds} refunds, ${outcome.cost.payments} sandbox payments`;
+      const seen = outcome.observations.map((o) =>
+        observation(`where the spec leaves the answer open: ${o}`),
+      );
+      if (outcome.error !== undefined)
+        return [...seen, inconclusive(`${outcome.error} (${summary})`)];
+      const f = outcome.failure;
+      if (f === undefined)
+        return [pass(`no answer or webhook disagreed with the model (${summary})`), ...seen];
+      const j = f.violation.judgement;
+      const replay = settings.replayCommand?.(f.token) ?? `--explore-replay ${f.token}`;
+      const notes = `${RULES[j.requirement]} (spec). Shrunk to ${f.steps.filter((s) => !s.command.startsWith('end of sequence')).length} step(s); failed at step ${f.violation.step}. ${summary}\n${stepsText(ctx, f.steps)}`;
+      return [
+        violation(`${j.message} [step ${f.violation.step} of the shrunk sequence]`, {
+          requirement: j.requirement,
+          expected: j.expected,
+          received: j.received,
+          evidence: {
+            ...(f.violation.exchange !== undefined
+              ? {
+                  request: f.violation.exchange.request,
+                  ...(f.violation.exchange.response
+                    ? { response: f.violation.exchange.response }
+                    : {}),
+                }
+              : {}),
+            reproduce: replay,
+            notes,
+          },
+        }),
+        ...seen,
+      ];
+    },
+  });
+}
