@@ -21,6 +21,12 @@ export interface RedisNonceStoreOptions {
   readonly resetToleranceSeconds?: number;
   /** The validity window of a signature (default the profile's 300 s); how long a reset keeps refusing. */
   readonly windowSeconds?: number;
+  /**
+   * Nonces one application (`owner.applicationId`) may record per two windows (default: no bound): counted in Redis
+   * per window of `windowSeconds`, this one and the one before, which covers every nonce still remembered. Past it,
+   * `checkAndRecord` throws NONCE_SHARE_FULL (fail closed) for that application alone.
+   */
+  readonly maxNoncesPerApplication?: number;
 }
 
 /** The code of a refusal because the signature may be older than a loss of the store's data. */
@@ -46,12 +52,13 @@ export class NonceStoreResetError extends PayconformError {
 }
 
 /**
- * KEYS: nonce, marker, horizon. ARGV: nonce TTL ms ('' = only check), now, created, tolerance s, window s.
+ * KEYS: nonce, marker, horizon, the owner's count for this window and for the one before. ARGV: nonce TTL ms
+ * ('' = only check), now, created, tolerance s, window s, the owner's maximum ('' = none).
  * The marker holds the replication id of the Redis that holds the nonces (`master_replid`, new at every start
  * and at every promotion of a replica); a marker that is missing (flush, restart without persistence) or names
  * another replication id (a promoted replica, a restart) means nonces may have been forgotten: the horizon is set
  * to now + tolerance and kept for the window. Returns {status, horizon}: 1 recorded, 0 already recorded,
- * -1 refused (created at or before the horizon), 2 only checked.
+ * -1 refused (created at or before the horizon), -2 the owner's share is full, 2 only checked.
  */
 const RECORD_SCRIPT = `
 local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%w+)') or ''
@@ -65,7 +72,18 @@ if redis.call('GET', KEYS[2]) ~= replid then
 end
 if ARGV[1] == '' then return {2, tostring(horizon or '')} end
 if horizon ~= nil and tonumber(ARGV[3]) <= horizon then return {-1, tostring(horizon)} end
-if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then return {1, ''} end
+local share = ARGV[6] ~= ''
+if share and tonumber(redis.call('GET', KEYS[4]) or '0') + tonumber(redis.call('GET', KEYS[5]) or '0') >= tonumber(ARGV[6]) then
+  if redis.call('EXISTS', KEYS[1]) == 1 then return {0, ''} end
+  return {-2, ''}
+end
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
+  if share then
+    redis.call('INCR', KEYS[4])
+    redis.call('PEXPIRE', KEYS[4], (2 * tonumber(ARGV[5]) + 1) * 1000)
+  end
+  return {1, ''}
+end
 return {0, ''}
 `;
 const RECORD_SHA = createHashHex(RECORD_SCRIPT);
@@ -87,6 +105,7 @@ export class RedisNonceStore implements NonceStore {
   readonly #timeoutMs: number;
   readonly #tolerance: number;
   readonly #window: number;
+  readonly #maxPerApplication: number | undefined;
 
   constructor(options: RedisNonceStoreOptions) {
     if (typeof options?.client?.sendCommand !== 'function')
@@ -108,6 +127,10 @@ export class RedisNonceStore implements NonceStore {
     this.#timeoutMs = timeoutMs;
     this.#tolerance = tolerance;
     this.#window = window;
+    const perApplication = options.maxNoncesPerApplication;
+    if (perApplication !== undefined && (!Number.isInteger(perApplication) || perApplication < 1))
+      throw new TypeError('maxNoncesPerApplication must be a positive integer');
+    this.#maxPerApplication = perApplication;
   }
 
   /** `now` is not needed: Redis drops expired keys itself. */
@@ -130,7 +153,7 @@ export class RedisNonceStore implements NonceStore {
    */
   async open(now: () => number = () => Date.now() / 1000): Promise<number | undefined> {
     const at = Math.floor(now());
-    const [status, horizon] = await this.#run(`${this.#prefix}\u0000probe`, '', at, 0);
+    const [status, horizon] = await this.#run(`${this.#prefix}\u0000probe`, '', at, 0, undefined);
     if (status !== 2) throw new Error(`unexpected nonce script status ${status}`);
     const value = horizon === '' ? undefined : Number(horizon);
     if (value !== undefined && value >= at && value - at <= this.#tolerance) {
@@ -141,14 +164,15 @@ export class RedisNonceStore implements NonceStore {
   }
 
   /**
-   * `owner` is not used: Redis's capacity is its `maxmemory` (a full Redis answers an error: fail closed). The
-   * signature's `created` is taken as `expiresAt` minus the window (what `verifyRequest` passes once step 3 held).
+   * Redis's capacity is its `maxmemory` (a full Redis answers an error: fail closed); with `maxNoncesPerApplication`
+   * each `owner.applicationId` has its own share. The signature's `created` is taken as `expiresAt` minus the window
+   * (what `verifyRequest` passes once step 3 held).
    */
   async checkAndRecord(
     nonce: string,
     now: number,
     expiresAt: number,
-    _owner?: NonceOwner,
+    owner?: NonceOwner,
   ): Promise<boolean> {
     // A time to live relative to the caller's clock (PX, not PXAT): Redis's clock may differ from the verifier's, and
     // the window is the verifier's. Kept through the whole second `expiresAt` (the memory store keeps a nonce while
@@ -162,10 +186,16 @@ export class RedisNonceStore implements NonceStore {
       String(Math.ceil(seconds * 1000)),
       now,
       created,
+      owner?.applicationId,
     );
     if (status === 1) return true;
     if (status === 0) return false;
     if (status === -1) throw new NonceStoreResetError(Number(horizon), created);
+    if (status === -2)
+      throw new PayconformError(
+        'NONCE_SHARE_FULL',
+        `application ${JSON.stringify(owner?.applicationId)} holds its whole share of the nonce store (${this.#maxPerApplication} nonces per ${2 * this.#window} s)`,
+      );
     throw new Error(`unexpected nonce script status ${status}`);
   }
 
@@ -174,17 +204,26 @@ export class RedisNonceStore implements NonceStore {
     ttlMs: string,
     now: number,
     created: number,
+    applicationId: string | undefined,
   ): Promise<readonly [number, string]> {
+    // The owner's counts: this window's and the one before (a nonce lives at most two windows: created may be one
+    // window ahead).
+    const bucket = Math.floor(now / this.#window);
+    const share = this.#maxPerApplication !== undefined && applicationId !== undefined;
+    const countKey = (b: number) => `${this.#prefix}\u0000share:${applicationId ?? ''}:${b}`;
     const args = [
-      '3',
+      '5',
       nonceKey,
       this.#markerKey,
       this.#horizonKey,
+      countKey(bucket),
+      countKey(bucket - 1),
       ttlMs,
       String(Math.floor(now)),
       String(created),
       String(this.#tolerance),
       String(this.#window),
+      share ? String(this.#maxPerApplication) : '',
     ];
     let reply: unknown;
     try {

@@ -23,6 +23,8 @@ export interface SharedBackend {
 export interface BackendOptions {
   readonly redisUrl?: string;
   readonly redisKeyPrefix?: string;
+  /** Each application's share of the Redis nonce store (RedisNonceStore maxNoncesPerApplication). */
+  readonly noncesPerApplication?: number;
   readonly log: (line: string) => void;
 }
 
@@ -51,7 +53,13 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
       lastError = error.message;
     },
   });
-  const nonceStore = new RedisNonceStore({ client: connection, keyPrefix: `${prefix}nonce:` });
+  const nonceStore = new RedisNonceStore({
+    client: connection,
+    keyPrefix: `${prefix}nonce:`,
+    ...(options.noncesPerApplication !== undefined
+      ? { maxNoncesPerApplication: options.noncesPerApplication }
+      : {}),
+  });
   // Notices before the first request whether Redis lost its data (an empty Redis counts), and waits out the second
   // of that moment, so requests signed after start-up are accepted and older ones are refused.
   const horizon = await nonceStore.open().catch(async (error: unknown) => {

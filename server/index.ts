@@ -122,6 +122,7 @@ export async function startReferenceService(
   }
   const backend = await openBackend({
     log,
+    noncesPerApplication: state.limits.noncesPerApplication,
     ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}),
     ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}),
   });

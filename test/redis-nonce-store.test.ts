@@ -24,7 +24,7 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
     // An empty Redis counts as one that lost its data: open() notices it before the first nonce and waits out that
     // second (redis-nonce-reset.test.ts tests what follows a loss).
     await Promise.all(
-      [undefined, 'svc-a:', 'svc-b:'].map(async (keyPrefix) => {
+      [undefined, 'svc-a:', 'svc-b:', 'share:'].map(async (keyPrefix) => {
         const c = await connectRedis(redis.url);
         await new RedisNonceStore({ client: c, keyPrefix }).open();
         await c.close();
@@ -80,6 +80,28 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
     await redis.command('DEL', 'svc-a:\u0000reset-horizon');
     expect(await store.checkAndRecord('n-past', now, now - 10)).toBe(true);
     expect(await store.checkAndRecord('n-past', now, now - 10)).toBe(false);
+  });
+
+  it('maxNoncesPerApplication: one application at its share is refused (NONCE_SHARE_FULL), another is not', async () => {
+    const store = new RedisNonceStore({
+      client: await connect(),
+      keyPrefix: 'share:',
+      maxNoncesPerApplication: 3,
+    });
+    const now = nowSeconds();
+    const a = { applicationId: 'app-a', keyId: 'k' };
+    for (let i = 0; i < 3; i++)
+      expect(await store.checkAndRecord(`a-${i}`, now, now + 300, a)).toBe(true);
+    await expect(store.checkAndRecord('a-3', now, now + 300, a)).rejects.toMatchObject({
+      code: 'NONCE_SHARE_FULL',
+    });
+    // A replay is still a replay, not a full share.
+    expect(await store.checkAndRecord('a-0', now, now + 300, a)).toBe(false);
+    expect(
+      await store.checkAndRecord('b-0', now, now + 300, { applicationId: 'app-b', keyId: 'k' }),
+    ).toBe(true);
+    // Without an owner only Redis's own capacity bounds it.
+    expect(await store.checkAndRecord('no-owner', now, now + 300)).toBe(true);
   });
 
   it('verifyRequest with the store accepts a request once and rejects its replay', async () => {
