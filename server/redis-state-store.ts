@@ -182,24 +182,14 @@ export class RedisStateStore implements StateStore {
   }
 
   async reserve(kind: StateKind, applicationId: string) {
-    const keys = [
-      `${this.#keys.prefix}count:${kind}:${applicationId}`,
-      `${this.#keys.prefix}count:${kind}`,
-    ];
+    const keys = this.#countKeys(kind, applicationId);
     const reply = await this.#eval(
       RESERVE,
       keys,
       [String(this.#state.limits[`${kind}PerApplication`]), String(this.#state.limits[kind])],
       `reserve ${kind}`,
     );
-    if (reply === 1) throw this.#state.fullError(kind, 'application', applicationId, 'redis');
-    if (reply === 2) throw this.#state.fullError(kind, 'service', applicationId, 'redis');
-    if (reply !== 0)
-      throw new HttpError(
-        503,
-        'STATE_STORE_UNAVAILABLE',
-        `unexpected reserve reply ${JSON.stringify(reply)}`,
-      );
+    this.#checkRoom(reply, kind, applicationId);
     let given = false;
     return async () => {
       if (given) return;
@@ -215,12 +205,39 @@ export class RedisStateStore implements StateStore {
     );
     this.#payment(payment);
   }
+  /** One script: the counts of RESERVE, then the HSET (one round trip, as the HSET alone was). */
   async addPayout(payout: Payout) {
-    await this.#send(
-      ['HSET', this.#keys.payouts, payout.payoutId, JSON.stringify(payout)],
-      'HSET payout',
+    const reply = await this.#eval(
+      ADD_COUNTED,
+      [...this.#countKeys('payouts', payout.applicationId), this.#keys.payouts],
+      [
+        String(this.#state.limits.payoutsPerApplication),
+        String(this.#state.limits.payouts),
+        payout.payoutId,
+        JSON.stringify(payout),
+      ],
+      'add payout',
     );
+    this.#checkRoom(reply, 'payouts', payout.applicationId);
     this.#payout(payout);
+  }
+
+  #countKeys(kind: StateKind, applicationId: string): [string, string] {
+    return [
+      `${this.#keys.prefix}count:${kind}:${applicationId}`,
+      `${this.#keys.prefix}count:${kind}`,
+    ];
+  }
+
+  #checkRoom(reply: unknown, kind: StateKind, applicationId: string): void {
+    if (reply === 1) throw this.#state.fullError(kind, 'application', applicationId, 'redis');
+    if (reply === 2) throw this.#state.fullError(kind, 'service', applicationId, 'redis');
+    if (reply !== 0)
+      throw new HttpError(
+        503,
+        'STATE_STORE_UNAVAILABLE',
+        `unexpected reply to the ${kind} count: ${JSON.stringify(reply)}`,
+      );
   }
 
   /**
@@ -405,6 +422,12 @@ redis.call('INCR', KEYS[1])
 redis.call('INCR', KEYS[2])
 return 0
 `;
+
+/** RESERVE, then (when it took room) HSET KEYS[3] ARGV[3] ARGV[4]. */
+const ADD_COUNTED = RESERVE.replace(
+  /return 0\n$/,
+  "redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])\nreturn 0\n",
+);
 
 /** Gives back what RESERVE took (never below zero). */
 const RELEASE = `

@@ -28,6 +28,10 @@ export interface StateStore {
    */
   reserve(kind: StateKind, applicationId: string): Promise<() => Promise<void>>;
   addPayment(payment: Payment): Promise<void>;
+  /**
+   * Stores a new payout within its application's share and the service's limit (StateLimits), in one atomic step;
+   * throws the 507 `state_full` when either is full.
+   */
   addPayout(payout: Payout): Promise<void>;
   /**
    * Runs `change` on the current payout and stores what it leaves, atomically: a concurrent change (here or in
@@ -88,14 +92,8 @@ export class MemoryStateStore implements StateStore {
   constructor(private readonly state: ServiceState) {}
 
   async reserve(kind: StateKind, applicationId: string) {
+    this.#take(kind, applicationId);
     const held = this.#held[kind];
-    const mine = held.get(applicationId) ?? 0;
-    if (mine >= this.state.limits[`${kind}PerApplication`])
-      throw this.state.fullError(kind, 'application', applicationId, 'memory');
-    // The whole service: every object held, seeded ones included (this process holds them all).
-    if (this.state[kind].size >= this.state.limits[kind])
-      throw this.state.fullError(kind, 'service', applicationId, 'memory');
-    held.set(applicationId, mine + 1);
     let given = false;
     return async () => {
       if (given) return;
@@ -104,6 +102,18 @@ export class MemoryStateStore implements StateStore {
       if (now > 0) held.set(applicationId, now);
       else held.delete(applicationId);
     };
+  }
+
+  /** Counts one more `kind` of `applicationId`, or throws the 507 when its share or the service is full. */
+  #take(kind: StateKind, applicationId: string): void {
+    const held = this.#held[kind];
+    const mine = held.get(applicationId) ?? 0;
+    if (mine >= this.state.limits[`${kind}PerApplication`])
+      throw this.state.fullError(kind, 'application', applicationId, 'memory');
+    // The whole service: every object held, seeded ones included (this process holds them all).
+    if (this.state[kind].size >= this.state.limits[kind])
+      throw this.state.fullError(kind, 'service', applicationId, 'memory');
+    held.set(applicationId, mine + 1);
   }
 
   async getPayment(id: string) {
@@ -134,6 +144,7 @@ export class MemoryStateStore implements StateStore {
     this.state.payments.set(payment.paymentId, payment);
   }
   async addPayout(payout: Payout) {
+    this.#take('payouts', payout.applicationId);
     this.state.payouts.set(payout.payoutId, payout);
   }
   async changePayout<R>(id: string, change: (payout: Payout) => R) {

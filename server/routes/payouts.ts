@@ -16,7 +16,6 @@ import { positiveAmount } from '../amounts.js';
 import { PAYOUT_MEDIA_TYPE, payoutResource, withCharset } from '../representations.js';
 import { validateRequestBody } from '../request-validation.js';
 import { isUuid, type Application, type Payout, type PayoutStatus } from '../state.js';
-import { addWithinLimits } from '../state-store.js';
 
 const json = (ctx: ServiceContext, status: number, payout: Payout): RouteResponse => ({
   status,
@@ -110,9 +109,8 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
 }
 
 async function store(ctx: ServiceContext, payout: Payout): Promise<void> {
-  await addWithinLimits(ctx.store, 'payouts', payout.applicationId, () =>
-    ctx.store.addPayout(payout),
-  );
+  // Within the application's share and the service's limit (507 state_full otherwise).
+  await ctx.store.addPayout(payout);
   ctx.lifecycle.payoutChanged(payout, true);
   ctx.log(
     `payout ${payout.payoutId} created: ${payout.status} ${payout.amount} ${payout.currency} copStatus=${payout.copStatus}`,
