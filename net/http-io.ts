@@ -7,6 +7,7 @@ import {
   type HttpRequest,
 } from '../src/http/message.js';
 import { HttpError } from './http-error.js';
+import { findRepeatedMember } from './json-members.js';
 import { arrivedOverTls } from './tls.js';
 
 /** The client closed or reset the connection (or the server's request timeout did) before the body ended. */
@@ -78,6 +79,9 @@ export function readBody(
  */
 export function toHttpRequest(req: IncomingMessage, body: Uint8Array): HttpRequest {
   const headers = fieldLinesFromRaw(req.rawHeaders);
+  // RFC 9112 §3.2: a request with more than one Host field line gets 400; a proxy reading the last one would see an
+  // authority other than the one signed.
+  singleHeader(headers, 'host');
   const target = req.url ?? '/';
   const host = getFieldValues(headers, 'host')[0] ?? '';
   const scheme = arrivedOverTls(req.socket) ? 'https' : 'http';
@@ -203,8 +207,9 @@ export function parseJsonBody(body: Uint8Array): unknown {
   }
   if (text.trim() === '')
     throw new HttpError(400, 'malformed_json', 'request body is empty; a JSON object is required');
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new HttpError(
       400,
@@ -212,6 +217,14 @@ export function parseJsonBody(body: Uint8Array): unknown {
       `request body is not valid JSON: ${error instanceof Error ? error.message : 'parse error'}`,
     );
   }
+  const repeated = findRepeatedMember(text);
+  if (repeated !== undefined)
+    throw new HttpError(
+      400,
+      'duplicate_json_member',
+      `request body repeats the member ${JSON.stringify(repeated.name)} in the object at ${JSON.stringify(repeated.pointer)} (RFC 8259 §4: names SHOULD be unique; readers differ on which one counts)`,
+    );
+  return value;
 }
 
 export function send(

@@ -1,6 +1,10 @@
-// A NonceStore shared by every verifier: one Redis `SET key 1 NX PX <ttl>` per recorded nonce (atomic in Redis),
-// failing closed (a rejection, never an acceptance) when Redis is down, slow or answers an error.
+// A NonceStore shared by every verifier: one Lua script per recorded nonce (atomic in Redis) that records the nonce
+// with `SET NX PX` and, in the same step, notices when Redis has lost its data; fails closed (a rejection, never an
+// acceptance) when Redis is down, slow or answers an error.
+import { createHash } from 'node:crypto';
+import { PayconformError } from '../src/errors.js';
 import type { NonceOwner, NonceStore } from '../src/profile/nonce-store.js';
+import { serviceProfile } from '../src/profile/service-profile.js';
 import { withTimeout, type RedisCommander } from './commander.js';
 
 export interface RedisNonceStoreOptions {
@@ -10,22 +14,98 @@ export interface RedisNonceStoreOptions {
   readonly keyPrefix?: string;
   /** Time allowed for one round trip (default 250 ms); past it the call fails and verification fails closed. */
   readonly timeoutMs?: number;
+  /**
+   * Seconds added to the moment a loss of data was noticed (default 0): signatures created up to that much later
+   * are refused too. Raise it when verifier instances' clocks may differ by more than a second.
+   */
+  readonly resetToleranceSeconds?: number;
+  /** The validity window of a signature (default the profile's 300 s); how long a reset keeps refusing. */
+  readonly windowSeconds?: number;
+  /**
+   * Nonces one application (`owner.applicationId`) may record per two windows (default: no bound): counted in Redis
+   * per window of `windowSeconds`, this one and the one before, which covers every nonce still remembered. Past it,
+   * `checkAndRecord` throws NONCE_SHARE_FULL (fail closed) for that application alone.
+   */
+  readonly maxNoncesPerApplication?: number;
+}
+
+/** The code of a refusal because the signature may be older than a loss of the store's data. */
+export const NONCE_STORE_RESET_CODE = 'CREATED_BEFORE_NONCE_STORE_RESET';
+
+/**
+ * Thrown by `checkAndRecord` when Redis lost its data (restart without persistence, FLUSHALL, failover to a replica
+ * that had not caught up) and the signature was created at or before the moment that was noticed: its nonce may
+ * have been recorded and forgotten. `verifyRequest` answers CREATED_BEFORE_NONCE_STORE_RESET.
+ */
+export class NonceStoreResetError extends PayconformError {
+  override name = 'NonceStoreResetError';
+  /** Unix seconds: signatures created at or before it are refused until it is `windowSeconds` old. */
+  readonly horizon: number;
+
+  constructor(horizon: number, created: number) {
+    super(
+      NONCE_STORE_RESET_CODE,
+      `the nonce store lost its data (noticed at ${horizon}); a signature created at ${created} may be a replay: sign again (created after ${horizon})`,
+    );
+    this.horizon = horizon;
+  }
 }
 
 /**
- * Redis-backed NonceStore. `checkAndRecord` is one `SET NX PX` round trip: of many concurrent calls with one nonce,
- * from any number of processes on one Redis, exactly one gets `OK`. Expiry is Redis's own, so memory is bounded by
- * the validity window. Every failure (unreachable, timeout, error reply) rejects the promise; `verifyRequest` turns
- * that into NONCE_STORE_UNAVAILABLE, so nothing is accepted without a recorded nonce.
- * @example
- * const client = await connectRedis('redis://127.0.0.1:6379');
- * const nonceStore = new RedisNonceStore({ client });
- * const result = await verifyRequest(request, { nonceStore, resolveApplication });
+ * KEYS: nonce, marker, horizon, the owner's count for this window and for the one before. ARGV: nonce TTL ms
+ * ('' = only check), now, created, tolerance s, window s, the owner's maximum ('' = none).
+ * The marker holds the replication id of the Redis that holds the nonces (`master_replid`, new at every start
+ * and at every promotion of a replica); a marker that is missing (flush, restart without persistence) or names
+ * another replication id (a promoted replica, a restart) means nonces may have been forgotten: the horizon is set
+ * to now + tolerance and kept for the window. Returns {status, horizon}: 1 recorded, 0 already recorded,
+ * -1 refused (created at or before the horizon), -2 the owner's share is full, 2 only checked.
+ */
+const RECORD_SCRIPT = `
+local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%w+)') or ''
+local now = tonumber(ARGV[2])
+local horizon = tonumber(redis.call('GET', KEYS[3]))
+if redis.call('GET', KEYS[2]) ~= replid then
+  local h = now + tonumber(ARGV[4])
+  if horizon == nil or h > horizon then horizon = h end
+  redis.call('SET', KEYS[3], horizon, 'PX', math.ceil((horizon - now + tonumber(ARGV[5]) + 1) * 1000))
+  redis.call('SET', KEYS[2], replid)
+end
+if ARGV[1] == '' then return {2, tostring(horizon or '')} end
+if horizon ~= nil and tonumber(ARGV[3]) <= horizon then return {-1, tostring(horizon)} end
+local share = ARGV[6] ~= ''
+if share and tonumber(redis.call('GET', KEYS[4]) or '0') + tonumber(redis.call('GET', KEYS[5]) or '0') >= tonumber(ARGV[6]) then
+  if redis.call('EXISTS', KEYS[1]) == 1 then return {0, ''} end
+  return {-2, ''}
+end
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
+  if share then
+    redis.call('INCR', KEYS[4])
+    redis.call('PEXPIRE', KEYS[4], (2 * tonumber(ARGV[5]) + 1) * 1000)
+  end
+  return {1, ''}
+end
+return {0, ''}
+`;
+const RECORD_SHA = createHashHex(RECORD_SCRIPT);
+
+/**
+ * Redis-backed NonceStore. `checkAndRecord` is one script round trip (EVALSHA, EVAL once after Redis forgot the
+ * script): of many concurrent calls with one nonce, from any number of processes on one Redis, exactly one records
+ * it. Expiry is Redis's own, so memory is bounded by the validity window. Every failure (unreachable, timeout,
+ * error reply) rejects the promise; `verifyRequest` turns that into NONCE_STORE_UNAVAILABLE, so nothing is accepted
+ * without a recorded nonce. When Redis lost its data, signatures created at or before the moment it was noticed
+ * are refused (NonceStoreResetError) for one validity window: every nonce that may have been forgotten is refused
+ * by its `created`.
  */
 export class RedisNonceStore implements NonceStore {
   readonly #client: RedisCommander;
   readonly #prefix: string;
+  readonly #markerKey: string;
+  readonly #horizonKey: string;
   readonly #timeoutMs: number;
+  readonly #tolerance: number;
+  readonly #window: number;
+  readonly #maxPerApplication: number | undefined;
 
   constructor(options: RedisNonceStoreOptions) {
     if (typeof options?.client?.sendCommand !== 'function')
@@ -33,9 +113,24 @@ export class RedisNonceStore implements NonceStore {
     const timeoutMs = options.timeoutMs ?? 250;
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
       throw new TypeError('timeoutMs must be a positive number');
+    const tolerance = options.resetToleranceSeconds ?? 0;
+    if (!Number.isInteger(tolerance) || tolerance < 0)
+      throw new TypeError('resetToleranceSeconds must be a non-negative integer');
+    const window = options.windowSeconds ?? serviceProfile.maxAgeSeconds;
+    if (!Number.isInteger(window) || window < 1)
+      throw new TypeError('windowSeconds must be a positive integer');
     this.#client = options.client;
     this.#prefix = options.keyPrefix ?? 'payconform:nonce:';
+    // A NUL cannot appear in a nonce taken from a Signature-Input (an sf-string), so no nonce key collides.
+    this.#markerKey = `${this.#prefix}\u0000epoch`;
+    this.#horizonKey = `${this.#prefix}\u0000reset-horizon`;
     this.#timeoutMs = timeoutMs;
+    this.#tolerance = tolerance;
+    this.#window = window;
+    const perApplication = options.maxNoncesPerApplication;
+    if (perApplication !== undefined && (!Number.isInteger(perApplication) || perApplication < 1))
+      throw new TypeError('maxNoncesPerApplication must be a positive integer');
+    this.#maxPerApplication = perApplication;
   }
 
   /** `now` is not needed: Redis drops expired keys itself. */
@@ -51,33 +146,112 @@ export class RedisNonceStore implements NonceStore {
   }
 
   /**
-   * `owner` is not used: Redis's capacity is its `maxmemory` (a full Redis answers an error: fail closed), and this
-   * store does not apportion it per application as MemoryNonceStore does.
+   * Checks, before any request is served, whether Redis lost its data (a first start counts: an empty Redis cannot
+   * be told from one that forgot), then waits until the clock has passed a horizon set just now (at most
+   * `resetToleranceSeconds` + 1 s) so that requests signed after start-up are not refused. Returns the horizon in
+   * force (unix seconds), or undefined when none is.
+   */
+  async open(now: () => number = () => Date.now() / 1000): Promise<number | undefined> {
+    const at = Math.floor(now());
+    const [status, horizon] = await this.#run(`${this.#prefix}\u0000probe`, '', at, 0, undefined);
+    if (status !== 2) throw new Error(`unexpected nonce script status ${status}`);
+    const value = horizon === '' ? undefined : Number(horizon);
+    if (value !== undefined && value >= at && value - at <= this.#tolerance) {
+      const waitMs = (value + 1) * 1000 - now() * 1000;
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, 60_000)));
+    }
+    return value;
+  }
+
+  /**
+   * Redis's capacity is its `maxmemory` (a full Redis answers an error: fail closed); with `maxNoncesPerApplication`
+   * each `owner.applicationId` has its own share. The signature's `created` is taken as `expiresAt` minus the window
+   * (what `verifyRequest` passes once step 3 held).
    */
   async checkAndRecord(
     nonce: string,
     now: number,
     expiresAt: number,
-    _owner?: NonceOwner,
+    owner?: NonceOwner,
   ): Promise<boolean> {
     // A time to live relative to the caller's clock (PX, not PXAT): Redis's clock may differ from the verifier's, and
     // the window is the verifier's. Kept through the whole second `expiresAt` (the memory store keeps a nonce while
     // expiresAt >= now), so never for less than one second.
     const seconds = Math.max(Number.isFinite(expiresAt) ? expiresAt - now : 0, 0) + 1;
-    const reply = await withTimeout(
-      this.#client.sendCommand([
-        'SET',
-        this.#prefix + nonce,
-        '1',
-        'NX',
-        'PX',
-        String(Math.ceil(seconds * 1000)),
-      ]),
-      this.#timeoutMs,
-      'SET NX',
+    const created = Number.isFinite(expiresAt)
+      ? Math.floor(expiresAt) - this.#window
+      : Math.floor(now);
+    const [status, horizon] = await this.#run(
+      this.#prefix + nonce,
+      String(Math.ceil(seconds * 1000)),
+      now,
+      created,
+      owner?.applicationId,
     );
-    if (reply === 'OK') return true;
-    if (reply === null) return false;
-    throw new Error(`unexpected SET NX reply ${JSON.stringify(reply)}`);
+    if (status === 1) return true;
+    if (status === 0) return false;
+    if (status === -1) throw new NonceStoreResetError(Number(horizon), created);
+    if (status === -2)
+      throw new PayconformError(
+        'NONCE_SHARE_FULL',
+        `application ${JSON.stringify(owner?.applicationId)} holds its whole share of the nonce store (${this.#maxPerApplication} nonces per ${2 * this.#window} s)`,
+      );
+    throw new Error(`unexpected nonce script status ${status}`);
   }
+
+  async #run(
+    nonceKey: string,
+    ttlMs: string,
+    now: number,
+    created: number,
+    applicationId: string | undefined,
+  ): Promise<readonly [number, string]> {
+    // The owner's counts: this window's and the one before (a nonce lives at most two windows: created may be one
+    // window ahead).
+    const bucket = Math.floor(now / this.#window);
+    const share = this.#maxPerApplication !== undefined && applicationId !== undefined;
+    const countKey = (b: number) => `${this.#prefix}\u0000share:${applicationId ?? ''}:${b}`;
+    const args = [
+      '5',
+      nonceKey,
+      this.#markerKey,
+      this.#horizonKey,
+      countKey(bucket),
+      countKey(bucket - 1),
+      ttlMs,
+      String(Math.floor(now)),
+      String(created),
+      String(this.#tolerance),
+      String(this.#window),
+      share ? String(this.#maxPerApplication) : '',
+    ];
+    let reply: unknown;
+    try {
+      reply = await withTimeout(
+        this.#client.sendCommand(['EVALSHA', RECORD_SHA, ...args]),
+        this.#timeoutMs,
+        'EVALSHA',
+      );
+    } catch (error) {
+      // Redis forgets scripts when it restarts: send the text once (it is cached again from then on).
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      reply = await withTimeout(
+        this.#client.sendCommand(['EVAL', RECORD_SCRIPT, ...args]),
+        this.#timeoutMs,
+        'EVAL',
+      );
+    }
+    if (
+      !Array.isArray(reply) ||
+      reply.length !== 2 ||
+      typeof reply[0] !== 'number' ||
+      typeof reply[1] !== 'string'
+    )
+      throw new Error(`unexpected nonce script reply ${JSON.stringify(reply)}`);
+    return [reply[0], reply[1]];
+  }
+}
+
+function createHashHex(text: string): string {
+  return createHash('sha1').update(text, 'utf8').digest('hex');
 }

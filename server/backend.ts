@@ -23,6 +23,8 @@ export interface SharedBackend {
 export interface BackendOptions {
   readonly redisUrl?: string;
   readonly redisKeyPrefix?: string;
+  /** Each application's share of the Redis nonce store (RedisNonceStore maxNoncesPerApplication). */
+  readonly noncesPerApplication?: number;
   readonly log: (line: string) => void;
 }
 
@@ -51,8 +53,25 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
       lastError = error.message;
     },
   });
+  const nonceStore = new RedisNonceStore({
+    client: connection,
+    keyPrefix: `${prefix}nonce:`,
+    ...(options.noncesPerApplication !== undefined
+      ? { maxNoncesPerApplication: options.noncesPerApplication }
+      : {}),
+  });
+  // Notices before the first request whether Redis lost its data (an empty Redis counts), and waits out the second
+  // of that moment, so requests signed after start-up are accepted and older ones are refused.
+  const horizon = await nonceStore.open().catch(async (error: unknown) => {
+    await connection.close();
+    throw error;
+  });
+  if (horizon !== undefined)
+    options.log(
+      `redis: the nonce store holds no nonces from before ${new Date(horizon * 1000).toISOString()} (empty, restarted, flushed or failed over): signatures created up to then are refused until ${new Date((horizon + 300) * 1000).toISOString()}`,
+    );
   return {
-    nonceStore: new RedisNonceStore({ client: connection, keyPrefix: `${prefix}nonce:` }),
+    nonceStore,
     createStateStore: (state) =>
       new RedisStateStore({ client: connection, keyPrefix: prefix, state }),
     createSharedDeliveries: (leaseMs, log) =>

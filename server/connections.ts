@@ -1,7 +1,7 @@
 // Connection hygiene for the reference service: timeouts that release a silent client's socket and buffers, answers
 // to unparseable or timed-out requests (then the socket is destroyed, never half-closed), and a cap on open connections.
 import { randomBytes } from 'node:crypto';
-import { STATUS_CODES, type Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createErrorBody, HttpError } from './error-body.js';
@@ -13,8 +13,13 @@ export interface ConnectionLimits {
   readonly requestTimeoutMs: number;
   /** Idle time of a kept-alive connection between requests (default 5 s). */
   readonly keepAliveTimeoutMs: number;
-  /** Open connections at most (default 1,000); one more is closed at once and logged. */
+  /**
+   * Open connections at most (default 1,000). A new connection beyond it closes the oldest open connection that has
+   * no request in flight (logged); only when every open connection has one is the new connection closed instead.
+   */
   readonly maxConnections: number;
+  /** Time for a new connection to send its first byte (default 5 s): a connection that sends nothing is closed. */
+  readonly firstByteTimeoutMs: number;
 }
 
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
@@ -22,6 +27,7 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 1_000,
+  firstByteTimeoutMs: 5_000,
 });
 
 /** Validated limits, with the defaults for what is not given. Throws TypeError for a bad value. */
@@ -122,11 +128,75 @@ export function guardConnections(
     socket.destroy();
   });
 
-  // Beyond the cap Node closes a new connection at once, before reading anything from it (no descriptor is kept).
-  server.maxConnections = limits.maxConnections;
-  server.on('drop', (data?: { remoteAddress?: string; remotePort?: number }) => {
-    log(
-      `connection dropped: ${limits.maxConnections} connections already open (from ${data?.remoteAddress ?? '?'}:${data?.remotePort ?? '?'})`,
-    );
+  trackConnections(server, limits, log);
+}
+
+/** One open connection: how many requests it has in flight, and its first-byte timer. */
+interface OpenConnection {
+  readonly socket: Socket;
+  inFlight: number;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** The key of a connection in both the `connection` (TCP) and `request` (TCP or TLS) events. */
+function connectionKey(socket: Socket): string {
+  return `${socket.remoteAddress ?? ''}|${socket.remotePort ?? ''}`;
+}
+
+/**
+ * The connection cap and the first-byte timeout. Open connections are kept in arrival order (a Map); at the cap, a new
+ * connection evicts the oldest one with no request in flight, so idle sockets (opened and left silent, or kept alive
+ * between requests) give way to a client with something to send, and a client holding every slot idle locks no one
+ * out. A connection that has sent no byte within `firstByteTimeoutMs` is closed.
+ */
+function trackConnections(
+  server: Server,
+  limits: ConnectionLimits,
+  log: (line: string) => void,
+): void {
+  const open = new Map<string, OpenConnection>();
+  const oldestIdle = (): OpenConnection | undefined => {
+    for (const connection of open.values()) if (connection.inFlight === 0) return connection;
+    return undefined;
+  };
+  server.on('connection', (socket: Socket) => {
+    if (open.size >= limits.maxConnections) {
+      const victim = oldestIdle();
+      if (victim === undefined) {
+        log(
+          `connection dropped: ${limits.maxConnections} connections open, each with a request in flight (from ${socket.remoteAddress ?? '?'})`,
+        );
+        socket.destroy();
+        return;
+      }
+      open.delete(connectionKey(victim.socket));
+      log(
+        `connection evicted: ${limits.maxConnections} connections open; the oldest with no request in flight (from ${victim.socket.remoteAddress ?? '?'}) gave way`,
+      );
+      victim.socket.destroy();
+    }
+    const key = connectionKey(socket);
+    const timer = setTimeout(() => {
+      if (socket.bytesRead > 0 || socket.destroyed) return;
+      log(
+        `connection closed: no byte within ${limits.firstByteTimeoutMs} ms (from ${socket.remoteAddress ?? '?'})`,
+      );
+      socket.destroy();
+    }, limits.firstByteTimeoutMs);
+    timer.unref();
+    const connection: OpenConnection = { socket, inFlight: 0, timer };
+    open.set(key, connection);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      if (open.get(key) === connection) open.delete(key);
+    });
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const connection = open.get(connectionKey(req.socket));
+    if (connection === undefined) return;
+    connection.inFlight += 1;
+    res.once('close', () => {
+      connection.inFlight -= 1;
+    });
   });
 }

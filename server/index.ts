@@ -13,6 +13,7 @@ import { RequestAuthenticator } from './authentication.js';
 import type { ServiceContext, ServiceExtension } from './context.js';
 import { openBackend } from './backend.js';
 import { connectionLimits, guardConnections, serverTimeoutOptions } from './connections.js';
+import { DEFAULT_LOG_RATE_LIMIT, RateLimitedLog } from './log-limiter.js';
 import { copDestinations } from './cop-triggers.js';
 import { FaultSet } from './faults.js';
 import { Lifecycle } from './lifecycle.js';
@@ -96,7 +97,11 @@ export async function startReferenceService(
 ): Promise<RunningReferenceService> {
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? Date.now;
-  const log = options.log ?? (() => {});
+  const limitedLog =
+    options.log === undefined || options.logRateLimit === false
+      ? undefined
+      : new RateLimitedLog(options.log, options.logRateLimit ?? DEFAULT_LOG_RATE_LIMIT);
+  const log = limitedLog?.log ?? options.log ?? (() => {});
   const faults = new FaultSet(options.faults ?? [], options.variant);
   const state = new ServiceState(options.stateLimits);
 
@@ -119,6 +124,7 @@ export async function startReferenceService(
   }
   const backend = await openBackend({
     log,
+    noncesPerApplication: state.limits.noncesPerApplication,
     ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}),
     ...(options.redisKeyPrefix !== undefined ? { redisKeyPrefix: options.redisKeyPrefix } : {}),
   });
@@ -250,7 +256,9 @@ export async function startReferenceService(
         for (const e of extensions) e.close?.();
         server.close(() => resolve());
         server.closeAllConnections();
-      }).then(() => backend.close());
+      })
+        .then(() => backend.close())
+        .finally(() => limitedLog?.close());
       return closing;
     },
   };

@@ -5,6 +5,7 @@ import type { CopDestinationKey, PayoutDestination } from './cop-triggers.js';
 import type { ServiceContext, ServiceExtension } from './context.js';
 import type { FaultName, ServiceVariant } from './faults.js';
 import type { ConnectionLimits } from './connections.js';
+import type { LogRateLimit } from './log-limiter.js';
 import type { ServerTls } from '../net/tls.js';
 import type { ApplicationCredentials, PaymentStatus, StateLimits } from './state.js';
 import type { DeliveryRecord, RetryPolicy, WebhookKind } from './webhook-delivery.js';
@@ -53,6 +54,11 @@ export interface ReferenceServiceOptions {
    */
   readonly maxUnauthenticatedBodyBytes?: number;
   /** Timeouts and the open-connection cap (defaults in DEFAULT_CONNECTION_LIMITS). */
+  /**
+   * Repeated error lines in `log` (default 20 of each kind per 10 s, then one line with the count held back; see
+   * server/log-limiter.ts); false: every line.
+   */
+  readonly logRateLimit?: LogRateLimit | false;
   readonly connections?: Partial<ConnectionLimits>;
   /** Caps on the objects the service holds (defaults in DEFAULT_STATE_LIMITS); beyond them, 507. */
   readonly stateLimits?: Partial<StateLimits>;

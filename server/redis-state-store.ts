@@ -9,6 +9,7 @@ import {
   type Payout,
   type Refund,
   type ServiceState,
+  type StateKind,
 } from './state.js';
 import type { Changed, StateStore, WebhookUrls } from './state-store.js';
 import { withTimeout, type RedisCommander } from '../redis/commander.js';
@@ -180,6 +181,23 @@ export class RedisStateStore implements StateStore {
     throw new Error('could not assign a unique payment reference');
   }
 
+  async reserve(kind: StateKind, applicationId: string) {
+    const keys = this.#countKeys(kind, applicationId);
+    const reply = await this.#eval(
+      RESERVE,
+      keys,
+      [String(this.#state.limits[`${kind}PerApplication`]), String(this.#state.limits[kind])],
+      `reserve ${kind}`,
+    );
+    this.#checkRoom(reply, kind, applicationId);
+    let given = false;
+    return async () => {
+      if (given) return;
+      given = true;
+      await this.#eval(RELEASE, keys, [], `release ${kind}`);
+    };
+  }
+
   async addPayment(payment: Payment) {
     await this.#send(
       ['HSET', this.#keys.payments, payment.paymentId, JSON.stringify(payment)],
@@ -187,12 +205,39 @@ export class RedisStateStore implements StateStore {
     );
     this.#payment(payment);
   }
+  /** One script: the counts of RESERVE, then the HSET (one round trip, as the HSET alone was). */
   async addPayout(payout: Payout) {
-    await this.#send(
-      ['HSET', this.#keys.payouts, payout.payoutId, JSON.stringify(payout)],
-      'HSET payout',
+    const reply = await this.#eval(
+      ADD_COUNTED,
+      [...this.#countKeys('payouts', payout.applicationId), this.#keys.payouts],
+      [
+        String(this.#state.limits.payoutsPerApplication),
+        String(this.#state.limits.payouts),
+        payout.payoutId,
+        JSON.stringify(payout),
+      ],
+      'add payout',
     );
+    this.#checkRoom(reply, 'payouts', payout.applicationId);
     this.#payout(payout);
+  }
+
+  #countKeys(kind: StateKind, applicationId: string): [string, string] {
+    return [
+      `${this.#keys.prefix}count:${kind}:${applicationId}`,
+      `${this.#keys.prefix}count:${kind}`,
+    ];
+  }
+
+  #checkRoom(reply: unknown, kind: StateKind, applicationId: string): void {
+    if (reply === 1) throw this.#state.fullError(kind, 'application', applicationId, 'redis');
+    if (reply === 2) throw this.#state.fullError(kind, 'service', applicationId, 'redis');
+    if (reply !== 0)
+      throw new HttpError(
+        503,
+        'STATE_STORE_UNAVAILABLE',
+        `unexpected reply to the ${kind} count: ${JSON.stringify(reply)}`,
+      );
   }
 
   /**
@@ -363,3 +408,31 @@ export class RedisStateStore implements StateStore {
 
   async close() {}
 }
+
+/**
+ * KEYS: the application's count of one kind, the service's count of it. ARGV: the application's maximum, the
+ * service's. Takes one of each, or none: 1 when the application's share is full, 2 when the service is full.
+ * Counts live as long as the objects they count (no expiry); a Redis that restarted empty starts from zero.
+ */
+const RESERVE = `
+local mine = tonumber(redis.call('GET', KEYS[1]) or '0')
+if mine >= tonumber(ARGV[1]) then return 1 end
+if tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[2]) then return 2 end
+redis.call('INCR', KEYS[1])
+redis.call('INCR', KEYS[2])
+return 0
+`;
+
+/** RESERVE, then (when it took room) HSET KEYS[3] ARGV[3] ARGV[4]. */
+const ADD_COUNTED = RESERVE.replace(
+  /return 0\n$/,
+  "redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])\nreturn 0\n",
+);
+
+/** Gives back what RESERVE took (never below zero). */
+const RELEASE = `
+for _, key in ipairs(KEYS) do
+  if tonumber(redis.call('GET', key) or '0') > 0 then redis.call('DECR', key) end
+end
+return 0
+`;

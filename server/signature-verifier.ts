@@ -174,7 +174,8 @@ export function createSignatureVerifier(
   now: () => number,
   shared?: NonceStore,
 ): SignatureVerifier {
-  const store = shared ?? new MemoryNonceStore();
+  const store =
+    shared ?? new MemoryNonceStore({ maxEntriesPerApplication: state.limits.noncesPerApplication });
   const nonceStore: NonceStore = faults.has('nonce-race') ? new RacyNonceStore(store) : store;
   const enforce: Partial<PolicyEnforcement> = {
     ...(faults.has('no-replay-check') ? { replay: false } : {}),

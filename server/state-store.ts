@@ -3,7 +3,7 @@
 // read-modify-write, so the rules checked inside it (commit only from AWAITING_COMMIT, the refund limits) hold across
 // instances. ServiceState stays this instance's view (the portal reads it); a shared store keeps it up to date with
 // what this instance reads and writes.
-import type { Payment, Payout, Refund, ServiceState } from './state.js';
+import type { Payment, Payout, Refund, ServiceState, StateKind } from './state.js';
 import type { WebhookKind } from './webhook-delivery.js';
 
 /** Result of an atomic change: `undefined` when no such resource exists. */
@@ -21,7 +21,17 @@ export interface StateStore {
   listRefunds(): Promise<Refund[]>;
   /** A payment reference no payment carries yet, reserved (spec, What the service does 7: unique across merchants). */
   newPaymentReference(): Promise<string>;
+  /**
+   * Takes room for one more `kind` of `applicationId`, or throws the 507 `state_full` when the application's share
+   * or the whole service is full (StateLimits). Resolves with a function that gives the room back (call it when the
+   * object was not created after all).
+   */
+  reserve(kind: StateKind, applicationId: string): Promise<() => Promise<void>>;
   addPayment(payment: Payment): Promise<void>;
+  /**
+   * Stores a new payout within its application's share and the service's limit (StateLimits), in one atomic step;
+   * throws the 507 `state_full` when either is full.
+   */
   addPayout(payout: Payout): Promise<void>;
   /**
    * Runs `change` on the current payout and stores what it leaves, atomically: a concurrent change (here or in
@@ -50,6 +60,22 @@ export interface StateStore {
   close(): Promise<void>;
 }
 
+/** Takes room for one `kind` of `applicationId` (507 when full), runs `add`, and gives the room back when it throws. */
+export async function addWithinLimits(
+  store: StateStore,
+  kind: StateKind,
+  applicationId: string,
+  add: () => Promise<void>,
+): Promise<void> {
+  const release = await store.reserve(kind, applicationId);
+  try {
+    await add();
+  } catch (error) {
+    await release().catch(() => {});
+    throw error;
+  }
+}
+
 /** An application's own webhook URL per kind; a kind left out uses the service's default. */
 export type WebhookUrls = Partial<Record<WebhookKind, string>>;
 
@@ -57,7 +83,38 @@ export type WebhookUrls = Partial<Record<WebhookKind, string>>;
 export class MemoryStateStore implements StateStore {
   readonly shared = false;
   readonly #seeds = new Map<string, unknown>();
+  /** Per kind: applicationId → objects held (or reserved). */
+  readonly #held: Record<StateKind, Map<string, number>> = {
+    payments: new Map(),
+    payouts: new Map(),
+    refunds: new Map(),
+  };
   constructor(private readonly state: ServiceState) {}
+
+  async reserve(kind: StateKind, applicationId: string) {
+    this.#take(kind, applicationId);
+    const held = this.#held[kind];
+    let given = false;
+    return async () => {
+      if (given) return;
+      given = true;
+      const now = (held.get(applicationId) ?? 1) - 1;
+      if (now > 0) held.set(applicationId, now);
+      else held.delete(applicationId);
+    };
+  }
+
+  /** Counts one more `kind` of `applicationId`, or throws the 507 when its share or the service is full. */
+  #take(kind: StateKind, applicationId: string): void {
+    const held = this.#held[kind];
+    const mine = held.get(applicationId) ?? 0;
+    if (mine >= this.state.limits[`${kind}PerApplication`])
+      throw this.state.fullError(kind, 'application', applicationId, 'memory');
+    // The whole service: every object held, seeded ones included (this process holds them all).
+    if (this.state[kind].size >= this.state.limits[kind])
+      throw this.state.fullError(kind, 'service', applicationId, 'memory');
+    held.set(applicationId, mine + 1);
+  }
 
   async getPayment(id: string) {
     return this.state.payments.get(id);
@@ -87,6 +144,7 @@ export class MemoryStateStore implements StateStore {
     this.state.payments.set(payment.paymentId, payment);
   }
   async addPayout(payout: Payout) {
+    this.#take('payouts', payout.applicationId);
     this.state.payouts.set(payout.payoutId, payout);
   }
   async changePayout<R>(id: string, change: (payout: Payout) => R) {

@@ -92,17 +92,35 @@ export interface Refund {
   readonly plannedOutcome: 'PROCESSED' | 'FAILED' | 'HELD' | 'RETURNED';
 }
 
-/** How many of each object the service holds at most (memory is bounded whatever clients do). */
+/**
+ * How many of each object the service holds at most (memory is bounded whatever clients do), in all and per
+ * application, so one application at its limit leaves the others untouched. With Redis the counts are kept in Redis
+ * and hold across every instance.
+ */
 export interface StateLimits {
   readonly payments: number;
   readonly payouts: number;
   readonly refunds: number;
+  readonly paymentsPerApplication: number;
+  readonly payoutsPerApplication: number;
+  readonly refundsPerApplication: number;
+  /**
+   * Nonces one application may have remembered at once (in memory), or record per two validity windows (Redis);
+   * beyond it its signed requests get 503 NONCE_STORE_UNAVAILABLE, other applications' do not.
+   */
+  readonly noncesPerApplication: number;
 }
 
+export type StateKind = 'payments' | 'payouts' | 'refunds';
+
 export const DEFAULT_STATE_LIMITS: StateLimits = Object.freeze({
-  payments: 10_000,
-  payouts: 10_000,
-  refunds: 10_000,
+  payments: 40_000,
+  payouts: 40_000,
+  refunds: 40_000,
+  paymentsPerApplication: 10_000,
+  payoutsPerApplication: 10_000,
+  refundsPerApplication: 10_000,
+  noncesPerApplication: 100_000,
 });
 
 export class ServiceState {
@@ -123,16 +141,26 @@ export class ServiceState {
     this.limits = merged;
   }
 
-  /** 507 `state_full` when the service already holds its maximum of `kind` (state is in memory: restart to clear). */
-  requireRoom(kind: keyof StateLimits): void {
-    const max = this.limits[kind];
-    if (this[kind].size >= max) {
-      throw new HttpError(
-        507,
-        'state_full',
-        `the service already holds its maximum of ${max} ${kind}; restart it to start over (state is in memory)`,
-      );
-    }
+  /**
+   * The 507 `state_full` for `kind`: `scope` says whether the application's share or the whole service is full, and
+   * `where` where the state is kept (never "in memory" when it is in Redis).
+   */
+  fullError(
+    kind: StateKind,
+    scope: 'application' | 'service',
+    applicationId: string,
+    where: 'memory' | 'redis',
+  ): HttpError {
+    const max = scope === 'application' ? this.limits[`${kind}PerApplication`] : this.limits[kind];
+    const what =
+      scope === 'application'
+        ? `application ${JSON.stringify(applicationId)} already holds its maximum of ${max} ${kind} (stateLimits.${kind}PerApplication); other applications are not affected`
+        : `the service already holds its maximum of ${max} ${kind} for all applications (stateLimits.${kind})`;
+    const where_ =
+      where === 'memory'
+        ? 'state is in memory: restart the service to start over'
+        : 'counted in Redis across every instance: clear the Redis key prefix to start over';
+    return new HttpError(507, 'state_full', `${what}; ${where_}`);
   }
 
   /**

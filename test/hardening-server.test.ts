@@ -150,13 +150,13 @@ describe('silent clients (issue 15 point 1)', () => {
 });
 
 describe('bounded resources (issue 15 point 6)', () => {
-  it('connections beyond the cap are closed at once and logged; the service keeps answering once they go', async () => {
+  it('connections beyond the cap evict the oldest idle ones (logged); the service keeps answering once they go', async () => {
     const { service, log } = await start({ connections: { maxConnections: 5 } });
     const held = [];
     for (let i = 0; i < 8; i++) held.push(await silentClient(service, ''));
     expect(
       await eventually(
-        async () => log.filter((l) => l.startsWith('connection dropped')).length === 3,
+        async () => log.filter((l) => l.startsWith('connection evicted')).length === 3,
         5_000,
       ),
     ).toBe(true);

@@ -1,43 +1,14 @@
 // RedisNonceStore against a real redis-server: atomic once-only recording across clients, expiry, key prefix, and
 // failing closed (NONCE_STORE_UNAVAILABLE, nothing accepted) when Redis is stopped, slow or answers an error.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { toFieldLines, type HttpRequest } from '../src/http/message.js';
-import {
-  applySignedHeaders,
-  signRequest,
-  type SigningCredentials,
-} from '../src/profile/sign-request.js';
-import { verifyRequest, type ApplicationRecord } from '../src/profile/verify-request.js';
+import { verifyRequest } from '../src/profile/verify-request.js';
 import { connectRedis, RedisNonceStore, type RedisConnection } from '../redis/index.js';
-import { loadTestKeys } from './fixtures/keys.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
-
-const keys = loadTestKeys();
-const credentials: SigningCredentials = {
-  applicationId: 'app-1',
-  applicationSecret: 'test-only-secret-1',
-  keyId: 'key-1',
-  privateKey: keys.clientEd25519.privateKey,
-};
-const application: ApplicationRecord = {
-  secret: credentials.applicationSecret,
-  publicKeys: new Map([['key-1', keys.clientEd25519.publicKey]]),
-};
-const resolveApplication = (id: string) => (id === 'app-1' ? application : undefined);
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
-function signedRequest(nonce: string): HttpRequest {
-  const request: HttpRequest = {
-    method: 'POST',
-    url: 'https://api.example.com/api/payouts',
-    headers: toFieldLines({ 'Content-Type': 'application/vnd.service.v1.0+json' }),
-    body: new TextEncoder().encode('{"amount":10.5}'),
-  };
-  return applySignedHeaders(
-    request,
-    signRequest(request, credentials, { created: nowSeconds(), nonce }).headers,
-  );
-}
+import {
+  nowSeconds,
+  resolveTestApplication as resolveApplication,
+  signedTestRequest as signedRequest,
+} from './fixtures/signed-test-request.js';
 
 describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', () => {
   let redis: RunningRedis;
@@ -50,6 +21,15 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
 
   beforeAll(async () => {
     redis = await startRedisServer();
+    // An empty Redis counts as one that lost its data: open() notices it before the first nonce and waits out that
+    // second (redis-nonce-reset.test.ts tests what follows a loss).
+    await Promise.all(
+      [undefined, 'svc-a:', 'svc-b:', 'share:'].map(async (keyPrefix) => {
+        const c = await connectRedis(redis.url);
+        await new RedisNonceStore({ client: c, keyPrefix }).open();
+        await c.close();
+      }),
+    );
   });
   afterEach(async () => {
     await Promise.all(connections.splice(0).map((c) => c.close()));
@@ -95,9 +75,33 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
         now + 300,
       ),
     ).toBe(true);
-    // An expiry already past still keeps the nonce for a second (never recorded and dropped at once).
+    // An expiry already past still keeps the nonce for a second (never recorded and dropped at once). Such an
+    // expiry stands for a signature created before start-up, refused while the start-up horizon holds: end it.
+    await redis.command('DEL', 'svc-a:\u0000reset-horizon');
     expect(await store.checkAndRecord('n-past', now, now - 10)).toBe(true);
     expect(await store.checkAndRecord('n-past', now, now - 10)).toBe(false);
+  });
+
+  it('maxNoncesPerApplication: one application at its share is refused (NONCE_SHARE_FULL), another is not', async () => {
+    const store = new RedisNonceStore({
+      client: await connect(),
+      keyPrefix: 'share:',
+      maxNoncesPerApplication: 3,
+    });
+    const now = nowSeconds();
+    const a = { applicationId: 'app-a', keyId: 'k' };
+    for (let i = 0; i < 3; i++)
+      expect(await store.checkAndRecord(`a-${i}`, now, now + 300, a)).toBe(true);
+    await expect(store.checkAndRecord('a-3', now, now + 300, a)).rejects.toMatchObject({
+      code: 'NONCE_SHARE_FULL',
+    });
+    // A replay is still a replay, not a full share.
+    expect(await store.checkAndRecord('a-0', now, now + 300, a)).toBe(false);
+    expect(
+      await store.checkAndRecord('b-0', now, now + 300, { applicationId: 'app-b', keyId: 'k' }),
+    ).toBe(true);
+    // Without an owner only Redis's own capacity bounds it.
+    expect(await store.checkAndRecord('no-owner', now, now + 300)).toBe(true);
   });
 
   it('verifyRequest with the store accepts a request once and rejects its replay', async () => {

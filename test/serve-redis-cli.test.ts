@@ -52,6 +52,42 @@ function spawnServe(
   });
 }
 
+/** A create-payout request signed with the credentials `serve` printed (`text`), for its `url`; `created` default now. */
+function signedPayout(text: string, url: string, reference: string) {
+  const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(text)![1]!;
+  const body = new TextEncoder().encode(
+    JSON.stringify({
+      applicationId: field('PAYCONFORM_APPLICATION_ID'),
+      payInAccountSelector: 'main',
+      amount: 4.5,
+      reference,
+      destination: {
+        destinationType: 'toAccount',
+        accountType: 'SCAN',
+        holderName: 'Jane Doe',
+        accountNumber: '12345678',
+        sortCode: '040004',
+        iban: null,
+      },
+    }),
+  );
+  const { headers } = signRequest(
+    { method: 'POST', url: `${url}/api/payouts`, headers: [['content-type', PAYOUT_TYPE]], body },
+    {
+      applicationId: field('PAYCONFORM_APPLICATION_ID'),
+      applicationSecret: field('PAYCONFORM_APPLICATION_SECRET'),
+      keyId: field('PAYCONFORM_KEY_ID'),
+      privateKey: parseEd25519PrivateKey(field('PAYCONFORM_PRIVATE_KEY')),
+    },
+  );
+  return {
+    method: 'POST',
+    path: '/api/payouts',
+    headers: [['content-type', PAYOUT_TYPE] as const, ...Object.entries(headers)],
+    body,
+  };
+}
+
 describe('payconform serve --redis-url: refusals', () => {
   it('refuses a password on the command line, and a non-Redis URL', async () => {
     const io = memoryIo();
@@ -157,44 +193,8 @@ describe.runIf(redisTestsEnabled())(
     it('--workers 2: two processes on one port, generated credentials shared, a signed request accepted once', async () => {
       const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url]);
       expect(text).toMatch(/workers: 2 processes sharing the port/);
-      const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(text)![1]!;
       const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
-      const body = new TextEncoder().encode(
-        JSON.stringify({
-          applicationId: field('PAYCONFORM_APPLICATION_ID'),
-          payInAccountSelector: 'main',
-          amount: 3.5,
-          reference: 'WORKERS',
-          destination: {
-            destinationType: 'toAccount',
-            accountType: 'SCAN',
-            holderName: 'Jane Doe',
-            accountNumber: '12345678',
-            sortCode: '040004',
-            iban: null,
-          },
-        }),
-      );
-      const { headers } = signRequest(
-        {
-          method: 'POST',
-          url: `${url}/api/payouts`,
-          headers: [['content-type', PAYOUT_TYPE]],
-          body,
-        },
-        {
-          applicationId: field('PAYCONFORM_APPLICATION_ID'),
-          applicationSecret: field('PAYCONFORM_APPLICATION_SECRET'),
-          keyId: field('PAYCONFORM_KEY_ID'),
-          privateKey: parseEd25519PrivateKey(field('PAYCONFORM_PRIVATE_KEY')),
-        },
-      );
-      const request = {
-        method: 'POST',
-        path: '/api/payouts',
-        headers: [['content-type', PAYOUT_TYPE] as const, ...Object.entries(headers)],
-        body,
-      };
+      const request = signedPayout(text, url, 'WORKERS');
       // Each on its own connection: the cluster spreads them over both workers.
       const answers = await Promise.all(Array.from({ length: 20 }, () => send(url, request)));
       expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([
@@ -268,6 +268,40 @@ describe.runIf(redisTestsEnabled())(
       );
       expect(seen.map((s) => s.status)).toEqual(Array(12).fill(200));
       expect(new Set(seen.map((s) => s.fingerprint)).size).toBe(1);
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }, 60_000);
+
+    it('--workers 2, Redis restarted empty: a payout accepted before is refused after (CREATED_BEFORE_NONCE_STORE_RESET), one signed afresh is accepted', async () => {
+      const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url]);
+      const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+      const before = signedPayout(text, url, 'BEFORE-RESTART');
+      expect((await send(url, before)).status).toBe(201);
+      await redis.restart();
+      // Each copy on its own connection, so both workers answer; 503 while a worker's client reconnects (bounded:
+      // 50 rounds, 100 ms apart).
+      let replays = await Promise.all(Array.from({ length: 6 }, () => send(url, before)));
+      for (let i = 0; i < 50 && replays.some((r) => r.status === 503); i += 1) {
+        await new Promise((r) => setTimeout(r, 100));
+        replays = await Promise.all(Array.from({ length: 6 }, () => send(url, before)));
+      }
+      for (const r of replays) {
+        expect(r.status, r.text).toBe(401);
+        expect(r.text).toContain('CREATED_BEFORE_NONCE_STORE_RESET');
+      }
+      // Signed afresh (a new nonce each): accepted once the second of the restart has passed (bounded: 30 tries).
+      let fresh = await send(url, signedPayout(text, url, 'AFTER-RESTART-0'));
+      const refusals: string[] = [];
+      for (let i = 1; i < 30 && fresh.status !== 201; i += 1) {
+        refusals.push(`${fresh.status} ${fresh.text}`);
+        await new Promise((r) => setTimeout(r, 100));
+        fresh = await send(url, signedPayout(text, url, `AFTER-RESTART-${i}`));
+      }
+      expect(fresh.status, refusals.join('\n')).toBe(201);
+      for (const r of refusals)
+        expect(r).toMatch(
+          /^(401|503) .*(CREATED_BEFORE_NONCE_STORE_RESET|NONCE_STORE_UNAVAILABLE)/,
+        );
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
     }, 60_000);

@@ -64,79 +64,90 @@ const handleRefund: RouteHandler = async (ctx, request) => {
   if (!isUuid(body.paymentId)) throw notFound();
   // The rule and the creation are one atomic step of the store: concurrent refunds of one payment, through any
   // instance, are decided one after another on what the earlier ones left.
-  const refund = await ctx.store.createRefund(body.paymentId.toLowerCase(), (payment, earlier) => {
-    if (payment.applicationId !== app.applicationId) throw notFound();
-    if (faults.has('refund-one-per-payment') && earlier.length > 0) {
-      throw new HttpError(
-        409,
-        'REFUND_EXISTS',
-        `payment ${payment.paymentId} has already been refunded`,
-      );
-    }
-    // Faults weaken the inputs of the rule, each switching off one limit.
-    const verdict = checkRefund({
-      payment: {
-        status: faults.has('refund-unsettled') ? 'SETTLED' : payment.status,
-        amount: refundCap(payment.amount, faults),
-      },
-      refunds: earlier.map((r) => ({
-        // Fault refund-total-single: earlier refunds count for the one-active rule, not for the total.
-        amount: faults.has('refund-total-single') ? '0.00' : r.amount,
-        status:
-          faults.has('refund-concurrent') && activeRefundStatuses.includes(r.status)
-            ? 'PROCESSED'
-            : r.status,
-      })),
-      amount: body.amount,
+  // Room for one more refund of this application (507 when its share or the service is full), given back unless
+  // the refund is created.
+  const release = await ctx.store.reserve('refunds', app.applicationId);
+  let refund: Refund | undefined;
+  try {
+    refund = await ctx.store.createRefund(body.paymentId.toLowerCase(), (payment, earlier) => {
+      if (payment.applicationId !== app.applicationId) throw notFound();
+      if (faults.has('refund-one-per-payment') && earlier.length > 0) {
+        throw new HttpError(
+          409,
+          'REFUND_EXISTS',
+          `payment ${payment.paymentId} has already been refunded`,
+        );
+      }
+      // Faults weaken the inputs of the rule, each switching off one limit.
+      const verdict = checkRefund({
+        payment: {
+          status: faults.has('refund-unsettled') ? 'SETTLED' : payment.status,
+          amount: refundCap(payment.amount, faults),
+        },
+        refunds: earlier.map((r) => ({
+          // Fault refund-total-single: earlier refunds count for the one-active rule, not for the total.
+          amount: faults.has('refund-total-single') ? '0.00' : r.amount,
+          status:
+            faults.has('refund-concurrent') && activeRefundStatuses.includes(r.status)
+              ? 'PROCESSED'
+              : r.status,
+        })),
+        amount: body.amount,
+      });
+      if (
+        !verdict.ok &&
+        !(verdict.code === 'REFUND_EXCEEDS_PAYMENT' && faults.has('refund-over-amount'))
+      ) {
+        const { statusCode } = refundRefusalStatus[verdict.code];
+        // Codes other than the 422 for an unsettled payment are not shown; variant alt answers 422 for the one-active
+        // conflict and 400 above the payment total.
+        let status = !faults.alt
+          ? statusCode
+          : statusCode === 409
+            ? 422
+            : verdict.code === 'REFUND_EXCEEDS_PAYMENT'
+              ? 400
+              : statusCode;
+        if (verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-400'))
+          status = 400;
+        const message =
+          verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-message')
+            ? 'the payment cannot be refunded'
+            : verdict.message;
+        throw new HttpError(status as ErrorStatus, verdict.code, message);
+      }
+      const amount = positiveAmount(body.amount);
+      if (amount === undefined)
+        throw new HttpError(400, 'AMOUNT_INVALID', 'refund amount must be greater than zero');
+      if (
+        verdict.ok &&
+        faults.has('refund-partial-rejected') &&
+        isPositive(verdict.remainingAfter)
+      ) {
+        throw new HttpError(
+          422,
+          'REFUND_PARTIAL',
+          'only a refund of the whole remaining amount is accepted',
+        );
+      }
+      const refund: Refund = {
+        refundId: randomUUID(),
+        paymentId: payment.paymentId,
+        applicationId: app.applicationId,
+        createdAt: ctx.now(),
+        status: 'IN_PROGRESS',
+        amount,
+        currency: payment.currency,
+        reference: newRefundReference(),
+        // Spec: a refund goes only to the original paying account (fault refund-arbitrary-destination: elsewhere).
+        destination: faults.has('refund-arbitrary-destination') ? ARBITRARY_ACCOUNT : payment.payer,
+        plannedOutcome: plannedOutcome(amount),
+      };
+      return refund;
     });
-    if (
-      !verdict.ok &&
-      !(verdict.code === 'REFUND_EXCEEDS_PAYMENT' && faults.has('refund-over-amount'))
-    ) {
-      const { statusCode } = refundRefusalStatus[verdict.code];
-      // Codes other than the 422 for an unsettled payment are not shown; variant alt answers 422 for the one-active
-      // conflict and 400 above the payment total.
-      let status = !faults.alt
-        ? statusCode
-        : statusCode === 409
-          ? 422
-          : verdict.code === 'REFUND_EXCEEDS_PAYMENT'
-            ? 400
-            : statusCode;
-      if (verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-400'))
-        status = 400;
-      const message =
-        verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-message')
-          ? 'the payment cannot be refunded'
-          : verdict.message;
-      throw new HttpError(status as ErrorStatus, verdict.code, message);
-    }
-    const amount = positiveAmount(body.amount);
-    if (amount === undefined)
-      throw new HttpError(400, 'AMOUNT_INVALID', 'refund amount must be greater than zero');
-    if (verdict.ok && faults.has('refund-partial-rejected') && isPositive(verdict.remainingAfter)) {
-      throw new HttpError(
-        422,
-        'REFUND_PARTIAL',
-        'only a refund of the whole remaining amount is accepted',
-      );
-    }
-    const refund: Refund = {
-      refundId: randomUUID(),
-      paymentId: payment.paymentId,
-      applicationId: app.applicationId,
-      createdAt: ctx.now(),
-      status: 'IN_PROGRESS',
-      amount,
-      currency: payment.currency,
-      reference: newRefundReference(),
-      // Spec: a refund goes only to the original paying account (fault refund-arbitrary-destination: elsewhere).
-      destination: faults.has('refund-arbitrary-destination') ? ARBITRARY_ACCOUNT : payment.payer,
-      plannedOutcome: plannedOutcome(amount),
-    };
-    state.requireRoom('refunds');
-    return refund;
-  });
+  } finally {
+    if (refund === undefined) await release().catch(() => {});
+  }
   if (refund === undefined) throw notFound();
   ctx.lifecycle.refundChanged(refund, true);
   ctx.log(

@@ -17,6 +17,7 @@ import {
   type Refund,
   type RefundStatus,
 } from '../state.js';
+import { addWithinLimits } from '../state-store.js';
 
 const ok = (value: unknown, status = 200) => ({
   status,
@@ -154,7 +155,6 @@ function paymentStatus(value: unknown): PaymentStatus {
 }
 
 const createPayment: RouteHandler = async (ctx, request) => {
-  ctx.state.requireRoom('payments');
   const body = jsonObject(request);
   const app = application(ctx, optionalString(body, 'applicationId'));
   const amount = positiveAmount(body.amount);
@@ -214,7 +214,9 @@ const createPayment: RouteHandler = async (ctx, request) => {
     createdAt: ctx.now(),
   };
   const target = body.status === undefined ? undefined : paymentStatus(body.status);
-  await ctx.store.addPayment(payment);
+  await addWithinLimits(ctx.store, 'payments', app.applicationId, () =>
+    ctx.store.addPayment(payment),
+  );
   const moved =
     target !== undefined && target !== 'AWAITING_AUTHORIZATION'
       ? await ctx.lifecycle.movePayment(

@@ -83,6 +83,12 @@ export const verifyErrorCodes = Object.freeze({
     steps: [4, 11],
     description: 'The nonce store failed or is full; the request is rejected (fail closed).',
   },
+  CREATED_BEFORE_NONCE_STORE_RESET: {
+    step: 11,
+    steps: [11],
+    description:
+      'The nonce store lost its data (e.g. a Redis restarted empty, flushed or failed over) and the signature was created at or before the moment that was noticed: its nonce may have been forgotten, so it is refused for one validity window after the loss; a request signed afresh is accepted.',
+  },
   APPLICATION_ID_MISSING: {
     step: 5,
     steps: [5],

@@ -20,6 +20,7 @@ import {
   createProfileSignatureBase,
   type ProfileSignatureBaseResult,
 } from './profile-signature-base.js';
+import { PayconformError } from '../errors.js';
 import type { NonceStore } from './nonce-store.js';
 import { serviceProfile } from './service-profile.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
@@ -203,6 +204,9 @@ function unexpectedFailure(error: unknown, progress: Progress): Failure {
 }
 
 function storeUnavailable(step: number, error: unknown): Failure {
+  // A store that lost its data refuses signatures that may predate the loss (e.g. RedisNonceStore).
+  if (error instanceof PayconformError && error.code === 'CREATED_BEFORE_NONCE_STORE_RESET')
+    return fail('CREATED_BEFORE_NONCE_STORE_RESET', step, describeError(error));
   return fail('NONCE_STORE_UNAVAILABLE', step, `nonce store failed: ${describeError(error)}`);
 }
 
