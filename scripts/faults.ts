@@ -157,7 +157,7 @@ for (const r of faulty) {
   );
 }
 process.stdout.write(
-  `${lines.join('\n')}\n\n${faulty.length} faults, ${faulty.length - uncaught.length} failed (or, for payconform's SHOULD choices, warned) by at least one check; clean ${clean!.summary.counts['fail'] ?? 0} and alt ${alt!.summary.counts['fail'] ?? 0} failures (${((Date.now() - started) / 1000).toFixed(0)} s, ${concurrency} at a time).\n`,
+  `${lines.join('\n')}\n\n${faulty.length} faults, ${faulty.length - uncaught.length} caught (failed, or for payconform's SHOULD choices warned, by at least one check; the explorer's own faults: by the explorer and by no fixed check); clean ${clean!.summary.counts['fail'] ?? 0} and alt ${alt!.summary.counts['fail'] ?? 0} failures (${((Date.now() - started) / 1000).toFixed(0)} s, ${concurrency} at a time).\n`,
 );
 const explorerFalse = [clean!, alt!].some(
   (r) => r.explored !== undefined && !r.explored.startsWith('0/'),

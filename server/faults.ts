@@ -555,7 +555,7 @@ export function listFaults(): string {
 
 /**
  * What `--variant alt` changes: at each point the spec leaves open, the choice `clean` makes, the one `alt` makes, and
- * the spec's words that leave it open. The README lists this table; the server audit must pass both personalities.
+ * the spec's words that leave it open. docs/reference-service.md lists this table; the server audit must pass both personalities.
  */
 export const variantChoices = [
   {

@@ -15,7 +15,9 @@ export type PayconformErrorCode =
   | 'DECIMAL_INVALID'
   /** MemoryNonceStore holds its maximum of unexpired nonces, in all or for one application. */
   | 'NONCE_STORE_FULL'
-  | 'NONCE_SHARE_FULL';
+  | 'NONCE_SHARE_FULL'
+  /** A NonceStore that lost its data refuses a signature created before it noticed (verifyRequest's code of the same name). */
+  | 'CREATED_BEFORE_NONCE_STORE_RESET';
 
 /**
  * An error with a stable, documented `code`. Layers above the core narrow it to their own codes

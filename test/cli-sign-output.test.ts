@@ -363,10 +363,10 @@ describe('sign --output curl, run by a real curl against the reference service',
   );
 });
 
-describe("README's request JSON example", () => {
+describe("docs/library.md's request JSON example", () => {
   it('is schema-valid request JSON that signs and then verifies', async () => {
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Signing from the command line'));
+    const library = readFileSync(join(REPO_ROOT, 'docs/library.md'), 'utf8');
+    const section = library.slice(library.indexOf('## Signing from the command line'));
     const example = JSON.parse(/```jsonc\n([\s\S]*?)\n```/.exec(section)![1]!) as unknown;
     expect(validateRequestJson(example)).toEqual({ valid: true });
     const signed = await cli(['sign', '--request', '-', '-o', 'request', ...CREATED], example);

@@ -1,4 +1,5 @@
-// The README's "bytes on the wire" section is what the library produces, byte for byte (so the README stays true).
+// The documentation's "bytes on the wire" page is what the library produces, byte for byte, and its code tables and
+// example config are the code's (so the README and the docs/ pages it links stay true).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { toFieldLines } from '../src/http/message.js';
@@ -8,14 +9,14 @@ import { verifyErrorCodes } from '../src/profile/verify-error-codes.js';
 import { webhookErrorCodes } from '../src/webhooks/webhook-error-codes.js';
 import { loadTestKeys } from './fixtures/keys.js';
 
-const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-const section = readme.slice(readme.indexOf('## Bytes on the wire'), readme.indexOf('## Library'));
+const doc = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
+const section = doc('docs/bytes-on-the-wire.md');
 const blocks = [...section.matchAll(/```(\w*)\n([\s\S]*?)\n```/g)].map((m) => ({
   lang: m[1],
   text: m[2]!,
 }));
 
-describe('README: bytes on the wire for one signed request', () => {
+describe('docs/bytes-on-the-wire.md: one signed request', () => {
   const body =
     '{"applicationId":"3f6d2a0e-5b1c-4c7e-9a8b-0d1e2f3a4b5c","amount":10.5,"reference":"INV-1"}';
   const signed = signRequest(
@@ -60,11 +61,9 @@ describe('README: bytes on the wire for one signed request', () => {
   });
 });
 
-describe('README: verification error codes', () => {
-  const codes = readme.slice(
-    readme.indexOf('### Verification error codes'),
-    readme.indexOf('## Command line'),
-  );
+describe('docs/library.md: verification error codes', () => {
+  const library = doc('docs/library.md');
+  const codes = library.slice(library.indexOf('## Verification error codes'), library.length);
   const table = codes.slice(0, codes.indexOf('Webhook verification codes'));
   const webhook = codes.slice(codes.indexOf('Webhook verification codes'));
   const listed = (text: string) =>
@@ -84,9 +83,9 @@ describe('README: verification error codes', () => {
   });
 });
 
-describe('README: the example audit config', () => {
+describe('docs/cli.md: the example audit config', () => {
   it('is a valid conformance config (schemas/conformance-config.schema.json)', () => {
-    const json = readme.match(/```json\n([\s\S]*?)\n```/);
+    const json = doc('docs/cli.md').match(/```json\n([\s\S]*?)\n```/);
     expect(json).not.toBeNull();
     const resolved = resolveConfig(JSON.parse(json![1]!), {});
     expect(resolved.ok, resolved.ok ? '' : resolved.message).toBe(true);
