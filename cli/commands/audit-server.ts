@@ -67,8 +67,9 @@ const USAGE = `usage: payconform audit server [--target URL] [--config FILE] [--
   webhook is judged against a model of the spec, and a failure is shrunk to the shortest sequence and printed with
   a token that --explore-replay TOKEN runs again, signing afresh. Budget: --explore-seconds (default ${EXPLORE_DEFAULTS.seconds}) and
   --explore-runs (default ${EXPLORE_DEFAULTS.runs}), plus up to ${EXPLORE_DEFAULTS.shrinkSeconds} s to shrink a failure; --explore-seed fixes the sequence.
-  Cost to the target: about 2 payouts a second of exploring, and on a sandbox target about 1 payment and 2 refunds a
-  second (the check reports the exact count); mutating, so a non-loopback target needs --allow-live.
+  Cost to the target (measured on the embedded service): about 3 payouts a second of exploring, and on a sandbox
+  target about 3 payments and 1 refund a second (the check reports the exact count); mutating, so a non-loopback
+  target needs --allow-live.
 Without --target (or a target in the config or PAYCONFORM_TARGET) the embedded reference service is audited.
 Secrets only from the environment: PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY (base64 seed or PEM).
 Also from the environment or the config: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_MERCHANT_ID, PAYCONFORM_TARGET.
