@@ -88,7 +88,7 @@ describe('explorer: each explorer-only fault is found, shrunk to at most five st
         const onClean = await explore(quick(clean.context), env(60_000), replay);
         expect(onClean.failure).toBeUndefined();
         // The replayed sequence only (fast-check may first run the unshrunk sequence the path starts from).
-      expect(onClean.runs).toBeLessThanOrEqual(2);
+        expect(onClean.runs).toBeLessThanOrEqual(2);
       } finally {
         await Promise.all([faulty.close(), clean.close()]);
       }
