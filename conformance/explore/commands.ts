@@ -4,7 +4,7 @@
 // throws a ModelViolation, which fast-check then shrinks to the shortest sequence that still breaks it.
 import fc from 'fast-check';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { formatDecimal, toDecimal, type Decimal } from '../../src/rules/money.js';
+import { toDecimal, type Decimal } from '../../src/rules/money.js';
 import type { CheckRunEnv } from '../check.js';
 import type { PayoutDestinationConfig } from '../config.js';
 import type { RecordedExchange } from '../http-client.js';
@@ -22,6 +22,7 @@ import {
   sandboxRequest,
   sendAppCall,
   describeOutcome,
+  showValue as show,
 } from '../checks/server/requests.js';
 import { webhookKind } from '../checks/server/webhook-match.js';
 import {
@@ -32,6 +33,7 @@ import {
   judgeRefundAnswer,
   judgeRefundResource,
   judgeRefundWebhook,
+  money,
   overdue,
   refundRoom,
   type AskedPayout,
@@ -71,10 +73,6 @@ export interface Real {
   readonly cost: { payouts: number; refunds: number; payments: number };
 }
 
-const show = (v: unknown): string =>
-  typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined');
-const money = (d: Decimal): string => formatDecimal(d, { minScale: 2 });
-
 function step(real: Real, command: string): StepRecord {
   const s: StepRecord = { n: real.steps.length + 1, command, exchanges: [] };
   real.steps.push(s);
@@ -94,7 +92,7 @@ async function sendApp(real: Real, s: StepRecord, request: Parameters<typeof exc
   return ex;
 }
 
-function fail(real: Real, s: StepRecord, j: Judgement | undefined, ex?: RecordedExchange): void {
+function fail(s: StepRecord, j: Judgement | undefined, ex?: RecordedExchange): void {
   if (j !== undefined) throw new ModelViolation(j, s.n, ex);
 }
 
@@ -113,7 +111,7 @@ export function absorbWebhooks(model: ExplorerModel, real: Real, s: StepRecord):
     if (kind === 'payout') {
       const p = model.payouts.find((x) => x.payoutId === body['payoutId']);
       if (p === undefined) continue;
-      fail(real, s, judgePayoutWebhook(p, body));
+      fail(s, judgePayoutWebhook(p, body));
       for (const e of model.expectations)
         if (e.kind === 'payout' && e.id === p.payoutId && e.status === body['payoutStatus'])
           e.met = true;
@@ -121,7 +119,7 @@ export function absorbWebhooks(model: ExplorerModel, real: Real, s: StepRecord):
       for (const payment of model.payments) {
         const r = payment.refunds.find((x) => x.refundId === body['refundId']);
         if (r === undefined) continue;
-        fail(real, s, judgeRefundWebhook(payment, r, body));
+        fail(s, judgeRefundWebhook(payment, r, body));
         if (typeof body['refundStatus'] === 'string') r.status = body['refundStatus'];
         for (const e of model.expectations)
           if (e.kind === 'refund' && e.id === r.refundId && e.status === body['refundStatus'])
@@ -129,7 +127,7 @@ export function absorbWebhooks(model: ExplorerModel, real: Real, s: StepRecord):
       }
     }
   }
-  fail(real, s, overdue(model, Date.now()));
+  fail(s, overdue(model, Date.now()));
 }
 
 function expectWebhook(
@@ -176,11 +174,10 @@ export class CreatePayout implements fc.AsyncCommand<ExplorerModel, Real> {
       return;
     }
     real.cost.payouts++;
-    fail(real, s, judgePayoutResource(this.asked, body, 'create payout'), ex);
+    fail(s, judgePayoutResource(this.asked, body, 'create payout'), ex);
     const want = expectedCreateStatus(this.asked, body['copStatus']);
     if (want !== undefined && body['status'] !== want.status) {
       fail(
-        real,
         s,
         {
           requirement: want.requirement,
@@ -246,7 +243,6 @@ export class PayoutAction implements fc.AsyncCommand<ExplorerModel, Real> {
     const want = this.action === 'commit' ? 'IN_PROGRESS' : 'CANCELLED';
     if (!isSuccess(ex) || body === undefined)
       fail(
-        real,
         s,
         {
           requirement: rule,
@@ -256,11 +252,10 @@ export class PayoutAction implements fc.AsyncCommand<ExplorerModel, Real> {
         },
         ex,
       );
-    fail(real, s, judgePayoutResource(p.asked, body, this.action), ex);
+    fail(s, judgePayoutResource(p.asked, body, this.action), ex);
     const b = body!;
     if (b['status'] !== want)
       fail(
-        real,
         s,
         {
           requirement: rule,
@@ -272,7 +267,6 @@ export class PayoutAction implements fc.AsyncCommand<ExplorerModel, Real> {
       );
     if (this.action === 'commit' && b['copStatus'] !== p.copStatus)
       fail(
-        real,
         s,
         {
           requirement: 'COP-COMMIT',
@@ -287,7 +281,6 @@ export class PayoutAction implements fc.AsyncCommand<ExplorerModel, Real> {
       (typeof b['statusReason'] !== 'string' || b['statusReason'] === '')
     )
       fail(
-        real,
         s,
         {
           requirement: 'COP-CANCEL',
@@ -381,7 +374,6 @@ function sizeText(size: RefundSize): string {
 }
 
 async function refund(
-  model: ExplorerModel,
   real: Real,
   s: StepRecord,
   payment: ModelPayment,
@@ -401,7 +393,7 @@ function recordRefund(
   amount: Decimal,
   answer: { ex: RecordedExchange; body?: Record<string, unknown> },
 ): void {
-  fail(real, s, judgeRefundResource(payment, amount, answer.body), answer.ex);
+  fail(s, judgeRefundResource(payment, amount, answer.body), answer.ex);
   const details = answer.body?.['refundRequestDetails'] as Record<string, unknown> | undefined;
   const refundId = answer.body?.['refundPaymentId'];
   real.cost.refunds++;
@@ -426,9 +418,8 @@ export class Refund implements fc.AsyncCommand<ExplorerModel, Real> {
     const amount = refundAmount(payment, this.size);
     const s = step(real, `${this.toString()} → ${money(amount)} of payment ${payment.paymentId}`);
     absorbWebhooks(model, real, s); // what finished before the request counts
-    const answer = await refund(model, real, s, payment, amount);
+    const answer = await refund(real, s, payment, amount);
     fail(
-      real,
       s,
       judgeRefundAnswer(payment, amount, answer.accepted, describeOutcome(answer.ex)),
       answer.ex,
@@ -457,11 +448,10 @@ export class RefundPair implements fc.AsyncCommand<ExplorerModel, Real> {
       `${this.toString()} → ${amounts.map(money).join(' and ')} of payment ${payment.paymentId}`,
     );
     absorbWebhooks(model, real, s);
-    const answers = await Promise.all(amounts.map((a) => refund(model, real, s, payment, a)));
+    const answers = await Promise.all(amounts.map((a) => refund(real, s, payment, a)));
     const accepted = answers.filter((a) => a.accepted);
     if (accepted.length > 1)
       fail(
-        real,
         s,
         {
           requirement: 'REFUND-ONE-ACTIVE',
@@ -473,12 +463,7 @@ export class RefundPair implements fc.AsyncCommand<ExplorerModel, Real> {
       );
     answers.forEach((answer, i) => {
       if (!answer.accepted) return;
-      fail(
-        real,
-        s,
-        judgeRefundAnswer(payment, amounts[i]!, true, describeOutcome(answer.ex)),
-        answer.ex,
-      );
+      fail(s, judgeRefundAnswer(payment, amounts[i]!, true, describeOutcome(answer.ex)), answer.ex);
       recordRefund(model, real, s, payment, amounts[i]!, answer);
     });
     absorbWebhooks(model, real, s);
@@ -500,7 +485,6 @@ export class RefundUnsettled implements fc.AsyncCommand<ExplorerModel, Real> {
     if (isSuccess(ex)) {
       real.cost.refunds++;
       fail(
-        real,
         s,
         {
           requirement: 'REFUND-SETTLED-ONLY',

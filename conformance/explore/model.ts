@@ -13,6 +13,7 @@ import {
   type Decimal,
 } from '../../src/rules/money.js';
 import type { PayoutDestinationConfig } from '../config.js';
+import { showValue as show } from '../checks/server/requests.js';
 
 /** The points the spec leaves open that the explorer meets, and what it accepts at each (every permitted answer). */
 export const NOT_SHOWN = {
@@ -129,9 +130,6 @@ export interface ExplorerModel {
 
 export const emptyModel = (): ExplorerModel => ({ payouts: [], payments: [], expectations: [] });
 
-const show = (v: unknown): string =>
-  typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined');
-
 /** A JSON number or string as a decimal, or undefined. */
 export function decimalOf(v: unknown): Decimal | undefined {
   if (typeof v !== 'number' && typeof v !== 'string') return undefined;
@@ -139,7 +137,8 @@ export function decimalOf(v: unknown): Decimal | undefined {
   return parsed.ok ? parsed.value : undefined;
 }
 
-const money = (d: Decimal): string => formatDecimal(d, { minScale: 2 });
+/** A decimal as money: at least two decimals. */
+export const money = (d: Decimal): string => formatDecimal(d, { minScale: 2 });
 
 function sameAmount(received: unknown, asked: Decimal): boolean {
   const d = decimalOf(received);
