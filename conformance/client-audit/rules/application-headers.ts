@@ -40,16 +40,16 @@ export const applicationHeadersRule: ClientRule = ({ spec, values }, session) =>
   ];
 };
 
+/** A header the spec wants once: missing, or sent on several lines. */
+function oneLineProblem(lines: string[], name: string, requirement: string): Problem | undefined {
+  if (lines.length === 0) return { requirement, message: `missing "${name}"` };
+  if (lines.length > 1) return { requirement, message: `"${name}" sent on ${lines.length} lines` };
+  return undefined;
+}
+
 function idProblems(ids: string[], applicationId: string): Problem[] {
-  if (ids.length === 0)
-    return [{ requirement: 'APP-ID-REQUIRED', message: 'missing "x-application-id"' }];
-  if (ids.length > 1)
-    return [
-      {
-        requirement: 'APP-ID-REQUIRED',
-        message: `"x-application-id" sent on ${ids.length} lines`,
-      },
-    ];
+  const once = oneLineProblem(ids, 'x-application-id', 'APP-ID-REQUIRED');
+  if (once !== undefined) return [once];
   if (ids[0]!.trim() !== applicationId)
     return [
       {
@@ -61,15 +61,8 @@ function idProblems(ids: string[], applicationId: string): Problem[] {
 }
 
 function secretProblems(secrets: string[], session: RuleSession): Problem[] {
-  if (secrets.length === 0)
-    return [{ requirement: 'APP-SECRET-SENT', message: 'missing "x-application-secret"' }];
-  if (secrets.length > 1)
-    return [
-      {
-        requirement: 'APP-SECRET-SENT',
-        message: `"x-application-secret" sent on ${secrets.length} lines`,
-      },
-    ];
+  const once = oneLineProblem(secrets, 'x-application-secret', 'APP-SECRET-SENT');
+  if (once !== undefined) return [once];
   if (!session.secretMatches(secrets[0]!.trim()))
     return [
       {

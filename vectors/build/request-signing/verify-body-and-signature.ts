@@ -27,12 +27,7 @@ import {
 } from './context.js';
 
 /** Step 8: Content-Digest present and matching the exact body bytes. */
-export function contentDigestSpecs({
-  custom,
-  P,
-  payoutHeaders,
-  signed,
-}: SigningContext): VerifySpec[] {
+function contentDigestSpecs({ custom, P, payoutHeaders, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-content-digest-missing',
@@ -92,13 +87,7 @@ export function contentDigestSpecs({
 }
 
 /** Step 8: the Content-Digest's form (its key, on bodyless methods, extra members). */
-export function digestFormSpecs({
-  A,
-  custom,
-  P,
-  payoutHeaders,
-  signed,
-}: SigningContext): VerifySpec[] {
+function digestFormSpecs({ A, custom, P, payoutHeaders, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-content-digest-uppercase-key',
@@ -167,7 +156,7 @@ export function digestFormSpecs({
 }
 
 /** Step 9: a signature base that cannot be built (a host not as written, non-ASCII). */
-export function signatureBaseSpecs({ signed }: SigningContext): VerifySpec[] {
+function signatureBaseSpecs({ signed }: SigningContext): VerifySpec[] {
   return [
     ...(['127.0.01', '0x7f.1', '2130706433', '\\127.0.0.1'] as const).map((host, i): VerifySpec => {
       const id = `verify-host-non-canonical-${['octet-leading-zero', 'hex-short', 'integer', 'backslash'][i]}`;
@@ -200,7 +189,7 @@ export function signatureBaseSpecs({ signed }: SigningContext): VerifySpec[] {
 }
 
 /** Step 10: a signature that is not the registered key's over this request. */
-export function wrongSignatureSpecs({ A, b, signA, signed, vk }: SigningContext): VerifySpec[] {
+function wrongSignatureSpecs({ A, b, signA, signed, vk }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-signature-bit-flipped',
@@ -252,7 +241,7 @@ export function wrongSignatureSpecs({ A, b, signA, signed, vk }: SigningContext)
 }
 
 /** Step 10: the target changed after signing. */
-export function tamperedTargetSpecs({ signed }: SigningContext): VerifySpec[] {
+function tamperedTargetSpecs({ signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-path-changed',
@@ -319,7 +308,7 @@ export function tamperedTargetSpecs({ signed }: SigningContext): VerifySpec[] {
 }
 
 /** Step 10: a covered header or parameter changed after signing. */
-export function tamperedHeaderSpecs({ signed }: SigningContext): VerifySpec[] {
+function tamperedHeaderSpecs({ signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-content-type-changed',
@@ -382,3 +371,13 @@ export function tamperedHeaderSpecs({ signed }: SigningContext): VerifySpec[] {
     },
   ];
 }
+
+/** This file's groups of verify specs, in file order. */
+export const bodyAndSignatureGroups = [
+  contentDigestSpecs,
+  digestFormSpecs,
+  signatureBaseSpecs,
+  wrongSignatureSpecs,
+  tamperedTargetSpecs,
+  tamperedHeaderSpecs,
+];

@@ -5,63 +5,20 @@ import { checkDeclared } from '../common.js';
 import { VERIFIER } from '../keys.js';
 import { NOW, toWire, verifyWithBothBackends } from '../requests.js';
 import type { SigningContext, VerifySpec } from './context.js';
-import { validBodySpecs, validTargetSpecs, validWireSpecs, validKeySpecs } from './verify-valid.js';
-import {
-  headerPresenceSpecs,
-  syntaxSpecs,
-  signatureBytesSpecs,
-  strictnessSpecs,
-  labelSpecs,
-} from './verify-syntax.js';
-import {
-  componentsSpecs,
-  componentsFormSpecs,
-  parametersOrderSpecs,
-  parametersValueSpecs,
-} from './verify-policy.js';
-import {
-  clockSpecs,
-  nonceSpecs,
-  applicationIdSpecs,
-  applicationSecretSpecs,
-  keyResolutionSpecs,
-} from './verify-credentials.js';
-import {
-  contentDigestSpecs,
-  digestFormSpecs,
-  signatureBaseSpecs,
-  wrongSignatureSpecs,
-  tamperedTargetSpecs,
-  tamperedHeaderSpecs,
-} from './verify-body-and-signature.js';
+import { validGroups } from './verify-valid.js';
+import { syntaxGroups } from './verify-syntax.js';
+import { policyGroups } from './verify-policy.js';
+import { credentialGroups } from './verify-credentials.js';
+import { bodyAndSignatureGroups } from './verify-body-and-signature.js';
 
 /** Every verify spec, grouped as the server verification order runs (valid cases first). */
 function verifySpecs(ctx: SigningContext): VerifySpec[] {
   return [
-    validBodySpecs,
-    validTargetSpecs,
-    validWireSpecs,
-    validKeySpecs,
-    headerPresenceSpecs,
-    syntaxSpecs,
-    signatureBytesSpecs,
-    strictnessSpecs,
-    labelSpecs,
-    componentsSpecs,
-    componentsFormSpecs,
-    parametersOrderSpecs,
-    parametersValueSpecs,
-    clockSpecs,
-    nonceSpecs,
-    applicationIdSpecs,
-    applicationSecretSpecs,
-    keyResolutionSpecs,
-    contentDigestSpecs,
-    digestFormSpecs,
-    signatureBaseSpecs,
-    wrongSignatureSpecs,
-    tamperedTargetSpecs,
-    tamperedHeaderSpecs,
+    ...validGroups,
+    ...syntaxGroups,
+    ...policyGroups,
+    ...credentialGroups,
+    ...bodyAndSignatureGroups,
   ].flatMap((specs) => specs(ctx));
 }
 

@@ -4,7 +4,7 @@ import { NOW, profileParams, request, setHeader } from '../requests.js';
 import { commit, n, payout, S, type SigningContext, type VerifySpec } from './context.js';
 
 /** Step 3: created within 300 s of now. */
-export function clockSpecs({ signed }: SigningContext): VerifySpec[] {
+function clockSpecs({ signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-created-301s-old',
@@ -42,7 +42,7 @@ export function clockSpecs({ signed }: SigningContext): VerifySpec[] {
 }
 
 /** Step 4: the nonce present, at most 50 characters, never accepted twice. */
-export function nonceSpecs({ A, custom, P, signA, signed }: SigningContext): VerifySpec[] {
+function nonceSpecs({ A, custom, P, signA, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-nonce-51-characters',
@@ -101,7 +101,7 @@ export function nonceSpecs({ A, custom, P, signA, signed }: SigningContext): Ver
 }
 
 /** Step 5: x-application-id present and known. */
-export function applicationIdSpecs({ A, signA, signed }: SigningContext): VerifySpec[] {
+function applicationIdSpecs({ A, signA, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-application-id-missing',
@@ -137,7 +137,7 @@ export function applicationIdSpecs({ A, signA, signed }: SigningContext): Verify
 }
 
 /** Step 6: x-application-secret present and matching the application. */
-export function applicationSecretSpecs({ A, signA, signed }: SigningContext): VerifySpec[] {
+function applicationSecretSpecs({ A, signA, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-application-secret-missing',
@@ -189,7 +189,7 @@ export function applicationSecretSpecs({ A, signA, signed }: SigningContext): Ve
 }
 
 /** Step 7: the key found from keyid and the application id together. */
-export function keyResolutionSpecs({ A, b, signA }: SigningContext): VerifySpec[] {
+function keyResolutionSpecs({ A, b, signA }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-keyid-unknown',
@@ -219,3 +219,12 @@ export function keyResolutionSpecs({ A, b, signA }: SigningContext): VerifySpec[
     },
   ];
 }
+
+/** This file's groups of verify specs, in file order. */
+export const credentialGroups = [
+  clockSpecs,
+  nonceSpecs,
+  applicationIdSpecs,
+  applicationSecretSpecs,
+  keyResolutionSpecs,
+];

@@ -13,7 +13,7 @@ import {
 import { C, n, S, type SigningContext, type VerifySpec } from './context.js';
 
 /** Step 2: exactly the eight covered components, in order. */
-export function componentsSpecs({ custom, P }: SigningContext): VerifySpec[] {
+function componentsSpecs({ custom, P }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-components-reordered',
@@ -64,7 +64,7 @@ export function componentsSpecs({ custom, P }: SigningContext): VerifySpec[] {
 }
 
 /** Step 2: covered lists written in RFC 9421's generic forms. */
-export function componentsFormSpecs({ A, custom, P, signed }: SigningContext): VerifySpec[] {
+function componentsFormSpecs({ A, custom, P, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-components-query-split-rfc-style',
@@ -104,7 +104,7 @@ export function componentsFormSpecs({ A, custom, P, signed }: SigningContext): V
 }
 
 /** Step 2: exactly created, keyid, alg, nonce, in order. */
-export function parametersOrderSpecs({ A, custom, P }: SigningContext): VerifySpec[] {
+function parametersOrderSpecs({ A, custom, P }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-parameters-reordered',
@@ -163,7 +163,7 @@ export function parametersOrderSpecs({ A, custom, P }: SigningContext): VerifySp
 }
 
 /** Step 2: the parameters' values (alg="ed25519", created and keyid present). */
-export function parametersValueSpecs({ custom, P }: SigningContext): VerifySpec[] {
+function parametersValueSpecs({ custom, P }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-alg-uppercase',
@@ -205,3 +205,11 @@ export function parametersValueSpecs({ custom, P }: SigningContext): VerifySpec[
     },
   ];
 }
+
+/** This file's groups of verify specs, in file order. */
+export const policyGroups = [
+  componentsSpecs,
+  componentsFormSpecs,
+  parametersOrderSpecs,
+  parametersValueSpecs,
+];

@@ -7,7 +7,7 @@ import { addHeaderLine, mapHeader, NOW, request, setHeader } from '../requests.j
 import { n, resized, S, type SigningContext, type VerifySpec } from './context.js';
 
 /** Step 1: the signature headers present, single-valued headers on one line. */
-export function headerPresenceSpecs({ payoutHeaders, signed }: SigningContext): VerifySpec[] {
+function headerPresenceSpecs({ payoutHeaders, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-signature-header-missing',
@@ -70,7 +70,7 @@ export function headerPresenceSpecs({ payoutHeaders, signed }: SigningContext): 
 }
 
 /** Step 2: Signature-Input and its parameters as RFC 8941 types. */
-export function syntaxSpecs({ A, signed }: SigningContext): VerifySpec[] {
+function syntaxSpecs({ A, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-signature-input-not-a-dictionary',
@@ -122,7 +122,7 @@ export function syntaxSpecs({ A, signed }: SigningContext): VerifySpec[] {
 }
 
 /** Step 2: the Signature value as 64 bytes of padded standard base64. */
-export function signatureBytesSpecs({ base64urlSigned, signed }: SigningContext): VerifySpec[] {
+function signatureBytesSpecs({ base64urlSigned, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-signature-not-byte-sequence',
@@ -175,7 +175,7 @@ export function signatureBytesSpecs({ base64urlSigned, signed }: SigningContext)
 }
 
 /** Step 2: forms RFC 8941 parsing would accept as the same signature, which the profile refuses. */
-export function strictnessSpecs({ A, signed }: SigningContext): VerifySpec[] {
+function strictnessSpecs({ A, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-nonce-parameter-duplicated',
@@ -243,7 +243,7 @@ export function strictnessSpecs({ A, signed }: SigningContext): VerifySpec[] {
 }
 
 /** Step 2: the one label, "sig1". */
-export function labelSpecs({ A, custom, P, signed }: SigningContext): VerifySpec[] {
+function labelSpecs({ A, custom, P, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-label-not-sig1',
@@ -297,3 +297,12 @@ export function labelSpecs({ A, custom, P, signed }: SigningContext): VerifySpec
     },
   ];
 }
+
+/** This file's groups of verify specs, in file order. */
+export const syntaxGroups = [
+  headerPresenceSpecs,
+  syntaxSpecs,
+  signatureBytesSpecs,
+  strictnessSpecs,
+  labelSpecs,
+];

@@ -15,7 +15,7 @@ import {
 } from './context.js';
 
 /** Valid: the payout, bodyless GET and DELETE, an empty and a non-ASCII body, a query string. */
-export function validBodySpecs({ signed }: SigningContext): VerifySpec[] {
+function validBodySpecs({ signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-post-payout-valid',
@@ -72,7 +72,7 @@ export function validBodySpecs({ signed }: SigningContext): VerifySpec[] {
 }
 
 /** Valid: @authority with and without a port, in capitals; a POST without Content-Type. */
-export function validTargetSpecs({ signed }: SigningContext): VerifySpec[] {
+function validTargetSpecs({ signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-port-443-omitted-valid',
@@ -122,7 +122,7 @@ export function validTargetSpecs({ signed }: SigningContext): VerifySpec[] {
 }
 
 /** Valid: header names and lines as sent, the clock window's edges, the longest nonce, other nonces recorded. */
-export function validWireSpecs({ signA, signed }: SigningContext): VerifySpec[] {
+function validWireSpecs({ signA, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-header-names-capitalised-valid',
@@ -182,7 +182,7 @@ export function validWireSpecs({ signA, signed }: SigningContext): VerifySpec[] 
 }
 
 /** Valid: application B, and keys registered in other accepted forms. */
-export function validKeySpecs({ callerB, signA, signed }: SigningContext): VerifySpec[] {
+function validKeySpecs({ callerB, signA, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-application-b-valid',
@@ -213,3 +213,6 @@ export function validKeySpecs({ callerB, signA, signed }: SigningContext): Verif
     },
   ];
 }
+
+/** This file's groups of verify specs, in file order. */
+export const validGroups = [validBodySpecs, validTargetSpecs, validWireSpecs, validKeySpecs];
