@@ -111,7 +111,7 @@ const serialisationFiles = readCorpus('serialisation-tests');
 
 describe('RFC 8941 §4.2 parsing: the structured-field tests through the glue', () => {
   describe.each(parseFiles)('$file', ({ file, cases }) => {
-    it.each(cases.map((c) => [c.name, c] as const))('%s', (name, c) => {
+    it.each(cases.map((c) => [c.name, c.header_type, c] as const))('%s (%s)', (name, _kind, c) => {
       expect(parseProblem(c), `${file}: ${name}`).toBeUndefined();
     });
   });
@@ -122,16 +122,19 @@ describe('RFC 8941 §4.1 serialisation: each valid case serialises to its canoni
   // conformant: see the test below); those cases are checked to be refused instead.
   describe.each(parseFiles)('$file', ({ file, cases }) => {
     const valid = cases.filter((c) => !c.must_fail);
-    it.skipIf(valid.length === 0).each(valid.map((c) => [c.name, c] as const))('%s', (name, c) => {
-      if (containsDecimal(c.expected)) {
-        const out = serializeSf(c.header_type, fromCorpusJson(c.header_type, c.expected!));
-        expect(out).toEqual({ ok: false, message: 'Decimal serialisation is not supported' });
-      } else expectSerialisation(`${file}: ${name}`, c);
-    });
+    it.skipIf(valid.length === 0).each(valid.map((c) => [c.name, c.header_type, c] as const))(
+      '%s (%s)',
+      (name, _kind, c) => {
+        if (containsDecimal(c.expected)) {
+          const out = serializeSf(c.header_type, fromCorpusJson(c.header_type, c.expected!));
+          expect(out).toEqual({ ok: false, message: 'Decimal serialisation is not supported' });
+        } else expectSerialisation(`${file}: ${name}`, c);
+      },
+    );
   });
 
   describe.each(serialisationFiles)('$file', ({ file, cases }) => {
-    it.each(cases.map((c) => [c.name, c] as const))('%s', (name, c) => {
+    it.each(cases.map((c) => [c.name, c.header_type, c] as const))('%s (%s)', (name, _kind, c) => {
       if (containsDecimal(c.expected) && !c.must_fail) {
         const out = serializeSf(c.header_type, fromCorpusJson(c.header_type, c.expected!));
         expect(out.ok).toBe(false);
@@ -151,7 +154,7 @@ describe('the known exception covers exactly the pinned number of cases', () => 
 
 describe('RFC 9651-only types (Date, Display String): the RFC 8941 glue refuses every case', () => {
   describe.each(rfc9651Files)('$file', ({ cases }) => {
-    it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    it.each(cases.map((c) => [c.name, c.header_type, c] as const))('%s (%s)', (_name, _kind, c) => {
       const parsed = parseRfc8941(c.header_type, fieldValue(c));
       expect(parsed.ok).toBe(false);
       // A value RFC 9651 accepts is refused for its type, not as a syntax error.
