@@ -3,7 +3,7 @@
 // maxAge 300), and request descriptors pre-filled with empty values for absent covered fields. The library has no
 // component hook, so a profile `@path` with a query cannot be expressed (RFC 9421 §2.2.6 drops the query).
 // Run: `node --import tsx vectors/adapters/http-message-sig/adapter.ts` (protocol: vectors/README.md).
-import { sign as cryptoSign, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import {
   createSignatureSync,
   verifySignature,
@@ -14,19 +14,17 @@ import {
 import { CannotExpress, packageVersion, serve } from '../shared/protocol.js';
 import {
   PROFILE,
-  bodyBytes,
-  checkApplication,
-  checkContentDigest,
+  capturedSignatureBase,
   checkNonce,
-  contentDigestSha512,
-  ed25519PrivateKey,
   ed25519PublicKey,
   hasQuery,
   profileAuthority,
+  profileSignatureBaseHandler,
+  profileSignHandler,
+  profileVerifyHandler,
   rejected,
   ProfileRejection,
   type KeyMaterial,
-  type VerifierRegistry,
   type WireRequest,
 } from '../shared/profile-glue.js';
 
@@ -117,63 +115,19 @@ await serve(
       'createSignatureSync / verifySignature, label sig1, policy of the profile, descriptors with empty absent fields',
   },
   {
-    'signature-base'(input) {
-      const p = input.parameters as { created: number; keyid: string; nonce: string };
-      const descriptor = profileDescriptor(input.request as WireRequest);
-      try {
-        return {
-          signatureBase: signProfile(
-            descriptor,
-            p.keyid,
-            p.created,
-            p.nonce,
-            () => new Uint8Array(64),
-          ).base,
-        };
-      } catch (error) {
-        return { error: `library refused: ${(error as Error).message}` };
-      }
-    },
+    'signature-base': profileSignatureBaseHandler((request, p) => {
+      const descriptor = profileDescriptor(request);
+      return signProfile(descriptor, p.keyid, p.created, p.nonce, () => new Uint8Array(64)).base;
+    }),
 
-    sign(input) {
-      const wire = input.request as WireRequest;
-      const c = input.credentials as {
-        applicationId: string;
-        applicationSecret: string;
-        keyId: string;
-        privateKey: KeyMaterial;
-      };
-      const added: Array<[string, string]> = [
-        ['x-application-id', c.applicationId],
-        ['x-application-secret', c.applicationSecret],
-      ];
-      if ((PROFILE.bodyMethods as readonly string[]).includes(wire.method)) {
-        const body = bodyBytes(wire);
-        added.push(
-          ['content-digest', contentDigestSha512(body)],
-          ['content-length', String(body.length)],
-        );
-      }
-      const key = ed25519PrivateKey(c.privateKey);
-      const descriptor = profileDescriptor({ ...wire, headers: [...wire.headers, ...added] });
-      const r = signProfile(
-        descriptor,
-        c.keyId,
-        input.created as number,
-        input.nonce as string,
-        (data) => cryptoSign(null, data, key),
-      );
-      added.push(['signature-input', r.signatureInput], ['signature', r.signature]);
-      return { headers: added, signatureBase: r.base };
-    },
+    sign: profileSignHandler((request, p, sign) => {
+      const r = signProfile(profileDescriptor(request), p.keyid, p.created, p.nonce, sign);
+      return { base: r.base, signatureInput: r.signatureInput, signature: r.signature };
+    }),
 
-    async verify(input) {
-      const wire = input.request as WireRequest;
-      const now = input.now as number;
+    verify: profileVerifyHandler(async (wire, { keys, now, nonceState }) => {
+      let base = '';
       try {
-        const keys = checkApplication(wire, input.verifier as VerifierRegistry);
-        checkContentDigest(wire);
-        let base = '';
         await verifySignature(profileDescriptor(wire), {
           label: PROFILE.label,
           policy: {
@@ -185,44 +139,36 @@ await serve(
             now,
           },
           resolveVerifier: (candidate) => {
-            checkCandidate(
-              candidate.components,
-              candidate.parameters,
-              input.nonceState as string[],
-            );
+            checkCandidate(candidate.components, candidate.parameters, nonceState);
             const material = keys.get(String(candidate.parameters.keyid));
             if (!material) throw new ProfileRejection('KEY_UNKNOWN');
             return ed25519Verifier(ed25519PublicKey(material), (b) => (base = b));
           },
         });
-        return { ok: true, signatureBase: base };
       } catch (error) {
-        if (error instanceof CannotExpress) throw error;
-        return rejected(
-          error instanceof Error && error.cause instanceof ProfileRejection ? error.cause : error,
-        );
+        // The library wraps what resolveVerifier throws: the profile's rejection is its cause.
+        throw error instanceof Error && error.cause instanceof ProfileRejection
+          ? error.cause
+          : error;
       }
-    },
+      return { ok: true, signatureBase: base };
+    }),
 
-    async 'rfc9421-signature-base'(input) {
-      let base: string | undefined;
-      await verifySignature(genericDescriptor(input.request as WireRequest), {
-        label: input.label as string,
-        policy: {
-          algorithms: [PROFILE.alg, 'rsa-pss-sha512', 'hmac-sha256'],
-          requiredComponents: [],
-          requiredParameters: [],
-        },
-        resolveVerifier: (candidate) => ({
-          algorithm: candidate.algorithm ?? PROFILE.alg,
-          verify: (data) => ((base = Buffer.from(data).toString('utf8')), false),
+    'rfc9421-signature-base': (input) =>
+      capturedSignatureBase((capture) =>
+        verifySignature(genericDescriptor(input.request as WireRequest), {
+          label: input.label as string,
+          policy: {
+            algorithms: [PROFILE.alg, 'rsa-pss-sha512', 'hmac-sha256'],
+            requiredComponents: [],
+            requiredParameters: [],
+          },
+          resolveVerifier: (candidate) => ({
+            algorithm: candidate.algorithm ?? PROFILE.alg,
+            verify: (data) => (capture(Buffer.from(data).toString('utf8')), false),
+          }),
         }),
-      }).catch((error: unknown) => {
-        if (base === undefined) throw error;
-      });
-      if (base === undefined) throw new Error('the library built no signature base');
-      return { signatureBase: base };
-    },
+      ),
 
     async 'rfc9421-verify'(input) {
       const key = ed25519PublicKey(input.publicKey as KeyMaterial);

@@ -2,7 +2,7 @@
 // profile: label `sig1`, the eight components, params created/keyid/alg/nonce, and a `componentParser` that supplies
 // the profile's `@path` (query kept), `@authority` (80/443 dropped whatever the scheme) and empty absent fields.
 // Run: `node --import tsx vectors/adapters/http-message-signatures/adapter.ts` (protocol: vectors/README.md).
-import { sign as cryptoSign, verify as cryptoVerify } from 'node:crypto';
+import { verify as cryptoVerify } from 'node:crypto';
 import {
   httpbis,
   type ComponentParser,
@@ -13,19 +13,17 @@ import { packageVersion, serve } from '../shared/protocol.js';
 import {
   PROFILE,
   atTime,
-  bodyBytes,
-  checkApplication,
-  checkContentDigest,
+  capturedSignatureBase,
   checkNonce,
-  contentDigestSha512,
-  ed25519PrivateKey,
   ed25519PublicKey,
   profileAuthority,
   profilePath,
+  profileSignatureBaseHandler,
+  profileSignHandler,
+  profileVerifyHandler,
   rejected,
   ProfileRejection,
   type KeyMaterial,
-  type VerifierRegistry,
   type WireRequest,
 } from '../shared/profile-glue.js';
 
@@ -110,114 +108,76 @@ await serve(
       'httpbis.signMessage / verifyMessage, name sig1, fields and params of the profile, componentParser for @path, @authority and absent fields',
   },
   {
-    async 'signature-base'(input) {
-      const request = input.request as WireRequest;
-      const p = input.parameters as { created: number; keyid: string; nonce: string };
-      try {
-        const { base } = await signProfile(
-          libraryRequest(request),
-          { keyid: p.keyid, sign: () => Buffer.alloc(64) },
-          p.created,
-          p.nonce,
-        );
-        return { signatureBase: base };
-      } catch (error) {
-        return { error: `library refused: ${(error as Error).message}` };
-      }
-    },
+    'signature-base': profileSignatureBaseHandler(
+      async (request, p) =>
+        (
+          await signProfile(
+            libraryRequest(request),
+            { keyid: p.keyid, sign: () => Buffer.alloc(64) },
+            p.created,
+            p.nonce,
+          )
+        ).base,
+    ),
 
-    async sign(input) {
-      const wire = input.request as WireRequest;
-      const c = input.credentials as {
-        applicationId: string;
-        applicationSecret: string;
-        keyId: string;
-        privateKey: KeyMaterial;
-      };
-      const added: Array<[string, string]> = [
-        ['x-application-id', c.applicationId],
-        ['x-application-secret', c.applicationSecret],
-      ];
-      if ((PROFILE.bodyMethods as readonly string[]).includes(wire.method)) {
-        const body = bodyBytes(wire);
-        added.push(
-          ['content-digest', contentDigestSha512(body)],
-          ['content-length', String(body.length)],
-        );
-      }
-      const key = ed25519PrivateKey(c.privateKey);
-      const request = libraryRequest({ ...wire, headers: [...wire.headers, ...added] });
+    sign: profileSignHandler(async (request, p, sign) => {
       const { base, headers } = await signProfile(
-        request,
-        { keyid: c.keyId, sign: (data) => cryptoSign(null, data, key) },
-        input.created as number,
-        input.nonce as string,
+        libraryRequest(request),
+        { keyid: p.keyid, sign },
+        p.created,
+        p.nonce,
       );
-      for (const name of ['signature-input', 'signature'])
-        added.push([name, firstHeader(headers, name) ?? '']);
-      return { headers: added, signatureBase: base };
-    },
+      return {
+        base,
+        signatureInput: firstHeader(headers, 'signature-input') ?? '',
+        signature: firstHeader(headers, 'signature') ?? '',
+      };
+    }),
 
-    async verify(input) {
-      const wire = input.request as WireRequest;
-      const now = input.now as number;
-      try {
-        const keys = checkApplication(wire, input.verifier as VerifierRegistry);
-        checkContentDigest(wire);
-        let base = '';
-        const verified = await atTime(now, () =>
-          httpbis.verifyMessage(
-            {
-              requiredFields: [...PROFILE.components],
-              requiredParams: [...PROFILE.parameters],
-              maxAge: PROFILE.maxAgeSeconds,
-              notAfter: now + PROFILE.maxAgeSeconds,
-              componentParser: profileComponents,
-              keyLookup: async (params) => {
-                checkParameters(params, input.nonceState as string[]);
-                const material = keys.get(String(params.keyid));
-                if (!material) throw new ProfileRejection('KEY_UNKNOWN');
-                const publicKey = ed25519PublicKey(material);
-                return {
-                  id: String(params.keyid),
-                  algs: [PROFILE.alg],
-                  verify: async (data, signature) => (
-                    (base = data.toString('utf8')),
-                    cryptoVerify(null, data, publicKey, signature)
-                  ),
-                };
-              },
+    verify: profileVerifyHandler(async (wire, { keys, now, nonceState }) => {
+      let base = '';
+      const verified = await atTime(now, () =>
+        httpbis.verifyMessage(
+          {
+            requiredFields: [...PROFILE.components],
+            requiredParams: [...PROFILE.parameters],
+            maxAge: PROFILE.maxAgeSeconds,
+            notAfter: now + PROFILE.maxAgeSeconds,
+            componentParser: profileComponents,
+            keyLookup: async (params) => {
+              checkParameters(params, nonceState);
+              const material = keys.get(String(params.keyid));
+              if (!material) throw new ProfileRejection('KEY_UNKNOWN');
+              const publicKey = ed25519PublicKey(material);
+              return {
+                id: String(params.keyid),
+                algs: [PROFILE.alg],
+                verify: async (data, signature) => (
+                  (base = data.toString('utf8')),
+                  cryptoVerify(null, data, publicKey, signature)
+                ),
+              };
             },
-            onlyLabel(libraryRequest(wire), PROFILE.label),
-          ),
-        );
-        return verified === true
-          ? { ok: true, signatureBase: base }
-          : { ok: false, reason: `verifyMessage returned ${String(verified)}` };
-      } catch (error) {
-        return rejected(error);
-      }
-    },
+          },
+          onlyLabel(libraryRequest(wire), PROFILE.label),
+        ),
+      );
+      return verified === true
+        ? { ok: true, signatureBase: base }
+        : { ok: false, reason: `verifyMessage returned ${String(verified)}` };
+    }),
 
-    async 'rfc9421-signature-base'(input) {
-      const wire = input.request as WireRequest;
-      const label = input.label as string;
-      let base: string | undefined;
-      await httpbis
-        .verifyMessage(
+    'rfc9421-signature-base': (input) =>
+      capturedSignatureBase((capture) =>
+        httpbis.verifyMessage(
           {
             keyLookup: async () => ({
-              verify: async (data) => ((base = data.toString('utf8')), false),
+              verify: async (data) => (capture(data.toString('utf8')), false),
             }),
           },
-          onlyLabel(libraryRequest(wire), label),
-        )
-        .catch((error: unknown) => {
-          if (base === undefined) throw error;
-        });
-      if (base === undefined) throw new Error('the library built no signature base');
-      return { signatureBase: base };
-    },
+          onlyLabel(libraryRequest(input.request as WireRequest), input.label as string),
+        ),
+      ),
 
     async 'rfc9421-verify'(input) {
       const wire = input.request as WireRequest;

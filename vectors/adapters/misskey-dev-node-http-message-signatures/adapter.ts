@@ -3,7 +3,6 @@
 // and it implements RFC 9530. Configured to the profile by a subclass of the factory whose `get` supplies the
 // profile's `@path` (query kept), `@authority` (80/443 dropped) and empty absent fields.
 // Run: `node --import tsx vectors/adapters/misskey-dev-node-http-message-signatures/adapter.ts`.
-import { sign as cryptoSign } from 'node:crypto';
 import {
   RFC9421SignatureBaseFactory,
   convertSignatureParamsDictionary,
@@ -16,10 +15,11 @@ import { packageVersion, serve } from '../shared/protocol.js';
 import {
   PROFILE,
   bodyBytes,
-  ed25519PrivateKey,
   profileAuthority,
   profilePath,
-  type KeyMaterial,
+  profileSignatureBaseHandler,
+  profileSignHandler,
+  type ProfileParams,
   type WireRequest,
 } from '../shared/profile-glue.js';
 
@@ -51,7 +51,7 @@ class ProfileBaseFactory extends RFC9421SignatureBaseFactory<IncomingRequest> {
 }
 
 /** The Signature-Input member for the profile, serialised by the library. */
-function profileSignatureInput(p: { created: number; keyid: string; nonce: string }): string {
+function profileSignatureInput(p: ProfileParams): string {
   return convertSignatureParamsDictionary({
     [PROFILE.label]: [
       PROFILE.components.map((c) => [c, {}] as [string, Record<string, string>]),
@@ -62,11 +62,16 @@ function profileSignatureInput(p: { created: number; keyid: string; nonce: strin
 
 function profileBase(
   wire: WireRequest,
-  p: { created: number; keyid: string; nonce: string },
+  p: ProfileParams,
 ): { base: string; signatureInput: string } {
   const signatureInput = profileSignatureInput(p);
   const factory = new ProfileBaseFactory(libraryRequest(wire, signatureInput));
   return { base: factory.generate(PROFILE.label), signatureInput };
+}
+
+/** The Content-Digest value of the library's members (it returns them parsed: name and bytes). */
+function rfc9530Header(members: Awaited<ReturnType<typeof genRFC9530DigestHeader>>): string {
+  return members.map(([alg, [bytes]]) => `${alg}=:${bytes.toBase64()}:`).join(', ');
 }
 
 await serve(
@@ -81,9 +86,7 @@ await serve(
       const body = bodyBytes(input as unknown as WireRequest);
       if (input.mode === 'compute') {
         const members = await genRFC9530DigestHeader(body, input.algorithm as string);
-        return {
-          contentDigest: members.map(([alg, [bytes]]) => `${alg}=:${bytes.toBase64()}:`).join(', '),
-        };
+        return { contentDigest: rfc9530Header(members) };
       }
       const request = {
         method: 'POST',
@@ -98,57 +101,16 @@ await serve(
       return valid ? { valid: true } : { valid: false };
     },
 
-    'signature-base'(input) {
-      try {
-        return {
-          signatureBase: profileBase(
-            input.request as WireRequest,
-            input.parameters as { created: number; keyid: string; nonce: string },
-          ).base,
-        };
-      } catch (error) {
-        return { error: `library refused: ${(error as Error).message}` };
-      }
-    },
+    'signature-base': profileSignatureBaseHandler((request, p) => profileBase(request, p).base),
 
-    async sign(input) {
-      const wire = input.request as WireRequest;
-      const c = input.credentials as {
-        applicationId: string;
-        applicationSecret: string;
-        keyId: string;
-        privateKey: KeyMaterial;
-      };
-      const added: Array<[string, string]> = [
-        ['x-application-id', c.applicationId],
-        ['x-application-secret', c.applicationSecret],
-      ];
-      if ((PROFILE.bodyMethods as readonly string[]).includes(wire.method)) {
-        const body = bodyBytes(wire);
-        const members = await genRFC9530DigestHeader(body, 'sha-512');
-        added.push(
-          [
-            'content-digest',
-            members.map(([alg, [bytes]]) => `${alg}=:${bytes.toBase64()}:`).join(', '),
-          ],
-          ['content-length', String(body.length)],
-        );
-      }
-      const { base, signatureInput } = profileBase(
-        { ...wire, headers: [...wire.headers, ...added] },
-        { created: input.created as number, keyid: c.keyId, nonce: input.nonce as string },
-      );
-      const signature = cryptoSign(
-        null,
-        Buffer.from(base, 'utf8'),
-        ed25519PrivateKey(c.privateKey),
-      ).toString('base64');
-      added.push(
-        ['signature-input', signatureInput],
-        ['signature', `${PROFILE.label}=:${signature}:`],
-      );
-      return { headers: added, signatureBase: base };
-    },
+    sign: profileSignHandler(
+      (request, p, sign) => {
+        const { base, signatureInput } = profileBase(request, p);
+        const signature = sign(Buffer.from(base, 'utf8')).toString('base64');
+        return { base, signatureInput, signature: `${PROFILE.label}=:${signature}:` };
+      },
+      async (body) => rfc9530Header(await genRFC9530DigestHeader(body, 'sha-512')),
+    ),
 
     'rfc9421-signature-base'(input) {
       const wire = input.request as WireRequest;

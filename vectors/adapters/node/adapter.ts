@@ -1,7 +1,8 @@
 // The reference adapter: payconform's library behind the harness protocol (`--exec "npx tsx vectors/adapters/node/adapter.ts"`).
+// The protocol loop is the one every Node adapter uses (shared/protocol.ts); the answers are libraryAnswer's.
 import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
-import { VECTOR_OPS, type VectorOp } from '../../format.js';
+import { VECTOR_OPS } from '../../format.js';
+import { serve, type Handler } from '../shared/protocol.js';
 import { libraryAnswer } from './answer.js';
 
 const PACKAGE_VERSION = (
@@ -10,38 +11,13 @@ const PACKAGE_VERSION = (
   }
 ).version;
 
-const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-for await (const line of lines) {
-  if (line.trim() === '') continue;
-  let reply: Record<string, unknown>;
-  let message: { id?: unknown; op?: unknown; input?: Record<string, unknown> } = {};
-  try {
-    message = JSON.parse(line) as typeof message;
-    reply =
-      message.op === 'hello'
-        ? {
-            id: message.id,
-            result: {
-              protocol: 2,
-              implementation: {
-                name: 'payconform',
-                version: PACKAGE_VERSION,
-                configuration: 'the reference library (src/) behind the protocol',
-              },
-              ops: VECTOR_OPS,
-            },
-          }
-        : VECTOR_OPS.includes(message.op as VectorOp)
-          ? {
-              id: message.id,
-              result: await libraryAnswer(message.op as VectorOp, message.input ?? {}),
-            }
-          : { id: message.id, unsupported: true };
-  } catch (error) {
-    reply = {
-      id: message.id ?? null,
-      error: { message: error instanceof Error ? error.message : String(error) },
-    };
-  }
-  process.stdout.write(`${JSON.stringify(reply)}\n`);
-}
+await serve(
+  {
+    name: 'payconform',
+    version: PACKAGE_VERSION,
+    configuration: 'the reference library (src/) behind the protocol',
+  },
+  Object.fromEntries(
+    VECTOR_OPS.map((op): [string, Handler] => [op, (input) => libraryAnswer(op, input)]),
+  ),
+);

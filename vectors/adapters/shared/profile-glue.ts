@@ -1,8 +1,16 @@
 // What every implementer writes around a generic RFC 9421 library, whichever library it is: the wire form of a
 // vector request, Ed25519 keys in the formats the service hands out, the application credentials, the nonce
-// bookkeeping and (for libraries without RFC 9530) the SHA-512 Content-Digest. Only node:crypto; never payconform's
-// src/, so a row of the interop matrix measures the library, not payconform.
-import { createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+// bookkeeping, (for libraries without RFC 9530) the SHA-512 Content-Digest, and the frame of each profile op
+// (sign, signature-base, verify) around the one call an adapter makes to its library. Only node:crypto; never
+// payconform's src/, so a row of the interop matrix measures the library, not payconform.
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  sign as cryptoSign,
+  type KeyObject,
+} from 'node:crypto';
+import { CannotExpress, type Handler, type Json } from './protocol.js';
 
 export interface WireRequest {
   readonly method: string;
@@ -214,4 +222,123 @@ export async function atTime<T>(seconds: number, fn: () => Promise<T>): Promise<
   } finally {
     Date.now = real;
   }
+}
+
+/** The signature parameters a `signature-base` or `sign` case fixes (keyid: the credentials' key id). */
+export interface ProfileParams {
+  readonly created: number;
+  readonly keyid: string;
+  readonly nonce: string;
+}
+
+/** The credentials of a `sign` case (the private key by reference to keys.json, resolved by the harness). */
+export interface SignCredentials {
+  readonly applicationId: string;
+  readonly applicationSecret: string;
+  readonly keyId: string;
+  readonly privateKey: KeyMaterial;
+}
+
+/** What a library's signing call gives back: the base it signed and the two header values. */
+export interface LibrarySignature {
+  readonly base: string;
+  readonly signatureInput: string;
+  readonly signature: string;
+}
+
+/**
+ * The `sign` op (spec: Authentication, steps 1-5): the application headers, then for a body method the
+ * Content-Digest (`digest`: SHA-512 by node:crypto unless the library has RFC 9530) and Content-Length, then the
+ * library signs the request carrying them with the Ed25519 key parsed from the credentials.
+ */
+export function profileSignHandler(
+  signWithLibrary: (
+    request: WireRequest,
+    params: ProfileParams,
+    sign: (data: Uint8Array) => Buffer,
+  ) => LibrarySignature | Promise<LibrarySignature>,
+  digest: (body: Buffer) => string | Promise<string> = contentDigestSha512,
+): Handler {
+  return async (input) => {
+    const wire = input.request as WireRequest;
+    const c = input.credentials as SignCredentials;
+    const added: Array<[string, string]> = [
+      ['x-application-id', c.applicationId],
+      ['x-application-secret', c.applicationSecret],
+    ];
+    if ((PROFILE.bodyMethods as readonly string[]).includes(wire.method)) {
+      const body = bodyBytes(wire);
+      added.push(['content-digest', await digest(body)], ['content-length', String(body.length)]);
+    }
+    const key = ed25519PrivateKey(c.privateKey);
+    const signed = await signWithLibrary(
+      { ...wire, headers: [...wire.headers, ...added] },
+      { created: input.created as number, keyid: c.keyId, nonce: input.nonce as string },
+      (data) => cryptoSign(null, data, key),
+    );
+    added.push(['signature-input', signed.signatureInput], ['signature', signed.signature]);
+    return { headers: added, signatureBase: signed.base };
+  };
+}
+
+/** The `signature-base` op: the base the library builds for the profile, or its refusal as the case's error. */
+export function profileSignatureBaseHandler(
+  build: (request: WireRequest, params: ProfileParams) => string | Promise<string>,
+): Handler {
+  return async (input) => {
+    try {
+      return {
+        signatureBase: await build(input.request as WireRequest, input.parameters as ProfileParams),
+      };
+    } catch (error) {
+      if (error instanceof CannotExpress) throw error;
+      return { error: `library refused: ${(error as Error).message}` };
+    }
+  };
+}
+
+/** What a `verify` case gives the library call besides the request: the application's keys, the clock, the nonces. */
+export interface VerifyContext {
+  readonly keys: Map<string, KeyMaterial>;
+  readonly now: number;
+  readonly nonceState: readonly string[];
+}
+
+/**
+ * The `verify` op: steps 5-6 (the application) and 8 (the Content-Digest) by this glue, the rest by the library
+ * (whose hooks call checkNonce and look the key up in `keys`); a rejection becomes the answer's code.
+ */
+export function profileVerifyHandler(
+  verifyWithLibrary: (request: WireRequest, context: VerifyContext) => Promise<Json>,
+): Handler {
+  return async (input) => {
+    const wire = input.request as WireRequest;
+    try {
+      const keys = checkApplication(wire, input.verifier as VerifierRegistry);
+      checkContentDigest(wire);
+      return await verifyWithLibrary(wire, {
+        keys,
+        now: input.now as number,
+        nonceState: input.nonceState as string[],
+      });
+    } catch (error) {
+      if (error instanceof CannotExpress) throw error;
+      return rejected(error);
+    }
+  };
+}
+
+/**
+ * The `rfc9421-signature-base` op for a library that builds the base only on its way to verifying: `verify` runs
+ * it with a verifier that records the base and answers "no" (the library's refusal that follows is expected).
+ */
+export async function capturedSignatureBase(
+  verify: (capture: (base: string) => void) => Promise<unknown>,
+): Promise<Json> {
+  let base: string | undefined;
+  await verify((b) => (base = b)).catch((error: unknown) => {
+    if (base === undefined) throw error;
+  });
+  if (base === undefined) throw new Error('the library built no signature base');
+  return { signatureBase: base };
 }

@@ -1,0 +1,383 @@
+// The verify cases of steps 8 to 10 of the server verification order: the Content-Digest, the signature base, the signature.
+import { computeContentDigest } from '../../../src/digest/content-digest.js';
+import type { HttpRequest } from '../../../src/http/message.js';
+import { utf8 } from '../common.js';
+import { PAYOUT_BODY_COMPACT, PAYOUT_BODY_SPACED } from '../content-digest.js';
+import {
+  addHeaderLine,
+  BASE_URL,
+  HOST,
+  mapHeader,
+  MEDIA_TYPE,
+  NOW,
+  payoutCreate,
+  PAYOUT_ID,
+  request,
+  setHeader,
+  withApplicationHeaders,
+} from '../requests.js';
+import {
+  flipFirstSignatureChar,
+  get,
+  n,
+  payout,
+  S,
+  type SigningContext,
+  type VerifySpec,
+} from './context.js';
+
+/** Step 8: Content-Digest present and matching the exact body bytes. */
+function contentDigestSpecs({ custom, P, payoutHeaders, signed }: SigningContext): VerifySpec[] {
+  return [
+    {
+      id: 'verify-content-digest-missing',
+      description: 'A POST without Content-Digest (removed after signing).',
+      source: S.v8,
+      result: 'invalid',
+      flags: ['ContentDigest'],
+      code: 'DIGEST_MISSING',
+      request: setHeader(signed('verify-content-digest-missing'), 'content-digest', undefined),
+    },
+    {
+      id: 'verify-body-changed',
+      description: 'The amount in the body changed after signing.',
+      source: S.v8,
+      result: 'invalid',
+      flags: ['ContentDigest', 'Tampered'],
+      code: 'DIGEST_MISMATCH',
+      request: ((r: HttpRequest) => ({
+        ...r,
+        body: utf8(PAYOUT_BODY_SPACED.replace('125.5', '925.5')),
+      }))(signed('verify-body-changed')),
+    },
+    {
+      id: 'verify-body-reserialised',
+      description: 'The body re-serialised without spaces after signing (same JSON value).',
+      source: S.v8,
+      result: 'invalid',
+      flags: ['ContentDigest', 'ExactBytes'],
+      code: 'DIGEST_MISMATCH',
+      request: ((r: HttpRequest) => ({ ...r, body: utf8(PAYOUT_BODY_COMPACT) }))(
+        signed('verify-body-reserialised'),
+      ),
+    },
+    {
+      id: 'verify-body-trailing-newline-added',
+      description: 'A trailing LF added to the body after signing.',
+      source: S.v8,
+      result: 'invalid',
+      flags: ['ContentDigest', 'ExactBytes'],
+      code: 'DIGEST_MISMATCH',
+      request: ((r: HttpRequest) => ({ ...r, body: utf8(`${PAYOUT_BODY_SPACED}\n`) }))(
+        signed('verify-body-trailing-newline-added'),
+      ),
+    },
+    {
+      id: 'verify-content-digest-sha256-only',
+      description: 'Validly signed with a correct sha-256 Content-Digest and no sha-512 member.',
+      source: `${S.v8}; spec: Algorithms (SHA-512)`,
+      result: 'invalid',
+      flags: ['ContentDigest'],
+      code: 'DIGEST_ALGORITHM_UNSUPPORTED',
+      request: custom('verify-content-digest-sha256-only', P('verify-content-digest-sha256-only'), {
+        req: payoutHeaders(computeContentDigest(utf8(PAYOUT_BODY_SPACED), ['sha-256'])),
+      }),
+    },
+  ];
+}
+
+/** Step 8: the Content-Digest's form (its key, on bodyless methods, extra members). */
+function digestFormSpecs({ A, custom, P, payoutHeaders, signed }: SigningContext): VerifySpec[] {
+  return [
+    {
+      id: 'verify-content-digest-uppercase-key',
+      description:
+        'Validly signed with Content-Digest "SHA-512=:...:" (uppercase key: not an RFC 8941 Dictionary).',
+      source: `${S.v8}; RFC 8941 §3.2`,
+      result: 'invalid',
+      flags: ['ContentDigest', 'Syntax'],
+      code: 'DIGEST_MALFORMED',
+      request: custom(
+        'verify-content-digest-uppercase-key',
+        P('verify-content-digest-uppercase-key'),
+        {
+          req: payoutHeaders(
+            computeContentDigest(utf8(PAYOUT_BODY_SPACED)).replace('sha-512', 'SHA-512'),
+          ),
+        },
+      ),
+    },
+    {
+      id: 'verify-content-digest-on-get',
+      description:
+        'A GET validly signed with a Content-Digest of the empty body: must not be sent.',
+      source: `${S.v8}; spec: Bodyless requests`,
+      result: 'invalid',
+      flags: ['ContentDigest', 'Bodyless'],
+      code: 'DIGEST_UNEXPECTED',
+      request: custom('verify-content-digest-on-get', P('verify-content-digest-on-get'), {
+        req: withApplicationHeaders(
+          get,
+          A.applicationId,
+          A.applicationSecret,
+          computeContentDigest(new Uint8Array()),
+        ),
+      }),
+    },
+    {
+      id: 'verify-body-on-get',
+      description: 'A signed GET that carries a body (not covered by any digest).',
+      source: `${S.v8}; spec: Bodyless requests`,
+      result: 'invalid',
+      flags: ['ContentDigest', 'Bodyless'],
+      code: 'BODY_UNEXPECTED',
+      request: ((r: HttpRequest) => ({ ...r, body: utf8('{"amount": 1}') }))(
+        signed('verify-body-on-get', get),
+      ),
+    },
+    {
+      id: 'verify-content-digest-extra-sha256-member',
+      description:
+        'Validly signed with Content-Digest holding correct sha-256 and sha-512 members.',
+      source: 'RFC 9530 §2; spec: step 1',
+      result: 'acceptable',
+      flags: ['MultipleDigests'],
+      request: custom(
+        'verify-content-digest-extra-sha256-member',
+        P('verify-content-digest-extra-sha256-member'),
+        {
+          req: payoutHeaders(
+            computeContentDigest(utf8(PAYOUT_BODY_SPACED), ['sha-256', 'sha-512']),
+          ),
+        },
+      ),
+    },
+  ];
+}
+
+/** Step 9: a signature base that cannot be built (a host not as written, non-ASCII). */
+function signatureBaseSpecs({ signed }: SigningContext): VerifySpec[] {
+  return [
+    ...(['127.0.01', '0x7f.1', '2130706433', '\\127.0.0.1'] as const).map((host, i): VerifySpec => {
+      const id = `verify-host-non-canonical-${['octet-leading-zero', 'hex-short', 'integer', 'backslash'][i]}`;
+      const req = signed(id, payoutCreate(PAYOUT_BODY_SPACED, 'https://127.0.0.1/api/payouts'));
+      return {
+        id,
+        description: `Signed for https://127.0.0.1, received with the host written ${JSON.stringify(host)} (WHATWG URL parsing reads 127.0.0.1).`,
+        source: `${S.authority}; RFC 9421 §2.2.3; RFC 3986 §3.2.2`,
+        result: 'invalid',
+        flags: ['HostAsWritten'],
+        code: 'SIGNATURE_BASE_INVALID',
+        request: { ...req, url: req.url.replace('127.0.0.1', host) },
+      };
+    }),
+    {
+      id: 'verify-non-ascii-covered-header',
+      description:
+        'Content-Type changed to a value with a non-ASCII character: no signature base can be built.',
+      source: S.v9,
+      result: 'invalid',
+      flags: ['NonAsciiHeader'],
+      code: 'SIGNATURE_BASE_INVALID',
+      request: setHeader(
+        signed('verify-non-ascii-covered-header'),
+        'content-type',
+        'application/json; charset=utf-8; q=é',
+      ),
+    },
+  ];
+}
+
+/** Step 10: a signature that is not the registered key's over this request. */
+function wrongSignatureSpecs({ A, b, signA, signed, vk }: SigningContext): VerifySpec[] {
+  return [
+    {
+      id: 'verify-signature-bit-flipped',
+      description: 'The first base64 character of the signature changed.',
+      source: S.v10,
+      result: 'invalid',
+      flags: ['Tampered'],
+      code: 'SIGNATURE_INVALID',
+      request: mapHeader(
+        signed('verify-signature-bit-flipped'),
+        'signature',
+        flipFirstSignatureChar,
+      ),
+    },
+    {
+      id: 'verify-signed-by-unregistered-key',
+      description: "A's id, secret and keyid, but signed with a key registered nowhere.",
+      source: S.v10,
+      result: 'invalid',
+      flags: ['WrongKey'],
+      code: 'SIGNATURE_INVALID',
+      request: signA(payout, n('verify-signed-by-unregistered-key'), NOW, {
+        ...A,
+        privateKey: vk.rogue,
+      }),
+    },
+    {
+      id: 'verify-signed-by-other-application-key',
+      description: "A's id, secret and keyid, but signed with application B's key.",
+      source: S.v10,
+      result: 'invalid',
+      flags: ['WrongKey'],
+      code: 'SIGNATURE_INVALID',
+      request: signA(payout, n('verify-signed-by-other-application-key'), NOW, {
+        ...A,
+        privateKey: b,
+      }),
+    },
+    {
+      id: 'verify-method-changed',
+      description: 'Signed as POST, sent as PUT.',
+      source: S.v10,
+      result: 'invalid',
+      flags: ['Tampered'],
+      code: 'SIGNATURE_INVALID',
+      request: { ...signed('verify-method-changed'), method: 'PUT' },
+    },
+  ];
+}
+
+/** Step 10: the target changed after signing. */
+function tamperedTargetSpecs({ signed }: SigningContext): VerifySpec[] {
+  return [
+    {
+      id: 'verify-path-changed',
+      description: 'Signed for /api/payouts, sent to /api/payouts/{id}/commit.',
+      source: S.v10,
+      result: 'invalid',
+      flags: ['Tampered'],
+      code: 'SIGNATURE_INVALID',
+      request: {
+        ...signed('verify-path-changed'),
+        url: `${BASE_URL}/api/payouts/${PAYOUT_ID}/commit`,
+      },
+    },
+    {
+      id: 'verify-query-added',
+      description: 'A query string added to the signed URL.',
+      source: `${S.v10}; ${S.path}`,
+      result: 'invalid',
+      flags: ['Tampered', 'QueryString'],
+      code: 'SIGNATURE_INVALID',
+      request: { ...signed('verify-query-added'), url: `${BASE_URL}/api/payouts?dryRun=false` },
+    },
+    {
+      id: 'verify-query-changed',
+      description: 'One query value changed after signing.',
+      source: `${S.v10}; ${S.path}`,
+      result: 'invalid',
+      flags: ['Tampered', 'QueryString'],
+      code: 'SIGNATURE_INVALID',
+      request: ((r: HttpRequest) => ({ ...r, url: r.url.replace('dryRun=true', 'dryRun=false') }))(
+        signed(
+          'verify-query-changed',
+          payoutCreate(PAYOUT_BODY_SPACED, `${BASE_URL}/api/payouts?dryRun=true`),
+        ),
+      ),
+    },
+    {
+      id: 'verify-authority-changed',
+      description: 'Signed for the sandbox host, sent to another host.',
+      source: `${S.v10}; ${S.authority}`,
+      result: 'invalid',
+      flags: ['Tampered', 'Authority'],
+      code: 'SIGNATURE_INVALID',
+      request: {
+        ...signed('verify-authority-changed'),
+        url: 'https://api.payments.example/api/payouts',
+      },
+    },
+    {
+      id: 'verify-port-changed',
+      description: 'Signed for port 8443, sent to port 9443.',
+      source: `${S.v10}; ${S.authority}`,
+      result: 'invalid',
+      flags: ['Tampered', 'Authority'],
+      code: 'SIGNATURE_INVALID',
+      request: ((r: HttpRequest) => ({ ...r, url: r.url.replace(':8443', ':9443') }))(
+        signed(
+          'verify-port-changed',
+          payoutCreate(PAYOUT_BODY_SPACED, `https://${HOST}:8443/api/payouts`),
+        ),
+      ),
+    },
+  ];
+}
+
+/** Step 10: a covered header or parameter changed after signing. */
+function tamperedHeaderSpecs({ signed }: SigningContext): VerifySpec[] {
+  return [
+    {
+      id: 'verify-content-type-changed',
+      description: 'Content-Type changed to application/json after signing.',
+      source: S.v10,
+      result: 'invalid',
+      flags: ['Tampered'],
+      code: 'SIGNATURE_INVALID',
+      request: setHeader(signed('verify-content-type-changed'), 'content-type', 'application/json'),
+    },
+    {
+      id: 'verify-content-type-added',
+      description: 'Signed without Content-Type (empty value), Content-Type added afterwards.',
+      source: S.v10,
+      result: 'invalid',
+      flags: ['Tampered', 'MissingHeader'],
+      code: 'SIGNATURE_INVALID',
+      request: addHeaderLine(
+        signed(
+          'verify-content-type-added',
+          request('POST', `${BASE_URL}/api/payouts`, [], PAYOUT_BODY_SPACED),
+        ),
+        'content-type',
+        MEDIA_TYPE,
+      ),
+    },
+    {
+      id: 'verify-content-length-changed',
+      description: 'Content-Length changed after signing.',
+      source: S.v10,
+      result: 'invalid',
+      flags: ['Tampered'],
+      code: 'SIGNATURE_INVALID',
+      request: mapHeader(signed('verify-content-length-changed'), 'content-length', (v) =>
+        String(Number(v) + 1),
+      ),
+    },
+    {
+      id: 'verify-created-changed',
+      description: 'created moved 60 s later in Signature-Input after signing.',
+      source: S.v10,
+      result: 'invalid',
+      flags: ['Tampered'],
+      code: 'SIGNATURE_INVALID',
+      request: mapHeader(signed('verify-created-changed'), 'signature-input', (v) =>
+        v.replace(`created=${NOW}`, `created=${NOW + 60}`),
+      ),
+    },
+    {
+      id: 'verify-nonce-changed',
+      description:
+        'The nonce replaced in Signature-Input after signing (to dodge replay detection).',
+      source: S.v10,
+      result: 'invalid',
+      flags: ['Tampered', 'Replay'],
+      code: 'SIGNATURE_INVALID',
+      request: mapHeader(signed('verify-nonce-changed'), 'signature-input', (v) =>
+        v.replace(n('verify-nonce-changed'), n('verify-nonce-changed-2')),
+      ),
+    },
+  ];
+}
+
+/** This file's groups of verify specs, in file order. */
+export const bodyAndSignatureGroups = [
+  contentDigestSpecs,
+  digestFormSpecs,
+  signatureBaseSpecs,
+  wrongSignatureSpecs,
+  tamperedTargetSpecs,
+  tamperedHeaderSpecs,
+];
