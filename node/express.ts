@@ -48,13 +48,17 @@ export function createExpressVerifier(options: IncomingVerifyOptions): ExpressVe
       ...(already ? { body: already } : {}),
     }).then((outcome) => {
       if (!outcome.ok) {
-        writeRefusal(res, outcome);
+        try {
+          writeRefusal(res, outcome);
+        } catch (error) {
+          next(error); // the response could not be written: Express's error handling decides
+        }
         return;
       }
       req.payconform = outcome.application;
       if (already === undefined)
         req.body = Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.length);
       next();
-    }, next);
+    });
   };
 }

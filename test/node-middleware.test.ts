@@ -313,6 +313,32 @@ describe.each(Object.entries(FRAMEWORKS))('%s with payconform/node', (_, start) 
   });
 });
 
+describe('Express body parsers before the verifier', () => {
+  async function startWith(parser: express.RequestHandler): Promise<Running> {
+    const app = express();
+    app.use(parser);
+    app.use(createExpressVerifier({ nonceStore: new MemoryNonceStore(), resolveApplication }));
+    app.post('/api/payouts', (req, res) => {
+      res.status(201).json({ ...req.payconform, bytes: (req.body as Buffer).length });
+    });
+    return listen(http.createServer(app));
+  }
+
+  it('after express.raw() the Buffer it read is verified; after express.json() the bytes are gone: 500', async () => {
+    const raw = await startWith(express.raw({ type: '*/*' }));
+    const json = await startWith(express.json({ type: '*/*' }));
+    try {
+      const accepted = await send(raw.port, librarySigned(`127.0.0.1:${raw.port}`));
+      expect(accepted).toMatchObject({ status: 201, json: { applicationId: APP.id, bytes: 15 } });
+      const refused = await send(json.port, librarySigned(`127.0.0.1:${json.port}`));
+      expect(refused).toMatchObject({ status: 500, json: { statusName: 'INTERNAL_SERVER_ERROR' } });
+      expect(refused.json.errorMessage).toMatch(/^BODY_ALREADY_READ: /);
+    } finally {
+      await Promise.all([raw.close(), json.close()]);
+    }
+  });
+});
+
 describe('behind a proxy: X-Forwarded-* read only when trusted', () => {
   it('a request signed for https://api.example.com verifies through a trusted proxy and not otherwise', async () => {
     const common = { nonceStore: new MemoryNonceStore(), resolveApplication };
