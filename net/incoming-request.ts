@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import { fieldLinesFromRaw, getFieldValues, type HttpRequest } from '../src/http/message.js';
 import { HttpError } from './http-error.js';
-import { readBody, RequestAborted } from './http-io.js';
+import { isAuthority, readBody, RequestAborted } from './http-io.js';
 
 /** A proxy in front of the service whose headers say how the client reached it. */
 export interface ProxyTrust {
@@ -35,11 +35,6 @@ export type IncomingRequestResult =
   | { readonly ok: true; readonly request: HttpRequest }
   | { readonly ok: false; readonly code: IncomingRequestErrorCode; readonly message: string };
 
-// RFC 9110 §7.2 / RFC 3986 §3.2: uri-host [ ":" port ], host an IP-literal or a reg-name. Nothing that would end the
-// authority inside a URL (`/`, `?`, `#`, `@`): a Host of `a.example/x#` would otherwise move the path the signature is
-// checked against away from the path the application routes on.
-const AUTHORITY =
-  /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+)(?::[0-9]*)?$/;
 // RFC 9112 §3.2.1 origin-form: absolute-path [ "?" query ], visible ASCII, no fragment.
 const ORIGIN_FORM = /^\/[\x21-\x7e]*$/;
 const ABSOLUTE_FORM = /^(https?):\/\/([^/?#]*)([\x21-\x7e]*)$/i;
@@ -88,7 +83,7 @@ export function httpRequestFromIncoming(
     if (forwarded.proto !== undefined) scheme = forwarded.proto;
     if (forwarded.host !== undefined) authority = forwarded.host;
   }
-  if (!AUTHORITY.test(authority))
+  if (!isAuthority(authority))
     return invalid(
       'HOST_INVALID',
       `authority ${JSON.stringify(authority.slice(0, 100))} is not host[:port]`,

@@ -12,6 +12,8 @@ import {
   readRequestBody,
   type IncomingRequestOptions,
 } from '../net/incoming-request.js';
+import { HttpError } from '../net/http-error.js';
+import { toHttpRequest } from '../net/http-io.js';
 import { generateLoopbackTls } from '../net/tls.js';
 
 /** What the adapter made of a request: its url, header lines and body, or its failure code. */
@@ -222,6 +224,33 @@ describe('the body and the scheme of a TLS connection', () => {
     });
     expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({
       url: 'https://localhost:8443/x',
+    });
+  });
+});
+
+describe("the reference service's toHttpRequest (net/http-io.ts) refuses the same hostile Host", () => {
+  it('a Host with a path and a fragment is a 400 bad_host; host[:port] passes', async () => {
+    const server = http.createServer((req, res) => {
+      let answer: Record<string, unknown>;
+      try {
+        answer = { url: toHttpRequest(req, new Uint8Array(0)).url };
+      } catch (error) {
+        answer = error instanceof HttpError ? { status: error.status, code: error.code } : {};
+      }
+      res.setHeader('connection', 'close');
+      res.end(JSON.stringify(answer));
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    expect(
+      await exchange(port, ['GET /api/other HTTP/1.1', 'Host: a.example/api/payouts#']),
+    ).toEqual({
+      status: 400,
+      code: 'bad_host',
+    });
+    expect(await exchange(port, ['GET /api/other HTTP/1.1', 'Host: a.example:8443'])).toEqual({
+      url: 'http://a.example:8443/api/other',
     });
   });
 });
