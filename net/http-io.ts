@@ -72,6 +72,16 @@ export function readBody(
   });
 }
 
+// RFC 9110 §7.2 / RFC 3986 §3.2: uri-host [ ":" port ], host an IP-literal or a reg-name. Nothing that would end the
+// authority inside a URL (`/`, `?`, `#`, `@`): a Host of `a.example/x#` would otherwise move the path the signature is
+// checked against away from the path the application routes on.
+const AUTHORITY =
+  /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+)(?::[0-9]*)?$/;
+/** Whether `text` is `host[:port]` and nothing more (no path, query, fragment, userinfo or whitespace). */
+export function isAuthority(text: string): boolean {
+  return AUTHORITY.test(text);
+}
+
 /**
  * The request as the verifier must see it: method as sent, the Host header as received for @authority (the scheme
  * that of the connection; the profile omits ports 80 and 443 whatever the scheme),
@@ -84,6 +94,13 @@ export function toHttpRequest(req: IncomingMessage, body: Uint8Array): HttpReque
   singleHeader(headers, 'host');
   const target = req.url ?? '/';
   const host = getFieldValues(headers, 'host')[0] ?? '';
+  // A Host carrying `/`, `?` or `#` would move the @path verified away from the path routed on (`a.example/x#`).
+  if (host !== '' && !isAuthority(host))
+    throw new HttpError(
+      400,
+      'bad_host',
+      `"Host" ${JSON.stringify(host.slice(0, 100))} is not host[:port]`,
+    );
   const scheme = arrivedOverTls(req.socket) ? 'https' : 'http';
   const url = target.startsWith('/') ? `${scheme}://${host}${target}` : target;
   return { method: req.method ?? '', url, headers, body };

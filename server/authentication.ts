@@ -2,6 +2,7 @@
 // application-id/secret check for unsigned commit, cancel and refund calls.
 import { applicationSecretMatches } from '../src/profile/application-secret.js';
 import { getFieldValues, type HttpRequest } from '../src/http/message.js';
+import { verificationFailureError } from '../net/verify-failure.js';
 import { HttpError } from './error-body.js';
 import type { FaultSet } from './faults.js';
 import type { Application, ServiceState } from './state.js';
@@ -66,18 +67,12 @@ export class RequestAuthenticator {
       };
     }
     if (!outcome.ok) {
-      // The nonce store (e.g. Redis) failed: the request is refused (fail closed), but it is the service's failure.
-      if (outcome.code === 'NONCE_STORE_UNAVAILABLE')
-        throw new HttpError(
-          503,
-          outcome.code,
-          `the replay check is unavailable, try again later: ${outcome.message}`,
-        );
-      throw new HttpError(
-        this.failureStatus,
-        outcome.code,
-        `signature verification failed at step ${outcome.step} (${outcome.code}): ${outcome.message}`,
-      );
+      // The nonce store (e.g. Redis) or the application lookup failed: refused (fail closed), but with 503, as the
+      // service's failure. This test service shows the cause; the middleware (payconform/node) does not by default.
+      throw verificationFailureError(outcome, {
+        clientStatus: this.failureStatus,
+        serviceDetail: true,
+      });
     }
     const app = this.state.applications.get(outcome.applicationId);
     if (app === undefined)

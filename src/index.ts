@@ -144,7 +144,11 @@ export {
   type PolicyEnforcement,
   type VerificationPolicy,
 } from './profile/verification-policy.js';
-export { verifyErrorCodes, type VerifyErrorCode } from './profile/verify-error-codes.js';
+export {
+  serviceFailureCodes,
+  verifyErrorCodes,
+  type VerifyErrorCode,
+} from './profile/verify-error-codes.js';
 export {
   MemoryNonceStore,
   type MemoryNonceStoreOptions,

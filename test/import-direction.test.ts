@@ -10,19 +10,21 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * The allowed directions: a folder may import itself and the folders listed. `src/` is the pure core; `net/` is the
- * network layer both edges stand on; `conformance/` and `server/` are peers that never import each other; `cli/`
- * wires the edges together. Folders not listed (`test/`, `bench/`, `scripts/`, and `vectors/build/`, the generator
- * that writes the vectors with the test keys) are tools outside the shipped layers and may import anything.
+ * network layer both edges stand on; `conformance/` and `server/` are peers that never import each other; `node/`
+ * (payconform/node, the middleware) stands on `net/` beside them; `cli/` wires the edges together. Folders not
+ * listed (`test/`, `bench/`, `scripts/`, and `vectors/build/`, the generator that writes the vectors with the test
+ * keys) are tools outside the shipped layers and may import anything.
  */
 const LAYERS = {
   schemas: [],
   src: ['schemas'],
   net: ['src'],
   redis: ['src'],
+  node: ['src', 'net'],
   conformance: ['src', 'net', 'schemas'],
   server: ['src', 'net', 'redis', 'schemas'],
   vectors: ['src', 'conformance', 'schemas'],
-  cli: ['src', 'net', 'conformance', 'server', 'redis', 'vectors', 'schemas'],
+  cli: ['src', 'net', 'conformance', 'server', 'redis', 'node', 'vectors', 'schemas'],
 } as const satisfies Record<string, readonly string[]>;
 
 type Layer = keyof typeof LAYERS;

@@ -5,6 +5,7 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
   closeSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -117,6 +118,8 @@ describe('the packed tarball', () => {
       'bin/payconform.js',
       'dist/src/index.js',
       'dist/src/index.d.ts',
+      'dist/node/index.js',
+      'dist/node/index.d.ts',
       'dist/src/index.js.map',
       'dist/src/index.d.ts.map',
       'dist/cli/main.js',
@@ -182,7 +185,7 @@ describe('the packed tarball', () => {
       'InternalResolutionError',
       'NoResolution',
     ]);
-  });
+  }, 150_000); // attw itself may take its 120 s on a loaded machine (five entry points)
 });
 
 describe('the installed package', () => {
@@ -270,12 +273,14 @@ export async function resolve(specifier, context, next) {
 import { exitCodeFor, type RunSummary } from 'payconform/conformance';
 import { startReferenceService, type RunningReferenceService } from 'payconform/server';
 import type { RedisNonceStore } from 'payconform/redis';
+import { createExpressVerifier, createFastifyVerifier, type VerifiedApplication } from 'payconform/node';
 import schema from 'payconform/schemas/payout.schema.json' with { type: 'json' };
 
 const request: HttpRequest = { method: 'GET', url: 'https://api.example.com/api/payouts/1', headers: toFieldLines({}), body: new Uint8Array() };
 const store: MemoryNonceStore = new MemoryNonceStore();
 export const checks: unknown[] = [signRequest, verifyRequest, validatePayload, exitCodeFor, startReferenceService, request, store, schema];
-export type Used = [RunSummary, RunningReferenceService, RedisNonceStore];
+export const middleware: unknown[] = [createExpressVerifier, createFastifyVerifier];
+export type Used = [RunSummary, RunningReferenceService, RedisNonceStore, VerifiedApplication];
 `;
     const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     writeFileSync(join(consumer, 'consumer.ts'), source);
@@ -289,6 +294,68 @@ export type Used = [RunSummary, RunningReferenceService, RedisNonceStore];
     const bad = run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer, 120_000);
     expect(bad.status).not.toBe(0);
     expect(bad.stdout).toMatch(/consumer\.ts\(\d+,\d+\): error TS\d+/);
+  });
+
+  it('(e) payconform/node verifies a signed request in a node:http service, with neither Express nor Fastify installed', () => {
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
+    for (const name of ['express', 'fastify']) {
+      expect(Object.keys(manifest.dependencies ?? {})).not.toContain(name);
+      expect(manifest.peerDependenciesMeta?.[name]?.optional, name).toBe(true);
+    }
+    writeFileSync(
+      join(consumer, 'node-service.mjs'),
+      `import http from 'node:http';
+import { generateKeyPairSync } from 'node:crypto';
+import { applySignedHeaders, MemoryNonceStore, parseEd25519PrivateKey, parseEd25519PublicKey, signRequest,
+  toFieldLines } from 'payconform';
+import { verifyIncomingRequest, writeRefusal } from 'payconform/node';
+
+const pair = generateKeyPairSync('ed25519');
+const privateKey = parseEd25519PrivateKey(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+const publicKey = parseEd25519PublicKey(pair.publicKey.export({ type: 'spki', format: 'pem' }).toString());
+const record = { secret: 'test-only-secret', publicKeys: new Map([['k1', publicKey]]) };
+const options = { nonceStore: new MemoryNonceStore(), resolveApplication: async (id) => (id === 'a1' ? record : undefined) };
+const server = http.createServer(async (req, res) => {
+  const v = await verifyIncomingRequest(req, options);
+  if (!v.ok) return writeRefusal(res, v);
+  res.end(v.application.applicationId);
+});
+server.listen(0, '127.0.0.1', async () => {
+  const port = server.address().port;
+  const body = '{"amount":1}';
+  const request = { method: 'POST', url: 'http://127.0.0.1:' + port + '/api/payouts',
+    headers: toFieldLines({ host: '127.0.0.1:' + port, 'content-type': 'application/json' }),
+    body: new TextEncoder().encode(body) };
+  const { headers } = signRequest(request, { applicationId: 'a1', applicationSecret: 'test-only-secret', keyId: 'k1', privateKey });
+  const signed = applySignedHeaders(request, headers);
+  const send = () => new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/api/payouts', agent: false,
+      headers: signed.headers.flat() }, (res) => {
+      let text = '';
+      res.on('data', (d) => (text += d));
+      res.on('end', () => resolve(res.statusCode + ' ' + text.slice(0, 60)));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  console.log(await send());
+  console.log(await send());
+  server.close();
+});
+`,
+    );
+    const out = ok(
+      run(process.execPath, ['node-service.mjs'], consumer, 60_000),
+      'node-service.mjs',
+    );
+    const [first, second] = out.trim().split('\n');
+    expect(first).toBe('200 a1');
+    expect(second).toMatch(/^401 \{"statusCode":401,"statusName":"UNAUTHORIZED"/);
+    for (const name of ['express', 'fastify'])
+      expect(existsSync(join(consumer, 'node_modules', name)), name).toBe(false);
   });
 
   it('(c) a vector file and a schema file resolve by their package subpaths and are the repository files', () => {

@@ -589,7 +589,8 @@ describe('verifyRequest: nonce handling and hostile input', () => {
         },
       }),
     );
-    expectFailure(throwing, 'REQUEST_MALFORMED', 5);
+    // The service's own failure, never a client-error code (test/verify-request-resolver.test.ts has the rest).
+    expectFailure(throwing, 'APPLICATION_LOOKUP_FAILED', 5);
     for (const value of [
       '',
       ',',

@@ -7,7 +7,7 @@ export const verifyErrorCodes = Object.freeze({
     step: 1,
     steps: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
     description:
-      'The request is not a well-formed HttpRequest (step 1), or an unexpected failure happened (e.g. resolveApplication threw) at the step given.',
+      'The request is not a well-formed HttpRequest (step 1), or an unexpected failure (a defect) happened at the step given.',
   },
   SIGNATURE_MISSING: { step: 1, steps: [1], description: 'No Signature header.' },
   SIGNATURE_INPUT_MISSING: { step: 1, steps: [1], description: 'No Signature-Input header.' },
@@ -99,6 +99,12 @@ export const verifyErrorCodes = Object.freeze({
     steps: [5],
     description: 'x-application-id names no known application.',
   },
+  APPLICATION_LOOKUP_FAILED: {
+    step: 5,
+    steps: [5],
+    description:
+      "resolveApplication threw, rejected or answered something other than a record or undefined: the service's own failure (e.g. its database is down), not the client's; the request is rejected (fail closed).",
+  },
   APPLICATION_SECRET_MISSING: {
     step: 6,
     steps: [6],
@@ -159,3 +165,12 @@ export const verifyErrorCodes = Object.freeze({
 } as const satisfies Record<string, ErrorCodeEntry & { step: number; steps: readonly number[] }>);
 
 export type VerifyErrorCode = keyof typeof verifyErrorCodes;
+
+/**
+ * The codes that are the verifying service's own failure (a nonce store or an application lookup that is down): the
+ * request is refused all the same (fail closed), but the client is not at fault and may retry (HTTP 503).
+ */
+export const serviceFailureCodes: ReadonlySet<VerifyErrorCode> = new Set<VerifyErrorCode>([
+  'NONCE_STORE_UNAVAILABLE',
+  'APPLICATION_LOOKUP_FAILED',
+]);

@@ -36,7 +36,14 @@ export interface VerifyOptions {
   /** Unix seconds; default the current time. */
   readonly now?: number;
   readonly nonceStore: NonceStore;
-  readonly resolveApplication: (applicationId: string) => ApplicationRecord | undefined;
+  /**
+   * The application's record, or undefined when the id is unknown (APPLICATION_ID_UNKNOWN); may answer with a
+   * Promise (a database lookup). A resolver that throws, rejects or answers something else is the service's own
+   * failure: APPLICATION_LOOKUP_FAILED (fail closed), never a client-error code.
+   */
+  readonly resolveApplication: (
+    applicationId: string,
+  ) => ApplicationRecord | undefined | Promise<ApplicationRecord | undefined>;
   /** Default nodeBackend. */
   readonly backend?: Ed25519Backend;
   /** Default defaultVerificationPolicy (strict). */
@@ -415,8 +422,11 @@ function verifySteps(
   return seen ? fail('NONCE_REPLAYED', 4, 'nonce was used before') : verifyFromStep5(checked);
 }
 
-/** Steps 5 to 12, once the nonce store said the nonce is new. */
-function verifyFromStep5(c: Checked): Outcome {
+/**
+ * Steps 5 to 12, once the nonce store said the nonce is new. `resolved`: the record an asynchronous resolver answered
+ * with, when step 5 runs again after it settled.
+ */
+function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
   const { request, options, policy, fields, input, keyId } = c;
   const { enforce } = policy;
 
@@ -425,9 +435,12 @@ function verifyFromStep5(c: Checked): Outcome {
   const applicationId = fields.get('x-application-id')?.[0];
   if (applicationId === undefined || applicationId === '')
     return fail('APPLICATION_ID_MISSING', 5, 'missing "x-application-id" header');
-  const application = options.resolveApplication(applicationId);
-  if (application === undefined)
-    return fail('APPLICATION_ID_UNKNOWN', 5, 'unknown "x-application-id"');
+  const application = resolved ?? lookUpApplication(options.resolveApplication, applicationId);
+  if (application instanceof Promise)
+    return application.then((answer) =>
+      isFailure(answer) ? answer : resume(c.progress, () => verifyFromStep5(c, answer)),
+    );
+  if (isFailure(application)) return application;
 
   // Step 6: x-application-secret is present and valid.
   c.progress.step = 6;
@@ -494,6 +507,54 @@ function verifyFromStep5(c: Checked): Outcome {
     );
   }
   return verified ? recordNonce(c, applicationId, base.base) : signatureInvalid();
+}
+
+/**
+ * Step 5's lookup: the record, or the typed failure (unknown id; a resolver that failed). Never throws. A synchronous
+ * resolver's record is returned as it is (no microtask); a Promise is answered with one that never rejects.
+ */
+function lookUpApplication(
+  resolve: VerifyOptions['resolveApplication'],
+  applicationId: string,
+): ApplicationRecord | Failure | Promise<ApplicationRecord | Failure> {
+  let answer: ReturnType<typeof resolve>;
+  try {
+    answer = resolve(applicationId);
+  } catch (error) {
+    return lookupFailed(`resolveApplication threw: ${describeError(error)}`);
+  }
+  if (answer instanceof Promise)
+    return answer.then(checkedRecord, (error: unknown) =>
+      lookupFailed(`resolveApplication rejected: ${describeError(error)}`),
+    );
+  return checkedRecord(answer);
+}
+
+/** The resolver's answer: unknown (undefined), a record, or anything else (the service's defect: fail closed). */
+function checkedRecord(answer: unknown): ApplicationRecord | Failure {
+  if (answer === undefined) return fail('APPLICATION_ID_UNKNOWN', 5, 'unknown "x-application-id"');
+  if (isApplicationRecord(answer)) return answer;
+  return lookupFailed(
+    'resolveApplication answered neither undefined nor { secret: string, publicKeys: Map }',
+  );
+}
+
+/** Never throws: a record whose properties throw when read is not a record. */
+function isApplicationRecord(value: unknown): value is ApplicationRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Partial<ApplicationRecord>;
+  try {
+    return typeof record.secret === 'string' && typeof record.publicKeys?.get === 'function';
+  } catch {
+    return false;
+  }
+}
+
+const isFailure = (value: ApplicationRecord | Failure): value is Failure =>
+  (value as Failure).ok === false;
+
+function lookupFailed(message: string): Failure {
+  return fail('APPLICATION_LOOKUP_FAILED', 5, message);
 }
 
 function signatureInvalid(): Failure {
