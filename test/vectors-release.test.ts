@@ -79,6 +79,35 @@ describe('the vector set has its own version, pinned by a fingerprint of every f
   });
 });
 
+describe('vectors/README.md: which code each class of failure gets', () => {
+  const readme = readFileSync(join(root, 'vectors/README.md'), 'utf8');
+  const codes = (text: string) =>
+    new Set([...text.matchAll(/`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`/g)].map((m) => m[1]!));
+  const errorSection = readme.slice(
+    readme.indexOf('## Error codes'),
+    readme.indexOf('### Which code each class of failure gets'),
+  );
+  const classTable = readme.slice(
+    readme.indexOf('### Which code each class of failure gets'),
+    readme.indexOf('## Choices where the spec is silent'),
+  );
+
+  it('the class table names exactly the codes of the error-code section, and every code a vector expects', () => {
+    expect([...codes(classTable)].sort()).toEqual([...codes(errorSection)].sort());
+    const expected = new Set<string>();
+    for (const f of index.files) {
+      const file = JSON.parse(readFileSync(join(root, 'vectors', f.path), 'utf8')) as {
+        cases: { expected: { code?: string; error?: string } }[];
+      };
+      for (const c of file.cases) {
+        if (c.expected.code) expected.add(c.expected.code);
+        if (c.expected.error) expected.add(c.expected.error);
+      }
+    }
+    for (const code of expected) expect(codes(classTable), code).toContain(code);
+  });
+});
+
 /** A PATH holding only these system tools (symlinks), so no `node` can be found. */
 function toolsOnlyPath(tools: readonly string[]): string | undefined {
   const bin = join(work, 'bin');
