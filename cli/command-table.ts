@@ -169,7 +169,7 @@ const auditServer: CommandSpec = {
       type: 'string',
       value: 'N',
       default: 'the config\'s "timeoutMs", else 10000',
-      help: 'per-request timeout against the target (1 to 600000)',
+      help: 'per-request timeout against the target, 1 to 600000',
     },
     CA_OPTION_SPEC,
     {
@@ -603,7 +603,7 @@ const vectorsRun: CommandSpec = {
       type: 'string',
       value: 'N',
       default: '5000',
-      help: 'per-case answer timeout (1 to 600000)',
+      help: 'per-case answer timeout, 1 to 600000',
     },
     {
       name: 'startup-timeout-ms',
