@@ -40,7 +40,7 @@ async function embedded(): Promise<ExploreOutcome> {
   }
 }
 
-/** `payconform serve` in a child process, audited through the config file it writes and the credentials it prints. */
+/** `payconform serve` in a child process, audited through the config file and the credentials file it writes. */
 async function overLoopback(): Promise<ExploreOutcome> {
   const dir = mkdtempSync(join(tmpdir(), 'payconform-bench-explore-'));
   const file = join(dir, 'audit.json');
