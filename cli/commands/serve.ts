@@ -323,7 +323,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         `cannot write --credentials-out ${JSON.stringify(credentialsOut)}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    credentialsNote = `  secret and private key written to ${credentialsOut} (mode 0600); load them with: . ${credentialsOut}`;
+    credentialsNote = `  secret and private key written to ${credentialsOut} (mode 0600); load them with: . ${sourceable(credentialsOut)}`;
   } else {
     credentialsNote =
       '  secret and private key not printed: start with --credentials-out FILE to have them written there (mode 0600)';
@@ -403,6 +403,11 @@ async function portalExtension(
   return createPortal({ allowNonLoopbackHosts: anyHost, diagnose: diagnoseForPortal });
 }
 
+/** A path as `.` takes it: one without a slash would be looked up on PATH. */
+function sourceable(path: string): string {
+  return path.includes('/') ? path : `./${path}`;
+}
+
 /** A value as a shell word: bare when it needs no quoting (ids, base64), else single-quoted. */
 function shellWord(value: string): string {
   return /^[A-Za-z0-9+/=._:@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
@@ -417,7 +422,7 @@ async function writeCredentialsFile(path: string, s: RunningReferenceService): P
   const c = s.credentials;
   const lines = [
     '# payconform serve: DEVELOPMENT ONLY credentials, generated at start; never use them for anything real.',
-    `# Load them with: . ${path}`,
+    `# Load them with: . ${sourceable(path)}`,
     ...(
       [
         ['PAYCONFORM_APPLICATION_ID', c.applicationId],
