@@ -369,6 +369,7 @@ describe('vectors run: protocol 2 (handshake, cannot express, structured errors)
     const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
     expect(report.aborted).toMatch(/did not answer the "hello" handshake within 400 ms/);
     expect(report.started).toBe(false);
+    expect((report as HarnessReport & { verdict: string }).verdict).toBe('NOT STARTED');
     expect(report.cases).toEqual([]);
     expect(report.summary).toMatchObject({ total: 0, failed: 0, notRun: few.length });
     expect(r.out).toMatch(/^ERROR the implementation did not start: /);
