@@ -3,7 +3,7 @@
 // process over loopback (configured from its --write-audit-config file, as a user would), on the clean service, one
 // seed, no failure to shrink. Steps: commands run plus the end-of-sequence webhook wait of each sequence.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +40,7 @@ async function embedded(): Promise<ExploreOutcome> {
   }
 }
 
-/** `payconform serve` in a child process, audited through the config file it writes and the credentials it prints. */
+/** `payconform serve` in a child process, audited through the config file and the credentials file it writes. */
 async function overLoopback(): Promise<ExploreOutcome> {
   const dir = mkdtempSync(join(tmpdir(), 'payconform-bench-explore-'));
   const file = join(dir, 'audit.json');
@@ -60,6 +60,8 @@ async function overLoopback(): Promise<ExploreOutcome> {
       '250',
       '--write-audit-config',
       file,
+      '--credentials-out',
+      join(dir, 'dev.env'),
       '--no-portal',
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
@@ -80,7 +82,10 @@ async function overLoopback(): Promise<ExploreOutcome> {
       });
       child.once('exit', () => reject(new Error('payconform serve exited')));
     });
-    const printed = (name: string): string => new RegExp(`${name}=(\\S+)`).exec(banner)?.[1] ?? '';
+    // The generated secrets are written to --credentials-out (mode 0600), never to the banner.
+    const written = readFileSync(join(dir, 'dev.env'), 'utf8');
+    const printed = (name: string): string =>
+      new RegExp(`^export ${name}=(\\S+)$`, 'm').exec(written)?.[1] ?? '';
     const names = [
       'PAYCONFORM_APPLICATION_ID',
       'PAYCONFORM_KEY_ID',

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry of the `payconform` command: the compiled JavaScript in dist/ (built by `npm run build`, which `prepare` runs on
-// `npm ci` and `npm pack`). Nothing is transpiled at start-up.
+// `npm ci` and `prepack` on `npm pack`). Nothing is transpiled at start-up.
 try {
   await import('../dist/cli/bin.js');
 } catch (error) {

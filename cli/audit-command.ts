@@ -2,6 +2,7 @@
 // arguments, the common options (--report, --only, --level, --fail-on, --allow-skips, --verbose, --help), option
 // value checks, and the tail of a run (console progress, the checks, the reports, the exit code).
 import { packageVersion } from './version.js';
+import { AUDIT_COMMON_OPTIONS, parseArgsOptions } from './command-table.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CliIo } from './io.js';
 import { EXIT, UsageError } from './io.js';
@@ -20,25 +21,8 @@ import type { RunGate, RunSummary } from '../conformance/result.js';
 export const SECRET_OPTION =
   /^--?(?:application[-_]?secret|app[-_]?secret|secret|private[-_]?key|key|seed|password)(?:=|$)/i;
 
-/** The options every audit command takes. */
-const COMMON_OPTIONS = {
-  report: { type: 'string', multiple: true },
-  only: { type: 'string' },
-  level: { type: 'string' },
-  'fail-on': { type: 'string', multiple: true },
-  'allow-skips': { type: 'boolean' },
-  verbose: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies OptionsConfig;
-
-/** The common options' lines of every audit's --help, and the exit codes they share. */
-export const COMMON_AUDIT_HELP = `Common options: --report FORMAT:PATH (json, junit, html; PATH "-" is standard output; repeatable),
-  --only ID,... and --level must|should|all (select checks), --fail-on warn|skip (a warning or a skipped check
-  fails the run; repeatable or comma-separated), --allow-skips (a skipped check does not make the run INCOMPLETE),
-  --verbose (findings of passing checks too), --help.
-Exit: 0 pass, 1 a MUST failure, a check error or timeout, or a --fail-on outcome, 2 usage or config error,
-  3 target unreachable, 4 INCOMPLETE (no failure, but a check you did not deselect was skipped; not with
-  --allow-skips, --only or --level), 70 internal error (a defect of payconform).`;
+/** The options every audit command takes: from the one option table (cli/command-table.ts), as --help shows them. */
+const COMMON_OPTIONS: OptionsConfig = parseArgsOptions(AUDIT_COMMON_OPTIONS);
 
 export { wantsHelp } from './io.js';
 

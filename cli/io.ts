@@ -1,4 +1,5 @@
 // The command line's view of the outside world, passed to every command so tests can run commands in-process.
+import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { applicationSecretProblem } from '../src/profile/application-secret.js';
 
@@ -73,4 +74,56 @@ export function applicationSecretFromEnv(io: CliIo, required: boolean): string |
 export function wantsHelp(args: readonly string[]): boolean {
   const end = args.indexOf('--');
   return (end === -1 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
+export const PRIVATE_KEY_ENV = 'PAYCONFORM_PRIVATE_KEY';
+export const PRIVATE_KEY_FILE_ENV = 'PAYCONFORM_PRIVATE_KEY_FILE';
+/** A private key file larger than this is not a key (PEM of an Ed25519 key is about 120 bytes). */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
+
+/**
+ * True when PAYCONFORM_PRIVATE_KEY holds what looks like a file path rather than a key: not PEM, not a base64 seed,
+ * and shaped like a path. The value is never echoed: if this guess is wrong, it is a key.
+ */
+export function looksLikeKeyPath(value: string): boolean {
+  const v = value.trim();
+  if (v.includes('-----BEGIN') || /^[A-Za-z0-9+/]{43}=$/.test(v)) return false;
+  return (
+    /^(?:~|\.{1,2})?\//.test(v) || /^[A-Za-z]:\\/.test(v) || /\.(?:pem|key|der|p8|txt)$/i.test(v)
+  );
+}
+
+/**
+ * The environment with the private key taken from PAYCONFORM_PRIVATE_KEY_FILE when that is set (read once, at start;
+ * the path appears in messages, the content never), so every command sees it as PAYCONFORM_PRIVATE_KEY. A value of
+ * PAYCONFORM_PRIVATE_KEY that looks like a path is a usage error saying to use the _FILE form.
+ */
+export function withKeyFile(io: CliIo): CliIo {
+  const file = io.env[PRIVATE_KEY_FILE_ENV];
+  const value = io.env[PRIVATE_KEY_ENV];
+  if (file === undefined || file === '') {
+    if (value !== undefined && looksLikeKeyPath(value))
+      throw new UsageError(
+        `${PRIVATE_KEY_ENV} looks like a file path, not a key (base64 Ed25519 seed or PEM); to read the key from a file, set ${PRIVATE_KEY_FILE_ENV} to its path instead`,
+      );
+    return io;
+  }
+  if (value !== undefined && value.trim() !== '')
+    throw new UsageError(`set ${PRIVATE_KEY_ENV} or ${PRIVATE_KEY_FILE_ENV}, not both`);
+  let text: string;
+  try {
+    if (statSync(file).size > MAX_KEY_FILE_BYTES)
+      throw new UsageError(
+        `${PRIVATE_KEY_FILE_ENV} ${JSON.stringify(file)} is larger than ${MAX_KEY_FILE_BYTES} bytes: not a key file`,
+      );
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      `cannot read ${PRIVATE_KEY_FILE_ENV} ${JSON.stringify(file)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
+  if (text.trim() === '')
+    throw new UsageError(`${PRIVATE_KEY_FILE_ENV} ${JSON.stringify(file)} is empty`);
+  return { ...io, env: { ...io.env, [PRIVATE_KEY_ENV]: text.trim() } };
 }

@@ -1,64 +1,75 @@
 // Dispatches `payconform <command> ...` to the command modules; each is loaded only when used.
-import { createProcessIo, EXIT, UsageError, type CliIo } from './io.js';
+import { COMMAND_TABLE, formatHelp, type CommandSpec } from './command-table.js';
+import { createProcessIo, EXIT, UsageError, wantsHelp, withKeyFile, type CliIo } from './io.js';
 import { packageVersion } from './version.js';
 
 export type Command = (args: readonly string[], io: CliIo) => Promise<number>;
 
-/** One entry per command; the key is the command words as typed. Add a line here when a command lands. */
-const commands: Readonly<
-  Record<string, { readonly summary: string; readonly load: () => Promise<Command> }>
-> = {
-  serve: {
-    summary:
-      'run the reference service (spec endpoints, sandbox, signed webhooks; --fault for self-tests)',
-    load: async () => (await import('./commands/serve.js')).run,
-  },
-  sign: {
-    summary: 'sign a request (JSON) with credentials from the environment',
-    load: async () => (await import('./commands/sign.js')).run,
-  },
-  verify: {
-    summary: 'verify a signed request (JSON) under the strict profile policy',
-    load: async () => (await import('./commands/verify.js')).run,
-  },
-  validate: {
-    summary:
-      'validate a payload (JSON) against its JSON Schema; prints each violation with its pointer',
-    load: async () => (await import('./commands/validate.js')).run,
-  },
-  'audit server': {
-    summary:
-      'audit a service implementation (default: the embedded reference service); reports json/junit/html',
-    load: async () => (await import('./commands/audit-server.js')).run,
-  },
-  'audit client': {
-    summary:
-      'audit a client: a strict verifying endpoint it calls (--exec "CMD"), findings per rule, signature diagnosis',
-    load: async () => (await import('./commands/audit-client.js')).run,
-  },
-  'audit webhooks': {
-    summary:
-      'audit a webhook receiver: send valid and tampered signed webhooks (--target URL, --serve-key, --public-key-out)',
-    load: async () => (await import('./commands/audit-webhooks.js')).run,
-  },
-  'vectors run': {
-    summary: 'run the JSON test vectors against another implementation (--exec "CMD", NDJSON)',
-    load: async () => (await import('./commands/vectors-run.js')).run,
-  },
+/** How to load each command of the table (cli/command-table.ts); add a line here when a command lands. */
+const loaders: Readonly<Record<string, () => Promise<Command>>> = {
+  serve: async () => (await import('./commands/serve.js')).run,
+  sign: async () => (await import('./commands/sign.js')).run,
+  verify: async () => (await import('./commands/verify.js')).run,
+  validate: async () => (await import('./commands/validate.js')).run,
+  'audit server': async () => (await import('./commands/audit-server.js')).run,
+  'audit client': async () => (await import('./commands/audit-client.js')).run,
+  'audit webhooks': async () => (await import('./commands/audit-webhooks.js')).run,
+  'vectors run': async () => (await import('./commands/vectors-run.js')).run,
+  help: async () => help,
 };
 
+const commands: Readonly<Record<string, CommandSpec>> = Object.fromEntries(
+  COMMAND_TABLE.map((c) => [c.name, c]),
+);
+
+const listLine = (c: CommandSpec): string => `  payconform ${c.name.padEnd(16)} ${c.summary}`;
+
 export function usage(): string {
-  const lines = Object.entries(commands).map(
-    ([name, c]) => `  payconform ${name.padEnd(16)} ${c.summary}`,
-  );
   return [
     'usage: payconform <command> [options]',
-    '       payconform --version | --help',
+    '       payconform help [command] | --version | --help',
     '',
     'commands:',
-    ...lines,
+    ...COMMAND_TABLE.map(listLine),
+    '',
+    'Each command takes --help (the same text as payconform help <command>).',
     '',
   ].join('\n');
+}
+
+/** The list of a command group's subcommands ("payconform audit --help"). */
+function groupHelp(group: string, names: readonly string[]): string {
+  return [
+    `usage: payconform ${group} <${names.map((g) => g.split(' ')[1]).join('|')}> [options]`,
+    '',
+    ...names.map((g) => listLine(commands[g]!)),
+    '',
+    'Each takes --help.',
+    '',
+  ].join('\n');
+}
+
+/** `payconform help [command words]`: a command's --help, a group's list, or the whole list. */
+async function help(args: readonly string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.stdout(formatHelp(commands['help']!));
+    return EXIT.ok;
+  }
+  const name = args.join(' ');
+  if (name === '') {
+    io.stdout(usage());
+    return EXIT.ok;
+  }
+  if (commands[name] !== undefined) {
+    io.stdout(formatHelp(commands[name]));
+    return EXIT.ok;
+  }
+  const group = Object.keys(commands).filter((c) => c.startsWith(`${name} `));
+  if (group.length > 0) {
+    io.stdout(groupHelp(name, group));
+    return EXIT.ok;
+  }
+  throw new UsageError(`no command "${name}"; payconform help lists them`);
 }
 
 export async function main(
@@ -68,7 +79,7 @@ export async function main(
   // Two-word commands ("audit server", "vectors run") win over one-word ones.
   const two = argv.slice(0, 2).join(' ');
   const name = two in commands ? two : (argv[0] ?? '');
-  const entry = commands[name];
+  const entry = loaders[name];
   if (argv[0] === '--help' || argv[0] === '-h') {
     io.stdout(usage());
     return EXIT.ok;
@@ -84,18 +95,7 @@ export async function main(
     group.length > 0 &&
     (argv.length === 1 || argv[1] === '--help' || argv[1] === '-h')
   ) {
-    const text = [
-      'usage: payconform ' +
-        argv[0] +
-        ' <' +
-        group.map((g) => g.split(' ')[1]).join('|') +
-        '> [options]',
-      '',
-      ...group.map((g) => `  payconform ${g.padEnd(16)} ${commands[g]!.summary}`),
-      '',
-      `Each takes --help.`,
-      '',
-    ].join('\n');
+    const text = groupHelp(argv[0]!, group);
     if (argv.length === 1) {
       io.stderr(`payconform ${argv[0]}: which one?\n${text}`);
       return EXIT.usage;
@@ -111,8 +111,8 @@ export async function main(
   }
   const rest = argv.slice(name.split(' ').length);
   try {
-    const command = await entry.load();
-    return await command(rest, io);
+    const command = await entry();
+    return await command(rest, wantsHelp(rest) ? io : withKeyFile(io));
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`payconform ${name}: ${error.message}\n`);

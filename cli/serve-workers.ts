@@ -20,7 +20,7 @@ const SETUP_ENV = 'PAYCONFORM_WORKER_SETUP';
 const MAX_RESTARTS = 16;
 
 interface WorkerSetup {
-  /** The development application the primary generated (private key as seed: the banner prints it). */
+  /** The development application the primary generated (private key as seed: --credentials-out writes it). */
   readonly application?: {
     readonly applicationId: string;
     readonly applicationSecret: string;

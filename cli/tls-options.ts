@@ -6,19 +6,7 @@ import { join } from 'node:path';
 import type { ServerTls } from '../net/tls.js';
 import { UsageError } from './io.js';
 
-/** The `parseArgs` options of a command that can listen with TLS. */
-export const TLS_LISTEN_OPTIONS = {
-  tls: { type: 'boolean' },
-  'tls-cert': { type: 'string' },
-  'tls-key': { type: 'string' },
-  'tls-ca-out': { type: 'string' },
-} as const;
-
-export const TLS_LISTEN_USAGE = '[--tls [--tls-ca-out FILE] | --tls-cert FILE --tls-key FILE]';
-
-export const TLS_LISTEN_HELP = `TLS: --tls serves HTTPS with a certificate for localhost, 127.0.0.1 and ::1 issued at start by a test-only CA,
-whose certificate is written to --tls-ca-out FILE (default: a new file in the temp directory; the path is printed);
---tls-cert FILE --tls-key FILE serve your own certificate chain and key (PEM) instead.`;
+// The flags themselves (--tls, --tls-cert, --tls-key, --tls-ca-out, --ca) are in the option table, cli/command-table.ts.
 
 /** What a command listens with, and the CA file to tell the user about (generated certificates only). */
 export interface ListenTls {
@@ -83,9 +71,6 @@ export async function resolveListenTls(
   }
   return { tls: { cert: generated.cert, key: generated.key }, caFile };
 }
-
-/** The `parseArgs` option of a command that connects to an HTTPS target it must trust through a private CA. */
-export const CA_OPTION = { ca: { type: 'string' } } as const;
 
 /** The CA certificate(s) of `--ca FILE`, or undefined without the flag. */
 export async function resolveTrustedCa(

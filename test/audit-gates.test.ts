@@ -2,7 +2,7 @@
 // exit 4), --allow-skips, --fail-on warn|skip, the default payee, discovery from /sandbox/, `serve
 // --write-audit-config`, and a re-run command that still reproduces a failure after the 300 s signature window.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -216,6 +216,7 @@ describe('discovery from /sandbox/ and serve --write-audit-config', () => {
   it('payconform serve --write-audit-config FILE writes a config that audits the service as it runs (exit 0, no secret in the file)', async () => {
     const [port, hooks] = await Promise.all([unusedLoopbackPort(), unusedLoopbackPort()]);
     const file = join(dir, 'written.json');
+    const credentials = join(dir, 'dev.env');
     let banner = '';
     let ready!: () => void;
     const started = new Promise<void>((r) => (ready = r));
@@ -230,6 +231,8 @@ describe('discovery from /sandbox/ and serve --write-audit-config', () => {
         '250',
         '--write-audit-config',
         file,
+        '--credentials-out',
+        credentials,
         '--no-portal',
       ],
       {},
@@ -257,9 +260,15 @@ describe('discovery from /sandbox/ and serve --write-audit-config', () => {
         'null',
       ]);
       expect(text).not.toMatch(/secret|privateKey|PRIVATE/i);
-      // The user exports the development credentials the service printed (secrets in the environment only).
+      // The user loads the development credentials the service wrote (mode 0600, never to its output) into the
+      // environment (secrets in the environment only).
+      expect(statSync(credentials).mode & 0o777).toBe(0o600);
+      const written_ = readFileSync(credentials, 'utf8');
       const printed = (name: string): string =>
-        new RegExp(`${name}=(\\S+)`).exec(banner)?.[1] ?? '';
+        new RegExp(`^export ${name}=(\\S+)$`, 'm').exec(written_)?.[1] ?? '';
+      for (const secret of ['PAYCONFORM_APPLICATION_SECRET', 'PAYCONFORM_PRIVATE_KEY'])
+        expect(banner).not.toContain(printed(secret));
+      expect(banner).toContain(`written to ${credentials} (mode 0600)`);
       const env = {
         NO_COLOR: '1',
         ...Object.fromEntries(

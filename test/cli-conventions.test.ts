@@ -25,11 +25,12 @@ async function run(args: readonly string[]): Promise<{ code: number; out: string
 }
 
 describe('--help on every command', () => {
-  it('the dispatcher lists the eight commands', () => {
+  it('the dispatcher lists the eight commands and help', () => {
     expect(commands.sort()).toEqual([
       'audit client',
       'audit server',
       'audit webhooks',
+      'help',
       'serve',
       'sign',
       'validate',

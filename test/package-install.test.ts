@@ -1,4 +1,5 @@
-// The package as a user gets it: `npm pack` (which runs `prepare`, so dist/ is built fresh), one `npm install` of the
+// The package as a user gets it: `npm pack` (whose `prepack` builds dist/ fresh and drops `prepare` from the packed
+// manifest), one `npm install` of the
 // tarball into a fresh "type": "module" project, then the installed package is used from plain JavaScript, from
 // TypeScript (NodeNext, strict), by its JSON subpaths and through its `payconform` command. publint and
 // @arethetypeswrong/cli lint the same tarball. Needs the npm registry for the tarball's dependencies (CI reaches it).
@@ -26,6 +27,7 @@ const work = mkdtempSync(join(tmpdir(), 'payconform-pack-'));
 const consumer = join(work, 'consumer');
 const installed = join(consumer, 'node_modules', 'payconform');
 let tarball = '';
+const pythonMissing = pythonStatus();
 let packedFiles: string[] = [];
 
 /** The environment for npm children: the parent's, less what `npm test` sets for its own package. */
@@ -136,6 +138,19 @@ describe('the packed tarball', () => {
       ),
     );
     expect(unwanted).toEqual([]);
+  });
+
+  it('the packed manifest has no install-time script: no prepare (npm 11 would warn), no install hooks', () => {
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      scripts?: Record<string, string>;
+    };
+    for (const hook of ['prepare', 'preinstall', 'install', 'postinstall'])
+      expect(Object.keys(manifest.scripts ?? {}), hook).not.toContain(hook);
+    // The repository keeps it, so that `npm ci` in a fresh clone builds dist/.
+    const repo = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(repo.scripts['prepare']).toBe('npm run build');
   });
 
   it('installs without a transpiler: tsx is not among its dependencies', () => {
@@ -421,4 +436,36 @@ console.log(JSON.stringify({
     expect(refused.status).toBe(1);
     expect(refused.stdout).toContain('/amount');
   });
+
+  it.skipIf(pythonMissing !== undefined)(
+    "(e) the docs' harness example works from the installed package: the shipped Python adapter passes every case",
+    () => {
+      const bin = join(consumer, 'node_modules', '.bin', 'payconform');
+      const r = run(
+        bin,
+        [
+          'vectors',
+          'run',
+          '--exec',
+          'python3 node_modules/payconform/vectors/adapters/python/adapter.py',
+        ],
+        consumer,
+        120_000,
+      );
+      const total = (
+        JSON.parse(readFileSync(join(REPO_ROOT, 'vectors', 'index.json'), 'utf8')) as {
+          totalCases: number;
+        }
+      ).totalCases;
+      expect(r.stdout).toContain(`${total} cases: ${total} passed, 0 failed, 0 skipped`);
+      expect(r.status, r.stderr).toBe(0);
+      expect(packedFiles).toContain('vectors/release/run-vectors.py');
+    },
+  );
 });
+
+function pythonStatus(): string | undefined {
+  const r = spawnSync('python3', ['-c', 'import cryptography'], { encoding: 'utf8' });
+  if (r.error) return 'python3 not found';
+  return r.status === 0 ? undefined : 'python3 cannot import cryptography';
+}

@@ -1,7 +1,7 @@
 // `payconform serve` from the outside: starts, prints what a client needs, accepts a signed payout, stops on Ctrl-C;
 // refuses faults off loopback, unknown faults, partial credentials and bad config files.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,12 +66,22 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 }
 
 describe('payconform serve (spawned)', () => {
-  it('prints development credentials, accepts a payout signed with them, and stops cleanly on SIGINT', async () => {
-    const { child, output } = await spawnServe(['--quiet']);
+  it('writes development credentials to --credentials-out (mode 0600, never to its output), accepts a payout signed with them, and stops cleanly on SIGINT', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payconform-serve-creds-'));
+    const credentials = join(dir, 'dev.env');
+    writeFileSync(credentials, 'stale\n', { mode: 0o644 }); // an existing file's wider mode is not kept
+    const { child, output } = await spawnServe(['--quiet', '--credentials-out', credentials]);
     const text = output();
     expect(text).toContain('DEVELOPMENT ONLY');
+    expect(text).toContain(`secret and private key written to ${credentials} (mode 0600)`);
+    expect(statSync(credentials).mode & 0o777).toBe(0o600);
+    const file = readFileSync(credentials, 'utf8');
     const baseUrl = /listening on (http:\/\/\S+)/.exec(text)![1]!;
-    const env = (name: string) => new RegExp(`${name}=(\\S+)`).exec(text)![1]!;
+    const env = (name: string) => new RegExp(`^export ${name}=(\\S+)$`, 'm').exec(file)![1]!;
+    for (const secret of ['PAYCONFORM_APPLICATION_SECRET', 'PAYCONFORM_PRIVATE_KEY'])
+      expect(text).not.toContain(env(secret));
+    expect(text).not.toContain('PRIVATE KEY');
+    expect(text).toContain(`application ${env('PAYCONFORM_APPLICATION_ID')}: keyId`);
     const selector = /payInAccountSelector: (\S+)/.exec(text)![1]!;
     const privateKey = parseEd25519PrivateKey(env('PAYCONFORM_PRIVATE_KEY'));
     const body = new TextEncoder().encode(
@@ -117,6 +127,16 @@ describe('payconform serve (spawned)', () => {
     const settled = /^ {2}(\S+) {2}SETTLED/m.exec(text)![1]!;
     const payments = await send(baseUrl, { method: 'GET', path: `/sandbox/payments/${settled}` });
     expect(payments.json.status).toBe('SETTLED');
+    child.kill('SIGINT');
+    expect(await exitOf(child)).toBe(0);
+  });
+
+  it('without --credentials-out, generated secrets are not printed and the banner says how to get them', async () => {
+    const { child, output } = await spawnServe(['--quiet']);
+    const text = output();
+    expect(text).toContain('secret and private key not printed: start with --credentials-out FILE');
+    expect(text).not.toMatch(/PAYCONFORM_(APPLICATION_SECRET|PRIVATE_KEY)=/);
+    expect(text).not.toContain('PRIVATE KEY');
     child.kill('SIGINT');
     expect(await exitOf(child)).toBe(0);
   });

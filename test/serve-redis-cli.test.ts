@@ -1,7 +1,7 @@
 // `payconform serve --redis-url` from the outside: two spawned processes on one redis-server accept a signed request
 // once between them; a password is refused on the command line; an unreachable Redis is a usage error (exit 2).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -19,13 +19,18 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
 });
 
-/** Spawns `payconform serve`; resolves with its output once it prints "Ctrl-C stops." (20 s max). */
+/**
+ * Spawns `payconform serve`; resolves once it prints "Ctrl-C stops." (20 s max) with its output followed by the
+ * generated credentials it wrote to --credentials-out (never printed), if any.
+ */
 function spawnServe(
   args: string[],
   env: Record<string, string> = {},
   entry: readonly string[] = CLI_ARGS,
 ): Promise<{ child: ChildProcess; text: string }> {
-  const child = spawn(process.execPath, [...entry, 'serve', '--port', '0', '--quiet', ...args], {
+  const credentials = join(mkdtempSync(join(tmpdir(), 'payconform-serve-redis-')), 'dev.env');
+  const argv = [...entry, 'serve', '--port', '0', '--quiet', '--credentials-out', credentials];
+  const child = spawn(process.execPath, [...argv, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -40,7 +45,10 @@ function spawnServe(
       text += d.toString();
       if (text.includes('Ctrl-C stops.')) {
         clearTimeout(timer);
-        resolve({ child, text });
+        resolve({
+          child,
+          text: existsSync(credentials) ? text + readFileSync(credentials, 'utf8') : text,
+        });
       }
     };
     child.stdout!.on('data', add);

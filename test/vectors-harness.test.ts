@@ -103,7 +103,9 @@ describe('vectors run: the example Python adapter (vectors/adapters/python/adapt
         failed: 0,
         skipped: 0,
         inexpressible: 0,
+        notRun: 0,
       });
+      expect(report.started).toBe(true);
       expect(report.protocol).toBe(2);
       expect(report.implementation?.name).toMatch(/python/i);
       expect(report.cases.every((c) => c.status === 'pass')).toBe(true);
@@ -180,7 +182,7 @@ describe("vectors run: the library's own adapter (vectors/adapters/node/adapter.
 });
 
 describe('vectors run: broken implementations get a clear error per case and a bounded run', () => {
-  it('a crashing adapter: the case it crashed on and every later case fail; stderr is reported; exit 1', async () => {
+  it('a crashing adapter: the case it crashed on fails, later cases are counted as not run; stderr is reported; exit 1', async () => {
     const crash = script(
       'crash.mjs',
       "import { createInterface } from 'node:readline';\nfor await (const line of createInterface({ input: process.stdin })) {\n  const m = JSON.parse(line);\n  if (m.op === 'hello') { console.log(JSON.stringify({ id: m.id, unsupported: true })); continue; }\n  console.error('adapter: segfault in sign()'); process.exit(3);\n}\n",
@@ -199,15 +201,13 @@ describe('vectors run: broken implementations get a clear error per case and a b
     ]);
     expect(r.code).toBe(1);
     const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
-    expect(report.cases[0]!.message).toBe('the implementation exited with code 3 before answering');
-    expect(
-      report.cases
-        .slice(1)
-        .every((c) => c.message === 'not run: the implementation exited with code 3'),
-    ).toBe(true);
-    expect(report.summary.failed).toBe(few.length);
+    expect(report.cases.map((c) => c.message)).toEqual([
+      'the implementation exited with code 3 before answering',
+    ]);
+    expect(report.summary).toMatchObject({ failed: 1, notRun: few.length - 1 });
     expect(report.adapterStderr).toContain('segfault in sign()');
     expect(r.out).toContain('run stopped early: the implementation exited with code 3');
+    expect(r.out).toContain(`1 cases: 0 passed, 1 failed, 0 skipped, ${few.length - 1} not run`);
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
@@ -239,7 +239,8 @@ describe('vectors run: broken implementations get a clear error per case and a b
       Array(3).fill('no answer within 300 ms'),
     );
     expect(report.aborted).toBe('the implementation gave no answer to 3 cases in a row');
-    expect(report.cases.slice(3).every((c) => c.message?.startsWith('not run:'))).toBe(true);
+    expect(report.cases).toHaveLength(3);
+    expect(report.summary.notRun).toBe(few.length - 3);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(isAlive(pid)).toBe(false);
@@ -307,14 +308,26 @@ describe('vectors run: broken implementations get a clear error per case and a b
     );
   });
 
-  it('unsupported ops are skipped (exit 0), and fail under --fail-on skip (exit 1)', async () => {
+  it('unsupported ops are skipped: INCOMPLETE (exit 4) by default, exit 0 with --allow-skips, exit 1 with --fail-on skip', async () => {
     const none = script(
       'none.mjs',
       "import { createInterface } from 'node:readline';\nfor await (const line of createInterface({ input: process.stdin })) console.log(JSON.stringify({ id: JSON.parse(line).id, unsupported: true }));\n",
     );
     const lenient = await run(['vectors', 'run', '--exec', node(none), '--only', few.join(',')]);
     expect(lenient.out).toContain(`${few.length} cases: 0 passed, 0 failed, ${few.length} skipped`);
-    expect(lenient.code).toBe(0);
+    expect(lenient.out).toContain('verdict: INCOMPLETE');
+    expect(lenient.code).toBe(4);
+    const allowed = await run([
+      'vectors',
+      'run',
+      '--exec',
+      node(none),
+      '--only',
+      few.join(','),
+      '--allow-skips',
+    ]);
+    expect(allowed.code).toBe(0);
+    expect(allowed.out).toContain('verdict: PASS');
     expect(
       (
         await run([
@@ -333,7 +346,7 @@ describe('vectors run: broken implementations get a clear error per case and a b
 });
 
 describe('vectors run: protocol 2 (handshake, cannot express, structured errors)', () => {
-  it('an adapter silent at the handshake ends the run after --startup-timeout-ms, naming the handshake', async () => {
+  it('an adapter silent at the handshake is one error (exit 3) after --startup-timeout-ms, naming the handshake', async () => {
     const silent = script('silent.mjs', 'process.stdin.resume();\nsetInterval(() => {}, 1000);\n');
     const json = join(work, 'silent.json');
     const started = Date.now();
@@ -351,13 +364,27 @@ describe('vectors run: protocol 2 (handshake, cannot express, structured errors)
       '--report',
       `json:${json}`,
     ]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(Date.now() - started).toBeLessThan(10_000);
     const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
     expect(report.aborted).toMatch(/did not answer the "hello" handshake within 400 ms/);
-    expect(
-      report.cases.every((c) => c.status === 'fail' && c.message?.startsWith('not run:')),
-    ).toBe(true);
+    expect(report.started).toBe(false);
+    expect((report as HarnessReport & { verdict: string }).verdict).toBe('NOT STARTED');
+    expect(report.cases).toEqual([]);
+    expect(report.summary).toMatchObject({ total: 0, failed: 0, notRun: few.length });
+    expect(r.out).toMatch(/^ERROR the implementation did not start: /);
+    expect(r.out).not.toContain('FAIL ');
+  });
+
+  it('an adapter that does not exist is one error naming it (exit 3), not one failure per case', async () => {
+    const r = await run(['vectors', 'run', '--exec', join(work, 'no-such-adapter.py')]);
+    expect(r.code).toBe(3);
+    expect(r.out).toMatch(
+      /^ERROR the implementation did not start: the implementation exited with code 127 before answering the "hello" handshake/,
+    );
+    expect(r.out).toContain('no-such-adapter.py');
+    expect(r.out).toContain(`no case run (${TOTAL} in the set)`);
+    expect(r.out).not.toContain('FAIL ');
   });
 
   it('an adapter choosing a protocol the harness does not speak ends the run with both versions named', async () => {
@@ -366,13 +393,13 @@ describe('vectors run: protocol 2 (handshake, cannot express, structured errors)
       "import { createInterface } from 'node:readline';\nfor await (const line of createInterface({ input: process.stdin })) console.log(JSON.stringify({ id: JSON.parse(line).id, result: { protocol: 9 } }));\n",
     );
     const r = await run(['vectors', 'run', '--exec', node(future), '--only', few.join(',')]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.out).toContain(
-      'run stopped early: the implementation chose protocol 9; this harness speaks 1 and 2',
+      'ERROR the implementation did not start: the implementation chose protocol 9; this harness speaks 1 and 2',
     );
   });
 
-  it('cannotExpress is its own status (exit 0, --strict exit 1) carrying the deviation; an error object is a failure with its message', async () => {
+  it('cannotExpress is its own status (exit 4, --allow-skips 0, --strict 1) carrying the deviation; an error object is a failure with its message', async () => {
     const partial = script(
       'partial.mjs',
       [
@@ -397,7 +424,7 @@ describe('vectors run: protocol 2 (handshake, cannot express, structured errors)
       '--report',
       `json:${json}`,
     ]);
-    expect(lenient.code).toBe(0);
+    expect(lenient.code).toBe(4);
     expect(lenient.out).toContain('implementation: partial-lib 1.2.3 (protocol 2)');
     expect(lenient.out).toContain('4 cases: 0 passed, 0 failed, 0 skipped, 4 cannot be expressed');
     const report = JSON.parse(readFileSync(json, 'utf8')) as HarnessReport;
@@ -413,6 +440,10 @@ describe('vectors run: protocol 2 (handshake, cannot express, structured errors)
     expect(
       (await run(['vectors', 'run', '--exec', node(partial), '--only', only, '--strict'])).code,
     ).toBe(1);
+    expect(
+      (await run(['vectors', 'run', '--exec', node(partial), '--only', only, '--allow-skips']))
+        .code,
+    ).toBe(0);
     const failed = await run([
       'vectors',
       'run',
@@ -440,7 +471,11 @@ describe('vectors run: usage errors exit 2', () => {
       /--report expects FORMAT:PATH with FORMAT one of json, junit, html/,
     ],
     [['vectors', 'run', '--exec', 'true', '--timeout-ms', '0'], /--timeout-ms expects an integer/],
-    [['vectors', 'run', '--exec', 'true', '--frobnicate'], /unknown argument "--frobnicate"/],
+    [['vectors', 'run', '--exec', 'true', '--frobnicate'], /Unknown option '--frobnicate'/],
+    [
+      ['vectors', 'run', '--exec', 'true', '--allow-skips', '--fail-on', 'skip'],
+      /contradict each other/,
+    ],
     [
       ['vectors', 'run', '--exec', 'true', '--dir', '/nonexistent-vectors'],
       /cannot read the vectors/,
@@ -465,15 +500,15 @@ describe('vectors run: usage errors exit 2', () => {
     expect(r.err).toMatch(/content-digest\.json does not match .*\/cases\/0\/result/);
   });
 
-  it('--help prints the protocol summary and exits 0, from the outside', () => {
+  it('--help prints the protocol summary and the exit codes and exits 0, from the outside', () => {
     const out = execFileSync(process.execPath, [...CLI_ARGS, 'vectors', 'run', '--help'], {
       cwd: root,
       encoding: 'utf8',
       timeout: 30_000,
     });
-    expect(out).toContain(
-      'exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --fail-on skip), 1 any case failed,\n2 usage error, 70 internal error',
-    );
+    expect(out).toContain('protocol: vectors/README.md');
+    expect(out).toContain('   3  the adapter did not start or did not answer the handshake');
+    expect(out).toContain('   4  INCOMPLETE: nothing failed, but cases were skipped');
   });
 });
 

@@ -4,7 +4,6 @@ import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import {
   auditOutput,
-  COMMON_AUDIT_HELP,
   finishAudit,
   parseAuditArgs,
   parseHostPortOption,
@@ -33,32 +32,12 @@ import {
   serveClientAudit,
   type ClientAuditServeOptions,
 } from '../../conformance/client-audit/serve-client-audit.js';
-import {
-  describeListenTls,
-  resolveListenTls,
-  TLS_LISTEN_HELP,
-  TLS_LISTEN_OPTIONS,
-  TLS_LISTEN_USAGE,
-} from '../tls-options.js';
+import { describeListenTls, resolveListenTls } from '../tls-options.js';
+import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 import { startReferenceBackend } from '../client-audit-backend.js';
 
-const USAGE = `usage: payconform audit client [--listen HOST:PORT] [--config FILE] [--exec "CMD"] [--ignore-client-exit]
-       [--timeout-ms N] ${TLS_LISTEN_USAGE} [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all]
-       [--fail-on warn|skip] [--allow-skips] [--verbose]
-Serves the service's API as a strict verifying endpoint (default 127.0.0.1, a free port). With --exec, runs CMD
-with PAYCONFORM_BASE_URL, PAYCONFORM_SETTLED_PAYMENT_ID, PAYCONFORM_SETTLED_PAYMENT_AMOUNT,
-PAYCONFORM_UNSETTLED_PAYMENT_ID and PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR added to its environment and ends when it
-exits (stopped after --timeout-ms, default 120000); without --exec, serves until --timeout-ms or Ctrl-C.
-A client command that does not exit by itself with code 0 (crashes, exits non-zero, is stopped at the timeout)
-fails the run (exit 1) unless --ignore-client-exit is given.
-The client's credentials, from the config or the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID,
-PAYCONFORM_MERCHANT_ID (optional: any merchant id is accepted when unset), PAYCONFORM_PUBLIC_KEY (base64 raw or
-PEM), and PAYCONFORM_APPLICATION_SECRET from the environment only.
-${TLS_LISTEN_HELP}
-With TLS the command also gets PAYCONFORM_CA_FILE (the CA to trust) and PAYCONFORM_PLAIN_HTTP_BASE_URL (the same
-endpoint over plain HTTP on a second port); a signed request that arrives there fails client-https-only.
-${COMMON_AUDIT_HELP}
-"No request arrived" is a MUST failure (exit 1).`;
+const SPEC = commandSpec('audit client');
+const USAGE = usageLine(SPEC);
 
 const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
 
@@ -77,16 +56,7 @@ function parse(args: readonly string[]): Parsed {
     usage: USAGE,
     secretHint:
       'secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET), never from command-line arguments',
-    options: {
-      listen: { type: 'string' },
-      config: { type: 'string' },
-      exec: { type: 'string' },
-      'timeout-ms': { type: 'string' },
-      // The old seconds form, kept so existing pipelines keep working; --help shows only --timeout-ms.
-      timeout: { type: 'string' },
-      'ignore-client-exit': { type: 'boolean' },
-      ...TLS_LISTEN_OPTIONS,
-    },
+    options: parseArgsOptions(SPEC.options),
   });
   const listen =
     typeof values['listen'] === 'string'
@@ -184,7 +154,7 @@ function lineWriter(emit: (line: string) => void): {
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
   const parsed = parse(args);

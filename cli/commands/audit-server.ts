@@ -4,11 +4,11 @@ import { generateKeyPair } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
-import { CA_OPTION, resolveTrustedCa } from '../tls-options.js';
+import { resolveTrustedCa } from '../tls-options.js';
+import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 import {
   auditOutput,
   checkHttpUrl,
-  COMMON_AUDIT_HELP,
   finishAudit,
   parseAuditArgs,
   parseIntegerOption,
@@ -56,29 +56,8 @@ import {
   type ServiceVariant,
 } from '../../server/index.js';
 
-const USAGE = `usage: payconform audit server [--target URL] [--config FILE] [--report FORMAT:PATH ...] [--only ID,...]
-       [--level must|should|all] [--fail-on warn|skip] [--allow-skips] [--allow-live] [--timeout-ms N] [--ca FILE]
-       [--explore | --explore-only] [--explore-seconds S] [--explore-runs N] [--explore-seed N]
-       [--explore-replay TOKEN] [--verbose]
---explore adds the explorer (check explore-model) after the fixed checks; --explore-only runs it alone. It draws
-  sequences of payouts (amounts 0.01 to 1,000,000, varied references, every configured CoP outcome, the flag true,
-  false or left out), commits and cancels (at once or later), waits, and, where the target has payconform's /sandbox/,
-  settled payments and their refunds (partial, all that is left, more than is left, two at once); every answer and
-  webhook is judged against a model of the spec, and a failure is shrunk to the shortest sequence and printed with
-  a token that --explore-replay TOKEN runs again, signing afresh. Budget: --explore-seconds (default ${EXPLORE_DEFAULTS.seconds}) and
-  --explore-runs (default ${EXPLORE_DEFAULTS.runs}), plus up to ${EXPLORE_DEFAULTS.shrinkSeconds} s to shrink a failure; --explore-seed fixes the sequence.
-  Cost to the target (measured on the embedded service): about 3 payouts a second of exploring, and on a sandbox
-  target about 3 payments and 1 refund a second (the check reports the exact count); mutating, so a non-loopback
-  target needs --allow-live.
-Without --target (or a target in the config or PAYCONFORM_TARGET) the embedded reference service is audited.
-Secrets only from the environment: PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY (base64 seed or PEM).
-Also from the environment or the config: PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_MERCHANT_ID, PAYCONFORM_TARGET.
-An https target is verified against the system's CAs (plus NODE_EXTRA_CA_CERTS), or only the CA certificate(s) of
---ca FILE (PEM); a certificate problem ends the run with exit 3 and the TLS reason. Verification cannot be turned off.
-A target that serves payconform's /sandbox/ endpoints fills in what the config leaves out (CoP destinations,
-settled and unsettled payments, the pay-in account); "sandbox": false in the config turns discovery off.
-Each failing check shows a command that runs it again, signing afresh.
-${COMMON_AUDIT_HELP}`;
+const SPEC = commandSpec('audit server');
+const USAGE = usageLine(SPEC);
 
 /** Checks running at once (independent checks; the refund checks share a group and run one after another). */
 export const AUDIT_CONCURRENCY = 16;
@@ -328,19 +307,7 @@ function parse(args: readonly string[]): Parsed {
     usage: USAGE,
     secretHint:
       'secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from command-line arguments, which other users of this machine and shell histories can see',
-    options: {
-      target: { type: 'string' },
-      config: { type: 'string' },
-      'allow-live': { type: 'boolean' },
-      'timeout-ms': { type: 'string' },
-      explore: { type: 'boolean' },
-      'explore-only': { type: 'boolean' },
-      'explore-runs': { type: 'string' },
-      'explore-seconds': { type: 'string' },
-      'explore-replay': { type: 'string' },
-      'explore-seed': { type: 'string' },
-      ...CA_OPTION,
-    },
+    options: parseArgsOptions(SPEC.options),
   });
   const explore = parseExplore(values);
   const timeoutMs = parseIntegerOption(
@@ -472,7 +439,7 @@ function exploreSettings(
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
   const parsed = parse(args);

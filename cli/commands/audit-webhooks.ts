@@ -9,7 +9,6 @@ import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import {
   auditOutput,
   checkHttpUrl,
-  COMMON_AUDIT_HELP,
   finishAudit,
   parseAuditArgs,
   parseHostPortOption,
@@ -44,26 +43,11 @@ import {
   startKeyServer,
   type RunningKeyServer,
 } from '../../conformance/checks/webhooks/key-server.js';
-import {
-  describeListenTls,
-  resolveListenTls,
-  TLS_LISTEN_OPTIONS,
-  TLS_LISTEN_USAGE,
-} from '../tls-options.js';
+import { describeListenTls, resolveListenTls } from '../tls-options.js';
+import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 
-const USAGE = `usage: payconform audit webhooks --target URL [--target KIND=URL ...] [--signing-key FILE] [--kinds payment,payout,refund]
-       [--serve-key HOST:PORT] [--public-key-out FILE] [--report FORMAT:PATH ...] [--only ID,...] [--level must|should|all]
-       [--fail-on warn|skip] [--allow-skips] [--timeout-ms N] [--allow-live] [--verbose] ${TLS_LISTEN_USAGE}
-Plays the service: sends valid and tampered SHA256withRSA-signed webhooks (PUT, application/json) to the receiver.
---target URL is used for every kind; --target payout=URL (payment=, refund=) sets one kind's URL.
-The receiver learns the public key from GET /.well-known/signature/pem on --serve-key, or from the file
---public-key-out (the same trimmed PEM body), or was configured beforehand for --signing-key (RSA private key PEM).
-TLS flags apply to the --serve-key endpoint (the receiver fetches the key over HTTPS); an https receiver is trusted
-through the system's CAs plus NODE_EXTRA_CA_CERTS.
-PAYCONFORM_APPLICATION_ID (optional) is written into the payloads. Receivers off loopback need --allow-live.
-The verification checks are SHOULD (the spec recommends verifying): they warn; --fail-on warn holds a receiver to them.
-${COMMON_AUDIT_HELP}
-Exit 3 here means the receiver is unreachable.`;
+const SPEC = commandSpec('audit webhooks');
+const USAGE = usageLine(SPEC);
 
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 
@@ -84,16 +68,7 @@ function parse(args: readonly string[]): Parsed {
     usage: USAGE,
     secretHint:
       'give the signing key as a file (--signing-key FILE), never as a command-line value',
-    options: {
-      target: { type: 'string', multiple: true },
-      'signing-key': { type: 'string' },
-      kinds: { type: 'string' },
-      'serve-key': { type: 'string' },
-      'public-key-out': { type: 'string' },
-      'timeout-ms': { type: 'string' },
-      'allow-live': { type: 'boolean' },
-      ...TLS_LISTEN_OPTIONS,
-    },
+    options: parseArgsOptions(SPEC.options),
   });
   const kinds: WebhookKind[] = [];
   for (const k of typeof values['kinds'] === 'string'
@@ -223,7 +198,7 @@ export function auditWebhookReceiver(
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
   const parsed = parse(args);

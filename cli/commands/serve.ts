@@ -1,16 +1,13 @@
-// `payconform serve`: runs the reference service until Ctrl-C; prints its base URL, credentials, seeded payments and triggers.
-import { readFile, writeFile } from 'node:fs/promises';
+// `payconform serve`: runs the reference service until Ctrl-C; prints its base URL, application ids, seeded payments and
+// triggers. Generated development secrets go only to --credentials-out FILE (mode 0600), never to standard output.
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { isLoopbackHost } from '../../net/loopback.js';
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp } from '../io.js';
-import {
-  exportEd25519PrivateKeyPem,
-  exportEd25519PublicKeyBase64,
-  exportEd25519SeedBase64,
-} from '../../src/keys/index.js';
+import { exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
 import {
   copTriggers,
   isFaultName,
@@ -29,28 +26,11 @@ import {
   type ServiceConfigFile,
 } from '../../server/config.js';
 import { isServeWorker, readWorkerSetup, reportWorkerReady, runPrimary } from '../serve-workers.js';
-import {
-  describeListenTls,
-  resolveListenTls,
-  TLS_LISTEN_HELP,
-  TLS_LISTEN_OPTIONS,
-  TLS_LISTEN_USAGE,
-} from '../tls-options.js';
+import { describeListenTls, resolveListenTls } from '../tls-options.js';
+import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 
-const USAGE = `usage: payconform serve [--host 127.0.0.1] [--port 8080] [--config FILE] [--fault NAME ...] [--list-faults] [--variant clean|alt]
-       [--webhook-url URL] [--payment-webhook-url URL] [--payout-webhook-url URL] [--refund-webhook-url URL]
-       [--signing-key FILE] [--lifecycle-ms N] [--require-signature-all] [--quiet] [--redis-url URL] [--workers N]
-       [--no-portal] [--portal-any-host] [--write-audit-config FILE] ${TLS_LISTEN_USAGE}
---write-audit-config FILE writes, once listening, a config for "payconform audit server --config FILE": target,
-ids, pay-in account, every CoP destination, the seeded payments, "sandbox": true and, when all webhooks go to one
-loopback host:port, "webhookListen". Secrets are not written: the audit reads them from the environment.
-The sandbox portal is served at /portal (loopback host names only unless --portal-any-host); --no-portal turns it off.
-${TLS_LISTEN_HELP}
-credentials from the environment: PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_KEY_ID,
-PAYCONFORM_PUBLIC_KEY (base64 raw or PEM), PAYCONFORM_MERCHANT_ID; otherwise development credentials are generated.
---redis-url (or PAYCONFORM_REDIS_URL; a URL with a password only there): redis://host:port, rediss://…, unix:///path;
-nonces, payments, payouts and refunds are then shared by every instance on that Redis. Without it everything stays in
-memory. --workers N (default 1): N processes sharing the port (node:cluster); N > 1 requires --redis-url.`;
+const SPEC = commandSpec('serve');
+const USAGE = usageLine(SPEC);
 
 const ENV_CREDENTIALS = [
   'PAYCONFORM_APPLICATION_ID',
@@ -125,48 +105,28 @@ function applicationFromEnv(io: CliIo): ApplicationConfig | undefined {
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...args],
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        config: { type: 'string' },
-        fault: { type: 'string', multiple: true },
-        'list-faults': { type: 'boolean' },
-        variant: { type: 'string' },
-        'webhook-url': { type: 'string' },
-        'payment-webhook-url': { type: 'string' },
-        'payout-webhook-url': { type: 'string' },
-        'refund-webhook-url': { type: 'string' },
-        'signing-key': { type: 'string' },
-        'lifecycle-ms': { type: 'string' },
-        'require-signature-all': { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        'no-portal': { type: 'boolean' },
-        'portal-any-host': { type: 'boolean' },
-        'write-audit-config': { type: 'string' },
-        ...TLS_LISTEN_OPTIONS,
-        'redis-url': { type: 'string' },
-        workers: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: parseArgsOptions(SPEC.options),
       strict: true,
       allowPositionals: false,
-    }));
+    }) as { values: typeof values });
   } catch (error) {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
   }
   if (values.help === true) {
-    io.stdout(`${USAGE}\n`);
+    io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
   const auditConfigPath = values['write-audit-config'];
   if (auditConfigPath === '') throw new UsageError('--write-audit-config needs a FILE');
+  const credentialsOut = values['credentials-out'];
+  if (credentialsOut === '') throw new UsageError('--credentials-out needs a FILE');
   if (values['list-faults'] === true) {
     io.stdout(listFaults());
     return EXIT.ok;
@@ -347,12 +307,34 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       `audit config written to ${auditConfigPath}${written.note !== undefined ? ` (${written.note})` : ''}; run: payconform audit server --config ${auditConfigPath} (secrets from the environment)\n`,
     );
   }
+  const generated = applications.length === 0 || worker?.application !== undefined;
+  let credentialsNote: string;
+  if (!generated || service.credentials.privateKey === undefined) {
+    credentialsNote =
+      typeof credentialsOut === 'string'
+        ? `--credentials-out: nothing written (the credentials come from the environment or --config)`
+        : '';
+  } else if (typeof credentialsOut === 'string') {
+    try {
+      await writeCredentialsFile(credentialsOut, service);
+    } catch (error) {
+      await service.close();
+      throw new UsageError(
+        `cannot write --credentials-out ${JSON.stringify(credentialsOut)}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    credentialsNote = `  secret and private key written to ${credentialsOut} (mode 0600); load them with: . ${sourceable(credentialsOut)}`;
+  } else {
+    credentialsNote =
+      '  secret and private key not printed: start with --credentials-out FILE to have them written there (mode 0600)';
+  }
   const banner = describe(
     service,
-    applications.length === 0 || worker?.application !== undefined,
+    generated,
     webhookUrls,
     lifecycleDelayMs ?? 0,
     values['no-portal'] !== true,
+    credentialsNote,
   );
   if (worker !== undefined) reportWorkerReady(banner);
   else io.stdout(banner);
@@ -421,12 +403,50 @@ async function portalExtension(
   return createPortal({ allowNonLoopbackHosts: anyHost, diagnose: diagnoseForPortal });
 }
 
+/** A path as `.` takes it: one without a slash would be looked up on PATH. */
+function sourceable(path: string): string {
+  return path.includes('/') ? path : `./${path}`;
+}
+
+/** A value as a shell word: bare when it needs no quoting (ids, base64), else single-quoted. */
+function shellWord(value: string): string {
+  return /^[A-Za-z0-9+/=._:@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Writes the generated development credentials as `export NAME=value` lines (`. FILE` loads them), mode 0600: a
+ * temporary file created 0600 and renamed over FILE, so an existing file's wider mode never applies and workers
+ * writing the same content at once cannot interleave.
+ */
+async function writeCredentialsFile(path: string, s: RunningReferenceService): Promise<void> {
+  const c = s.credentials;
+  const lines = [
+    '# payconform serve: DEVELOPMENT ONLY credentials, generated at start; never use them for anything real.',
+    `# Load them with: . ${sourceable(path)}`,
+    ...(
+      [
+        ['PAYCONFORM_APPLICATION_ID', c.applicationId],
+        ['PAYCONFORM_APPLICATION_SECRET', c.applicationSecret],
+        ['PAYCONFORM_KEY_ID', c.keyId],
+        ['PAYCONFORM_MERCHANT_ID', c.merchantId],
+        ['PAYCONFORM_PRIVATE_KEY', exportEd25519SeedBase64(c.privateKey!)],
+        ['PAYCONFORM_PUBLIC_KEY', exportEd25519PublicKeyBase64(c.publicKey)],
+      ] as const
+    ).map(([name, value]) => `export ${name}=${shellWord(value)}`),
+    '',
+  ];
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, lines.join('\n'), { mode: 0o600, flag: 'wx' });
+  await rename(temporary, path);
+}
+
 function describe(
   s: RunningReferenceService,
   generated: boolean,
   urls: Record<string, string | undefined>,
   lifecycleMs: number,
   portal: boolean,
+  credentialsNote: string,
 ): string {
   const out: string[] = [];
   if (s.faults.length > 0) {
@@ -445,23 +465,12 @@ function describe(
   );
   const c = s.credentials;
   if (generated && c.privateKey !== undefined) {
+    // The secret and the private key never go to standard output (a CI log): only to --credentials-out's file.
     out.push(
       'DEVELOPMENT ONLY credentials (generated at start; never use them for anything real):',
-    );
-    out.push(`  PAYCONFORM_APPLICATION_ID=${c.applicationId}`);
-    out.push(`  PAYCONFORM_APPLICATION_SECRET=${c.applicationSecret}`);
-    out.push(`  PAYCONFORM_KEY_ID=${c.keyId}`);
-    out.push(`  PAYCONFORM_MERCHANT_ID=${c.merchantId}`);
-    out.push(
-      `  PAYCONFORM_PRIVATE_KEY=${exportEd25519SeedBase64(c.privateKey)}   (Ed25519 seed, base64; DEVELOPMENT ONLY)`,
-    );
-    out.push(`  public key (base64): ${exportEd25519PublicKeyBase64(c.publicKey)}`);
-    out.push('  private key as PEM (DEVELOPMENT ONLY):');
-    out.push(
-      ...exportEd25519PrivateKeyPem(c.privateKey)
-        .trimEnd()
-        .split('\n')
-        .map((l) => `    ${l}`),
+      `  application ${c.applicationId}: keyId ${c.keyId}, merchantId ${c.merchantId}`,
+      `  public key (base64): ${exportEd25519PublicKeyBase64(c.publicKey)}`,
+      credentialsNote,
     );
   } else {
     for (const a of s.applications) {
@@ -470,6 +479,7 @@ function describe(
       );
     }
   }
+  if (!generated && credentialsNote !== '') out.push(credentialsNote);
   out.push(`  payInAccountSelector: ${c.payInAccountSelector} (or "main")`, '');
   out.push('seeded payments (refundable when SETTLED):');
   for (const p of s.seededPayments.settled) out.push(`  ${p.paymentId}  SETTLED  ${p.amount} GBP`);

@@ -10,25 +10,14 @@ import { createRedactor, REDACTED, SECRET_ENV } from '../../conformance/redact.j
 import { parseEd25519PrivateKey } from '../../src/keys/index.js';
 import { applySignedHeaders, signRequest } from '../../src/profile/sign-request.js';
 import { getFieldValues } from '../../src/http/message.js';
+import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 
 /** The one mask string of every output (reports, console, sign). */
 export const SECRET_MASK = REDACTED;
 
-const USAGE =
-  'usage: payconform sign --request FILE|- [--output headers|request|curl] [--created N] [--nonce S]';
+const SPEC = commandSpec('sign');
+const USAGE = usageLine(SPEC);
 
-const HELP = `${USAGE}
-Signs a request given as JSON (FILE, or standard input for -; schemas/request.schema.json) under the service's
-profile, with PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_KEY_ID and PAYCONFORM_PRIVATE_KEY
-(base64 seed or PEM) from the environment.
-  --output headers   (default) { "headers", "signatureBase" }: the headers signing adds, the base with the secret
-                     masked as ${REDACTED}
-  --output request   the whole signed request as JSON, the secret as a reference to the environment variable
-  --output curl      a curl command line, the secret as "$PAYCONFORM_APPLICATION_SECRET"
-  --created N        the signature's "created" (unix seconds; default now)
-  --nonce S          the nonce (default a UUIDv4)
-Exit: 0 signed, 2 usage error (bad flag, unreadable request, missing environment variable).
-`;
 const OUTPUTS = ['headers', 'request', 'curl'] as const;
 type Output = (typeof OUTPUTS)[number];
 const SECRET_HEADER = 'x-application-secret';
@@ -42,19 +31,14 @@ function parseInteger(text: string | undefined, flag: string): number | undefine
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
-    io.stdout(HELP);
+    io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
   let values: { request?: string; created?: string; nonce?: string; output?: string };
   try {
     ({ values } = parseArgs({
       args: [...args],
-      options: {
-        request: { type: 'string' },
-        created: { type: 'string' },
-        nonce: { type: 'string' },
-        output: { type: 'string', short: 'o' },
-      },
+      options: parseArgsOptions(SPEC.options),
       strict: true,
       allowPositionals: false,
     }));

@@ -10,18 +10,10 @@ import {
   payloadSchemaId,
   validatePayload,
 } from '../../src/schemas/index.js';
+import { commandSpec, formatHelp, parseArgsOptions } from '../command-table.js';
 
-const HELP = `usage: payconform validate [--strict] [--json] KIND FILE|-
-
-Validates a JSON payload (FILE, or standard input for -) against the schema of KIND.
-KIND: ${payloadKinds.join(', ')}
-
-  --strict   use the strict variant (<kind>.strict.schema.json): payconform's decisions where the spec is silent
-  --json     print the result as JSON ({ "valid", "schemaId", "errors": [{ pointer, keyword, message, ... }] })
-
-Output: one line per violation, "<pointer or (root)>: <message>".
-Exit: 0 valid, 1 invalid, 2 bad usage or unreadable JSON.
-`;
+const SPEC = commandSpec('validate');
+const HELP = formatHelp(SPEC);
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
@@ -33,11 +25,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     parsed = parseArgs({
       args: [...args],
       allowPositionals: true,
-      options: {
-        strict: { type: 'boolean' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: parseArgsOptions(SPEC.options),
     });
   } catch (error) {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${HELP}`);

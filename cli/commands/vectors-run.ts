@@ -1,5 +1,6 @@
 // `payconform vectors run --exec CMD`: runs the language-neutral vectors against another implementation.
 import { mkdir, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadVectorSet } from '../../vectors/harness/load.js';
@@ -9,28 +10,16 @@ import {
   parseReportSpec,
   type ReportSpec,
 } from '../../vectors/harness/report.js';
-import { STARTUP_TIMEOUT_MS, exitCodeOf, runVectors } from '../../vectors/harness/run.js';
+import {
+  STARTUP_TIMEOUT_MS,
+  exitCodeOf,
+  runVectors,
+  type HarnessGate,
+} from '../../vectors/harness/run.js';
+import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 import { EXIT, UsageError, wantsHelp, type CliIo } from '../io.js';
 
-const HELP = `usage: payconform vectors run --exec "CMD" [options]
-
-Starts CMD once and sends it every vector case as one NDJSON line on stdin; reads one answer line per case
-from its stdout (protocol: vectors/README.md).
-
-options:
-  --exec CMD            the implementation's adapter command (run through the shell)
-  --report FORMAT:PATH  write a report: json, junit or html, as the audits (PATH - is standard output; repeatable)
-  --only ID,...         run only these case ids (repeatable)
-  --timeout-ms N        per-case answer timeout (default 5000)
-  --startup-timeout-ms N  how long the adapter may take to start and answer the "hello" handshake (default 30000)
-  --dir DIR             vector directory (default: the vectors shipped with payconform)
-  --ignore-codes        compare valid/invalid only, not the error codes
-  --fail-on skip        count skipped (unsupported) and inexpressible cases as failures (--strict: its old name)
-  --verbose             list passing cases too
-
-exit codes: 0 no case failed (skipped and inexpressible cases allowed unless --fail-on skip), 1 any case failed,
-2 usage error, 70 internal error
-`;
+const SPEC = commandSpec('vectors run');
 
 const DEFAULT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../vectors');
 
@@ -42,97 +31,79 @@ interface Options {
   startupTimeoutMs: number;
   dir: string;
   ignoreCodes: boolean;
-  failOnSkip: boolean;
+  gate: HarnessGate;
   verbose: boolean;
 }
 
-function parseArgs(args: readonly string[]): Options | 'help' {
-  if (wantsHelp(args)) return 'help';
-  const options: Options = {
-    reports: [],
-    only: [],
-    timeoutMs: 5000,
-    startupTimeoutMs: STARTUP_TIMEOUT_MS,
-    dir: DEFAULT_DIR,
-    ignoreCodes: false,
-    failOnSkip: false,
-    verbose: false,
-  };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const value = (): string => {
-      const v = args[++i];
-      if (v === undefined) throw new UsageError(`${arg} needs a value`);
-      return v;
-    };
-    switch (arg) {
-      case '--help':
-      case '-h':
-        return 'help';
-      case '--exec':
-        options.exec = value();
-        break;
-      case '--report': {
-        const spec = parseReportSpec(value());
-        if ('error' in spec) throw new UsageError(spec.error);
-        options.reports.push(spec);
-        break;
-      }
-      case '--only':
-        options.only.push(
-          ...value()
-            .split(',')
-            .map((s) => s.trim())
-            .filter((s) => s !== ''),
-        );
-        break;
-      case '--timeout-ms':
-      case '--startup-timeout-ms': {
-        const text = value();
-        const n = Number(text);
-        if (!/^\d+$/.test(text) || n < 1 || n > 600_000)
-          throw new UsageError(
-            `${arg} expects an integer from 1 to 600000, got ${JSON.stringify(text)}`,
-          );
-        if (arg === '--timeout-ms') options.timeoutMs = n;
-        else options.startupTimeoutMs = n;
-        break;
-      }
-      case '--dir':
-        options.dir = resolve(value());
-        break;
-      case '--ignore-codes':
-        options.ignoreCodes = true;
-        break;
-      case '--fail-on': {
-        const v = value();
-        if (v !== 'skip')
-          throw new UsageError(
-            `--fail-on takes skip here (a vector case has no warnings), got ${JSON.stringify(v)}`,
-          );
-        options.failOnSkip = true;
-        break;
-      }
-      case '--strict':
-        // The old name of --fail-on skip, still accepted; --strict elsewhere means only validate's strict schema.
-        options.failOnSkip = true;
-        break;
-      case '--verbose':
-        options.verbose = true;
-        break;
-      default:
-        throw new UsageError(`unknown argument ${JSON.stringify(arg)} (see --help)`);
-    }
+function milliseconds(text: string | undefined, flag: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > 600_000)
+    throw new UsageError(
+      `${flag} expects an integer from 1 to 600000, got ${JSON.stringify(text)}`,
+    );
+  return n;
+}
+
+function parse(args: readonly string[]): Options {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...args],
+      options: parseArgsOptions(SPEC.options),
+      strict: true,
+      allowPositionals: false,
+    }) as { values: Record<string, string | boolean | string[] | undefined> });
+  } catch (error) {
+    throw new UsageError(
+      `${error instanceof Error ? error.message : String(error)} (see --help)\n${usageLine(SPEC)}`,
+    );
   }
-  return options;
+  const reports: ReportSpec[] = [];
+  for (const text of (values['report'] as string[] | undefined) ?? []) {
+    const spec = parseReportSpec(text);
+    if ('error' in spec) throw new UsageError(spec.error);
+    reports.push(spec);
+  }
+  const only = ((values['only'] as string[] | undefined) ?? []).flatMap((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  );
+  const failOn = values['fail-on'] as string | undefined;
+  if (failOn !== undefined && failOn !== 'skip')
+    throw new UsageError(
+      `--fail-on takes skip here (a vector case has no warnings), got ${JSON.stringify(failOn)}`,
+    );
+  // --strict: the old name of --fail-on skip, still accepted.
+  const failOnSkip = failOn === 'skip' || values['strict'] === true;
+  const allowSkips = values['allow-skips'] === true;
+  if (failOnSkip && allowSkips)
+    throw new UsageError('--allow-skips and --fail-on skip contradict each other; give one');
+  return {
+    ...(typeof values['exec'] === 'string' ? { exec: values['exec'] } : {}),
+    reports,
+    only,
+    timeoutMs: milliseconds(values['timeout-ms'] as string | undefined, '--timeout-ms', 5000),
+    startupTimeoutMs: milliseconds(
+      values['startup-timeout-ms'] as string | undefined,
+      '--startup-timeout-ms',
+      STARTUP_TIMEOUT_MS,
+    ),
+    dir: typeof values['dir'] === 'string' ? resolve(values['dir']) : DEFAULT_DIR,
+    ignoreCodes: values['ignore-codes'] === true,
+    gate: { failOnSkip, allowSkips },
+    verbose: values['verbose'] === true,
+  };
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const options = parseArgs(args);
-  if (options === 'help') {
-    io.stdout(HELP);
+  if (wantsHelp(args)) {
+    io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
+  const options = parse(args);
   if (options.exec === undefined || options.exec.trim() === '')
     throw new UsageError('--exec "CMD" is required (see --help)');
 
@@ -166,9 +137,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   });
   // With a report on standard output, the console summary moves to standard error.
   const toStdout = options.reports.some((r) => r.path === '-');
-  (toStdout ? io.stderr : io.stdout)(formatConsole(report, options.verbose));
+  (toStdout ? io.stderr : io.stdout)(formatConsole(report, options.verbose, options.gate));
   for (const spec of options.reports) {
-    const text = formatReport(spec.format, report);
+    const text = formatReport(spec.format, report, options.gate);
     if (spec.path === '-') {
       io.stdout(text);
       continue;
@@ -183,5 +154,5 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       return EXIT.usage;
     }
   }
-  return exitCodeOf(report, options.failOnSkip);
+  return exitCodeOf(report, options.gate);
 }

@@ -9,28 +9,21 @@ import { parseSignatureInput } from '../../src/signatures/signature-fields.js';
 import { MemoryNonceStore } from '../../src/profile/nonce-store.js';
 import { serviceProfile } from '../../src/profile/service-profile.js';
 import { verifyRequest, type ApplicationRecord } from '../../src/profile/verify-request.js';
+import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 
-const USAGE = 'usage: payconform verify --request FILE|- [--now N]';
-
-const HELP = `${USAGE}
-Verifies a signed request given as JSON { "method", "url", "headers", "body" | "bodyBase64" } (FILE, or standard
-input for -) under the strict profile, with PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET and
-PAYCONFORM_PUBLIC_KEY (base64 raw or PEM) from the environment; PAYCONFORM_KEY_ID when set names the key.
-  --now N   the verifier's clock (unix seconds; default now)
-Prints { "ok", "code", "step", "message" }.
-Exit: 0 valid, 1 invalid, 2 usage error.
-`;
+const SPEC = commandSpec('verify');
+const USAGE = usageLine(SPEC);
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
-    io.stdout(HELP);
+    io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
   let values: { request?: string; now?: string };
   try {
     ({ values } = parseArgs({
       args: [...args],
-      options: { request: { type: 'string' }, now: { type: 'string' } },
+      options: parseArgsOptions(SPEC.options),
       strict: true,
       allowPositionals: false,
     }));

@@ -138,10 +138,7 @@ export async function runMatrix(
   const fileLines = new Map<string, string[]>();
   for (const config of configs) {
     const report = await runOne(config, root, set);
-    if (
-      report.aborted &&
-      !report.cases.some((c) => c.status !== 'fail' || !c.message?.startsWith('not run:'))
-    ) {
+    if (!report.started) {
       unavailable[config.id] =
         `${report.aborted}${report.adapterStderr ? `: ${report.adapterStderr.split('\n').pop()}` : ''}`;
     }

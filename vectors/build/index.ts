@@ -12,7 +12,8 @@ import { buildSignatureBaseFile } from './signature-base.js';
 import { buildWebhookFile } from './webhook-signatures.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildPayloadVectors } from '../payloads/generate.js';
+import { buildPayloadVectors, payloadVectorText } from '../payloads/generate.js';
+import { currentRelease, sha256Hex } from './releases.js';
 import { PAYLOAD_VECTORS_SCHEMA_ID, payloadVectorsSchema } from './payload-schema-source.js';
 
 const schemasDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
@@ -58,11 +59,30 @@ export async function buildVectorFiles(): Promise<GeneratedFiles> {
     }
   }
   const count = (f: VectorFile, r: string): number => f.cases.filter((c) => c.result === r).length;
+  // Every file the set is made of, as its exact text: the index records a SHA-256 of each (README "Versions").
+  const schemaTexts = new Map<string, string>([
+    ['schemas/vectors.schema.json', serializeJson(vectorsSchema)],
+    ['schemas/payload-vectors.schema.json', serializeJson(payloadVectorsSchema)],
+    ...payloadSchemaFiles().map(
+      (n) => [`schemas/${n}`, readFileSync(`${schemasDir}${n}`, 'utf8')] as const,
+    ),
+  ]);
+  const payloads = Object.values(buildPayloadVectors());
+  const texts = new Map<string, string>([
+    ['keys.json', serializeJson(keys)],
+    ...files.map((f) => [`${f.name}.json`, serializeJson(f)] as const),
+    ...payloads.map((p) => [`payloads/${p.kind}.json`, payloadVectorText(p)] as const),
+    ...schemaTexts,
+  ]);
+  const sha256 = Object.fromEntries(
+    [...texts.keys()].sort().map((path) => [path, sha256Hex(texts.get(path)!)]),
+  );
   const index = {
     $schema: `${SCHEMA_ID}#/$defs/indexFile`,
     schemaVersion: 1,
+    version: currentRelease().version,
     description:
-      'The payconform vector set: read keys.json, then each file in this order; payload vectors under payloads/. Format: README.md and payloads/README.md; schemas (with every payload schema) under schemas/ here, so vendoring this folder alone keeps them.',
+      'The payconform vector set: read keys.json, then each file in this order; payload vectors under payloads/. Format: README.md and payloads/README.md; schemas (with every payload schema) under schemas/ here, so vendoring this folder alone keeps them. `version` is the version of the set of cases (semver, README "Versions and releases"); `sha256` is the SHA-256 of every file of the set.',
     generatedBy: GENERATED_BY,
     keys: 'keys.json',
     files: files.map((f) => ({
@@ -78,7 +98,7 @@ export async function buildVectorFiles(): Promise<GeneratedFiles> {
       [PAYLOAD_VECTORS_SCHEMA_ID, 'schemas/payload-vectors.schema.json'],
       ...payloadSchemaFiles().map((n) => [`https://payconform.dev/schemas/${n}`, `schemas/${n}`]),
     ]),
-    payloads: Object.values(buildPayloadVectors()).map((p) => ({
+    payloads: payloads.map((p) => ({
       path: `payloads/${p.kind}.json`,
       kind: p.kind,
       schema: p.schema,
@@ -87,17 +107,15 @@ export async function buildVectorFiles(): Promise<GeneratedFiles> {
       valid: p.cases.filter((c) => c.result === 'valid').length,
       invalid: p.cases.filter((c) => c.result === 'invalid').length,
     })),
-    totalPayloadCases: Object.values(buildPayloadVectors()).reduce((n, p) => n + p.cases.length, 0),
+    totalPayloadCases: payloads.reduce((n, p) => n + p.cases.length, 0),
     formats: { vectors: SCHEMA_ID, payloadVectors: PAYLOAD_VECTORS_SCHEMA_ID },
+    sha256,
   };
   const out = new Map<string, string>();
   out.set('schemas/vectors.schema.json', serializeJson(vectorsSchema));
   out.set('schemas/payload-vectors.schema.json', serializeJson(payloadVectorsSchema));
   // Copies inside vectors/ (byte-identical, guarded by the drift test) so the folder is self-contained.
-  out.set('vectors/schemas/vectors.schema.json', serializeJson(vectorsSchema));
-  out.set('vectors/schemas/payload-vectors.schema.json', serializeJson(payloadVectorsSchema));
-  for (const n of payloadSchemaFiles())
-    out.set(`vectors/schemas/${n}`, readFileSync(`${schemasDir}${n}`, 'utf8'));
+  for (const [path, text] of schemaTexts) out.set(`vectors/${path}`, text);
   out.set('vectors/index.json', serializeJson(index));
   out.set('vectors/keys.json', serializeJson(keys));
   for (const f of files) out.set(`vectors/${f.name}.json`, serializeJson(f));

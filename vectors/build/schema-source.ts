@@ -384,6 +384,12 @@ export const vectorsSchema = {
       {
         $schema: { const: `${id}#/$defs/indexFile` },
         schemaVersion: { const: 1 },
+        version: {
+          description:
+            'The version of the set of cases (semver): bumped whenever a case, key or schema is added, changed or removed.',
+          type: 'string',
+          pattern: '^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$',
+        },
         description: nonEmpty,
         generatedBy: nonEmpty,
         keys: { const: 'keys.json' },
@@ -428,6 +434,13 @@ export const vectorsSchema = {
           ),
         },
         totalPayloadCases: { type: 'integer', minimum: 1 },
+        sha256: {
+          description:
+            'The SHA-256 (lowercase hex) of every file of the set, by path relative to this index: keys, cases, payload cases and schemas.',
+          type: 'object',
+          propertyNames: { pattern: '^[a-z0-9./-]+\\.json$' },
+          additionalProperties: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+        },
         formats: closed(
           { vectors: nonEmpty, payloadVectors: nonEmpty },
           ['vectors', 'payloadVectors'],
@@ -440,6 +453,7 @@ export const vectorsSchema = {
       [
         '$schema',
         'schemaVersion',
+        'version',
         'description',
         'generatedBy',
         'keys',
@@ -449,6 +463,7 @@ export const vectorsSchema = {
         'payloads',
         'totalPayloadCases',
         'formats',
+        'sha256',
       ],
     ),
   },

@@ -2,7 +2,7 @@
 // the CLI writes the files.
 import { htmlEscape } from '../../conformance/reporters/html.js';
 import { xmlEscape } from '../../conformance/reporters/junit.js';
-import type { CaseReport, HarnessReport } from './run.js';
+import { verdictOf, type CaseReport, type HarnessGate, type HarnessReport } from './run.js';
 
 export const REPORT_FORMATS = ['json', 'junit', 'html'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -24,14 +24,18 @@ export function parseReportSpec(text: string): ReportSpec | { readonly error: st
   return { format: format as ReportFormat, path };
 }
 
-export function formatReport(format: ReportFormat, report: HarnessReport): string {
+export function formatReport(
+  format: ReportFormat,
+  report: HarnessReport,
+  gate: HarnessGate = {},
+): string {
   switch (format) {
     case 'json':
-      return formatJson(report);
+      return formatJson(report, gate);
     case 'junit':
       return formatJunit(report);
     case 'html':
-      return formatHtml(report);
+      return formatHtml(report, gate);
   }
 }
 
@@ -42,9 +46,34 @@ const MARK: Readonly<Record<CaseReport['status'], string>> = {
   inexpressible: 'CANNOT',
 };
 
-/** Failures and skips one per line, then the summary. Passing cases only with `verbose`. */
-export function formatConsole(report: HarnessReport, verbose = false): string {
+/** The summary line's counts (cases never sent are named apart, not counted as failures). */
+function counts(report: HarnessReport): string {
+  const s = report.summary;
+  const cannot = s.inexpressible > 0 ? `, ${s.inexpressible} cannot be expressed` : '';
+  const notRun = s.notRun > 0 ? `, ${s.notRun} not run` : '';
+  return `${s.total} cases: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${cannot}${notRun}`;
+}
+
+/** Failures and skips one per line, then the summary and the verdict. Passing cases only with `verbose`. */
+export function formatConsole(
+  report: HarnessReport,
+  verbose = false,
+  gate: HarnessGate = {},
+): string {
   const lines: string[] = [];
+  const verdict = verdictOf(report, gate);
+  if (!report.started) {
+    // One error, not one failure per case: nothing was sent (vectors/README.md, "Exit codes").
+    lines.push(`ERROR the implementation did not start: ${report.aborted ?? 'no reason known'}`);
+    if (report.adapterStderr)
+      lines.push(
+        '',
+        'implementation stderr (last lines):',
+        ...report.adapterStderr.split('\n').map((l) => `  ${l}`),
+      );
+    lines.push('', `no case run (${report.summary.notRun} in the set)`, `verdict: ${verdict}`, '');
+    return lines.join('\n');
+  }
   const impl = report.implementation;
   if (impl)
     lines.push(
@@ -65,17 +94,19 @@ export function formatConsole(report: HarnessReport, verbose = false): string {
       ...report.adapterStderr.split('\n').map((l) => `  ${l}`),
     );
   const s = report.summary;
-  const cannot = s.inexpressible > 0 ? `, ${s.inexpressible} cannot be expressed` : '';
-  lines.push(
-    '',
-    `${s.total} cases: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${cannot} (${report.durationMs} ms)`,
-    '',
-  );
+  lines.push('', `${counts(report)} (${report.durationMs} ms)`);
+  if (verdict === 'INCOMPLETE')
+    lines.push(
+      `verdict: INCOMPLETE: ${s.skipped + s.inexpressible} case(s) skipped or inexpressible; --allow-skips accepts them, --fail-on skip fails them`,
+    );
+  else lines.push(`verdict: ${verdict}`);
+  lines.push('');
   return lines.join('\n');
 }
 
-export function formatJson(report: HarnessReport): string {
-  return `${JSON.stringify(report, null, 2)}\n`;
+/** The report as JSON, with the verdict the gate gives it (as the audits record theirs). */
+export function formatJson(report: HarnessReport, gate: HarnessGate = {}): string {
+  return `${JSON.stringify({ ...report, verdict: verdictOf(report, gate) }, null, 2)}\n`;
 }
 
 /** One testsuite per vector file, one testcase per case (classname = file, name = case id). */
@@ -129,7 +160,7 @@ const badge = (status: CaseReport['status']): string =>
   `<span class="o o-${status}">${MARK[status]}</span>`;
 
 /** One self-contained page: an index of failures, then each vector file (files with failures open, others collapsed). */
-export function formatHtml(report: HarnessReport): string {
+export function formatHtml(report: HarnessReport, gate: HarnessGate = {}): string {
   const s = report.summary;
   const failed = report.cases.filter((c) => c.status === 'fail');
   const byFile = new Map<string, CaseReport[]>();
@@ -156,8 +187,8 @@ export function formatHtml(report: HarnessReport): string {
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>payconform vectors run</title><style>${STYLE}</style></head><body>
-<h1>payconform vectors run: ${s.failed > 0 ? 'FAIL' : 'PASS'}</h1>
-<p>Command <code>${htmlEscape(report.command)}</code> · ${htmlEscape(report.startedAt)} · ${report.durationMs} ms · ${s.total} cases: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s.inexpressible} cannot be expressed</p>
+<h1>payconform vectors run: ${verdictOf(report, gate)}</h1>
+<p>Command <code>${htmlEscape(report.command)}</code> · ${htmlEscape(report.startedAt)} · ${report.durationMs} ms · ${htmlEscape(counts(report))}</p>
 ${report.aborted ? `<p><strong>Run stopped early:</strong> ${htmlEscape(report.aborted)}</p>` : ''}
 ${failed.length > 0 ? `<h2>Index of failures (${failed.length})</h2><ol>${failed.map((c) => `<li><a href="#${htmlEscape(c.id)}"><code>${htmlEscape(c.id)}</code></a> ${htmlEscape(c.message ?? '')}</li>`).join('\n')}</ol>` : '<p>Every case passed or was skipped.</p>'}
 <h2>Cases by file</h2>

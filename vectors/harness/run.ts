@@ -51,8 +51,16 @@ export interface HarnessReport {
     readonly failed: number;
     readonly skipped: number;
     readonly inexpressible: number;
+    /** Cases never sent because the run stopped early (not in `cases`, not counted in `total`). */
+    readonly notRun: number;
   };
-  /** Set when the run stopped early (adapter crashed or stopped answering); the remaining cases are failed. */
+  /**
+   * False when the implementation never started: it could not be spawned, exited, or did not answer the "hello"
+   * handshake. Then `aborted` says why, `cases` is empty and every case is counted in `notRun`: one error, not one
+   * failure per case.
+   */
+  readonly started: boolean;
+  /** Set when the run stopped early (adapter did not start, crashed or stopped answering); the rest are `notRun`. */
   readonly aborted?: string;
   /** The last lines the adapter wrote to stderr, when it crashed or misbehaved. */
   readonly adapterStderr?: string;
@@ -151,6 +159,8 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
   const reports: CaseReport[] = [];
   const adapter = new AdapterProcess(options.command, { cwd: options.cwd });
   let aborted: string | undefined;
+  let adapterStarted = true;
+  let notRun = 0;
   let misbehaved = false;
   let consecutiveTimeouts = 0;
   let protocol = 1;
@@ -183,6 +193,7 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
     );
     if ('aborted' in hello) {
       aborted = hello.aborted;
+      adapterStarted = false;
       misbehaved = true;
     } else {
       protocol = hello.protocol;
@@ -191,7 +202,7 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
     for (const loaded of options.cases) {
       const t0 = Date.now();
       if (aborted) {
-        record(loaded, 'fail', t0, { message: `not run: ${aborted}` });
+        notRun++;
         continue;
       }
       adapter.drain(); // late answers to cases that already timed out
@@ -199,7 +210,7 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
       if (!adapter.send({ id, op, input: messageInput(options.keys, loaded.vector) })) {
         aborted = 'the implementation is not running';
         misbehaved = true;
-        record(loaded, 'fail', t0, { message: `not run: ${aborted}` });
+        notRun++;
         continue;
       }
       const deadline = t0 + options.timeoutMs;
@@ -265,15 +276,45 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
       failed: count('fail'),
       skipped: count('skip'),
       inexpressible: count('inexpressible'),
+      notRun,
     },
+    started: adapterStarted,
     ...(aborted ? { aborted } : {}),
     ...((misbehaved || aborted) && stderr ? { adapterStderr: stderr } : {}),
     cases: reports,
   };
 }
 
-/** Exit code: 0 when nothing failed (and, with `failOnSkip` (`--fail-on skip`), nothing was skipped or inexpressible), else 1. */
-export function exitCodeOf(report: HarnessReport, failOnSkip = false): 0 | 1 {
+/** How a run's skips are judged (the audits' gate: vectors/README.md, "Exit codes"). */
+export interface HarnessGate {
+  /** `--fail-on skip` (old name `--strict`): a skipped or inexpressible case fails the run (exit 1). */
+  readonly failOnSkip?: boolean;
+  /** `--allow-skips`: a skipped or inexpressible case is accepted (exit 0 when nothing failed). */
+  readonly allowSkips?: boolean;
+}
+
+/** The exit codes of `vectors run`, shared with the audits (cli/io.ts EXIT). */
+export const HARNESS_EXIT = { pass: 0, fail: 1, notStarted: 3, incomplete: 4 } as const;
+
+/**
+ * 3 when the implementation never started; 1 when a case failed or the run stopped early; otherwise, when a case was
+ * skipped or inexpressible, 1 with `failOnSkip`, 0 with `allowSkips` and 4 (INCOMPLETE) by default: a run that
+ * exercised only part of the set is never a pass by omission. 0 when every case passed.
+ */
+export function exitCodeOf(report: HarnessReport, gate: HarnessGate = {}): 0 | 1 | 3 | 4 {
   const s = report.summary;
-  return s.failed > 0 || (failOnSkip && s.skipped + s.inexpressible > 0) ? 1 : 0;
+  if (!report.started) return HARNESS_EXIT.notStarted;
+  if (s.failed > 0 || s.notRun > 0) return HARNESS_EXIT.fail;
+  if (s.skipped + s.inexpressible === 0) return HARNESS_EXIT.pass;
+  if (gate.failOnSkip === true) return HARNESS_EXIT.fail;
+  return gate.allowSkips === true ? HARNESS_EXIT.pass : HARNESS_EXIT.incomplete;
+}
+
+/** The one-word verdict printed last and recorded in the reports, as the audits'. */
+export function verdictOf(
+  report: HarnessReport,
+  gate: HarnessGate = {},
+): 'PASS' | 'FAIL' | 'NOT STARTED' | 'INCOMPLETE' {
+  const code = exitCodeOf(report, gate);
+  return code === 0 ? 'PASS' : code === 1 ? 'FAIL' : code === 3 ? 'NOT STARTED' : 'INCOMPLETE';
 }

@@ -1,0 +1,728 @@
+// The one table of every command's options: the parsers take their `node:util` parseArgs options from it, and every
+// `--help`, `payconform help [command]`, docs/cli.md and the README's command table are generated from or checked
+// against it (test/cli-help.test.ts). No heavy imports: `payconform --help` loads only this file.
+import type { ParseArgsConfig } from 'node:util';
+
+export interface OptionSpec {
+  /** The long name without `--`. */
+  readonly name: string;
+  readonly short?: string;
+  readonly type: 'string' | 'boolean';
+  readonly multiple?: boolean;
+  /** The value's placeholder in help (`FILE`, `N`, `FORMAT:PATH`); string options only. */
+  readonly value?: string;
+  /** The default as shown in help; absent when the option has none. */
+  readonly default?: string;
+  /** One line: what the option does. */
+  readonly help: string;
+  /** An old name still parsed but not shown (its line in help would invite new uses). */
+  readonly hidden?: boolean;
+}
+
+export interface CommandSpec {
+  /** The command words as typed (`audit server`). */
+  readonly name: string;
+  /** One line for `payconform --help`. */
+  readonly summary: string;
+  /** What follows `payconform NAME` in the usage line. */
+  readonly synopsis: string;
+  /** A few lines of what the command does. */
+  readonly description: readonly string[];
+  readonly options: readonly OptionSpec[];
+  /** Environment variables the command reads: [name, what]. */
+  readonly environment?: readonly (readonly [string, string])[];
+  /** Exit codes: [code, meaning]. */
+  readonly exit: readonly (readonly [number, string])[];
+  readonly example: string;
+}
+
+const HELP_OPTION: OptionSpec = {
+  name: 'help',
+  short: 'h',
+  type: 'boolean',
+  help: 'print this help and exit 0 (wins over every other argument)',
+};
+
+const reportOption: OptionSpec = {
+  name: 'report',
+  type: 'string',
+  multiple: true,
+  value: 'FORMAT:PATH',
+  help: 'write a report: FORMAT json, junit or html; PATH - is standard output (repeatable)',
+};
+
+/** The options every audit takes (cli/audit-command.ts parses them for all three). */
+export const AUDIT_COMMON_OPTIONS: readonly OptionSpec[] = [
+  reportOption,
+  {
+    name: 'only',
+    type: 'string',
+    value: 'ID,...',
+    help: 'run only these checks (an explicit selection: skips are accepted)',
+  },
+  {
+    name: 'level',
+    type: 'string',
+    value: 'must|should|all',
+    default: 'all',
+    help: 'run only checks of this level (given explicitly, skips are accepted)',
+  },
+  {
+    name: 'fail-on',
+    type: 'string',
+    multiple: true,
+    value: 'warn|skip',
+    help: 'a warning or a skipped check fails the run (repeatable or comma-separated)',
+  },
+  {
+    name: 'allow-skips',
+    type: 'boolean',
+    help: 'a skipped check does not make the run INCOMPLETE (exit 4)',
+  },
+  { name: 'verbose', type: 'boolean', help: 'show the findings of passing checks too' },
+  HELP_OPTION,
+];
+
+/** `--tls`, `--tls-cert`, `--tls-key`, `--tls-ca-out` (cli/tls-options.ts resolves them). */
+export const TLS_LISTEN_OPTION_SPECS: readonly OptionSpec[] = [
+  {
+    name: 'tls',
+    type: 'boolean',
+    help: 'serve HTTPS with a certificate for localhost, 127.0.0.1 and ::1 from a test-only CA made at start',
+  },
+  {
+    name: 'tls-ca-out',
+    type: 'string',
+    value: 'FILE',
+    default: 'a new file in the temp directory, path printed',
+    help: "with --tls: where the test-only CA's certificate is written",
+  },
+  {
+    name: 'tls-cert',
+    type: 'string',
+    value: 'FILE',
+    help: 'serve this certificate chain (PEM) instead; needs --tls-key',
+  },
+  { name: 'tls-key', type: 'string', value: 'FILE', help: "the --tls-cert's private key (PEM)" },
+];
+
+const CA_OPTION_SPEC: OptionSpec = {
+  name: 'ca',
+  type: 'string',
+  value: 'FILE',
+  default: "the system's CAs plus NODE_EXTRA_CA_CERTS",
+  help: 'trust only these CA certificates (PEM) for an https target; verification cannot be turned off',
+};
+
+const AUDIT_EXIT: readonly (readonly [number, string])[] = [
+  [0, 'PASS: every selected check reached a verdict and none failed'],
+  [1, 'FAIL: a MUST failure, a check error or timeout, or a --fail-on outcome'],
+  [2, 'usage, config or report-write error'],
+  [3, 'target unreachable'],
+  [4, 'INCOMPLETE: nothing failed, but a check you did not deselect was skipped'],
+  [70, 'internal error (a defect of payconform)'],
+];
+
+const SECRET_ENV: readonly (readonly [string, string])[] = [
+  ['PAYCONFORM_APPLICATION_SECRET', 'the application secret (environment only)'],
+  ['PAYCONFORM_PRIVATE_KEY', 'the Ed25519 private key, base64 seed or PEM (environment only)'],
+  [
+    'PAYCONFORM_PRIVATE_KEY_FILE',
+    'or: a file holding that key (instead of PAYCONFORM_PRIVATE_KEY)',
+  ],
+];
+
+const auditServer: CommandSpec = {
+  name: 'audit server',
+  summary:
+    'audit a service implementation (default: the embedded reference service); reports json/junit/html',
+  synopsis: '[--target URL] [--config FILE] [--explore] [options]',
+  description: [
+    'Audits an implementation of the service against the spec. Without a target (flag, config "target" or',
+    'PAYCONFORM_TARGET) it starts the reference service on a free loopback port and audits that. A target that',
+    "serves payconform's /sandbox/ fills in what the config leaves out. Each failing check shows a command that",
+    'runs it again, signing afresh. The explorer (--explore) draws sequences of payouts, commits, cancels, waits',
+    'and refunds, judges every answer against a model of the spec and shrinks a failure (docs/explorer.md); it',
+    'costs the target about 3 payouts a second (and on a sandbox target 3 payments and 1 refund a second).',
+  ],
+  options: [
+    {
+      name: 'target',
+      type: 'string',
+      value: 'URL',
+      default: 'the embedded reference service',
+      help: 'base URL of the service under test',
+    },
+    {
+      name: 'config',
+      type: 'string',
+      value: 'FILE',
+      help: 'audit config (docs/cli.md): ids, pay-in account, CoP destinations, payments',
+    },
+    {
+      name: 'allow-live',
+      type: 'boolean',
+      help: 'allow checks that create payouts and refunds against a target off loopback',
+    },
+    {
+      name: 'timeout-ms',
+      type: 'string',
+      value: 'N',
+      default: 'the config\'s "timeoutMs", else 10000',
+      help: 'per-request timeout against the target, 1 to 600000',
+    },
+    CA_OPTION_SPEC,
+    {
+      name: 'explore',
+      type: 'boolean',
+      help: 'add the explorer (check explore-model) after the fixed checks',
+    },
+    { name: 'explore-only', type: 'boolean', help: 'run the explorer alone' },
+    {
+      name: 'explore-seconds',
+      type: 'string',
+      value: 'S',
+      default: '15',
+      help: 'exploring budget in seconds (plus up to 30 s to shrink a failure)',
+    },
+    {
+      name: 'explore-runs',
+      type: 'string',
+      value: 'N',
+      default: '500',
+      help: 'at most this many sequences',
+    },
+    {
+      name: 'explore-seed',
+      type: 'string',
+      value: 'N',
+      default: 'random, printed',
+      help: 'fix the sequences drawn',
+    },
+    {
+      name: 'explore-replay',
+      type: 'string',
+      value: 'TOKEN',
+      help: 'run again the sequence a failing exploration printed',
+    },
+    ...AUDIT_COMMON_OPTIONS,
+  ],
+  environment: [
+    ...SECRET_ENV,
+    ['PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_MERCHANT_ID', 'or the config'],
+    ['PAYCONFORM_TARGET', 'the target, when neither --target nor the config names one'],
+  ],
+  exit: AUDIT_EXIT,
+  example: 'payconform audit server --config audit.json --report junit:audit.xml',
+};
+
+const auditClient: CommandSpec = {
+  name: 'audit client',
+  summary:
+    'audit a client: a strict verifying endpoint it calls (--exec "CMD"), findings per rule, signature diagnosis',
+  synopsis: '[--exec "CMD"] [--listen HOST:PORT] [--config FILE] [options]',
+  description: [
+    'Serves the API as a strict verifying endpoint that the client under test calls, checks every rule of every',
+    'request separately and, when a signature fails, names the mistake under which it would verify. With --exec,',
+    'runs CMD with PAYCONFORM_BASE_URL, PAYCONFORM_SETTLED_PAYMENT_ID, PAYCONFORM_SETTLED_PAYMENT_AMOUNT,',
+    'PAYCONFORM_UNSETTLED_PAYMENT_ID and PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR set, and ends when it exits; with TLS',
+    'also PAYCONFORM_CA_FILE and PAYCONFORM_PLAIN_HTTP_BASE_URL. "No request arrived" is a MUST failure.',
+  ],
+  options: [
+    {
+      name: 'exec',
+      type: 'string',
+      value: '"CMD"',
+      help: 'the client to run (through the shell); without it, serve until --timeout-ms or Ctrl-C',
+    },
+    {
+      name: 'listen',
+      type: 'string',
+      value: 'HOST:PORT',
+      default: '127.0.0.1, a free port',
+      help: 'where the endpoint listens',
+    },
+    { name: 'config', type: 'string', value: 'FILE', help: "the client's ids (docs/cli.md)" },
+    {
+      name: 'timeout-ms',
+      type: 'string',
+      value: 'N',
+      default: '120000',
+      help: 'stop the client (or the endpoint) after N ms',
+    },
+    { name: 'timeout', type: 'string', value: 'S', help: 'old form of --timeout-ms', hidden: true },
+    {
+      name: 'ignore-client-exit',
+      type: 'boolean',
+      help: 'a client that crashes, exits non-zero or is stopped does not fail the run',
+    },
+    ...TLS_LISTEN_OPTION_SPECS,
+    ...AUDIT_COMMON_OPTIONS,
+  ],
+  environment: [
+    ['PAYCONFORM_APPLICATION_SECRET', 'the application secret (environment only)'],
+    [
+      'PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_PUBLIC_KEY, PAYCONFORM_MERCHANT_ID',
+      'or the config',
+    ],
+  ],
+  exit: [
+    [0, 'PASS'],
+    [1, 'FAIL: a MUST failure, "no request arrived", or the client exited non-zero'],
+    [2, 'usage or config error'],
+    [4, 'INCOMPLETE: a check you did not deselect was skipped'],
+    [70, 'internal error'],
+  ],
+  example: 'payconform audit client --exec "python3 my_client.py" --report html:client.html',
+};
+
+const auditWebhooks: CommandSpec = {
+  name: 'audit webhooks',
+  summary:
+    'audit a webhook receiver: send valid and tampered signed webhooks (--target URL, --serve-key, --public-key-out)',
+  synopsis: '--target URL | --target KIND=URL ... [--serve-key HOST:PORT] [options]',
+  description: [
+    'Plays the service against a webhook receiver: valid, repeated, extended, tampered and mis-signed',
+    'SHA256withRSA webhooks (PUT, application/json). The receiver learns the public key from',
+    'GET /.well-known/signature/pem on --serve-key, from --public-key-out (the trimmed PEM as served), or was',
+    'configured for --signing-key. The verification checks warn (the spec recommends verifying); --fail-on warn',
+    'holds a receiver to them. TLS options apply to the --serve-key endpoint.',
+  ],
+  options: [
+    {
+      name: 'target',
+      type: 'string',
+      multiple: true,
+      value: 'URL|KIND=URL',
+      help: "the receiver's URL for every kind, or one kind's (payment=, payout=, refund=)",
+    },
+    {
+      name: 'signing-key',
+      type: 'string',
+      value: 'FILE',
+      default: 'an RSA key generated at start',
+      help: 'RSA private key (PEM) the receiver was configured for',
+    },
+    {
+      name: 'kinds',
+      type: 'string',
+      value: 'payment,payout,refund',
+      default: 'all three',
+      help: 'the webhook kinds to send',
+    },
+    {
+      name: 'serve-key',
+      type: 'string',
+      value: 'HOST:PORT',
+      help: 'serve the public key at GET /.well-known/signature/pem there',
+    },
+    {
+      name: 'public-key-out',
+      type: 'string',
+      value: 'FILE',
+      help: 'write the public key (trimmed PEM body, as the service serves it)',
+    },
+    {
+      name: 'timeout-ms',
+      type: 'string',
+      value: 'N',
+      default: '10000',
+      help: "per-webhook timeout for the receiver's answer",
+    },
+    {
+      name: 'allow-live',
+      type: 'boolean',
+      help: 'allow a receiver off loopback',
+    },
+    ...TLS_LISTEN_OPTION_SPECS,
+    ...AUDIT_COMMON_OPTIONS,
+  ],
+  environment: [['PAYCONFORM_APPLICATION_ID', 'written into the payloads (optional)']],
+  exit: AUDIT_EXIT.map(([code, text]) =>
+    code === 3 ? ([3, 'receiver unreachable'] as const) : ([code, text] as const),
+  ),
+  example:
+    'payconform audit webhooks --target http://127.0.0.1:9000/hooks --public-key-out webhook-key.pem',
+};
+
+const serve: CommandSpec = {
+  name: 'serve',
+  summary:
+    'run the reference service (spec endpoints, sandbox, signed webhooks; --fault for self-tests)',
+  synopsis: '[--port N] [--credentials-out FILE] [--write-audit-config FILE] [options]',
+  description: [
+    'Runs the reference service until Ctrl-C: the spec endpoints, /sandbox/, signed webhooks and the sandbox',
+    'portal at /portal. Credentials come from the environment (all five, or none) or --config; otherwise',
+    'development credentials are generated: their ids are printed, and the secret and private key are written',
+    'only where --credentials-out says (mode 0600), never to standard output.',
+  ],
+  options: [
+    { name: 'host', type: 'string', value: 'HOST', default: '127.0.0.1', help: 'address to bind' },
+    { name: 'port', type: 'string', value: 'N', default: '8080', help: 'port (0: a free one)' },
+    {
+      name: 'config',
+      type: 'string',
+      value: 'FILE',
+      help: 'service config (schemas/reference-service-config.schema.json); flags override it',
+    },
+    {
+      name: 'credentials-out',
+      type: 'string',
+      value: 'FILE',
+      help: 'write generated development credentials there (mode 0600, shell `export` lines)',
+    },
+    {
+      name: 'write-audit-config',
+      type: 'string',
+      value: 'FILE',
+      help: 'once listening, write a ready `audit server --config` file (no secrets)',
+    },
+    {
+      name: 'fault',
+      type: 'string',
+      multiple: true,
+      value: 'NAME',
+      help: 'break the service on purpose (loopback only; repeatable; see --list-faults)',
+    },
+    { name: 'list-faults', type: 'boolean', help: 'list the faults and exit' },
+    {
+      name: 'variant',
+      type: 'string',
+      value: 'clean|alt',
+      default: 'clean',
+      help: 'alt takes the other permitted choice wherever the spec is silent',
+    },
+    {
+      name: 'webhook-url',
+      type: 'string',
+      value: 'URL',
+      help: 'send every kind of webhook there (or PAYCONFORM_WEBHOOK_URL)',
+    },
+    { name: 'payment-webhook-url', type: 'string', value: 'URL', help: 'payment webhooks only' },
+    { name: 'payout-webhook-url', type: 'string', value: 'URL', help: 'payout webhooks only' },
+    { name: 'refund-webhook-url', type: 'string', value: 'URL', help: 'refund webhooks only' },
+    {
+      name: 'signing-key',
+      type: 'string',
+      value: 'FILE',
+      default: 'an RSA key generated at start',
+      help: 'RSA private key (PEM) that signs the webhooks',
+    },
+    {
+      name: 'lifecycle-ms',
+      type: 'string',
+      value: 'N',
+      default: 'off: only the /sandbox/ advance endpoints move them',
+      help: 'advance payouts and refunds to their next status every N ms',
+    },
+    {
+      name: 'require-signature-all',
+      type: 'boolean',
+      help: 'require a signature on commit, cancel and refund too (always with --variant alt)',
+    },
+    { name: 'quiet', type: 'boolean', help: 'no request log' },
+    {
+      name: 'redis-url',
+      type: 'string',
+      value: 'URL',
+      default: 'in memory',
+      help: 'share nonces and state on Redis (a URL with a password only in PAYCONFORM_REDIS_URL)',
+    },
+    {
+      name: 'workers',
+      type: 'string',
+      value: 'N',
+      default: '1',
+      help: 'N processes sharing the port (node:cluster); N > 1 requires --redis-url',
+    },
+    { name: 'no-portal', type: 'boolean', help: 'do not serve the sandbox portal' },
+    {
+      name: 'portal-any-host',
+      type: 'boolean',
+      help: 'serve the portal to any Host, not only loopback names',
+    },
+    ...TLS_LISTEN_OPTION_SPECS,
+    HELP_OPTION,
+  ],
+  environment: [
+    [
+      'PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_KEY_ID, PAYCONFORM_PUBLIC_KEY, PAYCONFORM_MERCHANT_ID',
+      'the application to register (all or none)',
+    ],
+    ['PAYCONFORM_REDIS_URL', 'as --redis-url'],
+  ],
+  exit: [
+    [0, 'stopped by SIGINT or SIGTERM'],
+    [2, 'usage or config error'],
+  ],
+  example:
+    'payconform serve --webhook-url http://127.0.0.1:8099/hooks --credentials-out dev.env --write-audit-config audit.json',
+};
+
+const sign: CommandSpec = {
+  name: 'sign',
+  summary: 'sign a request (JSON) with credentials from the environment',
+  synopsis: '--request FILE|- [--output headers|request|curl] [options]',
+  description: [
+    'Signs a request given as JSON (FILE, or standard input for -; schemas/request.schema.json) under the',
+    "service's profile. The secret is never printed: --output headers leaves it out and masks it in the base,",
+    'request and curl refer to $PAYCONFORM_APPLICATION_SECRET.',
+  ],
+  options: [
+    { name: 'request', type: 'string', value: 'FILE|-', help: 'the request JSON (required)' },
+    {
+      name: 'output',
+      short: 'o',
+      type: 'string',
+      value: 'headers|request|curl',
+      default: 'headers',
+      help: 'the added headers and the base, the signed request JSON, or a curl command',
+    },
+    {
+      name: 'created',
+      type: 'string',
+      value: 'N',
+      default: 'now',
+      help: 'the signature\'s "created" (unix seconds)',
+    },
+    { name: 'nonce', type: 'string', value: 'S', default: 'a UUIDv4', help: 'the nonce' },
+    HELP_OPTION,
+  ],
+  environment: [['PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID', 'the ids signed'], ...SECRET_ENV],
+  exit: [
+    [0, 'signed'],
+    [2, 'usage error (bad flag, unreadable request, missing environment variable)'],
+  ],
+  example: 'payconform sign --request payout.json --output curl',
+};
+
+const verify: CommandSpec = {
+  name: 'verify',
+  summary: 'verify a signed request (JSON) under the strict profile policy',
+  synopsis: '--request FILE|- [--now N]',
+  description: [
+    'Verifies a signed request given as JSON { "method", "url", "headers", "body" | "bodyBase64" } under the',
+    'strict profile; prints { "ok", "code", "step", "message" }.',
+  ],
+  options: [
+    { name: 'request', type: 'string', value: 'FILE|-', help: 'the request JSON (required)' },
+    {
+      name: 'now',
+      type: 'string',
+      value: 'N',
+      default: 'now',
+      help: "the verifier's clock (unix seconds)",
+    },
+    HELP_OPTION,
+  ],
+  environment: [
+    ['PAYCONFORM_APPLICATION_ID, PAYCONFORM_APPLICATION_SECRET', 'the application'],
+    ['PAYCONFORM_PUBLIC_KEY', "the client's Ed25519 public key, base64 raw or PEM"],
+    ['PAYCONFORM_KEY_ID', 'the key id (default: the one the request claims)'],
+  ],
+  exit: [
+    [0, 'valid'],
+    [1, 'invalid'],
+    [2, 'usage error'],
+  ],
+  example: 'payconform sign --request payout.json --output request | payconform verify --request -',
+};
+
+/** The payload kinds `validate` takes (test/cli-help.test.ts checks them against src/schemas). */
+export const VALIDATE_KINDS = [
+  'payout-create-request',
+  'payout-destination',
+  'payout',
+  'account',
+  'refund-request',
+  'refund',
+  'error',
+  'payment-webhook',
+  'payout-webhook',
+  'refund-webhook',
+] as const;
+
+const validate: CommandSpec = {
+  name: 'validate',
+  summary:
+    'validate a payload (JSON) against its JSON Schema; prints each violation with its pointer',
+  synopsis: '[--strict] [--json] KIND FILE|-',
+  description: [
+    'Validates a JSON payload (FILE, or standard input for -) against the schema of KIND; prints one line',
+    `per violation, "<pointer or (root)>: <message>". KIND: ${VALIDATE_KINDS.join(', ')}.`,
+  ],
+  options: [
+    {
+      name: 'strict',
+      type: 'boolean',
+      help: "the strict schema variant (<kind>.strict.schema.json): payconform's choices where the spec is silent",
+    },
+    {
+      name: 'json',
+      type: 'boolean',
+      help: 'print { "valid", "schemaId", "errors": [{ pointer, keyword, message }] }',
+    },
+    HELP_OPTION,
+  ],
+  exit: [
+    [0, 'valid'],
+    [1, 'invalid'],
+    [2, 'usage error or unreadable JSON'],
+  ],
+  example: 'payconform validate payout payout.json',
+};
+
+const vectorsRun: CommandSpec = {
+  name: 'vectors run',
+  summary: 'run the JSON test vectors against another implementation (--exec "CMD", NDJSON)',
+  synopsis: '--exec "CMD" [options]',
+  description: [
+    'Starts CMD once and sends it every vector case as one NDJSON line on stdin; reads one answer line per',
+    'case from its stdout (protocol: vectors/README.md). An adapter that cannot start, exits or does not answer',
+    'the "hello" handshake is one error (exit 3). A case the adapter does not support is skipped, and a run',
+    'with skips is INCOMPLETE (exit 4) unless --allow-skips. The example adapters ship in the package, under',
+    'node_modules/payconform/vectors/adapters/ (python/adapter.py needs only python3 and cryptography).',
+  ],
+  options: [
+    {
+      name: 'exec',
+      type: 'string',
+      value: '"CMD"',
+      help: "the implementation's adapter command, run through the shell (required)",
+    },
+    reportOption,
+    {
+      name: 'only',
+      type: 'string',
+      multiple: true,
+      value: 'ID,...',
+      help: 'run only these case ids (repeatable)',
+    },
+    {
+      name: 'timeout-ms',
+      type: 'string',
+      value: 'N',
+      default: '5000',
+      help: 'per-case answer timeout, 1 to 600000',
+    },
+    {
+      name: 'startup-timeout-ms',
+      type: 'string',
+      value: 'N',
+      default: '30000',
+      help: 'how long the adapter may take to start and answer the "hello" handshake',
+    },
+    {
+      name: 'dir',
+      type: 'string',
+      value: 'DIR',
+      default: 'the vectors shipped with payconform',
+      help: 'vector directory (an unpacked vectors release works)',
+    },
+    {
+      name: 'ignore-codes',
+      type: 'boolean',
+      help: 'compare valid/invalid only, not the error codes',
+    },
+    {
+      name: 'allow-skips',
+      type: 'boolean',
+      help: 'skipped (unsupported) and inexpressible cases do not make the run INCOMPLETE',
+    },
+    {
+      name: 'fail-on',
+      type: 'string',
+      value: 'skip',
+      help: 'skipped and inexpressible cases fail the run (exit 1)',
+    },
+    { name: 'strict', type: 'boolean', help: 'old name of --fail-on skip', hidden: true },
+    { name: 'verbose', type: 'boolean', help: 'list passing cases too' },
+    HELP_OPTION,
+  ],
+  exit: [
+    [0, 'every case passed (or skips accepted with --allow-skips)'],
+    [1, 'a case failed, the run stopped early, or --fail-on skip and a case was skipped'],
+    [2, 'usage error'],
+    [3, 'the adapter did not start or did not answer the handshake'],
+    [4, 'INCOMPLETE: nothing failed, but cases were skipped'],
+    [70, 'internal error'],
+  ],
+  example:
+    'payconform vectors run --exec "python3 node_modules/payconform/vectors/adapters/python/adapter.py"',
+};
+
+const help: CommandSpec = {
+  name: 'help',
+  summary: 'show the help of a command (payconform help audit server), or list the commands',
+  synopsis: '[COMMAND]',
+  description: ['Prints the same text as `payconform COMMAND --help`; without COMMAND, the list.'],
+  options: [],
+  exit: [
+    [0, 'help printed'],
+    [2, 'unknown command'],
+  ],
+  example: 'payconform help vectors run',
+};
+
+/** Every command, in the order `payconform --help` lists them. */
+export const COMMAND_TABLE: readonly CommandSpec[] = [
+  serve,
+  sign,
+  verify,
+  validate,
+  auditServer,
+  auditClient,
+  auditWebhooks,
+  vectorsRun,
+  help,
+];
+
+export function commandSpec(name: string): CommandSpec {
+  const spec = COMMAND_TABLE.find((c) => c.name === name);
+  if (spec === undefined) throw new Error(`no command "${name}" in the command table`);
+  return spec;
+}
+
+type ParseOptions = NonNullable<ParseArgsConfig['options']>;
+
+/** The `node:util` parseArgs options of a list of option specs (the parser and the help share the table). */
+export function parseArgsOptions(options: readonly OptionSpec[]): ParseOptions {
+  const out: ParseOptions = {};
+  for (const o of options) {
+    out[o.name] = {
+      type: o.type,
+      ...(o.short !== undefined ? { short: o.short } : {}),
+      ...(o.multiple === true ? { multiple: true } : {}),
+    };
+  }
+  return out;
+}
+
+/** The usage line: `usage: payconform NAME SYNOPSIS`. */
+export function usageLine(spec: CommandSpec): string {
+  return `usage: payconform ${spec.name}${spec.synopsis !== '' ? ` ${spec.synopsis}` : ''}`;
+}
+
+function optionLabel(o: OptionSpec): string {
+  const long = `--${o.name}${o.value !== undefined ? ` ${o.value}` : ''}`;
+  return o.short !== undefined ? `-${o.short}, ${long}` : long;
+}
+
+/** One option's help line: label, what it does, and its default. */
+export function optionLine(o: OptionSpec, width: number): string {
+  const text = `${o.help}${o.default !== undefined ? ` (default: ${o.default})` : ''}`;
+  return `  ${optionLabel(o).padEnd(width)}  ${text}`;
+}
+
+/** `--help` of one command: usage, description, one line per option with its default, environment, exit, example. */
+export function formatHelp(spec: CommandSpec): string {
+  const shown = spec.options.filter((o) => o.hidden !== true);
+  const width = Math.max(0, ...shown.map((o) => optionLabel(o).length));
+  const lines = [usageLine(spec), '', ...spec.description, ''];
+  if (shown.length > 0) lines.push('options:', ...shown.map((o) => optionLine(o, width)), '');
+  if (spec.environment !== undefined && spec.environment.length > 0)
+    lines.push('environment:', ...spec.environment.map(([n, t]) => `  ${n}: ${t}`), '');
+  lines.push('exit codes:', ...spec.exit.map(([c, t]) => `  ${String(c).padStart(2)}  ${t}`), '');
+  lines.push('example:', `  ${spec.example}`, '');
+  return lines.join('\n');
+}

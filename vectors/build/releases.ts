@@ -1,0 +1,46 @@
+// The vector set's own version history: one entry per release, newest last. The version is written into index.json;
+// the fingerprint pins the exact bytes of every file it covers, so test/vectors-release.test.ts fails when a case,
+// key or schema changes and no new entry was added (vectors/README.md, "Versions and releases").
+import { createHash } from 'node:crypto';
+
+export interface VectorRelease {
+  /** Semantic version of the vector set: major for a changed format or verdict, minor for added cases, patch otherwise. */
+  readonly version: string;
+  /** Release date (UTC, YYYY-MM-DD); also the mtime of every file in the release archive, so it is reproducible. */
+  readonly date: string;
+  /** fingerprintOf(the `sha256` map of index.json) for exactly this version's files. */
+  readonly fingerprint: string;
+  /** What changed, for implementers deciding whether to move their pin. */
+  readonly changes: string;
+}
+
+export const VECTOR_RELEASES: readonly VectorRelease[] = [
+  {
+    version: '1.0.0',
+    date: '2026-11-25',
+    fingerprint: '9f3dc89a34ae304ff757734f56da2138553423ee3376ba8c4773438fae2bc3e3',
+    changes:
+      'First versioned release: 230 signing-profile cases (content digest, signature base, request signing, webhooks, key parsing, RFC 9421 and RFC 9530 examples) and 185 payload cases.',
+  },
+];
+
+/** The newest release: its version is the one index.json carries. */
+export function currentRelease(): VectorRelease {
+  return VECTOR_RELEASES[VECTOR_RELEASES.length - 1]!;
+}
+
+/**
+ * The fingerprint of a set of files: SHA-256 of their `sha256sum` listing (`<hex>  <path>\n`, sorted by path). The
+ * same listing an implementer gets from `sha256sum` over the files, so it can be recomputed without Node.
+ */
+export function fingerprintOf(sha256: Readonly<Record<string, string>>): string {
+  const listing = Object.keys(sha256)
+    .sort()
+    .map((path) => `${sha256[path]}  ${path}\n`)
+    .join('');
+  return createHash('sha256').update(listing).digest('hex');
+}
+
+export function sha256Hex(text: string | Uint8Array): string {
+  return createHash('sha256').update(text).digest('hex');
+}
