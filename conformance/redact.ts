@@ -134,15 +134,18 @@ function target(form: string, minPiece: number, kind: SecretKind): Target {
 function applicationSecretTargets(secret: string): Target[] {
   const bytes = Buffer.from(secret, 'utf8');
   const piece = (s: string, min: number): Target => target(s, min, 'application-secret');
+  const hex = bytes.toString('hex');
   return [
     piece(secret, MIN_PIECE),
-    piece(bytes.toString('hex'), 2 * MIN_PIECE),
+    // Hex pieces in either case; pieces of base64 (case matters there) of MIN_PIECE bytes or more.
+    piece(hex, 2 * MIN_PIECE),
+    piece(hex.toUpperCase(), 2 * MIN_PIECE),
+    ...base64Forms(bytes)
+      .filter((f) => f.length >= MIN_LITERAL_LENGTH)
+      .map((f) => piece(f, Math.ceil((4 * MIN_PIECE) / 3))),
     // The whole encoding, its last character and padding included (a copy of the secret's base64 alone).
     piece(bytes.toString('base64'), Number.MAX_SAFE_INTEGER),
     piece(bytes.toString('base64url'), Number.MAX_SAFE_INTEGER),
-    ...base64Forms(bytes)
-      .filter((f) => f.length >= MIN_LITERAL_LENGTH)
-      .map((f) => piece(f, Math.ceil((4 * MIN_PIECE) / 3) + 1)),
   ];
 }
 
