@@ -65,7 +65,9 @@ const TWICE: ReadonlyArray<(s: string) => string> = [
 ];
 
 /** The forms a target may echo: each is the list of pieces it puts in separate fields (most: one piece). */
-export const echoArb = (secret: string): fc.Arbitrary<{ kind: string; pieces: string[] }> =>
+export const echoArb = (
+  secret: string,
+): fc.Arbitrary<{ readonly kind: string; readonly pieces: readonly string[] }> =>
   fc.oneof(
     fc
       .tuple(
