@@ -4,7 +4,7 @@
 import { PayconformError } from '../src/errors.js';
 import { CHECK_ID_PATTERN, type Check, type CheckRole, type Finding } from './check.js';
 import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
-import { gradeFinding, worstOutcome } from './grade.js';
+import { EvidenceBudget, gradeFinding, worstOutcome } from './grade.js';
 import { createRedactor, type Redactor } from './redact.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
 import {
@@ -52,6 +52,8 @@ export interface RunOptions<Ctx> {
   readonly rerunCommand?: (checkId: string) => string;
   /** Cancels the run: running checks are aborted, the rest recorded as skipped, the summary marked partial. */
   readonly signal?: AbortSignal;
+  /** Bytes of evidence kept: per body (default 16 KiB) and for the whole run (default 2 MiB). */
+  readonly evidenceLimits?: { readonly bodyBytes?: number; readonly runBytes?: number };
 }
 
 /** A suite or selection that cannot run: duplicate or malformed ids, unknown requirements, unknown `--only` ids. */
@@ -151,6 +153,7 @@ function gradeAll(
   catalogue: Catalogue,
   redactor: Redactor,
   durationMs: number,
+  budget: EvidenceBudget,
 ): CheckResult {
   if (!Array.isArray(returned))
     return result(
@@ -170,7 +173,9 @@ function gradeAll(
     );
   let graded: GradedFinding[];
   try {
-    graded = (returned as Finding[]).map((f) => gradeFinding(check, f, catalogue, redactor));
+    graded = (returned as Finding[]).map((f) =>
+      gradeFinding(check, f, catalogue, redactor, budget),
+    );
   } catch (error) {
     return result(check, 'error', redactor.redactText(errorMessage(error)), [], durationMs);
   }
@@ -201,6 +206,7 @@ async function runOne<Ctx>(
   catalogue: Catalogue,
   redactor: Redactor,
   runSignal: AbortSignal | undefined,
+  budget: EvidenceBudget,
 ): Promise<CheckResult> {
   const started = performance.now();
   const timeoutMs = check.timeoutMs ?? options.checkTimeoutMs ?? 30_000;
@@ -249,7 +255,7 @@ async function runOne<Ctx>(
         [],
         elapsed,
       );
-    return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed);
+    return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed, budget);
   } finally {
     clearTimeout(timer);
     runSignal?.removeEventListener('abort', onRunAbort);
@@ -265,6 +271,10 @@ async function runOne<Ctx>(
 export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSummary> {
   const catalogue = options.catalogue ?? loadCatalogue();
   const redactor = options.redactor ?? createRedactor();
+  const budget = new EvidenceBudget(
+    options.evidenceLimits?.bodyBytes,
+    options.evidenceLimits?.runBytes,
+  );
   validateSuite(options.checks as readonly Check<unknown>[], catalogue, options.role);
   const level = options.level ?? 'all';
   const selected = selectChecks(options.checks, options.only, level);
@@ -356,12 +366,14 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
         pending.splice(i, 1);
         if (check.group !== undefined) busyGroups.add(check.group);
         emit({ type: 'check-started', check: masked(check as Check<unknown>), index, total });
-        const task = runOne(check, options, catalogue, redactor, options.signal).then((r) => {
-          running.delete(index);
-          if (check.group !== undefined) busyGroups.delete(check.group);
-          if (check.serial) serialRunning = false;
-          finish(index, r);
-        });
+        const task = runOne(check, options, catalogue, redactor, options.signal, budget).then(
+          (r) => {
+            running.delete(index);
+            if (check.group !== undefined) busyGroups.delete(check.group);
+            if (check.serial) serialRunning = false;
+            finish(index, r);
+          },
+        );
         running.set(index, task);
       }
     } else {
@@ -433,6 +445,7 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
       allowSkips: options.only !== undefined || options.level !== undefined,
     },
     blocking: (options.blocking ?? []).map((b) => redactor.maskLiterals(b)),
+    evidence: budget.report(),
   };
   emit({ type: 'run-finished', summary });
   return summary;

@@ -50,7 +50,7 @@ export interface OutgoingRequest {
 export interface SendOptions {
   /** Whole-exchange deadline: connect, send, headers and body. */
   readonly timeoutMs: number;
-  /** Bodies beyond this are cut and reported as RESPONSE_TOO_LARGE. Default 1 MiB. */
+  /** Reading stops at this many body bytes and the connection is closed (RESPONSE_TOO_LARGE). Default 1 MiB. */
   readonly maxResponseBytes?: number;
   readonly signal?: AbortSignal;
   /** For https targets with a test certificate; default true. */
@@ -256,10 +256,12 @@ export function sendRequest(
         received += chunk.length;
         if (received > limit) {
           chunks.push(chunk.subarray(0, chunk.length - (received - limit)));
+          // Reading stops here and the connection is dropped: an endless body costs `limit` bytes, no more.
+          const declared = res.headers['content-length'];
           finish(
             {
               code: 'RESPONSE_TOO_LARGE',
-              message: `response body exceeds the limit of ${limit} bytes`,
+              message: `body cut at ${limit} bytes of ${declared !== undefined && /^\d+$/.test(declared) ? declared : `more than ${limit}`} (the limit for one response; reading stopped and the connection was closed)`,
             },
             true,
           );

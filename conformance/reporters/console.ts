@@ -111,6 +111,11 @@ export function renderConsoleSummary(
     `requirements: ${summary.requirements.covered.length} covered, ${summary.requirements.notRun.length} not run, ${summary.requirements.uncovered.length} not covered by any check`,
   );
   if (summary.partial) out.push(`partial run: ${summary.partialReasons.join('; ')}`);
+  const ev = summary.evidence;
+  if (ev !== undefined && ev.bodiesCut > 0)
+    out.push(
+      `evidence: ${ev.bodiesCut} bod${ev.bodiesCut === 1 ? 'y' : 'ies'} cut (a report keeps ${ev.bodyBytes} bytes of a body and ${ev.runBytes} bytes of bodies in all; ${ev.keptBytes} kept)`,
+    );
   for (const problem of summary.blocking) out.push(paint('fail', `run failed: ${problem}`));
   const v = verdictFor(summary);
   out.push(

@@ -108,6 +108,7 @@ export function renderHtmlReport(
 <p>Target <code>${htmlEscape(summary.target)}</code> · payconform ${htmlEscape(summary.toolVersion)} · catalogue ${htmlEscape(summary.catalogueVersion)} · ${htmlEscape(summary.startedAt)} · ${summary.durationMs} ms</p>
 ${summary.blocking.map((b) => `<p><strong>Run failed:</strong> ${htmlEscape(b)}</p>`).join('\n')}
 ${summary.partial ? `<p><strong>Partial run:</strong> ${htmlEscape(summary.partialReasons.join('; '))}</p>` : ''}
+${summary.evidence !== undefined && summary.evidence.bodiesCut > 0 ? `<p><strong>Evidence cut:</strong> ${summary.evidence.bodiesCut} bodies (a report keeps ${summary.evidence.bodyBytes} bytes of a body, ${summary.evidence.runBytes} bytes of bodies in all)</p>` : ''}
 <table>${counts}</table>
 ${indexHtml(sorted)}
 <h2>Checks (failures first; passing checks collapsed)</h2>

@@ -48,6 +48,13 @@ export function renderJunitReport(summary: RunSummary): string {
     ['verdict', verdict.verdict],
     ['exitCode', String(verdict.exitCode)],
     ['failOn', summary.gate.failOn.join(',')],
+    ...(summary.evidence !== undefined
+      ? ([
+          ['evidenceBodyBytes', String(summary.evidence.bodyBytes)],
+          ['evidenceRunBytes', String(summary.evidence.runBytes)],
+          ['evidenceBodiesCut', String(summary.evidence.bodiesCut)],
+        ] as const)
+      : []),
   ] as const) {
     out.push(`      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`);
   }
