@@ -184,20 +184,20 @@ function gradeAll(
   return result(check, outcome, decisive?.message ?? '', graded, durationMs);
 }
 
-/** Last-line guard: whatever a check put anywhere, no literal secret form leaves the engine. */
+/** Last-line guard: whatever a check put anywhere, no secret form leaves the engine (values only: keys are ours). */
 function scrub(r: CheckResult, redactor: Redactor): CheckResult {
   const json = JSON.stringify(r);
   if (!redactor.containsSecret(json)) return r;
-  try {
-    return JSON.parse(redactor.maskLiterals(json)) as CheckResult;
-  } catch {
-    return {
-      ...r,
-      outcome: 'error',
-      message: 'result withheld: it contained a secret that could not be masked',
-      findings: [],
-    };
-  }
+  return maskValues(r, redactor) as CheckResult;
+}
+
+/** Every string value of a JSON-shaped value masked; the structure and member names kept. */
+function maskValues(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === 'string') return redactor.maskLiterals(value);
+  if (Array.isArray(value)) return value.map((v) => maskValues(v, redactor));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValues(v, redactor)]));
+  return value;
 }
 
 async function runOne<Ctx>(
