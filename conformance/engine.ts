@@ -317,9 +317,14 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
     emit({ type: 'check-finished', result: clean, completed, total });
   };
 
-  // Checks that never start (missing config, refused mutation) are decided up front, in order.
+  // Checks that never start (not applicable, missing config, refused mutation) are decided up front, in order.
   const pending: number[] = [];
   selected.forEach((check, index) => {
+    const notApplicable = check.notApplicableTo?.(options.context);
+    if (notApplicable !== undefined) {
+      finish(index, result(check as Check<unknown>, 'n/a', notApplicable, [], 0));
+      return;
+    }
     const missing = (check.needs ?? []).filter((need) => !(options.isAvailable?.(need) ?? true));
     if (missing.length > 0) {
       const describe = options.describeNeed ?? ((need: string) => `"${need}" in the config`);

@@ -25,6 +25,7 @@ import {
   availableFields,
   describeNeed,
   loadConfig,
+  statesNoSandbox,
   type ConformanceConfig,
 } from '../../conformance/config.js';
 import { discoverFromSandbox } from '../../conformance/discover.js';
@@ -268,6 +269,8 @@ export async function prepareExternalTarget(
     quietWaitMs: Math.min(3_000, requestTimeoutMs),
     redelivery,
     sandbox: config.sandbox,
+    // "sandbox": false stated in the config: the target lacks payconform's /sandbox/, so what needs it does not apply.
+    sandboxAbsent: statesNoSandbox(config),
     redactor,
   };
   return {

@@ -102,6 +102,14 @@ export function renderConsoleSummary(
         details(r, options.verbose ?? false),
       );
   }
+  const na = summary.results.filter((r) => r.outcome === 'n/a');
+  if (na.length > 0) {
+    out.push(
+      '',
+      'Not applicable to this target (not skipped: they do not make the run INCOMPLETE):',
+    );
+    for (const r of na) out.push(`  ${r.id}: ${r.message}`);
+  }
   const c = summary.counts;
   out.push(
     '',

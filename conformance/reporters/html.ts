@@ -83,6 +83,14 @@ function indexHtml(sorted: readonly CheckResult[]): string {
 <ol class="index">${problems.map((r) => `<li>${badge(r.outcome)} <a href="#${htmlEscape(r.id)}"><code>${htmlEscape(r.id)}</code></a> ${htmlEscape(r.message)}</li>`).join('\n')}</ol>`;
 }
 
+/** The checks that do not apply to this target, with the reason (they are not skips). */
+function notApplicableHtml(summary: RunSummary): string {
+  const na = summary.results.filter((r) => r.outcome === 'n/a');
+  if (na.length === 0) return '';
+  return `<h2>Not applicable to this target (${na.length}; not skipped, they do not make the run INCOMPLETE)</h2>
+<ul>${na.map((r) => `<li><code>${htmlEscape(r.id)}</code>: ${htmlEscape(r.message)}</li>`).join('\n')}</ul>`;
+}
+
 export function renderHtmlReport(
   summary: RunSummary,
   options: { readonly catalogue?: Catalogue } = {},
@@ -111,6 +119,7 @@ ${summary.partial ? `<p><strong>Partial run:</strong> ${htmlEscape(summary.parti
 ${summary.evidence !== undefined && summary.evidence.bodiesCut > 0 ? `<p><strong>Evidence cut:</strong> ${summary.evidence.bodiesCut} bodies (a report keeps ${summary.evidence.bodyBytes} bytes of a body, ${summary.evidence.runBytes} bytes of bodies in all)</p>` : ''}
 <table>${counts}</table>
 ${indexHtml(sorted)}
+${notApplicableHtml(summary)}
 <h2>Checks (failures first; passing checks collapsed)</h2>
 ${sorted.map((r) => checkHtml(r, options.catalogue)).join('\n')}
 <h2>Requirements no check covers yet (${summary.requirements.uncovered.length})</h2>
