@@ -13,6 +13,7 @@ import {
   type GradedFinding,
   type Outcome,
   type RunGate,
+  type RunStopped,
   type RunSummary,
 } from './result.js';
 
@@ -454,4 +455,39 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
   };
   emit({ type: 'run-finished', summary });
   return summary;
+}
+
+/**
+ * The summary of a run that stopped before its checks (a usage or config error, an unreachable target, an internal
+ * error): no results, the reason, and the command's exit code, so every requested report can still be written.
+ */
+export function stoppedRunSummary(options: {
+  readonly role: CheckRole;
+  readonly target: string;
+  readonly toolVersion: string;
+  readonly stopped: RunStopped;
+  readonly catalogue?: Catalogue;
+  readonly redactor?: Redactor;
+}): RunSummary {
+  const redactor = options.redactor ?? createRedactor();
+  const now = new Date().toISOString();
+  const reason = redactor.redactText(options.stopped.reason);
+  return {
+    target: redactor.maskLiterals(options.target),
+    role: options.role,
+    toolVersion: options.toolVersion,
+    catalogueVersion: (options.catalogue ?? loadCatalogue()).catalogueVersion,
+    startedAt: now,
+    finishedAt: now,
+    durationMs: 0,
+    selection: { level: 'all', deselected: [] },
+    partial: true,
+    partialReasons: [`the run stopped before its checks: ${reason}`],
+    results: [],
+    counts: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>,
+    requirements: { covered: [], notRun: [], uncovered: [] },
+    gate: { failOn: [], allowSkips: false },
+    blocking: [],
+    stopped: { exitCode: options.stopped.exitCode, reason },
+  };
 }

@@ -114,6 +114,14 @@ export interface RunSummary {
   readonly blocking: readonly string[];
   /** The evidence limits and what they cut (absent in summaries made before the limits existed). */
   readonly evidence?: EvidenceSummary;
+  /** The run never reached a verdict: why, and the exit code the command ended with (see `stoppedRunSummary`). */
+  readonly stopped?: RunStopped;
+}
+
+/** A run that stopped before its checks: 2 usage or config error, 3 target unreachable, 70 internal error. */
+export interface RunStopped {
+  readonly exitCode: 2 | 3 | 70;
+  readonly reason: string;
 }
 
 /** Bounded evidence: what one body and the whole run may keep, and how much was kept and cut. */

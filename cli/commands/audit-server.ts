@@ -6,6 +6,7 @@ import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { CA_OPTION, resolveTrustedCa } from '../tls-options.js';
 import {
+  auditCommand,
   auditOutput,
   checkHttpUrl,
   COMMON_AUDIT_HELP,
@@ -473,7 +474,10 @@ function exploreSettings(
   };
 }
 
-export async function run(args: readonly string[], io: CliIo): Promise<number> {
+/** The command, leaving a report on every exit (see `auditCommand`). */
+export const run = auditCommand({ command: 'audit server', role: 'server' }, runAudit);
+
+async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
     io.stdout(`${USAGE}\n`);
     return EXIT.ok;

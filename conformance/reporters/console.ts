@@ -16,6 +16,8 @@ export interface ConsoleReporterOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Show findings of passing checks too. */
   readonly verbose?: boolean;
+  /** Print the summary when the run finishes (default true); false: the caller prints it when it knows the exit code. */
+  readonly summary?: boolean;
 }
 
 const COLOUR: Readonly<Record<Outcome, string>> = {
@@ -61,7 +63,8 @@ export function createConsoleReporter(options: ConsoleReporterOptions): RunSubsc
         break;
       }
       case 'run-finished':
-        write(renderConsoleSummary(event.summary, { colour, verbose: options.verbose ?? false }));
+        if (options.summary !== false)
+          write(renderConsoleSummary(event.summary, { colour, verbose: options.verbose ?? false }));
         break;
     }
   };
@@ -76,7 +79,12 @@ function details(r: CheckResult, verbose: boolean): string {
 
 export function renderConsoleSummary(
   summary: RunSummary,
-  options: { colour?: boolean; verbose?: boolean } = {},
+  options: {
+    colour?: boolean;
+    verbose?: boolean;
+    /** How the command ends when that is not the run's own exit code (e.g. exit 2: a report was not written). */
+    ending?: { readonly exitCode: number; readonly reason: string };
+  } = {},
 ): string {
   const paint = (o: Outcome, text: string): string =>
     options.colour ? `\x1b[${COLOUR[o]}m${text}\x1b[0m` : text;
@@ -126,10 +134,19 @@ export function renderConsoleSummary(
     );
   for (const problem of summary.blocking) out.push(paint('fail', `run failed: ${problem}`));
   const v = verdictFor(summary);
+  // The command's own ending (a report that could not be written) overrides the run's exit code: never claim another.
+  const ending =
+    options.ending !== undefined
+      ? `; ${options.ending.reason}, exit ${options.ending.exitCode}`
+      : `, exit ${v.exitCode}`;
   out.push(
     paint(
-      v.verdict === 'pass' ? 'pass' : v.verdict === 'fail' ? 'fail' : 'warn',
-      `${verdictLine(summary)}, exit ${v.exitCode}`,
+      v.verdict === 'pass' && options.ending === undefined
+        ? 'pass'
+        : v.verdict === 'incomplete'
+          ? 'warn'
+          : 'fail',
+      `${verdictLine(summary)}${ending}`,
     ),
     '',
   );
