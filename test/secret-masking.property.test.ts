@@ -14,47 +14,13 @@ import { renderHtmlReport } from '../conformance/reporters/html.js';
 import { renderJsonReport } from '../conformance/reporters/json.js';
 import { renderJunitReport } from '../conformance/reporters/junit.js';
 import { applicationSecretProblem } from '../src/profile/application-secret.js';
+import { asRead, encodeChar, leaksIn } from './fixtures/secret-leaks.js';
 
 /** A secret the one rule accepts: visible ASCII and inner spaces, 8 to 40 characters. */
 export const secretArb = fc
   .array(fc.integer({ min: 0x20, max: 0x7e }), { minLength: 8, maxLength: 40 })
   .map((codes) => String.fromCharCode(...codes))
   .filter((s) => applicationSecretProblem(s) === undefined);
-
-const NAMED: Readonly<Record<string, string>> = {
-  '&': 'amp',
-  '<': 'lt',
-  '>': 'gt',
-  '"': 'quot',
-  "'": 'apos',
-};
-const hex2 = (c: string, upper: boolean): string => {
-  const h = c.charCodeAt(0).toString(16).padStart(2, '0');
-  return upper ? h.toUpperCase() : h;
-};
-
-/** One character in one of the encodings the security notes list (choice 0-7, upper picks hex digit case). */
-export function encodeChar(c: string, choice: number, upper: boolean): string {
-  const code = c.charCodeAt(0);
-  switch (choice) {
-    case 1:
-      return `&#${upper ? '0' : ''}${code};`;
-    case 2:
-      return `&#${upper ? 'X' : 'x'}${hex2(c, upper)};`;
-    case 3:
-      return NAMED[c] !== undefined ? `&${NAMED[c]};` : c;
-    case 4:
-      return `\\u00${hex2(c, upper)}`;
-    case 5:
-      return `%${hex2(c, upper)}`;
-    case 6:
-      return c === ' ' ? '+' : encodeURIComponent(c);
-    case 7:
-      return c === '"' || c === '\\' || c === '/' ? `\\${c}` : c;
-    default:
-      return c;
-  }
-}
 
 /** The whole echo escaped once more (the second level of "escaped twice"). */
 const TWICE: ReadonlyArray<(s: string) => string> = [
@@ -111,50 +77,6 @@ export const echoArb = (
 
 export const PLACES = ['body', 'header', 'status text', 'redirect target'] as const;
 
-/** Undoes every escape there is, once: an oracle written apart from conformance/redact.ts. */
-function decodeAll(text: string): string {
-  return (
-    text
-      .replace(/&#[xX]([0-9a-fA-F]+);/g, (_m, h: string) => String.fromCodePoint(parseInt(h, 16)))
-      .replace(/&#(\d+);/g, (_m, d: string) => String.fromCodePoint(Number(d)))
-      .replace(
-        /&(amp|lt|gt|quot|apos);/g,
-        (_m, n: string) => Object.entries(NAMED).find(([, v]) => v === n)![0],
-      )
-      // JSON escapes in one scan from the left, as a JSON parser reads them.
-      .replace(/\\(u[0-9a-fA-F]{4}|["\\/])/g, (_m, e: string) =>
-        e.length === 1 ? e : String.fromCharCode(parseInt(e.slice(1), 16)),
-      )
-      .replace(/%([0-7][0-9a-fA-F])/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)))
-  );
-}
-
-/** What of the secret an output still shows (empty: nothing), judged at every level of decoding. */
-export function leaksIn(output: string, secret: string): string[] {
-  const found: string[] = [];
-  const plus = (s: string): string => s.replace(/\+/g, ' ');
-  const hex = Buffer.from(secret).toString('hex');
-  const b64 = Buffer.from(secret).toString('base64');
-  let text = output;
-  for (let level = 0; level < 5; level++) {
-    const flat = plus(text.replace(/\\r|\\n|[\r\n]/g, ''));
-    if (flat.toLowerCase().includes(plus(secret).toLowerCase()))
-      found.push(`whole (level ${level})`);
-    for (let i = 0; i + MIN_PIECE <= secret.length; i++)
-      if (flat.includes(plus(secret.slice(i, i + MIN_PIECE)))) {
-        found.push(`piece at ${i} (level ${level})`);
-        break;
-      }
-    if (flat.toLowerCase().includes(hex.slice(0, 2 * MIN_PIECE))) found.push('hex');
-    // Base64 and hex pieces that carry MIN_PIECE characters of the secret.
-    if (flat.includes(b64.slice(0, Math.ceil((4 * MIN_PIECE) / 3)))) found.push('base64');
-    text = decodeAll(text);
-  }
-  if (output.includes(Buffer.from(`app-1:${secret}`).toString('base64').slice(8, 19)))
-    found.push('base64 in Basic');
-  return found;
-}
-
 /** A check whose target echoed the secret where `place` says; it quotes the body the way checks do (cut, "…"). */
 function echoingCheck(pieces: readonly string[], place: (typeof PLACES)[number]): Check<null> {
   const echo = pieces.join('\n');
@@ -185,29 +107,6 @@ function echoingCheck(pieces: readonly string[], place: (typeof PLACES)[number])
       }),
     ],
   };
-}
-
-/** Every string in a JSON document, one a line. */
-function jsonStrings(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.flatMap(jsonStrings);
-  if (typeof value === 'object' && value !== null)
-    return Object.entries(value).flatMap(([k, v]) => [k, ...jsonStrings(v)]);
-  return [];
-}
-
-/** What a reader of each output sees: JSON strings decoded, XML and HTML entities undone once (the report's own). */
-export function asRead(format: string, text: string): string {
-  if (format === 'json') return jsonStrings(JSON.parse(text)).join('\n');
-  if (format === 'junit' || format === 'html')
-    return text
-      .replace(/&#(\d+);/g, (_m, d: string) => String.fromCodePoint(Number(d)))
-      .replace(
-        /&(lt|gt|quot|apos);/g,
-        (_m, n: string) => Object.entries(NAMED).find(([, v]) => v === n)![0],
-      )
-      .replace(/&amp;/g, '&');
-  return text;
 }
 
 /** The engine's run and every report format, as text. */
