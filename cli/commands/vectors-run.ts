@@ -1,5 +1,5 @@
 // `payconform vectors run --exec CMD`: runs the language-neutral vectors against another implementation.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadVectorSet } from '../../vectors/harness/load.js';
@@ -11,6 +11,7 @@ import {
 } from '../../vectors/harness/report.js';
 import { STARTUP_TIMEOUT_MS, exitCodeOf, runVectors } from '../../vectors/harness/run.js';
 import { EXIT, UsageError, wantsHelp, type CliIo } from '../io.js';
+import { ensureParentDirectories } from '../reports.js';
 
 const HELP = `usage: payconform vectors run --exec "CMD" [options]
 
@@ -174,7 +175,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       continue;
     }
     try {
-      await mkdir(dirname(resolve(spec.path)), { recursive: true });
+      ensureParentDirectories(spec.path); // one level at a time: a recursive mkdir spins under /proc
       await writeFile(spec.path, text);
     } catch (error) {
       io.stderr(
