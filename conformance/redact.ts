@@ -162,15 +162,24 @@ interface View {
 function rawView(text: string): View {
   const start = new Int32Array(text.length);
   const end = new Int32Array(text.length);
-  let out = '';
+  if (!/[\r\n]/.test(text)) {
+    for (let i = 0; i < text.length; i++) {
+      start[i] = i;
+      end[i] = i + 1;
+    }
+    return { text, start, end };
+  }
+  const parts: string[] = [];
+  let n = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (c === '\r' || c === '\n') continue;
-    start[out.length] = i;
-    end[out.length] = i + 1;
-    out += c;
+    start[n] = i;
+    end[n] = i + 1;
+    n += 1;
+    parts.push(c);
   }
-  return { text: out, start: start.subarray(0, out.length), end: end.subarray(0, out.length) };
+  return { text: parts.join(''), start: start.subarray(0, n), end: end.subarray(0, n) };
 }
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = {
@@ -225,23 +234,44 @@ function escapeAt(s: string, i: number): readonly [string, number] | undefined {
 /** One level of escaping undone; undefined when there was none. Spans compose, so they still point at the original. */
 function decodeOnce(view: View): View | undefined {
   const { text } = view;
-  const start: number[] = [];
-  const end: number[] = [];
-  let out = '';
+  const special = /[&%\\]/g;
+  if (!special.test(text)) return undefined;
+  // A decoded text is never longer than its source (the longest expansion: 10 characters to a surrogate pair).
+  const start = new Int32Array(text.length);
+  const end = new Int32Array(text.length);
+  const parts: string[] = [];
+  let n = 0;
   let changed = false;
+  // Runs without an escape are copied whole; only `&`, `%` and `\` are looked at.
+  const copy = (from: number, to: number, chars: string): void => {
+    start.set(view.start.subarray(from, to), n);
+    end.set(view.end.subarray(from, to), n);
+    n += to - from;
+    parts.push(chars);
+  };
   for (let i = 0; i < text.length;) {
-    const escape = escapeAt(text, i);
-    const [chars, length] = escape ?? [text[i]!, 1];
-    if (escape) changed = true;
-    for (const c of chars) {
-      start.push(view.start[i]!);
-      end.push(view.end[i + length - 1]!);
-      out += c;
+    special.lastIndex = i;
+    const next = special.exec(text)?.index ?? text.length;
+    if (next > i) copy(i, next, text.slice(i, next));
+    if (next >= text.length) break;
+    const escape = escapeAt(text, next);
+    if (escape === undefined) {
+      copy(next, next + 1, text[next]!);
+      i = next + 1;
+      continue;
     }
-    i += length;
+    changed = true;
+    const [chars, length] = escape;
+    for (let c = 0; c < chars.length; c++) {
+      start[n] = view.start[next]!;
+      end[n] = view.end[next + length - 1]!;
+      n += 1;
+    }
+    parts.push(chars);
+    i = next + length;
   }
   if (!changed) return undefined;
-  return { text: out, start: Int32Array.from(start), end: Int32Array.from(end) };
+  return { text: parts.join(''), start: start.subarray(0, n), end: end.subarray(0, n) };
 }
 
 /** The raw view and each decoded one, `+` read as a space, with a case-folded copy for whole matches. */
@@ -267,50 +297,85 @@ interface Span {
   readonly whole: boolean;
 }
 
-/** Pieces of `target` (at least `minPiece` long, extended as far as they go) in a view, as spans of the original. */
-function findIn(view: View, target: Target, grams: Map<string, number[]> | undefined): Span[] {
-  const spans: Span[] = [];
-  const { text } = view;
-  const record = (at: number, length: number): void => {
-    spans.push({
-      from: view.start[at]!,
-      to: view.end[at + length - 1]!,
-      kind: target.kind,
-      whole: length === target.norm.length,
-    });
-  };
-  // Whole copies in any letter case (a folded view keeps the positions: only ASCII secrets are folded).
-  const folded = view.folded ?? text;
+/** Whole copies of `target` in a view, in any letter case, as spans of the original. */
+function findWhole(view: View, target: Target, spans: Span[]): void {
+  // A folded view keeps the positions: only ASCII secrets are folded.
+  const folded = view.folded ?? view.text;
   const whole = view.folded !== undefined ? target.folded : target.norm;
   for (let at = folded.indexOf(whole); at !== -1; at = folded.indexOf(whole, at + 1))
-    record(at, whole.length);
-  if (grams === undefined) return spans;
-  const m = target.minPiece;
-  let coveredTo = -1;
-  for (let i = 0; i + m <= text.length; i++) {
-    if (i + m <= coveredTo) continue;
-    const starts = grams.get(text.slice(i, i + m));
-    if (starts === undefined) continue;
-    for (const k of starts) {
-      let length = m;
-      while (k + length < target.norm.length && text[i + length] === target.norm[k + length])
-        length += 1;
-      record(i, length);
-      coveredTo = Math.max(coveredTo, i + length);
-    }
-  }
-  return spans;
+    spans.push({
+      from: view.start[at]!,
+      to: view.end[at + whole.length - 1]!,
+      kind: target.kind,
+      whole: true,
+    });
 }
 
-/** The minPiece-long pieces of a target and where each starts (undefined: whole copies only). */
-function gramsOf(target: Target): Map<string, number[]> | undefined {
-  if (target.minPiece >= target.norm.length) return undefined;
-  const grams = new Map<string, number[]>();
-  for (let k = 0; k + target.minPiece <= target.norm.length; k++) {
-    const g = target.norm.slice(k, k + target.minPiece);
-    grams.set(g, [...(grams.get(g) ?? []), k]);
+const HASH_BASE = 31;
+
+/** A rolling hash of `length` characters: the same for equal strings, cheap to move by one. */
+function hashOf(text: string, from: number, length: number): number {
+  let h = 0;
+  for (let i = from; i < from + length; i++)
+    h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) >>> 0;
+  return h;
+}
+
+/** The pieces of one length (MIN_PIECE for the secret, more for its hex and base64) of every target that has them. */
+interface PieceIndex {
+  readonly length: number;
+  /** HASH_BASE^(length-1), to drop the character leaving the window. */
+  readonly drop: number;
+  readonly byHash: Map<number, Array<{ readonly target: Target; readonly at: number }>>;
+}
+
+function pieceIndexes(targets: readonly Target[]): PieceIndex[] {
+  const out = new Map<number, PieceIndex>();
+  for (const target of targets) {
+    const m = target.minPiece;
+    if (m >= target.norm.length) continue;
+    let index = out.get(m);
+    if (index === undefined) {
+      let drop = 1;
+      for (let i = 1; i < m; i++) drop = Math.imul(drop, HASH_BASE) >>> 0;
+      index = { length: m, drop, byHash: new Map() };
+      out.set(m, index);
+    }
+    for (let at = 0; at + m <= target.norm.length; at++) {
+      const h = hashOf(target.norm, at, m);
+      index.byHash.set(h, [...(index.byHash.get(h) ?? []), { target, at }]);
+    }
   }
-  return grams;
+  return [...out.values()];
+}
+
+/** Pieces (at least the index's length, extended as far as they go) in a view, as spans of the original. */
+function findPieces(view: View, index: PieceIndex, spans: Span[]): void {
+  const { text } = view;
+  const m = index.length;
+  if (text.length < m) return;
+  let h = hashOf(text, 0, m);
+  for (let i = 0; ; i++) {
+    const hits = index.byHash.get(h);
+    if (hits !== undefined)
+      for (const { target, at } of hits) {
+        if (!text.startsWith(target.norm.slice(at, at + m), i)) continue;
+        let length = m;
+        while (at + length < target.norm.length && text[i + length] === target.norm[at + length])
+          length += 1;
+        spans.push({
+          from: view.start[i]!,
+          to: view.end[i + length - 1]!,
+          kind: target.kind,
+          whole: length === target.norm.length,
+        });
+      }
+    if (i + m >= text.length) break;
+    h =
+      (Math.imul((h - Math.imul(text.charCodeAt(i), index.drop)) | 0, HASH_BASE) +
+        text.charCodeAt(i + m)) >>>
+      0;
+  }
 }
 
 /** Overlapping or touching spans joined (a whole match wins the kind), in text order. */
@@ -356,15 +421,17 @@ function targetsFor(secrets: RedactorSecrets): Target[] {
 
 export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
   const targets = targetsFor(secrets);
-  const grams = targets.map(gramsOf);
+  const indexes = pieceIndexes(targets);
   const shortest = Math.min(...targets.map((t) => Math.min(t.minPiece, t.norm.length)));
 
   const spansIn = (text: string): Span[] => {
     if (targets.length === 0 || text.length < shortest) return [];
     const spans: Span[] = [];
-    for (const view of viewsOf(text))
-      targets.forEach((t, i) => spans.push(...findIn(view, t, grams[i])));
-    return mergeSpans(spans);
+    for (const view of viewsOf(text)) {
+      for (const target of targets) findWhole(view, target, spans);
+      for (const index of indexes) findPieces(view, index, spans);
+    }
+    return spans.length === 0 ? spans : mergeSpans(spans);
   };
 
   const maskLiterals = (text: string): string => {
