@@ -17,6 +17,7 @@ import {
   exchange,
   isSuccess,
   jsonObject,
+  SANDBOX_LISTING_BYTES,
   sandboxCall,
   sandboxRequest,
   uniqueReference,
@@ -647,7 +648,12 @@ async function uniqueAmongAll(
   env: CheckRunEnv,
   ours: ReadonlyArray<{ id: string; reference: string }>,
 ): Promise<Finding> {
-  const listed = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payments'));
+  const listed = await exchange(
+    ctx,
+    env,
+    sandboxRequest(ctx, 'GET', '/payments'),
+    SANDBOX_LISTING_BYTES,
+  );
   const all = listed.response?.json;
   if (!isSuccess(listed) || !Array.isArray(all))
     return notApplicable(
