@@ -2,7 +2,7 @@
 // endless chunks), reading stops at the client's limit and the connection is dropped, the audit's peak memory stays
 // under MEMORY_BOUND_MB and the reports stay small, for `audit webhooks` (the receiver's answers) and `audit server`.
 // Each audit runs as a child process (the CLI from sources) whose peak RSS a preloaded hook writes at exit.
-// Budget: four audits, about 65 s in all on two busy cores (measured peaks 155-210 MB; before the limits 410-500 MB).
+// Budget: four audits, about 65 s in all on two busy cores (measured peaks 143-233 MB; before the limits 410-500 MB).
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
