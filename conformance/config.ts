@@ -350,6 +350,14 @@ export async function loadConfig(
   return resolveConfig(document, env, `config "${path}"`);
 }
 
+/**
+ * True when the config states that the target has no payconform /sandbox/ endpoints (`"sandbox": false` written in
+ * the file, not the default): the checks that need them are then not applicable to this target rather than skipped.
+ */
+export function statesNoSandbox(config: ConformanceConfig): boolean {
+  return config.sources['sandbox'] === 'config' && !config.sandbox;
+}
+
 /** Where each config field a check may need comes from, for skip reasons: secrets only from the environment. */
 const NEED_SOURCES: Readonly<Record<string, string>> = {
   applicationSecret: 'PAYCONFORM_APPLICATION_SECRET (environment only)',

@@ -4,7 +4,7 @@
 import { PayconformError } from '../src/errors.js';
 import { CHECK_ID_PATTERN, type Check, type CheckRole, type Finding } from './check.js';
 import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
-import { gradeFinding, worstOutcome } from './grade.js';
+import { EvidenceBudget, gradeFinding, worstOutcome } from './grade.js';
 import { createRedactor, type Redactor } from './redact.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
 import {
@@ -13,6 +13,7 @@ import {
   type GradedFinding,
   type Outcome,
   type RunGate,
+  type RunStopped,
   type RunSummary,
 } from './result.js';
 
@@ -52,6 +53,8 @@ export interface RunOptions<Ctx> {
   readonly rerunCommand?: (checkId: string) => string;
   /** Cancels the run: running checks are aborted, the rest recorded as skipped, the summary marked partial. */
   readonly signal?: AbortSignal;
+  /** Bytes of evidence kept: per body (default 16 KiB) and for the whole run (default 2 MiB). */
+  readonly evidenceLimits?: { readonly bodyBytes?: number; readonly runBytes?: number };
 }
 
 /** A suite or selection that cannot run: duplicate or malformed ids, unknown requirements, unknown `--only` ids. */
@@ -151,6 +154,7 @@ function gradeAll(
   catalogue: Catalogue,
   redactor: Redactor,
   durationMs: number,
+  budget: EvidenceBudget,
 ): CheckResult {
   if (!Array.isArray(returned))
     return result(
@@ -170,7 +174,9 @@ function gradeAll(
     );
   let graded: GradedFinding[];
   try {
-    graded = (returned as Finding[]).map((f) => gradeFinding(check, f, catalogue, redactor));
+    graded = (returned as Finding[]).map((f) =>
+      gradeFinding(check, f, catalogue, redactor, budget),
+    );
   } catch (error) {
     return result(check, 'error', redactor.redactText(errorMessage(error)), [], durationMs);
   }
@@ -179,20 +185,20 @@ function gradeAll(
   return result(check, outcome, decisive?.message ?? '', graded, durationMs);
 }
 
-/** Last-line guard: whatever a check put anywhere, no literal secret form leaves the engine. */
+/** Last-line guard: whatever a check put anywhere, no secret form leaves the engine (values only: keys are ours). */
 function scrub(r: CheckResult, redactor: Redactor): CheckResult {
   const json = JSON.stringify(r);
   if (!redactor.containsSecret(json)) return r;
-  try {
-    return JSON.parse(redactor.maskLiterals(json)) as CheckResult;
-  } catch {
-    return {
-      ...r,
-      outcome: 'error',
-      message: 'result withheld: it contained a secret that could not be masked',
-      findings: [],
-    };
-  }
+  return maskValues(r, redactor) as CheckResult;
+}
+
+/** Every string value of a JSON-shaped value masked; the structure and member names kept. */
+function maskValues(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === 'string') return redactor.maskLiterals(value);
+  if (Array.isArray(value)) return value.map((v) => maskValues(v, redactor));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValues(v, redactor)]));
+  return value;
 }
 
 async function runOne<Ctx>(
@@ -201,6 +207,7 @@ async function runOne<Ctx>(
   catalogue: Catalogue,
   redactor: Redactor,
   runSignal: AbortSignal | undefined,
+  budget: EvidenceBudget,
 ): Promise<CheckResult> {
   const started = performance.now();
   const timeoutMs = check.timeoutMs ?? options.checkTimeoutMs ?? 30_000;
@@ -249,7 +256,7 @@ async function runOne<Ctx>(
         [],
         elapsed,
       );
-    return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed);
+    return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed, budget);
   } finally {
     clearTimeout(timer);
     runSignal?.removeEventListener('abort', onRunAbort);
@@ -265,6 +272,10 @@ async function runOne<Ctx>(
 export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSummary> {
   const catalogue = options.catalogue ?? loadCatalogue();
   const redactor = options.redactor ?? createRedactor();
+  const budget = new EvidenceBudget(
+    options.evidenceLimits?.bodyBytes,
+    options.evidenceLimits?.runBytes,
+  );
   validateSuite(options.checks as readonly Check<unknown>[], catalogue, options.role);
   const level = options.level ?? 'all';
   const selected = selectChecks(options.checks, options.only, level);
@@ -307,9 +318,14 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
     emit({ type: 'check-finished', result: clean, completed, total });
   };
 
-  // Checks that never start (missing config, refused mutation) are decided up front, in order.
+  // Checks that never start (not applicable, missing config, refused mutation) are decided up front, in order.
   const pending: number[] = [];
   selected.forEach((check, index) => {
+    const notApplicable = check.notApplicableTo?.(options.context);
+    if (notApplicable !== undefined) {
+      finish(index, result(check as Check<unknown>, 'n/a', notApplicable, [], 0));
+      return;
+    }
     const missing = (check.needs ?? []).filter((need) => !(options.isAvailable?.(need) ?? true));
     if (missing.length > 0) {
       const describe = options.describeNeed ?? ((need: string) => `"${need}" in the config`);
@@ -356,12 +372,14 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
         pending.splice(i, 1);
         if (check.group !== undefined) busyGroups.add(check.group);
         emit({ type: 'check-started', check: masked(check as Check<unknown>), index, total });
-        const task = runOne(check, options, catalogue, redactor, options.signal).then((r) => {
-          running.delete(index);
-          if (check.group !== undefined) busyGroups.delete(check.group);
-          if (check.serial) serialRunning = false;
-          finish(index, r);
-        });
+        const task = runOne(check, options, catalogue, redactor, options.signal, budget).then(
+          (r) => {
+            running.delete(index);
+            if (check.group !== undefined) busyGroups.delete(check.group);
+            if (check.serial) serialRunning = false;
+            finish(index, r);
+          },
+        );
         running.set(index, task);
       }
     } else {
@@ -433,7 +451,43 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
       allowSkips: options.only !== undefined || options.level !== undefined,
     },
     blocking: (options.blocking ?? []).map((b) => redactor.maskLiterals(b)),
+    evidence: budget.report(),
   };
   emit({ type: 'run-finished', summary });
   return summary;
+}
+
+/**
+ * The summary of a run that stopped before its checks (a usage or config error, an unreachable target, an internal
+ * error): no results, the reason, and the command's exit code, so every requested report can still be written.
+ */
+export function stoppedRunSummary(options: {
+  readonly role: CheckRole;
+  readonly target: string;
+  readonly toolVersion: string;
+  readonly stopped: RunStopped;
+  readonly catalogue?: Catalogue;
+  readonly redactor?: Redactor;
+}): RunSummary {
+  const redactor = options.redactor ?? createRedactor();
+  const now = new Date().toISOString();
+  const reason = redactor.redactText(options.stopped.reason);
+  return {
+    target: redactor.maskLiterals(options.target),
+    role: options.role,
+    toolVersion: options.toolVersion,
+    catalogueVersion: (options.catalogue ?? loadCatalogue()).catalogueVersion,
+    startedAt: now,
+    finishedAt: now,
+    durationMs: 0,
+    selection: { level: 'all', deselected: [] },
+    partial: true,
+    partialReasons: [`the run stopped before its checks: ${reason}`],
+    results: [],
+    counts: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>,
+    requirements: { covered: [], notRun: [], uncovered: [] },
+    gate: { failOn: [], allowSkips: false },
+    blocking: [],
+    stopped: { exitCode: options.stopped.exitCode, reason },
+  };
 }

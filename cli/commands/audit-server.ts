@@ -7,6 +7,7 @@ import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { resolveTrustedCa } from '../tls-options.js';
 import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 import {
+  auditCommand,
   auditOutput,
   checkHttpUrl,
   finishAudit,
@@ -25,6 +26,7 @@ import {
   availableFields,
   describeNeed,
   loadConfig,
+  statesNoSandbox,
   type ConformanceConfig,
 } from '../../conformance/config.js';
 import { discoverFromSandbox } from '../../conformance/discover.js';
@@ -247,6 +249,8 @@ export async function prepareExternalTarget(
     quietWaitMs: Math.min(3_000, requestTimeoutMs),
     redelivery,
     sandbox: config.sandbox,
+    // "sandbox": false stated in the config: the target lacks payconform's /sandbox/, so what needs it does not apply.
+    sandboxAbsent: statesNoSandbox(config),
     redactor,
   };
   return {
@@ -437,7 +441,10 @@ function exploreSettings(
   };
 }
 
-export async function run(args: readonly string[], io: CliIo): Promise<number> {
+/** The command, leaving a report on every exit (see `auditCommand`). */
+export const run = auditCommand({ command: 'audit server', role: 'server' }, runAudit);
+
+async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
     io.stdout(formatHelp(SPEC));
     return EXIT.ok;

@@ -65,6 +65,11 @@ export interface ServerAuditContext {
    * The spec shows no API to create or move payments: the payment checks run only when this is true.
    */
   readonly sandbox?: boolean;
+  /**
+   * The config states the target has no /sandbox/ (`"sandbox": false`): the checks that need it are not applicable to
+   * this target (reported with the reason, never a skip that makes the run INCOMPLETE).
+   */
+  readonly sandboxAbsent?: boolean;
   /** Masks secrets in reproduce commands (the engine masks everything else). */
   readonly redactor: Redactor;
 }

@@ -98,11 +98,18 @@ export function defaultDestination(ctx: ServerAuditContext): PayoutDestinationCo
   return ctx.copDestinations.FULL_MATCH ?? DEFAULT_PAYEE;
 }
 
+/**
+ * What a listing of payconform's /sandbox/ may be read up to: it holds every payout of a long-lived service, where
+ * the spec's own answers stay within the client's default limit (256 KiB).
+ */
+export const SANDBOX_LISTING_BYTES = 16 * 1024 * 1024;
+
 /** Sends one request under the run's deadline. Never throws. */
 export async function exchange(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   request: HttpRequest,
+  maxResponseBytes?: number,
 ): Promise<RecordedExchange> {
   const left = Math.max(1, env.deadline - Date.now());
   // A check may have many exchanges in flight on its one signal (each adds an abort listener until it settles).
@@ -111,6 +118,7 @@ export async function exchange(
     timeoutMs: Math.min(ctx.requestTimeoutMs, left),
     signal: env.signal,
     ...(ctx.tlsCa !== undefined ? { ca: ctx.tlsCa } : {}),
+    ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
   });
 }
 
@@ -284,7 +292,12 @@ export async function sandboxPayoutsWith(
   references: readonly string[],
 ): Promise<{ payouts: Record<string, unknown>[]; ex: RecordedExchange; note: string } | undefined> {
   if (ctx.sandbox !== true) return undefined;
-  const ex = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payouts'));
+  const ex = await exchange(
+    ctx,
+    env,
+    sandboxRequest(ctx, 'GET', '/payouts'),
+    SANDBOX_LISTING_BYTES,
+  );
   const list = isSuccess(ex) ? ex.response?.json : undefined;
   if (!Array.isArray(list)) return undefined;
   const payouts = list.filter(
