@@ -115,6 +115,7 @@ export class RedisNonceStore implements NonceStore {
   readonly #client: RedisCommander;
   readonly #prefix: string;
   readonly #partitions: number;
+  #noticedAt = -Infinity;
   readonly #timeoutMs: number;
   readonly #tolerance: number;
   readonly #window: number;
@@ -218,13 +219,30 @@ export class RedisNonceStore implements NonceStore {
     );
     if (status === 1) return true;
     if (status === 0) return false;
-    if (status === -1) throw new NonceStoreResetError(Number(horizon), created);
+    if (status === -1) {
+      this.#noticeEverywhere(now);
+      throw new NonceStoreResetError(Number(horizon), created);
+    }
     if (status === -2)
       throw new PayconformError(
         'NONCE_SHARE_FULL',
         `application ${JSON.stringify(owner?.applicationId)} holds its whole share of the nonce store (${this.#maxPerApplication} nonces per ${2 * this.#window} s${this.#partitions > 1 ? `, ${this.#sharePerPartition()} in each of ${this.#partitions} partitions` : ''})`,
       );
     throw new Error(`unexpected nonce script status ${status}`);
+  }
+
+  /**
+   * With several partitions each notices a loss when it is first used: a partition first used long after its node
+   * restarted would set its horizon late and refuse requests signed well after the loss. So a refusal makes every
+   * partition check at once (in the background, at most once a second), and they all set their horizon now.
+   */
+  #noticeEverywhere(now: number): void {
+    if (this.#partitions === 1 || now < this.#noticedAt + 1) return;
+    this.#noticedAt = now;
+    for (let k = 0; k < this.#partitions; k += 1)
+      this.#run(k, `${this.#base(k)}\u0000probe`, '', Math.floor(now), 0, undefined).catch(
+        () => {},
+      );
   }
 
   /** The prefix of partition `k`'s keys: the key prefix, then its hash tag (none with one partition). */
