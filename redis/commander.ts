@@ -104,7 +104,7 @@ export function partitionTag(k: number, count: number): string {
   return count <= 1 ? '' : `{p${k}}`;
 }
 
-/** Partitions the stores use on a cluster (16: spread over the shards; an idle instance polls each every 2 s). */
+/** Partitions the stores use on a cluster (16: spread over the shards; an idle instance looks at each every 4 s). */
 export const CLUSTER_PARTITIONS = 16;
 
 /**

@@ -16,6 +16,7 @@ import {
   type RedisCommander,
 } from '../redis/commander.js';
 import { DecimalNumber } from './json-writer.js';
+import { RedisBatch } from './redis-batch.js';
 import { BACKSTOP_GRACE_MS } from './redis-timers.js';
 import type { DeliveryRecord, SharedDeliveries, SharedDelivery } from './webhook-delivery.js';
 
@@ -45,28 +46,6 @@ for _, id in ipairs(ids) do
 end
 return out`);
 
-/**
- * KEYS[1]: due set, KEYS[2]: the delivery; ARGV[1]: id, ARGV[2]: json, ARGV[3]: next due ('' = done), ARGV[4]: how
- * long a finished record is kept (ms).
- */
-const FINISH = defineScript(`
-if ARGV[3] == '' then
-  redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[4])
-  redis.call('ZREM', KEYS[1], ARGV[1])
-else
-  redis.call('SET', KEYS[2], ARGV[2])
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-end
-return 1`);
-
-/** KEYS[1]: due set, KEYS[2]: the delivery, KEYS[3]: the list of all; ARGV[1]: id, ARGV[2]: json, ARGV[3]: due (the lease), ARGV[4]: kept. */
-const ADD = defineScript(`
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-redis.call('RPUSH', KEYS[3], ARGV[1])
-redis.call('LTRIM', KEYS[3], -tonumber(ARGV[4]), -1)
-return 1`);
-
 export interface RedisDeliveriesOptions {
   readonly client: RedisCommander;
   readonly keyPrefix: string;
@@ -74,13 +53,15 @@ export interface RedisDeliveriesOptions {
   readonly leaseMs: number;
   /** Partitions (hash tags; see partitionOf): 1 on one server. */
   readonly partitions?: number;
-  /** One backstop pass over every partition takes this long (default 1 s on one partition, else 2 s). */
+  /** One backstop pass over every partition takes this long (default 1 s on one partition, else 4 s). */
   readonly backstopMs?: number;
   readonly log: (line: string) => void;
   /** Deliveries listed by `/sandbox/deliveries` (default 10,000, shared out over the partitions). */
   readonly maxRecords?: number;
   /** How long a finished delivery's record stays listed (default 1 h). */
   readonly keepFinishedMs?: number;
+  /** Writes of one turn sent together (shared with the lifecycle timers). */
+  readonly batch?: RedisBatch;
 }
 
 type Attempt = (
@@ -90,6 +71,7 @@ type Attempt = (
 export class RedisDeliveries implements SharedDeliveries {
   readonly #o: RedisDeliveriesOptions;
   readonly #partitions: number;
+  readonly #batch: RedisBatch;
   #tick: NodeJS.Timeout | undefined;
   #next = 0;
   #attempt: Attempt | undefined;
@@ -102,6 +84,7 @@ export class RedisDeliveries implements SharedDeliveries {
   constructor(options: RedisDeliveriesOptions) {
     this.#o = options;
     this.#partitions = options.partitions ?? 1;
+    this.#batch = options.batch ?? new RedisBatch(options.client);
   }
 
   #keys(k: number) {
@@ -118,19 +101,23 @@ export class RedisDeliveries implements SharedDeliveries {
     const k = partitionOf(delivery.record.resourceId, this.#partitions);
     const keys = this.#keys(k);
     const kept = Math.ceil((this.#o.maxRecords ?? 10_000) / this.#partitions);
-    await this.#send(
-      ADD,
-      [keys.due, keys.item + id, keys.all],
-      [id, encode(delivery), String(Date.now() + this.#o.leaseMs), String(kept)],
-      'queue webhook',
-    );
+    // The record, its due time (already claimed: now + lease), and its place in the list of all. Held by this
+    // instance from now on: a close before the attempt hands it back too.
+    this.#running.set(id, k);
+    await this.#batch.write(k, [
+      { command: 'SET', key: keys.item + id, args: [encode(delivery)] },
+      { command: 'ZADD', key: keys.due, args: [String(Date.now() + this.#o.leaseMs), id] },
+      { command: 'RPUSH', key: keys.all, args: [id] },
+      { command: 'LTRIM', key: keys.all, args: [String(-kept), '-1'] },
+    ]);
     // Queued already claimed by this instance: the first attempt at once.
     if (this.#attempt !== undefined && !this.#closed) this.#start(k, id, delivery);
+    else if (!this.#closed) this.#running.delete(id);
   }
 
   start(attempt: Attempt): void {
     this.#attempt = attempt;
-    const cycle = this.#o.backstopMs ?? (this.#partitions === 1 ? 1_000 : 2_000);
+    const cycle = this.#o.backstopMs ?? (this.#partitions === 1 ? 1_000 : 4_000);
     this.#tick = setInterval(() => this.#backstop(), Math.max(50, cycle / this.#partitions));
     this.#tick.unref();
   }
@@ -174,17 +161,23 @@ export class RedisDeliveries implements SharedDeliveries {
         payloads: delivery.payloads,
         index: delivery.index + 1,
       };
+      // The result, and the next attempt's due time; a finished record is kept for keepFinishedMs.
       const keys = this.#keys(k);
-      await this.#send(
-        FINISH,
-        [keys.due, keys.item + id],
-        [
-          id,
-          encode(next),
-          nextInMs === undefined ? '' : String(Date.now() + nextInMs),
-          String(this.#o.keepFinishedMs ?? 3_600_000),
-        ],
-        'finish webhook',
+      await this.#batch.write(
+        k,
+        nextInMs === undefined
+          ? [
+              {
+                command: 'SET',
+                key: keys.item + id,
+                args: [encode(next), 'PX', String(this.#o.keepFinishedMs ?? 3_600_000)],
+              },
+              { command: 'ZREM', key: keys.due, args: [id] },
+            ]
+          : [
+              { command: 'SET', key: keys.item + id, args: [encode(next)] },
+              { command: 'ZADD', key: keys.due, args: [String(Date.now() + nextInMs), id] },
+            ],
       );
       if (nextInMs !== undefined && !this.#closed) {
         // This instance makes the next attempt on time (unless another took it over meanwhile).
@@ -233,11 +226,13 @@ export class RedisDeliveries implements SharedDeliveries {
     if (this.#tick !== undefined) clearInterval(this.#tick);
     // Attempts cut short by the close are handed back: overdue at once, so another instance's backstop takes them
     // without waiting for the lease (an instance that is killed cannot, and leaves the lease to run out).
+    // Through the batch: after a queuing of this turn that has not reached Redis yet.
     const overdue = String(Date.now() - BACKSTOP_GRACE_MS - 1);
     for (const [id, k] of this.#running)
-      void this.#o.client
-        .sendCommand(['ZADD', this.#keys(k).due, 'XX', overdue, id])
+      this.#batch
+        .write(k, [{ command: 'ZADD', key: this.#keys(k).due, args: ['XX', overdue, id] }])
         .catch(() => {});
+    this.#batch.flush();
     for (const t of this.#local) clearTimeout(t);
     this.#local.clear();
   }

@@ -9,21 +9,15 @@ import {
   evalScript,
   partitionOf,
   partitionTag,
-  withTimeout,
   type RedisCommander,
 } from '../redis/commander.js';
+import { RedisBatch } from './redis-batch.js';
 
 /** KEYS[1]: due set; ARGV[1]: due at or before, ARGV[2]: lease end, ARGV[3]: at most. → members claimed. */
 const CLAIM = defineScript(`
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id) end
 return ids`);
-
-/** KEYS[1]: due set; ARGV[1]: the member done, ARGV[2]: the next member ('' = none), ARGV[3]: its due time. */
-const RESCHEDULE = defineScript(`
-redis.call('ZREM', KEYS[1], ARGV[1])
-if ARGV[2] ~= '' then redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2]) end
-return 1`);
 
 /** Steps overdue by more than this are taken by any instance (their owner died or is stuck). */
 export const BACKSTOP_GRACE_MS = 1_000;
@@ -43,9 +37,11 @@ export interface RedisTimersOptions {
   readonly leaseMs?: number;
   /** Partitions (hash tags; see partitionOf): 1 on one server. */
   readonly partitions?: number;
-  /** One backstop pass over every partition takes this long (default 1 s on one partition, else 2 s). */
+  /** One backstop pass over every partition takes this long (default 1 s on one partition, else 4 s). */
   readonly backstopMs?: number;
   readonly log: (line: string) => void;
+  /** Writes of one turn sent together (shared with the webhook queue, so a step and its webhook are one command). */
+  readonly batch?: RedisBatch;
 }
 
 /** The `kind:id` of a member `kind:id:status` (the resource, which decides the partition). */
@@ -54,6 +50,7 @@ const resourceOf = (member: string) => member.split(':').slice(0, 2).join(':');
 export class RedisTimers implements SharedTimers {
   readonly #o: RedisTimersOptions;
   readonly #partitions: number;
+  readonly #batch: RedisBatch;
   #tick: NodeJS.Timeout | undefined;
   #next = 0;
   #run: ((key: string) => Promise<void>) | undefined;
@@ -66,11 +63,11 @@ export class RedisTimers implements SharedTimers {
   constructor(options: RedisTimersOptions) {
     this.#o = options;
     this.#partitions = options.partitions ?? 1;
+    this.#batch = options.batch ?? new RedisBatch(options.client);
   }
 
-  #due(resource: string): string {
-    const k = partitionOf(resource.split(':')[1] ?? '', this.#partitions);
-    return this.#dueOf(k);
+  #partition(member: string): number {
+    return partitionOf(member.split(':')[1] ?? '', this.#partitions);
   }
   #dueOf(k: number): string {
     return `${this.#o.keyPrefix}${partitionTag(k, this.#partitions)}lifecycle:due`;
@@ -83,11 +80,7 @@ export class RedisTimers implements SharedTimers {
       running.replaced = true;
       await this.#reschedule(running.member, key, at);
     } else {
-      await withTimeout(
-        this.#o.client.sendCommand(['ZADD', this.#due(key), String(at), key]),
-        2000,
-        'ZADD',
-      );
+      await this.#reschedule('', key, at);
     }
     if (this.#closed) return;
     const timer = setTimeout(() => {
@@ -97,20 +90,19 @@ export class RedisTimers implements SharedTimers {
     this.#local.add(timer);
   }
 
-  #reschedule(done: string, next: string, at: number): Promise<unknown> {
-    return evalScript(
-      this.#o.client,
-      RESCHEDULE,
-      [this.#due(done)],
-      [done, next, String(at)],
-      2000,
-      'reschedule',
-    );
+  /** Removes the member `done` and adds `next` due `at` ('' = none), with the other writes of this turn. */
+  #reschedule(done: string, next: string, at: number): Promise<void> {
+    const k = this.#partition(done === '' ? next : done);
+    const due = this.#dueOf(k);
+    return this.#batch.write(k, [
+      ...(done !== '' ? [{ command: 'ZREM', key: due, args: [done] }] : []),
+      ...(next !== '' ? [{ command: 'ZADD', key: due, args: [String(at), next] }] : []),
+    ]);
   }
 
   start(run: (key: string) => Promise<void>): void {
     this.#run = run;
-    const cycle = this.#o.backstopMs ?? (this.#partitions === 1 ? 1_000 : 2_000);
+    const cycle = this.#o.backstopMs ?? (this.#partitions === 1 ? 1_000 : 4_000);
     this.#tick = setInterval(() => this.#backstop(), Math.max(50, cycle / this.#partitions));
     this.#tick.unref();
   }
@@ -165,6 +157,7 @@ export class RedisTimers implements SharedTimers {
 
   close(): void {
     this.#closed = true;
+    this.#batch.flush(); // schedules of this turn reach Redis before the connection closes
     if (this.#tick !== undefined) clearInterval(this.#tick);
     for (const t of this.#local) clearTimeout(t);
     this.#local.clear();
