@@ -4,7 +4,8 @@
 // commands clients send from those scripts run inside Redis), an idle fleet's commands per second, Redis CPU and
 // memory per payout, and the ceiling one Redis then allows. Redis, the service and the load generator are pinned to
 // cores of their own (taskset) where the machine has at least 4; otherwise the table says they share.
-// Usage: tsx bench/fleet.ts [--json] [--workers 1,2] [--stores memory,redis,cluster] [--payouts N] [--count N]
+// Usage: tsx bench/fleet.ts [--json] [--workers 1,2] [--stores memory,redis,cluster] [--payouts N] [--seconds S]
+//        [--count N] [--idle-seconds S]
 import { existsSync } from 'node:fs';
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -36,11 +37,12 @@ const creds = {
 /** In a load child: signs its share before the start signal, then sends it over keep-alive connections. */
 async function loadChild(): Promise<void> {
   const key = parseEd25519PrivateKey(process.env.FLEET_BENCH_SEED!);
-  const { port, count, connections, tag } = JSON.parse(process.env.FLEET_BENCH_LOAD!) as {
+  const { port, count, connections, tag, seconds } = JSON.parse(process.env.FLEET_BENCH_LOAD!) as {
     port: number;
     count: number;
     connections: number;
     tag: string;
+    seconds: number;
   };
   const requests = Array.from({ length: count }, (_, i) => {
     const request: HttpRequest = {
@@ -77,9 +79,10 @@ async function loadChild(): Promise<void> {
   await new Promise<void>((go) => process.once('message', () => go()));
   let next = 0;
   const statuses: Record<string, number> = {};
+  const deadline = performance.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: connections }, async () => {
-      while (next < requests.length) {
+      while (next < requests.length && performance.now() < deadline) {
         const status = await send(requests[next++]!);
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
@@ -89,7 +92,10 @@ async function loadChild(): Promise<void> {
   process.send!({ type: 'done', statuses }, () => process.exit(0));
 }
 
-/** Sends `total` signed payouts from `children` load processes (pinned to `cores`); accepted per second. */
+/**
+ * Sends up to `total` signed payouts (for at most `seconds`) from `children` load processes (pinned to `cores`);
+ * accepted per second.
+ */
 async function runLoad(
   port: number,
   total: number,
@@ -97,7 +103,13 @@ async function runLoad(
   connections: number,
   seed: string,
   cores: string | undefined,
-): Promise<{ accepted: number; perSecond: number; statuses: Record<string, number> }> {
+  seconds: number,
+): Promise<{
+  sent: number;
+  accepted: number;
+  perSecond: number;
+  statuses: Record<string, number>;
+}> {
   const procs = Array.from({ length: children }, (_, c) => {
     const child = fork(fileURLToPath(import.meta.url), ['--load-child'], {
       env: {
@@ -108,6 +120,7 @@ async function runLoad(
           count: Math.ceil(total / children),
           connections,
           tag: `${Date.now()}-${c}`,
+          seconds,
         }),
       },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -127,12 +140,13 @@ async function runLoad(
   const done = procs.map((p) => message(p, 'done'));
   for (const p of procs) p.send('go');
   const results = await Promise.all(done);
-  const seconds = (performance.now() - started) / 1000;
+  const elapsed = (performance.now() - started) / 1000;
   const statuses: Record<string, number> = {};
   for (const r of results)
     for (const [s, n] of Object.entries(r.statuses ?? {})) statuses[s] = (statuses[s] ?? 0) + n;
   const accepted = statuses['201'] ?? 0;
-  return { accepted, perSecond: accepted / seconds, statuses };
+  const sent = Object.values(statuses).reduce((a, b) => a + b, 0);
+  return { sent, accepted, perSecond: accepted / elapsed, statuses };
 }
 
 // ---------------------------------------------------------------- Redis: stats, MONITOR
@@ -327,10 +341,14 @@ interface Row {
   store: string;
   workers: number;
   payoutsPerSecond: number;
+  /** Payouts sent in the throughput measurement (up to --payouts, for at most --seconds). */
+  sent?: number;
   failed: number;
   /** Answers other than 201 (status → count), when there were any. */
   notAccepted?: Record<string, number>;
   idleCommandsPerSecondPerInstance?: number;
+  /** Of those, the ones the instance sends (the rest run inside its scripts). */
+  idleSentPerSecondPerInstance?: number;
   commandsPerPayout?: number;
   sentPerPayout?: number;
   inScriptsPerPayout?: number;
@@ -348,6 +366,7 @@ interface Setup {
   readonly layout: Layout | undefined;
   readonly receiver: Awaited<ReturnType<typeof startReceiver>>;
   readonly payouts: number;
+  readonly seconds: number;
   readonly count: number;
   readonly idleSeconds: number;
   readonly loadChildren: number;
@@ -373,17 +392,21 @@ async function measure(
     layout?.service,
   );
   try {
-    const load = (n: number, connections = 16) =>
-      runLoad(serve.port, n, setup.loadChildren, connections, setup.seed, layout?.load);
+    const load = (n: number, connections = 16, seconds = 60) =>
+      runLoad(serve.port, n, setup.loadChildren, connections, setup.seed, layout?.load, seconds);
     const row: Row = { store, workers, payoutsPerSecond: 0, failed: 0, webhooksMissing: 0 };
-    await load(200); // warm-up
+    await load(100); // warm-up
     await new Promise((r) => setTimeout(r, 600)); // its lifecycle steps and webhooks
     if (nodes !== undefined) {
       // Idle: nothing sent for a while; every command is the fleet's own.
       const idleFrom = await readStats(nodes);
+      const idleMonitor = monitor(nodes);
       await new Promise((r) => setTimeout(r, setup.idleSeconds * 1000));
+      idleMonitor.stop();
       const idle =
         commandsBetween(idleFrom, await readStats(nodes), nodes).total / setup.idleSeconds;
+      const idleSent = idleMonitor.counts.top / setup.idleSeconds;
+      row.idleSentPerSecondPerInstance = idleSent / workers;
       row.idleCommandsPerSecondPerInstance = idle / workers;
       // Counted payouts: request, lifecycle step, both webhooks delivered; the idle rate subtracted.
       const before = await readStats(nodes);
@@ -403,7 +426,7 @@ async function measure(
       const counted = commandsBetween(before, after, nodes);
       const idleShare = idle * seconds;
       row.commandsPerPayout = (counted.total - idleShare) / r.accepted;
-      row.sentPerPayout = (mon.counts.top - idleShare) / r.accepted;
+      row.sentPerPayout = (mon.counts.top - idleSent * seconds) / r.accepted;
       row.inScriptsPerPayout = mon.counts.lua / r.accepted;
       row.byName = Object.fromEntries(
         Object.entries(counted.byName).map(([k, v]) => [
@@ -416,9 +439,10 @@ async function measure(
     // Throughput, and Redis CPU over the payouts' whole life (until their webhooks are in).
     const before = nodes !== undefined ? await readStats(nodes) : undefined;
     const hooks = receiver.count();
-    const r = await load(setup.payouts);
+    const r = await load(setup.payouts, 16, setup.seconds);
     row.payoutsPerSecond = r.perSecond;
-    row.failed = setup.payouts - r.accepted;
+    row.sent = r.sent;
+    row.failed = r.sent - r.accepted;
     if (row.failed > 0) row.notAccepted = r.statuses;
     const expected = hooks + 2 * r.accepted;
     if (!(await until(() => receiver.count() >= expected, 60_000)))
@@ -468,6 +492,7 @@ async function main(): Promise<void> {
       workers: { type: 'string' },
       stores: { type: 'string' },
       payouts: { type: 'string' },
+      seconds: { type: 'string' },
       count: { type: 'string' },
       'idle-seconds': { type: 'string' },
     },
@@ -482,7 +507,8 @@ async function main(): Promise<void> {
   // At most 6,000 payouts per throughput measurement: with the warm-up and the counted ones they stay below the
   // service's per-application limit of 10,000 (split over the cluster's 16 partitions: 625 each).
   const payouts = Math.min(Number(values.payouts ?? 3000) || 3000, 6000);
-  const count = Math.min(Number(values.count ?? 300) || 300, 1000);
+  const count = Math.min(Number(values.count ?? 150) || 150, 1000);
+  const seconds = Math.min(Number(values.seconds ?? 5) || 5, 60);
   const load1 = loadavg();
   if (layout !== undefined) spawnSync('taskset', ['-pc', layout.load, String(process.pid)]);
   const key = generateEd25519PrivateKey();
@@ -492,6 +518,7 @@ async function main(): Promise<void> {
     layout,
     receiver: await startReceiver(),
     payouts,
+    seconds,
     count,
     idleSeconds: Math.min(Number(values['idle-seconds'] ?? 3) || 3, 30),
     loadChildren: layout !== undefined && cores >= 8 ? 2 : 1,
@@ -556,16 +583,16 @@ function describeRow(row: Row): string {
 
 function table(machine: Record<string, unknown>, rows: readonly Row[], setup: Setup): string {
   const head = [
-    `fleet bench: ${setup.payouts} signed payouts per throughput measurement (16 connections per load process, ${setup.loadChildren} load process(es)), ${setup.count} counted payouts one at a time (lifecycle 250 ms, both webhooks delivered to a receiver answering 200)`,
+    `fleet bench: up to ${setup.payouts} signed payouts for at most ${setup.seconds} s per throughput measurement (16 connections per load process, ${setup.loadChildren} load process(es)), ${setup.count} counted payouts one at a time (lifecycle 250 ms, both webhooks delivered to a receiver answering 200)`,
     `machine: ${machine.cores} × ${machine.model}, node ${machine.node}; load average at start ${(machine.loadAverageAtStart as number[]).join(' ')}, at end ${(machine.loadAverageAtEnd as number[]).join(' ')}`,
     `pinned: ${typeof machine.pinned === 'string' ? machine.pinned : `Redis on core ${setup.layout!.redis}, load on ${setup.layout!.load}, service on ${setup.layout!.service}`}`,
     '',
-    '| store | workers | payouts/s | Redis commands per payout (sent + in scripts) | idle commands/s per instance | Redis CPU µs per payout | Redis commands per CPU-second | ceiling payouts/s (one Redis) | Redis bytes per payout |',
+    '| store | workers | payouts/s | Redis commands per payout (sent + in scripts) | idle commands/s per instance | Redis CPU µs per payout | Redis commands per CPU-second | ceiling payouts/s per Redis node (its CPU full) | Redis bytes per payout |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const body = rows.map(
     (r) =>
-      `| ${r.store} | ${r.workers} | ${fmt(r.payoutsPerSecond)}${r.failed > 0 ? ` (${r.failed} not accepted)` : ''} | ${r.commandsPerPayout === undefined ? '-' : `${fmt(r.commandsPerPayout, 1)} (${fmt(r.sentPerPayout, 1)} + ${fmt(r.inScriptsPerPayout, 1)})`} | ${fmt(r.idleCommandsPerSecondPerInstance, 1)} | ${fmt(r.redisCpuMicrosPerPayout)} | ${fmt(r.redisCommandsPerCpuSecond)} | ${fmt(r.ceilingPayoutsPerSecond)} | ${fmt(r.redisBytesPerPayout)} |${r.webhooksMissing > 0 ? ` ${r.webhooksMissing} webhooks missing` : ''}`,
+      `| ${r.store} | ${r.workers} | ${fmt(r.payoutsPerSecond)}${r.failed > 0 ? ` (${r.failed} not accepted)` : ''} | ${r.commandsPerPayout === undefined ? '-' : `${fmt(r.commandsPerPayout, 1)} (${fmt(r.sentPerPayout, 1)} + ${fmt(r.inScriptsPerPayout, 1)})`} | ${fmt(r.idleCommandsPerSecondPerInstance, 1)} (${fmt(r.idleSentPerSecondPerInstance, 1)} sent) | ${fmt(r.redisCpuMicrosPerPayout)} | ${fmt(r.redisCommandsPerCpuSecond)} | ${fmt(r.ceilingPayoutsPerSecond)} | ${fmt(r.redisBytesPerPayout)} |${r.webhooksMissing > 0 ? ` ${r.webhooksMissing} webhooks missing` : ''}`,
   );
   const names = rows.find((r) => r.byName !== undefined)?.byName ?? {};
   return [

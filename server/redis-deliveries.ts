@@ -58,7 +58,7 @@ export interface RedisDeliveriesOptions {
   readonly log: (line: string) => void;
   /** Deliveries listed by `/sandbox/deliveries` (default 10,000, shared out over the partitions). */
   readonly maxRecords?: number;
-  /** How long a finished delivery's record stays listed (default 1 h). */
+  /** How long a finished delivery's record stays listed (default 10 minutes). */
   readonly keepFinishedMs?: number;
   /** Writes of one turn sent together (shared with the lifecycle timers). */
   readonly batch?: RedisBatch;
@@ -156,9 +156,11 @@ export class RedisDeliveries implements SharedDeliveries {
     try {
       const { record, nextInMs } = await this.#attempt!(delivery);
       if (this.#closed) return; // dying mid-attempt: the lease runs out and another instance makes it again
+      // A finished delivery keeps its record (the bytes of every attempt made), not the payloads of attempts it
+      // will never make.
       const next: SharedDelivery = {
         record,
-        payloads: delivery.payloads,
+        payloads: nextInMs === undefined ? [] : delivery.payloads,
         index: delivery.index + 1,
       };
       // The result, and the next attempt's due time; a finished record is kept for keepFinishedMs.
@@ -170,7 +172,7 @@ export class RedisDeliveries implements SharedDeliveries {
               {
                 command: 'SET',
                 key: keys.item + id,
-                args: [encode(next), 'PX', String(this.#o.keepFinishedMs ?? 3_600_000)],
+                args: [encode(next), 'PX', String(this.#o.keepFinishedMs ?? 600_000)],
               },
               { command: 'ZREM', key: keys.due, args: [id] },
             ]
