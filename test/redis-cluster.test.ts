@@ -3,7 +3,9 @@
 // payment one is accepted (each script touches the keys of one hash-tagged partition, so it stays atomic on its
 // shard), and a node restart makes the nonce store fail closed, then refuse what that node forgot, then recover.
 // Budget: one cluster for the file (forms in about a second), four tests of a few seconds each.
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../cli/main.js';
 import {
   CLUSTER_PARTITIONS,
   connectRedis,
@@ -13,10 +15,32 @@ import {
 import { NonceStoreResetError, RedisNonceStore } from '../redis/nonce-store.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { startRedisCluster, type RunningRedisCluster } from './fixtures/redis-cluster.js';
+import { CLI_ARGS } from './fixtures/cli.js';
+import { memoryIo } from './fixtures/memory-io.js';
 import { redisTestsEnabled } from './fixtures/redis-server.js';
-import { payoutBody, send, signed, startTestService } from './reference-service-client.js';
+import {
+  payoutBody,
+  send,
+  signed,
+  startReceiver,
+  startTestService,
+} from './reference-service-client.js';
 
 const webhookSigningKey = loadTestKeys().webhookRsa.privatePem;
+
+describe('payconform serve --redis-url redis+cluster://: refusals', () => {
+  it('refuses a cluster URL without host:port pairs, and a password on the command line', async () => {
+    const io = memoryIo();
+    expect(await main(['serve', '--redis-url', 'redis+cluster://127.0.0.1'], io)).toBe(2);
+    expect(io.err.join('')).toMatch(/host:port,host:port/);
+    const secret = memoryIo();
+    expect(
+      await main(['serve', '--redis-url', 'redis+cluster://u:hunter2@127.0.0.1:7000'], secret),
+    ).toBe(2);
+    expect(secret.err.join('')).toMatch(/PAYCONFORM_REDIS_URL/);
+    expect(secret.err.join('') + secret.out.join('')).not.toContain('hunter2');
+  });
+});
 
 describe.runIf(redisTestsEnabled())('instances sharing a three-node Redis Cluster', () => {
   let cluster: RunningRedisCluster;
@@ -143,6 +167,71 @@ describe.runIf(redisTestsEnabled())('instances sharing a three-node Redis Cluste
       expect(one.status, one.text).toBe(200);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  }, 60_000);
+
+  it('lifecycle steps and their webhooks run on the cluster (each step and webhook in its payout partition)', async () => {
+    const receiver = await startReceiver();
+    const options = {
+      redisUrl: cluster.url,
+      webhookSigningKey,
+      redisKeyPrefix: 'steps:',
+      webhookUrls: { payout: receiver.url },
+      lifecycleDelayMs: 200,
+    };
+    const a = await startTestService(options);
+    try {
+      // .93: IN_PROGRESS, then PROCESSED, then RETURNED (two automatic steps).
+      const created = await send(
+        a.baseUrl,
+        signed(a, '/api/payouts', payoutBody(a, { reference: 'STEPS', amount: 12.93 })),
+      );
+      expect(created.status).toBe(201);
+      const statuses = () =>
+        receiver.received.map((w) => JSON.parse(w.body.toString('utf8')).payoutStatus as string);
+      await receiver.waitFor(() => statuses().includes('RETURNED'), 15_000);
+      expect(statuses()).toEqual(['IN_PROGRESS', 'PROCESSED', 'RETURNED']);
+      const deliveries = await send(a.baseUrl, {
+        method: 'GET',
+        path: `/sandbox/deliveries?resourceId=${created.json.payoutId}`,
+      });
+      expect(deliveries.json.map((d: { state: string }) => d.state)).toEqual([
+        'delivered',
+        'delivered',
+        'delivered',
+      ]);
+    } finally {
+      await a.close();
+      await receiver.close();
+    }
+  }, 60_000);
+
+  it('payconform serve --redis-url redis+cluster://… starts on the cluster and says so', async () => {
+    const child = spawn(
+      process.execPath,
+      [...CLI_ARGS, 'serve', '--port', '0', '--quiet', '--redis-url', cluster.url],
+      { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      let text = '';
+      // Bounded: the banner within 30 s, or the exit.
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no banner in 30 s:\n${text}`)), 30_000);
+        const add = (d: Buffer) => {
+          text += d.toString();
+          if (text.includes('Ctrl-C stops.')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        child.stdout.on('data', add);
+        child.stderr.on('data', add);
+        child.once('exit', (code) => reject(new Error(`serve exited ${code}:\n${text}`)));
+      });
+      expect(text).toContain('a Redis Cluster (16 hash-tagged partitions)');
+      expect(text).toContain(cluster.url);
+    } finally {
+      child.kill('SIGKILL');
     }
   }, 60_000);
 
