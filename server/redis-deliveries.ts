@@ -182,11 +182,12 @@ export class RedisDeliveries implements SharedDeliveries {
             ],
       );
       if (nextInMs !== undefined && !this.#closed) {
-        // This instance makes the next attempt on time (unless another took it over meanwhile).
+        // This instance makes the next attempt on time (unless another took it over meanwhile); a few ms of slack:
+        // the timer's clock and Date.now() may disagree by a millisecond.
         const timer = setTimeout(() => {
           this.#local.delete(timer);
           if (!this.#closed)
-            this.#claim(k, id, Date.now()).catch((e: unknown) =>
+            this.#claim(k, id, Date.now() + 5).catch((e: unknown) =>
               this.#logError(`webhook ${id}`, e),
             );
         }, nextInMs);
