@@ -5,7 +5,7 @@
 // memory per payout, and the ceiling one Redis then allows. Redis, the service and the load generator are pinned to
 // cores of their own (taskset) where the machine has at least 4; otherwise the table says they share.
 // Usage: tsx bench/fleet.ts [--json] [--workers 1,2] [--stores memory,redis,cluster] [--payouts N] [--seconds S]
-//        [--count N] [--idle-seconds S]
+//        [--warmup N] [--count N] [--idle-seconds S]
 import { existsSync } from 'node:fs';
 import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
@@ -367,6 +367,7 @@ interface Setup {
   readonly receiver: Awaited<ReturnType<typeof startReceiver>>;
   readonly payouts: number;
   readonly seconds: number;
+  readonly warmup: number;
   readonly count: number;
   readonly idleSeconds: number;
   readonly loadChildren: number;
@@ -395,7 +396,7 @@ async function measure(
     const load = (n: number, connections = 16, seconds = 60) =>
       runLoad(serve.port, n, setup.loadChildren, connections, setup.seed, layout?.load, seconds);
     const row: Row = { store, workers, payoutsPerSecond: 0, failed: 0, webhooksMissing: 0 };
-    await load(100); // warm-up
+    await load(setup.warmup); // warm-up (JIT, connections)
     await new Promise((r) => setTimeout(r, 600)); // its lifecycle steps and webhooks
     if (nodes !== undefined) {
       // Idle: nothing sent for a while; every command is the fleet's own.
@@ -493,6 +494,7 @@ async function main(): Promise<void> {
       stores: { type: 'string' },
       payouts: { type: 'string' },
       seconds: { type: 'string' },
+      warmup: { type: 'string' },
       count: { type: 'string' },
       'idle-seconds': { type: 'string' },
     },
@@ -519,6 +521,7 @@ async function main(): Promise<void> {
     receiver: await startReceiver(),
     payouts,
     seconds,
+    warmup: Math.min(Number(values.warmup ?? 300) || 300, 1000),
     count,
     idleSeconds: Math.min(Number(values['idle-seconds'] ?? 3) || 3, 30),
     loadChildren: layout !== undefined && cores >= 8 ? 2 : 1,
