@@ -373,6 +373,8 @@ interface Setup {
   readonly loadChildren: number;
 }
 
+type Load = (n: number, connections?: number, seconds?: number) => ReturnType<typeof runLoad>;
+
 async function measure(
   setup: Setup,
   store: string,
@@ -393,73 +395,88 @@ async function measure(
     layout?.service,
   );
   try {
-    const load = (n: number, connections = 16, seconds = 60) =>
+    const load: Load = (n, connections = 16, seconds = 60) =>
       runLoad(serve.port, n, setup.loadChildren, connections, setup.seed, layout?.load, seconds);
     const row: Row = { store, workers, payoutsPerSecond: 0, failed: 0, webhooksMissing: 0 };
     await load(setup.warmup); // warm-up (JIT, connections)
     await new Promise((r) => setTimeout(r, 600)); // its lifecycle steps and webhooks
-    if (nodes !== undefined) {
-      // Idle: nothing sent for a while; every command is the fleet's own.
-      const idleFrom = await readStats(nodes);
-      const idleMonitor = monitor(nodes);
-      await new Promise((r) => setTimeout(r, setup.idleSeconds * 1000));
-      idleMonitor.stop();
-      const idle =
-        commandsBetween(idleFrom, await readStats(nodes), nodes).total / setup.idleSeconds;
-      const idleSent = idleMonitor.counts.top / setup.idleSeconds;
-      row.idleSentPerSecondPerInstance = idleSent / workers;
-      row.idleCommandsPerSecondPerInstance = idle / workers;
-      // Counted payouts: request, lifecycle step, both webhooks delivered; the idle rate subtracted.
-      const before = await readStats(nodes);
-      const mon = monitor(nodes);
-      const startedAt = performance.now();
-      const hooks = receiver.count();
-      // One at a time (one connection): writes of different payouts that happen to share a turn are sent together,
-      // which under load lowers the count; this is the count without that help.
-      const r = await load(setup.count, 1);
-      const expected = hooks + 2 * r.accepted;
-      if (!(await until(() => receiver.count() >= expected, 30_000)))
-        row.webhooksMissing = expected - receiver.count();
-      await new Promise((resolve) => setTimeout(resolve, 400)); // the step's record and the last results
-      mon.stop();
-      const seconds = (performance.now() - startedAt) / 1000;
-      const after = await readStats(nodes);
-      const counted = commandsBetween(before, after, nodes);
-      const idleShare = idle * seconds;
-      row.commandsPerPayout = (counted.total - idleShare) / r.accepted;
-      row.sentPerPayout = (mon.counts.top - idleSent * seconds) / r.accepted;
-      row.inScriptsPerPayout = mon.counts.lua / r.accepted;
-      row.byName = Object.fromEntries(
-        Object.entries(counted.byName).map(([k, v]) => [
-          k,
-          Math.round((v / r.accepted) * 100) / 100,
-        ]),
-      );
-      row.redisBytesPerPayout = (after.usedMemory - before.usedMemory) / r.accepted;
-    }
-    // Throughput, and Redis CPU over the payouts' whole life (until their webhooks are in).
-    const before = nodes !== undefined ? await readStats(nodes) : undefined;
-    const hooks = receiver.count();
-    const r = await load(setup.payouts, 16, setup.seconds);
-    row.payoutsPerSecond = r.perSecond;
-    row.sent = r.sent;
-    row.failed = r.sent - r.accepted;
-    if (row.failed > 0) row.notAccepted = r.statuses;
-    const expected = hooks + 2 * r.accepted;
-    if (!(await until(() => receiver.count() >= expected, 60_000)))
-      row.webhooksMissing += expected - receiver.count();
-    if (nodes !== undefined && before !== undefined) {
-      const after = await readStats(nodes);
-      const cpu = after.cpuSeconds - before.cpuSeconds;
-      const commands = commandsBetween(before, after, nodes).total;
-      row.redisCpuMicrosPerPayout = (cpu * 1e6) / r.accepted;
-      row.redisCommandsPerCpuSecond = commands / cpu;
-      row.ceilingPayoutsPerSecond = row.redisCommandsPerCpuSecond / row.commandsPerPayout!;
-    }
+    if (nodes !== undefined) await countCommands(setup, nodes, workers, load, row);
+    await measureThroughput(setup, nodes, load, row);
     return row;
   } finally {
     await serve.stop();
   }
+}
+
+/** The idle rate, then commands per payout over `setup.count` payouts sent one at a time, idle rate subtracted. */
+async function countCommands(
+  setup: Setup,
+  nodes: RedisNodes,
+  workers: number,
+  load: Load,
+  row: Row,
+): Promise<void> {
+  const { receiver } = setup;
+  // Idle: nothing sent for a while; every command is the fleet's own.
+  const idleFrom = await readStats(nodes);
+  const idleMonitor = monitor(nodes);
+  await new Promise((r) => setTimeout(r, setup.idleSeconds * 1000));
+  idleMonitor.stop();
+  const idle = commandsBetween(idleFrom, await readStats(nodes), nodes).total / setup.idleSeconds;
+  const idleSent = idleMonitor.counts.top / setup.idleSeconds;
+  row.idleSentPerSecondPerInstance = idleSent / workers;
+  row.idleCommandsPerSecondPerInstance = idle / workers;
+  // Counted payouts: request, lifecycle step, both webhooks delivered.
+  const before = await readStats(nodes);
+  const mon = monitor(nodes);
+  const startedAt = performance.now();
+  const hooks = receiver.count();
+  // One at a time (one connection): writes of different payouts that happen to share a turn are sent together,
+  // which under load lowers the count; this is the count without that help.
+  const r = await load(setup.count, 1);
+  const expected = hooks + 2 * r.accepted;
+  if (!(await until(() => receiver.count() >= expected, 30_000)))
+    row.webhooksMissing = expected - receiver.count();
+  await new Promise((resolve) => setTimeout(resolve, 400)); // the step's record and the last results
+  mon.stop();
+  const seconds = (performance.now() - startedAt) / 1000;
+  const after = await readStats(nodes);
+  const counted = commandsBetween(before, after, nodes);
+  row.commandsPerPayout = (counted.total - idle * seconds) / r.accepted;
+  row.sentPerPayout = (mon.counts.top - idleSent * seconds) / r.accepted;
+  row.inScriptsPerPayout = mon.counts.lua / r.accepted;
+  row.byName = Object.fromEntries(
+    Object.entries(counted.byName).map(([k, v]) => [k, Math.round((v / r.accepted) * 100) / 100]),
+  );
+  row.redisBytesPerPayout = (after.usedMemory - before.usedMemory) / r.accepted;
+}
+
+/** Payouts per second, and Redis CPU over the payouts' whole life (until their webhooks are in). */
+async function measureThroughput(
+  setup: Setup,
+  nodes: RedisNodes | undefined,
+  load: Load,
+  row: Row,
+): Promise<void> {
+  const { receiver } = setup;
+  const before = nodes !== undefined ? await readStats(nodes) : undefined;
+  const hooks = receiver.count();
+  const r = await load(setup.payouts, 16, setup.seconds);
+  row.payoutsPerSecond = r.perSecond;
+  row.sent = r.sent;
+  row.failed = r.sent - r.accepted;
+  if (row.failed > 0) row.notAccepted = r.statuses;
+  const expected = hooks + 2 * r.accepted;
+  if (!(await until(() => receiver.count() >= expected, 60_000)))
+    row.webhooksMissing += expected - receiver.count();
+  if (nodes === undefined || before === undefined) return;
+  const after = await readStats(nodes);
+  const cpu = after.cpuSeconds - before.cpuSeconds;
+  const commands = commandsBetween(before, after, nodes).total;
+  row.redisCpuMicrosPerPayout = (cpu * 1e6) / r.accepted;
+  row.redisCommandsPerCpuSecond = commands / cpu;
+  // What one Redis core carries when its CPU is full: its measured command rate / commands per payout.
+  row.ceilingPayoutsPerSecond = row.redisCommandsPerCpuSecond / row.commandsPerPayout!;
 }
 
 // ---------------------------------------------------------------- machine and layout
