@@ -238,10 +238,11 @@ async function runOne<Ctx>(
     const elapsed = performance.now() - started;
     if (first === 'timeout') {
       controller.abort(new Error('check timed out'));
+      // A timeout is never evidence of a MUST failure (issue 25): the check is inconclusive, an error with the reason.
       return result(
         check,
-        'fail',
-        `check did not finish within ${timeoutMs} ms (the target may be hanging); it was abandoned`,
+        'error',
+        `check did not finish within ${timeoutMs} ms (the target may be hanging); it was abandoned, inconclusive`,
         [],
         elapsed,
       );

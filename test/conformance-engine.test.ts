@@ -201,7 +201,8 @@ describe('grading', () => {
     const started = Date.now();
     const summary = await runChecks(options([hanging, check('next', () => [pass('ok')])]));
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(summary.results[0]?.outcome).toBe('fail');
+    // No answer within the time is inconclusive, never a failure of the target.
+    expect(summary.results[0]?.outcome).toBe('error');
     expect(summary.results[0]?.message).toMatch(/did not finish within 50 ms/);
     expect(summary.results[1]?.outcome).toBe('pass');
     expect(abortedSeen).toBe(true);
