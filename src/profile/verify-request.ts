@@ -708,7 +708,7 @@ class PooledVerification implements PoolJob {
     this.#checked = c;
     this.#applicationId = applicationId;
     this.#kept = false;
-    this.pool.verify(this, Uint8Array.from(publicKey));
+    this.pool.verify(this, publicKey); // copied into the message at the end of this turn of the loop
   }
 
   verified(ok: boolean, base: string): void {
