@@ -144,10 +144,19 @@ function workerSource(): { url: URL; fromSources: boolean } {
   };
 }
 
+/** tsx's module API, found from this file (a process started elsewhere still finds the repository's tsx). */
+function tsxApi(): string {
+  try {
+    return import.meta.resolve('tsx/esm/api');
+  } catch {
+    return 'tsx/esm/api';
+  }
+}
+
 /** Started as the worker's script from sources: registers tsx, then loads the worker module. */
 const TSX_BOOTSTRAP = `
 const { workerData } = require('node:worker_threads');
-import('tsx/esm/api').then((tsx) => { tsx.register(); return import(workerData.module); });
+import(workerData.tsx).then((tsx) => { tsx.register(); return import(workerData.module); });
 `;
 
 const policyIds = new WeakMap<VerificationPolicy, number>();
@@ -197,7 +206,10 @@ export class VerifyPool {
 
   #start(source: { url: URL; fromSources: boolean }): PoolWorker {
     const thread = source.fromSources
-      ? new Worker(TSX_BOOTSTRAP, { eval: true, workerData: { module: source.url.href } })
+      ? new Worker(TSX_BOOTSTRAP, {
+          eval: true,
+          workerData: { module: source.url.href, tsx: tsxApi() },
+        })
       : new Worker(source.url);
     const worker: PoolWorker = {
       thread,
