@@ -447,6 +447,23 @@ describe('the worker pool', () => {
     expect((await verifyRequestAsync(sign(POST, NOW, 'on-again'), options())).ok).toBe(true);
   });
 
+  it('starts by demand: not for one request at a time, once several are in flight at once', async () => {
+    configureVerifyPool({ threads: 0 });
+    configureVerifyPool({ threads: 2 });
+    for (let i = 0; i < 3; i++)
+      expect((await verifyRequestAsync(sign(POST, NOW, `one-${i}`), options())).ok).toBe(true);
+    expect(verifyPoolInfo().running).toBe(false);
+    const nonceStore = new MemoryNonceStore();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        verifyRequestAsync(sign(POST, NOW, `many-${i}`), options({ nonceStore })),
+      ),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(verifyPoolInfo().running).toBe(true);
+    expect(await startVerifyPool()).toMatchObject({ running: true, failed: false });
+  });
+
   it('odd input is verified on the calling thread, with the same result (no worker sees it)', async () => {
     const signed = sign(POST, NOW, 'odd-1');
     const cases: [HttpRequest, Partial<VerifyOptions>][] = [

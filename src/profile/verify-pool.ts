@@ -62,6 +62,7 @@ interface PoolWorker {
 /** The environment variable that sizes the pool: 0 turns it off (step 10 then runs on libuv's thread pool). */
 export const VERIFY_THREADS_VARIABLE = 'PAYCONFORM_VERIFY_THREADS';
 const MAX_THREADS = 256;
+const DEFAULT_MIN_THREADS = 4;
 
 let configuredThreads: number | undefined;
 let shared: VerifyPool | undefined;
@@ -69,7 +70,7 @@ let broken = false;
 
 /**
  * Sets how many worker threads verifyRequestAsync uses (0: none, step 10 on libuv's thread pool). Call before the
- * first verification; the default is PAYCONFORM_VERIFY_THREADS, or else the number of cores.
+ * first verification; the default is PAYCONFORM_VERIFY_THREADS, or else the number of cores (at least 4).
  */
 export function configureVerifyPool(options: { readonly threads: number }): void {
   const { threads } = options;
@@ -82,12 +83,16 @@ export function configureVerifyPool(options: { readonly threads: number }): void
   configuredThreads = threads;
 }
 
-/** The pool's size as configured, from the environment, or the cores. */
+/**
+ * The pool's size as configured, else from the environment, else the cores but at least 4: libuv's own default,
+ * which on a two-core machine was measured faster than a pool the size of the cores (a machine shared with other
+ * processes gives each thread its share, and the event loop takes a core's worth now and then).
+ */
 export function verifyPoolThreads(): number {
   if (configuredThreads !== undefined) return configuredThreads;
   const raw = process.env[VERIFY_THREADS_VARIABLE];
   if (raw !== undefined && /^\d{1,3}$/.test(raw)) return Math.min(Number(raw), MAX_THREADS);
-  return availableParallelism();
+  return Math.max(availableParallelism(), DEFAULT_MIN_THREADS);
 }
 
 /** What the pool is doing, for benchmarks and tests. */
@@ -120,6 +125,16 @@ export function verifyPoolInfo(): VerifyPoolInfo {
 export async function startVerifyPool(): Promise<VerifyPoolInfo> {
   await verifyPool()?.ready;
   return verifyPoolInfo();
+}
+
+/** The shared pool if it was started, without starting it. */
+export function runningVerifyPool(): VerifyPool | undefined {
+  return shared;
+}
+
+/** Whether `verifyPool()` would start a pool now (not started, not off, no worker failed). */
+export function verifyPoolStartable(): boolean {
+  return shared === undefined && !broken && verifyPoolThreads() > 0;
 }
 
 /** The shared pool, started on first use; undefined when it is turned off or a worker failed. */
@@ -200,9 +215,11 @@ export class VerifyPool {
 
   constructor(size: number) {
     this.size = size;
-    const source = workerSource();
-    for (let i = 0; i < size; i++) this.#workers.push(this.#start(source));
+    this.#source = workerSource();
+    this.#workers.push(this.#start(this.#source));
   }
+
+  readonly #source: { url: URL; fromSources: boolean };
 
   #start(source: { url: URL; fromSources: boolean }): PoolWorker {
     const thread = source.fromSources
@@ -227,6 +244,9 @@ export class VerifyPool {
       if (message === WORKER_READY) {
         worker.ready = true;
         if (++this.#readyCount === this.size) this.#whenReady();
+        // One worker starts at a time, so that loading them (longer from sources) never takes every core at once.
+        else if (!this.#closed && this.#workers.length < this.size)
+          this.#workers.push(this.#start(this.#source));
       } else this.#answered(worker, message);
     });
     thread.on('error', () => this.#failed());

@@ -21,7 +21,14 @@ import {
   type ProfileSignatureBaseResult,
 } from './profile-signature-base.js';
 import { PayconformError } from '../errors.js';
-import { verifyPool, type ParsedAnswer, type PoolJob, type VerifyPool } from './verify-pool.js';
+import {
+  runningVerifyPool,
+  verifyPool,
+  verifyPoolStartable,
+  type ParsedAnswer,
+  type PoolJob,
+  type VerifyPool,
+} from './verify-pool.js';
 import type { NonceStore } from './nonce-store.js';
 import { serviceProfile } from './service-profile.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
@@ -125,8 +132,25 @@ export function verifyRequestAsync(
   request: HttpRequest,
   options: VerifyOptions,
 ): Promise<VerifyResult> {
-  return verifyInPool(request, options) ?? runSteps(request, options, checkOnThreadPool);
+  const pooled = verifyInPool(request, options);
+  if (pooled !== undefined) return pooled;
+  const result = runSteps(request, options, checkOnThreadPool);
+  if (!verifyPoolStartable()) return result;
+  // Until the pool starts, count the verifications in flight: enough of them at once start it.
+  verificationsBeforePool++;
+  return result.then((answer) => {
+    verificationsBeforePool--;
+    return answer;
+  });
 }
+
+/**
+ * verifyRequestAsync starts its worker pool once this many verifications are in flight at once (or on
+ * startVerifyPool()): one request at a time gains nothing from the pool, and a process that verifies little never
+ * loads its workers.
+ */
+const POOL_DEMAND = 4;
+let verificationsBeforePool = 0;
 
 /**
  * Step 10's engine, given the base's UTF-8 bytes: answers now (calling thread) or later (thread pool); false for any
@@ -623,7 +647,7 @@ function verifyInPool(
     if (options.backend !== undefined && options.backend !== nodeBackend) return undefined;
     const now = options.now ?? Math.floor(Date.now() / 1000);
     if (typeof now !== 'number') return undefined;
-    const pool = verifyPool();
+    const pool = verificationsBeforePool >= POOL_DEMAND - 1 ? verifyPool() : runningVerifyPool();
     if (pool === undefined) return undefined;
     const policy = options.policy ?? defaultVerificationPolicy;
     const job = new PooledVerification(pool, request, options, policy, now);
