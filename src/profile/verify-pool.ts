@@ -401,7 +401,11 @@ export class VerifyPool {
       const job = worker.pending.get(numbers[at]!);
       if (job === undefined) continue;
       worker.pending.delete(job.id);
-      job.parsed(answer);
+      try {
+        job.parsed(answer);
+      } catch {
+        job.abandoned(); // a defect in a continuation: verified another way, never left hanging
+      }
     }
     for (; at < numbers.length; at += VERIFIED_STRIDE) {
       const ok = numbers[at + 1] === 1;
@@ -409,7 +413,11 @@ export class VerifyPool {
       const job = worker.pending.get(numbers[at]!);
       if (job === undefined) continue;
       worker.pending.delete(job.id);
-      job.verified(ok, base);
+      try {
+        job.verified(ok, base);
+      } catch {
+        job.abandoned();
+      }
     }
     if (worker.pending.size === 0 && worker.referenced) {
       worker.referenced = false;
