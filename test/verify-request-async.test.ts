@@ -417,7 +417,7 @@ describe('after an awaited answer, an exception still gives a typed result (the 
 });
 
 describe('the worker pool', () => {
-  it('sized by configureVerifyPool, else PAYCONFORM_VERIFY_THREADS, else the cores; bad sizes refused', () => {
+  it('sized by configureVerifyPool (else PAYCONFORM_VERIFY_THREADS, else one per core from 8 cores); bad sizes refused', () => {
     expect(verifyPoolThreads()).toBe(2);
     for (const threads of [-1, 1.5, 257, Number.NaN])
       expect(() => configureVerifyPool({ threads })).toThrow(RangeError);

@@ -62,7 +62,8 @@ interface PoolWorker {
 /** The environment variable that sizes the pool: 0 turns it off (step 10 then runs on libuv's thread pool). */
 export const VERIFY_THREADS_VARIABLE = 'PAYCONFORM_VERIFY_THREADS';
 const MAX_THREADS = 256;
-const DEFAULT_MIN_THREADS = 4;
+/** The pool is on by default from this many cores (see verifyPoolThreads). */
+export const POOL_MIN_CORES = 8;
 
 let configuredThreads: number | undefined;
 let shared: VerifyPool | undefined;
@@ -70,7 +71,7 @@ let broken = false;
 
 /**
  * Sets how many worker threads verifyRequestAsync uses (0: none, step 10 on libuv's thread pool). Call before the
- * first verification; the default is PAYCONFORM_VERIFY_THREADS, or else the number of cores (at least 4).
+ * first verification; the default is PAYCONFORM_VERIFY_THREADS, or else one per core from POOL_MIN_CORES cores.
  */
 export function configureVerifyPool(options: { readonly threads: number }): void {
   const { threads } = options;
@@ -84,15 +85,18 @@ export function configureVerifyPool(options: { readonly threads: number }): void
 }
 
 /**
- * The pool's size as configured, else from the environment, else the cores but at least 4: libuv's own default,
- * which on a two-core machine was measured faster than a pool the size of the cores (a machine shared with other
- * processes gives each thread its share, and the event loop takes a core's worth now and then).
+ * The pool's size as configured, else PAYCONFORM_VERIFY_THREADS, else one thread per core on a machine with at least
+ * POOL_MIN_CORES cores and none (off) below that. Why: the pool takes the event loop's per-request work down to a few
+ * microseconds but costs more CPU per request in all (the messages, and a worker's own share of the steps), so it pays
+ * where the loop is the limit: one loop with step 10 on libuv's pool feeds about four to seven cores' worth of Ed25519
+ * (issue 29), and on two cores the pool was measured slower than libuv's (docs/performance.md).
  */
 export function verifyPoolThreads(): number {
   if (configuredThreads !== undefined) return configuredThreads;
   const raw = process.env[VERIFY_THREADS_VARIABLE];
   if (raw !== undefined && /^\d{1,3}$/.test(raw)) return Math.min(Number(raw), MAX_THREADS);
-  return Math.max(availableParallelism(), DEFAULT_MIN_THREADS);
+  const cores = availableParallelism();
+  return cores >= POOL_MIN_CORES ? Math.min(cores, MAX_THREADS) : 0;
 }
 
 /** What the pool is doing, for benchmarks and tests. */
