@@ -93,11 +93,20 @@ export function configureVerifyPool(options: { readonly threads: number }): void
  */
 export function verifyPoolThreads(): number {
   if (configuredThreads !== undefined) return configuredThreads;
-  const raw = process.env[VERIFY_THREADS_VARIABLE];
-  if (raw !== undefined && /^\d{1,3}$/.test(raw)) return Math.min(Number(raw), MAX_THREADS);
-  const cores = availableParallelism();
-  return cores >= POOL_MIN_CORES ? Math.min(cores, MAX_THREADS) : 0;
+  // Read once: process.env and the core count cost microseconds, and verifyRequestAsync asks on every call.
+  if (defaultThreads === undefined) {
+    const raw = process.env[VERIFY_THREADS_VARIABLE];
+    const cores = availableParallelism();
+    defaultThreads =
+      raw !== undefined && /^\d{1,3}$/.test(raw)
+        ? Math.min(Number(raw), MAX_THREADS)
+        : cores >= POOL_MIN_CORES
+          ? Math.min(cores, MAX_THREADS)
+          : 0;
+  }
+  return defaultThreads;
 }
+let defaultThreads: number | undefined;
 
 /** What the pool is doing, for benchmarks and tests. */
 export interface VerifyPoolInfo {

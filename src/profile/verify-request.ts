@@ -643,12 +643,12 @@ function verifyInPool(
   options: VerifyOptions,
 ): Promise<VerifyResult> | undefined {
   try {
+    const pool = verificationsBeforePool >= POOL_DEMAND - 1 ? verifyPool() : runningVerifyPool();
+    if (pool === undefined) return undefined;
     if (!isWellFormedRequest(request) || !hasStepFunctions(options)) return undefined;
     if (options.backend !== undefined && options.backend !== nodeBackend) return undefined;
     const now = options.now ?? Math.floor(Date.now() / 1000);
     if (typeof now !== 'number') return undefined;
-    const pool = verificationsBeforePool >= POOL_DEMAND - 1 ? verifyPool() : runningVerifyPool();
-    if (pool === undefined) return undefined;
     const policy = options.policy ?? defaultVerificationPolicy;
     const job = new PooledVerification(pool, request, options, policy, now);
     return pool.submit(job) ? job.promise : undefined;
