@@ -330,11 +330,16 @@ export class VerifyPool {
     this.#flushScheduled = false;
     for (const worker of this.#workers) {
       if (worker.parse.length + worker.verify.length + worker.drop.length === 0) continue;
-      const message = this.#message(worker);
-      worker.thread.postMessage(message, [
-        message.bodies.buffer as ArrayBuffer,
-        message.keys.buffer as ArrayBuffer,
-      ]);
+      try {
+        const message = this.#message(worker);
+        worker.thread.postMessage(message, [
+          message.bodies.buffer as ArrayBuffer,
+          message.keys.buffer as ArrayBuffer,
+        ]);
+      } catch {
+        // Nothing queued here should fail to send; if it does, the pool stops and every request is verified here.
+        return this.#failed();
+      }
       worker.parse = [];
       worker.verify = [];
       worker.keys = [];
