@@ -124,6 +124,7 @@ function parseAll(message: WorkerRequest, out: Answer): void {
 }
 
 function send(out: Answer): void {
+  if (out.numbers.length === 0) return; // a message that only dropped kept bases needs no answer
   const answer: WorkerAnswer = {
     parsed: out.parsed,
     numbers: out.numbers,
