@@ -4,6 +4,7 @@ import type { Ed25519PrivateKey } from '../../../src/ed25519/backend.js';
 import type { Check } from '../../check.js';
 import type { CopStatusKey, PayerAccount, PayoutDestinationConfig } from '../../config.js';
 import type { Redactor } from '../../redact.js';
+import { noAnswerIsNotEvidence } from '../no-answer.js';
 import type { WebhookListener } from '../../webhook-listener.js';
 
 /** The credentials a signed request needs (secret and private key revealed only inside the runner). */
@@ -75,7 +76,12 @@ export type ServerCheck = Check<ServerAuditContext>;
 export function serverCheck<const Id extends string>(
   check: Omit<ServerCheck, 'id' | 'appliesTo'> & { readonly id: Id },
 ): ServerCheck & { readonly id: Id } {
-  return { ...check, appliesTo: 'server' };
+  // An exchange with no complete answer is never the evidence of a failure (conformance/checks/no-answer.ts).
+  return {
+    ...check,
+    appliesTo: 'server',
+    run: async (ctx, env) => noAnswerIsNotEvidence(await check.run(ctx, env)),
+  };
 }
 
 /** The config fields a check can need, as `availableFields` names them (plus `webhookListen` for the listener). */

@@ -2,6 +2,7 @@
 // that records them as evidence with a reproduce command.
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import type { Duplex } from 'node:stream';
 import type { HttpRequest } from '../../../src/http/message.js';
 import type { CheckRunEnv, Evidence } from '../../check.js';
 import {
@@ -98,19 +99,24 @@ export function defaultDestination(ctx: ServerAuditContext): PayoutDestinationCo
   return ctx.copDestinations.FULL_MATCH ?? DEFAULT_PAYEE;
 }
 
-/** Sends one request under the run's deadline. Never throws. */
+/**
+ * Sends one request under the run's deadline. Never throws. `timeoutMs` overrides the context's request timeout (the
+ * concurrency probes give stragglers longer); `connection` is one already open (see warm-connections.ts).
+ */
 export async function exchange(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   request: HttpRequest,
+  options: { readonly timeoutMs?: number; readonly connection?: Duplex } = {},
 ): Promise<RecordedExchange> {
   const left = Math.max(1, env.deadline - Date.now());
   // A check may have many exchanges in flight on its one signal (each adds an abort listener until it settles).
   setMaxListeners(256, env.signal);
   return sendRequest(request, {
-    timeoutMs: Math.min(ctx.requestTimeoutMs, left),
+    timeoutMs: Math.min(options.timeoutMs ?? ctx.requestTimeoutMs, left),
     signal: env.signal,
     ...(ctx.tlsCa !== undefined ? { ca: ctx.tlsCa } : {}),
+    ...(options.connection !== undefined ? { connection: options.connection } : {}),
   });
 }
 
