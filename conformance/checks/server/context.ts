@@ -62,6 +62,12 @@ export interface ServerAuditContext {
    */
   readonly redelivery?: { readonly waitMs: number; readonly stated: boolean };
   /**
+   * What the config states of the target's automatic lifecycle (config "lifecycle"): each step within `withinMs`, or
+   * none at all (`automatic: false`: payouts and refunds move only when asked, through /sandbox/ where it exists).
+   * Absent: not stated (the webhook wait applies). See waits.ts.
+   */
+  readonly lifecycle?: { readonly withinMs?: number; readonly automatic?: boolean };
+  /**
    * The target implements payconform's /sandbox/ helper endpoints (config "sandbox"; true for the embedded service).
    * The spec shows no API to create or move payments: the payment checks run only when this is true.
    */
