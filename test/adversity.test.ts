@@ -33,14 +33,16 @@ const TEST_LIMIT_MS = 240_000;
 
 /**
  * The faults still caught through the proxy: one per kind of probe a timeout could blur (the concurrency probe, a
- * replay, a rejection, a refund pair, a webhook redelivery), with the check that must fail. The full list is proven
+ * replay, a rejection, a refund, a webhook redelivery), with the check that must fail. The full list is proven
  * without the proxy in test/audit-server-faults.test.ts; here each costs a third of a whole audit's time.
  */
 const FAULTS: ReadonlyArray<readonly [FaultName, ServerCheckId]> = [
   ['nonce-race', 'nonce-concurrent-once'],
   ['no-replay-check', 'nonce-replayed'],
   ['no-digest-check', 'content-digest-mismatch'],
-  ['refund-concurrent', 'refund-second-while-active-rejected'],
+  // Not refund-concurrent: its check needs the second refund to arrive within the embedded service's 250 ms lifecycle
+  // step, which a 0-2 s connection delay rarely allows (the check then skips: a missed chance, not a false verdict).
+  ['refund-over-amount', 'refund-over-amount-rejected'],
   ['webhook-no-retry', 'webhook-redelivered'],
 ];
 /** A fault's check may be left inconclusive by a stalled request: tried again with the next seed, at most this often. */
