@@ -11,6 +11,7 @@
 // Redirects are never followed: a 3xx is recorded as the response.
 import http from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { FieldLines } from '../src/http/message.js';
 import { fieldLinesFromRaw, getFieldValues, toFieldLines } from '../src/http/message.js';
 import type { RecordedRequest, RecordedResponse } from './check.js';
@@ -57,6 +58,11 @@ export interface SendOptions {
   readonly rejectUnauthorized?: boolean;
   /** For https targets: the CA certificate(s), PEM, to trust instead of the system's (a private CA; as curl's --cacert). */
   readonly ca?: string;
+  /**
+   * A connection already open to the target (and, for https, past its TLS handshake), used instead of a new one:
+   * the concurrency probes open and warm their connections first, so set-up is not part of what they measure.
+   */
+  readonly connection?: Duplex;
 }
 
 /**
@@ -244,6 +250,9 @@ export function sendRequest(
         agent: false,
         rejectUnauthorized: options.rejectUnauthorized ?? true,
         ...(options.ca !== undefined ? { ca: options.ca } : {}),
+        ...(options.connection !== undefined
+          ? { createConnection: () => options.connection as never }
+          : {}),
       });
     } catch (error) {
       return finish(classify(error));

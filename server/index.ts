@@ -86,6 +86,8 @@ export type {
   RetryPolicy,
   WebhookKind,
 } from './webhook-delivery.js';
+/** The retry policy when none is given (first redelivery after 1 s, doubling up to 60 s, 8 attempts). */
+export { defaultRetryPolicy } from './webhook-delivery.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Body cap of a request without a valid application id and secret (default 64 KiB, at most maxBodyBytes). */

@@ -482,17 +482,22 @@ describe('a hostile target', () => {
       expect(Date.now() - started).toBeLessThan(25_000);
       const report = JSON.parse(readFileSync(join(dir, 'hostile-report.json'), 'utf8')) as {
         counts: Record<string, number>;
-        results: Array<{ id: string; outcome: string }>;
+        results: Array<{ id: string; outcome: string; message: string }>;
       };
-      expect(report.counts['error']).toBe(0);
+      // The endpoints that never answer or reset leave their checks inconclusive (error), never failed
+      // (docs/verdicts.md, "No answer is not a failure"); every other check reaches a verdict.
+      const errored = report.results.filter((r) => r.outcome === 'error');
+      expect(errored.map((r) => r.id).every((id) => /^(refund|cop-cancel)/.test(id))).toBe(true);
+      for (const r of errored)
+        expect(r.message, r.id).toMatch(/no HTTP response|no complete answer|no response/);
       expect(report.results.find((r) => r.id === 'public-key-form')?.outcome).toBe('fail');
       expect(report.results.find((r) => r.id === 'payout-signed-accepted')?.outcome).toBe('fail');
       expect(report.results.find((r) => r.id === 'signature-headers-missing')?.outcome).toBe(
         'fail',
       );
     } finally {
-      await new Promise<void>((r) => hostile.close(() => r()));
       hostile.closeAllConnections();
+      await new Promise<void>((r) => hostile.close(() => r()));
     }
   }, 40_000);
 });

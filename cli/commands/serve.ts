@@ -10,6 +10,7 @@ import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp } from '../io.js'
 import { exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
 import {
   copTriggers,
+  defaultRetryPolicy,
   isFaultName,
   listFaults,
   startReferenceService,
@@ -17,6 +18,7 @@ import {
   serviceVariants,
   type FaultName,
   type ReferenceServiceOptions,
+  type RetryPolicy,
   type ServiceVariant,
   type RunningReferenceService,
 } from '../../server/index.js';
@@ -307,7 +309,10 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (listenTls !== undefined && worker === undefined)
     io.stdout(`${describeListenTls(listenTls)}\n`);
   if (typeof auditConfigPath === 'string') {
-    const written = auditConfigFor(service, webhookUrls);
+    const written = auditConfigFor(service, webhookUrls, {
+      lifecycleMs: lifecycleDelayMs ?? 0,
+      retry: { ...defaultRetryPolicy, ...config.retry },
+    });
     try {
       await writeFile(auditConfigPath, `${JSON.stringify(written.config, null, 2)}\n`, 'utf8');
     } catch (error) {
@@ -372,6 +377,7 @@ function loopbackHostPort(url: string | undefined): string | undefined {
 export function auditConfigFor(
   s: RunningReferenceService,
   urls: Readonly<Record<string, string | undefined>>,
+  timers?: { readonly lifecycleMs: number; readonly retry: RetryPolicy },
 ): { readonly config: Record<string, unknown>; readonly note?: string } {
   const c = s.credentials;
   const listens = new Set(['payment', 'payout', 'refund'].map((k) => loopbackHostPort(urls[k])));
@@ -385,6 +391,7 @@ export function auditConfigFor(
       payInAccountSelector: c.payInAccountSelector,
       sandbox: true,
       ...(webhookListen !== undefined ? { webhookListen } : {}),
+      ...(timers !== undefined ? auditTimings(timers) : {}),
       copDestinations: s.copDestinations,
       payments: {
         settled: s.seededPayments.settled.map((p) => ({
@@ -402,6 +409,23 @@ export function auditConfigFor(
           note: 'no "webhookListen": start with --webhook-url http://127.0.0.1:PORT/... so the audit can receive webhooks',
         }
       : {}),
+  };
+}
+
+/**
+ * What the audit should know of this service's timers (docs/cli.md): its lifecycle step (`--lifecycle-ms`; 0 moves
+ * nothing by itself, so the audit moves things through /sandbox/) and its retry interval: the longest of the first
+ * three redelivery delays (the checks ask for at most two redeliveries; each waits from the answer before it).
+ */
+function auditTimings(timers: {
+  readonly lifecycleMs: number;
+  readonly retry: RetryPolicy;
+}): Record<string, unknown> {
+  const r = timers.retry;
+  const interval = Math.min(r.maxDelayMs, r.initialDelayMs * 4);
+  return {
+    lifecycle: timers.lifecycleMs > 0 ? { withinMs: timers.lifecycleMs } : { automatic: false },
+    ...(r.maxAttempts >= 3 ? { webhookRetry: { withinMs: Math.max(100, interval) } } : {}),
   };
 }
 

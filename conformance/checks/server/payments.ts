@@ -648,12 +648,9 @@ async function uniqueAmongAll(
   env: CheckRunEnv,
   ours: ReadonlyArray<{ id: string; reference: string }>,
 ): Promise<Finding> {
-  const listed = await exchange(
-    ctx,
-    env,
-    sandboxRequest(ctx, 'GET', '/payments'),
-    SANDBOX_LISTING_BYTES,
-  );
+  const listed = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payments'), {
+    maxResponseBytes: SANDBOX_LISTING_BYTES,
+  });
   const all = listed.response?.json;
   if (!isSuccess(listed) || !Array.isArray(all))
     return notApplicable(
