@@ -20,10 +20,13 @@ import type {
   ResponseView,
 } from './result.js';
 
-/** Worst first: a check's outcome is the worst of its findings. */
+/**
+ * Worst first: a check's outcome is the worst of its findings. A failure the evidence proves outranks an inconclusive
+ * `error` beside it (a request with no answer must not hide a stated MUST the target broke).
+ */
 export const OUTCOME_SEVERITY: readonly Outcome[] = [
-  'error',
   'fail',
+  'error',
   'warn',
   'skip',
   'pass',
