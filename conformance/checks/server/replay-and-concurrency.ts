@@ -185,6 +185,8 @@ async function sendCopies(
       exchange(ctx, env, request, { timeoutMs: waitMs, ...(connection ? { connection } : {}) }),
     ),
   );
+  // Every connection is closed here, used or not: one left open (a target still sending) would keep the process alive.
+  for (const connection of connections) connection?.destroy();
   return { all, waitMs, warm: connections.filter((c) => c !== undefined).length };
 }
 
