@@ -5,17 +5,35 @@ import { packageVersion } from './version.js';
 import { AUDIT_COMMON_OPTIONS, parseArgsOptions } from './command-table.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CliIo } from './io.js';
-import { EXIT, UsageError } from './io.js';
-import type { Check } from '../conformance/check.js';
+import { EXIT, UsageError, wantsHelp as asksForHelp } from './io.js';
+import type { Check, CheckRole } from '../conformance/check.js';
 import { parseHostPort } from '../conformance/config.js';
 import { shellQuote } from '../conformance/curl.js';
-import { ConformanceSetupError, selectChecks, type LevelFilter } from '../conformance/engine.js';
+import {
+  ConformanceSetupError,
+  selectChecks,
+  stoppedRunSummary,
+  type LevelFilter,
+} from '../conformance/engine.js';
 import type { RunSubscriber } from '../conformance/events.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
-import { createConsoleReporter } from '../conformance/reporters/console.js';
-import { parseLevelFilter, parseReportSpecs, writeReports, type ReportSpec } from './reports.js';
+import { createRedactor } from '../conformance/redact.js';
+import {
+  createConsoleReporter,
+  renderConsoleSummary,
+  useColour,
+} from '../conformance/reporters/console.js';
+import {
+  parseLevelFilter,
+  parseReportSpec,
+  parseReportSpecs,
+  unwritableReason,
+  unwritableReports,
+  writeReports,
+  type ReportSpec,
+} from './reports.js';
 import { loadCatalogue } from '../conformance/requirements.js';
-import type { RunGate, RunSummary } from '../conformance/result.js';
+import type { RunGate, RunStopped, RunSummary } from '../conformance/result.js';
 
 /** Options that would put a secret on the command line: refused, whatever their value. */
 export const SECRET_OPTION =
@@ -258,8 +276,9 @@ export interface FinishAuditOptions {
 }
 
 /**
- * The tail of every audit: the checks with console progress, then the reports. A setup error (bad selection) or a
- * report that cannot be written exits 2; otherwise the exit code follows the summary.
+ * The tail of every audit: the checks with console progress, then the reports, then the summary with the exit code
+ * the command really ends with. A setup error (bad selection) or a report that cannot be written exits 2; otherwise
+ * the exit code follows the summary.
  */
 export async function finishAudit(options: FinishAuditOptions): Promise<number> {
   const { command, io, common } = options;
@@ -270,6 +289,7 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
         stream: options.output.stream,
         env: io.env,
         verbose: common.verbose,
+        summary: false,
       }),
     ]);
   } catch (error) {
@@ -286,9 +306,160 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
     catalogue: loadCatalogue(),
     stdout: io.stdout,
   });
+  const invocation = invocations.get(io);
+  if (invocation !== undefined) invocation.reportsWritten = true;
+  const colour = useColour(options.output.stream, io.env);
+  options.output.out(
+    renderConsoleSummary(summary, {
+      colour,
+      verbose: common.verbose,
+      ...(failures.length > 0
+        ? { ending: { exitCode: EXIT.usage, reason: `${failures.length} report(s) not written` } }
+        : {}),
+    }),
+  );
   for (const f of failures) io.stderr(`payconform ${command}: ${f.message}\n`);
   if (failures.length > 0) return EXIT.usage;
   return exitCodeFor(summary);
+}
+
+/** Per invocation of an audit command: whether `finishAudit` wrote the reports (then no stopped report is written). */
+const invocations = new WeakMap<CliIo, { reportsWritten: boolean }>();
+
+export interface AuditCommandSpec {
+  /** e.g. `audit server`. */
+  readonly command: string;
+  readonly role: CheckRole;
+  /** Options naming other files the command writes (e.g. `--public-key-out`): checked writable before it starts. */
+  readonly fileOptions?: readonly string[];
+}
+
+/** Every value given to `--NAME` (as `--NAME VALUE` or `--NAME=VALUE`), read before the real parse. */
+function optionValues(args: readonly string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') break;
+    if (arg === `--${name}` && i + 1 < args.length) out.push(args[++i]!);
+    else if (arg.startsWith(`--${name}=`)) out.push(arg.slice(name.length + 3));
+  }
+  return out;
+}
+
+/** The `--report` values that parse (a malformed one is the usage error the command reports). */
+function requestedReports(args: readonly string[]): ReportSpec[] {
+  const specs: ReportSpec[] = [];
+  for (const value of optionValues(args, 'report')) {
+    try {
+      const spec = parseReportSpec(value);
+      if (!specs.some((s) => s.path === spec.path)) specs.push(spec);
+    } catch {
+      continue;
+    }
+  }
+  return specs;
+}
+
+/** What the command said on stderr, without its `payconform audit ...:` prefixes: the reason a stopped run gives. */
+function reasonFrom(said: readonly string[], command: string, exitCode: number): string {
+  const text = said
+    .join('')
+    .split('\n')
+    .map((line) => line.replace(`payconform ${command}: `, '').trim())
+    .filter((line) => line !== '')
+    .join('; ');
+  return text === '' ? `the command ended with exit ${exitCode}` : text.slice(0, 4_000);
+}
+
+/**
+ * Runs an audit command so that it leaves a report on every exit: every file it will write is checked writable
+ * before anything starts (exit 2 at once otherwise, never a spin under /proc), and when it ends with exit 2 (usage
+ * or config error), 3 (target unreachable) or 70 (internal error) before its checks, every requested report is still
+ * written, saying why (JUnit: an errored test case naming it).
+ */
+export function auditCommand(
+  spec: AuditCommandSpec,
+  body: (args: readonly string[], io: CliIo) => Promise<number>,
+): (args: readonly string[], io: CliIo) => Promise<number> {
+  return async (args, io) => {
+    if (asksForHelp(args)) return body(args, io);
+    const reports = requestedReports(args);
+    const unwritable = unwritableReports(reports).map((f) => f.message);
+    for (const flag of spec.fileOptions ?? [])
+      for (const path of optionValues(args, flag)) {
+        const reason = unwritableReason(path);
+        if (reason !== undefined) unwritable.push(`cannot write --${flag} "${path}": ${reason}`);
+      }
+    const stop = (stopped: RunStopped, skip: ReadonlySet<string> = new Set()): Promise<unknown> =>
+      writeStoppedReports(
+        spec,
+        args,
+        io,
+        reports.filter((r) => !skip.has(r.path)),
+        stopped,
+      );
+    if (unwritable.length > 0) {
+      for (const message of unwritable) io.stderr(`payconform ${spec.command}: ${message}\n`);
+      const bad = new Set(unwritableReports(reports).map((f) => f.spec.path));
+      await stop({ exitCode: EXIT.usage, reason: unwritable.join('; ') }, bad);
+      return EXIT.usage;
+    }
+    const said: string[] = [];
+    const state = { reportsWritten: false };
+    const watched: CliIo = {
+      ...io,
+      stderr: (text) => {
+        said.push(text);
+        io.stderr(text);
+      },
+    };
+    invocations.set(watched, state);
+    let code: number;
+    try {
+      code = await body(args, watched);
+    } catch (error) {
+      if (!state.reportsWritten)
+        await stop(
+          error instanceof UsageError
+            ? { exitCode: EXIT.usage, reason: error.message.split('\n')[0] ?? error.message }
+            : {
+                exitCode: EXIT.internal,
+                reason: `internal error (a defect of payconform): ${error instanceof Error ? error.message : String(error)}`,
+              },
+        );
+      throw error;
+    }
+    if (!state.reportsWritten && (code === EXIT.usage || code === EXIT.unreachable || code === 70))
+      await stop({ exitCode: code, reason: reasonFrom(said, spec.command, code) });
+    return code;
+  };
+}
+
+/** Writes the requested reports of a run that stopped before its checks (failures to write go to stderr). */
+async function writeStoppedReports(
+  spec: AuditCommandSpec,
+  args: readonly string[],
+  io: CliIo,
+  reports: readonly ReportSpec[],
+  stopped: RunStopped,
+): Promise<void> {
+  if (reports.length === 0) return;
+  const target = optionValues(args, 'target')[0]?.replace(/^(?:payment|payout|refund)=/, '');
+  const summary = stoppedRunSummary({
+    role: spec.role,
+    target: target ?? '(not started)',
+    toolVersion: toolVersion(),
+    stopped,
+    redactor: createRedactor({
+      applicationSecret: io.env['PAYCONFORM_APPLICATION_SECRET'],
+      privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
+    }),
+  });
+  const failures = await writeReports(summary, reports, {
+    catalogue: loadCatalogue(),
+    stdout: io.stdout,
+  });
+  for (const f of failures) io.stderr(`payconform ${spec.command}: ${f.message}\n`);
 }
 
 /** The run options an audit passes on from the command line: the selection, gate and subscribers, when given. */

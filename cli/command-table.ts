@@ -426,7 +426,7 @@ const serve: CommandSpec = {
       type: 'string',
       value: 'URL',
       default: 'in memory',
-      help: 'share nonces and state on Redis (a URL with a password only in PAYCONFORM_REDIS_URL)',
+      help: 'share nonces and state on Redis: redis://, rediss://, unix://, or a cluster as redis+cluster://host:port,host:port (a URL with a password only in PAYCONFORM_REDIS_URL)',
     },
     {
       name: 'workers',

@@ -1,7 +1,8 @@
 // `--report FORMAT:PATH` parsing, rendering by format, and writing report files: flag knowledge, so it lives in the
 // command line, not in the conformance library (whose reporters render a summary and know no flags).
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { closeSync, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { UsageError } from './io.js';
 import type { LevelFilter } from '../conformance/engine.js';
 import type { Catalogue } from '../conformance/requirements.js';
@@ -47,7 +48,10 @@ export interface ReportWriteFailure {
   readonly message: string;
 }
 
-/** Writes each report (creating parent directories); `-` goes to `stdout`. Never throws: returns what failed. */
+/**
+ * Writes each report (creating parent directories one level at a time); `-` goes to `stdout`. Never throws: returns
+ * what failed.
+ */
 export async function writeReports(
   summary: RunSummary,
   specs: readonly ReportSpec[],
@@ -61,7 +65,7 @@ export async function writeReports(
         (options.stdout ?? ((t: string) => process.stdout.write(t)))(text);
         continue;
       }
-      await mkdir(dirname(spec.path), { recursive: true });
+      ensureParentDirectories(spec.path);
       await writeFile(spec.path, text, 'utf8');
     } catch (error) {
       failures.push({
@@ -69,6 +73,71 @@ export async function writeReports(
         message: `cannot write ${spec.format} report to "${spec.path}": ${error instanceof Error ? error.message : String(error)}`,
       });
     }
+  }
+  return failures;
+}
+
+/** Directory levels walked up before giving up (a path deeper than this is refused). */
+const MAX_DIRECTORY_DEPTH = 64;
+
+/**
+ * Creates the missing parent directories of `file`, one level at a time. Not `mkdir({ recursive: true })`: under
+ * /proc that never returns (it retries ENOENT), while a plain mkdir there fails at once. Throws the first error.
+ */
+export function ensureParentDirectories(file: string): void {
+  const missing: string[] = [];
+  let dir = dirname(resolve(file));
+  for (let depth = 0; depth < MAX_DIRECTORY_DEPTH; depth++) {
+    try {
+      if (!statSync(dir).isDirectory())
+        throw Object.assign(new Error(`"${dir}" is not a directory`), { code: 'ENOTDIR' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      missing.unshift(dir);
+      const up = dirname(dir);
+      if (up === dir) break;
+      dir = up;
+    }
+  }
+  for (const d of missing) mkdirSync(d);
+}
+
+/**
+ * Whether `file` can be written, checked before a run starts: its directories are created and the file is opened
+ * for appending (never truncated; removed again when this call created it). The reason when it cannot, else undefined.
+ */
+export function unwritableReason(file: string): string | undefined {
+  try {
+    ensureParentDirectories(file);
+    let existed = true;
+    try {
+      statSync(file);
+    } catch {
+      existed = false;
+    }
+    closeSync(openSync(file, 'a'));
+    if (!existed) unlinkSync(file);
+    return undefined;
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    return e.code !== undefined
+      ? `${e.code}${e.path !== undefined ? ` (${e.path})` : ''}`
+      : e.message;
+  }
+}
+
+/** The report paths (not `-`) that cannot be written, each with a message; checked before the run starts. */
+export function unwritableReports(specs: readonly ReportSpec[]): ReportWriteFailure[] {
+  const failures: ReportWriteFailure[] = [];
+  for (const spec of specs) {
+    if (spec.path === '-') continue;
+    const reason = unwritableReason(spec.path);
+    if (reason !== undefined)
+      failures.push({
+        spec,
+        message: `cannot write ${spec.format} report to "${spec.path}": ${reason}`,
+      });
   }
   return failures;
 }

@@ -80,6 +80,12 @@ export interface Check<Ctx> {
   readonly group?: string;
   /** Overrides the engine's per-check timeout. */
   readonly timeoutMs?: number;
+  /**
+   * Why the check does not apply to this target, decided before it runs (e.g. the config states the target lacks
+   * payconform's /sandbox/, which the spec does not define): the result is `n/a` with that reason, which never makes
+   * the run INCOMPLETE. Undefined: it applies.
+   */
+  notApplicableTo?(ctx: Ctx): string | undefined;
   run(ctx: Ctx, env: CheckRunEnv): Promise<readonly Finding[]>;
 }
 

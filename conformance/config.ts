@@ -74,6 +74,11 @@ export interface ConformanceConfig {
   readonly webhookListen?: { readonly host: string; readonly port: number };
   /** Redelivery timing: how long to wait (`waitMs`), or the target's stated interval (`withinMs`: no redelivery within it fails). */
   readonly webhookRetry?: { readonly waitMs?: number; readonly withinMs?: number };
+  /**
+   * The target's automatic lifecycle: each step (IN_PROGRESS → PROCESSED...) within `withinMs`, or none
+   * (`automatic: false`: payouts and refunds move only when asked, e.g. through payconform's /sandbox/).
+   */
+  readonly lifecycle?: { readonly withinMs?: number; readonly automatic?: boolean };
   /** The target implements payconform's /sandbox/ helper endpoints (default false). */
   readonly sandbox: boolean;
   readonly timeoutMs: number;
@@ -237,6 +242,7 @@ export function resolveConfig(
     timeoutMs?: number;
     sandbox?: boolean;
     webhookRetry?: { waitMs?: number; withinMs?: number };
+    lifecycle?: { withinMs?: number; automatic?: boolean };
   };
   const sources: Record<string, ConfigSource> = {};
   const pick = (field: keyof typeof ENV_FIELDS): string | undefined => {
@@ -306,6 +312,7 @@ export function resolveConfig(
     payments: { settled, unsettled: [...(file.payments?.unsettled ?? [])] },
     ...(webhookListen ? { webhookListen } : {}),
     ...(file.webhookRetry !== undefined ? { webhookRetry: { ...file.webhookRetry } } : {}),
+    ...(file.lifecycle !== undefined ? { lifecycle: { ...file.lifecycle } } : {}),
     sandbox: file.sandbox ?? false,
     timeoutMs: file.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(applicationSecret ? { applicationSecret: new SecretValue(applicationSecret) } : {}),
@@ -348,6 +355,14 @@ export async function loadConfig(
     };
   }
   return resolveConfig(document, env, `config "${path}"`);
+}
+
+/**
+ * True when the config states that the target has no payconform /sandbox/ endpoints (`"sandbox": false` written in
+ * the file, not the default): the checks that need them are then not applicable to this target rather than skipped.
+ */
+export function statesNoSandbox(config: ConformanceConfig): boolean {
+  return config.sources['sandbox'] === 'config' && !config.sandbox;
 }
 
 /** Where each config field a check may need comes from, for skip reasons: secrets only from the environment. */

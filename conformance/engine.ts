@@ -4,7 +4,7 @@
 import { PayconformError } from '../src/errors.js';
 import { CHECK_ID_PATTERN, type Check, type CheckRole, type Finding } from './check.js';
 import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
-import { gradeFinding, worstOutcome } from './grade.js';
+import { EvidenceBudget, gradeFinding, worstOutcome } from './grade.js';
 import { createRedactor, type Redactor } from './redact.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
 import {
@@ -13,6 +13,7 @@ import {
   type GradedFinding,
   type Outcome,
   type RunGate,
+  type RunStopped,
   type RunSummary,
 } from './result.js';
 
@@ -52,6 +53,8 @@ export interface RunOptions<Ctx> {
   readonly rerunCommand?: (checkId: string) => string;
   /** Cancels the run: running checks are aborted, the rest recorded as skipped, the summary marked partial. */
   readonly signal?: AbortSignal;
+  /** Bytes of evidence kept: per body (default 16 KiB) and for the whole run (default 2 MiB). */
+  readonly evidenceLimits?: { readonly bodyBytes?: number; readonly runBytes?: number };
 }
 
 /** A suite or selection that cannot run: duplicate or malformed ids, unknown requirements, unknown `--only` ids. */
@@ -151,6 +154,7 @@ function gradeAll(
   catalogue: Catalogue,
   redactor: Redactor,
   durationMs: number,
+  budget: EvidenceBudget,
 ): CheckResult {
   if (!Array.isArray(returned))
     return result(
@@ -170,7 +174,9 @@ function gradeAll(
     );
   let graded: GradedFinding[];
   try {
-    graded = (returned as Finding[]).map((f) => gradeFinding(check, f, catalogue, redactor));
+    graded = (returned as Finding[]).map((f) =>
+      gradeFinding(check, f, catalogue, redactor, budget),
+    );
   } catch (error) {
     return result(check, 'error', redactor.redactText(errorMessage(error)), [], durationMs);
   }
@@ -179,20 +185,20 @@ function gradeAll(
   return result(check, outcome, decisive?.message ?? '', graded, durationMs);
 }
 
-/** Last-line guard: whatever a check put anywhere, no literal secret form leaves the engine. */
+/** Last-line guard: whatever a check put anywhere, no secret form leaves the engine (values only: keys are ours). */
 function scrub(r: CheckResult, redactor: Redactor): CheckResult {
   const json = JSON.stringify(r);
   if (!redactor.containsSecret(json)) return r;
-  try {
-    return JSON.parse(redactor.maskLiterals(json)) as CheckResult;
-  } catch {
-    return {
-      ...r,
-      outcome: 'error',
-      message: 'result withheld: it contained a secret that could not be masked',
-      findings: [],
-    };
-  }
+  return maskValues(r, redactor) as CheckResult;
+}
+
+/** Every string value of a JSON-shaped value masked; the structure and member names kept. */
+function maskValues(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === 'string') return redactor.maskLiterals(value);
+  if (Array.isArray(value)) return value.map((v) => maskValues(v, redactor));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValues(v, redactor)]));
+  return value;
 }
 
 async function runOne<Ctx>(
@@ -201,6 +207,7 @@ async function runOne<Ctx>(
   catalogue: Catalogue,
   redactor: Redactor,
   runSignal: AbortSignal | undefined,
+  budget: EvidenceBudget,
 ): Promise<CheckResult> {
   const started = performance.now();
   const timeoutMs = check.timeoutMs ?? options.checkTimeoutMs ?? 30_000;
@@ -231,10 +238,11 @@ async function runOne<Ctx>(
     const elapsed = performance.now() - started;
     if (first === 'timeout') {
       controller.abort(new Error('check timed out'));
+      // A timeout is never evidence of a MUST failure (issue 25): the check is inconclusive, an error with the reason.
       return result(
         check,
-        'fail',
-        `check did not finish within ${timeoutMs} ms (the target may be hanging); it was abandoned`,
+        'error',
+        `check did not finish within ${timeoutMs} ms (the target may be hanging); it was abandoned, inconclusive`,
         [],
         elapsed,
       );
@@ -249,7 +257,7 @@ async function runOne<Ctx>(
         [],
         elapsed,
       );
-    return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed);
+    return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed, budget);
   } finally {
     clearTimeout(timer);
     runSignal?.removeEventListener('abort', onRunAbort);
@@ -263,17 +271,54 @@ async function runOne<Ctx>(
  * process.exitCode = exitCodeFor(summary);
  */
 export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSummary> {
+  const run = prepareRun(options);
+  const { selected, redactor } = run;
+  run.emit({
+    type: 'run-started',
+    target: redactor.maskLiterals(options.target),
+    role: options.role,
+    toolVersion: options.toolVersion,
+    startedAt: run.startedAt.toISOString(),
+    checks: selected.map((c) => run.masked(c as Check<unknown>)),
+  });
+  const pending = decideUpFront(run);
+  const aborted = await runPending(run, pending);
+  const summary = summarize(run, aborted);
+  run.emit({ type: 'run-finished', summary });
+  return summary;
+}
+
+/** One run's fixed parts and its results so far. */
+interface Run<Ctx> {
+  readonly options: RunOptions<Ctx>;
+  readonly catalogue: Catalogue;
+  readonly redactor: Redactor;
+  readonly budget: EvidenceBudget;
+  readonly level: LevelFilter;
+  readonly selected: readonly Check<Ctx>[];
+  readonly deselected: readonly string[];
+  readonly startedAt: Date;
+  readonly t0: number;
+  readonly results: (CheckResult | undefined)[];
+  readonly emit: (event: RunEvent) => void;
+  readonly masked: (c: Check<unknown>) => CheckInfo;
+  /** Records a check's result (scrubbed, with its re-run command) and emits it. */
+  readonly finish: (index: number, r: CheckResult) => void;
+}
+
+/** Validates the suite, selects the checks, and builds the emitter and the result recorder. */
+function prepareRun<Ctx>(options: RunOptions<Ctx>): Run<Ctx> {
   const catalogue = options.catalogue ?? loadCatalogue();
   const redactor = options.redactor ?? createRedactor();
+  const budget = new EvidenceBudget(
+    options.evidenceLimits?.bodyBytes,
+    options.evidenceLimits?.runBytes,
+  );
   validateSuite(options.checks as readonly Check<unknown>[], catalogue, options.role);
   const level = options.level ?? 'all';
   const selected = selectChecks(options.checks, options.only, level);
   const selectedIds = new Set(selected.map((c) => c.id));
   const deselected = options.checks.filter((c) => !selectedIds.has(c.id)).map((c) => c.id);
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
-  const startedAt = new Date();
-  const t0 = performance.now();
-
   const emit = (event: RunEvent): void => {
     for (const subscriber of options.subscribers ?? []) {
       try {
@@ -287,47 +332,67 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
     const i = info(c);
     return { ...i, title: redactor.maskLiterals(i.title) };
   };
-  emit({
-    type: 'run-started',
-    target: redactor.maskLiterals(options.target),
-    role: options.role,
-    toolVersion: options.toolVersion,
-    startedAt: startedAt.toISOString(),
-    checks: selected.map((c) => masked(c as Check<unknown>)),
-  });
-
   const results = new Array<CheckResult | undefined>(selected.length);
-  const total = selected.length;
   let completed = 0;
   const finish = (index: number, r: CheckResult): void => {
     const rerun = options.rerunCommand?.(r.id);
     const clean = scrub(rerun !== undefined ? { ...r, rerun } : r, redactor);
     results[index] = clean;
     completed += 1;
-    emit({ type: 'check-finished', result: clean, completed, total });
+    emit({ type: 'check-finished', result: clean, completed, total: selected.length });
   };
+  const startedAt = new Date();
+  const t0 = performance.now();
+  return {
+    options,
+    catalogue,
+    redactor,
+    budget,
+    level,
+    selected,
+    deselected,
+    startedAt,
+    t0,
+    results,
+    emit,
+    masked,
+    finish,
+  };
+}
 
-  // Checks that never start (missing config, refused mutation) are decided up front, in order.
+/**
+ * Checks that never start (not applicable, missing config, refused mutation) are decided up front, in order.
+ * Returns the indexes of the checks left to run.
+ */
+function decideUpFront<Ctx>(run: Run<Ctx>): number[] {
+  const { options, finish } = run;
   const pending: number[] = [];
-  selected.forEach((check, index) => {
+  run.selected.forEach((check, index) => {
+    const notApplicable = check.notApplicableTo?.(options.context);
+    if (notApplicable !== undefined) {
+      finish(index, result(check as Check<unknown>, 'n/a', notApplicable, [], 0));
+      return;
+    }
     const missing = (check.needs ?? []).filter((need) => !(options.isAvailable?.(need) ?? true));
     if (missing.length > 0) {
       const describe = options.describeNeed ?? ((need: string) => `"${need}" in the config`);
-      finish(
-        index,
-        result(
-          check as Check<unknown>,
-          'skip',
-          `not run: ${missing.map(describe).join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set`,
-          [],
-          0,
-        ),
-      );
+      const names = missing.map(describe).join(' and ');
+      const reason = `not run: ${names} ${missing.length === 1 ? 'is' : 'are'} not set`;
+      finish(index, result(check as Check<unknown>, 'skip', reason, [], 0));
     } else if (check.mutating && options.refuseMutating !== undefined)
       finish(index, result(check as Check<unknown>, 'skip', options.refuseMutating, [], 0));
     else pending.push(index);
   });
+  return pending;
+}
 
+/**
+ * Runs the pending checks in order, up to `concurrency` at once: a serial check is a barrier, checks of one group
+ * never overlap. On abort, the checks not yet started are recorded as skipped. Returns whether the run was aborted.
+ */
+async function runPending<Ctx>(run: Run<Ctx>, pending: number[]): Promise<boolean> {
+  const { options, selected } = run;
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
   const running = new Map<number, Promise<void>>();
   const busyGroups = new Set<string>();
   let serialRunning = false;
@@ -341,11 +406,29 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
     options.signal?.addEventListener('abort', () => resolve(), { once: true });
   });
 
+  const start = (index: number): void => {
+    const check = selected[index]!;
+    if (check.group !== undefined) busyGroups.add(check.group);
+    run.emit({
+      type: 'check-started',
+      check: run.masked(check as Check<unknown>),
+      index,
+      total: selected.length,
+    });
+    const task = runOne(check, options, run.catalogue, run.redactor, options.signal, run.budget);
+    const settled = task.then((r) => {
+      running.delete(index);
+      if (check.group !== undefined) busyGroups.delete(check.group);
+      if (check.serial) serialRunning = false;
+      run.finish(index, r);
+    });
+    running.set(index, settled);
+  };
+
   while (pending.length > 0 || running.size > 0) {
     if (!aborted) {
       for (let i = 0; i < pending.length && running.size < concurrency && !serialRunning;) {
-        const index = pending[i]!;
-        const check = selected[index]!;
+        const check = selected[pending[i]!]!;
         if (check.serial) {
           if (running.size > 0) break; // a serial check is a barrier: later checks wait for it
           serialRunning = true;
@@ -353,39 +436,26 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
           i += 1;
           continue;
         }
-        pending.splice(i, 1);
-        if (check.group !== undefined) busyGroups.add(check.group);
-        emit({ type: 'check-started', check: masked(check as Check<unknown>), index, total });
-        const task = runOne(check, options, catalogue, redactor, options.signal).then((r) => {
-          running.delete(index);
-          if (check.group !== undefined) busyGroups.delete(check.group);
-          if (check.serial) serialRunning = false;
-          finish(index, r);
-        });
-        running.set(index, task);
+        start(pending.splice(i, 1)[0]!);
       }
     } else {
-      for (const index of pending.splice(0))
-        finish(
-          index,
-          result(
-            selected[index] as Check<unknown>,
-            'skip',
-            'run aborted before this check started',
-            [],
-            0,
-          ),
-        );
+      for (const index of pending.splice(0)) {
+        const reason = 'run aborted before this check started';
+        run.finish(index, result(selected[index] as Check<unknown>, 'skip', reason, [], 0));
+      }
     }
     if (running.size === 0) continue;
-    await Promise.race([
-      ...running.values(),
-      ...(aborted || pending.length === 0 ? [] : [abortWake]),
-    ]);
+    const wakeOnAbort = aborted || pending.length === 0 ? [] : [abortWake];
+    await Promise.race([...running.values(), ...wakeOnAbort]);
   }
   options.signal?.removeEventListener('abort', onAbort);
+  return aborted;
+}
 
-  const done = results.filter((r): r is CheckResult => r !== undefined);
+/** The run's summary: counts, requirement coverage, why it is partial, the gate and the evidence budget. */
+function summarize<Ctx>(run: Run<Ctx>, aborted: boolean): RunSummary {
+  const { options, redactor, catalogue, level, deselected } = run;
+  const done = run.results.filter((r): r is CheckResult => r !== undefined);
   const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
   for (const r of done) counts[r.outcome] += 1;
 
@@ -405,15 +475,14 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
   if (aborted) partialReasons.push('run aborted before every check finished');
   if (counts.skip > 0) partialReasons.push(`${counts.skip} check(s) skipped`);
 
-  const finishedAt = new Date();
-  const summary: RunSummary = {
+  return {
     target: redactor.maskLiterals(options.target),
     role: options.role,
     toolVersion: options.toolVersion,
     catalogueVersion: catalogue.catalogueVersion,
-    startedAt: startedAt.toISOString(),
-    finishedAt: finishedAt.toISOString(),
-    durationMs: Math.round(performance.now() - t0),
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    durationMs: Math.round(performance.now() - run.t0),
     selection: {
       level,
       ...(options.only !== undefined ? { only: [...options.only] } : {}),
@@ -433,7 +502,41 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
       allowSkips: options.only !== undefined || options.level !== undefined,
     },
     blocking: (options.blocking ?? []).map((b) => redactor.maskLiterals(b)),
+    evidence: run.budget.report(),
   };
-  emit({ type: 'run-finished', summary });
-  return summary;
+}
+
+/**
+ * The summary of a run that stopped before its checks (a usage or config error, an unreachable target, an internal
+ * error): no results, the reason, and the command's exit code, so every requested report can still be written.
+ */
+export function stoppedRunSummary(options: {
+  readonly role: CheckRole;
+  readonly target: string;
+  readonly toolVersion: string;
+  readonly stopped: RunStopped;
+  readonly catalogue?: Catalogue;
+  readonly redactor?: Redactor;
+}): RunSummary {
+  const redactor = options.redactor ?? createRedactor();
+  const now = new Date().toISOString();
+  const reason = redactor.redactText(options.stopped.reason);
+  return {
+    target: redactor.maskLiterals(options.target),
+    role: options.role,
+    toolVersion: options.toolVersion,
+    catalogueVersion: (options.catalogue ?? loadCatalogue()).catalogueVersion,
+    startedAt: now,
+    finishedAt: now,
+    durationMs: 0,
+    selection: { level: 'all', deselected: [] },
+    partial: true,
+    partialReasons: [`the run stopped before its checks: ${reason}`],
+    results: [],
+    counts: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>,
+    requirements: { covered: [], notRun: [], uncovered: [] },
+    gate: { failOn: [], allowSkips: false },
+    blocking: [],
+    stopped: { exitCode: options.stopped.exitCode, reason },
+  };
 }

@@ -14,22 +14,36 @@ export const EXIT_INCOMPLETE = 4;
 /** 70 (sysexits EX_SOFTWARE): payconform itself crashed; distinct from the usage code 2. */
 export const EXIT_INTERNAL_ERROR = 70;
 
-export type Verdict = 'pass' | 'fail' | 'incomplete';
+/** `error`: the run stopped before a verdict (usage or config error, unreachable target, internal error). */
+export type Verdict = 'pass' | 'fail' | 'incomplete' | 'error';
 
 /** The gate when a run does not say: skips make the run incomplete, warnings do not fail it. */
 export const DEFAULT_GATE: RunGate = { failOn: [], allowSkips: false };
 
 export interface VerdictInfo {
   readonly verdict: Verdict;
-  readonly exitCode: typeof EXIT_OK | typeof EXIT_MUST_FAILURE | typeof EXIT_INCOMPLETE;
+  readonly exitCode:
+    | typeof EXIT_OK
+    | typeof EXIT_MUST_FAILURE
+    | typeof EXIT_CONFIG_ERROR
+    | typeof EXIT_TARGET_UNREACHABLE
+    | typeof EXIT_INCOMPLETE
+    | typeof EXIT_INTERNAL_ERROR;
   /** Why, one phrase each (empty for a plain pass). */
   readonly reasons: readonly string[];
 }
 
-type VerdictInput = Pick<RunSummary, 'counts'> & Partial<Pick<RunSummary, 'gate' | 'blocking'>>;
+type VerdictInput = Pick<RunSummary, 'counts'> &
+  Partial<Pick<RunSummary, 'gate' | 'blocking' | 'stopped'>>;
 
-/** The verdict of a run: FAIL beats INCOMPLETE beats PASS. */
+/** The verdict of a run: a stopped run is an ERROR with its own exit code; else FAIL beats INCOMPLETE beats PASS. */
 export function verdictFor(summary: VerdictInput): VerdictInfo {
+  if (summary.stopped !== undefined)
+    return {
+      verdict: 'error',
+      exitCode: summary.stopped.exitCode,
+      reasons: [summary.stopped.reason],
+    };
   const gate = summary.gate ?? DEFAULT_GATE;
   const c = summary.counts;
   const failing: string[] = [];

@@ -11,6 +11,7 @@
 // Redirects are never followed: a 3xx is recorded as the response.
 import http from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { FieldLines } from '../src/http/message.js';
 import { fieldLinesFromRaw, getFieldValues, toFieldLines } from '../src/http/message.js';
 import type { RecordedRequest, RecordedResponse } from './check.js';
@@ -50,16 +51,25 @@ export interface OutgoingRequest {
 export interface SendOptions {
   /** Whole-exchange deadline: connect, send, headers and body. */
   readonly timeoutMs: number;
-  /** Bodies beyond this are cut and reported as RESPONSE_TOO_LARGE. Default 1 MiB. */
+  /** Reading stops at this many body bytes and the connection is closed (RESPONSE_TOO_LARGE). Default 256 KiB. */
   readonly maxResponseBytes?: number;
   readonly signal?: AbortSignal;
   /** For https targets with a test certificate; default true. */
   readonly rejectUnauthorized?: boolean;
   /** For https targets: the CA certificate(s), PEM, to trust instead of the system's (a private CA; as curl's --cacert). */
   readonly ca?: string;
+  /**
+   * A connection already open to the target (and, for https, past its TLS handshake), used instead of a new one:
+   * the concurrency probes open and warm their connections first, so set-up is not part of what they measure.
+   */
+  readonly connection?: Duplex;
 }
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+/**
+ * What one response may cost: the spec's answers are a few kilobytes, so 256 KiB leaves room for a long listing and
+ * keeps fifty concurrent exchanges (nonce-concurrent-once) within a few megabytes against a target that answers 1 GiB.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024;
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -240,6 +250,9 @@ export function sendRequest(
         agent: false,
         rejectUnauthorized: options.rejectUnauthorized ?? true,
         ...(options.ca !== undefined ? { ca: options.ca } : {}),
+        ...(options.connection !== undefined
+          ? { createConnection: () => options.connection as never }
+          : {}),
       });
     } catch (error) {
       return finish(classify(error));
@@ -256,10 +269,12 @@ export function sendRequest(
         received += chunk.length;
         if (received > limit) {
           chunks.push(chunk.subarray(0, chunk.length - (received - limit)));
+          // Reading stops here and the connection is dropped: an endless body costs `limit` bytes, no more.
+          const declared = res.headers['content-length'];
           finish(
             {
               code: 'RESPONSE_TOO_LARGE',
-              message: `response body exceeds the limit of ${limit} bytes`,
+              message: `body cut at ${limit} bytes of ${declared !== undefined && /^\d+$/.test(declared) ? declared : `more than ${limit}`} (the limit for one response; reading stopped and the connection was closed)`,
             },
             true,
           );

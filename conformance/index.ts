@@ -13,12 +13,21 @@ export type {
   RecordedResponse,
 } from './check.js';
 export { CHECK_ID_PATTERN, notApplicable, observation, pass, skip, violation } from './check.js';
-export type { CheckResult, EvidenceView, GradedFinding, Outcome, RunSummary } from './result.js';
+export type {
+  CheckResult,
+  EvidenceSummary,
+  EvidenceView,
+  GradedFinding,
+  Outcome,
+  RunStopped,
+  RunSummary,
+} from './result.js';
 export type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
 export {
   ConformanceSetupError,
   runChecks,
   selectChecks,
+  stoppedRunSummary,
   validateSuite,
   type LevelFilter,
   type RunOptions,
@@ -32,6 +41,7 @@ export {
 } from './exit-code.js';
 export {
   createRedactor,
+  MIN_PIECE,
   REDACTED,
   SECRET_ENV,
   type Redactor,

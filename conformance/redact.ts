@@ -1,4 +1,11 @@
 // Masks secrets (application secret, private key in every encoding we can derive) in anything a report can show.
+//
+// Matching works on a decoded view of the text, not on patterns of it: line breaks are dropped, then escapes are
+// undone pass by pass (HTML/XML entities, JSON and `\u` escapes, percent-encoding; each pass undoes one level, so
+// text escaped twice is seen after two), letter case is ignored and `+` reads as a space (form encoding). Every
+// piece of the secret of at least MIN_PIECE characters found in any of those views is masked in the original text,
+// so a copy cut short, split across lines or fields, or echoed in any mixture of encodings is caught; a piece shorter
+// than MIN_PIECE cannot be told from ordinary text and is not (docs/security.md says so).
 import type { FieldLines } from '../src/http/message.js';
 
 export type SecretKind = 'application-secret' | 'private-key';
@@ -25,13 +32,13 @@ export type Segment = { readonly text: string } | { readonly secret: SecretKind 
 export interface Redactor {
   /** Masks every known secret form, the `"x-application-secret": ...` signature-base line and secret-named JSON members. */
   redactText(text: string): string;
-  /** Masks only the literal secret forms (safe on serialised JSON: it never changes structure). */
+  /** Masks only the secret forms (safe on serialised JSON: a mask never contains a quote or a backslash). */
   maskLiterals(text: string): string;
   /** Replaces secret byte sequences in a body with `[REDACTED]`. */
   redactBytes(bytes: Uint8Array): Uint8Array;
   /** Masks values of secret-bearing header fields (e.g. `x-application-secret`) and any secret inside other values. */
   redactHeaders(headers: FieldLines): Array<readonly [string, string]>;
-  /** Splits text into literal parts and secret occurrences (for reproduce commands that reference the environment). */
+  /** Splits text into literal parts and whole secrets (for reproduce commands that reference the environment). */
   segments(text: string): Segment[];
   /** True when the text contains a known secret form (used by tests and as a last-line guard). */
   containsSecret(text: string): boolean;
@@ -39,6 +46,15 @@ export interface Redactor {
 
 /** Secrets shorter than this are masked only where their position gives them away (headers, the base line). */
 const MIN_LITERAL_LENGTH = 4;
+
+/**
+ * The shortest piece of the application secret that is masked on its own: a copy cut short (with or without an
+ * ellipsis), the part on one line or in one field of a copy broken across several. Shorter pieces are not masked.
+ */
+export const MIN_PIECE = 8;
+
+/** Decoding passes: raw, then up to this many levels of escaping undone (an escape escaped twice needs two). */
+const MAX_DECODE_PASSES = 3;
 
 /**
  * Header fields whose values are secrets. `Authorization` is deliberately not here: on webhooks it carries an
@@ -79,80 +95,305 @@ function privateKeyForms(input: string): string[] {
   return forms;
 }
 
-function applicationSecretForms(secret: string): string[] {
-  return [
-    secret,
-    JSON.stringify(secret).slice(1, -1),
-    encodeURIComponent(secret),
-    Buffer.from(secret, 'utf8').toString('base64'),
-  ];
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /**
- * A pattern (regex source) for every way a character may be written once something escaped it, once or several
- * times over: HTML/XML entities (`&amp;`, `&#38;`, `&#x26;`, and `&amp;amp;` when escaped twice), JSON (`\"`,
- * `\\\"`, `\u0026`), percent-encoding (`%26`, `%2526`).
+ * The base64 (and base64url) characters that depend only on the secret's bytes, at each of the three byte offsets a
+ * secret can have inside a longer encoded text (`id:secret` in a Basic credential): the characters a neighbour's bits
+ * share are left out, and so is the padding.
  */
-function escapedCharacter(c: string): string {
-  const code = c.codePointAt(0)!;
-  const hex = code.toString(16);
-  const named: Readonly<Record<string, string>> = {
-    '&': 'amp',
-    '<': 'lt',
-    '>': 'gt',
-    '"': 'quot',
-    "'": 'apos',
-  };
-  // An entity's `&` may itself have been escaped any number of times.
-  const entity = (body: string): string => `&(?:amp;)*${body};`;
-  const alternatives = [
-    escapeRegExp(c),
-    entity(`#0*${code}`),
-    entity(`#[xX]0*(?:${hex}|${hex.toUpperCase()})`),
-  ];
-  if (named[c] !== undefined) alternatives.push(entity(named[c]));
-  if (code < 0x10000)
-    alternatives.push(`\\\\+u(?:${hex.padStart(4, '0')}|${hex.padStart(4, '0').toUpperCase()})`);
-  // ASCII only: a multi-byte character is percent-encoded as a run of bytes (the encodeURIComponent form covers it).
-  if (code < 0x80)
-    alternatives.push(`%(?:25)*(?:${hex.padStart(2, '0')}|${hex.padStart(2, '0').toUpperCase()})`);
-  // Any run of backslashes before it: JSON-escaped once (`\"`) or more (`\\\"`), and `\/`.
-  return `\\\\*(?:${alternatives.join('|')})`;
-}
-
-/**
- * A pattern for `secret` written raw or with any of its non-alphanumeric characters escaped, in any mixture and
- * depth: an echoing receiver's HTML page, an XML or JSON document (even JSON inside JSON), a URL, or the reporters'
- * own escaping of it. Letters and digits are never escaped by these encodings.
- */
-function escapeTolerantPattern(secret: string): string {
-  let out = '';
-  for (const c of secret) out += characterPattern(c);
+function base64Forms(bytes: Buffer): string[] {
+  const out: string[] = [];
+  for (let shift = 0; shift < 3; shift++) {
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
+    const first = Math.ceil((8 * shift) / 6);
+    const last = Math.floor((8 * (shift + bytes.length)) / 6);
+    const stable = encoded.slice(first, last);
+    out.push(stable, stable.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
   return out;
 }
 
-const characterPattern = (c: string): string => (/^[A-Za-z0-9]$/.test(c) ? c : escapedCharacter(c));
-
-/** Characters of a secret after which a truncated copy (`secr…`) is masked too. */
-const MIN_TRUNCATED_PREFIX = 6;
-
 /**
- * A pattern for a copy of `secret` cut short by an excerpt (a message quoting the first characters of a body):
- * any prefix of at least MIN_TRUNCATED_PREFIX characters, in any escaped form (an escape may be cut too), then an
- * ellipsis. Nested
- * optional groups keep the pattern linear in the secret's length.
+ * A secret form to look for: whole copies in any letter case (`folded`), and pieces of at least `minPiece`
+ * characters as written (`norm`; its full length: whole copies only).
  */
-function truncatedPattern(secret: string): string | undefined {
-  const chars = [...secret];
-  if (chars.length <= MIN_TRUNCATED_PREFIX) return undefined;
-  let tail = '';
-  for (let i = chars.length - 2; i >= MIN_TRUNCATED_PREFIX; i--)
-    tail = `(?:${characterPattern(chars[i]!)}${tail})?`;
-  return `${chars.slice(0, MIN_TRUNCATED_PREFIX).map(characterPattern).join('')}${tail}(?:[&%\\\\][#A-Za-z0-9]*)?(?=…|\\.\\.\\.)`;
+interface Target {
+  readonly norm: string;
+  readonly folded: string;
+  readonly minPiece: number;
+  readonly kind: SecretKind;
+}
+
+/** `+` read as the space it encodes in a form; line breaks dropped. */
+const plusAsSpace = (s: string): string => s.replace(/[\r\n]/g, '').replace(/\+/g, ' ');
+
+function target(form: string, minPiece: number, kind: SecretKind): Target {
+  const norm = plusAsSpace(form);
+  return { norm, folded: norm.toLowerCase(), minPiece: Math.min(norm.length, minPiece), kind };
+}
+
+function applicationSecretTargets(secret: string): Target[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const piece = (s: string, min: number): Target => target(s, min, 'application-secret');
+  const hex = bytes.toString('hex');
+  return [
+    piece(secret, MIN_PIECE),
+    // Hex pieces in either case; pieces of base64 (case matters there) of MIN_PIECE bytes or more.
+    piece(hex, 2 * MIN_PIECE),
+    piece(hex.toUpperCase(), 2 * MIN_PIECE),
+    ...base64Forms(bytes)
+      .filter((f) => f.length >= MIN_LITERAL_LENGTH)
+      .map((f) => piece(f, Math.ceil((4 * MIN_PIECE) / 3))),
+    // The whole encoding, its last character and padding included (a copy of the secret's base64 alone).
+    piece(bytes.toString('base64'), Number.MAX_SAFE_INTEGER),
+    piece(bytes.toString('base64url'), Number.MAX_SAFE_INTEGER),
+  ];
+}
+
+/** One view of the text: its characters and, for each, the span of the original text it came from. */
+interface View {
+  readonly text: string;
+  /** `text` in lower case (same length: the text is compared char by char with ASCII secrets). */
+  readonly folded?: string;
+  readonly start: Int32Array;
+  readonly end: Int32Array;
+}
+
+/** The raw view: line breaks dropped, so a copy broken across lines reads whole. */
+function rawView(text: string): View {
+  const start = new Int32Array(text.length);
+  const end = new Int32Array(text.length);
+  if (!/[\r\n]/.test(text)) {
+    for (let i = 0; i < text.length; i++) {
+      start[i] = i;
+      end[i] = i + 1;
+    }
+    return { text, start, end };
+  }
+  const parts: string[] = [];
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '\r' || c === '\n') continue;
+    start[n] = i;
+    end[n] = i + 1;
+    n += 1;
+    parts.push(c);
+  }
+  return { text: parts.join(''), start: start.subarray(0, n), end: end.subarray(0, n) };
+}
+
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+};
+const JSON_SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  "'": "'",
+  t: '\t',
+  b: '\b',
+  f: '\f',
+  n: '',
+  r: '',
+};
+
+/** The escape at `i` (entity, `%XX`, `\uXXXX`, `\"`...) as [decoded text, length], or undefined. */
+function escapeAt(s: string, i: number): readonly [string, number] | undefined {
+  const c = s[i];
+  if (c === '&') {
+    const m = /^&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]{2,6}));/.exec(s.slice(i, i + 12));
+    if (!m) return undefined;
+    const code = m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? parseInt(m[2], 16) : -1;
+    const text =
+      code >= 0 && code <= 0x10ffff
+        ? String.fromCodePoint(code)
+        : NAMED_ENTITIES[m[3]!.toLowerCase()];
+    return text !== undefined ? [text, m[0].length] : undefined;
+  }
+  if (c === '%') {
+    const m = /^%([0-7][0-9a-fA-F])/.exec(s.slice(i, i + 3));
+    return m ? [String.fromCharCode(parseInt(m[1]!, 16)), 3] : undefined;
+  }
+  if (c === '\\') {
+    const next = s[i + 1];
+    if (next === 'u' || next === 'U') {
+      const m = /^\\[uU]([0-9a-fA-F]{4})/.exec(s.slice(i, i + 6));
+      return m ? [String.fromCharCode(parseInt(m[1]!, 16)), 6] : undefined;
+    }
+    if (next !== undefined && JSON_SIMPLE_ESCAPES[next] !== undefined)
+      return [JSON_SIMPLE_ESCAPES[next], 2];
+  }
+  return undefined;
+}
+
+/** One level of escaping undone; undefined when there was none. Spans compose, so they still point at the original. */
+function decodeOnce(view: View): View | undefined {
+  const { text } = view;
+  const special = /[&%\\]/g;
+  if (!special.test(text)) return undefined;
+  // A decoded text is never longer than its source (the longest expansion: 10 characters to a surrogate pair).
+  const start = new Int32Array(text.length);
+  const end = new Int32Array(text.length);
+  const parts: string[] = [];
+  let n = 0;
+  let changed = false;
+  // Runs without an escape are copied whole; only `&`, `%` and `\` are looked at.
+  const copy = (from: number, to: number, chars: string): void => {
+    start.set(view.start.subarray(from, to), n);
+    end.set(view.end.subarray(from, to), n);
+    n += to - from;
+    parts.push(chars);
+  };
+  for (let i = 0; i < text.length;) {
+    special.lastIndex = i;
+    const next = special.exec(text)?.index ?? text.length;
+    if (next > i) copy(i, next, text.slice(i, next));
+    if (next >= text.length) break;
+    const escape = escapeAt(text, next);
+    if (escape === undefined) {
+      copy(next, next + 1, text[next]!);
+      i = next + 1;
+      continue;
+    }
+    changed = true;
+    const [chars, length] = escape;
+    for (let c = 0; c < chars.length; c++) {
+      start[n] = view.start[next]!;
+      end[n] = view.end[next + length - 1]!;
+      n += 1;
+    }
+    parts.push(chars);
+    i = next + length;
+  }
+  if (!changed) return undefined;
+  return { text: parts.join(''), start: start.subarray(0, n), end: end.subarray(0, n) };
+}
+
+/** The raw view and each decoded one, `+` read as a space, with a case-folded copy for whole matches. */
+function viewsOf(text: string): View[] {
+  const views: View[] = [];
+  let view: View | undefined = rawView(text);
+  for (let pass = 0; view !== undefined && pass <= MAX_DECODE_PASSES; pass++) {
+    views.push(view);
+    view = decodeOnce(view);
+  }
+  return views.map((v) => {
+    const text = v.text.replace(/\+/g, ' ');
+    const folded = text.toLowerCase();
+    return { ...v, text, ...(folded.length === text.length ? { folded } : {}) };
+  });
+}
+
+interface Span {
+  readonly from: number;
+  readonly to: number;
+  readonly kind: SecretKind;
+  /** The whole form, not a piece of it. */
+  readonly whole: boolean;
+}
+
+/** Whole copies of `target` in a view, in any letter case, as spans of the original. */
+function findWhole(view: View, target: Target, spans: Span[]): void {
+  // A folded view keeps the positions: only ASCII secrets are folded.
+  const folded = view.folded ?? view.text;
+  const whole = view.folded !== undefined ? target.folded : target.norm;
+  for (let at = folded.indexOf(whole); at !== -1; at = folded.indexOf(whole, at + 1))
+    spans.push({
+      from: view.start[at]!,
+      to: view.end[at + whole.length - 1]!,
+      kind: target.kind,
+      whole: true,
+    });
+}
+
+const HASH_BASE = 31;
+
+/** A rolling hash of `length` characters: the same for equal strings, cheap to move by one. */
+function hashOf(text: string, from: number, length: number): number {
+  let h = 0;
+  for (let i = from; i < from + length; i++)
+    h = (Math.imul(h, HASH_BASE) + text.charCodeAt(i)) >>> 0;
+  return h;
+}
+
+/** The pieces of one length (MIN_PIECE for the secret, more for its hex and base64) of every target that has them. */
+interface PieceIndex {
+  readonly length: number;
+  /** HASH_BASE^(length-1), to drop the character leaving the window. */
+  readonly drop: number;
+  readonly byHash: Map<number, Array<{ readonly target: Target; readonly at: number }>>;
+}
+
+function pieceIndexes(targets: readonly Target[]): PieceIndex[] {
+  const out = new Map<number, PieceIndex>();
+  for (const target of targets) {
+    const m = target.minPiece;
+    if (m >= target.norm.length) continue;
+    let index = out.get(m);
+    if (index === undefined) {
+      let drop = 1;
+      for (let i = 1; i < m; i++) drop = Math.imul(drop, HASH_BASE) >>> 0;
+      index = { length: m, drop, byHash: new Map() };
+      out.set(m, index);
+    }
+    for (let at = 0; at + m <= target.norm.length; at++) {
+      const h = hashOf(target.norm, at, m);
+      index.byHash.set(h, [...(index.byHash.get(h) ?? []), { target, at }]);
+    }
+  }
+  return [...out.values()];
+}
+
+/** Pieces (at least the index's length, extended as far as they go) in a view, as spans of the original. */
+function findPieces(view: View, index: PieceIndex, spans: Span[]): void {
+  const { text } = view;
+  const m = index.length;
+  if (text.length < m) return;
+  let h = hashOf(text, 0, m);
+  for (let i = 0; ; i++) {
+    const hits = index.byHash.get(h);
+    if (hits !== undefined)
+      for (const { target, at } of hits) {
+        if (!text.startsWith(target.norm.slice(at, at + m), i)) continue;
+        let length = m;
+        while (at + length < target.norm.length && text[i + length] === target.norm[at + length])
+          length += 1;
+        spans.push({
+          from: view.start[i]!,
+          to: view.end[i + length - 1]!,
+          kind: target.kind,
+          whole: length === target.norm.length,
+        });
+      }
+    if (i + m >= text.length) break;
+    h =
+      (Math.imul((h - Math.imul(text.charCodeAt(i), index.drop)) | 0, HASH_BASE) +
+        text.charCodeAt(i + m)) >>>
+      0;
+  }
+}
+
+/** Overlapping or touching spans joined (a whole match wins the kind), in text order. */
+function mergeSpans(spans: Span[]): Span[] {
+  const sorted = [...spans].sort((a, b) => a.from - b.from || b.to - a.to);
+  const out: Span[] = [];
+  for (const s of sorted) {
+    const last = out[out.length - 1];
+    if (last !== undefined && s.from <= last.to) {
+      out[out.length - 1] = {
+        from: last.from,
+        to: Math.max(last.to, s.to),
+        kind: last.whole ? last.kind : s.kind,
+        whole: last.whole || s.whole,
+      };
+    } else out.push(s);
+  }
+  return out;
 }
 
 // `"x-application-secret": value` (signature base line) or `x-application-secret: value` (raw header text).
@@ -161,37 +402,49 @@ const BASE_LINE = /(x-application-secret"?[ \t]*:[ \t]*)("(?:[^"\\\r\n]|\\.)*"|[
 const SECRET_MEMBER =
   /("[^"\\\r\n]*(?:secret|private_?key|password)[^"\\\r\n]*"[ \t]*:[ \t]*)"(?:[^"\\]|\\.)*"/gi;
 
-export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
-  const entries: Array<{ form: string; kind: SecretKind }> = [];
-  const add = (forms: string[], kind: SecretKind): void => {
-    for (const form of forms)
-      if (form.length >= MIN_LITERAL_LENGTH && !entries.some((e) => e.form === form))
-        entries.push({ form, kind });
+function targetsFor(secrets: RedactorSecrets): Target[] {
+  const targets: Target[] = [];
+  const add = (t: Target): void => {
+    if (t.norm.length >= MIN_LITERAL_LENGTH && !targets.some((e) => e.norm === t.norm))
+      targets.push(t);
   };
-  if (secrets.applicationSecret)
-    add(applicationSecretForms(secrets.applicationSecret), 'application-secret');
-  if (secrets.privateKey) add(privateKeyForms(secrets.privateKey), 'private-key');
-  for (const other of secrets.otherSecrets ?? []) add(privateKeyForms(other), 'private-key');
-  entries.sort((a, b) => b.form.length - a.form.length); // longest first, so a PEM line never leaves a partial match
-  const sources = entries.map((e) => escapeRegExp(e.form));
-  const secret =
+  const whole = (form: string): Target => target(form, Number.MAX_SAFE_INTEGER, 'private-key');
+  if (
     secrets.applicationSecret !== undefined &&
     secrets.applicationSecret.length >= MIN_LITERAL_LENGTH
-      ? secrets.applicationSecret
-      : undefined;
-  // The escape-tolerant patterns go first: they match the longest text of the secret's own forms.
-  const tolerant =
-    secret !== undefined
-      ? [escapeTolerantPattern(secret), truncatedPattern(secret)].filter(
-          (p): p is string => p !== undefined,
-        )
-      : [];
-  const literal =
-    entries.length > 0 ? new RegExp([...tolerant, ...sources].join('|'), 'g') : undefined;
-  const kindOf = new Map(entries.map((e) => [e.form, e.kind]));
-  const byteForms = entries.map((e) => Buffer.from(e.form, 'utf8'));
+  )
+    applicationSecretTargets(secrets.applicationSecret).forEach(add);
+  if (secrets.privateKey) privateKeyForms(secrets.privateKey).map(whole).forEach(add);
+  for (const other of secrets.otherSecrets ?? []) privateKeyForms(other).map(whole).forEach(add);
+  return targets;
+}
 
-  const maskLiterals = (text: string): string => (literal ? text.replace(literal, REDACTED) : text);
+export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
+  const targets = targetsFor(secrets);
+  const indexes = pieceIndexes(targets);
+  const shortest = Math.min(...targets.map((t) => Math.min(t.minPiece, t.norm.length)));
+
+  const spansIn = (text: string): Span[] => {
+    if (targets.length === 0 || text.length < shortest) return [];
+    const spans: Span[] = [];
+    for (const view of viewsOf(text)) {
+      for (const target of targets) findWhole(view, target, spans);
+      for (const index of indexes) findPieces(view, index, spans);
+    }
+    return spans.length === 0 ? spans : mergeSpans(spans);
+  };
+
+  const maskLiterals = (text: string): string => {
+    const spans = spansIn(text);
+    if (spans.length === 0) return text;
+    let out = '';
+    let last = 0;
+    for (const s of spans) {
+      out += text.slice(last, s.from) + REDACTED;
+      last = s.to;
+    }
+    return out + text.slice(last);
+  };
 
   const redactText = (text: string): string => {
     let out = maskLiterals(text);
@@ -202,28 +455,12 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
     return out;
   };
 
-  const redactBytes = (bytes: Uint8Array): Uint8Array => {
-    // Byte for byte through latin1, so the (ASCII) escaped forms are found in a body of any encoding.
-    let buf = Buffer.from(maskLiterals(Buffer.from(bytes).toString('latin1')), 'latin1');
-    for (const form of byteForms) {
-      let at = buf.indexOf(form);
-      let guard = 0;
-      while (at !== -1 && guard++ < 10_000) {
-        buf = Buffer.concat([
-          buf.subarray(0, at),
-          Buffer.from(REDACTED),
-          buf.subarray(at + form.length),
-        ]);
-        at = buf.indexOf(form, at + REDACTED.length);
-      }
-    }
-    return new Uint8Array(buf);
-  };
-
   return {
     redactText,
     maskLiterals,
-    redactBytes,
+    // Byte for byte through latin1, so the (ASCII) forms are found in a body of any encoding.
+    redactBytes: (bytes) =>
+      new Uint8Array(Buffer.from(maskLiterals(Buffer.from(bytes).toString('latin1')), 'latin1')),
     redactHeaders: (headers) =>
       headers.map(
         ([name, value]) =>
@@ -233,17 +470,20 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
           ] as const,
       ),
     segments(text) {
-      if (!literal) return [{ text }];
       const out: Segment[] = [];
       let last = 0;
-      for (const m of text.matchAll(literal)) {
-        if (m.index > last) out.push({ text: text.slice(last, m.index) });
-        out.push({ secret: kindOf.get(m[0]) ?? 'application-secret' });
-        last = m.index + m[0].length;
+      for (const s of spansIn(text)) {
+        if (s.from > last) out.push({ text: text.slice(last, s.from) });
+        // The secret as written becomes an environment reference; a piece or an encoded copy is masked.
+        const exact =
+          s.whole &&
+          (s.kind === 'private-key' || text.slice(s.from, s.to) === secrets.applicationSecret);
+        out.push(exact ? { secret: s.kind } : { text: REDACTED });
+        last = s.to;
       }
-      if (last < text.length) out.push({ text: text.slice(last) });
+      if (last < text.length || out.length === 0) out.push({ text: text.slice(last) });
       return out;
     },
-    containsSecret: (text) => (literal ? new RegExp(literal.source).test(text) : false),
+    containsSecret: (text) => spansIn(text).length > 0,
   };
 }

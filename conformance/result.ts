@@ -8,10 +8,16 @@ export const OUTCOMES: readonly Outcome[] = ['pass', 'fail', 'warn', 'skip', 'n/
 
 /** A recorded message body in printable form: text when valid UTF-8, otherwise base64. Secrets already masked. */
 export interface BodyView {
+  /** The body's length: as declared (Content-Length) when the whole was not read, else as received. */
   readonly bytes: number;
   readonly text?: string;
   readonly base64?: string;
+  /** Not all of the body is here: reading stopped at the client's limit, or the report keeps less. */
   readonly truncated?: boolean;
+  /** With `cut`: how many bytes of the body the report keeps. */
+  readonly kept?: number;
+  /** Why the body is cut, e.g. `body cut at 16384 bytes of 1073741824`. */
+  readonly cut?: string;
 }
 
 export interface RequestView {
@@ -106,4 +112,22 @@ export interface RunSummary {
   readonly gate: RunGate;
   /** Problems of the run itself that fail it whatever the checks say (e.g. the audited client exited non-zero). */
   readonly blocking: readonly string[];
+  /** The evidence limits and what they cut (absent in summaries made before the limits existed). */
+  readonly evidence?: EvidenceSummary;
+  /** The run never reached a verdict: why, and the exit code the command ended with (see `stoppedRunSummary`). */
+  readonly stopped?: RunStopped;
+}
+
+/** A run that stopped before its checks: 2 usage or config error, 3 target unreachable, 70 internal error. */
+export interface RunStopped {
+  readonly exitCode: 2 | 3 | 70;
+  readonly reason: string;
+}
+
+/** Bounded evidence: what one body and the whole run may keep, and how much was kept and cut. */
+export interface EvidenceSummary {
+  readonly bodyBytes: number;
+  readonly runBytes: number;
+  readonly keptBytes: number;
+  readonly bodiesCut: number;
 }

@@ -6,10 +6,12 @@ export {
   type RedisNonceStoreOptions,
 } from './nonce-store.js';
 export {
+  clusterCommander,
   connectRedis,
   redactUrl,
   withTimeout,
   type ConnectRedisOptions,
+  type RedisClusterLike,
   type RedisCommander,
   type RedisConnection,
 } from './commander.js';

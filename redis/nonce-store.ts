@@ -1,11 +1,18 @@
 // A NonceStore shared by every verifier: one Lua script per recorded nonce (atomic in Redis) that records the nonce
 // with `SET NX PX` and, in the same step, notices when Redis has lost its data; fails closed (a rejection, never an
 // acceptance) when Redis is down, slow or answers an error.
-import { createHash } from 'node:crypto';
 import { PayconformError } from '../src/errors.js';
 import type { NonceOwner, NonceStore } from '../src/profile/nonce-store.js';
 import { serviceProfile } from '../src/profile/service-profile.js';
-import { withTimeout, type RedisCommander } from './commander.js';
+import {
+  CLUSTER_PARTITIONS,
+  defineScript,
+  evalScript,
+  partitionOf,
+  partitionTag,
+  withTimeout,
+  type RedisCommander,
+} from './commander.js';
 
 export interface RedisNonceStoreOptions {
   /** A connected client (node-redis `createClient`, or `connectRedis` from this module). Not closed by the store. */
@@ -24,9 +31,16 @@ export interface RedisNonceStoreOptions {
   /**
    * Nonces one application (`owner.applicationId`) may record per two windows (default: no bound): counted in Redis
    * per window of `windowSeconds`, this one and the one before, which covers every nonce still remembered. Past it,
-   * `checkAndRecord` throws NONCE_SHARE_FULL (fail closed) for that application alone.
+   * `checkAndRecord` throws NONCE_SHARE_FULL (fail closed) for that application alone. Over `partitions` > 1 each
+   * partition counts its own share, `maxNoncesPerApplication / partitions` rounded up.
    */
   readonly maxNoncesPerApplication?: number;
+  /**
+   * Partitions the nonces are spread over by hash tag (`{p<k>}` after the prefix; default 1 on one server, 16 on a
+   * cluster client): each partition has its own marker, horizon and share counts, so the one script per nonce
+   * touches one slot. A partition whose node lost its data refuses, by its own horizon, the nonces it held.
+   */
+  readonly partitions?: number;
 }
 
 /** The code of a refusal because the signature may be older than a loss of the store's data. */
@@ -86,7 +100,7 @@ if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
 end
 return {0, ''}
 `;
-const RECORD_SHA = createHashHex(RECORD_SCRIPT);
+const RECORD = defineScript(RECORD_SCRIPT);
 
 /**
  * Redis-backed NonceStore. `checkAndRecord` is one script round trip (EVALSHA, EVAL once after Redis forgot the
@@ -100,8 +114,8 @@ const RECORD_SHA = createHashHex(RECORD_SCRIPT);
 export class RedisNonceStore implements NonceStore {
   readonly #client: RedisCommander;
   readonly #prefix: string;
-  readonly #markerKey: string;
-  readonly #horizonKey: string;
+  readonly #partitions: number;
+  #noticedAt = -Infinity;
   readonly #timeoutMs: number;
   readonly #tolerance: number;
   readonly #window: number;
@@ -121,9 +135,14 @@ export class RedisNonceStore implements NonceStore {
       throw new TypeError('windowSeconds must be a positive integer');
     this.#client = options.client;
     this.#prefix = options.keyPrefix ?? 'payconform:nonce:';
-    // A NUL cannot appear in a nonce taken from a Signature-Input (an sf-string), so no nonce key collides.
-    this.#markerKey = `${this.#prefix}\u0000epoch`;
-    this.#horizonKey = `${this.#prefix}\u0000reset-horizon`;
+    const partitions =
+      options.partitions ?? (options.client.cluster === true ? CLUSTER_PARTITIONS : 1);
+    if (!Number.isInteger(partitions) || partitions < 1 || partitions > 1024)
+      throw new TypeError('partitions must be an integer from 1 to 1024');
+    // The partition's hash tag must be the first braces of every key: none in the prefix.
+    if (partitions > 1 && /[{}]/.test(this.#prefix))
+      throw new TypeError('keyPrefix must not contain "{" or "}" with more than one partition');
+    this.#partitions = partitions;
     this.#timeoutMs = timeoutMs;
     this.#tolerance = tolerance;
     this.#window = window;
@@ -136,7 +155,7 @@ export class RedisNonceStore implements NonceStore {
   /** `now` is not needed: Redis drops expired keys itself. */
   async has(nonce: string, _now?: number): Promise<boolean> {
     const reply = await withTimeout(
-      this.#client.sendCommand(['EXISTS', this.#prefix + nonce]),
+      this.#client.sendCommand(['EXISTS', this.#nonceKey(nonce)]),
       this.#timeoutMs,
       'EXISTS',
     );
@@ -153,9 +172,17 @@ export class RedisNonceStore implements NonceStore {
    */
   async open(now: () => number = () => Date.now() / 1000): Promise<number | undefined> {
     const at = Math.floor(now());
-    const [status, horizon] = await this.#run(`${this.#prefix}\u0000probe`, '', at, 0, undefined);
-    if (status !== 2) throw new Error(`unexpected nonce script status ${status}`);
-    const value = horizon === '' ? undefined : Number(horizon);
+    // Every partition (each may sit on another node): the latest horizon in force is the one to wait out.
+    const replies = await Promise.all(
+      Array.from({ length: this.#partitions }, (_, k) =>
+        this.#run(k, `${this.#base(k)}\u0000probe`, '', at, 0, undefined),
+      ),
+    );
+    let value: number | undefined;
+    for (const [status, horizon] of replies) {
+      if (status !== 2) throw new Error(`unexpected nonce script status ${status}`);
+      if (horizon !== '') value = Math.max(value ?? -Infinity, Number(horizon));
+    }
     if (value !== undefined && value >= at && value - at <= this.#tolerance) {
       const waitMs = (value + 1) * 1000 - now() * 1000;
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, 60_000)));
@@ -181,8 +208,10 @@ export class RedisNonceStore implements NonceStore {
     const created = Number.isFinite(expiresAt)
       ? Math.floor(expiresAt) - this.#window
       : Math.floor(now);
+    const k = partitionOf(nonce, this.#partitions);
     const [status, horizon] = await this.#run(
-      this.#prefix + nonce,
+      k,
+      this.#nonceKey(nonce),
       String(Math.ceil(seconds * 1000)),
       now,
       created,
@@ -190,16 +219,47 @@ export class RedisNonceStore implements NonceStore {
     );
     if (status === 1) return true;
     if (status === 0) return false;
-    if (status === -1) throw new NonceStoreResetError(Number(horizon), created);
+    if (status === -1) {
+      this.#noticeEverywhere(now);
+      throw new NonceStoreResetError(Number(horizon), created);
+    }
     if (status === -2)
       throw new PayconformError(
         'NONCE_SHARE_FULL',
-        `application ${JSON.stringify(owner?.applicationId)} holds its whole share of the nonce store (${this.#maxPerApplication} nonces per ${2 * this.#window} s)`,
+        `application ${JSON.stringify(owner?.applicationId)} holds its whole share of the nonce store (${this.#maxPerApplication} nonces per ${2 * this.#window} s${this.#partitions > 1 ? `, ${this.#sharePerPartition()} in each of ${this.#partitions} partitions` : ''})`,
       );
     throw new Error(`unexpected nonce script status ${status}`);
   }
 
+  /**
+   * With several partitions each notices a loss when it is first used: a partition first used long after its node
+   * restarted would set its horizon late and refuse requests signed well after the loss. So a refusal makes every
+   * partition check at once (in the background, at most once a second), and they all set their horizon now.
+   */
+  #noticeEverywhere(now: number): void {
+    if (this.#partitions === 1 || now < this.#noticedAt + 1) return;
+    this.#noticedAt = now;
+    for (let k = 0; k < this.#partitions; k += 1)
+      this.#run(k, `${this.#base(k)}\u0000probe`, '', Math.floor(now), 0, undefined).catch(
+        () => {},
+      );
+  }
+
+  /** The prefix of partition `k`'s keys: the key prefix, then its hash tag (none with one partition). */
+  #base(k: number): string {
+    return this.#prefix + partitionTag(k, this.#partitions);
+  }
+
+  #nonceKey(nonce: string): string {
+    return this.#base(partitionOf(nonce, this.#partitions)) + nonce;
+  }
+
+  #sharePerPartition(): number {
+    return Math.ceil((this.#maxPerApplication ?? 0) / this.#partitions);
+  }
+
   async #run(
+    k: number,
     nonceKey: string,
     ttlMs: string,
     now: number,
@@ -210,37 +270,26 @@ export class RedisNonceStore implements NonceStore {
     // window ahead).
     const bucket = Math.floor(now / this.#window);
     const share = this.#maxPerApplication !== undefined && applicationId !== undefined;
-    const countKey = (b: number) => `${this.#prefix}\u0000share:${applicationId ?? ''}:${b}`;
-    const args = [
-      '5',
+    const base = this.#base(k);
+    // A NUL cannot appear in a nonce taken from a Signature-Input (an sf-string), so no nonce key collides.
+    const countKey = (b: number) => `${base}\u0000share:${applicationId ?? ''}:${b}`;
+    const keys = [
       nonceKey,
-      this.#markerKey,
-      this.#horizonKey,
+      `${base}\u0000epoch`,
+      `${base}\u0000reset-horizon`,
       countKey(bucket),
       countKey(bucket - 1),
+    ];
+    const args = [
       ttlMs,
       String(Math.floor(now)),
       String(created),
       String(this.#tolerance),
       String(this.#window),
-      share ? String(this.#maxPerApplication) : '',
+      share ? String(this.#sharePerPartition()) : '',
     ];
-    let reply: unknown;
-    try {
-      reply = await withTimeout(
-        this.#client.sendCommand(['EVALSHA', RECORD_SHA, ...args]),
-        this.#timeoutMs,
-        'EVALSHA',
-      );
-    } catch (error) {
-      // Redis forgets scripts when it restarts: send the text once (it is cached again from then on).
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      reply = await withTimeout(
-        this.#client.sendCommand(['EVAL', RECORD_SCRIPT, ...args]),
-        this.#timeoutMs,
-        'EVAL',
-      );
-    }
+    // Redis forgets scripts when it restarts: evalScript then sends the text once (cached again from then on).
+    const reply = await evalScript(this.#client, RECORD, keys, args, this.#timeoutMs, 'nonce');
     if (
       !Array.isArray(reply) ||
       reply.length !== 2 ||
@@ -250,8 +299,4 @@ export class RedisNonceStore implements NonceStore {
       throw new Error(`unexpected nonce script reply ${JSON.stringify(reply)}`);
     return [reply[0], reply[1]];
   }
-}
-
-function createHashHex(text: string): string {
-  return createHash('sha1').update(text, 'utf8').digest('hex');
 }

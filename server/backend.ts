@@ -44,6 +44,8 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
       import('./redis-deliveries.js'),
     ]);
   const { RedisTimers } = await import('./redis-timers.js');
+  const { CLUSTER_PARTITIONS } = await import('../redis/commander.js');
+  const { RedisBatch } = await import('./redis-batch.js');
   const prefix = options.redisKeyPrefix ?? 'payconform:';
   let lastError = '';
   const connection = await connectRedis(options.redisUrl, {
@@ -70,14 +72,27 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
     options.log(
       `redis: the nonce store holds no nonces from before ${new Date(horizon * 1000).toISOString()} (empty, restarted, flushed or failed over): signatures created up to then are refused until ${new Date((horizon + 300) * 1000).toISOString()}`,
     );
+  // On a cluster every store spreads its keys over the same hash-tagged partitions (a payout, its timers and its
+  // webhook deliveries in one), so each script touches one slot.
+  const partitions = connection.cluster === true ? CLUSTER_PARTITIONS : 1;
+  // The webhook queue and the timers send the writes of one turn together (a webhook and a step: one command).
+  const batch = new RedisBatch(connection);
   return {
     nonceStore,
     createStateStore: (state) =>
-      new RedisStateStore({ client: connection, keyPrefix: prefix, state }),
+      new RedisStateStore({ client: connection, keyPrefix: prefix, state, partitions }),
     createSharedDeliveries: (leaseMs, log) =>
-      new RedisDeliveries({ client: connection, keyPrefix: prefix, leaseMs, log }),
-    createSharedTimers: (log) => new RedisTimers({ client: connection, keyPrefix: prefix, log }),
-    description: `nonces, payments, payouts, refunds, lifecycle timers and the webhook queue in Redis at ${redactUrl(options.redisUrl)} (key prefix "${prefix}")`,
+      new RedisDeliveries({
+        client: connection,
+        keyPrefix: prefix,
+        leaseMs,
+        log,
+        partitions,
+        batch,
+      }),
+    createSharedTimers: (log) =>
+      new RedisTimers({ client: connection, keyPrefix: prefix, log, partitions, batch }),
+    description: `nonces, payments, payouts, refunds, lifecycle timers and the webhook queue in ${connection.cluster === true ? `a Redis Cluster (${partitions} hash-tagged partitions)` : 'Redis'} at ${redactUrl(options.redisUrl)} (key prefix "${prefix}")`,
     close: () => connection.close(),
   };
 }

@@ -72,6 +72,8 @@ export type {
   RetryPolicy,
   WebhookKind,
 } from './webhook-delivery.js';
+/** The retry policy when none is given (first redelivery after 1 s, doubling up to 60 s, 8 attempts). */
+export { defaultRetryPolicy } from './webhook-delivery.js';
 
 export {
   DEFAULT_MAX_BODY_BYTES,

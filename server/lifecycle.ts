@@ -145,7 +145,7 @@ export class Lifecycle {
           payoutWebhookPayload(snapshot, eventTime, description, attempt, faults),
       });
     }
-    this.scheduleStep(`payout:${payout.payoutId}`);
+    this.scheduleStep('payout', payout);
   }
 
   /** /sandbox/ move: to `target`, or one automatic step when no target is given; undefined when no such payout. */
@@ -179,7 +179,7 @@ export class Lifecycle {
           refundWebhookPayload(snapshot, payment, eventTime, description, attempt, faults),
       });
     }
-    this.scheduleStep(`refund:${refund.refundId}`);
+    this.scheduleStep('refund', refund);
   }
 
   async advanceRefund(refundId: string, target?: RefundStatus): Promise<Refund | undefined> {
@@ -248,12 +248,16 @@ export class Lifecycle {
 
   /**
    * After `delayMs`, `step` (the next automatic move, made through the store: it happens once, and not at all when
-   * the resource was moved meanwhile to where no automatic step is left).
+   * the resource was moved meanwhile). None is scheduled when no automatic move is left from this status. The key
+   * names the status the step moves on from (`payout:<id>:IN_PROGRESS`): a step run twice moves once.
    */
-  private scheduleStep(key: string): void {
+  private scheduleStep(kind: 'payout' | 'refund', item: Payout | Refund): void {
     if (this.o.delayMs <= 0) return;
+    if (nextStep(item.status, item.plannedOutcome) === undefined) return;
+    const id = kind === 'payout' ? (item as Payout).payoutId : (item as Refund).refundId;
+    const key = `${kind}:${id}:${item.status}`;
     // Variant alt: payouts move on at once (lifecycle timing is not shown); refunds keep the delay.
-    const delayMs = this.o.faults.alt && key.startsWith('payout:') ? 5 : this.o.delayMs;
+    const delayMs = this.o.faults.alt && kind === 'payout' ? 5 : this.o.delayMs;
     const failed = (error: unknown) =>
       this.o.log?.(
         `lifecycle step ${key} failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -270,14 +274,19 @@ export class Lifecycle {
     this.timers.add(timer);
   }
 
-  /** The next automatic step of `payout:<id>` or `refund:<id>` (made through the store: once), and its webhook. */
+  /**
+   * The next automatic step of `payout:<id>:<status>` or `refund:<id>:<status>` (made through the store: once, and
+   * only while the resource still has that status), and its webhook.
+   */
   private async step(key: string): Promise<void> {
-    const [kind, id = ''] = key.split(':');
+    const [kind, id = '', from] = key.split(':');
+    const onlyFrom = (item: Payout | Refund) =>
+      from === undefined || item.status === from ? automaticStep(item) : false;
     if (kind === 'payout') {
-      const moved = await this.o.store.changePayout(id, automaticStep);
+      const moved = await this.o.store.changePayout(id, onlyFrom);
       if (moved?.result === true) this.payoutChanged(moved.item, false);
     } else if (kind === 'refund') {
-      const moved = await this.o.store.changeRefund(id, automaticStep);
+      const moved = await this.o.store.changeRefund(id, onlyFrom);
       if (moved?.result === true) {
         await this.o.store.getPayment(moved.item.paymentId); // into this instance's view: the webhook carries it
         this.refundChanged(moved.item, false);

@@ -1,175 +1,269 @@
 // The webhook delivery queue in Redis, shared by every instance on it. A delivery is one key (its record and the
-// payload of each attempt) and one member of a sorted set scored by when it is due. An instance claims a due
-// delivery atomically (a Lua script moves its score to now + lease), makes the attempt, then writes the result and
-// the next due time. So each attempt is made by one instance; an instance that dies mid-attempt leaves the lease to
-// run out, and another instance makes that attempt again: a delivery is never lost (at worst an attempt is repeated).
-import type { RedisCommander } from '../redis/commander.js';
-import { withTimeout } from '../redis/commander.js';
+// payload of each attempt) and one member of a sorted set scored by when it is due. The instance that queues a
+// delivery writes it already claimed (due at now + lease) and makes the first attempt at once; it writes each result
+// with the next due time and, on its own timer, claims and makes the next attempt (a Lua script moves the score to
+// now + lease only when it is due and not leased). The sorted set is the backstop: every instance looks for attempts
+// overdue by more than a grace period (one partition per tick) and claims them. So each attempt is made by one
+// instance; an instance that dies mid-attempt leaves the lease to run out, and another instance makes that attempt
+// again: a delivery is never lost (at worst an attempt is repeated). On a cluster a delivery lives in the partition
+// of its resource (the payout's, the payment's).
+import {
+  defineScript,
+  evalScript,
+  partitionOf,
+  partitionTag,
+  withTimeout,
+  type RedisCommander,
+} from '../redis/commander.js';
+import { DecimalNumber } from './json-writer.js';
+import { RedisBatch } from './redis-batch.js';
+import { BACKSTOP_GRACE_MS } from './redis-timers.js';
 import type { DeliveryRecord, SharedDeliveries, SharedDelivery } from './webhook-delivery.js';
 
-/** KEYS[1]: due set; ARGV[1]: now, ARGV[2]: lease end, ARGV[3]: key prefix of deliveries. → {id, json} or nil. */
-const CLAIM = `
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1)
-if #ids == 0 then return false end
-redis.call('ZADD', KEYS[1], 'XX', ARGV[2], ids[1])
-return {ids[1], redis.call('GET', ARGV[3] .. ids[1]) or false}`;
-
-/** KEYS[1]: due set, KEYS[2]: the delivery; ARGV[1]: id, ARGV[2]: json, ARGV[3]: next due ('' = done). */
-const FINISH = `
-redis.call('SET', KEYS[2], ARGV[2])
-if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
-return 1`;
-
-/** KEYS[1]: due set, KEYS[2]: the delivery, KEYS[3]: the list of all; ARGV[1]: id, ARGV[2]: json, ARGV[3]: now, ARGV[4]: kept. */
-const ADD = `
-redis.call('SET', KEYS[2], ARGV[2])
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-redis.call('RPUSH', KEYS[3], ARGV[1])
-redis.call('LTRIM', KEYS[3], -tonumber(ARGV[4]), -1)
-return 1`;
+/**
+ * KEYS[1]: due set; ARGV[1]: due at or before, ARGV[2]: lease end, ARGV[3]: key prefix of deliveries, ARGV[4]: at
+ * most, ARGV[5]: one id ('' = any). → {id, json, id, json, …} of the deliveries claimed.
+ */
+const CLAIM = defineScript(`
+local ids
+if ARGV[5] ~= '' then
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[5])
+  if not score or tonumber(score) > tonumber(ARGV[1]) then return {} end
+  ids = {ARGV[5]}
+else
+  ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))
+end
+local out = {}
+for _, id in ipairs(ids) do
+  local json = redis.call('GET', ARGV[3] .. id)
+  if json then
+    redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
+    out[#out + 1] = id
+    out[#out + 1] = json
+  else
+    redis.call('ZREM', KEYS[1], id)
+  end
+end
+return out`);
 
 export interface RedisDeliveriesOptions {
   readonly client: RedisCommander;
   readonly keyPrefix: string;
   /** How long a claimed attempt may take before another instance may take it over (the attempt's timeout + margin). */
   readonly leaseMs: number;
-  /** How often an idle instance looks for due deliveries (default 25 ms). */
-  readonly pollMs?: number;
+  /** Partitions (hash tags; see partitionOf): 1 on one server. */
+  readonly partitions?: number;
+  /** One backstop pass over every partition takes this long (default 1 s on one partition, else 4 s). */
+  readonly backstopMs?: number;
   readonly log: (line: string) => void;
-  /** Deliveries listed by `/sandbox/deliveries` (default 10,000). */
+  /** Deliveries listed by `/sandbox/deliveries` (default 10,000, shared out over the partitions). */
   readonly maxRecords?: number;
+  /** How long a finished delivery's record stays listed (default 10 minutes). */
+  readonly keepFinishedMs?: number;
+  /** Writes of one turn sent together (shared with the lifecycle timers). */
+  readonly batch?: RedisBatch;
 }
+
+type Attempt = (
+  delivery: SharedDelivery,
+) => Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }>;
 
 export class RedisDeliveries implements SharedDeliveries {
   readonly #o: RedisDeliveriesOptions;
-  readonly #due: string;
-  readonly #all: string;
-  readonly #item: string;
-  #timer: NodeJS.Timeout | undefined;
-  #attempt:
-    | ((
-        delivery: SharedDelivery,
-      ) => Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }>)
-    | undefined;
+  readonly #partitions: number;
+  readonly #batch: RedisBatch;
+  #tick: NodeJS.Timeout | undefined;
+  #next = 0;
+  #attempt: Attempt | undefined;
   #polling = false;
   #closed = false;
-  /** Attempts this instance has under way (each on its own claimed lease). */
-  readonly #running = new Set<Promise<void>>();
+  readonly #local = new Set<NodeJS.Timeout>();
+  /** Attempts under way here (id → partition): handed back when this instance closes. */
+  readonly #running = new Map<string, number>();
 
   constructor(options: RedisDeliveriesOptions) {
     this.#o = options;
-    this.#due = `${options.keyPrefix}deliveries:due`;
-    this.#all = `${options.keyPrefix}deliveries:all`;
-    this.#item = `${options.keyPrefix}delivery:`;
+    this.#partitions = options.partitions ?? 1;
+    this.#batch = options.batch ?? new RedisBatch(options.client);
   }
 
-  #send(args: string[]): Promise<unknown> {
-    return withTimeout(this.#o.client.sendCommand(args), 2000, args[0] ?? 'command');
+  #keys(k: number) {
+    const base = `${this.#o.keyPrefix}${partitionTag(k, this.#partitions)}`;
+    return { due: `${base}deliveries:due`, all: `${base}deliveries:all`, item: `${base}delivery:` };
+  }
+
+  #send(script: Parameters<typeof evalScript>[1], keys: string[], args: string[], what: string) {
+    return evalScript(this.#o.client, script, keys, args, 2000, what);
   }
 
   async add(delivery: SharedDelivery): Promise<void> {
     const id = String(delivery.record.id);
-    await this.#send([
-      'EVAL',
-      ADD,
-      '3',
-      this.#due,
-      this.#item + id,
-      this.#all,
-      id,
-      JSON.stringify(delivery),
-      String(Date.now()),
-      String(this.#o.maxRecords ?? 10_000),
+    const k = partitionOf(delivery.record.resourceId, this.#partitions);
+    const keys = this.#keys(k);
+    const kept = Math.ceil((this.#o.maxRecords ?? 10_000) / this.#partitions);
+    // The record, its due time (already claimed: now + lease), and its place in the list of all. Held by this
+    // instance from now on: a close before the attempt hands it back too.
+    this.#running.set(id, k);
+    await this.#batch.write(k, [
+      { command: 'SET', key: keys.item + id, args: [encode(delivery)] },
+      { command: 'ZADD', key: keys.due, args: [String(Date.now() + this.#o.leaseMs), id] },
+      { command: 'RPUSH', key: keys.all, args: [id] },
+      { command: 'LTRIM', key: keys.all, args: [String(-kept), '-1'] },
     ]);
-    this.#poll();
+    // Queued already claimed by this instance: the first attempt at once.
+    if (this.#attempt !== undefined && !this.#closed) this.#start(k, id, delivery);
+    else if (!this.#closed) this.#running.delete(id);
   }
 
-  start(
-    attempt: (
-      delivery: SharedDelivery,
-    ) => Promise<{ readonly record: DeliveryRecord; readonly nextInMs: number | undefined }>,
-  ): void {
+  start(attempt: Attempt): void {
     this.#attempt = attempt;
-    this.#timer = setInterval(() => this.#poll(), this.#o.pollMs ?? 25);
-    this.#timer.unref();
+    const cycle = this.#o.backstopMs ?? (this.#partitions === 1 ? 1_000 : 4_000);
+    this.#tick = setInterval(() => this.#backstop(), Math.max(50, cycle / this.#partitions));
+    this.#tick.unref();
   }
 
-  /** Claims and starts every due delivery (bounded: 100 per call), each attempt running on its own. */
-  #poll(): void {
+  /** Claims and starts due deliveries of partition `k`: `id` alone (this instance's timer), or any overdue ones. */
+  async #claim(k: number, id: string, dueBy: number): Promise<void> {
+    const keys = this.#keys(k);
+    const reply = (await this.#send(
+      CLAIM,
+      [keys.due],
+      [String(dueBy), String(Date.now() + this.#o.leaseMs), keys.item, '10', id],
+      'claim webhook',
+    )) as string[];
+    for (let i = 0; i + 1 < reply.length && !this.#closed; i += 2)
+      this.#start(k, reply[i]!, decode(reply[i + 1]!));
+  }
+
+  #backstop(): void {
     if (this.#polling || this.#closed || this.#attempt === undefined) return;
     this.#polling = true;
-    void (async () => {
-      try {
-        for (let i = 0; i < 100 && !this.#closed; i += 1) {
-          const now = Date.now();
-          const reply = (await this.#send([
-            'EVAL',
-            CLAIM,
-            '1',
-            this.#due,
-            String(now),
-            String(now + this.#o.leaseMs),
-            this.#item,
-          ])) as [string, string | null] | null;
-          if (reply === null) break;
-          const [id, json] = reply;
-          if (typeof json !== 'string') {
-            await this.#send(['ZREM', this.#due, id]); // its record was dropped: nothing to deliver
-            continue;
-          }
-          const running = this.#run(id, JSON.parse(json) as SharedDelivery);
-          this.#running.add(running);
-          void running.finally(() => this.#running.delete(running));
-        }
-      } catch (error) {
-        if (!this.#closed)
-          this.#o.log(`webhook queue: ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
+    const k = this.#next;
+    this.#next = (k + 1) % this.#partitions;
+    this.#claim(k, '', Date.now() - BACKSTOP_GRACE_MS)
+      .catch((error: unknown) => this.#logError('webhook queue', error))
+      .finally(() => {
         this.#polling = false;
-      }
-    })();
+      });
   }
 
-  async #run(id: string, delivery: SharedDelivery): Promise<void> {
+  #start(k: number, id: string, delivery: SharedDelivery): void {
+    this.#running.set(id, k);
+    void this.#run(k, id, delivery).finally(() => this.#running.delete(id));
+  }
+
+  async #run(k: number, id: string, delivery: SharedDelivery): Promise<void> {
     try {
       const { record, nextInMs } = await this.#attempt!(delivery);
       if (this.#closed) return; // dying mid-attempt: the lease runs out and another instance makes it again
+      // A finished delivery keeps its record (the bytes of every attempt made), not the payloads of attempts it
+      // will never make.
       const next: SharedDelivery = {
         record,
-        payloads: delivery.payloads,
+        payloads: nextInMs === undefined ? [] : delivery.payloads,
         index: delivery.index + 1,
       };
-      await this.#send([
-        'EVAL',
-        FINISH,
-        '2',
-        this.#due,
-        this.#item + id,
-        id,
-        JSON.stringify(next),
-        nextInMs === undefined ? '' : String(Date.now() + nextInMs),
-      ]);
+      // The result, and the next attempt's due time; a finished record is kept for keepFinishedMs.
+      const keys = this.#keys(k);
+      await this.#batch.write(
+        k,
+        nextInMs === undefined
+          ? [
+              {
+                command: 'SET',
+                key: keys.item + id,
+                args: [encode(next), 'PX', String(this.#o.keepFinishedMs ?? 600_000)],
+              },
+              { command: 'ZREM', key: keys.due, args: [id] },
+            ]
+          : [
+              { command: 'SET', key: keys.item + id, args: [encode(next)] },
+              { command: 'ZADD', key: keys.due, args: [String(Date.now() + nextInMs), id] },
+            ],
+      );
+      if (nextInMs !== undefined && !this.#closed) {
+        // This instance makes the next attempt on time (unless another took it over meanwhile); a few ms of slack:
+        // the timer's clock and Date.now() may disagree by a millisecond.
+        const timer = setTimeout(() => {
+          this.#local.delete(timer);
+          if (!this.#closed)
+            this.#claim(k, id, Date.now() + 5).catch((e: unknown) =>
+              this.#logError(`webhook ${id}`, e),
+            );
+        }, nextInMs);
+        this.#local.add(timer);
+      }
     } catch (error) {
-      if (!this.#closed)
-        this.#o.log(
-          `webhook delivery ${id}: ${error instanceof Error ? error.message : String(error)} (retried when its lease runs out)`,
-        );
+      this.#logError(`webhook delivery ${id}`, error, ' (retried when its lease runs out)');
     }
   }
 
+  #logError(what: string, error: unknown, tail = ''): void {
+    if (!this.#closed)
+      this.#o.log(`${what}: ${error instanceof Error ? error.message : String(error)}${tail}`);
+  }
+
   async list(): Promise<DeliveryRecord[]> {
-    const ids = (await this.#send(['LRANGE', this.#all, '0', '-1'])) as string[];
-    if (ids.length === 0) return [];
-    const jsons = (await this.#send(['MGET', ...ids.map((id) => this.#item + id)])) as Array<
-      string | null
-    >;
-    return jsons
-      .filter((j): j is string => typeof j === 'string')
-      .map((j) => (JSON.parse(j) as SharedDelivery).record);
+    const parts = await Promise.all(
+      Array.from({ length: this.#partitions }, async (_, k) => {
+        const keys = this.#keys(k);
+        const send = (args: string[]) =>
+          withTimeout(this.#o.client.sendCommand(args), 2000, args[0] ?? 'command');
+        const ids = (await send(['LRANGE', keys.all, '0', '-1'])) as string[];
+        if (ids.length === 0) return [];
+        const jsons = (await send(['MGET', ...ids.map((id) => keys.item + id)])) as Array<
+          string | null
+        >;
+        return jsons
+          .filter((j): j is string => typeof j === 'string')
+          .map((j) => (JSON.parse(j) as SharedDelivery).record);
+      }),
+    );
+    if (parts.length === 1) return parts[0]!;
+    // Newest last, as one queue lists them (the first attempt's start, else creation order within a partition).
+    return parts.flat().sort((a, b) => startOf(a) - startOf(b));
   }
 
   close(): void {
     this.#closed = true;
-    if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#tick !== undefined) clearInterval(this.#tick);
+    // Attempts cut short by the close are handed back: overdue at once, so another instance's backstop takes them
+    // without waiting for the lease (an instance that is killed cannot, and leaves the lease to run out).
+    // Through the batch: after a queuing of this turn that has not reached Redis yet.
+    const overdue = String(Date.now() - BACKSTOP_GRACE_MS - 1);
+    for (const [id, k] of this.#running)
+      this.#batch
+        .write(k, [{ command: 'ZADD', key: this.#keys(k).due, args: ['XX', overdue, id] }])
+        .catch(() => {});
+    this.#batch.flush();
+    for (const t of this.#local) clearTimeout(t);
+    this.#local.clear();
   }
+}
+
+/**
+ * A delivery as JSON, its decimal amounts kept as written (`{"$decimal":"10.50"}`), so an attempt made from Redis
+ * sends the same bytes as one made from this process's copy (`10.50`, not the float `10.5`).
+ */
+function encode(delivery: SharedDelivery): string {
+  return JSON.stringify(delivery, function (this: Record<string, unknown>, key, value: unknown) {
+    const raw = this[key];
+    return raw instanceof DecimalNumber ? { $decimal: raw.text } : value;
+  });
+}
+
+function decode(json: string): SharedDelivery {
+  return JSON.parse(json, (_key, value: unknown) => {
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const text = (value as { $decimal?: unknown }).$decimal;
+      if (typeof text === 'string' && Object.keys(value).length === 1)
+        return new DecimalNumber(text);
+    }
+    return value;
+  }) as SharedDelivery;
+}
+
+function startOf(record: DeliveryRecord): number {
+  const first = record.attempts[0]?.startedAt;
+  return first === undefined ? Number.MAX_SAFE_INTEGER : Date.parse(first);
 }

@@ -1,7 +1,9 @@
 // The service's resources in Redis, shared by every instance on it. Reads and writes are Lua scripts (each atomic in
 // Redis); a change is optimistic: read the resource with its version, apply the rule in TypeScript (the same rule
 // code as in memory), write back only if the version is unchanged, else read again and retry. Everything about one
-// payment (the payment, its refunds) shares one version, so the refund limits hold across instances.
+// payment (the payment, its refunds) shares one version, so the refund limits hold across instances. On a Redis
+// Cluster the resources are spread over hash-tagged partitions (a payout by its id; a payment and its refunds by the
+// payment's id), and every script touches the keys of one partition, so it stays atomic.
 import { HttpError } from './error-body.js';
 import {
   newPaymentReference,
@@ -12,24 +14,37 @@ import {
   type StateKind,
 } from './state.js';
 import type { Changed, StateStore, WebhookUrls } from './state-store.js';
-import { withTimeout, type RedisCommander } from '../redis/commander.js';
+import {
+  CLUSTER_PARTITIONS,
+  defineScript,
+  evalScript,
+  partitionOf,
+  partitionTag,
+  withTimeout,
+  type RedisCommander,
+  type RedisScript,
+} from '../redis/commander.js';
 
 /** KEYS[1]: versions hash, KEYS[2]: data hash; ARGV[1]: version field, ARGV[2]: data field. → {version, json} */
-const READ_ONE = `return {redis.call('HGET', KEYS[1], ARGV[1]) or '0', redis.call('HGET', KEYS[2], ARGV[2]) or false}`;
+const READ_ONE = defineScript(
+  `return {redis.call('HGET', KEYS[1], ARGV[1]) or '0', redis.call('HGET', KEYS[2], ARGV[2]) or false}`,
+);
 
 /** KEYS[1]: versions, KEYS[2]: payments, KEYS[3]: refunds of the payment; ARGV[1]: guard, ARGV[2]: paymentId. */
-const READ_PAYMENT = `return {redis.call('HGET', KEYS[1], ARGV[1]) or '0', redis.call('HGET', KEYS[2], ARGV[2]) or false, redis.call('HVALS', KEYS[3])}`;
+const READ_PAYMENT = defineScript(
+  `return {redis.call('HGET', KEYS[1], ARGV[1]) or '0', redis.call('HGET', KEYS[2], ARGV[2]) or false, redis.call('HVALS', KEYS[3])}`,
+);
 
 /**
  * Compare-and-set: KEYS[1] versions hash, ARGV[1] guard field, ARGV[2] the version read. When unchanged: bump it and
  * HSET KEYS[j] field ARGV[2j-1] = ARGV[2j] for j >= 2; 1. Otherwise nothing; 0.
  */
-const WRITE_IF_UNCHANGED = `
+const WRITE_IF_UNCHANGED = defineScript(`
 local v = redis.call('HGET', KEYS[1], ARGV[1]) or '0'
 if v ~= ARGV[2] then return 0 end
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 for j = 2, #KEYS do redis.call('HSET', KEYS[j], ARGV[2 * j - 1], ARGV[2 * j]) end
-return 1`;
+return 1`);
 
 /** Attempts of one optimistic change before giving up with 503 (only under heavy contention on one resource). */
 const MAX_ATTEMPTS = 50;
@@ -42,6 +57,18 @@ export interface RedisStateStoreOptions {
   readonly state: ServiceState;
   /** Time allowed for one round trip (default 2000 ms); past it the request fails with 503. */
   readonly timeoutMs?: number;
+  /** Hash-tagged partitions (default 1 on one server, 16 on a cluster client; see partitionOf). */
+  readonly partitions?: number;
+}
+
+/** The keys of one partition (a hash tag after the prefix on a cluster, none on one server). */
+interface PartitionKeys {
+  readonly versions: string;
+  readonly payments: string;
+  readonly payouts: string;
+  readonly refunds: string;
+  /** Prefix of the per-payment refund hashes and of the counts. */
+  readonly base: string;
 }
 
 export class RedisStateStore implements StateStore {
@@ -49,34 +76,54 @@ export class RedisStateStore implements StateStore {
   readonly #client: RedisCommander;
   readonly #state: ServiceState;
   readonly #timeoutMs: number;
+  readonly #partitions: readonly PartitionKeys[];
+  /** Keys outside the partitions (each used alone, so any slot will do). */
   readonly #keys: {
-    readonly versions: string;
-    readonly payments: string;
-    readonly payouts: string;
-    readonly refunds: string;
     readonly references: string;
     readonly webhookUrls: string;
+    /** refundId → paymentId (only with several partitions: where a refund's payment partition is). */
+    readonly refundPayments: string;
     readonly prefix: string;
   };
+  /**
+   * The version this instance last read or wrote of each guard: a change of an item it knows is tried first on its
+   * own copy (one round trip when nothing changed it meanwhile; the compare-and-set says when something did).
+   */
+  readonly #versions = new Map<string, string>();
 
   constructor(options: RedisStateStoreOptions) {
     this.#client = options.client;
     this.#state = options.state;
     this.#timeoutMs = options.timeoutMs ?? 2000;
     const p = `${options.keyPrefix}state:`;
+    const count = options.partitions ?? (options.client.cluster === true ? CLUSTER_PARTITIONS : 1);
+    if (count > 1 && /[{}]/.test(options.keyPrefix))
+      throw new TypeError('keyPrefix must not contain "{" or "}" with more than one partition');
+    this.#partitions = Array.from({ length: count }, (_, k) => {
+      const base = `${options.keyPrefix}${partitionTag(k, count)}state:`;
+      return {
+        base,
+        versions: `${base}versions`,
+        payments: `${base}payments`,
+        payouts: `${base}payouts`,
+        refunds: `${base}refunds`,
+      };
+    });
     this.#keys = {
       prefix: p,
-      versions: `${p}versions`,
-      payments: `${p}payments`,
-      payouts: `${p}payouts`,
-      refunds: `${p}refunds`,
       references: `${p}references`,
       webhookUrls: `${p}webhook-urls`,
+      refundPayments: `${p}refund-payments`,
     };
   }
 
+  /** The partition of a payout (by its id) or of a payment and its refunds (by the payment's id). */
+  #at(id: string): PartitionKeys {
+    return this.#partitions[partitionOf(id, this.#partitions.length)]!;
+  }
+
   #refundsOf(paymentId: string): string {
-    return `${this.#keys.prefix}refunds-of:${paymentId}`;
+    return `${this.#at(paymentId).base}refunds-of:${paymentId}`;
   }
 
   async #send(args: string[], what: string): Promise<unknown> {
@@ -91,13 +138,21 @@ export class RedisStateStore implements StateStore {
     }
   }
 
-  #eval(
-    script: string,
+  async #eval(
+    script: RedisScript,
     keys: readonly string[],
     args: readonly string[],
     what: string,
   ): Promise<unknown> {
-    return this.#send(['EVAL', script, String(keys.length), ...keys, ...args], what);
+    try {
+      return await evalScript(this.#client, script, keys, args, this.#timeoutMs, what);
+    } catch (error) {
+      throw new HttpError(
+        503,
+        'STATE_STORE_UNAVAILABLE',
+        `the service's state store is unavailable, try again later: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 
   // --- the local view ---
@@ -118,33 +173,44 @@ export class RedisStateStore implements StateStore {
   // --- reads ---
 
   async #readOne(
+    versions: string,
     hash: string,
     guard: string,
     id: string,
   ): Promise<{ version: string; json: string | undefined }> {
-    const reply = (await this.#eval(
-      READ_ONE,
-      [this.#keys.versions, hash],
-      [guard, id],
-      `read ${guard}`,
-    )) as [string, string | null];
+    const reply = (await this.#eval(READ_ONE, [versions, hash], [guard, id], `read ${guard}`)) as [
+      string,
+      string | null,
+    ];
     return { version: String(reply[0]), json: typeof reply[1] === 'string' ? reply[1] : undefined };
   }
 
   async getPayment(id: string) {
-    const json = (await this.#send(['HGET', this.#keys.payments, id], 'HGET payment')) as
+    const json = (await this.#send(['HGET', this.#at(id).payments, id], 'HGET payment')) as
       string | null;
     return typeof json === 'string' ? this.#payment(JSON.parse(json) as Payment) : undefined;
   }
   async getPayout(id: string) {
-    const json = (await this.#send(['HGET', this.#keys.payouts, id], 'HGET payout')) as
+    const json = (await this.#send(['HGET', this.#at(id).payouts, id], 'HGET payout')) as
       string | null;
     return typeof json === 'string' ? this.#payout(JSON.parse(json) as Payout) : undefined;
   }
   async getRefund(id: string) {
-    const json = (await this.#send(['HGET', this.#keys.refunds, id], 'HGET refund')) as
+    const paymentId = await this.#paymentOfRefund(id);
+    if (paymentId === undefined) return undefined;
+    const json = (await this.#send(['HGET', this.#at(paymentId).refunds, id], 'HGET refund')) as
       string | null;
     return typeof json === 'string' ? this.#refund(JSON.parse(json) as Refund) : undefined;
+  }
+
+  /** The payment a refund belongs to (its partition's key): this instance's view, else the store's index. */
+  async #paymentOfRefund(id: string): Promise<string | undefined> {
+    if (this.#partitions.length === 1) return '';
+    const known = this.#state.refunds.get(id)?.paymentId;
+    if (known !== undefined) return known;
+    const reply = (await this.#send(['HGET', this.#keys.refundPayments, id], 'HGET refund')) as
+      string | null;
+    return typeof reply === 'string' ? reply : undefined;
   }
   async refundsOf(paymentId: string) {
     const all = (await this.#send(
@@ -155,18 +221,28 @@ export class RedisStateStore implements StateStore {
       .map((j) => this.#refund(JSON.parse(j) as Refund))
       .sort((a, b) => a.createdAt - b.createdAt);
   }
-  async #list<T>(hash: string, keep: (item: T) => T, by: (item: T) => number): Promise<T[]> {
-    const all = (await this.#send(['HVALS', hash], 'HVALS')) as string[];
-    return all.map((j) => keep(JSON.parse(j) as T)).sort((a, b) => by(a) - by(b));
+  /** Every partition's hash `which` (the portal and /sandbox/ lists; one HVALS per partition). */
+  async #list<T>(
+    which: 'payments' | 'payouts' | 'refunds',
+    keep: (item: T) => T,
+    by: (item: T) => number,
+  ): Promise<T[]> {
+    const parts = await Promise.all(
+      this.#partitions.map((p) => this.#send(['HVALS', p[which]], 'HVALS') as Promise<string[]>),
+    );
+    return parts
+      .flat()
+      .map((j) => keep(JSON.parse(j) as T))
+      .sort((a, b) => by(a) - by(b));
   }
   listPayments() {
-    return this.#list(this.#keys.payments, this.#payment, (p) => p.createdAt);
+    return this.#list('payments', this.#payment, (p) => p.createdAt);
   }
   listPayouts() {
-    return this.#list(this.#keys.payouts, this.#payout, (p) => p.createdAt);
+    return this.#list('payouts', this.#payout, (p) => p.createdAt);
   }
   listRefunds() {
-    return this.#list(this.#keys.refunds, this.#refund, (r) => r.createdAt);
+    return this.#list('refunds', this.#refund, (r) => r.createdAt);
   }
 
   // --- writes ---
@@ -182,7 +258,9 @@ export class RedisStateStore implements StateStore {
   }
 
   async reserve(kind: StateKind, applicationId: string) {
-    const keys = this.#countKeys(kind, applicationId);
+    // Payments and refunds are counted in the first partition with the whole limits (the count is a step of its own
+    // before the object is stored); payouts, counted in the script that stores them, see addPayout.
+    const keys = this.#countKeys(this.#partitions[0]!, kind, applicationId);
     const reply = await this.#eval(
       RESERVE,
       keys,
@@ -200,33 +278,39 @@ export class RedisStateStore implements StateStore {
 
   async addPayment(payment: Payment) {
     await this.#send(
-      ['HSET', this.#keys.payments, payment.paymentId, JSON.stringify(payment)],
+      ['HSET', this.#at(payment.paymentId).payments, payment.paymentId, JSON.stringify(payment)],
       'HSET payment',
     );
+    this.#versions.set(`payment:${payment.paymentId}`, '0');
     this.#payment(payment);
   }
-  /** One script: the counts of RESERVE, then the HSET (one round trip, as the HSET alone was). */
+  /**
+   * One script: the counts of RESERVE, then the HSET (one round trip, as the HSET alone was). With several partitions
+   * the counts are the payout's partition's, each holding the limits divided by the partitions (rounded up): an
+   * application is refused when the partition its new payout falls in is full, at most at its whole limit.
+   */
   async addPayout(payout: Payout) {
+    const at = this.#at(payout.payoutId);
+    const n = this.#partitions.length;
     const reply = await this.#eval(
       ADD_COUNTED,
-      [...this.#countKeys('payouts', payout.applicationId), this.#keys.payouts],
+      [...this.#countKeys(at, 'payouts', payout.applicationId), at.payouts],
       [
-        String(this.#state.limits.payoutsPerApplication),
-        String(this.#state.limits.payouts),
+        String(Math.ceil(this.#state.limits.payoutsPerApplication / n)),
+        String(Math.ceil(this.#state.limits.payouts / n)),
         payout.payoutId,
         JSON.stringify(payout),
       ],
       'add payout',
     );
     this.#checkRoom(reply, 'payouts', payout.applicationId);
+    this.#versions.set(`payout:${payout.payoutId}`, '0');
     this.#payout(payout);
   }
 
-  #countKeys(kind: StateKind, applicationId: string): [string, string] {
-    return [
-      `${this.#keys.prefix}count:${kind}:${applicationId}`,
-      `${this.#keys.prefix}count:${kind}`,
-    ];
+  #countKeys(at: PartitionKeys, kind: StateKind, applicationId: string): [string, string] {
+    // The single-server names are unchanged (`<prefix>state:count:…`).
+    return [`${at.base}count:${kind}:${applicationId}`, `${at.base}count:${kind}`];
   }
 
   #checkRoom(reply: unknown, kind: StateKind, applicationId: string): void {
@@ -241,30 +325,46 @@ export class RedisStateStore implements StateStore {
   }
 
   /**
-   * The optimistic loop on the item `id` of `hash`: read it with the version of `guard`, `apply` on the fresh copy,
-   * write it (to every place `writes` names) only if the version is unchanged, else read again.
+   * The optimistic loop on the item `id` of `hash` in partition `at`: `apply` on a fresh copy read with the version
+   * of `guard` (or, first, on this instance's own copy at the version it last saw), write it to every place `writes`
+   * names only if the version is unchanged, else read again.
    */
   async #change<T extends object, R>(
+    at: PartitionKeys,
     hash: string,
     id: string,
     guard: string,
     writes: (item: T) => ReadonlyArray<readonly [hash: string, field: string]>,
     apply: (item: T) => R,
     keep: (item: T) => T,
+    known: T | undefined,
   ): Promise<Changed<T, R>> {
+    let cached = known !== undefined ? this.#versions.get(guard) : undefined;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const { version, json } = await this.#readOne(hash, guard, id);
-      if (json === undefined) return undefined;
-      const item = JSON.parse(json) as T;
+      let version: string;
+      let item: T;
+      if (cached !== undefined && known !== undefined) {
+        [version, item] = [cached, JSON.parse(JSON.stringify(known)) as T];
+        cached = undefined; // once: a conflict reads the stored item
+      } else {
+        const read = await this.#readOne(at.versions, hash, guard, id);
+        if (read.json === undefined) return undefined;
+        [version, item] = [read.version, JSON.parse(read.json) as T];
+        this.#versions.set(guard, version);
+      }
       const result = apply(item);
       const targets = writes(item);
       const written = await this.#eval(
         WRITE_IF_UNCHANGED,
-        [this.#keys.versions, ...targets.map(([h]) => h)],
+        [at.versions, ...targets.map(([h]) => h)],
         [guard, version, ...targets.flatMap(([, field]) => [field, JSON.stringify(item)])],
         `write ${guard}`,
       );
-      if (written === 1) return { item: keep(item), result };
+      if (written === 1) {
+        this.#versions.set(guard, String(Number(version) + 1));
+        return { item: keep(item), result };
+      }
+      if (attempt === 0 && known !== undefined) continue; // only our copy was stale: read at once
       // Another instance changed it first: a short, jittered pause before reading it again.
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 + attempt)));
     }
@@ -276,43 +376,53 @@ export class RedisStateStore implements StateStore {
   }
 
   changePayout<R>(id: string, change: (payout: Payout) => R) {
+    const at = this.#at(id);
     return this.#change<Payout, R>(
-      this.#keys.payouts,
+      at,
+      at.payouts,
       id,
       `payout:${id}`,
-      () => [[this.#keys.payouts, id]],
+      () => [[at.payouts, id]],
       change,
       this.#payout,
+      this.#state.payouts.get(id),
     );
   }
 
   async changeRefund<R>(id: string, change: (refund: Refund) => R) {
-    const current = await this.getRefund(id);
+    const current = this.#state.refunds.get(id) ?? (await this.getRefund(id));
     if (current === undefined) return undefined;
+    const at = this.#at(current.paymentId);
     // One guard per payment: its refunds and the payment change one at a time (the refund limits read them all).
     const writes = (r: Refund) =>
       [
-        [this.#keys.refunds, r.refundId],
+        [at.refunds, r.refundId],
         [this.#refundsOf(r.paymentId), r.refundId],
       ] as const;
     return this.#change<Refund, R>(
-      this.#keys.refunds,
+      at,
+      at.refunds,
       id,
       `payment:${current.paymentId}`,
       writes,
       change,
       this.#refund,
+      // The guard covers the payment and all its refunds: our copy of this one refund is not enough to skip the read.
+      undefined,
     );
   }
 
   changePayment<R>(id: string, change: (payment: Payment) => R) {
+    const at = this.#at(id);
     return this.#change<Payment, R>(
-      this.#keys.payments,
+      at,
+      at.payments,
       id,
       `payment:${id}`,
-      () => [[this.#keys.payments, id]],
+      () => [[at.payments, id]],
       change,
       this.#payment,
+      undefined,
     );
   }
 
@@ -321,10 +431,11 @@ export class RedisStateStore implements StateStore {
     decide: (payment: Payment, earlier: readonly Refund[]) => Refund,
   ): Promise<Refund | undefined> {
     const guard = `payment:${paymentId}`;
+    const at = this.#at(paymentId);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
       const reply = (await this.#eval(
         READ_PAYMENT,
-        [this.#keys.versions, this.#keys.payments, this.#refundsOf(paymentId)],
+        [at.versions, at.payments, this.#refundsOf(paymentId)],
         [guard, paymentId],
         'read payment',
       )) as [string, string | null, string[]];
@@ -335,9 +446,15 @@ export class RedisStateStore implements StateStore {
         .sort((a, b) => a.createdAt - b.createdAt);
       const refund = decide(payment, earlier);
       const json = JSON.stringify(refund);
+      // With several partitions, where the refund is: written first (a refund id nobody knows yet is harmless).
+      if (this.#partitions.length > 1)
+        await this.#send(
+          ['HSET', this.#keys.refundPayments, refund.refundId, paymentId],
+          'HSET refund',
+        );
       const written = await this.#eval(
         WRITE_IF_UNCHANGED,
-        [this.#keys.versions, this.#keys.refunds, this.#refundsOf(paymentId)],
+        [at.versions, at.refunds, this.#refundsOf(paymentId)],
         [guard, String(reply[0]), refund.refundId, json, refund.refundId, json],
         'write refund',
       );
@@ -414,7 +531,7 @@ export class RedisStateStore implements StateStore {
  * service's. Takes one of each, or none: 1 when the application's share is full, 2 when the service is full.
  * Counts live as long as the objects they count (no expiry); a Redis that restarted empty starts from zero.
  */
-const RESERVE = `
+const RESERVE_TEXT = `
 local mine = tonumber(redis.call('GET', KEYS[1]) or '0')
 if mine >= tonumber(ARGV[1]) then return 1 end
 if tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[2]) then return 2 end
@@ -423,16 +540,17 @@ redis.call('INCR', KEYS[2])
 return 0
 `;
 
+const RESERVE = defineScript(RESERVE_TEXT);
+
 /** RESERVE, then (when it took room) HSET KEYS[3] ARGV[3] ARGV[4]. */
-const ADD_COUNTED = RESERVE.replace(
-  /return 0\n$/,
-  "redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])\nreturn 0\n",
+const ADD_COUNTED = defineScript(
+  RESERVE_TEXT.replace(/return 0\n$/, "redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])\nreturn 0\n"),
 );
 
 /** Gives back what RESERVE took (never below zero). */
-const RELEASE = `
+const RELEASE = defineScript(`
 for _, key in ipairs(KEYS) do
   if tonumber(redis.call('GET', key) or '0') > 0 then redis.call('DECR', key) end
 end
 return 0
-`;
+`);

@@ -173,6 +173,13 @@ export {
   type VerifyOptions,
   type VerifyResult,
 } from './profile/verify-request.js';
+export {
+  configureVerifyPool,
+  startVerifyPool,
+  verifyPoolInfo,
+  VERIFY_THREADS_VARIABLE,
+  type VerifyPoolInfo,
+} from './profile/verify-pool.js';
 
 // Webhook signatures (SHA256withRSA)
 export {

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runBenchmarks, type Benchmark } from '../bench/harness.js';
+import { coresTable, LOOP_RATIO_TARGET, type CoresRow } from '../bench/cores.js';
 import { BODY_BYTES, payoutBody, SIGNING_BENCHMARK_NAMES } from '../bench/signing.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -326,4 +327,63 @@ describe('bench/harness.ts: bounded in count and time', () => {
     expect(body.length).toBe(600);
     expect(() => JSON.parse(new TextDecoder().decode(body))).not.toThrow();
   });
+
+  it('npm run bench:cores prints one JSON row per configuration, each naming the machine, and a table', () => {
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'bench/cores.ts', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 170_000,
+      });
+    // Tiny: one pool size, one round of 300 requests, two processes for one second.
+    const r = run([
+      '--json',
+      '--requests',
+      '300',
+      '--rounds',
+      '1',
+      '--threads',
+      '1',
+      '--seconds',
+      '1',
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as CoresRow);
+    expect(rows.map((row) => `${row.name}/${row.mode}/${row.threads}`).slice(0, 3)).toEqual([
+      'pool/workers/1',
+      'pool/libuv/1',
+      'pool/raw-libuv/1',
+    ]);
+    for (const row of rows) {
+      expect(row.machine.cores).toBeGreaterThanOrEqual(1);
+      expect(row.machine.model).not.toBe('');
+      expect(row.machine.loadAverage).toHaveLength(3);
+      expect(row.machine.node).toBe(process.version);
+      expect(row.opsPerSec).toBeGreaterThan(0);
+      expect(row.rawVerifyUs).toBeGreaterThan(0);
+      expect(row.timesOneCore).toBeGreaterThan(0);
+    }
+    for (const row of rows.slice(0, 2)) {
+      expect(row.loopBusyUs).toBeGreaterThan(0);
+      expect(row.loopRatio).toBeCloseTo(row.rawVerifyUs / row.loopBusyUs!, 0);
+      expect(row.inFlight).toBe(64);
+    }
+    expect(rows[2]!.loopBusyUs).toBeNull();
+    // With more than one core the default adds the several-processes row (one process per core).
+    const processes = rows.filter((row) => row.name === 'processes');
+    expect(processes).toHaveLength(rows[0]!.machine.cores > 1 ? 1 : 0);
+    for (const row of processes) expect(row.processes).toBe(row.machine.cores);
+    const table = coresTable(rows, rows[0]!.machine);
+    expect(table).toMatch(/^machine: \d+ cores, .+, load average [\d. ]+, node v/);
+    expect(table).toContain(`target ≥ ${LOOP_RATIO_TARGET}`);
+    for (const bad of [['--threads', 'x'], ['--requests', '10'], ['--nope']]) {
+      const b = run(bad);
+      expect(b.status).toBe(2);
+      expect(b.stdout).toBe('');
+      expect(b.stderr).toContain('usage: npm run bench:cores');
+    }
+  }, 180_000);
 });

@@ -112,7 +112,7 @@ describe("the README's command table agrees with --help", () => {
     const { EXIT_INCOMPLETE, EXIT_INTERNAL_ERROR } = await import('../conformance/exit-code.js');
     expect([EXIT_INCOMPLETE, EXIT_INTERNAL_ERROR, EXIT.internal]).toEqual([4, 70, 70]);
     expect(readme).toMatch(/\| 4 \| INCOMPLETE \|/);
-    expect(readme).toMatch(/\| 70 \| \| internal error \|/);
+    expect(readme).toMatch(/\| 70 \| ERROR \| internal error/);
   });
 });
 

@@ -2,6 +2,7 @@
 // concurrency limits, serial checks and groups, events, coverage, exit codes.
 import { describe, expect, it } from 'vitest';
 import {
+  inconclusive,
   observation,
   pass,
   skip,
@@ -58,6 +59,20 @@ function options(
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('a check with a proven failure and an inconclusive finding', () => {
+  it('is graded fail (the failure is not hidden behind the request that got no answer)', async () => {
+    const mixed = check('mixed', () => [
+      inconclusive('a copy got no answer within 5000 ms'),
+      violation('the payout was created twice'),
+    ]);
+    const summary = await runChecks(options([mixed]));
+    expect(summary.results[0]?.outcome).toBe('fail');
+    expect(summary.results[0]?.message).toBe('the payout was created twice');
+    const alone = await runChecks(options([check('alone', () => [inconclusive('no answer')])]));
+    expect(alone.results[0]?.outcome).toBe('error');
+  });
+});
 
 describe('start-up validation', () => {
   it('refuses duplicate ids, unknown requirements, malformed ids and role mismatches, listing every problem', async () => {
@@ -201,7 +216,8 @@ describe('grading', () => {
     const started = Date.now();
     const summary = await runChecks(options([hanging, check('next', () => [pass('ok')])]));
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(summary.results[0]?.outcome).toBe('fail');
+    // No answer within the time is inconclusive, never a failure of the target.
+    expect(summary.results[0]?.outcome).toBe('error');
     expect(summary.results[0]?.message).toMatch(/did not finish within 50 ms/);
     expect(summary.results[1]?.outcome).toBe('pass');
     expect(abortedSeen).toBe(true);

@@ -22,7 +22,10 @@ const account: Account = {
   iban: null,
 };
 
-/** Forwards to `inner`; before each of the first `races` conditional writes (EVAL … HSET), bumps its guard's version. */
+/**
+ * Forwards to `inner`; before each of the first `races` conditional writes (EVALSHA of the compare-and-set, told
+ * from the read by its arguments: a guard, a version and at least one field and value), bumps its guard's version.
+ */
 function racingCommander(
   inner: RedisCommander,
   races: number,
@@ -32,7 +35,16 @@ function racingCommander(
     lost: 0,
     async sendCommand(args: readonly string[]): Promise<unknown> {
       // The optimistic writes: scripts whose first key is the versions hash (not the counted add of a payout).
-      if (args[0] === 'EVAL' && args[1]!.includes('HSET') && args[3]!.endsWith('versions')) {
+      const keys = Number(args[2]);
+      const isWrite =
+        (args[0] === 'EVALSHA' || args[0] === 'EVAL') &&
+        args[3]!.endsWith('versions') &&
+        args.length - 3 - keys >= 4;
+      // An EVALSHA of a script this Redis has not cached yet fails (NOSCRIPT) and is sent again as EVAL: one write.
+      const cached =
+        args[0] !== 'EVALSHA' ||
+        ((await inner.sendCommand(['SCRIPT', 'EXISTS', args[1]!])) as number[])[0] === 1;
+      if (isWrite && cached) {
         commander.writes += 1;
         if (commander.lost < races) {
           commander.lost += 1;

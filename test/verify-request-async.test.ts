@@ -1,10 +1,11 @@
-// verifyRequestAsync (Ed25519 on libuv's thread pool) against verifyRequest (calling thread): the same result, field
-// for field, on every verify vector and on random valid and tampered requests; one acceptance per nonce however many
-// requests carrying it are in flight. No timing assertions.
+// verifyRequestAsync (steps 1-3, 8-10 in worker threads; Ed25519 on libuv's thread pool for other backends or with the
+// pool off) against verifyRequest (calling thread): the same result, field for field, on every verify vector and on
+// random valid and tampered requests; one acceptance per nonce however many requests carrying it are in flight. No
+// timing assertions.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { backends, nodeBackend, type Ed25519Backend } from '../src/ed25519/index.js';
 import type { HttpRequest } from '../src/http/message.js';
 import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
@@ -20,6 +21,13 @@ import {
   type VerifyOptions,
   type VerifyResult,
 } from '../src/profile/verify-request.js';
+import { createVerificationPolicy } from '../src/profile/verification-policy.js';
+import {
+  configureVerifyPool,
+  startVerifyPool,
+  verifyPoolInfo,
+  verifyPoolThreads,
+} from '../src/profile/verify-pool.js';
 import { verifyCaseSetup } from '../vectors/adapters/node/answer.js';
 import type { KeysFile, VectorFile } from '../vectors/format.js';
 import { messageInput, type VectorIndex } from '../vectors/harness/load.js';
@@ -33,12 +41,20 @@ const verifyCases = index.files.flatMap((f) =>
   read<VectorFile>(f.path).cases.filter((c) => c.op === 'verify'),
 );
 
+beforeAll(async () => {
+  // The worker pool starts on first use and serves requests once its workers are ready; these tests wait for that,
+  // so that the node backend's cases go through the workers (counted below), not the fallback on this thread.
+  configureVerifyPool({ threads: 2 });
+  expect(await startVerifyPool()).toMatchObject({ threads: 2, running: true, failed: false });
+}, 60_000);
+
 describe('every verify vector: verifyRequestAsync gives the recorded result and exactly what verifyRequest gives', () => {
   it('there are verify vectors to compare', () => {
     expect(verifyCases.length).toBeGreaterThan(40);
   });
   for (const backend of backends) {
     it(`${verifyCases.length} cases, ${backend.name} backend`, async () => {
+      const sentBefore = verifyPoolInfo().requests;
       for (const c of verifyCases) {
         const input = messageInput(vectorKeys, c);
         const sync = verifyCaseSetup(input, backend);
@@ -51,6 +67,8 @@ describe('every verify vector: verifyRequestAsync gives the recorded result and 
           : { ok: false, code: received.code, step: received.step };
         expect(answer, c.id).toEqual(c.expected);
       }
+      if (backend === nodeBackend)
+        expect(verifyPoolInfo().requests - sentBefore).toBe(verifyCases.length);
     });
   }
 });
@@ -395,5 +413,69 @@ describe('after an awaited answer, an exception still gives a typed result (the 
     expect(
       await verifyRequestAsync(sign(POST, NOW, 'n-8'), options({ nonceStore: store })),
     ).toMatchObject({ ok: false, code: 'NONCE_STORE_UNAVAILABLE', step: 11 });
+  });
+});
+
+describe('the worker pool', () => {
+  it('sized by configureVerifyPool (else PAYCONFORM_VERIFY_THREADS, else one per core from 8 cores); bad sizes refused', () => {
+    expect(verifyPoolThreads()).toBe(2);
+    for (const threads of [-1, 1.5, 257, Number.NaN])
+      expect(() => configureVerifyPool({ threads })).toThrow(RangeError);
+  });
+
+  it('closed with 64 requests in flight: each is verified on the calling thread instead, with the same result', async () => {
+    const nonceStore = new SlowNonceStore();
+    const requests = Array.from({ length: 64 }, (_, i) =>
+      i % 4 === 3
+        ? flipSignatureBit(sign(POST, NOW, `closing-${i}`), i)
+        : sign(POST, NOW, `closing-${i}`),
+    );
+    const expected = await Promise.all(
+      requests.map((r) => verifyRequest(r, options({ nonceStore: new MemoryNonceStore() }))),
+    );
+    const sentBefore = verifyPoolInfo().requests;
+    const pending = requests.map((r) => verifyRequestAsync(r, options({ nonceStore })));
+    await new Promise((resolve) => setImmediate(resolve)); // sent to the workers
+    expect(verifyPoolInfo().requests - sentBefore).toBe(64);
+    configureVerifyPool({ threads: 0 }); // ends the workers with the requests in flight
+    expect(await Promise.all(pending)).toEqual(expected);
+    expect(verifyPoolInfo()).toMatchObject({ threads: 0, running: false });
+    // Off: verifyRequestAsync goes on without workers (libuv's pool), and a new pool can be started.
+    expect((await verifyRequestAsync(sign(POST, NOW, 'off-1'), options())).ok).toBe(true);
+    configureVerifyPool({ threads: 2 });
+    expect(await startVerifyPool()).toMatchObject({ running: true, failed: false });
+    expect((await verifyRequestAsync(sign(POST, NOW, 'on-again'), options())).ok).toBe(true);
+  });
+
+  it('starts by demand: not for one request at a time, once several are in flight at once', async () => {
+    configureVerifyPool({ threads: 0 });
+    configureVerifyPool({ threads: 2 });
+    for (let i = 0; i < 3; i++)
+      expect((await verifyRequestAsync(sign(POST, NOW, `one-${i}`), options())).ok).toBe(true);
+    expect(verifyPoolInfo().running).toBe(false);
+    const nonceStore = new MemoryNonceStore();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        verifyRequestAsync(sign(POST, NOW, `many-${i}`), options({ nonceStore })),
+      ),
+    );
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(verifyPoolInfo().running).toBe(true);
+    expect(await startVerifyPool()).toMatchObject({ running: true, failed: false });
+  });
+
+  it('odd input is verified on the calling thread, with the same result (no worker sees it)', async () => {
+    const signed = sign(POST, NOW, 'odd-1');
+    const cases: [HttpRequest, Partial<VerifyOptions>][] = [
+      [{ ...signed, headers: [...signed.headers, ['x-extra', 7 as unknown as string]] }, {}],
+      [signed, { policy: { ...createVerificationPolicy() } }], // not frozen: read live by the steps
+      [signed, { now: '1767225600' as unknown as number }],
+    ];
+    for (const [request, extra] of cases) {
+      const sentBefore = verifyPoolInfo().requests;
+      const expected = await verifyRequest(request, options(extra));
+      expect(await verifyRequestAsync(request, options(extra))).toEqual(expected);
+      expect(verifyPoolInfo().requests).toBe(sentBefore);
+    }
   });
 });

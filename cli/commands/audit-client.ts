@@ -3,6 +3,7 @@
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import {
+  auditCommand,
   auditOutput,
   finishAudit,
   parseAuditArgs,
@@ -152,7 +153,10 @@ function lineWriter(emit: (line: string) => void): {
   };
 }
 
-export async function run(args: readonly string[], io: CliIo): Promise<number> {
+/** The command, leaving a report on every exit (see `auditCommand`). */
+export const run = auditCommand({ command: 'audit client', role: 'client' }, runAudit);
+
+async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
     io.stdout(formatHelp(SPEC));
     return EXIT.ok;

@@ -7,6 +7,7 @@ import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { resolveTrustedCa } from '../tls-options.js';
 import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 import {
+  auditCommand,
   auditOutput,
   checkHttpUrl,
   finishAudit,
@@ -25,6 +26,7 @@ import {
   availableFields,
   describeNeed,
   loadConfig,
+  statesNoSandbox,
   type ConformanceConfig,
 } from '../../conformance/config.js';
 import { discoverFromSandbox } from '../../conformance/discover.js';
@@ -37,6 +39,7 @@ import {
 } from '../../conformance/explore/explorer.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { sendRequest } from '../../conformance/http-client.js';
+import { withTolerance } from '../../conformance/checks/server/waits.js';
 import { isLoopbackTarget } from '../../net/loopback.js';
 import { createRedactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
@@ -246,7 +249,10 @@ export async function prepareExternalTarget(
     webhookWaitMs,
     quietWaitMs: Math.min(3_000, requestTimeoutMs),
     redelivery,
+    ...(config.lifecycle !== undefined ? { lifecycle: config.lifecycle } : {}),
     sandbox: config.sandbox,
+    // "sandbox": false stated in the config: the target lacks payconform's /sandbox/, so what needs it does not apply.
+    sandboxAbsent: statesNoSandbox(config),
     redactor,
   };
   return {
@@ -258,7 +264,13 @@ export async function prepareExternalTarget(
         : need === 'privateKey'
           ? credentials !== undefined
           : fields.has(need),
-    checkTimeoutMs: 3 * requestTimeoutMs + 2 * webhookWaitMs + redelivery.waitMs + 5_000,
+    // Room for the longest waits: a straggler wait (3x), a lifecycle step, and two redeliveries after the first webhook.
+    checkTimeoutMs:
+      3 * requestTimeoutMs +
+      2 * webhookWaitMs +
+      2 * withTolerance(redelivery.waitMs) +
+      withTolerance(config.lifecycle?.withinMs ?? 0) +
+      5_000,
     close: async () => {
       await listener?.close();
     },
@@ -437,7 +449,10 @@ function exploreSettings(
   };
 }
 
-export async function run(args: readonly string[], io: CliIo): Promise<number> {
+/** The command, leaving a report on every exit (see `auditCommand`). */
+export const run = auditCommand({ command: 'audit server', role: 'server' }, runAudit);
+
+async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
     io.stdout(formatHelp(SPEC));
     return EXIT.ok;

@@ -1,12 +1,13 @@
 // `payconform audit webhooks`: plays the service and sends valid and tampered signed webhooks to a merchant's
 // receiver, which learns the public key from --serve-key, --public-key-out, or was configured for --signing-key.
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
-import { dirname } from 'node:path';
 import type { CliIo } from '../io.js';
+import { ensureParentDirectories } from '../reports.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import {
+  auditCommand,
   auditOutput,
   checkHttpUrl,
   finishAudit,
@@ -196,7 +197,13 @@ export function auditWebhookReceiver(
   });
 }
 
-export async function run(args: readonly string[], io: CliIo): Promise<number> {
+/** The command, leaving a report on every exit (see `auditCommand`). */
+export const run = auditCommand(
+  { command: 'audit webhooks', role: 'receiver', fileOptions: ['public-key-out'] },
+  runAudit,
+);
+
+async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
     io.stdout(formatHelp(SPEC));
     return EXIT.ok;
@@ -237,7 +244,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
 
   if (parsed.publicKeyOut !== undefined) {
     try {
-      await mkdir(dirname(parsed.publicKeyOut), { recursive: true });
+      ensureParentDirectories(parsed.publicKeyOut); // one level at a time: never a spin under /proc
       await writeFile(parsed.publicKeyOut, trimmed, 'utf8');
     } catch (error) {
       io.stderr(

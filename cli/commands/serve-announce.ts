@@ -6,7 +6,7 @@ import { isLoopbackHost } from '../../net/loopback.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
-import { copTriggers, type RunningReferenceService } from '../../server/index.js';
+import { copTriggers, type RetryPolicy, type RunningReferenceService } from '../../server/index.js';
 import { reportWorkerReady } from '../serve-workers.js';
 import { describeListenTls, type ListenTls } from '../tls-options.js';
 
@@ -28,6 +28,8 @@ export interface Announcement {
   readonly generated: boolean;
   readonly webhookUrls: ServeWebhookUrls;
   readonly lifecycleMs: number;
+  /** The service's webhook retry policy, for the audit config's `webhookRetry`. */
+  readonly retry: RetryPolicy;
   readonly portal: boolean;
 }
 
@@ -39,7 +41,7 @@ export async function announce(
 ): Promise<void> {
   if (a.listenTls !== undefined && !a.worker) io.stdout(`${describeListenTls(a.listenTls)}\n`);
   if (a.auditConfigPath !== undefined)
-    await writeAuditConfig(service, a.auditConfigPath, a.webhookUrls, io);
+    await writeAuditConfig(service, a.auditConfigPath, a.webhookUrls, a, io);
   const note = await credentialsNote(service, a.generated, a.credentialsOut);
   const banner = describe(service, a.generated, a.webhookUrls, a.lifecycleMs, a.portal, note);
   if (a.worker) reportWorkerReady(banner);
@@ -51,9 +53,10 @@ async function writeAuditConfig(
   service: RunningReferenceService,
   path: string,
   webhookUrls: ServeWebhookUrls,
+  timers: { readonly lifecycleMs: number; readonly retry: RetryPolicy },
   io: CliIo,
 ): Promise<void> {
-  const written = auditConfigFor(service, webhookUrls);
+  const written = auditConfigFor(service, webhookUrls, timers);
   try {
     await writeFile(path, `${JSON.stringify(written.config, null, 2)}\n`, 'utf8');
   } catch (error) {
@@ -111,6 +114,7 @@ function loopbackHostPort(url: string | undefined): string | undefined {
 export function auditConfigFor(
   s: RunningReferenceService,
   urls: Readonly<Record<string, string | undefined>>,
+  timers?: { readonly lifecycleMs: number; readonly retry: RetryPolicy },
 ): { readonly config: Record<string, unknown>; readonly note?: string } {
   const c = s.credentials;
   const listens = new Set(['payment', 'payout', 'refund'].map((k) => loopbackHostPort(urls[k])));
@@ -124,6 +128,7 @@ export function auditConfigFor(
       payInAccountSelector: c.payInAccountSelector,
       sandbox: true,
       ...(webhookListen !== undefined ? { webhookListen } : {}),
+      ...(timers !== undefined ? auditTimings(timers) : {}),
       copDestinations: s.copDestinations,
       payments: {
         settled: s.seededPayments.settled.map((p) => ({
@@ -141,6 +146,23 @@ export function auditConfigFor(
           note: 'no "webhookListen": start with --webhook-url http://127.0.0.1:PORT/... so the audit can receive webhooks',
         }
       : {}),
+  };
+}
+
+/**
+ * What the audit should know of this service's timers (docs/cli.md): its lifecycle step (`--lifecycle-ms`; 0 moves
+ * nothing by itself, so the audit moves things through /sandbox/) and its retry interval: the longest of the first
+ * three redelivery delays (the checks ask for at most two redeliveries; each waits from the answer before it).
+ */
+function auditTimings(timers: {
+  readonly lifecycleMs: number;
+  readonly retry: RetryPolicy;
+}): Record<string, unknown> {
+  const r = timers.retry;
+  const interval = Math.min(r.maxDelayMs, r.initialDelayMs * 4);
+  return {
+    lifecycle: timers.lifecycleMs > 0 ? { withinMs: timers.lifecycleMs } : { automatic: false },
+    ...(r.maxAttempts >= 3 ? { webhookRetry: { withinMs: Math.max(100, interval) } } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp } from '../io.js';
 import {
+  defaultRetryPolicy,
   isFaultName,
   listFaults,
   startReferenceService,
@@ -14,6 +15,7 @@ import {
   serviceVariants,
   type FaultName,
   type ReferenceServiceOptions,
+  type RetryPolicy,
   type ServiceVariant,
   type RunningReferenceService,
 } from '../../server/index.js';
@@ -52,6 +54,17 @@ function redisUrlOption(flag: string | undefined, env: string | undefined): stri
   const text = flag ?? (env?.trim() === '' ? undefined : env?.trim());
   if (text === undefined) return undefined;
   const name = flag !== undefined ? '--redis-url' : 'PAYCONFORM_REDIS_URL';
+  // A Redis Cluster: redis+cluster://host:port,host:port (some of its nodes; the rest are discovered).
+  const cluster = /^rediss?\+cluster:\/\/(?:([^@/]*)@)?([^/?#@]+)\/?$/i.exec(text);
+  if (cluster !== null) {
+    if (!cluster[2]!.split(',').every((node) => /^[^\s:,]+:[0-9]{1,5}$/.test(node)))
+      throw new UsageError(`${name}: redis+cluster:// takes host:port,host:port`);
+    if (flag !== undefined && (cluster[1] ?? '').includes(':'))
+      throw new UsageError(
+        '--redis-url must not carry a password (command lines are visible to other users); set PAYCONFORM_REDIS_URL instead',
+      );
+    return text;
+  }
   let url: URL;
   try {
     url = new URL(text);
@@ -61,7 +74,9 @@ function redisUrlOption(flag: string | undefined, env: string | undefined): stri
     );
   }
   if (!['redis:', 'rediss:', 'unix:'].includes(url.protocol))
-    throw new UsageError(`${name}: only redis://, rediss:// and unix:// URLs`);
+    throw new UsageError(
+      `${name}: only redis://, rediss://, unix:// and redis+cluster://host:port,host:port URLs`,
+    );
   if (flag !== undefined && url.password !== '') {
     throw new UsageError(
       '--redis-url must not carry a password (command lines are visible to other users); set PAYCONFORM_REDIS_URL instead',
@@ -177,6 +192,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       generated: identity.generated,
       webhookUrls: settings.webhookUrls,
       lifecycleMs: settings.lifecycleDelayMs ?? 0,
+      retry: { ...defaultRetryPolicy, ...settings.config.retry },
       portal: values['no-portal'] !== true,
     },
     io,

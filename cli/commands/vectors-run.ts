@@ -1,5 +1,5 @@
 // `payconform vectors run --exec CMD`: runs the language-neutral vectors against another implementation.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ import {
 } from '../../vectors/harness/run.js';
 import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 import { EXIT, UsageError, wantsHelp, type CliIo } from '../io.js';
+import { ensureParentDirectories } from '../reports.js';
 
 const SPEC = commandSpec('vectors run');
 
@@ -145,7 +146,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       continue;
     }
     try {
-      await mkdir(dirname(resolve(spec.path)), { recursive: true });
+      ensureParentDirectories(spec.path); // one level at a time: a recursive mkdir spins under /proc
       await writeFile(spec.path, text);
     } catch (error) {
       io.stderr(

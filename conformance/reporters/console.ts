@@ -16,6 +16,8 @@ export interface ConsoleReporterOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Show findings of passing checks too. */
   readonly verbose?: boolean;
+  /** Print the summary when the run finishes (default true); false: the caller prints it when it knows the exit code. */
+  readonly summary?: boolean;
 }
 
 const COLOUR: Readonly<Record<Outcome, string>> = {
@@ -61,7 +63,8 @@ export function createConsoleReporter(options: ConsoleReporterOptions): RunSubsc
         break;
       }
       case 'run-finished':
-        write(renderConsoleSummary(event.summary, { colour, verbose: options.verbose ?? false }));
+        if (options.summary !== false)
+          write(renderConsoleSummary(event.summary, { colour, verbose: options.verbose ?? false }));
         break;
     }
   };
@@ -76,7 +79,12 @@ function details(r: CheckResult, verbose: boolean): string {
 
 export function renderConsoleSummary(
   summary: RunSummary,
-  options: { colour?: boolean; verbose?: boolean } = {},
+  options: {
+    colour?: boolean;
+    verbose?: boolean;
+    /** How the command ends when that is not the run's own exit code (e.g. exit 2: a report was not written). */
+    ending?: { readonly exitCode: number; readonly reason: string };
+  } = {},
 ): string {
   const paint = (o: Outcome, text: string): string =>
     options.colour ? `\x1b[${COLOUR[o]}m${text}\x1b[0m` : text;
@@ -102,6 +110,14 @@ export function renderConsoleSummary(
         details(r, options.verbose ?? false),
       );
   }
+  const na = summary.results.filter((r) => r.outcome === 'n/a');
+  if (na.length > 0) {
+    out.push(
+      '',
+      'Not applicable to this target (not skipped: they do not make the run INCOMPLETE):',
+    );
+    for (const r of na) out.push(`  ${r.id}: ${r.message}`);
+  }
   const c = summary.counts;
   out.push(
     '',
@@ -111,12 +127,26 @@ export function renderConsoleSummary(
     `requirements: ${summary.requirements.covered.length} covered, ${summary.requirements.notRun.length} not run, ${summary.requirements.uncovered.length} not covered by any check`,
   );
   if (summary.partial) out.push(`partial run: ${summary.partialReasons.join('; ')}`);
+  const ev = summary.evidence;
+  if (ev !== undefined && ev.bodiesCut > 0)
+    out.push(
+      `evidence: ${ev.bodiesCut} bod${ev.bodiesCut === 1 ? 'y' : 'ies'} cut (a report keeps ${ev.bodyBytes} bytes of a body and ${ev.runBytes} bytes of bodies in all; ${ev.keptBytes} kept)`,
+    );
   for (const problem of summary.blocking) out.push(paint('fail', `run failed: ${problem}`));
   const v = verdictFor(summary);
+  // The command's own ending (a report that could not be written) overrides the run's exit code: never claim another.
+  const ending =
+    options.ending !== undefined
+      ? `; ${options.ending.reason}, exit ${options.ending.exitCode}`
+      : `, exit ${v.exitCode}`;
   out.push(
     paint(
-      v.verdict === 'pass' ? 'pass' : v.verdict === 'fail' ? 'fail' : 'warn',
-      `${verdictLine(summary)}, exit ${v.exitCode}`,
+      v.verdict === 'pass' && options.ending === undefined
+        ? 'pass'
+        : v.verdict === 'incomplete'
+          ? 'warn'
+          : 'fail',
+      `${verdictLine(summary)}${ending}`,
     ),
     '',
   );

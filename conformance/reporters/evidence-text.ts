@@ -11,12 +11,14 @@ const MAX_BODY_CHARS = 4000;
 
 function bodyText(body: BodyView): string {
   if (body.bytes === 0) return '';
+  if ((body.text ?? body.base64 ?? '') === '' && body.cut !== undefined) return `\n\n(${body.cut})`;
   const raw = body.text ?? `(binary, ${body.bytes} bytes, base64) ${body.base64 ?? ''}`;
   const cut =
     raw.length > MAX_BODY_CHARS
       ? `${raw.slice(0, MAX_BODY_CHARS)}\n... (${raw.length - MAX_BODY_CHARS} more characters)`
       : raw;
-  return `\n\n${cut}${body.truncated ? '\n... (body cut at the size limit)' : ''}`;
+  const why = body.cut ?? (body.truncated ? 'body cut at the size limit' : undefined);
+  return `\n\n${cut}${why !== undefined ? `\n... (${why})` : ''}`;
 }
 
 export function requestText(r: RequestView): string {

@@ -83,6 +83,14 @@ function indexHtml(sorted: readonly CheckResult[]): string {
 <ol class="index">${problems.map((r) => `<li>${badge(r.outcome)} <a href="#${htmlEscape(r.id)}"><code>${htmlEscape(r.id)}</code></a> ${htmlEscape(r.message)}</li>`).join('\n')}</ol>`;
 }
 
+/** The checks that do not apply to this target, with the reason (they are not skips). */
+function notApplicableHtml(summary: RunSummary): string {
+  const na = summary.results.filter((r) => r.outcome === 'n/a');
+  if (na.length === 0) return '';
+  return `<h2>Not applicable to this target (${na.length}; not skipped, they do not make the run INCOMPLETE)</h2>
+<ul>${na.map((r) => `<li><code>${htmlEscape(r.id)}</code>: ${htmlEscape(r.message)}</li>`).join('\n')}</ul>`;
+}
+
 export function renderHtmlReport(
   summary: RunSummary,
   options: { readonly catalogue?: Catalogue } = {},
@@ -106,10 +114,13 @@ export function renderHtmlReport(
 <style>${STYLE}</style></head><body>
 <h1>payconform audit ${htmlEscape(summary.role)}: ${htmlEscape(verdict)} (exit ${v.exitCode})</h1>
 <p>Target <code>${htmlEscape(summary.target)}</code> · payconform ${htmlEscape(summary.toolVersion)} · catalogue ${htmlEscape(summary.catalogueVersion)} · ${htmlEscape(summary.startedAt)} · ${summary.durationMs} ms</p>
+${summary.stopped !== undefined ? `<p><strong>Run stopped before its checks (exit ${summary.stopped.exitCode}):</strong> ${htmlEscape(summary.stopped.reason)}</p>` : ''}
 ${summary.blocking.map((b) => `<p><strong>Run failed:</strong> ${htmlEscape(b)}</p>`).join('\n')}
 ${summary.partial ? `<p><strong>Partial run:</strong> ${htmlEscape(summary.partialReasons.join('; '))}</p>` : ''}
+${summary.evidence !== undefined && summary.evidence.bodiesCut > 0 ? `<p><strong>Evidence cut:</strong> ${summary.evidence.bodiesCut} bodies (a report keeps ${summary.evidence.bodyBytes} bytes of a body, ${summary.evidence.runBytes} bytes of bodies in all)</p>` : ''}
 <table>${counts}</table>
-${indexHtml(sorted)}
+${summary.stopped !== undefined ? '<p>No check ran.</p>' : indexHtml(sorted)}
+${notApplicableHtml(summary)}
 <h2>Checks (failures first; passing checks collapsed)</h2>
 ${sorted.map((r) => checkHtml(r, options.catalogue)).join('\n')}
 <h2>Requirements no check covers yet (${summary.requirements.uncovered.length})</h2>

@@ -11,6 +11,8 @@ export interface JsonReport extends RunSummary {
   readonly exitCode: number;
   /** Why the verdict is not a plain pass. */
   readonly verdictReasons: readonly string[];
+  /** Checks that do not apply to this target, each with the reason (never skips: they do not make a run INCOMPLETE). */
+  readonly notApplicable: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
 }
 
 export function toJsonReport(summary: RunSummary): JsonReport {
@@ -21,6 +23,9 @@ export function toJsonReport(summary: RunSummary): JsonReport {
     verdict: v.verdict,
     exitCode: v.exitCode,
     verdictReasons: v.reasons,
+    notApplicable: summary.results
+      .filter((r) => r.outcome === 'n/a')
+      .map((r) => ({ id: r.id, reason: r.message })),
     ...summary,
   };
 }

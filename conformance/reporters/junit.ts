@@ -28,9 +28,10 @@ export function renderJunitReport(summary: RunSummary): string {
     (failOnWarn ? summary.counts.warn : 0) +
     (failOnSkip ? summary.counts.skip : 0) +
     summary.blocking.length;
-  const errors = summary.counts.error;
+  const errors = summary.counts.error + (summary.stopped !== undefined ? 1 : 0);
   const skipped = (failOnSkip ? 0 : summary.counts.skip) + summary.counts['n/a'];
-  const tests = summary.results.length + summary.blocking.length;
+  const tests =
+    summary.results.length + summary.blocking.length + (summary.stopped !== undefined ? 1 : 0);
   const verdict = verdictFor(summary);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(
@@ -48,6 +49,13 @@ export function renderJunitReport(summary: RunSummary): string {
     ['verdict', verdict.verdict],
     ['exitCode', String(verdict.exitCode)],
     ['failOn', summary.gate.failOn.join(',')],
+    ...(summary.evidence !== undefined
+      ? ([
+          ['evidenceBodyBytes', String(summary.evidence.bodyBytes)],
+          ['evidenceRunBytes', String(summary.evidence.runBytes)],
+          ['evidenceBodiesCut', String(summary.evidence.bodiesCut)],
+        ] as const)
+      : []),
   ] as const) {
     out.push(`      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`);
   }
@@ -98,6 +106,13 @@ export function renderJunitReport(summary: RunSummary): string {
       );
     else out.push(open, `      <system-out>${xmlEscape(details)}</system-out>`, '    </testcase>');
   }
+  // A run that stopped before its checks: one errored test case that names why, so a CI job always shows it.
+  if (summary.stopped !== undefined)
+    out.push(
+      `    <testcase classname="payconform.run" name="${xmlEscape(`run stopped (exit ${summary.stopped.exitCode}): ${summary.stopped.reason}`)}" time="0.000">`,
+      `      <error message="${xmlEscape(summary.stopped.reason)}" type="exit-${summary.stopped.exitCode}"/>`,
+      '    </testcase>',
+    );
   summary.blocking.forEach((problem, i) => {
     out.push(
       `    <testcase classname="payconform.run" name="${xmlEscape(`run-${i + 1}: ${problem}`)}" time="0.000">`,

@@ -21,6 +21,14 @@ import {
   type ProfileSignatureBaseResult,
 } from './profile-signature-base.js';
 import { PayconformError } from '../errors.js';
+import {
+  runningVerifyPool,
+  verifyPool,
+  verifyPoolStartable,
+  type ParsedAnswer,
+  type PoolJob,
+  type VerifyPool,
+} from './verify-pool.js';
 import type { NonceStore } from './nonce-store.js';
 import { serviceProfile } from './service-profile.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
@@ -67,7 +75,7 @@ export type VerifyResult =
       readonly message: string;
     };
 
-type Failure = Extract<VerifyResult, { ok: false }>;
+export type Failure = Extract<VerifyResult, { ok: false }>;
 
 const fail = (code: VerifyErrorCode, step: number, message: string): Failure => ({
   ok: false,
@@ -131,8 +139,25 @@ export function verifyRequestAsync(
   request: HttpRequest,
   options: VerifyOptions,
 ): Promise<VerifyResult> {
-  return runSteps(request, options, checkOnThreadPool);
+  const pooled = verifyInPool(request, options);
+  if (pooled !== undefined) return pooled;
+  const result = runSteps(request, options, checkOnThreadPool);
+  if (!verifyPoolStartable()) return result;
+  // Until the pool starts, count the verifications in flight: enough of them at once start it.
+  verificationsBeforePool++;
+  return result.then((answer) => {
+    verificationsBeforePool--;
+    return answer;
+  });
 }
+
+/**
+ * verifyRequestAsync starts its worker pool once this many verifications are in flight at once (or on
+ * startVerifyPool()): one request at a time gains nothing from the pool, and a process that verifies little never
+ * loads its workers.
+ */
+const POOL_DEMAND = 4;
+let verificationsBeforePool = 0;
 
 /**
  * Step 10's engine, given the base's UTF-8 bytes: answers now (calling thread) or later (thread pool); false for any
@@ -189,7 +214,7 @@ function resume(progress: Progress, next: () => Outcome): Outcome {
 }
 
 /** The step being run, for the message of an unexpected failure. */
-interface Progress {
+export interface Progress {
   step: number;
 }
 
@@ -202,7 +227,7 @@ function describeError(error: unknown): string {
   }
 }
 
-function unexpectedFailure(error: unknown, progress: Progress): Failure {
+export function unexpectedFailure(error: unknown, progress: Progress): Failure {
   return fail(
     'REQUEST_MALFORMED',
     progress.step,
@@ -224,17 +249,35 @@ interface Checked {
   readonly request: HttpRequest;
   readonly options: VerifyOptions;
   readonly policy: VerificationPolicy;
+  /** Step 5 and 6 read x-application-id and x-application-secret here (a worker sends just those two). */
   readonly fields: FieldIndex;
-  readonly input: SignatureInput;
-  readonly signature: Uint8Array;
   readonly created: number;
   readonly keyId: string;
   readonly nonce: string;
   readonly now: number;
   /** Steps 4 and 11 consult the nonce store. */
   readonly checkReplay: boolean;
-  readonly checkSignature: SignatureCheck;
+  /** Steps 8 to 10, once step 7 found the key: on this thread (`finishHere`) or in a worker thread. */
+  readonly finish: (c: Checked, applicationId: string, publicKey: Ed25519PublicKey) => Outcome;
+  /** What `finishHere` needs; absent when a worker thread parsed the request. */
+  readonly local?: {
+    readonly input: SignatureInput;
+    readonly signature: Uint8Array;
+    readonly checkSignature: SignatureCheck;
+  };
+  /** The worker-pool job, when a worker thread parsed the request and keeps its base. */
+  readonly pooled?: PooledVerification;
   readonly progress: Progress;
+}
+
+/** What steps 1 to 4 read from the signature fields before the nonce store is asked. */
+export interface SignedFields {
+  readonly ok: true;
+  readonly input: SignatureInput;
+  readonly signature: Uint8Array;
+  readonly created: number;
+  readonly keyId: string;
+  readonly nonce: string;
 }
 
 function verifySteps(
@@ -244,7 +287,6 @@ function verifySteps(
   progress: Progress,
 ): Outcome {
   const policy = options.policy ?? defaultVerificationPolicy;
-  const { enforce } = policy;
   const now = options.now ?? Math.floor(Date.now() / 1000);
 
   // Step 1: extract the signature headers.
@@ -256,16 +298,52 @@ function verifySteps(
       1,
       'request is not an HttpRequest { method, url, headers, body: Uint8Array }',
     );
-  if (
-    typeof options?.resolveApplication !== 'function' ||
-    typeof options.nonceStore?.checkAndRecord !== 'function'
-  ) {
+  if (!hasStepFunctions(options)) {
     return fail(
       'REQUEST_MALFORMED',
       1,
       'verifyRequest needs options.resolveApplication and options.nonceStore',
     );
   }
+  const signed = checkSignatureFields(fields, policy, now, progress);
+  if (!signed.ok) return signed;
+  const { input, signature } = signed;
+  return fromStep4({
+    request,
+    options,
+    policy,
+    fields,
+    created: signed.created,
+    keyId: signed.keyId,
+    nonce: signed.nonce,
+    now,
+    checkReplay: policy.enforce.replay && signed.nonce !== '',
+    finish: finishHere,
+    local: { input, signature, checkSignature },
+    progress,
+  });
+}
+
+/** The options the steps call into. */
+function hasStepFunctions(options: VerifyOptions): boolean {
+  return (
+    typeof options?.resolveApplication === 'function' &&
+    typeof options.nonceStore?.checkAndRecord === 'function'
+  );
+}
+
+/**
+ * Steps 1 (after the field lines were indexed and the options checked) to 4 (the nonce's form, before the store is
+ * asked): the part of the steps that reads only the request, so a worker thread can run it (src/profile/verify-worker.ts).
+ */
+export function checkSignatureFields(
+  fields: FieldIndex,
+  policy: VerificationPolicy,
+  now: number,
+  progress: Progress,
+): Failure | SignedFields {
+  const { enforce } = policy;
+  progress.step = 1;
   const signatureLines = fields.get('signature');
   if (signatureLines === undefined)
     return fail('SIGNATURE_MISSING', 1, 'missing "Signature" header');
@@ -388,21 +466,13 @@ function verifySteps(
       );
     }
   }
-  const checked: Checked = {
-    request,
-    options,
-    policy,
-    fields,
-    input,
-    signature,
-    created,
-    keyId,
-    nonce,
-    now,
-    checkReplay: enforce.replay && nonce !== '',
-    checkSignature,
-    progress,
-  };
+  return { ok: true, input, signature, created, keyId, nonce };
+}
+
+/** Step 4's question to the nonce store, then steps 5 to 12. */
+function fromStep4(checked: Checked): Outcome {
+  const { options, nonce, now, progress } = checked;
+  progress.step = 4;
   if (!checked.checkReplay) return verifyFromStep5(checked);
   let seen: boolean | Promise<boolean>;
   try {
@@ -427,7 +497,7 @@ function verifySteps(
  * with, when step 5 runs again after it settled.
  */
 function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
-  const { request, options, policy, fields, input, keyId } = c;
+  const { options, policy, fields, keyId } = c;
   const { enforce } = policy;
 
   // Step 5: x-application-id is present and valid.
@@ -458,8 +528,42 @@ function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
   if (publicKey === undefined)
     return fail('KEY_UNKNOWN', 7, `no key ${JSON.stringify(keyId)} for this application`);
 
+  return c.finish(c, applicationId, publicKey);
+}
+
+/** Steps 8 to 10 on this thread (step 10's engine may still be libuv's thread pool). */
+function finishHere(c: Checked, applicationId: string, publicKey: Ed25519PublicKey): Outcome {
+  const { input, signature, checkSignature } = c.local!;
+  const base = checkBodyAndBase(c.request, c.fields, input, c.policy, c.progress);
+  if (!base.ok) return base;
+
+  // Step 10: verify the Ed25519 signature.
+  c.progress.step = 10;
+  const bytes = base.bytes ?? Buffer.from(base.base, 'utf8');
+  const verified = checkSignature(bytes, signature, publicKey, c.options.backend ?? nodeBackend);
+  if (verified instanceof Promise) {
+    return verified.then(
+      (answer) =>
+        answer
+          ? resume(c.progress, () => recordNonce(c, applicationId, base.base))
+          : signatureInvalid(),
+      signatureInvalid,
+    );
+  }
+  return verified ? recordNonce(c, applicationId, base.base) : signatureInvalid();
+}
+
+/** Steps 8 and 9, which read only the request: the base (with its bytes when the template built them) or a failure. */
+export function checkBodyAndBase(
+  request: HttpRequest,
+  fields: FieldIndex,
+  input: SignatureInput,
+  policy: VerificationPolicy,
+  progress: Progress,
+): Failure | (ProfileSignatureBaseResult & { readonly ok: true }) {
+  const { enforce } = policy;
   // Step 8: Content-Digest against the body, when present; required or forbidden by method.
-  c.progress.step = 8;
+  progress.step = 8;
   if (enforce.digest) {
     const digest = fields.get('content-digest')?.[0];
     const method = request.method;
@@ -480,7 +584,7 @@ function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
   }
 
   // Step 9: rebuild the signature base, including the nonce in the signature parameters.
-  c.progress.step = 9;
+  progress.step = 9;
   // With the components enforced they are exactly the profile's: the precomputed template (equal to the generic engine).
   const base: ProfileSignatureBaseResult = enforce.components
     ? createProfileSignatureBase(request, fields, input)
@@ -492,21 +596,7 @@ function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
         fields,
       );
   if (!base.ok) return fail('SIGNATURE_BASE_INVALID', 9, `${base.code}: ${base.message}`);
-
-  // Step 10: verify the Ed25519 signature.
-  c.progress.step = 10;
-  const bytes = base.bytes ?? Buffer.from(base.base, 'utf8');
-  const verified = c.checkSignature(bytes, c.signature, publicKey, options.backend ?? nodeBackend);
-  if (verified instanceof Promise) {
-    return verified.then(
-      (answer) =>
-        answer
-          ? resume(c.progress, () => recordNonce(c, applicationId, base.base))
-          : signatureInvalid(),
-      signatureInvalid,
-    );
-  }
-  return verified ? recordNonce(c, applicationId, base.base) : signatureInvalid();
+  return base;
 }
 
 /**
@@ -602,4 +692,137 @@ function accept(c: Checked, applicationId: string, signatureBase: string): Verif
     nonce: c.nonce,
     signatureBase,
   };
+}
+
+/**
+ * verifyRequestAsync through the worker pool (src/profile/verify-pool.ts), or undefined when this request goes the
+ * other way: the pool is off or failed, another backend is asked for, or the input is odd enough that the calling
+ * thread should read it (a field line that is not a pair of strings, missing options, a policy that is not frozen).
+ */
+function verifyInPool(
+  request: HttpRequest,
+  options: VerifyOptions,
+): Promise<VerifyResult> | undefined {
+  try {
+    const pool = verificationsBeforePool >= POOL_DEMAND - 1 ? verifyPool() : runningVerifyPool();
+    if (pool === undefined) return undefined;
+    if (!isWellFormedRequest(request) || !hasStepFunctions(options)) return undefined;
+    if (options.backend !== undefined && options.backend !== nodeBackend) return undefined;
+    const now = options.now ?? Math.floor(Date.now() / 1000);
+    if (typeof now !== 'number') return undefined;
+    const policy = options.policy ?? defaultVerificationPolicy;
+    const job = new PooledVerification(pool, request, options, policy, now);
+    return pool.submit(job) ? job.promise : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Returned by `finishInPool`: the job settles itself when the worker answers step 10. */
+const IN_WORKER: Failure = Object.freeze(fail('REQUEST_MALFORMED', 10, 'answered by the worker'));
+
+/** Steps 8 to 10 in the worker that parsed the request: its step 8-9 failure, or step 10 sent there. */
+function finishInPool(c: Checked, applicationId: string, publicKey: Ed25519PublicKey): Outcome {
+  const job = c.pooled!;
+  if (job.late !== undefined) {
+    c.progress.step = job.late.step;
+    return job.late;
+  }
+  c.progress.step = 10;
+  // What node-backend's verify reads of a key; any other key does not verify (and is not sent).
+  const raw = typeof publicKey === 'object' && publicKey !== null ? publicKey.raw : undefined;
+  if (!(raw instanceof Uint8Array) || raw.length !== 32) return signatureInvalid();
+  job.awaitSignature(c, applicationId, raw);
+  return IN_WORKER;
+}
+
+/** One request's way through the pool: parsed in a worker, steps 4 to 7 here, step 10 there, 11 and 12 here. */
+class PooledVerification implements PoolJob {
+  id = 0;
+  worker: PoolJob['worker'] = undefined;
+  readonly promise: Promise<VerifyResult>;
+  /** Steps 8-9's failure, reported after step 7 as the steps' order says. */
+  late: Failure | undefined;
+  #resolve!: (result: Outcome) => void;
+  /** The worker keeps this request's base until step 10 or a drop. */
+  #kept = false;
+  #checked: Checked | undefined;
+  #applicationId = '';
+  #settled = false;
+  readonly #progress: Progress = { step: 1 };
+
+  constructor(
+    readonly pool: VerifyPool,
+    readonly request: HttpRequest,
+    readonly options: VerifyOptions,
+    readonly policy: VerificationPolicy,
+    readonly now: number,
+  ) {
+    this.promise = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  parsed(answer: ParsedAnswer): void {
+    if (!answer.ok)
+      return this.#finish(fail(answer.code as VerifyErrorCode, answer.step, answer.message));
+    const { nonce, late } = answer;
+    this.late =
+      late === undefined ? undefined : fail(late.code as VerifyErrorCode, late.step, late.message);
+    this.#kept = late === undefined;
+    const fields = new Map<string, string[]>();
+    if (answer.applicationId !== undefined) fields.set('x-application-id', [answer.applicationId]);
+    if (answer.secret !== undefined) fields.set('x-application-secret', [answer.secret]);
+    const checked: Checked = {
+      request: this.request,
+      options: this.options,
+      policy: this.policy,
+      fields,
+      created: answer.created,
+      keyId: answer.keyId,
+      nonce,
+      now: this.now,
+      checkReplay: this.policy.enforce.replay && nonce !== '',
+      finish: finishInPool,
+      pooled: this,
+      progress: this.#progress,
+    };
+    this.#finish(resume(this.#progress, () => fromStep4(checked)));
+  }
+
+  /** Step 10 goes to the worker; `verified` continues with step 11. */
+  awaitSignature(c: Checked, applicationId: string, publicKey: Uint8Array): void {
+    this.#checked = c;
+    this.#applicationId = applicationId;
+    this.#kept = false;
+    this.pool.verify(this, publicKey); // copied into the message at the end of this turn of the loop
+  }
+
+  verified(ok: boolean, base: string): void {
+    const c = this.#checked!;
+    this.#finish(
+      ok ? resume(c.progress, () => recordNonce(c, this.#applicationId, base)) : signatureInvalid(),
+    );
+  }
+
+  abandoned(): void {
+    this.#kept = false;
+    this.#finish(runSteps(this.request, this.options, checkOnThreadPool));
+  }
+
+  /** Resolves with `outcome` unless it is IN_WORKER; a base the worker keeps and step 10 will not use is dropped. */
+  #finish(outcome: Outcome): void {
+    if (outcome instanceof Promise) {
+      outcome.then(
+        (result) => this.#finish(result),
+        (error: unknown) => this.#finish(unexpectedFailure(error, this.#progress)),
+      );
+      return;
+    }
+    if (outcome === IN_WORKER || this.#settled) return;
+    this.#settled = true;
+    if (this.#kept) {
+      this.#kept = false;
+      this.pool.drop(this);
+    }
+    this.#resolve(outcome);
+  }
 }

@@ -4,6 +4,7 @@ import type { Ed25519PrivateKey } from '../../../src/ed25519/backend.js';
 import type { Check } from '../../check.js';
 import type { CopStatusKey, PayerAccount, PayoutDestinationConfig } from '../../config.js';
 import type { Redactor } from '../../redact.js';
+import { noAnswerIsNotEvidence } from '../no-answer.js';
 import type { WebhookListener } from '../../webhook-listener.js';
 
 /** The credentials a signed request needs (secret and private key revealed only inside the runner). */
@@ -61,10 +62,21 @@ export interface ServerAuditContext {
    */
   readonly redelivery?: { readonly waitMs: number; readonly stated: boolean };
   /**
+   * What the config states of the target's automatic lifecycle (config "lifecycle"): each step within `withinMs`, or
+   * none at all (`automatic: false`: payouts and refunds move only when asked, through /sandbox/ where it exists).
+   * Absent: not stated (the webhook wait applies). See waits.ts.
+   */
+  readonly lifecycle?: { readonly withinMs?: number; readonly automatic?: boolean };
+  /**
    * The target implements payconform's /sandbox/ helper endpoints (config "sandbox"; true for the embedded service).
    * The spec shows no API to create or move payments: the payment checks run only when this is true.
    */
   readonly sandbox?: boolean;
+  /**
+   * The config states the target has no /sandbox/ (`"sandbox": false`): the checks that need it are not applicable to
+   * this target (reported with the reason, never a skip that makes the run INCOMPLETE).
+   */
+  readonly sandboxAbsent?: boolean;
   /** Masks secrets in reproduce commands (the engine masks everything else). */
   readonly redactor: Redactor;
 }
@@ -75,7 +87,12 @@ export type ServerCheck = Check<ServerAuditContext>;
 export function serverCheck<const Id extends string>(
   check: Omit<ServerCheck, 'id' | 'appliesTo'> & { readonly id: Id },
 ): ServerCheck & { readonly id: Id } {
-  return { ...check, appliesTo: 'server' };
+  // An exchange with no complete answer is never the evidence of a failure (conformance/checks/no-answer.ts).
+  return {
+    ...check,
+    appliesTo: 'server',
+    run: async (ctx, env) => noAnswerIsNotEvidence(await check.run(ctx, env)),
+  };
 }
 
 /** The config fields a check can need, as `availableFields` names them (plus `webhookListen` for the listener). */

@@ -17,6 +17,7 @@ import {
   exchange,
   isSuccess,
   jsonObject,
+  SANDBOX_LISTING_BYTES,
   sandboxCall,
   sandboxRequest,
   uniqueReference,
@@ -35,9 +36,21 @@ const PAYMENT_STATUSES: readonly string[] = [
   'FAILED',
 ];
 
-/** The skip every check here gives for a target without payconform's /sandbox/ endpoints (decided at run time, for the reason). */
+/** Not applicable: the config states the target has no /sandbox/ (checked by the engine before the check runs). */
+function sandboxAbsent(ctx: ServerAuditContext): string | undefined {
+  return ctx.sandbox !== true && ctx.sandboxAbsent === true
+    ? `not applicable to this target: ${NO_PAYMENT_API}, and the config states the target has no payconform /sandbox/ endpoints ("sandbox": false)`
+    : undefined;
+}
+
+/**
+ * What every check here gives for a target without payconform's /sandbox/ endpoints: not applicable where the config
+ * states the target has none (the spec defines no such API, so nothing is missing from the run), else a skip.
+ */
 function withoutSandbox(ctx: ServerAuditContext): Finding | undefined {
   if (ctx.sandbox === true) return undefined;
+  const absent = sandboxAbsent(ctx);
+  if (absent !== undefined) return notApplicable(absent);
   return skip(
     `${NO_PAYMENT_API} (set "sandbox": true in the config when the target implements payconform's /sandbox/ helper endpoints)`,
   );
@@ -128,6 +141,7 @@ const paymentStatusChanges = serverCheck({
   level: 'MUST',
   needs: NEED.webhooks,
   mutating: true,
+  notApplicableTo: sandboxAbsent,
   async run(ctx, env) {
     const off = withoutSandbox(ctx);
     if (off !== undefined) return [off];
@@ -495,6 +509,7 @@ const referenceAssigned = serverCheck({
   requirements: ['PAYMENT-REFERENCE-ASSIGNED'],
   level: 'MUST',
   mutating: true,
+  notApplicableTo: sandboxAbsent,
   async run(ctx, env) {
     const off = withoutSandbox(ctx);
     if (off !== undefined) return [off];
@@ -633,7 +648,9 @@ async function uniqueAmongAll(
   env: CheckRunEnv,
   ours: ReadonlyArray<{ id: string; reference: string }>,
 ): Promise<Finding> {
-  const listed = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payments'));
+  const listed = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payments'), {
+    maxResponseBytes: SANDBOX_LISTING_BYTES,
+  });
   const all = listed.response?.json;
   if (!isSuccess(listed) || !Array.isArray(all))
     return notApplicable(

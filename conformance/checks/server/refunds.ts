@@ -19,10 +19,13 @@ import {
   isSuccess,
   jsonObject,
   refundRequest,
+  sandboxCall,
   sendAppCall,
   showValue,
 } from './requests.js';
 import { judgeResource, schemaProblems } from './resources.js';
+import { unanswered } from '../no-answer.js';
+import { lifecycleWaitMs, lifecycleWaitSource } from './waits.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { member, waitForMentions, webhookKind } from './webhook-match.js';
 
@@ -48,6 +51,18 @@ function ledgerOf(
   let ledger = ledgers.get(ctx);
   if (ledger === undefined) ledgers.set(ctx, (ledger = new Map()));
   return ledger;
+}
+
+/**
+ * Per run: payments a refund request was sent for that got no complete answer. The target may have created that
+ * refund (it may arrive late), so the payment may have an active refund the audit cannot see: never chosen again.
+ */
+const tainted = new WeakMap<ServerAuditContext, Set<string>>();
+
+function taintedOf(ctx: ServerAuditContext): Set<string> {
+  let set = tainted.get(ctx);
+  if (set === undefined) tainted.set(ctx, (set = new Set()));
+  return set;
 }
 
 /** Records a refund the audit created (accepted by the target), so later checks wait until it has finished. */
@@ -85,27 +100,45 @@ function finalStatus(all: readonly ReceivedWebhook[], refundId: string): string 
 const finished = (all: readonly ReceivedWebhook[], refundId: string): boolean =>
   finalStatus(all, refundId) !== undefined;
 
-/** Waits (up to the lifecycle time) until every audit refund of the payment has a final status; returns whether they have. */
+/**
+ * Waits until `done` holds for the webhooks received: one lifecycle step's wait (waits.ts); then, where the target has
+ * payconform's /sandbox/ and `unfinished` refunds remain, asks it to move them on and waits for their webhooks.
+ */
+async function untilFinished(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  done: (all: readonly ReceivedWebhook[]) => boolean,
+  unfinished: () => readonly string[],
+): Promise<boolean> {
+  const listener = ctx.webhooks;
+  if (listener === undefined) return false;
+  const wait = (ms: number): Promise<unknown> =>
+    listener.waitFor(done, {
+      timeoutMs: Math.max(0, Math.min(ms, env.deadline - Date.now() - 2_000)),
+      signal: env.signal,
+    });
+  await wait(lifecycleWaitMs(ctx));
+  if (done(listener.received()) || ctx.sandbox !== true) return done(listener.received());
+  // A refused move (already final, or moving by itself) changes nothing: the webhooks decide.
+  for (const id of unfinished())
+    await sandboxCall(ctx, env, 'POST', `/refunds/${encodeURIComponent(id)}/advance`, {});
+  await wait(ctx.webhookWaitMs);
+  return done(listener.received());
+}
+
+/** Waits until every audit refund of the payment has a final status (see `untilFinished`); returns whether they have. */
 async function allFinished(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   paymentId: string,
 ): Promise<boolean> {
-  const listener = ctx.webhooks;
-  if (listener === undefined) return false;
   const ids = (ledgerOf(ctx).get(paymentId) ?? []).map((r) => r.id);
-  const budget = Math.max(
-    0,
-    Math.min(
-      ctx.knownTimings?.lifecycleWithinMs ?? ctx.webhookWaitMs,
-      env.deadline - Date.now() - 2_000,
-    ),
+  return untilFinished(
+    ctx,
+    env,
+    (all) => ids.every((id) => finished(all, id)),
+    () => ids.filter((id) => !finished(ctx.webhooks?.received() ?? [], id)),
   );
-  await listener.waitFor((all) => ids.every((id) => finished(all, id)), {
-    timeoutMs: budget,
-    signal: env.signal,
-  });
-  return ids.every((id) => finished(listener.received(), id));
 }
 
 /**
@@ -118,13 +151,16 @@ export async function freeSettledPayment(
   env: CheckRunEnv,
   among: readonly SettledPayment[] = ctx.payments.settled,
 ): Promise<SettledPayment | { problem: string }> {
-  const candidates = among.filter((p) => allowsPartial(p.amount));
+  const large = among.filter((p) => allowsPartial(p.amount));
+  const candidates = large.filter((p) => !taintedOf(ctx).has(p.paymentId));
   if (candidates.length === 0) {
     return {
       problem:
         among.length === 0
           ? 'needs payments.settled in the config'
-          : `every configured settled payment is too small for a partial refund of ${PARTIAL_REFUND_AMOUNT}`,
+          : large.length === 0
+            ? `every configured settled payment is too small for a partial refund of ${PARTIAL_REFUND_AMOUNT}`
+            : `every configured settled payment had a refund request that got no answer in this run, so each may hold an active refund the audit cannot see`,
     };
   }
   const ledger = ledgerOf(ctx);
@@ -138,22 +174,22 @@ export async function freeSettledPayment(
   const free = (): SettledPayment | undefined =>
     candidates.find((p) => !busy(p, listener.received()));
   if (free() !== undefined) return free()!;
-  const budget = Math.max(
-    0,
-    Math.min(
-      ctx.knownTimings?.lifecycleWithinMs ?? ctx.webhookWaitMs,
-      env.deadline - Date.now() - 2_000,
-    ),
+  const waited = await untilFinished(
+    ctx,
+    env,
+    (all) => candidates.some((p) => !busy(p, all)),
+    () =>
+      candidates.flatMap((p) =>
+        (ledger.get(p.paymentId) ?? [])
+          .filter((r) => !finished(listener.received(), r.id))
+          .map((r) => r.id),
+      ),
   );
-  await listener.waitFor((all) => candidates.some((p) => !busy(p, all)), {
-    timeoutMs: budget,
-    signal: env.signal,
-  });
-  return (
-    free() ?? {
-      problem: `every configured settled payment (${candidates.length}) still has an active refund created by an earlier check after waiting ${budget} ms for a final-status refund webhook (the spec allows one active refund per payment; configure more settled payments or a target whose refunds finish sooner)`,
-    }
-  );
+  return waited && free() !== undefined
+    ? free()!
+    : {
+        problem: `every configured settled payment (${candidates.length}) still has an active refund created by an earlier check after waiting ${lifecycleWaitMs(ctx)} ms (${lifecycleWaitSource(ctx)})${ctx.sandbox === true ? ` and asking /sandbox/ to move it on` : ''} for a final-status refund webhook (the spec allows one active refund per payment; configure more settled payments, or state the target's "lifecycle" in the config)`,
+      };
 }
 
 /** True when a partial refund of 0.01 leaves something of the payment. */
@@ -173,6 +209,9 @@ export async function sendRefund(
     env,
     refundRequest(ctx, paymentId, amount),
   );
+  // A refund request without an answer may still be acted on (late): the payment may hold a refund nobody saw.
+  if (unanswered(ex) || (unsignedAttempt !== undefined && unanswered(unsignedAttempt)))
+    taintedOf(ctx).add(paymentId);
   const notes = unsignedAttempt
     ? [
         observation(
@@ -546,7 +585,7 @@ const severalPartial = serverCheck({
     if (!(await allFinished(ctx, env, payment.paymentId))) {
       return [
         skip(
-          `the first refund of payment ${payment.paymentId} did not reach a final status (refund webhook) in time, so a second one could not be sent after it finished`,
+          `the first refund of payment ${payment.paymentId} did not reach a final status (refund webhook) within ${lifecycleWaitMs(ctx)} ms (${lifecycleWaitSource(ctx)})${ctx.sandbox === true ? ' and after asking /sandbox/ to move it on' : ''}, so a second one could not be sent after it finished`,
         ),
       ];
     }

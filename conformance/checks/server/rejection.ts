@@ -1,7 +1,7 @@
 // Judging a request that must be rejected: any 4xx passes (which one is "not shown": it is recorded, never failed),
 // a 2xx is the violation of the rule the request broke, anything else breaks the status-class rule.
 import type { Finding } from '../../check.js';
-import { observation, pass, violation } from '../../check.js';
+import { inconclusive, observation, pass, violation } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
 import type { ServerAuditContext } from './context.js';
 import { describeOutcome, evidenceOf } from './requests.js';
@@ -41,8 +41,9 @@ export function judgeRejection(
   const evidence = evidenceOf(ctx, ex);
   const status = ex.response?.status;
   if (status === undefined) {
+    // No answer is neither a rejection nor an acceptance (docs/verdicts.md, "No answer is not a failure").
     return [
-      violation(`${what}: no HTTP response, so no rejection was seen`, {
+      inconclusive(`${what}: no HTTP response, so whether it was rejected is unknown`, {
         requirement,
         expected: 'a 4xx rejection',
         received: describeOutcome(ex),

@@ -1,8 +1,17 @@
 // Nonce reuse: the same signed request sent again is rejected, and of N identical signed requests sent at once
 // exactly one is accepted; in both cases at most one payout results (at most one payout id in the webhooks).
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Finding } from '../../check.js';
-import { notApplicable, pass, skip, violation, type CheckRunEnv } from '../../check.js';
+import type { HttpRequest } from '../../../src/http/message.js';
+import {
+  inconclusive,
+  notApplicable,
+  pass,
+  skip,
+  violation,
+  type CheckRunEnv,
+} from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { signCorrectly } from './forge.js';
@@ -18,50 +27,89 @@ import {
   sandboxPayoutsWith,
 } from './requests.js';
 import { member, mentioning, webhookEvidence } from './webhook-match.js';
+import { openConnections } from './warm-connections.js';
+import { unanswered } from '../no-answer.js';
 
 /**
  * Identical signed requests sent at once by `nonce-concurrent-once`, each on its own connection (no keep-alive pool),
  * so a load balancer spreads them over every instance: a target whose instances keep per-instance nonce stores
- * accepts more than one.
+ * accepts more than one. The connections are opened first and the requests released together.
  */
 export const CONCURRENT_COPIES = 50;
 
-/** After the quiet wait: at most one payout id among the webhooks mentioning `reference`. */
+/** What the target shows of the payouts for one reference: their ids, or undefined when nothing shows them. */
+interface PayoutsSeen {
+  readonly ids: readonly string[] | undefined;
+  readonly finding: Finding;
+}
+
+/**
+ * After the quiet wait: at most one payout id among the target's payouts (its /sandbox/ list, at once) or the webhooks
+ * mentioning `reference`. This is evidence independent of the answers, so it also decides for requests that got none.
+ */
+async function payoutsFor(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  reference: string,
+  requirement: string,
+): Promise<PayoutsSeen> {
+  const held = await sandboxPayoutsWith(ctx, env, [reference]);
+  if (held !== undefined) {
+    const ids = held.payouts.map((p) => String(p['payoutId']));
+    if (ids.length <= 1)
+      return { ids, finding: onePayout(ids.length, 'the target lists', requirement) };
+    return {
+      ids,
+      finding: violation(`${ids.length} payouts were created from one signed request`, {
+        requirement,
+        expected: 'at most one payout',
+        received: `payout ids ${ids.join(', ')}`,
+        evidence: evidenceOf(ctx, held.ex, held.note),
+      }),
+    };
+  }
+  if (ctx.webhooks === undefined) {
+    return {
+      ids: undefined,
+      finding: notApplicable(
+        'not checked that only one payout was created: no webhook listener is configured (set "webhookListen")',
+        { requirement },
+      ),
+    };
+  }
+  const budget = Math.max(0, Math.min(ctx.quietWaitMs, env.deadline - Date.now() - 250));
+  await ctx.webhooks.waitFor(() => false, { timeoutMs: budget, signal: env.signal });
+  const hooks = mentioning(ctx.webhooks.received(), reference);
+  const ids = [...new Set(hooks.map((w) => member(w, 'payoutId') ?? `#${w.seq}`))];
+  if (ids.length > 1) {
+    return {
+      ids,
+      finding: violation(`${ids.length} payouts were created from one signed request`, {
+        requirement,
+        expected: 'at most one payout',
+        received: `payout ids ${ids.join(', ')}`,
+        evidence: webhookEvidence(hooks[0]!),
+      }),
+    };
+  }
+  // No webhook is no proof that no payout exists: only a payout seen counts for the unanswered requests.
+  return {
+    ids: ids.length === 1 ? ids : undefined,
+    finding: onePayout(ids.length, 'webhooks show', requirement),
+  };
+}
+
+const onePayout = (n: number, source: string, requirement: string): Finding =>
+  pass(`${source} ${n} payout for the reference`, { requirement });
+
+/** After the quiet wait: at most one payout for `reference` (see `payoutsFor`). */
 async function atMostOnePayout(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   reference: string,
   requirement: string,
 ): Promise<Finding> {
-  // The target's own payout list (payconform's /sandbox/) answers at once; the webhook wait below stays for every target.
-  const held = await sandboxPayoutsWith(ctx, env, [reference]);
-  if (held !== undefined && held.payouts.length > 1) {
-    return violation(`${held.payouts.length} payouts were created from one signed request`, {
-      requirement,
-      expected: 'at most one payout',
-      received: `payout ids ${held.payouts.map((p) => String(p['payoutId'])).join(', ')}`,
-      evidence: evidenceOf(ctx, held.ex, held.note),
-    });
-  }
-  if (ctx.webhooks === undefined) {
-    return notApplicable(
-      'not checked that only one payout was created: no webhook listener is configured (set "webhookListen")',
-      { requirement },
-    );
-  }
-  const budget = Math.max(0, Math.min(ctx.quietWaitMs, env.deadline - Date.now() - 250));
-  await ctx.webhooks.waitFor(() => false, { timeoutMs: budget, signal: env.signal });
-  const hooks = mentioning(ctx.webhooks.received(), reference);
-  const ids = new Set(hooks.map((w) => member(w, 'payoutId') ?? `#${w.seq}`));
-  if (ids.size > 1) {
-    return violation(`${ids.size} payouts were created from one signed request`, {
-      requirement,
-      expected: 'at most one payout',
-      received: `payout ids ${[...ids].join(', ')}`,
-      evidence: webhookEvidence(hooks[0]!),
-    });
-  }
-  return pass(`webhooks show ${ids.size} payout for the reference`, { requirement });
+  return (await payoutsFor(ctx, env, reference, requirement)).finding;
 }
 
 const replayed = serverCheck({
@@ -106,6 +154,51 @@ const replayed = serverCheck({
   },
 });
 
+/**
+ * `nonce-concurrent-once` gives each copy this many times the request timeout to be answered (bounded by the check's
+ * deadline): the copies arrive together, and a target that queues them answers the last ones late.
+ */
+export const CONCURRENT_STRAGGLER_FACTOR = 3;
+
+/** Sends the copies together: connections opened first (within the request timeout), then every request at once. */
+async function sendCopies(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  request: HttpRequest,
+): Promise<{ all: RecordedExchange[]; waitMs: number; warm: number }> {
+  setMaxListeners(4 * CONCURRENT_COPIES, env.signal);
+  const connections = await openConnections(ctx.baseUrl, CONCURRENT_COPIES, {
+    timeoutMs: Math.max(1, Math.min(ctx.requestTimeoutMs, env.deadline - Date.now() - 1_000)),
+    signal: env.signal,
+    ...(ctx.tlsCa !== undefined ? { ca: ctx.tlsCa } : {}),
+  });
+  // Leaves time for the quiet wait and the payout listing that decide the copies left without an answer.
+  const waitMs = Math.max(
+    1,
+    Math.min(
+      CONCURRENT_STRAGGLER_FACTOR * ctx.requestTimeoutMs,
+      env.deadline - Date.now() - ctx.quietWaitMs - ctx.requestTimeoutMs - 500,
+    ),
+  );
+  const all = await Promise.all(
+    connections.map((connection) =>
+      exchange(ctx, env, request, { timeoutMs: waitMs, ...(connection ? { connection } : {}) }),
+    ),
+  );
+  return { all, waitMs, warm: connections.filter((c) => c !== undefined).length };
+}
+
+/** `3× 409, 1× no response (TIMEOUT: …)` */
+function tallyOf(all: readonly RecordedExchange[]): string {
+  const tally = all
+    .map(describeOutcome)
+    .map((s) => s.replace(/ within \d+ ms.*$/, ''))
+    .reduce<Record<string, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {});
+  return Object.entries(tally)
+    .map(([s, n]) => `${n}× ${s}`)
+    .join(', ');
+}
+
 const concurrent = serverCheck({
   id: 'nonce-concurrent-once',
   title: `of ${CONCURRENT_COPIES} identical signed requests sent at once exactly one is accepted`,
@@ -117,34 +210,33 @@ const concurrent = serverCheck({
   async run(ctx, env) {
     const { request, reference } = payoutRequest(ctx, { destination: defaultDestination(ctx) });
     const once = signCorrectly(request, credentialsOf(ctx));
-    const all: RecordedExchange[] = await Promise.all(
-      Array.from({ length: CONCURRENT_COPIES }, () => exchange(ctx, env, once)),
-    );
+    const { all, waitMs, warm } = await sendCopies(ctx, env, once);
     const accepted = all.filter(isSuccess);
-    const tally = all
-      .map(describeOutcome)
-      .reduce<Record<string, number>>((t, s) => ({ ...t, [s]: (t[s] ?? 0) + 1 }), {});
-    const summary = Object.entries(tally)
-      .map(([s, n]) => `${n}× ${s}`)
-      .join(', ');
+    const silent = all.filter((e) => e.response === undefined && unanswered(e));
+    const how = `${warm} of ${CONCURRENT_COPIES} connections opened first, then all sent at once; each copy given ${waitMs} ms`;
+    const summary = `${tallyOf(all)} (${how})`;
+    const seen = await payoutsFor(ctx, env, reference, 'SIG-VERIFY-NONCE-UNUSED');
     const findings: Finding[] = [];
-    if (accepted.length !== 1) {
-      // More than one accepted: a nonce was used again (spec step 4). None accepted: payconform's expectation only.
+    if (accepted.length > 1) {
+      // More than one accepted: a nonce was used again (spec step 4).
       findings.push(
         violation(`${accepted.length} of ${CONCURRENT_COPIES} identical requests were accepted`, {
-          requirement: accepted.length > 1 ? 'SIG-VERIFY-NONCE-UNUSED' : 'SIG-PROFILE-NONCE-ATOMIC',
+          requirement: 'SIG-VERIFY-NONCE-UNUSED',
           expected: 'exactly one accepted, the others rejected',
           received: summary,
-          evidence: evidenceOf(ctx, accepted[1] ?? all[0]!),
+          evidence: evidenceOf(ctx, accepted[1]!),
         }),
       );
-    } else {
+    } else if (accepted.length === 1 || (silent.length > 0 && seen.ids?.length === 1)) {
       findings.push(
-        pass(`exactly one of ${CONCURRENT_COPIES} was accepted (${summary})`, {
-          requirement: 'SIG-PROFILE-NONCE-ATOMIC',
-        }),
+        pass(
+          accepted.length === 1
+            ? `exactly one of ${CONCURRENT_COPIES} was accepted (${summary})`
+            : `the target holds exactly one payout for the reference; the answer to the accepted copy did not arrive (${summary})`,
+          { requirement: 'SIG-PROFILE-NONCE-ATOMIC' },
+        ),
       );
-      for (const ex of all.filter((e) => !isSuccess(e)))
+      for (const ex of all.filter((e) => !isSuccess(e) && !silent.includes(e)))
         findings.push(
           ...judgeRejection(
             ctx,
@@ -153,11 +245,62 @@ const concurrent = serverCheck({
             'a concurrent copy of an accepted request',
           ),
         );
+      if (silent.length > 0) findings.push(unansweredCopies(ctx, silent, seen, waitMs));
+    } else if (silent.length > 0) {
+      findings.push(
+        inconclusive(
+          `none of the answered copies was accepted and ${silent.length} got no answer within ${waitMs} ms; nothing shows whether one of those was accepted`,
+          {
+            requirement: 'SIG-PROFILE-NONCE-ATOMIC',
+            received: summary,
+            evidence: evidenceOf(ctx, silent[0]!),
+          },
+        ),
+      );
+    } else {
+      // None accepted, every copy answered: payconform's expectation only (the profile's atomic nonce check).
+      findings.push(
+        violation(`0 of ${CONCURRENT_COPIES} identical requests were accepted`, {
+          requirement: 'SIG-PROFILE-NONCE-ATOMIC',
+          expected: 'exactly one accepted, the others rejected',
+          received: summary,
+          evidence: evidenceOf(ctx, all[0]!),
+        }),
+      );
     }
-    findings.push(await atMostOnePayout(ctx, env, reference, 'SIG-VERIFY-NONCE-UNUSED'));
+    findings.push(seen.finding);
     return findings;
   },
 });
+
+/**
+ * Copies without an answer: decided by the payouts the target shows for the reference (one payout: none of them took
+ * effect beyond the accepted one); inconclusive when nothing shows the payouts.
+ */
+function unansweredCopies(
+  ctx: ServerAuditContext,
+  silent: readonly RecordedExchange[],
+  seen: PayoutsSeen,
+  waitMs: number,
+): Finding {
+  const what = `${silent.length} concurrent cop${silent.length === 1 ? 'y' : 'ies'} got no answer within ${waitMs} ms`;
+  if (seen.ids?.length === 1)
+    return pass(
+      `${what}; the target shows one payout for the reference, so none of them created another`,
+      {
+        requirement: 'SIG-VERIFY-NONCE-UNUSED',
+      },
+    );
+  return inconclusive(
+    `${what}, and nothing shows the payouts for the reference: whether they were rejected is unknown`,
+    {
+      requirement: 'SIG-VERIFY-NONCE-UNUSED',
+      expected: 'a 4xx rejection',
+      received: describeOutcome(silent[0]!),
+      evidence: evidenceOf(ctx, silent[0]!),
+    },
+  );
+}
 
 /**
  * Spec, Server verification order: the nonce is checked at step 4 and recorded at step 11, after the signature

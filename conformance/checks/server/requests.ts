@@ -2,6 +2,7 @@
 // that records them as evidence with a reproduce command.
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import type { Duplex } from 'node:stream';
 import type { HttpRequest } from '../../../src/http/message.js';
 import type { CheckRunEnv, Evidence } from '../../check.js';
 import {
@@ -98,19 +99,38 @@ export function defaultDestination(ctx: ServerAuditContext): PayoutDestinationCo
   return ctx.copDestinations.FULL_MATCH ?? DEFAULT_PAYEE;
 }
 
-/** Sends one request under the run's deadline. Never throws. */
+/**
+ * What a listing of payconform's /sandbox/ may be read up to: it holds every payout of a long-lived service, where
+ * the spec's own answers stay within the client's default limit (256 KiB).
+ */
+export const SANDBOX_LISTING_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Sends one request under the run's deadline. Never throws. `timeoutMs` overrides the context's request timeout (the
+ * concurrency probes give stragglers longer); `connection` is one already open (see warm-connections.ts);
+ * `maxResponseBytes` raises the client's read limit (the /sandbox/ listings).
+ */
 export async function exchange(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   request: HttpRequest,
+  options: {
+    readonly timeoutMs?: number;
+    readonly connection?: Duplex;
+    readonly maxResponseBytes?: number;
+  } = {},
 ): Promise<RecordedExchange> {
   const left = Math.max(1, env.deadline - Date.now());
   // A check may have many exchanges in flight on its one signal (each adds an abort listener until it settles).
   setMaxListeners(256, env.signal);
   return sendRequest(request, {
-    timeoutMs: Math.min(ctx.requestTimeoutMs, left),
+    timeoutMs: Math.min(options.timeoutMs ?? ctx.requestTimeoutMs, left),
     signal: env.signal,
     ...(ctx.tlsCa !== undefined ? { ca: ctx.tlsCa } : {}),
+    ...(options.maxResponseBytes !== undefined
+      ? { maxResponseBytes: options.maxResponseBytes }
+      : {}),
+    ...(options.connection !== undefined ? { connection: options.connection } : {}),
   });
 }
 
@@ -284,7 +304,9 @@ export async function sandboxPayoutsWith(
   references: readonly string[],
 ): Promise<{ payouts: Record<string, unknown>[]; ex: RecordedExchange; note: string } | undefined> {
   if (ctx.sandbox !== true) return undefined;
-  const ex = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payouts'));
+  const ex = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payouts'), {
+    maxResponseBytes: SANDBOX_LISTING_BYTES,
+  });
   const list = isSuccess(ex) ? ex.response?.json : undefined;
   if (!Array.isArray(list)) return undefined;
   const payouts = list.filter(

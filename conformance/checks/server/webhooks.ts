@@ -11,6 +11,7 @@ import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { createHeldPayout } from './commit-cancel.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { fetchPublicKey } from './public-key.js';
+import { lifecycleWaitMs, lifecycleWaitSource, redeliveryWaitMs } from './waits.js';
 import { createPartialRefund } from './refunds.js';
 import { schemaProblems } from './resources.js';
 import {
@@ -129,16 +130,18 @@ async function laterStatus(
 ): Promise<Finding> {
   const later = (w: ReceivedWebhook): boolean =>
     (statusOf(w, kind) ?? 'IN_PROGRESS') !== 'IN_PROGRESS';
-  const wait = ctx.knownTimings?.lifecycleWithinMs ?? 0;
+  // Only a stated lifecycle (the runner's timer, or config "lifecycle.withinMs") says the status must move on.
+  const stated = ctx.knownTimings !== undefined || ctx.lifecycle?.withinMs !== undefined;
+  const wait = stated ? lifecycleWaitMs(ctx) : 0;
   const hooks = await waitForMentions(listenerOf(ctx), env, wait, [token], 1, later);
   if (hooks.length > 0)
     return pass(`a later ${kind} status webhook arrived (${statusOf(hooks[0]!, kind) ?? '?'})`, {
       requirement,
     });
-  if (ctx.knownTimings !== undefined) {
+  if (stated) {
     const seen = mentioning(listenerOf(ctx).received(), token);
     return violation(
-      `the ${kind} moved on from IN_PROGRESS (the runner set the target's lifecycle timer) but no webhook for the new status arrived within ${wait} ms`,
+      `the ${kind} moved on from IN_PROGRESS (${lifecycleWaitSource(ctx)}) but no webhook for the new status arrived within ${wait} ms`,
       {
         requirement,
         expected: 'a webhook for each status change',
@@ -520,15 +523,23 @@ const putJson = serverCheck({
   },
 });
 
+/** Deliveries of one event, and the waits they were given: for the first, and for each redelivery after an answer. */
+interface Deliveries {
+  readonly deliveries: ReceivedWebhook[];
+  readonly firstWaitMs: number;
+  readonly waited: number;
+}
+
 /**
- * Creates a payout whose first (IN_PROGRESS) webhook the listener answers `failures` times with 503, and collects
- * the deliveries of that event; `waited` says how long the redeliveries were awaited.
+ * Creates a payout whose first (IN_PROGRESS) webhook the listener answers `failures` times with non-200, and collects
+ * the deliveries of that event. The first delivery is awaited for the webhook wait; each redelivery for the
+ * redelivery wait (waits.ts) measured from the answer to the delivery before it, never from the payout's creation.
  */
 async function failedDeliveries(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   failures: number,
-): Promise<{ deliveries: ReceivedWebhook[]; waited: number } | { problem: Finding }> {
+): Promise<Deliveries | { problem: Finding }> {
   const listener = listenerOf(ctx);
   const reference = uniqueReference();
   const isFirstEvent = (call: { readonly body: Uint8Array; readonly json?: unknown }): boolean => {
@@ -553,17 +564,26 @@ async function failedDeliveries(
           evidence: evidenceOf(ctx, ex),
         }),
       };
-    const waited =
-      ctx.knownTimings?.redeliveryWithinMs ?? ctx.redelivery?.waitMs ?? ctx.webhookWaitMs;
-    const deliveries = await waitForMentions(
-      listener,
-      env,
-      waited,
-      [reference],
-      failures + 1,
-      (w) => isFirstEvent(w),
+    const waited = redeliveryWaitMs(ctx);
+    let deliveries = await waitForMentions(listener, env, ctx.webhookWaitMs, [reference], 1, (w) =>
+      isFirstEvent(w),
     );
-    return { deliveries, waited };
+    while (deliveries.length > 0 && deliveries.length <= failures) {
+      // The listener answers as it records: the answer to the last delivery is its receivedAt.
+      const answeredAt = deliveries[deliveries.length - 1]!.receivedAt;
+      const left = Math.max(0, answeredAt + waited - Date.now());
+      const next = await waitForMentions(
+        listener,
+        env,
+        left,
+        [reference],
+        deliveries.length + 1,
+        (w) => isFirstEvent(w),
+      );
+      if (next.length <= deliveries.length) break;
+      deliveries = next;
+    }
+    return { deliveries, firstWaitMs: ctx.webhookWaitMs, waited };
   } finally {
     withdraw();
   }
@@ -572,23 +592,25 @@ async function failedDeliveries(
 /**
  * No redelivery seen: a failure when the interval is known (the runner set the target's retry timer, or the config
  * states it in webhookRetry.withinMs); otherwise a warning, since the spec shows no retry interval: the wait may
- * simply have been too short (webhookRetry.waitMs sets it).
+ * simply have been too short (webhookRetry.waitMs sets it). A first delivery that never came is judged by
+ * webhook-payout-status-changes, so here it is a skip.
  */
 function noRedelivery(
   ctx: ServerAuditContext,
   first: ReceivedWebhook | undefined,
-  waited: number,
+  got: Deliveries,
   requirement: string,
 ): Finding {
-  const what =
-    first === undefined
-      ? 'the webhook never arrived'
-      : `webhook #${first.seq} was answered ${first.answeredStatus} and not redelivered within ${waited} ms`;
-  const evidence = first ? { evidence: webhookEvidence(first) } : {};
+  if (first === undefined)
+    return skip(
+      `the payout's first webhook did not arrive within ${got.firstWaitMs} ms, so no redelivery could be asked for (see webhook-payout-status-changes)`,
+    );
+  const what = `webhook #${first.seq} was answered ${first.answeredStatus} and not redelivered within ${got.waited} ms of that answer`;
+  const evidence = { evidence: webhookEvidence(first) };
   if (ctx.knownTimings !== undefined || ctx.redelivery?.stated === true) {
     return violation(what, {
       requirement,
-      expected: `redelivery until the receiver answers 200, within ${waited} ms (the interval ${ctx.knownTimings ? 'the runner set' : 'the config states'})`,
+      expected: `redelivery until the receiver answers 200, each within ${got.waited} ms of the answer before it (${ctx.knownTimings ? 'the interval the runner set' : 'the interval the config states, with tolerance'})`,
       ...evidence,
     });
   }
@@ -614,7 +636,7 @@ const redelivered = serverCheck({
   async run(ctx, env) {
     const [got, key] = await Promise.all([failedDeliveries(ctx, env, 2), fetchPublicKey(ctx, env)]);
     if ('problem' in got) return [got.problem];
-    const { deliveries, waited } = got;
+    const { deliveries } = got;
     // Every delivery, redeliveries included, is signed over its own exact bytes (spec: every webhook carries it).
     const signatures: Finding[] = [];
     if (key.ok && deliveries.length > 1) {
@@ -637,7 +659,8 @@ const redelivered = serverCheck({
       );
     }
     if (deliveries.length < 2)
-      return [noRedelivery(ctx, deliveries[0], waited, 'WEBHOOK-RETRY-UNTIL-200'), ...signatures];
+      return [noRedelivery(ctx, deliveries[0], got, 'WEBHOOK-RETRY-UNTIL-200'), ...signatures];
+    // Each interval from the answer to one delivery to the next delivery (the listener answers as it records).
     const gaps = deliveries.slice(1).map((w, i) => w.receivedAt - deliveries[i]!.receivedAt);
     const findings: Finding[] = [
       pass(
@@ -646,7 +669,7 @@ const redelivered = serverCheck({
       ),
     ];
     if (deliveries.length < 3)
-      findings.push(noRedelivery(ctx, deliveries[1], waited, 'WEBHOOK-RETRY-UNTIL-200'));
+      findings.push(noRedelivery(ctx, deliveries[1], got, 'WEBHOOK-RETRY-UNTIL-200'));
     const same = deliveries.every(
       (w) =>
         bodyText(w).replace(/"payoutWebhookDeliveryAttempt"\s*:\s*\d+/, '') ===
@@ -679,7 +702,7 @@ const attemptCounter = serverCheck({
         skip(
           first === undefined
             ? 'the webhook never arrived'
-            : `webhook #${first.seq} was not redelivered within ${got.waited} ms (see webhook-redelivered)`,
+            : `webhook #${first.seq} was not redelivered within ${got.waited} ms of its answer (see webhook-redelivered)`,
         ),
       ];
     }

@@ -8,6 +8,7 @@ import {
 import { inconclusive, type Check, type Finding, type Level } from '../../check.js';
 import { curlFor } from '../../curl.js';
 import { sendRequest, type RecordedExchange } from '../../http-client.js';
+import { unanswered } from '../no-answer.js';
 import {
   assertSchemaValid,
   createPayload,
@@ -71,8 +72,24 @@ const answered = (ex: RecordedExchange): string =>
 
 /** A valid delivery must be answered 200. */
 function expectAccepted(ex: RecordedExchange, requirement: string, what: string): Finding {
-  if (ex.response?.status === 200 && !ex.error)
+  // The status line is the answer (spec: Events); a body cut short after it changes nothing.
+  if (ex.response?.status === 200)
     return { outcome: 'pass', message: `${what}: answered 200`, requirement };
+  // No answer (timeout, reset) is not a refusal: a slow or busy receiver is not a non-conformant one.
+  if (ex.response === undefined && unanswered(ex))
+    return inconclusive(
+      `${what}: ${answered(ex)}; no answer is not a refusal, so whether the receiver accepts it is unknown`,
+      {
+        expected: '200',
+        received: ex.error?.code ?? 'no answer',
+        requirement,
+        evidence: evidence(ex),
+      },
+    );
+  return violationFor(ex, requirement, what);
+}
+
+function violationFor(ex: RecordedExchange, requirement: string, what: string): Finding {
   return {
     outcome: 'violation',
     message: `${what}: ${answered(ex)}; the service treats anything but 200 as a failed delivery and sends it again`,

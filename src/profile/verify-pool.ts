@@ -1,0 +1,492 @@
+// Worker threads for verifyRequestAsync: requests go in batches to a few worker threads, which parse the signature
+// fields, hash the body, build the signature base and run Ed25519 (src/profile/verify-worker.ts), so the event loop
+// keeps only the steps that need its state (the nonce store, the application lookup) and a share of one message.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { HttpRequest } from '../http/message.js';
+import type { VerificationPolicy } from './verification-policy.js';
+
+/**
+ * A worker's answer to one request after steps 1 to 3 and the nonce's form: a failure there, or what the event loop
+ * needs for steps 4 to 7 with steps 8-9's failure (`late`, reported only once steps 4 to 7 pass). Without `late`, the
+ * worker keeps the base and the signature for the `verify` that step 10 sends, or the `drop` that says it never will.
+ */
+export type ParsedAnswer =
+  | { readonly ok: false; readonly code: string; readonly step: number; readonly message: string }
+  | {
+      readonly ok: true;
+      readonly keyId: string;
+      readonly nonce: string;
+      readonly created: number;
+      readonly applicationId: string | undefined;
+      readonly secret: string | undefined;
+      readonly late:
+        { readonly code: string; readonly step: number; readonly message: string } | undefined;
+    };
+
+/** Numbers per parsed answer in WorkerAnswer.numbers: [id, kind, then up to eight per kind]; see verify-worker.ts. */
+export const PARSED_STRIDE = 10;
+/** Numbers per step-10 answer: [id, 1 or 0, length of the base]. */
+export const VERIFIED_STRIDE = 3;
+
+export interface PoolJob {
+  readonly request: HttpRequest;
+  readonly now: number;
+  readonly policy: VerificationPolicy;
+  /** Set by the pool. */
+  id: number;
+  worker: PoolWorker | undefined;
+  parsed(answer: ParsedAnswer): void;
+  /** Step 10's answer: whether the signature verified, and the signature base the worker built. */
+  verified(ok: boolean, base: string): void;
+  /** The pool cannot answer (its worker failed): the caller verifies the request some other way. */
+  abandoned(): void;
+}
+
+/** One worker thread and what is queued for it until the next flush. */
+interface PoolWorker {
+  readonly thread: Worker;
+  /** Jobs sent and not yet answered (parse or verify). */
+  readonly pending: Map<number, PoolJob>;
+  parse: PoolJob[];
+  verify: number[];
+  keys: Uint8Array[];
+  drop: number[];
+  /** Policy ids this worker has been sent. */
+  readonly policies: Set<number>;
+  referenced: boolean;
+  /** The worker loaded its module and said so; until then requests are verified on the calling thread. */
+  ready: boolean;
+}
+
+/** The environment variable that sizes the pool: 0 turns it off (step 10 then runs on libuv's thread pool). */
+export const VERIFY_THREADS_VARIABLE = 'PAYCONFORM_VERIFY_THREADS';
+const MAX_THREADS = 256;
+/** The pool is on by default from this many cores (see verifyPoolThreads). */
+export const POOL_MIN_CORES = 8;
+
+let configuredThreads: number | undefined;
+let shared: VerifyPool | undefined;
+let broken = false;
+
+/**
+ * Sets how many worker threads verifyRequestAsync uses (0: none, step 10 on libuv's thread pool). Call before the
+ * first verification; the default is PAYCONFORM_VERIFY_THREADS, or else one per core from POOL_MIN_CORES cores.
+ */
+export function configureVerifyPool(options: { readonly threads: number }): void {
+  const { threads } = options;
+  if (!Number.isInteger(threads) || threads < 0 || threads > MAX_THREADS)
+    throw new RangeError(`threads must be an integer from 0 to ${MAX_THREADS}`);
+  if (shared !== undefined && shared.size !== threads) {
+    shared.close();
+    shared = undefined;
+  }
+  configuredThreads = threads;
+}
+
+/**
+ * The pool's size as configured, else PAYCONFORM_VERIFY_THREADS, else one thread per core on a machine with at least
+ * POOL_MIN_CORES cores and none (off) below that. Why: the pool takes the event loop's per-request work down to a few
+ * microseconds but costs more CPU per request in all (the messages, and a worker's own share of the steps), so it pays
+ * where the loop is the limit: one loop with step 10 on libuv's pool feeds about four to seven cores' worth of Ed25519
+ * (issue 29), and on two cores the pool was measured slower than libuv's (docs/performance.md).
+ */
+export function verifyPoolThreads(): number {
+  if (configuredThreads !== undefined) return configuredThreads;
+  // Read once: process.env and the core count cost microseconds, and verifyRequestAsync asks on every call.
+  if (defaultThreads === undefined) {
+    const raw = process.env[VERIFY_THREADS_VARIABLE];
+    const cores = availableParallelism();
+    defaultThreads =
+      raw !== undefined && /^\d{1,3}$/.test(raw)
+        ? Math.min(Number(raw), MAX_THREADS)
+        : cores >= POOL_MIN_CORES
+          ? Math.min(cores, MAX_THREADS)
+          : 0;
+  }
+  return defaultThreads;
+}
+let defaultThreads: number | undefined;
+
+/** What the pool is doing, for benchmarks and tests. */
+export interface VerifyPoolInfo {
+  /** Worker threads configured (0: off). */
+  readonly threads: number;
+  /** Workers started and answering. */
+  readonly running: boolean;
+  /** A worker failed to start or ended: verifyRequestAsync verifies on this thread and libuv's pool. */
+  readonly failed: boolean;
+  /** Requests sent to workers since the process started. */
+  readonly requests: number;
+}
+
+let requestsSent = 0;
+
+export function verifyPoolInfo(): VerifyPoolInfo {
+  return {
+    threads: verifyPoolThreads(),
+    running: shared !== undefined,
+    failed: broken,
+    requests: requestsSent,
+  };
+}
+
+/**
+ * Starts the pool now (it otherwise starts on the first verifyRequestAsync) and resolves once every worker can take
+ * requests, or the pool is off or failed. Never rejects. Until then verifyRequestAsync verifies on the calling thread.
+ */
+export async function startVerifyPool(): Promise<VerifyPoolInfo> {
+  await verifyPool()?.ready;
+  return verifyPoolInfo();
+}
+
+/** The shared pool if it was started, without starting it. */
+export function runningVerifyPool(): VerifyPool | undefined {
+  return shared;
+}
+
+/** Whether `verifyPool()` would start a pool now (not started, not off, no worker failed). */
+export function verifyPoolStartable(): boolean {
+  return shared === undefined && !broken && verifyPoolThreads() > 0;
+}
+
+/** The shared pool, started on first use; undefined when it is turned off or a worker failed. */
+export function verifyPool(): VerifyPool | undefined {
+  if (shared !== undefined || broken) return shared;
+  const threads = verifyPoolThreads();
+  if (threads === 0) return undefined;
+  try {
+    shared = new VerifyPool(threads);
+  } catch {
+    broken = true;
+  }
+  return shared;
+}
+
+/** The worker module beside this one: `.ts` when running from sources (loaded through tsx), `.js` once built. */
+function workerSource(): { url: URL; fromSources: boolean } {
+  const fromSources = import.meta.url.endsWith('.ts');
+  return {
+    url: new URL(fromSources ? './verify-worker.ts' : './verify-worker.js', import.meta.url),
+    fromSources,
+  };
+}
+
+/** tsx's module API, found from this file (a process started elsewhere still finds the repository's tsx). */
+function tsxApi(): string {
+  try {
+    return import.meta.resolve('tsx/esm/api');
+  } catch {
+    return 'tsx/esm/api';
+  }
+}
+
+/** Started as the worker's script from sources: registers tsx, then loads the worker module. */
+const TSX_BOOTSTRAP = `
+const { workerData } = require('node:worker_threads');
+import(workerData.tsx).then((tsx) => { tsx.register(); return import(workerData.module); });
+`;
+
+const policyIds = new WeakMap<VerificationPolicy, number>();
+let nextPolicyId = 1;
+
+/**
+ * The id under which workers know `policy`, or undefined when it may still change (not frozen): such a request is
+ * verified on this thread, which reads the policy as it is at each step.
+ */
+function policyId(policy: VerificationPolicy): number | undefined {
+  let id = policyIds.get(policy);
+  if (id === undefined) {
+    if (!Object.isFrozen(policy) || !Object.isFrozen(policy.enforce)) return undefined;
+    id = nextPolicyId++;
+    policyIds.set(policy, id);
+  }
+  return id;
+}
+
+/** The policy as plain data, for a worker. */
+function policyData(policy: VerificationPolicy): VerificationPolicy {
+  return {
+    maxAgeSeconds: policy.maxAgeSeconds,
+    maxFutureSkewSeconds: policy.maxFutureSkewSeconds,
+    nonceMaxLength: policy.nonceMaxLength,
+    digestAlgorithm: policy.digestAlgorithm,
+    enforce: { ...policy.enforce },
+  };
+}
+
+export class VerifyPool {
+  readonly size: number;
+  readonly #workers: PoolWorker[] = [];
+  #nextId = 1;
+  #flushScheduled = false;
+  #closed = false;
+  #readyCount = 0;
+  #whenReady!: () => void;
+  /** Settles when every worker is ready, or when the pool closes. */
+  readonly ready = new Promise<void>((resolve) => (this.#whenReady = resolve));
+
+  constructor(size: number) {
+    this.size = size;
+    this.#source = workerSource();
+    this.#workers.push(this.#start(this.#source));
+  }
+
+  readonly #source: { url: URL; fromSources: boolean };
+
+  #start(source: { url: URL; fromSources: boolean }): PoolWorker {
+    const thread = source.fromSources
+      ? new Worker(TSX_BOOTSTRAP, {
+          eval: true,
+          workerData: { module: source.url.href, tsx: tsxApi() },
+        })
+      : new Worker(source.url);
+    const worker: PoolWorker = {
+      thread,
+      pending: new Map(),
+      parse: [],
+      verify: [],
+      keys: [],
+      drop: [],
+      policies: new Set(),
+      referenced: false,
+      ready: false,
+    };
+    thread.unref();
+    thread.on('message', (message: WorkerAnswer | typeof WORKER_READY) => {
+      if (message === WORKER_READY) {
+        worker.ready = true;
+        if (++this.#readyCount === this.size) this.#whenReady();
+        // One worker starts at a time, so that loading them (longer from sources) never takes every core at once.
+        else if (!this.#closed && this.#workers.length < this.size)
+          this.#workers.push(this.#start(this.#source));
+      } else this.#answered(worker, message);
+    });
+    thread.on('error', () => this.#failed());
+    thread.on('exit', () => this.#failed());
+    return worker;
+  }
+
+  /**
+   * Queues steps 1 to 3 and 8 to 9 of `job`; false when the request cannot be sent as it is (a field line that is
+   * not a pair of strings, a policy that may change): the caller then verifies it on this thread.
+   */
+  submit(job: PoolJob): boolean {
+    if (this.#closed || policyId(job.policy) === undefined) return false;
+    const headers = job.request.headers;
+    for (let i = 0; i < headers.length; i++) {
+      const line: unknown = headers[i];
+      if (!Array.isArray(line) || typeof line[0] !== 'string' || typeof line[1] !== 'string')
+        return false;
+    }
+    let worker: PoolWorker | undefined;
+    for (const candidate of this.#workers)
+      if (candidate.ready && (worker === undefined || candidate.pending.size < worker.pending.size))
+        worker = candidate;
+    // While the workers start (a module load, longer from sources), requests do not wait for them.
+    if (worker === undefined) return false;
+    job.id = this.#nextId++;
+    requestsSent++;
+    job.worker = worker;
+    this.#hold(worker, job);
+    worker.parse.push(job);
+    this.#schedule();
+    return true;
+  }
+
+  /** Queues step 10 for a job whose worker kept its base: Ed25519 against `publicKey` (32 bytes). */
+  verify(job: PoolJob, publicKey: Uint8Array): void {
+    const worker = job.worker!;
+    if (this.#closed) return job.abandoned();
+    this.#hold(worker, job);
+    worker.verify.push(job.id);
+    worker.keys.push(publicKey);
+    this.#schedule();
+  }
+
+  /** Tells the worker to forget the base it kept for `job` (a step between 4 and 7 failed). */
+  drop(job: PoolJob): void {
+    if (this.#closed) return;
+    job.worker!.drop.push(job.id);
+    this.#schedule();
+  }
+
+  #hold(worker: PoolWorker, job: PoolJob): void {
+    worker.pending.set(job.id, job);
+    if (!worker.referenced) {
+      worker.referenced = true;
+      worker.thread.ref(); // a verification in flight keeps the process alive, as a libuv job does
+    }
+  }
+
+  #schedule(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    // After this turn of the event loop: every request that arrived in it goes in one message per worker.
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    for (const worker of this.#workers) {
+      if (worker.parse.length + worker.verify.length + worker.drop.length === 0) continue;
+      try {
+        const message = this.#message(worker);
+        worker.thread.postMessage(message, [
+          message.bodies.buffer as ArrayBuffer,
+          message.keys.buffer as ArrayBuffer,
+        ]);
+      } catch {
+        // Nothing queued here should fail to send; if it does, the pool stops and every request is verified here.
+        return this.#failed();
+      }
+      worker.parse = [];
+      worker.verify = [];
+      worker.keys = [];
+      worker.drop = [];
+    }
+  }
+
+  /**
+   * One message with everything queued for `worker`. Strings travel joined into one (a message with hundreds of
+   * separate strings costs the event loop about ten times more to send), cut again by the lengths in `numbers`.
+   */
+  #message(worker: PoolWorker): WorkerRequest {
+    const jobs = worker.parse;
+    const parts: string[] = [];
+    const numbers: number[] = [];
+    let bodyBytes = 0;
+    for (const job of jobs) bodyBytes += job.request.body.length;
+    const bodies = new Uint8Array(bodyBytes);
+    let offset = 0;
+    const policies: [number, VerificationPolicy][] = [];
+    for (const job of jobs) {
+      const { request } = job;
+      const id = policyId(job.policy)!;
+      if (!worker.policies.has(id)) {
+        worker.policies.add(id);
+        policies.push([id, policyData(job.policy)]);
+      }
+      bodies.set(request.body, offset);
+      offset += request.body.length;
+      const headers = request.headers;
+      numbers.push(job.id, job.now, id, offset, headers.length);
+      numbers.push(request.method.length, request.url.length);
+      parts.push(request.method, request.url);
+      for (let i = 0; i < headers.length; i++) {
+        const name = headers[i]![0];
+        const value = headers[i]![1];
+        numbers.push(name.length, value.length);
+        parts.push(name, value);
+      }
+    }
+    const keys = new Uint8Array(worker.keys.length * 32);
+    for (let i = 0; i < worker.keys.length; i++) keys.set(worker.keys[i]!, i * 32);
+    return {
+      policies,
+      count: jobs.length,
+      numbers,
+      text: parts.join(''),
+      bodies,
+      verify: worker.verify,
+      keys,
+      drop: worker.drop,
+    };
+  }
+
+  #answered(worker: PoolWorker, message: WorkerAnswer): void {
+    const { numbers, text, parsed } = message;
+    let at = 0;
+    let pos = 0;
+    const cut = (length: number): string => text.slice(pos, (pos += length));
+    for (let i = 0; i < parsed; i++, at += PARSED_STRIDE) {
+      let answer: ParsedAnswer;
+      if (numbers[at + 1] === 0) {
+        const step = numbers[at + 2]!;
+        answer = { ok: false, code: cut(numbers[at + 3]!), step, message: cut(numbers[at + 4]!) };
+      } else {
+        const keyId = cut(numbers[at + 3]!);
+        const nonce = cut(numbers[at + 4]!);
+        const applicationId = numbers[at + 5]! < 0 ? undefined : cut(numbers[at + 5]!);
+        const secret = numbers[at + 6]! < 0 ? undefined : cut(numbers[at + 6]!);
+        const lateStep = numbers[at + 7]!;
+        const late =
+          lateStep === 0
+            ? undefined
+            : { code: cut(numbers[at + 8]!), step: lateStep, message: cut(numbers[at + 9]!) };
+        answer = { ok: true, keyId, nonce, created: numbers[at + 2]!, applicationId, secret, late };
+      }
+      const job = worker.pending.get(numbers[at]!);
+      if (job === undefined) continue;
+      worker.pending.delete(job.id);
+      try {
+        job.parsed(answer);
+      } catch {
+        job.abandoned(); // a defect in a continuation: verified another way, never left hanging
+      }
+    }
+    for (; at < numbers.length; at += VERIFIED_STRIDE) {
+      const ok = numbers[at + 1] === 1;
+      const base = cut(numbers[at + 2]!);
+      const job = worker.pending.get(numbers[at]!);
+      if (job === undefined) continue;
+      worker.pending.delete(job.id);
+      try {
+        job.verified(ok, base);
+      } catch {
+        job.abandoned();
+      }
+    }
+    if (worker.pending.size === 0 && worker.referenced) {
+      worker.referenced = false;
+      worker.thread.unref();
+    }
+  }
+
+  /** A worker failed or ended: every job in flight is verified another way, and so is every later request. */
+  #failed(): void {
+    if (this.#closed) return;
+    this.close();
+    broken = true;
+  }
+
+  /** Ends the workers; their jobs in flight are abandoned (verified on this thread instead). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#whenReady();
+    if (shared === this) shared = undefined;
+    const abandoned: PoolJob[] = [];
+    for (const worker of this.#workers) {
+      for (const job of worker.pending.values()) abandoned.push(job);
+      worker.pending.clear();
+      void worker.thread.terminate();
+    }
+    for (const job of abandoned) job.abandoned();
+  }
+}
+
+/** The worker's first message, once its module is loaded. */
+export const WORKER_READY = 'ready';
+
+/**
+ * Event loop → worker. Per request in `numbers`: id, now, policy id, end of its body in `bodies`, field lines, then
+ * the lengths of method, url and each line's name and value, which `text` holds in that order.
+ */
+export interface WorkerRequest {
+  readonly policies: readonly [number, VerificationPolicy][];
+  readonly count: number;
+  readonly numbers: readonly number[];
+  readonly text: string;
+  readonly bodies: Uint8Array;
+  readonly verify: readonly number[];
+  readonly keys: Uint8Array;
+  readonly drop: readonly number[];
+}
+
+/** Worker → event loop: `parsed` answers (PARSED_STRIDE numbers each), then step-10 answers; strings joined in `text`. */
+export interface WorkerAnswer {
+  readonly parsed: number;
+  readonly numbers: readonly number[];
+  readonly text: string;
+}

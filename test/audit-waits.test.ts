@@ -1,0 +1,248 @@
+// Waits that fit the target (docs/verdicts.md, "Waits that fit the target"): the README's quickest route against a
+// service with default settings ends PASS, exit 0; and webhook-redelivered measures each redelivery from the answer
+// before it, so independent targets that retry every 700 ms (stated 1000 ms) or queue their first delivery 2.5 s
+// pass with no finding. The independent targets are small servers written here, not the reference service.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../cli/main.js';
+import { CLI_ARGS, REPO_ROOT } from './fixtures/cli.js';
+import { loadTestKeys } from './fixtures/keys.js';
+import { memoryIo } from './fixtures/memory-io.js';
+import { unusedLoopbackPort } from './fixtures/ports.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'payconform-audit-waits-'));
+const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+
+/** Spawns `payconform ARGS` from sources in `cwd`; killed after `limitMs`. */
+function spawned(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  limitMs: number,
+  onStdout?: (text: string) => void,
+): { done: Promise<{ code: number | null; out: string }>; stop: () => void } {
+  const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
+    cwd,
+    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString('utf8');
+    onStdout?.(out);
+  });
+  child.stderr.on('data', (b: Buffer) => (out += b.toString('utf8')));
+  const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+  const done = new Promise<{ code: number | null; out: string }>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    }),
+  );
+  return { done, stop: () => child.kill('SIGTERM') };
+}
+
+/** The words of a README command after `payconform` (`npx payconform audit server ...` → `audit server ...`). */
+function readmeCommand(pattern: RegExp): string[] {
+  const m = pattern.exec(readme);
+  if (m === null) throw new Error(`README: no command matching ${pattern}`);
+  return m[1]!.trim().split(/\s+/);
+}
+
+describe("the README's quickest route, against a service with default settings", () => {
+  it('serve --write-audit-config, then audit server --config with that file: PASS, exit 0, the reports written', async () => {
+    // Exactly the README's two commands; only the ports are swapped for free ones (tests run side by side), and the
+    // service's own port (default 8080) is given as --port for the same reason.
+    const serveArgs = readmeCommand(/`payconform (serve --webhook-url [^`]+)`/);
+    const auditArgs = readmeCommand(/^npx payconform (audit server --config [^\n]+)$/m);
+    const [port, hooks] = await Promise.all([unusedLoopbackPort(), unusedLoopbackPort()]);
+    const withPorts = serveArgs.map((a) => a.replace(':8099/', `:${hooks}/`));
+    expect(withPorts.join(' ')).not.toContain('8099');
+    const cwd = mkdtempSync(join(dir, 'readme-'));
+    let banner = '';
+    let ready!: () => void;
+    const started = new Promise<void>((r) => (ready = r));
+    const serve = spawned([...withPorts, '--port', String(port)], cwd, {}, 120_000, (out) => {
+      banner = out;
+      if (out.includes('Ctrl-C stops.')) ready();
+    });
+    try {
+      await started;
+      // The user loads the credentials file the README names (`. ./dev.env`): secrets in the environment only.
+      const loaded = spawnSync('sh', ['-c', '. ./dev.env && env'], { cwd, encoding: 'utf8' });
+      expect(loaded.status, loaded.stderr).toBe(0);
+      const names = [
+        'PAYCONFORM_APPLICATION_ID',
+        'PAYCONFORM_KEY_ID',
+        'PAYCONFORM_MERCHANT_ID',
+        'PAYCONFORM_APPLICATION_SECRET',
+        'PAYCONFORM_PRIVATE_KEY',
+      ];
+      const env = Object.fromEntries(
+        loaded.stdout
+          .split('\n')
+          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)])
+          .filter(([name]) => names.includes(name!)),
+      );
+      expect(banner).not.toContain(env['PAYCONFORM_APPLICATION_SECRET']);
+      expect(env['PAYCONFORM_APPLICATION_SECRET']).toBeDefined();
+      const audit = await spawned(auditArgs, cwd, env, 110_000).done;
+      expect(audit.out).toMatch(/\d+ passed, 0 failed, \d+ warnings, 0 skipped/);
+      expect(audit.out).toContain('verdict: PASS');
+      expect(audit.code, audit.out).toBe(0);
+      expect(existsSync(join(cwd, 'audit.xml'))).toBe(true);
+      expect(existsSync(join(cwd, 'audit.html'))).toBe(true);
+    } finally {
+      serve.stop();
+    }
+    await serve.done;
+  }, 150_000);
+});
+
+/** A payout webhook target written from the spec alone: accepts any create-payout and redelivers until 200. */
+interface RetryingTarget {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+async function startRetryingTarget(options: {
+  readonly hookUrl: string;
+  readonly firstDelayMs: number;
+  readonly retryMs: number;
+}): Promise<RetryingTarget> {
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number, f: () => void): void => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      f();
+    }, ms);
+    timers.add(t);
+  };
+  let next = 0;
+  const deliver = (body: Record<string, unknown>, attempt: number): void => {
+    const bytes = JSON.stringify({ ...body, payoutWebhookDeliveryAttempt: attempt });
+    const req = http.request(options.hookUrl, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+    });
+    const retry = (): void => {
+      if (attempt < 10) later(options.retryMs, () => deliver(body, attempt + 1));
+    };
+    req.on('response', (res) => {
+      res.resume();
+      if (res.statusCode !== 200) retry();
+    });
+    req.on('error', retry);
+    req.end(bytes);
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST' || req.url !== '/api/payouts') {
+        res.writeHead(404).end();
+        return;
+      }
+      const sent = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      next += 1;
+      const payout = {
+        payoutId: `po-${next}`,
+        reference: sent['reference'],
+        payoutStatus: 'IN_PROGRESS',
+      };
+      res.writeHead(201, { 'content-type': 'application/vnd.service.v1.0+json' });
+      res.end(JSON.stringify(payout));
+      later(options.firstDelayMs, () => deliver(payout, 0));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t);
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const keys = loadTestKeys();
+
+/** `audit server --only webhook-redelivered,webhook-attempt-counter-rises` against a retrying target. */
+async function auditRedelivery(
+  name: string,
+  target: { readonly firstDelayMs: number; readonly retryMs: number },
+  config: Record<string, unknown>,
+): Promise<{ code: number; out: string }> {
+  const port = await unusedLoopbackPort();
+  const t = await startRetryingTarget({
+    hookUrl: `http://127.0.0.1:${port}/webhooks/payout`,
+    ...target,
+  });
+  try {
+    const file = join(dir, `${name}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        target: t.url,
+        applicationId: 'app-1',
+        keyId: 'key-1',
+        payInAccountSelector: 'VA-TEST',
+        webhookListen: `127.0.0.1:${port}`,
+        sandbox: false,
+        ...config,
+      }),
+    );
+    const io = memoryIo({
+      env: {
+        NO_COLOR: '1',
+        PAYCONFORM_APPLICATION_SECRET: 'test-only-secret-for-retrying-target',
+        PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.seedBase64,
+      },
+    });
+    const code = await main(
+      [
+        'audit',
+        'server',
+        '--config',
+        file,
+        '--only',
+        'webhook-redelivered,webhook-attempt-counter-rises',
+      ],
+      io,
+    );
+    return { code, out: io.out.join('') + io.err.join('') };
+  } finally {
+    await t.close();
+  }
+}
+
+describe('webhook-redelivered: each redelivery is awaited from the answer before it', () => {
+  it('a target retrying every 700 ms, audited with webhookRetry.withinMs 1000: PASS with no finding', async () => {
+    const r = await auditRedelivery(
+      'every-700',
+      { firstDelayMs: 0, retryMs: 700 },
+      { webhookRetry: { withinMs: 1000 } },
+    );
+    expect(r.out).toMatch(/PASS\s+webhook-redelivered/);
+    expect(r.out).toMatch(/2 passed, 0 failed, 0 warnings, 0 skipped/);
+    expect(r.code, r.out).toBe(0);
+  }, 30_000);
+
+  it('a target that queues its first delivery 2.5 s (timeoutMs 4000, no withinMs): PASS with no finding', async () => {
+    const r = await auditRedelivery(
+      'queued-2500',
+      { firstDelayMs: 2_500, retryMs: 1_000 },
+      { timeoutMs: 4000 },
+    );
+    expect(r.out).toMatch(/PASS\s+webhook-redelivered/);
+    expect(r.out).toMatch(/2 passed, 0 failed, 0 warnings, 0 skipped/);
+    expect(r.code, r.out).toBe(0);
+  }, 30_000);
+});
