@@ -1,15 +1,12 @@
 // `payconform serve`: runs the reference service until Ctrl-C; prints its base URL, application ids, seeded payments and
 // triggers. Generated development secrets go only to --credentials-out FILE (mode 0600), never to standard output.
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { isIP } from 'node:net';
 import { isLoopbackHost } from '../../net/loopback.js';
 import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp } from '../io.js';
-import { exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
 import {
-  copTriggers,
   defaultRetryPolicy,
   isFaultName,
   listFaults,
@@ -27,9 +24,12 @@ import {
   ServiceConfigError,
   type ServiceConfigFile,
 } from '../../server/config.js';
-import { isServeWorker, readWorkerSetup, reportWorkerReady, runPrimary } from '../serve-workers.js';
-import { describeListenTls, resolveListenTls } from '../tls-options.js';
+import { isServeWorker, readWorkerSetup, runPrimary } from '../serve-workers.js';
+import { resolveListenTls, type ListenTls } from '../tls-options.js';
 import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { announce, type ServeWebhookUrls } from './serve-announce.js';
+
+export { auditConfigFor } from './serve-announce.js';
 
 const SPEC = commandSpec('serve');
 const USAGE = usageLine(SPEC);
@@ -118,59 +118,115 @@ function applicationFromEnv(io: CliIo): ApplicationConfig | undefined {
   };
 }
 
+type ServeValues = Record<string, string | boolean | string[] | undefined>;
+
+/** The flags, config file and environment, checked: everything but the application and the TLS. */
+interface ServeSettings {
+  readonly config: ServiceConfigFile;
+  readonly configApps: readonly ApplicationConfig[];
+  readonly faults: FaultName[];
+  readonly variant: ServiceVariant;
+  readonly host: string;
+  readonly port: number;
+  readonly lifecycleDelayMs: number | undefined;
+  readonly webhookUrls: ServeWebhookUrls;
+  readonly webhookSigningKey: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly workers: number;
+}
+
+/** Who this process serves as: the applications, the webhook key and the TLS, a worker's from its primary. */
+interface ServeIdentity {
+  readonly worker: ReturnType<typeof readWorkerSetup> | undefined;
+  readonly listenTls: ListenTls | undefined;
+  readonly applications: readonly ApplicationConfig[];
+  readonly webhookSigningKey: string | undefined;
+  /** The application was generated (here, or by the primary for every worker). */
+  readonly generated: boolean;
+}
+
+/** parse options → resolve settings and identity → start the service (or the workers) → describe → wait. */
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (wantsHelp(args)) {
     io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: parseArgsOptions(SPEC.options),
-      strict: true,
-      allowPositionals: false,
-    }) as { values: typeof values });
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
+  const values = parseServeArgs(args);
   if (values.help === true) {
     io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
-  const auditConfigPath = values['write-audit-config'];
-  if (auditConfigPath === '') throw new UsageError('--write-audit-config needs a FILE');
-  const credentialsOut = values['credentials-out'];
-  if (credentialsOut === '') throw new UsageError('--credentials-out needs a FILE');
+  const auditConfigPath = outputFile(values, 'write-audit-config');
+  const credentialsOut = outputFile(values, 'credentials-out');
   if (values['list-faults'] === true) {
     io.stdout(listFaults());
     return EXIT.ok;
   }
   applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
 
-  // Config file first; flags override it.
-  let config: ServiceConfigFile = {};
-  let configApps: readonly ApplicationConfig[] = [];
-  let configDir = process.cwd();
-  if (typeof values.config === 'string') {
-    let text: string;
-    try {
-      text = await readFile(values.config, 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `cannot read --config ${JSON.stringify(values.config)}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    try {
-      ({ config, applications: configApps } = parseServiceConfig(text, io.env));
-    } catch (error) {
-      if (error instanceof ServiceConfigError)
-        throw new UsageError(`--config ${values.config}: ${error.message}`);
-      throw error;
-    }
-    configDir = dirname(resolve(values.config));
+  const settings = await resolveSettings(values, io);
+  const identity = await resolveIdentity(values, io, settings);
+  if (settings.workers > 1 && identity.worker === undefined) {
+    return runPrimary(
+      {
+        workers: settings.workers,
+        args,
+        generateApplication: identity.applications.length === 0,
+        generateWebhookKey: identity.webhookSigningKey === undefined,
+        ...(identity.listenTls !== undefined ? { listenTls: identity.listenTls } : {}),
+      },
+      io,
+    );
   }
+  const options = await serviceOptions(values, io, settings, identity);
+  const service = await startService(options, settings);
+  // Handlers first, then the banner: whoever reads "Ctrl-C stops." may signal at once.
+  const stopped = stopOnSignal(service, io);
+  await announce(
+    service,
+    {
+      listenTls: identity.listenTls,
+      worker: identity.worker !== undefined,
+      auditConfigPath,
+      credentialsOut,
+      generated: identity.generated,
+      webhookUrls: settings.webhookUrls,
+      lifecycleMs: settings.lifecycleDelayMs ?? 0,
+      retry: { ...defaultRetryPolicy, ...settings.config.retry },
+      portal: values['no-portal'] !== true,
+    },
+    io,
+  );
+  await stopped;
+  return EXIT.ok;
+}
 
+function parseServeArgs(args: readonly string[]): ServeValues {
+  try {
+    return parseArgs({
+      args: [...args],
+      options: parseArgsOptions(SPEC.options),
+      strict: true,
+      allowPositionals: false,
+    }).values as ServeValues;
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  }
+}
+
+/** An output file flag's path (undefined when not given); an empty one is a usage error. */
+function outputFile(
+  values: ServeValues,
+  flag: 'write-audit-config' | 'credentials-out',
+): string | undefined {
+  const path = values[flag];
+  if (path === '') throw new UsageError(`--${flag} needs a FILE`);
+  return typeof path === 'string' ? path : undefined;
+}
+
+/** The config file first, then the flags and the environment over it. */
+async function resolveSettings(values: ServeValues, io: CliIo): Promise<ServeSettings> {
+  const { config, configApps, configDir } = await readConfigFile(values, io);
   const faults = (values.fault as string[] | undefined) ?? [];
   const unknown = faults.filter((f) => !isFaultName(f));
   if (unknown.length > 0)
@@ -190,7 +246,64 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const lifecycleDelayMs =
     integer(values['lifecycle-ms'] as string | undefined, '--lifecycle-ms', 86_400_000) ??
     config.lifecycleMs;
+  const webhookUrls = resolveWebhookUrls(values, io, config);
+  const webhookSigningKey = await readSigningKey(values, config, configDir);
 
+  const redisUrl = redisUrlOption(
+    values['redis-url'] as string | undefined,
+    io.env.PAYCONFORM_REDIS_URL,
+  );
+  const workers = workerCount(values, redisUrl);
+  return {
+    config,
+    configApps,
+    faults: faults as FaultName[],
+    variant: variant as ServiceVariant,
+    host,
+    port,
+    lifecycleDelayMs,
+    webhookUrls,
+    webhookSigningKey,
+    redisUrl,
+    workers,
+  };
+}
+
+/** --config FILE, parsed (nothing without it); its relative paths resolve against its folder. */
+async function readConfigFile(
+  values: ServeValues,
+  io: CliIo,
+): Promise<{
+  config: ServiceConfigFile;
+  configApps: readonly ApplicationConfig[];
+  configDir: string;
+}> {
+  if (typeof values.config !== 'string')
+    return { config: {}, configApps: [], configDir: process.cwd() };
+  let text: string;
+  try {
+    text = await readFile(values.config, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read --config ${JSON.stringify(values.config)}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  try {
+    const { config, applications } = parseServiceConfig(text, io.env);
+    return { config, configApps: applications, configDir: dirname(resolve(values.config)) };
+  } catch (error) {
+    if (error instanceof ServiceConfigError)
+      throw new UsageError(`--config ${values.config}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** Each kind's URL: its own flag or variable, else --webhook-url (PAYCONFORM_WEBHOOK_URL), else the config file's. */
+function resolveWebhookUrls(
+  values: ServeValues,
+  io: CliIo,
+  config: ServiceConfigFile,
+): ServeWebhookUrls {
   const all = httpUrl(
     (values['webhook-url'] as string | undefined) ?? io.env.PAYCONFORM_WEBHOOK_URL,
     '--webhook-url',
@@ -199,31 +312,33 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     httpUrl((values[flag] as string | undefined) ?? io.env[envName], `--${flag}`) ??
     all ??
     config.webhookUrls?.[kind];
-  const webhookUrls = {
+  return {
     payment: pick('payment-webhook-url', 'PAYCONFORM_PAYMENT_WEBHOOK_URL', 'payment'),
     payout: pick('payout-webhook-url', 'PAYCONFORM_PAYOUT_WEBHOOK_URL', 'payout'),
     refund: pick('refund-webhook-url', 'PAYCONFORM_REFUND_WEBHOOK_URL', 'refund'),
   };
+}
 
+/** The webhook signing key's PEM from --signing-key or the config file's signingKeyFile (undefined: generate one). */
+async function readSigningKey(
+  values: ServeValues,
+  config: ServiceConfigFile,
+  configDir: string,
+): Promise<string | undefined> {
   const keyFile =
     (values['signing-key'] as string | undefined) ??
     (config.signingKeyFile !== undefined ? resolve(configDir, config.signingKeyFile) : undefined);
-  let webhookSigningKey: string | undefined;
-  if (keyFile !== undefined) {
-    try {
-      webhookSigningKey = await readFile(keyFile, 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `cannot read the signing key ${JSON.stringify(keyFile)}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
+  if (keyFile === undefined) return undefined;
+  try {
+    return await readFile(keyFile, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read the signing key ${JSON.stringify(keyFile)}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
+}
 
-  const redisUrl = redisUrlOption(
-    values['redis-url'] as string | undefined,
-    io.env.PAYCONFORM_REDIS_URL,
-  );
-
+function workerCount(values: ServeValues, redisUrl: string | undefined): number {
   const workers = integer(values.workers as string | undefined, '--workers', 64) ?? 1;
   if (workers < 1) throw new UsageError('--workers must be at least 1');
   if (workers > 1 && redisUrl === undefined) {
@@ -231,72 +346,90 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       '--workers N > 1 requires --redis-url (or PAYCONFORM_REDIS_URL): each worker is its own process, and only Redis lets them share nonces and state',
     );
   }
+  return workers;
+}
 
+/** The applications (environment, then config file), webhook key and TLS; a worker takes what its primary generated. */
+async function resolveIdentity(
+  values: ServeValues,
+  io: CliIo,
+  settings: ServeSettings,
+): Promise<ServeIdentity> {
   const envApp = applicationFromEnv(io);
   const worker = isServeWorker() ? readWorkerSetup() : undefined;
   // Resolved once: by the primary for all its workers (each worker takes the primary's), or here for one process.
   const listenTls = worker !== undefined ? worker.listenTls : await resolveListenTls(values);
-  const applications = [...(envApp ? [envApp] : []), ...configApps];
-  if (workers > 1 && worker === undefined) {
-    return runPrimary(
-      {
-        workers,
-        args,
-        generateApplication: applications.length === 0,
-        generateWebhookKey: webhookSigningKey === undefined,
-        ...(listenTls !== undefined ? { listenTls } : {}),
-      },
-      io,
-    );
-  }
+  const applications = [...(envApp ? [envApp] : []), ...settings.configApps];
+  let webhookSigningKey = settings.webhookSigningKey;
   // A worker: the primary's generated application and webhook key, so that every worker is the same service.
   if (worker?.application !== undefined && applications.length === 0)
     applications.push(worker.application);
   if (worker?.webhookSigningKeyPem !== undefined && webhookSigningKey === undefined)
     webhookSigningKey = worker.webhookSigningKeyPem;
+  const generated = applications.length === 0 || worker?.application !== undefined;
+  return { worker, listenTls, applications, webhookSigningKey, generated };
+}
+
+async function serviceOptions(
+  values: ServeValues,
+  io: CliIo,
+  s: ServeSettings,
+  identity: ServeIdentity,
+): Promise<ReferenceServiceOptions> {
+  const { listenTls, webhookSigningKey } = identity;
   const quiet = values.quiet === true;
-  const options: ReferenceServiceOptions = {
-    host,
-    port,
+  return {
+    host: s.host,
+    port: s.port,
     ...(listenTls !== undefined ? { tls: listenTls.tls } : {}),
-    applications,
-    faults: faults as FaultName[],
-    variant: variant as ServiceVariant,
-    webhookUrls: Object.fromEntries(Object.entries(webhookUrls).filter(([, v]) => v !== undefined)),
+    applications: identity.applications,
+    faults: s.faults,
+    variant: s.variant,
+    webhookUrls: Object.fromEntries(
+      Object.entries(s.webhookUrls).filter(([, v]) => v !== undefined),
+    ),
     ...(webhookSigningKey !== undefined ? { webhookSigningKey } : {}),
-    ...(lifecycleDelayMs !== undefined ? { lifecycleDelayMs } : {}),
-    ...(config.retry !== undefined ? { retry: config.retry } : {}),
+    ...(s.lifecycleDelayMs !== undefined ? { lifecycleDelayMs: s.lifecycleDelayMs } : {}),
+    ...(s.config.retry !== undefined ? { retry: s.config.retry } : {}),
     requireSignatureOnCommitCancelRefund:
       values['require-signature-all'] === true ||
-      config.requireSignatureAll === true ||
-      variant === 'alt',
-    ...(config.maxBodyBytes !== undefined ? { maxBodyBytes: config.maxBodyBytes } : {}),
+      s.config.requireSignatureAll === true ||
+      s.variant === 'alt',
+    ...(s.config.maxBodyBytes !== undefined ? { maxBodyBytes: s.config.maxBodyBytes } : {}),
     log: quiet ? () => {} : (line) => io.stdout(`${new Date().toISOString()} ${line}\n`),
     ...(values['no-portal'] === true
       ? {}
       : { extensions: [await portalExtension(values['portal-any-host'] === true)] }),
-    ...(redisUrl !== undefined ? { redisUrl } : {}),
+    ...(s.redisUrl !== undefined ? { redisUrl: s.redisUrl } : {}),
   };
+}
 
-  let service: RunningReferenceService;
+/** Starts the service; what the user can fix (port taken, bad key or option, Redis down) becomes a usage error. */
+async function startService(
+  options: ReferenceServiceOptions,
+  s: ServeSettings,
+): Promise<RunningReferenceService> {
   try {
-    service = await startReferenceService(options);
+    return await startReferenceService(options);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
-      throw new UsageError(`cannot listen on ${host}:${port}: ${code}`);
+      throw new UsageError(`cannot listen on ${s.host}:${s.port}: ${code}`);
     if (error instanceof Error && (error.name === 'KeyFormatError' || error instanceof TypeError))
       throw new UsageError(error.message);
     if (
-      redisUrl !== undefined &&
+      s.redisUrl !== undefined &&
       error instanceof Error &&
       error.message.startsWith('cannot connect to Redis')
     )
       throw new UsageError(error.message);
     throw error;
   }
-  // Handlers first, then the banner: whoever reads "Ctrl-C stops." may signal at once.
-  const stopped = new Promise<void>((done) => {
+}
+
+/** Resolves once SIGINT or SIGTERM has closed the service. */
+function stopOnSignal(service: RunningReferenceService, io: CliIo): Promise<void> {
+  return new Promise<void>((done) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -306,127 +439,6 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  if (listenTls !== undefined && worker === undefined)
-    io.stdout(`${describeListenTls(listenTls)}\n`);
-  if (typeof auditConfigPath === 'string') {
-    const written = auditConfigFor(service, webhookUrls, {
-      lifecycleMs: lifecycleDelayMs ?? 0,
-      retry: { ...defaultRetryPolicy, ...config.retry },
-    });
-    try {
-      await writeFile(auditConfigPath, `${JSON.stringify(written.config, null, 2)}\n`, 'utf8');
-    } catch (error) {
-      await service.close();
-      throw new UsageError(
-        `cannot write --write-audit-config ${JSON.stringify(auditConfigPath)}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    io.stdout(
-      `audit config written to ${auditConfigPath}${written.note !== undefined ? ` (${written.note})` : ''}; run: payconform audit server --config ${auditConfigPath} (secrets from the environment)\n`,
-    );
-  }
-  const generated = applications.length === 0 || worker?.application !== undefined;
-  let credentialsNote: string;
-  if (!generated || service.credentials.privateKey === undefined) {
-    credentialsNote =
-      typeof credentialsOut === 'string'
-        ? `--credentials-out: nothing written (the credentials come from the environment or --config)`
-        : '';
-  } else if (typeof credentialsOut === 'string') {
-    try {
-      await writeCredentialsFile(credentialsOut, service);
-    } catch (error) {
-      await service.close();
-      throw new UsageError(
-        `cannot write --credentials-out ${JSON.stringify(credentialsOut)}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    credentialsNote = `  secret and private key written to ${credentialsOut} (mode 0600); load them with: . ${sourceable(credentialsOut)}`;
-  } else {
-    credentialsNote =
-      '  secret and private key not printed: start with --credentials-out FILE to have them written there (mode 0600)';
-  }
-  const banner = describe(
-    service,
-    generated,
-    webhookUrls,
-    lifecycleDelayMs ?? 0,
-    values['no-portal'] !== true,
-    credentialsNote,
-  );
-  if (worker !== undefined) reportWorkerReady(banner);
-  else io.stdout(banner);
-  await stopped;
-  return EXIT.ok;
-}
-
-/** Loopback IP literals only: the audit's listener must bind where the service sends. */
-function loopbackHostPort(url: string | undefined): string | undefined {
-  if (url === undefined) return undefined;
-  const u = new URL(url);
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  if (u.protocol !== 'http:' || isIP(host) === 0 || !isLoopbackHost(host)) return undefined;
-  const port = u.port !== '' ? u.port : '80';
-  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
-}
-
-/**
- * The audit config (schemas/conformance-config.schema.json) for this running service: what the audit would
- * otherwise be given by hand from the banner. No secrets: those stay in the environment.
- */
-export function auditConfigFor(
-  s: RunningReferenceService,
-  urls: Readonly<Record<string, string | undefined>>,
-  timers?: { readonly lifecycleMs: number; readonly retry: RetryPolicy },
-): { readonly config: Record<string, unknown>; readonly note?: string } {
-  const c = s.credentials;
-  const listens = new Set(['payment', 'payout', 'refund'].map((k) => loopbackHostPort(urls[k])));
-  const webhookListen = listens.size === 1 ? [...listens][0] : undefined;
-  return {
-    config: {
-      target: s.baseUrl,
-      applicationId: c.applicationId,
-      keyId: c.keyId,
-      merchantId: c.merchantId,
-      payInAccountSelector: c.payInAccountSelector,
-      sandbox: true,
-      ...(webhookListen !== undefined ? { webhookListen } : {}),
-      ...(timers !== undefined ? auditTimings(timers) : {}),
-      copDestinations: s.copDestinations,
-      payments: {
-        settled: s.seededPayments.settled.map((p) => ({
-          paymentId: p.paymentId,
-          amount: p.amount,
-        })),
-        unsettled: s.seededPayments.unsettled.map((p) => ({
-          paymentId: p.paymentId,
-          status: p.status,
-        })),
-      },
-    },
-    ...(webhookListen === undefined
-      ? {
-          note: 'no "webhookListen": start with --webhook-url http://127.0.0.1:PORT/... so the audit can receive webhooks',
-        }
-      : {}),
-  };
-}
-
-/**
- * What the audit should know of this service's timers (docs/cli.md): its lifecycle step (`--lifecycle-ms`; 0 moves
- * nothing by itself, so the audit moves things through /sandbox/) and its retry interval: the longest of the first
- * three redelivery delays (the checks ask for at most two redeliveries; each waits from the answer before it).
- */
-function auditTimings(timers: {
-  readonly lifecycleMs: number;
-  readonly retry: RetryPolicy;
-}): Record<string, unknown> {
-  const r = timers.retry;
-  const interval = Math.min(r.maxDelayMs, r.initialDelayMs * 4);
-  return {
-    lifecycle: timers.lifecycleMs > 0 ? { withinMs: timers.lifecycleMs } : { automatic: false },
-    ...(r.maxAttempts >= 3 ? { webhookRetry: { withinMs: Math.max(100, interval) } } : {}),
-  };
 }
 
 /** The portal, loaded only when served (with the client audit's signature diagnosis). */
@@ -438,110 +450,4 @@ async function portalExtension(
     import('../portal-diagnosis.js'),
   ]);
   return createPortal({ allowNonLoopbackHosts: anyHost, diagnose: diagnoseForPortal });
-}
-
-/** A path as `.` takes it: one without a slash would be looked up on PATH. */
-function sourceable(path: string): string {
-  return path.includes('/') ? path : `./${path}`;
-}
-
-/** A value as a shell word: bare when it needs no quoting (ids, base64), else single-quoted. */
-function shellWord(value: string): string {
-  return /^[A-Za-z0-9+/=._:@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * Writes the generated development credentials as `export NAME=value` lines (`. FILE` loads them), mode 0600: a
- * temporary file created 0600 and renamed over FILE, so an existing file's wider mode never applies and workers
- * writing the same content at once cannot interleave.
- */
-async function writeCredentialsFile(path: string, s: RunningReferenceService): Promise<void> {
-  const c = s.credentials;
-  const lines = [
-    '# payconform serve: DEVELOPMENT ONLY credentials, generated at start; never use them for anything real.',
-    `# Load them with: . ${sourceable(path)}`,
-    ...(
-      [
-        ['PAYCONFORM_APPLICATION_ID', c.applicationId],
-        ['PAYCONFORM_APPLICATION_SECRET', c.applicationSecret],
-        ['PAYCONFORM_KEY_ID', c.keyId],
-        ['PAYCONFORM_MERCHANT_ID', c.merchantId],
-        ['PAYCONFORM_PRIVATE_KEY', exportEd25519SeedBase64(c.privateKey!)],
-        ['PAYCONFORM_PUBLIC_KEY', exportEd25519PublicKeyBase64(c.publicKey)],
-      ] as const
-    ).map(([name, value]) => `export ${name}=${shellWord(value)}`),
-    '',
-  ];
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, lines.join('\n'), { mode: 0o600, flag: 'wx' });
-  await rename(temporary, path);
-}
-
-function describe(
-  s: RunningReferenceService,
-  generated: boolean,
-  urls: Record<string, string | undefined>,
-  lifecycleMs: number,
-  portal: boolean,
-  credentialsNote: string,
-): string {
-  const out: string[] = [];
-  if (s.faults.length > 0) {
-    const bar = '!'.repeat(78);
-    out.push(
-      bar,
-      `!!! FAULTY SERVICE: deliberately broken for conformance self-tests; do not use as a reference`,
-      `!!! faults: ${s.faults.join(', ')}`,
-      bar,
-      '',
-    );
-  }
-  out.push(
-    `payconform reference service listening on ${s.baseUrl}${s.variant === 'alt' ? ' (variant alt: the other permitted choice wherever the spec is silent)' : ''}`,
-    '',
-  );
-  const c = s.credentials;
-  if (generated && c.privateKey !== undefined) {
-    // The secret and the private key never go to standard output (a CI log): only to --credentials-out's file.
-    out.push(
-      'DEVELOPMENT ONLY credentials (generated at start; never use them for anything real):',
-      `  application ${c.applicationId}: keyId ${c.keyId}, merchantId ${c.merchantId}`,
-      `  public key (base64): ${exportEd25519PublicKeyBase64(c.publicKey)}`,
-      credentialsNote,
-    );
-  } else {
-    for (const a of s.applications) {
-      out.push(
-        `application ${a.applicationId}: keyId ${a.keyId}, merchantId ${a.merchantId}, CoP ${a.cop ? 'on' : 'off'}, secret not printed`,
-      );
-    }
-  }
-  if (!generated && credentialsNote !== '') out.push(credentialsNote);
-  out.push(`  payInAccountSelector: ${c.payInAccountSelector} (or "main")`, '');
-  out.push('seeded payments (refundable when SETTLED):');
-  for (const p of s.seededPayments.settled) out.push(`  ${p.paymentId}  SETTLED  ${p.amount} GBP`);
-  for (const p of s.seededPayments.unsettled) out.push(`  ${p.paymentId}  ${p.status}`);
-  out.push(
-    '',
-    'Confirmation of Payee triggers (destination holderName, case-insensitive; anything else → FULL_MATCH):',
-  );
-  for (const t of copTriggers)
-    out.push(`  ${JSON.stringify(t.holderName).padEnd(24)} → ${String(t.copStatus)}`);
-  out.push(
-    '',
-    `lifecycle: ${lifecycleMs > 0 ? `every ${lifecycleMs} ms` : 'only through POST /sandbox/payouts/{id}/advance and /sandbox/refunds/{id}/advance'}; amount pence .91 → FAILED, .92 → HELD, .93 → RETURNED, else PROCESSED`,
-  );
-  out.push(
-    `webhooks: payment ${urls.payment ?? '(none)'}, payout ${urls.payout ?? '(none)'}, refund ${urls.refund ?? '(none)'}`,
-  );
-  out.push(`shared state: ${s.backend}`);
-  out.push(
-    `webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.baseUrl}/sandbox/`,
-  );
-  if (portal)
-    out.push(
-      `portal: ${s.baseUrl}/portal   (Balances, Payments, Settings, Requests, Webhooks, Sandbox)`,
-    );
-  out.push('Ctrl-C stops.', '');
-  return out.join('\n') + '\n';
 }
