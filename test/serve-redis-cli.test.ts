@@ -96,6 +96,24 @@ function signedPayout(text: string, url: string, reference: string) {
   };
 }
 
+/**
+ * Exactly one copy accepted (201); every other copy refused: 401 as a replay, or 503 where the nonce store did not
+ * answer in time on a loaded machine (fail closed: nothing accepted); at least one refused as a replay.
+ */
+function expectAcceptedOnce(answers: ReadonlyArray<{ status: number; text: string }>): void {
+  const statuses = answers.map((a) => a.status);
+  const all = answers.map((a) => a.text).join('\n');
+  expect(
+    statuses.filter((s) => s === 201),
+    all,
+  ).toHaveLength(1);
+  expect(
+    statuses.filter((s) => s !== 201 && s !== 401 && s !== 503),
+    all,
+  ).toEqual([]);
+  expect(statuses.filter((s) => s === 401).length, all).toBeGreaterThan(0);
+}
+
 describe('payconform serve --redis-url: refusals', () => {
   it('refuses a password on the command line, and a non-Redis URL', async () => {
     const io = memoryIo();
@@ -192,10 +210,7 @@ describe.runIf(redisTestsEnabled())(
       const answers = await Promise.all(
         Array.from({ length: 10 }, (_, i) => send(urls[i % 2]!, request)),
       );
-      expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([
-        201,
-        ...Array(9).fill(401),
-      ]);
+      expectAcceptedOnce(answers);
     }, 60_000);
 
     it('--workers 2: two processes on one port, generated credentials shared, a signed request accepted once', async () => {
@@ -205,10 +220,7 @@ describe.runIf(redisTestsEnabled())(
       const request = signedPayout(text, url, 'WORKERS');
       // Each on its own connection: the cluster spreads them over both workers.
       const answers = await Promise.all(Array.from({ length: 20 }, () => send(url, request)));
-      expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text).join('\n')).toEqual([
-        201,
-        ...Array(19).fill(401),
-      ]);
+      expectAcceptedOnce(answers);
       // Both workers share the payout.
       const created = answers.find((a) => a.status === 201)!.json.payoutId as string;
       const seen = await Promise.all(
