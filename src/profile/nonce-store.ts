@@ -166,10 +166,12 @@ export class MemoryNonceStore implements NonceStore {
 /**
  * A copy of `text` that shares no memory with the string it came from. V8 represents a substring of 13 or more
  * characters as a slice that keeps its whole parent alive; a nonce parsed out of a Signature-Input header would
- * keep that header (about 300 bytes) for as long as the nonce is remembered.
+ * keep that header (about 300 bytes) for as long as the nonce is remembered (from the worker pool: a whole batch's
+ * answer). Prepending a character makes a pair of strings; slicing it flattens that pair into a new string of
+ * its own (a copy) and slices that: about 65 ns, against about 550 ns for a JSON round trip (issue 29).
  */
 function ownCopy(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
+  return (' ' + text).slice(1);
 }
 
 function heapPush(heap: number[], value: number): void {

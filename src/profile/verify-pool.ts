@@ -333,6 +333,7 @@ export class VerifyPool {
       try {
         const message = this.#message(worker);
         worker.thread.postMessage(message, [
+          message.numbers.buffer as ArrayBuffer,
           message.bodies.buffer as ArrayBuffer,
           message.keys.buffer as ArrayBuffer,
         ]);
@@ -354,11 +355,18 @@ export class VerifyPool {
   #message(worker: PoolWorker): WorkerRequest {
     const jobs = worker.parse;
     const parts: string[] = [];
-    const numbers: number[] = [];
+    // Numbers travel in one typed array (transferred): a plain array is cloned number by number, and each number
+    // above 2^30 (`now`) costs a heap object on both sides.
+    let count = 0;
     let bodyBytes = 0;
-    for (const job of jobs) bodyBytes += job.request.body.length;
+    for (const job of jobs) {
+      bodyBytes += job.request.body.length;
+      count += 7 + 2 * job.request.headers.length;
+    }
+    const numbers = new Float64Array(count);
     const bodies = new Uint8Array(bodyBytes);
     let offset = 0;
+    let n = 0;
     const policies: [number, VerificationPolicy][] = [];
     for (const job of jobs) {
       const { request } = job;
@@ -370,14 +378,20 @@ export class VerifyPool {
       bodies.set(request.body, offset);
       offset += request.body.length;
       const headers = request.headers;
-      numbers.push(job.id, job.now, id, offset, headers.length);
-      numbers.push(request.method.length, request.url.length);
+      numbers[n] = job.id;
+      numbers[n + 1] = job.now;
+      numbers[n + 2] = id;
+      numbers[n + 3] = offset;
+      numbers[n + 4] = headers.length;
+      numbers[n + 5] = request.method.length;
+      numbers[n + 6] = request.url.length;
+      n += 7;
       parts.push(request.method, request.url);
       for (let i = 0; i < headers.length; i++) {
-        const name = headers[i]![0];
-        const value = headers[i]![1];
-        numbers.push(name.length, value.length);
-        parts.push(name, value);
+        const line = headers[i]!;
+        numbers[n++] = line[0].length;
+        numbers[n++] = line[1].length;
+        parts.push(line[0], line[1]);
       }
     }
     const keys = new Uint8Array(worker.keys.length * 32);
@@ -476,7 +490,7 @@ export const WORKER_READY = 'ready';
 export interface WorkerRequest {
   readonly policies: readonly [number, VerificationPolicy][];
   readonly count: number;
-  readonly numbers: readonly number[];
+  readonly numbers: Float64Array;
   readonly text: string;
   readonly bodies: Uint8Array;
   readonly verify: readonly number[];
@@ -487,6 +501,6 @@ export interface WorkerRequest {
 /** Worker → event loop: `parsed` answers (PARSED_STRIDE numbers each), then step-10 answers; strings joined in `text`. */
 export interface WorkerAnswer {
   readonly parsed: number;
-  readonly numbers: readonly number[];
+  readonly numbers: Float64Array;
   readonly text: string;
 }
