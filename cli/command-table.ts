@@ -2,6 +2,7 @@
 // `--help`, `payconform help [command]`, docs/cli.md and the README's command table are generated from or checked
 // against it (test/cli-help.test.ts). No heavy imports: `payconform --help` loads only this file.
 import type { ParseArgsConfig } from 'node:util';
+import { payloadKinds } from '../src/schemas/payload-kinds.js';
 
 export interface OptionSpec {
   /** The long name without `--`. */
@@ -528,20 +529,6 @@ const verify: CommandSpec = {
   example: 'payconform sign --request payout.json --output request | payconform verify --request -',
 };
 
-/** The payload kinds `validate` takes (test/cli-help.test.ts checks them against src/schemas). */
-export const VALIDATE_KINDS = [
-  'payout-create-request',
-  'payout-destination',
-  'payout',
-  'account',
-  'refund-request',
-  'refund',
-  'error',
-  'payment-webhook',
-  'payout-webhook',
-  'refund-webhook',
-] as const;
-
 const validate: CommandSpec = {
   name: 'validate',
   summary:
@@ -549,7 +536,7 @@ const validate: CommandSpec = {
   synopsis: '[--strict] [--json] KIND FILE|-',
   description: [
     'Validates a JSON payload (FILE, or standard input for -) against the schema of KIND; prints one line',
-    `per violation, "<pointer or (root)>: <message>". KIND: ${VALIDATE_KINDS.join(', ')}.`,
+    `per violation, "<pointer or (root)>: <message>". KIND: ${payloadKinds.join(', ')}.`,
   ],
   options: [
     {
