@@ -436,7 +436,13 @@ describe("payment checks need payconform's /sandbox/ endpoints", () => {
 
 describe('a hostile target', () => {
   it('answers garbage, redirects and hangs: per-check failures within the timeouts, never a crash', async () => {
+    // Each request's body is read before the answer, so the client never meets a reset it did not ask for (an
+    // answer sent while the client still writes can reset the connection: no answer, which is inconclusive).
     const hostile = http.createServer((req, res) => {
+      req.resume();
+      req.once('end', () => answerHostile(req, res));
+    });
+    const answerHostile = (req: http.IncomingMessage, res: http.ServerResponse): void => {
       if (req.url?.startsWith('/.well-known'))
         return void res.end(Buffer.alloc(2 * 1024 * 1024, 0x41)); // huge, not a key
       if (req.url?.includes('/commit'))
@@ -444,7 +450,7 @@ describe('a hostile target', () => {
       if (req.url?.includes('/cancel')) return void req.socket.destroy(); // reset
       if (req.url?.includes('/refunds')) return; // never answers
       res.writeHead(200, { 'content-type': 'application/json' }).end('<html>not json');
-    });
+    };
     await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
     try {
