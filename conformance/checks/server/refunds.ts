@@ -464,7 +464,10 @@ async function finishedBefore(
     return undefined;
   const done = (w: Parameters<typeof member>[0]): boolean =>
     FINISHED.includes(member(w, 'refundStatus') ?? '');
-  const hooks = await waitForMentions(ctx.webhooks, env, ctx.quietWaitMs, [id], 1, done);
+  // A first refund that finished must send its final webhook (each status change produces one): waited for as a
+  // webhook that must come, not a quiet wait, so a delivery slowed by load is not read as "still active". The
+  // timestamps decide, so a longer wait cannot hide a second refund accepted while the first was active.
+  const hooks = await waitForMentions(ctx.webhooks, env, ctx.webhookWaitMs, [id], 1, done);
   const secondAt = Date.parse(
     /(?:[zZ]|[+-]\d\d:?\d\d)$/.test(createdAt) ? createdAt : `${createdAt}Z`,
   );
