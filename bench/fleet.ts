@@ -11,6 +11,7 @@ import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { cpus, loadavg } from 'node:os';
+import { awaitServeReady, type ServeChild } from './serve-child.js';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
@@ -252,7 +253,7 @@ function startServe(
   args: readonly string[],
   publicKey: string,
   cores: string | undefined,
-): Promise<{ port: number; stop(): Promise<void> }> {
+): Promise<ServeChild> {
   // The built command when there is one, else the sources under this process's loader (tsx).
   const built = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url));
   const bin = existsSync(built)
@@ -274,35 +275,7 @@ function startServe(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let text = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`serve ${args.join(' ')} did not start in 60 s:\n${text}`));
-    }, 60_000);
-    const add = (d: Buffer) => {
-      text += d.toString();
-      const m = /listening on https?:\/\/[^:\s]+:(\d+)/.exec(text);
-      if (m === null || !text.includes('Ctrl-C stops.')) return;
-      clearTimeout(timer);
-      resolve({
-        port: Number(m[1]),
-        stop: () =>
-          new Promise<void>((done) => {
-            if (child.exitCode !== null) return done();
-            const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-            child.once('exit', () => {
-              clearTimeout(kill);
-              done();
-            });
-            child.kill('SIGTERM');
-          }),
-      });
-    };
-    child.stdout!.on('data', add);
-    child.stderr!.on('data', add);
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}:\n${text}`)));
-  });
+  return awaitServeReady(child, args, 60_000);
 }
 
 /** A webhook receiver answering 200; counts what it received. */

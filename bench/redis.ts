@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
+import { awaitServeReady, type ServeChild } from './serve-child.js';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connectRedis, RedisNonceStore, type RedisNonceStoreOptions } from '../redis/index.js';
@@ -76,10 +77,7 @@ async function verifyAll(
 }
 
 // ---------------------------------------------------------------- services as child processes
-interface Service {
-  readonly port: number;
-  stop(): Promise<void>;
-}
+type Service = ServeChild;
 
 function startServe(args: readonly string[]): Promise<Service> {
   const bin = fileURLToPath(new URL('../bin/payconform.js', import.meta.url));
@@ -98,36 +96,7 @@ function startServe(args: readonly string[]): Promise<Service> {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let text = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`serve ${args.join(' ')} did not start in 30 s:\n${text}`));
-    }, 30_000);
-    const add = (d: Buffer) => {
-      text += d.toString();
-      const m = /listening on https?:\/\/[^:\s]+:(\d+)/.exec(text);
-      if (m !== null && text.includes('Ctrl-C stops.')) {
-        clearTimeout(timer);
-        resolve({
-          port: Number(m[1]),
-          stop: () =>
-            new Promise<void>((done) => {
-              if (child.exitCode !== null) return done();
-              const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
-              child.once('exit', () => {
-                clearTimeout(kill);
-                done();
-              });
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    };
-    child.stdout!.on('data', add);
-    child.stderr!.on('data', add);
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}:\n${text}`)));
-  });
+  return awaitServeReady(child, args, 30_000);
 }
 
 /** Signed POST /api/payouts over loopback, `connections` keep-alive connections; req/s of accepted requests. */
