@@ -13,6 +13,7 @@ import {
   type RedisConnection,
 } from '../redis/commander.js';
 import { NonceStoreResetError, RedisNonceStore } from '../redis/nonce-store.js';
+import { expectHeldPayoutCommittedOnce } from './fixtures/cross-instance.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { startRedisCluster, type RunningRedisCluster } from './fixtures/redis-cluster.js';
 import { CLI_ARGS } from './fixtures/cli.js';
@@ -92,34 +93,7 @@ describe.runIf(redisTestsEnabled())('instances sharing a three-node Redis Cluste
     const b = await startTestService(options);
     try {
       expect(b.seededPayments).toEqual(a.seededPayments);
-      const held = await send(
-        a.baseUrl,
-        signed(
-          a,
-          '/api/payouts',
-          payoutBody(a, {
-            destination: { ...a.copDestinations.NO_MATCH },
-            doNotCommitOnCoPMismatch: true,
-          }),
-        ),
-      );
-      expect(held.status, held.text).toBe(201);
-      expect(held.json.status).toBe('AWAITING_COMMIT');
-      const path = `/api/payouts/${held.json.payoutId}/commit`;
-      const headers = [
-        ['x-application-id', a.credentials.applicationId],
-        ['x-application-secret', a.credentials.applicationSecret],
-      ] as const;
-      const commits = await Promise.all([
-        send(b.baseUrl, { method: 'POST', path, headers }),
-        send(a.baseUrl, { method: 'POST', path, headers }),
-      ]);
-      expect(commits.map((c) => c.status).sort()).toEqual([200, 409]);
-      const seen = await send(a.baseUrl, {
-        method: 'GET',
-        path: `/sandbox/payouts/${held.json.payoutId}`,
-      });
-      expect(seen.json.status).toBe('IN_PROGRESS');
+      await expectHeldPayoutCommittedOnce(a, b);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

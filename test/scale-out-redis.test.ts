@@ -9,6 +9,7 @@ import type { ServerAuditContext } from '../conformance/checks/server/index.js';
 import { createRedactor } from '../conformance/redact.js';
 import { startWebhookListener } from '../conformance/webhook-listener.js';
 import type { RunningReferenceService } from '../server/index.js';
+import { expectHeldPayoutCommittedOnce } from './fixtures/cross-instance.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
 import { startRoundRobinProxy } from './fixtures/round-robin-proxy.js';
@@ -224,38 +225,11 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
         a.seededPayments.settled.length + a.seededPayments.unsettled.length,
       );
 
-      const held = await send(
-        a.baseUrl,
-        signed(
-          a,
-          '/api/payouts',
-          payoutBody(a, {
-            destination: { ...a.copDestinations.NO_MATCH },
-            doNotCommitOnCoPMismatch: true,
-          }),
-        ),
-      );
-      expect(held.status, held.text).toBe(201);
-      expect(held.json.status).toBe('AWAITING_COMMIT');
-      const path = `/api/payouts/${held.json.payoutId}/commit`;
-      const headers = [
-        ['x-application-id', a.credentials.applicationId],
-        ['x-application-secret', a.credentials.applicationSecret],
-      ] as const;
-      const commits = await Promise.all([
-        send(b.baseUrl, { method: 'POST', path, headers }),
-        send(a.baseUrl, { method: 'POST', path, headers }),
-      ]);
-      expect(commits.map((c) => c.status).sort()).toEqual([200, 409]);
+      const commits = await expectHeldPayoutCommittedOnce(a, b);
       expect(commits.find((c) => c.status === 200)?.json).toMatchObject({
         status: 'IN_PROGRESS',
         copStatus: 'NO_MATCH',
       });
-      const seen = await send(a.baseUrl, {
-        method: 'GET',
-        path: `/sandbox/payouts/${held.json.payoutId}`,
-      });
-      expect(seen.json.status).toBe('IN_PROGRESS');
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
