@@ -3,8 +3,10 @@
 // keeps only the steps that need its state (the nonce store, the application lookup) and a share of one message.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { Ed25519PublicKey } from '../ed25519/backend.js';
 import type { HttpRequest } from '../http/message.js';
 import type { VerificationPolicy } from './verification-policy.js';
+import type { ApplicationRecord } from './verify-request.js';
 
 /**
  * A worker's answer to one request after steps 1 to 3 and the nonce's form: a failure there, or what the event loop
@@ -22,10 +24,20 @@ export type ParsedAnswer =
       readonly secret: string | undefined;
       readonly late:
         { readonly code: string; readonly step: number; readonly message: string } | undefined;
+      /**
+       * Step 10 run ahead with the key of the registered application (`registerApplication`): the registration's
+       * number and whether the signature verified, with its base when it did (the worker then keeps nothing).
+       * Undefined when the worker had no registered key for the request's application and keyid.
+       */
+      readonly ahead:
+        { readonly no: number; readonly ok: boolean; readonly base: string } | undefined;
     };
 
-/** Numbers per parsed answer in WorkerAnswer.numbers: [id, kind, then up to eight per kind]; see verify-worker.ts. */
-export const PARSED_STRIDE = 10;
+/**
+ * Numbers per parsed answer in WorkerAnswer.numbers: [id, kind, then up to eleven per kind]; see verify-worker.ts.
+ * The last three of a parsed request: registration number, step 10 ahead (-1 not run, 0, 1), length of its base.
+ */
+export const PARSED_STRIDE = 13;
 /** Numbers per step-10 answer: [id, 1 or 0, length of the base]. */
 export const VERIFIED_STRIDE = 3;
 
@@ -54,6 +66,9 @@ interface PoolWorker {
   drop: number[];
   /** Policy ids this worker has been sent. */
   readonly policies: Set<number>;
+  /** Applications registered since the last flush, and whether the worker forgets the earlier ones first. */
+  applications: RegisteredApplication[];
+  forgetApplications: boolean;
   referenced: boolean;
   /** The worker loaded its module and said so; until then requests are verified on the calling thread. */
   ready: boolean;
@@ -215,9 +230,97 @@ function policyData(policy: VerificationPolicy): VerificationPolicy {
   };
 }
 
+/** An application's keys as a worker receives them: [number, application id, keyids, their 32-byte keys in turn]. */
+export type RegisteredApplication = readonly [number, string, readonly string[], Uint8Array];
+
+/** What the event loop registered of one application: the record, and each key with the bytes the workers got. */
+export interface Registration {
+  readonly no: number;
+  readonly record: ApplicationRecord;
+  readonly keys: ReadonlyMap<string, { readonly key: Ed25519PublicKey; readonly raw: Uint8Array }>;
+}
+
+/** Keys per record the workers are sent (a record with more is verified in two round trips). */
+const MAX_REGISTERED_KEYS = 8;
+/** Applications registered at once; past it every worker forgets them and registration starts again. */
+const MAX_REGISTERED_APPLICATIONS = 4096;
+
+/**
+ * The application records whose keys the workers hold, so that step 10 runs with the parse (one round trip). Each
+ * registration has a number never used again; step 7 accepts a result ahead only when the key it finds is the
+ * registered key object with the same bytes, so a record changed or replaced since costs a round trip, never a
+ * wrong answer.
+ */
+class RecordRegistry {
+  readonly #byApplication = new Map<string, Registration>();
+  readonly #byNumber = new Map<number, Registration>();
+  #next = 1;
+
+  get(no: number): Registration | undefined {
+    return this.#byNumber.get(no);
+  }
+
+  current(applicationId: string, record: ApplicationRecord): boolean {
+    return this.#byApplication.get(applicationId)?.record === record;
+  }
+
+  /** The registration to send for `record`, or undefined when it cannot be registered. */
+  add(applicationId: string, record: ApplicationRecord): RegisteredApplication | undefined {
+    const keys = new Map<string, { key: Ed25519PublicKey; raw: Uint8Array }>();
+    try {
+      if (record.publicKeys.size > MAX_REGISTERED_KEYS) return undefined;
+      for (const [keyId, key] of record.publicKeys) {
+        const raw: unknown = typeof key === 'object' && key !== null ? key.raw : undefined;
+        if (typeof keyId !== 'string' || !(raw instanceof Uint8Array) || raw.length !== 32)
+          continue;
+        keys.set(keyId, { key, raw: Uint8Array.from(raw) });
+      }
+    } catch {
+      return undefined; // a record that throws when read is not registered; step 7 reads it again
+    }
+    const registration: Registration = { no: this.#next++, record, keys };
+    this.#byApplication.set(applicationId, registration);
+    this.#byNumber.set(registration.no, registration);
+    return toWorker(applicationId, registration);
+  }
+
+  /** Whether every registration was just forgotten to make room (the workers must forget theirs too). */
+  full(): boolean {
+    if (this.#byApplication.size < MAX_REGISTERED_APPLICATIONS) return false;
+    this.#byApplication.clear();
+    this.#byNumber.clear();
+    return true;
+  }
+
+  all(): RegisteredApplication[] {
+    return [...this.#byApplication].map(([id, registration]) => toWorker(id, registration));
+  }
+}
+
+function toWorker(applicationId: string, registration: Registration): RegisteredApplication {
+  const raw = new Uint8Array(registration.keys.size * 32);
+  let i = 0;
+  for (const { raw: bytes } of registration.keys.values()) raw.set(bytes, 32 * i++);
+  return [registration.no, applicationId, [...registration.keys.keys()], raw];
+}
+
+/** Whether the key step 7 found is the one registration `no` sent for `keyId`, with the same bytes still. */
+export function registeredKeyIs(
+  registration: Registration | undefined,
+  keyId: string,
+  key: Ed25519PublicKey,
+  raw: Uint8Array,
+): boolean {
+  const sent = registration?.keys.get(keyId);
+  if (sent === undefined || sent.key !== key) return false;
+  for (let i = 0; i < 32; i++) if (sent.raw[i] !== raw[i]) return false;
+  return true;
+}
+
 export class VerifyPool {
   readonly size: number;
   readonly #workers: PoolWorker[] = [];
+  readonly #registry = new RecordRegistry();
   #nextId = 1;
   #flushScheduled = false;
   #closed = false;
@@ -249,6 +352,8 @@ export class VerifyPool {
       keys: [],
       drop: [],
       policies: new Set(),
+      applications: this.#registry.all(),
+      forgetApplications: false,
       referenced: false,
       ready: false,
     };
@@ -311,6 +416,28 @@ export class VerifyPool {
     this.#schedule();
   }
 
+  /**
+   * Step 5 found `record` for `applicationId`: unless registered already, its keys go to every worker with the next
+   * message, so that later requests of this application run step 10 with their parse.
+   */
+  registerApplication(applicationId: string, record: ApplicationRecord): void {
+    if (this.#closed || this.#registry.current(applicationId, record)) return;
+    const forget = this.#registry.full();
+    const registered = this.#registry.add(applicationId, record);
+    for (const worker of this.#workers) {
+      if (forget) {
+        worker.applications = [];
+        worker.forgetApplications = true;
+      }
+      if (registered !== undefined) worker.applications.push(registered);
+    }
+  }
+
+  /** The registration numbered `no`, while it is current. */
+  registration(no: number): Registration | undefined {
+    return this.#registry.get(no);
+  }
+
   #hold(worker: PoolWorker, job: PoolJob): void {
     worker.pending.set(job.id, job);
     if (!worker.referenced) {
@@ -345,6 +472,8 @@ export class VerifyPool {
       worker.verify = [];
       worker.keys = [];
       worker.drop = [];
+      worker.applications = [];
+      worker.forgetApplications = false;
     }
   }
 
@@ -398,6 +527,8 @@ export class VerifyPool {
     for (let i = 0; i < worker.keys.length; i++) keys.set(worker.keys[i]!, i * 32);
     return {
       policies,
+      applications: worker.applications,
+      forgetApplications: worker.forgetApplications,
       count: jobs.length,
       numbers,
       text: parts.join(''),
@@ -428,7 +559,21 @@ export class VerifyPool {
           lateStep === 0
             ? undefined
             : { code: cut(numbers[at + 8]!), step: lateStep, message: cut(numbers[at + 9]!) };
-        answer = { ok: true, keyId, nonce, created: numbers[at + 2]!, applicationId, secret, late };
+        const aheadResult = numbers[at + 11]!;
+        const ahead =
+          aheadResult < 0
+            ? undefined
+            : { no: numbers[at + 10]!, ok: aheadResult === 1, base: cut(numbers[at + 12]!) };
+        answer = {
+          ok: true,
+          keyId,
+          nonce,
+          created: numbers[at + 2]!,
+          applicationId,
+          secret,
+          late,
+          ahead,
+        };
       }
       const job = worker.pending.get(numbers[at]!);
       if (job === undefined) continue;
@@ -489,6 +634,9 @@ export const WORKER_READY = 'ready';
  */
 export interface WorkerRequest {
   readonly policies: readonly [number, VerificationPolicy][];
+  /** Applications registered since the last message; with `forgetApplications`, after forgetting the earlier ones. */
+  readonly applications: readonly RegisteredApplication[];
+  readonly forgetApplications: boolean;
   readonly count: number;
   readonly numbers: Float64Array;
   readonly text: string;

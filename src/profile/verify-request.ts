@@ -22,6 +22,7 @@ import {
 } from './profile-signature-base.js';
 import { PayconformError } from '../errors.js';
 import {
+  registeredKeyIs,
   runningVerifyPool,
   verifyPool,
   verifyPoolStartable,
@@ -258,7 +259,12 @@ interface Checked {
   /** Steps 4 and 11 consult the nonce store. */
   readonly checkReplay: boolean;
   /** Steps 8 to 10, once step 7 found the key: on this thread (`finishHere`) or in a worker thread. */
-  readonly finish: (c: Checked, applicationId: string, publicKey: Ed25519PublicKey) => Outcome;
+  readonly finish: (
+    c: Checked,
+    applicationId: string,
+    publicKey: Ed25519PublicKey,
+    application: ApplicationRecord,
+  ) => Outcome;
   /** What `finishHere` needs; absent when a worker thread parsed the request. */
   readonly local?: {
     readonly input: SignatureInput;
@@ -528,11 +534,16 @@ function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
   if (publicKey === undefined)
     return fail('KEY_UNKNOWN', 7, `no key ${JSON.stringify(keyId)} for this application`);
 
-  return c.finish(c, applicationId, publicKey);
+  return c.finish(c, applicationId, publicKey, application);
 }
 
 /** Steps 8 to 10 on this thread (step 10's engine may still be libuv's thread pool). */
-function finishHere(c: Checked, applicationId: string, publicKey: Ed25519PublicKey): Outcome {
+function finishHere(
+  c: Checked,
+  applicationId: string,
+  publicKey: Ed25519PublicKey,
+  _application?: ApplicationRecord,
+): Outcome {
   const { input, signature, checkSignature } = c.local!;
   const base = checkBodyAndBase(c.request, c.fields, input, c.policy, c.progress);
   if (!base.ok) return base;
@@ -721,19 +732,56 @@ function verifyInPool(
 /** Returned by `finishInPool`: the job settles itself when the worker answers step 10. */
 const IN_WORKER: Failure = Object.freeze(fail('REQUEST_MALFORMED', 10, 'answered by the worker'));
 
-/** Steps 8 to 10 in the worker that parsed the request: its step 8-9 failure, or step 10 sent there. */
-function finishInPool(c: Checked, applicationId: string, publicKey: Ed25519PublicKey): Outcome {
+/**
+ * Steps 8 to 10 in the worker that parsed the request: its step 8-9 failure; step 10's answer when the worker ran it
+ * ahead with the very key step 7 found; else step 10 sent there (or, for a base the worker no longer keeps, run here).
+ */
+function finishInPool(
+  c: Checked,
+  applicationId: string,
+  publicKey: Ed25519PublicKey,
+  application: ApplicationRecord,
+): Outcome {
   const job = c.pooled!;
   if (job.late !== undefined) {
     c.progress.step = job.late.step;
     return job.late;
   }
   c.progress.step = 10;
+  job.pool.registerApplication(applicationId, application);
   // What node-backend's verify reads of a key; any other key does not verify (and is not sent).
   const raw = typeof publicKey === 'object' && publicKey !== null ? publicKey.raw : undefined;
   if (!(raw instanceof Uint8Array) || raw.length !== 32) return signatureInvalid();
+  const ahead = job.ahead;
+  if (ahead !== undefined) {
+    if (registeredKeyIs(job.pool.registration(ahead.no), c.keyId, publicKey, raw))
+      return ahead.ok ? recordNonce(c, applicationId, ahead.base) : signatureInvalid();
+    // Verified ahead with a key the record no longer holds: the worker kept nothing, so steps 8 to 10 run here
+    // again (pure functions of the request) with the key step 7 found.
+    if (ahead.ok) return finishAfterParsingHere(c, applicationId, publicKey, application);
+  }
   job.awaitSignature(c, applicationId, raw);
   return IN_WORKER;
+}
+
+/** Steps 1 to 3 once more on this thread (they passed in the worker), then steps 8 to 10 here. */
+function finishAfterParsingHere(
+  c: Checked,
+  applicationId: string,
+  publicKey: Ed25519PublicKey,
+  application: ApplicationRecord,
+): Outcome {
+  const fields = indexCheckedFieldLines(c.request.headers);
+  if (fields === undefined)
+    return unexpectedFailure(new Error('the request changed while it was verified'), c.progress);
+  const signed = checkSignatureFields(fields, c.policy, c.now, c.progress);
+  if (!signed.ok) return signed;
+  const local = {
+    input: signed.input,
+    signature: signed.signature,
+    checkSignature: checkOnThreadPool,
+  };
+  return finishHere({ ...c, fields, local }, applicationId, publicKey, application);
 }
 
 /** One request's way through the pool: parsed in a worker, steps 4 to 7 here, step 10 there, 11 and 12 here. */
@@ -743,6 +791,8 @@ class PooledVerification implements PoolJob {
   readonly promise: Promise<VerifyResult>;
   /** Steps 8-9's failure, reported after step 7 as the steps' order says. */
   late: Failure | undefined;
+  /** Step 10 as the worker ran it ahead (ParsedAnswer's `ahead`). */
+  ahead: Extract<ParsedAnswer, { ok: true }>['ahead'];
   #resolve!: (result: Outcome) => void;
   /** The worker keeps this request's base until step 10 or a drop. */
   #kept = false;
@@ -767,7 +817,8 @@ class PooledVerification implements PoolJob {
     const { nonce, late } = answer;
     this.late =
       late === undefined ? undefined : fail(late.code as VerifyErrorCode, late.step, late.message);
-    this.#kept = late === undefined;
+    this.ahead = answer.ahead;
+    this.#kept = late === undefined && answer.ahead?.ok !== true;
     const fields = new Map<string, string[]>();
     if (answer.applicationId !== undefined) fields.set('x-application-id', [answer.applicationId]);
     if (answer.secret !== undefined) fields.set('x-application-secret', [answer.secret]);

@@ -1,6 +1,8 @@
 // The worker thread behind verifyRequestAsync (src/profile/verify-pool.ts): runs the steps that read only the request
 // (1 to 3, the nonce's form, 8 and 9) and step 10's Ed25519 check, with the same functions verifyRequest runs. The
 // nonce store and the application lookup (steps 4 to 7, 11) stay on the event loop, so the nonce decision stays there.
+// Step 10 runs ahead of them when the event loop registered the request's application: with the key its record holds
+// for the request's keyid, so one round trip usually suffices; step 7 on the event loop then confirms that key.
 import { parentPort } from 'node:worker_threads';
 import type { Ed25519PublicKey } from '../ed25519/backend.js';
 import { nodeBackend } from '../ed25519/node-backend.js';
@@ -8,7 +10,12 @@ import type { HttpRequest } from '../http/message.js';
 import { verifySignatureBaseBytes } from '../signatures/create-signature.js';
 import { indexCheckedFieldLines } from '../signatures/field-values.js';
 import type { VerificationPolicy } from './verification-policy.js';
-import { WORKER_READY, type WorkerAnswer, type WorkerRequest } from './verify-pool.js';
+import {
+  PARSED_STRIDE,
+  WORKER_READY,
+  type WorkerAnswer,
+  type WorkerRequest,
+} from './verify-pool.js';
 import {
   checkBodyAndBase,
   checkSignatureFields,
@@ -29,6 +36,11 @@ const kept = new Map<number, Kept>();
 /** Public keys by their bytes, so node-backend's KeyObject cache (by key object) is hit; cleared when it grows. */
 const keys = new Map<string, Ed25519PublicKey>();
 const MAX_KEYS = 4096;
+/** Registered applications (verify-pool.ts `RecordRegistry`): id → its number and its keys by keyid. */
+const applications = new Map<
+  string,
+  { readonly no: number; readonly keys: Map<string, Ed25519PublicKey> }
+>();
 /** Verifications per partial answer: the event loop gets completions while the rest of a long batch runs. */
 const VERIFY_CHUNK = 16;
 
@@ -51,8 +63,26 @@ interface Answer {
 }
 
 function failed(out: Answer, id: number, failure: Failure): void {
-  out.numbers.push(id, 0, failure.step, failure.code.length, failure.message.length, 0, 0, 0, 0, 0);
+  out.numbers.push(id, 0, failure.step, failure.code.length, failure.message.length);
+  for (let i = 5; i < PARSED_STRIDE; i++) out.numbers.push(0);
   out.parts.push(failure.code, failure.message);
+}
+
+/**
+ * Step 10 ahead of steps 4 to 7, with the key the registered record of `applicationId` holds for `keyId`: [record
+ * number, 1 verified or 0 not], or undefined when the application or the key is not registered here.
+ */
+function verifyAhead(
+  applicationId: string | undefined,
+  keyId: string,
+  bytes: Uint8Array,
+  signature: Uint8Array,
+): [number, number] | undefined {
+  if (applicationId === undefined) return undefined;
+  const application = applications.get(applicationId);
+  const key = application?.keys.get(keyId);
+  if (key === undefined) return undefined;
+  return [application!.no, verifySignatureBaseBytes(bytes, signature, key, nodeBackend) ? 1 : 0];
 }
 
 /** Steps 1 to 3 (and the nonce's form), then 8 and 9; one answer of PARSED_STRIDE numbers. */
@@ -88,9 +118,14 @@ function parse(
     if (late.ok) {
       out.numbers.push(0, 0, 0);
       const bytes = late.bytes ?? Buffer.from(late.base, 'utf8');
-      kept.set(id, { bytes, signature: signed.signature, base: late.base });
+      const ahead = verifyAhead(applicationId, signed.keyId, bytes, signed.signature);
+      if (ahead === undefined) out.numbers.push(0, -1, 0);
+      else out.numbers.push(ahead[0], ahead[1], ahead[1] === 1 ? late.base.length : 0);
+      // A base that verified goes back now; any other is kept for step 10 with the key step 7 finds, or a drop.
+      if (ahead?.[1] === 1) out.parts.push(late.base);
+      else kept.set(id, { bytes, signature: signed.signature, base: late.base });
     } else {
-      out.numbers.push(late.step, late.code.length, late.message.length);
+      out.numbers.push(late.step, late.code.length, late.message.length, 0, -1, 0);
       out.parts.push(late.code, late.message);
     }
   } catch (error) {
@@ -133,8 +168,18 @@ function send(out: Answer): void {
 
 const emptyAnswer = (): Answer => ({ parsed: 0, numbers: [], parts: [] });
 
+function register(message: WorkerRequest): void {
+  if (message.forgetApplications) applications.clear();
+  for (const [no, applicationId, keyIds, raw] of message.applications) {
+    const keys = new Map<string, Ed25519PublicKey>();
+    keyIds.forEach((keyId, i) => keys.set(keyId, publicKey(raw.subarray(i * 32, i * 32 + 32))));
+    applications.set(applicationId, { no, keys });
+  }
+}
+
 function handle(message: WorkerRequest): void {
   for (const [id, policy] of message.policies) policies.set(id, policy);
+  register(message);
   for (const id of message.drop) kept.delete(id);
   let out = emptyAnswer();
   parseAll(message, out);
