@@ -256,6 +256,81 @@ describe('property: verifyRequestAsync and verifyRequest agree on random valid a
   }
 });
 
+describe('step 10 with the parse: the workers hold the keys of applications step 5 found', () => {
+  /**
+   * Verifies each request both ways (separate stores; `syncExtra` for verifyRequest when it must differ); returns
+   * how many the pool verified ahead meanwhile.
+   */
+  async function compareBothWays(
+    requests: HttpRequest[],
+    extra: Partial<VerifyOptions>,
+    syncExtra: Partial<VerifyOptions> = extra,
+  ): Promise<number> {
+    const before = verifyPoolInfo().verifiedAhead;
+    const syncStore = new MemoryNonceStore();
+    const asyncStore = new MemoryNonceStore();
+    const received = await Promise.all(
+      requests.map((r) => verifyRequestAsync(r, options({ ...extra, nonceStore: asyncStore }))),
+    );
+    for (const [i, request] of requests.entries())
+      expect(received[i]).toEqual(
+        await verifyRequest(request, options({ ...syncExtra, nonceStore: syncStore })),
+      );
+    return verifyPoolInfo().verifiedAhead - before;
+  }
+
+  it('requests of a known application: verified in one round trip, valid and tampered alike, as verifyRequest says', async () => {
+    const requests = Array.from({ length: 120 }, (_, i) => {
+      const signed = sign(POST, NOW, `ahead-${i}`);
+      return i % 3 === 2 ? flipSignatureBit(signed, i) : signed;
+    });
+    await compareBothWays(requests.slice(0, 8), {}); // step 5 registers the application
+    const ahead = await compareBothWays(requests.slice(8), {});
+    expect(ahead).toBeGreaterThan(56); // more than half of the 112 (a worker may start meanwhile)
+  });
+
+  it('a record replaced, a key swapped in its map, or its bytes overwritten: never the answer of a key step 7 no longer finds', async () => {
+    const other = keys.rfc9421Ed25519;
+    const otherCredentials = { ...credentials, privateKey: other.privateKey };
+    let record: ApplicationRecord = {
+      secret: 'test-only-secret',
+      publicKeys: new Map([['key-1', keys.clientEd25519.publicKey]]),
+    };
+    const extra = { resolveApplication: (id: string) => (id === 'app-1' ? record : undefined) };
+    const batch = (tag: string): HttpRequest[] =>
+      Array.from({ length: 24 }, (_, i) =>
+        sign(POST, NOW, `${tag}-${i}`, i % 2 === 0 ? credentials : otherCredentials),
+      );
+    expect(await compareBothWays(batch('first'), extra)).toBeGreaterThanOrEqual(0);
+    // A new record with the other key under the same keyid.
+    record = { secret: 'test-only-secret', publicKeys: new Map([['key-1', other.publicKey]]) };
+    await compareBothWays(batch('replaced'), extra);
+    // The same record object, its key swapped in place.
+    (record.publicKeys as Map<string, typeof other.publicKey>).set(
+      'key-1',
+      keys.clientEd25519.publicKey,
+    );
+    await compareBothWays(batch('swapped'), extra);
+    // The same key object, its bytes overwritten with the other key's: the bytes step 10 reads now decide, as they
+    // did before step 10 ran with the parse (node-backend's calling-thread path keeps the KeyObject it built for a
+    // key object, so verifyRequest is asked with a fresh record holding the new bytes).
+    const mutable = {
+      kind: 'ed25519-public' as const,
+      raw: Uint8Array.from(keys.clientEd25519.publicKey.raw),
+    };
+    record = { secret: 'test-only-secret', publicKeys: new Map([['key-1', mutable]]) };
+    await compareBothWays(batch('before-overwrite'), extra);
+    mutable.raw.set(other.publicKey.raw);
+    const now: ApplicationRecord = {
+      secret: 'test-only-secret',
+      publicKeys: new Map([['key-1', other.publicKey]]),
+    };
+    await compareBothWays(batch('overwritten'), extra, {
+      resolveApplication: (id: string) => (id === 'app-1' ? now : undefined),
+    });
+  });
+});
+
 /** A store that answers through promises after a macrotask, so that many verifications interleave around it. */
 class SlowNonceStore implements NonceStore {
   readonly #inner = new MemoryNonceStore();

@@ -3,7 +3,6 @@
 // keeps only the steps that need its state (the nonce store, the application lookup) and a share of one message.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { Ed25519PublicKey } from '../ed25519/backend.js';
 import type { HttpRequest } from '../http/message.js';
 import type { VerificationPolicy } from './verification-policy.js';
 import type { ApplicationRecord } from './verify-request.js';
@@ -133,9 +132,17 @@ export interface VerifyPoolInfo {
   readonly failed: boolean;
   /** Requests sent to workers since the process started. */
   readonly requests: number;
+  /** Of those, requests whose step 10 ran with their parse (one round trip; see RecordRegistry). */
+  readonly verifiedAhead: number;
 }
 
 let requestsSent = 0;
+let verifiedAhead = 0;
+
+/** Counts a request whose step 10 answer from the parse was used. */
+export function countVerifiedAhead(): void {
+  verifiedAhead++;
+}
 
 export function verifyPoolInfo(): VerifyPoolInfo {
   return {
@@ -143,6 +150,7 @@ export function verifyPoolInfo(): VerifyPoolInfo {
     running: shared !== undefined,
     failed: broken,
     requests: requestsSent,
+    verifiedAhead,
   };
 }
 
@@ -233,11 +241,11 @@ function policyData(policy: VerificationPolicy): VerificationPolicy {
 /** An application's keys as a worker receives them: [number, application id, keyids, their 32-byte keys in turn]. */
 export type RegisteredApplication = readonly [number, string, readonly string[], Uint8Array];
 
-/** What the event loop registered of one application: the record, and each key with the bytes the workers got. */
+/** What the event loop registered of one application: the record, and the bytes of each key the workers got. */
 export interface Registration {
   readonly no: number;
   readonly record: ApplicationRecord;
-  readonly keys: ReadonlyMap<string, { readonly key: Ed25519PublicKey; readonly raw: Uint8Array }>;
+  readonly keys: ReadonlyMap<string, { readonly raw: Uint8Array }>;
 }
 
 /** Keys per record the workers are sent (a record with more is verified in two round trips). */
@@ -247,9 +255,8 @@ const MAX_REGISTERED_APPLICATIONS = 4096;
 
 /**
  * The application records whose keys the workers hold, so that step 10 runs with the parse (one round trip). Each
- * registration has a number never used again; step 7 accepts a result ahead only when the key it finds is the
- * registered key object with the same bytes, so a record changed or replaced since costs a round trip, never a
- * wrong answer.
+ * registration has a number never used again; step 7 accepts a result ahead only when the key it finds has the
+ * registered bytes, so a record changed or replaced since costs a round trip, never a wrong answer.
  */
 class RecordRegistry {
   readonly #byApplication = new Map<string, Registration>();
@@ -266,14 +273,14 @@ class RecordRegistry {
 
   /** The registration to send for `record`, or undefined when it cannot be registered. */
   add(applicationId: string, record: ApplicationRecord): RegisteredApplication | undefined {
-    const keys = new Map<string, { key: Ed25519PublicKey; raw: Uint8Array }>();
+    const keys = new Map<string, { raw: Uint8Array }>();
     try {
       if (record.publicKeys.size > MAX_REGISTERED_KEYS) return undefined;
       for (const [keyId, key] of record.publicKeys) {
         const raw: unknown = typeof key === 'object' && key !== null ? key.raw : undefined;
         if (typeof keyId !== 'string' || !(raw instanceof Uint8Array) || raw.length !== 32)
           continue;
-        keys.set(keyId, { key, raw: Uint8Array.from(raw) });
+        keys.set(keyId, { raw: Uint8Array.from(raw) });
       }
     } catch {
       return undefined; // a record that throws when read is not registered; step 7 reads it again
@@ -304,16 +311,18 @@ function toWorker(applicationId: string, registration: Registration): Registered
   return [registration.no, applicationId, [...registration.keys.keys()], raw];
 }
 
-/** Whether the key step 7 found is the one registration `no` sent for `keyId`, with the same bytes still. */
+/**
+ * Whether the worker ran step 10 with the very bytes of the key step 7 found: registration `no`'s key for `keyId`,
+ * compared byte for byte (whatever object holds them now).
+ */
 export function registeredKeyIs(
   registration: Registration | undefined,
   keyId: string,
-  key: Ed25519PublicKey,
   raw: Uint8Array,
 ): boolean {
-  const sent = registration?.keys.get(keyId);
-  if (sent === undefined || sent.key !== key) return false;
-  for (let i = 0; i < 32; i++) if (sent.raw[i] !== raw[i]) return false;
+  const sent = registration?.keys.get(keyId)?.raw;
+  if (sent === undefined) return false;
+  for (let i = 0; i < 32; i++) if (sent[i] !== raw[i]) return false;
   return true;
 }
 

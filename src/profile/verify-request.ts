@@ -22,6 +22,7 @@ import {
 } from './profile-signature-base.js';
 import { PayconformError } from '../errors.js';
 import {
+  countVerifiedAhead,
   registeredKeyIs,
   runningVerifyPool,
   verifyPool,
@@ -754,11 +755,17 @@ function finishInPool(
   if (!(raw instanceof Uint8Array) || raw.length !== 32) return signatureInvalid();
   const ahead = job.ahead;
   if (ahead !== undefined) {
-    if (registeredKeyIs(job.pool.registration(ahead.no), c.keyId, publicKey, raw))
+    if (registeredKeyIs(job.pool.registration(ahead.no), c.keyId, raw)) {
+      countVerifiedAhead();
       return ahead.ok ? recordNonce(c, applicationId, ahead.base) : signatureInvalid();
+    }
     // Verified ahead with a key the record no longer holds: the worker kept nothing, so steps 8 to 10 run here
-    // again (pure functions of the request) with the key step 7 found.
-    if (ahead.ok) return finishAfterParsingHere(c, applicationId, publicKey, application);
+    // again (pure functions of the request) with the bytes of the key step 7 found, read now as a worker reads
+    // them (a fresh key object: node-backend keeps the KeyObject it built for an object it saw before).
+    if (ahead.ok) {
+      const current = { kind: 'ed25519-public' as const, raw: Uint8Array.from(raw) };
+      return finishAfterParsingHere(c, applicationId, current, application);
+    }
   }
   job.awaitSignature(c, applicationId, raw);
   return IN_WORKER;
