@@ -8,29 +8,49 @@ import type { VerificationPolicy } from './verification-policy.js';
 import type { ApplicationRecord } from './verify-request.js';
 
 /**
- * A worker's answer to one request after steps 1 to 3 and the nonce's form: a failure there, or what the event loop
- * needs for steps 4 to 7 with steps 8-9's failure (`late`, reported only once steps 4 to 7 pass). Without `late`, the
- * worker keeps the base and the signature for the `verify` that step 10 sends, or the `drop` that says it never will.
+ * A worker's answer to one request after steps 1 to 3 and the nonce's form: a failure there (`ok` false: code, step,
+ * message), or what the event loop needs for steps 4 to 7, with steps 8-9's failure (`lateStep` > 0, reported only
+ * once steps 4 to 7 pass) and step 10 when the worker ran it with the parse (`aheadResult` 1 verified, 0 not, -1 not
+ * run; with `aheadNo`, the registration whose key it used, and the base when it verified: the worker then keeps
+ * nothing). Otherwise the worker keeps the base and the signature for the `verify` that step 10 sends, or the `drop`
+ * that says it never will. The pool fills one such object per message and hands it to each job in turn: a job reads
+ * it and keeps nothing of the object itself.
  */
-export type ParsedAnswer =
-  | { readonly ok: false; readonly code: string; readonly step: number; readonly message: string }
-  | {
-      readonly ok: true;
-      readonly keyId: string;
-      readonly nonce: string;
-      readonly created: number;
-      readonly applicationId: string | undefined;
-      readonly secret: string | undefined;
-      readonly late:
-        { readonly code: string; readonly step: number; readonly message: string } | undefined;
-      /**
-       * Step 10 run ahead with the key of the registered application (`registerApplication`): the registration's
-       * number and whether the signature verified, with its base when it did (the worker then keeps nothing).
-       * Undefined when the worker had no registered key for the request's application and keyid.
-       */
-      readonly ahead:
-        { readonly no: number; readonly ok: boolean; readonly base: string } | undefined;
-    };
+export interface ParsedAnswer {
+  ok: boolean;
+  code: string;
+  step: number;
+  message: string;
+  keyId: string;
+  nonce: string;
+  created: number;
+  applicationId: string | undefined;
+  secret: string | undefined;
+  lateStep: number;
+  lateCode: string;
+  lateMessage: string;
+  aheadNo: number;
+  aheadResult: number;
+  base: string;
+}
+
+const scratchAnswer = (): ParsedAnswer => ({
+  ok: false,
+  code: '',
+  step: 0,
+  message: '',
+  keyId: '',
+  nonce: '',
+  created: 0,
+  applicationId: undefined,
+  secret: undefined,
+  lateStep: 0,
+  lateCode: '',
+  lateMessage: '',
+  aheadNo: 0,
+  aheadResult: -1,
+  base: '',
+});
 
 /**
  * Numbers per parsed answer in WorkerAnswer.numbers: [id, kind, then up to eleven per kind]; see verify-worker.ts.
@@ -553,36 +573,28 @@ export class VerifyPool {
     let at = 0;
     let pos = 0;
     const cut = (length: number): string => text.slice(pos, (pos += length));
+    const answer = scratchAnswer();
     for (let i = 0; i < parsed; i++, at += PARSED_STRIDE) {
-      let answer: ParsedAnswer;
       if (numbers[at + 1] === 0) {
-        const step = numbers[at + 2]!;
-        answer = { ok: false, code: cut(numbers[at + 3]!), step, message: cut(numbers[at + 4]!) };
+        answer.ok = false;
+        answer.step = numbers[at + 2]!;
+        answer.code = cut(numbers[at + 3]!);
+        answer.message = cut(numbers[at + 4]!);
       } else {
-        const keyId = cut(numbers[at + 3]!);
-        const nonce = cut(numbers[at + 4]!);
-        const applicationId = numbers[at + 5]! < 0 ? undefined : cut(numbers[at + 5]!);
-        const secret = numbers[at + 6]! < 0 ? undefined : cut(numbers[at + 6]!);
-        const lateStep = numbers[at + 7]!;
-        const late =
-          lateStep === 0
-            ? undefined
-            : { code: cut(numbers[at + 8]!), step: lateStep, message: cut(numbers[at + 9]!) };
-        const aheadResult = numbers[at + 11]!;
-        const ahead =
-          aheadResult < 0
-            ? undefined
-            : { no: numbers[at + 10]!, ok: aheadResult === 1, base: cut(numbers[at + 12]!) };
-        answer = {
-          ok: true,
-          keyId,
-          nonce,
-          created: numbers[at + 2]!,
-          applicationId,
-          secret,
-          late,
-          ahead,
-        };
+        answer.ok = true;
+        answer.created = numbers[at + 2]!;
+        answer.keyId = cut(numbers[at + 3]!);
+        answer.nonce = cut(numbers[at + 4]!);
+        answer.applicationId = numbers[at + 5]! < 0 ? undefined : cut(numbers[at + 5]!);
+        answer.secret = numbers[at + 6]! < 0 ? undefined : cut(numbers[at + 6]!);
+        answer.lateStep = numbers[at + 7]!;
+        if (answer.lateStep !== 0) {
+          answer.lateCode = cut(numbers[at + 8]!);
+          answer.lateMessage = cut(numbers[at + 9]!);
+        }
+        answer.aheadNo = numbers[at + 10]!;
+        answer.aheadResult = numbers[at + 11]!;
+        answer.base = answer.aheadResult === 1 ? cut(numbers[at + 12]!) : '';
       }
       const job = worker.pending.get(numbers[at]!);
       if (job === undefined) continue;

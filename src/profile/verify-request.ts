@@ -251,8 +251,9 @@ interface Checked {
   readonly request: HttpRequest;
   readonly options: VerifyOptions;
   readonly policy: VerificationPolicy;
-  /** Step 5 and 6 read x-application-id and x-application-secret here (a worker sends just those two). */
-  readonly fields: FieldIndex;
+  /** The first x-application-id and x-application-secret field lines' values, which steps 5 and 6 read. */
+  readonly applicationIdField: string | undefined;
+  readonly secretField: string | undefined;
   readonly created: number;
   readonly keyId: string;
   readonly nonce: string;
@@ -268,6 +269,7 @@ interface Checked {
   ) => Outcome;
   /** What `finishHere` needs; absent when a worker thread parsed the request. */
   readonly local?: {
+    readonly fields: FieldIndex;
     readonly input: SignatureInput;
     readonly signature: Uint8Array;
     readonly checkSignature: SignatureCheck;
@@ -319,14 +321,15 @@ function verifySteps(
     request,
     options,
     policy,
-    fields,
+    applicationIdField: fields.get('x-application-id')?.[0],
+    secretField: fields.get('x-application-secret')?.[0],
     created: signed.created,
     keyId: signed.keyId,
     nonce: signed.nonce,
     now,
     checkReplay: policy.enforce.replay && signed.nonce !== '',
     finish: finishHere,
-    local: { input, signature, checkSignature },
+    local: { fields, input, signature, checkSignature },
     progress,
   });
 }
@@ -504,12 +507,12 @@ function fromStep4(checked: Checked): Outcome {
  * with, when step 5 runs again after it settled.
  */
 function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
-  const { options, policy, fields, keyId } = c;
+  const { options, policy, keyId } = c;
   const { enforce } = policy;
 
   // Step 5: x-application-id is present and valid.
   c.progress.step = 5;
-  const applicationId = fields.get('x-application-id')?.[0];
+  const applicationId = c.applicationIdField;
   if (applicationId === undefined || applicationId === '')
     return fail('APPLICATION_ID_MISSING', 5, 'missing "x-application-id" header');
   const application = resolved ?? lookUpApplication(options.resolveApplication, applicationId);
@@ -522,7 +525,7 @@ function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
   // Step 6: x-application-secret is present and valid.
   c.progress.step = 6;
   if (enforce.applicationSecret) {
-    const secret = fields.get('x-application-secret')?.[0];
+    const secret = c.secretField;
     if (secret === undefined || secret === '')
       return fail('APPLICATION_SECRET_MISSING', 6, 'missing "x-application-secret" header');
     if (!applicationSecretMatches(secret, application.secret))
@@ -545,8 +548,8 @@ function finishHere(
   publicKey: Ed25519PublicKey,
   _application?: ApplicationRecord,
 ): Outcome {
-  const { input, signature, checkSignature } = c.local!;
-  const base = checkBodyAndBase(c.request, c.fields, input, c.policy, c.progress);
+  const { fields, input, signature, checkSignature } = c.local!;
+  const base = checkBodyAndBase(c.request, fields, input, c.policy, c.progress);
   if (!base.ok) return base;
 
   // Step 10: verify the Ed25519 signature.
@@ -753,21 +756,21 @@ function finishInPool(
   // What node-backend's verify reads of a key; any other key does not verify (and is not sent).
   const raw = typeof publicKey === 'object' && publicKey !== null ? publicKey.raw : undefined;
   if (!(raw instanceof Uint8Array) || raw.length !== 32) return signatureInvalid();
-  const ahead = job.ahead;
-  if (ahead !== undefined) {
-    if (registeredKeyIs(job.pool.registration(ahead.no), c.keyId, raw)) {
+  if (job.aheadResult >= 0) {
+    const ok = job.aheadResult === 1;
+    if (registeredKeyIs(job.pool.registration(job.aheadNo), c.keyId, raw)) {
       countVerifiedAhead();
-      return ahead.ok ? recordNonce(c, applicationId, ahead.base) : signatureInvalid();
+      return ok ? recordNonce(c, applicationId, job.aheadBase) : signatureInvalid();
     }
     // Verified ahead with a key the record no longer holds: the worker kept nothing, so steps 8 to 10 run here
     // again (pure functions of the request) with the bytes of the key step 7 found, read now as a worker reads
     // them (a fresh key object: node-backend keeps the KeyObject it built for an object it saw before).
-    if (ahead.ok) {
+    if (ok) {
       const current = { kind: 'ed25519-public' as const, raw: Uint8Array.from(raw) };
       return finishAfterParsingHere(c, applicationId, current, application);
     }
   }
-  job.awaitSignature(c, applicationId, raw);
+  job.awaitSignature(applicationId, raw);
   return IN_WORKER;
 }
 
@@ -784,29 +787,57 @@ function finishAfterParsingHere(
   const signed = checkSignatureFields(fields, c.policy, c.now, c.progress);
   if (!signed.ok) return signed;
   const local = {
+    fields,
     input: signed.input,
     signature: signed.signature,
     checkSignature: checkOnThreadPool,
   };
-  return finishHere({ ...c, fields, local }, applicationId, publicKey, application);
+  const here: Checked = {
+    request: c.request,
+    options: c.options,
+    policy: c.policy,
+    applicationIdField: c.applicationIdField,
+    secretField: c.secretField,
+    created: c.created,
+    keyId: c.keyId,
+    nonce: c.nonce,
+    now: c.now,
+    checkReplay: c.checkReplay,
+    finish: finishHere,
+    local,
+    progress: c.progress,
+  };
+  return finishHere(here, applicationId, publicKey, application);
 }
 
-/** One request's way through the pool: parsed in a worker, steps 4 to 7 here, step 10 there, 11 and 12 here. */
-class PooledVerification implements PoolJob {
+/**
+ * One request's way through the pool: parsed in a worker, steps 4 to 7 here, step 10 with the parse or there, 11 and
+ * 12 here. The job is its own `Checked` once parsed (no further objects per request).
+ */
+class PooledVerification implements PoolJob, Checked {
   id = 0;
   worker: PoolJob['worker'] = undefined;
   readonly promise: Promise<VerifyResult>;
+  readonly progress: Progress = { step: 1 };
+  readonly finish = finishInPool;
+  readonly pooled = this;
+  checkReplay = false;
+  applicationIdField: string | undefined = undefined;
+  secretField: string | undefined = undefined;
+  created = 0;
+  keyId = '';
+  nonce = '';
   /** Steps 8-9's failure, reported after step 7 as the steps' order says. */
-  late: Failure | undefined;
-  /** Step 10 as the worker ran it ahead (ParsedAnswer's `ahead`). */
-  ahead: Extract<ParsedAnswer, { ok: true }>['ahead'];
+  late: Failure | undefined = undefined;
+  /** Step 10 as the worker ran it with the parse: the registration's number and its answer (-1: not run). */
+  aheadNo = 0;
+  aheadResult = -1;
+  aheadBase = '';
   #resolve!: (result: Outcome) => void;
   /** The worker keeps this request's base until step 10 or a drop. */
   #kept = false;
-  #checked: Checked | undefined;
   #applicationId = '';
   #settled = false;
-  readonly #progress: Progress = { step: 1 };
 
   constructor(
     readonly pool: VerifyPool,
@@ -818,46 +849,46 @@ class PooledVerification implements PoolJob {
     this.promise = new Promise((resolve) => (this.#resolve = resolve));
   }
 
+  /** The worker's answer; `answer` is the pool's scratch object, read here and not kept. */
   parsed(answer: ParsedAnswer): void {
     if (!answer.ok)
       return this.#finish(fail(answer.code as VerifyErrorCode, answer.step, answer.message));
-    const { nonce, late } = answer;
+    const nonce = answer.nonce;
     this.late =
-      late === undefined ? undefined : fail(late.code as VerifyErrorCode, late.step, late.message);
-    this.ahead = answer.ahead;
-    this.#kept = late === undefined && answer.ahead?.ok !== true;
-    const fields = new Map<string, string[]>();
-    if (answer.applicationId !== undefined) fields.set('x-application-id', [answer.applicationId]);
-    if (answer.secret !== undefined) fields.set('x-application-secret', [answer.secret]);
-    const checked: Checked = {
-      request: this.request,
-      options: this.options,
-      policy: this.policy,
-      fields,
-      created: answer.created,
-      keyId: answer.keyId,
-      nonce,
-      now: this.now,
-      checkReplay: this.policy.enforce.replay && nonce !== '',
-      finish: finishInPool,
-      pooled: this,
-      progress: this.#progress,
-    };
-    this.#finish(resume(this.#progress, () => fromStep4(checked)));
+      answer.lateStep === 0
+        ? undefined
+        : fail(answer.lateCode as VerifyErrorCode, answer.lateStep, answer.lateMessage);
+    this.aheadNo = answer.aheadNo;
+    this.aheadResult = answer.aheadResult;
+    this.aheadBase = answer.base;
+    this.#kept = answer.lateStep === 0 && answer.aheadResult !== 1;
+    this.applicationIdField = answer.applicationId;
+    this.secretField = answer.secret;
+    this.created = answer.created;
+    this.keyId = answer.keyId;
+    this.nonce = nonce;
+    this.checkReplay = this.policy.enforce.replay && nonce !== '';
+    let outcome: Outcome;
+    try {
+      outcome = fromStep4(this);
+    } catch (error) {
+      outcome = unexpectedFailure(error, this.progress);
+    }
+    this.#finish(outcome);
   }
 
   /** Step 10 goes to the worker; `verified` continues with step 11. */
-  awaitSignature(c: Checked, applicationId: string, publicKey: Uint8Array): void {
-    this.#checked = c;
+  awaitSignature(applicationId: string, publicKey: Uint8Array): void {
     this.#applicationId = applicationId;
     this.#kept = false;
     this.pool.verify(this, publicKey); // copied into the message at the end of this turn of the loop
   }
 
   verified(ok: boolean, base: string): void {
-    const c = this.#checked!;
     this.#finish(
-      ok ? resume(c.progress, () => recordNonce(c, this.#applicationId, base)) : signatureInvalid(),
+      ok
+        ? resume(this.progress, () => recordNonce(this, this.#applicationId, base))
+        : signatureInvalid(),
     );
   }
 
@@ -871,7 +902,7 @@ class PooledVerification implements PoolJob {
     if (outcome instanceof Promise) {
       outcome.then(
         (result) => this.#finish(result),
-        (error: unknown) => this.#finish(unexpectedFailure(error, this.#progress)),
+        (error: unknown) => this.#finish(unexpectedFailure(error, this.progress)),
       );
       return;
     }
