@@ -727,7 +727,10 @@ function verifyInPool(
     if (typeof now !== 'number') return undefined;
     const policy = options.policy ?? defaultVerificationPolicy;
     const job = new PooledVerification(pool, request, options, policy, now);
-    return pool.submit(job) ? job.promise : undefined;
+    if (!pool.submit(job)) return undefined;
+    const promise = job.promise!;
+    job.promise = undefined;
+    return promise;
   } catch {
     return undefined;
   }
@@ -817,7 +820,7 @@ function finishAfterParsingHere(
 class PooledVerification implements PoolJob, Checked {
   id = 0;
   worker: PoolJob['worker'] = undefined;
-  readonly promise: Promise<VerifyResult>;
+  promise: Promise<VerifyResult> | undefined;
   readonly progress: Progress = { step: 1 };
   readonly finish = finishInPool;
   readonly pooled = this;
@@ -912,6 +915,16 @@ class PooledVerification implements PoolJob, Checked {
       this.#kept = false;
       this.pool.drop(this);
     }
-    this.#resolve(outcome);
+    const resolve = this.#resolve;
+    this.#resolve = settledAlready;
+    this.aheadBase = '';
+    this.nonce = '';
+    this.keyId = '';
+    this.applicationIdField = undefined;
+    this.secretField = undefined;
+    this.late = undefined;
+    resolve(outcome);
   }
 }
+
+const settledAlready = (): void => {};
