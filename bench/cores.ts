@@ -65,6 +65,8 @@ export interface CoresRow {
   /** Verified requests per second (best round; for processes the sum over them), and ÷ one thread's raw rate. */
   readonly opsPerSec: number;
   readonly timesOneCore: number;
+  /** Worker rows: the share of the measured requests whose step 10 ran with their parse (one round trip). */
+  readonly aheadShare: number | null;
   readonly machine: Machine;
 }
 
@@ -212,6 +214,8 @@ interface RoundFigures {
   readonly busyUs: number;
   readonly cpuUs?: number;
   readonly opsPerSec: number;
+  /** Worker pool: requests of the measured window verified with their parse, ÷ requests sent to the workers. */
+  readonly aheadShare?: number;
 }
 
 async function measureRound(
@@ -224,6 +228,7 @@ async function measureRound(
   const operation = verifierFor(spec.mode, items, tools.apps, tools.key, now);
   await keepInFlight(Math.min(200, items.length), spec.inFlight, operation); // warm-up on the round's first items
   const start = Math.min(200, items.length);
+  const pool0 = verifyPoolInfo();
   const e0 = performance.eventLoopUtilization();
   const c0 = threadCpuUs();
   const t0 = performance.now();
@@ -231,7 +236,12 @@ async function measureRound(
   const elapsed = performance.now() - t0;
   const c1 = threadCpuUs();
   const busy = performance.eventLoopUtilization(e0).active;
+  const pool1 = verifyPoolInfo();
+  const sent = pool1.requests - pool0.requests;
   return {
+    ...(spec.mode === 'workers' && sent > 0
+      ? { aheadShare: (pool1.verifiedAhead - pool0.verifiedAhead) / sent }
+      : {}),
     rawUs: raw.us,
     ...(raw.cpuUs === undefined ? {} : { rawCpuUs: raw.cpuUs }),
     busyUs: (busy * 1000) / done,
@@ -319,6 +329,9 @@ function summarise(
     cpuRatio: loop || byCpu === undefined ? null : round2(byCpu.rawCpuUs! / byCpu.cpuUs!),
     opsPerSec: Math.round(opsPerSec),
     timesOneCore: round2((opsPerSec * rawUs) / 1e6),
+    aheadShare: rounds.some((r) => r.aheadShare !== undefined)
+      ? round2(median(rounds.flatMap((r) => (r.aheadShare === undefined ? [] : [r.aheadShare]))))
+      : null,
     machine: at,
   };
 }
@@ -484,6 +497,7 @@ export function coresTable(rows: readonly CoresRow[], at: Machine): string {
       `one event loop feeds ${best.toFixed(2)} cores' worth of raw verification (best pool row; target ≥ ${LOOP_RATIO_TARGET}: ${verdict})`,
       'loop µs/req: performance.eventLoopUtilization() busy time per verified request (best round); CPU: the main thread',
       "from /proc (Linux), which a busy machine's other processes do not inflate; × 1 core: req/s × raw µs.",
+      `step 10 ran with the parse (one round trip) for ${workers.map((r) => `${Math.round((r.aheadShare ?? 0) * 100)}%`).join(', ')} of the worker rows' measured requests.`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -372,6 +372,9 @@ describe('bench/harness.ts: bounded in count and time', () => {
       expect(row.inFlight).toBe(64);
     }
     expect(rows[2]!.loopBusyUs).toBeNull();
+    // The warm-up's requests registered the application with the workers: the measured ones take one round trip.
+    expect(rows[0]!.aheadShare).toBeGreaterThan(0.5);
+    expect(rows[1]!.aheadShare).toBeNull();
     // With more than one core the default adds the several-processes row (one process per core).
     const processes = rows.filter((row) => row.name === 'processes');
     expect(processes).toHaveLength(rows[0]!.machine.cores > 1 ? 1 : 0);
