@@ -123,6 +123,47 @@ describe.skipIf(skip)('sandbox portal in headless Chromium', { timeout: 90_000 }
     await page.screenshot({ path: join(shots, 'balances.png'), fullPage: true });
   });
 
+  it('a live refresh keeps what was typed: the page waits until the form is sent or put back', async () => {
+    await page.goto(`${service.baseUrl}/portal/balances`);
+    const holder = page.locator('input[name="holderName"]');
+    const initial = await holder.inputValue();
+    await holder.fill('Typed But Not Sent');
+    // Focus leaves the form, so only the typed value says that someone is editing.
+    await page.locator('header').first().click();
+    // This page's own listener for the change that another tab's payout makes.
+    const changed = page.evaluate(
+      () =>
+        new Promise<boolean>((resolve) => {
+          const events = new EventSource('/portal/events');
+          events.addEventListener('change', () => {
+            events.close();
+            resolve(true);
+          });
+          setTimeout(() => resolve(false), 10_000);
+        }),
+    );
+    await page.waitForTimeout(200); // the listener above connects
+    const other = await browser.newPage();
+    await other.goto(`${service.baseUrl}/portal/balances`);
+    await other.fill('input[name="holderName"]', 'Other Tab');
+    await other.fill('input[name="amount"]', '1.00');
+    await other.click('button:has-text("Make Payout")');
+    const otherId = /payout ([0-9a-f-]{36})/.exec(
+      (await other.locator('p.flash').textContent()) ?? '',
+    )![1]!;
+    await other.close();
+    expect(await changed).toBe(true);
+    await page.waitForTimeout(750); // time for a refresh to load and replace the form, were it to
+    expect(await holder.inputValue()).toBe('Typed But Not Sent');
+    expect(await page.locator(`tr[data-payout="${otherId}"]`).count()).toBe(0);
+    // Put back and left: the refresh that waited runs, and the other tab's payout shows.
+    await holder.fill(initial);
+    await page.locator('header').first().click();
+    await expect
+      .poll(() => page.locator(`tr[data-payout="${otherId}"]`).count(), { timeout: 10_000 })
+      .toBe(1);
+  });
+
   it('Payments: part of a settled payment is refunded through the row action and its dialog', async () => {
     await page.goto(`${service.baseUrl}/portal/payments`);
     const settled = service.seededPayments.settled[0]!;

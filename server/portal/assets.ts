@@ -17,7 +17,8 @@ export const PORTAL_SCRIPT = `
 (() => {
   const main = document.querySelector('main');
   let pending = false, busy = false;
-  const editing = () => !!document.querySelector('dialog[open]') || (document.activeElement && main.contains(document.activeElement) && /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName));
+  const changed = (e) => e.type === 'checkbox' || e.type === 'radio' ? e.checked !== e.defaultChecked : e.tagName === 'SELECT' ? [...e.options].some((o) => o.selected !== o.defaultSelected) : e.value !== e.defaultValue;
+  const editing = () => !!document.querySelector('dialog[open]') || (document.activeElement && main.contains(document.activeElement) && /^(INPUT|SELECT|TEXTAREA)$/.test(document.activeElement.tagName)) || [...main.querySelectorAll('input,select,textarea')].some(changed);
   async function refresh() {
     if (busy) { pending = true; return; }
     if (editing()) { pending = true; return; }
@@ -25,7 +26,9 @@ export const PORTAL_SCRIPT = `
     try {
       const url = new URL(location.href); url.searchParams.delete('flash'); url.searchParams.set('fragment', 'main');
       const r = await fetch(url, { headers: { accept: 'text/html' } });
-      if (r.ok) { const open = [...main.querySelectorAll('details[open]')].map((d) => d.id); main.innerHTML = await r.text(); for (const id of open) { const d = id && document.getElementById(id); if (d) d.open = true; } }
+      // What was typed while the fragment loaded is kept: the refresh waits for the form to be sent or left.
+      if (r.ok && editing()) pending = true;
+      else if (r.ok) { const open = [...main.querySelectorAll('details[open]')].map((d) => d.id); main.innerHTML = await r.text(); for (const id of open) { const d = id && document.getElementById(id); if (d) d.open = true; } }
     } finally { busy = false; if (pending) setTimeout(refresh, 50); }
   }
   document.addEventListener('focusout', () => { if (pending) setTimeout(refresh, 50); });
