@@ -542,12 +542,7 @@ function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
 }
 
 /** Steps 8 to 10 on this thread (step 10's engine may still be libuv's thread pool). */
-function finishHere(
-  c: Checked,
-  applicationId: string,
-  publicKey: Ed25519PublicKey,
-  _application?: ApplicationRecord,
-): Outcome {
+function finishHere(c: Checked, applicationId: string, publicKey: Ed25519PublicKey): Outcome {
   const { fields, input, signature, checkSignature } = c.local!;
   const base = checkBodyAndBase(c.request, fields, input, c.policy, c.progress);
   if (!base.ok) return base;
@@ -770,7 +765,7 @@ function finishInPool(
     // them (a fresh key object: node-backend keeps the KeyObject it built for an object it saw before).
     if (ok) {
       const current = { kind: 'ed25519-public' as const, raw: Uint8Array.from(raw) };
-      return finishAfterParsingHere(c, applicationId, current, application);
+      return finishAfterParsingHere(c, applicationId, current);
     }
   }
   job.awaitSignature(applicationId, raw);
@@ -782,7 +777,6 @@ function finishAfterParsingHere(
   c: Checked,
   applicationId: string,
   publicKey: Ed25519PublicKey,
-  application: ApplicationRecord,
 ): Outcome {
   const fields = indexCheckedFieldLines(c.request.headers);
   if (fields === undefined)
@@ -810,7 +804,7 @@ function finishAfterParsingHere(
     local,
     progress: c.progress,
   };
-  return finishHere(here, applicationId, publicKey, application);
+  return finishHere(here, applicationId, publicKey);
 }
 
 /**
@@ -820,6 +814,7 @@ function finishAfterParsingHere(
 class PooledVerification implements PoolJob, Checked {
   id = 0;
   worker: PoolJob['worker'] = undefined;
+  /** Taken by verifyInPool once submitted: a settled job keeps no path to its result (see #finish). */
   promise: Promise<VerifyResult> | undefined;
   readonly progress: Progress = { step: 1 };
   readonly finish = finishInPool;
@@ -915,6 +910,8 @@ class PooledVerification implements PoolJob, Checked {
       this.#kept = false;
       this.pool.drop(this);
     }
+    // A settled job lets go of its result and of the strings of its answer (slices of a whole batch answer): a job
+    // the scavenger promoted while it was in flight would otherwise keep them alive through later scavenges.
     const resolve = this.#resolve;
     this.#resolve = settledAlready;
     this.aheadBase = '';
