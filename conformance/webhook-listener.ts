@@ -64,6 +64,11 @@ export interface WebhookListenerOptions {
   readonly maxBodyBytes?: number;
   /** Records kept; the oldest are dropped beyond this. Default 10 000. */
   readonly maxRecords?: number;
+  /**
+   * Body bytes kept over all records; the oldest records are dropped beyond this (the newest is always kept).
+   * Default 64 MiB, so that a target sending many large webhooks cannot grow the audit's memory without bound.
+   */
+  readonly maxKeptBytes?: number;
 }
 
 interface Rule {
@@ -88,7 +93,9 @@ export async function startWebhookListener(
 ): Promise<WebhookListener> {
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const maxRecords = options.maxRecords ?? 10_000;
+  const maxKeptBytes = options.maxKeptBytes ?? 64 * 1024 * 1024;
   const records: ReceivedWebhook[] = [];
+  let keptBytes = 0;
   const rules: Rule[] = [];
   const waiters = new Set<() => void>();
   let seq = 0;
@@ -140,7 +147,12 @@ export async function startWebhookListener(
         }
         seq += 1;
         records.push({ seq, ...call, answeredStatus: status });
-        if (records.length > maxRecords) records.splice(0, records.length - maxRecords);
+        keptBytes += body.length;
+        let drop = Math.max(0, records.length - maxRecords);
+        for (let kept = keptBytes; kept > maxKeptBytes && drop < records.length - 1; drop++)
+          kept -= records[drop]!.body.length;
+        for (let i = 0; i < drop; i++) keptBytes -= records[i]!.body.length;
+        if (drop > 0) records.splice(0, drop);
         res.writeHead(status, { 'content-type': 'text/plain', 'content-length': '0' });
         res.end();
         for (const wake of [...waiters]) wake();

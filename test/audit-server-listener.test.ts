@@ -95,6 +95,34 @@ describe('webhook listener', () => {
     expect(text!.method).toBe('POST');
   });
 
+  it('keeps the newest records within its count and byte bounds, numbering on', async () => {
+    const bounded = await startWebhookListener({ maxRecords: 3, maxKeptBytes: 1500 });
+    try {
+      for (let i = 1; i <= 5; i++)
+        expect(await put(bounded.urlFor('payout'), `{"n":${i}}`)).toBe(200);
+      expect(bounded.received().map((w) => w.seq)).toEqual([3, 4, 5]);
+      // Three bodies of 698 bytes are over 1,500: the oldest goes. One larger than the bound is still kept.
+      for (let i = 6; i <= 8; i++)
+        expect(await put(bounded.urlFor('payout'), `{"n":${i},"pad":"${'x'.repeat(682)}"}`)).toBe(
+          200,
+        );
+      expect(bounded.received().map((w) => [w.seq, w.body.length])).toEqual([
+        [7, 698],
+        [8, 698],
+      ]);
+      const big = await startWebhookListener({ maxKeptBytes: 10 });
+      try {
+        expect(await put(big.urlFor('payout'), '{"n":"bigger than the bound"}')).toBe(200);
+        expect(await put(big.urlFor('payout'), '{"n":"the newest"}')).toBe(200);
+        expect(big.received().map((w) => w.seq)).toEqual([2]);
+      } finally {
+        await big.close();
+      }
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it('survives garbage on the socket', async () => {
     const port = Number(new URL(listener.url).port);
     await new Promise<void>((resolve) => {
