@@ -226,8 +226,16 @@ function commandsBetween(
 }
 
 /** MONITOR on every node: counts commands clients send (top) and commands scripts run inside Redis (lua). */
-function monitor(nodes: RedisNodes): { counts: { top: number; lua: number }; stop(): void } {
-  const counts = { top: 0, lua: 0 };
+function monitor(nodes: RedisNodes): {
+  counts: {
+    top: number;
+    lua: number;
+    /** Per command name: sent by clients, run inside scripts. */
+    byName: Record<string, { sent: number; lua: number }>;
+  };
+  stop(): void;
+} {
+  const counts = { top: 0, lua: 0, byName: {} as Record<string, { sent: number; lua: number }> };
   const sockets = nodes.ports.map((port) => {
     const socket = net.createConnection(port, '127.0.0.1');
     let rest = '';
@@ -237,8 +245,14 @@ function monitor(nodes: RedisNodes): { counts: { top: number; lua: number }; sto
       for (const line of lines) {
         const m = /^\+[\d.]+ \[\d+ ([^\]]+)\] "([^"]+)"/.exec(line);
         if (m === null) continue;
-        if (m[1] === 'lua') counts.lua += 1;
-        else if (m[2]!.toLowerCase() !== 'info') counts.top += 1; // the bench's own INFO readings
+        const name = m[2]!.toLowerCase();
+        const inScript = m[1] === 'lua';
+        if (!inScript && name === 'info') continue; // the bench's own INFO readings
+        if (inScript) counts.lua += 1;
+        else counts.top += 1;
+        const entry = (counts.byName[name] ??= { sent: 0, lua: 0 });
+        if (inScript) entry.lua += 1;
+        else entry.sent += 1;
       }
     });
     socket.on('error', () => {});
@@ -326,6 +340,8 @@ interface Row {
   sentPerPayout?: number;
   inScriptsPerPayout?: number;
   byName?: Record<string, number>;
+  /** From MONITOR, idle rate subtracted: per command name, sent by the service and run inside its scripts. */
+  byNameSplit?: Record<string, { sent: number; inScripts: number }>;
   redisCpuMicrosPerPayout?: number;
   redisCommandsPerCpuSecond?: number;
   ceilingPayoutsPerSecond?: number;
@@ -420,6 +436,17 @@ async function countCommands(
   row.inScriptsPerPayout = mon.counts.lua / r.accepted;
   row.byName = Object.fromEntries(
     Object.entries(counted.byName).map(([k, v]) => [k, Math.round((v / r.accepted) * 100) / 100]),
+  );
+  const perPayout = (n: number, idleN: number) =>
+    Math.max(0, Math.round(((n - (idleN / setup.idleSeconds) * seconds) / r.accepted) * 100) / 100);
+  row.byNameSplit = Object.fromEntries(
+    Object.entries(mon.counts.byName).map(([name, c]) => {
+      const idleC = idleMonitor.counts.byName[name];
+      return [
+        name,
+        { sent: perPayout(c.sent, idleC?.sent ?? 0), inScripts: perPayout(c.lua, idleC?.lua ?? 0) },
+      ];
+    }),
   );
   row.redisBytesPerPayout = (after.usedMemory - before.usedMemory) / r.accepted;
 }
@@ -588,6 +615,13 @@ function table(machine: Record<string, unknown>, rows: readonly Row[], setup: Se
       `| ${r.store} | ${r.workers} | ${fmt(r.payoutsPerSecond)}${r.failed > 0 ? ` (${r.failed} not accepted)` : ''} | ${r.commandsPerPayout === undefined ? '-' : `${fmt(r.commandsPerPayout, 1)} (${fmt(r.sentPerPayout, 1)} + ${fmt(r.inScriptsPerPayout, 1)})`} | ${fmt(r.idleCommandsPerSecondPerInstance, 1)} (${fmt(r.idleSentPerSecondPerInstance, 1)} sent) | ${fmt(r.redisCpuMicrosPerPayout)} | ${fmt(r.redisCommandsPerCpuSecond)} | ${fmt(r.ceilingPayoutsPerSecond)} | ${fmt(r.redisBytesPerPayout)} |${r.webhooksMissing > 0 ? ` ${r.webhooksMissing} webhooks missing` : ''}`,
   );
   const names = rows.find((r) => r.byName !== undefined)?.byName ?? {};
+  const split = rows.find((r) => r.byNameSplit !== undefined)?.byNameSplit ?? {};
+  const part = (pick: 'sent' | 'inScripts') =>
+    Object.entries(split)
+      .filter(([, v]) => v[pick] >= 0.05)
+      .sort((a, b) => b[1][pick] - a[1][pick])
+      .map(([k, v]) => `${k} ${v[pick]}`)
+      .join(', ');
   return [
     ...head,
     ...body,
@@ -596,6 +630,7 @@ function table(machine: Record<string, unknown>, rows: readonly Row[], setup: Se
       .sort((a, b) => b[1] - a[1])
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
+    `of which sent (MONITOR, first Redis row): ${part('sent')}; inside scripts: ${part('inScripts')}`,
   ].join('\n');
 }
 
