@@ -5,13 +5,21 @@ import { defineScript, evalScript, type RedisCommander } from '../redis/commande
 
 /**
  * ARGV: for each command, the index of its key in KEYS, the number of arguments after the key, the command's name,
- * then those arguments. Runs them in order.
+ * then those arguments. Runs them in order. `RPUSH-CAPPED value over keep` is RPUSH, then LTRIM to the last `keep`
+ * only when the list grew past `over`: a bounded list costs one command per push, not two.
  */
 const APPLY = defineScript(`
 local i = 1
 while i <= #ARGV do
   local n = tonumber(ARGV[i + 1])
-  redis.call(ARGV[i + 2], KEYS[tonumber(ARGV[i])], unpack(ARGV, i + 3, i + 2 + n))
+  local key = KEYS[tonumber(ARGV[i])]
+  if ARGV[i + 2] == 'RPUSH-CAPPED' then
+    if redis.call('RPUSH', key, ARGV[i + 3]) > tonumber(ARGV[i + 4]) then
+      redis.call('LTRIM', key, -tonumber(ARGV[i + 5]), -1)
+    end
+  else
+    redis.call(ARGV[i + 2], key, unpack(ARGV, i + 3, i + 2 + n))
+  end
   i = i + 3 + n
 end
 return 1`);

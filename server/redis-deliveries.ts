@@ -100,19 +100,28 @@ export class RedisDeliveries implements SharedDeliveries {
     const id = String(delivery.record.id);
     const k = partitionOf(delivery.record.resourceId, this.#partitions);
     const keys = this.#keys(k);
-    const kept = Math.ceil((this.#o.maxRecords ?? 10_000) / this.#partitions);
+    const kept = this.#kept();
     // The record, its due time (already claimed: now + lease), and its place in the list of all. Held by this
     // instance from now on: a close before the attempt hands it back too.
     this.#running.set(id, k);
     await this.#batch.write(k, [
       { command: 'SET', key: keys.item + id, args: [encode(delivery)] },
       { command: 'ZADD', key: keys.due, args: [String(Date.now() + this.#o.leaseMs), id] },
-      { command: 'RPUSH', key: keys.all, args: [id] },
-      { command: 'LTRIM', key: keys.all, args: [String(-kept), '-1'] },
+      // Trimmed back to `kept` once it holds a tenth more (list() reads the last `kept`): one command per push.
+      {
+        command: 'RPUSH-CAPPED',
+        key: keys.all,
+        args: [id, String(kept + Math.ceil(kept / 10)), String(kept)],
+      },
     ]);
     // Queued already claimed by this instance: the first attempt at once.
     if (this.#attempt !== undefined && !this.#closed) this.#start(k, id, delivery);
     else if (!this.#closed) this.#running.delete(id);
+  }
+
+  /** Deliveries listed per partition. */
+  #kept(): number {
+    return Math.ceil((this.#o.maxRecords ?? 10_000) / this.#partitions);
   }
 
   start(attempt: Attempt): void {
@@ -209,7 +218,7 @@ export class RedisDeliveries implements SharedDeliveries {
         const keys = this.#keys(k);
         const send = (args: string[]) =>
           withTimeout(this.#o.client.sendCommand(args), 2000, args[0] ?? 'command');
-        const ids = (await send(['LRANGE', keys.all, '0', '-1'])) as string[];
+        const ids = (await send(['LRANGE', keys.all, String(-this.#kept()), '-1'])) as string[];
         if (ids.length === 0) return [];
         const jsons = (await send(['MGET', ...ids.map((id) => keys.item + id)])) as Array<
           string | null
