@@ -140,8 +140,16 @@ export class RedisDeliveries implements SharedDeliveries {
       [String(dueBy), String(Date.now() + this.#o.leaseMs), keys.item, '10', id],
       'claim webhook',
     )) as string[];
-    for (let i = 0; i + 1 < reply.length && !this.#closed; i += 2)
-      this.#start(k, reply[i]!, decode(reply[i + 1]!));
+    for (let i = 0; i + 1 < reply.length && !this.#closed; i += 2) {
+      const delivery = decode(reply[i + 1]!);
+      // Finished (no attempt left) but still due: its result was written and the removal from the due set was
+      // lost. Removed now, not attempted again.
+      if (delivery.index >= delivery.payloads.length) {
+        await withTimeout(this.#o.client.sendCommand(['ZREM', keys.due, reply[i]!]), 2000, 'ZREM');
+        continue;
+      }
+      this.#start(k, reply[i]!, delivery);
+    }
   }
 
   #backstop(): void {
@@ -172,22 +180,28 @@ export class RedisDeliveries implements SharedDeliveries {
         payloads: nextInMs === undefined ? [] : delivery.payloads,
         index: delivery.index + 1,
       };
-      // The result, and the next attempt's due time; a finished record is kept for keepFinishedMs.
+      // The result, and the next attempt's due time; a finished record is kept for keepFinishedMs. Two plain
+      // commands, in this order on one connection (no script around them): when only the first arrives, the
+      // delivery is still due at its lease's end, and the backstop then makes the next attempt, or drops the entry
+      // of one that is finished (see #claim).
       const keys = this.#keys(k);
-      await this.#batch.write(
-        k,
+      const send = (args: string[]) =>
+        withTimeout(this.#o.client.sendCommand(args), 2000, `${args[0]} webhook result`);
+      await Promise.all(
         nextInMs === undefined
           ? [
-              {
-                command: 'SET',
-                key: keys.item + id,
-                args: [encode(next), 'PX', String(this.#o.keepFinishedMs ?? 600_000)],
-              },
-              { command: 'ZREM', key: keys.due, args: [id] },
+              send([
+                'SET',
+                keys.item + id,
+                encode(next),
+                'PX',
+                String(this.#o.keepFinishedMs ?? 600_000),
+              ]),
+              send(['ZREM', keys.due, id]),
             ]
           : [
-              { command: 'SET', key: keys.item + id, args: [encode(next)] },
-              { command: 'ZADD', key: keys.due, args: [String(Date.now() + nextInMs), id] },
+              send(['SET', keys.item + id, encode(next)]),
+              send(['ZADD', keys.due, String(Date.now() + nextInMs), id]),
             ],
       );
       if (nextInMs !== undefined && !this.#closed) {

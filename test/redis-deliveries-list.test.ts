@@ -1,12 +1,13 @@
-// RedisDeliveries' list of deliveries on a real redis-server: bounded by maxRecords although a push trims the list
-// only once it has grown a tenth past the bound (one command per push, not RPUSH and LTRIM each time).
+// RedisDeliveries on a real redis-server: the list of deliveries stays bounded by maxRecords although a push trims it
+// only once it has grown a tenth past the bound (one command per push, not RPUSH and LTRIM each time); a result
+// written by two plain commands whose second (the removal from the due set) was lost is not attempted again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisConnection } from '../redis/commander.js';
 import { RedisDeliveries } from '../server/redis-deliveries.js';
 import type { SharedDelivery } from '../server/webhook-delivery.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
 
-const delivery = (id: number): SharedDelivery => ({
+const delivery = (id: number, payloads: unknown[] = []): SharedDelivery => ({
   record: {
     id,
     kind: 'payout',
@@ -17,7 +18,7 @@ const delivery = (id: number): SharedDelivery => ({
     attempts: [],
     applicationId: 'app-1',
   } as unknown as SharedDelivery['record'],
-  payloads: [],
+  payloads,
   index: 0,
 });
 
@@ -53,5 +54,38 @@ describe.runIf(redisTestsEnabled())('RedisDeliveries: the listed deliveries stay
     expect((await deliveries.list()).map((r) => r.id)).toEqual(
       Array.from({ length: 10 }, (_, i) => 16 + i),
     );
+  });
+
+  it('a finished delivery left in the due set (its removal lost) is dropped by the backstop, not attempted again', async () => {
+    const deliveries = new RedisDeliveries({
+      client: connection,
+      keyPrefix: 'lost:',
+      leaseMs: 1000,
+      backstopMs: 50,
+      log: () => {},
+    });
+    let attempts = 0;
+    deliveries.start(async (d) => {
+      attempts += 1;
+      return { record: { ...d.record, state: 'delivered' }, nextInMs: undefined };
+    });
+    const score = () => redis.command('ZSCORE', 'lost:deliveries:due', '7');
+    try {
+      await deliveries.add(delivery(7, [{ n: 0 }, { n: 1 }]));
+      for (let i = 0; i < 100 && (attempts === 0 || !(await score()).startsWith('$-1')); i += 1)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(attempts).toBe(1);
+      expect(await score()).toBe('$-1\r\n');
+      // The result arrived, the removal did not: due long ago, for any instance's backstop.
+      await redis.command('ZADD', 'lost:deliveries:due', String(Date.now() - 60_000), '7');
+      for (let i = 0; i < 100 && !(await score()).startsWith('$-1'); i += 1)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(await score()).toBe('$-1\r\n');
+      expect(attempts).toBe(1);
+      const [record] = await deliveries.list();
+      expect(record).toMatchObject({ id: 7, state: 'delivered' });
+    } finally {
+      deliveries.close();
+    }
   });
 });
