@@ -5,17 +5,21 @@ import { defineScript, evalScript, type RedisCommander } from '../redis/commande
 
 /**
  * ARGV: for each command, the index of its key in KEYS, the number of arguments after the key, the command's name,
- * then those arguments. Runs them in order. `RPUSH-CAPPED value over keep` is RPUSH, then LTRIM to the last `keep`
- * only when the list grew past `over`: a bounded list costs one command per push, not two.
+ * then those arguments. Runs them in order. `ZPRUNE band cutoff keep` prunes a sorted set whose scores from `band`
+ * up mark finished members: those scored below `cutoff`, then all but the highest `keep` of them.
  */
 const APPLY = defineScript(`
 local i = 1
 while i <= #ARGV do
   local n = tonumber(ARGV[i + 1])
   local key = KEYS[tonumber(ARGV[i])]
-  if ARGV[i + 2] == 'RPUSH-CAPPED' then
-    if redis.call('RPUSH', key, ARGV[i + 3]) > tonumber(ARGV[i + 4]) then
-      redis.call('LTRIM', key, -tonumber(ARGV[i + 5]), -1)
+  if ARGV[i + 2] == 'ZPRUNE' then
+    local band = ARGV[i + 3]
+    redis.call('ZREMRANGEBYSCORE', key, band, '(' .. ARGV[i + 4])
+    local over = redis.call('ZCOUNT', key, band, '+inf') - tonumber(ARGV[i + 5])
+    if over > 0 then
+      local first = redis.call('ZCOUNT', key, '-inf', '(' .. band)
+      redis.call('ZREMRANGEBYRANK', key, first, first + over - 1)
     end
   else
     redis.call(ARGV[i + 2], key, unpack(ARGV, i + 3, i + 2 + n))

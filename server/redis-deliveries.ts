@@ -1,5 +1,7 @@
 // The webhook delivery queue in Redis, shared by every instance on it. A delivery is one key (its record and the
-// payload of each attempt) and one member of a sorted set scored by when it is due. The instance that queues a
+// payload of each attempt) and one member of a sorted set scored by when it is due, or, once finished, by when it
+// finished in a band of scores far above any due time (FINISHED): the same set lists the deliveries for
+// `/sandbox/deliveries`, and the backstop, which reads only due times, never sees the finished. The instance that queues a
 // delivery writes it already claimed (due at now + lease) and makes the first attempt at once; it writes each result
 // with the next due time and, on its own timer, claims and makes the next attempt (a Lua script moves the score to
 // now + lease only when it is due and not leased). The sorted set is the backstop: every instance looks for attempts
@@ -19,6 +21,15 @@ import { DecimalNumber } from './json-writer.js';
 import { RedisBatch } from './redis-batch.js';
 import { BACKSTOP_GRACE_MS } from './redis-timers.js';
 import type { DeliveryRecord, SharedDeliveries, SharedDelivery } from './webhook-delivery.js';
+
+/**
+ * Scores at or above this mark finished deliveries (FINISHED + the time they finished, ms): far above any due time
+ * (ms since 1970), and exact in a double.
+ */
+const FINISHED = 1e15;
+
+/** A queued delivery prunes its partition's finished ones about once in this many (ids are random). */
+const PRUNE_EVERY = 64;
 
 /**
  * KEYS[1]: due set; ARGV[1]: due at or before, ARGV[2]: lease end, ARGV[3]: key prefix of deliveries, ARGV[4]: at
@@ -89,7 +100,7 @@ export class RedisDeliveries implements SharedDeliveries {
 
   #keys(k: number) {
     const base = `${this.#o.keyPrefix}${partitionTag(k, this.#partitions)}`;
-    return { due: `${base}deliveries:due`, all: `${base}deliveries:all`, item: `${base}delivery:` };
+    return { due: `${base}deliveries:due`, item: `${base}delivery:` };
   }
 
   #send(script: Parameters<typeof evalScript>[1], keys: string[], args: string[], what: string) {
@@ -100,19 +111,27 @@ export class RedisDeliveries implements SharedDeliveries {
     const id = String(delivery.record.id);
     const k = partitionOf(delivery.record.resourceId, this.#partitions);
     const keys = this.#keys(k);
-    const kept = this.#kept();
-    // The record, its due time (already claimed: now + lease), and its place in the list of all. Held by this
-    // instance from now on: a close before the attempt hands it back too.
+    // The record and its due time (already claimed: now + lease). Held by this instance from now on: a close before
+    // the attempt hands it back too. About once in PRUNE_EVERY, finished deliveries past keepFinishedMs (their
+    // records are gone) or beyond the last maxRecords leave the set.
     this.#running.set(id, k);
+    const now = Date.now();
     await this.#batch.write(k, [
       { command: 'SET', key: keys.item + id, args: [encode(delivery)] },
-      { command: 'ZADD', key: keys.due, args: [String(Date.now() + this.#o.leaseMs), id] },
-      // Trimmed back to `kept` once it holds a tenth more (list() reads the last `kept`): one command per push.
-      {
-        command: 'RPUSH-CAPPED',
-        key: keys.all,
-        args: [id, String(kept + Math.ceil(kept / 10)), String(kept)],
-      },
+      { command: 'ZADD', key: keys.due, args: [String(now + this.#o.leaseMs), id] },
+      ...(delivery.record.id % PRUNE_EVERY === 0
+        ? [
+            {
+              command: 'ZPRUNE',
+              key: keys.due,
+              args: [
+                String(FINISHED),
+                String(FINISHED + now - (this.#o.keepFinishedMs ?? 600_000)),
+                String(this.#kept()),
+              ],
+            },
+          ]
+        : []),
     ]);
     // Queued already claimed by this instance: the first attempt at once.
     if (this.#attempt !== undefined && !this.#closed) this.#start(k, id, delivery);
@@ -142,10 +161,14 @@ export class RedisDeliveries implements SharedDeliveries {
     )) as string[];
     for (let i = 0; i + 1 < reply.length && !this.#closed; i += 2) {
       const delivery = decode(reply[i + 1]!);
-      // Finished (no attempt left) but still due: its result was written and the removal from the due set was
-      // lost. Removed now, not attempted again.
+      // Finished (no attempt left) but still due: its result was written and the move to the finished band was
+      // lost. Moved now, not attempted again.
       if (delivery.index >= delivery.payloads.length) {
-        await withTimeout(this.#o.client.sendCommand(['ZREM', keys.due, reply[i]!]), 2000, 'ZREM');
+        await withTimeout(
+          this.#o.client.sendCommand(['ZADD', keys.due, String(FINISHED + Date.now()), reply[i]!]),
+          2000,
+          'ZADD finished',
+        );
         continue;
       }
       this.#start(k, reply[i]!, delivery);
@@ -180,10 +203,10 @@ export class RedisDeliveries implements SharedDeliveries {
         payloads: nextInMs === undefined ? [] : delivery.payloads,
         index: delivery.index + 1,
       };
-      // The result, and the next attempt's due time; a finished record is kept for keepFinishedMs. Two plain
-      // commands, in this order on one connection (no script around them): when only the first arrives, the
-      // delivery is still due at its lease's end, and the backstop then makes the next attempt, or drops the entry
-      // of one that is finished (see #claim).
+      // The result, and the next attempt's due time (or the finished band); a finished record is kept for
+      // keepFinishedMs. Two plain commands, in this order on one connection (no script around them): when only the
+      // first arrives, the delivery is still due at its lease's end, and the backstop then makes the next attempt,
+      // or moves one that is finished to the band (see #claim).
       const keys = this.#keys(k);
       const send = (args: string[]) =>
         withTimeout(this.#o.client.sendCommand(args), 2000, `${args[0]} webhook result`);
@@ -197,7 +220,7 @@ export class RedisDeliveries implements SharedDeliveries {
                 'PX',
                 String(this.#o.keepFinishedMs ?? 600_000),
               ]),
-              send(['ZREM', keys.due, id]),
+              send(['ZADD', keys.due, String(FINISHED + Date.now()), id]),
             ]
           : [
               send(['SET', keys.item + id, encode(next)]),
@@ -230,9 +253,23 @@ export class RedisDeliveries implements SharedDeliveries {
     const parts = await Promise.all(
       Array.from({ length: this.#partitions }, async (_, k) => {
         const keys = this.#keys(k);
+        const kept = this.#kept();
         const send = (args: string[]) =>
           withTimeout(this.#o.client.sendCommand(args), 2000, args[0] ?? 'command');
-        const ids = (await send(['LRANGE', keys.all, String(-this.#kept()), '-1'])) as string[];
+        // The deliveries still due (by due time), then the last kept finished ones (by when they finished).
+        const [due, finished] = (await Promise.all([
+          send(['ZRANGEBYSCORE', keys.due, '-inf', `(${FINISHED}`]),
+          send([
+            'ZREVRANGEBYSCORE',
+            keys.due,
+            '+inf',
+            String(FINISHED),
+            'LIMIT',
+            '0',
+            String(kept),
+          ]),
+        ])) as [string[], string[]];
+        const ids = [...finished.reverse(), ...due];
         if (ids.length === 0) return [];
         const jsons = (await send(['MGET', ...ids.map((id) => keys.item + id)])) as Array<
           string | null
@@ -242,8 +279,8 @@ export class RedisDeliveries implements SharedDeliveries {
           .map((j) => (JSON.parse(j) as SharedDelivery).record);
       }),
     );
-    if (parts.length === 1) return parts[0]!;
-    // Newest last, as one queue lists them (the first attempt's start, else creation order within a partition).
+    // Newest last, as one queue lists them: by the first attempt's start (sort is stable: one not yet attempted
+    // keeps its place among the due, ordered by when they were queued).
     return parts.flat().sort((a, b) => startOf(a) - startOf(b));
   }
 
