@@ -187,24 +187,29 @@ function command(port: number, ...args: string[]): Promise<string> {
 interface Stats {
   /** Calls per command name (scripts' own calls included), summed over the nodes. */
   readonly calls: Record<string, number>;
+  /** Microseconds Redis spent in each command (commandstats `usec`; a script's own calls counted in the script too). */
+  readonly usec: Record<string, number>;
   readonly cpuSeconds: number;
   readonly usedMemory: number;
 }
 
 async function readStats(nodes: RedisNodes): Promise<Stats> {
   const calls: Record<string, number> = {};
+  const usec: Record<string, number> = {};
   let cpuSeconds = 0;
   let usedMemory = 0;
   for (const port of nodes.ports) {
     const text = await command(port, 'INFO', 'all');
-    for (const m of text.matchAll(/cmdstat_([^:]+):calls=(\d+)/g))
+    for (const m of text.matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)) {
       calls[m[1]!] = (calls[m[1]!] ?? 0) + Number(m[2]);
+      usec[m[1]!] = (usec[m[1]!] ?? 0) + Number(m[3]);
+    }
     cpuSeconds +=
       Number(/used_cpu_sys:([\d.]+)/.exec(text)?.[1]) +
       Number(/used_cpu_user:([\d.]+)/.exec(text)?.[1]);
     usedMemory += Number(/used_memory:(\d+)/.exec(text)?.[1]);
   }
-  return { calls, cpuSeconds, usedMemory };
+  return { calls, usec, cpuSeconds, usedMemory };
 }
 
 /** Commands between two readings, without the bench's own (INFO of the readings, CONFIG, MONITOR). */
@@ -342,6 +347,11 @@ interface Row {
   byName?: Record<string, number>;
   /** From MONITOR, idle rate subtracted: per command name, sent by the service and run inside its scripts. */
   byNameSplit?: Record<string, { sent: number; inScripts: number }>;
+  /**
+   * Redis's own µs per payout in each command (commandstats `usec` over the counted payouts, idle included; an
+   * EVALSHA's time includes the commands its script runs, which are also counted under their own names).
+   */
+  usecByName?: Record<string, number>;
   redisCpuMicrosPerPayout?: number;
   redisCommandsPerCpuSecond?: number;
   ceilingPayoutsPerSecond?: number;
@@ -439,6 +449,12 @@ async function countCommands(
   );
   const perPayout = (n: number, idleN: number) =>
     Math.max(0, Math.round(((n - (idleN / setup.idleSeconds) * seconds) / r.accepted) * 100) / 100);
+  row.usecByName = Object.fromEntries(
+    Object.keys(counted.byName).map((name) => [
+      name,
+      Math.round((((after.usec[name] ?? 0) - (before.usec[name] ?? 0)) / r.accepted) * 10) / 10,
+    ]),
+  );
   row.byNameSplit = Object.fromEntries(
     Object.entries(mon.counts.byName).map(([name, c]) => {
       const idleC = idleMonitor.counts.byName[name];
@@ -616,6 +632,7 @@ function table(machine: Record<string, unknown>, rows: readonly Row[], setup: Se
   );
   const names = rows.find((r) => r.byName !== undefined)?.byName ?? {};
   const split = rows.find((r) => r.byNameSplit !== undefined)?.byNameSplit ?? {};
+  const usec = rows.find((r) => r.usecByName !== undefined)?.usecByName ?? {};
   const part = (pick: 'sent' | 'inScripts') =>
     Object.entries(split)
       .filter(([, v]) => v[pick] >= 0.05)
@@ -631,6 +648,12 @@ function table(machine: Record<string, unknown>, rows: readonly Row[], setup: Se
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
     `of which sent (MONITOR, first Redis row): ${part('sent')}; inside scripts: ${part('inScripts')}`,
+    `Redis µs per payout by command (commandstats usec, first Redis row; evalsha includes its scripts' commands): ${Object.entries(
+      usec,
+    )
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
   ].join('\n');
 }
 
