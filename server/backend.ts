@@ -75,7 +75,7 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
   // On a cluster every store spreads its keys over the same hash-tagged partitions (a payout, its timers and its
   // webhook deliveries in one), so each script touches one slot.
   const partitions = connection.cluster === true ? CLUSTER_PARTITIONS : 1;
-  // The webhook queue and the timers send the writes of one turn together (a webhook and a step: one command).
+  // The webhook queue and the timers send the writes of one turn together, pipelined in the order written.
   const batch = new RedisBatch(connection);
   return {
     nonceStore,

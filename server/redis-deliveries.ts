@@ -117,8 +117,9 @@ export class RedisDeliveries implements SharedDeliveries {
     this.#running.set(id, k);
     const now = Date.now();
     await this.#batch.write(k, [
-      { command: 'SET', key: keys.item + id, args: [encode(delivery)] },
+      // The due entry first: when the record does not follow, the backstop drops the entry (see CLAIM).
       { command: 'ZADD', key: keys.due, args: [String(now + this.#o.leaseMs), id] },
+      { command: 'SET', key: keys.item + id, args: [encode(delivery)] },
       ...(delivery.record.id % PRUNE_EVERY === 0
         ? [
             {

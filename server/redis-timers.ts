@@ -40,7 +40,7 @@ export interface RedisTimersOptions {
   /** One backstop pass over every partition takes this long (default 1 s on one partition, else 4 s). */
   readonly backstopMs?: number;
   readonly log: (line: string) => void;
-  /** Writes of one turn sent together (shared with the webhook queue, so a step and its webhook are one command). */
+  /** Writes of one turn sent together, pipelined (shared with the webhook queue). */
   readonly batch?: RedisBatch;
 }
 
@@ -57,7 +57,7 @@ export class RedisTimers implements SharedTimers {
   #polling = false;
   #closed = false;
   readonly #local = new Set<NodeJS.Timeout>();
-  /** Steps running here, by resource: a schedule of the same resource meanwhile replaces the member in one command. */
+  /** Steps running here, by resource: a schedule of the same resource meanwhile replaces the member (ZADD, ZREM). */
   readonly #running = new Map<string, { member: string; replaced: boolean }>();
 
   constructor(options: RedisTimersOptions) {
@@ -90,13 +90,16 @@ export class RedisTimers implements SharedTimers {
     this.#local.add(timer);
   }
 
-  /** Removes the member `done` and adds `next` due `at` ('' = none), with the other writes of this turn. */
+  /**
+   * Adds `next` due `at` ('' = none) and removes the member `done`, with the other writes of this turn: in that order,
+   * so that when the removal is lost the old step is still there (run again, it moves nothing), never neither.
+   */
   #reschedule(done: string, next: string, at: number): Promise<void> {
     const k = this.#partition(done === '' ? next : done);
     const due = this.#dueOf(k);
     return this.#batch.write(k, [
-      ...(done !== '' ? [{ command: 'ZREM', key: due, args: [done] }] : []),
       ...(next !== '' ? [{ command: 'ZADD', key: due, args: [String(at), next] }] : []),
+      ...(done !== '' ? [{ command: 'ZREM', key: due, args: [done] }] : []),
     ]);
   }
 
