@@ -2,7 +2,7 @@
 // connection, each as its own command, in the order written (no script around them: a script costs Redis one more
 // command, EVALSHA, for every group). Callers order a group so that losing its tail is safe (a due entry before the
 // record it points to; a new schedule before the removal of the old one). ZPRUNE, a conditional prune, is the one
-// write run as a script.
+// write run as a script; plain ZADDs of one key in a turn are joined into one.
 import { defineScript, evalScript, withTimeout, type RedisCommander } from '../redis/commander.js';
 
 /**
@@ -68,12 +68,34 @@ export class RedisBatch {
     this.#scheduled = false;
     const groups = this.#pending;
     this.#pending = [];
-    // Every command is sent now, in order (one connection pipelines them); each group waits for its own.
-    for (const group of groups)
-      Promise.all(group.writes.map((w) => this.#send(w))).then(
+    // Every command is sent now, in order (one connection pipelines them); each group waits for its own. Plain ZADDs
+    // of one key (a score and a member: a payout's first webhook and its first step) join the first of them, one
+    // command, unless another write to that key comes between.
+    const commands: BatchedWrite[] = [];
+    const open = new Map<string, number>();
+    const of = groups.map((group) =>
+      group.writes.map((w) => {
+        const at = open.get(w.key);
+        const plainZadd =
+          w.command === 'ZADD' && w.args.length === 2 && !/^[A-Za-z]/.test(w.args[0]!);
+        if (plainZadd && at !== undefined) {
+          const joined = commands[at]!;
+          commands[at] = { ...joined, args: [...joined.args, ...w.args] };
+          return at;
+        }
+        commands.push(w);
+        if (plainZadd) open.set(w.key, commands.length - 1);
+        else open.delete(w.key);
+        return commands.length - 1;
+      }),
+    );
+    const sent = commands.map((w) => this.#send(w));
+    groups.forEach((group, g) =>
+      Promise.all(of[g]!.map((i) => sent[i])).then(
         () => group.resolve(),
         (error: unknown) => group.reject(error),
-      );
+      ),
+    );
   }
 
   #send(w: BatchedWrite): Promise<unknown> {

@@ -1,25 +1,18 @@
 // The webhook delivery queue in Redis, shared by every instance on it. A delivery is one key (its record and the
-// payload of each attempt) and one member of a sorted set scored by when it is due, or, once finished, by when it
-// finished in a band of scores far above any due time (FINISHED): the same set lists the deliveries for
-// `/sandbox/deliveries`, and the backstop, which reads only due times, never sees the finished. The instance that queues a
-// delivery writes it already claimed (due at now + lease) and makes the first attempt at once; it writes each result
-// with the next due time and, on its own timer, claims and makes the next attempt (a Lua script moves the score to
-// now + lease only when it is due and not leased). The sorted set is the backstop: every instance looks for attempts
-// overdue by more than a grace period (one partition per tick) and claims them. So each attempt is made by one
+// payload of each attempt) and one member of the due set it shares with the lifecycle steps (RedisBackstop), scored
+// by when it is due, or, once finished, by when it finished in a band of scores far above any due time (FINISHED):
+// the same set lists the deliveries for `/sandbox/deliveries`, and the backstop, which reads only due times, never
+// sees the finished. The instance that queues a delivery writes it already claimed (due at now + lease) and makes the
+// first attempt at once; it writes each result with the next due time and, on its own timer, claims and makes the
+// next attempt (a Lua script moves the score to now + lease only when it is due and not leased). The due set is the
+// backstop: every instance looks for attempts overdue by more than a grace period and claims them. So each attempt is made by one
 // instance; an instance that dies mid-attempt leaves the lease to run out, and another instance makes that attempt
 // again: a delivery is never lost (at worst an attempt is repeated). On a cluster a delivery lives in the partition
 // of its resource (the payout's, the payment's).
-import {
-  defineScript,
-  evalScript,
-  partitionOf,
-  partitionTag,
-  withTimeout,
-  type RedisCommander,
-} from '../redis/commander.js';
+import { partitionOf, withTimeout, type RedisCommander } from '../redis/commander.js';
 import { DecimalNumber } from './json-writer.js';
+import { RedisBackstop, BACKSTOP_GRACE_MS } from './redis-backstop.js';
 import { RedisBatch } from './redis-batch.js';
-import { BACKSTOP_GRACE_MS } from './redis-timers.js';
 import type { DeliveryRecord, SharedDeliveries, SharedDelivery } from './webhook-delivery.js';
 
 /**
@@ -30,32 +23,6 @@ const FINISHED = 1e15;
 
 /** A queued delivery prunes its partition's finished ones about once in this many (ids are random). */
 const PRUNE_EVERY = 64;
-
-/**
- * KEYS[1]: due set; ARGV[1]: due at or before, ARGV[2]: lease end, ARGV[3]: key prefix of deliveries, ARGV[4]: at
- * most, ARGV[5]: one id ('' = any). → {id, json, id, json, …} of the deliveries claimed.
- */
-const CLAIM = defineScript(`
-local ids
-if ARGV[5] ~= '' then
-  local score = redis.call('ZSCORE', KEYS[1], ARGV[5])
-  if not score or tonumber(score) > tonumber(ARGV[1]) then return {} end
-  ids = {ARGV[5]}
-else
-  ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))
-end
-local out = {}
-for _, id in ipairs(ids) do
-  local json = redis.call('GET', ARGV[3] .. id)
-  if json then
-    redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
-    out[#out + 1] = id
-    out[#out + 1] = json
-  else
-    redis.call('ZREM', KEYS[1], id)
-  end
-end
-return out`);
 
 export interface RedisDeliveriesOptions {
   readonly client: RedisCommander;
@@ -73,6 +40,8 @@ export interface RedisDeliveriesOptions {
   readonly keepFinishedMs?: number;
   /** Writes of one turn sent together (shared with the lifecycle timers). */
   readonly batch?: RedisBatch;
+  /** The due set and its backstop (shared with the lifecycle timers; else one of its own). */
+  readonly backstop?: RedisBackstop;
 }
 
 type Attempt = (
@@ -83,10 +52,8 @@ export class RedisDeliveries implements SharedDeliveries {
   readonly #o: RedisDeliveriesOptions;
   readonly #partitions: number;
   readonly #batch: RedisBatch;
-  #tick: NodeJS.Timeout | undefined;
-  #next = 0;
+  readonly #backstop: RedisBackstop;
   #attempt: Attempt | undefined;
-  #polling = false;
   #closed = false;
   readonly #local = new Set<NodeJS.Timeout>();
   /** Attempts under way here (id → partition): handed back when this instance closes. */
@@ -96,15 +63,19 @@ export class RedisDeliveries implements SharedDeliveries {
     this.#o = options;
     this.#partitions = options.partitions ?? 1;
     this.#batch = options.batch ?? new RedisBatch(options.client);
+    this.#backstop =
+      options.backstop ??
+      new RedisBackstop({
+        client: options.client,
+        keyPrefix: options.keyPrefix,
+        partitions: this.#partitions,
+        ...(options.backstopMs !== undefined ? { backstopMs: options.backstopMs } : {}),
+        log: options.log,
+      });
   }
 
   #keys(k: number) {
-    const base = `${this.#o.keyPrefix}${partitionTag(k, this.#partitions)}`;
-    return { due: `${base}deliveries:due`, item: `${base}delivery:` };
-  }
-
-  #send(script: Parameters<typeof evalScript>[1], keys: string[], args: string[], what: string) {
-    return evalScript(this.#o.client, script, keys, args, 2000, what);
+    return { due: this.#backstop.dueKey(k), item: this.#backstop.deliveryKey(k, '') };
   }
 
   async add(delivery: SharedDelivery): Promise<void> {
@@ -117,7 +88,7 @@ export class RedisDeliveries implements SharedDeliveries {
     this.#running.set(id, k);
     const now = Date.now();
     await this.#batch.write(k, [
-      // The due entry first: when the record does not follow, the backstop drops the entry (see CLAIM).
+      // The due entry first: when the record does not follow, the backstop drops the entry (RedisBackstop).
       { command: 'ZADD', key: keys.due, args: [String(now + this.#o.leaseMs), id] },
       { command: 'SET', key: keys.item + id, args: [encode(delivery)] },
       ...(delivery.record.id % PRUNE_EVERY === 0
@@ -146,46 +117,31 @@ export class RedisDeliveries implements SharedDeliveries {
 
   start(attempt: Attempt): void {
     this.#attempt = attempt;
-    const cycle = this.#o.backstopMs ?? (this.#partitions === 1 ? 1_000 : 4_000);
-    this.#tick = setInterval(() => this.#backstop(), Math.max(50, cycle / this.#partitions));
-    this.#tick.unref();
+    this.#backstop.onDeliveries(this.#o.leaseMs, (k, id, json) => {
+      if (!this.#closed) void this.#resume(k, id, json);
+    });
   }
 
-  /** Claims and starts due deliveries of partition `k`: `id` alone (this instance's timer), or any overdue ones. */
+  /** This instance's timer for the next attempt of `id`: claimed here unless another instance took it over. */
   async #claim(k: number, id: string, dueBy: number): Promise<void> {
-    const keys = this.#keys(k);
-    const reply = (await this.#send(
-      CLAIM,
-      [keys.due],
-      [String(dueBy), String(Date.now() + this.#o.leaseMs), keys.item, '10', id],
-      'claim webhook',
-    )) as string[];
-    for (let i = 0; i + 1 < reply.length && !this.#closed; i += 2) {
-      const delivery = decode(reply[i + 1]!);
-      // Finished (no attempt left) but still due: its result was written and the move to the finished band was
-      // lost. Moved now, not attempted again.
-      if (delivery.index >= delivery.payloads.length) {
-        await withTimeout(
-          this.#o.client.sendCommand(['ZADD', keys.due, String(FINISHED + Date.now()), reply[i]!]),
-          2000,
-          'ZADD finished',
-        );
-        continue;
-      }
-      this.#start(k, reply[i]!, delivery);
-    }
+    const json = await this.#backstop.claimDelivery(k, id, dueBy, this.#o.leaseMs);
+    if (json !== undefined && !this.#closed) await this.#resume(k, id, json);
   }
 
-  #backstop(): void {
-    if (this.#polling || this.#closed || this.#attempt === undefined) return;
-    this.#polling = true;
-    const k = this.#next;
-    this.#next = (k + 1) % this.#partitions;
-    this.#claim(k, '', Date.now() - BACKSTOP_GRACE_MS)
-      .catch((error: unknown) => this.#logError('webhook queue', error))
-      .finally(() => {
-        this.#polling = false;
-      });
+  /** Starts the next attempt of a claimed delivery. */
+  async #resume(k: number, id: string, json: string): Promise<void> {
+    const delivery = decode(json);
+    // Finished (no attempt left) but still due: its result was written and the move to the finished band was lost.
+    // Moved now, not attempted again.
+    if (delivery.index >= delivery.payloads.length) {
+      await withTimeout(
+        this.#o.client.sendCommand(['ZADD', this.#keys(k).due, String(FINISHED + Date.now()), id]),
+        2000,
+        'ZADD finished',
+      ).catch((error: unknown) => this.#logError(`webhook ${id}`, error));
+      return;
+    }
+    this.#start(k, id, delivery);
   }
 
   #start(k: number, id: string, delivery: SharedDelivery): void {
@@ -207,7 +163,7 @@ export class RedisDeliveries implements SharedDeliveries {
       // The result, and the next attempt's due time (or the finished band); a finished record is kept for
       // keepFinishedMs. Two plain commands, in this order on one connection (no script around them): when only the
       // first arrives, the delivery is still due at its lease's end, and the backstop then makes the next attempt,
-      // or moves one that is finished to the band (see #claim).
+      // or moves one that is finished to the band (see #resume).
       const keys = this.#keys(k);
       const send = (args: string[]) =>
         withTimeout(this.#o.client.sendCommand(args), 2000, `${args[0]} webhook result`);
@@ -270,7 +226,8 @@ export class RedisDeliveries implements SharedDeliveries {
             String(kept),
           ]),
         ])) as [string[], string[]];
-        const ids = [...finished.reverse(), ...due];
+        // The due entries of lifecycle steps (`kind:id:status`) share the set: not deliveries.
+        const ids = [...finished.reverse(), ...due.filter((id) => !id.includes(':'))];
         if (ids.length === 0) return [];
         const jsons = (await send(['MGET', ...ids.map((id) => keys.item + id)])) as Array<
           string | null
@@ -287,7 +244,7 @@ export class RedisDeliveries implements SharedDeliveries {
 
   close(): void {
     this.#closed = true;
-    if (this.#tick !== undefined) clearInterval(this.#tick);
+    this.#backstop.close();
     // Attempts cut short by the close are handed back: overdue at once, so another instance's backstop takes them
     // without waiting for the lease (an instance that is killed cannot, and leaves the lease to run out).
     // Through the batch: after a queuing of this turn that has not reached Redis yet.

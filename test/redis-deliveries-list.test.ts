@@ -49,10 +49,9 @@ describe.runIf(redisTestsEnabled())('RedisDeliveries: the listed deliveries stay
       nextInMs: undefined,
     }));
     const finishedCount = async () =>
-      Number((await redis.command('ZCOUNT', 'list:deliveries:due', '1e15', '+inf')).slice(1));
+      Number((await redis.command('ZCOUNT', 'list:due', '1e15', '+inf')).slice(1));
     const finished = async (id: number) =>
-      Number((await redis.command('ZSCORE', 'list:deliveries:due', String(id))).split('\r\n')[1]) >=
-      1e15;
+      Number((await redis.command('ZSCORE', 'list:due', String(id))).split('\r\n')[1]) >= 1e15;
     const addAndFinish = async (id: number) => {
       await deliveries.add(delivery(id, [{ n: 0 }]));
       for (let i = 0; i < 100 && !(await finished(id)); i += 1)
@@ -96,7 +95,7 @@ describe.runIf(redisTestsEnabled())('RedisDeliveries: the listed deliveries stay
       attempts += 1;
       return { record: { ...d.record, state: 'delivered' }, nextInMs: undefined };
     });
-    const score = () => redis.command('ZSCORE', 'lost:deliveries:due', '7');
+    const score = () => redis.command('ZSCORE', 'lost:due', '7');
     try {
       await deliveries.add(delivery(7, [{ n: 0 }, { n: 1 }]));
       const isFinished = async () => Number((await score()).split('\r\n')[1]) >= 1e15;
@@ -105,7 +104,7 @@ describe.runIf(redisTestsEnabled())('RedisDeliveries: the listed deliveries stay
       expect(attempts).toBe(1);
       expect(Number((await score()).split('\r\n')[1])).toBeGreaterThanOrEqual(1e15);
       // The result arrived, the move to the finished band did not: due long ago, for any instance's backstop.
-      await redis.command('ZADD', 'lost:deliveries:due', String(Date.now() - 60_000), '7');
+      await redis.command('ZADD', 'lost:due', String(Date.now() - 60_000), '7');
       for (let i = 0; i < 100 && !(await isFinished()); i += 1)
         await new Promise((r) => setTimeout(r, 20));
       expect(await isFinished()).toBe(true);
