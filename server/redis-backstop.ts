@@ -8,6 +8,9 @@ import { defineScript, evalScript, partitionTag, type RedisCommander } from '../
 /** Entries overdue by more than this are taken by any instance (their owner died or is stuck). */
 export const BACKSTOP_GRACE_MS = 1_000;
 
+/** Entries one look claims: 20, the 10 steps and 10 deliveries the two due sets this one replaced each allowed. */
+const CLAIM_AT_MOST = 20;
+
 /**
  * KEYS[1]: due set; ARGV[1]: due at or before, ARGV[2]: a delivery's lease end ('' = leave deliveries), ARGV[3]: a
  * step's lease end ('' = leave steps), ARGV[4]: key prefix of delivery records, ARGV[5]: at most, ARGV[6]: one
@@ -128,13 +131,20 @@ export class RedisBackstop {
       this.#o.client,
       CLAIM,
       [this.dueKey(k)],
-      [String(dueBy), deliveryLeaseEnd, stepLeaseEnd, this.deliveryKey(k, ''), '10', one],
+      [
+        String(dueBy),
+        deliveryLeaseEnd,
+        stepLeaseEnd,
+        this.deliveryKey(k, ''),
+        String(CLAIM_AT_MOST),
+        one,
+      ],
       2000,
       one === '' ? 'claim due' : `claim webhook ${one}`,
     )) as string[];
   }
 
-  /** One partition per tick: claims entries overdue by more than the grace period (at most 10) and hands them on. */
+  /** One partition per tick: claims entries overdue by more than the grace period (at most CLAIM_AT_MOST) and hands them on. */
   #backstop(): void {
     if (this.#polling || this.#closed) return;
     this.#polling = true;
