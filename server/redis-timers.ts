@@ -8,8 +8,6 @@ import { partitionOf, type RedisCommander } from '../redis/commander.js';
 import { RedisBackstop } from './redis-backstop.js';
 import { RedisBatch } from './redis-batch.js';
 
-export { BACKSTOP_GRACE_MS } from './redis-backstop.js';
-
 /** What the Lifecycle needs from shared timers. */
 export interface SharedTimers {
   /** Runs `key`'s step in `delayMs` (in this instance, or in another when this one dies first). */
