@@ -2,7 +2,7 @@
 // machine, and counts what issue 29 bounds: the Redis commands over a payout's life as INFO commandstats counts them
 // (request, lifecycle step, both webhooks delivered and recorded; counted one payout at a time; a script's own
 // commands included) and the commands a second from an idle instance (at most 20). Issue 29's bound for a payout is
-// 10: not met, 23 on one Redis (docs/scale-out.md names each command left and why it stays); the test guards that
+// 10: not met, 22 on one Redis (docs/scale-out.md names each command left and why it stays); the test guards that
 // count. Counts, not timings. Budget: one service, 20 counted payouts, about 15 s.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
