@@ -187,24 +187,29 @@ function command(port: number, ...args: string[]): Promise<string> {
 interface Stats {
   /** Calls per command name (scripts' own calls included), summed over the nodes. */
   readonly calls: Record<string, number>;
+  /** Microseconds Redis spent in each command (commandstats `usec`; a script's own calls counted in the script too). */
+  readonly usec: Record<string, number>;
   readonly cpuSeconds: number;
   readonly usedMemory: number;
 }
 
 async function readStats(nodes: RedisNodes): Promise<Stats> {
   const calls: Record<string, number> = {};
+  const usec: Record<string, number> = {};
   let cpuSeconds = 0;
   let usedMemory = 0;
   for (const port of nodes.ports) {
     const text = await command(port, 'INFO', 'all');
-    for (const m of text.matchAll(/cmdstat_([^:]+):calls=(\d+)/g))
+    for (const m of text.matchAll(/cmdstat_([^:]+):calls=(\d+),usec=(\d+)/g)) {
       calls[m[1]!] = (calls[m[1]!] ?? 0) + Number(m[2]);
+      usec[m[1]!] = (usec[m[1]!] ?? 0) + Number(m[3]);
+    }
     cpuSeconds +=
       Number(/used_cpu_sys:([\d.]+)/.exec(text)?.[1]) +
       Number(/used_cpu_user:([\d.]+)/.exec(text)?.[1]);
     usedMemory += Number(/used_memory:(\d+)/.exec(text)?.[1]);
   }
-  return { calls, cpuSeconds, usedMemory };
+  return { calls, usec, cpuSeconds, usedMemory };
 }
 
 /** Commands between two readings, without the bench's own (INFO of the readings, CONFIG, MONITOR). */
@@ -226,8 +231,16 @@ function commandsBetween(
 }
 
 /** MONITOR on every node: counts commands clients send (top) and commands scripts run inside Redis (lua). */
-function monitor(nodes: RedisNodes): { counts: { top: number; lua: number }; stop(): void } {
-  const counts = { top: 0, lua: 0 };
+function monitor(nodes: RedisNodes): {
+  counts: {
+    top: number;
+    lua: number;
+    /** Per command name: sent by clients, run inside scripts. */
+    byName: Record<string, { sent: number; lua: number }>;
+  };
+  stop(): void;
+} {
+  const counts = { top: 0, lua: 0, byName: {} as Record<string, { sent: number; lua: number }> };
   const sockets = nodes.ports.map((port) => {
     const socket = net.createConnection(port, '127.0.0.1');
     let rest = '';
@@ -237,8 +250,14 @@ function monitor(nodes: RedisNodes): { counts: { top: number; lua: number }; sto
       for (const line of lines) {
         const m = /^\+[\d.]+ \[\d+ ([^\]]+)\] "([^"]+)"/.exec(line);
         if (m === null) continue;
-        if (m[1] === 'lua') counts.lua += 1;
-        else if (m[2]!.toLowerCase() !== 'info') counts.top += 1; // the bench's own INFO readings
+        const name = m[2]!.toLowerCase();
+        const inScript = m[1] === 'lua';
+        if (!inScript && name === 'info') continue; // the bench's own INFO readings
+        if (inScript) counts.lua += 1;
+        else counts.top += 1;
+        const entry = (counts.byName[name] ??= { sent: 0, lua: 0 });
+        if (inScript) entry.lua += 1;
+        else entry.sent += 1;
       }
     });
     socket.on('error', () => {});
@@ -326,6 +345,13 @@ interface Row {
   sentPerPayout?: number;
   inScriptsPerPayout?: number;
   byName?: Record<string, number>;
+  /** From MONITOR, idle rate subtracted: per command name, sent by the service and run inside its scripts. */
+  byNameSplit?: Record<string, { sent: number; inScripts: number }>;
+  /**
+   * Redis's own µs per payout in each command (commandstats `usec` over the counted payouts, idle included; an
+   * EVALSHA's time includes the commands its script runs, which are also counted under their own names).
+   */
+  usecByName?: Record<string, number>;
   redisCpuMicrosPerPayout?: number;
   redisCommandsPerCpuSecond?: number;
   ceilingPayoutsPerSecond?: number;
@@ -420,6 +446,23 @@ async function countCommands(
   row.inScriptsPerPayout = mon.counts.lua / r.accepted;
   row.byName = Object.fromEntries(
     Object.entries(counted.byName).map(([k, v]) => [k, Math.round((v / r.accepted) * 100) / 100]),
+  );
+  const perPayout = (n: number, idleN: number) =>
+    Math.max(0, Math.round(((n - (idleN / setup.idleSeconds) * seconds) / r.accepted) * 100) / 100);
+  row.usecByName = Object.fromEntries(
+    Object.keys(counted.byName).map((name) => [
+      name,
+      Math.round((((after.usec[name] ?? 0) - (before.usec[name] ?? 0)) / r.accepted) * 10) / 10,
+    ]),
+  );
+  row.byNameSplit = Object.fromEntries(
+    Object.entries(mon.counts.byName).map(([name, c]) => {
+      const idleC = idleMonitor.counts.byName[name];
+      return [
+        name,
+        { sent: perPayout(c.sent, idleC?.sent ?? 0), inScripts: perPayout(c.lua, idleC?.lua ?? 0) },
+      ];
+    }),
   );
   row.redisBytesPerPayout = (after.usedMemory - before.usedMemory) / r.accepted;
 }
@@ -588,11 +631,26 @@ function table(machine: Record<string, unknown>, rows: readonly Row[], setup: Se
       `| ${r.store} | ${r.workers} | ${fmt(r.payoutsPerSecond)}${r.failed > 0 ? ` (${r.failed} not accepted)` : ''} | ${r.commandsPerPayout === undefined ? '-' : `${fmt(r.commandsPerPayout, 1)} (${fmt(r.sentPerPayout, 1)} + ${fmt(r.inScriptsPerPayout, 1)})`} | ${fmt(r.idleCommandsPerSecondPerInstance, 1)} (${fmt(r.idleSentPerSecondPerInstance, 1)} sent) | ${fmt(r.redisCpuMicrosPerPayout)} | ${fmt(r.redisCommandsPerCpuSecond)} | ${fmt(r.ceilingPayoutsPerSecond)} | ${fmt(r.redisBytesPerPayout)} |${r.webhooksMissing > 0 ? ` ${r.webhooksMissing} webhooks missing` : ''}`,
   );
   const names = rows.find((r) => r.byName !== undefined)?.byName ?? {};
+  const split = rows.find((r) => r.byNameSplit !== undefined)?.byNameSplit ?? {};
+  const usec = rows.find((r) => r.usecByName !== undefined)?.usecByName ?? {};
+  const part = (pick: 'sent' | 'inScripts') =>
+    Object.entries(split)
+      .filter(([, v]) => v[pick] >= 0.05)
+      .sort((a, b) => b[1][pick] - a[1][pick])
+      .map(([k, v]) => `${k} ${v[pick]}`)
+      .join(', ');
   return [
     ...head,
     ...body,
     '',
     `commands per payout by name (first Redis row): ${Object.entries(names)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+    `of which sent (MONITOR, first Redis row): ${part('sent')}; inside scripts: ${part('inScripts')}`,
+    `Redis µs per payout by command (commandstats usec, first Redis row; evalsha includes its scripts' commands): ${Object.entries(
+      usec,
+    )
       .sort((a, b) => b[1] - a[1])
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,

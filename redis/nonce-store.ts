@@ -73,12 +73,18 @@ export class NonceStoreResetError extends PayconformError {
  * another replication id (a promoted replica, a restart) means nonces may have been forgotten: the horizon is set
  * to now + tolerance and kept for the window. Returns {status, horizon}: 1 recorded, 0 already recorded,
  * -1 refused (created at or before the horizon), -2 the owner's share is full, 2 only checked.
+ * Commands when nothing was lost: INFO, one MGET (marker, horizon and the owner's two counts: all share the
+ * partition's hash tag), SET NX and, with a share, INCR (PEXPIRE only on a count's first increment).
  */
 const RECORD_SCRIPT = `
 local replid = string.match(redis.call('INFO', 'replication'), 'master_replid:(%w+)') or ''
 local now = tonumber(ARGV[2])
-local horizon = tonumber(redis.call('GET', KEYS[3]))
-if redis.call('GET', KEYS[2]) ~= replid then
+local share = ARGV[6] ~= ''
+local got
+if share then got = redis.call('MGET', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+else got = redis.call('MGET', KEYS[2], KEYS[3]) end
+local horizon = tonumber(got[2])
+if got[1] ~= replid then
   local h = now + tonumber(ARGV[4])
   if horizon == nil or h > horizon then horizon = h end
   redis.call('SET', KEYS[3], horizon, 'PX', math.ceil((horizon - now + tonumber(ARGV[5]) + 1) * 1000))
@@ -86,14 +92,13 @@ if redis.call('GET', KEYS[2]) ~= replid then
 end
 if ARGV[1] == '' then return {2, tostring(horizon or '')} end
 if horizon ~= nil and tonumber(ARGV[3]) <= horizon then return {-1, tostring(horizon)} end
-local share = ARGV[6] ~= ''
-if share and tonumber(redis.call('GET', KEYS[4]) or '0') + tonumber(redis.call('GET', KEYS[5]) or '0') >= tonumber(ARGV[6]) then
+if share and tonumber(got[3] or '0') + tonumber(got[4] or '0') >= tonumber(ARGV[6]) then
   if redis.call('EXISTS', KEYS[1]) == 1 then return {0, ''} end
   return {-2, ''}
 end
 if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
-  if share then
-    redis.call('INCR', KEYS[4])
+  -- A count lives two windows from its first nonce, which covers the window it counts and the next.
+  if share and redis.call('INCR', KEYS[4]) == 1 then
     redis.call('PEXPIRE', KEYS[4], (2 * tonumber(ARGV[5]) + 1) * 1000)
   end
   return {1, ''}

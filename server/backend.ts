@@ -46,6 +46,7 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
   const { RedisTimers } = await import('./redis-timers.js');
   const { CLUSTER_PARTITIONS } = await import('../redis/commander.js');
   const { RedisBatch } = await import('./redis-batch.js');
+  const { RedisBackstop } = await import('./redis-backstop.js');
   const prefix = options.redisKeyPrefix ?? 'payconform:';
   let lastError = '';
   const connection = await connectRedis(options.redisUrl, {
@@ -75,8 +76,15 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
   // On a cluster every store spreads its keys over the same hash-tagged partitions (a payout, its timers and its
   // webhook deliveries in one), so each script touches one slot.
   const partitions = connection.cluster === true ? CLUSTER_PARTITIONS : 1;
-  // The webhook queue and the timers send the writes of one turn together (a webhook and a step: one command).
+  // The webhook queue and the timers send the writes of one turn together, pipelined in the order written.
   const batch = new RedisBatch(connection);
+  // They share one due set per partition and its backstop: one look per partition, a webhook and a step one ZADD.
+  const backstop = new RedisBackstop({
+    client: connection,
+    keyPrefix: prefix,
+    partitions,
+    log: options.log,
+  });
   return {
     nonceStore,
     createStateStore: (state) =>
@@ -89,9 +97,10 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
         log,
         partitions,
         batch,
+        backstop,
       }),
     createSharedTimers: (log) =>
-      new RedisTimers({ client: connection, keyPrefix: prefix, log, partitions, batch }),
+      new RedisTimers({ client: connection, keyPrefix: prefix, log, partitions, batch, backstop }),
     description: `nonces, payments, payouts, refunds, lifecycle timers and the webhook queue in ${connection.cluster === true ? `a Redis Cluster (${partitions} hash-tagged partitions)` : 'Redis'} at ${redactUrl(options.redisUrl)} (key prefix "${prefix}")`,
     close: () => connection.close(),
   };

@@ -1,18 +1,21 @@
-// Plain writes to one partition's keys made in the same turn of the event loop, sent as one script (one command,
-// atomic): queuing a payout's webhook and scheduling its lifecycle step, or the next webhook and the end of the step,
-// cost Redis one command instead of two. Every key is declared, so on a cluster the script touches one slot.
-import { defineScript, evalScript, type RedisCommander } from '../redis/commander.js';
+// Plain writes made in the same turn of the event loop, pipelined: sent together at the end of the turn on one
+// connection, each as its own command, in the order written (no script around them: a script costs Redis one more
+// command, EVALSHA, for every group). Callers order a group so that losing its tail is safe (a due entry before the
+// record it points to; a new schedule before the removal of the old one). ZPRUNE, a conditional prune, is the one
+// write run as a script; plain ZADDs of one key in a turn are joined into one.
+import { defineScript, evalScript, withTimeout, type RedisCommander } from '../redis/commander.js';
 
 /**
- * ARGV: for each command, the index of its key in KEYS, the number of arguments after the key, the command's name,
- * then those arguments. Runs them in order.
+ * KEYS[1]: a sorted set whose scores from ARGV[1] up mark finished members. Removes those scored below ARGV[2], then
+ * all but the highest ARGV[3] of them.
  */
-const APPLY = defineScript(`
-local i = 1
-while i <= #ARGV do
-  local n = tonumber(ARGV[i + 1])
-  redis.call(ARGV[i + 2], KEYS[tonumber(ARGV[i])], unpack(ARGV, i + 3, i + 2 + n))
-  i = i + 3 + n
+const PRUNE = defineScript(`
+local band = ARGV[1]
+redis.call('ZREMRANGEBYSCORE', KEYS[1], band, '(' .. ARGV[2])
+local over = redis.call('ZCOUNT', KEYS[1], band, '+inf') - tonumber(ARGV[3])
+if over > 0 then
+  local first = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. band)
+  redis.call('ZREMRANGEBYRANK', KEYS[1], first, first + over - 1)
 end
 return 1`);
 
@@ -23,30 +26,31 @@ export interface BatchedWrite {
   readonly args: readonly string[];
 }
 
-interface Pending {
-  readonly writes: BatchedWrite[];
-  readonly waiting: Array<{ resolve(): void; reject(error: unknown): void }>;
+/** A group of writes waiting for the end of the turn, and its caller. */
+interface Group {
+  readonly writes: readonly BatchedWrite[];
+  resolve(): void;
+  reject(error: unknown): void;
 }
 
 export class RedisBatch {
   readonly #client: RedisCommander;
-  /** Writes waiting for the end of this turn, by partition. */
-  readonly #pending = new Map<number, Pending>();
+  /** Groups waiting for the end of this turn, in the order written. */
+  #pending: Group[] = [];
   #scheduled = false;
 
   constructor(client: RedisCommander) {
     this.#client = client;
   }
 
-  /** Runs `writes` (keys of partition `k` only) with the others of this turn; resolves once Redis ran them. */
-  write(k: number, writes: readonly BatchedWrite[]): Promise<void> {
-    let pending = this.#pending.get(k);
-    if (pending === undefined) {
-      pending = { writes: [], waiting: [] };
-      this.#pending.set(k, pending);
-    }
-    pending.writes.push(...writes);
-    const done = new Promise<void>((resolve, reject) => pending.waiting.push({ resolve, reject }));
+  /**
+   * Sends `writes` (keys of partition `k` only; in a cluster each goes to its key's node), in order, with the others
+   * of this turn; resolves once Redis ran them all, rejects when any failed.
+   */
+  write(_k: number, writes: readonly BatchedWrite[]): Promise<void> {
+    const done = new Promise<void>((resolve, reject) =>
+      this.#pending.push({ writes, resolve, reject }),
+    );
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.#flush());
@@ -62,25 +66,41 @@ export class RedisBatch {
   #flush(): void {
     if (!this.#scheduled) return;
     this.#scheduled = false;
-    const all = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const { writes, waiting } of all) {
-      const keys: string[] = [];
-      const index = new Map<string, number>();
-      const args: string[] = [];
-      for (const w of writes) {
-        let i = index.get(w.key);
-        if (i === undefined) {
-          keys.push(w.key);
-          i = keys.length;
-          index.set(w.key, i);
+    const groups = this.#pending;
+    this.#pending = [];
+    // Every command is sent now, in order (one connection pipelines them); each group waits for its own. Plain ZADDs
+    // of one key (a score and a member: a payout's first webhook and its first step) join the first of them, one
+    // command, unless another write to that key comes between.
+    const commands: BatchedWrite[] = [];
+    const open = new Map<string, number>();
+    const of = groups.map((group) =>
+      group.writes.map((w) => {
+        const at = open.get(w.key);
+        const plainZadd =
+          w.command === 'ZADD' && w.args.length === 2 && !/^[A-Za-z]/.test(w.args[0]!);
+        if (plainZadd && at !== undefined) {
+          const joined = commands[at]!;
+          commands[at] = { ...joined, args: [...joined.args, ...w.args] };
+          return at;
         }
-        args.push(String(i), String(w.args.length), w.command, ...w.args);
-      }
-      evalScript(this.#client, APPLY, keys, args, 2000, 'batched writes').then(
-        () => waiting.forEach((w) => w.resolve()),
-        (error: unknown) => waiting.forEach((w) => w.reject(error)),
-      );
-    }
+        commands.push(w);
+        if (plainZadd) open.set(w.key, commands.length - 1);
+        else open.delete(w.key);
+        return commands.length - 1;
+      }),
+    );
+    const sent = commands.map((w) => this.#send(w));
+    groups.forEach((group, g) =>
+      Promise.all(of[g]!.map((i) => sent[i])).then(
+        () => group.resolve(),
+        (error: unknown) => group.reject(error),
+      ),
+    );
+  }
+
+  #send(w: BatchedWrite): Promise<unknown> {
+    if (w.command === 'ZPRUNE')
+      return evalScript(this.#client, PRUNE, [w.key], w.args, 2000, 'prune');
+    return withTimeout(this.#client.sendCommand([w.command, w.key, ...w.args]), 2000, w.command);
   }
 }

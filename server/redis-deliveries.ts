@@ -1,50 +1,28 @@
 // The webhook delivery queue in Redis, shared by every instance on it. A delivery is one key (its record and the
-// payload of each attempt) and one member of a sorted set scored by when it is due. The instance that queues a
-// delivery writes it already claimed (due at now + lease) and makes the first attempt at once; it writes each result
-// with the next due time and, on its own timer, claims and makes the next attempt (a Lua script moves the score to
-// now + lease only when it is due and not leased). The sorted set is the backstop: every instance looks for attempts
-// overdue by more than a grace period (one partition per tick) and claims them. So each attempt is made by one
+// payload of each attempt) and one member of the due set it shares with the lifecycle steps (RedisBackstop), scored
+// by when it is due, or, once finished, by when it finished in a band of scores far above any due time (FINISHED):
+// the same set lists the deliveries for `/sandbox/deliveries`, and the backstop, which reads only due times, never
+// sees the finished. The instance that queues a delivery writes it already claimed (due at now + lease) and makes the
+// first attempt at once; it writes each result with the next due time and, on its own timer, claims and makes the
+// next attempt (a Lua script moves the score to now + lease only when it is due and not leased). The due set is the
+// backstop: every instance looks for attempts overdue by more than a grace period and claims them. So each attempt is made by one
 // instance; an instance that dies mid-attempt leaves the lease to run out, and another instance makes that attempt
 // again: a delivery is never lost (at worst an attempt is repeated). On a cluster a delivery lives in the partition
 // of its resource (the payout's, the payment's).
-import {
-  defineScript,
-  evalScript,
-  partitionOf,
-  partitionTag,
-  withTimeout,
-  type RedisCommander,
-} from '../redis/commander.js';
+import { partitionOf, withTimeout, type RedisCommander } from '../redis/commander.js';
 import { DecimalNumber } from './json-writer.js';
+import { RedisBackstop, BACKSTOP_GRACE_MS } from './redis-backstop.js';
 import { RedisBatch } from './redis-batch.js';
-import { BACKSTOP_GRACE_MS } from './redis-timers.js';
 import type { DeliveryRecord, SharedDeliveries, SharedDelivery } from './webhook-delivery.js';
 
 /**
- * KEYS[1]: due set; ARGV[1]: due at or before, ARGV[2]: lease end, ARGV[3]: key prefix of deliveries, ARGV[4]: at
- * most, ARGV[5]: one id ('' = any). → {id, json, id, json, …} of the deliveries claimed.
+ * Scores at or above this mark finished deliveries (FINISHED + the time they finished, ms): far above any due time
+ * (ms since 1970), and exact in a double.
  */
-const CLAIM = defineScript(`
-local ids
-if ARGV[5] ~= '' then
-  local score = redis.call('ZSCORE', KEYS[1], ARGV[5])
-  if not score or tonumber(score) > tonumber(ARGV[1]) then return {} end
-  ids = {ARGV[5]}
-else
-  ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[4]))
-end
-local out = {}
-for _, id in ipairs(ids) do
-  local json = redis.call('GET', ARGV[3] .. id)
-  if json then
-    redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
-    out[#out + 1] = id
-    out[#out + 1] = json
-  else
-    redis.call('ZREM', KEYS[1], id)
-  end
-end
-return out`);
+const FINISHED = 1e15;
+
+/** A queued delivery prunes its partition's finished ones about once in this many (ids are random). */
+const PRUNE_EVERY = 64;
 
 export interface RedisDeliveriesOptions {
   readonly client: RedisCommander;
@@ -62,6 +40,8 @@ export interface RedisDeliveriesOptions {
   readonly keepFinishedMs?: number;
   /** Writes of one turn sent together (shared with the lifecycle timers). */
   readonly batch?: RedisBatch;
+  /** The due set and its backstop (shared with the lifecycle timers; else one of its own). */
+  readonly backstop?: RedisBackstop;
 }
 
 type Attempt = (
@@ -72,10 +52,8 @@ export class RedisDeliveries implements SharedDeliveries {
   readonly #o: RedisDeliveriesOptions;
   readonly #partitions: number;
   readonly #batch: RedisBatch;
-  #tick: NodeJS.Timeout | undefined;
-  #next = 0;
+  readonly #backstop: RedisBackstop;
   #attempt: Attempt | undefined;
-  #polling = false;
   #closed = false;
   readonly #local = new Set<NodeJS.Timeout>();
   /** Attempts under way here (id → partition): handed back when this instance closes. */
@@ -85,66 +63,85 @@ export class RedisDeliveries implements SharedDeliveries {
     this.#o = options;
     this.#partitions = options.partitions ?? 1;
     this.#batch = options.batch ?? new RedisBatch(options.client);
+    this.#backstop =
+      options.backstop ??
+      new RedisBackstop({
+        client: options.client,
+        keyPrefix: options.keyPrefix,
+        partitions: this.#partitions,
+        ...(options.backstopMs !== undefined ? { backstopMs: options.backstopMs } : {}),
+        log: options.log,
+      });
   }
 
   #keys(k: number) {
-    const base = `${this.#o.keyPrefix}${partitionTag(k, this.#partitions)}`;
-    return { due: `${base}deliveries:due`, all: `${base}deliveries:all`, item: `${base}delivery:` };
-  }
-
-  #send(script: Parameters<typeof evalScript>[1], keys: string[], args: string[], what: string) {
-    return evalScript(this.#o.client, script, keys, args, 2000, what);
+    return { due: this.#backstop.dueKey(k), item: this.#backstop.deliveryKey(k, '') };
   }
 
   async add(delivery: SharedDelivery): Promise<void> {
     const id = String(delivery.record.id);
     const k = partitionOf(delivery.record.resourceId, this.#partitions);
     const keys = this.#keys(k);
-    const kept = Math.ceil((this.#o.maxRecords ?? 10_000) / this.#partitions);
-    // The record, its due time (already claimed: now + lease), and its place in the list of all. Held by this
-    // instance from now on: a close before the attempt hands it back too.
+    // The record and its due time (already claimed: now + lease). Held by this instance from now on: a close before
+    // the attempt hands it back too. About once in PRUNE_EVERY, finished deliveries past keepFinishedMs (their
+    // records are gone) or beyond the last maxRecords leave the set.
     this.#running.set(id, k);
+    const now = Date.now();
     await this.#batch.write(k, [
+      // The due entry first: when the record does not follow, the backstop drops the entry (RedisBackstop).
+      { command: 'ZADD', key: keys.due, args: [String(now + this.#o.leaseMs), id] },
       { command: 'SET', key: keys.item + id, args: [encode(delivery)] },
-      { command: 'ZADD', key: keys.due, args: [String(Date.now() + this.#o.leaseMs), id] },
-      { command: 'RPUSH', key: keys.all, args: [id] },
-      { command: 'LTRIM', key: keys.all, args: [String(-kept), '-1'] },
+      ...(delivery.record.id % PRUNE_EVERY === 0
+        ? [
+            {
+              command: 'ZPRUNE',
+              key: keys.due,
+              args: [
+                String(FINISHED),
+                String(FINISHED + now - (this.#o.keepFinishedMs ?? 600_000)),
+                String(this.#kept()),
+              ],
+            },
+          ]
+        : []),
     ]);
     // Queued already claimed by this instance: the first attempt at once.
     if (this.#attempt !== undefined && !this.#closed) this.#start(k, id, delivery);
     else if (!this.#closed) this.#running.delete(id);
   }
 
+  /** Deliveries listed per partition. */
+  #kept(): number {
+    return Math.ceil((this.#o.maxRecords ?? 10_000) / this.#partitions);
+  }
+
   start(attempt: Attempt): void {
     this.#attempt = attempt;
-    const cycle = this.#o.backstopMs ?? (this.#partitions === 1 ? 1_000 : 4_000);
-    this.#tick = setInterval(() => this.#backstop(), Math.max(50, cycle / this.#partitions));
-    this.#tick.unref();
+    this.#backstop.onDeliveries(this.#o.leaseMs, (k, id, json) => {
+      if (!this.#closed) void this.#resume(k, id, json);
+    });
   }
 
-  /** Claims and starts due deliveries of partition `k`: `id` alone (this instance's timer), or any overdue ones. */
+  /** This instance's timer for the next attempt of `id`: claimed here unless another instance took it over. */
   async #claim(k: number, id: string, dueBy: number): Promise<void> {
-    const keys = this.#keys(k);
-    const reply = (await this.#send(
-      CLAIM,
-      [keys.due],
-      [String(dueBy), String(Date.now() + this.#o.leaseMs), keys.item, '10', id],
-      'claim webhook',
-    )) as string[];
-    for (let i = 0; i + 1 < reply.length && !this.#closed; i += 2)
-      this.#start(k, reply[i]!, decode(reply[i + 1]!));
+    const json = await this.#backstop.claimDelivery(k, id, dueBy, this.#o.leaseMs);
+    if (json !== undefined && !this.#closed) await this.#resume(k, id, json);
   }
 
-  #backstop(): void {
-    if (this.#polling || this.#closed || this.#attempt === undefined) return;
-    this.#polling = true;
-    const k = this.#next;
-    this.#next = (k + 1) % this.#partitions;
-    this.#claim(k, '', Date.now() - BACKSTOP_GRACE_MS)
-      .catch((error: unknown) => this.#logError('webhook queue', error))
-      .finally(() => {
-        this.#polling = false;
-      });
+  /** Starts the next attempt of a claimed delivery. */
+  async #resume(k: number, id: string, json: string): Promise<void> {
+    const delivery = decode(json);
+    // Finished (no attempt left) but still due: its result was written and the move to the finished band was lost.
+    // Moved now, not attempted again.
+    if (delivery.index >= delivery.payloads.length) {
+      await withTimeout(
+        this.#o.client.sendCommand(['ZADD', this.#keys(k).due, String(FINISHED + Date.now()), id]),
+        2000,
+        'ZADD finished',
+      ).catch((error: unknown) => this.#logError(`webhook ${id}`, error));
+      return;
+    }
+    this.#start(k, id, delivery);
   }
 
   #start(k: number, id: string, delivery: SharedDelivery): void {
@@ -163,22 +160,28 @@ export class RedisDeliveries implements SharedDeliveries {
         payloads: nextInMs === undefined ? [] : delivery.payloads,
         index: delivery.index + 1,
       };
-      // The result, and the next attempt's due time; a finished record is kept for keepFinishedMs.
+      // The result, and the next attempt's due time (or the finished band); a finished record is kept for
+      // keepFinishedMs. Two plain commands, in this order on one connection (no script around them): when only the
+      // first arrives, the delivery is still due at its lease's end, and the backstop then makes the next attempt,
+      // or moves one that is finished to the band (see #resume).
       const keys = this.#keys(k);
-      await this.#batch.write(
-        k,
+      const send = (args: string[]) =>
+        withTimeout(this.#o.client.sendCommand(args), 2000, `${args[0]} webhook result`);
+      await Promise.all(
         nextInMs === undefined
           ? [
-              {
-                command: 'SET',
-                key: keys.item + id,
-                args: [encode(next), 'PX', String(this.#o.keepFinishedMs ?? 600_000)],
-              },
-              { command: 'ZREM', key: keys.due, args: [id] },
+              send([
+                'SET',
+                keys.item + id,
+                encode(next),
+                'PX',
+                String(this.#o.keepFinishedMs ?? 600_000),
+              ]),
+              send(['ZADD', keys.due, String(FINISHED + Date.now()), id]),
             ]
           : [
-              { command: 'SET', key: keys.item + id, args: [encode(next)] },
-              { command: 'ZADD', key: keys.due, args: [String(Date.now() + nextInMs), id] },
+              send(['SET', keys.item + id, encode(next)]),
+              send(['ZADD', keys.due, String(Date.now() + nextInMs), id]),
             ],
       );
       if (nextInMs !== undefined && !this.#closed) {
@@ -207,9 +210,24 @@ export class RedisDeliveries implements SharedDeliveries {
     const parts = await Promise.all(
       Array.from({ length: this.#partitions }, async (_, k) => {
         const keys = this.#keys(k);
+        const kept = this.#kept();
         const send = (args: string[]) =>
           withTimeout(this.#o.client.sendCommand(args), 2000, args[0] ?? 'command');
-        const ids = (await send(['LRANGE', keys.all, '0', '-1'])) as string[];
+        // The deliveries still due (by due time), then the last kept finished ones (by when they finished).
+        const [due, finished] = (await Promise.all([
+          send(['ZRANGEBYSCORE', keys.due, '-inf', `(${FINISHED}`]),
+          send([
+            'ZREVRANGEBYSCORE',
+            keys.due,
+            '+inf',
+            String(FINISHED),
+            'LIMIT',
+            '0',
+            String(kept),
+          ]),
+        ])) as [string[], string[]];
+        // The due entries of lifecycle steps (`kind:id:status`) share the set: not deliveries.
+        const ids = [...finished.reverse(), ...due.filter((id) => !id.includes(':'))];
         if (ids.length === 0) return [];
         const jsons = (await send(['MGET', ...ids.map((id) => keys.item + id)])) as Array<
           string | null
@@ -219,14 +237,14 @@ export class RedisDeliveries implements SharedDeliveries {
           .map((j) => (JSON.parse(j) as SharedDelivery).record);
       }),
     );
-    if (parts.length === 1) return parts[0]!;
-    // Newest last, as one queue lists them (the first attempt's start, else creation order within a partition).
+    // Newest last, as one queue lists them: by the first attempt's start (sort is stable: one not yet attempted
+    // keeps its place among the due, ordered by when they were queued).
     return parts.flat().sort((a, b) => startOf(a) - startOf(b));
   }
 
   close(): void {
     this.#closed = true;
-    if (this.#tick !== undefined) clearInterval(this.#tick);
+    this.#backstop.close();
     // Attempts cut short by the close are handed back: overdue at once, so another instance's backstop takes them
     // without waiting for the lease (an instance that is killed cannot, and leaves the lease to run out).
     // Through the batch: after a queuing of this turn that has not reached Redis yet.

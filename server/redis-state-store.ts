@@ -4,6 +4,7 @@
 // payment (the payment, its refunds) shares one version, so the refund limits hold across instances. On a Redis
 // Cluster the resources are spread over hash-tagged partitions (a payout by its id; a payment and its refunds by the
 // payment's id), and every script touches the keys of one partition, so it stays atomic.
+import { createHash } from 'node:crypto';
 import { HttpError } from './error-body.js';
 import {
   newPaymentReference,
@@ -44,6 +45,17 @@ local v = redis.call('HGET', KEYS[1], ARGV[1]) or '0'
 if v ~= ARGV[2] then return 0 end
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 for j = 2, #KEYS do redis.call('HSET', KEYS[j], ARGV[2 * j - 1], ARGV[2 * j]) end
+return 1`);
+
+/**
+ * Compare-and-set by content, for an item guarded by itself alone (a payout): KEYS[1] its hash, ARGV[1] its field,
+ * ARGV[2] the SHA-1 of the JSON the change was applied to, ARGV[3] the new JSON. Writes when the stored JSON is still
+ * that one; 1, else 0. Two commands (HGET, HSET) and no version to keep: what was read is what is compared.
+ */
+const WRITE_IF_SAME = defineScript(`
+local json = redis.call('HGET', KEYS[1], ARGV[1])
+if not json or redis.sha1hex(json) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1`);
 
 /** Attempts of one optimistic change before giving up with 503 (only under heavy contention on one resource). */
@@ -304,7 +316,6 @@ export class RedisStateStore implements StateStore {
       'add payout',
     );
     this.#checkRoom(reply, 'payouts', payout.applicationId);
-    this.#versions.set(`payout:${payout.payoutId}`, '0');
     this.#payout(payout);
   }
 
@@ -375,17 +386,38 @@ export class RedisStateStore implements StateStore {
     );
   }
 
-  changePayout<R>(id: string, change: (payout: Payout) => R) {
+  /**
+   * A payout is guarded by its own content (WRITE_IF_SAME): the change is applied first to this instance's copy, and
+   * the stored payout is read only when the copy was not the stored one.
+   */
+  async changePayout<R>(id: string, change: (payout: Payout) => R): Promise<Changed<Payout, R>> {
     const at = this.#at(id);
-    return this.#change<Payout, R>(
-      at,
-      at.payouts,
-      id,
-      `payout:${id}`,
-      () => [[at.payouts, id]],
-      change,
-      this.#payout,
-      this.#state.payouts.get(id),
+    const known = this.#state.payouts.get(id);
+    let json = known !== undefined ? JSON.stringify(known) : undefined;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      if (json === undefined) {
+        const read = (await this.#send(['HGET', at.payouts, id], 'HGET payout')) as string | null;
+        if (typeof read !== 'string') return undefined;
+        json = read;
+      }
+      const item = JSON.parse(json) as Payout;
+      const result = change(item);
+      const written = await this.#eval(
+        WRITE_IF_SAME,
+        [at.payouts],
+        [id, createHash('sha1').update(json, 'utf8').digest('hex'), JSON.stringify(item)],
+        `write payout:${id}`,
+      );
+      if (written === 1) return { item: this.#payout(item), result };
+      json = undefined;
+      if (attempt === 0 && known !== undefined) continue; // only our copy was stale: read at once
+      // Another instance changed it first: a short, jittered pause before reading it again.
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 + attempt)));
+    }
+    throw new HttpError(
+      503,
+      'STATE_CONTENTION',
+      `payout:${id} is being changed by too many requests at once, try again`,
     );
   }
 
@@ -530,13 +562,19 @@ export class RedisStateStore implements StateStore {
  * KEYS: the application's count of one kind, the service's count of it. ARGV: the application's maximum, the
  * service's. Takes one of each, or none: 1 when the application's share is full, 2 when the service is full.
  * Counts live as long as the objects they count (no expiry); a Redis that restarted empty starts from zero.
+ * Each count is taken first and given back when it went past its maximum (atomic in the script): two INCR when
+ * there is room, instead of reading both counts and then taking them.
  */
 const RESERVE_TEXT = `
-local mine = tonumber(redis.call('GET', KEYS[1]) or '0')
-if mine >= tonumber(ARGV[1]) then return 1 end
-if tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[2]) then return 2 end
-redis.call('INCR', KEYS[1])
-redis.call('INCR', KEYS[2])
+if redis.call('INCR', KEYS[1]) > tonumber(ARGV[1]) then
+  redis.call('DECR', KEYS[1])
+  return 1
+end
+if redis.call('INCR', KEYS[2]) > tonumber(ARGV[2]) then
+  redis.call('DECR', KEYS[2])
+  redis.call('DECR', KEYS[1])
+  return 2
+end
 return 0
 `;
 

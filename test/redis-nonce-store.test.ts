@@ -97,6 +97,13 @@ describe.runIf(redisTestsEnabled())('RedisNonceStore on a real redis-server', ()
     });
     // A replay is still a replay, not a full share.
     expect(await store.checkAndRecord('a-0', now, now + 300, a)).toBe(false);
+    // The count expires two windows (and a second) after its first nonce: it covers the window it counts and the
+    // next, where it is still read.
+    const countKey = `share:\u0000share:app-a:${Math.floor(now / 300)}`;
+    expect(await redis.command('GET', countKey)).toBe('$1\r\n3\r\n');
+    const ttl = Number((await redis.command('PTTL', countKey)).slice(1));
+    expect(ttl).toBeGreaterThan(595_000);
+    expect(ttl).toBeLessThanOrEqual(601_000);
     expect(
       await store.checkAndRecord('b-0', now, now + 300, { applicationId: 'app-b', keyId: 'k' }),
     ).toBe(true);

@@ -1,7 +1,8 @@
 // RedisStateStore's optimistic writes under contention, on a real redis-server: a change whose resource another
 // writer keeps changing is retried, and after 50 lost races is refused with 503 STATE_CONTENTION, writing nothing.
-// The other writer is made deterministic: a commander that, before forwarding each conditional write, bumps the
-// resource's version through the same Redis (what a competing instance's successful write does).
+// The other writer is made deterministic: a commander that, before forwarding each conditional write, changes what
+// the write is conditional on through the same Redis (what a competing instance's successful write does): a
+// payment's version, or a payout's stored JSON (a payout is compared by its content).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, type RedisCommander, type RedisConnection } from '../redis/commander.js';
 import { HttpError } from '../server/error-body.js';
@@ -23,8 +24,10 @@ const account: Account = {
 };
 
 /**
- * Forwards to `inner`; before each of the first `races` conditional writes (EVALSHA of the compare-and-set, told
- * from the read by its arguments: a guard, a version and at least one field and value), bumps its guard's version.
+ * Forwards to `inner`; before each of the first `races` conditional writes, makes another writer win: for the
+ * compare-and-set on a version (told from the read by its arguments: a guard, a version and at least one field and
+ * value) bumps the guard's version; for a payout's compare-and-set on content (first key the payouts hash; a field,
+ * the SHA-1 of the JSON read and the new JSON) stores a changed payout.
  */
 function racingCommander(
   inner: RedisCommander,
@@ -36,10 +39,10 @@ function racingCommander(
     async sendCommand(args: readonly string[]): Promise<unknown> {
       // The optimistic writes: scripts whose first key is the versions hash (not the counted add of a payout).
       const keys = Number(args[2]);
-      const isWrite =
-        (args[0] === 'EVALSHA' || args[0] === 'EVAL') &&
-        args[3]!.endsWith('versions') &&
-        args.length - 3 - keys >= 4;
+      const isScript = args[0] === 'EVALSHA' || args[0] === 'EVAL';
+      const onVersion = isScript && args[3]!.endsWith('versions') && args.length - 3 - keys >= 4;
+      const onContent = isScript && args[3]!.endsWith('payouts') && args.length - 3 - keys === 3;
+      const isWrite = onVersion || onContent;
       // An EVALSHA of a script this Redis has not cached yet fails (NOSCRIPT) and is sent again as EVAL: one write.
       const cached =
         args[0] !== 'EVALSHA' ||
@@ -48,10 +51,17 @@ function racingCommander(
         commander.writes += 1;
         if (commander.lost < races) {
           commander.lost += 1;
-          const keyCount = Number(args[2]);
-          const versions = args[3]!;
-          const guard = args[3 + keyCount]!;
-          await inner.sendCommand(['HINCRBY', versions, guard, '1']);
+          if (onVersion) {
+            const guard = args[3 + keys]!;
+            await inner.sendCommand(['HINCRBY', args[3]!, guard, '1']);
+          } else {
+            const field = args[3 + keys]!;
+            const stored = JSON.parse(
+              (await inner.sendCommand(['HGET', args[3]!, field])) as string,
+            ) as Record<string, unknown>;
+            stored.reference = `${String(stored.reference)}+`;
+            await inner.sendCommand(['HSET', args[3]!, field, JSON.stringify(stored)]);
+          }
         }
       }
       return inner.sendCommand(args);
@@ -126,7 +136,10 @@ describe.runIf(redisTestsEnabled())(
       });
       expect(changed?.result).toBe(4);
       expect(client.writes).toBe(4);
-      expect((await store.getPayout('payout-1'))?.status).toBe('PROCESSED');
+      const stored = await store.getPayout('payout-1');
+      expect(stored?.status).toBe('PROCESSED');
+      // Applied to the copy the three winners left, not over it.
+      expect(stored?.reference).toBe('R-1+++');
     });
 
     it('creating a refund that loses every race: 503 STATE_CONTENTION, no refund stored', async () => {
