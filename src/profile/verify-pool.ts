@@ -154,10 +154,13 @@ export interface VerifyPoolInfo {
   readonly requests: number;
   /** Of those, requests whose step 10 ran with their parse (one round trip; see RecordRegistry). */
   readonly verifiedAhead: number;
+  /** Application records whose keys were sent to the workers (a new or changed record each). */
+  readonly registrations: number;
 }
 
 let requestsSent = 0;
 let verifiedAhead = 0;
+let registrations = 0;
 
 /** Counts a request whose step 10 answer from the parse was used. */
 export function countVerifiedAhead(): void {
@@ -171,6 +174,7 @@ export function verifyPoolInfo(): VerifyPoolInfo {
     failed: broken,
     requests: requestsSent,
     verifiedAhead,
+    registrations,
   };
 }
 
@@ -264,7 +268,8 @@ export type RegisteredApplication = readonly [number, string, readonly string[],
 /** What the event loop registered of one application: the record, and the bytes of each key the workers got. */
 export interface Registration {
   readonly no: number;
-  readonly record: ApplicationRecord;
+  /** The record registered, or the last one found equal to it (same keyids, same bytes). */
+  record: ApplicationRecord;
   readonly keys: ReadonlyMap<string, { readonly raw: Uint8Array }>;
 }
 
@@ -287,8 +292,17 @@ class RecordRegistry {
     return this.#byNumber.get(no);
   }
 
+  /**
+   * Whether the workers hold `record`'s keys already: it is the record registered, or one with the same keyids and
+   * bytes (a resolver that builds a record per call), which then stands for it and costs no message.
+   */
   current(applicationId: string, record: ApplicationRecord): boolean {
-    return this.#byApplication.get(applicationId)?.record === record;
+    const registration = this.#byApplication.get(applicationId);
+    if (registration === undefined) return false;
+    if (registration.record === record) return true;
+    if (!holdsSameKeys(registration, record)) return false;
+    registration.record = record;
+    return true;
   }
 
   /** The registration to send for `record`, or undefined when it cannot be registered. */
@@ -306,6 +320,7 @@ class RecordRegistry {
       return undefined; // a record that throws when read is not registered; step 7 reads it again
     }
     const registration: Registration = { no: this.#next++, record, keys };
+    registrations++;
     this.#byApplication.set(applicationId, registration);
     this.#byNumber.set(registration.no, registration);
     return toWorker(applicationId, registration);
@@ -321,6 +336,20 @@ class RecordRegistry {
 
   all(): RegisteredApplication[] {
     return [...this.#byApplication].map(([id, registration]) => toWorker(id, registration));
+  }
+}
+
+/** Whether `record` has exactly the keyids of `registration`, each with the bytes registered. Never throws. */
+function holdsSameKeys(registration: Registration, record: ApplicationRecord): boolean {
+  try {
+    if (record.publicKeys.size !== registration.keys.size) return false;
+    for (const [keyId, key] of record.publicKeys) {
+      const raw: unknown = typeof key === 'object' && key !== null ? key.raw : undefined;
+      if (!(raw instanceof Uint8Array) || !registeredKeyIs(registration, keyId, raw)) return false;
+    }
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -341,7 +370,7 @@ export function registeredKeyIs(
   raw: Uint8Array,
 ): boolean {
   const sent = registration?.keys.get(keyId)?.raw;
-  if (sent === undefined) return false;
+  if (sent === undefined || raw.length !== 32) return false;
   for (let i = 0; i < 32; i++) if (sent[i] !== raw[i]) return false;
   return true;
 }
