@@ -177,7 +177,8 @@ describe('never a pass by omission (issue 18 point 7): a config without copDesti
   });
 });
 
-describe('discovery from /sandbox/ and serve --write-audit-config', () => {
+// Three services of their own, on free ports, and audits that mostly wait on their lifecycles: side by side.
+describe.concurrent('discovery from /sandbox/ and serve --write-audit-config', () => {
   it('a config with only the target and webhookListen: the rest is discovered and the whole audit runs (exit 0, nothing skipped)', async () => {
     const port = await unusedLoopbackPort();
     const s = await service([], {

@@ -57,24 +57,37 @@ function cli(
 const memoryIo = (env: Record<string, string | undefined> = {}) => createMemoryIo({ env });
 
 let dir: string;
+/** The two spawned whole audits (below) are independent and partly wait: both start with the file, side by side. */
+let embeddedAudit: Promise<Ran>;
+let targetAudit: Promise<{ service: RunningReferenceService; ran: Ran }>;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'payconform-audit-'));
+  embeddedAudit = cli([
+    'audit',
+    'server',
+    '--report',
+    `json:${join(dir, 'report.json')}`,
+    '--report',
+    `junit:${join(dir, 'junit.xml')}`,
+    '--report',
+    `html:${join(dir, 'report.html')}`,
+  ]);
+  targetAudit = auditTargetFromEnvironment();
+  // Its describe awaits it; until then a failure to start is not an unhandled rejection.
+  targetAudit.catch(() => undefined);
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await Promise.all([
+    embeddedAudit,
+    targetAudit.then(({ service }) => service.close()).catch(() => undefined),
+  ]);
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('npm start: payconform audit server against the embedded reference service', () => {
   let ran: Ran;
   beforeAll(async () => {
-    ran = await cli([
-      'audit',
-      'server',
-      '--report',
-      `json:${join(dir, 'report.json')}`,
-      '--report',
-      `junit:${join(dir, 'junit.xml')}`,
-      '--report',
-      `html:${join(dir, 'report.html')}`,
-    ]);
+    ran = await embeddedAudit;
   }, 90_000);
 
   it('exits 0 with progress and a summary by area', () => {
@@ -143,69 +156,79 @@ describe('secrets never reach an output', () => {
   }, 30_000);
 });
 
-describe('--target with --config and credentials from the environment', () => {
-  const secret = 'test-only-secret-7f3a9c1e5b2d4f60';
+const TARGET_SECRET = 'test-only-secret-7f3a9c1e5b2d4f60';
+
+/** A reference service with the given application, audited by a spawned `audit server --target --config`. */
+async function auditTargetFromEnvironment(): Promise<{
+  service: RunningReferenceService;
+  ran: Ran;
+}> {
+  const secret = TARGET_SECRET;
   const applicationId = '3f1c2a4e-8b7d-4c6a-9e5f-1a2b3c4d5e6f';
   const merchantId = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+  const webhookPort = await unusedLoopbackPort();
+  const service = await startReferenceService({
+    applications: [
+      {
+        applicationId,
+        applicationSecret: secret,
+        keyId: 'test-only-key-1',
+        publicKey: keys.clientEd25519.publicKey,
+        merchantId,
+      },
+    ],
+    webhookUrls: {
+      payment: `http://127.0.0.1:${webhookPort}/payment`,
+      payout: `http://127.0.0.1:${webhookPort}/payout`,
+      refund: `http://127.0.0.1:${webhookPort}/refund`,
+    },
+    webhookSigningKey: keys.webhookRsa.privatePem,
+    lifecycleDelayMs: 250,
+    retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2000 },
+  });
+  const config = {
+    merchantId,
+    keyId: 'test-only-key-1',
+    payInAccountSelector: service.credentials.payInAccountSelector,
+    copDestinations: service.copDestinations,
+    payments: service.seededPayments,
+    webhookListen: `127.0.0.1:${webhookPort}`,
+    // The target is the reference service: it has payconform's /sandbox/ endpoints.
+    sandbox: true,
+    timeoutMs: 2000,
+  };
+  writeFileSync(join(dir, 'target.json'), JSON.stringify(config));
+  const ran = await cli(
+    [
+      'audit',
+      'server',
+      '--target',
+      service.baseUrl,
+      '--config',
+      join(dir, 'target.json'),
+      '--report',
+      `json:${join(dir, 'target-report.json')}`,
+      '--report',
+      `html:${join(dir, 'target-report.html')}`,
+      '--report',
+      `junit:${join(dir, 'target-junit.xml')}`,
+    ],
+    {
+      PAYCONFORM_APPLICATION_ID: applicationId,
+      PAYCONFORM_APPLICATION_SECRET: secret,
+      PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.privatePem,
+    },
+  );
+  return { service, ran };
+}
+
+describe('--target with --config and credentials from the environment', () => {
+  const secret = TARGET_SECRET;
   let service: RunningReferenceService;
-  let webhookPort: number;
   let ran: Ran;
   beforeAll(async () => {
-    webhookPort = await unusedLoopbackPort();
-    service = await startReferenceService({
-      applications: [
-        {
-          applicationId,
-          applicationSecret: secret,
-          keyId: 'test-only-key-1',
-          publicKey: keys.clientEd25519.publicKey,
-          merchantId,
-        },
-      ],
-      webhookUrls: {
-        payment: `http://127.0.0.1:${webhookPort}/payment`,
-        payout: `http://127.0.0.1:${webhookPort}/payout`,
-        refund: `http://127.0.0.1:${webhookPort}/refund`,
-      },
-      webhookSigningKey: keys.webhookRsa.privatePem,
-      lifecycleDelayMs: 250,
-      retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2000 },
-    });
-    const config = {
-      merchantId,
-      keyId: 'test-only-key-1',
-      payInAccountSelector: service.credentials.payInAccountSelector,
-      copDestinations: service.copDestinations,
-      payments: service.seededPayments,
-      webhookListen: `127.0.0.1:${webhookPort}`,
-      // The target is the reference service: it has payconform's /sandbox/ endpoints.
-      sandbox: true,
-      timeoutMs: 2000,
-    };
-    writeFileSync(join(dir, 'target.json'), JSON.stringify(config));
-    ran = await cli(
-      [
-        'audit',
-        'server',
-        '--target',
-        service.baseUrl,
-        '--config',
-        join(dir, 'target.json'),
-        '--report',
-        `json:${join(dir, 'target-report.json')}`,
-        '--report',
-        `html:${join(dir, 'target-report.html')}`,
-        '--report',
-        `junit:${join(dir, 'target-junit.xml')}`,
-      ],
-      {
-        PAYCONFORM_APPLICATION_ID: applicationId,
-        PAYCONFORM_APPLICATION_SECRET: secret,
-        PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.privatePem,
-      },
-    );
+    ({ service, ran } = await targetAudit);
   }, 120_000);
-  afterAll(() => service?.close());
 
   it('audits the target and passes every check', () => {
     expect(ran.code, ran.stderr + ran.stdout.slice(-3000)).toBe(0);

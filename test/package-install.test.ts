@@ -3,7 +3,7 @@
 // tarball into a fresh "type": "module" project, then the installed package is used from plain JavaScript, from
 // TypeScript (NodeNext, strict), by its JSON subpaths and through its `payconform` command. publint and
 // @arethetypeswrong/cli lint the same tarball. Needs the npm registry for the tarball's dependencies (CI reaches it).
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -29,6 +29,9 @@ const installed = join(consumer, 'node_modules', 'payconform');
 let tarball = '';
 const pythonMissing = pythonStatus();
 let packedFiles: string[] = [];
+/** @arethetypeswrong/cli's run on the tarball, started beside `npm install` (its exit status; its JSON is in a file). */
+let attwRun: Promise<{ error?: Error; status: number | null }>;
+const attwJson = join(work, 'attw.json');
 
 /** The environment for npm children: the parent's, less what `npm test` sets for its own package. */
 function npmEnv(): NodeJS.ProcessEnv {
@@ -92,6 +95,7 @@ beforeAll(() => {
   }>;
   tarball = join(work, info[0]!.filename);
   packedFiles = info[0]!.files.map((f) => f.path);
+  attwRun = startAttw();
   mkdirSync(consumer);
   writeFileSync(
     join(consumer, 'package.json'),
@@ -108,9 +112,33 @@ beforeAll(() => {
   );
 }, 600_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await attwRun?.catch(() => undefined);
   rmSync(work, { recursive: true, force: true });
 });
+
+/**
+ * Runs @arethetypeswrong/cli on the tarball (it needs only the tarball, so it runs while `npm install` does), killed
+ * after 120 s. attw exits 1 when it reports any problem; its JSON goes to a file (it exits before a pipe is drained).
+ */
+function startAttw(): Promise<{ error?: Error; status: number | null }> {
+  const attw = join(REPO_ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
+  const fd = openSync(attwJson, 'w');
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [attw, tarball, '--format', 'json'], {
+      cwd: work,
+      stdio: ['ignore', fd, 'ignore'],
+      timeout: 120_000,
+    });
+    closeSync(fd);
+    child.once('error', (error) => resolve({ error, status: null }));
+    child.once('close', (status, signal) =>
+      resolve(
+        signal === null ? { status } : { error: new Error(`attw ended by ${signal}`), status },
+      ),
+    );
+  });
+}
 
 describe('the packed tarball', () => {
   it('holds the compiled code, types, JSON and sources, and no tests, benchmarks or tool configs', () => {
@@ -170,23 +198,10 @@ describe('the packed tarball', () => {
     expect(messages).toEqual([]);
   });
 
-  it('@arethetypeswrong/cli finds problems only under node10 resolution and require() from CommonJS (ESM only, documented)', () => {
-    const attw = join(REPO_ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
-    const out = join(work, 'attw.json');
-    const fd = openSync(out, 'w');
-    try {
-      // attw exits 1 when it reports any problem; its JSON goes to a file (it exits before a pipe is drained).
-      const r = spawnSync(process.execPath, [attw, tarball, '--format', 'json'], {
-        cwd: work,
-        stdio: ['ignore', fd, 'pipe'],
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
-      expect(r.error).toBeUndefined();
-    } finally {
-      closeSync(fd);
-    }
-    const { analysis } = JSON.parse(readFileSync(out, 'utf8')) as {
+  it('@arethetypeswrong/cli finds problems only under node10 resolution and require() from CommonJS (ESM only, documented)', async () => {
+    const r = await attwRun;
+    expect(r.error).toBeUndefined();
+    const { analysis } = JSON.parse(readFileSync(attwJson, 'utf8')) as {
       analysis: {
         problems: Array<{ kind: string; resolutionKind?: string; resolutionOption?: string }>;
       };
@@ -281,7 +296,7 @@ export async function resolve(specifier, context, next) {
           types: ['node'],
           typeRoots: [join(REPO_ROOT, 'node_modules', '@types')],
         },
-        files: ['consumer.ts'],
+        files: ['consumer.ts', 'consumer-wrong.ts'],
       }),
     );
     const source = `import { signRequest, verifyRequest, MemoryNonceStore, toFieldLines, validatePayload, type HttpRequest } from 'payconform';
@@ -299,16 +314,20 @@ export type Used = [RunSummary, RunningReferenceService, RedisNonceStore, Verifi
 `;
     const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     writeFileSync(join(consumer, 'consumer.ts'), source);
-    const good = run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer, 120_000);
-    expect(good.status, `${good.stdout}\n${good.stderr}`).toBe(0);
-    // The declarations are real types, not `any`: a wrong argument is an error.
+    // The declarations are real types, not `any`: a wrong argument is an error. Both files are one program (one tsc
+    // run): every error tsc reports must be in the wrong one, so the right one type-checks clean.
     writeFileSync(
-      join(consumer, 'consumer.ts'),
+      join(consumer, 'consumer-wrong.ts'),
       `${source}\nsignRequest(request, { applicationId: 1 });\n`,
     );
-    const bad = run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer, 120_000);
-    expect(bad.status).not.toBe(0);
-    expect(bad.stdout).toMatch(/consumer\.ts\(\d+,\d+\): error TS\d+/);
+    const both = run(process.execPath, [tsc, '-p', 'tsconfig.json'], consumer, 120_000);
+    expect(both.status).not.toBe(0);
+    expect(both.stdout).toMatch(/^consumer-wrong\.ts\(\d+,\d+\): error TS\d+/m);
+    const errors = both.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
+    expect(
+      errors.filter((line) => !/^consumer-wrong\.ts\(\d+,\d+\): error TS\d+/.test(line)),
+      `${both.stdout}\n${both.stderr}`,
+    ).toEqual([]);
   });
 
   it('(e) payconform/node verifies a signed request in a node:http service, with neither Express nor Fastify installed', () => {
