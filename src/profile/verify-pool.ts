@@ -5,7 +5,12 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { HttpRequest } from '../http/message.js';
 import type { VerificationPolicy } from './verification-policy.js';
-import type { ApplicationRecord } from './verify-request.js';
+import type { Ed25519PublicKey } from '../ed25519/backend.js';
+
+/** What the pool reads of an application record (verify-request.ts's ApplicationRecord): its keys by keyid. */
+export interface ApplicationKeys {
+  readonly publicKeys: ReadonlyMap<string, Ed25519PublicKey>;
+}
 
 /**
  * A worker's answer to one request after steps 1 to 3 and the nonce's form: a failure there (`ok` false: code, step,
@@ -269,7 +274,7 @@ export type RegisteredApplication = readonly [number, string, readonly string[],
 export interface Registration {
   readonly no: number;
   /** The record registered, or the last one found equal to it (same keyids, same bytes). */
-  record: ApplicationRecord;
+  record: ApplicationKeys;
   readonly keys: ReadonlyMap<string, { readonly raw: Uint8Array }>;
 }
 
@@ -296,7 +301,7 @@ class RecordRegistry {
    * Whether the workers hold `record`'s keys already: it is the record registered, or one with the same keyids and
    * bytes (a resolver that builds a record per call), which then stands for it and costs no message.
    */
-  current(applicationId: string, record: ApplicationRecord): boolean {
+  current(applicationId: string, record: ApplicationKeys): boolean {
     const registration = this.#byApplication.get(applicationId);
     if (registration === undefined) return false;
     if (registration.record === record) return true;
@@ -306,7 +311,7 @@ class RecordRegistry {
   }
 
   /** The registration to send for `record`, or undefined when it cannot be registered. */
-  add(applicationId: string, record: ApplicationRecord): RegisteredApplication | undefined {
+  add(applicationId: string, record: ApplicationKeys): RegisteredApplication | undefined {
     const keys = new Map<string, { raw: Uint8Array }>();
     try {
       if (record.publicKeys.size > MAX_REGISTERED_KEYS) return undefined;
@@ -340,7 +345,7 @@ class RecordRegistry {
 }
 
 /** Whether `record` has exactly the keyids of `registration`, each with the bytes registered. Never throws. */
-function holdsSameKeys(registration: Registration, record: ApplicationRecord): boolean {
+function holdsSameKeys(registration: Registration, record: ApplicationKeys): boolean {
   try {
     if (record.publicKeys.size !== registration.keys.size) return false;
     for (const [keyId, key] of record.publicKeys) {
@@ -478,7 +483,7 @@ export class VerifyPool {
    * Step 5 found `record` for `applicationId`: unless registered already, its keys go to every worker with the next
    * message, so that later requests of this application run step 10 with their parse.
    */
-  registerApplication(applicationId: string, record: ApplicationRecord): void {
+  registerApplication(applicationId: string, record: ApplicationKeys): void {
     if (this.#closed || this.#registry.current(applicationId, record)) return;
     const forget = this.#registry.full();
     const registered = this.#registry.add(applicationId, record);
