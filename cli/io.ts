@@ -1,6 +1,8 @@
 // The command line's view of the outside world, passed to every command so tests can run commands in-process.
 import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { parseArgsOptions, usageLine, type CommandSpec } from './command-table.js';
 import { applicationSecretProblem } from '../src/profile/application-secret.js';
 
 export interface CliIo {
@@ -42,6 +44,32 @@ export const EXIT = {
 /** A usage error: the command prints the message and exits 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/** A command's flag values as parsed by its table entry (no positionals). */
+export type CommandFlags = Record<string, string | boolean | string[] | undefined>;
+
+/**
+ * Parses `args` by the command's table entry; a parse error is a UsageError with the parser's message, then `hint`,
+ * then the usage line.
+ */
+export function parseCommandFlags(
+  spec: CommandSpec,
+  args: readonly string[],
+  hint = '',
+): CommandFlags {
+  try {
+    return parseArgs({
+      args: [...args],
+      options: parseArgsOptions(spec.options),
+      strict: true,
+      allowPositionals: false,
+    }).values as CommandFlags;
+  } catch (error) {
+    throw new UsageError(
+      `${error instanceof Error ? error.message : String(error)}${hint}\n${usageLine(spec)}`,
+    );
+  }
 }
 
 /** A required environment variable, or a UsageError naming it (never its value). */

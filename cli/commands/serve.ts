@@ -3,9 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isLoopbackHost } from '../../net/loopback.js';
-import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp } from '../io.js';
+import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp, parseCommandFlags } from '../io.js';
 import {
   defaultRetryPolicy,
   isFaultName,
@@ -26,13 +25,12 @@ import {
 } from '../../server/config.js';
 import { isServeWorker, readWorkerSetup, runPrimary } from '../serve-workers.js';
 import { resolveListenTls, type ListenTls } from '../tls-options.js';
-import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { commandSpec, formatHelp } from '../command-table.js';
 import { announce, type ServeWebhookUrls } from './serve-announce.js';
 
 export { auditConfigFor } from './serve-announce.js';
 
 const SPEC = commandSpec('serve');
-const USAGE = usageLine(SPEC);
 
 const ENV_CREDENTIALS = [
   'PAYCONFORM_APPLICATION_ID',
@@ -202,16 +200,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
 }
 
 function parseServeArgs(args: readonly string[]): ServeValues {
-  try {
-    return parseArgs({
-      args: [...args],
-      options: parseArgsOptions(SPEC.options),
-      strict: true,
-      allowPositionals: false,
-    }).values as ServeValues;
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
+  return parseCommandFlags(SPEC, args) as ServeValues;
 }
 
 /** An output file flag's path (undefined when not given); an empty one is a usage error. */

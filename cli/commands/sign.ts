@@ -1,16 +1,22 @@
 // `payconform sign --request FILE|- [--output headers|request|curl]`: signs a request described as JSON with
 // credentials from the environment. Standard output holds only the result (one JSON document, or one curl command
 // line); the secret is never printed: `headers` leaves it out, `request` and `curl` refer to the environment variable.
-import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { applicationSecretFromEnv, EXIT, requireEnv, UsageError, wantsHelp } from '../io.js';
+import {
+  applicationSecretFromEnv,
+  EXIT,
+  requireEnv,
+  UsageError,
+  wantsHelp,
+  parseCommandFlags,
+} from '../io.js';
 import { readRequestJson, toRequestJson } from '../request-json.js';
 import { curlFor } from '../../conformance/curl.js';
 import { createRedactor, REDACTED, SECRET_ENV } from '../../conformance/redact.js';
 import { parseEd25519PrivateKey } from '../../src/keys/index.js';
 import { applySignedHeaders, signRequest } from '../../src/profile/sign-request.js';
 import { getFieldValues } from '../../src/http/message.js';
-import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { commandSpec, formatHelp, usageLine } from '../command-table.js';
 
 /** The one mask string of every output (reports, console, sign). */
 export const SECRET_MASK = REDACTED;
@@ -34,17 +40,12 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
-  let values: { request?: string; created?: string; nonce?: string; output?: string };
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: parseArgsOptions(SPEC.options),
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
+  const values = parseCommandFlags(SPEC, args) as {
+    request?: string;
+    created?: string;
+    nonce?: string;
+    output?: string;
+  };
   if (values.request === undefined) throw new UsageError(`--request FILE|- is required\n${USAGE}`);
   const output = (values.output ?? 'headers') as Output;
   if (!OUTPUTS.includes(output))

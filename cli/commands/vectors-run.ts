@@ -1,6 +1,5 @@
 // `payconform vectors run --exec CMD`: runs the language-neutral vectors against another implementation.
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadVectorSet } from '../../vectors/harness/load.js';
@@ -16,8 +15,8 @@ import {
   runVectors,
   type HarnessGate,
 } from '../../vectors/harness/run.js';
-import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
-import { EXIT, UsageError, wantsHelp, type CliIo } from '../io.js';
+import { commandSpec, formatHelp } from '../command-table.js';
+import { EXIT, UsageError, wantsHelp, type CliIo, parseCommandFlags } from '../io.js';
 import { ensureParentDirectories } from '../reports.js';
 
 const SPEC = commandSpec('vectors run');
@@ -47,19 +46,7 @@ function milliseconds(text: string | undefined, flag: string, fallback: number):
 }
 
 function parse(args: readonly string[]): Options {
-  let values: Record<string, string | boolean | string[] | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: parseArgsOptions(SPEC.options),
-      strict: true,
-      allowPositionals: false,
-    }) as { values: Record<string, string | boolean | string[] | undefined> });
-  } catch (error) {
-    throw new UsageError(
-      `${error instanceof Error ? error.message : String(error)} (see --help)\n${usageLine(SPEC)}`,
-    );
-  }
+  const values = parseCommandFlags(SPEC, args, ' (see --help)');
   const reports: ReportSpec[] = [];
   for (const text of (values['report'] as string[] | undefined) ?? []) {
     const spec = parseReportSpec(text);

@@ -1,7 +1,13 @@
 // `payconform verify --request FILE|-`: verifies a signed request (JSON) under the strict profile policy.
-import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { applicationSecretFromEnv, EXIT, requireEnv, UsageError, wantsHelp } from '../io.js';
+import {
+  applicationSecretFromEnv,
+  EXIT,
+  requireEnv,
+  UsageError,
+  wantsHelp,
+  parseCommandFlags,
+} from '../io.js';
 import { readRequestJson } from '../request-json.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import { fieldLineValues } from '../../src/signatures/field-values.js';
@@ -9,7 +15,7 @@ import { parseSignatureInput } from '../../src/signatures/signature-fields.js';
 import { MemoryNonceStore } from '../../src/profile/nonce-store.js';
 import { serviceProfile } from '../../src/profile/service-profile.js';
 import { verifyRequest, type ApplicationRecord } from '../../src/profile/verify-request.js';
-import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { commandSpec, formatHelp, usageLine } from '../command-table.js';
 
 const SPEC = commandSpec('verify');
 const USAGE = usageLine(SPEC);
@@ -19,17 +25,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
-  let values: { request?: string; now?: string };
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      options: parseArgsOptions(SPEC.options),
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
-  }
+  const values = parseCommandFlags(SPEC, args) as { request?: string; now?: string };
   if (values.request === undefined) throw new UsageError(`--request FILE|- is required\n${USAGE}`);
   applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
   if (values.now !== undefined && !/^[0-9]{1,15}$/.test(values.now))
