@@ -11,7 +11,7 @@ import { fork, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { awaitServeReady, type ServeChild } from './serve-child.js';
+import { awaitServeReady, postPayout, type ServeChild } from './serve-child.js';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
@@ -57,25 +57,7 @@ async function loadChild(): Promise<void> {
   });
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const send = (r: (typeof requests)[number]): Promise<number> =>
-    new Promise((resolve) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port,
-          method: 'POST',
-          path: '/api/payouts',
-          headers: r.headers,
-          agent,
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.setTimeout(10_000, () => req.destroy());
-      req.on('error', () => resolve(0));
-      req.end(r.body);
-    });
+    postPayout(port, agent, r.headers, r.body);
   process.send!({ type: 'ready' });
   await new Promise<void>((go) => process.once('message', () => go()));
   let next = 0;

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
-import { awaitServeReady, type ServeChild } from './serve-child.js';
+import { awaitServeReady, postPayout, type ServeChild } from './serve-child.js';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { connectRedis, RedisNonceStore, type RedisNonceStoreOptions } from '../redis/index.js';
@@ -108,19 +108,7 @@ async function load(
   const requests = signedRequests(`http://127.0.0.1:${port}/api/payouts`, total + 200);
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const send = (r: HttpRequest): Promise<number> =>
-    new Promise((resolve) => {
-      const headers = Object.fromEntries(r.headers);
-      const req = http.request(
-        { host: '127.0.0.1', port, method: 'POST', path: '/api/payouts', headers, agent },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.setTimeout(10_000, () => req.destroy());
-      req.on('error', () => resolve(0));
-      req.end(r.body);
-    });
+    postPayout(port, agent, Object.fromEntries(r.headers), r.body);
   const run = async (from: number, to: number) => {
     let next = from;
     let failed = 0;

@@ -1,6 +1,7 @@
 // A `payconform serve` child process of a benchmark: ready once its banner names the port and says "Ctrl-C stops.";
 // stopped with SIGTERM (SIGKILL after 10 s).
 import type { ChildProcess } from 'node:child_process';
+import http from 'node:http';
 
 export interface ServeChild {
   readonly port: number;
@@ -41,5 +42,29 @@ function stopChild(child: ChildProcess): Promise<void> {
       done();
     });
     child.kill('SIGTERM');
+  });
+}
+
+/**
+ * POSTs one signed payout to a serve child on loopback over `agent` (keep-alive); resolves with the status, or 0 when
+ * no answer came within 10 s. Never rejects.
+ */
+export function postPayout(
+  port: number,
+  agent: http.Agent,
+  headers: http.OutgoingHttpHeaders,
+  body: Uint8Array,
+): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/api/payouts', headers, agent },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.setTimeout(10_000, () => req.destroy());
+    req.on('error', () => resolve(0));
+    req.end(body);
   });
 }

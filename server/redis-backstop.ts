@@ -57,6 +57,30 @@ export interface RedisBackstopOptions {
   readonly log: (line: string) => void;
 }
 
+/**
+ * The backstop a store was given (shared by the deliveries and the timers of one instance), or one of its own over
+ * the same client and prefix (a store used alone, as in tests).
+ */
+export function givenOrOwnBackstop(options: {
+  readonly client: RedisCommander;
+  readonly keyPrefix: string;
+  readonly partitions?: number;
+  readonly backstopMs?: number;
+  readonly log: (line: string) => void;
+  readonly backstop?: RedisBackstop;
+}): RedisBackstop {
+  return (
+    options.backstop ??
+    new RedisBackstop({
+      client: options.client,
+      keyPrefix: options.keyPrefix,
+      partitions: options.partitions ?? 1,
+      ...(options.backstopMs !== undefined ? { backstopMs: options.backstopMs } : {}),
+      log: options.log,
+    })
+  );
+}
+
 interface Handlers {
   steps?: { readonly leaseMs: number; run(member: string): void };
   deliveries?: { readonly leaseMs: number; start(k: number, id: string, json: string): void };

@@ -11,7 +11,7 @@
 // of its resource (the payout's, the payment's).
 import { partitionOf, withTimeout, type RedisCommander } from '../redis/commander.js';
 import { DecimalNumber } from './json-writer.js';
-import { RedisBackstop, BACKSTOP_GRACE_MS } from './redis-backstop.js';
+import { BACKSTOP_GRACE_MS, givenOrOwnBackstop, type RedisBackstop } from './redis-backstop.js';
 import { RedisBatch } from './redis-batch.js';
 import type { DeliveryRecord, SharedDeliveries, SharedDelivery } from './webhook-delivery.js';
 
@@ -63,15 +63,7 @@ export class RedisDeliveries implements SharedDeliveries {
     this.#o = options;
     this.#partitions = options.partitions ?? 1;
     this.#batch = options.batch ?? new RedisBatch(options.client);
-    this.#backstop =
-      options.backstop ??
-      new RedisBackstop({
-        client: options.client,
-        keyPrefix: options.keyPrefix,
-        partitions: this.#partitions,
-        ...(options.backstopMs !== undefined ? { backstopMs: options.backstopMs } : {}),
-        log: options.log,
-      });
+    this.#backstop = givenOrOwnBackstop(options);
   }
 
   #keys(k: number) {

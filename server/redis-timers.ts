@@ -5,7 +5,7 @@
 // atomically (its score moves to now + lease) and runs it. A step names the status it moves on from and is a
 // compare-and-set through the state store, so a step run twice (its owner late, a backstop early) happens once.
 import { partitionOf, type RedisCommander } from '../redis/commander.js';
-import { RedisBackstop } from './redis-backstop.js';
+import { givenOrOwnBackstop, type RedisBackstop } from './redis-backstop.js';
 import { RedisBatch } from './redis-batch.js';
 
 /** What the Lifecycle needs from shared timers. */
@@ -50,15 +50,7 @@ export class RedisTimers implements SharedTimers {
     this.#o = options;
     this.#partitions = options.partitions ?? 1;
     this.#batch = options.batch ?? new RedisBatch(options.client);
-    this.#backstop =
-      options.backstop ??
-      new RedisBackstop({
-        client: options.client,
-        keyPrefix: options.keyPrefix,
-        partitions: this.#partitions,
-        ...(options.backstopMs !== undefined ? { backstopMs: options.backstopMs } : {}),
-        log: options.log,
-      });
+    this.#backstop = givenOrOwnBackstop(options);
   }
 
   #partition(member: string): number {
