@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseBenchFlags, UsageError } from './usage.js';
 import {
   applySignedHeaders,
   exportEd25519PublicKeyDer,
@@ -513,8 +513,6 @@ const USAGE = `usage: npm run bench:cores -- [--json] [--requests N] [--rounds R
   --seconds S       measured window of the several-processes rows (default 3)
 `;
 
-class UsageError extends Error {}
-
 function list(raw: string | undefined, fallback: number[], flag: string): number[] {
   if (raw === undefined) return fallback;
   if (!/^\d{1,3}(,\d{1,3})*$/.test(raw))
@@ -537,27 +535,17 @@ function integer(
 }
 
 function parseOptions(argv: readonly string[]): Options | 'help' | { child: ChildSpec } {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        child: { type: 'string' },
-        requests: { type: 'string' },
-        rounds: { type: 'string' },
-        'in-flight': { type: 'string' },
-        threads: { type: 'string' },
-        processes: { type: 'string' },
-        seconds: { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const values = parseBenchFlags(argv, {
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+    child: { type: 'string' },
+    requests: { type: 'string' },
+    rounds: { type: 'string' },
+    'in-flight': { type: 'string' },
+    threads: { type: 'string' },
+    processes: { type: 'string' },
+    seconds: { type: 'string' },
+  });
   if (values.help === true) return 'help';
   if (values.child !== undefined) return { child: JSON.parse(values.child) as ChildSpec };
   const cores = availableParallelism();

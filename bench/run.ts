@@ -5,7 +5,7 @@
 
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseBenchFlags, UsageError } from './usage.js';
 import type { ServerRow } from './reference-service.js';
 import {
   compare,
@@ -55,8 +55,6 @@ const LIMITS = {
   'explore-seconds': 120,
 } as const;
 
-class UsageError extends Error {}
-
 function integerOption(
   raw: string | undefined,
   flag: keyof typeof LIMITS,
@@ -83,28 +81,18 @@ function parseOptions(
 ):
   | { json: boolean; harness: HarnessOptions; server: ServerOptions; exploreSeconds: number }
   | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        iterations: { type: 'string' },
-        warmup: { type: 'string' },
-        'max-ms': { type: 'string' },
-        rounds: { type: 'string' },
-        'server-requests': { type: 'string' },
-        'server-rounds': { type: 'string' },
-        'server-rate': { type: 'string' },
-        'explore-seconds': { type: 'string' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const values = parseBenchFlags(argv, {
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+    iterations: { type: 'string' },
+    warmup: { type: 'string' },
+    'max-ms': { type: 'string' },
+    rounds: { type: 'string' },
+    'server-requests': { type: 'string' },
+    'server-rounds': { type: 'string' },
+    'server-rate': { type: 'string' },
+    'explore-seconds': { type: 'string' },
+  });
   if (values.help === true) return 'help';
   const d = defaultHarnessOptions;
   return {
