@@ -2,7 +2,7 @@
 // exactly one is accepted; in both cases at most one payout results (at most one payout id in the webhooks).
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { Finding } from '../../check.js';
+import type { Evidence, Finding } from '../../check.js';
 import type { HttpRequest } from '../../../src/http/message.js';
 import {
   inconclusive,
@@ -60,12 +60,7 @@ async function payoutsFor(
       return { ids, finding: onePayout(ids.length, 'the target lists', requirement) };
     return {
       ids,
-      finding: violation(`${ids.length} payouts were created from one signed request`, {
-        requirement,
-        expected: 'at most one payout',
-        received: `payout ids ${ids.join(', ')}`,
-        evidence: evidenceOf(ctx, held.ex, held.note),
-      }),
+      finding: severalPayouts(ids, requirement, evidenceOf(ctx, held.ex, held.note)),
     };
   }
   if (ctx.webhooks === undefined) {
@@ -84,12 +79,7 @@ async function payoutsFor(
   if (ids.length > 1) {
     return {
       ids,
-      finding: violation(`${ids.length} payouts were created from one signed request`, {
-        requirement,
-        expected: 'at most one payout',
-        received: `payout ids ${ids.join(', ')}`,
-        evidence: webhookEvidence(hooks[0]!),
-      }),
+      finding: severalPayouts(ids, requirement, webhookEvidence(hooks[0]!)),
     };
   }
   // No webhook is no proof that no payout exists: only a payout seen counts for the unanswered requests.
@@ -101,6 +91,14 @@ async function payoutsFor(
 
 const onePayout = (n: number, source: string, requirement: string): Finding =>
   pass(`${source} ${n} payout for the reference`, { requirement });
+
+const severalPayouts = (ids: readonly string[], requirement: string, evidence: Evidence): Finding =>
+  violation(`${ids.length} payouts were created from one signed request`, {
+    requirement,
+    expected: 'at most one payout',
+    received: `payout ids ${ids.join(', ')}`,
+    evidence,
+  });
 
 /** After the quiet wait: at most one payout for `reference` (see `payoutsFor`). */
 async function atMostOnePayout(
