@@ -2,10 +2,11 @@
 //
 // Matching works on a decoded view of the text, not on patterns of it: line breaks are dropped, then escapes are
 // undone pass by pass (HTML/XML entities, JSON and `\u` escapes, percent-encoding; each pass undoes one level, so
-// text escaped twice is seen after two), letter case is ignored and `+` reads as a space (form encoding). Every
-// piece of the secret of at least MIN_PIECE characters found in any of those views is masked in the original text,
-// so a copy cut short, split across lines or fields, or echoed in any mixture of encodings is caught; a piece shorter
-// than MIN_PIECE cannot be told from ordinary text and is not (docs/security.md says so).
+// text escaped twice is seen after two; for a secret that holds `\`, `%` or `&`, also with that kind of escape left
+// as written), letter case is ignored and `+` reads as a space (form encoding). Every piece of the secret of at least
+// MIN_PIECE characters found in any of those views is masked in the original text, so a copy cut short, split across
+// lines or fields, or echoed in any mixture of encodings is caught; a piece shorter than MIN_PIECE cannot be told
+// from ordinary text and is not (docs/security.md says so).
 import type { FieldLines } from '../src/http/message.js';
 
 export type SecretKind = 'application-secret' | 'private-key';
@@ -202,9 +203,16 @@ const JSON_SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   r: '',
 };
 
-/** The escape at `i` (entity, `%XX`, `\uXXXX`, `\"`...) as [decoded text, length], or undefined. */
-function escapeAt(s: string, i: number): readonly [string, number] | undefined {
+/** What each kind of escape a decoding pass undoes starts with: an entity, percent-encoding, a JSON escape. */
+const ESCAPE_STARTS: readonly string[] = ['&', '%', '\\'];
+
+/**
+ * The escape at `i` (entity, `%XX`, `\uXXXX`, `\"`...) as [decoded text, length], or undefined; an escape of the
+ * kind that starts with `kept` is left as written.
+ */
+function escapeAt(s: string, i: number, kept?: string): readonly [string, number] | undefined {
   const c = s[i];
+  if (c === kept) return undefined;
   if (c === '&') {
     const m = /^&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z]{2,6}));/.exec(s.slice(i, i + 12));
     if (!m) return undefined;
@@ -232,7 +240,7 @@ function escapeAt(s: string, i: number): readonly [string, number] | undefined {
 }
 
 /** One level of escaping undone; undefined when there was none. Spans compose, so they still point at the original. */
-function decodeOnce(view: View): View | undefined {
+function decodeOnce(view: View, kept?: string): View | undefined {
   const { text } = view;
   const special = /[&%\\]/g;
   if (!special.test(text)) return undefined;
@@ -254,7 +262,7 @@ function decodeOnce(view: View): View | undefined {
     const next = special.exec(text)?.index ?? text.length;
     if (next > i) copy(i, next, text.slice(i, next));
     if (next >= text.length) break;
-    const escape = escapeAt(text, next);
+    const escape = escapeAt(text, next, kept);
     if (escape === undefined) {
       copy(next, next + 1, text[next]!);
       i = next + 1;
@@ -274,13 +282,21 @@ function decodeOnce(view: View): View | undefined {
   return { text: parts.join(''), start: start.subarray(0, n), end: end.subarray(0, n) };
 }
 
-/** The raw view and each decoded one, `+` read as a space, with a case-folded copy for whole matches. */
-function viewsOf(text: string): View[] {
+/**
+ * The raw view and each decoded one, `+` read as a space, with a case-folded copy for whole matches. Each character
+ * in `kept` starts a second chain of views that leaves that family of escapes as written: a secret that holds
+ * `\t` or `%41` as text is then still read whole where other characters of the copy are escaped
+ * (`a%5Cb\t` is `a\b\t` to a reader who undoes percent-encoding only).
+ */
+function viewsOf(text: string, kept: readonly string[]): View[] {
   const views: View[] = [];
-  let view: View | undefined = rawView(text);
-  for (let pass = 0; view !== undefined && pass <= MAX_DECODE_PASSES; pass++) {
-    views.push(view);
-    view = decodeOnce(view);
+  const raw = rawView(text);
+  for (const family of [undefined, ...kept]) {
+    let view: View | undefined = raw;
+    for (let pass = 0; view !== undefined && pass <= MAX_DECODE_PASSES; pass++) {
+      if (pass > 0 || family === undefined) views.push(view);
+      view = decodeOnce(view, family);
+    }
   }
   return views.map((v) => {
     const text = v.text.replace(/\+/g, ' ');
@@ -423,11 +439,13 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
   const targets = targetsFor(secrets);
   const indexes = pieceIndexes(targets);
   const shortest = Math.min(...targets.map((t) => Math.min(t.minPiece, t.norm.length)));
+  // The escape families the application secret's own text could be read as (see viewsOf).
+  const kept = ESCAPE_STARTS.filter((c) => secrets.applicationSecret?.includes(c) === true);
 
   const spansIn = (text: string): Span[] => {
     if (targets.length === 0 || text.length < shortest) return [];
     const spans: Span[] = [];
-    for (const view of viewsOf(text)) {
+    for (const view of viewsOf(text, kept)) {
       for (const target of targets) findWhole(view, target, spans);
       for (const index of indexes) findPieces(view, index, spans);
     }

@@ -84,6 +84,19 @@ describe('createRedactor', () => {
 });
 
 describe('the engine redacts every finding before any reporter sees it', () => {
+  // Found by the masking property (test/secret-masking.property.test.ts): a secret that holds text which reads as
+  // an escape (`\t`, `%41`, `&amp;`) was missed where other characters of the copy were escaped, since every
+  // decoded view also undid the secret's own text.
+  it.each([
+    ['a11\\f/b\\ r\\t', 'a11\\f/b%5c r\\t'],
+    ['n\\f0r b\\txxb0xt%', 'n\\f0r b%5ctx&amp;#120;b0xt%'],
+    ['ab%41cdefg', '\\u0061b%41cdefg'],
+    ['x&amp;y1234', '%78&amp;y1234'],
+  ])('masks %j echoed as %j (text that reads as an escape, the rest escaped)', (secret, echo) => {
+    const masked = createRedactor({ applicationSecret: secret }).redactText(`echo: ${echo}.`);
+    expect(masked).toBe(`echo: ${REDACTED}.`);
+  });
+
   it('no reporter output contains a secret in any form', async () => {
     const redactor = createRedactor({ applicationSecret, privateKey: pem });
     const request = {
