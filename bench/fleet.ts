@@ -599,6 +599,14 @@ function describeRow(row: Row): string {
   return `${row.store} × ${row.workers}: ${fmt(row.payoutsPerSecond)} payouts/s, ${fmt(row.commandsPerPayout, 1)} Redis commands per payout (${fmt(row.sentPerPayout, 1)} sent), idle ${fmt(row.idleCommandsPerSecondPerInstance, 1)}/s per instance`;
 }
 
+/** The answers other than 201, as `status×count` (`503×12`; `no answer` for a connection error), for the table. */
+function notAcceptedText(row: Row): string {
+  return Object.entries(row.notAccepted ?? {})
+    .filter(([status]) => status !== '201')
+    .map(([status, count]) => `${status === '0' ? 'no answer' : status}×${count}`)
+    .join(', ');
+}
+
 function table(machine: Record<string, unknown>, rows: readonly Row[], setup: Setup): string {
   const head = [
     `fleet bench: up to ${setup.payouts} signed payouts for at most ${setup.seconds} s per throughput measurement (16 connections per load process, ${setup.loadChildren} load process(es)), ${setup.count} counted payouts one at a time (lifecycle 250 ms, both webhooks delivered to a receiver answering 200)`,
@@ -610,7 +618,7 @@ function table(machine: Record<string, unknown>, rows: readonly Row[], setup: Se
   ];
   const body = rows.map(
     (r) =>
-      `| ${r.store} | ${r.workers} | ${fmt(r.payoutsPerSecond)}${r.failed > 0 ? ` (${r.failed} not accepted)` : ''} | ${r.commandsPerPayout === undefined ? '-' : `${fmt(r.commandsPerPayout, 1)} (${fmt(r.sentPerPayout, 1)} + ${fmt(r.inScriptsPerPayout, 1)})`} | ${fmt(r.idleCommandsPerSecondPerInstance, 1)} (${fmt(r.idleSentPerSecondPerInstance, 1)} sent) | ${fmt(r.redisCpuMicrosPerPayout)} | ${fmt(r.redisCommandsPerCpuSecond)} | ${fmt(r.ceilingPayoutsPerSecond)} | ${fmt(r.redisBytesPerPayout)} |${r.webhooksMissing > 0 ? ` ${r.webhooksMissing} webhooks missing` : ''}`,
+      `| ${r.store} | ${r.workers} | ${fmt(r.payoutsPerSecond)}${r.failed > 0 ? ` (${r.failed} not accepted: ${notAcceptedText(r)})` : ''} | ${r.commandsPerPayout === undefined ? '-' : `${fmt(r.commandsPerPayout, 1)} (${fmt(r.sentPerPayout, 1)} + ${fmt(r.inScriptsPerPayout, 1)})`} | ${fmt(r.idleCommandsPerSecondPerInstance, 1)} (${fmt(r.idleSentPerSecondPerInstance, 1)} sent) | ${fmt(r.redisCpuMicrosPerPayout)} | ${fmt(r.redisCommandsPerCpuSecond)} | ${fmt(r.ceilingPayoutsPerSecond)} | ${fmt(r.redisBytesPerPayout)} |${r.webhooksMissing > 0 ? ` ${r.webhooksMissing} webhooks missing` : ''}`,
   );
   const names = rows.find((r) => r.byName !== undefined)?.byName ?? {};
   const split = rows.find((r) => r.byNameSplit !== undefined)?.byNameSplit ?? {};
