@@ -291,7 +291,8 @@ function decodeOnce(view: View, kept?: string): View | undefined {
 function viewsOf(text: string, kept: readonly string[]): View[] {
   const views: View[] = [];
   const raw = rawView(text);
-  for (const family of [undefined, ...kept]) {
+  // A family the text never starts would give the first chain's views again.
+  for (const family of [undefined, ...kept.filter((c) => text.includes(c))]) {
     let view: View | undefined = raw;
     for (let pass = 0; view !== undefined && pass <= MAX_DECODE_PASSES; pass++) {
       if (pass > 0 || family === undefined) views.push(view);
