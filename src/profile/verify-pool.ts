@@ -316,10 +316,9 @@ class RecordRegistry {
     try {
       if (record.publicKeys.size > MAX_REGISTERED_KEYS) return undefined;
       for (const [keyId, key] of record.publicKeys) {
-        const raw: unknown = typeof key === 'object' && key !== null ? key.raw : undefined;
-        if (typeof keyId !== 'string' || !(raw instanceof Uint8Array) || raw.length !== 32)
-          continue;
-        keys.set(keyId, { raw: Uint8Array.from(raw) });
+        const raw = rawKeyOf(key);
+        if (typeof keyId === 'string' && raw !== undefined)
+          keys.set(keyId, { raw: Uint8Array.from(raw) });
       }
     } catch {
       return undefined; // a record that throws when read is not registered; step 7 reads it again
@@ -344,15 +343,27 @@ class RecordRegistry {
   }
 }
 
-/** Whether `record` has exactly the keyids of `registration`, each with the bytes registered. Never throws. */
+/** A record's key as its 32 raw bytes, or undefined for anything else (records come from the caller's resolver). */
+function rawKeyOf(key: unknown): Uint8Array | undefined {
+  const raw: unknown =
+    typeof key === 'object' && key !== null ? (key as { readonly raw?: unknown }).raw : undefined;
+  return raw instanceof Uint8Array && raw.length === 32 ? raw : undefined;
+}
+
+/**
+ * Whether `record`'s keys of 32 raw bytes (those `add` registers) are exactly `registration`'s, each with the bytes
+ * registered; a key `add` leaves out is left out here too, so such a record is still current. Never throws.
+ */
 function holdsSameKeys(registration: Registration, record: ApplicationKeys): boolean {
   try {
-    if (record.publicKeys.size !== registration.keys.size) return false;
+    let registrable = 0;
     for (const [keyId, key] of record.publicKeys) {
-      const raw: unknown = typeof key === 'object' && key !== null ? key.raw : undefined;
-      if (!(raw instanceof Uint8Array) || !registeredKeyIs(registration, keyId, raw)) return false;
+      const raw = rawKeyOf(key);
+      if (typeof keyId !== 'string' || raw === undefined) continue;
+      if (!registeredKeyIs(registration, keyId, raw)) return false;
+      registrable++;
     }
-    return true;
+    return registrable === registration.keys.size;
   } catch {
     return false;
   }
