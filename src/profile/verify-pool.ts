@@ -344,7 +344,7 @@ class RecordRegistry {
 }
 
 /** A record's key as its 32 raw bytes, or undefined for anything else (records come from the caller's resolver). */
-function rawKeyOf(key: unknown): Uint8Array | undefined {
+export function rawKeyOf(key: unknown): Uint8Array | undefined {
   const raw: unknown =
     typeof key === 'object' && key !== null ? (key as { readonly raw?: unknown }).raw : undefined;
   return raw instanceof Uint8Array && raw.length === 32 ? raw : undefined;

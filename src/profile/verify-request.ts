@@ -23,6 +23,7 @@ import {
 import { PayconformError } from '../errors.js';
 import {
   countVerifiedAhead,
+  rawKeyOf,
   registeredKeyIs,
   runningVerifyPool,
   verifyPool,
@@ -752,8 +753,8 @@ function finishInPool(
   c.progress.step = 10;
   job.pool.registerApplication(applicationId, application);
   // What node-backend's verify reads of a key; any other key does not verify (and is not sent).
-  const raw = typeof publicKey === 'object' && publicKey !== null ? publicKey.raw : undefined;
-  if (!(raw instanceof Uint8Array) || raw.length !== 32) return signatureInvalid();
+  const raw = rawKeyOf(publicKey);
+  if (raw === undefined) return signatureInvalid();
   if (job.aheadResult >= 0) {
     const ok = job.aheadResult === 1;
     if (registeredKeyIs(job.pool.registration(job.aheadNo), c.keyId, raw)) {
