@@ -61,24 +61,10 @@ export interface RedisBackstopOptions {
  * The backstop a store was given (shared by the deliveries and the timers of one instance), or one of its own over
  * the same client and prefix (a store used alone, as in tests).
  */
-export function givenOrOwnBackstop(options: {
-  readonly client: RedisCommander;
-  readonly keyPrefix: string;
-  readonly partitions?: number;
-  readonly backstopMs?: number;
-  readonly log: (line: string) => void;
-  readonly backstop?: RedisBackstop;
-}): RedisBackstop {
-  return (
-    options.backstop ??
-    new RedisBackstop({
-      client: options.client,
-      keyPrefix: options.keyPrefix,
-      partitions: options.partitions ?? 1,
-      ...(options.backstopMs !== undefined ? { backstopMs: options.backstopMs } : {}),
-      log: options.log,
-    })
-  );
+export function givenOrOwnBackstop(
+  options: RedisBackstopOptions & { readonly backstop?: RedisBackstop | undefined },
+): RedisBackstop {
+  return options.backstop ?? new RedisBackstop(options);
 }
 
 interface Handlers {
