@@ -44,10 +44,10 @@ export class RedisBatch {
   }
 
   /**
-   * Sends `writes` (keys of partition `k` only; in a cluster each goes to its key's node), in order, with the others
-   * of this turn; resolves once Redis ran them all, rejects when any failed.
+   * Sends `writes` (in a cluster each goes to its key's node), in order, with the others of this turn; resolves once
+   * Redis ran them all, rejects when any failed.
    */
-  write(_k: number, writes: readonly BatchedWrite[]): Promise<void> {
+  write(writes: readonly BatchedWrite[]): Promise<void> {
     const done = new Promise<void>((resolve, reject) =>
       this.#pending.push({ writes, resolve, reject }),
     );

@@ -79,7 +79,7 @@ export class RedisDeliveries implements SharedDeliveries {
     // records are gone) or beyond the last maxRecords leave the set.
     this.#running.set(id, k);
     const now = Date.now();
-    await this.#batch.write(k, [
+    await this.#batch.write([
       // The due entry first: when the record does not follow, the backstop drops the entry (RedisBackstop).
       { command: 'ZADD', key: keys.due, args: [String(now + this.#o.leaseMs), id] },
       { command: 'SET', key: keys.item + id, args: [encode(delivery)] },
@@ -243,7 +243,7 @@ export class RedisDeliveries implements SharedDeliveries {
     const overdue = String(Date.now() - BACKSTOP_GRACE_MS - 1);
     for (const [id, k] of this.#running)
       this.#batch
-        .write(k, [{ command: 'ZADD', key: this.#keys(k).due, args: ['XX', overdue, id] }])
+        .write([{ command: 'ZADD', key: this.#keys(k).due, args: ['XX', overdue, id] }])
         .catch(() => {});
     this.#batch.flush();
     for (const t of this.#local) clearTimeout(t);

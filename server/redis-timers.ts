@@ -84,7 +84,7 @@ export class RedisTimers implements SharedTimers {
   #reschedule(done: string, next: string, at: number): Promise<void> {
     const k = this.#partition(done === '' ? next : done);
     const due = this.#dueOf(k);
-    return this.#batch.write(k, [
+    return this.#batch.write([
       ...(next !== '' ? [{ command: 'ZADD', key: due, args: [String(at), next] }] : []),
       ...(done !== '' ? [{ command: 'ZREM', key: due, args: [done] }] : []),
     ]);

@@ -22,18 +22,18 @@ describe('RedisBatch', () => {
     const client = recorder();
     const batch = new RedisBatch(client);
     await Promise.all([
-      batch.write(0, [
+      batch.write([
         { command: 'ZADD', key: 'due', args: ['1', 'a'] },
         { command: 'SET', key: 'item:a', args: ['{}'] },
       ]),
-      batch.write(0, [{ command: 'ZADD', key: 'due', args: ['2', 'b'] }]),
-      batch.write(0, [
+      batch.write([{ command: 'ZADD', key: 'due', args: ['2', 'b'] }]),
+      batch.write([
         { command: 'ZADD', key: 'due', args: ['3', 'c'] },
         { command: 'ZREM', key: 'due', args: ['a'] },
       ]),
-      batch.write(0, [{ command: 'ZADD', key: 'due', args: ['4', 'd'] }]),
-      batch.write(0, [{ command: 'ZADD', key: 'due', args: ['XX', '5', 'd'] }]),
-      batch.write(0, [{ command: 'ZADD', key: 'due', args: ['6', 'e'] }]),
+      batch.write([{ command: 'ZADD', key: 'due', args: ['4', 'd'] }]),
+      batch.write([{ command: 'ZADD', key: 'due', args: ['XX', '5', 'd'] }]),
+      batch.write([{ command: 'ZADD', key: 'due', args: ['6', 'e'] }]),
     ]);
     expect(client.sent).toEqual([
       ['ZADD', 'due', '1', 'a', '2', 'b', '3', 'c'],
@@ -49,11 +49,11 @@ describe('RedisBatch', () => {
     const client = recorder('SET');
     const batch = new RedisBatch(client);
     const [first, second] = await Promise.allSettled([
-      batch.write(0, [
+      batch.write([
         { command: 'ZADD', key: 'due', args: ['1', 'a'] },
         { command: 'SET', key: 'item:a', args: ['{}'] },
       ]),
-      batch.write(0, [{ command: 'ZADD', key: 'due', args: ['2', 'b'] }]),
+      batch.write([{ command: 'ZADD', key: 'due', args: ['2', 'b'] }]),
     ]);
     expect(first).toMatchObject({ status: 'rejected', reason: { message: 'SET failed' } });
     expect(second).toMatchObject({ status: 'fulfilled' });
