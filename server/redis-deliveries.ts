@@ -53,6 +53,9 @@ export class RedisDeliveries implements SharedDeliveries {
   readonly #partitions: number;
   readonly #batch: RedisBatch;
   readonly #backstop: RedisBackstop;
+  /** Finished deliveries listed per partition. */
+  readonly #keptPerPartition: number;
+  readonly #keepFinishedMs: number;
   #attempt: Attempt | undefined;
   #closed = false;
   readonly #local = new Set<NodeJS.Timeout>();
@@ -64,6 +67,13 @@ export class RedisDeliveries implements SharedDeliveries {
     this.#partitions = options.partitions ?? 1;
     this.#batch = options.batch ?? new RedisBatch(options.client);
     this.#backstop = givenOrOwnBackstop(options);
+    this.#keptPerPartition = Math.ceil((options.maxRecords ?? 10_000) / this.#partitions);
+    this.#keepFinishedMs = options.keepFinishedMs ?? 600_000;
+  }
+
+  /** One command on the shared connection, bounded to 2 s. */
+  #send(args: string[], what: string): Promise<unknown> {
+    return withTimeout(this.#o.client.sendCommand(args), 2000, what);
   }
 
   #keys(k: number) {
@@ -90,8 +100,8 @@ export class RedisDeliveries implements SharedDeliveries {
               key: keys.due,
               args: [
                 String(FINISHED),
-                String(FINISHED + now - (this.#o.keepFinishedMs ?? 600_000)),
-                String(this.#kept()),
+                String(FINISHED + now - this.#keepFinishedMs),
+                String(this.#keptPerPartition),
               ],
             },
           ]
@@ -100,11 +110,6 @@ export class RedisDeliveries implements SharedDeliveries {
     // Queued already claimed by this instance: the first attempt at once.
     if (this.#attempt !== undefined && !this.#closed) this.#start(k, id, delivery);
     else if (!this.#closed) this.#running.delete(id);
-  }
-
-  /** Deliveries listed per partition. */
-  #kept(): number {
-    return Math.ceil((this.#o.maxRecords ?? 10_000) / this.#partitions);
   }
 
   start(attempt: Attempt): void {
@@ -126,9 +131,8 @@ export class RedisDeliveries implements SharedDeliveries {
     // Finished (no attempt left) but still due: its result was written and the move to the finished band was lost.
     // Moved now, not attempted again.
     if (delivery.index >= delivery.payloads.length) {
-      await withTimeout(
-        this.#o.client.sendCommand(['ZADD', this.#keys(k).due, String(FINISHED + Date.now()), id]),
-        2000,
+      await this.#send(
+        ['ZADD', this.#keys(k).due, String(FINISHED + Date.now()), id],
         'ZADD finished',
       ).catch((error: unknown) => this.#logError(`webhook ${id}`, error));
       return;
@@ -157,18 +161,11 @@ export class RedisDeliveries implements SharedDeliveries {
       // first arrives, the delivery is still due at its lease's end, and the backstop then makes the next attempt,
       // or moves one that is finished to the band (see #resume).
       const keys = this.#keys(k);
-      const send = (args: string[]) =>
-        withTimeout(this.#o.client.sendCommand(args), 2000, `${args[0]} webhook result`);
+      const send = (args: string[]) => this.#send(args, `${args[0]} webhook result`);
       await Promise.all(
         nextInMs === undefined
           ? [
-              send([
-                'SET',
-                keys.item + id,
-                encode(next),
-                'PX',
-                String(this.#o.keepFinishedMs ?? 600_000),
-              ]),
+              send(['SET', keys.item + id, encode(next), 'PX', String(this.#keepFinishedMs)]),
               send(['ZADD', keys.due, String(FINISHED + Date.now()), id]),
             ]
           : [
@@ -202,9 +199,7 @@ export class RedisDeliveries implements SharedDeliveries {
     const parts = await Promise.all(
       Array.from({ length: this.#partitions }, async (_, k) => {
         const keys = this.#keys(k);
-        const kept = this.#kept();
-        const send = (args: string[]) =>
-          withTimeout(this.#o.client.sendCommand(args), 2000, args[0] ?? 'command');
+        const send = (args: string[]) => this.#send(args, args[0] ?? 'command');
         // The deliveries still due (by due time), then the last kept finished ones (by when they finished).
         const [due, finished] = (await Promise.all([
           send(['ZRANGEBYSCORE', keys.due, '-inf', `(${FINISHED}`]),
@@ -215,7 +210,7 @@ export class RedisDeliveries implements SharedDeliveries {
             String(FINISHED),
             'LIMIT',
             '0',
-            String(kept),
+            String(this.#keptPerPartition),
           ]),
         ])) as [string[], string[]];
         // The due entries of lifecycle steps (`kind:id:status`) share the set: not deliveries.
