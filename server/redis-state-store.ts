@@ -61,6 +61,28 @@ return 1`);
 /** Attempts of one optimistic change before giving up with 503 (only under heavy contention on one resource). */
 const MAX_ATTEMPTS = 50;
 
+/** What an attempt of an optimistic change returns when another write came first. */
+const CONFLICT = Symbol('conflict');
+
+/**
+ * Runs `attempt` until it returns anything but CONFLICT, at most MAX_ATTEMPTS times: at once after a first conflict
+ * when `copyFirst` (the first attempt used this instance's copy, and only that copy was stale), else after a short,
+ * jittered pause (another instance changed it first); then 503 STATE_CONTENTION with `message`.
+ */
+async function retryOnConflict<V>(
+  message: string,
+  copyFirst: boolean,
+  attempt: () => Promise<V | typeof CONFLICT>,
+): Promise<V> {
+  for (let n = 0; n < MAX_ATTEMPTS; n += 1) {
+    const outcome = await attempt();
+    if (outcome !== CONFLICT) return outcome;
+    if (n === 0 && copyFirst) continue;
+    await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 + n)));
+  }
+  throw new HttpError(503, 'STATE_CONTENTION', message);
+}
+
 export interface RedisStateStoreOptions {
   readonly client: RedisCommander;
   /** Prefix of every key (e.g. `payconform:`); the store adds `state:`. */
@@ -351,38 +373,33 @@ export class RedisStateStore implements StateStore {
     known: T | undefined,
   ): Promise<Changed<T, R>> {
     let cached = known !== undefined ? this.#versions.get(guard) : undefined;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      let version: string;
-      let item: T;
-      if (cached !== undefined && known !== undefined) {
-        [version, item] = [cached, JSON.parse(JSON.stringify(known)) as T];
-        cached = undefined; // once: a conflict reads the stored item
-      } else {
-        const read = await this.#readOne(at.versions, hash, guard, id);
-        if (read.json === undefined) return undefined;
-        [version, item] = [read.version, JSON.parse(read.json) as T];
-        this.#versions.set(guard, version);
-      }
-      const result = apply(item);
-      const targets = writes(item);
-      const written = await this.#eval(
-        WRITE_IF_UNCHANGED,
-        [at.versions, ...targets.map(([h]) => h)],
-        [guard, version, ...targets.flatMap(([, field]) => [field, JSON.stringify(item)])],
-        `write ${guard}`,
-      );
-      if (written === 1) {
+    return retryOnConflict(
+      `${guard} is being changed by too many requests at once, try again`,
+      known !== undefined,
+      async () => {
+        let version: string;
+        let item: T;
+        if (cached !== undefined && known !== undefined) {
+          [version, item] = [cached, JSON.parse(JSON.stringify(known)) as T];
+          cached = undefined; // once: a conflict reads the stored item
+        } else {
+          const read = await this.#readOne(at.versions, hash, guard, id);
+          if (read.json === undefined) return undefined;
+          [version, item] = [read.version, JSON.parse(read.json) as T];
+          this.#versions.set(guard, version);
+        }
+        const result = apply(item);
+        const targets = writes(item);
+        const written = await this.#eval(
+          WRITE_IF_UNCHANGED,
+          [at.versions, ...targets.map(([h]) => h)],
+          [guard, version, ...targets.flatMap(([, field]) => [field, JSON.stringify(item)])],
+          `write ${guard}`,
+        );
+        if (written !== 1) return CONFLICT;
         this.#versions.set(guard, String(Number(version) + 1));
         return { item: keep(item), result };
-      }
-      if (attempt === 0 && known !== undefined) continue; // only our copy was stale: read at once
-      // Another instance changed it first: a short, jittered pause before reading it again.
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 + attempt)));
-    }
-    throw new HttpError(
-      503,
-      'STATE_CONTENTION',
-      `${guard} is being changed by too many requests at once, try again`,
+      },
     );
   }
 
@@ -394,30 +411,27 @@ export class RedisStateStore implements StateStore {
     const at = this.#at(id);
     const known = this.#state.payouts.get(id);
     let json = known !== undefined ? JSON.stringify(known) : undefined;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      if (json === undefined) {
-        const read = (await this.#send(['HGET', at.payouts, id], 'HGET payout')) as string | null;
-        if (typeof read !== 'string') return undefined;
-        json = read;
-      }
-      const item = JSON.parse(json) as Payout;
-      const result = change(item);
-      const written = await this.#eval(
-        WRITE_IF_SAME,
-        [at.payouts],
-        [id, createHash('sha1').update(json, 'utf8').digest('hex'), JSON.stringify(item)],
-        `write payout:${id}`,
-      );
-      if (written === 1) return { item: this.#payout(item), result };
-      json = undefined;
-      if (attempt === 0 && known !== undefined) continue; // only our copy was stale: read at once
-      // Another instance changed it first: a short, jittered pause before reading it again.
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 + attempt)));
-    }
-    throw new HttpError(
-      503,
-      'STATE_CONTENTION',
+    return retryOnConflict(
       `payout:${id} is being changed by too many requests at once, try again`,
+      known !== undefined,
+      async () => {
+        if (json === undefined) {
+          const read = (await this.#send(['HGET', at.payouts, id], 'HGET payout')) as string | null;
+          if (typeof read !== 'string') return undefined;
+          json = read;
+        }
+        const item = JSON.parse(json) as Payout;
+        const result = change(item);
+        const written = await this.#eval(
+          WRITE_IF_SAME,
+          [at.payouts],
+          [id, createHash('sha1').update(json, 'utf8').digest('hex'), JSON.stringify(item)],
+          `write payout:${id}`,
+        );
+        if (written === 1) return { item: this.#payout(item), result };
+        json = undefined;
+        return CONFLICT;
+      },
     );
   }
 
@@ -464,39 +478,37 @@ export class RedisStateStore implements StateStore {
   ): Promise<Refund | undefined> {
     const guard = `payment:${paymentId}`;
     const at = this.#at(paymentId);
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
-      const reply = (await this.#eval(
-        READ_PAYMENT,
-        [at.versions, at.payments, this.#refundsOf(paymentId)],
-        [guard, paymentId],
-        'read payment',
-      )) as [string, string | null, string[]];
-      if (typeof reply[1] !== 'string') return undefined;
-      const payment = this.#payment(JSON.parse(reply[1]) as Payment);
-      const earlier = reply[2]
-        .map((j) => this.#refund(JSON.parse(j) as Refund))
-        .sort((a, b) => a.createdAt - b.createdAt);
-      const refund = decide(payment, earlier);
-      const json = JSON.stringify(refund);
-      // With several partitions, where the refund is: written first (a refund id nobody knows yet is harmless).
-      if (this.#partitions.length > 1)
-        await this.#send(
-          ['HSET', this.#keys.refundPayments, refund.refundId, paymentId],
-          'HSET refund',
-        );
-      const written = await this.#eval(
-        WRITE_IF_UNCHANGED,
-        [at.versions, at.refunds, this.#refundsOf(paymentId)],
-        [guard, String(reply[0]), refund.refundId, json, refund.refundId, json],
-        'write refund',
-      );
-      if (written === 1) return this.#refund(refund);
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(20, 2 + attempt)));
-    }
-    throw new HttpError(
-      503,
-      'STATE_CONTENTION',
+    return retryOnConflict(
       `refunds of payment ${paymentId} are being created by too many requests at once, try again`,
+      false,
+      async () => {
+        const reply = (await this.#eval(
+          READ_PAYMENT,
+          [at.versions, at.payments, this.#refundsOf(paymentId)],
+          [guard, paymentId],
+          'read payment',
+        )) as [string, string | null, string[]];
+        if (typeof reply[1] !== 'string') return undefined;
+        const payment = this.#payment(JSON.parse(reply[1]) as Payment);
+        const earlier = reply[2]
+          .map((j) => this.#refund(JSON.parse(j) as Refund))
+          .sort((a, b) => a.createdAt - b.createdAt);
+        const refund = decide(payment, earlier);
+        const json = JSON.stringify(refund);
+        // With several partitions, where the refund is: written first (a refund id nobody knows yet is harmless).
+        if (this.#partitions.length > 1)
+          await this.#send(
+            ['HSET', this.#keys.refundPayments, refund.refundId, paymentId],
+            'HSET refund',
+          );
+        const written = await this.#eval(
+          WRITE_IF_UNCHANGED,
+          [at.versions, at.refunds, this.#refundsOf(paymentId)],
+          [guard, String(reply[0]), refund.refundId, json, refund.refundId, json],
+          'write refund',
+        );
+        return written === 1 ? this.#refund(refund) : CONFLICT;
+      },
     );
   }
 
