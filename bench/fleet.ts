@@ -25,6 +25,7 @@ import type { HttpRequest } from '../src/http/message.js';
 import { PAYOUT_MEDIA_TYPE } from '../server/representations.js';
 import { startRedisServer } from '../test/fixtures/redis-server.js';
 import { startRedisCluster } from '../test/fixtures/redis-cluster.js';
+import { unusedLoopbackPort } from '../test/fixtures/ports.js';
 import { payoutCreateBody } from './payout-body.js';
 
 const creds = {
@@ -579,7 +580,7 @@ async function main(): Promise<void> {
 async function startNodes(store: string, wrap: readonly string[]): Promise<RedisNodes | undefined> {
   if (store === 'memory') return undefined;
   if (store === 'redis') {
-    const port = 16_000 + Math.floor(Math.random() * 4000);
+    const port = await unusedLoopbackPort();
     const redis = await startRedisServer({ tcpPort: port, wrap });
     return { url: `redis://127.0.0.1:${port}`, ports: [port], close: () => redis.close() };
   }
