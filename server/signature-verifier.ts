@@ -18,10 +18,12 @@ import type { Application, ServiceState } from './state.js';
 
 /**
  * Fault nonce-race: the check and the record are two steps with a gap, so concurrent duplicates all pass. The gap is
- * wide (250 ms) so that a burst of copies still falls inside it on a loaded machine: with the signature checked on
- * the thread pool, the copies reach the store as their verifications come back, not all in the tick they arrived.
+ * wide (2.5 s) so that copies sent together still fall inside it when they reach the service spread out: on a loaded
+ * machine the signature checks come back from the thread pool one by one, and behind test/adversity's proxy each
+ * connection is held a random 0-2 s. With 250 ms, the two earliest copies through that proxy were sometimes more than
+ * the gap apart, so only one was accepted and the audit rightly passed a service that had not raced.
  */
-const RACE_GAP_MS = 250;
+const RACE_GAP_MS = 2_500;
 
 class RacyNonceStore implements NonceStore {
   constructor(private readonly inner: NonceStore) {}
