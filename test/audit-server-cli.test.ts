@@ -195,7 +195,7 @@ async function auditTargetFromEnvironment(): Promise<{
     webhookListen: `127.0.0.1:${webhookPort}`,
     // The target is the reference service: it has payconform's /sandbox/ endpoints.
     sandbox: true,
-    timeoutMs: 2000,
+    timeoutMs: 5000,
   };
   writeFileSync(join(dir, 'target.json'), JSON.stringify(config));
   const ran = await cli(
@@ -358,7 +358,7 @@ describe('live-money safety', () => {
         copDestinations: service.copDestinations,
         payments: service.seededPayments,
         webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`,
-        timeoutMs: 2000,
+        timeoutMs: 5000,
       };
       writeFileSync(join(dir, 'live.json'), JSON.stringify(live));
       const code = await main(
@@ -406,7 +406,7 @@ describe("payment checks need payconform's /sandbox/ endpoints", () => {
         merchantId: c.merchantId,
         payments: service.seededPayments,
         webhookListen: `127.0.0.1:${await unusedLoopbackPort()}`,
-        timeoutMs: 2000,
+        timeoutMs: 5000,
         sandbox: false,
       };
       writeFileSync(join(dir, 'no-sandbox.json'), JSON.stringify(config));

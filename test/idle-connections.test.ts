@@ -50,7 +50,9 @@ async function eventually(check: () => Promise<boolean>, ms: number): Promise<bo
 }
 
 describe('connections at the cap: idle ones give way', () => {
-  it('with 1,000 idle sockets open (reopened as closed), a signed payout from another client succeeds within a second', async () => {
+  // The bound is half the 5 s first-byte timeout, which would otherwise be what frees a slot (1 s was exceeded by
+  // 32 ms once, with other audits loading both cores).
+  it('with 1,000 idle sockets open (reopened as closed), a signed payout from another client succeeds within 2.5 s', async () => {
     stopReopening = false;
     const { service, log } = await start();
     const budget = { reopens: 5_000 };
@@ -63,10 +65,10 @@ describe('connections at the cap: idle ones give way', () => {
       const answer = await send(
         service.baseUrl,
         signed(service, '/api/payouts', payoutBody(service, { reference: `IDLE-${i}` })),
-        1_000,
+        2_500,
       );
       expect(answer.status, answer.text).toBe(201);
-      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(performance.now() - started).toBeLessThan(2_500);
     }
     expect(await service.openConnections()).toBeLessThanOrEqual(1_000);
     expect(log.some((l) => l.startsWith('connection evicted'))).toBe(true);
