@@ -148,10 +148,13 @@ export async function startWebhookListener(
         seq += 1;
         records.push({ seq, ...call, answeredStatus: status });
         keptBytes += body.length;
-        let drop = Math.max(0, records.length - maxRecords);
-        for (let kept = keptBytes; kept > maxKeptBytes && drop < records.length - 1; drop++)
-          kept -= records[drop]!.body.length;
-        for (let i = 0; i < drop; i++) keptBytes -= records[i]!.body.length;
+        // The oldest go while either bound is exceeded; the newest stays.
+        let drop = 0;
+        while (
+          records.length - drop > 1 &&
+          (records.length - drop > maxRecords || keptBytes > maxKeptBytes)
+        )
+          keptBytes -= records[drop++]!.body.length;
         if (drop > 0) records.splice(0, drop);
         res.writeHead(status, { 'content-type': 'text/plain', 'content-length': '0' });
         res.end();
