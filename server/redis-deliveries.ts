@@ -29,7 +29,7 @@ export interface RedisDeliveriesOptions {
   readonly keyPrefix: string;
   /** How long a claimed attempt may take before another instance may take it over (the attempt's timeout + margin). */
   readonly leaseMs: number;
-  /** Partitions (hash tags; see partitionOf): 1 on one server. */
+  /** Partitions (hash tags; see partitionOf): 1 on one server. A given backstop brings its own (the two agree). */
   readonly partitions?: number;
   /** One backstop pass over every partition takes this long (default 1 s on one partition, else 4 s). */
   readonly backstopMs?: number;
@@ -50,7 +50,6 @@ type Attempt = (
 
 export class RedisDeliveries implements SharedDeliveries {
   readonly #o: RedisDeliveriesOptions;
-  readonly #partitions: number;
   readonly #batch: RedisBatch;
   readonly #backstop: RedisBackstop;
   /** Finished deliveries listed per partition. */
@@ -64,10 +63,9 @@ export class RedisDeliveries implements SharedDeliveries {
 
   constructor(options: RedisDeliveriesOptions) {
     this.#o = options;
-    this.#partitions = options.partitions ?? 1;
     this.#batch = options.batch ?? new RedisBatch(options.client);
     this.#backstop = givenOrOwnBackstop(options);
-    this.#keptPerPartition = Math.ceil((options.maxRecords ?? 10_000) / this.#partitions);
+    this.#keptPerPartition = Math.ceil((options.maxRecords ?? 10_000) / this.#backstop.partitions);
     this.#keepFinishedMs = options.keepFinishedMs ?? 600_000;
   }
 
@@ -82,7 +80,7 @@ export class RedisDeliveries implements SharedDeliveries {
 
   async add(delivery: SharedDelivery): Promise<void> {
     const id = String(delivery.record.id);
-    const k = partitionOf(delivery.record.resourceId, this.#partitions);
+    const k = partitionOf(delivery.record.resourceId, this.#backstop.partitions);
     const keys = this.#keys(k);
     // The record and its due time (already claimed: now + lease). Held by this instance from now on: a close before
     // the attempt hands it back too. About once in PRUNE_EVERY, finished deliveries past keepFinishedMs (their
@@ -197,7 +195,7 @@ export class RedisDeliveries implements SharedDeliveries {
 
   async list(): Promise<DeliveryRecord[]> {
     const parts = await Promise.all(
-      Array.from({ length: this.#partitions }, async (_, k) => {
+      Array.from({ length: this.#backstop.partitions }, async (_, k) => {
         const keys = this.#keys(k);
         const send = (args: string[]) => this.#send(args, args[0] ?? 'command');
         // The deliveries still due (by due time), then the last kept finished ones (by when they finished).

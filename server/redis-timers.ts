@@ -21,7 +21,7 @@ export interface RedisTimersOptions {
   readonly keyPrefix: string;
   /** How long a step claimed by the backstop may take before another instance may run it (default 5 s). */
   readonly leaseMs?: number;
-  /** Partitions (hash tags; see partitionOf): 1 on one server. */
+  /** Partitions (hash tags; see partitionOf): 1 on one server. A given backstop brings its own (the two agree). */
   readonly partitions?: number;
   /** One backstop pass over every partition takes this long (default 1 s on one partition, else 4 s). */
   readonly backstopMs?: number;
@@ -37,7 +37,6 @@ const resourceOf = (member: string) => member.split(':').slice(0, 2).join(':');
 
 export class RedisTimers implements SharedTimers {
   readonly #o: RedisTimersOptions;
-  readonly #partitions: number;
   readonly #batch: RedisBatch;
   readonly #backstop: RedisBackstop;
   #run: ((key: string) => Promise<void>) | undefined;
@@ -48,13 +47,12 @@ export class RedisTimers implements SharedTimers {
 
   constructor(options: RedisTimersOptions) {
     this.#o = options;
-    this.#partitions = options.partitions ?? 1;
     this.#batch = options.batch ?? new RedisBatch(options.client);
     this.#backstop = givenOrOwnBackstop(options);
   }
 
   #partition(member: string): number {
-    return partitionOf(member.split(':')[1] ?? '', this.#partitions);
+    return partitionOf(member.split(':')[1] ?? '', this.#backstop.partitions);
   }
   #dueOf(k: number): string {
     return this.#backstop.dueKey(k);
