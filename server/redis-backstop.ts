@@ -172,8 +172,8 @@ export class RedisBackstop {
       .then((reply) => {
         for (let i = 0; i + 1 < reply.length && !this.#closed; i += 2) {
           const member = reply[i]!;
-          if (member.includes(':')) this.#handlers.steps?.run(member);
-          else this.#handlers.deliveries?.start(k, member, reply[i + 1]!);
+          if (member.includes(':')) steps?.run(member);
+          else deliveries?.start(k, member, reply[i + 1]!);
         }
       })
       .catch((error: unknown) => {
