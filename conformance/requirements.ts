@@ -21,6 +21,8 @@ export interface Requirement {
 
 export interface Catalogue {
   readonly catalogueVersion: string;
+  /** SHA-256 (hex) of the spec text whose words the quotes were last checked against. */
+  readonly specSha256?: string;
   readonly requirements: readonly Requirement[];
   readonly byId: ReadonlyMap<string, Requirement>;
 }
@@ -37,7 +39,7 @@ export const PARTIES_FOR_ROLE: Readonly<Record<CheckRole, readonly RequirementPa
 
 /** Builds a catalogue from its JSON form, checking ids are well-formed and unique; throws a TypeError otherwise. */
 export function createCatalogue(data: unknown): Catalogue {
-  const doc = data as { catalogueVersion?: unknown; requirements?: unknown };
+  const doc = data as { catalogueVersion?: unknown; specSha256?: unknown; requirements?: unknown };
   if (
     typeof doc !== 'object' ||
     doc === null ||
@@ -58,6 +60,7 @@ export function createCatalogue(data: unknown): Catalogue {
   }
   return {
     catalogueVersion: doc.catalogueVersion,
+    ...(typeof doc.specSha256 === 'string' ? { specSha256: doc.specSha256 } : {}),
     requirements: doc.requirements as Requirement[],
     byId,
   };

@@ -6,7 +6,7 @@ import { serverChecks, type ServerAuditContext } from '../conformance/checks/ser
 import { runChecks } from '../conformance/engine.js';
 import { canFailTarget } from '../conformance/grade.js';
 import { loadCatalogue } from '../conformance/requirements.js';
-import { expectQuotedFromSpec, specContains } from './fixtures/spec.js';
+import { describeWithSpec, expectQuotedFromSpec, specContains } from './fixtures/spec.js';
 import { variantChoices } from '../server/index.js';
 
 const catalogue = loadCatalogue();
@@ -16,9 +16,11 @@ const canFail = (id: string): boolean => canFailTarget(catalogue.byId.get(id));
 describe("server-audit requirements rest on the spec's words", () => {
   const cited = [...new Set(serverChecks.flatMap((c) => c.requirements))];
 
-  it.each(cited.filter(canFail))('%s quotes the spec verbatim', (id) =>
-    expectQuotedFromSpec(catalogue, id),
-  );
+  describeWithSpec('in the spec', () => {
+    it.each(cited.filter(canFail))('%s quotes the spec verbatim', (id) =>
+      expectQuotedFromSpec(catalogue, id),
+    );
+  });
 
   it('every server check that can fail cites at least one such requirement first', () => {
     for (const check of serverChecks) {
@@ -66,15 +68,18 @@ describe('https-only (spec: Authentication / Other rules, "HTTPS only")', () => 
   });
 });
 
-describe("the alt personality's choices (server/faults.ts variantChoices, listed in the README)", () => {
-  it.each(variantChoices.map((v) => [v.point, v.openBy] as const))(
-    "%s: the spec words that leave it open are the spec's",
-    (_point, openBy) => {
-      for (const part of openBy
-        .split('[...]')
-        .map((p) => p.trim())
-        .filter((p) => p !== ''))
-        expect(specContains(part), part).toBe(true);
-    },
-  );
-});
+describeWithSpec(
+  "the alt personality's choices (server/faults.ts variantChoices, listed in the README)",
+  () => {
+    it.each(variantChoices.map((v) => [v.point, v.openBy] as const))(
+      "%s: the spec words that leave it open are the spec's",
+      (_point, openBy) => {
+        for (const part of openBy
+          .split('[...]')
+          .map((p) => p.trim())
+          .filter((p) => p !== ''))
+          expect(specContains(part), part).toBe(true);
+      },
+    );
+  },
+);

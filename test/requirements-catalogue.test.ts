@@ -1,6 +1,10 @@
 // The requirements catalogue: well-formed, unique ids, valid levels and parties, every "not shown" gap present.
-import { describe, expect, it } from 'vitest';
-import { SPEC_TEXT } from './fixtures/spec.js';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { describeWithSpec, findSpec, SPEC_FILE_VARIABLE, specText } from './fixtures/spec.js';
 import {
   createCatalogue,
   loadCatalogue,
@@ -9,7 +13,6 @@ import {
 } from '../conformance/requirements.js';
 
 const catalogue = loadCatalogue();
-const spec = SPEC_TEXT;
 
 describe('conformance/requirements.json', () => {
   it('has unique, well-formed ids grouped by a known area prefix', () => {
@@ -50,13 +53,6 @@ describe('conformance/requirements.json', () => {
     }
   });
 
-  it('records one entry per "not shown" statement of the spec (at least as many as the spec has)', () => {
-    const gaps = spec.match(/not shown/g)?.length ?? 0;
-    const notShown = catalogue.requirements.filter((r) => !r.shown);
-    expect(notShown.length).toBeGreaterThanOrEqual(gaps);
-    for (const r of notShown) expect(r.source).toBeUndefined();
-  });
-
   it('covers each of the 12 server verification steps and each step of the signing scheme', () => {
     const sections = catalogue.requirements.map((r) => r.section).join('\n');
     for (let step = 1; step <= 12; step++)
@@ -91,5 +87,53 @@ describe('conformance/requirements.json', () => {
     expect(() =>
       createCatalogue({ catalogueVersion: '1', requirements: [{ ...entry, id: 'sig-x' }] }),
     ).toThrow(/malformed/);
+  });
+});
+
+describeWithSpec('conformance/requirements.json against the spec text', () => {
+  it('records one entry per "not shown" statement of the spec (at least as many as the spec has)', () => {
+    const gaps = specText().match(/not shown/g)?.length ?? 0;
+    const notShown = catalogue.requirements.filter((r) => !r.shown);
+    expect(notShown.length).toBeGreaterThanOrEqual(gaps);
+    for (const r of notShown) expect(r.source).toBeUndefined();
+  });
+
+  it('names the SHA-256 of the spec its quotes were checked against (a changed spec means: check them again)', () => {
+    const sha256 = createHash('sha256').update(specText()).digest('hex');
+    expect(
+      catalogue.specSha256,
+      'the spec changed: re-check every quote, then record its new SHA-256',
+    ).toBe(sha256);
+  });
+});
+
+describe('where the spec is looked for (test/fixtures/spec.ts)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'payconform-spec-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const clone = join(root, 'a', 'b', 'clone');
+  mkdirSync(clone, { recursive: true });
+
+  it('finds nothing for a clone with nothing beside it, and says what to set', () => {
+    const found = findSpec({}, clone);
+    expect(found).toEqual({ missing: expect.stringContaining(SPEC_FILE_VARIABLE) });
+  });
+
+  it('finds shared/spec beside the repository or beside a folder above it', () => {
+    mkdirSync(join(root, 'a', 'shared', 'spec'), { recursive: true });
+    writeFileSync(join(root, 'a', 'shared', 'spec', 'payments-service.md'), 'spec text');
+    expect(findSpec({}, clone)).toMatchObject({
+      path: join(root, 'a', 'shared', 'spec', 'payments-service.md'),
+      text: 'spec text',
+      sha256: createHash('sha256').update('spec text').digest('hex'),
+    });
+  });
+
+  it('prefers the file the environment names, and reports one that does not exist', () => {
+    const named = join(root, 'named.md');
+    writeFileSync(named, 'named text');
+    expect(findSpec({ [SPEC_FILE_VARIABLE]: named }, clone)).toMatchObject({ text: 'named text' });
+    expect(findSpec({ [SPEC_FILE_VARIABLE]: join(root, 'absent.md') }, clone)).toEqual({
+      missing: expect.stringContaining('absent.md does not exist'),
+    });
   });
 });
