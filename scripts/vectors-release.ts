@@ -1,6 +1,7 @@
 // `npm run vectors:release [-- --out DIR]`: writes the vector set as a versioned, reproducible archive another
 // language's CI can pin without Node: payconform-vectors-<version>.tar.gz (cases, keys, payload cases, schemas, the
-// harness protocol schemas, the Python adapter, run-vectors.py and SHA256SUMS inside) and SHA256SUMS beside it.
+// harness protocol schemas, the Python adapter, the Python and Go starter adapters, run-vectors.py and SHA256SUMS
+// inside) and SHA256SUMS beside it.
 // The tar is written here (POSIX ustar, no dependency) and gzipped with node:zlib; every mtime is the release date.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,9 @@ import { currentRelease, fingerprintOf } from '../vectors/build/releases.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const VECTORS = join(ROOT, 'vectors');
+
+/** The starter adapters an implementer copies (vectors/README.md, "Start here"), as paths under vectors/. */
+export const STARTERS = ['adapters/python/starter.py', 'adapters/go/starter.go'] as const;
 
 export interface ArchiveEntry {
   /** Path inside the archive (without the top folder). */
@@ -115,6 +119,7 @@ export function releaseEntries(): ArchiveEntry[] {
     file('payloads/README.md'),
     ...protocol,
     file('adapters/python/adapter.py', true),
+    ...STARTERS.map((path) => file(path, path.endsWith('.py'))),
     { ...file('release/run-vectors.py', true), path: 'run-vectors.py' },
   ];
   const sum = (bytes: Buffer): string => sha256(bytes);
