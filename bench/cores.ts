@@ -1,4 +1,4 @@
-// `npm run bench:cores` (issue 29): how far one process feeds many cores. For each configuration a fresh child
+// `npm run bench:cores`: how far one process feeds many cores. For each configuration a fresh child
 // process verifies distinct signed 600-byte payouts with verifyRequestAsync and measures, in the same run, one raw
 // synchronous Ed25519 verify against the event loop's busy time per verified request
 // (`performance.eventLoopUtilization()`; with Linux also the main thread's CPU time from /proc), and the throughput

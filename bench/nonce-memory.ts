@@ -1,4 +1,4 @@
-// Bytes per remembered nonce in MemoryNonceStore (issue 15, goal ≤ 120 B): each nonce is parsed out of its own
+// Bytes per remembered nonce in MemoryNonceStore (goal ≤ 120 B): each nonce is parsed out of its own
 // Signature-Input header, as verifyRequest does, and recorded; the header is then dropped, and the retained heap
 // is measured after a full GC. Run: npm run bench:nonce-memory [-- --count N] (needs --expose-gc, set by the script).
 import { randomUUID } from 'node:crypto';

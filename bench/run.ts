@@ -28,7 +28,7 @@ const suites: readonly { readonly name: string; readonly load: () => Promise<Ben
 ];
 
 const SERVER_DEFAULTS = { requests: 3000, rounds: 5, rate: 1000 } as const;
-/** reference-service ÷ bare-node-http-verify should reach this (issue 12). */
+/** reference-service ÷ bare-node-http-verify should reach this. */
 const SERVER_RATIO_TARGET = 0.85;
 const SERVER_TIMEOUT_MS = 300_000;
 

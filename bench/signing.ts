@@ -1,6 +1,6 @@
-// The signing benchmark (issue 2 item 13): verifyRequest on a 600-byte signed POST beside the raw node:crypto
+// The signing benchmark: verifyRequest on a 600-byte signed POST beside the raw node:crypto
 // Ed25519 verify of the same signature base and beside the http-message-signatures package doing the same check;
-// verifyRequestAsync (issue 12) with 16 and 64 requests in flight beside the raw synchronous verify (one thread) and
+// verifyRequestAsync with 16 and 64 requests in flight beside the raw synchronous verify (one thread) and
 // the raw callback verify with 64 in flight (the limit a thread pool reaches on this machine).
 // Keys and the application secret are TEST ONLY (test/fixtures/keys/); nothing secret is printed.
 
@@ -171,7 +171,7 @@ function verifyRequestBenchmark(
     title,
     ...(inFlight === undefined ? {} : { inFlight }),
     async prepare(count: number): Promise<Operation> {
-      // verifyRequestAsync's worker pool starts on first use; the timed rounds measure it started (issue 29).
+      // verifyRequestAsync's worker pool starts on first use; the timed rounds measure it started.
       if (inFlight !== undefined) await startVerifyPool();
       const items = Array.from({ length: count }, () => {
         const now = clockStart + Math.floor(serial++ / REQUESTS_PER_SIMULATED_SECOND);

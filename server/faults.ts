@@ -247,7 +247,7 @@ export const faultCatalogue = [
       'the public key is served with its -----BEGIN PUBLIC KEY----- and -----END PUBLIC KEY----- lines',
   },
 
-  // Found by method (issue 18): for each requirement, how an implementer plausibly gets it wrong. `how` names the
+  // Found by method: for each requirement, how an implementer plausibly gets it wrong. `how` names the
   // method: rfc-default (a generic RFC 9421 / RFC 9530 library's default where the profile departs from it),
   // step-order (the verification order and what a rejected request leaves behind), lifecycle (rules across several
   // resources or a resource's whole life), delivery (webhooks over time), representation (serialiser habits).

@@ -1,4 +1,4 @@
-// One rule for the application secret (issue 15 point 3): checked once at start by every command that can see a
+// One rule for the application secret: checked once at start by every command that can see a
 // secret (exit 2, a readable message that never quotes the secret), by `serve --config`, by the reference service's
 // options and by signRequest; a malformed secret is never trimmed silently.
 import { mkdtempSync, writeFileSync } from 'node:fs';

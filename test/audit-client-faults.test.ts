@@ -593,7 +593,7 @@ describe('audit client: the clock-skew tolerance is stated and configurable (SIG
   });
 });
 
-describe('audit client: no failure without a sentence of the spec (issue 18, point 1)', () => {
+describe('audit client: no failure without a sentence of the spec', () => {
   it('no failing finding in any run of this file cites a payconform choice or a "not shown" requirement', () => {
     expect(summaries.length).toBeGreaterThanOrEqual(
       faults.length + mistakes.length + permitted.length,

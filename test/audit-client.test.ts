@@ -616,7 +616,7 @@ describe('audit client: hostile requests give findings, never a crash or a hang'
   });
 });
 
-describe('audit client: no failure without a sentence of the spec (issue 18, point 1)', () => {
+describe('audit client: no failure without a sentence of the spec', () => {
   it('no failing finding in any run of this file cites a payconform choice or a "not shown" requirement', () => {
     expect(summaries.length).toBeGreaterThan(30);
     expect(unfoundedFailures(summaries)).toEqual([]);

@@ -96,7 +96,7 @@ afterAll(async () => {
   await Promise.all(services.map((s) => s.close()));
 });
 
-describe('never a pass by omission (issue 18 point 7): a config without copDestinations or payments', () => {
+describe('never a pass by omission: a config without copDestinations or payments', () => {
   let clean: RunningReferenceService;
   let config: string;
   beforeAll(async () => {

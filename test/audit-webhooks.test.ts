@@ -544,7 +544,7 @@ describe('audit webhooks: suite and key endpoint', () => {
   });
 });
 
-describe('audit webhooks: no failure without a sentence of the spec (issue 18, point 1)', () => {
+describe('audit webhooks: no failure without a sentence of the spec', () => {
   it('no failing finding in any run of this file cites a payconform choice or a "not shown" requirement', () => {
     const catalogue = loadCatalogue();
     expect(summaries.length).toBeGreaterThan(10);

@@ -1,7 +1,7 @@
 // npm run bench:fleet (bench/fleet.ts) in a tiny mode against a real redis-server: it runs end to end, names the
-// machine, and counts what issue 29 bounds: the Redis commands over a payout's life as INFO commandstats counts them
+// machine, and counts what the fleet goal bounds: the Redis commands over a payout's life as INFO commandstats counts them
 // (request, lifecycle step, both webhooks delivered and recorded; counted one payout at a time; a script's own
-// commands included) and the commands a second from an idle instance (at most 20). Issue 29's bound for a payout is
+// commands included) and the commands a second from an idle instance (at most 20). The goal for a payout is
 // 10: not met, 22 on one Redis (docs/scale-out.md names each command left and why it stays); the test guards that
 // count. Counts, not timings. Budget: one service, 20 counted payouts, about 15 s.
 import { spawnSync } from 'node:child_process';

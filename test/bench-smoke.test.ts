@@ -1,4 +1,4 @@
-// The benchmark entry (npm run bench, issue 2 item 13) runs end to end in a tiny mode and prints what it promises;
+// The benchmark entry (npm run bench) runs end to end in a tiny mode and prints what it promises;
 // the harness is bounded in count and time. No timing assertions: only shape, counts and bounds.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -191,7 +191,7 @@ describe('the private key from a file: PAYCONFORM_PRIVATE_KEY_FILE', () => {
     expect(seed.startsWith('/')).toBe(true);
     expect(looksLikeKeyPath(seed)).toBe(false);
     for (const p of [
-      '/home/me/client.pem',
+      '/etc/payconform/client.pem',
       './client.key',
       '~/keys/client.pem',
       'client.pem',

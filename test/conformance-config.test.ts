@@ -1,4 +1,4 @@
-// Audit config: issue 6's field names, env merging, secrets only from the environment, readable errors for hostile files.
+// Audit config: the documented field names (docs/cli.md), env merging, secrets only from the environment, readable errors for hostile files.
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,7 +52,7 @@ const full = {
 };
 
 describe('loadConfig', () => {
-  it('loads every field of issue 6, normalising amounts to decimal strings', async () => {
+  it('loads every documented field, normalising amounts to decimal strings', async () => {
     const result = await loadConfig(file('full.json', JSON.stringify(full)), {});
     expect(result.ok).toBe(true);
     if (!result.ok) return;

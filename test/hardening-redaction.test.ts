@@ -1,4 +1,4 @@
-// No audit prints the application secret (issue 15 point 2): each audit runs against a party that echoes the secret
+// No audit prints the application secret: each audit runs against a party that echoes the secret
 // everywhere it can (body raw and HTML-, XML-, JSON- and URL-escaped, a WWW-Authenticate header, the status text),
 // and every output (console, JSON, JUnit and HTML reports) is searched for the secret in every form.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Hostile clients against the reference service (issue 15): silent and half-sent connections are released within the
+// Hostile clients against the reference service: silent and half-sent connections are released within the
 // server's timeouts, aborted requests are logged as what they got, and connections, unauthenticated bodies and
 // sandbox objects are capped, each with a clear error. Loopback only; every wait is bounded.
 import net from 'node:net';
@@ -81,7 +81,7 @@ const partialHead = (service: RunningReferenceService) =>
 const partialBody = (service: RunningReferenceService) =>
   `POST /sandbox/payments HTTP/1.1\r\nHost: ${service.host}:${service.port}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"amount":`;
 
-describe('silent clients (issue 15 point 1)', () => {
+describe('silent clients', () => {
   it('connections that send part of a request and then neither read nor close are released within the timeouts', async () => {
     const { service, log } = await start({ connections: SHORT });
     await Promise.all(
@@ -149,7 +149,7 @@ describe('silent clients (issue 15 point 1)', () => {
   });
 });
 
-describe('bounded resources (issue 15 point 6)', () => {
+describe('bounded resources', () => {
   it('connections beyond the cap evict the oldest idle ones (logged); the service keeps answering once they go', async () => {
     const { service, log } = await start({ connections: { maxConnections: 5 } });
     const held = [];

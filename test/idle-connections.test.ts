@@ -1,4 +1,4 @@
-// Idle connections give way (issue 26): at the connection cap a new connection evicts the oldest one with no request
+// Idle connections give way: at the connection cap a new connection evicts the oldest one with no request
 // in flight, so 1,000 silent sockets (reopened as they are closed) do not lock out a client with a signed payout; a
 // connection that sends nothing is closed after the first-byte timeout. Loopback only; every loop is bounded.
 import net from 'node:net';

@@ -1,4 +1,4 @@
-// Logs stay readable (issue 26): repeated error lines are shown a few times per window and then summed up with a
+// Logs stay readable: repeated error lines are shown a few times per window and then summed up with a
 // count; a 10 s Redis outage (compressed with an injected clock) and one client's bad requests leave a bounded log.
 import { describe, expect, it } from 'vitest';
 import { logLineKind, RateLimitedLog } from '../server/log-limiter.js';
@@ -18,7 +18,7 @@ describe('RateLimitedLog', () => {
       now = i * 12.5;
       if (i % 100 === 0) log.log(`GET /.well-known/signature/pem -> 200 (0.${i} ms)`);
       else if (i % 3 === 0)
-        log.log(`redis: connect ECONNREFUSED /tmp/payconform-redis-${i % 7}/redis.sock`);
+        log.log(`redis: connect ECONNREFUSED 127.0.0.1:${6379 + (i % 7)}`);
       else log.log(`POST /api/payouts -> 503 (${(i % 9) + 0.5} ms)`);
     }
     now = 10_000;

@@ -1,4 +1,4 @@
-// Per-application bounds (issue 26): one application at its limit of payouts gets 507 while another's payouts still
+// Per-application bounds: one application at its limit of payouts gets 507 while another's payouts still
 // succeed, in memory and on Redis (counted across instances, the message saying where); after Redis restarted empty
 // the service does not keep answering 507.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

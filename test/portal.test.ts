@@ -471,7 +471,7 @@ describe('live views (server-sent events, bounded fan-out)', () => {
 });
 
 describe.skipIf(!redisTestsEnabled())(
-  'the portal on Redis: every instance shows and moves the same state (issue 11)',
+  'the portal on Redis: every instance shows and moves the same state',
   () => {
     /** Posts a portal form on instance `s` (with its page's CSRF token) and returns the flash message it leads to. */
     const post = async (

@@ -496,7 +496,7 @@ describe('property: the canonical fast path of the field parsers equals the gene
 });
 
 describe('property: parseTargetUri takes the host as written, and never one that WHATWG would read as another host', () => {
-  it('for LDH-like hosts (issue 15: 127.0.01, 0x7f.1, 2130706433 are refused, not read as 127.0.0.1)', () => {
+  it('for LDH-like hosts (127.0.01, 0x7f.1, 2130706433 are refused, not read as 127.0.0.1)', () => {
     const hostLike = fc
       .array(fc.stringMatching(/^[a-zA-Z0-9-]{1,8}$/), { minLength: 1, maxLength: 4 })
       .map((l) => l.join('.'));

@@ -1,4 +1,4 @@
-// The lenient forms of issue 15 point 5, decided and refused by the library and the reference service alike. None of
+// The lenient forms (docs/profile.md), decided and refused by the library and the reference service alike. None of
 // them forges a request (the base still has to match byte for byte), but each let one signature verify under several
 // header texts or hosts. RFC 8941 §4.2.3.2 (a repeated parameter keeps its last value), RFC 9421 §2.3 (created is an
 // Integer), RFC 9421 §4.2 (no parameters on a signature), RFC 9421 §2.2.3 and RFC 9110 §4.2.3 (the host as written).
@@ -118,7 +118,7 @@ const CASES: ReadonlyArray<readonly [string, (r: HttpRequest) => HttpRequest, st
   ],
 ];
 
-describe('verifyRequest refuses the lenient forms (issue 15 point 5)', () => {
+describe('verifyRequest refuses the lenient forms', () => {
   it('the unmodified request verifies (each case has exactly one defect)', async () => {
     expect(await verify(base)).toMatchObject({ ok: true });
   });

@@ -149,7 +149,7 @@ describe('vector files: consistency the schema cannot express', () => {
     }
   });
 
-  it('covers the rules issue 3 lists (spot check of required ids)', () => {
+  it('covers the profile rules the set promises (spot check of required ids)', () => {
     const ids = new Set(allCases.map(({ c }) => c.id));
     for (const id of [
       'verify-created-300s-old-valid',

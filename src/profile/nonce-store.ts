@@ -168,7 +168,7 @@ export class MemoryNonceStore implements NonceStore {
  * characters as a slice that keeps its whole parent alive; a nonce parsed out of a Signature-Input header would
  * keep that header (about 300 bytes) for as long as the nonce is remembered (from the worker pool: a whole batch's
  * answer). Prepending a character makes a pair of strings; slicing it flattens that pair into a new string of
- * its own (a copy) and slices that: about 65 ns, against about 550 ns for a JSON round trip (issue 29).
+ * its own (a copy) and slices that: about 65 ns, against about 550 ns for a JSON round trip.
  */
 function ownCopy(text: string): string {
   return (' ' + text).slice(1);
