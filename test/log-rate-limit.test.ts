@@ -17,8 +17,7 @@ describe('RateLimitedLog', () => {
     for (let i = 0; i < 800; i++) {
       now = i * 12.5;
       if (i % 100 === 0) log.log(`GET /.well-known/signature/pem -> 200 (0.${i} ms)`);
-      else if (i % 3 === 0)
-        log.log(`redis: connect ECONNREFUSED 127.0.0.1:${6379 + (i % 7)}`);
+      else if (i % 3 === 0) log.log(`redis: connect ECONNREFUSED 127.0.0.1:${6379 + (i % 7)}`);
       else log.log(`POST /api/payouts -> 503 (${(i % 9) + 0.5} ms)`);
     }
     now = 10_000;
