@@ -3,13 +3,14 @@
 import type { Ed25519PrivateKey, Ed25519PublicKey } from '../../src/ed25519/backend.js';
 import { backends } from '../../src/ed25519/index.js';
 import type { HttpRequest } from '../../src/http/message.js';
-import { componentIdentifiers } from '../../src/signatures/component-identifier.js';
-import { signSignatureBase } from '../../src/signatures/create-signature.js';
-import { createSignatureBase } from '../../src/signatures/signature-base.js';
-import { serializeSignature } from '../../src/signatures/signature-fields.js';
 import { MemoryNonceStore } from '../../src/profile/nonce-store.js';
 import { serviceProfile } from '../../src/profile/service-profile.js';
-import { applySignedHeaders, signRequest } from '../../src/profile/sign-request.js';
+import {
+  applySignedHeaders,
+  signerHeaders,
+  signRequest,
+  signRequestWithOverrides,
+} from '../../src/profile/sign-request.js';
 import {
   verifyRequest,
   type ApplicationRecord,
@@ -93,24 +94,24 @@ export interface CustomSignature {
   readonly components?: readonly string[];
   /** Signature parameters, in order. */
   readonly params: ReadonlyArray<readonly [string, string | number]>;
-  readonly privateKey: Ed25519PrivateKey;
+  /** The Content-Digest sent and covered (default: the body's, on a body-carrying request). */
+  readonly contentDigest?: string;
 }
 
 /**
- * Signs a request whose headers are already final with an off-profile Signature-Input (another label, order,
- * parameter set): the signature itself is valid over the base it claims, so only the profile can reject it.
+ * Signs an unsigned request off-profile (another label, order, parameter set, covered list, or a Content-Digest
+ * given as is) through the signer's overrides form: the signature itself is valid over the base it claims, so only
+ * the profile can reject it. The application headers are the caller's.
  */
-export function signCustom(req: HttpRequest, custom: CustomSignature): HttpRequest {
-  const label = custom.label ?? serviceProfile.label;
-  const components = componentIdentifiers(custom.components ?? serviceProfile.componentNames);
-  const params = new Map<string, string | number>(custom.params.map(([k, v]) => [k, v]));
-  const base = createSignatureBase(req, components, params, serviceProfile.signatureBaseOptions);
-  check(base.ok, label, `custom signature base failed: ${base.ok ? '' : base.message}`);
-  const signature = signSignatureBase(base.base, custom.privateKey, backends[0]!);
-  return applySignedHeaders(req, {
-    'signature-input': `${label}=${base.signatureParams}`,
-    signature: serializeSignature(new Map([[label, signature]])),
+export function signCustom(req: HttpRequest, caller: Caller, custom: CustomSignature): HttpRequest {
+  const signed = signRequestWithOverrides(req, caller, {
+    params: custom.params,
+    backend: backends[0]!,
+    ...(custom.label !== undefined ? { label: custom.label } : {}),
+    ...(custom.components !== undefined ? { components: custom.components } : {}),
+    ...(custom.contentDigest !== undefined ? { contentDigest: custom.contentDigest } : {}),
   });
+  return applySignedHeaders(req, signed.headers, signed.removed);
 }
 
 /** The profile's parameters in order, for custom signing. */
@@ -122,30 +123,29 @@ export function profileParams(
   return [
     ['created', created],
     ['keyid', keyId],
-    ['alg', 'ed25519'],
+    ['alg', serviceProfile.alg],
     ['nonce', nonce],
   ];
 }
 
-/** The headers a caller adds before signing itself (what signRequest adds), for custom signing. */
+/**
+ * The headers a caller adds before signing (what the signer adds: `signerHeaders`), without signing; a given
+ * Content-Digest replaces the body's.
+ */
 export function withApplicationHeaders(
   req: HttpRequest,
   applicationId: string,
   secret: string,
   contentDigest?: string,
 ): HttpRequest {
-  const added: Record<string, string> = {
-    'x-application-id': applicationId,
-    'x-application-secret': secret,
-  };
-  if (contentDigest !== undefined) added['content-digest'] = contentDigest;
-  if (
-    !req.headers.some(([n]) => n.toLowerCase() === 'content-length') &&
-    (req.body.length > 0 || req.method === 'POST')
-  ) {
-    added['content-length'] = String(req.body.length);
-  }
-  return applySignedHeaders(req, added);
+  return applySignedHeaders(
+    req,
+    signerHeaders(req, {
+      applicationId,
+      applicationSecret: secret,
+      ...(contentDigest !== undefined ? { contentDigest } : {}),
+    }),
+  );
 }
 
 // ---- wire mutations ----

@@ -119,12 +119,14 @@ export function resized(r: HttpRequest, delta: number): HttpRequest {
   return setHeader(r, 'signature', `sig1=:${changed.toString('base64')}:`);
 }
 
-/** Off-profile signing options of `custom`: another label, covered list, request or key. */
+/** Off-profile signing options of `custom`: another label, covered list, Content-Digest or request (unsigned). */
 export interface CustomOptions {
   readonly label?: string;
   readonly components?: readonly string[];
+  /** The Content-Digest sent and covered, instead of the body's. */
+  readonly digest?: string;
+  /** The request before signing (default the payout). */
   readonly req?: HttpRequest;
-  readonly key?: VectorKeys['clientA'];
 }
 
 /** The signing helpers bound to the vector keys (application A unless a case says otherwise). */
@@ -168,11 +170,11 @@ export function createSigningContext(keys: KeysFile, vk: VectorKeys): SigningCon
     params: Array<[string, string | number]>,
     extra: CustomOptions = {},
   ): HttpRequest =>
-    signCustom(extra.req ?? payoutHeaders(), {
+    signCustom(extra.req ?? payout, A, {
       params,
-      privateKey: extra.key ?? vk.clientA,
       ...(extra.label ? { label: extra.label } : {}),
       ...(extra.components ? { components: extra.components } : {}),
+      ...(extra.digest !== undefined ? { contentDigest: extra.digest } : {}),
     });
   const b = vk.rfc9421;
   const callerB: Caller = {

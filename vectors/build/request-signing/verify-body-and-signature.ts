@@ -14,7 +14,6 @@ import {
   PAYOUT_ID,
   request,
   setHeader,
-  withApplicationHeaders,
 } from '../requests.js';
 import {
   flipFirstSignatureChar,
@@ -27,7 +26,7 @@ import {
 } from './context.js';
 
 /** Step 8: Content-Digest present and matching the exact body bytes. */
-function contentDigestSpecs({ custom, P, payoutHeaders, signed }: SigningContext): VerifySpec[] {
+function contentDigestSpecs({ custom, P, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-content-digest-missing',
@@ -80,14 +79,14 @@ function contentDigestSpecs({ custom, P, payoutHeaders, signed }: SigningContext
       flags: ['ContentDigest'],
       code: 'DIGEST_ALGORITHM_UNSUPPORTED',
       request: custom('verify-content-digest-sha256-only', P('verify-content-digest-sha256-only'), {
-        req: payoutHeaders(computeContentDigest(utf8(PAYOUT_BODY_SPACED), ['sha-256'])),
+        digest: computeContentDigest(utf8(PAYOUT_BODY_SPACED), ['sha-256']),
       }),
     },
   ];
 }
 
 /** Step 8: the Content-Digest's form (its key, on bodyless methods, extra members). */
-function digestFormSpecs({ A, custom, P, payoutHeaders, signed }: SigningContext): VerifySpec[] {
+function digestFormSpecs({ custom, P, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-content-digest-uppercase-key',
@@ -101,9 +100,7 @@ function digestFormSpecs({ A, custom, P, payoutHeaders, signed }: SigningContext
         'verify-content-digest-uppercase-key',
         P('verify-content-digest-uppercase-key'),
         {
-          req: payoutHeaders(
-            computeContentDigest(utf8(PAYOUT_BODY_SPACED)).replace('sha-512', 'SHA-512'),
-          ),
+          digest: computeContentDigest(utf8(PAYOUT_BODY_SPACED)).replace('sha-512', 'SHA-512'),
         },
       ),
     },
@@ -116,12 +113,8 @@ function digestFormSpecs({ A, custom, P, payoutHeaders, signed }: SigningContext
       flags: ['ContentDigest', 'Bodyless'],
       code: 'DIGEST_UNEXPECTED',
       request: custom('verify-content-digest-on-get', P('verify-content-digest-on-get'), {
-        req: withApplicationHeaders(
-          get,
-          A.applicationId,
-          A.applicationSecret,
-          computeContentDigest(new Uint8Array()),
-        ),
+        req: get,
+        digest: computeContentDigest(new Uint8Array()),
       }),
     },
     {
@@ -146,9 +139,7 @@ function digestFormSpecs({ A, custom, P, payoutHeaders, signed }: SigningContext
         'verify-content-digest-extra-sha256-member',
         P('verify-content-digest-extra-sha256-member'),
         {
-          req: payoutHeaders(
-            computeContentDigest(utf8(PAYOUT_BODY_SPACED), ['sha-256', 'sha-512']),
-          ),
+          digest: computeContentDigest(utf8(PAYOUT_BODY_SPACED), ['sha-256', 'sha-512']),
         },
       ),
     },

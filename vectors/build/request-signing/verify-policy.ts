@@ -1,15 +1,6 @@
 // The verify cases of step 2's policy: the covered components and the signature parameters of the profile.
-import { computeContentDigest } from '../../../src/digest/content-digest.js';
-import { utf8 } from '../common.js';
 import { PAYOUT_BODY_SPACED } from '../content-digest.js';
-import {
-  BASE_URL,
-  mapHeader,
-  NOW,
-  payoutCreate,
-  request,
-  withApplicationHeaders,
-} from '../requests.js';
+import { BASE_URL, mapHeader, NOW, payoutCreate, request } from '../requests.js';
 import { C, n, S, type SigningContext, type VerifySpec } from './context.js';
 
 /** Step 2: exactly the eight covered components, in order. */
@@ -64,7 +55,7 @@ function componentsSpecs({ custom, P }: SigningContext): VerifySpec[] {
 }
 
 /** Step 2: covered lists written in RFC 9421's generic forms. */
-function componentsFormSpecs({ A, custom, P, signed }: SigningContext): VerifySpec[] {
+function componentsFormSpecs({ custom, P, signed }: SigningContext): VerifySpec[] {
   return [
     {
       id: 'verify-components-query-split-rfc-style',
@@ -79,12 +70,7 @@ function componentsFormSpecs({ A, custom, P, signed }: SigningContext): VerifySp
         P('verify-components-query-split-rfc-style'),
         {
           components: [C[0]!, C[1]!, '@query', ...C.slice(2)],
-          req: withApplicationHeaders(
-            payoutCreate(PAYOUT_BODY_SPACED, `${BASE_URL}/api/payouts?dryRun=true`),
-            A.applicationId,
-            A.applicationSecret,
-            computeContentDigest(utf8(PAYOUT_BODY_SPACED)),
-          ),
+          req: payoutCreate(PAYOUT_BODY_SPACED, `${BASE_URL}/api/payouts?dryRun=true`),
         },
       ),
     },
