@@ -18,6 +18,8 @@ import {
 import type { RunSubscriber } from '../conformance/events.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
 import { createRedactor } from '../conformance/redact.js';
+import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
+import { HAR_FORMAT } from '../conformance/reporters/har.js';
 import {
   createConsoleReporter,
   renderConsoleSummary,
@@ -302,11 +304,12 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
     await options.cleanup?.();
   }
   options.afterRun?.();
+  const invocation = invocations.get(io);
   const failures = await writeReports(summary, common.reports, {
     catalogue: loadCatalogue(),
     stdout: io.stdout,
+    ...(invocation?.exchangeLog !== undefined ? { exchangeLog: invocation.exchangeLog } : {}),
   });
-  const invocation = invocations.get(io);
   if (invocation !== undefined) invocation.reportsWritten = true;
   const colour = useColour(options.output.stream, io.env);
   options.output.out(
@@ -323,8 +326,15 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
   return exitCodeFor(summary);
 }
 
-/** Per invocation of an audit command: whether `finishAudit` wrote the reports (then no stopped report is written). */
-const invocations = new WeakMap<CliIo, { reportsWritten: boolean }>();
+/**
+ * Per invocation of an audit command: whether `finishAudit` wrote the reports (then no stopped report is written),
+ * and the log its exchanges are recorded in (when a HAR is asked for).
+ */
+interface Invocation {
+  reportsWritten: boolean;
+  readonly exchangeLog?: ExchangeLog;
+}
+const invocations = new WeakMap<CliIo, Invocation>();
 
 export interface AuditCommandSpec {
   /** e.g. `audit server`. */
@@ -390,6 +400,10 @@ export function auditCommand(
         const reason = unwritableReason(path);
         if (reason !== undefined) unwritable.push(`cannot write --${flag} "${path}": ${reason}`);
       }
+    // Every exchange of the run is recorded when a HAR is asked for (and findings then name their entries).
+    const exchangeLog = reports.some((r) => r.format === HAR_FORMAT)
+      ? new ExchangeLog()
+      : undefined;
     const stop = (stopped: RunStopped, skip: ReadonlySet<string> = new Set()): Promise<unknown> =>
       writeStoppedReports(
         spec,
@@ -397,6 +411,7 @@ export function auditCommand(
         io,
         reports.filter((r) => !skip.has(r.path)),
         stopped,
+        exchangeLog,
       );
     if (unwritable.length > 0) {
       for (const message of unwritable) io.stderr(`payconform ${spec.command}: ${message}\n`);
@@ -405,7 +420,10 @@ export function auditCommand(
       return EXIT.usage;
     }
     const said: string[] = [];
-    const state = { reportsWritten: false };
+    const state: Invocation = {
+      reportsWritten: false,
+      ...(exchangeLog !== undefined ? { exchangeLog } : {}),
+    };
     const watched: CliIo = {
       ...io,
       stderr: (text) => {
@@ -416,7 +434,9 @@ export function auditCommand(
     invocations.set(watched, state);
     let code: number;
     try {
-      code = await body(args, watched);
+      code = await (exchangeLog !== undefined
+        ? withExchangeLog(exchangeLog, () => body(args, watched))
+        : body(args, watched));
     } catch (error) {
       if (!state.reportsWritten)
         await stop(
@@ -442,22 +462,26 @@ async function writeStoppedReports(
   io: CliIo,
   reports: readonly ReportSpec[],
   stopped: RunStopped,
+  exchangeLog: ExchangeLog | undefined,
 ): Promise<void> {
   if (reports.length === 0) return;
   const target = optionValues(args, 'target')[0]?.replace(/^(?:payment|payout|refund)=/, '');
+  const redactor = createRedactor({
+    applicationSecret: io.env['PAYCONFORM_APPLICATION_SECRET'],
+    privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
+  });
   const summary = stoppedRunSummary({
     role: spec.role,
     target: target ?? '(not started)',
     toolVersion: toolVersion(),
     stopped,
-    redactor: createRedactor({
-      applicationSecret: io.env['PAYCONFORM_APPLICATION_SECRET'],
-      privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
-    }),
+    redactor,
   });
   const failures = await writeReports(summary, reports, {
     catalogue: loadCatalogue(),
     stdout: io.stdout,
+    redactor,
+    ...(exchangeLog !== undefined ? { exchangeLog } : {}),
   });
   for (const f of failures) io.stderr(`payconform ${spec.command}: ${f.message}\n`);
 }

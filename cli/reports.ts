@@ -12,9 +12,16 @@ import {
   renderReport,
   type ReportFormat,
 } from '../conformance/reporters/render.js';
+import { HAR_FORMAT, renderHar } from '../conformance/reporters/har.js';
+import { ExchangeLog } from '../conformance/exchange-log.js';
+import type { Redactor } from '../conformance/redact.js';
+
+/** What `--report` takes: the summary's formats, and `har` (the run's exchanges). */
+export const REPORT_FLAG_FORMATS = [...REPORT_FORMATS, HAR_FORMAT] as const;
+export type ReportFlagFormat = (typeof REPORT_FLAG_FORMATS)[number];
 
 export interface ReportSpec {
-  readonly format: ReportFormat;
+  readonly format: ReportFlagFormat;
   /** A file path, or `-` for standard output. */
   readonly path: string;
 }
@@ -22,16 +29,16 @@ export interface ReportSpec {
 /** Parses one `--report` value (`json:out/report.json`, `junit:-`). Throws UsageError. */
 export function parseReportSpec(value: string): ReportSpec {
   const colon = value.indexOf(':');
-  const usage = `expected FORMAT:PATH with FORMAT one of ${REPORT_FORMATS.join(', ')} (e.g. json:report.json)`;
+  const usage = `expected FORMAT:PATH with FORMAT one of ${REPORT_FLAG_FORMATS.join(', ')} (e.g. json:report.json)`;
   if (colon <= 0) throw new UsageError(`--report "${value}": ${usage}`);
   const format = value.slice(0, colon).toLowerCase();
   const path = value.slice(colon + 1);
-  if (!(REPORT_FORMATS as readonly string[]).includes(format))
+  if (!(REPORT_FLAG_FORMATS as readonly string[]).includes(format))
     throw new UsageError(`--report "${value}": unknown format "${format}"; ${usage}`);
   if (path.length === 0) throw new UsageError(`--report "${value}": missing PATH; ${usage}`);
   if (path.includes('\0'))
     throw new UsageError(`--report "${value}": PATH contains a NUL character`);
-  return { format: format as ReportFormat, path };
+  return { format: format as ReportFlagFormat, path };
 }
 
 /** Parses every `--report` value; two reports to the same path are a usage error. */
@@ -55,12 +62,27 @@ export interface ReportWriteFailure {
 export async function writeReports(
   summary: RunSummary,
   specs: readonly ReportSpec[],
-  options: { readonly catalogue?: Catalogue; readonly stdout?: (text: string) => void } = {},
+  options: {
+    readonly catalogue?: Catalogue;
+    readonly stdout?: (text: string) => void;
+    /** The run's exchanges, for `har` (none recorded: a HAR without entries). */
+    readonly exchangeLog?: ExchangeLog;
+    /** Masks the HAR when the log was not handed the run's redactor (a run stopped before its checks). */
+    readonly redactor?: Redactor;
+  } = {},
 ): Promise<ReportWriteFailure[]> {
   const failures: ReportWriteFailure[] = [];
   for (const spec of specs) {
     try {
-      const text = renderReport(spec.format, summary, options.catalogue);
+      const text =
+        spec.format === HAR_FORMAT
+          ? renderHar(options.exchangeLog ?? new ExchangeLog(), {
+              toolVersion: summary.toolVersion,
+              ...(options.exchangeLog?.redactor === undefined && options.redactor !== undefined
+                ? { redactor: options.redactor }
+                : {}),
+            })
+          : renderReport(spec.format, summary, options.catalogue);
       if (spec.path === '-') {
         (options.stdout ?? ((t: string) => process.stdout.write(t)))(text);
         continue;

@@ -5,7 +5,8 @@ import { PayconformError } from '../src/errors.js';
 import { CHECK_ID_PATTERN, type Check, type CheckRole, type Finding } from './check.js';
 import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
 import { EvidenceBudget, gradeFinding, worstOutcome } from './grade.js';
-import { createRedactor, type Redactor } from './redact.js';
+import { createRedactor, scrubValues, type Redactor } from './redact.js';
+import { currentExchangeLog, type ExchangeLog } from './exchange-log.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
 import {
   OUTCOMES,
@@ -55,6 +56,11 @@ export interface RunOptions<Ctx> {
   readonly signal?: AbortSignal;
   /** Bytes of evidence kept: per body (default 16 KiB) and for the whole run (default 2 MiB). */
   readonly evidenceLimits?: { readonly bodyBytes?: number; readonly runBytes?: number };
+  /**
+   * Where the run's exchanges are recorded (its HAR): each finding names the entries that are its evidence, and the
+   * log is handed the run's redactor. Default: the log of the current scope (`withExchangeLog`), if any.
+   */
+  readonly exchangeLog?: ExchangeLog;
 }
 
 /** A suite or selection that cannot run: duplicate or malformed ids, unknown requirements, unknown `--only` ids. */
@@ -155,6 +161,7 @@ function gradeAll(
   redactor: Redactor,
   durationMs: number,
   budget: EvidenceBudget,
+  log: ExchangeLog | undefined,
 ): CheckResult {
   if (!Array.isArray(returned))
     return result(
@@ -174,9 +181,11 @@ function gradeAll(
     );
   let graded: GradedFinding[];
   try {
-    graded = (returned as Finding[]).map((f) =>
-      gradeFinding(check, f, catalogue, redactor, budget),
-    );
+    graded = (returned as Finding[]).map((f) => {
+      const g = gradeFinding(check, f, catalogue, redactor, budget);
+      const harEntries = f.evidence !== undefined ? log?.entriesFor(f.evidence) : undefined;
+      return harEntries !== undefined && harEntries.length > 0 ? { ...g, harEntries } : g;
+    });
   } catch (error) {
     return result(check, 'error', redactor.redactText(errorMessage(error)), [], durationMs);
   }
@@ -187,18 +196,7 @@ function gradeAll(
 
 /** Last-line guard: whatever a check put anywhere, no secret form leaves the engine (values only: keys are ours). */
 function scrub(r: CheckResult, redactor: Redactor): CheckResult {
-  const json = JSON.stringify(r);
-  if (!redactor.containsSecret(json)) return r;
-  return maskValues(r, redactor) as CheckResult;
-}
-
-/** Every string value of a JSON-shaped value masked; the structure and member names kept. */
-function maskValues(value: unknown, redactor: Redactor): unknown {
-  if (typeof value === 'string') return redactor.maskLiterals(value);
-  if (Array.isArray(value)) return value.map((v) => maskValues(v, redactor));
-  if (typeof value === 'object' && value !== null)
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValues(v, redactor)]));
-  return value;
+  return scrubValues(r, redactor);
 }
 
 async function runOne<Ctx>(
@@ -208,6 +206,7 @@ async function runOne<Ctx>(
   redactor: Redactor,
   runSignal: AbortSignal | undefined,
   budget: EvidenceBudget,
+  log: ExchangeLog | undefined,
 ): Promise<CheckResult> {
   const started = performance.now();
   const timeoutMs = check.timeoutMs ?? options.checkTimeoutMs ?? 30_000;
@@ -238,7 +237,7 @@ async function runOne<Ctx>(
     const elapsed = performance.now() - started;
     if (first === 'timeout') {
       controller.abort(new Error('check timed out'));
-      // A timeout is never evidence of a MUST failure (issue 25): the check is inconclusive, an error with the reason.
+      // A timeout is never evidence of a MUST failure: the check is inconclusive, an error with the reason.
       return result(
         check,
         'error',
@@ -257,7 +256,7 @@ async function runOne<Ctx>(
         [],
         elapsed,
       );
-    return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed, budget);
+    return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed, budget, log);
   } finally {
     clearTimeout(timer);
     runSignal?.removeEventListener('abort', onRunAbort);
@@ -294,6 +293,7 @@ interface Run<Ctx> {
   readonly catalogue: Catalogue;
   readonly redactor: Redactor;
   readonly budget: EvidenceBudget;
+  readonly log: ExchangeLog | undefined;
   readonly level: LevelFilter;
   readonly selected: readonly Check<Ctx>[];
   readonly deselected: readonly string[];
@@ -315,6 +315,8 @@ function prepareRun<Ctx>(options: RunOptions<Ctx>): Run<Ctx> {
     options.evidenceLimits?.runBytes,
   );
   validateSuite(options.checks as readonly Check<unknown>[], catalogue, options.role);
+  const log = options.exchangeLog ?? currentExchangeLog();
+  log?.useRedactor(redactor);
   const level = options.level ?? 'all';
   const selected = selectChecks(options.checks, options.only, level);
   const selectedIds = new Set(selected.map((c) => c.id));
@@ -348,6 +350,7 @@ function prepareRun<Ctx>(options: RunOptions<Ctx>): Run<Ctx> {
     catalogue,
     redactor,
     budget,
+    log,
     level,
     selected,
     deselected,
@@ -415,7 +418,15 @@ async function runPending<Ctx>(run: Run<Ctx>, pending: number[]): Promise<boolea
       index,
       total: selected.length,
     });
-    const task = runOne(check, options, run.catalogue, run.redactor, options.signal, run.budget);
+    const task = runOne(
+      check,
+      options,
+      run.catalogue,
+      run.redactor,
+      options.signal,
+      run.budget,
+      run.log,
+    );
     const settled = task.then((r) => {
       running.delete(index);
       if (check.group !== undefined) busyGroups.delete(check.group);

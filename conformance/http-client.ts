@@ -15,6 +15,7 @@ import type { Duplex } from 'node:stream';
 import type { FieldLines } from '../src/http/message.js';
 import { fieldLinesFromRaw, getFieldValues, toFieldLines } from '../src/http/message.js';
 import type { RecordedRequest, RecordedResponse } from './check.js';
+import { currentExchangeLog, type ExchangeTimings } from './exchange-log.js';
 
 export type ExchangeErrorCode =
   | 'TIMEOUT'
@@ -165,6 +166,9 @@ export function sendRequest(
   options: SendOptions,
 ): Promise<RecordedExchange> {
   const started = performance.now();
+  const startedAt = Date.now();
+  // The run's log, when one records (every exchange of an audit goes into its HAR): taken now, in the caller's scope.
+  const log = currentExchangeLog();
   const body = request.body ?? new Uint8Array(0);
   const given: FieldLines = Array.isArray(request.headers)
     ? (request.headers as FieldLines)
@@ -182,14 +186,21 @@ export function sendRequest(
       headers: given,
       body,
     };
-    return Promise.resolve({
+    const invalid: RecordedExchange = {
       request: recorded,
       error: {
         code: 'INVALID_REQUEST',
         message: `invalid URL: ${error instanceof Error ? error.message : String(error)}`,
       },
       durationMs: elapsed(),
+    };
+    log?.add({
+      direction: 'sent',
+      startedAt,
+      timings: { connect: -1, send: 0, wait: 0, receive: 0 },
+      ...invalid,
     });
+    return Promise.resolve(invalid);
   }
   const headers = completeHeaders(request.method, url, given, body);
   const recorded: RecordedRequest = { method: request.method, url: request.url, headers, body };
@@ -201,6 +212,8 @@ export function sendRequest(
     let head: { status: number; statusText: string | undefined; headers: FieldLines } | undefined;
     const chunks: Buffer[] = [];
     let received = 0;
+    // When each phase ended (performance.now()), for the HAR's timings.
+    const marks: { connected?: number; sent?: number; head?: number } = {};
 
     const finish = (error?: ExchangeError, truncated = false): void => {
       if (settled) return;
@@ -217,12 +230,14 @@ export function sendRequest(
           )
         : undefined;
       if (req && !req.destroyed) req.destroy();
-      resolve({
+      const exchange: RecordedExchange = {
         request: recorded,
         ...(response ? { response } : {}),
         ...(error ? { error } : {}),
         durationMs: elapsed(),
-      });
+      };
+      log?.add({ direction: 'sent', startedAt, timings: phases(started, marks), ...exchange });
+      resolve(exchange);
     };
     const timer = setTimeout(() => {
       finish({
@@ -258,7 +273,17 @@ export function sendRequest(
       return finish(classify(error));
     }
     req.on('error', (error) => finish(classify(error)));
+    req.on('socket', (socket) => {
+      const connected = (): void => {
+        marks.connected ??= performance.now();
+      };
+      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+    });
+    req.on('finish', () => {
+      marks.sent = performance.now();
+    });
     req.on('response', (res) => {
+      marks.head = performance.now();
       head = {
         status: res.statusCode ?? 0,
         statusText: res.statusMessage,
@@ -295,6 +320,24 @@ export function sendRequest(
       body.length > 0 ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : undefined,
     );
   });
+}
+
+/** HAR timings from the phase marks: connect (-1 on a connection opened before), send, wait for the head, receive. */
+function phases(
+  started: number,
+  marks: { readonly connected?: number; readonly sent?: number; readonly head?: number },
+): ExchangeTimings {
+  const end = performance.now();
+  const ms = (from: number, to: number): number =>
+    Math.max(0, Math.round((to - from) * 1000) / 1000);
+  const sendFrom = marks.connected ?? started;
+  const sent = marks.sent ?? marks.head ?? end;
+  return {
+    connect: marks.connected !== undefined ? ms(started, marks.connected) : -1,
+    send: ms(sendFrom, sent),
+    wait: ms(sent, marks.head ?? end),
+    receive: marks.head !== undefined ? ms(marks.head, end) : 0,
+  };
 }
 
 /** The origin-form request target exactly as written in the URL string: path plus query, no fragment. */

@@ -506,3 +506,21 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
     containsSecret: (text) => spansIn(text).length > 0,
   };
 }
+
+/**
+ * The engine's last-line guard over any JSON-shaped value (a check's result, a HAR): unchanged when no secret form is
+ * in it, else every string value masked with `maskLiterals`, the structure and member names kept.
+ */
+export function scrubValues<T>(value: T, redactor: Redactor): T {
+  if (!redactor.containsSecret(JSON.stringify(value))) return value;
+  return maskValues(value, redactor) as T;
+}
+
+/** Every string value of a JSON-shaped value masked; the structure and member names kept. */
+function maskValues(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === 'string') return redactor.maskLiterals(value);
+  if (Array.isArray(value)) return value.map((v) => maskValues(v, redactor));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskValues(v, redactor)]));
+  return value;
+}

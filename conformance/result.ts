@@ -51,6 +51,8 @@ export interface GradedFinding {
   readonly requirement?: string;
   readonly level: Level;
   readonly evidence?: EvidenceView;
+  /** The entries of the run's HAR (`--report har:FILE`, 0-based `log.entries` indexes) that show this evidence. */
+  readonly harEntries?: readonly number[];
 }
 
 export interface CheckResult {

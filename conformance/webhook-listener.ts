@@ -2,6 +2,7 @@
 // answers 200, or a non-200 status on demand so a check can watch the service redeliver. Loopback by default.
 import http from 'node:http';
 import { listen } from '../net/listen.js';
+import { currentExchangeLog } from './exchange-log.js';
 import { fieldLinesFromRaw, type FieldLines } from '../src/http/message.js';
 
 /** One call the listener received. */
@@ -99,10 +100,15 @@ export async function startWebhookListener(
   const rules: Rule[] = [];
   const waiters = new Set<() => void>();
   let seq = 0;
+  // The run's log (its HAR): every call received goes there too, with what the listener answered.
+  const log = currentExchangeLog();
+  let origin = '';
 
   const server = http.createServer(
     { requestTimeout: 10_000, headersTimeout: 10_000, keepAliveTimeout: 2_000 },
     (req, res) => {
+      const startedAt = Date.now();
+      const t0 = performance.now();
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;
@@ -158,6 +164,28 @@ export async function startWebhookListener(
         if (drop > 0) records.splice(0, drop);
         res.writeHead(status, { 'content-type': 'text/plain', 'content-length': '0' });
         res.end();
+        const readMs = Math.round((performance.now() - t0) * 1000) / 1000;
+        log?.add({
+          direction: 'received',
+          startedAt,
+          durationMs: readMs,
+          timings: { connect: -1, send: readMs, wait: 0, receive: 0 },
+          request: {
+            method: call.method,
+            url: `${origin}${call.path}`,
+            headers: call.headers,
+            body,
+          },
+          response: {
+            status,
+            headers: [
+              ['content-type', 'text/plain'],
+              ['content-length', '0'],
+            ],
+            body: new Uint8Array(0),
+          },
+          note: `webhook #${seq} received by the audit's listener`,
+        });
         for (const wake of [...waiters]) wake();
       });
     },
@@ -165,6 +193,7 @@ export async function startWebhookListener(
   server.on('clientError', (_error, socket) => socket.destroy());
 
   const { origin: url } = await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
+  origin = url;
   let closing: Promise<void> | undefined;
 
   return {

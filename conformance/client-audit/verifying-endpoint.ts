@@ -5,6 +5,7 @@ import { getFieldValues, type FieldLines } from '../../src/http/message.js';
 import type { ClientExchange } from '../checks/client/context.js';
 import type { RecordedResponse } from '../check.js';
 import { sendRequest } from '../http-client.js';
+import { currentExchangeLog, withoutExchangeLog } from '../exchange-log.js';
 import { toHttpRequest } from '../../net/http-io.js';
 import type https from 'node:https';
 import { listen, type ListeningAddress } from '../../net/listen.js';
@@ -126,6 +127,8 @@ export async function startVerifyingEndpoint(
   let refused = 0;
   const now = options.now ?? Date.now;
   const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
+  // The run's log (its HAR): each request the client sent, with the answer it got (not the forward behind it).
+  const log = currentExchangeLog();
 
   const reply = (
     res: http.ServerResponse,
@@ -149,7 +152,10 @@ export async function startVerifyingEndpoint(
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const startedAt = Date.now();
+    const t0 = performance.now();
     const body = await readBody(req, max);
+    const read = performance.now();
     if (body === 'too-large') {
       refused += 1;
       res.setHeader('connection', 'close');
@@ -178,14 +184,16 @@ export async function startVerifyingEndpoint(
       body,
     };
     if (options.rewrite) forward = options.rewrite(forward, exchange);
-    const sent = await sendRequest(
-      {
-        method: forward.method,
-        url: `${options.backendUrl}${forward.target}`,
-        headers: forward.headers,
-        body: forward.body,
-      },
-      { timeoutMs: options.forwardTimeoutMs ?? 10_000 },
+    const sent = await withoutExchangeLog(() =>
+      sendRequest(
+        {
+          method: forward.method,
+          url: `${options.backendUrl}${forward.target}`,
+          headers: forward.headers,
+          body: forward.body,
+        },
+        { timeoutMs: options.forwardTimeoutMs ?? 10_000 },
+      ),
     );
     if (sent.response && !sent.error) {
       const r = sent.response;
@@ -211,6 +219,17 @@ export async function startVerifyingEndpoint(
       };
       reply(res, 502, 'application/json', text);
     }
+    const ms = (from: number, to: number): number => Math.round((to - from) * 1000) / 1000;
+    const end = performance.now();
+    log?.add({
+      direction: 'received',
+      startedAt,
+      durationMs: ms(t0, end),
+      timings: { connect: -1, send: ms(t0, read), wait: ms(read, end), receive: 0 },
+      request,
+      response: exchange.response,
+      note: `request #${examined.index} from the audited client, answered by the audit's endpoint`,
+    });
     options.onExchange?.(exchange);
   };
 

@@ -23,6 +23,7 @@ import {
   type StepRecord,
 } from './commands.js';
 import { emptyModel, RULES, type ExplorerModel } from './model.js';
+import { currentExchangeLog } from '../exchange-log.js';
 
 export interface ExploreSettings {
   /** Runs (sequences) to try; the exploration also ends when `seconds` are spent. */
@@ -201,11 +202,16 @@ export async function explore(
 /** The shrunk sequence as numbered steps: each command, and each of its requests with the answer. */
 function stepsText(ctx: ServerAuditContext, steps: readonly StepRecord[]): string {
   const lines: string[] = [];
+  // With a HAR being written, each request names its entry there (the run's log indexed it when it was sent).
+  const log = currentExchangeLog();
   for (const s of steps) {
     lines.push(`${s.n}. ${s.command}`);
     for (const ex of s.exchanges) {
       const body = new TextDecoder().decode(ex.request.body);
-      lines.push(`   → ${ex.request.method} ${ex.request.url}${body !== '' ? ` ${body}` : ''}`);
+      const entry = log?.indexOf(ex.request);
+      lines.push(
+        `   → ${ex.request.method} ${ex.request.url}${body !== '' ? ` ${body}` : ''}${entry !== undefined ? ` [HAR entry ${entry}]` : ''}`,
+      );
       const answer = ex.response?.bodyText;
       lines.push(
         `   ← ${describeOutcome(ex)}${answer !== undefined && answer !== '' ? ` ${answer.slice(0, 600)}` : ''}`,
