@@ -3,6 +3,7 @@
 // proxy's headers only when the caller trusts that proxy), plus the exact body bytes read under a size cap.
 import type { IncomingMessage } from 'node:http';
 import { fieldLinesFromRaw, getFieldValues, type HttpRequest } from '../src/http/message.js';
+import { watchBodyDeadline, type BodyLimits } from './body-deadline.js';
 import { HttpError } from './http-error.js';
 import { isAuthority, readBody, RequestAborted } from './http-io.js';
 
@@ -185,8 +186,11 @@ export type BodyResult =
   | { readonly ok: true; readonly body: Uint8Array }
   | {
       readonly ok: false;
-      /** BODY_TOO_LARGE: over `maxBytes` (answer 413 and close); BODY_INCOMPLETE: the client went away first. */
-      readonly code: 'BODY_TOO_LARGE' | 'BODY_INCOMPLETE';
+      /**
+       * BODY_TOO_LARGE: over `maxBytes` (answer 413 and close); BODY_INCOMPLETE: the client went away first;
+       * BODY_TIMEOUT: past the deadline or below the minimum rate of `limits` (answer 408 and close).
+       */
+      readonly code: 'BODY_TOO_LARGE' | 'BODY_INCOMPLETE' | 'BODY_TIMEOUT';
       readonly message: string;
     };
 
@@ -195,18 +199,29 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Reads the exact body bytes of a node:http request, at most `maxBytes` (default 1 MiB; a Content-Length above it is
- * refused before reading). Never rejects.
+ * refused before reading), within `limits` when given (net/body-deadline.ts; the request is then paused, and the
+ * caller answers and closes the connection). Never rejects.
  */
 export async function readRequestBody(
   req: IncomingMessage,
-  options: { readonly maxBytes?: number } = {},
+  options: { readonly maxBytes?: number; readonly limits?: BodyLimits } = {},
 ): Promise<BodyResult> {
-  try {
-    return { ok: true, body: await readBody(req, options.maxBytes ?? DEFAULT_MAX_BODY_BYTES) };
-  } catch (error) {
-    if (error instanceof HttpError)
-      return { ok: false, code: 'BODY_TOO_LARGE', message: error.message };
-    const message = error instanceof RequestAborted ? error.message : String(error);
-    return { ok: false, code: 'BODY_INCOMPLETE', message };
-  }
+  const reading = readBody(req, options.maxBytes ?? DEFAULT_MAX_BODY_BYTES).then(
+    (body): BodyResult => ({ ok: true, body }),
+    (error: unknown): BodyResult => {
+      if (error instanceof HttpError)
+        return { ok: false, code: 'BODY_TOO_LARGE', message: error.message };
+      const message = error instanceof RequestAborted ? error.message : String(error);
+      return { ok: false, code: 'BODY_INCOMPLETE', message };
+    },
+  );
+  if (options.limits === undefined) return reading;
+  const watch = watchBodyDeadline(req, options.limits);
+  const late = watch.expired.then((message): BodyResult => {
+    req.pause(); // the rest is not read: the answer closes the connection
+    return { ok: false, code: 'BODY_TIMEOUT', message };
+  });
+  const result = await Promise.race([reading, late]);
+  watch.stop();
+  return result;
 }

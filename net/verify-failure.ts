@@ -27,6 +27,9 @@ const SERVICE_FAILURE_MESSAGES: Readonly<Record<string, string>> = {
   APPLICATION_LOOKUP_FAILED: 'the application lookup is unavailable, try again later',
 };
 
+const NONCE_MAYBE_RECORDED =
+  'the replay check is unavailable and the nonce may be used up: sign the request again (a new nonce), then retry';
+
 /** Whether the code is the service's own failure (503) rather than the client's (401). */
 export function isServiceFailure(code: string): boolean {
   return serviceFailureCodes.has(code as VerifyErrorCode);
@@ -38,7 +41,12 @@ export function verificationFailureError(
   options: FailureAnswerOptions = {},
 ): HttpError {
   if (isServiceFailure(failure.code)) {
-    const text = SERVICE_FAILURE_MESSAGES[failure.code] ?? 'the service failed, try again later';
+    // Step 11's store may have recorded the nonce before it failed to answer (a timeout, a lost reply): the same
+    // bytes could then be refused as a replay, so the client is told to sign again (docs/library.md, "Retries").
+    const text =
+      failure.code === 'NONCE_STORE_UNAVAILABLE' && failure.step === 11
+        ? NONCE_MAYBE_RECORDED
+        : (SERVICE_FAILURE_MESSAGES[failure.code] ?? 'the service failed, try again later');
     return new HttpError(
       503,
       failure.code,

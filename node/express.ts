@@ -4,6 +4,7 @@
 // Express's extend.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  prepareIncomingOptions,
   verifyIncomingRequest,
   writeRefusal,
   type IncomingVerifyOptions,
@@ -38,9 +39,11 @@ export type ExpressVerifier = (
 /**
  * `app.use(createExpressVerifier({ nonceStore, resolveApplication }))`, before any body parser: it reads the body
  * itself and leaves the verified bytes in `req.body` (a Buffer, as `express.raw()` does), so a later `express.json()`
- * finds the body read and leaves it. After `express.raw()` it verifies the Buffer that one read.
+ * finds the body read and leaves it. After `express.raw()` it verifies the Buffer that one read. `req.payconform.target`
+ * is the verified authority and path: route by it, not by `req.hostname` (the unverified Host header).
  */
 export function createExpressVerifier(options: IncomingVerifyOptions): ExpressVerifier {
+  prepareIncomingOptions(options); // a bad deadline or rate throws here, at start-up
   return (req, res, next) => {
     const already = req.body instanceof Uint8Array ? req.body : undefined;
     verifyIncomingRequest(req, options, {
@@ -59,6 +62,6 @@ export function createExpressVerifier(options: IncomingVerifyOptions): ExpressVe
       if (already === undefined)
         req.body = Buffer.from(outcome.body.buffer, outcome.body.byteOffset, outcome.body.length);
       next();
-    });
+    }, next); // only a defect rejects: Express's error handling answers it
   };
 }

@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import {
   createRefusal,
+  prepareIncomingOptions,
   verifyIncomingRequest,
   type IncomingVerifyOptions,
   type VerifiedApplication,
@@ -46,9 +47,11 @@ export type FastifyVerifier = ((
 /**
  * `await app.register(createFastifyVerifier({ nonceStore, resolveApplication }))`: every route of the context it is
  * registered in (register it inside a plugin to cover only that plugin's routes) verifies first. Register it before
- * any other preParsing hook: it must read the bytes as they arrived.
+ * any other preParsing hook: it must read the bytes as they arrived. `request.payconform.target` is the verified
+ * authority and path: route by it, not by `request.host` (the unverified Host header).
  */
 export function createFastifyVerifier(options: IncomingVerifyOptions): FastifyVerifier {
+  prepareIncomingOptions(options); // a bad deadline or rate throws here, at start-up
   const plugin = (instance: FastifyLikeInstance, _: unknown, done: (error?: Error) => void) => {
     instance.decorateRequest('payconform', null);
     instance.addHook('preParsing', async (request, reply, payload) => {

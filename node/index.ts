@@ -13,6 +13,16 @@ export {
 } from '../net/incoming-request.js';
 export { type ErrorBody } from '../net/error-body.js';
 export {
+  DEFAULT_BODY_RATE_GRACE_MS,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_MIN_BODY_BYTES_PER_SECOND,
+} from '../net/body-deadline.js';
+export {
+  DEFAULT_LOOKUP_TIMEOUT_MS,
+  LookupTimeoutError,
+  withLookupDeadline,
+} from '../src/profile/lookup-deadline.js';
+export {
   verifyIncomingRequest,
   writeRefusal,
   type IncomingSource,
@@ -20,6 +30,7 @@ export {
   type IncomingVerifyOptions,
   type Refusal,
   type VerifiedApplication,
+  type VerifiedTarget,
 } from './verify-incoming.js';
 export { createExpressVerifier, type ExpressLikeRequest, type ExpressVerifier } from './express.js';
 export {

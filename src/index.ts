@@ -174,6 +174,11 @@ export {
   type VerifyResult,
 } from './profile/verify-request.js';
 export {
+  DEFAULT_LOOKUP_TIMEOUT_MS,
+  LookupTimeoutError,
+  withLookupDeadline,
+} from './profile/lookup-deadline.js';
+export {
   configureVerifyPool,
   startVerifyPool,
   verifyPoolInfo,
