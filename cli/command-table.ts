@@ -567,8 +567,10 @@ const vectorsRun: CommandSpec = {
     'Starts CMD once and sends it every vector case as one NDJSON line on stdin; reads one answer line per',
     'case from its stdout (protocol: vectors/README.md). An adapter that cannot start, exits or does not answer',
     'the "hello" handshake is one error (exit 3). A case the adapter does not support is skipped, and a run',
-    'with skips is INCOMPLETE (exit 4) unless --allow-skips. The example adapters ship in the package, under',
-    'node_modules/payconform/vectors/adapters/ (python/adapter.py needs only python3 and cryptography).',
+    'with skips is INCOMPLETE (exit 4) unless --allow-skips. A failure shows the expected and received values;',
+    'a summary per file and per op ends the output. The example adapters ship in the package, under',
+    'node_modules/payconform/vectors/adapters/: python/adapter.py (every op; python3 and cryptography), and',
+    'python/starter.py and go/starter.go, one op each, to start your own from (vectors/README.md).',
   ],
   options: [
     {
@@ -582,8 +584,8 @@ const vectorsRun: CommandSpec = {
       name: 'only',
       type: 'string',
       multiple: true,
-      value: 'ID,...',
-      help: 'run only these case ids (repeatable)',
+      value: 'FILE|OP|ID,...',
+      help: 'run only the cases of these vector files, ops or case ids (repeatable)',
     },
     {
       name: 'timeout-ms',

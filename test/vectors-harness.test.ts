@@ -464,7 +464,7 @@ describe('vectors run: usage errors exit 2', () => {
     [['vectors', 'run'], /--exec "CMD" is required/],
     [
       ['vectors', 'run', '--exec', 'true', '--only', 'no-such-case'],
-      /no case with id "no-such-case"/,
+      /no vector file, op or case id "no-such-case"/,
     ],
     [
       ['vectors', 'run', '--exec', 'true', '--report', 'pdf:x'],

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadVectorSet } from '../../vectors/harness/load.js';
+import { selectCases } from '../../vectors/harness/select.js';
 import {
   formatConsole,
   formatReport,
@@ -103,17 +104,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       `cannot read the vectors in ${options.dir}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  let cases = set.cases;
-  if (options.only.length > 0) {
-    const known = new Set(cases.map((c) => c.vector.id));
-    const unknown = options.only.filter((id) => !known.has(id));
-    if (unknown.length > 0)
-      throw new UsageError(
-        `--only: no case with id ${unknown.map((u) => JSON.stringify(u)).join(', ')}`,
-      );
-    const wanted = new Set(options.only);
-    cases = cases.filter((c) => wanted.has(c.vector.id));
-  }
+  const { cases, unknown } = selectCases(set.cases, options.only);
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--only: no vector file, op or case id ${unknown.map((u) => JSON.stringify(u)).join(', ')}`,
+    );
 
   const report = await runVectors({
     command: options.exec,

@@ -51,8 +51,12 @@ function gradeVerdict(
   options: CompareOptions,
 ): Grade {
   const verdict = result[okKey];
-  if (typeof verdict !== 'boolean')
-    return fail(`answer has no boolean "${okKey}"`, expected, result);
+  // What the case expects, in the answer's own shape ({"valid": …} for digest, {"ok": …} otherwise).
+  const shown = {
+    [okKey]: expected.ok,
+    ...(!expected.ok && expected.code !== undefined ? { code: expected.code } : {}),
+  };
+  if (typeof verdict !== 'boolean') return fail(`answer has no boolean "${okKey}"`, shown, result);
   if (vector.result === 'acceptable') {
     return {
       status: 'pass',
@@ -64,7 +68,7 @@ function gradeVerdict(
       expected.ok
         ? `rejected a valid case${typeof result.code === 'string' ? ` with ${result.code}` : ''}`
         : `accepted an invalid case (expected ${expected.code ?? 'a rejection'})`,
-      expected,
+      shown,
       result,
     );
   }
@@ -76,7 +80,7 @@ function gradeVerdict(
   ) {
     return fail(
       `rejected with the wrong code: expected ${expected.code}, received ${JSON.stringify(result.code ?? null)}`,
-      expected,
+      shown,
       result,
     );
   }
@@ -129,11 +133,11 @@ export function gradeAnswer(
   }
   // Protocol 1 sends the error as a string; protocol 2 as {"message", "detail"?}.
   if (typeof answer.error === 'string')
-    return fail(`implementation reported an error: ${answer.error}`);
+    return fail(`implementation reported an error: ${answer.error}`, vector.expected, answer.error);
   if (isObject(answer.error) && typeof answer.error.message === 'string')
     return fail(
       `implementation reported an error: ${answer.error.message}`,
-      undefined,
+      vector.expected,
       answer.error,
     );
   const result = answer.result;

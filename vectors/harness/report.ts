@@ -46,12 +46,77 @@ const MARK: Readonly<Record<CaseReport['status'], string>> = {
   inexpressible: 'CANNOT',
 };
 
-/** The summary line's counts (cases never sent are named apart, not counted as failures). */
-function counts(report: HarnessReport): string {
-  const s = report.summary;
+type Counts = Omit<HarnessReport['summary'], 'notRun'>;
+
+/** A count line (cases never sent are named apart, not counted as failures). */
+function countLine(s: Counts & { readonly notRun?: number }): string {
   const cannot = s.inexpressible > 0 ? `, ${s.inexpressible} cannot be expressed` : '';
-  const notRun = s.notRun > 0 ? `, ${s.notRun} not run` : '';
+  const notRun = (s.notRun ?? 0) > 0 ? `, ${s.notRun} not run` : '';
   return `${s.total} cases: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${cannot}${notRun}`;
+}
+
+/** The summary line's counts. */
+function counts(report: HarnessReport): string {
+  return countLine(report.summary);
+}
+
+export interface GroupSummaries {
+  readonly byFile: Readonly<Record<string, Counts>>;
+  readonly byOp: Readonly<Record<string, Counts>>;
+}
+
+/** The counts per vector file and per op, in the order the cases ran. */
+export function groupSummaries(report: HarnessReport): GroupSummaries {
+  const key: Readonly<Record<CaseReport['status'], keyof Counts>> = {
+    pass: 'passed',
+    fail: 'failed',
+    skip: 'skipped',
+    inexpressible: 'inexpressible',
+  };
+  const byFile: Record<string, Record<keyof Counts, number>> = {};
+  const byOp: Record<string, Record<keyof Counts, number>> = {};
+  for (const c of report.cases) {
+    for (const [groups, name] of [
+      [byFile, c.file],
+      [byOp, c.op],
+    ] as const) {
+      const g = (groups[name] ??= { total: 0, passed: 0, failed: 0, skipped: 0, inexpressible: 0 });
+      g.total++;
+      g[key[c.status]]++;
+    }
+  }
+  return { byFile, byOp };
+}
+
+function summaryLines(report: HarnessReport): string[] {
+  const groups = groupSummaries(report);
+  const names = [...Object.keys(groups.byFile), ...Object.keys(groups.byOp)];
+  const width = Math.max(0, ...names.map((n) => n.length));
+  const rows = (group: GroupSummaries['byFile']): string[] =>
+    Object.entries(group).map(([name, c]) => `  ${name.padEnd(width)}  ${countLine(c)}`);
+  return ['by file:', ...rows(groups.byFile), 'by op:', ...rows(groups.byOp)];
+}
+
+/** JSON.stringify, with every character outside printable ASCII escaped (as Python's json.dumps writes it). */
+const asciiJson = (value: unknown): string =>
+  JSON.stringify(value).replace(
+    /[\u007f-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+
+/**
+ * A value as a failure shows it (run-vectors.py's `show` writes the same): a one-line text as a JSON string, escapes
+ * making invisible characters and non-ASCII visible; a multi-line text (a signature base) one row per line; anything
+ * else as compact JSON. Bytes travel as base64 text in this protocol, so they show as that text.
+ */
+export function showValue(value: unknown, indent = '    '): string {
+  if (value === undefined) return '(nothing)';
+  if (typeof value === 'string' && value.includes('\n'))
+    return value
+      .split('\n')
+      .map((line) => `\n${indent}| ${/^[\x20-\x7e]*$/.test(line) ? line : asciiJson(line)}`)
+      .join('');
+  return asciiJson(value);
 }
 
 /** Failures and skips one per line, then the summary and the verdict. Passing cases only with `verbose`. */
@@ -85,6 +150,8 @@ export function formatConsole(
     lines.push(
       `${MARK[c.status]} ${c.id} (${c.file}, ${c.op})${c.message ? `: ${c.message}` : ''}`,
     );
+    if (c.status === 'fail')
+      lines.push(`  expected: ${showValue(c.expected)}`, `  received: ${showValue(c.received)}`);
   }
   if (report.aborted) lines.push('', `run stopped early: ${report.aborted}`);
   if (report.adapterStderr)
@@ -94,7 +161,7 @@ export function formatConsole(
       ...report.adapterStderr.split('\n').map((l) => `  ${l}`),
     );
   const s = report.summary;
-  lines.push('', `${counts(report)} (${report.durationMs} ms)`);
+  lines.push('', ...summaryLines(report), '', `${counts(report)} (${report.durationMs} ms)`);
   if (verdict === 'INCOMPLETE')
     lines.push(
       `verdict: INCOMPLETE: ${s.skipped + s.inexpressible} case(s) skipped or inexpressible; --allow-skips accepts them, --fail-on skip fails them`,
@@ -104,9 +171,10 @@ export function formatConsole(
   return lines.join('\n');
 }
 
-/** The report as JSON, with the verdict the gate gives it (as the audits record theirs). */
+/** The report as JSON, with the verdict the gate gives it (as the audits record theirs) and the counts per group. */
 export function formatJson(report: HarnessReport, gate: HarnessGate = {}): string {
-  return `${JSON.stringify({ ...report, verdict: verdictOf(report, gate) }, null, 2)}\n`;
+  const verdict = verdictOf(report, gate);
+  return `${JSON.stringify({ ...report, verdict, ...groupSummaries(report) }, null, 2)}\n`;
 }
 
 /** One testsuite per vector file, one testcase per case (classname = file, name = case id). */

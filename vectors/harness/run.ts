@@ -27,6 +27,7 @@ export interface CaseReport {
   readonly result: string;
   readonly status: CaseStatus;
   readonly message?: string;
+  /** For `fail`: what the case expects and what the implementation answered (absent when nothing came back). */
   readonly expected?: unknown;
   readonly received?: unknown;
   /** For `inexpressible`: the profile deviation the implementation cannot follow. */
@@ -220,7 +221,11 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
           if (reply.message.id !== undefined && reply.message.id !== id) continue; // stray answer to an earlier case
           consecutiveTimeouts = 0;
           if (reply.message.id === undefined) {
-            record(loaded, 'fail', t0, { message: 'answer has no "id"', received: reply.message });
+            record(loaded, 'fail', t0, {
+              message: 'answer has no "id"',
+              expected: loaded.vector.expected,
+              received: reply.message,
+            });
           } else {
             const grade = gradeAnswer(loaded.vector, reply.message, options);
             record(loaded, grade.status, t0, {
@@ -236,11 +241,16 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
           consecutiveTimeouts = 0;
           record(loaded, 'fail', t0, {
             message: `implementation printed a line that is not a JSON object: ${JSON.stringify(reply.line)}`,
+            expected: loaded.vector.expected,
+            received: reply.line,
           });
         } else if (reply.kind === 'timeout') {
           misbehaved = true;
           consecutiveTimeouts++;
-          record(loaded, 'fail', t0, { message: `no answer within ${options.timeoutMs} ms` });
+          record(loaded, 'fail', t0, {
+            message: `no answer within ${options.timeoutMs} ms`,
+            expected: loaded.vector.expected,
+          });
           if (consecutiveTimeouts >= MAX_CONSECUTIVE_TIMEOUTS) {
             aborted = `the implementation gave no answer to ${MAX_CONSECUTIVE_TIMEOUTS} cases in a row`;
           }
@@ -250,7 +260,10 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
             ? `killed by ${reply.signal}`
             : `exited with code ${String(reply.code)}`;
           aborted = `the implementation ${how}`;
-          record(loaded, 'fail', t0, { message: `${aborted} before answering` });
+          record(loaded, 'fail', t0, {
+            message: `${aborted} before answering`,
+            expected: loaded.vector.expected,
+          });
         }
         break;
       }

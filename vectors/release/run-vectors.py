@@ -143,7 +143,8 @@ def grade_verdict(case, result, key, ok, code, ignore_codes):
     if case["result"] == "acceptable":
         return passed()
     if verdict != ok:
-        message = "rejected a valid case" if ok else "accepted an invalid case (expected %s)" % (code or "a rejection")
+        message = ("rejected a valid case" + (" with %s" % result["code"] if isinstance(result.get("code"), str) else "")
+                   if ok else "accepted an invalid case (expected %s)" % (code or "a rejection"))
         return "fail", message, expected, result
     if not ok and not ignore_codes and code is not None and result.get("code") != code:
         message = "rejected with the wrong code: expected %s, received %s" % (code, json.dumps(result.get("code")))
@@ -242,7 +243,7 @@ def show(value, indent="    "):
     if isinstance(value, str) and "\n" in value:
         rows = [line if PRINTABLE.match(line) else json.dumps(line) for line in value.split("\n")]
         return "".join("\n%s| %s" % (indent, row) for row in rows)
-    return json.dumps(value, separators=(", ", ": "))
+    return json.dumps(value, separators=(",", ":"))
 
 
 def count_line(counts):
