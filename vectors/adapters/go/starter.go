@@ -1,6 +1,8 @@
 // Starter adapter for the payconform vectors: the harness protocol loop and one op, "digest" (RFC 9530
 // Content-Digest), end to end; every other op is answered "unsupported" (a skip). Copy it and fill in your ops.
-// Protocol: README.md, "The harness". Build: go build -o adapter starter.go; run: run-vectors.py --exec "$PWD/adapter"
+// Protocol: README.md, "The harness". From an unpacked release:
+//
+//	go build -o starter adapters/go/starter.go && python3 run-vectors.py --exec "$PWD/starter" --only digest
 package main
 
 import (

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Starter adapter for the payconform vectors: the harness protocol loop and one op, "digest" (RFC 9530
 Content-Digest), end to end; every other op is answered "unsupported" (a skip). Copy it and fill in your ops.
-Protocol: README.md, "The harness". Run: python3 run-vectors.py --exec "python3 $PWD/starter.py" --only digest
+Protocol: README.md, "The harness". From an unpacked release:
+    python3 run-vectors.py --exec "python3 adapters/python/starter.py" --only digest
 """
 import base64, binascii, hashlib, hmac, json, re, sys
 
