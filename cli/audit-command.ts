@@ -20,6 +20,8 @@ import { exitCodeFor } from '../conformance/exit-code.js';
 import { createRedactor } from '../conformance/redact.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
 import { HAR_FORMAT } from '../conformance/reporters/har.js';
+import { auditConfigBytes, readAttestKey, writeAttestation } from './attest.js';
+import type { Ed25519PrivateKey } from '../src/ed25519/index.js';
 import {
   createConsoleReporter,
   renderConsoleSummary,
@@ -60,6 +62,8 @@ export interface CommonAuditArgs {
   readonly gate: RunGate;
   readonly verbose: boolean;
   readonly help: boolean;
+  /** `--attest FILE`: where the signed attestation goes. */
+  readonly attest?: string;
 }
 
 export interface AuditArgsSpec {
@@ -102,6 +106,11 @@ export function parseAuditArgs(
     throw new UsageError('--only needs at least one check id');
   const failOn = parseFailOn((values['fail-on'] as string[] | undefined) ?? []);
   const levelGiven = values['level'] !== undefined;
+  const attest = typeof values['attest'] === 'string' ? values['attest'] : undefined;
+  if (attest !== undefined && !reports.some((r) => r.format === 'json' && r.path !== '-'))
+    throw new UsageError(
+      '--attest needs --report json:FILE (the attestation names the digest of the report as written)',
+    );
   const gate: RunGate = {
     failOn,
     allowSkips: values['allow-skips'] === true || only !== undefined || levelGiven,
@@ -116,6 +125,7 @@ export function parseAuditArgs(
       gate,
       verbose: values['verbose'] === true,
       help: values['help'] === true,
+      ...(attest !== undefined ? { attest } : {}),
     },
   };
 }
@@ -323,7 +333,45 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
   );
   for (const f of failures) io.stderr(`payconform ${command}: ${f.message}\n`);
   if (failures.length > 0) return EXIT.usage;
+  const unattested = await attestRun(command, common, invocation, io);
+  if (unattested !== undefined) {
+    io.stderr(`payconform ${command}: ${unattested}\n`);
+    return EXIT.usage;
+  }
   return exitCodeFor(summary);
+}
+
+/** Writes the `--attest` envelope over the reports just written; the reason when it cannot. */
+async function attestRun(
+  command: string,
+  common: CommonAuditArgs,
+  invocation: Invocation | undefined,
+  io: CliIo,
+): Promise<string | undefined> {
+  if (common.attest === undefined) return undefined;
+  const key = invocation?.attestKey;
+  const reportPath = common.reports.find((r) => r.format === 'json' && r.path !== '-')?.path;
+  if (key === undefined || reportPath === undefined || invocation === undefined)
+    return `--attest: no signing key or JSON report; no attestation written`;
+  const harPath = common.reports.find((r) => r.format === HAR_FORMAT && r.path !== '-')?.path;
+  const redactor =
+    invocation.exchangeLog?.redactor ??
+    createRedactor({
+      applicationSecret: io.env['PAYCONFORM_APPLICATION_SECRET'],
+      privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
+    });
+  try {
+    await writeAttestation({
+      path: common.attest,
+      key,
+      reportPath,
+      ...(harPath !== undefined ? { harPath } : {}),
+      config: auditConfigBytes(command, invocation.args, redactor),
+    });
+    return undefined;
+  } catch (error) {
+    return `cannot write the attestation to "${common.attest}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+  }
 }
 
 /**
@@ -333,6 +381,10 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
 interface Invocation {
   reportsWritten: boolean;
   readonly exchangeLog?: ExchangeLog;
+  /** The command's arguments (secret-free: refused otherwise), as the attestation's configuration carries them. */
+  readonly args: readonly string[];
+  /** With `--attest`: the signing key, read before the run starts. */
+  readonly attestKey?: Ed25519PrivateKey;
 }
 const invocations = new WeakMap<CliIo, Invocation>();
 
@@ -404,6 +456,19 @@ export function auditCommand(
     const exchangeLog = reports.some((r) => r.format === HAR_FORMAT)
       ? new ExchangeLog()
       : undefined;
+    const attestPaths = optionValues(args, 'attest');
+    for (const path of attestPaths) {
+      const reason = unwritableReason(path);
+      if (reason !== undefined) unwritable.push(`cannot write --attest "${path}": ${reason}`);
+    }
+    let attestKey: Ed25519PrivateKey | undefined;
+    if (attestPaths.length > 0 && unwritable.length === 0)
+      try {
+        attestKey = readAttestKey(io.env);
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        unwritable.push(error.message);
+      }
     const stop = (stopped: RunStopped, skip: ReadonlySet<string> = new Set()): Promise<unknown> =>
       writeStoppedReports(
         spec,
@@ -422,6 +487,8 @@ export function auditCommand(
     const said: string[] = [];
     const state: Invocation = {
       reportsWritten: false,
+      args,
+      ...(attestKey !== undefined ? { attestKey } : {}),
       ...(exchangeLog !== undefined ? { exchangeLog } : {}),
     };
     const watched: CliIo = {

@@ -52,9 +52,21 @@ const reportOption: OptionSpec = {
   help: 'write a report: FORMAT json, junit or html; PATH - is standard output (repeatable)',
 };
 
+/** The audits' `--report` also writes the run's exchanges (`har`, conformance/reporters/har.ts). */
+const auditReportOption: OptionSpec = {
+  ...reportOption,
+  help: 'write a report: FORMAT json, junit, html, or har (every exchange of the run, HAR 1.2); PATH - is standard output (repeatable)',
+};
+
 /** The options every audit takes (cli/audit-command.ts parses them for all three). */
 export const AUDIT_COMMON_OPTIONS: readonly OptionSpec[] = [
-  reportOption,
+  auditReportOption,
+  {
+    name: 'attest',
+    type: 'string',
+    value: 'FILE',
+    help: 'write a signed in-toto attestation of the verdict (DSSE, Ed25519 key from the environment); needs --report json:FILE',
+  },
   {
     name: 'only',
     type: 'string',
@@ -131,6 +143,15 @@ const SECRET_ENV: readonly (readonly [string, string])[] = [
     'PAYCONFORM_PRIVATE_KEY_FILE',
     'or: a file holding that key (instead of PAYCONFORM_PRIVATE_KEY)',
   ],
+];
+
+/** The key that signs `--attest` (cli/attest.ts reads it). */
+const ATTEST_ENV: readonly (readonly [string, string])[] = [
+  [
+    'PAYCONFORM_ATTEST_KEY',
+    'with --attest: the Ed25519 signing key, base64 seed or PEM (environment only)',
+  ],
+  ['PAYCONFORM_ATTEST_KEY_FILE', 'or: a file holding that key'],
 ];
 
 const auditServer: CommandSpec = {
@@ -212,6 +233,7 @@ const auditServer: CommandSpec = {
     ...SECRET_ENV,
     ['PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_MERCHANT_ID', 'or the config'],
     ['PAYCONFORM_TARGET', 'the target, when neither --target nor the config names one'],
+    ...ATTEST_ENV,
   ],
   exit: AUDIT_EXIT,
   example: 'payconform audit server --config audit.json --report junit:audit.xml',
@@ -266,6 +288,7 @@ const auditClient: CommandSpec = {
       'PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_PUBLIC_KEY, PAYCONFORM_MERCHANT_ID',
       'or the config',
     ],
+    ...ATTEST_ENV,
   ],
   exit: [
     [0, 'PASS'],
@@ -338,7 +361,10 @@ const auditWebhooks: CommandSpec = {
     ...TLS_LISTEN_OPTION_SPECS,
     ...AUDIT_COMMON_OPTIONS,
   ],
-  environment: [['PAYCONFORM_APPLICATION_ID', 'written into the payloads (optional)']],
+  environment: [
+    ['PAYCONFORM_APPLICATION_ID', 'written into the payloads (optional)'],
+    ...ATTEST_ENV,
+  ],
   exit: AUDIT_EXIT.map(([code, text]) =>
     code === 3 ? ([3, 'receiver unreachable'] as const) : ([code, text] as const),
   ),
@@ -559,6 +585,36 @@ const validate: CommandSpec = {
   example: 'payconform validate payout payout.json',
 };
 
+const attestVerify: CommandSpec = {
+  name: 'attest verify',
+  summary: "verify an audit's attestation offline (signature, file digests, results)",
+  synopsis: 'FILE --public-key KEY [--report FILE] [--har FILE]',
+  description: [
+    'Verifies an attestation written by an audit with --attest: the DSSE envelope (canonical, its payload type,',
+    'the Ed25519 signature over the PAE by the given key), the in-toto Test Result statement, that each file',
+    'given has the digest the statement names, and that the result and the test lists follow from the',
+    "report's outcomes. Prints the verified result or each reason it does not hold. No network (docs/security.md).",
+  ],
+  options: [
+    {
+      name: 'public-key',
+      type: 'string',
+      value: 'KEY',
+      help: "the signer's Ed25519 public key: a file (SPKI PEM or base64 raw key), or the key itself (required)",
+    },
+    { name: 'report', type: 'string', value: 'FILE', help: 'the JSON report the audit wrote' },
+    { name: 'har', type: 'string', value: 'FILE', help: 'the HAR the audit wrote' },
+    HELP_OPTION,
+  ],
+  exit: [
+    [0, 'verified'],
+    [1, 'not verified: the reason is printed'],
+    [2, 'usage error (bad flag, unreadable file or key)'],
+  ],
+  example:
+    'payconform attest verify audit.intoto.json --public-key attest.pub --report report.json --har run.har',
+};
+
 const vectorsRun: CommandSpec = {
   name: 'vectors run',
   summary: 'run the JSON test vectors against another implementation (--exec "CMD", NDJSON)',
@@ -662,6 +718,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   auditServer,
   auditClient,
   auditWebhooks,
+  attestVerify,
   vectorsRun,
   help,
 ];

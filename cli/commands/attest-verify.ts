@@ -1,0 +1,101 @@
+// `payconform attest verify FILE --public-key KEY [--report R] [--har H]`: checks an audit's attestation offline:
+// the DSSE envelope and its Ed25519 signature, the in-toto Test Result statement, the digests of the files given,
+// and that the result and the test lists follow from the report's outcomes. Exit 0 verified, 1 not, 2 usage.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { CliIo } from '../io.js';
+import { EXIT, UsageError, wantsHelp } from '../io.js';
+import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { attestationProblems, type AttestedFile } from '../../conformance/attestation.js';
+import { verifyDsseEnvelope } from '../../src/attest/dsse.js';
+import { IN_TOTO_PAYLOAD_TYPE, parseTestResultStatement } from '../../src/attest/statement.js';
+import type { Ed25519PublicKey } from '../../src/ed25519/index.js';
+import { parseEd25519PublicKey } from '../../src/keys/index.js';
+
+const SPEC = commandSpec('attest verify');
+/** Files read here are small (an envelope, a report, a HAR): larger is not one of them. */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+function readInput(path: string, what: string): Buffer {
+  try {
+    const bytes = readFileSync(path);
+    if (bytes.length > MAX_FILE_BYTES) throw new UsageError(`${what} "${path}" is too large`);
+    return bytes;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(
+      `cannot read ${what} "${path}": ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
+}
+
+/** The public key: a file holding it (PEM or base64), else the value itself. */
+function readPublicKey(value: string): Ed25519PublicKey {
+  let text = value;
+  try {
+    text = readFileSync(value, 'utf8');
+  } catch {
+    // not a readable file: the key itself
+  }
+  try {
+    return parseEd25519PublicKey(text);
+  } catch (error) {
+    throw new UsageError(`--public-key: ${(error as Error).message}`);
+  }
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.stdout(formatHelp(SPEC));
+    return EXIT.ok;
+  }
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({
+      args: [...args],
+      options: parseArgsOptions(SPEC.options),
+      strict: true,
+      allowPositionals: true,
+    }) as { values: Record<string, string | boolean | undefined>; positionals: string[] });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${usageLine(SPEC)}`);
+  }
+  if (positionals.length !== 1)
+    throw new UsageError(`one attestation FILE is needed\n${usageLine(SPEC)}`);
+  if (typeof values['public-key'] !== 'string')
+    throw new UsageError(`--public-key KEY is required\n${usageLine(SPEC)}`);
+  const publicKey = readPublicKey(values['public-key']);
+  const envelopeText = readInput(positionals[0]!, 'attestation').toString('utf8');
+  const files: Partial<Record<AttestedFile, Uint8Array>> = {};
+  for (const file of ['report', 'har'] as const) {
+    const path = values[file];
+    if (typeof path === 'string') files[file] = readInput(path, `--${file}`);
+  }
+
+  const envelope = verifyDsseEnvelope(envelopeText, publicKey, {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+  });
+  if (!envelope.ok) {
+    io.stdout(`not verified: ${envelope.code}: ${envelope.message}\n`);
+    return 1;
+  }
+  const parsed = parseTestResultStatement(envelope.payload);
+  if (!parsed.ok) {
+    io.stdout(
+      `not verified: the signed payload is not a Test Result statement: ${parsed.message}\n`,
+    );
+    return 1;
+  }
+  const problems = attestationProblems(parsed.statement, files);
+  if (problems.length > 0) {
+    io.stdout(`not verified:\n${problems.map((p) => `  - ${p}\n`).join('')}`);
+    return 1;
+  }
+  const p = parsed.statement.predicate;
+  const checked = Object.keys(files);
+  io.stdout(
+    `verified: signed by keyid ${envelope.keyid}; result ${p.result} (${p.passedTests.length} passed, ${p.warnedTests.length} warned, ${p.failedTests.length} failed) for ${parsed.statement.subject.map((s) => s.name ?? '(unnamed)').join(', ')}${checked.length > 0 ? `; digests match: ${checked.join(', ')}` : '; no file given, digests not checked'}\n`,
+  );
+  return EXIT.ok;
+}
