@@ -4,22 +4,18 @@
 import type { Ed25519Backend, Ed25519PublicKey } from '../ed25519/backend.js';
 import { nodeBackend } from '../ed25519/node-backend.js';
 import type { HttpRequest } from '../http/message.js';
-import { verifyContentDigest } from '../digest/content-digest.js';
-import { isSfInteger } from '../structured-fields/structured-fields.js';
-import type { ComponentIdentifier } from '../signatures/component-identifier.js';
 import { verifySignatureBaseBytes } from '../signatures/create-signature.js';
 import { indexCheckedFieldLines, type FieldIndex } from '../signatures/field-values.js';
-import { createSignatureBase } from '../signatures/signature-base.js';
-import {
-  parseSignature,
-  parseSignatureInput,
-  type SignatureInput,
-} from '../signatures/signature-fields.js';
+import type { SignatureInput } from '../signatures/signature-fields.js';
 import { applicationSecretMatches } from './application-secret.js';
+import type { ProfileFinding } from './profile-findings.js';
 import {
-  createProfileSignatureBase,
-  type ProfileSignatureBaseResult,
-} from './profile-signature-base.js';
+  checkBodyAndBase as checkProfileBodyAndBase,
+  checkSignatureFields as checkProfileSignatureFields,
+  type Progress,
+  type SignedFields,
+} from './profile-rules.js';
+import type { ProfileSignatureBaseResult } from './profile-signature-base.js';
 import { PayconformError } from '../errors.js';
 import {
   countVerifiedAhead,
@@ -33,9 +29,10 @@ import {
   type VerifyPool,
 } from './verify-pool.js';
 import type { NonceStore } from './nonce-store.js';
-import { serviceProfile } from './service-profile.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
 import type { VerifyErrorCode } from './verify-error-codes.js';
+
+export type { Progress, SignedFields } from './profile-rules.js';
 
 export interface ApplicationRecord {
   readonly secret: string;
@@ -86,30 +83,6 @@ const fail = (code: VerifyErrorCode, step: number, message: string): Failure => 
   step,
   message,
 });
-
-// Precomputed pieces of the profile, so the hot path only compares.
-const EXPECTED_COMPONENTS = serviceProfile.componentNames;
-const PARAMETER_RANK = new Map(serviceProfile.parameterOrder.map((name, i) => [name, i]));
-const SINGLE_VALUED = serviceProfile.signatureBaseOptions.singleValuedFields ?? [];
-
-/** The first member label other than `label`, in order. */
-function otherLabel(members: ReadonlyMap<string, unknown>, label: string): string | undefined {
-  for (const key of members.keys()) if (key !== label) return key;
-  return undefined;
-}
-
-/** Exactly the profile's covered components, in order, without parameters. */
-function isProfileComponentList(received: readonly ComponentIdentifier[]): boolean {
-  if (received === lastProfileList) return true; // the parser hands out one frozen list per distinct text
-  if (received.length !== EXPECTED_COMPONENTS.length) return false;
-  for (let i = 0; i < received.length; i++) {
-    if (received[i]!.name !== EXPECTED_COMPONENTS[i] || received[i]!.params.size !== 0)
-      return false;
-  }
-  if (Object.isFrozen(received)) lastProfileList = received;
-  return true;
-}
-let lastProfileList: readonly ComponentIdentifier[] | undefined;
 
 /** The request's shape apart from its field lines, which step 1 checks while indexing them (one pass). */
 function isWellFormedRequest(request: unknown): request is HttpRequest {
@@ -216,11 +189,6 @@ function resume(progress: Progress, next: () => Outcome): Outcome {
   }
 }
 
-/** The step being run, for the message of an unexpected failure. */
-export interface Progress {
-  step: number;
-}
-
 /** What was thrown, as text; never throws itself (a thrown value may have no usable toString). */
 function describeError(error: unknown): string {
   try {
@@ -280,16 +248,6 @@ interface Checked {
   readonly progress: Progress;
 }
 
-/** What steps 1 to 4 read from the signature fields before the nonce store is asked. */
-export interface SignedFields {
-  readonly ok: true;
-  readonly input: SignatureInput;
-  readonly signature: Uint8Array;
-  readonly created: number;
-  readonly keyId: string;
-  readonly nonce: string;
-}
-
 function verifySteps(
   request: HttpRequest,
   options: VerifyOptions,
@@ -343,9 +301,15 @@ function hasStepFunctions(options: VerifyOptions): boolean {
   );
 }
 
+/** A finding of the profile's rules as the verifier's typed failure. */
+function failureOf(f: ProfileFinding): Failure {
+  return fail(f.code, f.step, f.message);
+}
+
 /**
  * Steps 1 (after the field lines were indexed and the options checked) to 4 (the nonce's form, before the store is
- * asked): the part of the steps that reads only the request, so a worker thread can run it (src/profile/verify-worker.ts).
+ * asked): the profile's rules (profile-rules.ts) that read only the request, so a worker thread can run them
+ * (src/profile/verify-worker.ts). The first finding, or what the steps after read.
  */
 export function checkSignatureFields(
   fields: FieldIndex,
@@ -353,131 +317,8 @@ export function checkSignatureFields(
   now: number,
   progress: Progress,
 ): Failure | SignedFields {
-  const { enforce } = policy;
-  progress.step = 1;
-  const signatureLines = fields.get('signature');
-  if (signatureLines === undefined)
-    return fail('SIGNATURE_MISSING', 1, 'missing "Signature" header');
-  const inputLines = fields.get('signature-input');
-  if (inputLines === undefined)
-    return fail('SIGNATURE_INPUT_MISSING', 1, 'missing "Signature-Input" header');
-  for (const name of SINGLE_VALUED) {
-    const count = fields.get(name)?.length ?? 0;
-    if (count > 1)
-      return fail('HEADER_DUPLICATED', 1, `header "${name}" appears on ${count} lines`);
-  }
-
-  // Step 2: parse Signature-Input for components, created, keyid, alg, nonce.
-  progress.step = 2;
-  const inputs = parseSignatureInput(
-    inputLines.length === 1 ? inputLines[0]! : inputLines.join(', '),
-  );
-  if (!inputs.ok) return fail(inputs.code, 2, inputs.message);
-  const signatures = parseSignature(
-    signatureLines.length === 1 ? signatureLines[0]! : signatureLines.join(', '),
-  );
-  if (!signatures.ok) return fail(signatures.code, 2, signatures.message);
-  const label = serviceProfile.label;
-  const input = inputs.value.get(label);
-  if (input === undefined) {
-    const found = [...inputs.value.keys()].map((k) => `"${k}"`).join(', ');
-    return fail(
-      'LABEL_UNSUPPORTED',
-      2,
-      `Signature-Input has no "${label}" member (found ${found || 'none'})`,
-    );
-  }
-  const signature = signatures.value.get(label);
-  if (signature === undefined)
-    return fail('SIGNATURE_MALFORMED', 2, `Signature has no "${label}" member`);
-  if (enforce.label) {
-    const other = otherLabel(inputs.value, label) ?? otherLabel(signatures.value, label);
-    if (other !== undefined)
-      return fail('LABEL_UNSUPPORTED', 2, `unsupported label "${other}" (only "${label}")`);
-  }
-  if (signature.length !== serviceProfile.signatureLength) {
-    return fail(
-      'SIGNATURE_MALFORMED',
-      2,
-      `signature is ${signature.length} bytes, expected ${serviceProfile.signatureLength}`,
-    );
-  }
-  if (enforce.components) {
-    const received = input.components;
-    if (!isProfileComponentList(received)) {
-      return fail(
-        'COMPONENTS_MISMATCH',
-        2,
-        `covered components must be ${EXPECTED_COMPONENTS.map((n) => `"${n}"`).join(' ')}; got ${received.map((c) => c.serialized).join(' ') || 'none'}`,
-      );
-    }
-  }
-  const params = input.params;
-  const alg = params.get('alg');
-  if (enforce.alg && alg !== undefined && alg !== serviceProfile.alg) {
-    return fail(
-      'ALG_UNSUPPORTED',
-      2,
-      `"alg" is ${JSON.stringify(alg)}, only "${serviceProfile.alg}" is supported`,
-    );
-  }
-  const created = params.get('created');
-  if (!isSfInteger(created)) return fail('CREATED_INVALID', 2, 'missing "created" parameter');
-  const keyId = params.get('keyid');
-  if (typeof keyId !== 'string' || keyId === '')
-    return fail('KEY_ID_MISSING', 2, 'missing "keyid" parameter');
-  if (enforce.parameters) {
-    let lastRank = -1;
-    for (const name of params.keys()) {
-      const rank = PARAMETER_RANK.get(name);
-      if (rank === undefined)
-        return fail('PARAMETERS_MISMATCH', 2, `unexpected signature parameter "${name}"`);
-      if (rank < lastRank) {
-        return fail(
-          'PARAMETERS_MISMATCH',
-          2,
-          `signature parameters must be in the order ${serviceProfile.parameterOrder.join(', ')}`,
-        );
-      }
-      lastRank = rank;
-    }
-    if (alg === undefined) return fail('PARAMETERS_MISMATCH', 2, 'missing "alg" parameter');
-  }
-
-  // Step 3: now - created is at most 300 s (and, by this profile, created - now at most 300 s).
-  progress.step = 3;
-  if (enforce.createdMaxAge && now - created > policy.maxAgeSeconds) {
-    return fail(
-      'CREATED_EXPIRED',
-      3,
-      `signature created ${now - created} s ago, more than ${policy.maxAgeSeconds} s`,
-    );
-  }
-  if (enforce.createdMaxFuture && created - now > policy.maxFutureSkewSeconds) {
-    return fail(
-      'CREATED_IN_FUTURE',
-      3,
-      `signature created ${created - now} s in the future, more than ${policy.maxFutureSkewSeconds} s`,
-    );
-  }
-
-  // Step 4: the nonce is present and was not used before.
-  progress.step = 4;
-  const nonceParam = params.get('nonce');
-  if (nonceParam !== undefined && typeof nonceParam !== 'string')
-    return fail('PARAMETERS_MISMATCH', 2, '"nonce" is not an sf-string');
-  const nonce = nonceParam ?? '';
-  if (enforce.nonce) {
-    if (nonce === '') return fail('NONCE_MISSING', 4, 'missing "nonce" parameter');
-    if (nonce.length > policy.nonceMaxLength) {
-      return fail(
-        'NONCE_TOO_LONG',
-        4,
-        `nonce has ${nonce.length} characters, at most ${policy.nonceMaxLength} allowed`,
-      );
-    }
-  }
-  return { ok: true, input, signature, created, keyId, nonce };
+  const result = checkProfileSignatureFields(fields, policy, now, progress);
+  return 'code' in result ? failureOf(result) : result;
 }
 
 /** Step 4's question to the nonce store, then steps 5 to 12. */
@@ -564,7 +405,7 @@ function finishHere(c: Checked, applicationId: string, publicKey: Ed25519PublicK
   return verified ? recordNonce(c, applicationId, base.base) : signatureInvalid();
 }
 
-/** Steps 8 and 9, which read only the request: the base (with its bytes when the template built them) or a failure. */
+/** Steps 8 and 9, which read only the request (profile-rules.ts): the base (with its bytes when the template built them) or the first failure. */
 export function checkBodyAndBase(
   request: HttpRequest,
   fields: FieldIndex,
@@ -572,42 +413,8 @@ export function checkBodyAndBase(
   policy: VerificationPolicy,
   progress: Progress,
 ): Failure | (ProfileSignatureBaseResult & { readonly ok: true }) {
-  const { enforce } = policy;
-  // Step 8: Content-Digest against the body, when present; required or forbidden by method.
-  progress.step = 8;
-  if (enforce.digest) {
-    const digest = fields.get('content-digest')?.[0];
-    const method = request.method;
-    if (serviceProfile.bodylessMethods.includes(method)) {
-      if (digest !== undefined)
-        return fail('DIGEST_UNEXPECTED', 8, `a ${method} request must not send "Content-Digest"`);
-      if (request.body.length > 0)
-        return fail('BODY_UNEXPECTED', 8, `a ${method} request must not have a body`);
-    } else if (digest === undefined) {
-      if (serviceProfile.bodyMethods.includes(method))
-        return fail('DIGEST_MISSING', 8, `a ${method} request must send "Content-Digest"`);
-    } else {
-      const checked = verifyContentDigest(digest, request.body, {
-        accept: [policy.digestAlgorithm],
-      });
-      if (!checked.ok) return fail(checked.code, 8, checked.message);
-    }
-  }
-
-  // Step 9: rebuild the signature base, including the nonce in the signature parameters.
-  progress.step = 9;
-  // With the components enforced they are exactly the profile's: the precomputed template (equal to the generic engine).
-  const base: ProfileSignatureBaseResult = enforce.components
-    ? createProfileSignatureBase(request, fields, input)
-    : createSignatureBase(
-        request,
-        input.components,
-        input,
-        serviceProfile.signatureBaseOptions,
-        fields,
-      );
-  if (!base.ok) return fail('SIGNATURE_BASE_INVALID', 9, `${base.code}: ${base.message}`);
-  return base;
+  const result = checkProfileBodyAndBase(request, fields, input, policy, progress);
+  return 'code' in result ? failureOf(result) : result;
 }
 
 /**
