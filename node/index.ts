@@ -23,6 +23,7 @@ export {
   withLookupDeadline,
 } from '../src/profile/lookup-deadline.js';
 export {
+  describePoolEvent,
   verifyIncomingRequest,
   writeRefusal,
   type IncomingSource,

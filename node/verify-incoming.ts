@@ -30,6 +30,7 @@ import {
   type ProxyTrust,
 } from '../net/incoming-request.js';
 import { verificationFailureError } from '../net/verify-failure.js';
+import { onVerifyPoolEvent, type VerifyPoolEvent } from '../src/profile/verify-pool-health.js';
 
 /**
  * What a verified request proves: who signed it, with which key, when, its nonce (never the secret), and the target
@@ -78,8 +79,16 @@ export interface IncomingVerifyOptions extends Omit<VerifyOptions, 'now'> {
   readonly lookupTimeoutMs?: number;
   /** Trust a proxy's X-Forwarded-* or Forwarded headers for the scheme and authority (default: none). */
   readonly trustProxy?: ProxyTrust;
-  /** Run step 10's Ed25519 check on libuv's thread pool (verifyRequestAsync); default false (verifyRequest). */
+  /**
+   * Verify through verifyRequestAsync (its worker pool where it runs one, else step 10 on libuv's thread pool);
+   * default false (verifyRequest).
+   */
   readonly signatureOnThreadPool?: boolean;
+  /**
+   * With `signatureOnThreadPool`: told of each worker failure, replacement and stop of the verification pool. Default:
+   * one line on console.warn per event, written once per process however many adapters are made.
+   */
+  readonly onPoolEvent?: (event: VerifyPoolEvent) => void;
   /** The status for the client's fault: 401 (default) or 403. */
   readonly clientErrorStatus?: 401 | 403;
   /** The error body's traceId; default 16 random bytes in hex. */
@@ -150,8 +159,33 @@ export function prepareIncomingOptions(options: IncomingVerifyOptions): Prepared
       graceMs: options.bodyRateGraceMs ?? DEFAULT_BODY_RATE_GRACE_MS,
     }),
   };
+  if (options.signatureOnThreadPool === true) {
+    if (options.onPoolEvent !== undefined) onVerifyPoolEvent(options.onPoolEvent);
+    else logPoolEventsOnce();
+  }
   prepared.set(options, made);
   return made;
+}
+
+let poolLogged = false;
+
+/** The adapters' default log of the pool's events: one subscription per process. */
+function logPoolEventsOnce(): void {
+  if (poolLogged) return;
+  poolLogged = true;
+  onVerifyPoolEvent((event) => console.warn(`payconform: ${describePoolEvent(event)}`));
+}
+
+/** One line for a log. */
+export function describePoolEvent(event: VerifyPoolEvent): string {
+  switch (event.type) {
+    case 'worker-failed':
+      return `verification worker failed (${event.reason}); ${event.inFlight} requests it held are verified on the event loop${event.restartInMs >= 0 ? `; a replacement starts in ${event.restartInMs} ms` : ''}`;
+    case 'worker-restarted':
+      return `verification worker replaced (${event.restarts} replacements so far)`;
+    case 'pool-stopped':
+      return `verification pool stopped, requests are verified on the event loop and libuv's pool: ${event.reason}`;
+  }
 }
 
 const BODY_STATUS = { BODY_TOO_LARGE: 413, BODY_INCOMPLETE: 400, BODY_TIMEOUT: 408 } as const;

@@ -185,6 +185,13 @@ export {
   VERIFY_THREADS_VARIABLE,
   type VerifyPoolInfo,
 } from './profile/verify-pool.js';
+export {
+  DEFAULT_RESTART_POLICY,
+  onVerifyPoolEvent,
+  type RestartPolicy,
+  type VerifyPoolEvent,
+  type VerifyPoolListener,
+} from './profile/verify-pool-health.js';
 
 // Webhook signatures (SHA256withRSA)
 export {

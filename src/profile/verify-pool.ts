@@ -6,6 +6,13 @@ import { Worker } from 'node:worker_threads';
 import type { HttpRequest } from '../http/message.js';
 import type { VerificationPolicy } from './verification-policy.js';
 import type { Ed25519PublicKey } from '../ed25519/backend.js';
+import {
+  checkRestartPolicy,
+  DEFAULT_RESTART_POLICY,
+  emitVerifyPoolEvent,
+  FailureWindow,
+  type RestartPolicy,
+} from './verify-pool-health.js';
 
 /** What the pool reads of an application record (verify-request.ts's ApplicationRecord): its keys by keyid. */
 export interface ApplicationKeys {
@@ -96,6 +103,8 @@ interface PoolWorker {
   referenced: boolean;
   /** The worker loaded its module and said so; until then requests are verified on the calling thread. */
   ready: boolean;
+  /** The worker failed and was taken out of the pool: nothing more is sent to it. */
+  dead: boolean;
 }
 
 /** The environment variable that sizes the pool: 0 turns it off (step 10 then runs on libuv's thread pool). */
@@ -105,22 +114,34 @@ const MAX_THREADS = 256;
 export const POOL_MIN_CORES = 8;
 
 let configuredThreads: number | undefined;
+let restartPolicy: RestartPolicy = DEFAULT_RESTART_POLICY;
 let shared: VerifyPool | undefined;
 let broken = false;
+/** Why the pool stopped healing and stays off. */
+let stoppedReason: string | undefined;
 
 /**
- * Sets how many worker threads verifyRequestAsync uses (0: none, step 10 on libuv's thread pool). Call before the
- * first verification; the default is PAYCONFORM_VERIFY_THREADS, or else one per core from POOL_MIN_CORES cores.
+ * Sets how many worker threads verifyRequestAsync uses (0: none, step 10 on libuv's thread pool), and how failed
+ * workers are replaced (default DEFAULT_RESTART_POLICY). Call before the first verification; the default size is
+ * PAYCONFORM_VERIFY_THREADS, or else one per core from POOL_MIN_CORES cores. A pool that stopped after too many
+ * failures can be started again by configuring it (its failures are forgotten).
  */
-export function configureVerifyPool(options: { readonly threads: number }): void {
+export function configureVerifyPool(options: {
+  readonly threads: number;
+  readonly restarts?: Partial<RestartPolicy>;
+}): void {
   const { threads } = options;
   if (!Number.isInteger(threads) || threads < 0 || threads > MAX_THREADS)
     throw new RangeError(`threads must be an integer from 0 to ${MAX_THREADS}`);
+  const restarts = checkRestartPolicy({ ...DEFAULT_RESTART_POLICY, ...options.restarts });
   if (shared !== undefined && shared.size !== threads) {
     shared.close();
     shared = undefined;
   }
   configuredThreads = threads;
+  restartPolicy = restarts;
+  broken = false;
+  stoppedReason = undefined;
 }
 
 /**
@@ -128,7 +149,7 @@ export function configureVerifyPool(options: { readonly threads: number }): void
  * POOL_MIN_CORES cores and none (off) below that. Why: the pool takes the event loop's per-request work down to a few
  * microseconds but costs more CPU per request in all (the messages, and a worker's own share of the steps), so it pays
  * where the loop is the limit: one loop with step 10 on libuv's pool feeds about four to seven cores' worth of Ed25519
- * (issue 29), and on two cores the pool was measured slower than libuv's (docs/performance.md).
+ * (docs/performance.md), and on two cores the pool was measured slower than libuv's.
  */
 export function verifyPoolThreads(): number {
   if (configuredThreads !== undefined) return configuredThreads;
@@ -153,8 +174,16 @@ export interface VerifyPoolInfo {
   readonly threads: number;
   /** Workers started and answering. */
   readonly running: boolean;
-  /** A worker failed to start or ended: verifyRequestAsync verifies on this thread and libuv's pool. */
+  /**
+   * Workers failed more often than the restart policy heals (`stoppedReason` says how): the pool stays off and
+   * verifyRequestAsync verifies on this thread and libuv's pool. A single failure only costs a restart.
+   */
   readonly failed: boolean;
+  readonly stoppedReason: string | undefined;
+  /** Workers that exited, threw or errored since the process started. */
+  readonly workerFailures: number;
+  /** Replacements started and ready since the process started. */
+  readonly restarts: number;
   /** Requests sent to workers since the process started. */
   readonly requests: number;
   /** Of those, requests whose step 10 ran with their parse (one round trip; see RecordRegistry). */
@@ -166,6 +195,8 @@ export interface VerifyPoolInfo {
 let requestsSent = 0;
 let verifiedAhead = 0;
 let registrations = 0;
+let workerFailures = 0;
+let restarts = 0;
 
 /** Counts a request whose step 10 answer from the parse was used. */
 export function countVerifiedAhead(): void {
@@ -177,6 +208,9 @@ export function verifyPoolInfo(): VerifyPoolInfo {
     threads: verifyPoolThreads(),
     running: shared !== undefined,
     failed: broken,
+    stoppedReason,
+    workerFailures,
+    restarts,
     requests: requestsSent,
     verifiedAhead,
     registrations,
@@ -208,9 +242,11 @@ export function verifyPool(): VerifyPool | undefined {
   const threads = verifyPoolThreads();
   if (threads === 0) return undefined;
   try {
-    shared = new VerifyPool(threads);
-  } catch {
+    shared = new VerifyPool(threads, restartPolicy);
+  } catch (error) {
     broken = true;
+    stoppedReason = `the pool could not start: ${describe(error)}`;
+    emitVerifyPoolEvent({ type: 'pool-stopped', reason: stoppedReason });
   }
   return shared;
 }
@@ -398,20 +434,23 @@ export class VerifyPool {
   #nextId = 1;
   #flushScheduled = false;
   #closed = false;
-  #readyCount = 0;
   #whenReady!: () => void;
   /** Settles when every worker is ready, or when the pool closes. */
   readonly ready = new Promise<void>((resolve) => (this.#whenReady = resolve));
+  readonly #failures: FailureWindow;
+  /** Replacements waiting for their back-off. */
+  readonly #restartTimers = new Set<NodeJS.Timeout>();
 
-  constructor(size: number) {
+  constructor(size: number, restarts: RestartPolicy = DEFAULT_RESTART_POLICY) {
     this.size = size;
+    this.#failures = new FailureWindow(restarts);
     this.#source = workerSource();
     this.#workers.push(this.#start(this.#source));
   }
 
   readonly #source: { url: URL; fromSources: boolean };
 
-  #start(source: { url: URL; fromSources: boolean }): PoolWorker {
+  #start(source: { url: URL; fromSources: boolean }, replacement = false): PoolWorker {
     const thread = source.fromSources
       ? new Worker(TSX_BOOTSTRAP, {
           eval: true,
@@ -430,20 +469,33 @@ export class VerifyPool {
       forgetApplications: false,
       referenced: false,
       ready: false,
+      dead: false,
     };
     thread.unref();
     thread.on('message', (message: WorkerAnswer | typeof WORKER_READY) => {
-      if (message === WORKER_READY) {
-        worker.ready = true;
-        if (++this.#readyCount === this.size) this.#whenReady();
-        // One worker starts at a time, so that loading them (longer from sources) never takes every core at once.
-        else if (!this.#closed && this.#workers.length < this.size)
-          this.#workers.push(this.#start(this.#source));
-      } else this.#answered(worker, message);
+      if (worker.dead) return;
+      if (message === WORKER_READY) this.#started(worker, replacement);
+      else this.#answered(worker, message);
     });
-    thread.on('error', () => this.#failed());
-    thread.on('exit', () => this.#failed());
+    thread.on('error', (error) => this.#failed(worker, `worker threw: ${describe(error)}`));
+    thread.on('messageerror', (error) =>
+      this.#failed(worker, `a message from the worker could not be read: ${describe(error)}`),
+    );
+    thread.on('exit', (code) => this.#failed(worker, `worker exited with code ${code}`));
     return worker;
+  }
+
+  /** A worker loaded its module: it takes requests from now on. */
+  #started(worker: PoolWorker, replacement: boolean): void {
+    worker.ready = true;
+    if (replacement) {
+      restarts++;
+      emitVerifyPoolEvent({ type: 'worker-restarted', restarts });
+    }
+    if (this.#workers.filter((w) => w.ready).length === this.size) this.#whenReady();
+    // One worker starts at a time, so that loading them (longer from sources) never takes every core at once.
+    else if (!this.#closed && this.#workers.length + this.#restartTimers.size < this.size)
+      this.#workers.push(this.#start(this.#source));
   }
 
   /**
@@ -476,7 +528,8 @@ export class VerifyPool {
   /** Queues step 10 for a job whose worker kept its base: Ed25519 against `publicKey` (32 bytes). */
   verify(job: PoolJob, publicKey: Uint8Array): void {
     const worker = job.worker!;
-    if (this.#closed) return job.abandoned();
+    // A worker that failed while steps 4 to 7 ran here no longer keeps the base: verified on this thread instead.
+    if (this.#closed || worker.dead) return job.abandoned();
     this.#hold(worker, job);
     worker.verify.push(job.id);
     worker.keys.push(publicKey);
@@ -485,7 +538,7 @@ export class VerifyPool {
 
   /** Tells the worker to forget the base it kept for `job` (a step between 4 and 7 failed). */
   drop(job: PoolJob): void {
-    if (this.#closed) return;
+    if (this.#closed || job.worker!.dead) return;
     job.worker!.drop.push(job.id);
     this.#schedule();
   }
@@ -529,7 +582,8 @@ export class VerifyPool {
 
   #flush(): void {
     this.#flushScheduled = false;
-    for (const worker of this.#workers) {
+    // A copy: a worker whose message fails to send leaves this.#workers during the loop.
+    for (const worker of [...this.#workers]) {
       if (worker.parse.length + worker.verify.length + worker.drop.length === 0) continue;
       try {
         const message = this.#message(worker);
@@ -538,9 +592,10 @@ export class VerifyPool {
           message.bodies.buffer as ArrayBuffer,
           message.keys.buffer as ArrayBuffer,
         ]);
-      } catch {
-        // Nothing queued here should fail to send; if it does, the pool stops and every request is verified here.
-        return this.#failed();
+      } catch (error) {
+        // Nothing queued here should fail to send; if it does, the worker is replaced and its requests verified here.
+        this.#failed(worker, `a message to the worker could not be sent: ${describe(error)}`);
+        continue;
       }
       worker.parse = [];
       worker.verify = [];
@@ -668,11 +723,58 @@ export class VerifyPool {
     }
   }
 
-  /** A worker failed or ended: every job in flight is verified another way, and so is every later request. */
-  #failed(): void {
-    if (this.#closed) return;
-    this.close();
-    broken = true;
+  /**
+   * A worker exited, threw or errored: it leaves the pool, every job it held is verified on this thread (the same
+   * steps, so the same results; none had its nonce recorded, which happens here after step 10), and a replacement
+   * starts after the back-off, or the pool stops when the restart policy's window holds too many failures.
+   */
+  #failed(worker: PoolWorker, reason: string): void {
+    if (this.#closed || worker.dead) return;
+    worker.dead = true;
+    workerFailures++;
+    const at = this.#workers.indexOf(worker);
+    if (at >= 0) this.#workers.splice(at, 1);
+    void worker.thread.terminate(); // an 'error' or a message that failed leaves the thread running
+    const held = [...worker.pending.values()];
+    worker.pending.clear();
+    const delay = this.#failures.next();
+    if (delay === undefined) {
+      const { maxRestarts, windowMs } = this.#failures.policy;
+      stoppedReason = `${this.#failures.recent} worker failures within ${windowMs} ms (more than restarts.maxRestarts, ${maxRestarts}); the last: ${reason}`;
+      broken = true;
+      emitVerifyPoolEvent({
+        type: 'worker-failed',
+        reason,
+        inFlight: held.length,
+        restartInMs: -1,
+      });
+      emitVerifyPoolEvent({ type: 'pool-stopped', reason: stoppedReason });
+      for (const job of held) job.abandoned();
+      return this.close();
+    }
+    emitVerifyPoolEvent({
+      type: 'worker-failed',
+      reason,
+      inFlight: held.length,
+      restartInMs: delay,
+    });
+    const timer = setTimeout(() => {
+      this.#restartTimers.delete(timer);
+      if (!this.#closed) this.#workers.push(this.#start(this.#source, true));
+    }, delay);
+    timer.unref();
+    this.#restartTimers.add(timer);
+    for (const job of held) job.abandoned();
+  }
+
+  /** See injectVerifyPoolFault. */
+  injectFault(kind: 'exit' | 'throw' | 'error', index: number): boolean {
+    const worker = this.#workers.filter((w) => w.ready)[index];
+    if (worker === undefined) return false;
+    if (kind === 'exit') void worker.thread.terminate();
+    else if (kind === 'throw') worker.thread.postMessage({ poisoned: true });
+    else worker.thread.emit('error', new Error('injected fault'));
+    return true;
   }
 
   /** Ends the workers; their jobs in flight are abandoned (verified on this thread instead). */
@@ -680,6 +782,8 @@ export class VerifyPool {
     if (this.#closed) return;
     this.#closed = true;
     this.#whenReady();
+    for (const timer of this.#restartTimers) clearTimeout(timer);
+    this.#restartTimers.clear();
     if (shared === this) shared = undefined;
     const abandoned: PoolJob[] = [];
     for (const worker of this.#workers) {
@@ -689,6 +793,25 @@ export class VerifyPool {
     }
     for (const job of abandoned) job.abandoned();
   }
+}
+
+/** What was thrown, as text; never throws itself. */
+function describe(error: unknown): string {
+  try {
+    return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    return 'a value that cannot be shown';
+  }
+}
+
+/**
+ * For tests of the healing (not exported from the package): makes one running worker fail as a real one can. `exit`:
+ * the thread ends (as a crash or an out-of-memory kill ends it); `throw`: a message the worker cannot read makes it
+ * throw (an uncaught exception, then exit); `error`: the Worker reports an error while its thread still runs. False
+ * when no such worker runs.
+ */
+export function injectVerifyPoolFault(kind: 'exit' | 'throw' | 'error', index = 0): boolean {
+  return shared?.injectFault(kind, index) ?? false;
 }
 
 /** The worker's first message, once its module is loaded. */
