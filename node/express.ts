@@ -16,8 +16,11 @@ declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      /** Set by payconform's verifier once the request verified. */
-      payconform?: VerifiedApplication;
+      /**
+       * The verified application: set on every request that reaches a route behind createExpressVerifier (which
+       * answers every other request itself). Not set on a route outside it, which must not read it.
+       */
+      payconform: VerifiedApplication;
     }
   }
 }

@@ -37,16 +37,17 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
       close: async () => {},
     };
   }
-  const [{ connectRedis, redactUrl, RedisNonceStore }, { RedisStateStore }, { RedisDeliveries }] =
-    await Promise.all([
-      import('../redis/index.js'),
-      import('./redis-state-store.js'),
-      import('./redis-deliveries.js'),
-    ]);
-  const { RedisTimers } = await import('./redis-timers.js');
-  const { CLUSTER_PARTITIONS } = await import('../redis/commander.js');
-  const { RedisBatch } = await import('./redis-batch.js');
-  const { RedisBackstop } = await import('./redis-backstop.js');
+  const {
+    connectRedis,
+    redactUrl,
+    RedisNonceStore,
+    RedisStateStore,
+    RedisDeliveries,
+    RedisTimers,
+    CLUSTER_PARTITIONS,
+    RedisBatch,
+    RedisBackstop,
+  } = await loadRedisModules();
   const prefix = options.redisKeyPrefix ?? 'payconform:';
   let lastError = '';
   const connection = await connectRedis(options.redisUrl, {
@@ -104,4 +105,52 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
     description: `nonces, payments, payouts, refunds, lifecycle timers and the webhook queue in ${connection.cluster === true ? `a Redis Cluster (${partitions} hash-tagged partitions)` : 'Redis'} at ${redactUrl(options.redisUrl)} (key prefix "${prefix}")`,
     close: () => connection.close(),
   };
+}
+
+/** A package payconform lists as an optional peer dependency is needed for what was asked, and is not installed. */
+export class OptionalPeerMissingError extends Error {
+  override readonly name = 'OptionalPeerMissingError';
+  constructor(
+    readonly peer: string,
+    what: string,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `${what} needs the package "${peer}", an optional peer dependency of payconform that is not installed here: npm install ${peer}`,
+      options,
+    );
+  }
+}
+
+/** The Redis backend's modules; `redis` is an optional peer, so its absence is told as such, not as a defect. */
+async function loadRedisModules() {
+  try {
+    const [redis, commander, stateStore, deliveries, timers, batch, backstop] = await Promise.all([
+      import('../redis/index.js'),
+      import('../redis/commander.js'),
+      import('./redis-state-store.js'),
+      import('./redis-deliveries.js'),
+      import('./redis-timers.js'),
+      import('./redis-batch.js'),
+      import('./redis-backstop.js'),
+    ]);
+    return {
+      ...redis,
+      CLUSTER_PARTITIONS: commander.CLUSTER_PARTITIONS,
+      ...stateStore,
+      ...deliveries,
+      ...timers,
+      ...batch,
+      ...backstop,
+    };
+  } catch (error) {
+    if (
+      (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+      /\bpackage 'redis'/.test((error as Error).message)
+    )
+      throw new OptionalPeerMissingError('redis', 'a Redis backend (--redis-url)', {
+        cause: error,
+      });
+    throw error;
+  }
 }

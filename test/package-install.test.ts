@@ -6,18 +6,24 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
   closeSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMAND_TABLE } from '../cli/command-table.js';
 import { REPO_ROOT } from './fixtures/cli.js';
+import { docExamples, type DocExample } from './fixtures/doc-examples.js';
+import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
 
 const repoPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
   name: string;
@@ -482,6 +488,254 @@ console.log(JSON.stringify({
     },
   );
 });
+
+describe('the installed package runs what it ships', () => {
+  const bin = () => join(consumer, 'node_modules', '.bin', 'payconform');
+
+  it('every file under dist/ imports only Node built-ins, itself, its dependencies and its optional peers', () => {
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
+    const allowed = new Set(
+      [
+        manifest.dependencies ? Object.keys(manifest.dependencies) : [],
+        Object.keys(manifest.peerDependencies ?? {}).filter(
+          (name) => manifest.peerDependenciesMeta?.[name]?.optional === true,
+        ),
+      ].flat(),
+    );
+    const imports = distImports(join(installed, 'dist'));
+    expect(imports.length).toBeGreaterThan(100); // the scan sees the compiled code
+    const foreign = imports.filter(({ specifier }) => {
+      if (specifier.startsWith('.') || specifier.startsWith('node:')) return false;
+      const name = specifier.startsWith('@')
+        ? specifier.split('/').slice(0, 2).join('/')
+        : specifier.split('/')[0]!;
+      return name !== 'payconform' && !builtinModules.includes(name) && !allowed.has(name);
+    });
+    expect(foreign.map((i) => `${i.file}: ${i.specifier}`)).toEqual([]);
+    // The scan finds what it is for: the explorer's run-time import of fast-check, a dependency.
+    expect(imports).toContainEqual({
+      file: 'conformance/explore/explorer.js',
+      specifier: 'fast-check',
+    });
+  });
+
+  it.each(COMMAND_TABLE.map((c) => c.name))('payconform %s --help', (name) => {
+    const r = run(bin(), [...name.split(' '), '--help'], consumer, 60_000);
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toContain(`usage: payconform ${name}`);
+  });
+
+  it('the main job: audit server against the embedded reference service passes', () => {
+    const r = run(bin(), ['audit', 'server'], consumer, 120_000);
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toMatch(/^verdict: PASS/m);
+  }, 130_000);
+
+  it('the main job with the explorer: audit server --explore passes, and the explorer ran', () => {
+    const r = run(
+      bin(),
+      ['audit', 'server', '--explore', '--explore-seconds', '3'],
+      consumer,
+      180_000,
+    );
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toMatch(/explore-model/);
+    expect(r.stdout).toMatch(/^verdict: PASS/m);
+  }, 190_000);
+
+  it('serve listens, answers, and stops on SIGTERM', async () => {
+    const child = spawn(bin(), ['serve', '--port', '0', '--quiet'], {
+      cwd: consumer,
+      env: npmEnv(),
+    });
+    try {
+      let out = '';
+      const baseUrl = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`serve did not announce: ${out}`)), 60_000);
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+      });
+      const answer = await fetch(new URL('/api/payouts', baseUrl), { method: 'POST', body: '{}' });
+      expect(answer.status).toBe(401); // unsigned: refused with the spec's error body
+      expect(await answer.json()).toMatchObject({ statusCode: 401 });
+    } finally {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
+  }, 90_000);
+
+  it('serve --redis-url without the optional peer "redis" says which package to install (exit 2, not a defect)', () => {
+    expect(existsSync(join(consumer, 'node_modules', 'redis'))).toBe(false);
+    const r = run(
+      bin(),
+      ['serve', '--port', '0', '--redis-url', 'redis://127.0.0.1:1'],
+      consumer,
+      60_000,
+    );
+    expect(r.stderr).toContain('needs the package "redis", an optional peer dependency');
+    expect(r.stderr).toContain('npm install redis');
+    expect(r.status).toBe(2);
+  });
+});
+
+describe('the code examples of the README and docs/, against the installed package', () => {
+  const examples = docExamples(REPO_ROOT);
+  const dir = join(consumer, 'examples');
+  const out = join(consumer, 'examples-out');
+  const redisEnabled = redisTestsEnabled();
+  let redis: RunningRedis | undefined;
+
+  beforeAll(async () => {
+    // The frameworks and the Redis client the examples use (optional peers), at the versions the repository tests.
+    const peers = ['express', 'fastify', 'redis', '@types/express'].map(
+      (name) =>
+        `${name}@${(JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`,
+    );
+    ok(
+      run(
+        'npm',
+        ['install', '--prefer-offline', '--no-audit', '--no-fund', ...peers],
+        consumer,
+        240_000,
+      ),
+      'npm install of the optional peers',
+    );
+    mkdirSync(dir);
+    for (const e of examples) {
+      writeFileSync(join(dir, `${e.stem}.ts`), e.code);
+      if (e.lang === 'js') writeFileSync(join(dir, `${e.stem}.mjs`), e.code);
+    }
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          skipLibCheck: true,
+          types: ['node'],
+          rootDir: dir,
+          outDir: out,
+        },
+        include: ['*.ts'],
+      }),
+    );
+    copyFileSync(
+      join(REPO_ROOT, 'test', 'fixtures', 'drive-doc-example.mjs'),
+      join(consumer, 'drive-doc-example.mjs'),
+    );
+    if (redisEnabled) redis = await startRedisServer();
+  }, 300_000);
+
+  afterAll(async () => {
+    await redis?.close();
+  });
+
+  it('finds the examples: the README library and middleware examples among them; a named module is imported', () => {
+    expect(examples.map((e) => e.where)).toEqual(
+      expect.arrayContaining(['README.md#1', 'README.md#2', 'docs/library.md#1']),
+    );
+    for (const e of examples.filter((x) => x.named))
+      expect(
+        examples.some((other) => other.code.includes(`'./${e.stem}.js'`)),
+        `${e.where} (${e.stem}.ts) is imported by no example`,
+      ).toBe(true);
+  });
+
+  it('every example type-checks under strict TypeScript (NodeNext) against the shipped declarations', () => {
+    const tsc = run(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+        '-p',
+        join(dir, 'tsconfig.json'),
+      ],
+      consumer,
+      180_000,
+    );
+    expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
+    expect(tsc.status).toBe(0);
+  }, 190_000);
+
+  it.for(examples.filter((e) => !e.named))(
+    '$where runs and does what it says',
+    { timeout: 60_000 },
+    (e, ctx) => {
+      const needsRedis = e.code.includes("'payconform/redis'");
+      if (needsRedis && !redisEnabled) ctx.skip();
+      const r = runExample(e, redis?.url);
+      expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+      if (e.lang === 'js') return; // a program: it ran to its end (README.md#1 is also checked word for word above)
+      const report = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {
+        application: string;
+        kind: 'app' | 'verify' | 'program';
+        first?: { status?: number; body?: string; ok?: boolean };
+        replay?: { status?: number; code?: string };
+      };
+      if (report.kind === 'app') {
+        expect(report.first?.status, report.first?.body).toBe(201);
+        expect(JSON.parse(report.first!.body!)).toEqual({
+          applicationId: report.application,
+          amount: '10.50',
+        });
+        expect(report.replay?.status).toBe(401); // the same signed bytes again: the nonce is used up
+      } else if (report.kind === 'verify') {
+        expect(report.first).toMatchObject({ ok: true, applicationId: report.application });
+        expect(report.replay).toMatchObject({ ok: false, code: 'NONCE_REPLAYED' });
+      }
+    },
+  );
+
+  /** A JavaScript example runs as written under node; a TypeScript one as compiled, through the driver. */
+  function runExample(e: DocExample, redisUrl: string | undefined): SpawnSyncReturns<string> {
+    const work = mkdtempSync(join(consumer, 'run-'));
+    const env = { ...npmEnv(), ...(redisUrl !== undefined ? { REDIS_URL: redisUrl } : {}) };
+    const args =
+      e.lang === 'js'
+        ? [join(dir, `${e.stem}.mjs`)]
+        : [join(consumer, 'drive-doc-example.mjs'), join(out, `${e.stem}.js`), work];
+    return spawnSync(process.execPath, args, {
+      cwd: consumer,
+      env,
+      encoding: 'utf8',
+      timeout: 50_000,
+    });
+  }
+});
+
+/** Every module specifier the compiled files under `dist` import (static, re-export and dynamic), by file. */
+function distImports(dist: string): Array<{ file: string; specifier: string }> {
+  const found: Array<{ file: string; specifier: string }> = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith('.js')) {
+        const text = readFileSync(path, 'utf8');
+        for (const m of text.matchAll(
+          /(?:^|[;\s])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[;\s])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm,
+        ))
+          found.push({ file: relative(dist, path), specifier: (m[1] ?? m[2] ?? m[3])! });
+      }
+    }
+  };
+  walk(dist);
+  return found;
+}
 
 function pythonStatus(): string | undefined {
   const r = spawnSync('python3', ['-c', 'import cryptography'], { encoding: 'utf8' });

@@ -404,7 +404,12 @@ async function startService(
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
       throw new UsageError(`cannot listen on ${s.host}:${s.port}: ${code}`);
-    if (error instanceof Error && (error.name === 'KeyFormatError' || error instanceof TypeError))
+    if (
+      error instanceof Error &&
+      (error.name === 'KeyFormatError' ||
+        error.name === 'OptionalPeerMissingError' ||
+        error instanceof TypeError)
+    )
       throw new UsageError(error.message);
     if (
       s.redisUrl !== undefined &&
