@@ -135,7 +135,13 @@ let nonceCounter = 0;
 const freshNonce = () => `deadline-${process.pid}-${++nonceCounter}`;
 
 /** The head and body of a POST signed for `signedFor`, its request line `target`, its Host `host`. */
-function signedPost(options: { signedFor: string; host?: string; absolute?: boolean }): {
+function signedPost(options: {
+  signedFor: string;
+  host?: string;
+  absolute?: boolean;
+  /** Sent with Transfer-Encoding: chunked (no Content-Length); signed with an empty content-length or the length. */
+  chunked?: 'signed-empty' | 'signed-length';
+}): {
   head: string;
   body: Buffer;
 } {
@@ -143,7 +149,12 @@ function signedPost(options: { signedFor: string; host?: string; absolute?: bool
   const request = {
     method: 'POST',
     url: `http://${options.signedFor}/api/payouts`,
-    headers: toFieldLines({ host: options.signedFor, 'content-type': MEDIA }),
+    headers: toFieldLines({
+      host: options.signedFor,
+      'content-type': MEDIA,
+      // The spec's rule for content-length: "value of the header; empty if absent", as a chunked request has it.
+      ...(options.chunked === 'signed-empty' ? { 'content-length': '' } : {}),
+    }),
     body: new TextEncoder().encode(body),
   };
   const { headers } = signRequest(
@@ -157,9 +168,21 @@ function signedPost(options: { signedFor: string; host?: string; absolute?: bool
     { created: Math.floor(Date.now() / 1000), nonce: freshNonce() },
   );
   const signed = applySignedHeaders(request, headers);
-  const lines = signed.headers.map(([n, v]) =>
-    n === 'host' && options.host !== undefined ? `host: ${options.host}` : `${n}: ${v}`,
-  );
+  const lines = signed.headers
+    .filter(([n]) => options.chunked === undefined || n !== 'content-length')
+    .map(([n, v]) =>
+      n === 'host' && options.host !== undefined ? `host: ${options.host}` : `${n}: ${v}`,
+    );
+  if (options.chunked !== undefined) {
+    lines.push('transfer-encoding: chunked');
+    const chunks = [body.slice(0, 6), body.slice(6)].map(
+      (c) => `${Buffer.byteLength(c).toString(16)}\r\n${c}\r\n`,
+    );
+    return {
+      head: `POST /api/payouts HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`,
+      body: Buffer.from(`${chunks.join('')}0\r\n\r\n`),
+    };
+  }
   const target = options.absolute === true ? request.url : '/api/payouts';
   return {
     head: `POST ${target} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`,
@@ -423,6 +446,38 @@ describe.each(Object.entries(FRAMEWORKS))('%s: one authority', (_, start) => {
     }
   });
 });
+
+describe.each(Object.entries(FRAMEWORKS))(
+  '%s: chunked bodies (docs/node-adapters.md)',
+  (_, start) => {
+    it('signed with its length, sent chunked: 401 SIGNATURE_INVALID; signed with content-length empty (none sent): verified, the body bound by Content-Digest', async () => {
+      const server = await start({ nonceStore: new MemoryNonceStore(), resolveApplication });
+      try {
+        const signedFor = `127.0.0.1:${server.port}`;
+        const withLength = signedPost({ signedFor, chunked: 'signed-length' });
+        expect(await exchange(server.port, withLength.head, whole(withLength.body))).toMatchObject({
+          status: 401,
+          headers: { 'x-payconform-error-code': 'SIGNATURE_INVALID' },
+        });
+        const empty = signedPost({ signedFor, chunked: 'signed-empty' });
+        expect(await exchange(server.port, empty.head, whole(empty.body))).toMatchObject({
+          status: 201,
+        });
+        const other = signedPost({ signedFor, chunked: 'signed-empty' });
+        const tampered = Buffer.from(
+          other.body.toString('latin1').replace('10.5', '99.5'),
+          'latin1',
+        );
+        expect(await exchange(server.port, other.head, whole(tampered))).toMatchObject({
+          status: 401,
+          headers: { 'x-payconform-error-code': 'DIGEST_MISMATCH' },
+        });
+      } finally {
+        await server.close();
+      }
+    });
+  },
+);
 
 /** A store that fails when told to, at step 4 (has) or step 11 (checkAndRecord, after recording: a lost reply). */
 class FailingStore implements NonceStore {
