@@ -141,7 +141,8 @@ def grade_verdict(case, result, key, ok, code, ignore_codes):
     if not isinstance(verdict, bool):
         return "fail", 'answer has no boolean "%s"' % key, expected, result
     if case["result"] == "acceptable":
-        return passed()
+        code = " (%s)" % result["code"] if isinstance(result.get("code"), str) else ""
+        return passed("acceptable case: implementation answered %s=%s%s" % (key, json.dumps(verdict), code))
     if verdict != ok:
         message = ("rejected a valid case" + (" with %s" % result["code"] if isinstance(result.get("code"), str) else "")
                    if ok else "accepted an invalid case (expected %s)" % (code or "a rejection"))
