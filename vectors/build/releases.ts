@@ -22,6 +22,13 @@ export const VECTOR_RELEASES: readonly VectorRelease[] = [
     changes:
       'First versioned release: 230 signing-profile cases (content digest, signature base, request signing, webhooks, key parsing, RFC 9421 and RFC 9530 examples) and 185 payload cases.',
   },
+  {
+    version: '1.0.1',
+    date: '2026-11-26',
+    fingerprint: '0f760e735b26b369e5a6684d7c41d9bdea211c89227098adb64cae5ec3dfa985',
+    changes:
+      'request-signing.json: the Strictness deviation group is described by what it is ("Strict parsing"), not by an internal work item. No case, input or verdict changed.',
+  },
 ];
 
 /** The newest release: its version is the one index.json carries. */

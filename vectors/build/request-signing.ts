@@ -123,7 +123,7 @@ const notes: Record<string, FlagNote> = {
   },
   Strictness: {
     description:
-      'Issue 15: a form RFC 8941 parsing would accept as the same signature (a repeated parameter keeps its last value; created written as a Decimal with ".0"). The profile refuses it, as it refuses a duplicated label.',
+      'Strict parsing: a form RFC 8941 parsing would accept as the same signature (a repeated parameter keeps its last value; created written as a Decimal with ".0"). The profile refuses it, as it refuses a duplicated label.',
     effect:
       'One signature verifying under several header texts: a downstream reader may take the other value.',
   },
