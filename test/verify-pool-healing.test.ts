@@ -172,13 +172,14 @@ describe('a worker that fails under load is replaced, and no request is lost or 
         restartInMs: RESTARTS.backoffMs * 2 ** i, // doubling with each failure in the window
       });
       held.push((failed as { inFlight: number }).inFlight);
+      await startVerifyPool(); // both workers ready again
       expect(verifyPoolInfo()).toMatchObject({
         running: true,
         failed: false,
+        workersReady: 2,
         workerFailures: before.workerFailures + 1,
         restarts: before.restarts + 1,
       });
-      await startVerifyPool(); // both workers ready again
 
       // Recovered: the pool takes the next load (its requests go to the workers), with the same results.
       const again = mixedLoad(`after-${kind}`, 100);

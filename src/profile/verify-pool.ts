@@ -180,6 +180,8 @@ export interface VerifyPoolInfo {
    */
   readonly failed: boolean;
   readonly stoppedReason: string | undefined;
+  /** Workers running and taking requests now (below `threads` while a replacement starts). */
+  readonly workersReady: number;
   /** Workers that exited, threw or errored since the process started. */
   readonly workerFailures: number;
   /** Replacements started and ready since the process started. */
@@ -209,6 +211,7 @@ export function verifyPoolInfo(): VerifyPoolInfo {
     running: shared !== undefined,
     failed: broken,
     stoppedReason,
+    workersReady: shared?.readyWorkers() ?? 0,
     workerFailures,
     restarts,
     requests: requestsSent,
@@ -492,7 +495,7 @@ export class VerifyPool {
       restarts++;
       emitVerifyPoolEvent({ type: 'worker-restarted', restarts });
     }
-    if (this.#workers.filter((w) => w.ready).length === this.size) this.#whenReady();
+    if (this.readyWorkers() === this.size) this.#whenReady();
     // One worker starts at a time, so that loading them (longer from sources) never takes every core at once.
     else if (!this.#closed && this.#workers.length + this.#restartTimers.size < this.size)
       this.#workers.push(this.#start(this.#source));
@@ -765,6 +768,11 @@ export class VerifyPool {
     timer.unref();
     this.#restartTimers.add(timer);
     for (const job of held) job.abandoned();
+  }
+
+  /** Workers that take requests now. */
+  readyWorkers(): number {
+    return this.#workers.filter((w) => w.ready).length;
   }
 
   /** See injectVerifyPoolFault. */
