@@ -210,7 +210,7 @@ function stepsText(ctx: ServerAuditContext, steps: readonly StepRecord[]): strin
       const body = new TextDecoder().decode(ex.request.body);
       const entry = log?.indexOf(ex.request);
       lines.push(
-        `   → ${ex.request.method} ${ex.request.url}${body !== '' ? ` ${body}` : ''}${entry !== undefined ? ` [HAR entry ${entry}]` : ''}`,
+        `   → ${ex.request.method} ${ex.request.url}${entry !== undefined ? ` [HAR entry ${entry}]` : ''}${body !== '' ? ` ${body}` : ''}`,
       );
       const answer = ex.response?.bodyText;
       lines.push(
