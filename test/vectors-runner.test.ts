@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
 import { writeVectorRelease } from '../scripts/vectors-release.js';
+import { showValue } from '../vectors/harness/report.js';
 import type { CaseReport, HarnessReport } from '../vectors/harness/run.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import {
@@ -94,6 +95,39 @@ describe('run-vectors.py --only: vector files, ops and case ids, several at once
 });
 
 describe('run-vectors.py and payconform vectors run read alike (console, JSON, JUnit)', () => {
+  it.skipIf(!pythonRuns)(
+    'a value shows the same from both: one-line text quoted and escaped, multi-line text one row per line, JSON',
+    () => {
+      need(pythonMissing);
+      const values: unknown[] = [
+        'sha-512=:AAAA:',
+        'caf\u00e9 \u0001\u007f \u{1f600}',
+        '"@method": POST\n"@path": /caf\u00e9\n',
+        { valid: false, code: 'DIGEST_MISMATCH' },
+        [['Signature', 'sig1=:x:']],
+        null,
+      ];
+      const py = spawnSync(
+        'python3',
+        [
+          '-c',
+          'import importlib.util, json, sys\n' +
+            'spec = importlib.util.spec_from_file_location("rv", "run-vectors.py")\n' +
+            'rv = importlib.util.module_from_spec(spec); spec.loader.exec_module(rv)\n' +
+            'print(json.dumps([rv.show(v) for v in json.load(sys.stdin)] + [rv.show(rv.MISSING)]))',
+        ],
+        { cwd: dir, input: JSON.stringify(values), encoding: 'utf8' },
+      );
+      expect(py.status, py.stderr).toBe(0);
+      const shown = [...values.map((v) => showValue(v)), showValue(undefined)];
+      expect(JSON.parse(py.stdout)).toEqual(shown);
+      expect(shown[1]).toBe('"caf\\u00e9 \\u0001\\u007f \\ud83d\\ude00"');
+      expect(shown[2]).toBe(
+        '(3 lines)\n    | "@method": POST\n    | "\\"@path\\": /caf\\u00e9"\n    | ',
+      );
+    },
+  );
+
   it.skipIf(!pythonRuns)(
     'on the mistaken starter: the same failure lines, the same summaries per file and per op, the same cases and values in JSON',
     async () => {

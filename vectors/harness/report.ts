@@ -111,11 +111,11 @@ const asciiJson = (value: unknown): string =>
  */
 export function showValue(value: unknown, indent = '    '): string {
   if (value === undefined) return '(nothing)';
-  if (typeof value === 'string' && value.includes('\n'))
-    return value
-      .split('\n')
-      .map((line) => `\n${indent}| ${/^[\x20-\x7e]*$/.test(line) ? line : asciiJson(line)}`)
-      .join('');
+  if (typeof value === 'string' && value.includes('\n')) {
+    const lines = value.split('\n');
+    const rows = lines.map((l) => `\n${indent}| ${/^[\x20-\x7e]*$/.test(l) ? l : asciiJson(l)}`);
+    return `(${lines.length} lines)${rows.join('')}`;
+  }
   return asciiJson(value);
 }
 

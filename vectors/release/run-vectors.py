@@ -237,13 +237,14 @@ PRINTABLE = re.compile(r"^[\x20-\x7e]*$")
 
 
 def show(value, indent="    "):
-    """A value as a failure prints it: a one-line text as a JSON string (escapes make invisible characters and
-    non-ASCII visible), a multi-line text (a signature base) one line per row, anything else as compact JSON."""
+    """A value as a failure prints it (report.ts showValue): a one-line text as a JSON string (escapes make invisible
+    characters and non-ASCII visible), a multi-line text (a signature base) one row per line, anything else as compact
+    JSON."""
     if value is MISSING:
         return "(nothing)"
     if isinstance(value, str) and "\n" in value:
         rows = [line if PRINTABLE.match(line) else json.dumps(line) for line in value.split("\n")]
-        return "".join("\n%s| %s" % (indent, row) for row in rows)
+        return "(%d lines)" % len(rows) + "".join("\n%s| %s" % (indent, row) for row in rows)
     return json.dumps(value, separators=(",", ":"))
 
 
