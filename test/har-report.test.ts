@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
 import { createExploreCheck, EXPLORE_DEFAULTS } from '../conformance/explore/explorer.js';
+import { PUBLIC_KEY_PATH } from '../conformance/checks/webhooks/key-server.js';
 import { EVIDENCE_BODY_BYTES } from '../conformance/grade.js';
 import { sendRequest } from '../conformance/http-client.js';
 import { createRedactor } from '../conformance/redact.js';
@@ -312,10 +313,21 @@ describe('audit server --report har:FILE (spawned, against a reference service)'
 });
 
 describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
-  it('audit webhooks: every delivery to the receiver is an entry, and findings name theirs', async () => {
+  it('audit webhooks: every delivery and every fetch of the served key is an entry, and findings name theirs', async () => {
+    const keyPort = await unusedLoopbackPort();
+    const keyUrl = `http://127.0.0.1:${keyPort}${PUBLIC_KEY_PATH}`;
+    // Fetches the served key at each delivery (as a receiver configured with the key URL does), then accepts it.
     const receiver = http.createServer((req, res) => {
       req.resume();
-      req.on('end', () => res.writeHead(200).end());
+      req.on('end', () => {
+        void fetch(keyUrl).then(
+          async (k) => {
+            await k.text();
+            res.writeHead(200).end();
+          },
+          () => res.writeHead(500).end(),
+        );
+      });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
@@ -326,8 +338,8 @@ describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
           'webhooks',
           '--target',
           url,
-          '--public-key-out',
-          join(dir, 'webhook-key.pem'),
+          '--serve-key',
+          `127.0.0.1:${keyPort}`,
           '--report',
           `json:${join(dir, 'webhooks.json')}`,
           '--report',
@@ -339,9 +351,15 @@ describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
       expect([0, 1], r.stderr).toContain(r.code);
       const har = readHar(join(dir, 'webhooks.har'));
       expectValidHar(har);
-      expect(har.log.entries.length).toBeGreaterThan(10);
-      for (const e of har.log.entries.filter((x) => x.request.url.startsWith(url)))
-        expect(e._payconform.direction).toBe('sent');
+      const deliveries = har.log.entries.filter((x) => x.request.url.startsWith(url));
+      const keyFetches = har.log.entries.filter((x) => x.request.url === keyUrl);
+      expect(deliveries.length).toBeGreaterThan(10);
+      for (const e of deliveries) expect(e._payconform.direction).toBe('sent');
+      expect(keyFetches.length).toBeGreaterThan(0);
+      for (const e of keyFetches) {
+        expect(e._payconform.direction).toBe('received');
+        expect(e.response.status).toBe(200);
+      }
       expect(
         expectFindingsNameEntries(readReport(join(dir, 'webhooks.json')), har),
       ).toBeGreaterThan(10);
