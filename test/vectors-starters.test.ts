@@ -1,16 +1,20 @@
 // The starter adapters (vectors/adapters/python/starter.py, vectors/adapters/go/starter.go) as an implementer meets
 // them: in a release archive built here, run by the CI recipes of vectors/README.md through run-vectors.py, each passes
 // every `digest` case and skips the rest; a deliberate mistake in each (the body's trailing newline dropped before
-// hashing) fails exactly the cases it should, each with its expected and received values. Without python3 or go the
-// tests skip and say why; with CI=true a missing one is a failure (.ci/run installs golang-go). Budget: about 10 s.
+// hashing) fails exactly the cases it should, each with its expected and received values; every line each prints
+// matches the protocol's schemas. Without python3 or go the tests skip and say why; with CI=true a missing one is a
+// failure (.ci/run installs golang-go). Budget: about 10 s.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import { main } from '../cli/main.js';
 import { writeVectorRelease } from '../scripts/vectors-release.js';
 import type { CaseReport } from '../vectors/harness/run.js';
+import { memoryIo } from './fixtures/memory-io.js';
 import {
   cases,
   count,
@@ -261,6 +265,62 @@ describe('the Go starter through run-vectors.py, by the README recipe (go build 
         runRecipe('go', team('go', 'team-go-mistake', true)),
         await expectedFailures(),
       );
+    },
+    240_000,
+  );
+});
+
+describe('the starters speak the harness protocol (vectors/harness/protocol/ schemas), through payconform vectors run', () => {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  const schema = (name: string) =>
+    ajv.compile(
+      JSON.parse(
+        readFileSync(join(root, `vectors/harness/protocol/${name}.schema.json`), 'utf8'),
+      ) as object,
+    );
+  const helloAnswer = schema('hello-answer');
+  const caseAnswer = schema('case-answer');
+
+  async function linesOf(command: string, name: string): Promise<Record<string, unknown>[]> {
+    const log = join(work, `${name}.ndjson`);
+    const io = memoryIo();
+    const code = await main(['vectors', 'run', '--exec', `${command} | tee "${log}"`], io);
+    expect(code, io.out.join('')).toBe(4);
+    expect(io.out.join('')).toContain(`${TOTAL} cases: ${DIGEST} passed, 0 failed`);
+    return readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  function expectSchemaValid(lines: readonly Record<string, unknown>[]): void {
+    expect(helloAnswer(lines[0]), JSON.stringify(helloAnswer.errors)).toBe(true);
+    expect(lines).toHaveLength(TOTAL + 1);
+    for (const line of lines.slice(1))
+      expect(caseAnswer(line), `${String(line.id)}: ${JSON.stringify(caseAnswer.errors)}`).toBe(
+        true,
+      );
+  }
+
+  it.skipIf(!pythonRuns)('python/starter.py', async () => {
+    need(pythonMissing);
+    expectSchemaValid(
+      await linesOf(`python3 "${join(root, 'vectors/adapters/python/starter.py')}"`, 'py'),
+    );
+  });
+
+  it.skipIf(!goRuns)(
+    'go/starter.go, built with go build into a temp dir',
+    async () => {
+      need(goMissing);
+      const binary = join(mkdtempSync(join(tmpdir(), 'payconform-go-starter-')), 'starter');
+      const build = spawnSync(
+        'go',
+        ['build', '-o', binary, join(root, 'vectors/adapters/go/starter.go')],
+        { cwd: work, encoding: 'utf8', env: { ...process.env, GOPROXY: 'off' }, timeout: 240_000 },
+      );
+      expect(build.status, build.stderr).toBe(0);
+      expectSchemaValid(await linesOf(`"${binary}"`, 'go'));
     },
     240_000,
   );
