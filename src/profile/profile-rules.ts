@@ -113,13 +113,10 @@ function checkSignatureHeaders(
     const lines = fields.get(name);
     if (lines === undefined || lines.length < 2) continue;
     const message = `header "${name}" appears on ${lines.length} lines`;
-    const f = finding(
-      'HEADER_DUPLICATED',
-      message,
-      'one line',
-      lines.join(' | '),
-      DUPLICATE_REQUIREMENT[name],
-    );
+    // The count, not the values: one of them may be the application secret.
+    const received = `${lines.length} lines`;
+    const requirement = DUPLICATE_REQUIREMENT[name];
+    const f = finding('HEADER_DUPLICATED', message, 'one line', received, requirement);
     if (sink.add(f)) return undefined;
   }
   if (signatureLines === undefined || inputLines === undefined) return undefined;
@@ -221,11 +218,21 @@ function checkLabels(
     if (sink.add(f)) return undefined;
   }
   if (inputs?.has(LABEL) === true && signatures !== undefined && !signatures.has(LABEL)) {
-    const message =
+    const f =
       signatures.size === 0
-        ? `Signature is empty: it carries ${SIGNATURE_FORM}`
-        : `Signature has no "${LABEL}" member (found ${quotedList([...signatures.keys()])})`;
-    const f = finding('SIGNATURE_MALFORMED', message, SIGNATURE_FORM, received);
+        ? finding(
+            'SIGNATURE_MALFORMED',
+            `Signature is empty: it carries ${SIGNATURE_FORM}`,
+            SIGNATURE_FORM,
+            '(empty)',
+          )
+        : finding(
+            'SIGNATURE_MALFORMED',
+            `the label is always "${LABEL}": Signature has no "${LABEL}" member (found ${quotedList([...signatures.keys()])})`,
+            LABEL,
+            received,
+            'SIG-LABEL-SIG1',
+          );
     if (sink.add(f)) return undefined;
   }
   const bothHaveLabel = inputs?.has(LABEL) === true && signatures?.has(LABEL) === true;

@@ -1,6 +1,14 @@
 // The stable, documented verification error codes and the spec step (Server verification order, 1-12) of each.
+// Every number and name in a description is read from the profile.
 
 import type { ErrorCodeEntry } from '../error-catalogue.js';
+import { serviceProfile as P } from './service-profile.js';
+
+const quoted = (names: readonly string[]): string => names.map((n) => `"${n}"`).join(', ');
+const or = (names: readonly string[]): string =>
+  names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} or ${names.at(-1)!}`;
+const BODY_METHODS = or(P.bodyMethods);
+const BODYLESS_METHODS = or(P.bodylessMethods);
 
 export const verifyErrorCodes = Object.freeze({
   REQUEST_MALFORMED: {
@@ -14,8 +22,7 @@ export const verifyErrorCodes = Object.freeze({
   HEADER_DUPLICATED: {
     step: 1,
     steps: [1],
-    description:
-      'A covered single-valued header (content-digest, content-type, content-length, x-application-id, x-application-secret) appears on more than one line.',
+    description: `A covered single-valued header (${(P.signatureBaseOptions.singleValuedFields ?? []).join(', ')}) appears on more than one line.`,
   },
   SIGNATURE_INPUT_MALFORMED: {
     step: 2,
@@ -26,8 +33,7 @@ export const verifyErrorCodes = Object.freeze({
   SIGNATURE_MALFORMED: {
     step: 2,
     steps: [2],
-    description:
-      'Signature is not a Dictionary of padded standard-base64 byte sequences, has no "sig1" member, or the signature is not 64 bytes.',
+    description: `Signature is not a Dictionary of padded standard-base64 byte sequences, has no "${P.label}" member, or the signature is not ${P.signatureLength} bytes.`,
   },
   LABEL_DUPLICATED: {
     step: 2,
@@ -38,15 +44,14 @@ export const verifyErrorCodes = Object.freeze({
   LABEL_UNSUPPORTED: {
     step: 2,
     steps: [2],
-    description: 'The label is not "sig1", or another label is present.',
+    description: `The label is not "${P.label}", or another label is present.`,
   },
   COMPONENTS_MISMATCH: {
     step: 2,
     steps: [2],
-    description:
-      'The covered components are not exactly the eight of the profile, in order, without parameters.',
+    description: `The covered components are not exactly the ${P.componentNames.length} of the profile (${quoted(P.componentNames)}), in order, without parameters.`,
   },
-  ALG_UNSUPPORTED: { step: 2, steps: [2], description: 'The "alg" parameter is not "ed25519".' },
+  ALG_UNSUPPORTED: { step: 2, steps: [2], description: `The "alg" parameter is not "${P.alg}".` },
   CREATED_INVALID: {
     step: 2,
     steps: [2],
@@ -60,18 +65,24 @@ export const verifyErrorCodes = Object.freeze({
   PARAMETERS_MISMATCH: {
     step: 2,
     steps: [2],
-    description:
-      'The parameters are not exactly created, keyid, alg, nonce in that order (unknown, missing "alg", or reordered).',
+    description: `The parameters are not exactly ${P.parameterOrder.join(', ')} in that order (unknown, missing "alg", or reordered).`,
   },
-  CREATED_EXPIRED: { step: 3, steps: [3], description: 'now - created is more than 300 seconds.' },
+  CREATED_EXPIRED: {
+    step: 3,
+    steps: [3],
+    description: `now - created is more than ${P.maxAgeSeconds} seconds.`,
+  },
   CREATED_IN_FUTURE: {
     step: 3,
     steps: [3],
-    description:
-      'created - now is more than 300 seconds (profile rule; see deviation created-future-bound).',
+    description: `created - now is more than ${P.maxFutureSkewSeconds} seconds (profile rule; see deviation created-future-bound).`,
   },
   NONCE_MISSING: { step: 4, steps: [4], description: 'The "nonce" parameter is missing or empty.' },
-  NONCE_TOO_LONG: { step: 4, steps: [4], description: 'The nonce is longer than 50 characters.' },
+  NONCE_TOO_LONG: {
+    step: 4,
+    steps: [4],
+    description: `The nonce is longer than ${P.nonceMaxLength} characters.`,
+  },
   NONCE_REPLAYED: {
     step: 4,
     steps: [4, 11],
@@ -123,7 +134,7 @@ export const verifyErrorCodes = Object.freeze({
   DIGEST_MISSING: {
     step: 8,
     steps: [8],
-    description: 'A POST, PUT or PATCH request has no Content-Digest.',
+    description: `A body-carrying request (${BODY_METHODS}, or another method with a body) has no Content-Digest.`,
   },
   DIGEST_MALFORMED: {
     step: 8,
@@ -134,22 +145,22 @@ export const verifyErrorCodes = Object.freeze({
   DIGEST_ALGORITHM_UNSUPPORTED: {
     step: 8,
     steps: [8],
-    description: 'Content-Digest has no sha-512 member.',
+    description: `Content-Digest has no ${P.digestAlgorithm} member.`,
   },
   DIGEST_MISMATCH: {
     step: 8,
     steps: [8],
-    description: 'The sha-512 digest does not match the exact body bytes.',
+    description: `The ${P.digestAlgorithm} digest does not match the exact body bytes.`,
   },
   DIGEST_UNEXPECTED: {
     step: 8,
     steps: [8],
-    description: 'A GET or DELETE request carries Content-Digest.',
+    description: `A bodyless request (${BODYLESS_METHODS}, or another method without a body) carries Content-Digest.`,
   },
   BODY_UNEXPECTED: {
     step: 8,
     steps: [8],
-    description: 'A GET or DELETE request carries a body (it would not be covered by any digest).',
+    description: `A ${BODYLESS_METHODS} request carries a body (it would not be covered by any digest).`,
   },
   SIGNATURE_BASE_INVALID: {
     step: 9,

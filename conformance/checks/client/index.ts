@@ -9,10 +9,12 @@ import {
 } from '../../check.js';
 import {
   CLIENT_RULE_IDS,
+  CLOCK_SKEW_TOLERANCE_SECONDS,
   type ClientRuleId,
   type ExaminedRequest,
   type RuleOutcome,
 } from '../../client-audit/evaluate-request.js';
+import { serviceProfile } from '../../../src/profile/service-profile.js';
 import { loadCatalogue } from '../../requirements.js';
 import type { ClientAuditContext, ClientExchange } from './context.js';
 import { httpsOnly } from './https-only.js';
@@ -24,6 +26,8 @@ interface RuleMeta {
   readonly area: string;
   readonly requirements: readonly string[];
 }
+
+const COMPONENT_COUNT = serviceProfile.componentNames.length;
 
 const SIGNATURE_BASE_REQUIREMENTS = [
   'SIG-SIGN',
@@ -62,28 +66,27 @@ export const clientRuleMeta = {
     ],
   },
   'client-signature-syntax': {
-    title:
-      'Signature-Input and Signature in the form the spec gives; the signature is 64 bytes in padded base64',
+    title: `Signature-Input and Signature in the form the spec gives; the signature is ${serviceProfile.signatureLength} bytes in padded base64`,
     area: 'signing',
     requirements: ['SIG-INPUT-HEADER', 'SIG-SIGNATURE-HEADER', 'SIG-PROFILE-STRUCTURED-FIELDS'],
   },
   'client-signature-label': {
-    title: 'The signature label is sig1',
+    title: `The signature label is ${serviceProfile.label}`,
     area: 'signing',
     requirements: ['SIG-LABEL-SIG1'],
   },
   'client-covered-components': {
-    title: 'The eight covered components, in their fixed order',
+    title: `The ${COMPONENT_COUNT} covered components, in their fixed order`,
     area: 'signing',
     requirements: ['SIG-BASE-COMPONENTS-ORDER', 'SIG-BODYLESS-COMPONENTS'],
   },
   'client-signature-parameter-order': {
-    title: 'Signature parameters created, keyid, alg, nonce in that order, no others',
+    title: `Signature parameters ${serviceProfile.parameterOrder.join(', ')} in that order, no others`,
     area: 'signing',
     requirements: ['SIG-PROFILE-PARAM-ORDER', 'SIG-INPUT-HEADER'],
   },
   'client-signature-alg': {
-    title: 'alg is "ed25519"',
+    title: `alg is "${serviceProfile.alg}"`,
     area: 'signing',
     requirements: ['SIG-PARAM-ALG', 'SIG-ALGORITHMS'],
   },
@@ -93,18 +96,17 @@ export const clientRuleMeta = {
     requirements: ['SIG-PARAM-KEYID'],
   },
   'client-signature-created': {
-    title:
-      'created is the current Unix time in seconds (within 300 s of arrival; warns beyond 30 s of skew)',
+    title: `created is the current Unix time in seconds (within ${serviceProfile.maxAgeSeconds} s of arrival; warns beyond ${CLOCK_SKEW_TOLERANCE_SECONDS} s of skew)`,
     area: 'signing',
     requirements: ['SIG-PARAM-CREATED', 'SIG-CLOCK-SYNC'],
   },
   'client-signature-nonce': {
-    title: 'A nonce of at most 50 characters, never reused in the session',
+    title: `A nonce of at most ${serviceProfile.nonceMaxLength} characters, never reused in the session`,
     area: 'signing',
     requirements: ['SIG-PARAM-NONCE', 'LIMIT-NONCE'],
   },
   'client-content-digest': {
-    title: 'Content-Digest sha-512 over the exact bytes on POST/PUT/PATCH, absent on GET/DELETE',
+    title: `Content-Digest ${serviceProfile.digestAlgorithm} over the exact bytes on ${serviceProfile.bodyMethods.join('/')}, absent on ${serviceProfile.bodylessMethods.join('/')}`,
     area: 'digest',
     requirements: [
       'SIG-HEADERS-BODY',

@@ -1,5 +1,6 @@
 // The client audit's application-header rule (spec: Authentication, steps 5 and 6): x-application-id and
 // x-application-secret sent once each and as configured; the secret compared in constant time and never shown.
+import { findingsFor } from './finding-routes.js';
 import { notApplicable, outcome, type ClientRule, type RuleSession } from './rule.js';
 
 const rule = 'client-application-headers';
@@ -9,10 +10,13 @@ interface Problem {
   readonly message: string;
 }
 
-export const applicationHeadersRule: ClientRule = ({ spec, values }, session) => {
+export const applicationHeadersRule: ClientRule = (facts, session) => {
+  const { spec, values } = facts;
   if (spec !== undefined && !spec.applicationHeaders)
     return notApplicable(rule, `${spec.title} is called without application headers`);
-  const problems = [
+  // A header on several lines: the profile's rules (step 1) find it.
+  const problems: Problem[] = [
+    ...findingsFor(facts, rule),
     ...idProblems(values('x-application-id'), session.credentials.applicationId),
     ...secretProblems(values('x-application-secret'), session),
   ];
@@ -40,16 +44,10 @@ export const applicationHeadersRule: ClientRule = ({ spec, values }, session) =>
   ];
 };
 
-/** A header the spec wants once: missing, or sent on several lines. */
-function oneLineProblem(lines: string[], name: string, requirement: string): Problem | undefined {
-  if (lines.length === 0) return { requirement, message: `missing "${name}"` };
-  if (lines.length > 1) return { requirement, message: `"${name}" sent on ${lines.length} lines` };
-  return undefined;
-}
-
 function idProblems(ids: string[], applicationId: string): Problem[] {
-  const once = oneLineProblem(ids, 'x-application-id', 'APP-ID-REQUIRED');
-  if (once !== undefined) return [once];
+  if (ids.length === 0)
+    return [{ requirement: 'APP-ID-REQUIRED', message: 'missing "x-application-id"' }];
+  if (ids.length > 1) return [];
   if (ids[0]!.trim() !== applicationId)
     return [
       {
@@ -61,8 +59,9 @@ function idProblems(ids: string[], applicationId: string): Problem[] {
 }
 
 function secretProblems(secrets: string[], session: RuleSession): Problem[] {
-  const once = oneLineProblem(secrets, 'x-application-secret', 'APP-SECRET-SENT');
-  if (once !== undefined) return [once];
+  if (secrets.length === 0)
+    return [{ requirement: 'APP-SECRET-SENT', message: 'missing "x-application-secret"' }];
+  if (secrets.length > 1) return [];
   if (!session.secretMatches(secrets[0]!.trim()))
     return [
       {

@@ -2,6 +2,8 @@
 // request's facts, computed once) and touch (the session's memory: nonces seen, the diagnosis budget).
 import type { Ed25519Backend, Ed25519PublicKey } from '../../../src/ed25519/backend.js';
 import type { HttpRequest } from '../../../src/http/message.js';
+import type { ProfileFinding } from '../../../src/profile/profile-findings.js';
+import type { ProfileEvaluation } from '../../../src/profile/profile-rules.js';
 import type { SignatureInput } from '../../../src/signatures/signature-fields.js';
 import type { Level } from '../../check.js';
 import type { EndpointMatch, EndpointSpec } from '../endpoints.js';
@@ -77,29 +79,19 @@ export interface RuleSession {
   nextDiagnosisIsFull(): boolean;
 }
 
-/** A Signature-Input or Signature that is not in the form the spec gives. */
-export interface SyntaxProblem {
-  readonly requirement: string;
-  readonly message: string;
-  readonly received: string;
-}
-
 /**
  * Where the request stands on signing, decided once: not signed (and not required to be), a signature header
- * missing, or both present (parsed: the syntax problems, the labels, and the member the rules examine).
+ * missing, or both present (the members the profile's rules examined: the label's, or the only one).
  */
 export type SigningState =
   | { readonly kind: 'unsigned' }
   | { readonly kind: 'headers-missing'; readonly missing: readonly string[] }
   | {
       readonly kind: 'present';
-      readonly syntax: readonly SyntaxProblem[];
-      /** Both headers' member labels, Signature-Input's first (present when the syntax is right). */
-      readonly labels?: readonly string[];
-      /** The first signature that is not 64 bytes (looked for when the syntax is right). */
-      readonly shortSignature?: { readonly label: string; readonly length: number };
-      /** Both headers carry a "sig1" member. */
-      readonly bothHaveSig1?: boolean;
+      /** Both headers' member labels, Signature-Input's first (empty when one does not parse). */
+      readonly labels: readonly string[];
+      /** Both headers carry the profile's label. */
+      readonly bothHaveSig1: boolean;
       readonly input?: SignatureInput;
       readonly signature?: Uint8Array;
     };
@@ -113,9 +105,11 @@ export interface RequestFacts {
   readonly match: EndpointMatch;
   /** The spec endpoint called with its own method (undefined: none, or the wrong method). */
   readonly spec: EndpointSpec | undefined;
-  /** GET or DELETE. */
+  /** A bodyless request (`bodyKindOf`: GET, DELETE, or another method without body bytes). */
   readonly bodyless: boolean;
   readonly signing: SigningState;
+  /** Every finding of the profile's rules (src/profile/profile-rules.ts) on the request, at its arrival. */
+  readonly profile: ProfileEvaluation;
   /** The field lines of a header, as sent. */
   values(name: string): string[];
 }
@@ -166,6 +160,20 @@ export function signatureMember(
   return s.signature !== undefined
     ? { input: s.input, signature: s.signature }
     : { input: s.input };
+}
+
+/** The outcome of a profile finding under `rule`: a violation with the finding's message and sides. */
+export function findingOutcome(
+  rule: ClientRuleId,
+  f: ProfileFinding,
+  extra: Extra & { readonly message?: string } = {},
+): RuleOutcome {
+  const { message, ...sides } = extra;
+  return outcome(rule, 'violation', f.requirement, message ?? f.message, {
+    expected: f.expected,
+    received: f.received,
+    ...sides,
+  });
 }
 
 /** Runs `judge` on the signature member, or gives the rule's n/a. */

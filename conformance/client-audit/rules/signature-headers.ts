@@ -1,12 +1,14 @@
 // The rules on the signature headers themselves (spec: Authentication, Steps 3-5): both sent, in the form the spec
-// gives (RFC 8941 Dictionaries, a 64-byte signature in padded base64), under the label "sig1".
+// gives (RFC 8941 Dictionaries, a signature of the profile's length in padded base64), under the profile's label.
+// What is wrong with them is found by the profile's rules (src/profile/profile-rules.ts); these rules report it.
 import { serviceProfile } from '../../../src/profile/service-profile.js';
+import { findingsFor } from './finding-routes.js';
 import {
+  findingOutcome,
   noSignatureHeaders,
   notApplicable,
   outcome,
   type ClientRule,
-  type RuleOutcome,
 } from './rule.js';
 
 export const signatureHeadersRule: ClientRule = ({ signing, spec, bodyless }) => {
@@ -43,70 +45,36 @@ export const signatureHeadersRule: ClientRule = ({ signing, spec, bodyless }) =>
   ];
 };
 
-export const signatureSyntaxRule: ClientRule = ({ signing }) => {
+export const signatureSyntaxRule: ClientRule = (facts) => {
   const rule = 'client-signature-syntax';
+  const { signing } = facts;
   if (signing.kind !== 'present') return notApplicable(rule, noSignatureHeaders(signing));
-  const { syntax, shortSignature } = signing;
-  if (syntax.length > 0)
-    return syntax.map((x) =>
-      outcome(rule, 'violation', x.requirement, `not in the form the spec gives: ${x.message}`, {
-        expected:
-          x.requirement === 'SIG-INPUT-HEADER'
-            ? 'sig1=("@method" ... "x-application-secret");created=<UNIX_SECONDS>;keyid="<KEY_ID>";alg="ed25519";nonce="<NONCE>"'
-            : 'sig1=:<BASE64_SIGNATURE>: (88 characters of padded base64)',
-        received: x.received,
-      }),
+  const found = findingsFor(facts, rule);
+  if (found.length > 0)
+    return found.map((f) =>
+      findingOutcome(rule, { ...f, message: `not in the form the spec gives: ${f.message}` }),
     );
-  if (shortSignature !== undefined)
-    return [
-      outcome(
-        rule,
-        'violation',
-        'SIG-SIGNATURE-HEADER',
-        `the signature "${shortSignature.label}" is ${shortSignature.length} bytes; an Ed25519 signature is 64 bytes (88 base64 characters)`,
-        { expected: '64 bytes', received: `${shortSignature.length} bytes` },
-      ),
-    ];
   return [
     outcome(
       rule,
       'pass',
       'SIG-PROFILE-STRUCTURED-FIELDS',
-      'Signature-Input and Signature are in the form the spec gives (RFC 8941 Dictionaries, a 64-byte signature)',
+      `Signature-Input and Signature are in the form the spec gives (RFC 8941 Dictionaries, a ${serviceProfile.signatureLength}-byte signature)`,
     ),
   ];
 };
 
-export const signatureLabelRule: ClientRule = ({ signing }) => {
+export const signatureLabelRule: ClientRule = (facts) => {
   const rule = 'client-signature-label';
+  const { signing } = facts;
   if (signing.kind !== 'present') return notApplicable(rule, noSignatureHeaders(signing));
-  if (signing.syntax.length > 0)
+  const found = findingsFor(facts, rule);
+  if (found.length > 0)
+    // Beside the label, a server may verify it alone (RFC 9421 §7.1.2 lets a verifier choose), or refuse the rest.
+    return found.map((f) =>
+      findingOutcome(rule, f, signing.bothHaveSig1 ? { level: 'SHOULD' } : {}),
+    );
+  if (findingsFor(facts, 'client-signature-syntax').length > 0 || signing.labels.length === 0)
     return notApplicable(rule, 'Signature-Input or Signature does not parse');
-  return judgeLabels(signing.labels ?? [], signing.bothHaveSig1 === true);
+  return [outcome(rule, 'pass', 'SIG-LABEL-SIG1', `label "${serviceProfile.label}"`)];
 };
-
-function judgeLabels(labels: readonly string[], bothHaveSig1: boolean): RuleOutcome[] {
-  const rule = 'client-signature-label';
-  const others = labels.filter((l) => l !== serviceProfile.label);
-  if (others.length === 0) return [outcome(rule, 'pass', 'SIG-LABEL-SIG1', 'label "sig1"')];
-  if (bothHaveSig1)
-    // sig1 is there; a server may verify sig1 alone (RFC 9421 §7.1.2 lets a verifier choose), or refuse the rest.
-    return [
-      outcome(
-        rule,
-        'violation',
-        'SIG-LABEL-SIG1',
-        `labels ${others.map((l) => `"${l}"`).join(', ')} sent beside "sig1": the spec's headers carry sig1 only, and a server may refuse the others`,
-        { expected: 'sig1', received: labels.join(', '), level: 'SHOULD' },
-      ),
-    ];
-  return [
-    outcome(
-      rule,
-      'violation',
-      'SIG-LABEL-SIG1',
-      `the label is always "sig1"; found ${labels.map((l) => `"${l}"`).join(', ')}`,
-      { expected: 'sig1', received: labels.join(', ') },
-    ),
-  ];
-}

@@ -4,10 +4,10 @@ import { nodeBackend } from '../../../src/ed25519/node-backend.js';
 import type { HttpRequest } from '../../../src/http/message.js';
 import { serviceProfile } from '../../../src/profile/service-profile.js';
 import { verifySignatureBase } from '../../../src/signatures/create-signature.js';
-import { createSignatureBase } from '../../../src/signatures/signature-base.js';
-import type { SignatureInput } from '../../../src/signatures/signature-fields.js';
 import { diagnoseSignature } from '../../diagnose-signature.js';
+import { findingsFor } from './finding-routes.js';
 import {
+  findingOutcome,
   notApplicable,
   outcome,
   signatureMember,
@@ -21,37 +21,29 @@ const rule = 'client-signature-verifies';
 export const signatureVerifiesRule: ClientRule = (facts, session) => {
   const member = signatureMember(facts);
   if ('none' in member) return notApplicable(rule, member.none);
+  // Step 9 (the profile's rules): a base that cannot be built, or a covered header on several lines.
+  const found = findingsFor(facts, rule);
+  if (found.length > 0) return found.map((f) => findingOutcome(rule, f));
   if (member.signature === undefined)
     return notApplicable(rule, 'no signature bytes under the label');
-  return [verify(facts.request, member.input, member.signature, session)];
+  const base = facts.profile.signatureBase;
+  if (base === undefined) return notApplicable(rule, 'no signature base to verify');
+  return [verify(facts.request, base, member.signature, session)];
 };
 
 function verify(
   request: HttpRequest,
-  input: SignatureInput,
+  base: string,
   signature: Uint8Array,
   session: RuleSession,
 ): RuleOutcome {
   const backend = session.options.backend ?? nodeBackend;
-  const base = createSignatureBase(
-    request,
-    input.components,
-    input.params,
-    serviceProfile.signatureBaseOptions,
-  );
-  if (!base.ok)
-    return outcome(
-      rule,
-      'violation',
-      'SIG-SIGN',
-      `the signature base cannot be built from the request: ${base.message}`,
-    );
-  if (verifySignatureBase(base.base, signature, session.credentials.publicKey, backend))
+  if (verifySignatureBase(base, signature, session.credentials.publicKey, backend))
     return outcome(
       rule,
       'pass',
       'SIG-SIGN',
-      'the Ed25519 signature verifies with the configured public key over the base rebuilt from the request (alg ed25519)',
+      `the Ed25519 signature verifies with the configured public key over the base rebuilt from the request (alg ${serviceProfile.alg})`,
     );
   return diagnosed(request, session);
 }
