@@ -324,7 +324,8 @@ def junit_report(run):
                 failure = ET.SubElement(case, "failure", {"message": xml_text(r.get("message") or "failed")})
                 failure.text = xml_text(json.dumps(
                     {k: r[k] for k in ("expected", "received") if r.get(k, MISSING) is not MISSING}, indent=2))
-    ET.indent(root) if hasattr(ET, "indent") else None  # Python 3.9+
+    if hasattr(ET, "indent"):  # Python 3.9+; 3.8 writes the same XML on one line
+        ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
