@@ -18,61 +18,70 @@ export interface BodyLimits {
   readonly graceMs: number;
 }
 
-export interface BodyWatch {
-  /** Settles with the reason once a limit is passed; never settles if `stop()` is called first. */
-  readonly expired: Promise<string>;
-  stop(): void;
+/** How often the reads in progress are checked: a limit is noticed at most this late. */
+export const BODY_CHECK_INTERVAL_MS = 50;
+
+/** One body being read: what the sweep checks. */
+interface Watch {
+  readonly started: number;
+  readonly limits: BodyLimits;
+  received: number;
+  readonly expire: (reason: string) => void;
 }
 
+const watched = new Set<Watch>();
+let sweeper: NodeJS.Timeout | undefined;
+
 /**
- * Watches `req`'s body as it arrives (a listener beside the reader's, so the reader is unchanged): `expired` settles
- * when the deadline passes, or when the bytes received fall below `minBytesPerSecond` × (elapsed − `graceMs`). The
- * rate timer fires only when the bytes counted at its last run would fall behind, so a steady body costs one timer.
+ * Watches `req`'s body as it arrives (a listener beside the reader's, so the reader is unchanged) and calls `expire`
+ * once, with the reason, when the deadline passes or the bytes received fall below `minBytesPerSecond` × (elapsed −
+ * `graceMs`). One shared timer checks every read in progress each BODY_CHECK_INTERVAL_MS (a timer per request cost
+ * about ten times more). Returns the function that stops watching; call it when the body has been read.
  */
-export function watchBodyDeadline(req: IncomingMessage, limits: BodyLimits): BodyWatch {
-  const started = Date.now();
-  let received = 0;
-  let deadline: NodeJS.Timeout | undefined;
-  let rateTimer: NodeJS.Timeout | undefined;
+export function watchBodyDeadline(
+  req: IncomingMessage,
+  limits: BodyLimits,
+  expire: (reason: string) => void,
+): () => void {
+  const watch: Watch = { started: Date.now(), limits, received: 0, expire };
   const count = (chunk: Buffer): void => {
-    received += chunk.length;
+    watch.received += chunk.length;
   };
-  const stop = (): void => {
-    clearTimeout(deadline);
-    clearTimeout(rateTimer);
-    req.off('data', count);
-  };
-  const expired = new Promise<string>((expire) => {
-    deadline = setTimeout(() => {
-      stop();
-      expire(
-        `the body did not arrive within ${limits.timeoutMs} ms (bodyTimeoutMs; ${received} bytes received)`,
-      );
-    }, limits.timeoutMs);
-    if (limits.minBytesPerSecond > 0) {
-      // When the bytes received so far stop being enough: grace + received / rate.
-      const due = (): number =>
-        Math.max(
-          1,
-          started + limits.graceMs + (received * 1000) / limits.minBytesPerSecond - Date.now(),
-        );
-      const checkRate = (): void => {
-        const elapsed = Date.now() - started;
-        const needed = (limits.minBytesPerSecond * (elapsed - limits.graceMs)) / 1000;
-        if (received >= needed) {
-          rateTimer = setTimeout(checkRate, due());
-          return;
-        }
-        stop();
-        expire(
-          `the body arrived slower than ${limits.minBytesPerSecond} bytes/s (minBodyBytesPerSecond; ${received} bytes in ${elapsed} ms)`,
-        );
-      };
-      rateTimer = setTimeout(checkRate, due());
-    }
-  });
   req.on('data', count);
-  return { expired, stop };
+  watched.add(watch);
+  if (sweeper === undefined) {
+    sweeper = setInterval(sweep, BODY_CHECK_INTERVAL_MS);
+    sweeper.unref(); // a request in flight keeps the server alive, not this timer
+  }
+  return () => {
+    req.off('data', count);
+    watched.delete(watch);
+  };
+}
+
+function sweep(): void {
+  if (watched.size === 0) {
+    clearInterval(sweeper);
+    sweeper = undefined;
+    return;
+  }
+  const now = Date.now();
+  for (const watch of watched) {
+    const reason = overLimit(watch, now);
+    if (reason === undefined) continue;
+    watched.delete(watch);
+    watch.expire(reason);
+  }
+}
+
+function overLimit(watch: Watch, now: number): string | undefined {
+  const { timeoutMs, minBytesPerSecond, graceMs } = watch.limits;
+  const elapsed = now - watch.started;
+  if (elapsed >= timeoutMs)
+    return `the body did not arrive within ${timeoutMs} ms (bodyTimeoutMs; ${watch.received} bytes received)`;
+  if (minBytesPerSecond > 0 && watch.received < (minBytesPerSecond * (elapsed - graceMs)) / 1000)
+    return `the body arrived slower than ${minBytesPerSecond} bytes/s (minBodyBytesPerSecond; ${watch.received} bytes in ${elapsed} ms)`;
+  return undefined;
 }
 
 /** Throws a TypeError unless the limits are usable numbers. */

@@ -215,13 +215,20 @@ export async function readRequestBody(
       return { ok: false, code: 'BODY_INCOMPLETE', message };
     },
   );
-  if (options.limits === undefined) return reading;
-  const watch = watchBodyDeadline(req, options.limits);
-  const late = watch.expired.then((message): BodyResult => {
-    req.pause(); // the rest is not read: the answer closes the connection
-    return { ok: false, code: 'BODY_TIMEOUT', message };
+  const limits = options.limits;
+  if (limits === undefined) return reading;
+  return new Promise((settle) => {
+    let settled = false;
+    const finish = (result: BodyResult): void => {
+      if (settled) return;
+      settled = true;
+      stop();
+      settle(result);
+    };
+    const stop = watchBodyDeadline(req, limits, (message) => {
+      req.pause(); // the rest is not read: the answer closes the connection
+      finish({ ok: false, code: 'BODY_TIMEOUT', message });
+    });
+    void reading.then(finish);
   });
-  const result = await Promise.race([reading, late]);
-  watch.stop();
-  return result;
 }
