@@ -1,7 +1,10 @@
 // What an audit run's attestation says and how a reviewer re-checks it offline: the in-toto Test Result statement
 // built from the JSON report (result from the verdict, the check ids by outcome, the digests of the report, the HAR
 // and the audit's configuration), and the comparison of a statement with the files it names.
+import { verifyDsseEnvelope } from '../src/attest/dsse.js';
 import {
+  IN_TOTO_PAYLOAD_TYPE,
+  parseTestResultStatement,
   createTestResultStatement,
   sha256Hex,
   type ResourceDescriptor,
@@ -9,6 +12,7 @@ import {
   type TestResult,
   type TestResultPredicate,
 } from '../src/attest/statement.js';
+import type { Ed25519PublicKey } from '../src/ed25519/index.js';
 import type { JsonReport } from './reporters/json.js';
 
 /** The names the statement gives the files it digests (how `attest verify` finds the one a file must match). */
@@ -159,4 +163,40 @@ export function attestationProblems(
       problems.push("no subject carries the report's digest");
   }
   return problems;
+}
+
+export type AttestationVerification =
+  | {
+      readonly ok: true;
+      readonly keyid: string;
+      readonly statement: Statement<TestResultPredicate>;
+    }
+  | { readonly ok: false; readonly reasons: readonly string[] };
+
+/**
+ * Verifies an audit's attestation offline, as `payconform attest verify` does: the DSSE envelope's text (canonical,
+ * in-toto payload type, an Ed25519 signature over the PAE by `publicKey`), the Test Result statement it carries, and
+ * `attestationProblems` against the files given. Never throws for hostile input.
+ * @example
+ * const v = verifyAuditAttestation(readFileSync('run.intoto.json', 'utf8'), publicKey, { report: readFileSync('report.json') });
+ * if (!v.ok) console.error(v.reasons.join('\n'));
+ */
+export function verifyAuditAttestation(
+  envelopeFile: string | Uint8Array,
+  publicKey: Ed25519PublicKey,
+  files: Partial<Record<AttestedFile, Uint8Array>> = {},
+): AttestationVerification {
+  const envelope = verifyDsseEnvelope(envelopeFile, publicKey, {
+    payloadType: IN_TOTO_PAYLOAD_TYPE,
+  });
+  if (!envelope.ok) return { ok: false, reasons: [`${envelope.code}: ${envelope.message}`] };
+  const parsed = parseTestResultStatement(envelope.payload);
+  if (!parsed.ok)
+    return {
+      ok: false,
+      reasons: [`the signed payload is not a Test Result statement: ${parsed.message}`],
+    };
+  const problems = attestationProblems(parsed.statement, files);
+  if (problems.length > 0) return { ok: false, reasons: problems };
+  return { ok: true, keyid: envelope.keyid, statement: parsed.statement };
 }

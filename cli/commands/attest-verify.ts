@@ -6,9 +6,7 @@ import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { EXIT, UsageError, wantsHelp } from '../io.js';
 import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
-import { attestationProblems, type AttestedFile } from '../../conformance/attestation.js';
-import { verifyDsseEnvelope } from '../../src/attest/dsse.js';
-import { IN_TOTO_PAYLOAD_TYPE, parseTestResultStatement } from '../../src/attest/statement.js';
+import { verifyAuditAttestation, type AttestedFile } from '../../conformance/attestation.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/index.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 
@@ -66,36 +64,23 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (typeof values['public-key'] !== 'string')
     throw new UsageError(`--public-key KEY is required\n${usageLine(SPEC)}`);
   const publicKey = readPublicKey(values['public-key']);
-  const envelopeText = readInput(positionals[0]!, 'attestation').toString('utf8');
+  const envelopeFile = readInput(positionals[0]!, 'attestation');
   const files: Partial<Record<AttestedFile, Uint8Array>> = {};
   for (const file of ['report', 'har'] as const) {
     const path = values[file];
     if (typeof path === 'string') files[file] = readInput(path, `--${file}`);
   }
 
-  const envelope = verifyDsseEnvelope(envelopeText, publicKey, {
-    payloadType: IN_TOTO_PAYLOAD_TYPE,
-  });
-  if (!envelope.ok) {
-    io.stdout(`not verified: ${envelope.code}: ${envelope.message}\n`);
+  const verified = verifyAuditAttestation(envelopeFile, publicKey, files);
+  if (!verified.ok) {
+    io.stdout(`not verified:\n${verified.reasons.map((r) => `  - ${r}\n`).join('')}`);
     return 1;
   }
-  const parsed = parseTestResultStatement(envelope.payload);
-  if (!parsed.ok) {
-    io.stdout(
-      `not verified: the signed payload is not a Test Result statement: ${parsed.message}\n`,
-    );
-    return 1;
-  }
-  const problems = attestationProblems(parsed.statement, files);
-  if (problems.length > 0) {
-    io.stdout(`not verified:\n${problems.map((p) => `  - ${p}\n`).join('')}`);
-    return 1;
-  }
-  const p = parsed.statement.predicate;
+  const { statement, keyid } = verified;
+  const p = statement.predicate;
   const checked = Object.keys(files);
   io.stdout(
-    `verified: signed by keyid ${envelope.keyid}; result ${p.result} (${p.passedTests.length} passed, ${p.warnedTests.length} warned, ${p.failedTests.length} failed) for ${parsed.statement.subject.map((s) => s.name ?? '(unnamed)').join(', ')}${checked.length > 0 ? `; digests match: ${checked.join(', ')}` : '; no file given, digests not checked'}\n`,
+    `verified: signed by keyid ${keyid}; result ${p.result} (${p.passedTests.length} passed, ${p.warnedTests.length} warned, ${p.failedTests.length} failed) for ${statement.subject.map((s) => s.name ?? '(unnamed)').join(', ')}${checked.length > 0 ? `; digests match: ${checked.join(', ')}` : '; no file given, digests not checked'}\n`,
   );
   return EXIT.ok;
 }

@@ -86,15 +86,21 @@ const fail = (code: DsseVerifyCode, message: string): DsseVerifyResult => ({
 });
 
 /**
- * Verifies an envelope file's text: it parses, is the canonical serialisation (so no byte of it can change without
+ * Verifies an envelope file (its bytes, or its text): it parses, is the canonical serialisation (so no byte of it can change without
  * failing), has the expected payload type, and carries a signature whose keyid is the given key's and whose Ed25519
  * signature over the PAE verifies. Never throws for hostile input.
  */
 export function verifyDsseEnvelope(
-  text: string,
+  file: string | Uint8Array,
   publicKey: Ed25519PublicKey,
   options: { readonly payloadType: string; readonly backend?: Ed25519Backend },
 ): DsseVerifyResult {
+  let text: string;
+  try {
+    text = typeof file === 'string' ? file : new TextDecoder('utf-8', { fatal: true }).decode(file);
+  } catch {
+    return fail('ENVELOPE_MALFORMED', 'the envelope is not UTF-8 text');
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
