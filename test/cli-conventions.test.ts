@@ -25,8 +25,9 @@ async function run(args: readonly string[]): Promise<{ code: number; out: string
 }
 
 describe('--help on every command', () => {
-  it('the dispatcher lists the eight commands and help', () => {
+  it('the dispatcher lists the nine commands and help', () => {
     expect(commands.sort()).toEqual([
+      'attest verify',
       'audit client',
       'audit server',
       'audit webhooks',
