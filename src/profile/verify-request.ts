@@ -30,7 +30,7 @@ import {
 } from './verify-pool.js';
 import type { NonceStore } from './nonce-store.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
-import type { VerifyErrorCode } from './verify-error-codes.js';
+import { verifyErrorCodes, type VerifyErrorCode } from './verify-error-codes.js';
 
 export type { Progress, SignedFields } from './profile-rules.js';
 
@@ -77,12 +77,24 @@ export type VerifyResult =
 
 export type Failure = Extract<VerifyResult, { ok: false }>;
 
-const fail = (code: VerifyErrorCode, step: number, message: string): Failure => ({
+/** A code that one step only gives: its step is read from the catalogue, not written again here. */
+type OneStepCode = {
+  [K in VerifyErrorCode]: (typeof verifyErrorCodes)[K]['steps'] extends readonly [number]
+    ? K
+    : never;
+}[VerifyErrorCode];
+
+/** A failure of a code several steps can give, at the step that raised it. */
+const failAt = (code: VerifyErrorCode, step: number, message: string): Failure => ({
   ok: false,
   code,
   step,
   message,
 });
+
+/** A failure of a one-step code, at its catalogue step. */
+const fail = (code: OneStepCode, message: string): Failure =>
+  failAt(code, verifyErrorCodes[code].step, message);
 
 /** The request's shape apart from its field lines, which step 1 checks while indexing them (one pass). */
 function isWellFormedRequest(request: unknown): request is HttpRequest {
@@ -199,7 +211,7 @@ function describeError(error: unknown): string {
 }
 
 export function unexpectedFailure(error: unknown, progress: Progress): Failure {
-  return fail(
+  return failAt(
     'REQUEST_MALFORMED',
     progress.step,
     `unexpected failure at step ${progress.step}: ${describeError(error)}`,
@@ -209,8 +221,8 @@ export function unexpectedFailure(error: unknown, progress: Progress): Failure {
 function storeUnavailable(step: number, error: unknown): Failure {
   // A store that lost its data refuses signatures that may predate the loss (e.g. RedisNonceStore).
   if (error instanceof PayconformError && error.code === 'CREATED_BEFORE_NONCE_STORE_RESET')
-    return fail('CREATED_BEFORE_NONCE_STORE_RESET', step, describeError(error));
-  return fail('NONCE_STORE_UNAVAILABLE', step, `nonce store failed: ${describeError(error)}`);
+    return failAt('CREATED_BEFORE_NONCE_STORE_RESET', step, describeError(error));
+  return failAt('NONCE_STORE_UNAVAILABLE', step, `nonce store failed: ${describeError(error)}`);
 }
 
 type Outcome = VerifyResult | Promise<VerifyResult>;
@@ -261,15 +273,15 @@ function verifySteps(
   progress.step = 1;
   const fields = isWellFormedRequest(request) ? indexCheckedFieldLines(request.headers) : undefined;
   if (fields === undefined)
-    return fail(
+    return failAt(
       'REQUEST_MALFORMED',
-      1,
+      progress.step,
       'request is not an HttpRequest { method, url, headers, body: Uint8Array }',
     );
   if (!hasStepFunctions(options)) {
-    return fail(
+    return failAt(
       'REQUEST_MALFORMED',
-      1,
+      progress.step,
       'verifyRequest needs options.resolveApplication and options.nonceStore',
     );
   }
@@ -303,7 +315,7 @@ function hasStepFunctions(options: VerifyOptions): boolean {
 
 /** A finding of the profile's rules as the verifier's typed failure. */
 function failureOf(f: ProfileFinding): Failure {
-  return fail(f.code, f.step, f.message);
+  return failAt(f.code, f.step, f.message);
 }
 
 /**
@@ -330,18 +342,20 @@ function fromStep4(checked: Checked): Outcome {
   try {
     seen = options.nonceStore.has(nonce, now);
   } catch (error) {
-    return storeUnavailable(4, error);
+    return storeUnavailable(progress.step, error);
   }
   if (seen instanceof Promise) {
     return seen.then(
       (answer) =>
         answer
-          ? fail('NONCE_REPLAYED', 4, 'nonce was used before')
+          ? failAt('NONCE_REPLAYED', progress.step, 'nonce was used before')
           : resume(progress, () => verifyFromStep5(checked)),
-      (error: unknown) => storeUnavailable(4, error),
+      (error: unknown) => storeUnavailable(progress.step, error),
     );
   }
-  return seen ? fail('NONCE_REPLAYED', 4, 'nonce was used before') : verifyFromStep5(checked);
+  return seen
+    ? failAt('NONCE_REPLAYED', progress.step, 'nonce was used before')
+    : verifyFromStep5(checked);
 }
 
 /**
@@ -356,7 +370,7 @@ function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
   c.progress.step = 5;
   const applicationId = c.applicationIdField;
   if (applicationId === undefined || applicationId === '')
-    return fail('APPLICATION_ID_MISSING', 5, 'missing "x-application-id" header');
+    return fail('APPLICATION_ID_MISSING', 'missing "x-application-id" header');
   const application = resolved ?? lookUpApplication(options.resolveApplication, applicationId);
   if (application instanceof Promise)
     return application.then((answer) =>
@@ -369,16 +383,16 @@ function verifyFromStep5(c: Checked, resolved?: ApplicationRecord): Outcome {
   if (enforce.applicationSecret) {
     const secret = c.secretField;
     if (secret === undefined || secret === '')
-      return fail('APPLICATION_SECRET_MISSING', 6, 'missing "x-application-secret" header');
+      return fail('APPLICATION_SECRET_MISSING', 'missing "x-application-secret" header');
     if (!applicationSecretMatches(secret, application.secret))
-      return fail('APPLICATION_SECRET_INVALID', 6, '"x-application-secret" does not match');
+      return fail('APPLICATION_SECRET_INVALID', '"x-application-secret" does not match');
   }
 
   // Step 7: resolve the public key from keyid and applicationId.
   c.progress.step = 7;
   const publicKey = application.publicKeys.get(keyId);
   if (publicKey === undefined)
-    return fail('KEY_UNKNOWN', 7, `no key ${JSON.stringify(keyId)} for this application`);
+    return fail('KEY_UNKNOWN', `no key ${JSON.stringify(keyId)} for this application`);
 
   return c.finish(c, applicationId, publicKey, application);
 }
@@ -440,7 +454,7 @@ function lookUpApplication(
 
 /** The resolver's answer: unknown (undefined), a record, or anything else (the service's defect: fail closed). */
 function checkedRecord(answer: unknown): ApplicationRecord | Failure {
-  if (answer === undefined) return fail('APPLICATION_ID_UNKNOWN', 5, 'unknown "x-application-id"');
+  if (answer === undefined) return fail('APPLICATION_ID_UNKNOWN', 'unknown "x-application-id"');
   if (isApplicationRecord(answer)) return answer;
   return lookupFailed(
     'resolveApplication answered neither undefined nor { secret: string, publicKeys: Map }',
@@ -462,11 +476,11 @@ const isFailure = (value: ApplicationRecord | Failure): value is Failure =>
   (value as Failure).ok === false;
 
 function lookupFailed(message: string): Failure {
-  return fail('APPLICATION_LOOKUP_FAILED', 5, message);
+  return fail('APPLICATION_LOOKUP_FAILED', message);
 }
 
 function signatureInvalid(): Failure {
-  return fail('SIGNATURE_INVALID', 10, 'the Ed25519 signature does not verify');
+  return fail('SIGNATURE_INVALID', 'the Ed25519 signature does not verify');
 }
 
 /** Step 11: record the nonce against reuse (atomic; a concurrent request may have recorded it first). */
@@ -483,20 +497,20 @@ function recordNonce(c: Checked, applicationId: string, signatureBase: string): 
       { applicationId, keyId: c.keyId },
     );
   } catch (error) {
-    return storeUnavailable(11, error);
+    return storeUnavailable(c.progress.step, error);
   }
   if (recorded instanceof Promise) {
     return recorded.then(
       (answer) =>
         answer
           ? accept(c, applicationId, signatureBase)
-          : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request'),
-      (error: unknown) => storeUnavailable(11, error),
+          : failAt('NONCE_REPLAYED', c.progress.step, 'nonce was recorded by a concurrent request'),
+      (error: unknown) => storeUnavailable(c.progress.step, error),
     );
   }
   return recorded
     ? accept(c, applicationId, signatureBase)
-    : fail('NONCE_REPLAYED', 11, 'nonce was recorded by a concurrent request');
+    : failAt('NONCE_REPLAYED', c.progress.step, 'nonce was recorded by a concurrent request');
 }
 
 /** Step 12. */
@@ -540,7 +554,7 @@ function verifyInPool(
 }
 
 /** Returned by `finishInPool`: the job settles itself when the worker answers step 10. */
-const IN_WORKER: Failure = Object.freeze(fail('REQUEST_MALFORMED', 10, 'answered by the worker'));
+const IN_WORKER: Failure = Object.freeze(failAt('REQUEST_MALFORMED', 10, 'answered by the worker'));
 
 /**
  * Steps 8 to 10 in the worker that parsed the request: its step 8-9 failure; step 10's answer when the worker ran it
@@ -658,12 +672,12 @@ class PooledVerification implements PoolJob, Checked {
   /** The worker's answer; `answer` is the pool's scratch object, read here and not kept. */
   parsed(answer: ParsedAnswer): void {
     if (!answer.ok)
-      return this.#finish(fail(answer.code as VerifyErrorCode, answer.step, answer.message));
+      return this.#finish(failAt(answer.code as VerifyErrorCode, answer.step, answer.message));
     const nonce = answer.nonce;
     this.late =
       answer.lateStep === 0
         ? undefined
-        : fail(answer.lateCode as VerifyErrorCode, answer.lateStep, answer.lateMessage);
+        : failAt(answer.lateCode as VerifyErrorCode, answer.lateStep, answer.lateMessage);
     this.aheadNo = answer.aheadNo;
     this.aheadResult = answer.aheadResult;
     this.aheadBase = answer.base;
