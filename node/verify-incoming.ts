@@ -160,14 +160,19 @@ export function prepareIncomingOptions(options: IncomingVerifyOptions): Prepared
     }),
   };
   if (options.signatureOnThreadPool === true) {
-    if (options.onPoolEvent !== undefined) onVerifyPoolEvent(options.onPoolEvent);
-    else logPoolEventsOnce();
+    const hook = options.onPoolEvent;
+    // Once per hook: options written inline per request must not add a listener per request.
+    if (hook !== undefined && !poolHooks.has(hook)) {
+      poolHooks.add(hook);
+      onVerifyPoolEvent(hook);
+    } else if (hook === undefined) logPoolEventsOnce();
   }
   prepared.set(options, made);
   return made;
 }
 
 let poolLogged = false;
+const poolHooks = new WeakSet<(event: VerifyPoolEvent) => void>();
 
 /** The adapters' default log of the pool's events: one subscription per process. */
 function logPoolEventsOnce(): void {
