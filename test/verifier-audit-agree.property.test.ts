@@ -4,6 +4,7 @@
 // failing rule of the verification order.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { clientRuleMeta } from '../conformance/checks/client/index.js';
 import { ClientSession, type ClientRuleId } from '../conformance/client-audit/evaluate-request.js';
 import type { HttpRequest } from '../src/http/message.js';
 import { MemoryNonceStore } from '../src/profile/nonce-store.js';
@@ -36,18 +37,8 @@ const OUTSIDE_THE_VERIFIER: ReadonlySet<ClientRuleId> = new Set([
   'client-request-body',
 ]);
 
-const BASE_REQUIREMENTS = [
-  'SIG-SIGN',
-  'SIG-BASE-METHOD',
-  'SIG-BASE-PATH',
-  'SIG-BASE-AUTHORITY',
-  'SIG-BASE-CONTENT-DIGEST',
-  'SIG-BASE-CONTENT-TYPE-LENGTH',
-  'SIG-BASE-APPLICATION-HEADERS',
-  'SIG-BASE-LINE-FORMAT',
-  'SIG-BASE-PARAMS-LINE',
-  'DIGEST-EXACT-BYTES',
-];
+/** What a signature that does not verify is reported under (SIG-SIGN, or the mistake the diagnosis names). */
+const BASE_REQUIREMENTS = clientRuleMeta['client-signature-verifies'].requirements;
 
 /** The requirement(s) the audit reports a verification code under (data, not the code that files findings). */
 const requirementsOf: Partial<Record<VerifyErrorCode, readonly string[]>> = {
