@@ -285,6 +285,11 @@ export interface FinishAuditOptions {
   readonly cleanup?: () => Promise<void> | void;
   /** After a finished run, before the reports are written. */
   readonly afterRun?: () => void;
+  /**
+   * After the checks, before the reports: may mark the run stopped (e.g. exit 3, the target stopped answering
+   * mid-run), which every report then says.
+   */
+  readonly review?: (summary: RunSummary) => Promise<RunSummary>;
 }
 
 /**
@@ -313,6 +318,7 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
   } finally {
     await options.cleanup?.();
   }
+  if (options.review !== undefined) summary = await options.review(summary);
   options.afterRun?.();
   const invocation = invocations.get(io);
   const failures = await writeReports(summary, common.reports, {

@@ -120,7 +120,10 @@ export interface RunSummary {
   readonly stopped?: RunStopped;
 }
 
-/** A run that stopped before its checks: 2 usage or config error, 3 target unreachable, 70 internal error. */
+/**
+ * A run that stopped before its checks (2 usage or config error, 3 target unreachable, 70 internal error), or whose
+ * target stopped answering mid-run (3: its results are kept, and the undecided checks are inconclusive).
+ */
 export interface RunStopped {
   readonly exitCode: 2 | 3 | 70;
   readonly reason: string;

@@ -38,6 +38,7 @@ import {
   type ExploreSettings,
 } from '../../conformance/explore/explorer.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
+import { EXIT_TARGET_UNREACHABLE } from '../../conformance/exit-code.js';
 import { sendRequest } from '../../conformance/http-client.js';
 import { withTolerance } from '../../conformance/checks/server/waits.js';
 import { isLoopbackTarget } from '../../net/loopback.js';
@@ -535,5 +536,40 @@ async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
       process.off('SIGINT', onSigint);
       await target.close();
     },
+    ...(targetUrl !== undefined
+      ? {
+          review: (summary: RunSummary) =>
+            stoppedAnswering(
+              summary,
+              targetUrl,
+              parsed.timeoutMs ?? config.timeoutMs,
+              parsed.caFile,
+            ),
+        }
+      : {}),
   });
+}
+
+/**
+ * A run with inconclusive checks whose target no longer answers ends with exit 3, as one that was unreachable from
+ * the start: the target stopped answering mid-run, which no report may pass off as a finding (docs/verdicts.md).
+ */
+async function stoppedAnswering(
+  summary: RunSummary,
+  targetUrl: string,
+  timeoutMs: number,
+  caFile: string | undefined,
+): Promise<RunSummary> {
+  const undecided = summary.results.filter((r) => r.outcome === 'error');
+  if (undecided.length === 0 || summary.stopped !== undefined) return summary;
+  const ca = await resolveTrustedCa({ ca: caFile });
+  const unreachable = await probe(targetUrl, Math.min(timeoutMs, 5_000), ca);
+  if (unreachable === undefined) return summary;
+  return {
+    ...summary,
+    stopped: {
+      exitCode: EXIT_TARGET_UNREACHABLE,
+      reason: `the target stopped answering during the run (${unreachable}): ${undecided.length} check(s) inconclusive (${undecided.map((r) => r.id).join(', ')}); a request without an answer is no finding against the target`,
+    },
+  };
 }

@@ -25,6 +25,7 @@ import {
   showValue as show,
 } from '../checks/server/requests.js';
 import { webhookKind } from '../checks/server/webhook-match.js';
+import { unanswered } from '../checks/no-answer.js';
 import {
   decimalOf,
   expectedCreateStatus,
@@ -51,6 +52,22 @@ export class ModelViolation extends Error {
     readonly exchange?: RecordedExchange,
   ) {
     super(`${judgement.requirement}: ${judgement.message}`);
+  }
+}
+
+/**
+ * A step whose request got no complete answer (docs/verdicts.md, "No answer is not a failure"): it says nothing of
+ * what the target did, so the sequence ends there, inconclusive; never a rule broken, never shrunk.
+ */
+export class NoAnswer extends Error {
+  override name = 'NoAnswer';
+  constructor(
+    readonly step: number,
+    readonly exchange: RecordedExchange,
+  ) {
+    super(
+      `step ${step}: ${exchange.request.method} ${exchange.request.url}: ${describeOutcome(exchange)}`,
+    );
   }
 }
 
@@ -82,6 +99,7 @@ function step(real: Real, command: string): StepRecord {
 async function send(real: Real, s: StepRecord, request: Parameters<typeof exchange>[2]) {
   const ex = await exchange(real.ctx, real.env, request);
   s.exchanges.push(ex);
+  if (unanswered(ex)) throw new NoAnswer(s.n, ex);
   return ex;
 }
 
@@ -89,6 +107,8 @@ async function sendApp(real: Real, s: StepRecord, request: Parameters<typeof exc
   const { ex, unsignedAttempt } = await sendAppCall(real.ctx, real.env, request);
   if (unsignedAttempt !== undefined) s.exchanges.push(unsignedAttempt);
   s.exchanges.push(ex);
+  for (const e of [unsignedAttempt, ex])
+    if (e !== undefined && unanswered(e)) throw new NoAnswer(s.n, e);
   return ex;
 }
 

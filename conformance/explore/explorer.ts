@@ -19,6 +19,7 @@ import {
   commandArbitraries,
   commandSource,
   ModelViolation,
+  NoAnswer,
   type Real,
   type StepRecord,
 } from './commands.js';
@@ -49,6 +50,10 @@ export const EXPLORE_DEFAULTS = {
   seconds: 15,
   shrinkSeconds: 30,
   maxCommands: 10,
+  /** Fewer judged steps than this (a replay aside) is not a pass: the exploration did not reach enough to say. */
+  minSteps: 10,
+  /** This many sequences in a row ended without an answer: the target stopped answering, the exploration stops. */
+  lostAfter: 3,
 } as const;
 
 export interface ExploreFailure {
@@ -66,6 +71,12 @@ export interface ExploreOutcome {
   readonly elapsedMs: number;
   readonly cost: { readonly payouts: number; readonly refunds: number; readonly payments: number };
   readonly observations: readonly string[];
+  /** Sequences that ended at a step without a complete answer (inconclusive: never judged, never shrunk). */
+  readonly unanswered: number;
+  /** The first step that got no complete answer, as `NoAnswer` words it. */
+  readonly firstUnanswered?: string;
+  /** Set when `EXPLORE_DEFAULTS.lostAfter` sequences in a row got no answer: the target stopped answering. */
+  readonly lost?: string;
   readonly failure?: ExploreFailure;
   /** The run broke for a reason that is not a rule (an internal error): said, never a finding against the target. */
   readonly error?: string;
@@ -125,6 +136,8 @@ export async function explore(
   const observations = new Set<string>();
   let failing: { violation: ModelViolation; steps: StepRecord[] } | undefined;
   let shrinking = false;
+  const silence = { sequences: 0, inARow: 0, first: undefined as string | undefined };
+  let lost: string | undefined;
 
   const arbs = commandArbitraries(commandSource(ctx));
   const property = fc.asyncProperty(
@@ -136,7 +149,7 @@ export async function explore(
     async (cmds) => {
       // Past the exploring time, only the shrinking of a failure still acts on the target.
       if (!shrinking && replay === undefined && Date.now() > exploreUntil) return;
-      if (env.signal.aborted) return;
+      if (env.signal.aborted || lost !== undefined) return;
       const model = emptyModel();
       const real: Real = {
         ctx,
@@ -146,10 +159,23 @@ export async function explore(
         observations: [],
         cost: { payouts: 0, refunds: 0, payments: 0 },
       };
+      let noAnswer = false;
       try {
         await fc.asyncModelRun(() => ({ model, real }), cmds);
         await settle(model, real);
+        silence.inARow = 0;
       } catch (error) {
+        if (error instanceof NoAnswer) {
+          // Inconclusive: the sequence ends here and counts as neither a pass nor a failure (returning, fast-check
+          // treats it as not failing, so an outage is never shrunk into a "shortest failure").
+          silence.sequences++;
+          silence.inARow++;
+          silence.first ??= error.message;
+          noAnswer = true;
+          if (silence.inARow >= EXPLORE_DEFAULTS.lostAfter)
+            lost = `${silence.inARow} sequences in a row got no complete answer (the last: ${error.message})`;
+          return;
+        }
         if (error instanceof ModelViolation) {
           shrinking = true;
           failing = { violation: error, steps: real.steps };
@@ -157,7 +183,7 @@ export async function explore(
         throw error;
       } finally {
         totals.runs++;
-        totals.steps += real.steps.length;
+        if (!noAnswer) totals.steps += real.steps.length; // steps judged (an unanswered sequence is not)
         totals.cost.payouts += real.cost.payouts;
         totals.cost.refunds += real.cost.refunds;
         totals.cost.payments += real.cost.payments;
@@ -183,6 +209,9 @@ export async function explore(
     elapsedMs: Date.now() - started,
     cost: totals.cost,
     observations: [...observations],
+    unanswered: silence.sequences,
+    ...(silence.first !== undefined ? { firstUnanswered: silence.first } : {}),
+    ...(lost !== undefined ? { lost } : {}),
   };
   if (!details.failed) return base;
   if (failing === undefined || !(details.errorInstance instanceof ModelViolation))
@@ -221,6 +250,27 @@ function stepsText(ctx: ServerAuditContext, steps: readonly StepRecord[]): strin
   return ctx.redactor.redactText(lines.join('\n'));
 }
 
+/**
+ * An exploration that judged fewer than `EXPLORE_DEFAULTS.minSteps` steps, or created no payout, is not a pass: it
+ * did not reach what it exists to judge (a replay runs one sequence and is judged by that sequence alone).
+ */
+function notEnough(outcome: ExploreOutcome, settings: ExploreSettings, summary: string): Finding[] {
+  const judged = outcome.steps;
+  if (settings.replay === undefined && judged < EXPLORE_DEFAULTS.minSteps)
+    return [
+      inconclusive(
+        `the exploration judged ${judged} step(s), fewer than its minimum of ${EXPLORE_DEFAULTS.minSteps}: not a pass (${summary})`,
+      ),
+    ];
+  if (outcome.cost.payouts === 0)
+    return [
+      inconclusive(
+        `the exploration created no payout (every one was refused or unanswered), so no rule of a payout's life was judged: not a pass (${summary})`,
+      ),
+    ];
+  return [pass(`no answer or webhook disagreed with the model (${summary})`)];
+}
+
 /** The explorer as a server check: `explore-model`, MUST, every finding citing the rule it breaks. */
 export function createExploreCheck(settings: ExploreSettings): ServerCheck {
   const shrink = settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds;
@@ -241,11 +291,26 @@ export function createExploreCheck(settings: ExploreSettings): ServerCheck {
       const seen = outcome.observations.map((o) =>
         observation(`where the spec leaves the answer open: ${o}`),
       );
+      const silent =
+        outcome.unanswered > 0
+          ? [
+              observation(
+                `${outcome.unanswered} sequence(s) ended at a step without a complete answer, inconclusive and not judged (the first: ${outcome.firstUnanswered ?? 'unknown'})`,
+              ),
+            ]
+          : [];
       if (outcome.error !== undefined)
-        return [...seen, inconclusive(`${outcome.error} (${summary})`)];
+        return [...seen, ...silent, inconclusive(`${outcome.error} (${summary})`)];
+      // An outage is no evidence: whatever the exploration found while the target was going away is undecided.
+      if (outcome.lost !== undefined)
+        return [
+          inconclusive(
+            `the target stopped answering: ${outcome.lost}; the exploration stopped${outcome.failure !== undefined ? `, and what it was shrinking (${outcome.failure.violation.judgement.requirement}) is undecided` : ''} (${summary})`,
+          ),
+          ...silent,
+        ];
       const f = outcome.failure;
-      if (f === undefined)
-        return [pass(`no answer or webhook disagreed with the model (${summary})`), ...seen];
+      if (f === undefined) return [...notEnough(outcome, settings, summary), ...seen, ...silent];
       const j = f.violation.judgement;
       const replay = settings.replayCommand?.(f.token) ?? `--explore-replay ${f.token}`;
       const notes = `${RULES[j.requirement]} (spec). Shrunk to ${f.steps.filter((s) => !s.command.startsWith('end of sequence')).length} step(s); failed at step ${f.violation.step}. ${summary}\n${stepsText(ctx, f.steps)}`;

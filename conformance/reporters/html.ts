@@ -114,12 +114,12 @@ export function renderHtmlReport(
 <style>${STYLE}</style></head><body>
 <h1>payconform audit ${htmlEscape(summary.role)}: ${htmlEscape(verdict)} (exit ${v.exitCode})</h1>
 <p>Target <code>${htmlEscape(summary.target)}</code> · payconform ${htmlEscape(summary.toolVersion)} · catalogue ${htmlEscape(summary.catalogueVersion)} · ${htmlEscape(summary.startedAt)} · ${summary.durationMs} ms</p>
-${summary.stopped !== undefined ? `<p><strong>Run stopped before its checks (exit ${summary.stopped.exitCode}):</strong> ${htmlEscape(summary.stopped.reason)}</p>` : ''}
+${summary.stopped !== undefined ? `<p><strong>Run stopped${summary.results.length === 0 ? ' before its checks' : ''} (exit ${summary.stopped.exitCode}):</strong> ${htmlEscape(summary.stopped.reason)}</p>` : ''}
 ${summary.blocking.map((b) => `<p><strong>Run failed:</strong> ${htmlEscape(b)}</p>`).join('\n')}
 ${summary.partial ? `<p><strong>Partial run:</strong> ${htmlEscape(summary.partialReasons.join('; '))}</p>` : ''}
 ${summary.evidence !== undefined && summary.evidence.bodiesCut > 0 ? `<p><strong>Evidence cut:</strong> ${summary.evidence.bodiesCut} bodies (a report keeps ${summary.evidence.bodyBytes} bytes of a body, ${summary.evidence.runBytes} bytes of bodies in all)</p>` : ''}
 <table>${counts}</table>
-${summary.stopped !== undefined ? '<p>No check ran.</p>' : indexHtml(sorted)}
+${summary.stopped !== undefined && summary.results.length === 0 ? '<p>No check ran.</p>' : indexHtml(sorted)}
 ${notApplicableHtml(summary)}
 <h2>Checks (failures first; passing checks collapsed)</h2>
 ${sorted.map((r) => checkHtml(r, options.catalogue)).join('\n')}
