@@ -10,6 +10,8 @@ export interface RecordedRequest {
   readonly url: string;
   readonly headers: FieldLines;
   readonly body: Uint8Array;
+  /** The body's whole length, when `body` keeps only its first bytes (a record that bounds what it keeps). */
+  readonly bodySize?: number;
 }
 
 /** The response as received; `body` may be cut at the client's size limit (`truncated`). */
@@ -23,6 +25,8 @@ export interface RecordedResponse {
   /** The body parsed as JSON, when it parses. */
   readonly json?: unknown;
   readonly truncated?: boolean;
+  /** The body's whole length as read, when `body` keeps only its first bytes. */
+  readonly bodySize?: number;
 }
 
 export interface Evidence {

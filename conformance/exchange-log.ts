@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { RecordedRequest, RecordedResponse } from './check.js';
+import { EVIDENCE_BODY_BYTES } from './grade.js';
 import type { Redactor } from './redact.js';
 
 /** Milliseconds spent in each phase of one exchange (HAR's `timings`); -1 where the phase was not measured. */
@@ -34,6 +35,11 @@ export interface LoggedExchange {
 
 /** Exchanges one log keeps; later ones are counted, not kept (a HAR of a run is read by people, not archived). */
 export const MAX_LOGGED_EXCHANGES = 20_000;
+/**
+ * Body bytes one log keeps in all (each body is kept only up to the evidence cap): past it, bodies are kept as their
+ * length alone, so a target that answers or sends large bodies without end cannot grow the audit's memory.
+ */
+export const MAX_LOGGED_BODY_BYTES = 64 * 1024 * 1024;
 
 /** A request's identity for matching evidence to entries: method, URL, every header line and the exact body. */
 function requestKey(r: RecordedRequest): string {
@@ -53,7 +59,27 @@ export class ExchangeLog {
   readonly #byResponse = new WeakMap<object, number>();
   readonly #byKey = new Map<string, number[]>();
   #dropped = 0;
+  #keptBytes = 0;
   #redactor: Redactor | undefined;
+
+  /** `bodyBytes`: what is kept of each body (the HAR cuts there; default the evidence cap). */
+  constructor(private readonly bodyBytes = EVIDENCE_BODY_BYTES) {}
+
+  /** The first bytes of a body (within the log's bounds), with its whole length when that is more. */
+  #bounded<T extends RecordedRequest | RecordedResponse>(message: T): T {
+    const body = message.body instanceof Uint8Array ? message.body : new Uint8Array(0);
+    const room = Math.max(0, MAX_LOGGED_BODY_BYTES - this.#keptBytes);
+    const keep = Math.min(body.length, this.bodyBytes, room);
+    this.#keptBytes += keep;
+    if (keep === body.length) return message;
+    // A response's decoded text and JSON are of the whole body: not kept either.
+    const { bodyText: _text, json: _json, ...rest } = message as RecordedResponse;
+    return {
+      ...(rest as T),
+      body: body.slice(0, keep),
+      bodySize: Math.max(body.length, message.bodySize ?? 0),
+    };
+  }
 
   /** Records one exchange; returns its index (its entry in the HAR), or undefined past MAX_LOGGED_EXCHANGES. */
   add(exchange: LoggedExchange): number | undefined {
@@ -62,7 +88,11 @@ export class ExchangeLog {
       return undefined;
     }
     const index = this.#entries.length;
-    this.#entries.push(exchange);
+    this.#entries.push({
+      ...exchange,
+      request: this.#bounded(exchange.request),
+      ...(exchange.response !== undefined ? { response: this.#bounded(exchange.response) } : {}),
+    });
     this.#byRequest.set(exchange.request, index);
     if (exchange.response !== undefined) this.#byResponse.set(exchange.response, index);
     const keys = new Set([requestKey(exchange.request)]);
@@ -86,6 +116,11 @@ export class ExchangeLog {
   /** Exchanges not kept because the log was full. */
   get dropped(): number {
     return this.#dropped;
+  }
+
+  /** The log's per-body keep limit (what a HAR of it can show of each body). */
+  get bodyLimit(): number {
+    return this.bodyBytes;
   }
 
   /** The index of the entry that recorded exactly this request or response object, if any. */

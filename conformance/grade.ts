@@ -126,8 +126,14 @@ function bodyView(
   budget: EvidenceBudget,
   readStopped = false,
   declared?: number,
+  size?: number,
 ): BodyView {
   const bytes = body instanceof Uint8Array ? body : new Uint8Array(0);
+  // What was received: the bytes here, or more when the record kept only the first of them (`bodySize`).
+  const received =
+    typeof size === 'number' && Number.isSafeInteger(size) && size > bytes.length
+      ? size
+      : bytes.length;
   const kept = budget.take(bytes.length);
   // Cut first, then mask: masking a megabyte to keep sixteen kilobytes would cost for nothing.
   const masked = redactor.redactBytes(bytes.subarray(0, kept));
@@ -136,16 +142,16 @@ function bodyView(
     text = utf8.decode(masked);
   } catch {
     // A cut may split a UTF-8 sequence: the text up to the last whole character is still text.
-    text = kept < bytes.length ? decodeCutText(masked) : undefined;
+    text = kept < received ? decodeCutText(masked) : undefined;
   }
-  const cut = cutReason(kept, bytes.length, readStopped, declared, budget);
+  const cut = cutReason(kept, received, readStopped, declared, budget);
   if (cut !== undefined) budget.countCut();
   return {
-    bytes: declared !== undefined && declared > bytes.length ? declared : bytes.length,
+    bytes: declared !== undefined && declared > received ? declared : received,
     ...(text !== undefined
       ? { text: redactor.redactText(text) }
       : { base64: Buffer.from(masked).toString('base64') }),
-    ...(readStopped || kept < bytes.length ? { truncated: true } : {}),
+    ...(readStopped || kept < received ? { truncated: true } : {}),
     ...(cut !== undefined ? { kept, cut } : {}),
   };
 }
@@ -167,7 +173,7 @@ function requestView(r: RecordedRequest, redactor: Redactor, budget: EvidenceBud
     method: redactor.redactText(String(r.method)),
     url: redactor.redactText(cutText(String(r.url))),
     headers: redactor.redactHeaders(r.headers ?? []),
-    body: bodyView(r.body, redactor, budget),
+    body: bodyView(r.body, redactor, budget, false, undefined, r.bodySize),
   };
 }
 
@@ -182,7 +188,14 @@ function responseView(
       ? { statusText: redactor.redactText(cutText(r.statusText)) }
       : {}),
     headers: redactor.redactHeaders(r.headers ?? []),
-    body: bodyView(r.body, redactor, budget, r.truncated === true, declaredLength(r.headers)),
+    body: bodyView(
+      r.body,
+      redactor,
+      budget,
+      r.truncated === true,
+      declaredLength(r.headers),
+      r.bodySize,
+    ),
   };
 }
 

@@ -169,6 +169,27 @@ describe('HAR entries (in process)', () => {
     expect(entry.time).toBeGreaterThan(0);
   });
 
+  it('the log keeps each body only up to the cap, and the HAR still says how long it was', async () => {
+    const log = new ExchangeLog();
+    const body = new TextEncoder().encode('x'.repeat(40_000));
+    await withExchangeLog(log, () =>
+      sendRequest(
+        { method: 'PUT', url: `${base}/big`, headers: [['content-type', 'text/plain']], body },
+        { timeoutMs: 5000, maxResponseBytes: 1 << 20 },
+      ),
+    );
+    const logged = log.entries()[0]!;
+    expect(logged.request.body.length).toBe(EVIDENCE_BODY_BYTES);
+    expect(logged.response!.body.length).toBe(EVIDENCE_BODY_BYTES);
+    const entry = toHar(log, { toolVersion: 'test' }).log.entries[0]!;
+    expect(entry.request.bodySize).toBe(40_000);
+    expect(entry.request.postData?.text).toHaveLength(EVIDENCE_BODY_BYTES);
+    expect(entry.request.postData?.comment).toBe(
+      `body cut at ${EVIDENCE_BODY_BYTES} bytes of 40000`,
+    );
+    expect(entry.comment).toContain(`request body cut at ${EVIDENCE_BODY_BYTES} bytes of 40000`);
+  });
+
   it('an exchange with no answer is an entry with status 0 and the reason', async () => {
     const log = new ExchangeLog();
     const port = await unusedLoopbackPort();

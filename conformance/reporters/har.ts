@@ -210,7 +210,7 @@ function harEntry(
 /** The log as a HAR 1.2 document, masked and scrubbed. */
 export function toHar(log: ExchangeLog, options: HarOptions): HarDocument {
   const redactor = options.redactor ?? log.redactor ?? createRedactor();
-  const bodyBytes = options.bodyBytes ?? EVIDENCE_BODY_BYTES;
+  const bodyBytes = Math.min(options.bodyBytes ?? EVIDENCE_BODY_BYTES, log.bodyLimit);
   const entries = log.entries().map((e, i) => harEntry(e, i, redactor, bodyBytes));
   const dropped =
     log.dropped > 0 ? ` ${log.dropped} later exchange(s) not kept (the log was full).` : '';
