@@ -74,6 +74,21 @@ export { createConsoleReporter, renderConsoleSummary } from './reporters/console
 export { renderJsonReport, toJsonReport, REPORT_VERSION } from './reporters/json.js';
 export { renderJunitReport } from './reporters/junit.js';
 export { renderHtmlReport } from './reporters/html.js';
+export { HAR_FORMAT, renderHar, toHar, type HarDocument, type HarEntry } from './reporters/har.js';
+export {
+  ExchangeLog,
+  withExchangeLog,
+  type ExchangeTimings,
+  type LoggedExchange,
+} from './exchange-log.js';
+export {
+  ATTESTED_FILES,
+  attestationProblems,
+  createAuditStatement,
+  testResultOf,
+  verifyAuditAttestation,
+  type AttestationVerification,
+} from './attestation.js';
 export {
   diagnoseContentDigest,
   diagnoseSignature,

@@ -82,6 +82,30 @@ export {
   nodeBackend,
 } from './ed25519/index.js';
 
+// Attestations: DSSE envelopes (PAE, Ed25519) and in-toto Test Result statements
+export {
+  dsseKeyId,
+  preAuthEncoding,
+  serializeDsseEnvelope,
+  signDsseEnvelope,
+  verifyDsseEnvelope,
+  type DsseEnvelope,
+  type DsseSignature,
+  type DsseVerifyCode,
+  type DsseVerifyResult,
+} from './attest/dsse.js';
+export {
+  createTestResultStatement,
+  IN_TOTO_PAYLOAD_TYPE,
+  IN_TOTO_STATEMENT_TYPE,
+  parseTestResultStatement,
+  TEST_RESULT_PREDICATE_TYPE,
+  type ResourceDescriptor,
+  type Statement,
+  type TestResult,
+  type TestResultPredicate,
+} from './attest/statement.js';
+
 // RFC 9421 HTTP Message Signatures (generic)
 export {
   componentIdentifier,
