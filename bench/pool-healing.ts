@@ -69,8 +69,12 @@ function signed(count: number): HttpRequest[] {
   });
 }
 
+/** CPU µs per request of the last round (every thread of the process): steadier than req/s on a shared machine. */
+let lastCpuPerRequest = 0;
+
 /** Requests per second through verifyRequestAsync, IN_FLIGHT at a time; every one must verify. */
 async function round(requests: HttpRequest[]): Promise<number> {
+  const cpu = process.cpuUsage();
   const options = { nonceStore: new MemoryNonceStore(), resolveApplication };
   let next = 0;
   let failures = 0;
@@ -84,14 +88,24 @@ async function round(requests: HttpRequest[]): Promise<number> {
     }),
   );
   if (failures > 0) throw new Error(`${failures} requests did not verify`);
+  const used = process.cpuUsage(cpu);
+  lastCpuPerRequest = (used.user + used.system) / requests.length;
   return requests.length / ((performance.now() - started) / 1000);
 }
 
-async function rounds(label: string): Promise<number> {
+/** The median rate of ROUNDS rounds; `cpu` collects the median CPU µs per request. */
+async function rounds(label: string, cpu: number[]): Promise<number> {
   const rates: number[] = [];
-  for (let r = 0; r < ROUNDS; r++) rates.push(await round(signed(REQUESTS)));
+  const cpus: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    rates.push(await round(signed(REQUESTS)));
+    cpus.push(lastCpuPerRequest);
+  }
   const m = median(rates);
-  console.log(`${label}: median ${Math.round(m)} req/s (${rates.map(Math.round).join(', ')})`);
+  cpu.push(median(cpus));
+  console.log(
+    `${label}: median ${Math.round(m)} req/s (${rates.map(Math.round).join(', ')}), CPU ${median(cpus).toFixed(0)} µs/request`,
+  );
   return m;
 }
 
@@ -124,8 +138,10 @@ async function fault(): Promise<string> {
 // Each cycle: ROUNDS rounds with the pool as it is, a worker killed under load and replaced, ROUNDS rounds again.
 // The two medians of a cycle were measured seconds apart; the ratio says whether the replacement brought it back.
 const ratios: number[] = [];
+const cpuBefore: number[] = [];
+const cpuAfter: number[] = [];
 for (let c = 0; c < CYCLES; c++) {
-  const before = await rounds(`cycle ${c + 1}, before`);
+  const before = await rounds(`cycle ${c + 1}, before`, cpuBefore);
   console.log(`cycle ${c + 1}, fault: ${await fault()}`);
   // The replacement starts cold, as the first workers did before their untimed warm-up round: one round measured
   // as it comes (what the first seconds after a failure cost), then one untimed, then the rounds compared.
@@ -133,11 +149,15 @@ for (let c = 0; c < CYCLES; c++) {
     `cycle ${c + 1}, first round after: ${Math.round(await round(signed(REQUESTS)))} req/s`,
   );
   await round(signed(REQUESTS));
-  const after = await rounds(`cycle ${c + 1}, after `);
+  const after = await rounds(`cycle ${c + 1}, after `, cpuAfter);
   ratios.push(after / before);
 }
 const info = verifyPoolInfo();
 console.log(
   `after / before per cycle: ${ratios.map((r) => r.toFixed(2)).join(', ')} (median ${median(ratios).toFixed(2)}); pool at the end: ${JSON.stringify(info)}`,
+);
+const cpuRatios = cpuAfter.map((a, i) => a / cpuBefore[i]!);
+console.log(
+  `CPU per request after / before per cycle: ${cpuRatios.map((r) => r.toFixed(2)).join(', ')} (median ${median(cpuRatios).toFixed(2)})`,
 );
 configureVerifyPool({ threads: 0 });
