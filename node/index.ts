@@ -16,6 +16,7 @@ export {
   DEFAULT_BODY_RATE_GRACE_MS,
   DEFAULT_BODY_TIMEOUT_MS,
   DEFAULT_MIN_BODY_BYTES_PER_SECOND,
+  type BodyLimits,
 } from '../net/body-deadline.js';
 export {
   DEFAULT_LOOKUP_TIMEOUT_MS,
