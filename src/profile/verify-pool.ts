@@ -122,7 +122,8 @@ let stoppedReason: string | undefined;
 
 /**
  * Sets how many worker threads verifyRequestAsync uses (0: none, step 10 on libuv's thread pool), and how failed
- * workers are replaced (default DEFAULT_RESTART_POLICY). Call before the first verification; the default size is
+ * workers are replaced (default DEFAULT_RESTART_POLICY; a pool already running keeps its own unless its size changes,
+ * so configure `{ threads: 0 }` first to apply a new one now). Call before the first verification; the default size is
  * PAYCONFORM_VERIFY_THREADS, or else one per core from POOL_MIN_CORES cores. A pool that stopped after too many
  * failures can be started again by configuring it (its failures are forgotten).
  */
