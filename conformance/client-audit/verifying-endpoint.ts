@@ -136,8 +136,8 @@ export async function startVerifyingEndpoint(
     contentType: string,
     body: Uint8Array | string,
     extra: FieldLines = [],
-  ): void => {
-    if (res.headersSent || res.destroyed) return;
+  ): RecordedResponse | undefined => {
+    if (res.headersSent || res.destroyed) return undefined;
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
     const headers: string[] = [];
     for (const [n, v] of extra)
@@ -149,6 +149,10 @@ export async function startVerifyingEndpoint(
     headers.push('content-type', contentType, 'content-length', String(bytes.length));
     res.writeHead(status, headers);
     res.end(bytes);
+    // What was written, for the run's HAR (node:http adds its Date and Connection lines).
+    const lines: Array<readonly [string, string]> = [];
+    for (let i = 0; i + 1 < headers.length; i += 2) lines.push([headers[i]!, headers[i + 1]!]);
+    return { status, headers: lines, body: new Uint8Array(bytes) };
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
@@ -184,6 +188,7 @@ export async function startVerifyingEndpoint(
       body,
     };
     if (options.rewrite) forward = options.rewrite(forward, exchange);
+    let answered: RecordedResponse | undefined;
     const sent = await withoutExchangeLog(() =>
       sendRequest(
         {
@@ -198,7 +203,7 @@ export async function startVerifyingEndpoint(
     if (sent.response && !sent.error) {
       const r = sent.response;
       exchange.response = r;
-      reply(
+      answered = reply(
         res,
         r.status,
         getFieldValues(r.headers, 'content-type')[0] ?? 'application/octet-stream',
@@ -217,7 +222,7 @@ export async function startVerifyingEndpoint(
         body: Buffer.from(text),
         bodyText: text,
       };
-      reply(res, 502, 'application/json', text);
+      answered = reply(res, 502, 'application/json', text);
     }
     const ms = (from: number, to: number): number => Math.round((to - from) * 1000) / 1000;
     const end = performance.now();
@@ -227,7 +232,7 @@ export async function startVerifyingEndpoint(
       durationMs: ms(t0, end),
       timings: { connect: -1, send: ms(t0, read), wait: ms(read, end), receive: 0 },
       request,
-      response: exchange.response,
+      response: answered ?? exchange.response,
       note: `request #${examined.index} from the audited client, answered by the audit's endpoint`,
     });
     options.onExchange?.(exchange);
@@ -236,7 +241,7 @@ export async function startVerifyingEndpoint(
   const serverOptions = { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 2_000 };
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const task = handle(req, res)
-      .catch((error: unknown) =>
+      .catch((error: unknown) => {
         reply(
           res,
           500,
@@ -246,8 +251,8 @@ export async function startVerifyingEndpoint(
             'INTERNAL_SERVER_ERROR',
             `audit endpoint error: ${error instanceof Error ? error.message : String(error)}`,
           ),
-        ),
-      )
+        );
+      })
       .finally(() => inFlight.delete(task));
     inFlight.add(task);
   };
