@@ -1,4 +1,4 @@
-// The verifier and the client audit agree on the profile (issue 35): over valid signed requests and their mutations
+// The verifier and the client audit agree on the profile: over valid signed requests and their mutations
 // (each header, parameter, component, body byte, method, target and the clock), verifyRequest rejects with code X
 // exactly when the client audit reports the requirement X maps to, and accepts exactly when the audit reports no
 // failing rule of the verification order.
@@ -274,7 +274,7 @@ function auditViolations(request: HttpRequest, now: number): string[] {
     .map((o) => o.requirement ?? `(${o.rule}: ${o.message})`);
 }
 
-describe('the verifier and the client audit judge the profile alike (issue 35)', () => {
+describe('spec: Server verification order: the verifier and the client audit judge the profile alike', () => {
   it('reject with code X ⇔ the audit reports X’s requirement; accept ⇔ no failing rule', async () => {
     let nonce = 0;
     await fc.assert(

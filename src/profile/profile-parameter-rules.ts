@@ -12,6 +12,7 @@ export interface Progress {
 
 const ORDER = serviceProfile.parameterOrder;
 const PARAMETER_RANK = new Map(ORDER.map((name, i) => [name, i]));
+const ORDER_TEXT = ORDER.join(', ');
 const NONCE_FORM = `nonce="<random, at most ${serviceProfile.nonceMaxLength} characters>"`;
 
 /** The parameters the steps after read, when each was there in its form. */
@@ -48,18 +49,26 @@ function checkRequired(
 
 /** Step 2 (under `enforce.parameters`): exactly the profile's parameters, in its order. */
 function checkParameterSet(params: ReadonlyMap<string, BareItem>, sink: FindingSink): boolean {
-  const names = [...params.keys()];
-  const expected = ORDER.join(', ');
-  const received = names.join(', ');
-  const unknown = names.filter((n) => !PARAMETER_RANK.has(n));
-  if (unknown.length > 0) {
-    const message = `unexpected signature parameter${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `"${u}"`).join(', ')}`;
+  let unknown: string[] | undefined;
+  let reordered = false;
+  let lastRank = -1;
+  for (const name of params.keys()) {
+    const rank = PARAMETER_RANK.get(name);
+    if (rank === undefined) (unknown ??= []).push(name);
+    else if (rank < lastRank) reordered = true;
+    else lastRank = rank;
+  }
+  const expected = ORDER_TEXT;
+  if (unknown !== undefined) {
+    const names = unknown.map(quoted).join(', ');
+    const message = `unexpected signature parameter${unknown.length > 1 ? 's' : ''} ${names}`;
+    const received = [...params.keys()].join(', ');
     const f = finding('PARAMETERS_MISMATCH', message, expected, received, 'SIG-INPUT-HEADER');
     if (sink.add(f)) return true;
   }
-  const ranks = names.map((n) => PARAMETER_RANK.get(n)).filter((r) => r !== undefined);
-  if (ranks.some((rank, i) => i > 0 && rank < ranks[i - 1]!)) {
+  if (reordered) {
     const message = `signature parameters must be in the order ${expected}`;
+    const received = [...params.keys()].join(', ');
     if (sink.add(finding('PARAMETERS_MISMATCH', message, expected, received))) return true;
   }
   if (params.has('alg')) return false;
@@ -67,6 +76,8 @@ function checkParameterSet(params: ReadonlyMap<string, BareItem>, sink: FindingS
   const alg = `alg="${serviceProfile.alg}"`;
   return sink.add(finding('PARAMETERS_MISMATCH', message, alg, '(absent)', 'SIG-PARAM-ALG'));
 }
+
+const quoted = (name: string): string => `"${name}"`;
 
 /** Step 3: now - created at most maxAgeSeconds, and (profile rule) created - now at most maxFutureSkewSeconds. */
 function checkCreatedWindow(
@@ -76,9 +87,9 @@ function checkCreatedWindow(
   sink: FindingSink,
 ): boolean {
   const { maxAgeSeconds, maxFutureSkewSeconds } = policy;
-  const expected = `within ${maxAgeSeconds} s of ${now}`;
   if (policy.enforce.createdMaxAge && now - created > maxAgeSeconds) {
     const message = `signature created ${now - created} s ago, more than ${maxAgeSeconds} s`;
+    const expected = `within ${maxAgeSeconds} s of ${now}`;
     if (sink.add(finding('CREATED_EXPIRED', message, expected, String(created)))) return true;
   }
   if (policy.enforce.createdMaxFuture && created - now > maxFutureSkewSeconds) {
@@ -89,6 +100,7 @@ function checkCreatedWindow(
         ? `${maxFutureSkewSeconds / 60} minutes`
         : `${maxFutureSkewSeconds} s`;
     const message = `signature created ${created - now} s in the future, more than ${maxFutureSkewSeconds} s${millis} (a clock skew above ${skew} fails)`;
+    const expected = `within ${maxFutureSkewSeconds} s of ${now}`;
     if (sink.add(finding('CREATED_IN_FUTURE', message, expected, String(created)))) return true;
   }
   return false;
