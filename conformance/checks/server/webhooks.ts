@@ -132,7 +132,9 @@ async function laterStatus(
     (statusOf(w, kind) ?? 'IN_PROGRESS') !== 'IN_PROGRESS';
   // Only a stated lifecycle (the runner's timer, or config "lifecycle.withinMs") says the status must move on.
   const stated = ctx.knownTimings !== undefined || ctx.lifecycle?.withinMs !== undefined;
-  const wait = stated ? lifecycleWaitMs(ctx) : 0;
+  // The stated time bounds the move; its webhook then gets the webhook wait (the spec states no delivery time, and a
+  // long-lived or loaded target delivers a moment after it moves).
+  const wait = stated ? lifecycleWaitMs(ctx) + ctx.webhookWaitMs : 0;
   const hooks = await waitForMentions(listenerOf(ctx), env, wait, [token], 1, later);
   if (hooks.length > 0)
     return pass(`a later ${kind} status webhook arrived (${statusOf(hooks[0]!, kind) ?? '?'})`, {
@@ -141,7 +143,7 @@ async function laterStatus(
   if (stated) {
     const seen = mentioning(listenerOf(ctx).received(), token);
     return violation(
-      `the ${kind} moved on from IN_PROGRESS (${lifecycleWaitSource(ctx)}) but no webhook for the new status arrived within ${wait} ms`,
+      `the ${kind} moved on from IN_PROGRESS (${lifecycleWaitSource(ctx)}) but no webhook for the new status arrived within ${wait} ms (that wait and the webhook wait, ${ctx.webhookWaitMs} ms)`,
       {
         requirement,
         expected: 'a webhook for each status change',
