@@ -2,7 +2,6 @@
 // downloaded). A held payout made and committed with the balance changing on the same page, a partial refund from
 // the Payments dialog, a webhook URL set in Settings and the delivery seen in Webhooks, a mis-signed request diagnosed
 // in Requests, and a cross-origin form refused. Screenshots of every view go to reports/portal-screenshots/.
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,28 +15,11 @@ import { startWebhookListener, type WebhookListener } from '../conformance/webho
 import { createPortal } from '../server/portal/index.js';
 import { startReferenceService, type RunningReferenceService } from '../server/index.js';
 import { applySignedHeaders, signRequest } from '../src/index.js';
+import { CHROMIUM_ARGS, findChromium } from './fixtures/chromium.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const shots = join(root, 'reports', 'portal-screenshots');
 
-/** The system Chromium (PAYCONFORM_CHROMIUM, else `chromium` on PATH), or why there is none. */
-function findChromium(): { path?: string; missing?: string } {
-  const given = process.env.PAYCONFORM_CHROMIUM;
-  if (given !== undefined && given !== '') return { path: given };
-  try {
-    return {
-      path: execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], {
-        encoding: 'utf8',
-      })
-        .trim()
-        .split('\n')[0]!,
-    };
-  } catch {
-    return {
-      missing: 'no chromium on PATH (Debian: apt-get install chromium; .ci/run installs it)',
-    };
-  }
-}
 const browserBinary = findChromium();
 // In CI a missing browser is a failure, never a skip.
 const skip = browserBinary.path === undefined && process.env.CI !== 'true';
@@ -70,16 +52,7 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: browserBinary.path!,
     headless: true,
-    // Tests run as root; the background-networking flags keep Chromium off this machine's closed network.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS],
   });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.setDefaultTimeout(30_000);

@@ -79,6 +79,8 @@ export interface HarDocument {
   readonly log: {
     readonly version: '1.2';
     readonly creator: { readonly name: 'payconform'; readonly version: string };
+    /** Optional in HAR 1.2, but Chromium's importer (DevTools, Network, Import HAR) iterates it: always present. */
+    readonly pages: readonly never[];
     readonly entries: readonly HarEntry[];
     readonly comment: string;
   };
@@ -219,6 +221,7 @@ export function toHar(log: ExchangeLog, options: HarOptions): HarDocument {
       log: {
         version: '1.2',
         creator: { name: 'payconform', version: options.toolVersion },
+        pages: [],
         entries,
         comment: `Every exchange of the audit run, in the order each ended; secrets masked; bodies cut at ${bodyBytes} bytes.${dropped} Findings in the JSON report name their entries by index (harEntries).`,
       },
