@@ -1,5 +1,5 @@
 // `tsx bench/pool-healing.ts`: the worker pool's throughput before a worker fails and after its replacement is ready
-// (issue 39: "throughput back within noise after recovery"), and what the fault costs the requests in flight. Rounds
+// (the goal: throughput back within noise after recovery), and what the fault costs the requests in flight. Rounds
 // of distinct signed 600-byte payouts through verifyRequestAsync, `--in-flight` at a time; each cycle measures rounds
 // before a worker is killed under load and after its replacement is ready, seconds apart, so their medians compare.
 // A benchmark, never a timed test; bounded by counts.
