@@ -1,4 +1,4 @@
-// The HAR of an audit run (`--report har:FILE`, issue 37) in Chromium's DevTools: the file is parsed by DevTools' own
+// The HAR of an audit run (`--report har:FILE`) in Chromium's DevTools: the file is parsed by DevTools' own
 // HAR model and importer (models/har: HARRoot, then Importer.requestsFromHARLog, what the Network panel's "Import HAR
 // file" runs), inside the DevTools front end that ships with the system Chromium, and every entry comes back as a
 // network request with its URL, status, header lines in order, timings and body.

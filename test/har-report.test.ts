@@ -1,4 +1,4 @@
-// `--report har:FILE` (issue 37): every exchange of an audit run as HAR 1.2. In process: header lines kept in order
+// `--report har:FILE`: every exchange of an audit run as HAR 1.2. In process: header lines kept in order
 // with repeats, a binary body as base64 with `encoding`, a body over the evidence cap cut and said in the entry's
 // comment, real timings, secrets masked. From the outside (spawned): the three audits each write a HAR that validates
 // against the HAR 1.2 JSON Schema (har-schema), every finding with evidence names the entries that show it, no secret
