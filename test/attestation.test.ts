@@ -1,4 +1,4 @@
-// `--attest FILE` and `payconform attest verify` an audit run's in-toto Test Result statement in a DSSE
+// `--attest FILE` and `payconform attest verify`: an audit run's in-toto Test Result statement in a DSSE
 // envelope signed with Ed25519. The envelope of a real run verifies with payconform and with an independent check
 // (a DSSE PAE and keyid written here from the DSSE and in-toto specs, node:crypto's Ed25519); the digests match the
 // report, the HAR and the carried configuration; every single-byte change to the envelope, the statement, the report
