@@ -3,10 +3,7 @@
 // (and adds the steps that need the service's state: nonce store, application, key, signature); the client audit
 // reports them all. Every number and name in a message is read from the profile.
 import type { HttpRequest } from '../http/message.js';
-import { verifyContentDigest } from '../digest/content-digest.js';
-import type { ComponentIdentifier } from '../signatures/component-identifier.js';
 import { indexCheckedFieldLines, type FieldIndex } from '../signatures/field-values.js';
-import { createSignatureBase } from '../signatures/signature-base.js';
 import {
   parseSignature,
   parseSignatureInput,
@@ -14,15 +11,14 @@ import {
 } from '../signatures/signature-fields.js';
 import { bodyKindOf } from './body-kind.js';
 import { FindingSink, finding, quotedList, type ProfileFinding } from './profile-findings.js';
-import {
-  createProfileSignatureBase,
-  type ProfileSignatureBaseResult,
-} from './profile-signature-base.js';
+import { readBodyAndBase } from './profile-body-rules.js';
+import { isProfileComponentList } from './profile-signature-base.js';
 import { checkSignatureParameters, type Progress } from './profile-parameter-rules.js';
 import { serviceProfile } from './service-profile.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
 
 export type { Progress } from './profile-parameter-rules.js';
+export { checkBodyAndBase } from './profile-body-rules.js';
 
 // Precomputed pieces of the profile, so the verifier's hot path only compares.
 const LABEL = serviceProfile.label;
@@ -51,19 +47,6 @@ export interface SignatureMembers {
   readonly input: SignatureInput | undefined;
   readonly signature: Uint8Array | undefined;
 }
-
-/** Exactly the profile's covered components, in order, without parameters. */
-export function isProfileComponentList(received: readonly ComponentIdentifier[]): boolean {
-  if (received === lastProfileList) return true; // the parser hands out one frozen list per distinct text
-  if (received.length !== EXPECTED_COMPONENTS.length) return false;
-  for (let i = 0; i < received.length; i++) {
-    if (received[i]!.name !== EXPECTED_COMPONENTS[i] || received[i]!.params.size !== 0)
-      return false;
-  }
-  if (Object.isFrozen(received)) lastProfileList = received;
-  return true;
-}
-let lastProfileList: readonly ComponentIdentifier[] | undefined;
 
 /** The requirement of a missing signature header: by the request's kind (spec: the headers' table). */
 function headersRequirement(method: string, bodyLength: number): string {
@@ -293,8 +276,15 @@ export function checkSignatureFields(
 ): ProfileFinding | SignedFields {
   const sink = new FindingSink(false);
   const signed = readSignatureFields(fields, request, policy, now, progress, sink);
-  return sink.first ?? signed!;
+  return sink.first ?? signed ?? NOTHING_READ;
 }
+/** Never given (each way to read nothing records a finding first), but typed rather than asserted. */
+const NOTHING_READ = finding(
+  'REQUEST_MALFORMED',
+  'the signature fields could not be read',
+  'Signature-Input and Signature',
+  '(unreadable)',
+);
 const NO_BODY = { method: 'POST', body: new Uint8Array(0) };
 
 /** Steps 1 to 4 into `sink`; what they read when every finding they needed passed. */
@@ -330,86 +320,6 @@ function readSignatureFields(
     keyId: params.keyId,
     nonce: params.nonce,
   };
-}
-
-/** Step 8's rule for a request of this kind (spec: the headers' table; Step 1). */
-function checkDigest(
-  request: HttpRequest,
-  digest: string | undefined,
-  policy: VerificationPolicy,
-  sink: FindingSink,
-): boolean {
-  const method = request.method;
-  if (bodyKindOf(method, request.body.length) === 'bodyless') {
-    if (digest !== undefined) {
-      const message = `a bodyless ${method} request must not send "Content-Digest"`;
-      if (sink.add(finding('DIGEST_UNEXPECTED', message, '(absent)', digest))) return true;
-    }
-    if (request.body.length === 0) return false;
-    const message = `a ${method} request must not have a body`;
-    return sink.add(finding('BODY_UNEXPECTED', message, 'no body', `${request.body.length} bytes`));
-  }
-  if (digest === undefined) {
-    const form = `${policy.digestAlgorithm}=:<base64>:`;
-    const message = `missing "Content-Digest": a ${method} request carries ${form} over the exact body`;
-    return sink.add(finding('DIGEST_MISSING', message, `Content-Digest: ${form}`, '(absent)'));
-  }
-  const checked = verifyContentDigest(digest, request.body, { accept: [policy.digestAlgorithm] });
-  if (checked.ok) return false;
-  const expected =
-    checked.code === 'DIGEST_MISMATCH'
-      ? `the ${policy.digestAlgorithm} of the ${request.body.length} bytes sent`
-      : `${policy.digestAlgorithm}=:<base64>:`;
-  return sink.add(finding(checked.code, checked.message, expected, digest));
-}
-
-/** Steps 8 and 9 into `sink`: the base (with its bytes when the template built them) unless a finding stopped them. */
-function readBodyAndBase(
-  request: HttpRequest,
-  fields: FieldIndex,
-  input: SignatureInput | undefined,
-  policy: VerificationPolicy,
-  progress: Progress,
-  sink: FindingSink,
-): ProfileSignatureBaseResult | undefined {
-  // Step 8: Content-Digest against the body, when present; required or forbidden by the request's kind.
-  progress.step = 8;
-  if (
-    policy.enforce.digest &&
-    checkDigest(request, fields.get('content-digest')?.[0], policy, sink)
-  )
-    return undefined;
-  if (input === undefined) return undefined;
-  // Step 9: rebuild the signature base, including the nonce in the signature parameters. The profile's own list
-  // goes through the precomputed template (equal to the generic engine's base).
-  progress.step = 9;
-  const base: ProfileSignatureBaseResult =
-    policy.enforce.components && isProfileComponentList(input.components)
-      ? createProfileSignatureBase(request, fields, input)
-      : createSignatureBase(
-          request,
-          input.components,
-          input,
-          serviceProfile.signatureBaseOptions,
-          fields,
-        );
-  if (base.ok) return base;
-  const message = `${base.code}: ${base.message}`;
-  sink.add(finding('SIGNATURE_BASE_INVALID', message, 'a base the request can give', base.code));
-  return undefined;
-}
-
-/** Steps 8 and 9, which read only the request: the base, or the first failure. */
-export function checkBodyAndBase(
-  request: HttpRequest,
-  fields: FieldIndex,
-  input: SignatureInput,
-  policy: VerificationPolicy,
-  progress: Progress,
-): ProfileFinding | (ProfileSignatureBaseResult & { readonly ok: true }) {
-  const sink = new FindingSink(false);
-  const base = readBodyAndBase(request, fields, input, policy, progress, sink);
-  return sink.first ?? (base as ProfileSignatureBaseResult & { readonly ok: true });
 }
 
 /** Every finding of the profile's rules on one request, and what they read. */

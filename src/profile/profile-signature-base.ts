@@ -3,6 +3,7 @@
 // (an unusable URI, CR/LF/NUL in a value, a field on several lines, non-ASCII) is handed to the generic RFC 9421
 // engine, so the result, error or not, is always exactly createSignatureBase's (a property test checks this).
 import type { HttpRequest } from '../http/message.js';
+import type { ComponentIdentifier } from '../signatures/component-identifier.js';
 import type { FieldIndex } from '../signatures/field-values.js';
 import {
   createSignatureBase,
@@ -20,6 +21,20 @@ const PREFIX = COMPONENTS.map((c) => `${c.serialized}: `);
 const FIELD_NAMES = COMPONENTS.slice(3).map((c) => c.name);
 const SIGNATURE_PARAMS_PREFIX = '"@signature-params": ';
 const NO_LINES: readonly string[] = [];
+
+const PROFILE_NAMES = serviceProfile.componentNames;
+
+/** Exactly the profile's covered components, in order, without parameters. */
+export function isProfileComponentList(received: readonly ComponentIdentifier[]): boolean {
+  if (received === lastProfileList) return true; // the parser hands out one frozen list per distinct text
+  if (received.length !== PROFILE_NAMES.length) return false;
+  for (let i = 0; i < received.length; i++) {
+    if (received[i]!.name !== PROFILE_NAMES[i] || received[i]!.params.size !== 0) return false;
+  }
+  if (Object.isFrozen(received)) lastProfileList = received;
+  return true;
+}
+let lastProfileList: readonly ComponentIdentifier[] | undefined;
 
 /** CR, LF and NUL may not appear in a value (the generic engine's rule, RFC 9110 §5.5). */
 const FORBIDDEN = /[\r\n\0]/;
