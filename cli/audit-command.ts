@@ -37,7 +37,13 @@ import {
   type ReportSpec,
 } from './reports.js';
 import { loadCatalogue } from '../conformance/requirements.js';
-import type { RunGate, RunStopped, RunSummary } from '../conformance/result.js';
+import {
+  FAIL_ON,
+  type FailOn,
+  type RunGate,
+  type RunStopped,
+  type RunSummary,
+} from '../conformance/result.js';
 
 /** Options that would put a secret on the command line: refused, whatever their value. */
 export const SECRET_OPTION =
@@ -169,13 +175,15 @@ function shellWordFor(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : shellQuote(word);
 }
 
-/** `--fail-on warn|skip` values (repeatable, comma-separated). */
-export function parseFailOn(values: readonly string[]): Array<'warn' | 'skip'> {
-  const out = new Set<'warn' | 'skip'>();
+/** `--fail-on` values (`FAIL_ON`: repeatable, comma-separated). */
+export function parseFailOn(values: readonly string[]): FailOn[] {
+  const out = new Set<FailOn>();
   for (const item of values.flatMap(parseList)) {
-    const v = item.toLowerCase();
-    if (v !== 'warn' && v !== 'skip')
-      throw new UsageError(`--fail-on must be warn or skip (got "${item}")`);
+    const v = FAIL_ON.find((f) => f === item.toLowerCase());
+    if (v === undefined)
+      throw new UsageError(
+        `--fail-on must be ${FAIL_ON.slice(0, -1).join(', ')} or ${FAIL_ON.at(-1)} (got "${item}")`,
+      );
     out.add(v);
   }
   return [...out];

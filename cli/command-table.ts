@@ -3,6 +3,7 @@
 // against it (test/cli-help.test.ts). No heavy imports: `payconform --help` loads only this file.
 import type { ParseArgsConfig } from 'node:util';
 import { payloadKinds } from '../src/schemas/payload-kinds.js';
+import { FAIL_ON } from '../conformance/result.js';
 
 export interface OptionSpec {
   /** The long name without `--`. */
@@ -84,8 +85,8 @@ export const AUDIT_COMMON_OPTIONS: readonly OptionSpec[] = [
     name: 'fail-on',
     type: 'string',
     multiple: true,
-    value: 'warn|skip',
-    help: 'a warning or a skipped check fails the run (repeatable or comma-separated)',
+    value: FAIL_ON.join('|'),
+    help: 'a warning, a skipped check, or (unexercised) a MUST requirement that applies to the target and was not exercised fails the run (repeatable or comma-separated)',
   },
   {
     name: 'allow-skips',

@@ -8,6 +8,7 @@ import { EvidenceBudget, gradeFinding, worstOutcome } from './grade.js';
 import { createRedactor, scrubValues, type Redactor } from './redact.js';
 import { currentExchangeLog, type ExchangeLog } from './exchange-log.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
+import { requirementTable } from './requirement-table.js';
 import {
   OUTCOMES,
   type CheckResult,
@@ -507,6 +508,13 @@ function summarize<Ctx>(run: Run<Ctx>, aborted: boolean): RunSummary {
       covered: [...covered].sort(),
       notRun: notRun.sort(),
       uncovered: uncovered.sort(),
+      table: requirementTable({
+        catalogue,
+        role: options.role,
+        checks: options.checks as readonly Check<unknown>[],
+        results: done,
+        deselected,
+      }),
     },
     gate: options.gate ?? {
       failOn: [],

@@ -1,5 +1,6 @@
 // The verdict of a run and its exit code: a tiny pure function of the summary and the gate it was run under.
 import type { RunGate, RunSummary } from './result.js';
+import { unexercisedMust } from './requirement-table.js';
 
 /** 0: every selected check reached a verdict and none failed under the gate. */
 export const EXIT_OK = 0;
@@ -34,7 +35,7 @@ export interface VerdictInfo {
 }
 
 type VerdictInput = Pick<RunSummary, 'counts'> &
-  Partial<Pick<RunSummary, 'gate' | 'blocking' | 'stopped'>>;
+  Partial<Pick<RunSummary, 'gate' | 'blocking' | 'stopped' | 'requirements'>>;
 
 /** The verdict of a run: a stopped run is an ERROR with its own exit code; else FAIL beats INCOMPLETE beats PASS. */
 export function verdictFor(summary: VerdictInput): VerdictInfo {
@@ -53,6 +54,13 @@ export function verdictFor(summary: VerdictInput): VerdictInfo {
     failing.push(`${c.warn} warning(s) under --fail-on warn`);
   if (gate.failOn.includes('skip') && c.skip > 0)
     failing.push(`${c.skip} skipped check(s) under --fail-on skip`);
+  const unexercised = gate.failOn.includes('unexercised')
+    ? unexercisedMust(summary.requirements?.table)
+    : [];
+  if (unexercised.length > 0)
+    failing.push(
+      `${unexercised.length} MUST requirement(s) not exercised under --fail-on unexercised (${unexercised.map((r) => r.id).join(', ')})`,
+    );
   failing.push(...(summary.blocking ?? []));
   if (failing.length > 0) return { verdict: 'fail', exitCode: EXIT_MUST_FAILURE, reasons: failing };
   if (c.skip > 0 && !gate.allowSkips) {

@@ -74,12 +74,44 @@ export interface CheckResult {
   readonly rerun?: string;
 }
 
+/** What `--fail-on` can name besides a failure: warnings, skips, MUST requirements not exercised. */
+export const FAIL_ON = ['warn', 'skip', 'unexercised'] as const;
+export type FailOn = (typeof FAIL_ON)[number];
+
 /** What turns outcomes into a verdict: `--fail-on warn|skip` and whether skips are accepted. */
 export interface RunGate {
-  /** Outcomes that fail the run besides `fail` and `error`. */
-  readonly failOn: ReadonlyArray<'warn' | 'skip'>;
+  /**
+   * What fails the run besides `fail` and `error`: warnings, skips, and (`unexercised`) a MUST requirement that
+   * applies to the target and was not exercised (`unexercisedMust`).
+   */
+  readonly failOn: readonly FailOn[];
   /** True with `--allow-skips` or an explicit `--only`/`--level`: a skipped check does not make the run INCOMPLETE. */
   readonly allowSkips: boolean;
+}
+
+export type RequirementStatus = 'failed' | 'passed' | 'inconclusive' | 'not-exercised';
+
+/** Why a requirement was not exercised, as a kind a gate can tell apart (the row's `reason` says it in words). */
+export type UnexercisedKind = 'not-applicable' | 'skipped' | 'deselected' | 'uncovered' | 'stopped';
+
+/** One requirement of the catalogue in a run (`requirementTable` builds them). */
+export interface RequirementRow {
+  readonly id: string;
+  readonly level: Level;
+  /** A MUST the spec states (`canFailTarget`): the rows "N of M MUST requirements exercised" counts. */
+  readonly must: boolean;
+  readonly status: RequirementStatus;
+  /** The checks that reached a verdict on it (pass, warn or fail); for `failed`, those that failed it first. */
+  readonly checks: readonly string[];
+  /** Not exercised or inconclusive: why. */
+  readonly reason?: string;
+  readonly unexercised?: UnexercisedKind;
+}
+
+export interface RequirementTable {
+  readonly rows: readonly RequirementRow[];
+  /** MUST requirements (the spec's) this audit's role covers, and how many of them the run exercised. */
+  readonly must: { readonly total: number; readonly exercised: number };
 }
 
 export interface RequirementCoverage {
@@ -89,6 +121,8 @@ export interface RequirementCoverage {
   readonly notRun: readonly string[];
   /** Requirements of this audit's role that no check in the suite names at all. */
   readonly uncovered: readonly string[];
+  /** Every requirement of this audit's role: what the run did with it (absent in summaries made before it existed). */
+  readonly table?: RequirementTable;
 }
 
 export interface RunSummary {

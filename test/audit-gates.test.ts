@@ -173,7 +173,7 @@ describe('never a pass by omission: a config without copDestinations or payments
       envFor(clean),
     );
     expect(r.code).toBe(2);
-    expect(r.err).toContain('--fail-on must be warn or skip (got "pass")');
+    expect(r.err).toContain('--fail-on must be warn, skip or unexercised (got "pass")');
   });
 });
 

@@ -156,11 +156,17 @@ describe('JUnit report', () => {
   it('is well-formed XML with one testcase per check and the right failure/error/skipped elements', () => {
     const xml = renderJunitReport(summary);
     expect(assertWellFormedXml(xml)).toBeGreaterThan(6);
-    expect(xml.match(/<testcase /g)).toHaveLength(6);
+    // One testcase per check, and one (skipped, with the reason) per MUST requirement the run did not exercise.
+    const unexercised = (summary.requirements.table?.rows ?? []).filter(
+      (r) => r.must && r.status !== 'passed' && r.status !== 'failed',
+    ).length;
+    expect(unexercised).toBeGreaterThan(0);
+    expect(xml.match(/<testcase classname="payconform\.(?!requirements)/g)).toHaveLength(6);
+    expect(xml.match(/<testcase classname="payconform\.requirements"/g)).toHaveLength(unexercised);
     expect(xml.match(/<failure /g)).toHaveLength(1);
     expect(xml.match(/<error /g)).toHaveLength(1);
-    expect(xml.match(/<skipped /g)).toHaveLength(2);
-    expect(xml).toContain('failures="1" errors="1" skipped="2"');
+    expect(xml.match(/<skipped /g)).toHaveLength(2 + unexercised);
+    expect(xml).toContain(`failures="1" errors="1" skipped="${2 + unexercised}"`);
     expect(xml).not.toContain('<script>');
     expect(xml).toContain('POST http://127.0.0.1:9/api/payouts'); // evidence in the failure body
   });

@@ -3,6 +3,7 @@ import { verdictFor, verdictLine } from '../exit-code.js';
 import type { RunEvent, RunSubscriber } from '../events.js';
 import type { CheckResult, Outcome, RunSummary } from '../result.js';
 import { findingText } from './evidence-text.js';
+import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
 
 export interface ConsoleStream {
   write(text: string): unknown;
@@ -126,6 +127,16 @@ export function renderConsoleSummary(
   out.push(
     `requirements: ${summary.requirements.covered.length} covered, ${summary.requirements.notRun.length} not run, ${summary.requirements.uncovered.length} not covered by any check`,
   );
+  const table = summary.requirements.table;
+  if (table !== undefined) {
+    const failed = table.rows.filter((r) => r.must && r.status === 'failed').length;
+    out.push(`${mustExercisedLine(table)} (${failed} failed)`);
+    // The MUST requirements that apply to this target and were not exercised, each with why (a few, then a count).
+    const missing = unexercisedMust(table);
+    for (const r of missing.slice(0, 12)) out.push(`  not exercised: ${r.id}: ${r.reason ?? ''}`);
+    if (missing.length > 12)
+      out.push(`  ... and ${missing.length - 12} more (see the JSON report)`);
+  }
   if (summary.partial) out.push(`partial run: ${summary.partialReasons.join('; ')}`);
   const ev = summary.evidence;
   if (ev !== undefined && ev.bodiesCut > 0)

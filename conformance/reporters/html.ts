@@ -3,8 +3,15 @@
 import { verdictFor, verdictLine } from '../exit-code.js';
 import { OUTCOME_SEVERITY } from '../grade.js';
 import type { Catalogue } from '../requirements.js';
-import type { CheckResult, GradedFinding, Outcome, RunSummary } from '../result.js';
+import type {
+  CheckResult,
+  GradedFinding,
+  Outcome,
+  RequirementStatus,
+  RunSummary,
+} from '../result.js';
 import { REPLAY_LABEL, requestText, responseText } from './evidence-text.js';
+import { mustExercisedLine } from '../requirement-table.js';
 
 export function htmlEscape(text: string): string {
   return text
@@ -83,6 +90,34 @@ function indexHtml(sorted: readonly CheckResult[]): string {
 <ol class="index">${problems.map((r) => `<li>${badge(r.outcome)} <a href="#${htmlEscape(r.id)}"><code>${htmlEscape(r.id)}</code></a> ${htmlEscape(r.message)}</li>`).join('\n')}</ol>`;
 }
 
+const STATUS_BADGE: Readonly<Record<RequirementStatus, Outcome>> = {
+  failed: 'fail',
+  passed: 'pass',
+  inconclusive: 'error',
+  'not-exercised': 'skip',
+};
+
+/** What the run exercised: one row per requirement, failed first, then not exercised, inconclusive, passed. */
+function requirementsHtml(summary: RunSummary, catalogue: Catalogue | undefined): string {
+  const table = summary.requirements.table;
+  if (table === undefined) return '';
+  const order: readonly RequirementStatus[] = ['failed', 'not-exercised', 'inconclusive', 'passed'];
+  const rows = [...table.rows].sort(
+    (a, b) => order.indexOf(a.status) - order.indexOf(b.status) || Number(b.must) - Number(a.must),
+  );
+  const row = (r: (typeof rows)[number]): string => {
+    const text = catalogue?.byId.get(r.id)?.text;
+    const how =
+      r.checks.length > 0
+        ? `by ${r.checks.map((c) => `<a href="#${htmlEscape(c)}"><code>${htmlEscape(c)}</code></a>`).join(', ')}`
+        : htmlEscape(r.reason ?? '');
+    return `<tr><td>${badge(STATUS_BADGE[r.status])}</td><td><code>${htmlEscape(r.id)}</code>${text !== undefined ? `<div class="muted">${htmlEscape(text)}</div>` : ''}</td><td>${htmlEscape(r.level)}${r.must ? '' : ' <span class="muted">(cannot fail)</span>'}</td><td>${how}</td></tr>`;
+  };
+  return `<h2 id="requirements">Requirements: ${htmlEscape(mustExercisedLine(table))}</h2>
+<table class="requirements"><tr><th>status</th><th>requirement</th><th>level</th><th>exercised by, or why not</th></tr>
+${rows.map(row).join('\n')}</table>`;
+}
+
 /** The checks that do not apply to this target, with the reason (they are not skips). */
 function notApplicableHtml(summary: RunSummary): string {
   const na = summary.results.filter((r) => r.outcome === 'n/a');
@@ -119,10 +154,12 @@ ${summary.blocking.map((b) => `<p><strong>Run failed:</strong> ${htmlEscape(b)}<
 ${summary.partial ? `<p><strong>Partial run:</strong> ${htmlEscape(summary.partialReasons.join('; '))}</p>` : ''}
 ${summary.evidence !== undefined && summary.evidence.bodiesCut > 0 ? `<p><strong>Evidence cut:</strong> ${summary.evidence.bodiesCut} bodies (a report keeps ${summary.evidence.bodyBytes} bytes of a body, ${summary.evidence.runBytes} bytes of bodies in all)</p>` : ''}
 <table>${counts}</table>
+${summary.requirements.table !== undefined ? `<p><a href="#requirements">${htmlEscape(mustExercisedLine(summary.requirements.table))}</a></p>` : ''}
 ${summary.stopped !== undefined && summary.results.length === 0 ? '<p>No check ran.</p>' : indexHtml(sorted)}
 ${notApplicableHtml(summary)}
 <h2>Checks (failures first; passing checks collapsed)</h2>
 ${sorted.map((r) => checkHtml(r, options.catalogue)).join('\n')}
+${requirementsHtml(summary, options.catalogue)}
 <h2>Requirements no check covers yet (${summary.requirements.uncovered.length})</h2>
 <ul>${uncovered.join('\n')}</ul>
 </body></html>

@@ -4,6 +4,7 @@
 import { verdictFor } from '../exit-code.js';
 import type { RunSummary } from '../result.js';
 import { findingText } from './evidence-text.js';
+import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
 
 /** Escapes text for XML content and attributes, dropping characters XML 1.0 cannot carry. */
 export function xmlEscape(text: string): string {
@@ -23,15 +24,32 @@ export function renderJunitReport(summary: RunSummary): string {
   const suiteName = `payconform audit ${summary.role}`;
   const failOnWarn = summary.gate.failOn.includes('warn');
   const failOnSkip = summary.gate.failOn.includes('skip');
+  // One test case per MUST requirement not exercised (skipped with the reason; a failure under --fail-on unexercised
+  // for those that apply to the target), so a run that skipped half its checks does not look like a smaller green one.
+  const table = summary.requirements.table;
+  const gated = new Set(
+    summary.gate.failOn.includes('unexercised') ? unexercisedMust(table).map((r) => r.id) : [],
+  );
+  const unexercised = (table?.rows ?? []).filter(
+    (r) => r.must && (r.status === 'not-exercised' || r.status === 'inconclusive'),
+  );
   const failures =
+    gated.size +
     summary.counts.fail +
     (failOnWarn ? summary.counts.warn : 0) +
     (failOnSkip ? summary.counts.skip : 0) +
     summary.blocking.length;
   const errors = summary.counts.error + (summary.stopped !== undefined ? 1 : 0);
-  const skipped = (failOnSkip ? 0 : summary.counts.skip) + summary.counts['n/a'];
+  const skipped =
+    (failOnSkip ? 0 : summary.counts.skip) +
+    summary.counts['n/a'] +
+    unexercised.length -
+    gated.size;
   const tests =
-    summary.results.length + summary.blocking.length + (summary.stopped !== undefined ? 1 : 0);
+    summary.results.length +
+    summary.blocking.length +
+    unexercised.length +
+    (summary.stopped !== undefined ? 1 : 0);
   const verdict = verdictFor(summary);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(
@@ -54,6 +72,20 @@ export function renderJunitReport(summary: RunSummary): string {
           ['evidenceBodyBytes', String(summary.evidence.bodyBytes)],
           ['evidenceRunBytes', String(summary.evidence.runBytes)],
           ['evidenceBodiesCut', String(summary.evidence.bodiesCut)],
+        ] as const)
+      : []),
+    ...(table !== undefined
+      ? ([
+          ['requirements', mustExercisedLine(table)],
+          ['requirementsMustExercised', String(table.must.exercised)],
+          ['requirementsMustTotal', String(table.must.total)],
+          ...table.rows.map(
+            (r) =>
+              [
+                `requirement.${r.id}`,
+                `${r.status}${r.checks.length > 0 ? ` by ${r.checks.join(', ')}` : ''}${r.reason !== undefined ? `: ${r.reason}` : ''}`,
+              ] as const,
+          ),
         ] as const)
       : []),
   ] as const) {
@@ -105,6 +137,16 @@ export function renderJunitReport(summary: RunSummary): string {
         '    </testcase>',
       );
     else out.push(open, `      <system-out>${xmlEscape(details)}</system-out>`, '    </testcase>');
+  }
+  for (const r of unexercised) {
+    const why = `${r.status === 'inconclusive' ? 'inconclusive' : 'not exercised'}: ${r.reason ?? ''}`;
+    out.push(
+      `    <testcase classname="payconform.requirements" name="${xmlEscape(`${r.id} [MUST]`)}" time="0.000">`,
+      gated.has(r.id)
+        ? `      <failure message="${xmlEscape(`[failed by --fail-on unexercised] ${why}`)}" type="unexercised"/>`
+        : `      <skipped message="${xmlEscape(why)}"/>`,
+      '    </testcase>',
+    );
   }
   // A run that stopped before its checks: one errored test case that names why, so a CI job always shows it.
   if (summary.stopped !== undefined)

@@ -305,9 +305,11 @@ export async function createPartialRefund(
     'REFUND-PARTIAL-ALLOWED',
     'REFUND-RESPONSE-RESOURCE',
   );
-  const judged = isSuccess(ex)
-    ? verdict.findings
-    : undecidedOnForeignPayment(ctx, payment.paymentId, verdict.findings);
+  // An unanswered request is the no-answer rule's to word (checks/no-answer.ts); a refusal is the target's answer.
+  const judged =
+    isSuccess(ex) || unanswered(ex)
+      ? verdict.findings
+      : undecidedOnForeignPayment(ctx, payment.paymentId, verdict.findings);
   return {
     findings: [...notes, ...judged],
     ex,

@@ -1,0 +1,114 @@
+// What a run exercised: for every requirement of the catalogue that an audit of this role covers, failed, passed (by
+// which checks), inconclusive, or not exercised with the reason (not applicable to this target, skipped, deselected,
+// no check covers it). Every report carries it; `--fail-on unexercised` gates on it.
+import type { Check, CheckRole } from './check.js';
+import { canFailTarget } from './grade.js';
+import { requirementsForRole, type Catalogue } from './requirements.js';
+import type { CheckResult, RequirementRow, RequirementTable, UnexercisedKind } from './result.js';
+
+/** Whether a finding of `check` bears on `id`: it names it, or names nothing and `id` is the check's first. */
+function bears(
+  r: CheckResult,
+  f: CheckResult['findings'][number],
+  id: string,
+  check: Check<unknown> | undefined,
+): boolean {
+  const first = check?.requirements[0] ?? r.requirements[0];
+  return f.requirement === id || (f.requirement === undefined && first === id);
+}
+
+const REASON_ORDER: readonly UnexercisedKind[] = [
+  'stopped',
+  'skipped',
+  'deselected',
+  'not-applicable',
+  'uncovered',
+];
+
+/** The requirement table of a run (pure: results in, rows out). */
+export function requirementTable(input: {
+  readonly catalogue: Catalogue;
+  readonly role: CheckRole;
+  /** The whole suite (selected or not). */
+  readonly checks: readonly Check<unknown>[];
+  readonly results: readonly CheckResult[];
+  readonly deselected: readonly string[];
+}): RequirementTable {
+  const byCheck = new Map(input.checks.map((c) => [c.id, c]));
+  const deselected = new Set(input.deselected);
+  const rows = requirementsForRole(input.catalogue, input.role).map((req): RequirementRow => {
+    const base = { id: req.id, level: req.level, must: canFailTarget(req) };
+    const naming = input.checks.filter((c) => c.requirements.includes(req.id));
+    if (naming.length === 0)
+      return {
+        ...base,
+        status: 'not-exercised',
+        checks: [],
+        reason: 'no check covers it',
+        unexercised: 'uncovered',
+      };
+    const results = input.results.filter((r) => r.requirements.includes(req.id));
+    const failedBy = results.filter((r) =>
+      r.findings.some((f) => f.outcome === 'fail' && bears(r, f, req.id, byCheck.get(r.id))),
+    );
+    if (failedBy.length > 0)
+      return { ...base, status: 'failed', checks: failedBy.map((r) => r.id) };
+    const decided = results.filter(
+      (r) => r.outcome === 'pass' || r.outcome === 'warn' || r.outcome === 'fail',
+    );
+    if (decided.length > 0) return { ...base, status: 'passed', checks: decided.map((r) => r.id) };
+    const errored = results.filter((r) => r.outcome === 'error');
+    if (errored.length > 0)
+      return {
+        ...base,
+        status: 'inconclusive',
+        checks: [],
+        reason: errored.map((r) => `${r.id}: ${r.message}`).join('; '),
+      };
+    const why: Array<{ kind: UnexercisedKind; text: string }> = naming.map((c) => {
+      const r = results.find((x) => x.id === c.id);
+      if (deselected.has(c.id))
+        return { kind: 'deselected', text: `${c.id}: not selected (--only/--level)` };
+      if (r === undefined) return { kind: 'stopped', text: `${c.id}: not run (the run stopped)` };
+      if (r.outcome === 'n/a')
+        return { kind: 'not-applicable', text: `${c.id}: not applicable (${r.message})` };
+      return { kind: 'skipped', text: `${c.id}: skipped (${r.message})` };
+    });
+    const kind = REASON_ORDER.find((k) => why.some((w) => w.kind === k))!;
+    return {
+      ...base,
+      status: 'not-exercised',
+      checks: [],
+      reason: why.map((w) => w.text).join('; '),
+      unexercised: kind,
+    };
+  });
+  const must = rows.filter((r) => r.must);
+  return {
+    rows,
+    must: {
+      total: must.length,
+      exercised: must.filter((r) => r.status === 'passed' || r.status === 'failed').length,
+    },
+  };
+}
+
+/**
+ * The MUST requirements `--fail-on unexercised` fails a run for: not exercised although they apply to the target
+ * (skipped, deselected, not reached, or inconclusive); not those that do not apply to it or that no check covers.
+ */
+export function unexercisedMust(table: RequirementTable | undefined): RequirementRow[] {
+  return (table?.rows ?? []).filter(
+    (r) =>
+      r.must &&
+      (r.status === 'inconclusive' ||
+        (r.status === 'not-exercised' &&
+          r.unexercised !== 'not-applicable' &&
+          r.unexercised !== 'uncovered')),
+  );
+}
+
+/** The summary line every report states: "N of M MUST requirements exercised". */
+export function mustExercisedLine(table: RequirementTable): string {
+  return `${table.must.exercised} of ${table.must.total} MUST requirements exercised`;
+}
