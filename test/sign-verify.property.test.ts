@@ -517,4 +517,11 @@ describe('property: parseTargetUri takes the host as written, and never one that
       { numRuns: 500 },
     );
   });
+
+  it('for A-labels: an invalid Punycode label (xn--a, which WHATWG refuses) is refused, a valid one taken', () => {
+    expect(parseTargetUri('https://xn--a.-0/p').ok).toBe(false); // the counterexample the property once drew
+    expect(parseTargetUri('https://a.xn--zz/p').ok).toBe(false);
+    const valid = parseTargetUri('https://XN--LS8H.example/p');
+    expect(valid.ok && valid.value.host).toBe('xn--ls8h.example');
+  });
 });

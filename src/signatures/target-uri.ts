@@ -122,7 +122,21 @@ function regNameProblem(host: string): string | undefined {
   if (NUMERIC_LABEL.test(host) && !DOTTED_QUAD.test(host)) {
     return `host "${host}" is a non-canonical IPv4 address (an HTTP stack may read it as another host); write four decimal octets without leading zeros`;
   }
+  // An A-label (`xn--`) is Punycode: WHATWG URL refuses an invalid one and may read a valid one as another name, so
+  // such a host is taken only where WHATWG reads it exactly as written.
+  if (A_LABEL.test(host) && whatwgHostname(host) !== host.toLowerCase())
+    return `host "${host}" holds an A-label (xn--) that is not valid Punycode as written`;
   return undefined;
+}
+
+const A_LABEL = /(?:^|\.)xn--/i;
+
+function whatwgHostname(host: string): string | undefined {
+  try {
+    return new URL(`http://${host}/`).hostname;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Which ports `@authority` omits: the scheme's default (RFC 9110 §4.2.3), or 80 and 443 whatever the scheme. */
