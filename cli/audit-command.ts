@@ -4,6 +4,14 @@
 import { packageVersion } from './version.js';
 import { AUDIT_COMMON_OPTIONS, parseArgsOptions } from './command-table.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import {
+  applyBaseline,
+  parseBaseline,
+  updateBaseline,
+  type Baseline,
+} from '../conformance/baseline.js';
 import type { CliIo } from './io.js';
 import { EXIT, UsageError, wantsHelp as asksForHelp } from './io.js';
 import type { Check, CheckRole } from '../conformance/check.js';
@@ -70,6 +78,12 @@ export interface CommonAuditArgs {
   readonly help: boolean;
   /** `--attest FILE`: where the signed attestation goes. */
   readonly attest?: string;
+  /** `--baseline FILE` (read before the run: undefined when `--baseline-update` makes it) and `--baseline-update`. */
+  readonly baseline?: {
+    readonly file: string;
+    readonly known?: Baseline;
+    readonly update: boolean;
+  };
 }
 
 export interface AuditArgsSpec {
@@ -117,6 +131,7 @@ export function parseAuditArgs(
     throw new UsageError(
       '--attest needs --report json:FILE (the attestation names the digest of the report as written)',
     );
+  const baseline = readBaselineOption(values);
   const gate: RunGate = {
     failOn,
     allowSkips: values['allow-skips'] === true || only !== undefined || levelGiven,
@@ -132,8 +147,52 @@ export function parseAuditArgs(
       verbose: values['verbose'] === true,
       help: values['help'] === true,
       ...(attest !== undefined ? { attest } : {}),
+      ...(baseline !== undefined ? { baseline } : {}),
     },
   };
+}
+
+/** `--baseline FILE` read and checked before anything runs (a usage error names what is wrong). */
+function readBaselineOption(values: OptionValues): CommonAuditArgs['baseline'] {
+  const file = values['baseline'];
+  const update = values['baseline-update'] === true;
+  if (typeof file !== 'string') {
+    if (update)
+      throw new UsageError('--baseline-update needs --baseline FILE (the file it writes)');
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (update && code === 'ENOENT') return { file, update };
+    throw new UsageError(`cannot read --baseline "${file}": ${code ?? (error as Error).message}`);
+  }
+  try {
+    return { file, known: parseBaseline(text), update };
+  } catch (error) {
+    throw new UsageError(`--baseline "${file}" ${(error as Error).message}`);
+  }
+}
+
+/** The run judged against `--baseline` (after `--baseline-update` wrote the file from it); the reason it cannot be. */
+async function judgeAgainstBaseline(
+  summary: RunSummary,
+  baseline: NonNullable<CommonAuditArgs['baseline']>,
+): Promise<{ summary: RunSummary } | { problem: string }> {
+  let known = baseline.known ?? { baselineVersion: '1' as const, entries: [] };
+  if (baseline.update) {
+    known = updateBaseline(summary, baseline.known);
+    try {
+      await writeFile(baseline.file, `${JSON.stringify(known, null, 2)}\n`);
+    } catch (error) {
+      return {
+        problem: `cannot write --baseline "${baseline.file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      };
+    }
+  }
+  return { summary: applyBaseline(summary, known, { file: baseline.file }) };
 }
 
 /** Options a re-run of one check drops: it selects that check itself and writes no reports. */
@@ -143,6 +202,7 @@ const RERUN_DROPS: ReadonlyMap<string, boolean> = new Map([
   ['--level', true],
   ['--fail-on', true],
   ['--allow-skips', false],
+  ['--baseline-update', false],
   ['--verbose', false],
 ]);
 
@@ -327,6 +387,14 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
     await options.cleanup?.();
   }
   if (options.review !== undefined) summary = await options.review(summary);
+  if (common.baseline !== undefined && summary.stopped === undefined) {
+    const judged = await judgeAgainstBaseline(summary, common.baseline);
+    if ('problem' in judged) {
+      io.stderr(`payconform ${command}: ${judged.problem}\n`);
+      return EXIT.usage;
+    }
+    summary = judged.summary;
+  }
   options.afterRun?.();
   const invocation = invocations.get(io);
   const failures = await writeReports(summary, common.reports, {

@@ -93,6 +93,17 @@ export const AUDIT_COMMON_OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     help: 'a skipped check does not make the run INCOMPLETE (exit 4)',
   },
+  {
+    name: 'baseline',
+    type: 'string',
+    value: 'FILE',
+    help: 'known findings with reasons (schemas/baseline.schema.json): they are reported as known and do not fail the run; new ones and expired entries do',
+  },
+  {
+    name: 'baseline-update',
+    type: 'boolean',
+    help: "write this run's failing findings to the --baseline FILE (keeping each entry's reason, expires and other fields; fixed entries dropped), then judge the run against it",
+  },
   { name: 'verbose', type: 'boolean', help: 'show the findings of passing checks too' },
   HELP_OPTION,
 ];

@@ -53,6 +53,8 @@ export interface GradedFinding {
   readonly evidence?: EvidenceView;
   /** The entries of the run's HAR (`--report har:FILE`, 0-based `log.entries` indexes) that show this evidence. */
   readonly harEntries?: readonly number[];
+  /** In the run's baseline (`--baseline FILE`): known, with the user's reason; it does not fail the run. */
+  readonly known?: { readonly reason: string; readonly expires?: string };
 }
 
 export interface CheckResult {
@@ -150,6 +152,8 @@ export interface RunSummary {
   readonly blocking: readonly string[];
   /** The evidence limits and what they cut (absent in summaries made before the limits existed). */
   readonly evidence?: EvidenceSummary;
+  /** What `--baseline FILE` made of the run (see `applyBaseline`). */
+  readonly baseline?: BaselineOutcome;
   /** The run never reached a verdict: why, and the exit code the command ended with (see `stoppedRunSummary`). */
   readonly stopped?: RunStopped;
 }
@@ -169,4 +173,35 @@ export interface EvidenceSummary {
   readonly runBytes: number;
   readonly keptBytes: number;
   readonly bodiesCut: number;
+}
+
+/** A baseline entry's key: check, requirement, failure class (the graded outcome) and at most one discriminator. */
+export interface BaselineKey {
+  readonly check: string;
+  readonly requirement: string;
+  readonly class: 'fail' | 'warn' | 'error';
+  readonly status?: number;
+  readonly pointer?: string;
+  readonly header?: string;
+}
+
+/** A run against a baseline: each entry and finding sorted by what became of it. */
+export interface BaselineOutcome {
+  readonly file: string;
+  /** Findings the baseline names (they do not fail the run), with the entry's reason. */
+  readonly known: ReadonlyArray<
+    BaselineKey & { readonly reason: string; readonly expires?: string }
+  >;
+  /** Failing findings the baseline does not name (they fail the run as without it). */
+  readonly new: readonly BaselineKey[];
+  /** Entries past their `expires` whose finding is still there: they fail the run, each named. */
+  readonly expired: ReadonlyArray<
+    BaselineKey & { readonly reason: string; readonly expires: string }
+  >;
+  /** Entries of a deterministic check that ran and did not find them again. */
+  readonly fixed: readonly BaselineKey[];
+  /** Entries of the explorer it did not find again (it draws its sequences: not seeing one is not a fix). */
+  readonly unobserved: readonly BaselineKey[];
+  /** Entries whose check did not reach a verdict in this run (not selected, skipped, not applicable, errored). */
+  readonly notRun: readonly BaselineKey[];
 }

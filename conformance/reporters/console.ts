@@ -4,6 +4,7 @@ import type { RunEvent, RunSubscriber } from '../events.js';
 import type { CheckResult, Outcome, RunSummary } from '../result.js';
 import { findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
+import { baselineLines } from '../baseline.js';
 
 export interface ConsoleStream {
   write(text: string): unknown;
@@ -137,6 +138,7 @@ export function renderConsoleSummary(
     if (missing.length > 12)
       out.push(`  ... and ${missing.length - 12} more (see the JSON report)`);
   }
+  if (summary.baseline !== undefined) out.push(...baselineLines(summary.baseline));
   if (summary.partial) out.push(`partial run: ${summary.partialReasons.join('; ')}`);
   const ev = summary.evidence;
   if (ev !== undefined && ev.bodiesCut > 0)

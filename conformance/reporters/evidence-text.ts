@@ -52,7 +52,7 @@ export function evidenceText(e: EvidenceView): string {
 
 export function findingText(f: GradedFinding): string {
   const lines = [
-    `[${f.outcome}${f.observed ? ', observed' : ''}] ${f.message}${f.requirement ? ` (${f.requirement})` : ''}`,
+    `[${f.outcome}${f.observed ? ', observed' : ''}${f.known !== undefined ? `, known (baseline): ${f.known.reason}` : ''}] ${f.message}${f.requirement ? ` (${f.requirement})` : ''}`,
   ];
   if (f.expected !== undefined) lines.push(`expected: ${f.expected}`);
   if (f.received !== undefined) lines.push(`received: ${f.received}`);

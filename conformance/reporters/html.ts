@@ -12,6 +12,7 @@ import type {
 } from '../result.js';
 import { REPLAY_LABEL, requestText, responseText } from './evidence-text.js';
 import { mustExercisedLine } from '../requirement-table.js';
+import { baselineLines } from '../baseline.js';
 
 export function htmlEscape(text: string): string {
   return text
@@ -154,6 +155,7 @@ ${summary.blocking.map((b) => `<p><strong>Run failed:</strong> ${htmlEscape(b)}<
 ${summary.partial ? `<p><strong>Partial run:</strong> ${htmlEscape(summary.partialReasons.join('; '))}</p>` : ''}
 ${summary.evidence !== undefined && summary.evidence.bodiesCut > 0 ? `<p><strong>Evidence cut:</strong> ${summary.evidence.bodiesCut} bodies (a report keeps ${summary.evidence.bodyBytes} bytes of a body, ${summary.evidence.runBytes} bytes of bodies in all)</p>` : ''}
 <table>${counts}</table>
+${summary.baseline !== undefined ? `<h2>Baseline</h2><pre>${htmlEscape(baselineLines(summary.baseline).join('\n'))}</pre>` : ''}
 ${summary.requirements.table !== undefined ? `<p><a href="#requirements">${htmlEscape(mustExercisedLine(summary.requirements.table))}</a></p>` : ''}
 ${summary.stopped !== undefined && summary.results.length === 0 ? '<p>No check ran.</p>' : indexHtml(sorted)}
 ${notApplicableHtml(summary)}

@@ -5,6 +5,7 @@ import { verdictFor } from '../exit-code.js';
 import type { RunSummary } from '../result.js';
 import { findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
+import { baselineLines, describeKey } from '../baseline.js';
 
 /** Escapes text for XML content and attributes, dropping characters XML 1.0 cannot carry. */
 export function xmlEscape(text: string): string {
@@ -72,6 +73,14 @@ export function renderJunitReport(summary: RunSummary): string {
           ['evidenceBodyBytes', String(summary.evidence.bodyBytes)],
           ['evidenceRunBytes', String(summary.evidence.runBytes)],
           ['evidenceBodiesCut', String(summary.evidence.bodiesCut)],
+        ] as const)
+      : []),
+    ...(summary.baseline !== undefined
+      ? ([
+          ['baseline', baselineLines(summary.baseline)[0]!],
+          ...summary.baseline.known.map(
+            (k, i) => [`baseline.known.${i + 1}`, `${describeKey(k)}: ${k.reason}`] as const,
+          ),
         ] as const)
       : []),
     ...(table !== undefined

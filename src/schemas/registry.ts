@@ -28,6 +28,7 @@ import vectorsSchema from '../../schemas/vectors.schema.json' with { type: 'json
 import payloadVectorsSchema from '../../schemas/payload-vectors.schema.json' with { type: 'json' };
 import conformanceConfigSchema from '../../schemas/conformance-config.schema.json' with { type: 'json' };
 import conformanceReportSchema from '../../schemas/conformance-report.schema.json' with { type: 'json' };
+import baselineSchema from '../../schemas/baseline.schema.json' with { type: 'json' };
 import requestSchema from '../../schemas/request.schema.json' with { type: 'json' };
 
 /** A JSON Schema document with the `$id` every registered schema must carry. */
@@ -64,6 +65,7 @@ export const schemaRegistry: readonly RegisteredSchema[] = [
   payloadVectorsSchema,
   conformanceConfigSchema,
   conformanceReportSchema,
+  baselineSchema,
   requestSchema,
   // Other helpers: add your format schemas here (vector files, conformance config, conformance report).
 ];
