@@ -627,6 +627,35 @@ const attestVerify: CommandSpec = {
     'payconform attest verify audit.intoto.json --public-key attest.pub --report report.json --har run.har',
 };
 
+const diff: CommandSpec = {
+  name: 'diff',
+  summary:
+    'compare two JSON reports of audits (e.g. before and after a deploy): what regressed, was fixed or changed',
+  synopsis: 'OLD.json NEW.json [--format text|json|md]',
+  description: [
+    'Compares two reports written with --report json:FILE, per check and per requirement: regressed (passed',
+    'before, failed now), fixed, still failing, newly exercised, no longer exercised, and inconclusive where one run',
+    'did not decide it or the two runs audited different targets or selections (each difference named).',
+    '--format md writes Markdown for a pull-request comment.',
+  ],
+  options: [
+    {
+      name: 'format',
+      type: 'string',
+      value: 'text|json|md',
+      default: 'text',
+      help: 'how the diff is printed',
+    },
+    HELP_OPTION,
+  ],
+  exit: [
+    [0, 'no regression'],
+    [1, 'a check or requirement regressed'],
+    [2, 'usage error (bad flag, unreadable file, not a payconform JSON report)'],
+  ],
+  example: 'payconform diff before.json after.json --format md > comment.md',
+};
+
 const vectorsRun: CommandSpec = {
   name: 'vectors run',
   summary: 'run the JSON test vectors against another implementation (--exec "CMD", NDJSON)',
@@ -731,6 +760,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   auditClient,
   auditWebhooks,
   attestVerify,
+  diff,
   vectorsRun,
   help,
 ];

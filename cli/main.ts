@@ -16,6 +16,7 @@ const loaders: Readonly<Record<string, () => Promise<Command>>> = {
   'audit webhooks': async () => (await import('./commands/audit-webhooks.js')).run,
   'vectors run': async () => (await import('./commands/vectors-run.js')).run,
   'attest verify': async () => (await import('./commands/attest-verify.js')).run,
+  diff: async () => (await import('./commands/diff.js')).run,
   help: async () => help,
 };
 

@@ -1,0 +1,76 @@
+// `payconform diff OLD.json NEW.json [--format text|json|md]`: two JSON reports compared per check and per
+// requirement (conformance/diff.ts). Exit 0 no regression, 1 a regression, 2 usage error or a file that is not a
+// payconform JSON report.
+import { parseArgs } from 'node:util';
+import type { CliIo } from '../io.js';
+import { EXIT, readInput, UsageError, wantsHelp } from '../io.js';
+import { commandSpec, formatHelp, parseArgsOptions } from '../command-table.js';
+import { diffReports, renderDiffMarkdown, renderDiffText } from '../../conformance/diff.js';
+import type { JsonReport } from '../../conformance/reporters/json.js';
+import { validateAgainst } from '../../src/schemas/index.js';
+
+const SPEC = commandSpec('diff');
+const HELP = formatHelp(SPEC);
+const REPORT_SCHEMA_ID = 'https://payconform.dev/schemas/conformance-report.schema.json';
+const FORMATS = ['text', 'json', 'md'] as const;
+
+/** A JSON report from a file: read, parsed and checked against its schema (a UsageError naming what is wrong). */
+async function readReport(path: string, io: CliIo): Promise<JsonReport> {
+  let text: string;
+  try {
+    text = (await readInput(path, io)).toString('utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read "${path}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`"${path}" is not JSON: ${(error as Error).message}`);
+  }
+  const checked = validateAgainst(REPORT_SCHEMA_ID, doc);
+  if (!checked.valid)
+    throw new UsageError(
+      `"${path}" is not a payconform JSON report (schemas/conformance-report.schema.json): ${(
+        checked.errors ?? []
+      )
+        .slice(0, 3)
+        .map((e) => `${e.pointer || '/'} ${e.message}`)
+        .join('; ')}`,
+    );
+  return doc as JsonReport;
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  if (wantsHelp(args)) {
+    io.stdout(HELP);
+    return EXIT.ok;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      options: parseArgsOptions(SPEC.options),
+    });
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${HELP}`);
+  }
+  const [oldPath, newPath, ...extra] = parsed.positionals;
+  if (oldPath === undefined || newPath === undefined || extra.length > 0)
+    throw new UsageError(`expected OLD.json and NEW.json\n${HELP}`);
+  const format = (parsed.values['format'] as string | undefined) ?? 'text';
+  if (!FORMATS.some((f) => f === format))
+    throw new UsageError(`--format must be ${FORMATS.join(', ')} (got "${format}")`);
+  const d = diffReports(await readReport(oldPath, io), await readReport(newPath, io));
+  io.stdout(
+    format === 'json'
+      ? `${JSON.stringify(d, null, 2)}\n`
+      : format === 'md'
+        ? renderDiffMarkdown(d)
+        : renderDiffText(d),
+  );
+  return d.regressed ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,194 @@
+// Two runs compared (`payconform diff OLD.json NEW.json`): per check and per requirement, regressed (passed before,
+// failed now), fixed, still failing, newly exercised, no longer exercised, or inconclusive where one run did not decide
+// or the two runs' targets or selections differ (named). Pure: JSON reports in, a diff out, rendered as text, JSON or
+// Markdown for a pull-request comment.
+import type { JsonReport } from './reporters/json.js';
+import type { Outcome, RequirementStatus } from './result.js';
+
+export type Change =
+  | 'regressed'
+  | 'fixed'
+  | 'still-failing'
+  | 'newly-exercised'
+  | 'no-longer-exercised'
+  | 'inconclusive'
+  | 'unchanged';
+
+/** The order sections are shown in (worst first). */
+export const CHANGES: readonly Change[] = [
+  'regressed',
+  'inconclusive',
+  'still-failing',
+  'no-longer-exercised',
+  'newly-exercised',
+  'fixed',
+  'unchanged',
+];
+
+/** What a check or requirement was in one run, in the diff's terms. */
+export type State = 'passed' | 'failed' | 'inconclusive' | 'not-exercised';
+
+export interface DiffRow {
+  readonly id: string;
+  readonly before: State;
+  readonly after: State;
+  readonly change: Change;
+  /** Why a row is inconclusive. */
+  readonly note?: string;
+}
+
+export interface ReportDiff {
+  readonly before: { readonly target: string; readonly startedAt: string };
+  readonly after: { readonly target: string; readonly startedAt: string };
+  /** How the two runs differ in what they audited (each named); changed rows are inconclusive when any is here. */
+  readonly differences: readonly string[];
+  readonly checks: readonly DiffRow[];
+  readonly requirements: readonly DiffRow[];
+  /** Rows per change, checks and requirements together. */
+  readonly counts: Readonly<Record<Change, number>>;
+  readonly regressed: boolean;
+}
+
+const CHECK_STATE: Readonly<Record<Outcome, State>> = {
+  pass: 'passed',
+  warn: 'passed',
+  fail: 'failed',
+  error: 'inconclusive',
+  skip: 'not-exercised',
+  'n/a': 'not-exercised',
+};
+
+const REQUIREMENT_STATE: Readonly<Record<RequirementStatus, State>> = {
+  passed: 'passed',
+  failed: 'failed',
+  inconclusive: 'inconclusive',
+  'not-exercised': 'not-exercised',
+};
+
+const exercised = (s: State): boolean => s === 'passed' || s === 'failed';
+
+/** The change from one state to the next; `differ` names why two decided states cannot be compared. */
+function changeOf(id: string, before: State, after: State, differ: string | undefined): DiffRow {
+  const row = (change: Change, note?: string): DiffRow => ({
+    id,
+    before,
+    after,
+    change,
+    ...(note !== undefined ? { note } : {}),
+  });
+  if (before === after) return row(before === 'failed' ? 'still-failing' : 'unchanged');
+  if (before === 'inconclusive' || after === 'inconclusive')
+    return row(
+      'inconclusive',
+      `the ${before === 'inconclusive' ? 'old' : 'new'} run did not decide it`,
+    );
+  if (!exercised(before)) return row('newly-exercised');
+  if (!exercised(after)) return row('no-longer-exercised');
+  if (differ !== undefined) return row('inconclusive', differ);
+  return row(after === 'failed' ? 'regressed' : 'fixed');
+}
+
+/** How two runs differ in what they audited: target, role, catalogue, selection. */
+function differencesOf(a: JsonReport, b: JsonReport): string[] {
+  const out: string[] = [];
+  if (a.target !== b.target) out.push(`target: ${a.target} → ${b.target}`);
+  if (a.role !== b.role) out.push(`role: ${a.role} → ${b.role}`);
+  if (a.catalogueVersion !== b.catalogueVersion)
+    out.push(`requirements catalogue: ${a.catalogueVersion} → ${b.catalogueVersion}`);
+  if (a.selection.level !== b.selection.level)
+    out.push(`--level: ${a.selection.level} → ${b.selection.level}`);
+  const only = (r: JsonReport): string => (r.selection.only ?? []).join(',') || '(all)';
+  if (only(a) !== only(b)) out.push(`--only: ${only(a)} → ${only(b)}`);
+  return out;
+}
+
+/** Compares two JSON reports (old first). */
+export function diffReports(before: JsonReport, after: JsonReport): ReportDiff {
+  const differences = differencesOf(before, after);
+  const differ = differences.length > 0 ? `the runs differ (${differences.join('; ')})` : undefined;
+  const checkIds = [...new Set([...before.results, ...after.results].map((r) => r.id))];
+  const stateIn = (report: JsonReport, id: string): State => {
+    const r = report.results.find((x) => x.id === id);
+    return r === undefined ? 'not-exercised' : CHECK_STATE[r.outcome];
+  };
+  const checks = checkIds.map((id) =>
+    changeOf(id, stateIn(before, id), stateIn(after, id), differ),
+  );
+  const rowsOf = (report: JsonReport) => report.requirements.table?.rows ?? [];
+  const requirementIds = [...new Set([...rowsOf(before), ...rowsOf(after)].map((r) => r.id))];
+  const reqState = (report: JsonReport, id: string): State => {
+    const r = rowsOf(report).find((x) => x.id === id);
+    return r === undefined ? 'not-exercised' : REQUIREMENT_STATE[r.status];
+  };
+  const requirements = requirementIds.map((id) =>
+    changeOf(id, reqState(before, id), reqState(after, id), differ),
+  );
+  const counts = Object.fromEntries(CHANGES.map((c) => [c, 0])) as Record<Change, number>;
+  for (const r of [...checks, ...requirements]) counts[r.change] += 1;
+  return {
+    before: { target: before.target, startedAt: before.startedAt },
+    after: { target: after.target, startedAt: after.startedAt },
+    differences,
+    checks,
+    requirements,
+    counts,
+    regressed: counts.regressed > 0,
+  };
+}
+
+/** One line of totals: `1 regressed, 2 fixed, ...` (changes with rows only). */
+export function diffTotals(d: ReportDiff): string {
+  const parts = CHANGES.filter((c) => c !== 'unchanged' && d.counts[c] > 0).map(
+    (c) => `${d.counts[c]} ${c}`,
+  );
+  return parts.length > 0 ? parts.join(', ') : 'no change';
+}
+
+const rowText = (r: DiffRow): string =>
+  `${r.id}: ${r.before} → ${r.after}${r.note !== undefined ? ` (${r.note})` : ''}`;
+
+/** Plain text: totals, what differs between the runs, then each change with its checks and requirements. */
+export function renderDiffText(d: ReportDiff): string {
+  const out = [
+    `payconform diff: ${d.before.target} (${d.before.startedAt}) → ${d.after.target} (${d.after.startedAt})`,
+    `${diffTotals(d)}`,
+  ];
+  for (const x of d.differences) out.push(`runs differ: ${x}`);
+  for (const c of CHANGES.filter((c) => c !== 'unchanged')) {
+    const checks = d.checks.filter((r) => r.change === c);
+    const reqs = d.requirements.filter((r) => r.change === c);
+    if (checks.length + reqs.length === 0) continue;
+    out.push('', `${c.toUpperCase()}:`);
+    for (const r of checks) out.push(`  check ${rowText(r)}`);
+    for (const r of reqs) out.push(`  requirement ${rowText(r)}`);
+  }
+  out.push('', d.regressed ? 'verdict: REGRESSED, exit 1' : 'verdict: no regression, exit 0', '');
+  return out.join('\n');
+}
+
+/** Markdown for a pull-request comment: a heading with the totals and one table of what changed. */
+export function renderDiffMarkdown(d: ReportDiff): string {
+  const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const out = [
+    `### payconform: ${d.regressed ? `${d.counts.regressed} regressed` : 'no regression'}`,
+    '',
+    `${diffTotals(d)} · \`${cell(d.before.target)}\` (${d.before.startedAt}) → \`${cell(d.after.target)}\` (${d.after.startedAt})`,
+  ];
+  if (d.differences.length > 0)
+    out.push('', `**The runs differ:** ${cell(d.differences.join('; '))}`);
+  const changed = [
+    ...d.checks.map((r) => ['check', r] as const),
+    ...d.requirements.map((r) => ['requirement', r] as const),
+  ]
+    .filter(([, r]) => r.change !== 'unchanged')
+    .sort(([, a], [, b]) => CHANGES.indexOf(a.change) - CHANGES.indexOf(b.change));
+  if (changed.length > 0) {
+    out.push('', '| change | what | before | after | note |', '|---|---|---|---|---|');
+    for (const [kind, r] of changed)
+      out.push(
+        `| ${r.change} | ${kind} \`${cell(r.id)}\` | ${r.before} | ${r.after} | ${cell(r.note ?? '')} |`,
+      );
+  }
+  out.push('');
+  return out.join('\n');
+}

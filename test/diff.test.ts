@@ -1,0 +1,118 @@
+// `payconform diff OLD.json NEW.json` (docs/cli.md, "Two runs compared"): the reports of real audits of `payconform
+// serve` on one port, before and after a deploy that breaks partial refunds (--fault refund-partial-rejected): the
+// check and the requirement it breaks regressed (exit 1; text, JSON and Markdown), the other way round they are fixed
+// (exit 0), a check only one run selected is newly exercised, runs of different targets are inconclusive with the
+// difference named, and a file that is not a report is a usage error.
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ReportDiff } from '../conformance/diff.js';
+import { runCli } from './fixtures/cli.js';
+import { unusedLoopbackPort } from './fixtures/ports.js';
+import { startLongLivedTarget } from './fixtures/long-lived-target.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'payconform-diff-'));
+const ONLY = 'payout-signed-accepted,refund-partial-accepted';
+
+/** Audits `payconform serve FLAGS` on `port` with `--only ONLY`, and keeps its JSON report as `name`. */
+async function reportOf(name: string, port: number, flags: string[], only = ONLY): Promise<string> {
+  const target = await startLongLivedTarget(['--port', String(port), ...flags]);
+  try {
+    const run = await target.audit(['--only', only, '--report', 'json:run.json']).done;
+    expect([0, 1], run.out).toContain(run.code);
+    copyFileSync(join(target.dir, 'run.json'), join(dir, name));
+    return join(dir, name);
+  } finally {
+    await target.close();
+  }
+}
+
+const diff = (args: string[]) => runCli(['diff', ...args], { PATH: process.env['PATH'] ?? '' });
+
+let before: string;
+let after: string;
+let fewer: string;
+let elsewhere: string;
+
+beforeAll(async () => {
+  const [port, other] = await Promise.all([unusedLoopbackPort(), unusedLoopbackPort()]);
+  // One port for the deploy (the same target before and after); the other runs beside it.
+  [before, elsewhere] = await Promise.all([
+    reportOf('before.json', port, []),
+    reportOf('elsewhere.json', other, ['--fault', 'refund-partial-rejected']),
+  ]);
+  after = await reportOf('after.json', port, ['--fault', 'refund-partial-rejected']);
+  fewer = await reportOf('fewer.json', port, [], 'payout-signed-accepted');
+}, 120_000);
+
+describe('payconform diff against real runs', () => {
+  it('a deploy that breaks partial refunds: the check and its requirement regressed, exit 1', async () => {
+    const text = await diff([before, after]);
+    expect(text.code, text.stdout + text.stderr).toBe(1);
+    expect(text.stdout).toMatch(/REGRESSED:\n {2}check refund-partial-accepted: passed → failed/);
+    expect(text.stdout).toMatch(/ {2}requirement REFUND-PARTIAL-ALLOWED: passed → failed/);
+    expect(text.stdout).toContain('verdict: REGRESSED, exit 1');
+    const json = await diff([before, after, '--format', 'json']);
+    const d = JSON.parse(json.stdout) as ReportDiff;
+    expect(json.code).toBe(1);
+    expect(d.differences).toEqual([]);
+    expect(d.checks.filter((r) => r.change === 'regressed').map((r) => r.id)).toEqual([
+      'refund-partial-accepted',
+    ]);
+    expect(d.checks.find((r) => r.id === 'payout-signed-accepted')?.change).toBe('unchanged');
+    const md = await diff([before, after, '--format', 'md']);
+    expect(md.code).toBe(1);
+    expect(md.stdout).toMatch(/^### payconform: \d+ regressed\n/);
+    expect(md.stdout).toContain(
+      '| regressed | check `refund-partial-accepted` | passed | failed |  |',
+    );
+  }, 30_000);
+
+  it('the other way round it is fixed, exit 0', async () => {
+    const r = await diff([after, before]);
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/FIXED:\n {2}check refund-partial-accepted: failed → passed/);
+    expect(r.stdout).toContain('verdict: no regression, exit 0');
+  }, 30_000);
+
+  it('a check only the new run selected is newly exercised, with the selection named', async () => {
+    const r = await diff([fewer, before, '--format', 'json']);
+    const d = JSON.parse(r.stdout) as ReportDiff;
+    expect(r.code).toBe(0);
+    expect(d.differences).toEqual([`--only: payout-signed-accepted → ${ONLY}`]);
+    expect(d.checks.find((x) => x.id === 'refund-partial-accepted')?.change).toBe(
+      'newly-exercised',
+    );
+    const back = JSON.parse((await diff([before, fewer, '--format', 'json'])).stdout) as ReportDiff;
+    expect(back.checks.find((x) => x.id === 'refund-partial-accepted')?.change).toBe(
+      'no-longer-exercised',
+    );
+  }, 30_000);
+
+  it('runs of different targets: what changed is inconclusive, the difference named, no regression', async () => {
+    const r = await diff([before, elsewhere]);
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(
+      /runs differ: target: http:\/\/127\.0\.0\.1:\d+ → http:\/\/127\.0\.0\.1:\d+/,
+    );
+    expect(r.stdout).toMatch(
+      /INCONCLUSIVE:\n {2}check refund-partial-accepted: passed → failed \(the runs differ \(target: /,
+    );
+  }, 30_000);
+
+  it('usage errors: a file that is not a report, a missing file, an unknown format (exit 2)', async () => {
+    const notReport = join(dir, 'not-report.json');
+    writeFileSync(notReport, JSON.stringify({ hello: 'world' }));
+    const a = await diff([before, notReport]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/not-report\.json" is not a payconform JSON report/);
+    const b = await diff([before, join(dir, 'missing.json')]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/cannot read "\S+missing\.json": ENOENT/);
+    const c = await diff([before, after, '--format', 'xml']);
+    expect(c.code).toBe(2);
+    expect(c.stderr).toContain('--format must be text, json, md (got "xml")');
+    expect(readFileSync(before, 'utf8')).toContain('"reportVersion"');
+  }, 30_000);
+});
