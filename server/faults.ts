@@ -504,6 +504,55 @@ export const faultCatalogue = [
     description:
       'for a payment of 10,000.00 or more the refund total is compared in whole pounds, so refunds may exceed it by up to 0.99',
   },
+  // Found by the drawn forgeries (check signature-forgeries): each is right on the one forgery per rule the fixed
+  // checks send and wrong just beside it, at an edge of the profile's rules (server/signature-edge-faults.ts).
+  {
+    name: 'nonce-empty-accepted',
+    how: 'drawn',
+    breaks: 'Signature parameters: nonce required on every request (Server verification order step 4)',
+    description:
+      'an empty nonce (nonce="") is taken as present and is never recorded (presence read as "not undefined")',
+  },
+  {
+    name: 'created-zero-unchecked',
+    how: 'drawn',
+    breaks: 'Step 3: now minus created is at most 300 seconds',
+    description: 'created=0 skips the window (the check reads `created && now - created > max`)',
+  },
+  {
+    name: 'parameter-types-coerced',
+    how: 'drawn',
+    breaks: 'Step 4: Signature-Input form (created an Integer; keyid, alg, nonce Strings)',
+    description:
+      'each signature parameter is coerced to its type before the base is rebuilt: created="1767225600" or 1767225600.0 as an Integer, a Token or Integer nonce or alg as a String',
+  },
+  {
+    name: 'parameter-repeated-last-wins',
+    how: 'drawn',
+    breaks: 'Step 4: Signature-Input form (each parameter once)',
+    description:
+      'a signature parameter written twice keeps its last value (a generic structured-field parser), so a decoy before the signed one passes',
+  },
+  {
+    name: 'label-case-insensitive',
+    how: 'drawn',
+    breaks: 'The label is always sig1 (Signature-Input and Signature)',
+    description: 'the member labels are lowercased before parsing, so SIG1= and Sig1= are accepted',
+  },
+  {
+    name: 'signature-member-any-label',
+    how: 'drawn',
+    breaks: 'Step 5: Signature: sig1=:<BASE64_SIGNATURE>:',
+    description:
+      "Signature's only member is used whatever its label, when Signature-Input is labelled sig1",
+  },
+  {
+    name: 'digest-parsed-loosely',
+    how: 'drawn',
+    breaks: 'Step 1: Content-Digest: sha-512=:<BASE64_DIGEST>: over the exact body bytes',
+    description:
+      'Content-Digest is read by a case-insensitive pattern and decoded as lenient base64 (SHA-512=, base64url and unpadded digests accepted)',
+  },
 ] as const satisfies ReadonlyArray<{
   readonly name: string;
   readonly breaks: string;

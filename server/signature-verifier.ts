@@ -14,6 +14,7 @@ import type { DigestAlgorithm } from '../src/digest/content-digest.js';
 import { serviceProfile } from '../src/profile/service-profile.js';
 import type { SignatureOutcome, SignatureVerifier } from './authentication.js';
 import type { FaultSet } from './faults.js';
+import { edgeFaultRelaxation, rewriteForEdgeFaults } from './signature-edge-faults.js';
 import type { Application, ServiceState } from './state.js';
 
 /**
@@ -141,6 +142,7 @@ function relaxedFor(faults: FaultSet, request: HttpRequest): Relaxation | undefi
     )
       relax.components = false;
   }
+  Object.assign(relax, edgeFaultRelaxation(faults, request, member?.params));
   // Fault digest-sha256-accepted: RFC 9530 lets the sender choose; a sha-256 Content-Digest is verified as such.
   if (
     faults.has('digest-sha256-accepted') &&
@@ -220,6 +222,7 @@ export function createSignatureVerifier(
   return async (received): Promise<SignatureOutcome> => {
     let request = anyLabel ? relabelToSig1(received) : received;
     if (faults.has('path-without-query')) request = withoutQuery(request);
+    if (faults.size > 0) request = rewriteForEdgeFaults(faults, request);
     const relax = faults.size > 0 ? relaxedFor(faults, request) : undefined;
     const { digestAlgorithm, maxAgeSeconds, ...relaxEnforce } = relax ?? {};
     const used =

@@ -6,6 +6,7 @@ import type { CopStatusKey, PayerAccount, PayoutDestinationConfig } from '../../
 import type { Redactor } from '../../redact.js';
 import { noAnswerIsNotEvidence } from '../no-answer.js';
 import type { WebhookListener } from '../../webhook-listener.js';
+import type { ForgerySettings } from './signature-forgeries.js';
 
 /** The credentials a signed request needs (secret and private key revealed only inside the runner). */
 export interface AuditCredentials {
@@ -77,6 +78,8 @@ export interface ServerAuditContext {
    * this target (reported with the reason, never a skip that makes the run INCOMPLETE).
    */
   readonly sandboxAbsent?: boolean;
+  /** How much `signature-forgeries` draws (default FORGERY_DEFAULTS: a few seconds, a random seed). */
+  readonly forgeries?: ForgerySettings;
   /** Masks secrets in reproduce commands (the engine masks everything else). */
   readonly redactor: Redactor;
 }

@@ -6,6 +6,7 @@ import { publicKeyChecks } from './public-key.js';
 import { refundChecks } from './refunds.js';
 import { replayChecks } from './replay-and-concurrency.js';
 import { responseDetailChecks } from './response-details.js';
+import { forgeryChecks } from './signature-forgeries.js';
 import { signingFaultChecks } from './signing-faults.js';
 import { transportChecks } from './transport.js';
 import { webhookChecks } from './webhooks.js';
@@ -16,6 +17,7 @@ export const serverChecks = [
   ...responseDetailChecks,
   ...signingFaultChecks,
   ...replayChecks,
+  ...forgeryChecks,
   ...copChecks,
   ...commitCancelChecks,
   ...refundChecks,

@@ -1,0 +1,312 @@
+// The profile's rules as the oracle of the server audit: signed create-payout requests drawn from each rule's forms
+// (forgery-kinds.ts), each judged before it is sent by the same rules the verifier runs (`evaluateRequest`). A request
+// the rules reject must be rejected: a success answer fails the rule the verifier names, with the request shrunk by
+// fast-check to the one nearest the rule's edge; a payout it created fails as in every rejection check. Where the
+// spec allows either answer (payconform's own choices, and the vectors' "acceptable" cases) the answer is recorded.
+import { randomInt } from 'node:crypto';
+import fc from 'fast-check';
+import type { HttpRequest } from '../../../src/http/message.js';
+import type { ProfileFinding } from '../../../src/profile/profile-findings.js';
+import { evaluateRequest } from '../../../src/profile/profile-rules.js';
+import {
+  createVerificationPolicy,
+  defaultVerificationPolicy,
+} from '../../../src/profile/verification-policy.js';
+import { verifyErrorCodes } from '../../../src/profile/verify-error-codes.js';
+import {
+  inconclusive,
+  notApplicable,
+  observation,
+  pass,
+  violation,
+  type CheckRunEnv,
+  type Finding,
+} from '../../check.js';
+import type { RecordedExchange } from '../../http-client.js';
+import { NEED, serverCheck, type ServerAuditContext } from './context.js';
+import { forgeryForms, MAX_FORM_SIZE, type ForgeryForm } from './forgery-kinds.js';
+import { REJECTION_REQUIREMENTS } from './rejection.js';
+import {
+  credentialsOf,
+  defaultDestination,
+  describeOutcome,
+  evidenceOf,
+  exchange,
+  isSuccess,
+  payoutRequest,
+  sandboxPayoutsWith,
+} from './requests.js';
+import { member, waitForMentions, webhookEvidence } from './webhook-match.js';
+
+/** How much `signature-forgeries` draws (config "forgeries", flag --forge-seconds / --forge-seed). */
+export interface ForgerySettings {
+  /** Time for drawing after every form's edge was sent once; shrinking a failure gets `shrinkSeconds` more. */
+  readonly seconds?: number;
+  /** Drawn requests at most (every form's edge counts among them). */
+  readonly runs?: number;
+  /** Default: drawn at random (and reported). */
+  readonly seed?: number;
+  readonly shrinkSeconds?: number;
+}
+
+export const FORGERY_DEFAULTS = { seconds: 3, runs: 400, shrinkSeconds: 5 } as const;
+
+/**
+ * Where the spec lets a server answer either way, the profile's rules still reject; judged under this policy, such a
+ * request is accepted, so its answer is only recorded: another label beside a valid one (the spec fixes the signer's
+ * label; RFC 9421 §7.2.7 lets a verifier choose which signatures it processes), and a created in the future (only the
+ * age is stated: profileDeviations "created-future-bound"). server/faults.ts variantChoices' alt takes both.
+ */
+const SPEC_MINIMUM = createVerificationPolicy({
+  enforce: { label: false, createdMaxFuture: false },
+});
+
+/** What the rules say of one request before it is sent. */
+type Prediction =
+  | { readonly kind: 'reject'; readonly finding: ProfileFinding }
+  | { readonly kind: 'either'; readonly why: string };
+
+/** The rules' prediction for `request` at `now`: rejected (first finding), or either answer. */
+export function predict(form: ForgeryForm, request: HttpRequest, now: number): Prediction {
+  if (form.acceptable !== undefined)
+    return { kind: 'either', why: `test vector ${form.acceptable}: either answer conforms` };
+  const spec = evaluateRequest(request, now, SPEC_MINIMUM).findings[0];
+  if (spec !== undefined) return { kind: 'reject', finding: spec };
+  const strict = evaluateRequest(request, now, defaultVerificationPolicy).findings[0];
+  return {
+    kind: 'either',
+    why:
+      strict !== undefined
+        ? `payconform's profile rejects it (${strict.code}); the spec allows either answer`
+        : "the profile's rules accept it",
+  };
+}
+
+/** One drawn request: its form, size, the rules' prediction, and what the target answered. */
+interface Sent {
+  readonly form: ForgeryForm;
+  readonly size: number;
+  readonly prediction: Prediction;
+  readonly ex: RecordedExchange;
+  readonly reference: string;
+}
+
+/** Builds, predicts and sends the `size`-th request of `form`. */
+async function sendForm(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  form: ForgeryForm,
+  size: number,
+): Promise<Sent> {
+  const { request, reference } = payoutRequest(ctx, { destination: defaultDestination(ctx) });
+  const now = Math.floor(Date.now() / 1000);
+  const forged = form.build({ request, credentials: credentialsOf(ctx), now, size });
+  const prediction = predict(form, forged, now);
+  const ex = await exchange(ctx, env, forged);
+  return { form, size, prediction, ex, reference };
+}
+
+/** A request the rules reject that the target accepted. */
+const wronglyAccepted = (s: Sent): boolean => s.prediction.kind === 'reject' && isSuccess(s.ex);
+
+/** What the run drew and saw. */
+interface Draw {
+  readonly sent: Sent[];
+  /** The last request that failed (after shrinking: the shrunk one). */
+  failure?: Sent;
+  original?: Sent;
+  seed: number;
+  shrinks: number;
+  elapsedMs: number;
+}
+
+const FORM_ARBITRARY = fc.tuple(
+  fc.noShrink(fc.integer({ min: 0, max: forgeryForms.length - 1 })),
+  fc.integer({ min: 0, max: MAX_FORM_SIZE }),
+);
+
+/**
+ * Sends every form at its edge (size 0) first, whatever the budget, then draws forms and sizes until the time or the
+ * runs are spent; a request the rules reject that the target accepts stops the drawing and is shrunk.
+ */
+async function draw(ctx: ServerAuditContext, env: CheckRunEnv): Promise<Draw> {
+  const settings = { ...FORGERY_DEFAULTS, ...ctx.forgeries };
+  const seed = settings.seed ?? randomInt(2 ** 31 - 1);
+  const started = Date.now();
+  const until = started + settings.seconds * 1000;
+  const result: Draw = { sent: [], seed, shrinks: 0, elapsedMs: 0 };
+  let runs = 0;
+  const property = fc.asyncProperty(FORM_ARBITRARY, async ([k, size]) => {
+    runs++;
+    const edges = runs <= forgeryForms.length;
+    if (env.signal.aborted || (!edges && result.failure === undefined && Date.now() > until))
+      return true;
+    const sent = await sendForm(ctx, env, forgeryForms[k]!, size);
+    if (result.failure === undefined) result.sent.push(sent);
+    if (!wronglyAccepted(sent)) return true;
+    result.original ??= sent;
+    result.failure = sent;
+    return false;
+  });
+  const details = await fc.check(property, {
+    seed,
+    numRuns: Math.max(settings.runs, forgeryForms.length),
+    examples: forgeryForms.map((_, k): [[number, number]] => [[k, 0]]),
+    interruptAfterTimeLimit: (settings.seconds + settings.shrinkSeconds) * 1000 + 60_000,
+    markInterruptAsFailure: false,
+  });
+  result.shrinks = details.numShrinks;
+  result.elapsedMs = Date.now() - started;
+  return result;
+}
+
+/** `401×40, 403×2` */
+function tally(sent: readonly Sent[]): string {
+  const counts = new Map<string, number>();
+  for (const s of sent) {
+    const key = s.ex.response === undefined ? 'no answer' : String(s.ex.response.status);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${k}×${n}`).join(', ') || 'none';
+}
+
+/** The failing finding: the shrunk request, the rules' code and step, and how to draw it again. */
+function failureFinding(ctx: ServerAuditContext, d: Draw, s: Sent): Finding {
+  const f = (s.prediction as { readonly finding: ProfileFinding }).finding;
+  const from = d.original;
+  const shrunk =
+    from !== undefined && (from.form !== s.form || from.size !== s.size)
+      ? `; first drawn as ${from.form.describe(from.size)}, shrunk in ${d.shrinks} step(s)`
+      : '';
+  const notes = `form ${s.form.name} (rule: ${s.form.rule}), seed ${d.seed}${shrunk}; the verifier's code ${f.code} at step ${f.step} of the Server verification order ("${verifyErrorCodes[f.code].description}"): ${f.message}`;
+  const evidence = evidenceOf(ctx, s.ex, notes);
+  return violation(
+    `a create-payout request with ${s.form.describe(s.size)} was accepted; the profile's rules reject it with ${f.code}`,
+    {
+      requirement: f.requirement,
+      expected: `a rejection (${f.code}, step ${f.step}: ${f.expected})`,
+      received: `${describeOutcome(s.ex)} (the request carried ${f.received})`,
+      evidence: {
+        ...evidence,
+        reproduce: `${evidence.reproduce ?? ''}\n# drawn again: payconform audit server --only signature-forgeries --forge-seed ${d.seed}`,
+      },
+    },
+  );
+}
+
+/** Records of the answers where the spec allows either, one per form. */
+function eitherAnswers(sent: readonly Sent[]): Finding[] {
+  const byForm = new Map<ForgeryForm, Sent[]>();
+  for (const s of sent)
+    if (s.prediction.kind === 'either') byForm.set(s.form, [...(byForm.get(s.form) ?? []), s]);
+  return [...byForm].map(([form, all]) =>
+    observation(
+      `${form.describe(all[0]!.size)}: answered ${tally(all)} (${(all[0]!.prediction as { why: string }).why})`,
+      { requirement: 'SIG-VERIFY-DECISION' },
+    ),
+  );
+}
+
+/**
+ * After the drawing: no payout for the references of the rejected requests, in the target's /sandbox/ listing (at
+ * once), else among the webhooks within the quiet wait. The finding names the first such request's form.
+ */
+async function noPayoutFromRejected(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  rejected: readonly Sent[],
+): Promise<Finding> {
+  const byReference = new Map(rejected.map((s) => [s.reference, s]));
+  const what = (reference: string): string => {
+    const s = byReference.get(reference);
+    return s === undefined ? reference : `${s.form.describe(s.size)} (reference ${reference})`;
+  };
+  const requirement = 'SIG-PAYOUT-CREATE-SIGNED';
+  const expected = `no payout for any of the ${rejected.length} rejected requests`;
+  const held = await sandboxPayoutsWith(ctx, env, [...byReference.keys()]);
+  const listed = held?.payouts[0];
+  if (held !== undefined && listed !== undefined) {
+    const reference = String(listed['reference']);
+    return violation(`a rejected request still created a payout: ${what(reference)}`, {
+      requirement,
+      expected,
+      received: `${held.payouts.length} payout(s) listed, first ${String(listed['payoutId'])}`,
+      evidence: evidenceOf(ctx, held.ex, "the target's /sandbox/payouts listing"),
+    });
+  }
+  if (held !== undefined)
+    return pass(`the target lists no payout for the ${rejected.length} rejected requests`, {
+      requirement,
+    });
+  if (ctx.webhooks === undefined)
+    return notApplicable(
+      'not checked that the rejected requests created no payout: no /sandbox/ listing and no webhook listener',
+      { requirement },
+    );
+  const seen = await waitForMentions(ctx.webhooks, env, ctx.quietWaitMs, [...byReference.keys()]);
+  const first = seen[0];
+  if (first === undefined)
+    return pass(`no payout webhook followed the ${rejected.length} rejected requests`, {
+      requirement,
+    });
+  const reference = member(first, 'payoutReference') ?? '';
+  return violation(`a rejected request still created a payout: ${what(reference)}`, {
+    requirement,
+    expected,
+    received: `${seen.length} payout webhook(s)`,
+    evidence: webhookEvidence(first),
+  });
+}
+
+export const forgeryChecks = [
+  serverCheck({
+    id: 'signature-forgeries',
+    title:
+      "signed requests drawn at and beyond each of the profile's rules are rejected whenever the rules reject them",
+    area: 'signing',
+    requirements: [
+      'SIG-VERIFY-DECISION',
+      'SIG-PARAM-NONCE',
+      'LIMIT-NONCE',
+      'SIG-PARAM-CREATED',
+      'SIG-PARAM-ALG',
+      'SIG-PARAM-KEYID',
+      'SIG-INPUT-HEADER',
+      'SIG-PROFILE-PARAM-ORDER',
+      'SIG-LABEL-SIG1',
+      'SIG-SIGNATURE-HEADER',
+      'SIG-BASE-COMPONENTS-ORDER',
+      'DIGEST-SHA512',
+      'DIGEST-EXACT-BYTES',
+      'SIG-HEADERS-BODY',
+      ...REJECTION_REQUIREMENTS,
+    ],
+    level: 'MUST',
+    needs: NEED.signing,
+    mutating: true,
+    timeoutMs: 90_000,
+    async run(ctx, env) {
+      const d = await draw(ctx, env);
+      const judged = d.sent.filter((s) => s.prediction.kind === 'reject');
+      const answered = judged.filter((s) => s.ex.response !== undefined);
+      const summary = `seed ${d.seed}: ${d.sent.length} requests of ${forgeryForms.length} forms in ${(d.elapsedMs / 1000).toFixed(1)} s, ${judged.length} of them rejected by the rules (answered ${tally(judged)})`;
+      const findings: Finding[] = [];
+      if (d.failure !== undefined) findings.push(failureFinding(ctx, d, d.failure));
+      else if (answered.length < forgeryForms.length / 2)
+        findings.push(
+          inconclusive(`too few drawn requests got an answer to judge the target (${summary})`),
+        );
+      else
+        findings.push(
+          pass(`every request the profile's rules reject was rejected (${summary})`, {
+            requirement: 'SIG-VERIFY-DECISION',
+          }),
+        );
+      findings.push(...eitherAnswers(d.sent));
+      // A rejected request that still created a payout: the target's own listing (or webhooks) show it.
+      const rejected = answered.filter((s) => !isSuccess(s.ex));
+      if (rejected.length > 0) findings.push(await noPayoutFromRejected(ctx, env, rejected));
+      return findings;
+    },
+  }),
+] as const;
