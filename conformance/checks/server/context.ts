@@ -6,7 +6,6 @@ import type { CopStatusKey, PayerAccount, PayoutDestinationConfig } from '../../
 import type { Redactor } from '../../redact.js';
 import { noAnswerIsNotEvidence } from '../no-answer.js';
 import type { WebhookListener } from '../../webhook-listener.js';
-import type { ForgerySettings } from './signature-forgeries.js';
 
 /** The credentials a signed request needs (secret and private key revealed only inside the runner). */
 export interface AuditCredentials {
@@ -82,6 +81,17 @@ export interface ServerAuditContext {
   readonly forgeries?: ForgerySettings;
   /** Masks secrets in reproduce commands (the engine masks everything else). */
   readonly redactor: Redactor;
+}
+
+/** How much `signature-forgeries` draws (FORGERY_DEFAULTS in signature-forgeries.ts fills in what is left out). */
+export interface ForgerySettings {
+  /** Time for drawing after every form's edge was sent once; shrinking a failure gets `shrinkSeconds` more. */
+  readonly seconds?: number;
+  /** Drawn requests at most (every form's edge counts among them). */
+  readonly runs?: number;
+  /** Default: drawn at random (and reported). */
+  readonly seed?: number;
+  readonly shrinkSeconds?: number;
 }
 
 export type ServerCheck = Check<ServerAuditContext>;

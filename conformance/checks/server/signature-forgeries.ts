@@ -38,16 +38,7 @@ import {
 } from './requests.js';
 import { member, waitForMentions, webhookEvidence } from './webhook-match.js';
 
-/** How much `signature-forgeries` draws (config "forgeries", flag --forge-seconds / --forge-seed). */
-export interface ForgerySettings {
-  /** Time for drawing after every form's edge was sent once; shrinking a failure gets `shrinkSeconds` more. */
-  readonly seconds?: number;
-  /** Drawn requests at most (every form's edge counts among them). */
-  readonly runs?: number;
-  /** Default: drawn at random (and reported). */
-  readonly seed?: number;
-  readonly shrinkSeconds?: number;
-}
+export type { ForgerySettings } from './context.js';
 
 export const FORGERY_DEFAULTS = { seconds: 3, runs: 400, shrinkSeconds: 5 } as const;
 
