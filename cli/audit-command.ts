@@ -203,6 +203,8 @@ const RERUN_DROPS: ReadonlyMap<string, boolean> = new Map([
   ['--fail-on', true],
   ['--allow-skips', false],
   ['--baseline-update', false],
+  // --only names the one check; the explorer runs only when that is it (audit server).
+  ['--no-explore', false],
   ['--verbose', false],
 ]);
 

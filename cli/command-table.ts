@@ -170,14 +170,15 @@ const auditServer: CommandSpec = {
   name: 'audit server',
   summary:
     'audit a service implementation (default: the embedded reference service); reports json/junit/html',
-  synopsis: '[--target URL] [--config FILE] [--explore] [options]',
+  synopsis: '[--target URL] [--config FILE] [--no-explore] [options]',
   description: [
     'Audits an implementation of the service against the spec. Without a target (flag, config "target" or',
     'PAYCONFORM_TARGET) it starts the reference service on a free loopback port and audits that. A target that',
     "serves payconform's /sandbox/ fills in what the config leaves out. Each failing check shows a command that",
-    'runs it again, signing afresh. The explorer (--explore) draws sequences of payouts, commits, cancels, waits',
-    'and refunds, judges every answer against a model of the spec and shrinks a failure (docs/explorer.md); it',
-    'costs the target about 3 payouts a second (and on a sandbox target 3 payments and 1 refund a second).',
+    'runs it again, signing afresh. After the fixed checks the explorer draws sequences of payouts, commits,',
+    'cancels, waits and refunds for --explore-seconds, judges every answer against a model of the spec and shrinks',
+    'a failure (docs/explorer.md; --no-explore leaves it out); it costs the target about 3 payouts a second (and',
+    'on a sandbox target 3 payments and 1 refund a second).',
   ],
   options: [
     {
@@ -209,7 +210,12 @@ const auditServer: CommandSpec = {
     {
       name: 'explore',
       type: 'boolean',
-      help: 'add the explorer (check explore-model) after the fixed checks',
+      help: 'run the explorer (check explore-model) after the fixed checks: the default',
+    },
+    {
+      name: 'no-explore',
+      type: 'boolean',
+      help: 'the fixed checks only, without the explorer',
     },
     { name: 'explore-only', type: 'boolean', help: 'run the explorer alone' },
     {

@@ -110,7 +110,10 @@ describe('never a pass by omission: a config without copDestinations or payments
   });
 
   it('a clean service: INCOMPLETE, exit 4, each skip naming only what is missing; the signing checks run (default payee)', async () => {
-    const r = await payconform(['audit', 'server', '--config', config], envFor(clean));
+    const r = await payconform(
+      ['audit', 'server', '--no-explore', '--config', config],
+      envFor(clean),
+    );
     expect(r.code, r.out + r.err).toBe(4);
     expect(r.out).toMatch(
       /verdict: INCOMPLETE \(\d+ selected check\(s\) skipped .*--allow-skips.*\), exit 4/,
@@ -129,11 +132,15 @@ describe('never a pass by omission: a config without copDestinations or payments
 
   it('--allow-skips accepts the skips (exit 0), --fail-on skip fails them (exit 1), an explicit --only accepts them', async () => {
     expect(
-      (await payconform(['audit', 'server', '--config', config, '--allow-skips'], envFor(clean)))
-        .code,
+      (
+        await payconform(
+          ['audit', 'server', '--no-explore', '--config', config, '--allow-skips'],
+          envFor(clean),
+        )
+      ).code,
     ).toBe(0);
     const failOnSkip = await payconform(
-      ['audit', 'server', '--config', config, '--fail-on', 'skip'],
+      ['audit', 'server', '--no-explore', '--config', config, '--fail-on', 'skip'],
       envFor(clean),
     );
     expect(failOnSkip.code).toBe(1);
@@ -144,6 +151,7 @@ describe('never a pass by omission: a config without copDestinations or payments
       [
         'audit',
         'server',
+        '--no-explore',
         '--config',
         config,
         '--only',
@@ -162,14 +170,17 @@ describe('never a pass by omission: a config without copDestinations or payments
       payInAccountSelector: faulty.credentials.payInAccountSelector,
       sandbox: false,
     });
-    const r = await payconform(['audit', 'server', '--config', thin], envFor(faulty));
+    const r = await payconform(
+      ['audit', 'server', '--no-explore', '--config', thin],
+      envFor(faulty),
+    );
     expect(r.code).toBe(1);
     expect(r.out).toMatch(/FAIL {2}content-digest-mismatch/);
   });
 
   it('a bad --fail-on value is a usage error (exit 2)', async () => {
     const r = await payconform(
-      ['audit', 'server', '--config', config, '--fail-on', 'pass'],
+      ['audit', 'server', '--no-explore', '--config', config, '--fail-on', 'pass'],
       envFor(clean),
     );
     expect(r.code).toBe(2);
@@ -194,7 +205,7 @@ describe.concurrent('discovery from /sandbox/ and serve --write-audit-config', (
       webhookListen: `127.0.0.1:${port}`,
       timeoutMs: 5000,
     });
-    const r = await payconform(['audit', 'server', '--config', config], envFor(s));
+    const r = await payconform(['audit', 'server', '--no-explore', '--config', config], envFor(s));
     expect(r.code, r.out).toBe(0);
     expect(r.out).toMatch(
       /discovered from http:\/\/127\.0\.0\.1:\d+\/sandbox\/ \(not in the config\): copDestinations [A-Z_, a-z]+; payInAccountSelector "VA-[0-9A-F]+"; merchantId [0-9a-f-]+; 6 settled payment\(s\); 3 unsettled payment\(s\); "sandbox": true/,
@@ -207,7 +218,7 @@ describe.concurrent('discovery from /sandbox/ and serve --write-audit-config', (
     const s = await service();
     const config = writeJson('no-discover.json', { target: s.baseUrl, sandbox: false });
     const r = await payconform(
-      ['audit', 'server', '--config', config, '--only', 'payout-signed-accepted'],
+      ['audit', 'server', '--no-explore', '--config', config, '--only', 'payout-signed-accepted'],
       envFor(s),
     );
     expect(r.out).not.toContain('discovered from');
@@ -282,7 +293,7 @@ describe.concurrent('discovery from /sandbox/ and serve --write-audit-config', (
         ),
       };
       expect(printed('PAYCONFORM_APPLICATION_SECRET')).not.toBe('');
-      const r = await payconform(['audit', 'server', '--config', file], env);
+      const r = await payconform(['audit', 'server', '--no-explore', '--config', file], env);
       expect(r.code, r.out).toBe(0);
       expect(r.out).toMatch(/\d+ passed, 0 failed, \d+ warnings, 0 skipped/);
     } finally {
@@ -358,7 +369,7 @@ describe('reproduction that still works tomorrow', () => {
     const report = join(dir, 'faulty.json');
     const env = envFor(faulty);
     const first = await payconform(
-      ['audit', 'server', '--config', config, '--report', `json:${report}`],
+      ['audit', 'server', '--no-explore', '--config', config, '--report', `json:${report}`],
       env,
     );
     expect(first.code).toBe(1);
@@ -432,6 +443,7 @@ describe('evidence people can read', () => {
           [
             'audit',
             'server',
+            '--no-explore',
             '--config',
             config,
             '--only',
@@ -446,6 +458,7 @@ describe('evidence people can read', () => {
       [
         'audit',
         'server',
+        '--no-explore',
         '--config',
         config,
         '--only',

@@ -65,6 +65,7 @@ beforeAll(() => {
   embeddedAudit = cli([
     'audit',
     'server',
+    '--no-explore',
     '--report',
     `json:${join(dir, 'report.json')}`,
     '--report',
@@ -205,6 +206,7 @@ async function auditTargetFromEnvironment(): Promise<{
     [
       'audit',
       'server',
+      '--no-explore',
       '--target',
       service.baseUrl,
       '--config',
@@ -273,6 +275,7 @@ describe('exit codes', () => {
     const ran = await cli([
       'audit',
       'server',
+      '--no-explore',
       '--target',
       `http://127.0.0.1:${port}`,
       '--timeout-ms',
@@ -285,14 +288,18 @@ describe('exit codes', () => {
   it('2 for a config that is not JSON, or that holds a secret', async () => {
     writeFileSync(join(dir, 'broken.json'), '{ "target": ');
     const io = memoryIo();
-    expect(await main(['audit', 'server', '--config', join(dir, 'broken.json')], io)).toBe(2);
+    expect(
+      await main(['audit', 'server', '--no-explore', '--config', join(dir, 'broken.json')], io),
+    ).toBe(2);
     expect(io.err.join('')).toContain('not valid JSON');
     writeFileSync(
       join(dir, 'secret.json'),
       JSON.stringify({ applicationSecret: 'do-not-put-me-here' }),
     );
     const io2 = memoryIo();
-    expect(await main(['audit', 'server', '--config', join(dir, 'secret.json')], io2)).toBe(2);
+    expect(
+      await main(['audit', 'server', '--no-explore', '--config', join(dir, 'secret.json')], io2),
+    ).toBe(2);
     expect(io2.err.join('')).toContain('environment');
     expect(io2.err.join('')).not.toContain('do-not-put-me-here');
   });
@@ -304,7 +311,7 @@ describe('exit codes', () => {
       ['--secret', 'hunter2-secret'],
     ]) {
       const io = memoryIo();
-      expect(await main(['audit', 'server', ...args], io)).toBe(2);
+      expect(await main(['audit', 'server', '--no-explore', ...args], io)).toBe(2);
       expect(io.err.join('')).toContain('PAYCONFORM_APPLICATION_SECRET');
       expect(io.err.join('') + io.out.join('')).not.toContain('hunter2-secret');
     }
@@ -319,14 +326,17 @@ describe('exit codes', () => {
       ['--timeout-ms', '0'],
     ]) {
       const io = memoryIo();
-      expect(await main(['audit', 'server', ...args], io), args.join(' ')).toBe(2);
+      expect(await main(['audit', 'server', '--no-explore', ...args], io), args.join(' ')).toBe(2);
     }
   });
 
   it('--report json:- writes only the JSON report to stdout (progress goes to stderr)', async () => {
     const io = memoryIo();
     expect(
-      await main(['audit', 'server', '--only', 'public-key-form', '--report', 'json:-'], io),
+      await main(
+        ['audit', 'server', '--no-explore', '--only', 'public-key-form', '--report', 'json:-'],
+        io,
+      ),
     ).toBe(0);
     const report = JSON.parse(io.out.join('')) as { results: Array<{ id: string }> };
     expect(report.results.map((r) => r.id)).toEqual(['public-key-form']);
@@ -336,7 +346,10 @@ describe('exit codes', () => {
   it('0 for a selection of checks run in-process', async () => {
     const io = memoryIo();
     expect(
-      await main(['audit', 'server', '--only', 'public-key-form,payout-signed-accepted'], io),
+      await main(
+        ['audit', 'server', '--no-explore', '--only', 'public-key-form,payout-signed-accepted'],
+        io,
+      ),
     ).toBe(0);
     expect(io.out.join('')).toContain('2 passed, 0 failed');
     expect(io.out.join('')).toContain('partial run');
@@ -368,6 +381,7 @@ describe('live-money safety', () => {
         [
           'audit',
           'server',
+          '--no-explore',
           '--target',
           target,
           '--config',
@@ -426,6 +440,7 @@ describe("payment checks need payconform's /sandbox/ endpoints", () => {
         [
           'audit',
           'server',
+          '--no-explore',
           '--target',
           service.baseUrl,
           '--config',
@@ -503,6 +518,7 @@ describe('a hostile target', () => {
         [
           'audit',
           'server',
+          '--no-explore',
           '--target',
           url,
           '--config',

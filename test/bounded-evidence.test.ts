@@ -130,6 +130,7 @@ describe.each(['length', 'chunked'] as const)('a target answering 1 GiB (%s)', (
         [
           'audit',
           'server',
+          '--no-explore',
           '--target',
           target.url,
           '--config',

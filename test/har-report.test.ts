@@ -284,6 +284,7 @@ describe('audit server --report har:FILE (spawned, against a reference service)'
       [
         'audit',
         'server',
+        '--no-explore',
         '--target',
         service.baseUrl,
         '--config',
@@ -434,6 +435,7 @@ describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
       [
         'audit',
         'server',
+        '--no-explore',
         '--target',
         `http://127.0.0.1:${port}`,
         '--report',
@@ -446,7 +448,7 @@ describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
   });
 
   it('an unknown --report format names har among the formats (exit 2)', async () => {
-    const r = await runCli(['audit', 'server', '--report', 'pcap:x.pcap'], baseEnv);
+    const r = await runCli(['audit', 'server', '--no-explore', '--report', 'pcap:x.pcap'], baseEnv);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('json, junit, html, har');
   });

@@ -211,7 +211,17 @@ describe('echoed secrets are masked in every output of every audit', () => {
     );
     const { code, outputs } = await runWithReports(
       'server',
-      ['audit', 'server', '--target', party.url, '--config', config, '--timeout-ms', '1000'],
+      [
+        'audit',
+        'server',
+        '--no-explore',
+        '--target',
+        party.url,
+        '--config',
+        config,
+        '--timeout-ms',
+        '1000',
+      ],
       {
         PAYCONFORM_APPLICATION_SECRET: SECRET,
         PAYCONFORM_APPLICATION_ID: '3f6d2a0e-5b1c-4c7e-9a8b-0d1e2f3a4b5c',

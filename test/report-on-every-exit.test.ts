@@ -60,7 +60,7 @@ describe('every exit leaves the requested reports', () => {
     const port = await unusedLoopbackPort();
     const r = reportFlags('unreachable-server');
     const run = await runCli(
-      ['audit', 'server', '--target', `http://127.0.0.1:${port}`, ...r.flags],
+      ['audit', 'server', '--no-explore', '--target', `http://127.0.0.1:${port}`, ...r.flags],
       env,
     );
     expect(run.code, run.stderr).toBe(3);
@@ -90,7 +90,7 @@ describe('every exit leaves the requested reports', () => {
   it('exit 2: a config error (the config file does not exist)', async () => {
     const r = reportFlags('config-error');
     const run = await runCli(
-      ['audit', 'server', '--config', join(dir, 'missing.json'), ...r.flags],
+      ['audit', 'server', '--no-explore', '--config', join(dir, 'missing.json'), ...r.flags],
       env,
     );
     expect(run.code, run.stderr).toBe(2);
@@ -99,7 +99,10 @@ describe('every exit leaves the requested reports', () => {
 
   it('exit 2: a usage error (an unknown option) still writes the reports that parse', async () => {
     const r = reportFlags('usage-error');
-    const run = await runCli(['audit', 'server', '--no-such-option', ...r.flags], env);
+    const run = await runCli(
+      ['audit', 'server', '--no-explore', '--no-such-option', ...r.flags],
+      env,
+    );
     expect(run.code, run.stderr).toBe(2);
     expectStoppedReports(r, 2, /no-such-option/);
   }, 30_000);
@@ -122,6 +125,7 @@ describe('a report or key path that cannot be written: exit 2 at once, before th
       [
         'audit',
         'server',
+        '--no-explore',
         '--report',
         'json:/proc/x/y.json',
         '--report',
@@ -161,9 +165,13 @@ describe('a report or key path that cannot be written: exit 2 at once, before th
   it('under a regular file: exit 2, and no line claims exit 0', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, 'x');
-    const run = await runCli(['audit', 'server', '--report', `json:${file}/sub/r.json`], env, {
-      timeoutMs: 20_000,
-    });
+    const run = await runCli(
+      ['audit', 'server', '--no-explore', '--report', `json:${file}/sub/r.json`],
+      env,
+      {
+        timeoutMs: 20_000,
+      },
+    );
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/cannot write json report/);
     expect(run.stdout + run.stderr).not.toMatch(/exit 0|verdict: PASS/);

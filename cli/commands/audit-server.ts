@@ -349,12 +349,19 @@ function parse(args: readonly string[]): Parsed {
 
 function parseExplore(values: Record<string, unknown>): ExploreArgs | undefined {
   const replay = values['explore-replay'] as string | undefined;
-  const asked =
-    values['explore'] === true ||
-    values['explore-only'] === true ||
-    replay !== undefined ||
-    ['explore-runs', 'explore-seconds', 'explore-seed'].some((k) => values[k] !== undefined);
-  if (!asked) return undefined;
+  // The explorer runs by default; --no-explore leaves it out (and cannot be given with what configures it).
+  if (values['no-explore'] === true) {
+    const with_ = [
+      'explore',
+      'explore-only',
+      'explore-replay',
+      'explore-runs',
+      'explore-seconds',
+      'explore-seed',
+    ].find((k) => values[k] !== undefined);
+    if (with_ !== undefined) throw new UsageError(`--no-explore cannot be given with --${with_}`);
+    return undefined;
+  }
   if (replay !== undefined && parseReplayToken(replay) === undefined)
     throw new UsageError(
       '--explore-replay takes the SEED~PATH~REPLAYPATH token a failing exploration prints',
