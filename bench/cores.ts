@@ -26,7 +26,7 @@ import {
   verifyRequestAsync,
   type ApplicationRecord,
   type HttpRequest,
-} from '../src/index.js';
+} from '../index.js';
 import { loadTestKeys } from '../test/fixtures/keys.js';
 import { median } from './harness.js';
 import { payoutBody } from './signing.js';

@@ -18,8 +18,8 @@ import {
   type ApplicationRecord,
   type HttpRequest,
   type VerifyPoolEvent,
-} from '../src/index.js';
-import { injectVerifyPoolFault } from '../src/profile/verify-pool.js';
+} from '../index.js';
+import { injectVerifyPoolFault } from '../net/verify-pool/config.js';
 import { loadTestKeys } from '../test/fixtures/keys.js';
 import { median } from './harness.js';
 import { payoutBody } from './signing.js';

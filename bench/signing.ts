@@ -28,7 +28,7 @@ import {
   type Ed25519Backend,
   type HttpRequest,
   type SigningCredentials,
-} from '../src/index.js';
+} from '../index.js';
 import { loadTestKeys } from '../test/fixtures/keys.js';
 import type { Benchmark, BenchmarkSuite, Operation } from './harness.js';
 

@@ -5,11 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpRequest } from '../src/http/message.js';
-import {
-  verifyRequest,
-  verifyRequestAsync,
-  type VerifyOptions,
-} from '../src/profile/verify-request.js';
+import { verifyRequest, type VerifyOptions } from '../src/profile/verify-request.js';
+import { verifyRequestAsync } from '../net/verify-pool/verify-request-async.js';
 import {
   checkTimeoutMs,
   DEFAULT_LOOKUP_TIMEOUT_MS,
@@ -30,7 +27,7 @@ import {
   type ProxyTrust,
 } from '../net/incoming-request.js';
 import { verificationFailureError } from '../net/verify-failure.js';
-import { onVerifyPoolEvent, type VerifyPoolEvent } from '../src/profile/verify-pool-health.js';
+import { onVerifyPoolEvent, type VerifyPoolEvent } from '../net/verify-pool/health.js';
 
 /**
  * What a verified request proves: who signed it, with which key, when, its nonce (never the secret), and the target

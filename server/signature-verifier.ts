@@ -7,7 +7,8 @@ import {
   createVerificationPolicy,
   type PolicyEnforcement,
 } from '../src/profile/verification-policy.js';
-import { verifyRequestAsync, type ApplicationRecord } from '../src/profile/verify-request.js';
+import type { ApplicationRecord } from '../src/profile/verify-request.js';
+import { verifyRequestAsync } from '../net/verify-pool/verify-request-async.js';
 import { parseSignature, parseSignatureInput } from '../src/signatures/signature-fields.js';
 import { getFieldValues, type HttpRequest } from '../src/http/message.js';
 import type { DigestAlgorithm } from '../src/digest/content-digest.js';

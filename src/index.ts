@@ -192,7 +192,6 @@ export {
 } from './profile/application-secret.js';
 export {
   verifyRequest,
-  verifyRequestAsync,
   type ApplicationRecord,
   type VerifyOptions,
   type VerifyResult,
@@ -202,20 +201,8 @@ export {
   LookupTimeoutError,
   withLookupDeadline,
 } from './profile/lookup-deadline.js';
-export {
-  configureVerifyPool,
-  startVerifyPool,
-  verifyPoolInfo,
-  VERIFY_THREADS_VARIABLE,
-  type VerifyPoolInfo,
-} from './profile/verify-pool.js';
-export {
-  DEFAULT_RESTART_POLICY,
-  onVerifyPoolEvent,
-  type RestartPolicy,
-  type VerifyPoolEvent,
-  type VerifyPoolListener,
-} from './profile/verify-pool-health.js';
+// verifyRequestAsync and its worker pool start threads and read the environment: the root entry (../index.ts) adds
+// them from net/verify-pool/.
 
 // Webhook signatures (SHA256withRSA)
 export {

@@ -16,6 +16,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * keys) are tools outside the shipped layers and may import anything.
  */
 const LAYERS = {
+  /** The package's root entry: the pure core's names and the Node runtime's verification (net/verify-pool/). */
+  'index.ts': ['src', 'net'],
   schemas: [],
   src: ['schemas'],
   net: ['src'],
@@ -28,6 +30,12 @@ const LAYERS = {
 } as const satisfies Record<string, readonly string[]>;
 
 type Layer = keyof typeof LAYERS;
+
+/**
+ * What the pure core never touches, nor imports anything that does: threads and the environment (the worker pool and
+ * its sizing live in net/verify-pool/).
+ */
+const IMPURE = [/\bnode:worker_threads\b/, /\bprocess\.env\b/];
 const UNCHECKED = ['test/', 'bench/', 'scripts/', 'vectors/build/'];
 
 function sourceFiles(): string[] {
@@ -112,7 +120,55 @@ function circles(graph: Graph): string[][] {
 const files = sourceFiles();
 const graph: Graph = new Map(files.map((f) => [f, importsOf(f)] as const));
 
+/** `file -> impure file` for every file of src/ that is, or reaches through its imports, a file naming IMPURE. */
+function impureInCore(graph: Graph, read: (file: string) => string): string[] {
+  const impure = new Map<string, boolean>();
+  const reaches = (file: string, seen: Set<string>): boolean => {
+    const known = impure.get(file);
+    if (known !== undefined) return known;
+    if (seen.has(file) || !graph.has(file)) return false;
+    seen.add(file);
+    const text = read(file);
+    const result =
+      IMPURE.some((pattern) => pattern.test(text)) ||
+      (graph.get(file) ?? []).some((target) => reaches(target, seen));
+    impure.set(file, result);
+    return result;
+  };
+  return [...graph.keys()]
+    .filter((file) => file.startsWith('src/') && reaches(file, new Set()))
+    .sort();
+}
+
+const readSource = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
+
 describe('import directions (docs/architecture.md)', () => {
+  it('src/ starts no thread and reads no environment, nor imports anything that does', () => {
+    expect(impureInCore(graph, readSource)).toEqual([]);
+  });
+
+  it('reports a src/ file that starts a worker or reads process.env, and one that imports such a file', () => {
+    const texts: Record<string, string> = {
+      'src/pool.ts': "import { Worker } from 'node:worker_threads';",
+      'src/size.ts': 'const n = process.env.N;',
+      'src/entry.ts': "export { x } from './pool.js';",
+      'src/pure.ts': 'export const y = 1;',
+      'net/pool.ts': "import { Worker } from 'node:worker_threads';",
+    };
+    const before: Graph = new Map([
+      ['src/pool.ts', []],
+      ['src/size.ts', []],
+      ['src/entry.ts', ['src/pool.ts']],
+      ['src/pure.ts', []],
+      ['net/pool.ts', ['src/pure.ts']],
+    ]);
+    expect(impureInCore(before, (f) => texts[f]!)).toEqual([
+      'src/entry.ts',
+      'src/pool.ts',
+      'src/size.ts',
+    ]);
+  });
+
   it('every import between shipped folders runs in an allowed direction', () => {
     expect(wrongDirections(graph)).toEqual([]);
   });

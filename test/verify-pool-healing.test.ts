@@ -7,9 +7,9 @@ import { createExpressVerifier, createFastifyVerifier, describePoolEvent } from 
 import type { HttpRequest } from '../src/http/message.js';
 import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
 import { applySignedHeaders, signRequest } from '../src/profile/sign-request.js';
+import { verifyRequestAsync } from '../net/verify-pool/verify-request-async.js';
 import {
   verifyRequest,
-  verifyRequestAsync,
   type ApplicationRecord,
   type VerifyOptions,
   type VerifyResult,
@@ -19,12 +19,12 @@ import {
   injectVerifyPoolFault,
   startVerifyPool,
   verifyPoolInfo,
-} from '../src/profile/verify-pool.js';
+} from '../net/verify-pool/config.js';
 import {
   DEFAULT_RESTART_POLICY,
   onVerifyPoolEvent,
   type VerifyPoolEvent,
-} from '../src/profile/verify-pool-health.js';
+} from '../net/verify-pool/health.js';
 import { loadTestKeys } from './fixtures/keys.js';
 
 const keys = loadTestKeys();

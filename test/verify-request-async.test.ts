@@ -14,9 +14,9 @@ import {
   signRequest,
   type SigningCredentials,
 } from '../src/profile/sign-request.js';
+import { verifyRequestAsync } from '../net/verify-pool/verify-request-async.js';
 import {
   verifyRequest,
-  verifyRequestAsync,
   type ApplicationRecord,
   type VerifyOptions,
   type VerifyResult,
@@ -27,7 +27,7 @@ import {
   startVerifyPool,
   verifyPoolInfo,
   verifyPoolThreads,
-} from '../src/profile/verify-pool.js';
+} from '../net/verify-pool/config.js';
 import { verifyCaseSetup } from '../vectors/adapters/node/answer.js';
 import type { KeysFile, VectorFile } from '../vectors/format.js';
 import { messageInput, type VectorIndex } from '../vectors/harness/load.js';

@@ -6,9 +6,9 @@ import { toFieldLines, type HttpRequest } from '../src/http/message.js';
 import { MemoryNonceStore } from '../src/profile/nonce-store.js';
 import { applySignedHeaders, signRequest } from '../src/profile/sign-request.js';
 import { serviceFailureCodes, verifyErrorCodes } from '../src/profile/verify-error-codes.js';
+import { verifyRequestAsync } from '../net/verify-pool/verify-request-async.js';
 import {
   verifyRequest,
-  verifyRequestAsync,
   type ApplicationRecord,
   type VerifyOptions,
 } from '../src/profile/verify-request.js';

@@ -14,6 +14,7 @@ import { FindingSink, finding, quotedList, type ProfileFinding } from './profile
 import { readBodyAndBase } from './profile-body-rules.js';
 import { isProfileComponentList } from './profile-signature-base.js';
 import { checkSignatureParameters, type Progress } from './profile-parameter-rules.js';
+import type { RequestFacts } from './request-facts.js';
 import { serviceProfile } from './service-profile.js';
 import { defaultVerificationPolicy, type VerificationPolicy } from './verification-policy.js';
 
@@ -28,14 +29,14 @@ const INPUT_FORM = `${LABEL}=(${quotedList(EXPECTED_COMPONENTS)});created=<UNIX_
 const SIGNATURE_CHARACTERS = Math.ceil(serviceProfile.signatureLength / 3) * 4;
 const SIGNATURE_FORM = `${LABEL}=:<BASE64_SIGNATURE>: (${SIGNATURE_CHARACTERS} characters of padded base64)`;
 
-/** What steps 1 to 4 read from the signature fields, for the steps after them. */
-export interface SignedFields {
+/**
+ * What steps 1 to 4 read from the signature fields, for the steps after them: the facts steps 5 to 12 read
+ * (request-facts.ts, also what a pool worker sends back), and what steps 8 to 10 need on the thread that runs them.
+ */
+export interface SignedFields extends RequestFacts {
   readonly ok: true;
   readonly input: SignatureInput;
   readonly signature: Uint8Array;
-  readonly created: number;
-  readonly keyId: string;
-  readonly nonce: string;
 }
 
 /** The members the rules examine: the label's, or (reporting every finding) the only one there is. */
@@ -319,6 +320,8 @@ function readSignatureFields(
     created: params.created,
     keyId: params.keyId,
     nonce: params.nonce,
+    applicationId: fields.get('x-application-id')?.[0],
+    secret: fields.get('x-application-secret')?.[0],
   };
 }
 

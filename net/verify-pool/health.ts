@@ -1,4 +1,4 @@
-// How the verification pool (verify-pool.ts) heals: a worker that exits, throws or errors is replaced after a back-off
+// How the verification pool (pool.ts) heals: a worker that exits, throws or errors is replaced after a back-off
 // that doubles with each failure in a window, and after too many the pool stays off and says why. Every failure,
 // replacement and stop is an event a service can log (payconform/node logs them once per process).
 
