@@ -1,6 +1,7 @@
 // The one table of every command's options: the parsers take their `node:util` parseArgs options from it, and every
 // `--help`, `payconform help [command]`, docs/cli.md and the README's command table are generated from or checked
 // against it (test/cli-help.test.ts). No heavy imports: `payconform --help` loads only this file.
+import { FORGERY_DEFAULTS } from '../conformance/checks/server/signature-forgeries.js';
 import type { ParseArgsConfig } from 'node:util';
 import { payloadKinds } from '../src/schemas/payload-kinds.js';
 import { FAIL_ON } from '../conformance/result.js';
@@ -244,6 +245,20 @@ const auditServer: CommandSpec = {
       type: 'string',
       value: 'TOKEN',
       help: 'run again the sequence a failing exploration printed',
+    },
+    {
+      name: 'forge-seconds',
+      type: 'string',
+      value: 'S',
+      default: String(FORGERY_DEFAULTS.seconds),
+      help: "check signature-forgeries: seconds of drawing after each rule's edge is sent once",
+    },
+    {
+      name: 'forge-seed',
+      type: 'string',
+      value: 'N',
+      default: 'random, printed',
+      help: 'check signature-forgeries: fix the requests drawn',
     },
     ...AUDIT_COMMON_OPTIONS,
   ],

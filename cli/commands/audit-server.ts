@@ -3,8 +3,10 @@
 import { generateKeyPair } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { CliIo } from '../io.js';
+import type { ForgerySettings } from '../../conformance/checks/server/context.js';
 import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { resolveTrustedCa } from '../tls-options.js';
+import { parseForgeOptions, withForgeries } from '../forge-options.js';
 import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 import {
   auditCommand,
@@ -313,6 +315,7 @@ interface Parsed extends CommonAuditArgs {
   readonly allowLive: boolean;
   readonly timeoutMs?: number;
   readonly caFile?: string;
+  readonly forgeries?: ForgerySettings;
 }
 
 function parse(args: readonly string[]): Parsed {
@@ -344,6 +347,7 @@ function parse(args: readonly string[]): Parsed {
     ...(explore !== undefined ? { explore } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(typeof values['ca'] === 'string' ? { caFile: values['ca'] } : {}),
+    ...parseForgeOptions(values),
   };
 }
 
@@ -521,6 +525,7 @@ async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
       out('note: no "webhookListen" in the config: webhook checks are skipped\n');
   }
 
+  target = withForgeries(target, parsed.forgeries);
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
