@@ -4,6 +4,7 @@
 // explorer). Pure: the command line reads and writes the file.
 import { validateAgainst } from '../src/schemas/index.js';
 import { worstOutcome } from './grade.js';
+import { EXPLORE_CHECK_ID } from './explore/check-id.js';
 import type {
   BaselineKey,
   BaselineOutcome,
@@ -27,9 +28,6 @@ export interface Baseline {
   readonly entries: readonly BaselineEntry[];
   readonly [field: string]: unknown;
 }
-
-/** The check whose findings are drawn, not fixed: an entry it did not see again is unobserved, not fixed. */
-const EXPLORER_CHECK = 'explore-model';
 
 /** The reason `--baseline-update` gives an entry it adds; the user replaces it with theirs. */
 export const REASON_TO_WRITE =
@@ -186,7 +184,7 @@ export function applyBaseline(
     const r = summary.results.find((x) => x.id === entry.check);
     const reached = r !== undefined && ['pass', 'fail', 'warn'].includes(r.outcome);
     if (!reached) out.notRun.push(keyOf(entry));
-    else if (entry.check === EXPLORER_CHECK) out.unobserved.push(keyOf(entry));
+    else if (entry.check === EXPLORE_CHECK_ID) out.unobserved.push(keyOf(entry));
     else out.fixed.push(keyOf(entry));
   }
   const counts = Object.fromEntries(Object.keys(summary.counts).map((o) => [o, 0])) as Record<
@@ -232,7 +230,7 @@ export function updateBaseline(summary: RunSummary, old: Baseline | undefined): 
   for (const e of old?.entries ?? []) {
     const r = summary.results.find((x) => x.id === e.check);
     const reached = r !== undefined && ['pass', 'fail', 'warn'].includes(r.outcome);
-    if (!reached || e.check === EXPLORER_CHECK) add(e);
+    if (!reached || e.check === EXPLORE_CHECK_ID) add(e);
   }
   return {
     ...(old ?? {}),

@@ -1,8 +1,12 @@
 // `audit server` explores by default (docs/explorer.md): the explorer (check explore-model) runs after the fixed
-// checks unless --no-explore is given, which cannot be combined with the options that configure the explorer.
+// checks unless --no-explore is given, which cannot be combined with the options that configure the explorer; the HTML
+// report's first screen says what happened (verdict, requirement summary, what the explorer did, its replay command).
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { memoryIo } from './fixtures/memory-io.js';
+import { startLongLivedTarget } from './fixtures/long-lived-target.js';
 
 interface Report {
   readonly results: ReadonlyArray<{ readonly id: string; readonly outcome: string }>;
@@ -38,4 +42,67 @@ describe('audit server explores by default', () => {
       expect(r.io.err.join('')).toContain(`--no-explore cannot be given with ${flag[0]}`);
     }
   }, 30_000);
+});
+
+describe("the HTML report's first screen says what happened", () => {
+  it('the verdict, the requirement summary and what the explorer did, above the checks', async () => {
+    const io = memoryIo({});
+    const code = await main(
+      [
+        'audit',
+        'server',
+        '--only',
+        'payout-signed-accepted,explore-model',
+        '--explore-seconds',
+        '3',
+        '--explore-seed',
+        '7',
+        '--report',
+        'html:-',
+      ],
+      io,
+    );
+    const html = io.out.join('');
+    expect(code, io.err.join('')).toBe(0);
+    const at = (pattern: RegExp): number => html.search(pattern);
+    expect(at(/<h1>payconform audit server: PASS/)).toBeGreaterThan(0);
+    const requirements = at(
+      /<strong>Requirements:<\/strong> <a href="#requirements">\d+ of \d+ MUST requirements exercised<\/a>; 0 failed, \d+ not exercised/,
+    );
+    const explorer = at(
+      /<strong>Explorer:<\/strong> <span class="o o-pass">PASS<\/span> <a href="#explore-model">no answer or webhook disagreed with the model \(seed 7: \d+ sequences, \d+ steps in [\d.]+ s; created \d+ payouts, \d+ refunds, \d+ sandbox payments\)/,
+    );
+    expect(requirements).toBeGreaterThan(0);
+    expect(explorer).toBeGreaterThan(requirements);
+    expect(explorer).toBeLessThan(at(/<h2>Checks/));
+    expect(explorer).toBeLessThan(at(/<table><tr><td><span class="o o-error">/)); // above the counts
+  }, 60_000);
+
+  it('a failing exploration: the replay command of the shrunk sequence is on the first screen', async () => {
+    const target = await startLongLivedTarget(['--fault', 'amount-large-pence-dropped']);
+    try {
+      const run = await target.audit([
+        '--explore-only',
+        '--explore-seconds',
+        '10',
+        '--explore-seed',
+        '3',
+        '--report',
+        'html:run.html',
+      ]).done;
+      expect(run.code, run.out).toBe(1);
+      const html = readFileSync(join(target.dir, 'run.html'), 'utf8');
+      const explorer = html.search(
+        /<strong>Explorer:<\/strong> <span class="o o-fail">FAIL<\/span>/,
+      );
+      const replay = html.search(
+        /<div>replay the shrunk sequence:<\/div><pre>payconform audit server --target .{0,90}audit\.json.{0,10} --explore-only --explore-replay /,
+      );
+      expect(explorer).toBeGreaterThan(0);
+      expect(replay).toBeGreaterThan(explorer);
+      expect(replay).toBeLessThan(html.search(/<h2>Checks/));
+    } finally {
+      await target.close();
+    }
+  }, 120_000);
 });

@@ -25,6 +25,7 @@ import {
 } from './commands.js';
 import { emptyModel, RULES, type ExplorerModel } from './model.js';
 import { currentExchangeLog } from '../exchange-log.js';
+import { EXPLORE_CHECK_ID } from './check-id.js';
 
 export interface ExploreSettings {
   /** Runs (sequences) to try; the exploration also ends when `seconds` are spent. */
@@ -275,7 +276,7 @@ function notEnough(outcome: ExploreOutcome, settings: ExploreSettings, summary: 
 export function createExploreCheck(settings: ExploreSettings): ServerCheck {
   const shrink = settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds;
   return serverCheck({
-    id: 'explore-model',
+    id: EXPLORE_CHECK_ID,
     title:
       'random sequences of payouts, commits, cancels, waits and refunds: every answer and webhook agrees with the model of the spec',
     area: 'explore',

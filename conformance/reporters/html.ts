@@ -13,6 +13,7 @@ import type {
 import { REPLAY_LABEL, requestText, responseText } from './evidence-text.js';
 import { mustExercisedLine } from '../requirement-table.js';
 import { baselineLines } from '../baseline.js';
+import { EXPLORE_CHECK_ID } from '../explore/check-id.js';
 
 export function htmlEscape(text: string): string {
   return text
@@ -119,6 +120,39 @@ function requirementsHtml(summary: RunSummary, catalogue: Catalogue | undefined)
 ${rows.map(row).join('\n')}</table>`;
 }
 
+/**
+ * The first screen: what the requirement table says in one line (exercised, failed, not exercised that apply), and
+ * what the explorer did (its sequences, steps, what it created, the seed) with the command that replays a failure.
+ */
+function firstScreenHtml(summary: RunSummary): string {
+  const out: string[] = [];
+  const table = summary.requirements.table;
+  if (table !== undefined) {
+    const failed = table.rows.filter((r) => r.must && r.status === 'failed').length;
+    const missing = table.must.total - table.must.exercised;
+    out.push(
+      `<p><strong>Requirements:</strong> <a href="#requirements">${htmlEscape(mustExercisedLine(table))}</a>; ${failed} failed, ${missing} not exercised</p>`,
+    );
+  }
+  const explorer = summary.results.find((r) => r.id === EXPLORE_CHECK_ID);
+  if (explorer !== undefined) {
+    const replay = explorer.findings.find((f) => f.evidence?.reproduce !== undefined)?.evidence
+      ?.reproduce;
+    out.push(
+      `<p><strong>Explorer:</strong> ${badge(explorer.outcome)} <a href="#${EXPLORE_CHECK_ID}">${htmlEscape(explorer.message)}</a></p>`,
+      replay !== undefined
+        ? `<div>replay the shrunk sequence:</div><pre>${htmlEscape(replay)}</pre>`
+        : '',
+    );
+  } else if (
+    summary.role === 'server' &&
+    summary.stopped === undefined &&
+    !summary.selection.deselected.includes(EXPLORE_CHECK_ID)
+  )
+    out.push('<p><strong>Explorer:</strong> not run (--no-explore)</p>');
+  return out.join('\n');
+}
+
 /** The checks that do not apply to this target, with the reason (they are not skips). */
 function notApplicableHtml(summary: RunSummary): string {
   const na = summary.results.filter((r) => r.outcome === 'n/a');
@@ -154,9 +188,9 @@ ${summary.stopped !== undefined ? `<p><strong>Run stopped${summary.results.lengt
 ${summary.blocking.map((b) => `<p><strong>Run failed:</strong> ${htmlEscape(b)}</p>`).join('\n')}
 ${summary.partial ? `<p><strong>Partial run:</strong> ${htmlEscape(summary.partialReasons.join('; '))}</p>` : ''}
 ${summary.evidence !== undefined && summary.evidence.bodiesCut > 0 ? `<p><strong>Evidence cut:</strong> ${summary.evidence.bodiesCut} bodies (a report keeps ${summary.evidence.bodyBytes} bytes of a body, ${summary.evidence.runBytes} bytes of bodies in all)</p>` : ''}
+${firstScreenHtml(summary)}
 <table>${counts}</table>
 ${summary.baseline !== undefined ? `<h2>Baseline</h2><pre>${htmlEscape(baselineLines(summary.baseline).join('\n'))}</pre>` : ''}
-${summary.requirements.table !== undefined ? `<p><a href="#requirements">${htmlEscape(mustExercisedLine(summary.requirements.table))}</a></p>` : ''}
 ${summary.stopped !== undefined && summary.results.length === 0 ? '<p>No check ran.</p>' : indexHtml(sorted)}
 ${notApplicableHtml(summary)}
 <h2>Checks (failures first; passing checks collapsed)</h2>
