@@ -3,98 +3,31 @@
 // edge or beyond (empty, repeated, of another type or case, one past a bound). Each form takes a `size` (0: the edge
 // itself; fast-check shrinks towards it). The forms the test vectors call "acceptable" (the spec allows either
 // answer) are drawn too and named by their vector id. Every number and name comes from the profile.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { computeContentDigest } from '../../../src/digest/content-digest.js';
-import type { HttpRequest } from '../../../src/http/message.js';
-import { serviceProfile } from '../../../src/profile/service-profile.js';
+import { randomUUID } from 'node:crypto';
 import {
-  applySignedHeaders,
-  signRequestWithOverrides,
-  type SignOverrides,
-} from '../../../src/profile/sign-request.js';
-import type { AuditCredentials } from './context.js';
+  ALG,
+  CASE_VARIANTS,
+  digits,
+  MAX_AGE,
+  MAX_FUTURE,
+  NONCE_MAX,
+  OTHER_ALGS,
+  P,
+  pick,
+  randomNonce,
+  signedThenInput,
+  signWith,
+  type FormInput,
+  type ForgeryForm,
+} from './forgery-form.js';
+import {
+  acceptableForms,
+  componentForms,
+  digestForms,
+  labelForms,
+} from './forgery-kinds-fields.js';
 
-/** What a form is built from: the unsigned create-payout request, the credentials, the clock and the drawn size. */
-export interface FormInput {
-  readonly request: HttpRequest;
-  readonly credentials: AuditCredentials;
-  /** Unix seconds. */
-  readonly now: number;
-  /** 0 is the rule's edge; larger is further beyond it. */
-  readonly size: number;
-}
-
-export interface ForgeryForm {
-  /** Stable name, shown in reports. */
-  readonly name: string;
-  /** The rule it breaks (the family it is drawn from). */
-  readonly rule:
-    'nonce' | 'created' | 'alg' | 'keyid' | 'parameters' | 'label' | 'components' | 'digest';
-  /** The id of the vector in vectors/request-signing.json whose result is "acceptable" (either answer conforms). */
-  readonly acceptable?: string;
-  /** What was sent, as a phrase ("a nonce of 51 characters"). */
-  readonly describe: (size: number) => string;
-  readonly build: (input: FormInput) => HttpRequest;
-}
-
-const P = serviceProfile;
-const [LABEL, ALG, NONCE_MAX, MAX_AGE, MAX_FUTURE] = [
-  P.label,
-  P.alg,
-  P.nonceMaxLength,
-  P.maxAgeSeconds,
-  P.maxFutureSkewSeconds,
-];
-const NONCE_CHARACTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.';
-
-/** `n` random nonce characters (fresh each time: a nonce is never sent twice by accident). */
-function randomNonce(n: number): string {
-  const bytes = randomBytes(n);
-  let s = '';
-  for (const b of bytes) s += NONCE_CHARACTERS[b % NONCE_CHARACTERS.length];
-  return s;
-}
-
-/** The request signed by the one signer with `overrides`. */
-function signWith(input: FormInput, overrides: SignOverrides): HttpRequest {
-  const signed = signRequestWithOverrides(input.request, input.credentials, {
-    created: input.now,
-    ...overrides,
-  });
-  return applySignedHeaders(input.request, signed.headers, signed.removed);
-}
-
-/** Every line of header `name` rewritten by `edit` (after signing: what the base covers is unchanged). */
-function editField(
-  request: HttpRequest,
-  name: string,
-  edit: (value: string) => string,
-): HttpRequest {
-  return {
-    ...request,
-    headers: request.headers.map(([n, v]) => [n, n.toLowerCase() === name ? edit(v) : v] as const),
-  };
-}
-
-/** Signed with `overrides`, then Signature-Input's text edited: the base keeps what was signed. */
-const signedThenInput =
-  (
-    overrides: (input: FormInput) => SignOverrides,
-    edit: (value: string, input: FormInput) => string,
-  ) =>
-  (input: FormInput): HttpRequest =>
-    editField(signWith(input, overrides(input)), 'signature-input', (v) => edit(v, input));
-
-const pick = <T>(list: readonly T[], size: number): T => list[size % list.length]!;
-const CASE_VARIANTS = (word: string): readonly string[] => [
-  word.toUpperCase(),
-  word[0]!.toUpperCase() + word.slice(1),
-  [...word].map((c, i) => (i % 2 === 1 ? c.toUpperCase() : c)).join(''),
-];
-const OTHER_ALGS = ['ed448', 'rsa-pss-sha512', 'ecdsa-p256-sha256', 'hmac-sha256'] as const;
-const OTHER_LABELS = [`${LABEL}0`, 'sig2', 'sig', `${LABEL}a`] as const;
-const EXTRA_COMPONENTS = ['accept', 'content-encoding', '@target-uri', '@query'] as const;
-const digits = (size: number): string => String(10 ** Math.min(14, 6 + size) + (size % 7));
+export type { ForgeryForm, FormInput } from './forgery-form.js';
 
 const nonceForms: readonly ForgeryForm[] = [
   {
@@ -286,174 +219,6 @@ const parameterForms: readonly ForgeryForm[] = [
           ['nonce', randomUUID()],
           i.size % 2 === 0 ? ['expires', i.now + 60] : ['tag', 'payconform'],
         ],
-      }),
-  },
-];
-
-/** Both fields' member label `from` replaced by `to` (labels are not in the signature base). */
-const relabel = (request: HttpRequest, to: string, fields: readonly string[]): HttpRequest =>
-  fields.reduce(
-    (r, field) => editField(r, field, (v) => v.replace(new RegExp(`^${LABEL}=`), `${to}=`)),
-    request,
-  );
-
-const labelForms: readonly ForgeryForm[] = [
-  {
-    name: 'label-case',
-    rule: 'label',
-    describe: (size) => `the label written ${pick(CASE_VARIANTS(LABEL), size)}`,
-    build: (i) =>
-      relabel(signWith(i, {}), pick(CASE_VARIANTS(LABEL), i.size), [
-        'signature-input',
-        'signature',
-      ]),
-  },
-  {
-    name: 'label-other',
-    rule: 'label',
-    describe: (size) => `the label ${pick(OTHER_LABELS, size)} in both fields`,
-    build: (i) => signWith(i, { label: pick(OTHER_LABELS, i.size) }),
-  },
-  {
-    name: 'label-signature-differs',
-    rule: 'label',
-    describe: (size) =>
-      `Signature-Input labelled ${LABEL}, Signature labelled ${pick(OTHER_LABELS, size)}`,
-    build: (i) => relabel(signWith(i, {}), pick(OTHER_LABELS, i.size), ['signature']),
-  },
-  {
-    name: 'label-beside',
-    rule: 'label',
-    describe: (size) => `a valid ${LABEL} and a second label ${pick(OTHER_LABELS, size)} beside it`,
-    build: (i) => signWith(i, { extraLabel: pick(OTHER_LABELS, i.size) }),
-  },
-];
-
-const NAMES = P.componentNames;
-const componentForms: readonly ForgeryForm[] = [
-  {
-    name: 'component-dropped',
-    rule: 'components',
-    describe: (size) => `"${pick(NAMES, size)}" not covered`,
-    build: (i) => signWith(i, { components: NAMES.filter((_, k) => k !== i.size % NAMES.length) }),
-  },
-  {
-    name: 'components-swapped',
-    rule: 'components',
-    describe: (size) => {
-      const k = size % (NAMES.length - 1);
-      return `"${NAMES[k + 1]}" covered before "${NAMES[k]}"`;
-    },
-    build: (i) => {
-      const list = [...NAMES];
-      const k = i.size % (list.length - 1);
-      [list[k], list[k + 1]] = [list[k + 1]!, list[k]!];
-      return signWith(i, { components: list });
-    },
-  },
-  {
-    name: 'component-extra',
-    rule: 'components',
-    describe: (size) => `"${pick(EXTRA_COMPONENTS, size)}" covered after the eight`,
-    build: (i) => signWith(i, { components: [...NAMES, pick(EXTRA_COMPONENTS, i.size)] }),
-  },
-];
-
-/** The body's Content-Digest in the profile's algorithm, as `signRequest` writes it. */
-const digestOf = (i: FormInput): string =>
-  computeContentDigest(i.request.body, [P.digestAlgorithm]);
-/** The digest's base64 text rewritten by `edit` (and signed as sent). */
-const digestText = (i: FormInput, edit: (b64: string) => string): string =>
-  digestOf(i).replace(/=:([^:]*):$/, (_, b64: string) => `=:${edit(b64)}:`);
-
-const digestForms: readonly ForgeryForm[] = [
-  {
-    name: 'digest-other-algorithm',
-    rule: 'digest',
-    describe: () => 'a correct sha-256 Content-Digest instead of sha-512',
-    build: (i) => signWith(i, { contentDigest: computeContentDigest(i.request.body, ['sha-256']) }),
-  },
-  {
-    name: 'digest-algorithm-case',
-    rule: 'digest',
-    describe: (size) =>
-      `the digest's algorithm written ${pick(CASE_VARIANTS(P.digestAlgorithm), size)}`,
-    build: (i) =>
-      signWith(i, {
-        contentDigest: digestOf(i).replace(
-          P.digestAlgorithm,
-          pick(CASE_VARIANTS(P.digestAlgorithm), i.size),
-        ),
-      }),
-  },
-  {
-    name: 'digest-unpadded',
-    rule: 'digest',
-    describe: () => 'the right digest without its base64 padding',
-    build: (i) => signWith(i, { contentDigest: digestText(i, (b) => b.replace(/=+$/, '')) }),
-  },
-  {
-    name: 'digest-base64url',
-    rule: 'digest',
-    describe: () => 'the right digest in base64url',
-    build: (i) =>
-      signWith(i, {
-        contentDigest: digestText(i, (b) =>
-          b.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
-        ),
-      }),
-  },
-  {
-    name: 'digest-other-bytes',
-    rule: 'digest',
-    describe: () => 'a digest of other bytes (signed as sent)',
-    build: (i) =>
-      signWith(i, {
-        contentDigest: computeContentDigest(randomBytes(1 + (i.size % 64)), [P.digestAlgorithm]),
-      }),
-  },
-  {
-    name: 'digest-absent',
-    rule: 'digest',
-    describe: () => 'no Content-Digest',
-    build: (i) => signWith(i, { contentDigest: null }),
-  },
-];
-
-/** The vectors' "acceptable" cases, on this request: the spec allows either answer. */
-const acceptableForms: readonly ForgeryForm[] = [
-  {
-    name: 'signature-unpadded',
-    rule: 'label',
-    acceptable: 'verify-signature-missing-padding',
-    describe: () => 'the right signature without its "==" padding',
-    build: (i) => editField(signWith(i, {}), 'signature', (v) => v.replace(/=+:$/, ':')),
-  },
-  {
-    name: 'created-leading-zero',
-    rule: 'created',
-    acceptable: 'verify-created-leading-zero',
-    describe: () => 'created written with a leading zero',
-    build: signedThenInput(
-      () => ({}),
-      (v, i) => v.replace(`;created=${i.now}`, `;created=0${i.now}`),
-    ),
-  },
-  {
-    name: 'signature-member-parameter',
-    rule: 'label',
-    acceptable: 'verify-signature-member-parameter',
-    describe: () => 'the right signature with a parameter on its member (;x=1)',
-    build: (i) => editField(signWith(i, {}), 'signature', (v) => `${v};x=1`),
-  },
-  {
-    name: 'digest-extra-sha256-member',
-    rule: 'digest',
-    acceptable: 'verify-content-digest-extra-sha256-member',
-    describe: () => 'Content-Digest with correct sha-256 and sha-512 members',
-    build: (i) =>
-      signWith(i, {
-        contentDigest: `${computeContentDigest(i.request.body, ['sha-256'])}, ${digestOf(i)}`,
       }),
   },
 ];

@@ -192,7 +192,7 @@ function eitherAnswers(sent: readonly Sent[]): Finding[] {
     if (s.prediction.kind === 'either') byForm.set(s.form, [...(byForm.get(s.form) ?? []), s]);
   return [...byForm].map(([form, all]) =>
     observation(
-      `${form.describe(all[0]!.size)}: answered ${tally(all)} (${(all[0]!.prediction as { why: string }).why})`,
+      `form ${form.name} (${form.describe(all[0]!.size)}${all.length > 1 ? ', and further from its edge' : ''}): answered ${tally(all)} (${(all[0]!.prediction as { why: string }).why})`,
       { requirement: 'SIG-VERIFY-DECISION' },
     ),
   );

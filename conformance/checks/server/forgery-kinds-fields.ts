@@ -1,0 +1,186 @@
+// The drawn forms of the fields around the parameters (check signature-forgeries): the label in both fields, the
+// covered components, the Content-Digest, and the test vectors' "acceptable" cases (either answer conforms).
+import { randomBytes } from 'node:crypto';
+import { computeContentDigest } from '../../../src/digest/content-digest.js';
+import type { HttpRequest } from '../../../src/http/message.js';
+import {
+  CASE_VARIANTS,
+  editField,
+  EXTRA_COMPONENTS,
+  LABEL,
+  OTHER_LABELS,
+  P,
+  pick,
+  signedThenInput,
+  signWith,
+  type FormInput,
+  type ForgeryForm,
+} from './forgery-form.js';
+
+/** Both fields' member label `from` replaced by `to` (labels are not in the signature base). */
+const relabel = (request: HttpRequest, to: string, fields: readonly string[]): HttpRequest =>
+  fields.reduce(
+    (r, field) => editField(r, field, (v) => v.replace(new RegExp(`^${LABEL}=`), `${to}=`)),
+    request,
+  );
+
+export const labelForms: readonly ForgeryForm[] = [
+  {
+    name: 'label-case',
+    rule: 'label',
+    describe: (size) => `the label written ${pick(CASE_VARIANTS(LABEL), size)}`,
+    build: (i) =>
+      relabel(signWith(i, {}), pick(CASE_VARIANTS(LABEL), i.size), [
+        'signature-input',
+        'signature',
+      ]),
+  },
+  {
+    name: 'label-other',
+    rule: 'label',
+    describe: (size) => `the label ${pick(OTHER_LABELS, size)} in both fields`,
+    build: (i) => signWith(i, { label: pick(OTHER_LABELS, i.size) }),
+  },
+  {
+    name: 'label-signature-differs',
+    rule: 'label',
+    describe: (size) =>
+      `Signature-Input labelled ${LABEL}, Signature labelled ${pick(OTHER_LABELS, size)}`,
+    build: (i) => relabel(signWith(i, {}), pick(OTHER_LABELS, i.size), ['signature']),
+  },
+  {
+    name: 'label-beside',
+    rule: 'label',
+    describe: (size) => `a valid ${LABEL} and a second label ${pick(OTHER_LABELS, size)} beside it`,
+    build: (i) => signWith(i, { extraLabel: pick(OTHER_LABELS, i.size) }),
+  },
+];
+
+const NAMES = P.componentNames;
+export const componentForms: readonly ForgeryForm[] = [
+  {
+    name: 'component-dropped',
+    rule: 'components',
+    describe: (size) => `"${pick(NAMES, size)}" not covered`,
+    build: (i) => signWith(i, { components: NAMES.filter((_, k) => k !== i.size % NAMES.length) }),
+  },
+  {
+    name: 'components-swapped',
+    rule: 'components',
+    describe: (size) => {
+      const k = size % (NAMES.length - 1);
+      return `"${NAMES[k + 1]}" covered before "${NAMES[k]}"`;
+    },
+    build: (i) => {
+      const list = [...NAMES];
+      const k = i.size % (list.length - 1);
+      [list[k], list[k + 1]] = [list[k + 1]!, list[k]!];
+      return signWith(i, { components: list });
+    },
+  },
+  {
+    name: 'component-extra',
+    rule: 'components',
+    describe: (size) => `"${pick(EXTRA_COMPONENTS, size)}" covered after the eight`,
+    build: (i) => signWith(i, { components: [...NAMES, pick(EXTRA_COMPONENTS, i.size)] }),
+  },
+];
+
+/** The body's Content-Digest in the profile's algorithm, as `signRequest` writes it. */
+const digestOf = (i: FormInput): string =>
+  computeContentDigest(i.request.body, [P.digestAlgorithm]);
+/** The digest's base64 text rewritten by `edit` (and signed as sent). */
+const digestText = (i: FormInput, edit: (b64: string) => string): string =>
+  digestOf(i).replace(/=:([^:]*):$/, (_, b64: string) => `=:${edit(b64)}:`);
+
+export const digestForms: readonly ForgeryForm[] = [
+  {
+    name: 'digest-other-algorithm',
+    rule: 'digest',
+    describe: () => 'a correct sha-256 Content-Digest instead of sha-512',
+    build: (i) => signWith(i, { contentDigest: computeContentDigest(i.request.body, ['sha-256']) }),
+  },
+  {
+    name: 'digest-algorithm-case',
+    rule: 'digest',
+    describe: (size) =>
+      `the digest's algorithm written ${pick(CASE_VARIANTS(P.digestAlgorithm), size)}`,
+    build: (i) =>
+      signWith(i, {
+        contentDigest: digestOf(i).replace(
+          P.digestAlgorithm,
+          pick(CASE_VARIANTS(P.digestAlgorithm), i.size),
+        ),
+      }),
+  },
+  {
+    name: 'digest-unpadded',
+    rule: 'digest',
+    describe: () => 'the right digest without its base64 padding',
+    build: (i) => signWith(i, { contentDigest: digestText(i, (b) => b.replace(/=+$/, '')) }),
+  },
+  {
+    name: 'digest-base64url',
+    rule: 'digest',
+    describe: () => 'the right digest in base64url',
+    build: (i) =>
+      signWith(i, {
+        contentDigest: digestText(i, (b) =>
+          b.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+        ),
+      }),
+  },
+  {
+    name: 'digest-other-bytes',
+    rule: 'digest',
+    describe: () => 'a digest of other bytes (signed as sent)',
+    build: (i) =>
+      signWith(i, {
+        contentDigest: computeContentDigest(randomBytes(1 + (i.size % 64)), [P.digestAlgorithm]),
+      }),
+  },
+  {
+    name: 'digest-absent',
+    rule: 'digest',
+    describe: () => 'no Content-Digest',
+    build: (i) => signWith(i, { contentDigest: null }),
+  },
+];
+
+/** The vectors' "acceptable" cases, on this request: the spec allows either answer. */
+export const acceptableForms: readonly ForgeryForm[] = [
+  {
+    name: 'signature-unpadded',
+    rule: 'label',
+    acceptable: 'verify-signature-missing-padding',
+    describe: () => 'the right signature without its "==" padding',
+    build: (i) => editField(signWith(i, {}), 'signature', (v) => v.replace(/=+:$/, ':')),
+  },
+  {
+    name: 'created-leading-zero',
+    rule: 'created',
+    acceptable: 'verify-created-leading-zero',
+    describe: () => 'created written with a leading zero',
+    build: signedThenInput(
+      () => ({}),
+      (v, i) => v.replace(`;created=${i.now}`, `;created=0${i.now}`),
+    ),
+  },
+  {
+    name: 'signature-member-parameter',
+    rule: 'label',
+    acceptable: 'verify-signature-member-parameter',
+    describe: () => 'the right signature with a parameter on its member (;x=1)',
+    build: (i) => editField(signWith(i, {}), 'signature', (v) => `${v};x=1`),
+  },
+  {
+    name: 'digest-extra-sha256-member',
+    rule: 'digest',
+    acceptable: 'verify-content-digest-extra-sha256-member',
+    describe: () => 'Content-Digest with correct sha-256 and sha-512 members',
+    build: (i) =>
+      signWith(i, {
+        contentDigest: `${computeContentDigest(i.request.body, ['sha-256'])}, ${digestOf(i)}`,
+      }),
+  },
+];
