@@ -63,7 +63,7 @@ const notes: Record<string, FlagNote> = {
   },
 };
 
-interface DigestCaseSpec {
+export interface DigestCaseSpec {
   readonly id: string;
   readonly description: string;
   readonly source: string;

@@ -1,4 +1,5 @@
-// vectors/rfc/*.json: the published RFC 9421 (B.2.6, B.4) and RFC 9530 examples, verbatim, with their known defects.
+// vectors/rfc/rfc9421.json: the published RFC 9421 examples (B.2.6, B.4) and the Content-Digest values of its
+// Appendix B.2, verbatim, with their known defects (RFC 9530's are in rfc9530.ts).
 // The published strings are written here literally; the generator stops if the library's output differs from them.
 import { backends } from '../../src/ed25519/index.js';
 import type { HttpRequest } from '../../src/http/message.js';
@@ -15,14 +16,14 @@ import type {
   VectorFile,
   VectorResult,
 } from '../format.js';
-import { check, utf8, vectorFile, wireBody } from './common.js';
-import { digestCase } from './content-digest.js';
+import { check, vectorFile, wireBody } from './common.js';
+import { digestCase, type DigestCaseSpec } from './content-digest.js';
 import { APP_B } from './keys.js';
 import { request, toWire } from './requests.js';
 
 // ---- RFC 9421 (values unwrapped from RFC 8792 folding; a base has no trailing LF) ----
 
-const HELLO = '{"hello": "world"}';
+export const HELLO = '{"hello": "world"}';
 const B2_DIGEST =
   'sha-512=:WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==:';
 const B26_INPUT =
@@ -54,22 +55,6 @@ const RESPONSE_DIGEST_PUBLISHED =
 const RESPONSE_DIGEST_CORRECT =
   'sha-512=:mEWXIS7MaLRuGgxOBdODa3xqM1XdEvxoYhvlCFJ41QJgJc4GTsPp29l5oGX69wWdXymyU0rjJuahq4l5aGgfLQ==:';
 
-// ---- RFC 9530 ----
-
-const HELLO_LF = `${HELLO}\n`;
-const S2_SHA512 =
-  'sha-512=:YMAam51Jz/jOATT6/zvHrLVgOYTGFy1d6GJiOHTohq4yP+pgk4vf2aCsyRZOtw8MjkM7iw7yZ/WkppmM44T3qg==:';
-const S2_TWO_MEMBERS =
-  'sha-256=:d435Qo+nKZ+gLcUHn7GQtQ72hiBVAgqoLsZnZPiTGPk=:, sha-512=:YMAam51Jz/jOATT6/zvHrLVgOYTGFy1d6GJiOHTohq4yP+pgk4vf2aCsyRZOtw8MjkM7iw7yZ/WkppmM44T3qg==:';
-const B5_OVER_PADDED = 'sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg==:';
-const LF_SHA256_CORRECT = 'sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:';
-const D_SHA512 =
-  'sha-512=:WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==:';
-const D_SHA256 = 'sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:';
-/** The real brotli encoding of the LF body (the hex dump printed in RFC 9530 B.4/B.6 is wrong; these bytes match the published digests). */
-const BROTLI_HEX = '0b09807b2268656c6c6f223a2022776f726c64227d0a03';
-const BROTLI_SHA256 = 'sha-256=:d435Qo+nKZ+gLcUHn7GQtQ72hiBVAgqoLsZnZPiTGPk=:';
-
 const rfc9421Notes: Record<string, FlagNote> = {
   Published: { description: 'A value printed in the RFC, reproduced byte for byte.' },
   Transformation: {
@@ -94,22 +79,6 @@ const rfc9421Notes: Record<string, FlagNote> = {
   RfcDefect: {
     description:
       'The published text is wrong here; the case says how, and what the correct value is.',
-  },
-};
-
-const rfc9530Notes: Record<string, FlagNote> = {
-  Published: { description: 'A value printed in RFC 9530, reproduced byte for byte.' },
-  RfcDefect: {
-    description:
-      'The published text is wrong here; the case says how, and what the correct value is.',
-  },
-  MultipleMembers: {
-    description:
-      'A Content-Digest with several members; which ones are checked follows the `algorithms` list.',
-  },
-  TrailingNewline: {
-    description:
-      'RFC 9530 §2-3 and Appendices B-C hash the body followed by LF (19 bytes); Appendix D and RFC 9421 hash it without (18 bytes).',
   },
 };
 
@@ -151,6 +120,267 @@ function verifyGeneric(
   return { ok: verdicts[0]!, base: base.base };
 }
 
+const testRequest = (extra: ReadonlyArray<readonly [string, string]>): HttpRequest =>
+  request(
+    'POST',
+    'https://example.com/foo?param=Value&Pet=dog',
+    [
+      ['Host', 'example.com'],
+      ['Date', 'Tue, 20 Apr 2021 02:07:55 GMT'],
+      ['Content-Type', 'application/json'],
+      ['Content-Digest', B2_DIGEST],
+      ['Content-Length', '18'],
+      ...extra,
+    ],
+    HELLO,
+  );
+const b26 = testRequest([
+  ['Signature-Input', B26_INPUT],
+  ['Signature', B26_SIGNATURE],
+]);
+const b4Lines: ReadonlyArray<readonly [string, string]> = [
+  ['Host', 'example.org'],
+  ['Date', 'Fri, 15 Jul 2022 14:24:55 GMT'],
+  ['Accept', 'application/json'],
+  ['Accept', '*/*'],
+  ['Signature-Input', B4_INPUT],
+  ['Signature', B4_SIGNATURE],
+];
+const b4 = request('GET', 'https://example.org/demo?name1=Value1&Name2=value2', b4Lines);
+const B26 = 'RFC 9421 Appendix B.2.6';
+const B4 = 'RFC 9421 Appendix B.4';
+const b64url = B26_SIGNATURE.replace(/\+/g, '-').replace(/\//g, '_').replace('==:', ':');
+
+/** The RFC 9421 cases, in file order: B.2.6, B.4 and their variants, then the Appendix B.2 Content-Digest values. */
+const RFC9421_CASES: readonly (RfcSpec | DigestCaseSpec)[] = [
+  {
+    id: 'rfc9421-b26-signature-base',
+    op: 'rfc9421-signature-base',
+    description:
+      'The B.2.6 signature base rebuilt from test-request and its Signature-Input (label sig-b26).',
+    source: B26,
+    result: 'valid',
+    flags: ['Published'],
+    request: b26,
+    label: 'sig-b26',
+    publishedBase: B26_BASE,
+    comment:
+      'Generic RFC 9421: @path is "/foo" without the query. 284 bytes; SHA-256 of the base is e6402577f54303accfda63dfbde1a7b8c5e5e6f3f7898637b7d78dc07ee1896a.',
+  },
+  {
+    id: 'rfc9421-b26-verify',
+    op: 'rfc9421-verify',
+    description:
+      'The published B.2.6 Ed25519 signature verifies with test-key-ed25519 (deterministic: re-signing gives the same bytes).',
+    source: B26,
+    result: 'valid',
+    flags: ['Published'],
+    request: b26,
+    label: 'sig-b26',
+  },
+  {
+    id: 'rfc9421-b26-signature-base64url',
+    op: 'rfc9421-verify',
+    description:
+      'The same signature bytes in base64url without padding. They contain no "+" or "/", so this text is also standard base64 without its "==" padding, which parsers SHOULD accept.',
+    source: `${B26}; RFC 8941 §4.2.7`,
+    result: 'acceptable',
+    flags: ['Base64Padding'],
+    request: testRequest([
+      ['Signature-Input', B26_INPUT],
+      ['Signature', b64url],
+    ]),
+    label: 'sig-b26',
+    comment:
+      'Marked invalid until the interop matrix (docs/interop.md) showed independent RFC 9421 libraries accepting it: RFC 8941 §4.2.7 (parsing a Byte Sequence) says parsers SHOULD NOT fail when "=" padding is absent, and this text has no character outside the standard alphabet. payconform rejects it (expected), as it rejects missing padding on the profile\'s Signature. rfc9421-b4-signature-base64url is the real base64url case.',
+  },
+  {
+    id: 'rfc9421-b4-signature-base64url',
+    op: 'rfc9421-verify',
+    description:
+      'The B.4 signature (whose standard base64 contains "+" and "/") sent in base64url: "-" and "_" are outside the base64 alphabet of an RFC 8941 byte sequence.',
+    source: `${B4}; RFC 8941 §4.2.7`,
+    result: 'invalid',
+    flags: ['SignatureEncoding'],
+    request: request(
+      'GET',
+      b4.url,
+      b4Lines.map(
+        ([k, v]) =>
+          [
+            k,
+            k === 'Signature' ? B4_SIGNATURE.replace(/\+/g, '-').replace(/\//g, '_') : v,
+          ] as const,
+      ),
+    ),
+    label: 'transform',
+    comment:
+      'RFC 8941 §4.2.7 step 3: a character not in the base64 alphabet (RFC 4648 §4) or "=" fails parsing. Padding is kept, so only the alphabet is wrong.',
+  },
+  {
+    id: 'rfc9421-b26-date-changed',
+    op: 'rfc9421-verify',
+    description: 'The covered Date header one second later.',
+    source: B26,
+    result: 'invalid',
+    flags: ['Tampered'],
+    request: request(
+      'POST',
+      b26.url,
+      b26.headers.map(([k, v]) => [k, k === 'Date' ? 'Tue, 20 Apr 2021 02:07:56 GMT' : v] as const),
+      HELLO,
+    ),
+    label: 'sig-b26',
+  },
+  {
+    id: 'rfc9421-b4-signature-base',
+    op: 'rfc9421-signature-base',
+    description: 'The B.4 base: two Accept lines combined as "application/json, */*".',
+    source: B4,
+    result: 'valid',
+    flags: ['Published', 'FieldCombination'],
+    request: b4,
+    label: 'transform',
+    publishedBase: B4_BASE,
+    comment:
+      'In the RFC source this base block uses a "\\" continuation without the RFC 8792 note; the base here is unwrapped.',
+  },
+  {
+    id: 'rfc9421-b4-verify',
+    op: 'rfc9421-verify',
+    description: 'The published B.4 signature verifies.',
+    source: B4,
+    result: 'valid',
+    flags: ['Published'],
+    request: b4,
+    label: 'transform',
+  },
+  {
+    id: 'rfc9421-b4-uncovered-parts-added',
+    op: 'rfc9421-verify',
+    description: 'An uncovered query parameter and an Accept-Language header added: still valid.',
+    source: B4,
+    result: 'valid',
+    flags: ['Transformation'],
+    request: request('GET', 'https://example.org/demo?name1=Value1&Name2=value2&param=added', [
+      ...b4Lines,
+      ['Accept-Language', 'en-US,en;q=0.5'],
+    ]),
+    label: 'transform',
+  },
+  {
+    id: 'rfc9421-b4-date-dropped-accept-one-line',
+    op: 'rfc9421-verify',
+    description: 'Date dropped, Referer added, the two Accept lines sent as one: still valid.',
+    source: B4,
+    result: 'valid',
+    flags: ['Transformation', 'FieldCombination'],
+    request: request('GET', b4.url, [
+      ['Host', 'example.org'],
+      ['Referer', 'https://developer.example.org/demo'],
+      ['Accept', 'application/json, */*'],
+      ['Signature-Input', B4_INPUT],
+      ['Signature', B4_SIGNATURE],
+    ]),
+    label: 'transform',
+  },
+  {
+    id: 'rfc9421-b4-field-lines-reordered',
+    op: 'rfc9421-verify',
+    description:
+      'Field lines reordered, the two Accept lines keeping their relative order: still valid.',
+    source: B4,
+    result: 'valid',
+    flags: ['Transformation', 'FieldCombination'],
+    request: request('GET', b4.url, [
+      ['Signature', B4_SIGNATURE],
+      ['Accept', 'application/json'],
+      ['Signature-Input', B4_INPUT],
+      ['Date', 'Fri, 15 Jul 2022 14:24:55 GMT'],
+      ['Accept', '*/*'],
+      ['Host', 'example.org'],
+    ]),
+    label: 'transform',
+  },
+  {
+    id: 'rfc9421-b4-method-and-host-changed',
+    op: 'rfc9421-verify',
+    description: 'Sent as POST to example.com: invalid.',
+    source: B4,
+    result: 'invalid',
+    flags: ['Transformation', 'Tampered'],
+    request: request(
+      'POST',
+      'https://example.com/demo?name1=Value1&Name2=value2',
+      b4Lines.map(([k, v]) => [k, k === 'Host' ? 'example.com' : v] as const),
+    ),
+    label: 'transform',
+  },
+  {
+    id: 'rfc9421-b4-accept-lines-swapped',
+    op: 'rfc9421-verify',
+    description:
+      'The two Accept lines swapped: the combined value becomes "*/*, application/json": invalid.',
+    source: B4,
+    result: 'invalid',
+    flags: ['Transformation', 'FieldCombination'],
+    request: request('GET', b4.url, [
+      ['Host', 'example.org'],
+      ['Date', 'Fri, 15 Jul 2022 14:24:55 GMT'],
+      ['Accept', '*/*'],
+      ['Accept', 'application/json'],
+      ['Signature-Input', B4_INPUT],
+      ['Signature', B4_SIGNATURE],
+    ]),
+    label: 'transform',
+  },
+  {
+    id: 'rfc9421-b2-test-request-content-digest',
+    description: "test-request's Content-Digest matches its 18-byte body (no trailing LF).",
+    source: 'RFC 9421 Appendix B.2 (test-request)',
+    result: 'valid',
+    flags: ['Published'],
+    input: {
+      mode: 'verify',
+      contentDigest: B2_DIGEST,
+      algorithms: ['sha-512'],
+      ...wireBody(HELLO),
+    },
+  },
+  {
+    id: 'rfc9421-b2-test-response-content-digest-published',
+    description:
+      'test-response\'s published Content-Digest against its body {"message": "good dog"}: it does not match.',
+    source: 'RFC 9421 Appendix B.2 (test-response)',
+    result: 'invalid',
+    flags: ['RfcDefect'],
+    code: 'DIGEST_MISMATCH',
+    input: {
+      mode: 'verify',
+      contentDigest: RESPONSE_DIGEST_PUBLISHED,
+      algorithms: ['sha-512'],
+      ...wireBody('{"message": "good dog"}'),
+    },
+    comment:
+      'Known defect of RFC 9421: the Content-Digest header printed on test-response (JlEy2b...) is not the sha-512 of {"message": "good dog"}. The correct value, mEWXIS7M..., is the one the B.2.4 signature base uses (fixed there by httpwg/http-extensions PR #2049; the fix for the header block, PR #2669, was never merged).',
+  },
+  {
+    id: 'rfc9421-b2-test-response-content-digest-corrected',
+    description: 'The corrected test-response Content-Digest (as used in the B.2.4 base) matches.',
+    source: 'RFC 9421 Appendix B.2.4',
+    result: 'valid',
+    flags: ['RfcDefect'],
+    input: {
+      mode: 'verify',
+      contentDigest: RESPONSE_DIGEST_CORRECT,
+      algorithms: ['sha-512'],
+      ...wireBody('{"message": "good dog"}'),
+    },
+    comment:
+      'The value RFC 9421 should print on test-response; see rfc9421-b2-test-response-content-digest-published.',
+  },
+];
+
 export function buildRfc9421File(keys: KeysFile): VectorFile {
   const keyRef: KeyRef = { key: APP_B.key, format: 'spki-pem' };
   const entry = keys.keys[APP_B.key]!;
@@ -185,406 +415,12 @@ export function buildRfc9421File(keys: KeysFile): VectorFile {
     return { ...common, op: 'rfc9421-verify', input, expected: { ok: outcome.ok } };
   };
 
-  const testRequest = (extra: ReadonlyArray<readonly [string, string]>): HttpRequest =>
-    request(
-      'POST',
-      'https://example.com/foo?param=Value&Pet=dog',
-      [
-        ['Host', 'example.com'],
-        ['Date', 'Tue, 20 Apr 2021 02:07:55 GMT'],
-        ['Content-Type', 'application/json'],
-        ['Content-Digest', B2_DIGEST],
-        ['Content-Length', '18'],
-        ...extra,
-      ],
-      HELLO,
-    );
-  const b26 = testRequest([
-    ['Signature-Input', B26_INPUT],
-    ['Signature', B26_SIGNATURE],
-  ]);
-  const b4Lines: ReadonlyArray<readonly [string, string]> = [
-    ['Host', 'example.org'],
-    ['Date', 'Fri, 15 Jul 2022 14:24:55 GMT'],
-    ['Accept', 'application/json'],
-    ['Accept', '*/*'],
-    ['Signature-Input', B4_INPUT],
-    ['Signature', B4_SIGNATURE],
-  ];
-  const b4 = request('GET', 'https://example.org/demo?name1=Value1&Name2=value2', b4Lines);
-  const B26 = 'RFC 9421 Appendix B.2.6';
-  const B4 = 'RFC 9421 Appendix B.4';
-  const b64url = B26_SIGNATURE.replace(/\+/g, '-').replace(/\//g, '_').replace('==:', ':');
-
-  const cases: VectorCase[] = [
-    rfcCase({
-      id: 'rfc9421-b26-signature-base',
-      op: 'rfc9421-signature-base',
-      description:
-        'The B.2.6 signature base rebuilt from test-request and its Signature-Input (label sig-b26).',
-      source: B26,
-      result: 'valid',
-      flags: ['Published'],
-      request: b26,
-      label: 'sig-b26',
-      publishedBase: B26_BASE,
-      comment:
-        'Generic RFC 9421: @path is "/foo" without the query. 284 bytes; SHA-256 of the base is e6402577f54303accfda63dfbde1a7b8c5e5e6f3f7898637b7d78dc07ee1896a.',
-    }),
-    rfcCase({
-      id: 'rfc9421-b26-verify',
-      op: 'rfc9421-verify',
-      description:
-        'The published B.2.6 Ed25519 signature verifies with test-key-ed25519 (deterministic: re-signing gives the same bytes).',
-      source: B26,
-      result: 'valid',
-      flags: ['Published'],
-      request: b26,
-      label: 'sig-b26',
-    }),
-    rfcCase({
-      id: 'rfc9421-b26-signature-base64url',
-      op: 'rfc9421-verify',
-      description:
-        'The same signature bytes in base64url without padding. They contain no "+" or "/", so this text is also standard base64 without its "==" padding, which parsers SHOULD accept.',
-      source: `${B26}; RFC 8941 §4.2.7`,
-      result: 'acceptable',
-      flags: ['Base64Padding'],
-      request: testRequest([
-        ['Signature-Input', B26_INPUT],
-        ['Signature', b64url],
-      ]),
-      label: 'sig-b26',
-      comment:
-        'Marked invalid until the interop matrix (docs/interop.md) showed independent RFC 9421 libraries accepting it: RFC 8941 §4.2.7 (parsing a Byte Sequence) says parsers SHOULD NOT fail when "=" padding is absent, and this text has no character outside the standard alphabet. payconform rejects it (expected), as it rejects missing padding on the profile\'s Signature. rfc9421-b4-signature-base64url is the real base64url case.',
-    }),
-    rfcCase({
-      id: 'rfc9421-b4-signature-base64url',
-      op: 'rfc9421-verify',
-      description:
-        'The B.4 signature (whose standard base64 contains "+" and "/") sent in base64url: "-" and "_" are outside the base64 alphabet of an RFC 8941 byte sequence.',
-      source: `${B4}; RFC 8941 §4.2.7`,
-      result: 'invalid',
-      flags: ['SignatureEncoding'],
-      request: request(
-        'GET',
-        b4.url,
-        b4Lines.map(
-          ([k, v]) =>
-            [
-              k,
-              k === 'Signature' ? B4_SIGNATURE.replace(/\+/g, '-').replace(/\//g, '_') : v,
-            ] as const,
-        ),
-      ),
-      label: 'transform',
-      comment:
-        'RFC 8941 §4.2.7 step 3: a character not in the base64 alphabet (RFC 4648 §4) or "=" fails parsing. Padding is kept, so only the alphabet is wrong.',
-    }),
-    rfcCase({
-      id: 'rfc9421-b26-date-changed',
-      op: 'rfc9421-verify',
-      description: 'The covered Date header one second later.',
-      source: B26,
-      result: 'invalid',
-      flags: ['Tampered'],
-      request: request(
-        'POST',
-        b26.url,
-        b26.headers.map(
-          ([k, v]) => [k, k === 'Date' ? 'Tue, 20 Apr 2021 02:07:56 GMT' : v] as const,
-        ),
-        HELLO,
-      ),
-      label: 'sig-b26',
-    }),
-    rfcCase({
-      id: 'rfc9421-b4-signature-base',
-      op: 'rfc9421-signature-base',
-      description: 'The B.4 base: two Accept lines combined as "application/json, */*".',
-      source: B4,
-      result: 'valid',
-      flags: ['Published', 'FieldCombination'],
-      request: b4,
-      label: 'transform',
-      publishedBase: B4_BASE,
-      comment:
-        'In the RFC source this base block uses a "\\" continuation without the RFC 8792 note; the base here is unwrapped.',
-    }),
-    rfcCase({
-      id: 'rfc9421-b4-verify',
-      op: 'rfc9421-verify',
-      description: 'The published B.4 signature verifies.',
-      source: B4,
-      result: 'valid',
-      flags: ['Published'],
-      request: b4,
-      label: 'transform',
-    }),
-    rfcCase({
-      id: 'rfc9421-b4-uncovered-parts-added',
-      op: 'rfc9421-verify',
-      description: 'An uncovered query parameter and an Accept-Language header added: still valid.',
-      source: B4,
-      result: 'valid',
-      flags: ['Transformation'],
-      request: request('GET', 'https://example.org/demo?name1=Value1&Name2=value2&param=added', [
-        ...b4Lines,
-        ['Accept-Language', 'en-US,en;q=0.5'],
-      ]),
-      label: 'transform',
-    }),
-    rfcCase({
-      id: 'rfc9421-b4-date-dropped-accept-one-line',
-      op: 'rfc9421-verify',
-      description: 'Date dropped, Referer added, the two Accept lines sent as one: still valid.',
-      source: B4,
-      result: 'valid',
-      flags: ['Transformation', 'FieldCombination'],
-      request: request('GET', b4.url, [
-        ['Host', 'example.org'],
-        ['Referer', 'https://developer.example.org/demo'],
-        ['Accept', 'application/json, */*'],
-        ['Signature-Input', B4_INPUT],
-        ['Signature', B4_SIGNATURE],
-      ]),
-      label: 'transform',
-    }),
-    rfcCase({
-      id: 'rfc9421-b4-field-lines-reordered',
-      op: 'rfc9421-verify',
-      description:
-        'Field lines reordered, the two Accept lines keeping their relative order: still valid.',
-      source: B4,
-      result: 'valid',
-      flags: ['Transformation', 'FieldCombination'],
-      request: request('GET', b4.url, [
-        ['Signature', B4_SIGNATURE],
-        ['Accept', 'application/json'],
-        ['Signature-Input', B4_INPUT],
-        ['Date', 'Fri, 15 Jul 2022 14:24:55 GMT'],
-        ['Accept', '*/*'],
-        ['Host', 'example.org'],
-      ]),
-      label: 'transform',
-    }),
-    rfcCase({
-      id: 'rfc9421-b4-method-and-host-changed',
-      op: 'rfc9421-verify',
-      description: 'Sent as POST to example.com: invalid.',
-      source: B4,
-      result: 'invalid',
-      flags: ['Transformation', 'Tampered'],
-      request: request(
-        'POST',
-        'https://example.com/demo?name1=Value1&Name2=value2',
-        b4Lines.map(([k, v]) => [k, k === 'Host' ? 'example.com' : v] as const),
-      ),
-      label: 'transform',
-    }),
-    rfcCase({
-      id: 'rfc9421-b4-accept-lines-swapped',
-      op: 'rfc9421-verify',
-      description:
-        'The two Accept lines swapped: the combined value becomes "*/*, application/json": invalid.',
-      source: B4,
-      result: 'invalid',
-      flags: ['Transformation', 'FieldCombination'],
-      request: request('GET', b4.url, [
-        ['Host', 'example.org'],
-        ['Date', 'Fri, 15 Jul 2022 14:24:55 GMT'],
-        ['Accept', '*/*'],
-        ['Accept', 'application/json'],
-        ['Signature-Input', B4_INPUT],
-        ['Signature', B4_SIGNATURE],
-      ]),
-      label: 'transform',
-    }),
-    digestCase({
-      id: 'rfc9421-b2-test-request-content-digest',
-      description: "test-request's Content-Digest matches its 18-byte body (no trailing LF).",
-      source: 'RFC 9421 Appendix B.2 (test-request)',
-      result: 'valid',
-      flags: ['Published'],
-      input: {
-        mode: 'verify',
-        contentDigest: B2_DIGEST,
-        algorithms: ['sha-512'],
-        ...wireBody(HELLO),
-      },
-    }),
-    digestCase({
-      id: 'rfc9421-b2-test-response-content-digest-published',
-      description:
-        'test-response\'s published Content-Digest against its body {"message": "good dog"}: it does not match.',
-      source: 'RFC 9421 Appendix B.2 (test-response)',
-      result: 'invalid',
-      flags: ['RfcDefect'],
-      code: 'DIGEST_MISMATCH',
-      input: {
-        mode: 'verify',
-        contentDigest: RESPONSE_DIGEST_PUBLISHED,
-        algorithms: ['sha-512'],
-        ...wireBody('{"message": "good dog"}'),
-      },
-      comment:
-        'Known defect of RFC 9421: the Content-Digest header printed on test-response (JlEy2b...) is not the sha-512 of {"message": "good dog"}. The correct value, mEWXIS7M..., is the one the B.2.4 signature base uses (fixed there by httpwg/http-extensions PR #2049; the fix for the header block, PR #2669, was never merged).',
-    }),
-    digestCase({
-      id: 'rfc9421-b2-test-response-content-digest-corrected',
-      description:
-        'The corrected test-response Content-Digest (as used in the B.2.4 base) matches.',
-      source: 'RFC 9421 Appendix B.2.4',
-      result: 'valid',
-      flags: ['RfcDefect'],
-      input: {
-        mode: 'verify',
-        contentDigest: RESPONSE_DIGEST_CORRECT,
-        algorithms: ['sha-512'],
-        ...wireBody('{"message": "good dog"}'),
-      },
-      comment:
-        'The value RFC 9421 should print on test-response; see rfc9421-b2-test-response-content-digest-published.',
-    }),
-  ];
+  const cases = RFC9421_CASES.map((row) => ('request' in row ? rfcCase(row) : digestCase(row)));
   return vectorFile(
     'rfc/rfc9421',
     'RFC 9421 published examples (generic RFC 9421, no service profile)',
     'Appendix B.2.6 (Ed25519, label sig-b26) and B.4 (transformations, label transform) with key test-key-ed25519 (keys.json "rfc9421-test-key-ed25519"), and the Appendix B.2 Content-Digest values. These use generic RFC 9421 rules (@path without the query, missing fields are errors), not the service profile; an implementation of the profile only may answer "unsupported" to the rfc9421-* ops.',
     rfc9421Notes,
-    cases,
-  );
-}
-
-export function buildRfc9530File(): VectorFile {
-  const published = (id: string, value: string, want: string): void =>
-    check(value === want, id, `library gives ${value}, the RFC prints ${want}`);
-  const compute = (
-    id: string,
-    description: string,
-    source: string,
-    body: string | Uint8Array,
-    algorithm: 'sha-512' | 'sha-256',
-    want: string,
-    flags: readonly string[],
-    comment?: string,
-  ): VectorCase => {
-    const c = digestCase({
-      id,
-      description,
-      source,
-      result: 'valid',
-      flags,
-      input: { mode: 'compute', algorithm, ...wireBody(body) },
-      ...(comment ? { comment } : {}),
-    });
-    published(id, (c.expected as { contentDigest: string }).contentDigest, want);
-    return c;
-  };
-  const brotli = new Uint8Array(Buffer.from(BROTLI_HEX, 'hex'));
-  const cases: VectorCase[] = [
-    compute(
-      'rfc9530-s2-sha512-body-with-lf',
-      'sha-512 of {"hello": "world"} followed by LF (19 bytes).',
-      'RFC 9530 §2',
-      HELLO_LF,
-      'sha-512',
-      S2_SHA512,
-      ['Published', 'TrailingNewline'],
-    ),
-    compute(
-      'rfc9530-appendix-d-sha512',
-      'sha-512 of {"hello": "world"} without LF (18 bytes).',
-      'RFC 9530 Appendix D',
-      HELLO,
-      'sha-512',
-      D_SHA512,
-      ['Published', 'TrailingNewline'],
-    ),
-    compute(
-      'rfc9530-appendix-d-sha256',
-      'sha-256 of {"hello": "world"} without LF (18 bytes).',
-      'RFC 9530 Appendix D; RFC 9421 §7.2.8',
-      HELLO,
-      'sha-256',
-      D_SHA256,
-      ['Published', 'TrailingNewline'],
-    ),
-    compute(
-      'rfc9530-b2-sha256-body-with-lf',
-      'sha-256 of the 19-byte body with LF, correctly padded.',
-      'RFC 9530 Appendix B.2',
-      HELLO_LF,
-      'sha-256',
-      LF_SHA256_CORRECT,
-      ['Published', 'RfcDefect'],
-      'B.2 prints this value correctly; B.5, B.6, C.1 and the trailer example print it with two "=" (see rfc9530-b5-over-padded-sha256).',
-    ),
-    compute(
-      'rfc9530-brotli-sha256',
-      'sha-256 of the brotli-encoded 19-byte body (the real bytes).',
-      'RFC 9530 Appendix B.4',
-      brotli,
-      'sha-256',
-      BROTLI_SHA256,
-      ['Published', 'RfcDefect'],
-      `Known defect of RFC 9530: the hex dump printed in B.4/B.6 (8B 08 80 7B ...) does not decompress; the real encoding is ${BROTLI_HEX}, and the published digests match those bytes.`,
-    ),
-    digestCase({
-      id: 'rfc9530-b5-over-padded-sha256',
-      description:
-        'The sha-256 value as printed in B.5/B.6/C.1, "RK/0...Dg==" with two "=" on a 32-byte digest.',
-      source: 'RFC 9530 Appendix B.5',
-      result: 'invalid',
-      flags: ['RfcDefect'],
-      code: 'DIGEST_MALFORMED',
-      input: {
-        mode: 'verify',
-        contentDigest: B5_OVER_PADDED,
-        algorithms: ['sha-256'],
-        ...wireBody(HELLO_LF),
-      },
-      comment:
-        'Known defect of RFC 9530: 32 bytes encode to 43 characters plus one "=". The over-padded text is not valid base64, so a strict parser must reject it; the correct value is RK/0...Dg= (rfc9530-b2-sha256-body-with-lf).',
-    }),
-    digestCase({
-      id: 'rfc9530-s2-two-members-both-checked',
-      description:
-        'The §2 two-member example against the LF body, checking both sha-256 and sha-512: the sha-256 member does not match.',
-      source: 'RFC 9530 §2',
-      result: 'invalid',
-      flags: ['RfcDefect', 'MultipleMembers'],
-      code: 'DIGEST_MISMATCH',
-      input: {
-        mode: 'verify',
-        contentDigest: S2_TWO_MEMBERS,
-        algorithms: ['sha-256', 'sha-512'],
-        ...wireBody(HELLO_LF),
-      },
-      comment:
-        'Known defect of RFC 9530 §2: the sha-256 member (d435...) is the digest of the brotli-encoded body, while the sha-512 member is the digest of the unencoded body. Treat the example as syntax only.',
-    }),
-    digestCase({
-      id: 'rfc9530-s2-two-members-sha512-only',
-      description:
-        'The §2 two-member example, checking sha-512 only (the profile): the sha-512 member matches, the other is ignored.',
-      source: 'RFC 9530 §2',
-      result: 'valid',
-      flags: ['Published', 'MultipleMembers'],
-      input: {
-        mode: 'verify',
-        contentDigest: S2_TWO_MEMBERS,
-        algorithms: ['sha-512'],
-        ...wireBody(HELLO_LF),
-      },
-    }),
-  ];
-  check(new TextDecoder().decode(utf8(HELLO)).length === 18, 'rfc9530', 'body length');
-  return vectorFile(
-    'rfc/rfc9530',
-    'RFC 9530 published Content-Digest examples',
-    'The Content-Digest values printed in RFC 9530, reproduced byte for byte, and its known defects as negative or corrected cases.',
-    rfc9530Notes,
     cases,
   );
 }
