@@ -88,242 +88,242 @@ function withSignerHeaders(req: HttpRequest, digest: boolean): HttpRequest {
   );
 }
 
-export function buildSignatureBaseFile(signer: Caller): VectorFile {
-  const post = (
-    url: string,
-    headers: ReadonlyArray<readonly [string, string]> = [['content-type', MEDIA_TYPE]],
-    body = PAYOUT_BODY_SPACED,
-  ): HttpRequest => request('POST', url, headers, body);
-  const baseCase = (spec: BaseSpec): VectorCase => {
-    const nonce = nonceFor(spec.id);
-    const params = new Map<string, string | number>([
-      ['created', NOW],
-      ['keyid', KEY_ID],
-      ['alg', 'ed25519'],
-      ['nonce', nonce],
-    ]);
-    const r = createSignatureBase(
-      spec.request,
-      serviceProfile.coveredComponents,
-      params,
-      serviceProfile.signatureBaseOptions,
+/** One signature-base case: the base built from the row's request, checked against the signer's own. */
+function baseCase(signer: Caller, spec: BaseSpec): VectorCase {
+  const nonce = nonceFor(spec.id);
+  const params = new Map<string, string | number>([
+    ['created', NOW],
+    ['keyid', KEY_ID],
+    ['alg', 'ed25519'],
+    ['nonce', nonce],
+  ]);
+  const r = createSignatureBase(
+    spec.request,
+    serviceProfile.coveredComponents,
+    params,
+    serviceProfile.signatureBaseOptions,
+  );
+  if (spec.error)
+    check(
+      !r.ok && r.code === spec.error,
+      spec.id,
+      `declared error ${spec.error}, library says ${r.ok ? 'ok' : r.code}`,
     );
-    if (spec.error)
-      check(
-        !r.ok && r.code === spec.error,
-        spec.id,
-        `declared error ${spec.error}, library says ${r.ok ? 'ok' : r.code}`,
-      );
-    else check(r.ok, spec.id, `library could not build the base: ${r.ok ? '' : r.message}`);
-    if (r.ok && spec.crossCheckSigner) {
-      const viaSigner = sign(spec.crossCheckSigner, signer, NOW, nonce).signatureBase;
-      check(
-        viaSigner === r.base,
-        spec.id,
-        'signRequest built another base than createSignatureBase',
-      );
-    }
-    return {
-      id: spec.id,
-      op: 'signature-base',
-      description: spec.description,
-      source: spec.source,
-      result: spec.result ?? (spec.error ? 'invalid' : 'valid'),
-      flags: spec.flags,
-      input: { request: toWire(spec.request), parameters: { created: NOW, keyid: KEY_ID, nonce } },
-      expected: r.ok ? { signatureBase: r.base } : { error: r.code },
-    };
+  else check(r.ok, spec.id, `library could not build the base: ${r.ok ? '' : r.message}`);
+  if (r.ok && spec.crossCheckSigner) {
+    const viaSigner = sign(spec.crossCheckSigner, signer, NOW, nonce).signatureBase;
+    check(viaSigner === r.base, spec.id, 'signRequest built another base than createSignatureBase');
+  }
+  return {
+    id: spec.id,
+    op: 'signature-base',
+    description: spec.description,
+    source: spec.source,
+    result: spec.result ?? (spec.error ? 'invalid' : 'valid'),
+    flags: spec.flags,
+    input: { request: toWire(spec.request), parameters: { created: NOW, keyid: KEY_ID, nonce } },
+    expected: r.ok ? { signatureBase: r.base } : { error: r.code },
   };
+}
 
-  const payoutPre = post(`${BASE_URL}/api/payouts`);
-  const getPre = request('GET', `${BASE_URL}/api/payouts/${PAYOUT_ID}`, [['accept', MEDIA_TYPE]]);
-  const deletePre = request('DELETE', `${BASE_URL}/api/payouts/${PAYOUT_ID}`, []);
-  const at = (url: string): { request: HttpRequest; crossCheckSigner: HttpRequest } => {
-    const pre = post(url);
-    return { request: withSignerHeaders(pre, true), crossCheckSigner: pre };
-  };
+const post = (
+  url: string,
+  headers: ReadonlyArray<readonly [string, string]> = [['content-type', MEDIA_TYPE]],
+  body = PAYOUT_BODY_SPACED,
+): HttpRequest => request('POST', url, headers, body);
 
-  const cases: VectorCase[] = [
-    baseCase({
-      id: 'base-post-payout',
-      description: 'POST /api/payouts with a JSON body.',
-      source: S2,
-      flags: ['Baseline'],
-      request: withSignerHeaders(payoutPre, true),
-      crossCheckSigner: payoutPre,
-    }),
-    baseCase({
-      id: 'base-get-bodyless',
-      description: 'A GET: three empty lines for the body components.',
-      source: 'spec: Authentication, Bodyless requests',
-      flags: ['Bodyless'],
-      request: withSignerHeaders(getPre, false),
-      crossCheckSigner: getPre,
-    }),
-    baseCase({
-      id: 'base-delete-bodyless',
-      description: 'A DELETE without Accept or Content-Type: three empty lines.',
-      source: 'spec: Authentication, Bodyless requests',
-      flags: ['Bodyless'],
-      request: withSignerHeaders(deletePre, false),
-      crossCheckSigner: deletePre,
-    }),
-    baseCase({
-      id: 'base-query-string',
-      description:
-        'A query string kept as written: order, percent-encoding, an empty value, a bare name.',
-      source: `${S2}, row 2`,
-      flags: ['QueryString'],
-      ...at(`${BASE_URL}/api/payouts?b=2&a=1%20x&empty=&flag`),
-    }),
-    baseCase({
-      id: 'base-query-question-mark-only',
-      description: 'A "?" with an empty query: @path ends with "?".',
-      source: `${S2}, row 2`,
-      flags: ['QueryString'],
-      ...at(`${BASE_URL}/api/payouts?`),
-    }),
-    baseCase({
-      id: 'base-fragment-ignored',
-      description: 'A fragment in the target URI is not part of @path (it is never sent).',
-      source: `${S2}, row 2; RFC 9110 §7.1`,
-      flags: ['QueryString'],
-      ...at(`${BASE_URL}/api/payouts?x=1#frag`),
-    }),
-    baseCase({
-      id: 'base-percent-encoding-and-dot-segments-kept',
-      description: 'Percent-encoding (%2F, %7e) and dot segments are kept as written.',
-      source: `${S2}, row 2 ("unmodified")`,
-      flags: ['RawPath'],
-      ...at(`${BASE_URL}/api/./payouts/a%2Fb/../%7e`),
-    }),
-    baseCase({
-      id: 'base-empty-path',
-      description: 'A target URI without a path: @path is "/".',
-      source: 'RFC 9421 §2.2.6',
-      flags: ['RawPath'],
-      ...at(`https://${HOST}`),
-    }),
-    baseCase({
-      id: 'base-port-443-omitted',
-      description: 'https://host:443: the port is omitted.',
-      source: `${S2}, row 3`,
-      flags: ['Authority'],
-      ...at(`https://${HOST}:443/api/payouts`),
-    }),
-    baseCase({
-      id: 'base-port-80-omitted-http',
-      description: 'http://host:80: the port is omitted.',
-      source: `${S2}, row 3`,
-      flags: ['Authority'],
-      ...at(`http://${HOST}:80/api/payouts`),
-    }),
-    baseCase({
-      id: 'base-port-80-omitted-https',
-      description:
-        'https://host:80: the profile omits 80 whatever the scheme (RFC 9421 would keep ":80").',
-      source: `${S2}, row 3 (profile deviation)`,
-      flags: ['Authority'],
-      ...at(`https://${HOST}:80/api/payouts`),
-    }),
-    baseCase({
-      id: 'base-port-443-omitted-http',
-      description:
-        'http://host:443: the profile omits 443 whatever the scheme (RFC 9421 would keep ":443").',
-      source: `${S2}, row 3 (profile deviation)`,
-      flags: ['Authority'],
-      ...at(`http://${HOST}:443/api/payouts`),
-    }),
-    baseCase({
-      id: 'base-port-8443-kept',
-      description: 'https://host:8443: the port is kept.',
-      source: `${S2}, row 3`,
-      flags: ['Authority'],
-      ...at(`https://${HOST}:8443/api/payouts`),
-    }),
-    baseCase({
-      id: 'base-uppercase-host',
-      description: 'Host written in capitals, with a non-default port: lowercased, port kept.',
-      source: `${S2}, row 3; RFC 9110 §4.2.3`,
-      flags: ['Authority'],
-      ...at('https://API.Sandbox.Payments.EXAMPLE:8443/api/payouts'),
-    }),
-    baseCase({
-      id: 'base-ipv6-authority',
-      description: 'An IPv6 literal host with a port: brackets kept, hex lowercased.',
-      source: `${S2}, row 3; RFC 3986 §3.2.2`,
-      flags: ['Authority'],
-      ...at('https://[2001:DB8::1]:8443/api/payouts'),
-    }),
-    baseCase({
-      id: 'base-content-type-absent',
-      description: 'No Content-Type on a POST: the content-type line is empty.',
-      source: `${S2} (missing header gives an empty value)`,
-      flags: ['MissingHeader'],
-      request: withSignerHeaders(post(`${BASE_URL}/api/payouts`, []), true),
-      crossCheckSigner: post(`${BASE_URL}/api/payouts`, []),
-    }),
-    baseCase({
-      id: 'base-header-values-trimmed',
-      description:
-        'Header values with surrounding spaces and tabs: trimmed in the base; inner spaces kept.',
-      source: 'RFC 9421 §2.1',
-      flags: ['FieldCanonicalisation'],
-      request: withSignerHeaders(
-        post(`${BASE_URL}/api/payouts`, [['content-type', ` \t${MEDIA_TYPE};  charset=utf-8 \t`]]),
-        true,
-      ),
-    }),
-    baseCase({
-      id: 'base-header-names-mixed-case',
-      description:
-        'Header names in mixed case on the wire: matched case-insensitively, written lowercase in the base.',
-      source: 'RFC 9421 §2.1; spec: step 2 (names in lowercase)',
-      flags: ['FieldCanonicalisation'],
-      request: ((r: HttpRequest) => ({
-        ...r,
-        headers: r.headers.map(([k, v]) => [k.toUpperCase(), v] as const),
-      }))(withSignerHeaders(payoutPre, true)),
-    }),
-    baseCase({
-      id: 'base-non-ascii-body',
-      description:
-        'A non-ASCII body: only its digest reaches the base; content-length counts bytes.',
-      source: S2,
-      flags: ['NonAscii'],
-      ...(() => {
-        const pre = post(`${BASE_URL}/api/payouts`, [['content-type', MEDIA_TYPE]], NON_ASCII_BODY);
-        return { request: withSignerHeaders(pre, true), crossCheckSigner: pre };
-      })(),
-    }),
-    baseCase({
-      id: 'base-non-ascii-header-error',
-      description:
-        'A covered header value with a non-ASCII character: the base must be ASCII, so there is none.',
-      source: 'RFC 9421 §2.5',
-      flags: ['Error'],
-      error: 'BASE_NOT_ASCII',
-      request: withSignerHeaders(
-        post(`${BASE_URL}/api/payouts`, [['content-type', 'application/jsön']]),
-        true,
-      ),
-    }),
-    baseCase({
-      id: 'base-duplicated-header-error',
-      description:
-        'Content-Type on two lines: a single-valued covered header cannot be combined unambiguously.',
-      source: 'spec: step 2; RFC 9421 §7.5.6',
-      flags: ['Error'],
-      error: 'FIELD_DUPLICATED',
-      request: withSignerHeaders(
-        post(`${BASE_URL}/api/payouts`, [
-          ['content-type', MEDIA_TYPE],
-          ['content-type', 'application/json'],
-        ]),
-        true,
-      ),
-    }),
-  ];
+const payoutPre = post(`${BASE_URL}/api/payouts`);
+const getPre = request('GET', `${BASE_URL}/api/payouts/${PAYOUT_ID}`, [['accept', MEDIA_TYPE]]);
+const deletePre = request('DELETE', `${BASE_URL}/api/payouts/${PAYOUT_ID}`, []);
+const at = (url: string): { request: HttpRequest; crossCheckSigner: HttpRequest } => {
+  const pre = post(url);
+  return { request: withSignerHeaders(pre, true), crossCheckSigner: pre };
+};
+
+/** The signature-base cases, in file order (spec: Signed requests, steps 2-4; the profile's components). */
+const BASE_CASES: readonly BaseSpec[] = [
+  {
+    id: 'base-post-payout',
+    description: 'POST /api/payouts with a JSON body.',
+    source: S2,
+    flags: ['Baseline'],
+    request: withSignerHeaders(payoutPre, true),
+    crossCheckSigner: payoutPre,
+  },
+  {
+    id: 'base-get-bodyless',
+    description: 'A GET: three empty lines for the body components.',
+    source: 'spec: Authentication, Bodyless requests',
+    flags: ['Bodyless'],
+    request: withSignerHeaders(getPre, false),
+    crossCheckSigner: getPre,
+  },
+  {
+    id: 'base-delete-bodyless',
+    description: 'A DELETE without Accept or Content-Type: three empty lines.',
+    source: 'spec: Authentication, Bodyless requests',
+    flags: ['Bodyless'],
+    request: withSignerHeaders(deletePre, false),
+    crossCheckSigner: deletePre,
+  },
+  {
+    id: 'base-query-string',
+    description:
+      'A query string kept as written: order, percent-encoding, an empty value, a bare name.',
+    source: `${S2}, row 2`,
+    flags: ['QueryString'],
+    ...at(`${BASE_URL}/api/payouts?b=2&a=1%20x&empty=&flag`),
+  },
+  {
+    id: 'base-query-question-mark-only',
+    description: 'A "?" with an empty query: @path ends with "?".',
+    source: `${S2}, row 2`,
+    flags: ['QueryString'],
+    ...at(`${BASE_URL}/api/payouts?`),
+  },
+  {
+    id: 'base-fragment-ignored',
+    description: 'A fragment in the target URI is not part of @path (it is never sent).',
+    source: `${S2}, row 2; RFC 9110 §7.1`,
+    flags: ['QueryString'],
+    ...at(`${BASE_URL}/api/payouts?x=1#frag`),
+  },
+  {
+    id: 'base-percent-encoding-and-dot-segments-kept',
+    description: 'Percent-encoding (%2F, %7e) and dot segments are kept as written.',
+    source: `${S2}, row 2 ("unmodified")`,
+    flags: ['RawPath'],
+    ...at(`${BASE_URL}/api/./payouts/a%2Fb/../%7e`),
+  },
+  {
+    id: 'base-empty-path',
+    description: 'A target URI without a path: @path is "/".',
+    source: 'RFC 9421 §2.2.6',
+    flags: ['RawPath'],
+    ...at(`https://${HOST}`),
+  },
+  {
+    id: 'base-port-443-omitted',
+    description: 'https://host:443: the port is omitted.',
+    source: `${S2}, row 3`,
+    flags: ['Authority'],
+    ...at(`https://${HOST}:443/api/payouts`),
+  },
+  {
+    id: 'base-port-80-omitted-http',
+    description: 'http://host:80: the port is omitted.',
+    source: `${S2}, row 3`,
+    flags: ['Authority'],
+    ...at(`http://${HOST}:80/api/payouts`),
+  },
+  {
+    id: 'base-port-80-omitted-https',
+    description:
+      'https://host:80: the profile omits 80 whatever the scheme (RFC 9421 would keep ":80").',
+    source: `${S2}, row 3 (profile deviation)`,
+    flags: ['Authority'],
+    ...at(`https://${HOST}:80/api/payouts`),
+  },
+  {
+    id: 'base-port-443-omitted-http',
+    description:
+      'http://host:443: the profile omits 443 whatever the scheme (RFC 9421 would keep ":443").',
+    source: `${S2}, row 3 (profile deviation)`,
+    flags: ['Authority'],
+    ...at(`http://${HOST}:443/api/payouts`),
+  },
+  {
+    id: 'base-port-8443-kept',
+    description: 'https://host:8443: the port is kept.',
+    source: `${S2}, row 3`,
+    flags: ['Authority'],
+    ...at(`https://${HOST}:8443/api/payouts`),
+  },
+  {
+    id: 'base-uppercase-host',
+    description: 'Host written in capitals, with a non-default port: lowercased, port kept.',
+    source: `${S2}, row 3; RFC 9110 §4.2.3`,
+    flags: ['Authority'],
+    ...at('https://API.Sandbox.Payments.EXAMPLE:8443/api/payouts'),
+  },
+  {
+    id: 'base-ipv6-authority',
+    description: 'An IPv6 literal host with a port: brackets kept, hex lowercased.',
+    source: `${S2}, row 3; RFC 3986 §3.2.2`,
+    flags: ['Authority'],
+    ...at('https://[2001:DB8::1]:8443/api/payouts'),
+  },
+  {
+    id: 'base-content-type-absent',
+    description: 'No Content-Type on a POST: the content-type line is empty.',
+    source: `${S2} (missing header gives an empty value)`,
+    flags: ['MissingHeader'],
+    request: withSignerHeaders(post(`${BASE_URL}/api/payouts`, []), true),
+    crossCheckSigner: post(`${BASE_URL}/api/payouts`, []),
+  },
+  {
+    id: 'base-header-values-trimmed',
+    description:
+      'Header values with surrounding spaces and tabs: trimmed in the base; inner spaces kept.',
+    source: 'RFC 9421 §2.1',
+    flags: ['FieldCanonicalisation'],
+    request: withSignerHeaders(
+      post(`${BASE_URL}/api/payouts`, [['content-type', ` \t${MEDIA_TYPE};  charset=utf-8 \t`]]),
+      true,
+    ),
+  },
+  {
+    id: 'base-header-names-mixed-case',
+    description:
+      'Header names in mixed case on the wire: matched case-insensitively, written lowercase in the base.',
+    source: 'RFC 9421 §2.1; spec: step 2 (names in lowercase)',
+    flags: ['FieldCanonicalisation'],
+    request: ((r: HttpRequest) => ({
+      ...r,
+      headers: r.headers.map(([k, v]) => [k.toUpperCase(), v] as const),
+    }))(withSignerHeaders(payoutPre, true)),
+  },
+  {
+    id: 'base-non-ascii-body',
+    description: 'A non-ASCII body: only its digest reaches the base; content-length counts bytes.',
+    source: S2,
+    flags: ['NonAscii'],
+    ...(() => {
+      const pre = post(`${BASE_URL}/api/payouts`, [['content-type', MEDIA_TYPE]], NON_ASCII_BODY);
+      return { request: withSignerHeaders(pre, true), crossCheckSigner: pre };
+    })(),
+  },
+  {
+    id: 'base-non-ascii-header-error',
+    description:
+      'A covered header value with a non-ASCII character: the base must be ASCII, so there is none.',
+    source: 'RFC 9421 §2.5',
+    flags: ['Error'],
+    error: 'BASE_NOT_ASCII',
+    request: withSignerHeaders(
+      post(`${BASE_URL}/api/payouts`, [['content-type', 'application/jsön']]),
+      true,
+    ),
+  },
+  {
+    id: 'base-duplicated-header-error',
+    description:
+      'Content-Type on two lines: a single-valued covered header cannot be combined unambiguously.',
+    source: 'spec: step 2; RFC 9421 §7.5.6',
+    flags: ['Error'],
+    error: 'FIELD_DUPLICATED',
+    request: withSignerHeaders(
+      post(`${BASE_URL}/api/payouts`, [
+        ['content-type', MEDIA_TYPE],
+        ['content-type', 'application/json'],
+      ]),
+      true,
+    ),
+  },
+];
+
+export function buildSignatureBaseFile(signer: Caller): VectorFile {
+  const cases = BASE_CASES.map((row) => baseCase(signer, row));
   return vectorFile(
     'signature-base',
     "The profile's signature base",
