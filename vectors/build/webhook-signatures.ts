@@ -1,6 +1,7 @@
 // vectors/webhook-signatures.json: `Authorization: SHA256withRSA <base64>` over the exact webhook body bytes.
 import { signWebhook, verifyWebhook } from '../../src/webhooks/index.js';
 import type {
+  RsaKeyEntry,
   FlagNote,
   KeyRef,
   KeysFile,
@@ -173,6 +174,210 @@ function webhookCase(keys: KeysFile, spec: WebhookCaseSpec): VectorCase {
   };
 }
 
+/** What a row's Authorization is written from: the keys' signatures over the payloads. */
+interface WebhookMaterial {
+  readonly other: RsaKeyEntry & { readonly private: NonNullable<RsaKeyEntry['private']> };
+  /** Signs `body` (default with the service key), as the service's Authorization header. */
+  readonly sign: (body: string, pem?: string) => string;
+  /** The payment webhook's Authorization, and its signature alone (after "SHA256withRSA "). */
+  readonly payment: string;
+  readonly sig: string;
+}
+
+/** A case as a row: its Authorization written from the keys by a one-line function. */
+type WebhookRow = Omit<WebhookCaseSpec, 'authorization'> & {
+  readonly authorization: (keys: WebhookMaterial) => string | null;
+};
+
+const pretty = JSON.stringify(JSON.parse(PAYMENT_WEBHOOK), null, 2);
+const spaced = JSON.stringify(JSON.parse(PAYMENT_WEBHOOK))
+  .replace(/":/g, '": ')
+  .replace(/,"/g, ', "');
+
+/** The webhook cases, in file order (spec: Webhook authentication). */
+const WEBHOOK_CASES: readonly WebhookRow[] = [
+  {
+    id: 'webhook-payment-valid',
+    description:
+      'A payment webhook verified over the exact bytes received, key as the endpoint serves it (trimmed PEM).',
+    result: 'valid',
+    flags: ['Baseline'],
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ payment }) => payment,
+    showAuthorization: true,
+  },
+  {
+    id: 'webhook-payout-valid',
+    description: 'A payout webhook, same mechanism.',
+    result: 'valid',
+    flags: ['EventKinds'],
+    body: wireBody(PAYOUT_WEBHOOK),
+    authorization: ({ sign }) => sign(PAYOUT_WEBHOOK),
+    showAuthorization: true,
+  },
+  {
+    id: 'webhook-refund-valid',
+    description: 'A refund webhook, same mechanism.',
+    result: 'valid',
+    flags: ['EventKinds'],
+    body: wireBody(REFUND_WEBHOOK),
+    authorization: ({ sign }) => sign(REFUND_WEBHOOK),
+    showAuthorization: true,
+  },
+  {
+    id: 'webhook-non-ascii-payload-valid',
+    description: 'A payload with non-ASCII characters, verified over its UTF-8 bytes.',
+    result: 'valid',
+    flags: ['NonAscii'],
+    body: wireBody(NON_ASCII_WEBHOOK),
+    authorization: ({ sign }) => sign(NON_ASCII_WEBHOOK),
+    showAuthorization: true,
+  },
+  {
+    id: 'webhook-key-spki-pem-valid',
+    description: 'The payment webhook verified with the key as a full SPKI PEM.',
+    result: 'valid',
+    flags: ['KeyForm'],
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ payment }) => payment,
+    publicKey: { key: 'webhook-rsa', format: 'spki-pem' },
+  },
+  {
+    id: 'webhook-key-spki-der-valid',
+    description: 'The payment webhook verified with the key as SPKI DER.',
+    result: 'valid',
+    flags: ['KeyForm'],
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ payment }) => payment,
+    publicKey: { key: 'webhook-rsa', format: 'spki-der-base64' },
+  },
+  {
+    id: 'webhook-reserialised-after-signing',
+    description:
+      'The body re-serialised with ": " and ", " separators (as Python\'s json.dumps does) after signing.',
+    result: 'invalid',
+    flags: ['ExactBytes'],
+    code: 'SIGNATURE_INVALID',
+    body: wireBody(spaced),
+    authorization: ({ payment }) => payment,
+  },
+  {
+    id: 'webhook-pretty-printed-after-signing',
+    description: 'The body pretty-printed after signing (same JSON value).',
+    result: 'invalid',
+    flags: ['ExactBytes'],
+    code: 'SIGNATURE_INVALID',
+    body: wireBody(pretty),
+    authorization: ({ payment }) => payment,
+  },
+  {
+    id: 'webhook-body-changed',
+    description: 'The payment status changed from SETTLED to FAILED after signing.',
+    result: 'invalid',
+    flags: ['ExactBytes'],
+    code: 'SIGNATURE_INVALID',
+    body: wireBody(PAYMENT_WEBHOOK.replace('SETTLED', 'FAILED')),
+    authorization: ({ payment }) => payment,
+  },
+  {
+    id: 'webhook-trailing-newline-added',
+    description: 'A trailing LF added to the body after signing.',
+    result: 'invalid',
+    flags: ['ExactBytes'],
+    code: 'SIGNATURE_INVALID',
+    body: wireBody(`${PAYMENT_WEBHOOK}\n`),
+    authorization: ({ payment }) => payment,
+  },
+  {
+    id: 'webhook-wrong-algorithm-name',
+    description: 'The right signature under the name "SHA512withRSA".',
+    result: 'invalid',
+    flags: ['AlgorithmName'],
+    code: 'ALGORITHM_UNSUPPORTED',
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ sig }) => `SHA512withRSA ${sig}`,
+  },
+  {
+    id: 'webhook-bearer-scheme',
+    description: 'An `Authorization: Bearer ...` header instead of a signature.',
+    result: 'invalid',
+    flags: ['AlgorithmName'],
+    code: 'ALGORITHM_UNSUPPORTED',
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ sig }) => `Bearer ${sig}`,
+  },
+  {
+    id: 'webhook-algorithm-lowercase',
+    description: 'The right signature under the name "sha256withrsa".',
+    result: 'acceptable',
+    flags: ['AlgorithmCase'],
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ sig }) => `sha256withrsa ${sig}`,
+  },
+  {
+    id: 'webhook-two-spaces-separator',
+    description: 'Two spaces between the algorithm and the signature.',
+    result: 'acceptable',
+    flags: ['Separator'],
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ sig }) => `SHA256withRSA  ${sig}`,
+  },
+  {
+    id: 'webhook-signed-by-another-key',
+    description: 'Signed with another RSA 2048 key, verified with the service key.',
+    result: 'invalid',
+    flags: ['WrongKey'],
+    code: 'SIGNATURE_INVALID',
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ sign, other }) => sign(PAYMENT_WEBHOOK, other.private['pkcs8-pem']),
+  },
+  {
+    id: 'webhook-authorization-missing',
+    description: 'No Authorization header.',
+    result: 'invalid',
+    flags: ['MissingHeader'],
+    code: 'AUTHORIZATION_MISSING',
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: () => null,
+  },
+  {
+    id: 'webhook-authorization-empty',
+    description: 'An empty Authorization header.',
+    result: 'invalid',
+    flags: ['MissingHeader'],
+    code: 'AUTHORIZATION_MISSING',
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: () => '',
+  },
+  {
+    id: 'webhook-signature-without-algorithm',
+    description: 'The base64 signature alone, without the algorithm name.',
+    result: 'invalid',
+    flags: ['Syntax'],
+    code: 'AUTHORIZATION_MALFORMED',
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ sig }) => sig,
+  },
+  {
+    id: 'webhook-signature-base64url',
+    description: 'The signature in base64url.',
+    result: 'invalid',
+    flags: ['Syntax'],
+    code: 'SIGNATURE_MALFORMED',
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ sig }) => `SHA256withRSA ${toBase64UrlKeepingPadding(sig)}`,
+  },
+  {
+    id: 'webhook-signature-truncated',
+    description: 'The signature with its last 4 base64 characters (3 bytes) cut off.',
+    result: 'invalid',
+    flags: ['Syntax'],
+    code: 'SIGNATURE_MALFORMED',
+    body: wireBody(PAYMENT_WEBHOOK),
+    authorization: ({ sig }) => `SHA256withRSA ${sig.slice(0, -4)}`,
+  },
+];
+
 export function buildWebhookFile(keys: KeysFile): VectorFile {
   const service = keys.keys['webhook-rsa']!;
   const other = keys.keys['other-rsa']!;
@@ -187,195 +392,15 @@ export function buildWebhookFile(keys: KeysFile): VectorFile {
   const servicePem = service.private['pkcs8-pem'];
   const sign = (body: string, pem = servicePem): string => signWebhook(utf8(body), pem);
   const payment = sign(PAYMENT_WEBHOOK);
-  const sig = payment.slice('SHA256withRSA '.length);
-  const pretty = JSON.stringify(JSON.parse(PAYMENT_WEBHOOK), null, 2);
-  const spaced = JSON.stringify(JSON.parse(PAYMENT_WEBHOOK))
-    .replace(/":/g, '": ')
-    .replace(/,"/g, ', "');
-  const W = (s: WebhookCaseSpec): VectorCase => webhookCase(keys, s);
-
-  const cases: VectorCase[] = [
-    W({
-      id: 'webhook-payment-valid',
-      description:
-        'A payment webhook verified over the exact bytes received, key as the endpoint serves it (trimmed PEM).',
-      result: 'valid',
-      flags: ['Baseline'],
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: payment,
-      showAuthorization: true,
-    }),
-    W({
-      id: 'webhook-payout-valid',
-      description: 'A payout webhook, same mechanism.',
-      result: 'valid',
-      flags: ['EventKinds'],
-      body: wireBody(PAYOUT_WEBHOOK),
-      authorization: sign(PAYOUT_WEBHOOK),
-      showAuthorization: true,
-    }),
-    W({
-      id: 'webhook-refund-valid',
-      description: 'A refund webhook, same mechanism.',
-      result: 'valid',
-      flags: ['EventKinds'],
-      body: wireBody(REFUND_WEBHOOK),
-      authorization: sign(REFUND_WEBHOOK),
-      showAuthorization: true,
-    }),
-    W({
-      id: 'webhook-non-ascii-payload-valid',
-      description: 'A payload with non-ASCII characters, verified over its UTF-8 bytes.',
-      result: 'valid',
-      flags: ['NonAscii'],
-      body: wireBody(NON_ASCII_WEBHOOK),
-      authorization: sign(NON_ASCII_WEBHOOK),
-      showAuthorization: true,
-    }),
-    W({
-      id: 'webhook-key-spki-pem-valid',
-      description: 'The payment webhook verified with the key as a full SPKI PEM.',
-      result: 'valid',
-      flags: ['KeyForm'],
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: payment,
-      publicKey: { key: 'webhook-rsa', format: 'spki-pem' },
-    }),
-    W({
-      id: 'webhook-key-spki-der-valid',
-      description: 'The payment webhook verified with the key as SPKI DER.',
-      result: 'valid',
-      flags: ['KeyForm'],
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: payment,
-      publicKey: { key: 'webhook-rsa', format: 'spki-der-base64' },
-    }),
-    W({
-      id: 'webhook-reserialised-after-signing',
-      description:
-        'The body re-serialised with ": " and ", " separators (as Python\'s json.dumps does) after signing.',
-      result: 'invalid',
-      flags: ['ExactBytes'],
-      code: 'SIGNATURE_INVALID',
-      body: wireBody(spaced),
-      authorization: payment,
-    }),
-    W({
-      id: 'webhook-pretty-printed-after-signing',
-      description: 'The body pretty-printed after signing (same JSON value).',
-      result: 'invalid',
-      flags: ['ExactBytes'],
-      code: 'SIGNATURE_INVALID',
-      body: wireBody(pretty),
-      authorization: payment,
-    }),
-    W({
-      id: 'webhook-body-changed',
-      description: 'The payment status changed from SETTLED to FAILED after signing.',
-      result: 'invalid',
-      flags: ['ExactBytes'],
-      code: 'SIGNATURE_INVALID',
-      body: wireBody(PAYMENT_WEBHOOK.replace('SETTLED', 'FAILED')),
-      authorization: payment,
-    }),
-    W({
-      id: 'webhook-trailing-newline-added',
-      description: 'A trailing LF added to the body after signing.',
-      result: 'invalid',
-      flags: ['ExactBytes'],
-      code: 'SIGNATURE_INVALID',
-      body: wireBody(`${PAYMENT_WEBHOOK}\n`),
-      authorization: payment,
-    }),
-    W({
-      id: 'webhook-wrong-algorithm-name',
-      description: 'The right signature under the name "SHA512withRSA".',
-      result: 'invalid',
-      flags: ['AlgorithmName'],
-      code: 'ALGORITHM_UNSUPPORTED',
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: `SHA512withRSA ${sig}`,
-    }),
-    W({
-      id: 'webhook-bearer-scheme',
-      description: 'An `Authorization: Bearer ...` header instead of a signature.',
-      result: 'invalid',
-      flags: ['AlgorithmName'],
-      code: 'ALGORITHM_UNSUPPORTED',
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: `Bearer ${sig}`,
-    }),
-    W({
-      id: 'webhook-algorithm-lowercase',
-      description: 'The right signature under the name "sha256withrsa".',
-      result: 'acceptable',
-      flags: ['AlgorithmCase'],
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: `sha256withrsa ${sig}`,
-    }),
-    W({
-      id: 'webhook-two-spaces-separator',
-      description: 'Two spaces between the algorithm and the signature.',
-      result: 'acceptable',
-      flags: ['Separator'],
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: `SHA256withRSA  ${sig}`,
-    }),
-    W({
-      id: 'webhook-signed-by-another-key',
-      description: 'Signed with another RSA 2048 key, verified with the service key.',
-      result: 'invalid',
-      flags: ['WrongKey'],
-      code: 'SIGNATURE_INVALID',
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: sign(PAYMENT_WEBHOOK, other.private['pkcs8-pem']),
-    }),
-    W({
-      id: 'webhook-authorization-missing',
-      description: 'No Authorization header.',
-      result: 'invalid',
-      flags: ['MissingHeader'],
-      code: 'AUTHORIZATION_MISSING',
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: null,
-    }),
-    W({
-      id: 'webhook-authorization-empty',
-      description: 'An empty Authorization header.',
-      result: 'invalid',
-      flags: ['MissingHeader'],
-      code: 'AUTHORIZATION_MISSING',
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: '',
-    }),
-    W({
-      id: 'webhook-signature-without-algorithm',
-      description: 'The base64 signature alone, without the algorithm name.',
-      result: 'invalid',
-      flags: ['Syntax'],
-      code: 'AUTHORIZATION_MALFORMED',
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: sig,
-    }),
-    W({
-      id: 'webhook-signature-base64url',
-      description: 'The signature in base64url.',
-      result: 'invalid',
-      flags: ['Syntax'],
-      code: 'SIGNATURE_MALFORMED',
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: `SHA256withRSA ${toBase64UrlKeepingPadding(sig)}`,
-    }),
-    W({
-      id: 'webhook-signature-truncated',
-      description: 'The signature with its last 4 base64 characters (3 bytes) cut off.',
-      result: 'invalid',
-      flags: ['Syntax'],
-      code: 'SIGNATURE_MALFORMED',
-      body: wireBody(PAYMENT_WEBHOOK),
-      authorization: `SHA256withRSA ${sig.slice(0, -4)}`,
-    }),
-  ];
+  const material: WebhookMaterial = {
+    other: { ...other, private: other.private },
+    sign,
+    payment,
+    sig: payment.slice('SHA256withRSA '.length),
+  };
+  const cases = WEBHOOK_CASES.map((row) =>
+    webhookCase(keys, { ...row, authorization: row.authorization(material) }),
+  );
   return vectorFile(
     'webhook-signatures',
     'Webhook signatures: Authorization: SHA256withRSA <base64>',
