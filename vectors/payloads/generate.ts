@@ -196,6 +196,42 @@ function edit(base: Json, pointer: string, value: Json | typeof REMOVE): Json {
 
 const kebab = (s: string): string => s.toLowerCase().replaceAll('_', '-');
 
+/** Options a case may carry: the strict schema variant, a source other than the kind's section. */
+interface CaseOptions {
+  readonly strict?: boolean;
+  readonly source?: string;
+}
+
+/**
+ * One case as a row of a kind's table, named by what it does: `valid` / `invalid` (the payload as given, with the
+ * errors expected), `wrong` (the base with `pointer` set to `value`: `keyword` there) or `missing` (the base without
+ * `pointer`: `required` there). The property holding the slug says which.
+ */
+type CaseRow = CaseOptions &
+  (
+    | { readonly valid: string; readonly description: string; readonly payload: Json }
+    | {
+        readonly invalid: string;
+        readonly description: string;
+        readonly payload: Json;
+        readonly errors: readonly (readonly [string, string])[];
+      }
+    | {
+        readonly wrong: string;
+        readonly description: string;
+        readonly base: Json;
+        readonly pointer: string;
+        readonly value: Json;
+        readonly keyword: string;
+      }
+    | {
+        readonly missing: string;
+        readonly description: string;
+        readonly base: Json;
+        readonly pointer: string;
+      }
+  );
+
 class Cases {
   readonly list: PayloadVectorCase[] = [];
   constructor(
@@ -253,6 +289,33 @@ class Cases {
     this.invalid(slug, description, edit(base, pointer, REMOVE), [[pointer, 'required']], options);
   }
 
+  /** Adds each row of a kind's table, in order. */
+  addAll(rows: readonly CaseRow[]): this {
+    for (const row of rows) this.add(row);
+    return this;
+  }
+
+  add(row: CaseRow): void {
+    const options: CaseOptions = {
+      ...(row.strict !== undefined ? { strict: row.strict } : {}),
+      ...(row.source !== undefined ? { source: row.source } : {}),
+    };
+    if ('valid' in row) this.valid(row.valid, row.description, row.payload, options);
+    else if ('invalid' in row)
+      this.invalid(row.invalid, row.description, row.payload, row.errors, options);
+    else if ('wrong' in row)
+      this.wrong(
+        row.wrong,
+        row.description,
+        row.base,
+        row.pointer,
+        row.value,
+        row.keyword,
+        options,
+      );
+    else this.missing(row.missing, row.description, row.base, row.pointer, options);
+  }
+
   private push(c: {
     slug: string;
     description: string;
@@ -280,1056 +343,1263 @@ class Cases {
 }
 
 // ---- the cases, per kind ----
+const ACCOUNT_ROWS: readonly CaseRow[] = [
+  {
+    valid: 'scan-iban-bic-null',
+    description: 'SCAN account as shown: iban and bic null when not used',
+    payload: account,
+  },
+  {
+    valid: 'iban-bic-strings',
+    description: 'iban and bic are "string or null": strings are valid',
+    payload: {
+      ...account,
+      iban: 'GB33BUKB20201555555555',
+      bic: 'BUKBGB22',
+    },
+  },
+  {
+    valid: 'other-type',
+    description:
+      '"Other values of type: not shown": any string is accepted by the permissive schema',
+    payload: { ...account, type: 'IBAN' },
+  },
+  {
+    valid: 'unknown-property',
+    description: 'an added property is accepted (the service may add fields)',
+    payload: {
+      ...account,
+      nickname: 'ops',
+    },
+  },
+  {
+    missing: 'missing-bic',
+    description: 'bic is listed in the table ("null when not used"): absent is invalid',
+    base: account,
+    pointer: '/bic',
+  },
+  {
+    missing: 'missing-account-number',
+    description: 'accountNumber missing',
+    base: account,
+    pointer: '/accountNumber',
+  },
+  {
+    wrong: 'iban-number',
+    description: 'iban must be a string or null',
+    base: account,
+    pointer: '/iban',
+    value: 12345678,
+    keyword: 'type',
+  },
+  {
+    wrong: 'account-number-number',
+    description: 'number where the spec has a string',
+    base: account,
+    pointer: '/accountNumber',
+    value: 12345678,
+    keyword: 'type',
+  },
+  {
+    wrong: 'sort-code-number',
+    description: 'number where the spec has a string',
+    base: account,
+    pointer: '/sortCode',
+    value: 40004,
+    keyword: 'type',
+  },
+  {
+    invalid: 'not-an-object',
+    description: 'the account object must be a JSON object',
+    payload: [account],
+    errors: [['', 'type']],
+  },
+  {
+    wrong: 'other-type',
+    description: 'the strict variant allows only the shown type SCAN',
+    base: account,
+    pointer: '/type',
+    value: 'IBAN',
+    keyword: 'const',
+    strict: true,
+  },
+  {
+    invalid: 'unknown-property',
+    description: 'the strict variant rejects unknown properties',
+    payload: { ...account, nickname: 'ops' },
+    errors: [['/nickname', 'unevaluatedProperties']],
+    strict: true,
+  },
+];
+
 function accountCases(): Cases {
-  const c = new Cases('account', 'spec: Resources and their fields / Account object');
-  c.valid('scan-iban-bic-null', 'SCAN account as shown: iban and bic null when not used', account);
-  c.valid('iban-bic-strings', 'iban and bic are "string or null": strings are valid', {
-    ...account,
-    iban: 'GB33BUKB20201555555555',
-    bic: 'BUKBGB22',
-  });
-  c.valid(
-    'other-type',
-    '"Other values of type: not shown": any string is accepted by the permissive schema',
-    { ...account, type: 'IBAN' },
+  return new Cases('account', 'spec: Resources and their fields / Account object').addAll(
+    ACCOUNT_ROWS,
   );
-  c.valid('unknown-property', 'an added property is accepted (the service may add fields)', {
-    ...account,
-    nickname: 'ops',
-  });
-  c.missing(
-    'missing-bic',
-    'bic is listed in the table ("null when not used"): absent is invalid',
-    account,
-    '/bic',
-  );
-  c.missing('missing-account-number', 'accountNumber missing', account, '/accountNumber');
-  c.wrong('iban-number', 'iban must be a string or null', account, '/iban', 12345678, 'type');
-  c.wrong(
-    'account-number-number',
-    'number where the spec has a string',
-    account,
-    '/accountNumber',
-    12345678,
-    'type',
-  );
-  c.wrong(
-    'sort-code-number',
-    'number where the spec has a string',
-    account,
-    '/sortCode',
-    40004,
-    'type',
-  );
-  c.invalid('not-an-object', 'the account object must be a JSON object', [account], [['', 'type']]);
-  c.wrong(
-    'other-type',
-    'the strict variant allows only the shown type SCAN',
-    account,
-    '/type',
-    'IBAN',
-    'const',
-    { strict: true },
-  );
-  c.invalid(
-    'unknown-property',
-    'the strict variant rejects unknown properties',
-    { ...account, nickname: 'ops' },
-    [['/nickname', 'unevaluatedProperties']],
-    { strict: true },
-  );
-  return c;
 }
 
-function payoutDestinationCases(): Cases {
-  const c = new Cases(
-    'payout-destination',
-    'spec: Resources and their fields / Payout destination',
-  );
-  c.valid(
-    'to-account-scan',
-    'destinationType toAccount, accountType SCAN, iban null (values shown)',
-    destination,
-  );
-  c.valid(
-    'empty-object',
-    'required-ness of request fields is not shown: the permissive schema requires none',
-    {},
-  );
-  c.valid(
-    'other-types',
-    'other destinationType and accountType values are not shown: accepted by the permissive schema',
-    {
+const PAYOUT_DESTINATION_ROWS: readonly CaseRow[] = [
+  {
+    valid: 'to-account-scan',
+    description: 'destinationType toAccount, accountType SCAN, iban null (values shown)',
+    payload: destination,
+  },
+  {
+    valid: 'empty-object',
+    description:
+      'required-ness of request fields is not shown: the permissive schema requires none',
+    payload: {},
+  },
+  {
+    valid: 'other-types',
+    description:
+      'other destinationType and accountType values are not shown: accepted by the permissive schema',
+    payload: {
       ...destination,
       destinationType: 'toIban',
       accountType: 'IBAN',
       iban: 'GB33BUKB20201555555555',
     },
-  );
-  c.wrong(
-    'holder-name-number',
-    'number where the spec has a string',
-    destination,
-    '/holderName',
-    42,
-    'type',
-  );
-  c.wrong(
-    'account-number-number',
-    'number where the spec has a string',
-    destination,
-    '/accountNumber',
-    87654321,
-    'type',
-  );
-  c.wrong('iban-boolean', 'iban must be a string or null', destination, '/iban', false, 'type');
-  c.invalid(
-    'empty-object',
-    'the strict variant requires every field of the table',
-    {},
-    ['/destinationType', '/accountType', '/holderName', '/accountNumber', '/sortCode', '/iban'].map(
-      (p) => [p, 'required'] as const,
-    ),
-    { strict: true },
-  );
-  c.wrong(
-    'other-destination-type',
-    'the strict variant allows only toAccount',
-    destination,
-    '/destinationType',
-    'toIban',
-    'const',
-    { strict: true },
-  );
-  c.invalid(
-    'unknown-property',
-    'the strict variant rejects unknown properties',
-    { ...destination, bic: 'BUKBGB22' },
-    [['/bic', 'additionalProperties']],
-    { strict: true },
-  );
-  return c;
+  },
+  {
+    wrong: 'holder-name-number',
+    description: 'number where the spec has a string',
+    base: destination,
+    pointer: '/holderName',
+    value: 42,
+    keyword: 'type',
+  },
+  {
+    wrong: 'account-number-number',
+    description: 'number where the spec has a string',
+    base: destination,
+    pointer: '/accountNumber',
+    value: 87654321,
+    keyword: 'type',
+  },
+  {
+    wrong: 'iban-boolean',
+    description: 'iban must be a string or null',
+    base: destination,
+    pointer: '/iban',
+    value: false,
+    keyword: 'type',
+  },
+  {
+    invalid: 'empty-object',
+    description: 'the strict variant requires every field of the table',
+    payload: {},
+    errors: [
+      '/destinationType',
+      '/accountType',
+      '/holderName',
+      '/accountNumber',
+      '/sortCode',
+      '/iban',
+    ].map((p) => [p, 'required'] as const),
+    strict: true,
+  },
+  {
+    wrong: 'other-destination-type',
+    description: 'the strict variant allows only toAccount',
+    base: destination,
+    pointer: '/destinationType',
+    value: 'toIban',
+    keyword: 'const',
+    strict: true,
+  },
+  {
+    invalid: 'unknown-property',
+    description: 'the strict variant rejects unknown properties',
+    payload: { ...destination, bic: 'BUKBGB22' },
+    errors: [['/bic', 'additionalProperties']],
+    strict: true,
+  },
+];
+
+function payoutDestinationCases(): Cases {
+  return new Cases(
+    'payout-destination',
+    'spec: Resources and their fields / Payout destination',
+  ).addAll(PAYOUT_DESTINATION_ROWS);
 }
+
+const PAYOUT_CREATE_REQUEST_ROWS: readonly CaseRow[] = [
+  {
+    valid: 'full',
+    description: 'every field of the table, doNotCommitOnCoPMismatch true',
+    payload: createRequest,
+  },
+  {
+    valid: 'without-do-not-commit',
+    description: 'doNotCommitOnCoPMismatch is optional (default false)',
+    payload: edit(createRequest, '/doNotCommitOnCoPMismatch', REMOVE),
+  },
+  {
+    valid: 'do-not-commit-false',
+    description: 'doNotCommitOnCoPMismatch false: always auto-commit',
+    payload: {
+      ...createRequest,
+      doNotCommitOnCoPMismatch: false,
+    },
+  },
+  {
+    valid: 'empty-object',
+    description:
+      'required-ness of request fields is not shown: the permissive schema requires none',
+    payload: {},
+  },
+  {
+    valid: 'unknown-property',
+    description:
+      'whether unknown request properties are rejected is not shown: the permissive schema accepts them',
+    payload: { ...createRequest, note: 'x' },
+  },
+  {
+    wrong: 'amount-string',
+    description: 'string where the spec has a number (amount is "number (decimal)")',
+    base: createRequest,
+    pointer: '/amount',
+    value: '125.50',
+    keyword: 'type',
+  },
+  {
+    wrong: 'reference-number',
+    description: 'number where the spec has a string',
+    base: createRequest,
+    pointer: '/reference',
+    value: 1001,
+    keyword: 'type',
+  },
+  {
+    wrong: 'do-not-commit-string',
+    description: 'doNotCommitOnCoPMismatch is a boolean, not the string "true"',
+    base: createRequest,
+    pointer: '/doNotCommitOnCoPMismatch',
+    value: 'true',
+    keyword: 'type',
+  },
+  {
+    wrong: 'application-id-not-uuid',
+    description: 'applicationId is a UUID',
+    base: createRequest,
+    pointer: '/applicationId',
+    value: 'app-1',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'application-id-urn-uuid',
+    description: 'a urn:uuid: prefix is not the UUID textual form',
+    base: createRequest,
+    pointer: '/applicationId',
+    value: `urn:uuid:${APP}`,
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'destination-iban-number',
+    description: 'the destination is checked too: iban must be a string or null',
+    base: createRequest,
+    pointer: '/destination/iban',
+    value: 1,
+    keyword: 'type',
+  },
+  {
+    wrong: 'destination-string',
+    description: 'destination is an object',
+    base: createRequest,
+    pointer: '/destination',
+    value: 'toAccount',
+    keyword: 'type',
+  },
+  {
+    missing: 'missing-amount',
+    description: 'the strict variant requires amount',
+    base: createRequest,
+    pointer: '/amount',
+    strict: true,
+  },
+  {
+    missing: 'missing-destination',
+    description: 'the strict variant requires destination',
+    base: createRequest,
+    pointer: '/destination',
+    strict: true,
+  },
+  {
+    wrong: 'amount-zero',
+    description: 'the strict variant requires an amount greater than zero',
+    base: createRequest,
+    pointer: '/amount',
+    value: 0,
+    keyword: 'exclusiveMinimum',
+    strict: true,
+  },
+  {
+    missing: 'destination-missing-iban',
+    description: 'the strict destination requires iban (null when not used)',
+    base: createRequest,
+    pointer: '/destination/iban',
+    strict: true,
+  },
+  {
+    invalid: 'unknown-property',
+    description: 'the strict variant rejects unknown properties',
+    payload: { ...createRequest, note: 'x' },
+    errors: [['/note', 'additionalProperties']],
+    strict: true,
+  },
+  {
+    valid: 'without-do-not-commit',
+    description: 'the strict variant keeps doNotCommitOnCoPMismatch optional',
+    payload: edit(createRequest, '/doNotCommitOnCoPMismatch', REMOVE),
+    strict: true,
+  },
+];
 
 function payoutCreateRequestCases(): Cases {
-  const c = new Cases('payout-create-request', 'spec: Endpoints / 1. Create payout / request body');
-  c.valid('full', 'every field of the table, doNotCommitOnCoPMismatch true', createRequest);
-  c.valid(
-    'without-do-not-commit',
-    'doNotCommitOnCoPMismatch is optional (default false)',
-    edit(createRequest, '/doNotCommitOnCoPMismatch', REMOVE),
-  );
-  c.valid('do-not-commit-false', 'doNotCommitOnCoPMismatch false: always auto-commit', {
-    ...createRequest,
-    doNotCommitOnCoPMismatch: false,
-  });
-  c.valid(
-    'empty-object',
-    'required-ness of request fields is not shown: the permissive schema requires none',
-    {},
-  );
-  c.valid(
-    'unknown-property',
-    'whether unknown request properties are rejected is not shown: the permissive schema accepts them',
-    { ...createRequest, note: 'x' },
-  );
-  c.wrong(
-    'amount-string',
-    'string where the spec has a number (amount is "number (decimal)")',
-    createRequest,
-    '/amount',
-    '125.50',
-    'type',
-  );
-  c.wrong(
-    'reference-number',
-    'number where the spec has a string',
-    createRequest,
-    '/reference',
-    1001,
-    'type',
-  );
-  c.wrong(
-    'do-not-commit-string',
-    'doNotCommitOnCoPMismatch is a boolean, not the string "true"',
-    createRequest,
-    '/doNotCommitOnCoPMismatch',
-    'true',
-    'type',
-  );
-  c.wrong(
-    'application-id-not-uuid',
-    'applicationId is a UUID',
-    createRequest,
-    '/applicationId',
-    'app-1',
-    'pattern',
-  );
-  c.wrong(
-    'application-id-urn-uuid',
-    'a urn:uuid: prefix is not the UUID textual form',
-    createRequest,
-    '/applicationId',
-    `urn:uuid:${APP}`,
-    'pattern',
-  );
-  c.wrong(
-    'destination-iban-number',
-    'the destination is checked too: iban must be a string or null',
-    createRequest,
-    '/destination/iban',
-    1,
-    'type',
-  );
-  c.wrong(
-    'destination-string',
-    'destination is an object',
-    createRequest,
-    '/destination',
-    'toAccount',
-    'type',
-  );
-  c.missing('missing-amount', 'the strict variant requires amount', createRequest, '/amount', {
-    strict: true,
-  });
-  c.missing(
-    'missing-destination',
-    'the strict variant requires destination',
-    createRequest,
-    '/destination',
-    { strict: true },
-  );
-  c.wrong(
-    'amount-zero',
-    'the strict variant requires an amount greater than zero',
-    createRequest,
-    '/amount',
-    0,
-    'exclusiveMinimum',
-    { strict: true },
-  );
-  c.missing(
-    'destination-missing-iban',
-    'the strict destination requires iban (null when not used)',
-    createRequest,
-    '/destination/iban',
-    { strict: true },
-  );
-  c.invalid(
-    'unknown-property',
-    'the strict variant rejects unknown properties',
-    { ...createRequest, note: 'x' },
-    [['/note', 'additionalProperties']],
-    { strict: true },
-  );
-  c.valid(
-    'without-do-not-commit',
-    'the strict variant keeps doNotCommitOnCoPMismatch optional',
-    edit(createRequest, '/doNotCommitOnCoPMismatch', REMOVE),
-    { strict: true },
-  );
-  return c;
+  return new Cases(
+    'payout-create-request',
+    'spec: Endpoints / 1. Create payout / request body',
+  ).addAll(PAYOUT_CREATE_REQUEST_ROWS);
 }
 
-function payoutCases(): Cases {
-  const c = new Cases('payout', 'spec: Resources and their fields / Payout resource');
-  for (const status of payoutStatuses) {
+const PAYOUT_ROWS: readonly CaseRow[] = [
+  ...payoutStatuses.map((status) => {
     const copStatus =
       status === 'AWAITING_COMMIT' || status === 'CANCELLED' ? 'PARTIAL_MATCH' : 'FULL_MATCH';
     const statusReason = status === 'CANCELLED' ? PAYOUT_CANCEL_STATUS_REASON : null;
-    c.valid(
-      `status-${kebab(status)}`,
-      `status ${status}`,
-      { ...payout, status, copStatus, statusReason },
-      { source: 'spec: States and transitions / Payout statuses' },
-    );
-  }
-  for (const cop of [...copStatuses, null]) {
-    c.valid(
-      `cop-${cop === null ? 'null' : kebab(cop)}`,
-      `copStatus ${cop === null ? 'null (CoP not active)' : cop}`,
-      { ...payout, copStatus: cop },
-    );
-  }
-  c.valid(
-    'iban-bic-strings',
-    'source iban and bic as strings',
-    edit(edit(payout, '/source/iban', 'GB33BUKB20201555555555'), '/source/bic', 'BUKBGB22'),
-  );
-  c.valid(
-    'created-at-seven-digits',
-    'createdAt with seven fractional digits (the count is not shown)',
-    { ...payout, createdAt: '2024-05-01T12:30:45.1234567Z' },
-  );
-  c.valid('tracing-id-upper-case', 'tracingId hexadecimal in upper case (case not shown)', {
-    ...payout,
-    tracingId: '4BF92F3577B34DA6',
-  });
-  c.valid('unknown-property', 'an added property is accepted (the service may add fields)', {
-    ...payout,
-    fee: 0.2,
-  });
-  c.wrong('status-unknown', 'status outside the list', payout, '/status', 'COMMITTED', 'enum');
-  c.wrong(
-    'status-lower-case',
-    'status values are upper case',
-    payout,
-    '/status',
-    'in_progress',
-    'enum',
-  );
-  c.wrong(
-    'cop-status-unknown',
-    'copStatus outside the six values and null',
-    payout,
-    '/copStatus',
-    'MATCH',
-    'enum',
-  );
-  c.wrong('cop-status-empty', 'an empty copStatus is not null', payout, '/copStatus', '', 'enum');
-  c.missing(
-    'missing-cop-status',
-    'copStatus is "or null": present with null, not absent',
-    payout,
-    '/copStatus',
-  );
-  c.missing(
-    'missing-status-reason',
-    'statusReason is "or null": present with null, not absent',
-    payout,
-    '/statusReason',
-  );
-  c.missing('missing-status', 'status missing', payout, '/status');
-  c.wrong(
-    'amount-string',
-    'string where the spec has a number',
-    payout,
-    '/amount',
-    '125.50',
-    'type',
-  );
-  c.wrong(
-    'reference-number',
-    'number where the spec has a string',
-    payout,
-    '/reference',
-    1001,
-    'type',
-  );
-  c.wrong(
-    'tracing-id-not-hex',
-    'tracingId is hexadecimal',
-    payout,
-    '/tracingId',
-    'trace-4bf9',
-    'pattern',
-  );
-  c.wrong(
-    'tracing-id-number',
-    'number where the spec has a string',
-    payout,
-    '/tracingId',
-    1234,
-    'type',
-  );
-  c.wrong(
-    'created-at-no-fraction',
-    'createdAt must have fractional seconds',
-    payout,
-    '/createdAt',
-    '2024-05-01T12:30:45Z',
-    'pattern',
-  );
-  c.wrong(
-    'created-at-no-zone',
-    'createdAt must end in Z',
-    payout,
-    '/createdAt',
-    '2024-05-01T12:30:45.123',
-    'pattern',
-  );
-  c.wrong(
-    'created-at-offset',
-    'createdAt must use Z, not +00:00',
-    payout,
-    '/createdAt',
-    '2024-05-01T12:30:45.123+00:00',
-    'pattern',
-  );
-  c.wrong(
-    'created-at-date-only',
-    'createdAt is a timestamp, not a date',
-    payout,
-    '/createdAt',
-    '2024-05-01',
-    'pattern',
-  );
-  c.wrong(
-    'created-at-number',
-    'number where the spec has a string (Unix time)',
-    payout,
-    '/createdAt',
-    1714566645123,
-    'type',
-  );
-  c.wrong('payout-id-not-uuid', 'payoutId is a UUID', payout, '/payoutId', '12345', 'pattern');
-  c.wrong(
-    'source-iban-number',
-    'source.iban must be a string or null',
-    payout,
-    '/source/iban',
-    7,
-    'type',
-  );
-  c.missing(
-    'destination-missing-account-number',
-    'destination.accountNumber missing',
-    payout,
-    '/destination/accountNumber',
-  );
-  c.wrong('source-null', 'source is an account object, not null', payout, '/source', null, 'type');
-  c.invalid('not-an-object', 'a payout is a JSON object', [payout], [['', 'type']]);
-  c.invalid(
-    'several-errors',
-    'every violation is reported, each at its pointer',
-    edit(edit(edit(payout, '/status', 'DONE'), '/amount', '1'), '/copStatus', REMOVE),
-    [
+    return {
+      valid: `status-${kebab(status)}`,
+      description: `status ${status}`,
+      payload: { ...payout, status, copStatus, statusReason },
+      source: 'spec: States and transitions / Payout statuses',
+    };
+  }),
+  ...[...copStatuses, null].map((cop) => ({
+    valid: `cop-${cop === null ? 'null' : kebab(cop)}`,
+    description: `copStatus ${cop === null ? 'null (CoP not active)' : cop}`,
+    payload: { ...payout, copStatus: cop },
+  })),
+  {
+    valid: 'iban-bic-strings',
+    description: 'source iban and bic as strings',
+    payload: edit(
+      edit(payout, '/source/iban', 'GB33BUKB20201555555555'),
+      '/source/bic',
+      'BUKBGB22',
+    ),
+  },
+  {
+    valid: 'created-at-seven-digits',
+    description: 'createdAt with seven fractional digits (the count is not shown)',
+    payload: { ...payout, createdAt: '2024-05-01T12:30:45.1234567Z' },
+  },
+  {
+    valid: 'tracing-id-upper-case',
+    description: 'tracingId hexadecimal in upper case (case not shown)',
+    payload: {
+      ...payout,
+      tracingId: '4BF92F3577B34DA6',
+    },
+  },
+  {
+    valid: 'unknown-property',
+    description: 'an added property is accepted (the service may add fields)',
+    payload: {
+      ...payout,
+      fee: 0.2,
+    },
+  },
+  {
+    wrong: 'status-unknown',
+    description: 'status outside the list',
+    base: payout,
+    pointer: '/status',
+    value: 'COMMITTED',
+    keyword: 'enum',
+  },
+  {
+    wrong: 'status-lower-case',
+    description: 'status values are upper case',
+    base: payout,
+    pointer: '/status',
+    value: 'in_progress',
+    keyword: 'enum',
+  },
+  {
+    wrong: 'cop-status-unknown',
+    description: 'copStatus outside the six values and null',
+    base: payout,
+    pointer: '/copStatus',
+    value: 'MATCH',
+    keyword: 'enum',
+  },
+  {
+    wrong: 'cop-status-empty',
+    description: 'an empty copStatus is not null',
+    base: payout,
+    pointer: '/copStatus',
+    value: '',
+    keyword: 'enum',
+  },
+  {
+    missing: 'missing-cop-status',
+    description: 'copStatus is "or null": present with null, not absent',
+    base: payout,
+    pointer: '/copStatus',
+  },
+  {
+    missing: 'missing-status-reason',
+    description: 'statusReason is "or null": present with null, not absent',
+    base: payout,
+    pointer: '/statusReason',
+  },
+  { missing: 'missing-status', description: 'status missing', base: payout, pointer: '/status' },
+  {
+    wrong: 'amount-string',
+    description: 'string where the spec has a number',
+    base: payout,
+    pointer: '/amount',
+    value: '125.50',
+    keyword: 'type',
+  },
+  {
+    wrong: 'reference-number',
+    description: 'number where the spec has a string',
+    base: payout,
+    pointer: '/reference',
+    value: 1001,
+    keyword: 'type',
+  },
+  {
+    wrong: 'tracing-id-not-hex',
+    description: 'tracingId is hexadecimal',
+    base: payout,
+    pointer: '/tracingId',
+    value: 'trace-4bf9',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'tracing-id-number',
+    description: 'number where the spec has a string',
+    base: payout,
+    pointer: '/tracingId',
+    value: 1234,
+    keyword: 'type',
+  },
+  {
+    wrong: 'created-at-no-fraction',
+    description: 'createdAt must have fractional seconds',
+    base: payout,
+    pointer: '/createdAt',
+    value: '2024-05-01T12:30:45Z',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'created-at-no-zone',
+    description: 'createdAt must end in Z',
+    base: payout,
+    pointer: '/createdAt',
+    value: '2024-05-01T12:30:45.123',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'created-at-offset',
+    description: 'createdAt must use Z, not +00:00',
+    base: payout,
+    pointer: '/createdAt',
+    value: '2024-05-01T12:30:45.123+00:00',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'created-at-date-only',
+    description: 'createdAt is a timestamp, not a date',
+    base: payout,
+    pointer: '/createdAt',
+    value: '2024-05-01',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'created-at-number',
+    description: 'number where the spec has a string (Unix time)',
+    base: payout,
+    pointer: '/createdAt',
+    value: 1714566645123,
+    keyword: 'type',
+  },
+  {
+    wrong: 'payout-id-not-uuid',
+    description: 'payoutId is a UUID',
+    base: payout,
+    pointer: '/payoutId',
+    value: '12345',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'source-iban-number',
+    description: 'source.iban must be a string or null',
+    base: payout,
+    pointer: '/source/iban',
+    value: 7,
+    keyword: 'type',
+  },
+  {
+    missing: 'destination-missing-account-number',
+    description: 'destination.accountNumber missing',
+    base: payout,
+    pointer: '/destination/accountNumber',
+  },
+  {
+    wrong: 'source-null',
+    description: 'source is an account object, not null',
+    base: payout,
+    pointer: '/source',
+    value: null,
+    keyword: 'type',
+  },
+  {
+    invalid: 'not-an-object',
+    description: 'a payout is a JSON object',
+    payload: [payout],
+    errors: [['', 'type']],
+  },
+  {
+    invalid: 'several-errors',
+    description: 'every violation is reported, each at its pointer',
+    payload: edit(edit(edit(payout, '/status', 'DONE'), '/amount', '1'), '/copStatus', REMOVE),
+    errors: [
       ['/status', 'enum'],
       ['/amount', 'type'],
       ['/copStatus', 'required'],
     ],
+  },
+  {
+    invalid: 'unknown-property',
+    description: 'the strict variant rejects unknown properties',
+    payload: { ...payout, fee: 0.2 },
+    errors: [['/fee', 'unevaluatedProperties']],
+    strict: true,
+  },
+  {
+    invalid: 'nested-unknown-property',
+    description: 'the strict variant rejects unknown properties in source',
+    payload: edit(payout, '/source/nickname', 'ops'),
+    errors: [['/source/nickname', 'unevaluatedProperties']],
+    strict: true,
+  },
+  {
+    wrong: 'currency-usd',
+    description: 'the strict variant allows only the shown currency GBP',
+    base: payout,
+    pointer: '/currency',
+    value: 'USD',
+    keyword: 'const',
+    strict: true,
+  },
+];
+
+function payoutCases(): Cases {
+  return new Cases('payout', 'spec: Resources and their fields / Payout resource').addAll(
+    PAYOUT_ROWS,
   );
-  c.invalid(
-    'unknown-property',
-    'the strict variant rejects unknown properties',
-    { ...payout, fee: 0.2 },
-    [['/fee', 'unevaluatedProperties']],
-    { strict: true },
-  );
-  c.invalid(
-    'nested-unknown-property',
-    'the strict variant rejects unknown properties in source',
-    edit(payout, '/source/nickname', 'ops'),
-    [['/source/nickname', 'unevaluatedProperties']],
-    { strict: true },
-  );
-  c.wrong(
-    'currency-usd',
-    'the strict variant allows only the shown currency GBP',
-    payout,
-    '/currency',
-    'USD',
-    'const',
-    { strict: true },
-  );
-  return c;
 }
+
+const REFUND_REQUEST_ROWS: readonly CaseRow[] = [
+  {
+    valid: 'amount-string',
+    description: 'amount as a decimal string, as in the spec examples',
+    payload: refundRequest,
+  },
+  {
+    valid: 'amount-integer-string',
+    description: 'a decimal string without fraction',
+    payload: {
+      ...refundRequest,
+      amount: '10',
+    },
+  },
+  {
+    valid: 'amount-number',
+    description: 'whether a JSON number is accepted is not shown: the permissive schema accepts it',
+    payload: { ...refundRequest, amount: 10.5 },
+  },
+  {
+    valid: 'empty-object',
+    description:
+      'required-ness of request fields is not shown: the permissive schema requires none',
+    payload: {},
+  },
+  {
+    wrong: 'amount-exponent',
+    description: 'a decimal string has no exponent',
+    base: refundRequest,
+    pointer: '/amount',
+    value: '1e3',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'amount-comma',
+    description: 'a decimal string uses a point, not a comma',
+    base: refundRequest,
+    pointer: '/amount',
+    value: '10,50',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'amount-spaces',
+    description: 'no spaces around the digits',
+    base: refundRequest,
+    pointer: '/amount',
+    value: ' 10.50',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'amount-boolean',
+    description: 'amount is a string (or a number)',
+    base: refundRequest,
+    pointer: '/amount',
+    value: true,
+    keyword: 'type',
+  },
+  {
+    wrong: 'payment-id-number',
+    description: 'number where the spec has a string',
+    base: refundRequest,
+    pointer: '/paymentId',
+    value: 12345,
+    keyword: 'type',
+  },
+  {
+    wrong: 'payment-id-not-uuid',
+    description: 'paymentId is a UUID',
+    base: refundRequest,
+    pointer: '/paymentId',
+    value: 'pay_123',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'amount-number',
+    description: 'the strict variant requires the decimal string of the examples',
+    base: refundRequest,
+    pointer: '/amount',
+    value: 10.5,
+    keyword: 'type',
+    strict: true,
+  },
+  {
+    wrong: 'amount-three-decimals',
+    description: 'the strict variant allows at most two fractional digits',
+    base: refundRequest,
+    pointer: '/amount',
+    value: '10.505',
+    keyword: 'pattern',
+    strict: true,
+  },
+  {
+    wrong: 'amount-negative',
+    description: 'the strict variant has no sign',
+    base: refundRequest,
+    pointer: '/amount',
+    value: '-1.00',
+    keyword: 'pattern',
+    strict: true,
+  },
+  {
+    missing: 'missing-payment-id',
+    description: 'the strict variant requires paymentId',
+    base: refundRequest,
+    pointer: '/paymentId',
+    strict: true,
+  },
+  {
+    missing: 'missing-amount',
+    description: 'the strict variant requires amount',
+    base: refundRequest,
+    pointer: '/amount',
+    strict: true,
+  },
+  {
+    invalid: 'unknown-property',
+    description: 'the strict variant rejects unknown properties',
+    payload: { ...refundRequest, destination: {} },
+    errors: [['/destination', 'additionalProperties']],
+    strict: true,
+  },
+];
 
 function refundRequestCases(): Cases {
-  const c = new Cases('refund-request', 'spec: Endpoints / 4. Create refund / request body');
-  c.valid('amount-string', 'amount as a decimal string, as in the spec examples', refundRequest);
-  c.valid('amount-integer-string', 'a decimal string without fraction', {
-    ...refundRequest,
-    amount: '10',
-  });
-  c.valid(
-    'amount-number',
-    'whether a JSON number is accepted is not shown: the permissive schema accepts it',
-    { ...refundRequest, amount: 10.5 },
+  return new Cases('refund-request', 'spec: Endpoints / 4. Create refund / request body').addAll(
+    REFUND_REQUEST_ROWS,
   );
-  c.valid(
-    'empty-object',
-    'required-ness of request fields is not shown: the permissive schema requires none',
-    {},
-  );
-  c.wrong(
-    'amount-exponent',
-    'a decimal string has no exponent',
-    refundRequest,
-    '/amount',
-    '1e3',
-    'pattern',
-  );
-  c.wrong(
-    'amount-comma',
-    'a decimal string uses a point, not a comma',
-    refundRequest,
-    '/amount',
-    '10,50',
-    'pattern',
-  );
-  c.wrong(
-    'amount-spaces',
-    'no spaces around the digits',
-    refundRequest,
-    '/amount',
-    ' 10.50',
-    'pattern',
-  );
-  c.wrong(
-    'amount-boolean',
-    'amount is a string (or a number)',
-    refundRequest,
-    '/amount',
-    true,
-    'type',
-  );
-  c.wrong(
-    'payment-id-number',
-    'number where the spec has a string',
-    refundRequest,
-    '/paymentId',
-    12345,
-    'type',
-  );
-  c.wrong(
-    'payment-id-not-uuid',
-    'paymentId is a UUID',
-    refundRequest,
-    '/paymentId',
-    'pay_123',
-    'pattern',
-  );
-  c.wrong(
-    'amount-number',
-    'the strict variant requires the decimal string of the examples',
-    refundRequest,
-    '/amount',
-    10.5,
-    'type',
-    { strict: true },
-  );
-  c.wrong(
-    'amount-three-decimals',
-    'the strict variant allows at most two fractional digits',
-    refundRequest,
-    '/amount',
-    '10.505',
-    'pattern',
-    { strict: true },
-  );
-  c.wrong(
-    'amount-negative',
-    'the strict variant has no sign',
-    refundRequest,
-    '/amount',
-    '-1.00',
-    'pattern',
-    { strict: true },
-  );
-  c.missing(
-    'missing-payment-id',
-    'the strict variant requires paymentId',
-    refundRequest,
-    '/paymentId',
-    { strict: true },
-  );
-  c.missing('missing-amount', 'the strict variant requires amount', refundRequest, '/amount', {
-    strict: true,
-  });
-  c.invalid(
-    'unknown-property',
-    'the strict variant rejects unknown properties',
-    { ...refundRequest, destination: {} },
-    [['/destination', 'additionalProperties']],
-    { strict: true },
-  );
-  return c;
 }
+
+const REFUND_ROWS: readonly CaseRow[] = [
+  ...refundStatuses.map((status) => ({
+    valid: `status-${kebab(status)}`,
+    description: `status ${status}`,
+    payload: { ...refund, status },
+    source: 'spec: States and transitions / Refund statuses',
+  })),
+  {
+    valid: 'iban-string',
+    description: 'destination iban as a string',
+    payload: edit(refund, '/refundRequestDetails/destination/iban', 'GB33BUKB20201555555555'),
+  },
+  {
+    valid: 'created-at-three-digits',
+    description: 'createdAtUtc with three fractional digits',
+    payload: {
+      ...refund,
+      createdAtUtc: '2024-05-02T09:15:00.123',
+    },
+  },
+  {
+    valid: 'unknown-property',
+    description: 'an added property is accepted (the service may add fields)',
+    payload: {
+      ...refund,
+      note: 'x',
+    },
+  },
+  {
+    wrong: 'status-awaiting-commit',
+    description: 'AWAITING_COMMIT is a payout status, not a refund status',
+    base: refund,
+    pointer: '/status',
+    value: 'AWAITING_COMMIT',
+    keyword: 'enum',
+  },
+  {
+    wrong: 'created-at-with-z',
+    description: 'createdAtUtc has no zone suffix',
+    base: refund,
+    pointer: '/createdAtUtc',
+    value: '2024-05-02T09:15:00.1234567Z',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'created-at-no-fraction',
+    description: 'createdAtUtc has fractional seconds',
+    base: refund,
+    pointer: '/createdAtUtc',
+    value: '2024-05-02T09:15:00',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'amount-string',
+    description: 'the response amount is a number (the request sends a string)',
+    base: refund,
+    pointer: '/refundRequestDetails/amount',
+    value: '10.50',
+    keyword: 'type',
+  },
+  {
+    wrong: 'refund-payment-id-not-uuid',
+    description: 'refundPaymentId is a UUID',
+    base: refund,
+    pointer: '/refundPaymentId',
+    value: 'rf-1',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'currency-number',
+    description: 'number where the spec has a string',
+    base: refund,
+    pointer: '/refundRequestDetails/currency',
+    value: 826,
+    keyword: 'type',
+  },
+  {
+    missing: 'destination-missing-iban',
+    description: 'destination iban is "string or null": present',
+    base: refund,
+    pointer: '/refundRequestDetails/destination/iban',
+  },
+  {
+    missing: 'missing-refund-request-details',
+    description: 'refundRequestDetails missing',
+    base: refund,
+    pointer: '/refundRequestDetails',
+  },
+  {
+    invalid: 'nested-unknown-property',
+    description: 'the strict variant rejects unknown properties at every level',
+    payload: edit(refund, '/refundRequestDetails/destination/bic', 'X'),
+    errors: [['/refundRequestDetails/destination/bic', 'unevaluatedProperties']],
+    strict: true,
+  },
+];
 
 function refundCases(): Cases {
-  const c = new Cases('refund', 'spec: Resources and their fields / Refund resource');
-  for (const status of refundStatuses)
-    c.valid(
-      `status-${kebab(status)}`,
-      `status ${status}`,
-      { ...refund, status },
-      { source: 'spec: States and transitions / Refund statuses' },
-    );
-  c.valid(
-    'iban-string',
-    'destination iban as a string',
-    edit(refund, '/refundRequestDetails/destination/iban', 'GB33BUKB20201555555555'),
+  return new Cases('refund', 'spec: Resources and their fields / Refund resource').addAll(
+    REFUND_ROWS,
   );
-  c.valid('created-at-three-digits', 'createdAtUtc with three fractional digits', {
-    ...refund,
-    createdAtUtc: '2024-05-02T09:15:00.123',
-  });
-  c.valid('unknown-property', 'an added property is accepted (the service may add fields)', {
-    ...refund,
-    note: 'x',
-  });
-  c.wrong(
-    'status-awaiting-commit',
-    'AWAITING_COMMIT is a payout status, not a refund status',
-    refund,
-    '/status',
-    'AWAITING_COMMIT',
-    'enum',
-  );
-  c.wrong(
-    'created-at-with-z',
-    'createdAtUtc has no zone suffix',
-    refund,
-    '/createdAtUtc',
-    '2024-05-02T09:15:00.1234567Z',
-    'pattern',
-  );
-  c.wrong(
-    'created-at-no-fraction',
-    'createdAtUtc has fractional seconds',
-    refund,
-    '/createdAtUtc',
-    '2024-05-02T09:15:00',
-    'pattern',
-  );
-  c.wrong(
-    'amount-string',
-    'the response amount is a number (the request sends a string)',
-    refund,
-    '/refundRequestDetails/amount',
-    '10.50',
-    'type',
-  );
-  c.wrong(
-    'refund-payment-id-not-uuid',
-    'refundPaymentId is a UUID',
-    refund,
-    '/refundPaymentId',
-    'rf-1',
-    'pattern',
-  );
-  c.wrong(
-    'currency-number',
-    'number where the spec has a string',
-    refund,
-    '/refundRequestDetails/currency',
-    826,
-    'type',
-  );
-  c.missing(
-    'destination-missing-iban',
-    'destination iban is "string or null": present',
-    refund,
-    '/refundRequestDetails/destination/iban',
-  );
-  c.missing(
-    'missing-refund-request-details',
-    'refundRequestDetails missing',
-    refund,
-    '/refundRequestDetails',
-  );
-  c.invalid(
-    'nested-unknown-property',
-    'the strict variant rejects unknown properties at every level',
-    edit(refund, '/refundRequestDetails/destination/bic', 'X'),
-    [['/refundRequestDetails/destination/bic', 'unevaluatedProperties']],
-    { strict: true },
-  );
-  return c;
 }
+
+const ERROR_ROWS: readonly CaseRow[] = [
+  {
+    valid: 'refund-not-settled',
+    description: 'the known case: 422 UNPROCESSABLE_ENTITY naming the payment status',
+    payload: errorBody,
+  },
+  {
+    valid: 'server-error',
+    description: 'a 5xx error body',
+    payload: {
+      ...errorBody,
+      statusCode: 500,
+      statusName: 'INTERNAL_SERVER_ERROR',
+      errorMessage: 'Internal error',
+    },
+  },
+  {
+    wrong: 'status-code-string',
+    description: 'string where the spec has an integer',
+    base: errorBody,
+    pointer: '/statusCode',
+    value: '422',
+    keyword: 'type',
+  },
+  {
+    wrong: 'status-code-fraction',
+    description: 'statusCode is an integer',
+    base: errorBody,
+    pointer: '/statusCode',
+    value: 422.5,
+    keyword: 'type',
+  },
+  {
+    wrong: 'status-code-success',
+    description: 'an error body carries a 4xx or 5xx status',
+    base: errorBody,
+    pointer: '/statusCode',
+    value: 200,
+    keyword: 'minimum',
+  },
+  {
+    missing: 'missing-trace-id',
+    description: 'traceId missing',
+    base: errorBody,
+    pointer: '/traceId',
+  },
+  {
+    wrong: 'error-message-null',
+    description: 'errorMessage is a string',
+    base: errorBody,
+    pointer: '/errorMessage',
+    value: null,
+    keyword: 'type',
+  },
+  {
+    wrong: 'status-name-lower-case',
+    description: 'the strict variant uses the upper-case form of the example',
+    base: errorBody,
+    pointer: '/statusName',
+    value: 'Unprocessable Entity',
+    keyword: 'pattern',
+    strict: true,
+  },
+];
 
 function errorCases(): Cases {
-  const c = new Cases('error', 'spec: Errors');
-  c.valid(
-    'refund-not-settled',
-    'the known case: 422 UNPROCESSABLE_ENTITY naming the payment status',
-    errorBody,
-  );
-  c.valid('server-error', 'a 5xx error body', {
-    ...errorBody,
-    statusCode: 500,
-    statusName: 'INTERNAL_SERVER_ERROR',
-    errorMessage: 'Internal error',
-  });
-  c.wrong(
-    'status-code-string',
-    'string where the spec has an integer',
-    errorBody,
-    '/statusCode',
-    '422',
-    'type',
-  );
-  c.wrong(
-    'status-code-fraction',
-    'statusCode is an integer',
-    errorBody,
-    '/statusCode',
-    422.5,
-    'type',
-  );
-  c.wrong(
-    'status-code-success',
-    'an error body carries a 4xx or 5xx status',
-    errorBody,
-    '/statusCode',
-    200,
-    'minimum',
-  );
-  c.missing('missing-trace-id', 'traceId missing', errorBody, '/traceId');
-  c.wrong(
-    'error-message-null',
-    'errorMessage is a string',
-    errorBody,
-    '/errorMessage',
-    null,
-    'type',
-  );
-  c.wrong(
-    'status-name-lower-case',
-    'the strict variant uses the upper-case form of the example',
-    errorBody,
-    '/statusName',
-    'Unprocessable Entity',
-    'pattern',
-    { strict: true },
-  );
-  return c;
+  return new Cases('error', 'spec: Errors').addAll(ERROR_ROWS);
 }
+
+/** The payment webhook without its optional fields (merchantPaymentId, paymentMetadata, paymentRequest.reference). */
+const paymentWebhookMinimal = edit(
+  edit(
+    { ...paymentWebhook, paymentRefundData: null, paymentRequest: { amount: 42, currency: 'GBP' } },
+    '/merchantPaymentId',
+    REMOVE,
+  ),
+  '/paymentMetadata',
+  REMOVE,
+);
+const PAYMENT_WEBHOOK_ROWS: readonly CaseRow[] = [
+  ...paymentWebhookStatuses.map((status) => {
+    const errorDescription = status === 'FAILED' ? 'Payment rejected by the payer bank' : null;
+    return {
+      valid: `status-${kebab(status)}`,
+      description: `paymentStatus ${status}`,
+      payload: {
+        ...paymentWebhook,
+        paymentStatus: status,
+        errorDescription,
+      },
+    };
+  }),
+  {
+    valid: 'minimal',
+    description:
+      'optional fields absent (merchantPaymentId, paymentRequest.reference, paymentMetadata), paymentRefundData null',
+    payload: paymentWebhookMinimal,
+  },
+  {
+    valid: 'refund-data-empty',
+    description: 'accountHolderName and accountIdentifications are optional',
+    payload: {
+      ...paymentWebhook,
+      paymentRefundData: {},
+    },
+  },
+  {
+    valid: 'external',
+    description: 'isExternal true (manual bank transfer)',
+    payload: {
+      ...paymentWebhook,
+      isExternal: true,
+    },
+  },
+  {
+    valid: 'unknown-properties',
+    description: 'receivers must ignore unknown properties, at every level',
+    payload: edit({ ...paymentWebhook, newField: { a: 1 } }, '/paymentRequest/channel', 'web'),
+  },
+  {
+    wrong: 'status-awaiting-authorization',
+    description: 'no payment webhook is sent for AWAITING_AUTHORIZATION',
+    base: paymentWebhook,
+    pointer: '/paymentStatus',
+    value: 'AWAITING_AUTHORIZATION',
+    keyword: 'enum',
+  },
+  {
+    wrong: 'is-external-string',
+    description: 'isExternal is a boolean',
+    base: paymentWebhook,
+    pointer: '/isExternal',
+    value: 'false',
+    keyword: 'type',
+  },
+  {
+    wrong: 'amount-string',
+    description: 'string where the spec has a number',
+    base: paymentWebhook,
+    pointer: '/paymentRequest/amount',
+    value: '42.00',
+    keyword: 'type',
+  },
+  {
+    wrong: 'identification-type-unknown',
+    description: 'accountIdentifications type is ACCOUNT_NUMBER or SORT_CODE',
+    base: paymentWebhook,
+    pointer: '/paymentRefundData/accountIdentifications/0/type',
+    value: 'IBAN',
+    keyword: 'enum',
+  },
+  {
+    wrong: 'identification-number-number',
+    description: 'number where the spec has a string',
+    base: paymentWebhook,
+    pointer: '/paymentRefundData/accountIdentifications/1/number',
+    value: 300000,
+    keyword: 'type',
+  },
+  {
+    missing: 'missing-error-description',
+    description: 'errorDescription is "or null": present',
+    base: paymentWebhook,
+    pointer: '/errorDescription',
+  },
+  {
+    missing: 'missing-currency',
+    description: 'paymentRequest.currency missing',
+    base: paymentWebhook,
+    pointer: '/paymentRequest/currency',
+  },
+  {
+    wrong: 'refund-data-string',
+    description: 'paymentRefundData is an object or null',
+    base: paymentWebhook,
+    pointer: '/paymentRefundData',
+    value: 'John Payer',
+    keyword: 'type',
+  },
+  {
+    wrong: 'payment-id-not-uuid',
+    description: 'paymentId is a UUID',
+    base: paymentWebhook,
+    pointer: '/paymentId',
+    value: 'p-1',
+    keyword: 'pattern',
+  },
+  {
+    invalid: 'unknown-property',
+    description: 'the strict variant (what the reference service sends) has no unknown properties',
+    payload: { ...paymentWebhook, newField: 1 },
+    errors: [['/newField', 'unevaluatedProperties']],
+    strict: true,
+  },
+  {
+    valid: 'metadata-free',
+    description: 'the strict variant leaves paymentMetadata free',
+    payload: { ...paymentWebhook, paymentMetadata: { any: { nested: [1, 'x'] } } },
+    strict: true,
+  },
+];
 
 function paymentWebhookCases(): Cases {
-  const c = new Cases('payment-webhook', 'spec: Events / Payment webhook payload');
-  for (const status of paymentWebhookStatuses) {
-    const errorDescription = status === 'FAILED' ? 'Payment rejected by the payer bank' : null;
-    c.valid(`status-${kebab(status)}`, `paymentStatus ${status}`, {
-      ...paymentWebhook,
-      paymentStatus: status,
-      errorDescription,
-    });
-  }
-  const minimal = {
-    ...paymentWebhook,
-    paymentRefundData: null,
-    paymentRequest: { amount: 42, currency: 'GBP' },
-  } as Record<string, unknown>;
-  delete minimal['merchantPaymentId'];
-  delete minimal['paymentMetadata'];
-  c.valid(
-    'minimal',
-    'optional fields absent (merchantPaymentId, paymentRequest.reference, paymentMetadata), paymentRefundData null',
-    minimal,
+  return new Cases('payment-webhook', 'spec: Events / Payment webhook payload').addAll(
+    PAYMENT_WEBHOOK_ROWS,
   );
-  c.valid('refund-data-empty', 'accountHolderName and accountIdentifications are optional', {
-    ...paymentWebhook,
-    paymentRefundData: {},
-  });
-  c.valid('external', 'isExternal true (manual bank transfer)', {
-    ...paymentWebhook,
-    isExternal: true,
-  });
-  c.valid(
-    'unknown-properties',
-    'receivers must ignore unknown properties, at every level',
-    edit({ ...paymentWebhook, newField: { a: 1 } }, '/paymentRequest/channel', 'web'),
-  );
-  c.wrong(
-    'status-awaiting-authorization',
-    'no payment webhook is sent for AWAITING_AUTHORIZATION',
-    paymentWebhook,
-    '/paymentStatus',
-    'AWAITING_AUTHORIZATION',
-    'enum',
-  );
-  c.wrong(
-    'is-external-string',
-    'isExternal is a boolean',
-    paymentWebhook,
-    '/isExternal',
-    'false',
-    'type',
-  );
-  c.wrong(
-    'amount-string',
-    'string where the spec has a number',
-    paymentWebhook,
-    '/paymentRequest/amount',
-    '42.00',
-    'type',
-  );
-  c.wrong(
-    'identification-type-unknown',
-    'accountIdentifications type is ACCOUNT_NUMBER or SORT_CODE',
-    paymentWebhook,
-    '/paymentRefundData/accountIdentifications/0/type',
-    'IBAN',
-    'enum',
-  );
-  c.wrong(
-    'identification-number-number',
-    'number where the spec has a string',
-    paymentWebhook,
-    '/paymentRefundData/accountIdentifications/1/number',
-    300000,
-    'type',
-  );
-  c.missing(
-    'missing-error-description',
-    'errorDescription is "or null": present',
-    paymentWebhook,
-    '/errorDescription',
-  );
-  c.missing(
-    'missing-currency',
-    'paymentRequest.currency missing',
-    paymentWebhook,
-    '/paymentRequest/currency',
-  );
-  c.wrong(
-    'refund-data-string',
-    'paymentRefundData is an object or null',
-    paymentWebhook,
-    '/paymentRefundData',
-    'John Payer',
-    'type',
-  );
-  c.wrong(
-    'payment-id-not-uuid',
-    'paymentId is a UUID',
-    paymentWebhook,
-    '/paymentId',
-    'p-1',
-    'pattern',
-  );
-  c.invalid(
-    'unknown-property',
-    'the strict variant (what the reference service sends) has no unknown properties',
-    { ...paymentWebhook, newField: 1 },
-    [['/newField', 'unevaluatedProperties']],
-    { strict: true },
-  );
-  c.valid(
-    'metadata-free',
-    'the strict variant leaves paymentMetadata free',
-    { ...paymentWebhook, paymentMetadata: { any: { nested: [1, 'x'] } } },
-    { strict: true },
-  );
-  return c;
 }
 
-function payoutWebhookCases(): Cases {
-  const c = new Cases('payout-webhook', 'spec: Events / Payout webhook payload');
-  for (const status of payoutWebhookStatuses)
-    c.valid(`status-${kebab(status)}`, `payoutStatus ${status}`, {
+const PAYOUT_WEBHOOK_ROWS: readonly CaseRow[] = [
+  ...payoutWebhookStatuses.map((status) => ({
+    valid: `status-${kebab(status)}`,
+    description: `payoutStatus ${status}`,
+    payload: {
       ...payoutWebhook,
       payoutStatus: status,
-    });
-  c.valid(
-    'event-time-no-fraction',
-    'eventTimeUtc without fractional seconds (not shown whether present)',
-    { ...payoutWebhook, eventTimeUtc: '2024-05-01T12:31:02Z' },
+    },
+  })),
+  {
+    valid: 'event-time-no-fraction',
+    description: 'eventTimeUtc without fractional seconds (not shown whether present)',
+    payload: { ...payoutWebhook, eventTimeUtc: '2024-05-01T12:31:02Z' },
+  },
+  {
+    valid: 'event-time-no-zone',
+    description: 'eventTimeUtc without a zone designator (not shown whether present; UTC by name)',
+    payload: { ...payoutWebhook, eventTimeUtc: '2024-05-01T12:31:02.456' },
+  },
+  {
+    valid: 'event-time-utc-offset',
+    description: 'eventTimeUtc with +00:00',
+    payload: {
+      ...payoutWebhook,
+      eventTimeUtc: '2024-05-01T12:31:02+00:00',
+    },
+  },
+  {
+    valid: 'status-description-text',
+    description: 'payoutStatusDescription with text',
+    payload: {
+      ...payoutWebhook,
+      payoutStatus: 'FAILED',
+      payoutStatusDescription: 'Beneficiary account closed',
+    },
+  },
+  {
+    valid: 'delivery-attempt-3',
+    description: 'a later delivery attempt',
+    payload: {
+      ...payoutWebhook,
+      payoutWebhookDeliveryAttempt: 3,
+    },
+  },
+  {
+    valid: 'unknown-properties',
+    description: 'receivers must ignore unknown properties, at every level',
+    payload: edit({ ...payoutWebhook, fee: 0 }, '/destination/iban', null),
+  },
+  {
+    wrong: 'status-awaiting-commit',
+    description: 'the payout webhook status list does not include AWAITING_COMMIT',
+    base: payoutWebhook,
+    pointer: '/payoutStatus',
+    value: 'AWAITING_COMMIT',
+    keyword: 'enum',
+  },
+  {
+    wrong: 'event-time-other-offset',
+    description: 'eventTimeUtc is UTC: +01:00 is not',
+    base: payoutWebhook,
+    pointer: '/eventTimeUtc',
+    value: '2024-05-01T13:31:02+01:00',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'event-time-date-only',
+    description: 'eventTimeUtc is a timestamp',
+    base: payoutWebhook,
+    pointer: '/eventTimeUtc',
+    value: '2024-05-01',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'event-time-number',
+    description: 'number where the spec has a string',
+    base: payoutWebhook,
+    pointer: '/eventTimeUtc',
+    value: 1714566662,
+    keyword: 'type',
+  },
+  {
+    wrong: 'delivery-attempt-negative',
+    description: 'the delivery attempt counter starts at 0',
+    base: payoutWebhook,
+    pointer: '/payoutWebhookDeliveryAttempt',
+    value: -1,
+    keyword: 'minimum',
+  },
+  {
+    wrong: 'delivery-attempt-fraction',
+    description: 'the delivery attempt counter is an integer',
+    base: payoutWebhook,
+    pointer: '/payoutWebhookDeliveryAttempt',
+    value: 1.5,
+    keyword: 'type',
+  },
+  {
+    wrong: 'delivery-attempt-string',
+    description: 'string where the spec has an integer',
+    base: payoutWebhook,
+    pointer: '/payoutWebhookDeliveryAttempt',
+    value: '0',
+    keyword: 'type',
+  },
+  {
+    wrong: 'amount-string',
+    description: 'string where the spec has a number',
+    base: payoutWebhook,
+    pointer: '/payoutAmount',
+    value: '125.50',
+    keyword: 'type',
+  },
+  {
+    missing: 'destination-missing-name',
+    description: 'destination.name missing',
+    base: payoutWebhook,
+    pointer: '/destination/name',
+  },
+  {
+    missing: 'missing-status-description',
+    description: 'payoutStatusDescription "may be empty" but is present',
+    base: payoutWebhook,
+    pointer: '/payoutStatusDescription',
+  },
+  {
+    invalid: 'unknown-property',
+    description: 'the strict variant (what the reference service sends) has no unknown properties',
+    payload: { ...payoutWebhook, fee: 0 },
+    errors: [['/fee', 'unevaluatedProperties']],
+    strict: true,
+  },
+  {
+    wrong: 'event-time-no-fraction',
+    description: 'the strict variant uses the createdAt form (fractional seconds and Z)',
+    base: payoutWebhook,
+    pointer: '/eventTimeUtc',
+    value: '2024-05-01T12:31:02Z',
+    keyword: 'pattern',
+    strict: true,
+  },
+];
+
+function payoutWebhookCases(): Cases {
+  return new Cases('payout-webhook', 'spec: Events / Payout webhook payload').addAll(
+    PAYOUT_WEBHOOK_ROWS,
   );
-  c.valid(
-    'event-time-no-zone',
-    'eventTimeUtc without a zone designator (not shown whether present; UTC by name)',
-    { ...payoutWebhook, eventTimeUtc: '2024-05-01T12:31:02.456' },
-  );
-  c.valid('event-time-utc-offset', 'eventTimeUtc with +00:00', {
-    ...payoutWebhook,
-    eventTimeUtc: '2024-05-01T12:31:02+00:00',
-  });
-  c.valid('status-description-text', 'payoutStatusDescription with text', {
-    ...payoutWebhook,
-    payoutStatus: 'FAILED',
-    payoutStatusDescription: 'Beneficiary account closed',
-  });
-  c.valid('delivery-attempt-3', 'a later delivery attempt', {
-    ...payoutWebhook,
-    payoutWebhookDeliveryAttempt: 3,
-  });
-  c.valid(
-    'unknown-properties',
-    'receivers must ignore unknown properties, at every level',
-    edit({ ...payoutWebhook, fee: 0 }, '/destination/iban', null),
-  );
-  c.wrong(
-    'status-awaiting-commit',
-    'the payout webhook status list does not include AWAITING_COMMIT',
-    payoutWebhook,
-    '/payoutStatus',
-    'AWAITING_COMMIT',
-    'enum',
-  );
-  c.wrong(
-    'event-time-other-offset',
-    'eventTimeUtc is UTC: +01:00 is not',
-    payoutWebhook,
-    '/eventTimeUtc',
-    '2024-05-01T13:31:02+01:00',
-    'pattern',
-  );
-  c.wrong(
-    'event-time-date-only',
-    'eventTimeUtc is a timestamp',
-    payoutWebhook,
-    '/eventTimeUtc',
-    '2024-05-01',
-    'pattern',
-  );
-  c.wrong(
-    'event-time-number',
-    'number where the spec has a string',
-    payoutWebhook,
-    '/eventTimeUtc',
-    1714566662,
-    'type',
-  );
-  c.wrong(
-    'delivery-attempt-negative',
-    'the delivery attempt counter starts at 0',
-    payoutWebhook,
-    '/payoutWebhookDeliveryAttempt',
-    -1,
-    'minimum',
-  );
-  c.wrong(
-    'delivery-attempt-fraction',
-    'the delivery attempt counter is an integer',
-    payoutWebhook,
-    '/payoutWebhookDeliveryAttempt',
-    1.5,
-    'type',
-  );
-  c.wrong(
-    'delivery-attempt-string',
-    'string where the spec has an integer',
-    payoutWebhook,
-    '/payoutWebhookDeliveryAttempt',
-    '0',
-    'type',
-  );
-  c.wrong(
-    'amount-string',
-    'string where the spec has a number',
-    payoutWebhook,
-    '/payoutAmount',
-    '125.50',
-    'type',
-  );
-  c.missing(
-    'destination-missing-name',
-    'destination.name missing',
-    payoutWebhook,
-    '/destination/name',
-  );
-  c.missing(
-    'missing-status-description',
-    'payoutStatusDescription "may be empty" but is present',
-    payoutWebhook,
-    '/payoutStatusDescription',
-  );
-  c.invalid(
-    'unknown-property',
-    'the strict variant (what the reference service sends) has no unknown properties',
-    { ...payoutWebhook, fee: 0 },
-    [['/fee', 'unevaluatedProperties']],
-    { strict: true },
-  );
-  c.wrong(
-    'event-time-no-fraction',
-    'the strict variant uses the createdAt form (fractional seconds and Z)',
-    payoutWebhook,
-    '/eventTimeUtc',
-    '2024-05-01T12:31:02Z',
-    'pattern',
-    { strict: true },
-  );
-  return c;
 }
 
-function refundWebhookCases(): Cases {
-  const c = new Cases('refund-webhook', 'spec: Events / Refund webhook payload');
-  for (const status of refundStatuses)
-    c.valid(`status-${kebab(status)}`, `refundStatus ${status}`, {
+const REFUND_WEBHOOK_ROWS: readonly CaseRow[] = [
+  ...refundStatuses.map((status) => ({
+    valid: `status-${kebab(status)}`,
+    description: `refundStatus ${status}`,
+    payload: {
       ...refundWebhook,
       refundStatus: status,
-    });
-  c.valid(
-    'merchant-payment-id-null',
-    'refundedMerchantPaymentId null: what it holds for a payment without merchantPaymentId is not shown',
-    { ...refundWebhook, refundedMerchantPaymentId: null },
+    },
+  })),
+  {
+    valid: 'merchant-payment-id-null',
+    description:
+      'refundedMerchantPaymentId null: what it holds for a payment without merchantPaymentId is not shown',
+    payload: { ...refundWebhook, refundedMerchantPaymentId: null },
+  },
+  {
+    valid: 'merchant-payment-id-absent',
+    description: 'refundedMerchantPaymentId absent: not shown, accepted by the permissive schema',
+    payload: edit(refundWebhook, '/refundedMerchantPaymentId', REMOVE),
+  },
+  {
+    valid: 'unknown-properties',
+    description: 'receivers must ignore unknown properties, at every level',
+    payload: edit({ ...refundWebhook, fee: 0 }, '/destination/iban', null),
+  },
+  {
+    wrong: 'status-awaiting-commit',
+    description: 'AWAITING_COMMIT is not a refund status',
+    base: refundWebhook,
+    pointer: '/refundStatus',
+    value: 'AWAITING_COMMIT',
+    keyword: 'enum',
+  },
+  {
+    wrong: 'amount-string',
+    description: 'string where the spec has a number',
+    base: refundWebhook,
+    pointer: '/refundAmount',
+    value: '10.50',
+    keyword: 'type',
+  },
+  {
+    wrong: 'payment-amount-string',
+    description: 'string where the spec has a number',
+    base: refundWebhook,
+    pointer: '/refundedPaymentAmount',
+    value: '42',
+    keyword: 'type',
+  },
+  {
+    wrong: 'refund-id-number',
+    description: 'number where the spec has a string',
+    base: refundWebhook,
+    pointer: '/refundId',
+    value: 1,
+    keyword: 'type',
+  },
+  {
+    wrong: 'merchant-payment-id-number',
+    description: 'number where the spec has a string',
+    base: refundWebhook,
+    pointer: '/refundedMerchantPaymentId',
+    value: 10001,
+    keyword: 'type',
+  },
+  {
+    wrong: 'event-time-bad-form',
+    description: 'eventTimeUtc is an ISO 8601 timestamp',
+    base: refundWebhook,
+    pointer: '/eventTimeUtc',
+    value: '02/05/2024 09:16',
+    keyword: 'pattern',
+  },
+  {
+    missing: 'missing-refund-status',
+    description: 'refundStatus missing',
+    base: refundWebhook,
+    pointer: '/refundStatus',
+  },
+  {
+    missing: 'missing-delivery-attempt',
+    description: 'refundWebhookDeliveryAttempt missing',
+    base: refundWebhook,
+    pointer: '/refundWebhookDeliveryAttempt',
+  },
+  {
+    wrong: 'merchant-payment-id-null',
+    description: 'the strict variant requires a string',
+    base: refundWebhook,
+    pointer: '/refundedMerchantPaymentId',
+    value: null,
+    keyword: 'type',
+    strict: true,
+  },
+  {
+    invalid: 'unknown-property',
+    description: 'the strict variant (what the reference service sends) has no unknown properties',
+    payload: edit(refundWebhook, '/destination/iban', null),
+    errors: [['/destination/iban', 'unevaluatedProperties']],
+    strict: true,
+  },
+];
+
+function refundWebhookCases(): Cases {
+  return new Cases('refund-webhook', 'spec: Events / Refund webhook payload').addAll(
+    REFUND_WEBHOOK_ROWS,
   );
-  c.valid(
-    'merchant-payment-id-absent',
-    'refundedMerchantPaymentId absent: not shown, accepted by the permissive schema',
-    edit(refundWebhook, '/refundedMerchantPaymentId', REMOVE),
-  );
-  c.valid(
-    'unknown-properties',
-    'receivers must ignore unknown properties, at every level',
-    edit({ ...refundWebhook, fee: 0 }, '/destination/iban', null),
-  );
-  c.wrong(
-    'status-awaiting-commit',
-    'AWAITING_COMMIT is not a refund status',
-    refundWebhook,
-    '/refundStatus',
-    'AWAITING_COMMIT',
-    'enum',
-  );
-  c.wrong(
-    'amount-string',
-    'string where the spec has a number',
-    refundWebhook,
-    '/refundAmount',
-    '10.50',
-    'type',
-  );
-  c.wrong(
-    'payment-amount-string',
-    'string where the spec has a number',
-    refundWebhook,
-    '/refundedPaymentAmount',
-    '42',
-    'type',
-  );
-  c.wrong(
-    'refund-id-number',
-    'number where the spec has a string',
-    refundWebhook,
-    '/refundId',
-    1,
-    'type',
-  );
-  c.wrong(
-    'merchant-payment-id-number',
-    'number where the spec has a string',
-    refundWebhook,
-    '/refundedMerchantPaymentId',
-    10001,
-    'type',
-  );
-  c.wrong(
-    'event-time-bad-form',
-    'eventTimeUtc is an ISO 8601 timestamp',
-    refundWebhook,
-    '/eventTimeUtc',
-    '02/05/2024 09:16',
-    'pattern',
-  );
-  c.missing('missing-refund-status', 'refundStatus missing', refundWebhook, '/refundStatus');
-  c.missing(
-    'missing-delivery-attempt',
-    'refundWebhookDeliveryAttempt missing',
-    refundWebhook,
-    '/refundWebhookDeliveryAttempt',
-  );
-  c.wrong(
-    'merchant-payment-id-null',
-    'the strict variant requires a string',
-    refundWebhook,
-    '/refundedMerchantPaymentId',
-    null,
-    'type',
-    { strict: true },
-  );
-  c.invalid(
-    'unknown-property',
-    'the strict variant (what the reference service sends) has no unknown properties',
-    edit(refundWebhook, '/destination/iban', null),
-    [['/destination/iban', 'unevaluatedProperties']],
-    { strict: true },
-  );
-  return c;
 }
 
 const builders: { readonly [K in PayloadKind]: () => Cases } = {
