@@ -11,13 +11,16 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { prepareExternalTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { loadConfig } from '../conformance/config.js';
-import { explore, type ExploreOutcome } from '../conformance/explore/explorer.js';
+import { EXPLORE_DEFAULTS, explore, type ExploreOutcome } from '../conformance/explore/explorer.js';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string' }, json: { type: 'boolean' } },
+  options: { seconds: { type: 'string' }, json: { type: 'boolean' }, lanes: { type: 'string' } },
 });
 const seconds = Math.min(120, Math.max(1, Number(values.seconds ?? 5) || 5));
-const settings = { runs: 100_000, seconds, shrinkSeconds: 1, seed: 1 };
+// --lanes N: sequences side by side (default: the explorer's own, EXPLORE_DEFAULTS.lanes; 1 is the explorer before it
+// ran lanes, for comparison).
+const lanes = Math.min(16, Math.max(1, Number(values.lanes ?? EXPLORE_DEFAULTS.lanes) || 1));
+const settings = { runs: 100_000, seconds, shrinkSeconds: 1, seed: 1, lanes };
 const env = () => ({ signal: new AbortController().signal, deadline: Date.now() + 600_000 });
 
 function freePort(): Promise<number> {
@@ -135,5 +138,5 @@ if (values.json) for (const r of rows) process.stdout.write(`${JSON.stringify(r)
 else
   for (const r of rows)
     process.stdout.write(
-      `${r.name.padEnd(30)} ${String(r.opsPerSec).padStart(8)} steps/s (${r.steps} steps, ${r.sequences} sequences in ${r.seconds} s)\n`,
+      `${r.name.padEnd(30)} ${String(r.opsPerSec).padStart(8)} steps/s (${r.steps} steps, ${r.sequences} sequences in ${r.seconds} s, ${lanes} lane(s))\n`,
     );

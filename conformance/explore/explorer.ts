@@ -43,6 +43,12 @@ export interface ExploreSettings {
   readonly replayCommand?: (token: string) => string;
   /** One line per finished run, while it explores. */
   readonly progress?: (line: string) => void;
+  /**
+   * Sequences run side by side (default `EXPLORE_DEFAULTS.lanes`), lane i drawing from seed + i: they share no
+   * resource (each makes its own payouts and payments and judges only its own webhooks), so the waits overlap. The
+   * first failure stops the other lanes, and is shrunk alone. A replay runs one lane.
+   */
+  readonly lanes?: number;
 }
 
 /** Defaults that fit a CI step against the embedded service: a few seconds. */
@@ -55,6 +61,8 @@ export const EXPLORE_DEFAULTS = {
   minSteps: 10,
   /** This many sequences in a row ended without an answer: the target stopped answering, the exploration stops. */
   lostAfter: 3,
+  /** Sequences run side by side (see `ExploreSettings.lanes`). */
+  lanes: 3,
 } as const;
 
 export interface ExploreFailure {
@@ -129,9 +137,61 @@ export async function explore(
   env: CheckRunEnv,
   settings: ExploreSettings,
 ): Promise<ExploreOutcome> {
-  const started = Date.now();
   const replay = settings.replay !== undefined ? parseReplayToken(settings.replay) : undefined;
   const seed = replay?.seed ?? settings.seed ?? (Math.random() * 2 ** 31) | 0;
+  const lanes = replay !== undefined ? 1 : Math.max(1, settings.lanes ?? EXPLORE_DEFAULTS.lanes);
+  const shared: Lanes = { stop: false };
+  const outcomes = await Promise.all(
+    Array.from({ length: lanes }, (_, i) =>
+      exploreLane(ctx, env, settings, (seed + i) % 2 ** 31, shared),
+    ),
+  );
+  return mergeLanes(seed, outcomes);
+}
+
+/** What the lanes of one exploration share: set when one found a failure (the others stop, it shrinks alone). */
+interface Lanes {
+  stop: boolean;
+}
+
+/** The lanes' outcomes as one: sums, the first failure (by lane), the first error, lost when any lane lost it. */
+function mergeLanes(seed: number, outcomes: readonly ExploreOutcome[]): ExploreOutcome {
+  const sum = (f: (o: ExploreOutcome) => number): number => outcomes.reduce((n, o) => n + f(o), 0);
+  const first = <T>(f: (o: ExploreOutcome) => T | undefined): T | undefined =>
+    outcomes.map(f).find((v) => v !== undefined);
+  const failure = first((o) => o.failure);
+  const error = first((o) => o.error);
+  const lost = first((o) => o.lost);
+  const firstUnanswered = first((o) => o.firstUnanswered);
+  return {
+    seed,
+    runs: sum((o) => o.runs),
+    steps: sum((o) => o.steps),
+    elapsedMs: Math.max(...outcomes.map((o) => o.elapsedMs)),
+    cost: {
+      payouts: sum((o) => o.cost.payouts),
+      refunds: sum((o) => o.cost.refunds),
+      payments: sum((o) => o.cost.payments),
+    },
+    observations: [...new Set(outcomes.flatMap((o) => o.observations))].slice(0, 20),
+    unanswered: sum((o) => o.unanswered),
+    ...(firstUnanswered !== undefined ? { firstUnanswered } : {}),
+    ...(lost !== undefined ? { lost } : {}),
+    ...(failure !== undefined ? { failure } : {}),
+    ...(error !== undefined ? { error } : {}),
+  };
+}
+
+/** One lane: fast-check's model run from `seed`, until the time is spent, a failure is shrunk or the target is lost. */
+async function exploreLane(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  settings: ExploreSettings,
+  seed: number,
+  shared: Lanes,
+): Promise<ExploreOutcome> {
+  const started = Date.now();
+  const replay = settings.replay !== undefined ? parseReplayToken(settings.replay) : undefined;
   const exploreUntil = started + settings.seconds * 1000;
   const totals = { runs: 0, steps: 0, cost: { payouts: 0, refunds: 0, payments: 0 } };
   const observations = new Set<string>();
@@ -149,7 +209,7 @@ export async function explore(
     }),
     async (cmds) => {
       // Past the exploring time, only the shrinking of a failure still acts on the target.
-      if (!shrinking && replay === undefined && Date.now() > exploreUntil) return;
+      if (!shrinking && replay === undefined && (Date.now() > exploreUntil || shared.stop)) return;
       if (env.signal.aborted || lost !== undefined) return;
       const model = emptyModel();
       const real: Real = {
@@ -178,7 +238,9 @@ export async function explore(
           return;
         }
         if (error instanceof ModelViolation) {
+          if (!shrinking && shared.stop) return; // another lane found one first: it shrinks alone
           shrinking = true;
+          shared.stop = true;
           failing = { violation: error, steps: real.steps };
         }
         throw error;
@@ -214,7 +276,9 @@ export async function explore(
     ...(silence.first !== undefined ? { firstUnanswered: silence.first } : {}),
     ...(lost !== undefined ? { lost } : {}),
   };
-  if (!details.failed) return base;
+  // Interrupted at the time limit before a run finished, fast-check reports a failure without an error: none.
+  const cutShort = details.interrupted && failing === undefined && details.errorInstance == null;
+  if (!details.failed || cutShort) return base;
   if (failing === undefined || !(details.errorInstance instanceof ModelViolation))
     return { ...base, error: `the exploration stopped: ${String(details.errorInstance)}` };
   const replayPath = /replayPath="([^"]*)"/.exec(String(details.counterexample?.[0]))?.[1] ?? '';
