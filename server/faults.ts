@@ -509,9 +509,17 @@ export const faultCatalogue = [
   {
     name: 'nonce-empty-accepted',
     how: 'drawn',
-    breaks: 'Signature parameters: nonce required on every request (Server verification order step 4)',
+    breaks:
+      'Signature parameters: nonce required on every request (Server verification order step 4)',
     description:
       'an empty nonce (nonce="") is taken as present and is never recorded (presence read as "not undefined")',
+  },
+  {
+    name: 'nonce-max-length-refused',
+    how: 'drawn',
+    breaks: 'Limits: nonce at most 50 characters (a nonce of exactly 50 is allowed)',
+    description:
+      'a nonce of exactly the maximum length is refused (the length compared with < instead of <=)',
   },
   {
     name: 'created-zero-unchecked',

@@ -198,6 +198,10 @@ export function createSignatureVerifier(
   const policy = createVerificationPolicy({
     enforce,
     ...(faults.has('no-nonce-length-check') ? { nonceMaxLength: Number.MAX_SAFE_INTEGER } : {}),
+    // Fault nonce-max-length-refused: the bound read as "less than".
+    ...(faults.has('nonce-max-length-refused')
+      ? { nonceMaxLength: serviceProfile.nonceMaxLength - 1 }
+      : {}),
   });
   const backend = faults.has('no-signature-check') ? acceptingBackend : nodeBackend;
   const anyKey = faults.has('no-key-check');

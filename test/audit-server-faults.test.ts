@@ -47,6 +47,7 @@ const checkFaults = {
   'nonce-kept-after-rejection': ['nonce-used-by-rejection'],
   'signature-forgeries': [
     'nonce-empty-accepted',
+    'nonce-max-length-refused',
     'created-zero-unchecked',
     'parameter-types-coerced',
     'parameter-repeated-last-wins',

@@ -1,13 +1,14 @@
 // signature-forgeries from the outside: `payconform audit server --only signature-forgeries --forge-seed N` against
 // `payconform serve` on loopback (exit 1 with an edge fault, naming the form, the verifier's code and the command that
 // draws it again; exit 0 on the clean service), its flags' usage errors, and a failure beyond an edge shrunk to the
-// edge by fast-check (a loopback stand-in that accepts nonces a few characters too long).
+// edge by fast-check (a loopback stand-in that judges by the profile's rules but takes nonces 5 characters too long).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { serverChecks } from '../conformance/checks/server/index.js';
+import { evaluateRequest } from '../src/profile/profile-rules.js';
 import { serviceProfile } from '../src/profile/service-profile.js';
 import { startLongLivedTarget, type LongLivedTarget } from './fixtures/long-lived-target.js';
 import { memoryIo } from './fixtures/memory-io.js';
@@ -60,13 +61,30 @@ describe('audit server --only signature-forgeries against payconform serve', () 
 describe('a failure beyond an edge is shrunk to the edge', () => {
   it('a verifier that takes nonces from 5 characters too long is shown one of exactly that length', async () => {
     const tooLong = serviceProfile.nonceMaxLength + 5;
-    // Accepts a request whose nonce has at least `tooLong` characters; rejects everything else.
+    // Judges by the profile's rules, except that a nonce of `tooLong` characters or more passes.
     const server = createServer((req, res) => {
-      const input = String(req.headers['signature-input'] ?? '');
-      const nonce = /;nonce="([^"]*)"/.exec(input)?.[1] ?? '';
-      req.resume();
-      res.statusCode = nonce.length >= tooLong ? 201 : 401;
-      res.end('{}');
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = req.rawHeaders;
+        const headers = Array.from(
+          { length: raw.length / 2 },
+          (_, k) => [raw[2 * k]!, raw[2 * k + 1]!] as const,
+        );
+        const request = {
+          method: req.method ?? 'POST',
+          url: `http://${req.headers.host}${req.url}`,
+          headers,
+          body: new Uint8Array(Buffer.concat(chunks)),
+        };
+        const nonce = /;nonce="([^"]*)"/.exec(String(req.headers['signature-input']))?.[1] ?? '';
+        const findings = evaluateRequest(request, Math.floor(Date.now() / 1000)).findings;
+        const passes =
+          findings.length === 0 ||
+          (findings.every((f) => f.code === 'NONCE_TOO_LONG') && nonce.length >= tooLong);
+        res.statusCode = passes ? 201 : 401;
+        res.end('{}');
+      });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const embedded = await startEmbeddedTarget();

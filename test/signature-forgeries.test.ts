@@ -59,8 +59,10 @@ describe('the forms and what the rules predict of them', () => {
         expect(evaluateRequest(request, now).findings.length, form.name).toBeGreaterThan(0);
         continue;
       }
-      // The finding the check would fail the target on is one of its requirements.
-      expect(check.requirements).toContain(p.finding.requirement);
+      // The finding the check would fail the target on is one of its requirements; a request within every bound
+      // is one the target must accept.
+      if (p.kind === 'reject') expect(check.requirements).toContain(p.finding.requirement);
+      else expect(form.name).toBe('nonce-at-length');
     }
   });
 
@@ -132,8 +134,10 @@ describe('each edge fault is caught in every seed within the default budget (ser
         const failing = r.findings.find((f) => f.outcome === 'fail')!;
         // The evidence: the shrunk request as sent, the answer, and the verifier's code in the message.
         expect(failing.evidence?.request?.headers.length).toBeGreaterThan(0);
-        expect(failing.evidence?.response?.status).toBeLessThan(300);
-        expect(failing.message).toMatch(/the profile's rules reject it with [A-Z_]+/);
+        expect(failing.evidence?.response?.status).toBeDefined();
+        expect(failing.message).toMatch(
+          /was accepted; the profile's rules reject it with [A-Z_]+|was refused; it is within every bound/,
+        );
         expect(failing.evidence?.notes).toContain(`seed ${seed}`);
         expect(canFailTarget(catalogue.byId.get(failing.requirement!))).toBe(true);
       }

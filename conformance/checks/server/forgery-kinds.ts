@@ -43,6 +43,12 @@ const nonceForms: readonly ForgeryForm[] = [
     build: (i) => signWith(i, { nonce: randomNonce(NONCE_MAX + 1 + i.size) }),
   },
   {
+    name: 'nonce-at-length',
+    rule: 'nonce',
+    describe: (size) => `a nonce of ${Math.max(1, NONCE_MAX - size)} characters (within the bound)`,
+    build: (i) => signWith(i, { nonce: randomNonce(Math.max(1, NONCE_MAX - i.size)) }),
+  },
+  {
     name: 'nonce-absent',
     rule: 'nonce',
     describe: () => 'no nonce parameter',

@@ -55,22 +55,22 @@ const SPEC_MINIMUM = createVerificationPolicy({
 /** What the rules say of one request before it is sent. */
 type Prediction =
   | { readonly kind: 'reject'; readonly finding: ProfileFinding }
+  | { readonly kind: 'accept' }
   | { readonly kind: 'either'; readonly why: string };
 
-/** The rules' prediction for `request` at `now`: rejected (first finding), or either answer. */
+/**
+ * The rules' prediction for `request` at `now`: rejected (the first finding), accepted (a request within every bound,
+ * signed by the one signer), or either answer.
+ */
 export function predict(form: ForgeryForm, request: HttpRequest, now: number): Prediction {
   if (form.acceptable !== undefined)
     return { kind: 'either', why: `test vector ${form.acceptable}: either answer conforms` };
   const spec = evaluateRequest(request, now, SPEC_MINIMUM).findings[0];
   if (spec !== undefined) return { kind: 'reject', finding: spec };
   const strict = evaluateRequest(request, now, defaultVerificationPolicy).findings[0];
-  return {
-    kind: 'either',
-    why:
-      strict !== undefined
-        ? `payconform's profile rejects it (${strict.code}); the spec allows either answer`
-        : "the profile's rules accept it",
-  };
+  if (strict === undefined) return { kind: 'accept' };
+  const why = `payconform's profile rejects it (${strict.code}); the spec allows either answer`;
+  return { kind: 'either', why };
 }
 
 /** One drawn request: its form, size, the rules' prediction, and what the target answered. */
@@ -102,8 +102,21 @@ async function sendForm(
   return { form, size, prediction, ex, reference };
 }
 
-/** A request the rules reject that the target accepted. */
-const wronglyAccepted = (s: Sent): boolean => s.prediction.kind === 'reject' && isSuccess(s.ex);
+/** Refusals that say nothing of the request's signature: the target is busy or slow. */
+const BUSY_STATUSES: ReadonlySet<number> = new Set([408, 429]);
+
+/** A request the rules reject that the target accepted, or one they accept that it refused (a 4xx). */
+function wronglyAnswered(s: Sent): boolean {
+  if (s.prediction.kind === 'reject') return isSuccess(s.ex);
+  const status = s.ex.response?.status;
+  return (
+    s.prediction.kind === 'accept' &&
+    status !== undefined &&
+    status >= 400 &&
+    status < 500 &&
+    !BUSY_STATUSES.has(status)
+  );
+}
 
 /** What the run drew and saw. */
 interface Draw {
@@ -133,7 +146,7 @@ async function draw(ctx: ServerAuditContext, env: CheckRunEnv): Promise<Draw> {
   const started = Date.now();
   const edges = await Promise.all(forgeryForms.map((form) => sendForm(ctx, env, form, 0, false)));
   const result: Draw = { sent: edges.flatMap((s) => s ?? []), seed, shrinks: 0, elapsedMs: 0 };
-  result.failure = result.original = result.sent.find(wronglyAccepted);
+  result.failure = result.original = result.sent.find(wronglyAnswered);
   if (result.failure !== undefined || env.signal.aborted)
     return { ...result, elapsedMs: Date.now() - started };
   const until = Date.now() + settings.seconds * 1000;
@@ -142,7 +155,7 @@ async function draw(ctx: ServerAuditContext, env: CheckRunEnv): Promise<Draw> {
     const sent = await sendForm(ctx, env, forgeryForms[k]!, size, true);
     if (sent === undefined) return true;
     if (result.failure === undefined) result.sent.push(sent);
-    if (!wronglyAccepted(sent)) return true;
+    if (!wronglyAnswered(sent)) return true;
     result.original ??= sent;
     result.failure = sent;
     return false;
@@ -170,12 +183,25 @@ function tally(sent: readonly Sent[]): string {
 
 /** The failing finding: the shrunk request, the rules' code and step, and how to draw it again. */
 function failureFinding(ctx: ServerAuditContext, d: Draw, s: Sent): Finding {
-  const f = (s.prediction as { readonly finding: ProfileFinding }).finding;
   const from = d.original;
   const shrunk =
     from !== undefined && (from.form !== s.form || from.size !== s.size)
       ? `; first drawn as ${from.form.describe(from.size)}, shrunk in ${d.shrinks} step(s)`
       : '';
+  const again = `# drawn again: payconform audit server --only signature-forgeries --forge-seed ${d.seed}`;
+  if (s.prediction.kind !== 'reject') {
+    const evidence = evidenceOf(ctx, s.ex, `form ${s.form.name}, seed ${d.seed}${shrunk}`);
+    return violation(
+      `a create-payout request with ${s.form.describe(s.size)} was refused; it is within every bound of the profile's rules`,
+      {
+        requirement: 'SIG-VERIFY-DECISION',
+        expected: 'acceptance (the rules find nothing to reject)',
+        received: describeOutcome(s.ex),
+        evidence: { ...evidence, reproduce: `${evidence.reproduce ?? ''}\n${again}` },
+      },
+    );
+  }
+  const f = s.prediction.finding;
   const notes = `form ${s.form.name} (rule: ${s.form.rule}), seed ${d.seed}${shrunk}; the verifier's code ${f.code} at step ${f.step} of the Server verification order ("${verifyErrorCodes[f.code].description}"): ${f.message}`;
   const evidence = evidenceOf(ctx, s.ex, notes);
   return violation(
@@ -186,7 +212,7 @@ function failureFinding(ctx: ServerAuditContext, d: Draw, s: Sent): Finding {
       received: `${describeOutcome(s.ex)} (the request carried ${f.received})`,
       evidence: {
         ...evidence,
-        reproduce: `${evidence.reproduce ?? ''}\n# drawn again: payconform audit server --only signature-forgeries --forge-seed ${d.seed}`,
+        reproduce: `${evidence.reproduce ?? ''}\n${again}`,
       },
     },
   );
@@ -287,7 +313,8 @@ export const forgeryChecks = [
       const d = await draw(ctx, env);
       const judged = d.sent.filter((s) => s.prediction.kind === 'reject');
       const answered = judged.filter((s) => s.ex.response !== undefined);
-      const summary = `seed ${d.seed}: ${d.sent.length} requests of ${forgeryForms.length} forms in ${(d.elapsedMs / 1000).toFixed(1)} s, ${judged.length} of them rejected by the rules (answered ${tally(judged)})`;
+      const within = d.sent.filter((s) => s.prediction.kind === 'accept');
+      const summary = `seed ${d.seed}: ${d.sent.length} requests of ${forgeryForms.length} forms in ${(d.elapsedMs / 1000).toFixed(1)} s; ${judged.length} rejected by the rules (answered ${tally(judged)}), ${within.length} within every bound (answered ${tally(within)})`;
       const findings: Finding[] = [];
       if (d.failure !== undefined) findings.push(failureFinding(ctx, d, d.failure));
       else if (answered.length < forgeryForms.length / 2)
@@ -296,9 +323,12 @@ export const forgeryChecks = [
         );
       else
         findings.push(
-          pass(`every request the profile's rules reject was rejected (${summary})`, {
-            requirement: 'SIG-VERIFY-DECISION',
-          }),
+          pass(
+            `every request the profile's rules reject was rejected, every one they accept accepted (${summary})`,
+            {
+              requirement: 'SIG-VERIFY-DECISION',
+            },
+          ),
         );
       findings.push(...eitherAnswers(d.sent));
       // A rejected request that still created a payout: the target's own listing (or webhooks) show it.
