@@ -1,0 +1,225 @@
+// The refund's payloads: the create request and the refund resource.
+// One row per case (cases.ts says how a row reads); case ids are public API: never renumber or rename them.
+import { refundStatuses } from '../../src/schemas/index.js';
+import type { CaseRow } from './cases.js';
+import { destination, refundRequest, refund, edit, kebab } from './fixtures.js';
+
+export const REFUND_REQUEST_ROWS: readonly CaseRow[] = [
+  {
+    valid: 'amount-string',
+    description: 'amount as a decimal string, as in the spec examples',
+    payload: refundRequest,
+  },
+  {
+    valid: 'amount-integer-string',
+    description: 'a decimal string without fraction',
+    payload: {
+      ...refundRequest,
+      amount: '10',
+    },
+  },
+  {
+    valid: 'amount-number',
+    description: 'whether a JSON number is accepted is not shown: the permissive schema accepts it',
+    payload: { ...refundRequest, amount: 10.5 },
+  },
+  {
+    valid: 'empty-object',
+    description:
+      'required-ness of request fields is not shown: the permissive schema requires none',
+    payload: {},
+  },
+  {
+    wrong: 'amount-exponent',
+    description: 'a decimal string has no exponent',
+    base: refundRequest,
+    pointer: '/amount',
+    value: '1e3',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'amount-comma',
+    description: 'a decimal string uses a point, not a comma',
+    base: refundRequest,
+    pointer: '/amount',
+    value: '10,50',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'amount-spaces',
+    description: 'no spaces around the digits',
+    base: refundRequest,
+    pointer: '/amount',
+    value: ' 10.50',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'amount-boolean',
+    description: 'amount is a string (or a number)',
+    base: refundRequest,
+    pointer: '/amount',
+    value: true,
+    keyword: 'type',
+  },
+  {
+    wrong: 'payment-id-number',
+    description: 'number where the spec has a string',
+    base: refundRequest,
+    pointer: '/paymentId',
+    value: 12345,
+    keyword: 'type',
+  },
+  {
+    wrong: 'payment-id-not-uuid',
+    description: 'paymentId is a UUID',
+    base: refundRequest,
+    pointer: '/paymentId',
+    value: 'pay_123',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'amount-number',
+    description: 'the strict variant requires the decimal string of the examples',
+    base: refundRequest,
+    pointer: '/amount',
+    value: 10.5,
+    keyword: 'type',
+    strict: true,
+  },
+  {
+    wrong: 'amount-three-decimals',
+    description: 'the strict variant allows at most two fractional digits',
+    base: refundRequest,
+    pointer: '/amount',
+    value: '10.505',
+    keyword: 'pattern',
+    strict: true,
+  },
+  {
+    wrong: 'amount-negative',
+    description: 'the strict variant has no sign',
+    base: refundRequest,
+    pointer: '/amount',
+    value: '-1.00',
+    keyword: 'pattern',
+    strict: true,
+  },
+  {
+    missing: 'missing-payment-id',
+    description: 'the strict variant requires paymentId',
+    base: refundRequest,
+    pointer: '/paymentId',
+    strict: true,
+  },
+  {
+    missing: 'missing-amount',
+    description: 'the strict variant requires amount',
+    base: refundRequest,
+    pointer: '/amount',
+    strict: true,
+  },
+  {
+    invalid: 'unknown-property',
+    description: 'the strict variant rejects unknown properties',
+    payload: { ...refundRequest, destination: {} },
+    errors: [['/destination', 'additionalProperties']],
+    strict: true,
+  },
+];
+
+export const REFUND_ROWS: readonly CaseRow[] = [
+  ...refundStatuses.map((status) => ({
+    valid: `status-${kebab(status)}`,
+    description: `status ${status}`,
+    payload: { ...refund, status },
+    source: 'spec: States and transitions / Refund statuses',
+  })),
+  {
+    valid: 'iban-string',
+    description: 'destination iban as a string',
+    payload: edit(refund, '/refundRequestDetails/destination/iban', 'GB33BUKB20201555555555'),
+  },
+  {
+    valid: 'created-at-three-digits',
+    description: 'createdAtUtc with three fractional digits',
+    payload: {
+      ...refund,
+      createdAtUtc: '2024-05-02T09:15:00.123',
+    },
+  },
+  {
+    valid: 'unknown-property',
+    description: 'an added property is accepted (the service may add fields)',
+    payload: {
+      ...refund,
+      note: 'x',
+    },
+  },
+  {
+    wrong: 'status-awaiting-commit',
+    description: 'AWAITING_COMMIT is a payout status, not a refund status',
+    base: refund,
+    pointer: '/status',
+    value: 'AWAITING_COMMIT',
+    keyword: 'enum',
+  },
+  {
+    wrong: 'created-at-with-z',
+    description: 'createdAtUtc has no zone suffix',
+    base: refund,
+    pointer: '/createdAtUtc',
+    value: '2024-05-02T09:15:00.1234567Z',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'created-at-no-fraction',
+    description: 'createdAtUtc has fractional seconds',
+    base: refund,
+    pointer: '/createdAtUtc',
+    value: '2024-05-02T09:15:00',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'amount-string',
+    description: 'the response amount is a number (the request sends a string)',
+    base: refund,
+    pointer: '/refundRequestDetails/amount',
+    value: '10.50',
+    keyword: 'type',
+  },
+  {
+    wrong: 'refund-payment-id-not-uuid',
+    description: 'refundPaymentId is a UUID',
+    base: refund,
+    pointer: '/refundPaymentId',
+    value: 'rf-1',
+    keyword: 'pattern',
+  },
+  {
+    wrong: 'currency-number',
+    description: 'number where the spec has a string',
+    base: refund,
+    pointer: '/refundRequestDetails/currency',
+    value: 826,
+    keyword: 'type',
+  },
+  {
+    missing: 'destination-missing-iban',
+    description: 'destination iban is "string or null": present',
+    base: refund,
+    pointer: '/refundRequestDetails/destination/iban',
+  },
+  {
+    missing: 'missing-refund-request-details',
+    description: 'refundRequestDetails missing',
+    base: refund,
+    pointer: '/refundRequestDetails',
+  },
+  {
+    invalid: 'nested-unknown-property',
+    description: 'the strict variant rejects unknown properties at every level',
+    payload: edit(refund, '/refundRequestDetails/destination/bic', 'X'),
+    errors: [['/refundRequestDetails/destination/bic', 'unevaluatedProperties']],
+    strict: true,
+  },
+];
