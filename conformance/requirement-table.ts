@@ -4,6 +4,7 @@
 import type { Check, CheckRole } from './check.js';
 import { canFailTarget } from './grade.js';
 import { requirementsForRole, type Catalogue } from './requirements.js';
+import { EXPLORE_CHECK_ID, STEPS_JUDGED } from './explore/check-id.js';
 import type { CheckResult, RequirementRow, RequirementTable, UnexercisedKind } from './result.js';
 
 /** Whether a finding of `check` bears on `id`: it names it, or names nothing and `id` is the check's first. */
@@ -56,7 +57,20 @@ export function requirementTable(input: {
     const decided = results.filter(
       (r) => r.outcome === 'pass' || r.outcome === 'warn' || r.outcome === 'fail',
     );
-    if (decided.length > 0) return { ...base, status: 'passed', checks: decided.map((r) => r.id) };
+    // For the explorer: how many of its steps judged the rule (its per-rule pass finding says).
+    const explored = results
+      .find((r) => r.id === EXPLORE_CHECK_ID)
+      ?.findings.find(
+        (f) =>
+          f.outcome === 'pass' && f.requirement === req.id && f.message.startsWith(STEPS_JUDGED),
+      )?.message;
+    if (decided.length > 0)
+      return {
+        ...base,
+        status: 'passed',
+        checks: decided.map((r) => r.id),
+        ...(explored !== undefined ? { explored } : {}),
+      };
     const errored = results.filter((r) => r.outcome === 'error');
     if (errored.length > 0)
       return {

@@ -107,6 +107,8 @@ export interface RequirementRow {
   readonly checks: readonly string[];
   /** Not exercised or inconclusive: why. */
   readonly reason?: string;
+  /** Passed by the explorer too: how many of its steps judged it (`judged by the exploration in N step(s)`). */
+  readonly explored?: string;
   readonly unexercised?: UnexercisedKind;
 }
 

@@ -12,6 +12,14 @@ interface Report {
   readonly results: ReadonlyArray<{ readonly id: string; readonly outcome: string }>;
 }
 
+interface TableReport {
+  readonly requirements: {
+    readonly table: {
+      readonly rows: ReadonlyArray<{ id: string; checks: string[]; explored?: string }>;
+    };
+  };
+}
+
 async function audit(args: readonly string[]) {
   const io = memoryIo({});
   const code = await main(['audit', 'server', ...args, '--report', 'json:-'], io);
@@ -28,6 +36,11 @@ describe('audit server explores by default', () => {
       (JSON.parse(r.io.out.join('')) as Report).results.map((x) => `${x.id}:${x.outcome}`);
     expect(explored.code, explored.io.err.join('')).toBe(0);
     expect(ids(explored)).toEqual(['payout-signed-accepted:pass', 'explore-model:pass']);
+    // The requirement table says how many of the explorer's steps judged each of its rules.
+    const rows = (JSON.parse(explored.io.out.join('')) as TableReport).requirements.table.rows;
+    const resource = rows.find((r) => r.id === 'PAYOUT-RESPONSE-RESOURCE');
+    expect(resource?.checks).toContain('explore-model');
+    expect(resource?.explored).toMatch(/^judged by the exploration in [1-9]\d* step\(s\)$/);
     expect(fixed.code, fixed.io.err.join('')).toBe(0);
     expect(ids(fixed)).toEqual(['payout-signed-accepted:pass']);
     const noExplorer = await audit(['--no-explore', '--only', 'explore-model']);

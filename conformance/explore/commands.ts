@@ -41,6 +41,7 @@ import {
   type ExplorerModel,
   type Judgement,
   type ModelPayment,
+  type RuleId,
 } from './model.js';
 
 /** A rule the target broke, at the step that showed it. */
@@ -88,6 +89,17 @@ export interface Real {
   /** What the target answered where the spec leaves the answer open (recorded, never failed). */
   readonly observations: string[];
   readonly cost: { payouts: number; refunds: number; payments: number };
+  /** The steps (numbers) at which each rule was judged: the requirement table shows how many exercised it. */
+  readonly judged: Map<RuleId, Set<number>>;
+}
+
+/** Notes that the rules were judged at this step (whatever the verdict: a violation throws after). */
+function judged(real: Real, s: StepRecord, ...rules: readonly RuleId[]): void {
+  for (const rule of rules) {
+    let steps = real.judged.get(rule);
+    if (steps === undefined) real.judged.set(rule, (steps = new Set()));
+    steps.add(s.n);
+  }
 }
 
 function step(real: Real, command: string): StepRecord {
@@ -131,19 +143,25 @@ export function absorbWebhooks(model: ExplorerModel, real: Real, s: StepRecord):
     if (kind === 'payout') {
       const p = model.payouts.find((x) => x.payoutId === body['payoutId']);
       if (p === undefined) continue;
+      judged(real, s, 'WEBHOOK-PAYOUT-PAYLOAD');
       fail(s, judgePayoutWebhook(p, body));
       for (const e of model.expectations)
-        if (e.kind === 'payout' && e.id === p.payoutId && e.status === body['payoutStatus'])
+        if (e.kind === 'payout' && e.id === p.payoutId && e.status === body['payoutStatus']) {
           e.met = true;
+          judged(real, s, e.requirement);
+        }
     } else if (kind === 'refund') {
       for (const payment of model.payments) {
         const r = payment.refunds.find((x) => x.refundId === body['refundId']);
         if (r === undefined) continue;
+        judged(real, s, 'WEBHOOK-REFUND-PAYLOAD');
         fail(s, judgeRefundWebhook(payment, r, body));
         if (typeof body['refundStatus'] === 'string') r.status = body['refundStatus'];
         for (const e of model.expectations)
-          if (e.kind === 'refund' && e.id === r.refundId && e.status === body['refundStatus'])
+          if (e.kind === 'refund' && e.id === r.refundId && e.status === body['refundStatus']) {
             e.met = true;
+            judged(real, s, e.requirement);
+          }
       }
     }
   }
@@ -194,8 +212,9 @@ export class CreatePayout implements fc.AsyncCommand<ExplorerModel, Real> {
       return;
     }
     real.cost.payouts++;
-    fail(s, judgePayoutResource(this.asked, body, 'create payout'), ex);
     const want = expectedCreateStatus(this.asked, body['copStatus']);
+    judged(real, s, 'PAYOUT-RESPONSE-RESOURCE', ...(want !== undefined ? [want.requirement] : []));
+    fail(s, judgePayoutResource(this.asked, body, 'create payout'), ex);
     if (want !== undefined && body['status'] !== want.status) {
       fail(
         s,
@@ -261,6 +280,7 @@ export class PayoutAction implements fc.AsyncCommand<ExplorerModel, Real> {
     }
     const rule = this.action === 'commit' ? 'COP-COMMIT' : 'COP-CANCEL';
     const want = this.action === 'commit' ? 'IN_PROGRESS' : 'CANCELLED';
+    judged(real, s, rule, 'PAYOUT-RESPONSE-RESOURCE');
     if (!isSuccess(ex) || body === undefined)
       fail(
         s,
@@ -413,6 +433,7 @@ function recordRefund(
   amount: Decimal,
   answer: { ex: RecordedExchange; body?: Record<string, unknown> },
 ): void {
+  judged(real, s, 'REFUND-RESPONSE-RESOURCE', 'REFUND-CREATED-IN-PROGRESS');
   fail(s, judgeRefundResource(payment, amount, answer.body), answer.ex);
   const details = answer.body?.['refundRequestDetails'] as Record<string, unknown> | undefined;
   const refundId = answer.body?.['refundPaymentId'];
@@ -439,6 +460,7 @@ export class Refund implements fc.AsyncCommand<ExplorerModel, Real> {
     const s = step(real, `${this.toString()} → ${money(amount)} of payment ${payment.paymentId}`);
     absorbWebhooks(model, real, s); // what finished before the request counts
     const answer = await refund(real, s, payment, amount);
+    judged(real, s, 'REFUND-TOTAL-CAP', 'REFUND-PARTIAL-ALLOWED');
     fail(
       s,
       judgeRefundAnswer(payment, amount, answer.accepted, describeOutcome(answer.ex)),
@@ -470,6 +492,7 @@ export class RefundPair implements fc.AsyncCommand<ExplorerModel, Real> {
     absorbWebhooks(model, real, s);
     const answers = await Promise.all(amounts.map((a) => refund(real, s, payment, a)));
     const accepted = answers.filter((a) => a.accepted);
+    judged(real, s, 'REFUND-ONE-ACTIVE');
     if (accepted.length > 1)
       fail(
         s,
@@ -502,6 +525,7 @@ export class RefundUnsettled implements fc.AsyncCommand<ExplorerModel, Real> {
     const payment = list[this.index % list.length]!;
     const s = step(real, `${this.toString()} → payment ${payment.paymentId} (${payment.status})`);
     const ex = await sendApp(real, s, refundRequest(real.ctx, payment.paymentId, '0.01'));
+    judged(real, s, 'REFUND-SETTLED-ONLY');
     if (isSuccess(ex)) {
       real.cost.refunds++;
       fail(

@@ -25,7 +25,7 @@ import {
 } from './commands.js';
 import { emptyModel, RULES, type ExplorerModel } from './model.js';
 import { currentExchangeLog } from '../exchange-log.js';
-import { EXPLORE_CHECK_ID } from './check-id.js';
+import { EXPLORE_CHECK_ID, STEPS_JUDGED } from './check-id.js';
 
 export interface ExploreSettings {
   /** Runs (sequences) to try; the exploration also ends when `seconds` are spent. */
@@ -80,6 +80,8 @@ export interface ExploreOutcome {
   readonly elapsedMs: number;
   readonly cost: { readonly payouts: number; readonly refunds: number; readonly payments: number };
   readonly observations: readonly string[];
+  /** How many steps judged each rule (requirement id), in the sequences that were judged. */
+  readonly judged: Readonly<Record<string, number>>;
   /** Sequences that ended at a step without a complete answer (inconclusive: never judged, never shrunk). */
   readonly unanswered: number;
   /** The first step that got no complete answer, as `NoAnswer` words it. */
@@ -175,6 +177,12 @@ function mergeLanes(seed: number, outcomes: readonly ExploreOutcome[]): ExploreO
     },
     observations: [...new Set(outcomes.flatMap((o) => o.observations))].slice(0, 20),
     unanswered: sum((o) => o.unanswered),
+    judged: Object.fromEntries(
+      [...new Set(outcomes.flatMap((o) => Object.keys(o.judged)))].map((rule) => [
+        rule,
+        sum((o) => o.judged[rule] ?? 0),
+      ]),
+    ),
     ...(firstUnanswered !== undefined ? { firstUnanswered } : {}),
     ...(lost !== undefined ? { lost } : {}),
     ...(failure !== undefined ? { failure } : {}),
@@ -193,7 +201,12 @@ async function exploreLane(
   const started = Date.now();
   const replay = settings.replay !== undefined ? parseReplayToken(settings.replay) : undefined;
   const exploreUntil = started + settings.seconds * 1000;
-  const totals = { runs: 0, steps: 0, cost: { payouts: 0, refunds: 0, payments: 0 } };
+  const totals = {
+    runs: 0,
+    steps: 0,
+    cost: { payouts: 0, refunds: 0, payments: 0 },
+    judged: {} as Record<string, number>,
+  };
   const observations = new Set<string>();
   let failing: { violation: ModelViolation; steps: StepRecord[] } | undefined;
   let shrinking = false;
@@ -219,6 +232,7 @@ async function exploreLane(
         cursor: Math.max(0, ...(ctx.webhooks?.received().map((w) => w.seq) ?? [0])),
         observations: [],
         cost: { payouts: 0, refunds: 0, payments: 0 },
+        judged: new Map(),
       };
       let noAnswer = false;
       try {
@@ -246,7 +260,11 @@ async function exploreLane(
         throw error;
       } finally {
         totals.runs++;
-        if (!noAnswer) totals.steps += real.steps.length; // steps judged (an unanswered sequence is not)
+        if (!noAnswer) {
+          totals.steps += real.steps.length; // steps judged (an unanswered sequence is not)
+          for (const [rule, steps] of real.judged)
+            totals.judged[rule] = (totals.judged[rule] ?? 0) + steps.size;
+        }
         totals.cost.payouts += real.cost.payouts;
         totals.cost.refunds += real.cost.refunds;
         totals.cost.payments += real.cost.payments;
@@ -273,6 +291,7 @@ async function exploreLane(
     cost: totals.cost,
     observations: [...observations],
     unanswered: silence.sequences,
+    judged: totals.judged,
     ...(silence.first !== undefined ? { firstUnanswered: silence.first } : {}),
     ...(lost !== undefined ? { lost } : {}),
   };
@@ -333,7 +352,13 @@ function notEnough(outcome: ExploreOutcome, settings: ExploreSettings, summary: 
         `the exploration created no payout (every one was refused or unanswered), so no rule of a payout's life was judged: not a pass (${summary})`,
       ),
     ];
-  return [pass(`no answer or webhook disagreed with the model (${summary})`)];
+  return [
+    pass(`no answer or webhook disagreed with the model (${summary})`),
+    // Per rule, how many steps judged it: the requirement table shows it beside the rule.
+    ...Object.entries(outcome.judged).map(([rule, n]) =>
+      pass(`${STEPS_JUDGED} ${n} step(s)`, { requirement: rule }),
+    ),
+  ];
 }
 
 /** The explorer as a server check: `explore-model`, MUST, every finding citing the rule it breaks. */

@@ -111,7 +111,7 @@ function requirementsHtml(summary: RunSummary, catalogue: Catalogue | undefined)
     const text = catalogue?.byId.get(r.id)?.text;
     const how =
       r.checks.length > 0
-        ? `by ${r.checks.map((c) => `<a href="#${htmlEscape(c)}"><code>${htmlEscape(c)}</code></a>`).join(', ')}`
+        ? `by ${r.checks.map((c) => `<a href="#${htmlEscape(c)}"><code>${htmlEscape(c)}</code></a>`).join(', ')}${r.explored !== undefined ? ` <span class="muted">(${htmlEscape(r.explored)})</span>` : ''}`
         : htmlEscape(r.reason ?? '');
     return `<tr><td>${badge(STATUS_BADGE[r.status])}</td><td><code>${htmlEscape(r.id)}</code>${text !== undefined ? `<div class="muted">${htmlEscape(text)}</div>` : ''}</td><td>${htmlEscape(r.level)}${r.must ? '' : ' <span class="muted">(cannot fail)</span>'}</td><td>${how}</td></tr>`;
   };

@@ -92,7 +92,7 @@ export function renderJunitReport(summary: RunSummary): string {
             (r) =>
               [
                 `requirement.${r.id}`,
-                `${r.status}${r.checks.length > 0 ? ` by ${r.checks.join(', ')}` : ''}${r.reason !== undefined ? `: ${r.reason}` : ''}`,
+                `${r.status}${r.checks.length > 0 ? ` by ${r.checks.join(', ')}` : ''}${r.explored !== undefined ? ` (${r.explored})` : ''}${r.reason !== undefined ? `: ${r.reason}` : ''}`,
               ] as const,
           ),
         ] as const)
