@@ -9,7 +9,7 @@ import {
   toDecimal,
 } from '../../../src/rules/money.js';
 import type { CheckRunEnv, Finding } from '../../check.js';
-import { inconclusive, notApplicable, observation, pass, skip, violation } from '../../check.js';
+import { notApplicable, observation, pass, skip, violation } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { judgeRejection } from './rejection.js';
@@ -26,6 +26,7 @@ import {
 import { judgeResource, schemaProblems } from './resources.js';
 import { unanswered } from '../no-answer.js';
 import { lifecycleWaitMs, lifecycleWaitSource } from './waits.js';
+import { ownSettledPayment, undecidedOnForeignPayment } from './owned-payments.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { member, waitForMentions, webhookKind } from './webhook-match.js';
 
@@ -196,58 +197,6 @@ export async function freeSettledPayment(
     : {
         problem: `every configured settled payment (${candidates.length}) still has an active refund created by an earlier check after waiting ${lifecycleWaitMs(ctx)} ms (${lifecycleWaitSource(ctx)})${ctx.sandbox === true ? ` and asking /sandbox/ to move it on` : ''} for a final-status refund webhook (the spec allows one active refund per payment; configure more settled payments, or state the target's "lifecycle" in the config)`,
       };
-}
-
-/** The amount of a settled payment a refund check makes for itself through /sandbox/ (room for several refunds). */
-export const OWN_PAYMENT_AMOUNT = '100.00';
-
-/** Per run: the settled payments this run made through /sandbox/ (no refund but this run's can be active on them). */
-const owned = new WeakMap<ServerAuditContext, Set<string>>();
-
-function ownedOf(ctx: ServerAuditContext): Set<string> {
-  let set = owned.get(ctx);
-  if (set === undefined) owned.set(ctx, (set = new Set()));
-  return set;
-}
-
-/** A SETTLED payment made through /sandbox/ for this check; undefined when the sandbox does not make one. */
-async function ownSettledPayment(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-): Promise<SettledPayment | undefined> {
-  const made = await sandboxCall(ctx, env, 'POST', '/payments', {
-    amount: OWN_PAYMENT_AMOUNT,
-    status: 'SETTLED',
-  });
-  const id = made.value?.['paymentId'];
-  if (typeof id !== 'string' || made.value?.['status'] !== 'SETTLED') return undefined;
-  ownedOf(ctx).add(id);
-  return { paymentId: id, amount: OWN_PAYMENT_AMOUNT };
-}
-
-/**
- * A configured payment was not made by this run: an earlier run (against a long-lived target) may have left a refund
- * active on it, which the spec shows no way to see, so its refusal of a refund is undecided, never a failure.
- */
-function undecidedOnForeignPayment(
-  ctx: ServerAuditContext,
-  paymentId: string,
-  findings: readonly Finding[],
-): Finding[] {
-  if (ownedOf(ctx).has(paymentId)) return [...findings];
-  return findings.map((f) =>
-    f.outcome !== 'violation'
-      ? f
-      : inconclusive(
-          `${f.message} (undecided: payment ${paymentId} comes from the config, not from this run, and may hold an active refund an earlier run left, which the spec allows only one of and shows no way to see; give the config a payment with no active refund, or a target with payconform's /sandbox/)`,
-          {
-            ...(f.requirement !== undefined ? { requirement: f.requirement } : {}),
-            ...(f.expected !== undefined ? { expected: f.expected } : {}),
-            ...(f.received !== undefined ? { received: f.received } : {}),
-            ...(f.evidence !== undefined ? { evidence: f.evidence } : {}),
-          },
-        ),
-  );
 }
 
 /** True when a partial refund of 0.01 leaves something of the payment. */

@@ -1,0 +1,61 @@
+// A check owns what it judges (docs/verdicts.md, "A check owns what it judges, so runs repeat"): the settled payments a
+// run makes for itself through payconform's /sandbox/, and the rule for a configured payment it did not make, on which
+// an earlier run may have left a refund active.
+import type { CheckRunEnv, Finding } from '../../check.js';
+import { inconclusive } from '../../check.js';
+import type { ServerAuditContext } from './context.js';
+import { sandboxCall } from './requests.js';
+
+type SettledPayment = ServerAuditContext['payments']['settled'][number];
+
+/** The amount of a settled payment a refund check makes for itself through /sandbox/ (room for several refunds). */
+export const OWN_PAYMENT_AMOUNT = '100.00';
+
+/** Per run: the settled payments this run made through /sandbox/ (no refund but this run's can be active on them). */
+const owned = new WeakMap<ServerAuditContext, Set<string>>();
+
+function ownedOf(ctx: ServerAuditContext): Set<string> {
+  let set = owned.get(ctx);
+  if (set === undefined) owned.set(ctx, (set = new Set()));
+  return set;
+}
+
+/** A SETTLED payment made through /sandbox/ for this check; undefined when the sandbox does not make one. */
+export async function ownSettledPayment(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+): Promise<SettledPayment | undefined> {
+  const made = await sandboxCall(ctx, env, 'POST', '/payments', {
+    amount: OWN_PAYMENT_AMOUNT,
+    status: 'SETTLED',
+  });
+  const id = made.value?.['paymentId'];
+  if (typeof id !== 'string' || made.value?.['status'] !== 'SETTLED') return undefined;
+  ownedOf(ctx).add(id);
+  return { paymentId: id, amount: OWN_PAYMENT_AMOUNT };
+}
+
+/**
+ * A configured payment was not made by this run: an earlier run (against a long-lived target) may have left a refund
+ * active on it, which the spec shows no way to see, so its refusal of a refund is undecided, never a failure.
+ */
+export function undecidedOnForeignPayment(
+  ctx: ServerAuditContext,
+  paymentId: string,
+  findings: readonly Finding[],
+): Finding[] {
+  if (ownedOf(ctx).has(paymentId)) return [...findings];
+  return findings.map((f) =>
+    f.outcome !== 'violation'
+      ? f
+      : inconclusive(
+          `${f.message} (undecided: payment ${paymentId} comes from the config, not from this run, and may hold an active refund an earlier run left, which the spec allows only one of and shows no way to see; give the config a payment with no active refund, or a target with payconform's /sandbox/)`,
+          {
+            ...(f.requirement !== undefined ? { requirement: f.requirement } : {}),
+            ...(f.expected !== undefined ? { expected: f.expected } : {}),
+            ...(f.received !== undefined ? { received: f.received } : {}),
+            ...(f.evidence !== undefined ? { evidence: f.evidence } : {}),
+          },
+        ),
+  );
+}
