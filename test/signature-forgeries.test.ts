@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { serverChecks } from '../conformance/checks/server/index.js';
-import { forgeryForms } from '../conformance/checks/server/forgery-kinds.js';
+import { forgeryForms, MAX_FORM_SIZE } from '../conformance/checks/server/forgery-kinds.js';
 import {
   FORGERY_DEFAULTS,
   predict,
@@ -64,6 +64,19 @@ describe('the forms and what the rules predict of them', () => {
       if (p.kind === 'reject') expect(check.requirements).toContain(p.finding.requirement);
       else expect(form.name).toBe('nonce-at-length');
     }
+  });
+
+  it('a request within every bound never repeats its nonce (a repeat is rightly refused as a replay)', () => {
+    const form = forgeryForms.find((f) => f.name === 'nonce-at-length')!;
+    const nonces = new Set<string>();
+    let sent = 0;
+    for (let size = 0; size <= MAX_FORM_SIZE; size++)
+      for (let k = 0; k < 20; k++, sent++) {
+        const request = form.build({ request: unsigned, credentials, now, size });
+        const input = request.headers.find(([n]) => n === 'signature-input')![1];
+        nonces.add(/;nonce="([^"]*)"/.exec(input)![1]!);
+      }
+    expect(nonces.size).toBe(sent);
   });
 
   it('every acceptable case of the vectors is drawn, and the rules judge the form as the vector expects', () => {

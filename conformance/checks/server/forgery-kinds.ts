@@ -29,6 +29,14 @@ import {
 
 export type { ForgeryForm, FormInput } from './forgery-form.js';
 
+/**
+ * Random characters enough that a nonce never repeats within a run (a repeated one is rightly refused as a replay,
+ * which the rules, reading one request, cannot know).
+ */
+const UNIQUE_NONCE_LENGTH = 16;
+/** A nonce length within the bound: the maximum at size 0, shorter further in. */
+const insideLength = (size: number): number => Math.max(UNIQUE_NONCE_LENGTH, NONCE_MAX - size);
+
 const nonceForms: readonly ForgeryForm[] = [
   {
     name: 'nonce-empty',
@@ -45,8 +53,8 @@ const nonceForms: readonly ForgeryForm[] = [
   {
     name: 'nonce-at-length',
     rule: 'nonce',
-    describe: (size) => `a nonce of ${Math.max(1, NONCE_MAX - size)} characters (within the bound)`,
-    build: (i) => signWith(i, { nonce: randomNonce(Math.max(1, NONCE_MAX - i.size)) }),
+    describe: (size) => `a nonce of ${insideLength(size)} characters (within the bound)`,
+    build: (i) => signWith(i, { nonce: randomNonce(insideLength(i.size)) }),
   },
   {
     name: 'nonce-absent',
