@@ -2,12 +2,12 @@
 // seed, as a budget handed to the check on the audit context.
 import {
   FORGERY_DEFAULTS,
+  FORGERY_MAX_SECONDS,
   type ForgerySettings,
 } from '../conformance/checks/server/signature-forgeries.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import { UsageError } from './io.js';
 
-const MAX_FORGE_SECONDS = 600;
 const MAX_SEED = 2 ** 31 - 1;
 
 /** `{ forgeries }` from the parsed flags, or nothing when neither flag is given. */
@@ -19,9 +19,9 @@ export function parseForgeOptions(values: Record<string, unknown>): {
     secondsText !== undefined &&
     (!/^[0-9]{1,4}$/.test(secondsText) ||
       Number(secondsText) < 1 ||
-      Number(secondsText) > MAX_FORGE_SECONDS)
+      Number(secondsText) > FORGERY_MAX_SECONDS)
   )
-    throw new UsageError(`--forge-seconds must be an integer from 1 to ${MAX_FORGE_SECONDS}`);
+    throw new UsageError(`--forge-seconds must be an integer from 1 to ${FORGERY_MAX_SECONDS}`);
   const seconds = secondsText !== undefined ? Number(secondsText) : undefined;
   const seedText = values['forge-seed'] as string | undefined;
   if (seedText !== undefined && (!/^[0-9]{1,10}$/.test(seedText) || Number(seedText) > MAX_SEED))

@@ -1,8 +1,9 @@
 // The profile's rules as the oracle of the server audit: signed create-payout requests drawn from each rule's forms
 // (forgery-kinds.ts), each judged before it is sent by the same rules the verifier runs (`evaluateRequest`). A request
 // the rules reject must be rejected: a success answer fails the rule the verifier names, with the request shrunk by
-// fast-check to the one nearest the rule's edge; a payout it created fails as in every rejection check. Where the
-// spec allows either answer (payconform's own choices, and the vectors' "acceptable" cases) the answer is recorded.
+// fast-check to the one nearest the rule's edge; a payout it created fails as in every rejection check. A request
+// within every bound must not be refused. Where the spec allows either answer (payconform's own choices, and the
+// vectors' "acceptable" cases) the answer is recorded.
 import { randomInt } from 'node:crypto';
 import fc from 'fast-check';
 import type { HttpRequest } from '../../../src/http/message.js';
@@ -41,6 +42,8 @@ import { member, waitForMentions, webhookEvidence } from './webhook-match.js';
 export type { ForgerySettings } from './context.js';
 
 export const FORGERY_DEFAULTS = { seconds: 3, runs: 400, shrinkSeconds: 5 } as const;
+/** The most drawing time a run may ask for (`--forge-seconds`); the check's own time limit allows for it. */
+export const FORGERY_MAX_SECONDS = 600;
 
 /**
  * Where the spec lets a server answer either way, the profile's rules still reject; judged under this policy, such a
@@ -141,7 +144,8 @@ const FORM_ARBITRARY = fc.tuple(
  * the drawing and is shrunk.
  */
 async function draw(ctx: ServerAuditContext, env: CheckRunEnv): Promise<Draw> {
-  const settings = { ...FORGERY_DEFAULTS, ...ctx.forgeries };
+  const asked = { ...FORGERY_DEFAULTS, ...ctx.forgeries };
+  const settings = { ...asked, seconds: Math.min(asked.seconds, FORGERY_MAX_SECONDS) };
   const seed = settings.seed ?? randomInt(2 ** 31 - 1);
   const started = Date.now();
   const edges = await Promise.all(forgeryForms.map((form) => sendForm(ctx, env, form, 0, false)));
@@ -308,7 +312,8 @@ export const forgeryChecks = [
     level: 'MUST',
     needs: NEED.signing,
     mutating: true,
-    timeoutMs: 90_000,
+    // The drawing bounds itself (its seconds, each request's timeout); this only catches a run that does not.
+    timeoutMs: (FORGERY_MAX_SECONDS + FORGERY_DEFAULTS.shrinkSeconds) * 1000 + 60_000,
     async run(ctx, env) {
       const d = await draw(ctx, env);
       const judged = d.sent.filter((s) => s.prediction.kind === 'reject');
