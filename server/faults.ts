@@ -532,7 +532,7 @@ export const faultCatalogue = [
     how: 'drawn',
     breaks: 'Step 4: Signature-Input form (created an Integer; keyid, alg, nonce Strings)',
     description:
-      'each signature parameter is coerced to its type before the base is rebuilt: created="1767225600" or 1767225600.0 as an Integer, a Token or Integer nonce or alg as a String',
+      'each signature parameter is coerced to its type before the base is rebuilt: created="1767225600" or 1767225600.0 as an Integer, a Token or Integer nonce, alg or keyid as a String',
   },
   {
     name: 'parameter-repeated-last-wins',

@@ -177,6 +177,15 @@ const keyIdForms: readonly ForgeryForm[] = [
     describe: () => 'an empty keyid (keyid="")',
     build: (i) => signWith(i, { keyId: '' }),
   },
+  {
+    name: 'keyid-token',
+    rule: 'keyid',
+    describe: () => 'keyid written as a Token (signed as a String)',
+    build: signedThenInput(
+      () => ({}),
+      (v, i) => v.replace(`;keyid="${i.credentials.keyId}"`, `;keyid=${i.credentials.keyId}`),
+    ),
+  },
 ];
 
 const PARAMETER_DECOYS: Readonly<Record<string, (i: FormInput) => string>> = {
