@@ -144,7 +144,7 @@ const AUDIT_EXIT: readonly (readonly [number, string])[] = [
   [0, 'PASS: every selected check reached a verdict and none failed'],
   [1, 'FAIL: a MUST failure, a check error or timeout, or a --fail-on outcome'],
   [2, 'usage, config or report-write error'],
-  [3, 'target unreachable'],
+  [3, 'target unreachable, at the start or mid-run (it stopped answering)'],
   [4, 'INCOMPLETE: nothing failed, but a check you did not deselect was skipped'],
   [70, 'internal error (a defect of payconform)'],
 ];
