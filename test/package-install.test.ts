@@ -533,23 +533,19 @@ describe('the installed package runs what it ships', () => {
     expect(r.stdout).toContain(`usage: payconform ${name}`);
   });
 
-  it('the main job: audit server against the embedded reference service passes', () => {
-    const r = run(bin(), ['audit', 'server'], consumer, 120_000);
-    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
-    expect(r.stdout).toMatch(/^verdict: PASS/m);
-  }, 130_000);
-
-  it('the main job with the explorer: audit server --explore passes, and the explorer ran', () => {
-    const r = run(
-      bin(),
-      ['audit', 'server', '--explore', '--explore-seconds', '3'],
-      consumer,
-      180_000,
-    );
+  it('the main job: audit server against the embedded reference service passes, exploring by default', () => {
+    const r = run(bin(), ['audit', 'server'], consumer, 180_000);
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(/explore-model/);
     expect(r.stdout).toMatch(/^verdict: PASS/m);
   }, 190_000);
+
+  it('the main job without the explorer: audit server --no-explore passes, and no exploration ran', () => {
+    const r = run(bin(), ['audit', 'server', '--no-explore'], consumer, 120_000);
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).not.toMatch(/explore-model/);
+    expect(r.stdout).toMatch(/^verdict: PASS/m);
+  }, 130_000);
 
   it('serve listens, answers, and stops on SIGTERM', async () => {
     const child = spawn(bin(), ['serve', '--port', '0', '--quiet'], {
