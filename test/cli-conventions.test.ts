@@ -25,12 +25,13 @@ async function run(args: readonly string[]): Promise<{ code: number; out: string
 }
 
 describe('--help on every command', () => {
-  it('the dispatcher lists the nine commands and help', () => {
+  it('the dispatcher lists the ten commands and help', () => {
     expect(commands.sort()).toEqual([
       'attest verify',
       'audit client',
       'audit server',
       'audit webhooks',
+      'diff',
       'help',
       'serve',
       'sign',

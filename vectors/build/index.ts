@@ -25,6 +25,7 @@ const schemasDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
  */
 function payloadSchemaFiles(): string[] {
   const own = new Set([
+    'baseline.schema.json',
     'conformance-config.schema.json',
     'conformance-report.schema.json',
     'reference-service-config.schema.json',
