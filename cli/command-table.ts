@@ -1,7 +1,7 @@
 // The one table of every command's options: the parsers take their `node:util` parseArgs options from it, and every
 // `--help`, `payconform help [command]`, docs/cli.md and the README's command table are generated from or checked
 // against it (test/cli-help.test.ts). No heavy imports: `payconform --help` loads only this file.
-import { FORGERY_DEFAULTS } from '../conformance/checks/server/signature-forgeries.js';
+import { FORGERY_DEFAULTS } from '../conformance/checks/server/forgery-settings.js';
 import type { ParseArgsConfig } from 'node:util';
 import { payloadKinds } from '../src/schemas/payload-kinds.js';
 import { FAIL_ON } from '../conformance/result.js';

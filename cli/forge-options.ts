@@ -3,9 +3,8 @@
 import {
   FORGERY_DEFAULTS,
   FORGERY_MAX_SECONDS,
-  type ForgerySettings,
-} from '../conformance/checks/server/signature-forgeries.js';
-import type { ServerAuditContext } from '../conformance/checks/server/context.js';
+} from '../conformance/checks/server/forgery-settings.js';
+import type { ForgerySettings, ServerAuditContext } from '../conformance/checks/server/context.js';
 import { UsageError } from './io.js';
 
 const MAX_SEED = 2 ** 31 - 1;

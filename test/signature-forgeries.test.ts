@@ -7,11 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { serverChecks } from '../conformance/checks/server/index.js';
 import { forgeryForms, MAX_FORM_SIZE } from '../conformance/checks/server/forgery-kinds.js';
-import {
-  FORGERY_DEFAULTS,
-  predict,
-  type ForgerySettings,
-} from '../conformance/checks/server/signature-forgeries.js';
+import { predict, type ForgerySettings } from '../conformance/checks/server/signature-forgeries.js';
+import { FORGERY_DEFAULTS } from '../conformance/checks/server/forgery-settings.js';
 import { canFailTarget } from '../conformance/grade.js';
 import { loadCatalogue } from '../conformance/requirements.js';
 import type { RunSummary } from '../conformance/result.js';

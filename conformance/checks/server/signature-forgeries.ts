@@ -38,12 +38,9 @@ import {
   sandboxPayoutsWith,
 } from './requests.js';
 import { member, waitForMentions, webhookEvidence } from './webhook-match.js';
+import { FORGERY_DEFAULTS, FORGERY_MAX_SECONDS } from './forgery-settings.js';
 
 export type { ForgerySettings } from './context.js';
-
-export const FORGERY_DEFAULTS = { seconds: 3, runs: 400, shrinkSeconds: 5 } as const;
-/** The most drawing time a run may ask for (`--forge-seconds`); the check's own time limit allows for it. */
-export const FORGERY_MAX_SECONDS = 600;
 
 /**
  * Where the spec lets a server answer either way, the profile's rules still reject; judged under this policy, such a
