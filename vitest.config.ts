@@ -10,23 +10,26 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * which left `adversity` (small, long) for last.
  */
 const SLOWEST_FIRST: readonly string[] = [
-  'test/serve-redis-cli.test.ts', // 75
-  'test/bench-smoke.test.ts', // 54
-  'test/adversity.test.ts', // 45 (90 before its default budget)
-  'test/explore.test.ts', // 42 (74 before its default budget)
-  'test/tls.test.ts', // 37
-  'test/package-install.test.ts', // 35
-  'test/audit-gates.test.ts', // 29
-  'test/audit-client-cli.test.ts', // 25
-  'test/audit-server-cli.test.ts', // 22
-  'test/redis-cluster.test.ts', // 19
-  'test/audit-waits.test.ts', // 18
-  'test/audit-client-faults.test.ts', // 18
-  'test/portal-browser.test.ts', // 16
-  'test/scale-out-redis.test.ts', // 16
-  'test/report-on-every-exit.test.ts', // 16
-  'test/bounded-evidence.test.ts', // 15
-  'test/vectors-harness.test.ts', // 14
+  'test/package-install.test.ts', // 75
+  'test/explore.test.ts', // 68
+  'test/runs-repeat.test.ts', // 67
+  'test/serve-redis-cli.test.ts', // 65
+  'test/bench-smoke.test.ts', // 49
+  'test/adversity.test.ts', // 48
+  'test/attestation.test.ts', // 37
+  'test/audit-waits.test.ts', // 37
+  'test/audit-client-cli.test.ts', // 27
+  'test/tls.test.ts', // 25
+  'test/audit-gates.test.ts', // 25
+  'test/diff.test.ts', // 24
+  'test/target-outage.test.ts', // 23
+  'test/baseline.test.ts', // 22
+  'test/har-report.test.ts', // 22
+  'test/audit-client-faults.test.ts', // 20
+  'test/audit-server-cli.test.ts', // 19
+  'test/signature-forgeries.test.ts', // 18
+  'test/explore-default.test.ts', // 18
+  'test/audit-server-faults.test.ts', // 17
 ];
 
 /** The files above first, in that order; the others after them in vitest's own order (its cache, else size). */
