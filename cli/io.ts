@@ -72,6 +72,28 @@ export function parseCommandFlags(
   }
 }
 
+/**
+ * Parses `args` by the command's table entry with positionals allowed (`validate KIND FILE`, `diff OLD NEW`); a parse
+ * error is a UsageError with the parser's message, then `tail` (default: the usage line).
+ */
+export function parseCommandArgs(
+  spec: CommandSpec,
+  args: readonly string[],
+  tail: string = usageLine(spec),
+): { values: CommandFlags; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      options: parseArgsOptions(spec.options),
+      strict: true,
+      allowPositionals: true,
+    });
+    return { values: values as CommandFlags, positionals };
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${tail}`);
+  }
+}
+
 /** A required environment variable, or a UsageError naming it (never its value). */
 export function requireEnv(io: CliIo, name: string): string {
   const value = io.env[name];

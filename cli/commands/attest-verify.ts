@@ -2,10 +2,9 @@
 // the DSSE envelope and its Ed25519 signature, the in-toto Test Result statement, the digests of the files given,
 // and that the result and the test lists follow from the report's outcomes. Exit 0 verified, 1 not, 2 usage.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { EXIT, UsageError, wantsHelp } from '../io.js';
-import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { EXIT, parseCommandArgs, UsageError, wantsHelp } from '../io.js';
+import { commandSpec, formatHelp, usageLine } from '../command-table.js';
 import { verifyAuditAttestation, type AttestedFile } from '../../conformance/attestation.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/index.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
@@ -47,18 +46,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(formatHelp(SPEC));
     return EXIT.ok;
   }
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: [...args],
-      options: parseArgsOptions(SPEC.options),
-      strict: true,
-      allowPositionals: true,
-    }) as { values: Record<string, string | boolean | undefined>; positionals: string[] });
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n${usageLine(SPEC)}`);
-  }
+  const { values, positionals } = parseCommandArgs(SPEC, args);
   if (positionals.length !== 1)
     throw new UsageError(`one attestation FILE is needed\n${usageLine(SPEC)}`);
   if (typeof values['public-key'] !== 'string')

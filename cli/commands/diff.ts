@@ -1,10 +1,9 @@
 // `payconform diff OLD.json NEW.json [--format text|json|md]`: two JSON reports compared per check and per
 // requirement (conformance/diff.ts). Exit 0 no regression, 1 a regression, 2 usage error or a file that is not a
 // payconform JSON report.
-import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { EXIT, readInput, UsageError, wantsHelp } from '../io.js';
-import { commandSpec, formatHelp, parseArgsOptions } from '../command-table.js';
+import { EXIT, parseCommandArgs, readInput, UsageError, wantsHelp } from '../io.js';
+import { commandSpec, formatHelp } from '../command-table.js';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../../conformance/diff.js';
 import type { JsonReport } from '../../conformance/reporters/json.js';
 import { validateAgainst } from '../../src/schemas/index.js';
@@ -48,16 +47,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(HELP);
     return EXIT.ok;
   }
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: parseArgsOptions(SPEC.options),
-    });
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${HELP}`);
-  }
+  const parsed = parseCommandArgs(SPEC, args, HELP);
   const [oldPath, newPath, ...extra] = parsed.positionals;
   if (oldPath === undefined || newPath === undefined || extra.length > 0)
     throw new UsageError(`expected OLD.json and NEW.json\n${HELP}`);

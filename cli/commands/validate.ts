@@ -1,8 +1,7 @@
 // `payconform validate KIND FILE|-`: validates one payload against its JSON Schema and prints each violation with
 // its RFC 6901 pointer. Exit 0 valid, 1 invalid, 2 bad usage or unreadable JSON.
-import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
-import { EXIT, readInput, UsageError, wantsHelp } from '../io.js';
+import { EXIT, parseCommandArgs, readInput, UsageError, wantsHelp } from '../io.js';
 import {
   isPayloadKind,
   parseJsonBytes,
@@ -10,7 +9,7 @@ import {
   payloadSchemaId,
   validatePayload,
 } from '../../src/schemas/index.js';
-import { commandSpec, formatHelp, parseArgsOptions } from '../command-table.js';
+import { commandSpec, formatHelp } from '../command-table.js';
 
 const SPEC = commandSpec('validate');
 const HELP = formatHelp(SPEC);
@@ -20,16 +19,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(HELP);
     return EXIT.ok;
   }
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: parseArgsOptions(SPEC.options),
-    });
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n${HELP}`);
-  }
+  const parsed = parseCommandArgs(SPEC, args, HELP);
   if (parsed.values.help === true) {
     io.stdout(HELP);
     return EXIT.ok;
