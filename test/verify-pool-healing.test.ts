@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createExpressVerifier, createFastifyVerifier, describePoolEvent } from '../node/index.js';
 import type { HttpRequest } from '../src/http/message.js';
 import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
+import { DeferredNonceStore } from './fixtures/deferred-nonce-store.js';
 import { applySignedHeaders, signRequest } from '../src/profile/sign-request.js';
 import { verifyRequestAsync } from '../net/verify-pool/verify-request-async.js';
 import {
@@ -40,22 +41,6 @@ const REPLACEMENT_MS = 30_000;
 
 /** Looked up asynchronously, as a database answers. */
 const resolveApplication = async (id: string) => (id === 'app-1' ? application : undefined);
-
-/** A store that answers through promises, with some nonces recorded before the load. */
-class SeededStore implements NonceStore {
-  readonly #inner = new MemoryNonceStore();
-  constructor(seen: readonly string[]) {
-    for (const nonce of seen) this.#inner.checkAndRecord(nonce, NOW, NOW + 300);
-  }
-  has(nonce: string, now: number): Promise<boolean> {
-    return new Promise((resolve) => setImmediate(() => resolve(this.#inner.has(nonce, now))));
-  }
-  checkAndRecord(nonce: string, now: number, expiresAt: number): Promise<boolean> {
-    return new Promise((resolve) =>
-      setImmediate(() => resolve(this.#inner.checkAndRecord(nonce, now, expiresAt))),
-    );
-  }
-}
 
 const POST: HttpRequest = {
   method: 'POST',
@@ -111,7 +96,7 @@ const optionsWith = (nonceStore: NonceStore): VerifyOptions => ({
 });
 
 async function expectedResults(requests: HttpRequest[], seen: string[]): Promise<VerifyResult[]> {
-  const options = optionsWith(new SeededStore(seen));
+  const options = optionsWith(new DeferredNonceStore(seen, NOW));
   return Promise.all(requests.map((r) => verifyRequest(r, options)));
 }
 
@@ -148,7 +133,7 @@ describe('a worker that fails under load is replaced, and no request is lost or 
       expect(expected.filter((r) => r.ok).length).toBe(100); // a fifth valid, the rest refused at steps 4, 5, 8, 10
       const before = verifyPoolInfo();
       const from = events.length;
-      const options = optionsWith(new SeededStore(seen));
+      const options = optionsWith(new DeferredNonceStore(seen, NOW));
       const pending = requests.map((r) => verifyRequestAsync(r, options));
       expect(verifyPoolInfo().requests - before.requests).toBe(500);
       // The poison goes ahead of the batches (sent after this turn); the other faults hit a worker at work on them.
@@ -184,7 +169,7 @@ describe('a worker that fails under load is replaced, and no request is lost or 
       // Recovered: the pool takes the next load (its requests go to the workers), with the same results.
       const again = mixedLoad(`after-${kind}`, 100);
       const sentBefore = verifyPoolInfo().requests;
-      const againOptions = optionsWith(new SeededStore(again.seen));
+      const againOptions = optionsWith(new DeferredNonceStore(again.seen, NOW));
       expect(
         await Promise.all(again.requests.map((r) => verifyRequestAsync(r, againOptions))),
       ).toEqual(await expectedResults(again.requests, again.seen));
@@ -210,7 +195,7 @@ describe('too many failures in the window stop the pool, which says why', () => 
     await startVerifyPool();
     const { requests, seen } = mixedLoad('stop', 200);
     const expected = await expectedResults(requests, seen);
-    const options = optionsWith(new SeededStore(seen));
+    const options = optionsWith(new DeferredNonceStore(seen, NOW));
     const pending = requests.map((r) => verifyRequestAsync(r, options));
     await new Promise((resolve) => setImmediate(resolve));
     expect(injectVerifyPoolFault('exit', 1)).toBe(true);
@@ -230,7 +215,7 @@ describe('too many failures in the window stop the pool, which says why', () => 
     // Off for good: requests are verified on the calling thread and libuv's pool, still the same answers.
     const sentBefore = info.requests;
     const later = mixedLoad('stopped', 50);
-    const laterOptions = optionsWith(new SeededStore(later.seen));
+    const laterOptions = optionsWith(new DeferredNonceStore(later.seen, NOW));
     expect(
       await Promise.all(later.requests.map((r) => verifyRequestAsync(r, laterOptions))),
     ).toEqual(await expectedResults(later.requests, later.seen));

@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { backends, nodeBackend, type Ed25519Backend } from '../src/ed25519/index.js';
 import type { HttpRequest } from '../src/http/message.js';
 import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
+import { DeferredNonceStore } from './fixtures/deferred-nonce-store.js';
 import {
   applySignedHeaders,
   signRequest,
@@ -345,19 +346,6 @@ describe('step 10 with the parse: the workers hold the keys of applications step
   });
 });
 
-/** A store that answers through promises after a macrotask, so that many verifications interleave around it. */
-class SlowNonceStore implements NonceStore {
-  readonly #inner = new MemoryNonceStore();
-  has(nonce: string, now: number): Promise<boolean> {
-    return new Promise((resolve) => setImmediate(() => resolve(this.#inner.has(nonce, now))));
-  }
-  checkAndRecord(nonce: string, now: number, expiresAt: number): Promise<boolean> {
-    return new Promise((resolve) =>
-      setImmediate(() => resolve(this.#inner.checkAndRecord(nonce, now, expiresAt))),
-    );
-  }
-}
-
 const POST: HttpRequest = {
   method: 'POST',
   url: 'https://api.example.com/api/payouts',
@@ -368,7 +356,7 @@ const POST: HttpRequest = {
 describe('replay under concurrency: many requests in flight with one nonce give exactly one acceptance', () => {
   for (const [storeName, makeStore] of [
     ['MemoryNonceStore', () => new MemoryNonceStore()],
-    ['a store answering through promises', () => new SlowNonceStore()],
+    ['a store answering through promises', () => new DeferredNonceStore()],
   ] as const) {
     it(`64 in flight, ${storeName}`, async () => {
       const nonceStore = makeStore();
@@ -389,7 +377,7 @@ describe('replay under concurrency: many requests in flight with one nonce give 
   }
 
   it('sync and async verifications of one nonce mixed in flight: still exactly one acceptance', async () => {
-    const nonceStore = new SlowNonceStore();
+    const nonceStore = new DeferredNonceStore();
     const request = sign(POST, NOW, 'mixed-nonce');
     const results = await Promise.all(
       Array.from({ length: 32 }, (_, i) =>
@@ -474,7 +462,7 @@ describe('after an awaited answer, an exception still gives a typed result (the 
       for (const thrown of [new Error('directory down'), unprintable]) {
         const result = await verify(
           sign(POST, NOW, 'n-5'),
-          options({ nonceStore: new SlowNonceStore(), resolveApplication: throwing(thrown) }),
+          options({ nonceStore: new DeferredNonceStore(), resolveApplication: throwing(thrown) }),
         );
         expect(result).toMatchObject({ ok: false, code: 'APPLICATION_LOOKUP_FAILED', step: 5 });
         if (!result.ok) expect(result.message).toMatch(/^resolveApplication threw: /);
@@ -517,7 +505,7 @@ describe('the worker pool', () => {
   });
 
   it('closed with 64 requests in flight: each is verified on the calling thread instead, with the same result', async () => {
-    const nonceStore = new SlowNonceStore();
+    const nonceStore = new DeferredNonceStore();
     const requests = Array.from({ length: 64 }, (_, i) =>
       i % 4 === 3
         ? flipSignatureBit(sign(POST, NOW, `closing-${i}`), i)
