@@ -24,17 +24,8 @@ import {
 import { toFieldLines } from '../src/http/message.js';
 import { MemoryNonceStore, type NonceStore } from '../src/profile/nonce-store.js';
 import { applySignedHeaders, signRequest } from '../src/profile/sign-request.js';
-import type { ApplicationRecord } from '../src/profile/verify-request.js';
-import { loadTestKeys } from './fixtures/keys.js';
+import { APP, keys, MEDIA, resolveApplication } from './fixtures/node-application.js';
 
-const keys = loadTestKeys();
-const APP = { id: 'app-1', secret: 'test-only-secret-1', keyId: 'key-1' };
-const record: ApplicationRecord = {
-  secret: APP.secret,
-  publicKeys: new Map([[APP.keyId, keys.clientEd25519.publicKey]]),
-};
-const resolveApplication = async (id: string) => (id === APP.id ? record : undefined);
-const MEDIA = 'application/vnd.service.v1.0+json';
 /** Deadlines small enough for a fast suite, large enough for two busy cores to meet with room. */
 const LOOKUP_MS = 150;
 const BODY_MS = 400;

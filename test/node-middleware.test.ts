@@ -16,25 +16,14 @@ import {
 import { toFieldLines } from '../src/http/message.js';
 import { MemoryNonceStore } from '../src/profile/nonce-store.js';
 import { applySignedHeaders, signRequest } from '../src/profile/sign-request.js';
-import type { ApplicationRecord } from '../src/profile/verify-request.js';
 import { connectRedis, RedisNonceStore, type RedisConnection } from '../redis/index.js';
 import {
   INDEPENDENT_SIGNERS,
   startIndependentSigner,
   type IndependentSigner,
 } from './fixtures/independent-signer.js';
-import { loadTestKeys } from './fixtures/keys.js';
+import { APP, keys, MEDIA, resolveApplication } from './fixtures/node-application.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
-
-const keys = loadTestKeys();
-const APP = { id: 'app-1', secret: 'test-only-secret-1', keyId: 'key-1' };
-const record: ApplicationRecord = {
-  secret: APP.secret,
-  publicKeys: new Map([[APP.keyId, keys.clientEd25519.publicKey]]),
-};
-/** As a service looks its applications up: in a database, asynchronously. */
-const resolveApplication = async (id: string) => (id === APP.id ? record : undefined);
-const MEDIA = 'application/vnd.service.v1.0+json';
 
 interface Running {
   readonly port: number;
