@@ -62,10 +62,11 @@ function run(
   cwd: string,
   timeoutMs: number,
   input = '',
+  extraEnv: NodeJS.ProcessEnv = {},
 ): SpawnSyncReturns<string> {
   return spawnSync(command, [...args], {
     cwd,
-    env: npmEnv(),
+    env: { ...npmEnv(), ...extraEnv },
     input,
     encoding: 'utf8',
     timeout: timeoutMs,
@@ -719,17 +720,18 @@ describe('the code examples of the README and docs/, against the installed packa
   /** A JavaScript example runs as written under node; a TypeScript one as compiled, through the driver. */
   function runExample(e: DocExample, redisUrl: string | undefined): SpawnSyncReturns<string> {
     const work = mkdtempSync(join(consumer, 'run-'));
-    const env = { ...npmEnv(), ...(redisUrl !== undefined ? { REDIS_URL: redisUrl } : {}) };
     const args =
       e.lang === 'js'
         ? [join(dir, `${e.stem}.mjs`)]
         : [join(consumer, 'drive-doc-example.mjs'), join(out, `${e.stem}.js`), work];
-    return spawnSync(process.execPath, args, {
-      cwd: consumer,
-      env,
-      encoding: 'utf8',
-      timeout: 50_000,
-    });
+    return run(
+      process.execPath,
+      args,
+      consumer,
+      50_000,
+      '',
+      redisUrl ? { REDIS_URL: redisUrl } : {},
+    );
   }
 });
 
