@@ -600,7 +600,10 @@ export function auditCommand(
         );
       throw error;
     }
-    if (!state.reportsWritten && (code === EXIT.usage || code === EXIT.unreachable || code === 70))
+    if (
+      !state.reportsWritten &&
+      (code === EXIT.usage || code === EXIT.unreachable || code === EXIT.internal)
+    )
       await stop({ exitCode: code, reason: reasonFrom(said, spec.command, code) });
     return code;
   };

@@ -5,6 +5,7 @@ import { FORGERY_DEFAULTS } from '../conformance/checks/server/forgery-settings.
 import type { ParseArgsConfig } from 'node:util';
 import { payloadKinds } from '../src/schemas/payload-kinds.js';
 import { FAIL_ON } from '../conformance/result.js';
+import { EXIT, EXIT_CODES, type ExitCode } from '../conformance/exit-code-table.js';
 
 export interface OptionSpec {
   /** The long name without `--`. */
@@ -35,7 +36,7 @@ export interface CommandSpec {
   /** Environment variables the command reads: [name, what]. */
   readonly environment?: readonly (readonly [string, string])[];
   /** Exit codes: [code, meaning]. */
-  readonly exit: readonly (readonly [number, string])[];
+  readonly exit: readonly (readonly [ExitCode, string])[];
   readonly example: string;
 }
 
@@ -140,14 +141,10 @@ const CA_OPTION_SPEC: OptionSpec = {
   help: 'trust only these CA certificates (PEM) for an https target; verification cannot be turned off',
 };
 
-const AUDIT_EXIT: readonly (readonly [number, string])[] = [
-  [0, 'PASS: every selected check reached a verdict and none failed'],
-  [1, 'FAIL: a MUST failure, a check error or timeout, or a --fail-on outcome'],
-  [2, 'usage, config or report-write error'],
-  [3, 'target unreachable, at the start or mid-run (it stopped answering)'],
-  [4, 'INCOMPLETE: nothing failed, but a check you did not deselect was skipped'],
-  [70, 'internal error (a defect of payconform)'],
-];
+/** The audits' exit codes: every code, with the table's meaning. */
+const AUDIT_EXIT: readonly (readonly [ExitCode, string])[] = Object.values(EXIT_CODES).map(
+  (e) => [e.code, e.meaning] as const,
+);
 
 const SECRET_ENV: readonly (readonly [string, string])[] = [
   ['PAYCONFORM_APPLICATION_SECRET', 'the application secret (environment only)'],
@@ -324,11 +321,11 @@ const auditClient: CommandSpec = {
     ...ATTEST_ENV,
   ],
   exit: [
-    [0, 'PASS'],
-    [1, 'FAIL: a MUST failure, "no request arrived", or the client exited non-zero'],
-    [2, 'usage or config error'],
-    [4, 'INCOMPLETE: a check you did not deselect was skipped'],
-    [70, 'internal error'],
+    [EXIT.ok, 'PASS'],
+    [EXIT.failed, 'FAIL: a MUST failure, "no request arrived", or the client exited non-zero'],
+    [EXIT.usage, 'usage or config error'],
+    [EXIT.incomplete, 'INCOMPLETE: a check you did not deselect was skipped'],
+    [EXIT.internal, 'internal error'],
   ],
   example: 'payconform audit client --exec "python3 my_client.py" --report html:client.html',
 };
@@ -399,7 +396,7 @@ const auditWebhooks: CommandSpec = {
     ...ATTEST_ENV,
   ],
   exit: AUDIT_EXIT.map(([code, text]) =>
-    code === 3 ? ([3, 'receiver unreachable'] as const) : ([code, text] as const),
+    code === EXIT.unreachable ? ([code, 'receiver unreachable'] as const) : ([code, text] as const),
   ),
   example:
     'payconform audit webhooks --target http://127.0.0.1:9000/hooks --public-key-out webhook-key.pem',
@@ -512,8 +509,8 @@ const serve: CommandSpec = {
     ['PAYCONFORM_REDIS_URL', 'as --redis-url'],
   ],
   exit: [
-    [0, 'stopped by SIGINT or SIGTERM'],
-    [2, 'usage or config error'],
+    [EXIT.ok, 'stopped by SIGINT or SIGTERM'],
+    [EXIT.usage, 'usage or config error'],
   ],
   example:
     'payconform serve --webhook-url http://127.0.0.1:8099/hooks --credentials-out dev.env --write-audit-config audit.json',
@@ -550,8 +547,8 @@ const sign: CommandSpec = {
   ],
   environment: [['PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID', 'the ids signed'], ...SECRET_ENV],
   exit: [
-    [0, 'signed'],
-    [2, 'usage error (bad flag, unreadable request, missing environment variable)'],
+    [EXIT.ok, 'signed'],
+    [EXIT.usage, 'usage error (bad flag, unreadable request, missing environment variable)'],
   ],
   example: 'payconform sign --request payout.json --output curl',
 };
@@ -581,9 +578,9 @@ const verify: CommandSpec = {
     ['PAYCONFORM_KEY_ID', 'the key id (default: the one the request claims)'],
   ],
   exit: [
-    [0, 'valid'],
-    [1, 'invalid'],
-    [2, 'usage error'],
+    [EXIT.ok, 'valid'],
+    [EXIT.failed, 'invalid'],
+    [EXIT.usage, 'usage error'],
   ],
   example: 'payconform sign --request payout.json --output request | payconform verify --request -',
 };
@@ -611,9 +608,9 @@ const validate: CommandSpec = {
     HELP_OPTION,
   ],
   exit: [
-    [0, 'valid'],
-    [1, 'invalid'],
-    [2, 'usage error or unreadable JSON'],
+    [EXIT.ok, 'valid'],
+    [EXIT.failed, 'invalid'],
+    [EXIT.usage, 'usage error or unreadable JSON'],
   ],
   example: 'payconform validate payout payout.json',
 };
@@ -640,9 +637,9 @@ const attestVerify: CommandSpec = {
     HELP_OPTION,
   ],
   exit: [
-    [0, 'verified'],
-    [1, 'not verified: the reason is printed'],
-    [2, 'usage error (bad flag, unreadable file or key)'],
+    [EXIT.ok, 'verified'],
+    [EXIT.failed, 'not verified: the reason is printed'],
+    [EXIT.usage, 'usage error (bad flag, unreadable file or key)'],
   ],
   example:
     'payconform attest verify audit.intoto.json --public-key attest.pub --report report.json --har run.har',
@@ -670,9 +667,9 @@ const diff: CommandSpec = {
     HELP_OPTION,
   ],
   exit: [
-    [0, 'no regression'],
-    [1, 'a check or requirement regressed'],
-    [2, 'usage error (bad flag, unreadable file, not a payconform JSON report)'],
+    [EXIT.ok, 'no regression'],
+    [EXIT.failed, 'a check or requirement regressed'],
+    [EXIT.usage, 'usage error (bad flag, unreadable file, not a payconform JSON report)'],
   ],
   example: 'payconform diff before.json after.json --format md > comment.md',
 };
@@ -747,12 +744,12 @@ const vectorsRun: CommandSpec = {
     HELP_OPTION,
   ],
   exit: [
-    [0, 'every case passed (or skips accepted with --allow-skips)'],
-    [1, 'a case failed, the run stopped early, or --fail-on skip and a case was skipped'],
-    [2, 'usage error'],
-    [3, 'the adapter did not start or did not answer the handshake'],
-    [4, 'INCOMPLETE: nothing failed, but cases were skipped'],
-    [70, 'internal error'],
+    [EXIT.ok, 'every case passed (or skips accepted with --allow-skips)'],
+    [EXIT.failed, 'a case failed, the run stopped early, or --fail-on skip and a case was skipped'],
+    [EXIT.usage, 'usage error'],
+    [EXIT.unreachable, 'the adapter did not start or did not answer the handshake'],
+    [EXIT.incomplete, 'INCOMPLETE: nothing failed, but cases were skipped'],
+    [EXIT.internal, 'internal error'],
   ],
   example:
     'payconform vectors run --exec "python3 node_modules/payconform/vectors/adapters/python/adapter.py"',
@@ -765,8 +762,8 @@ const help: CommandSpec = {
   description: ['Prints the same text as `payconform COMMAND --help`; without COMMAND, the list.'],
   options: [],
   exit: [
-    [0, 'help printed'],
-    [2, 'unknown command'],
+    [EXIT.ok, 'help printed'],
+    [EXIT.usage, 'unknown command'],
   ],
   example: 'payconform help vectors run',
 };

@@ -31,15 +31,8 @@ export async function readInput(pathOrDash: string, io: CliIo): Promise<Buffer> 
   return pathOrDash === '-' ? io.readStdin() : readFile(pathOrDash);
 }
 
-/** Exit codes shared by every command (the audits also use 4, INCOMPLETE: conformance/exit-code.ts). */
-export const EXIT = {
-  ok: 0,
-  failed: 1,
-  usage: 2,
-  unreachable: 3,
-  incomplete: 4,
-  internal: 70,
-} as const;
+/** Exit codes shared by every command, from the one table (conformance/exit-code-table.ts). */
+export { EXIT } from '../conformance/exit-code-table.js';
 
 /** A usage error: the command prints the message and exits 2. */
 export class UsageError extends Error {

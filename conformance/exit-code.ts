@@ -1,19 +1,21 @@
-// The verdict of a run and its exit code: a tiny pure function of the summary and the gate it was run under.
+// The verdict of a run and its exit code: a tiny pure function of the summary and the gate it was run under. The codes
+// themselves are the one table's (exit-code-table.ts).
 import type { RunGate, RunSummary } from './result.js';
 import { unexercisedMust } from './requirement-table.js';
+import { EXIT, type ExitCode } from './exit-code-table.js';
 
 /** 0: every selected check reached a verdict and none failed under the gate. */
-export const EXIT_OK = 0;
+export const EXIT_OK = EXIT.ok;
 /** 1: a MUST failure, a check that errored or timed out, a warning or skip under `--fail-on`, or a run-level problem. */
-export const EXIT_MUST_FAILURE = 1;
+export const EXIT_MUST_FAILURE = EXIT.failed;
 /** 2: usage or config error (decided by the command before a run). */
-export const EXIT_CONFIG_ERROR = 2;
+export const EXIT_CONFIG_ERROR = EXIT.usage;
 /** 3: target unreachable (decided by the command before a run). */
-export const EXIT_TARGET_UNREACHABLE = 3;
+export const EXIT_TARGET_UNREACHABLE = EXIT.unreachable;
 /** 4: INCOMPLETE: no failure, but a check the user did not deselect was skipped (never a pass by omission). */
-export const EXIT_INCOMPLETE = 4;
+export const EXIT_INCOMPLETE = EXIT.incomplete;
 /** 70 (sysexits EX_SOFTWARE): payconform itself crashed; distinct from the usage code 2. */
-export const EXIT_INTERNAL_ERROR = 70;
+export const EXIT_INTERNAL_ERROR = EXIT.internal;
 
 /** `error`: the run stopped before a verdict (usage or config error, unreachable target, internal error). */
 export type Verdict = 'pass' | 'fail' | 'incomplete' | 'error';
@@ -23,13 +25,7 @@ export const DEFAULT_GATE: RunGate = { failOn: [], allowSkips: false };
 
 export interface VerdictInfo {
   readonly verdict: Verdict;
-  readonly exitCode:
-    | typeof EXIT_OK
-    | typeof EXIT_MUST_FAILURE
-    | typeof EXIT_CONFIG_ERROR
-    | typeof EXIT_TARGET_UNREACHABLE
-    | typeof EXIT_INCOMPLETE
-    | typeof EXIT_INTERNAL_ERROR;
+  readonly exitCode: ExitCode;
   /** Why, one phrase each (empty for a plain pass). */
   readonly reasons: readonly string[];
 }

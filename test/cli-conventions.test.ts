@@ -2,11 +2,13 @@
 // command table names only flags that --help shows, an internal crash has its own exit code (70, not the usage 2),
 // and the package names its repository, homepage and licence.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { main, usage } from '../cli/main.js';
 import { EXIT } from '../cli/io.js';
+import { EXIT_CODES } from '../conformance/exit-code-table.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { CLI_ARGS } from './fixtures/cli.js';
 
@@ -110,11 +112,30 @@ describe("the README's command table agrees with --help", () => {
     },
   );
 
-  it('documents the audit exit codes the code uses (0, 1, 2, 3, 4 INCOMPLETE, 70)', async () => {
-    const { EXIT_INCOMPLETE, EXIT_INTERNAL_ERROR } = await import('../conformance/exit-code.js');
-    expect([EXIT_INCOMPLETE, EXIT_INTERNAL_ERROR, EXIT.internal]).toEqual([4, 70, 70]);
-    expect(readme).toMatch(/\| 4 \| INCOMPLETE \|/);
-    expect(readme).toMatch(/\| 70 \| ERROR \| internal error/);
+  it("the README's table of audit exit codes lists exactly the exit-code table's codes, in its order", () => {
+    const section = readme.slice(readme.indexOf('**Audit exit codes and gates.**'));
+    const rows = section.slice(0, section.indexOf('\n## ')).match(/^\| \d+ \| [A-Z]+ \|/gm) ?? [];
+    const documented = rows.map((row) => Number(/\d+/.exec(row)![0]));
+    expect(documented).toEqual(Object.values(EXIT_CODES).map((e) => e.code));
+    expect(readme).toMatch(new RegExp(`\\| ${EXIT.incomplete} \\| INCOMPLETE \\|`));
+    expect(readme).toMatch(new RegExp(`\\| ${EXIT.internal} \\| ERROR \\| internal error`));
+  });
+
+  it('the check can fail: a README table without the internal-error row lists fewer codes', () => {
+    const rows = readme.replace(/^\| 70 \| ERROR \|.*$/m, '').match(/^\| \d+ \| [A-Z]+ \|/gm);
+    expect(rows?.length).toBe(Object.keys(EXIT_CODES).length - 1);
+  });
+
+  it('no command writes an exit code as a number: every one comes from the table (EXIT)', () => {
+    const literal = /\b(?:return|exitCode\s*[=:]|code\s*===)\s*\d+\b|exit\(\d|^\s*\[\d+, '/m;
+    const files = readdirSync(join(root, 'cli'), { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.ts'),
+    );
+    expect(files.length).toBeGreaterThan(20);
+    for (const file of files)
+      expect(readFileSync(join(root, 'cli', file), 'utf8'), file).not.toMatch(literal);
+    expect('    return 70;\n').toMatch(literal);
+    expect("    [70, 'internal error'],\n").toMatch(literal);
   });
 });
 

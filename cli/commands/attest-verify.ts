@@ -62,7 +62,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const verified = verifyAuditAttestation(envelopeFile, publicKey, files);
   if (!verified.ok) {
     io.stdout(`not verified:\n${verified.reasons.map((r) => `  - ${r}\n`).join('')}`);
-    return 1;
+    return EXIT.failed;
   }
   const { statement, keyid } = verified;
   const p = statement.predicate;

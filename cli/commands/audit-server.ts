@@ -40,7 +40,6 @@ import {
   type ExploreSettings,
 } from '../../conformance/explore/explorer.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
-import { EXIT_TARGET_UNREACHABLE } from '../../conformance/exit-code.js';
 import { sendRequest } from '../../conformance/http-client.js';
 import { withTolerance } from '../../conformance/checks/server/waits.js';
 import { isLoopbackTarget } from '../../net/loopback.js';
@@ -50,6 +49,7 @@ import type { RunGate, RunSummary } from '../../conformance/result.js';
 import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
 import {
   serverChecks,
+  startRun,
   type AuditCredentials,
   type ServerAuditContext,
 } from '../../conformance/checks/server/index.js';
@@ -419,7 +419,8 @@ export function auditTarget(
   const explorer = options.explore !== undefined ? [createExploreCheck(options.explore)] : [];
   return runChecks({
     checks: options.explore?.only === true ? explorer : [...serverChecks, ...explorer],
-    context: target.context,
+    // Each run starts with a state of its own: nothing an earlier run of this target did counts in this one.
+    context: startRun(target.context),
     role: 'server',
     target: target.label,
     toolVersion: toolVersion(),
@@ -580,7 +581,7 @@ async function stoppedAnswering(
   return {
     ...summary,
     stopped: {
-      exitCode: EXIT_TARGET_UNREACHABLE,
+      exitCode: EXIT.unreachable,
       reason: `the target stopped answering during the run (${unreachable}): ${undecided.length} check(s) inconclusive (${undecided.map((r) => r.id).join(', ')}); a request without an answer is no finding against the target`,
     },
   };
