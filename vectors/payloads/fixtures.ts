@@ -143,16 +143,28 @@ export type Json = unknown;
 export const REMOVE = Symbol('remove');
 export function edit(base: Json, pointer: string, value: Json | typeof REMOVE): Json {
   const copy = structuredClone(base) as Record<string, unknown>;
-  const tokens = pointer
-    .split('/')
-    .slice(1)
-    .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const tokens = pointerTokens(pointer);
   let node: Record<string, unknown> = copy;
   for (const t of tokens.slice(0, -1)) node = node[t] as Record<string, unknown>;
   const last = tokens[tokens.length - 1]!;
   if (value === REMOVE) delete node[last];
   else node[last] = value;
   return copy;
+}
+
+/** The value at a JSON pointer of `base`. */
+export function valueAt(base: Json, pointer: string): Json {
+  let node = base;
+  for (const t of pointerTokens(pointer)) node = (node as Record<string, unknown>)[t];
+  return node;
+}
+
+/** RFC 6901: the reference tokens of a JSON pointer, unescaped. */
+function pointerTokens(pointer: string): string[] {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'));
 }
 
 export const kebab = (s: string): string => s.toLowerCase().replaceAll('_', '-');

@@ -3,19 +3,17 @@
 import { copStatuses, payoutStatuses } from '../../src/schemas/index.js';
 import { PAYOUT_CANCEL_STATUS_REASON } from '../../src/rules/payout-status.js';
 import type { CaseRow } from './cases.js';
+import * as family from './families.js';
 import { payout, errorBody, REMOVE, edit, kebab } from './fixtures.js';
 
 export const PAYOUT_ROWS: readonly CaseRow[] = [
-  ...payoutStatuses.map((status) => {
-    const copStatus =
-      status === 'AWAITING_COMMIT' || status === 'CANCELLED' ? 'PARTIAL_MATCH' : 'FULL_MATCH';
-    const statusReason = status === 'CANCELLED' ? PAYOUT_CANCEL_STATUS_REASON : null;
-    return {
-      valid: `status-${kebab(status)}`,
-      description: `status ${status}`,
-      payload: { ...payout, status, copStatus, statusReason },
-      source: 'spec: States and transitions / Payout statuses',
-    };
+  ...family.statusCases(payout, '/status', payoutStatuses, {
+    source: 'spec: States and transitions / Payout statuses',
+    alongside: (status) => ({
+      copStatus:
+        status === 'AWAITING_COMMIT' || status === 'CANCELLED' ? 'PARTIAL_MATCH' : 'FULL_MATCH',
+      statusReason: status === 'CANCELLED' ? PAYOUT_CANCEL_STATUS_REASON : null,
+    }),
   }),
   ...[...copStatuses, null].map((cop) => ({
     valid: `cop-${cop === null ? 'null' : kebab(cop)}`,
@@ -31,11 +29,12 @@ export const PAYOUT_ROWS: readonly CaseRow[] = [
       'BUKBGB22',
     ),
   },
-  {
-    valid: 'created-at-seven-digits',
-    description: 'createdAt with seven fractional digits (the count is not shown)',
-    payload: { ...payout, createdAt: '2024-05-01T12:30:45.1234567Z' },
-  },
+  ...family.timestampCases(payout, '/createdAt', [
+    {
+      valid: 'seven-digits',
+      description: 'createdAt with seven fractional digits (the count is not shown)',
+    },
+  ]),
   {
     valid: 'tracing-id-upper-case',
     description: 'tracingId hexadecimal in upper case (case not shown)',
@@ -44,14 +43,7 @@ export const PAYOUT_ROWS: readonly CaseRow[] = [
       tracingId: '4BF92F3577B34DA6',
     },
   },
-  {
-    valid: 'unknown-property',
-    description: 'an added property is accepted (the service may add fields)',
-    payload: {
-      ...payout,
-      fee: 0.2,
-    },
-  },
+  family.acceptsAddedProperties('payout', payout, [['/fee', 0.2]]),
   {
     wrong: 'status-unknown',
     description: 'status outside the list',
@@ -97,14 +89,7 @@ export const PAYOUT_ROWS: readonly CaseRow[] = [
     pointer: '/statusReason',
   },
   { missing: 'missing-status', description: 'status missing', base: payout, pointer: '/status' },
-  {
-    wrong: 'amount-string',
-    description: 'string where the spec has a number',
-    base: payout,
-    pointer: '/amount',
-    value: '125.50',
-    keyword: 'type',
-  },
+  family.amountAsString(payout, '/amount'),
   {
     wrong: 'reference-number',
     description: 'number where the spec has a string',
@@ -129,54 +114,14 @@ export const PAYOUT_ROWS: readonly CaseRow[] = [
     value: 1234,
     keyword: 'type',
   },
-  {
-    wrong: 'created-at-no-fraction',
-    description: 'createdAt must have fractional seconds',
-    base: payout,
-    pointer: '/createdAt',
-    value: '2024-05-01T12:30:45Z',
-    keyword: 'pattern',
-  },
-  {
-    wrong: 'created-at-no-zone',
-    description: 'createdAt must end in Z',
-    base: payout,
-    pointer: '/createdAt',
-    value: '2024-05-01T12:30:45.123',
-    keyword: 'pattern',
-  },
-  {
-    wrong: 'created-at-offset',
-    description: 'createdAt must use Z, not +00:00',
-    base: payout,
-    pointer: '/createdAt',
-    value: '2024-05-01T12:30:45.123+00:00',
-    keyword: 'pattern',
-  },
-  {
-    wrong: 'created-at-date-only',
-    description: 'createdAt is a timestamp, not a date',
-    base: payout,
-    pointer: '/createdAt',
-    value: '2024-05-01',
-    keyword: 'pattern',
-  },
-  {
-    wrong: 'created-at-number',
-    description: 'number where the spec has a string (Unix time)',
-    base: payout,
-    pointer: '/createdAt',
-    value: 1714566645123,
-    keyword: 'type',
-  },
-  {
-    wrong: 'payout-id-not-uuid',
-    description: 'payoutId is a UUID',
-    base: payout,
-    pointer: '/payoutId',
-    value: '12345',
-    keyword: 'pattern',
-  },
+  ...family.timestampCases(payout, '/createdAt', [
+    { invalid: 'no-fraction', description: 'createdAt must have fractional seconds' },
+    { invalid: 'no-zone', description: 'createdAt must end in Z' },
+    { invalid: 'offset', description: 'createdAt must use Z, not +00:00' },
+    { invalid: 'date-only', description: 'createdAt is a timestamp, not a date' },
+    { invalid: 'number', description: 'number where the spec has a string (Unix time)' },
+  ]),
+  family.notUuid(payout, '/payoutId', '12345'),
   {
     wrong: 'source-iban-number',
     description: 'source.iban must be a string or null',
@@ -215,20 +160,11 @@ export const PAYOUT_ROWS: readonly CaseRow[] = [
       ['/copStatus', 'required'],
     ],
   },
-  {
-    invalid: 'unknown-property',
-    description: 'the strict variant rejects unknown properties',
-    payload: { ...payout, fee: 0.2 },
-    errors: [['/fee', 'unevaluatedProperties']],
-    strict: true,
-  },
-  {
-    invalid: 'nested-unknown-property',
+  family.rejectsAddedProperty('payout', payout, '/fee', 0.2),
+  family.rejectsAddedProperty('payout', payout, '/source/nickname', 'ops', {
+    slug: 'nested-unknown-property',
     description: 'the strict variant rejects unknown properties in source',
-    payload: edit(payout, '/source/nickname', 'ops'),
-    errors: [['/source/nickname', 'unevaluatedProperties']],
-    strict: true,
-  },
+  }),
   {
     wrong: 'currency-usd',
     description: 'the strict variant allows only the shown currency GBP',

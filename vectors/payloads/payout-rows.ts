@@ -1,6 +1,7 @@
 // The payout's request payloads: the account object, the payout destination and the create request.
 // One row per case (cases.ts says how a row reads); case ids are public API: never renumber or rename them.
 import type { CaseRow } from './cases.js';
+import * as family from './families.js';
 import { APP, account, destination, createRequest, REMOVE, edit } from './fixtures.js';
 
 export const ACCOUNT_ROWS: readonly CaseRow[] = [
@@ -24,14 +25,7 @@ export const ACCOUNT_ROWS: readonly CaseRow[] = [
       '"Other values of type: not shown": any string is accepted by the permissive schema',
     payload: { ...account, type: 'IBAN' },
   },
-  {
-    valid: 'unknown-property',
-    description: 'an added property is accepted (the service may add fields)',
-    payload: {
-      ...account,
-      nickname: 'ops',
-    },
-  },
+  family.acceptsAddedProperties('account', account, [['/nickname', 'ops']]),
   {
     missing: 'missing-bic',
     description: 'bic is listed in the table ("null when not used"): absent is invalid',
@@ -83,13 +77,7 @@ export const ACCOUNT_ROWS: readonly CaseRow[] = [
     keyword: 'const',
     strict: true,
   },
-  {
-    invalid: 'unknown-property',
-    description: 'the strict variant rejects unknown properties',
-    payload: { ...account, nickname: 'ops' },
-    errors: [['/nickname', 'unevaluatedProperties']],
-    strict: true,
-  },
+  family.rejectsAddedProperty('account', account, '/nickname', 'ops'),
 ];
 
 export const PAYOUT_DESTINATION_ROWS: readonly CaseRow[] = [
@@ -98,12 +86,7 @@ export const PAYOUT_DESTINATION_ROWS: readonly CaseRow[] = [
     description: 'destinationType toAccount, accountType SCAN, iban null (values shown)',
     payload: destination,
   },
-  {
-    valid: 'empty-object',
-    description:
-      'required-ness of request fields is not shown: the permissive schema requires none',
-    payload: {},
-  },
+  family.REQUIRES_NONE,
   {
     valid: 'other-types',
     description:
@@ -162,13 +145,7 @@ export const PAYOUT_DESTINATION_ROWS: readonly CaseRow[] = [
     keyword: 'const',
     strict: true,
   },
-  {
-    invalid: 'unknown-property',
-    description: 'the strict variant rejects unknown properties',
-    payload: { ...destination, bic: 'BUKBGB22' },
-    errors: [['/bic', 'additionalProperties']],
-    strict: true,
-  },
+  family.rejectsAddedProperty('payout-destination', destination, '/bic', 'BUKBGB22'),
 ];
 
 export const PAYOUT_CREATE_REQUEST_ROWS: readonly CaseRow[] = [
@@ -190,26 +167,13 @@ export const PAYOUT_CREATE_REQUEST_ROWS: readonly CaseRow[] = [
       doNotCommitOnCoPMismatch: false,
     },
   },
-  {
-    valid: 'empty-object',
-    description:
-      'required-ness of request fields is not shown: the permissive schema requires none',
-    payload: {},
-  },
-  {
-    valid: 'unknown-property',
-    description:
-      'whether unknown request properties are rejected is not shown: the permissive schema accepts them',
-    payload: { ...createRequest, note: 'x' },
-  },
-  {
-    wrong: 'amount-string',
-    description: 'string where the spec has a number (amount is "number (decimal)")',
-    base: createRequest,
-    pointer: '/amount',
-    value: '125.50',
-    keyword: 'type',
-  },
+  family.REQUIRES_NONE,
+  family.acceptsAddedProperties('payout-create-request', createRequest, [['/note', 'x']]),
+  family.amountAsString(
+    createRequest,
+    '/amount',
+    'string where the spec has a number (amount is "number (decimal)")',
+  ),
   {
     wrong: 'reference-number',
     description: 'number where the spec has a string',
@@ -226,14 +190,7 @@ export const PAYOUT_CREATE_REQUEST_ROWS: readonly CaseRow[] = [
     value: 'true',
     keyword: 'type',
   },
-  {
-    wrong: 'application-id-not-uuid',
-    description: 'applicationId is a UUID',
-    base: createRequest,
-    pointer: '/applicationId',
-    value: 'app-1',
-    keyword: 'pattern',
-  },
+  family.notUuid(createRequest, '/applicationId', 'app-1'),
   {
     wrong: 'application-id-urn-uuid',
     description: 'a urn:uuid: prefix is not the UUID textual form',
@@ -288,13 +245,7 @@ export const PAYOUT_CREATE_REQUEST_ROWS: readonly CaseRow[] = [
     pointer: '/destination/iban',
     strict: true,
   },
-  {
-    invalid: 'unknown-property',
-    description: 'the strict variant rejects unknown properties',
-    payload: { ...createRequest, note: 'x' },
-    errors: [['/note', 'additionalProperties']],
-    strict: true,
-  },
+  family.rejectsAddedProperty('payout-create-request', createRequest, '/note', 'x'),
   {
     valid: 'without-do-not-commit',
     description: 'the strict variant keeps doNotCommitOnCoPMismatch optional',

@@ -2,7 +2,8 @@
 // One row per case (cases.ts says how a row reads); case ids are public API: never renumber or rename them.
 import { refundStatuses } from '../../src/schemas/index.js';
 import type { CaseRow } from './cases.js';
-import { destination, refundRequest, refund, edit, kebab } from './fixtures.js';
+import * as family from './families.js';
+import { refundRequest, refund, edit } from './fixtures.js';
 
 export const REFUND_REQUEST_ROWS: readonly CaseRow[] = [
   {
@@ -23,12 +24,7 @@ export const REFUND_REQUEST_ROWS: readonly CaseRow[] = [
     description: 'whether a JSON number is accepted is not shown: the permissive schema accepts it',
     payload: { ...refundRequest, amount: 10.5 },
   },
-  {
-    valid: 'empty-object',
-    description:
-      'required-ness of request fields is not shown: the permissive schema requires none',
-    payload: {},
-  },
+  family.REQUIRES_NONE,
   {
     wrong: 'amount-exponent',
     description: 'a decimal string has no exponent',
@@ -69,14 +65,7 @@ export const REFUND_REQUEST_ROWS: readonly CaseRow[] = [
     value: 12345,
     keyword: 'type',
   },
-  {
-    wrong: 'payment-id-not-uuid',
-    description: 'paymentId is a UUID',
-    base: refundRequest,
-    pointer: '/paymentId',
-    value: 'pay_123',
-    keyword: 'pattern',
-  },
+  family.notUuid(refundRequest, '/paymentId', 'pay_123'),
   {
     wrong: 'amount-number',
     description: 'the strict variant requires the decimal string of the examples',
@@ -118,43 +107,22 @@ export const REFUND_REQUEST_ROWS: readonly CaseRow[] = [
     pointer: '/amount',
     strict: true,
   },
-  {
-    invalid: 'unknown-property',
-    description: 'the strict variant rejects unknown properties',
-    payload: { ...refundRequest, destination: {} },
-    errors: [['/destination', 'additionalProperties']],
-    strict: true,
-  },
+  family.rejectsAddedProperty('refund-request', refundRequest, '/destination', {}),
 ];
 
 export const REFUND_ROWS: readonly CaseRow[] = [
-  ...refundStatuses.map((status) => ({
-    valid: `status-${kebab(status)}`,
-    description: `status ${status}`,
-    payload: { ...refund, status },
+  ...family.statusCases(refund, '/status', refundStatuses, {
     source: 'spec: States and transitions / Refund statuses',
-  })),
+  }),
   {
     valid: 'iban-string',
     description: 'destination iban as a string',
     payload: edit(refund, '/refundRequestDetails/destination/iban', 'GB33BUKB20201555555555'),
   },
-  {
-    valid: 'created-at-three-digits',
-    description: 'createdAtUtc with three fractional digits',
-    payload: {
-      ...refund,
-      createdAtUtc: '2024-05-02T09:15:00.123',
-    },
-  },
-  {
-    valid: 'unknown-property',
-    description: 'an added property is accepted (the service may add fields)',
-    payload: {
-      ...refund,
-      note: 'x',
-    },
-  },
+  ...family.timestampCases(refund, '/createdAtUtc', [
+    { valid: 'three-digits', description: 'createdAtUtc with three fractional digits' },
+  ]),
+  family.acceptsAddedProperties('refund', refund, [['/note', 'x']]),
   {
     wrong: 'status-awaiting-commit',
     description: 'AWAITING_COMMIT is a payout status, not a refund status',
@@ -163,38 +131,16 @@ export const REFUND_ROWS: readonly CaseRow[] = [
     value: 'AWAITING_COMMIT',
     keyword: 'enum',
   },
-  {
-    wrong: 'created-at-with-z',
-    description: 'createdAtUtc has no zone suffix',
-    base: refund,
-    pointer: '/createdAtUtc',
-    value: '2024-05-02T09:15:00.1234567Z',
-    keyword: 'pattern',
-  },
-  {
-    wrong: 'created-at-no-fraction',
-    description: 'createdAtUtc has fractional seconds',
-    base: refund,
-    pointer: '/createdAtUtc',
-    value: '2024-05-02T09:15:00',
-    keyword: 'pattern',
-  },
-  {
-    wrong: 'amount-string',
-    description: 'the response amount is a number (the request sends a string)',
-    base: refund,
-    pointer: '/refundRequestDetails/amount',
-    value: '10.50',
-    keyword: 'type',
-  },
-  {
-    wrong: 'refund-payment-id-not-uuid',
-    description: 'refundPaymentId is a UUID',
-    base: refund,
-    pointer: '/refundPaymentId',
-    value: 'rf-1',
-    keyword: 'pattern',
-  },
+  ...family.timestampCases(refund, '/createdAtUtc', [
+    { invalid: 'with-z', description: 'createdAtUtc has no zone suffix' },
+    { invalid: 'no-fraction', description: 'createdAtUtc has fractional seconds' },
+  ]),
+  family.amountAsString(
+    refund,
+    '/refundRequestDetails/amount',
+    'the response amount is a number (the request sends a string)',
+  ),
+  family.notUuid(refund, '/refundPaymentId', 'rf-1'),
   {
     wrong: 'currency-number',
     description: 'number where the spec has a string',
@@ -215,11 +161,8 @@ export const REFUND_ROWS: readonly CaseRow[] = [
     base: refund,
     pointer: '/refundRequestDetails',
   },
-  {
-    invalid: 'nested-unknown-property',
+  family.rejectsAddedProperty('refund', refund, '/refundRequestDetails/destination/bic', 'X', {
+    slug: 'nested-unknown-property',
     description: 'the strict variant rejects unknown properties at every level',
-    payload: edit(refund, '/refundRequestDetails/destination/bic', 'X'),
-    errors: [['/refundRequestDetails/destination/bic', 'unevaluatedProperties']],
-    strict: true,
-  },
+  }),
 ];

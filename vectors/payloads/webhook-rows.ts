@@ -6,7 +6,8 @@ import {
   refundStatuses,
 } from '../../src/schemas/index.js';
 import type { CaseRow } from './cases.js';
-import { paymentWebhook, payoutWebhook, refundWebhook, REMOVE, edit, kebab } from './fixtures.js';
+import * as family from './families.js';
+import { paymentWebhook, payoutWebhook, refundWebhook, REMOVE, edit } from './fixtures.js';
 
 /** The payment webhook without its optional fields (merchantPaymentId, paymentMetadata, paymentRequest.reference). */
 const paymentWebhookMinimal = edit(
@@ -19,17 +20,10 @@ const paymentWebhookMinimal = edit(
   REMOVE,
 );
 export const PAYMENT_WEBHOOK_ROWS: readonly CaseRow[] = [
-  ...paymentWebhookStatuses.map((status) => {
-    const errorDescription = status === 'FAILED' ? 'Payment rejected by the payer bank' : null;
-    return {
-      valid: `status-${kebab(status)}`,
-      description: `paymentStatus ${status}`,
-      payload: {
-        ...paymentWebhook,
-        paymentStatus: status,
-        errorDescription,
-      },
-    };
+  ...family.statusCases(paymentWebhook, '/paymentStatus', paymentWebhookStatuses, {
+    alongside: (status) => ({
+      errorDescription: status === 'FAILED' ? 'Payment rejected by the payer bank' : null,
+    }),
   }),
   {
     valid: 'minimal',
@@ -53,11 +47,10 @@ export const PAYMENT_WEBHOOK_ROWS: readonly CaseRow[] = [
       isExternal: true,
     },
   },
-  {
-    valid: 'unknown-properties',
-    description: 'receivers must ignore unknown properties, at every level',
-    payload: edit({ ...paymentWebhook, newField: { a: 1 } }, '/paymentRequest/channel', 'web'),
-  },
+  family.acceptsAddedProperties('payment-webhook', paymentWebhook, [
+    ['/newField', { a: 1 }],
+    ['/paymentRequest/channel', 'web'],
+  ]),
   {
     wrong: 'status-awaiting-authorization',
     description: 'no payment webhook is sent for AWAITING_AUTHORIZATION',
@@ -74,14 +67,7 @@ export const PAYMENT_WEBHOOK_ROWS: readonly CaseRow[] = [
     value: 'false',
     keyword: 'type',
   },
-  {
-    wrong: 'amount-string',
-    description: 'string where the spec has a number',
-    base: paymentWebhook,
-    pointer: '/paymentRequest/amount',
-    value: '42.00',
-    keyword: 'type',
-  },
+  family.amountAsString(paymentWebhook, '/paymentRequest/amount'),
   {
     wrong: 'identification-type-unknown',
     description: 'accountIdentifications type is ACCOUNT_NUMBER or SORT_CODE',
@@ -118,21 +104,8 @@ export const PAYMENT_WEBHOOK_ROWS: readonly CaseRow[] = [
     value: 'John Payer',
     keyword: 'type',
   },
-  {
-    wrong: 'payment-id-not-uuid',
-    description: 'paymentId is a UUID',
-    base: paymentWebhook,
-    pointer: '/paymentId',
-    value: 'p-1',
-    keyword: 'pattern',
-  },
-  {
-    invalid: 'unknown-property',
-    description: 'the strict variant (what the reference service sends) has no unknown properties',
-    payload: { ...paymentWebhook, newField: 1 },
-    errors: [['/newField', 'unevaluatedProperties']],
-    strict: true,
-  },
+  family.notUuid(paymentWebhook, '/paymentId', 'p-1'),
+  family.rejectsAddedProperty('payment-webhook', paymentWebhook, '/newField', 1),
   {
     valid: 'metadata-free',
     description: 'the strict variant leaves paymentMetadata free',
@@ -142,32 +115,23 @@ export const PAYMENT_WEBHOOK_ROWS: readonly CaseRow[] = [
 ];
 
 export const PAYOUT_WEBHOOK_ROWS: readonly CaseRow[] = [
-  ...payoutWebhookStatuses.map((status) => ({
-    valid: `status-${kebab(status)}`,
-    description: `payoutStatus ${status}`,
-    payload: {
-      ...payoutWebhook,
-      payoutStatus: status,
+  ...family.statusCases(payoutWebhook, '/payoutStatus', payoutWebhookStatuses),
+  ...family.timestampCases(payoutWebhook, '/eventTimeUtc', [
+    {
+      valid: 'no-fraction',
+      description: 'eventTimeUtc without fractional seconds (not shown whether present)',
     },
-  })),
-  {
-    valid: 'event-time-no-fraction',
-    description: 'eventTimeUtc without fractional seconds (not shown whether present)',
-    payload: { ...payoutWebhook, eventTimeUtc: '2024-05-01T12:31:02Z' },
-  },
-  {
-    valid: 'event-time-no-zone',
-    description: 'eventTimeUtc without a zone designator (not shown whether present; UTC by name)',
-    payload: { ...payoutWebhook, eventTimeUtc: '2024-05-01T12:31:02.456' },
-  },
-  {
-    valid: 'event-time-utc-offset',
-    description: 'eventTimeUtc with +00:00',
-    payload: {
-      ...payoutWebhook,
-      eventTimeUtc: '2024-05-01T12:31:02+00:00',
+    {
+      valid: 'no-zone',
+      description:
+        'eventTimeUtc without a zone designator (not shown whether present; UTC by name)',
     },
-  },
+    {
+      valid: 'utc-offset',
+      description: 'eventTimeUtc with +00:00',
+      value: '2024-05-01T12:31:02+00:00',
+    },
+  ]),
   {
     valid: 'status-description-text',
     description: 'payoutStatusDescription with text',
@@ -185,11 +149,10 @@ export const PAYOUT_WEBHOOK_ROWS: readonly CaseRow[] = [
       payoutWebhookDeliveryAttempt: 3,
     },
   },
-  {
-    valid: 'unknown-properties',
-    description: 'receivers must ignore unknown properties, at every level',
-    payload: edit({ ...payoutWebhook, fee: 0 }, '/destination/iban', null),
-  },
+  family.acceptsAddedProperties('payout-webhook', payoutWebhook, [
+    ['/fee', 0],
+    ['/destination/iban', null],
+  ]),
   {
     wrong: 'status-awaiting-commit',
     description: 'the payout webhook status list does not include AWAITING_COMMIT',
@@ -198,30 +161,16 @@ export const PAYOUT_WEBHOOK_ROWS: readonly CaseRow[] = [
     value: 'AWAITING_COMMIT',
     keyword: 'enum',
   },
-  {
-    wrong: 'event-time-other-offset',
-    description: 'eventTimeUtc is UTC: +01:00 is not',
-    base: payoutWebhook,
-    pointer: '/eventTimeUtc',
-    value: '2024-05-01T13:31:02+01:00',
-    keyword: 'pattern',
-  },
-  {
-    wrong: 'event-time-date-only',
-    description: 'eventTimeUtc is a timestamp',
-    base: payoutWebhook,
-    pointer: '/eventTimeUtc',
-    value: '2024-05-01',
-    keyword: 'pattern',
-  },
-  {
-    wrong: 'event-time-number',
-    description: 'number where the spec has a string',
-    base: payoutWebhook,
-    pointer: '/eventTimeUtc',
-    value: 1714566662,
-    keyword: 'type',
-  },
+  ...family.timestampCases(payoutWebhook, '/eventTimeUtc', [
+    {
+      invalid: 'other-offset',
+      description: 'eventTimeUtc is UTC: +01:00 is not',
+      value: '2024-05-01T13:31:02+01:00',
+    },
+    { invalid: 'date-only', description: 'eventTimeUtc is a timestamp' },
+    // Unix time in seconds here, where the payout's createdAt case has milliseconds.
+    { invalid: 'number', description: 'number where the spec has a string', value: 1714566662 },
+  ]),
   {
     wrong: 'delivery-attempt-negative',
     description: 'the delivery attempt counter starts at 0',
@@ -246,14 +195,7 @@ export const PAYOUT_WEBHOOK_ROWS: readonly CaseRow[] = [
     value: '0',
     keyword: 'type',
   },
-  {
-    wrong: 'amount-string',
-    description: 'string where the spec has a number',
-    base: payoutWebhook,
-    pointer: '/payoutAmount',
-    value: '125.50',
-    keyword: 'type',
-  },
+  family.amountAsString(payoutWebhook, '/payoutAmount'),
   {
     missing: 'destination-missing-name',
     description: 'destination.name missing',
@@ -266,33 +208,18 @@ export const PAYOUT_WEBHOOK_ROWS: readonly CaseRow[] = [
     base: payoutWebhook,
     pointer: '/payoutStatusDescription',
   },
-  {
-    invalid: 'unknown-property',
-    description: 'the strict variant (what the reference service sends) has no unknown properties',
-    payload: { ...payoutWebhook, fee: 0 },
-    errors: [['/fee', 'unevaluatedProperties']],
-    strict: true,
-  },
-  {
-    wrong: 'event-time-no-fraction',
-    description: 'the strict variant uses the createdAt form (fractional seconds and Z)',
-    base: payoutWebhook,
-    pointer: '/eventTimeUtc',
-    value: '2024-05-01T12:31:02Z',
-    keyword: 'pattern',
-    strict: true,
-  },
+  family.rejectsAddedProperty('payout-webhook', payoutWebhook, '/fee', 0),
+  ...family.timestampCases(payoutWebhook, '/eventTimeUtc', [
+    {
+      invalid: 'no-fraction',
+      description: 'the strict variant uses the createdAt form (fractional seconds and Z)',
+      strict: true,
+    },
+  ]),
 ];
 
 export const REFUND_WEBHOOK_ROWS: readonly CaseRow[] = [
-  ...refundStatuses.map((status) => ({
-    valid: `status-${kebab(status)}`,
-    description: `refundStatus ${status}`,
-    payload: {
-      ...refundWebhook,
-      refundStatus: status,
-    },
-  })),
+  ...family.statusCases(refundWebhook, '/refundStatus', refundStatuses),
   {
     valid: 'merchant-payment-id-null',
     description:
@@ -304,11 +231,10 @@ export const REFUND_WEBHOOK_ROWS: readonly CaseRow[] = [
     description: 'refundedMerchantPaymentId absent: not shown, accepted by the permissive schema',
     payload: edit(refundWebhook, '/refundedMerchantPaymentId', REMOVE),
   },
-  {
-    valid: 'unknown-properties',
-    description: 'receivers must ignore unknown properties, at every level',
-    payload: edit({ ...refundWebhook, fee: 0 }, '/destination/iban', null),
-  },
+  family.acceptsAddedProperties('refund-webhook', refundWebhook, [
+    ['/fee', 0],
+    ['/destination/iban', null],
+  ]),
   {
     wrong: 'status-awaiting-commit',
     description: 'AWAITING_COMMIT is not a refund status',
@@ -317,14 +243,7 @@ export const REFUND_WEBHOOK_ROWS: readonly CaseRow[] = [
     value: 'AWAITING_COMMIT',
     keyword: 'enum',
   },
-  {
-    wrong: 'amount-string',
-    description: 'string where the spec has a number',
-    base: refundWebhook,
-    pointer: '/refundAmount',
-    value: '10.50',
-    keyword: 'type',
-  },
+  family.amountAsString(refundWebhook, '/refundAmount'),
   {
     wrong: 'payment-amount-string',
     description: 'string where the spec has a number',
@@ -349,14 +268,13 @@ export const REFUND_WEBHOOK_ROWS: readonly CaseRow[] = [
     value: 10001,
     keyword: 'type',
   },
-  {
-    wrong: 'event-time-bad-form',
-    description: 'eventTimeUtc is an ISO 8601 timestamp',
-    base: refundWebhook,
-    pointer: '/eventTimeUtc',
-    value: '02/05/2024 09:16',
-    keyword: 'pattern',
-  },
+  ...family.timestampCases(refundWebhook, '/eventTimeUtc', [
+    {
+      invalid: 'bad-form',
+      description: 'eventTimeUtc is an ISO 8601 timestamp',
+      value: '02/05/2024 09:16',
+    },
+  ]),
   {
     missing: 'missing-refund-status',
     description: 'refundStatus missing',
@@ -378,11 +296,5 @@ export const REFUND_WEBHOOK_ROWS: readonly CaseRow[] = [
     keyword: 'type',
     strict: true,
   },
-  {
-    invalid: 'unknown-property',
-    description: 'the strict variant (what the reference service sends) has no unknown properties',
-    payload: edit(refundWebhook, '/destination/iban', null),
-    errors: [['/destination/iban', 'unevaluatedProperties']],
-    strict: true,
-  },
+  family.rejectsAddedProperty('refund-webhook', refundWebhook, '/destination/iban', null),
 ];
