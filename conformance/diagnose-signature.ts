@@ -253,188 +253,228 @@ function pythonDumps(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** The mistakes worth trying for this request, each computed once from the expected base. */
-function alternatives(draft: Draft, request: HttpRequest): Alternative[] {
-  const out: Alternative[] = [];
-  const add = (
-    mistake: SignatureMistakeId,
-    apply: (d: Draft) => Draft,
-    detail?: string,
-    aloneOnly = false,
-  ): void => {
-    out.push({
-      mistake,
-      apply,
-      ...(detail !== undefined ? { detail } : {}),
-      ...(aloneOnly ? { aloneOnly } : {}),
-    });
-  };
+/** What a mistake's proposals are computed from: the expected base, the request, its body's re-serialisations. */
+interface MistakeContext {
+  readonly draft: Draft;
+  readonly request: HttpRequest;
+  readonly variants: ReturnType<typeof reserializedBodies>;
+}
 
+/** One way of making a mistake: the change, and the words that tell it from the mistake's other ways. */
+type Proposal = Omit<Alternative, 'mistake'>;
+
+function pathWithoutQuery({ draft }: MistakeContext): Proposal[] {
   const path = lineValue(draft, '@path');
-  if (path !== undefined && path.includes('?'))
-    add('path-without-query', setLine('@path', path.slice(0, path.indexOf('?'))));
-  if (path !== undefined && path.includes('%')) {
-    // Clients that sign a URL object's decoded path or query (a space where "%20" was sent).
-    for (const decode of [decodeURI, decodeURIComponent]) {
-      let decoded: string;
-      try {
-        decoded = decode(path);
-      } catch {
-        continue;
-      }
-      if (
-        decoded !== path &&
-        !out.some((a) => a.mistake === 'path-decoded' && a.detail === JSON.stringify(decoded))
-      )
-        add('path-decoded', setLine('@path', decoded), JSON.stringify(decoded));
+  if (path === undefined || !path.includes('?')) return [];
+  return [{ apply: setLine('@path', path.slice(0, path.indexOf('?'))) }];
+}
+
+// Clients that sign a URL object's decoded path or query (a space where "%20" was sent).
+function pathDecoded({ draft }: MistakeContext): Proposal[] {
+  const path = lineValue(draft, '@path');
+  if (path === undefined || !path.includes('%')) return [];
+  const decodings = new Set<string>();
+  for (const decode of [decodeURI, decodeURIComponent]) {
+    try {
+      decodings.add(decode(path));
+    } catch {
+      /* not decodable this way */
     }
   }
+  decodings.delete(path);
+  return [...decodings].map((d) => ({ apply: setLine('@path', d), detail: JSON.stringify(d) }));
+}
 
+/** The @authority line and its host when it carries a port (an IPv6 literal without a port has none). */
+function signedAuthority({ draft, request }: MistakeContext) {
   const authority = lineValue(draft, '@authority');
   const uri = parseTargetUri(request.url);
-  if (authority !== undefined && uri.ok) {
-    const m = /^(.*):(\d+)$/.exec(authority);
-    if (m && !authority.endsWith(']')) add('authority-without-port', setLine('@authority', m[1]!));
-    else {
-      const ports =
-        uri.value.port === 80 || uri.value.port === 443
-          ? [uri.value.port]
-          : uri.value.scheme === 'https'
-            ? [443]
-            : [80];
-      for (const port of ports)
-        add('authority-with-port', setLine('@authority', `${authority}:${port}`), `":${port}"`);
-    }
-  }
+  if (authority === undefined || !uri.ok) return undefined;
+  const m = /^(.*):(\d+)$/.exec(authority);
+  const host = m && !authority.endsWith(']') ? m[1]! : undefined;
+  return { authority, host, port: uri.value.port, scheme: uri.value.scheme };
+}
 
+function authorityWithoutPort(context: MistakeContext): Proposal[] {
+  const host = signedAuthority(context)?.host;
+  return host === undefined ? [] : [{ apply: setLine('@authority', host) }];
+}
+
+function authorityWithPort(context: MistakeContext): Proposal[] {
+  const signed = signedAuthority(context);
+  if (signed === undefined || signed.host !== undefined) return [];
+  const ports =
+    signed.port === 80 || signed.port === 443
+      ? [signed.port]
+      : signed.scheme === 'https'
+        ? [443]
+        : [80];
+  return ports.map((port) => ({
+    apply: setLine('@authority', `${signed.authority}:${port}`),
+    detail: `":${port}"`,
+  }));
+}
+
+function methodLowercase({ draft }: MistakeContext): Proposal[] {
   const method = lineValue(draft, '@method');
-  if (method !== undefined && method !== method.toLowerCase())
-    add('method-lowercase', setLine('@method', method.toLowerCase()));
+  if (method === undefined || method === method.toLowerCase()) return [];
+  return [{ apply: setLine('@method', method.toLowerCase()) }];
+}
 
+const CHARSET_SUFFIXES = ['; charset=utf-8', ';charset=utf-8', '; charset=UTF-8', ';charset=UTF-8'];
+
+function contentTypeDiffers({ draft }: MistakeContext): Proposal[] {
   const contentType = lineValue(draft, 'content-type');
-  if (contentType !== undefined) {
-    const candidates = new Set<string>();
-    if (contentType.includes(';'))
-      candidates.add(contentType.slice(0, contentType.indexOf(';')).trim());
-    if (contentType !== '') {
-      candidates.add('');
-      if (!contentType.includes(';'))
-        for (const suffix of [
-          '; charset=utf-8',
-          ';charset=utf-8',
-          '; charset=UTF-8',
-          ';charset=UTF-8',
-        ])
-          candidates.add(contentType + suffix);
-    } else candidates.add('application/json');
-    for (const c of candidates)
-      if (c !== contentType)
-        add('content-type-differs', setLine('content-type', c), `signed ${JSON.stringify(c)}`);
-  }
+  if (contentType === undefined) return [];
+  const candidates = new Set<string>();
+  if (contentType.includes(';'))
+    candidates.add(contentType.slice(0, contentType.indexOf(';')).trim());
+  if (contentType !== '') {
+    candidates.add('');
+    if (!contentType.includes(';'))
+      for (const suffix of CHARSET_SUFFIXES) candidates.add(contentType + suffix);
+  } else candidates.add('application/json');
+  candidates.delete(contentType);
+  return [...candidates].map((c) => ({
+    apply: setLine('content-type', c),
+    detail: `signed ${JSON.stringify(c)}`,
+  }));
+}
 
+function contentLengthDiffers({ draft, request, variants }: MistakeContext): Proposal[] {
   const contentLength = lineValue(draft, 'content-length');
-  const variants = reserializedBodies(request.body);
-  if (contentLength !== undefined) {
-    const lengths = new Map<string, string>([
-      [
-        contentLength === '' ? String(request.body.length) : '',
-        contentLength === '' ? 'the byte length of the body' : 'an empty value',
-      ],
-    ]);
-    try {
-      const chars = String(utf8.decode(request.body).length);
-      if (!lengths.has(chars))
-        lengths.set(
-          chars,
-          'the length of the body text in UTF-16 code units (string length), not in bytes',
-        );
-    } catch {
-      /* not text */
-    }
-    for (const v of variants)
-      if (!lengths.has(String(v.bytes.length)))
-        lengths.set(String(v.bytes.length), `the length of ${v.how}`);
-    lengths.delete(contentLength);
-    for (const [l, why] of lengths)
-      add(
-        'content-length-differs',
-        setLine('content-length', l),
-        `signed ${JSON.stringify(l)}: ${why}`,
+  if (contentLength === undefined) return [];
+  const lengths = new Map<string, string>([
+    [
+      contentLength === '' ? String(request.body.length) : '',
+      contentLength === '' ? 'the byte length of the body' : 'an empty value',
+    ],
+  ]);
+  try {
+    const chars = String(utf8.decode(request.body).length);
+    if (!lengths.has(chars))
+      lengths.set(
+        chars,
+        'the length of the body text in UTF-16 code units (string length), not in bytes',
       );
+  } catch {
+    /* not text */
   }
+  for (const v of variants)
+    if (!lengths.has(String(v.bytes.length)))
+      lengths.set(String(v.bytes.length), `the length of ${v.how}`);
+  lengths.delete(contentLength);
+  return [...lengths].map(([l, why]) => ({
+    apply: setLine('content-length', l),
+    detail: `signed ${JSON.stringify(l)}: ${why}`,
+  }));
+}
 
-  if (hasLine(draft, 'content-digest')) {
-    for (const v of variants) {
-      const digest = `sha-512=:${Buffer.from(digestBytes(v.bytes, 'sha-512')).toString('base64')}:`;
-      add('body-reserialised', setLine('content-digest', digest), `signed over ${v.how}`);
-      if (hasLine(draft, 'content-length'))
-        add(
-          'body-reserialised',
-          (d) =>
-            withLine(
-              withLine(d, 'content-digest', digest),
-              'content-length',
-              String(v.bytes.length),
-            ),
-          `signed over ${v.how}`,
-        );
-    }
-  }
+function bodyReserialised({ draft, variants }: MistakeContext): Proposal[] {
+  if (!hasLine(draft, 'content-digest')) return [];
+  const withLength = hasLine(draft, 'content-length');
+  return variants.flatMap((v) => {
+    const digest = `sha-512=:${Buffer.from(digestBytes(v.bytes, 'sha-512')).toString('base64')}:`;
+    const detail = `signed over ${v.how}`;
+    const digestOnly: Proposal = { apply: setLine('content-digest', digest), detail };
+    if (!withLength) return [digestOnly];
+    const length = String(v.bytes.length);
+    return [
+      digestOnly,
+      {
+        apply: (d) => withLine(withLine(d, 'content-digest', digest), 'content-length', length),
+        detail,
+      },
+    ];
+  });
+}
 
-  // In pairs only the orders clients really use: the profile's order and the reverse of the one sent.
-  const profileOrder = (o: ReadonlyArray<readonly [string, BareItem]>): boolean =>
-    o.map(([k]) => k).join() === serviceProfile.parameterOrder.join();
+// In pairs only the orders clients really use: the profile's order and the reverse of the one sent.
+function parametersReordered({ draft }: MistakeContext): Proposal[] {
+  const profileOrder = serviceProfile.parameterOrder.join();
   const reversed = [...draft.params]
     .reverse()
     .map(([k]) => k)
     .join();
-  for (const order of permutations(draft.params, 5)) {
+  return permutations(draft.params, 5).map((order) => {
     const names = order.map(([k]) => k);
-    add(
-      'parameters-reordered',
-      (d) => ({ ...d, params: order }),
-      `signed ${names.join(', ')}`,
-      !profileOrder(order) && names.join() !== reversed,
-    );
-  }
-  add('signature-params-with-label', (d) => ({ ...d, paramsPrefix: `${serviceProfile.label}=` }));
-  add('crlf-line-endings', (d) => ({ ...d, eol: '\r\n' }));
-  add('trailing-newline', (d) => ({ ...d, trailer: '\n' }), 'LF');
-  add('trailing-newline', (d) => ({ ...d, trailer: '\r\n' }), 'CRLF');
+    const aloneOnly = names.join() !== profileOrder && names.join() !== reversed;
+    return {
+      apply: (d: Draft) => ({ ...d, params: order }),
+      detail: `signed ${names.join(', ')}`,
+      ...(aloneOnly ? { aloneOnly } : {}),
+    };
+  });
+}
 
+function uppercaseHeaderNames({ draft, request }: MistakeContext): Proposal[] {
   const fields = draft.lines.filter((l) => l.isField);
-  if (fields.length > 0) {
-    add(
-      'uppercase-header-names',
-      (d) => ({
-        ...d,
-        lines: d.lines.map((l) => (l.isField ? { ...l, identifier: `"${titleCase(l.name)}"` } : l)),
-      }),
-      'Title-Case',
-    );
-    const sentName = new Map<string, string>();
-    for (const l of fields) {
-      const sent = request.headers.find(([n]) => n.toLowerCase() === l.name)?.[0];
-      if (sent !== undefined && sent !== l.name && sent !== titleCase(l.name))
-        sentName.set(l.name, sent);
-    }
-    if (sentName.size > 0)
-      add(
-        'uppercase-header-names',
-        (d) => ({
-          ...d,
-          lines: d.lines.map((l) =>
-            sentName.has(l.name) ? { ...l, identifier: `"${sentName.get(l.name)!}"` } : l,
-          ),
-        }),
-        'as sent',
-      );
-    if (fields.some((l) => l.value === '')) {
-      add('empty-value-without-space', (d) => ({ ...d, emptyValueSpace: false }));
-      add('empty-lines-omitted', (d) => ({ ...d, omitEmptyLines: true }));
-    }
+  if (fields.length === 0) return [];
+  const titleCased: Proposal = {
+    apply: (d) => ({
+      ...d,
+      lines: d.lines.map((l) => (l.isField ? { ...l, identifier: `"${titleCase(l.name)}"` } : l)),
+    }),
+    detail: 'Title-Case',
+  };
+  const sentName = new Map<string, string>();
+  for (const l of fields) {
+    const sent = request.headers.find(([n]) => n.toLowerCase() === l.name)?.[0];
+    if (sent !== undefined && sent !== l.name && sent !== titleCase(l.name))
+      sentName.set(l.name, sent);
   }
-  return out;
+  if (sentName.size === 0) return [titleCased];
+  const asSent: Proposal = {
+    apply: (d) => ({
+      ...d,
+      lines: d.lines.map((l) =>
+        sentName.has(l.name) ? { ...l, identifier: `"${sentName.get(l.name)!}"` } : l,
+      ),
+    }),
+    detail: 'as sent',
+  };
+  return [titleCased, asSent];
+}
+
+/** Only when a covered header is missing (its line has an empty value). */
+const whenEmptyField =
+  (apply: (d: Draft) => Draft) =>
+  ({ draft }: MistakeContext): Proposal[] =>
+    draft.lines.some((l) => l.isField && l.value === '') ? [{ apply }] : [];
+
+/**
+ * Each mistake's ways for this request, in the order they are tried: the first single mistake (then the first pair)
+ * under which the signature verifies is the one reported, so the order is part of the behaviour.
+ */
+const proposeMistake = {
+  'path-without-query': pathWithoutQuery,
+  'path-decoded': pathDecoded,
+  'authority-without-port': authorityWithoutPort,
+  'authority-with-port': authorityWithPort,
+  'method-lowercase': methodLowercase,
+  'content-type-differs': contentTypeDiffers,
+  'content-length-differs': contentLengthDiffers,
+  'body-reserialised': bodyReserialised,
+  'parameters-reordered': parametersReordered,
+  'signature-params-with-label': () => [
+    { apply: (d) => ({ ...d, paramsPrefix: `${serviceProfile.label}=` }) },
+  ],
+  'crlf-line-endings': () => [{ apply: (d) => ({ ...d, eol: '\r\n' }) }],
+  'trailing-newline': () => [
+    { apply: (d) => ({ ...d, trailer: '\n' }), detail: 'LF' },
+    { apply: (d) => ({ ...d, trailer: '\r\n' }), detail: 'CRLF' },
+  ],
+  'uppercase-header-names': uppercaseHeaderNames,
+  'empty-value-without-space': whenEmptyField((d) => ({ ...d, emptyValueSpace: false })),
+  'empty-lines-omitted': whenEmptyField((d) => ({ ...d, omitEmptyLines: true })),
+} as const satisfies Record<SignatureMistakeId, (context: MistakeContext) => Proposal[]>;
+
+/** The mistakes worth trying for this request, each computed once from the expected base. */
+function alternatives(draft: Draft, request: HttpRequest): Alternative[] {
+  const context: MistakeContext = { draft, request, variants: reserializedBodies(request.body) };
+  return Object.entries(proposeMistake).flatMap(([mistake, propose]) =>
+    propose(context).map((p: Proposal) => ({ mistake: mistake as SignatureMistakeId, ...p })),
+  );
 }
 
 /** Pairs that change the same base line (the second would undo the first): never tried together. */
@@ -567,6 +607,72 @@ function describe(found: readonly Alternative[]): string {
     .join(' Together with: ');
 }
 
+/** What the search starts from: the signature and the base the service builds, as data and as text. */
+interface Subject {
+  readonly components: readonly ComponentIdentifier[];
+  readonly signature: Uint8Array;
+  readonly draft: Draft;
+  readonly expected: string;
+}
+
+/** Reads the signature and builds the expected base, or says why the request cannot be diagnosed. */
+function readSubject(request: HttpRequest, label: string | undefined): Subject | string {
+  let sig: ReturnType<typeof readSignature>;
+  try {
+    sig = readSignature(request, label);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  if (typeof sig === 'string') return sig;
+  const draft = buildDraft(request, sig.components, sig.params);
+  if (typeof draft === 'string') return draft;
+  const expected = render(draft, sig.components);
+  if (expected === undefined) return 'the signature parameters cannot be serialised';
+  return { components: sig.components, signature: sig.signature, draft, expected };
+}
+
+/** Whether two mistakes may be tried together: of different kinds, neither alone-only, not undoing each other. */
+function canPair(first: Alternative, second: Alternative): boolean {
+  return (
+    second.mistake !== first.mistake &&
+    first.aloneOnly !== true &&
+    second.aloneOnly !== true &&
+    !CONFLICTS.has(`${first.mistake} ${second.mistake}`)
+  );
+}
+
+/** The bases to try, in order: each single mistake, then each unordered pair of mistakes that may go together. */
+function* candidates(
+  draft: Draft,
+  singles: readonly Alternative[],
+): Generator<{ readonly chain: readonly Alternative[]; readonly draft: Draft }> {
+  for (const alt of singles) yield { chain: [alt], draft: alt.apply(draft) };
+  // Pairs: a second mistake of another kind on top of each first one (each unordered pair once).
+  for (let i = 0; i < singles.length; i++) {
+    const first = singles[i]!;
+    const once = first.apply(draft);
+    for (const second of singles.slice(i + 1))
+      if (canPair(first, second)) yield { chain: [first, second], draft: second.apply(once) };
+  }
+}
+
+function foundDiagnosis(
+  chain: readonly Alternative[],
+  expected: string,
+  base: string,
+  attempts: number,
+): SignatureDiagnosis {
+  const mistakes = [...new Set(chain.map((a) => a.mistake))];
+  return {
+    status: 'found',
+    mistakes,
+    requirement: signatureMistakes[mistakes[0]!].requirement,
+    message: `the signature verifies only over a base with this mistake: ${describe(chain)}`,
+    differences: diffBases(expected, base),
+    attempts,
+  };
+}
+
 /**
  * Verifies the request's signature over the base the service builds; when it fails, tries each known client
  * mistake, then each pair of mistakes from different parts of the base, and reports the first under which the
@@ -578,67 +684,18 @@ export function diagnoseSignature(
 ): SignatureDiagnosis {
   const backend = options.backend ?? nodeBackend;
   const maxAttempts = options.maxAttempts ?? 4000;
-  let sig: ReturnType<typeof readSignature>;
-  try {
-    sig = readSignature(request, options.label);
-  } catch (error) {
-    return {
-      status: 'not-diagnosable',
-      message: error instanceof Error ? error.message : String(error),
-      attempts: 0,
-    };
-  }
-  if (typeof sig === 'string') return { status: 'not-diagnosable', message: sig, attempts: 0 };
-  const draft = buildDraft(request, sig.components, sig.params);
-  if (typeof draft === 'string') return { status: 'not-diagnosable', message: draft, attempts: 0 };
-  const expected = render(draft, sig.components);
-  if (expected === undefined)
-    return {
-      status: 'not-diagnosable',
-      message: 'the signature parameters cannot be serialised',
-      attempts: 0,
-    };
+  const subject = readSubject(request, options.label);
+  if (typeof subject === 'string')
+    return { status: 'not-diagnosable', message: subject, attempts: 0 };
+  const verifies = (base: string | undefined): base is string =>
+    base !== undefined && verifySignatureBase(base, subject.signature, options.publicKey, backend);
+  if (verifies(subject.expected)) return { status: 'verified', attempts: 1 };
   let attempts = 1;
-  const verifies = (base: string | undefined): boolean =>
-    base !== undefined && verifySignatureBase(base, sig.signature, options.publicKey, backend);
-  if (verifies(expected)) return { status: 'verified', attempts: 1 };
-
-  const found = (chain: readonly Alternative[], base: string): SignatureDiagnosis => {
-    const mistakes = [...new Set(chain.map((a) => a.mistake))];
-    return {
-      status: 'found',
-      mistakes,
-      requirement: signatureMistakes[mistakes[0]!].requirement,
-      message: `the signature verifies only over a base with this mistake: ${describe(chain)}`,
-      differences: diffBases(expected, base),
-      attempts,
-    };
-  };
-
-  const singles = alternatives(draft, request);
-  for (const alt of singles) {
+  for (const candidate of candidates(subject.draft, alternatives(subject.draft, request))) {
     if (attempts >= maxAttempts) break;
-    const base = render(alt.apply(draft), sig.components);
+    const base = render(candidate.draft, subject.components);
     attempts += 1;
-    if (verifies(base)) return found([alt], base!);
-  }
-  // Pairs: a second mistake of another kind on top of each first one (each unordered pair once).
-  for (let i = 0; i < singles.length && attempts < maxAttempts; i++) {
-    const first = singles[i]!;
-    const once = first.apply(draft);
-    for (let j = i + 1; j < singles.length && attempts < maxAttempts; j++) {
-      const second = singles[j]!;
-      if (
-        second.mistake === first.mistake ||
-        first.aloneOnly === true ||
-        second.aloneOnly === true ||
-        CONFLICTS.has(`${first.mistake} ${second.mistake}`)
-      )
-        continue;
-      const base = render(second.apply(once), sig.components);
-      attempts += 1;
-      if (verifies(base)) return found([first, second], base!);
-    }
+    if (verifies(base)) return foundDiagnosis(candidate.chain, subject.expected, base, attempts);
   }
   return {
     status: 'unknown',
