@@ -1,6 +1,26 @@
 // The reference service's deliberate faults: each breaks exactly one behaviour, so every conformance check can be shown to fail.
 
 /**
+ * When the faults that misbehave only after a wait act (`how: 'explorer'`). Each wait is longer than any fixed check
+ * takes over the resource it watches, and the explorer's own waits of a second and more reach past it.
+ */
+export const lateFaultTimings = {
+  /** hold-lapses: a payout held in AWAITING_COMMIT this long, untouched, moves on to IN_PROGRESS by itself. */
+  holdLapsesMs: 2_000,
+  /** refund-active-lapses: an IN_PROGRESS refund older than this no longer counts as active. */
+  refundActiveLapseMs: 1_500,
+  /**
+   * refund-active-lapses: with the fault on, a refund leaves IN_PROGRESS no sooner than this (the lifecycle delay when
+   * longer), so the lapse falls while it is still IN_PROGRESS (how long a refund stays IN_PROGRESS is not shown).
+   */
+  refundInProgressMs: 2_500,
+  /** webhook-without-change: this long after a cancel, a payout webhook announcing IN_PROGRESS. */
+  webhookWithoutChangeMs: 2_000,
+} as const;
+
+const seconds = (ms: number): string => `${ms / 1000} s`;
+
+/**
  * The fault table. Names are public API (the conformance runner's tests use them with `--fault`): never rename.
  * `breaks` names the rule of the spec (or of this service's documented choices) that the fault violates.
  */
@@ -503,6 +523,27 @@ export const faultCatalogue = [
     breaks: 'Limits: the sum of all refunds of a payment cannot exceed the payment amount',
     description:
       'for a payment of 10,000.00 or more the refund total is compared in whole pounds, so refunds may exceed it by up to 0.99',
+  },
+  {
+    name: 'hold-lapses',
+    how: 'explorer',
+    breaks:
+      'Payout statuses: AWAITING_COMMIT: payout is held after creation until the merchant commits or cancels it (transitions: the amount is held until commit or cancel)',
+    description: `a payout held in AWAITING_COMMIT and left untouched for ${seconds(lateFaultTimings.holdLapsesMs)} moves on by itself to IN_PROGRESS and sends its IN_PROGRESS payout webhook (a commit or cancel before then behaves as specified)`,
+  },
+  {
+    name: 'refund-active-lapses',
+    how: 'explorer',
+    breaks:
+      'Limits: only one active refund per payment; the next cannot start until the previous one has finished',
+    description: `the one-active-refund check counts an IN_PROGRESS refund older than ${seconds(lateFaultTimings.refundActiveLapseMs)} as finished (its status stays IN_PROGRESS, no webhook), so a second refund of the payment is accepted; with the fault on, refunds stay IN_PROGRESS for ${seconds(lateFaultTimings.refundInProgressMs)} (or the lifecycle delay when longer; with no automatic lifecycle until moved through /sandbox/), because the audit's embedded service otherwise moves a refund on well within a second, before the lapse could show`,
+  },
+  {
+    name: 'webhook-without-change',
+    how: 'explorer',
+    breaks:
+      'Payout transitions: each status change produces a payout webhook (a webhook announces a change; none happened)',
+    description: `${seconds(lateFaultTimings.webhookWithoutChangeMs)} after a payout is cancelled, another payout webhook for it announces IN_PROGRESS, although the payout stays CANCELLED and nothing moved it`,
   },
   // Found by the drawn forgeries (check signature-forgeries): each is right on the one forgery per rule the fixed
   // checks send and wrong just beside it, at an edge of the profile's rules (server/signature-edge-faults.ts).

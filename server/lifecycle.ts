@@ -1,7 +1,7 @@
 // Status changes of payouts, refunds and payments: each one emits its webhook; IN_PROGRESS moves on by timer or /sandbox/ call.
 import { isOneOf } from '../src/schemas/statuses.js';
 import { HttpError } from './error-body.js';
-import type { FaultSet } from './faults.js';
+import { lateFaultTimings, type FaultName, type FaultSet } from './faults.js';
 import {
   paymentWebhookPayload,
   payoutWebhookPayload,
@@ -53,6 +53,18 @@ const statusDescriptions: Readonly<Record<PayoutStatus, string>> = {
   HELD: 'Payment is held; contact the service provider',
   RETURNED: 'Payment was delivered to the destination account and returned',
   AWAITING_COMMIT: '',
+};
+
+/**
+ * Explorer-only faults that act on their own a while after a payout reached a status (faults.ts, `lateFaultTimings`):
+ * each runs as a step of its own, keyed `payout:<id>:<status>` (no automatic step moves on from these statuses), on
+ * the lifecycle's timers (shared ones on Redis), so closing the service clears them.
+ */
+const lateFaultSteps: Partial<
+  Record<PayoutStatus, { readonly fault: FaultName; readonly afterMs: number }>
+> = {
+  AWAITING_COMMIT: { fault: 'hold-lapses', afterMs: lateFaultTimings.holdLapsesMs },
+  CANCELLED: { fault: 'webhook-without-change', afterMs: lateFaultTimings.webhookWithoutChangeMs },
 };
 
 /** The status an automatic step moves to from `status`, given the planned outcome; undefined when nothing is left to do. */
@@ -119,7 +131,7 @@ export class Lifecycle {
 
   /** Records a payout status change: webhook (none for AWAITING_COMMIT, which the webhook status list excludes), then timer. */
   payoutChanged(payout: Payout, initial: boolean, silent = false): void {
-    const { faults, queue, now } = this.o;
+    const { faults } = this.o;
     const dropped =
       silent ||
       (faults.has('webhook-missing-event') && !initial) ||
@@ -129,23 +141,29 @@ export class Lifecycle {
       this.leakedAmounts.set(payout.payoutId, this.previousAmount ?? payout.amount);
       this.previousAmount = payout.amount;
     }
-    if (payout.status !== 'AWAITING_COMMIT' && !dropped) {
-      const eventTime = now();
-      const leaked = this.leakedAmounts.get(payout.payoutId);
-      const snapshot: Payout = { ...payout, ...(leaked !== undefined ? { amount: leaked } : {}) };
-      const description = faults.alt
-        ? ''
-        : (payout.statusReason ?? statusDescriptions[payout.status]);
-      queue.enqueue({
-        kind: 'payout',
-        applicationId: payout.applicationId,
-        resourceId: payout.payoutId,
-        eventStatus: payout.status,
-        payload: (attempt) =>
-          payoutWebhookPayload(snapshot, eventTime, description, attempt, faults),
-      });
-    }
+    if (payout.status !== 'AWAITING_COMMIT' && !dropped) this.sendPayoutWebhook(payout);
     this.scheduleStep('payout', payout);
+    const late = lateFaultSteps[payout.status];
+    if (late !== undefined && faults.has(late.fault))
+      this.schedule(`payout:${payout.payoutId}:${payout.status}`, late.afterMs);
+  }
+
+  /** Queues the payout webhook announcing `payout`'s status (its data as it is now). */
+  private sendPayoutWebhook(payout: Payout): void {
+    const { faults, queue, now } = this.o;
+    const eventTime = now();
+    const leaked = this.leakedAmounts.get(payout.payoutId);
+    const snapshot: Payout = { ...payout, ...(leaked !== undefined ? { amount: leaked } : {}) };
+    const description = faults.alt
+      ? ''
+      : (payout.statusReason ?? statusDescriptions[payout.status]);
+    queue.enqueue({
+      kind: 'payout',
+      applicationId: payout.applicationId,
+      resourceId: payout.payoutId,
+      eventStatus: payout.status,
+      payload: (attempt) => payoutWebhookPayload(snapshot, eventTime, description, attempt, faults),
+    });
   }
 
   /** /sandbox/ move: to `target`, or one automatic step when no target is given; undefined when no such payout. */
@@ -255,9 +273,22 @@ export class Lifecycle {
     if (this.o.delayMs <= 0) return;
     if (nextStep(item.status, item.plannedOutcome) === undefined) return;
     const id = kind === 'payout' ? (item as Payout).payoutId : (item as Refund).refundId;
-    const key = `${kind}:${id}:${item.status}`;
-    // Variant alt: payouts move on at once (lifecycle timing is not shown); refunds keep the delay.
-    const delayMs = this.o.faults.alt && kind === 'payout' ? 5 : this.o.delayMs;
+    this.schedule(`${kind}:${id}:${item.status}`, this.stepDelayMs(kind, item.status));
+  }
+
+  /** How long an automatic step from `status` waits (lifecycle timing is not shown: a personality may choose). */
+  private stepDelayMs(kind: 'payout' | 'refund', status: PayoutStatus): number {
+    const { delayMs, faults } = this.o;
+    // Variant alt: payouts move on at once; refunds keep the delay.
+    if (kind === 'payout') return faults.alt ? 5 : delayMs;
+    // Fault refund-active-lapses: a refund stays IN_PROGRESS past the lapse, so the lapse can show.
+    if (status === 'IN_PROGRESS' && faults.has('refund-active-lapses'))
+      return Math.max(delayMs, lateFaultTimings.refundInProgressMs);
+    return delayMs;
+  }
+
+  /** Runs `step(key)` after `delayMs`: on the shared timers (Redis) when there are some, else on one of this instance. */
+  private schedule(key: string, delayMs: number): void {
     const failed = (error: unknown) =>
       this.o.log?.(
         `lifecycle step ${key} failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -276,10 +307,12 @@ export class Lifecycle {
 
   /**
    * The next automatic step of `payout:<id>:<status>` or `refund:<id>:<status>` (made through the store: once, and
-   * only while the resource still has that status), and its webhook.
+   * only while the resource still has that status), and its webhook; or the late fault of that payout status.
    */
   private async step(key: string): Promise<void> {
     const [kind, id = '', from] = key.split(':');
+    if (kind === 'payout' && from !== undefined && from in lateFaultSteps)
+      return this.lateFaultStep(id, from as PayoutStatus);
     const onlyFrom = (item: Payout | Refund) =>
       from === undefined || item.status === from ? automaticStep(item) : false;
     if (kind === 'payout') {
@@ -291,6 +324,24 @@ export class Lifecycle {
         await this.o.store.getPayment(moved.item.paymentId); // into this instance's view: the webhook carries it
         this.refundChanged(moved.item, false);
       }
+    }
+  }
+
+  /** The late fault of a payout still in status `from` (faults.ts, `lateFaultTimings`). */
+  private async lateFaultStep(id: string, from: PayoutStatus): Promise<void> {
+    if (from === 'AWAITING_COMMIT') {
+      // Fault hold-lapses: the untouched hold ends by itself, as a commit would (made once, through the store).
+      const moved = await this.o.store.changePayout(id, (payout) => {
+        if (payout.status !== 'AWAITING_COMMIT') return false;
+        payout.status = 'IN_PROGRESS';
+        return true;
+      });
+      if (moved?.result === true) this.payoutChanged(moved.item, false);
+    } else if (from === 'CANCELLED') {
+      // Fault webhook-without-change: a webhook announces IN_PROGRESS; the stored payout stays CANCELLED.
+      const payout = await this.o.store.getPayout(id);
+      if (payout?.status === 'CANCELLED')
+        this.sendPayoutWebhook({ ...payout, status: 'IN_PROGRESS', statusReason: null });
     }
   }
 }

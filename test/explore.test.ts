@@ -43,6 +43,9 @@ const expected: Record<ExplorerFaultName, string> = {
   'cancel-late-no-webhook': 'PAYOUT-STATUS-CHANGE-WEBHOOK',
   'webhook-amount-of-previous-payout': 'WEBHOOK-PAYOUT-PAYLOAD',
   'refund-cap-large-payment': 'REFUND-TOTAL-CAP',
+  'hold-lapses': 'COP-HOLD-ON-MISMATCH',
+  'refund-active-lapses': 'REFUND-ONE-ACTIVE',
+  'webhook-without-change': 'PAYOUT-STATUS-CHANGE-WEBHOOK',
 };
 
 /**

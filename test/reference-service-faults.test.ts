@@ -5,11 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatePayload } from '../src/schemas/index.js';
 import { verifyWebhook } from '../src/webhooks/index.js';
 import {
+  explorerFaults,
   faultCatalogue,
   type FaultName,
   type MethodFaultName,
   type RunningReferenceService,
 } from '../server/index.js';
+import { EMBEDDED_TIMERS } from '../cli/commands/audit-server.js';
+import { lateFaultTimings } from '../server/faults.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import {
   appHeaders,
@@ -402,5 +405,142 @@ describe('each fault, switched on alone, shows its broken behaviour', () => {
     } finally {
       await faulty.close();
     }
+  });
+});
+
+/**
+ * The faults that behave for the first second and misbehave later (server/faults.ts, `lateFaultTimings`): each shows,
+ * switched on alone, within a bounded wait, and the clean service shows none of them. Each service is driven over
+ * loopback at once (the waits overlap): about 3.5 s in all.
+ */
+describe('late faults (explorer-only): right at first, wrong after a wait', () => {
+  type LateFault = 'hold-lapses' | 'refund-active-lapses' | 'webhook-without-change';
+  /** How long a scenario watches for the late misbehaviour. */
+  const WATCH_MS = 3_500;
+  /** Polls (bounded) until a payout webhook for `id` announces IN_PROGRESS: when it was seen, else undefined. */
+  async function inProgressAt(hooks: Receiver, id: string): Promise<number | undefined> {
+    const announces = (h: (typeof hooks.received)[number]) => {
+      const body = JSON.parse(h.body.toString()) as Record<string, unknown>;
+      return body['payoutId'] === id && body['payoutStatus'] === 'IN_PROGRESS';
+    };
+    for (const end = Date.now() + WATCH_MS; Date.now() < end; await settleMs(25))
+      if (hooks.received.some(announces)) return Date.now();
+    return undefined;
+  }
+  const stored = async (s: RunningReferenceService, kind: 'payouts' | 'refunds', id: string) =>
+    (await send(s.baseUrl, { method: 'GET', path: `/sandbox/${kind}/${id}` })).json as Record<
+      string,
+      unknown
+    >;
+
+  /** What each scenario observed: when the late event came (ms after its start), and the stored status then. */
+  interface Seen {
+    readonly lateAfterMs: number | undefined;
+    readonly storedStatus: unknown;
+    readonly early?: number;
+  }
+  const scenarios: Record<LateFault, (s: RunningReferenceService, h: Receiver) => Promise<Seen>> = {
+    // A held payout left alone: an IN_PROGRESS webhook (and the hold gone) means it moved by itself.
+    'hold-lapses': async (s, hooks) => {
+      const id = await held(s);
+      const start = Date.now();
+      const at = await inProgressAt(hooks, id);
+      const { status } = await stored(s, 'payouts', id);
+      return { lateAfterMs: at === undefined ? undefined : at - start, storedStatus: status };
+    },
+    // A cancelled payout: a later IN_PROGRESS webhook while the payout stays CANCELLED.
+    'webhook-without-change': async (s, hooks) => {
+      const id = await held(s);
+      const cancel = await send(s.baseUrl, {
+        method: 'POST',
+        path: `${P}/${id}/cancel`,
+        headers: appHeaders(s),
+      });
+      expect(cancel.status).toBe(200);
+      const start = Date.now();
+      const at = await inProgressAt(hooks, id);
+      const { status } = await stored(s, 'payouts', id);
+      return { lateAfterMs: at === undefined ? undefined : at - start, storedStatus: status };
+    },
+    // A second refund at once (refused either way), then one after the lapse while the first is still IN_PROGRESS.
+    'refund-active-lapses': async (s) => {
+      const paymentId = await settle(s);
+      const first = await refundReq(s, { paymentId, amount: '1.00' });
+      expect(first.status).toBe(201);
+      const start = Date.now();
+      const early = (await refundReq(s, { paymentId, amount: '1.00' })).status;
+      await settleMs(lateFaultTimings.refundActiveLapseMs + 400 - (Date.now() - start));
+      const second = await refundReq(s, { paymentId, amount: '1.00' });
+      const { status } = await stored(s, 'refunds', first.json.refundPaymentId as string);
+      return {
+        lateAfterMs: second.status === 201 ? Date.now() - start : undefined,
+        storedStatus: status,
+        early,
+      };
+    },
+  };
+  const late = Object.keys(scenarios) as LateFault[];
+  let hooks: Receiver;
+  const services: RunningReferenceService[] = [];
+  const seen = new Map<string, Seen>();
+
+  beforeAll(async () => {
+    hooks = await startReceiver();
+    const start = (faults: FaultName[], lifecycleDelayMs: number) =>
+      startTestService({
+        faults,
+        webhookUrls: { payout: hooks.url, refund: hooks.url, payment: hooks.url },
+        retry: fast,
+        lifecycleDelayMs,
+      }).then((s) => (services.push(s), s));
+    // Each fault alone, with the embedded audit service's lifecycle (refunds move on by themselves there). The
+    // clean service moves nothing by itself, so its first refund is still IN_PROGRESS when the second comes.
+    const [clean, ...faulty] = await Promise.all([
+      start([], 0),
+      ...late.map((f) => start([f], EMBEDDED_TIMERS.lifecycleDelayMs)),
+    ]);
+    await Promise.all([
+      ...late.map(async (f) =>
+        seen.set(`on ${f}`, await scenarios[f](faulty[late.indexOf(f)]!, hooks)),
+      ),
+      ...late.map(async (f) => seen.set(`off ${f}`, await scenarios[f](clean!, hooks))),
+    ]);
+  }, 20_000);
+  afterAll(async () => {
+    await Promise.all(services.map((s) => s.close()));
+    await hooks?.close();
+  });
+
+  it('catalogues them as explorer-only', () => {
+    for (const f of late) expect(explorerFaults).toContain(f);
+  });
+  it('hold-lapses: the untouched hold moves on to IN_PROGRESS after the lapse, with its webhook', () => {
+    const on = seen.get('on hold-lapses')!;
+    expect(on.lateAfterMs).toBeGreaterThanOrEqual(lateFaultTimings.holdLapsesMs - 100);
+    expect(on.storedStatus).not.toBe('AWAITING_COMMIT');
+    expect(seen.get('off hold-lapses')).toEqual({
+      lateAfterMs: undefined,
+      storedStatus: 'AWAITING_COMMIT',
+    });
+  });
+  it('webhook-without-change: an IN_PROGRESS webhook after the cancel, the payout still CANCELLED', () => {
+    const on = seen.get('on webhook-without-change')!;
+    expect(on.lateAfterMs).toBeGreaterThanOrEqual(lateFaultTimings.webhookWithoutChangeMs - 100);
+    expect(on.storedStatus).toBe('CANCELLED');
+    expect(seen.get('off webhook-without-change')).toEqual({
+      lateAfterMs: undefined,
+      storedStatus: 'CANCELLED',
+    });
+  });
+  it('refund-active-lapses: refused at once, accepted after the lapse while the first is IN_PROGRESS', () => {
+    const on = seen.get('on refund-active-lapses')!;
+    expect(on.early).toBe(409);
+    expect(on.lateAfterMs).toBeGreaterThan(lateFaultTimings.refundActiveLapseMs);
+    expect(on.storedStatus).toBe('IN_PROGRESS');
+    expect(seen.get('off refund-active-lapses')).toEqual({
+      lateAfterMs: undefined,
+      storedStatus: 'IN_PROGRESS',
+      early: 409,
+    });
   });
 });

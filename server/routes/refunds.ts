@@ -1,7 +1,7 @@
 // POST /api/merchants/{merchantId}/applications/{applicationId}/refunds (spec: Endpoint 4, Limits for refunds).
 import { randomUUID } from 'node:crypto';
 import type { RouteHandler } from '../context.js';
-import type { FaultSet } from '../faults.js';
+import { lateFaultTimings, type FaultSet } from '../faults.js';
 import {
   activeRefundStatuses,
   checkRefund,
@@ -21,7 +21,13 @@ import {
   withCharset,
 } from '../representations.js';
 import { validateRequestBody } from '../request-validation.js';
-import { isUuid, newRefundReference, type Account, type Refund } from '../state.js';
+import {
+  isUuid,
+  newRefundReference,
+  type Account,
+  type Refund,
+  type RefundStatus,
+} from '../state.js';
 
 /** Where fault refund-arbitrary-destination sends refunds: an account no payer has. */
 const ARBITRARY_ACCOUNT: Account = {
@@ -36,6 +42,20 @@ function refundCap(amount: string, faults: FaultSet): string {
   const pounds = Number(amount.split('.')[0]);
   if (!faults.has('refund-cap-large-payment') || pounds < 10_000) return amount;
   return `${pounds}.99`;
+}
+
+/**
+ * The status an earlier refund counts with for the one-active rule: its own, or finished (PROCESSED) under fault
+ * refund-concurrent (every active one) or refund-active-lapses (an IN_PROGRESS one older than the lapse).
+ */
+function countedStatus(refund: Refund, faults: FaultSet, now: number): RefundStatus {
+  if (faults.has('refund-concurrent') && activeRefundStatuses.includes(refund.status))
+    return 'PROCESSED';
+  const lapsed =
+    refund.status === 'IN_PROGRESS' &&
+    now - refund.createdAt > lateFaultTimings.refundActiveLapseMs;
+  if (faults.has('refund-active-lapses') && lapsed) return 'PROCESSED';
+  return refund.status;
 }
 
 const handleRefund: RouteHandler = async (ctx, request) => {
@@ -87,10 +107,7 @@ const handleRefund: RouteHandler = async (ctx, request) => {
         refunds: earlier.map((r) => ({
           // Fault refund-total-single: earlier refunds count for the one-active rule, not for the total.
           amount: faults.has('refund-total-single') ? '0.00' : r.amount,
-          status:
-            faults.has('refund-concurrent') && activeRefundStatuses.includes(r.status)
-              ? 'PROCESSED'
-              : r.status,
+          status: countedStatus(r, faults, ctx.now()),
         })),
         amount: body.amount,
       });
