@@ -1,5 +1,10 @@
 // Grades one adapter answer against a case's expected output. Pure: no I/O, never throws on odd answers.
-import type { VectorCase } from '../format.js';
+import type {
+  ParseKeyExpected,
+  SignatureBaseExpected,
+  SignExpected,
+  VectorCase,
+} from '../format.js';
 
 /**
  * `skip`: the implementation has no such op (`unsupported`). `inexpressible`: it has the op, but the library cannot be
@@ -110,28 +115,47 @@ export function gradeAnswer(
   answer: Record<string, unknown>,
   options: CompareOptions = {},
 ): Grade {
+  const withoutResult = gradeDeclined(vector, answer) ?? gradeReportedError(vector, answer);
+  if (withoutResult !== undefined) return withoutResult;
+  const result = answer.result;
+  if (!isObject(result))
+    return fail(
+      'answer has neither "result" (an object), "error" nor "unsupported"',
+      vector.expected,
+      answer,
+    );
+  return gradeResult(vector, result, options);
+}
+
+/** An answer that declines the case: the op is `unsupported`, or the library `cannotExpress` the rule. */
+function gradeDeclined(vector: VectorCase, answer: Record<string, unknown>): Grade | undefined {
   if (answer.unsupported === true) {
     return {
       status: 'skip',
       message: `implementation does not support op "${vector.op}"${typeof answer.reason === 'string' ? `: ${answer.reason}` : ''}`,
     };
   }
-  if (answer.cannotExpress !== undefined && answer.cannotExpress !== false) {
-    const c = answer.cannotExpress;
-    const deviation = isObject(c) && typeof c.deviation === 'string' ? c.deviation : undefined;
-    const reason =
-      isObject(c) && typeof c.reason === 'string'
-        ? c.reason
-        : typeof c === 'string'
-          ? c
-          : 'no reason given';
-    return {
-      status: 'inexpressible',
-      message: `implementation cannot express this case${deviation ? ` (${deviation})` : ''}: ${reason}`,
-      ...(deviation ? { deviation } : {}),
-    };
-  }
-  // Protocol 1 sends the error as a string; protocol 2 as {"message", "detail"?}.
+  if (answer.cannotExpress === undefined || answer.cannotExpress === false) return undefined;
+  const c = answer.cannotExpress;
+  const deviation = isObject(c) && typeof c.deviation === 'string' ? c.deviation : undefined;
+  const reason =
+    isObject(c) && typeof c.reason === 'string'
+      ? c.reason
+      : typeof c === 'string'
+        ? c
+        : 'no reason given';
+  return {
+    status: 'inexpressible',
+    message: `implementation cannot express this case${deviation ? ` (${deviation})` : ''}: ${reason}`,
+    ...(deviation ? { deviation } : {}),
+  };
+}
+
+/** An answer that reports an error: protocol 1 sends it as a string; protocol 2 as {"message", "detail"?}. */
+function gradeReportedError(
+  vector: VectorCase,
+  answer: Record<string, unknown>,
+): Grade | undefined {
   if (typeof answer.error === 'string')
     return fail(`implementation reported an error: ${answer.error}`, vector.expected, answer.error);
   if (isObject(answer.error) && typeof answer.error.message === 'string')
@@ -140,14 +164,23 @@ export function gradeAnswer(
       vector.expected,
       answer.error,
     );
-  const result = answer.result;
-  if (!isObject(result))
-    return fail(
-      'answer has neither "result" (an object), "error" nor "unsupported"',
-      vector.expected,
-      answer,
-    );
+  return undefined;
+}
 
+/** The verdict a verification-style case expects: ok, or a rejection with its code. */
+function expectedVerdict(e: { readonly ok: boolean; readonly code?: string }): {
+  ok: boolean;
+  code?: string;
+} {
+  return e.ok ? { ok: true } : { ok: false, code: e.code };
+}
+
+/** Grades the `result` object of an answer by the case's op. */
+function gradeResult(
+  vector: VectorCase,
+  result: Record<string, unknown>,
+  options: CompareOptions,
+): Grade {
   switch (vector.op) {
     case 'digest': {
       const e = vector.expected;
@@ -165,101 +198,95 @@ export function gradeAnswer(
       );
     }
     case 'signature-base':
-    case 'rfc9421-signature-base': {
-      const e = vector.expected;
-      if ('error' in e) {
-        if (typeof result.signatureBase === 'string')
-          return fail(`built a signature base where ${e.error} was expected`, e, result);
-        if (!options.ignoreCodes && result.error !== e.error)
-          return fail(
-            `wrong error: expected ${e.error}, received ${JSON.stringify(result.error ?? null)}`,
-            e,
-            result,
-          );
-        return { status: 'pass' };
-      }
-      if (typeof result.signatureBase !== 'string')
-        return fail('answer has no string "signatureBase"', e.signatureBase, result);
-      return result.signatureBase === e.signatureBase
-        ? { status: 'pass' }
-        : fail(
-            `signature base differs at ${firstDifference(e.signatureBase, result.signatureBase)}`,
-            e.signatureBase,
-            result.signatureBase,
-          );
-    }
-    case 'sign': {
-      const e = vector.expected;
-      if (typeof result.signatureBase !== 'string')
-        return fail('answer has no string "signatureBase"', e, result);
-      if (result.signatureBase !== e.signatureBase) {
-        return fail(
-          `signature base differs at ${firstDifference(e.signatureBase, result.signatureBase)}`,
-          e.signatureBase,
-          result.signatureBase,
-        );
-      }
-      const got = lowerHeaderMap(result.headers);
-      if (!got)
-        return fail(
-          '"headers" must be an array of [name, value] string pairs',
-          e.headers,
-          result.headers,
-        );
-      for (const [name, value] of e.headers) {
-        const values = got.get(name.toLowerCase()) ?? [];
-        if (values.length !== 1 || values[0] !== value) {
-          return fail(
-            `header ${name}: expected ${JSON.stringify(value)}, received ${JSON.stringify(values.length === 1 ? values[0] : values)}`,
-            value,
-            values,
-          );
-        }
-        got.delete(name.toLowerCase());
-      }
-      if (got.size > 0)
-        return fail(
-          `unexpected header(s) added: ${[...got.keys()].join(', ')}`,
-          e.headers,
-          result.headers,
-        );
-      return { status: 'pass' };
-    }
-    case 'verify': {
-      const e = vector.expected;
-      return gradeVerdict(
-        vector,
-        result,
-        'ok',
-        e.ok ? { ok: true } : { ok: false, code: e.code },
-        options,
-      );
-    }
-    case 'webhook-verify': {
-      const e = vector.expected;
-      return gradeVerdict(
-        vector,
-        result,
-        'ok',
-        e.ok ? { ok: true } : { ok: false, code: e.code },
-        options,
-      );
-    }
+    case 'rfc9421-signature-base':
+      return gradeSignatureBase(vector.expected, result, options);
+    case 'sign':
+      return gradeSign(vector.expected, result);
+    case 'verify':
+    case 'webhook-verify':
+      return gradeVerdict(vector, result, 'ok', expectedVerdict(vector.expected), options);
     case 'rfc9421-verify':
       return gradeVerdict(vector, result, 'ok', { ok: vector.expected.ok }, options);
-    case 'parse-key': {
-      const e = vector.expected;
-      const verdict = gradeVerdict(
-        vector,
-        result,
-        'ok',
-        e.ok ? { ok: true } : { ok: false, code: e.code },
-        options,
-      );
-      if (verdict.status !== 'pass' || !e.ok || vector.result === 'acceptable') return verdict;
-      return result.publicKey === e.publicKey
-        ? verdict
-        : fail('parsed to a different public key', e.publicKey, result.publicKey);
-    }
+    case 'parse-key':
+      return gradeParseKey(vector, vector.expected, result, options);
   }
+}
+
+/** A signature base (profile or RFC 9421), or the error a case expects instead of one. */
+function gradeSignatureBase(
+  e: SignatureBaseExpected,
+  result: Record<string, unknown>,
+  options: CompareOptions,
+): Grade {
+  if ('error' in e) {
+    if (typeof result.signatureBase === 'string')
+      return fail(`built a signature base where ${e.error} was expected`, e, result);
+    if (!options.ignoreCodes && result.error !== e.error)
+      return fail(
+        `wrong error: expected ${e.error}, received ${JSON.stringify(result.error ?? null)}`,
+        e,
+        result,
+      );
+    return { status: 'pass' };
+  }
+  if (typeof result.signatureBase !== 'string')
+    return fail('answer has no string "signatureBase"', e.signatureBase, result);
+  return sameSignatureBase(e.signatureBase, result.signatureBase) ?? { status: 'pass' };
+}
+
+/** A failure when the signature base differs from the expected one, at its first different line. */
+function sameSignatureBase(expected: string, received: string): Grade | undefined {
+  if (received === expected) return undefined;
+  return fail(
+    `signature base differs at ${firstDifference(expected, received)}`,
+    expected,
+    received,
+  );
+}
+
+/** A signed request: the signature base, then exactly the header lines the signer adds. */
+function gradeSign(e: SignExpected, result: Record<string, unknown>): Grade {
+  if (typeof result.signatureBase !== 'string')
+    return fail('answer has no string "signatureBase"', e, result);
+  const differs = sameSignatureBase(e.signatureBase, result.signatureBase);
+  if (differs !== undefined) return differs;
+  const got = lowerHeaderMap(result.headers);
+  if (!got)
+    return fail(
+      '"headers" must be an array of [name, value] string pairs',
+      e.headers,
+      result.headers,
+    );
+  for (const [name, value] of e.headers) {
+    const values = got.get(name.toLowerCase()) ?? [];
+    if (values.length !== 1 || values[0] !== value) {
+      return fail(
+        `header ${name}: expected ${JSON.stringify(value)}, received ${JSON.stringify(values.length === 1 ? values[0] : values)}`,
+        value,
+        values,
+      );
+    }
+    got.delete(name.toLowerCase());
+  }
+  if (got.size > 0)
+    return fail(
+      `unexpected header(s) added: ${[...got.keys()].join(', ')}`,
+      e.headers,
+      result.headers,
+    );
+  return { status: 'pass' };
+}
+
+/** A parsed key: the verdict, then (for a key that parses) the public key it parsed to. */
+function gradeParseKey(
+  vector: VectorCase,
+  e: ParseKeyExpected,
+  result: Record<string, unknown>,
+  options: CompareOptions,
+): Grade {
+  const verdict = gradeVerdict(vector, result, 'ok', expectedVerdict(e), options);
+  if (verdict.status !== 'pass' || !e.ok || vector.result === 'acceptable') return verdict;
+  return result.publicKey === e.publicKey
+    ? verdict
+    : fail('parsed to a different public key', e.publicKey, result.publicKey);
 }
