@@ -1,44 +1,11 @@
 // Commit and cancel of a held payout (spec: Endpoints 2 and 3): commit gives IN_PROGRESS with copStatus unchanged;
 // cancel gives CANCELLED with a statusReason saying the amount was released.
 import type { CheckRunEnv, Finding } from '../../check.js';
-import { observation, pass, skip, violation } from '../../check.js';
-import type { CopStatusKey } from '../../config.js';
+import { observation, pass, violation } from '../../check.js';
+import { createHeldPayout } from './cop-cases.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
-import { HOLDING_KEYS, judgeCopCase } from './cop-flows.js';
 import { evidenceOf, payoutActionRequest, sendAppCall, showValue } from './requests.js';
 import { judgeResource } from './resources.js';
-
-/** Creates a payout held in AWAITING_COMMIT (first configured non-matching destination), or says why it could not. */
-export async function createHeldPayout(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-): Promise<{ payoutId: string; key: CopStatusKey } | { problem: Finding }> {
-  const key = HOLDING_KEYS.find((k) => ctx.copDestinations[k] !== undefined);
-  if (key === undefined)
-    return {
-      problem: skip(
-        `needs one of ${HOLDING_KEYS.map((k) => `copDestinations.${k}`).join(', ')} in the config`,
-      ),
-    };
-  const held = await judgeCopCase(
-    ctx,
-    env,
-    key,
-    true,
-    'AWAITING_COMMIT',
-    'COP-HOLD-ON-MISMATCH',
-    true,
-  );
-  if (held.payoutId === undefined || held.findings.some((f) => f.outcome !== 'pass')) {
-    const why = held.findings.find((f) => f.outcome !== 'pass')?.message ?? 'no payout id';
-    return {
-      problem: skip(
-        `could not create a payout held in AWAITING_COMMIT (${why}); see cop-hold-on-mismatch`,
-      ),
-    };
-  }
-  return { payoutId: held.payoutId, key };
-}
 
 /** Sends commit or cancel for a held payout and judges the resource; returns the findings so far and the payout. */
 async function act(

@@ -6,6 +6,7 @@ import type { CopStatusKey, PayerAccount, PayoutDestinationConfig } from '../../
 import type { Redactor } from '../../redact.js';
 import { noAnswerIsNotEvidence } from '../no-answer.js';
 import type { WebhookListener } from '../../webhook-listener.js';
+import { createRunState, type AuditRunState } from './run-state.js';
 
 /** The credentials a signed request needs (secret and private key revealed only inside the runner). */
 export interface AuditCredentials {
@@ -81,6 +82,11 @@ export interface ServerAuditContext {
   readonly forgeries?: ForgerySettings;
   /** Masks secrets in reproduce commands (the engine masks everything else). */
   readonly redactor: Redactor;
+  /**
+   * What this run of the checks has done so far (run-state.ts): `startRun` gives each run a fresh one. Absent: each
+   * check that runs starts a run state of its own.
+   */
+  readonly run?: AuditRunState;
 }
 
 /** How much `signature-forgeries` draws (FORGERY_DEFAULTS in signature-forgeries.ts fills in what is left out). */
@@ -96,15 +102,28 @@ export interface ForgerySettings {
 
 export type ServerCheck = Check<ServerAuditContext>;
 
+/** What a server check's own code receives: the audit context with the state of the run it belongs to. */
+export type ServerRunContext = ServerAuditContext & { readonly run: AuditRunState };
+
+/** The context for one run of the checks: the audit context with a fresh run state (never one an earlier run left). */
+export function startRun(ctx: ServerAuditContext): ServerRunContext {
+  return { ...ctx, run: createRunState() };
+}
+
+/** The context as a check sees it: with its run's state, or, given none, a state of the check's own. */
+function withRunState(ctx: ServerAuditContext): ServerRunContext {
+  return ctx.run !== undefined ? (ctx as ServerRunContext) : startRun(ctx);
+}
+
 /** Declares a server check; the literal id type lets `ServerCheckId` list every id (for tables keyed by check id). */
 export function serverCheck<const Id extends string>(
-  check: Omit<ServerCheck, 'id' | 'appliesTo'> & { readonly id: Id },
+  check: Omit<Check<ServerRunContext>, 'id' | 'appliesTo'> & { readonly id: Id },
 ): ServerCheck & { readonly id: Id } {
   // An exchange with no complete answer is never the evidence of a failure (conformance/checks/no-answer.ts).
   return {
     ...check,
     appliesTo: 'server',
-    run: async (ctx, env) => noAnswerIsNotEvidence(await check.run(ctx, env)),
+    run: async (ctx, env) => noAnswerIsNotEvidence(await check.run(withRunState(ctx), env)),
   };
 }
 

@@ -32,9 +32,12 @@ export { CONCURRENT_COPIES } from './replay-and-concurrency.js';
 export {
   NEED,
   serverCheck,
+  startRun,
   type AuditCredentials,
   type KnownTimings,
   type ServerAuditContext,
   type ServerCheck,
+  type ServerRunContext,
 } from './context.js';
 export { signBroken, signCorrectly, withoutHeaders, type Breakage } from './forge.js';
+export type { AuditRunState } from './run-state.js';

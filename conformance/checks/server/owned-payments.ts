@@ -3,7 +3,7 @@
 // an earlier run may have left a refund active.
 import type { CheckRunEnv, Finding } from '../../check.js';
 import { inconclusive } from '../../check.js';
-import type { ServerAuditContext } from './context.js';
+import type { ServerAuditContext, ServerRunContext } from './context.js';
 import { sandboxCall } from './requests.js';
 
 type SettledPayment = ServerAuditContext['payments']['settled'][number];
@@ -11,18 +11,9 @@ type SettledPayment = ServerAuditContext['payments']['settled'][number];
 /** The amount of a settled payment a refund check makes for itself through /sandbox/ (room for several refunds). */
 export const OWN_PAYMENT_AMOUNT = '100.00';
 
-/** Per run: the settled payments this run made through /sandbox/ (no refund but this run's can be active on them). */
-const owned = new WeakMap<ServerAuditContext, Set<string>>();
-
-function ownedOf(ctx: ServerAuditContext): Set<string> {
-  let set = owned.get(ctx);
-  if (set === undefined) owned.set(ctx, (set = new Set()));
-  return set;
-}
-
 /** A SETTLED payment made through /sandbox/ for this check; undefined when the sandbox does not make one. */
 export async function ownSettledPayment(
-  ctx: ServerAuditContext,
+  ctx: ServerRunContext,
   env: CheckRunEnv,
 ): Promise<SettledPayment | undefined> {
   const made = await sandboxCall(ctx, env, 'POST', '/payments', {
@@ -31,7 +22,7 @@ export async function ownSettledPayment(
   });
   const id = made.value?.['paymentId'];
   if (typeof id !== 'string' || made.value?.['status'] !== 'SETTLED') return undefined;
-  ownedOf(ctx).add(id);
+  ctx.run.owned.add(id);
   return { paymentId: id, amount: OWN_PAYMENT_AMOUNT };
 }
 
@@ -40,11 +31,11 @@ export async function ownSettledPayment(
  * active on it, which the spec shows no way to see, so its refusal of a refund is undecided, never a failure.
  */
 export function undecidedOnForeignPayment(
-  ctx: ServerAuditContext,
+  ctx: ServerRunContext,
   paymentId: string,
   findings: readonly Finding[],
 ): Finding[] {
-  if (ownedOf(ctx).has(paymentId)) return [...findings];
+  if (ctx.run.owned.has(paymentId)) return [...findings];
   return findings.map((f) =>
     f.outcome !== 'violation'
       ? f

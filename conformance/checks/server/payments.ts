@@ -9,8 +9,13 @@ import { notApplicable, observation, pass, skip, violation } from '../../check.j
 import type { RecordedExchange } from '../../http-client.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
-import { fetchPublicKey } from './public-key.js';
-import { freeSettledPayment, noteRefund, PARTIAL_REFUND_AMOUNT, sendRefund } from './refunds.js';
+import { fetchPublicKey } from './served-key.js';
+import {
+  freeSettledPayment,
+  noteRefund,
+  PARTIAL_REFUND_AMOUNT,
+  sendRefund,
+} from './refund-actions.js';
 import {
   describeOutcome,
   evidenceOf,

@@ -2,39 +2,12 @@
 // in PKCS#8 (SubjectPublicKeyInfo) PEM form with the BEGIN and END lines trimmed off.
 import { createPublicKey } from 'node:crypto';
 import { decodeStrictBase64 } from '../../../src/keys/base64.js';
-import { parseRsaPublicKey, type ParsedRsaPublicKey } from '../../../src/webhooks/index.js';
-import type { CheckRunEnv, Finding } from '../../check.js';
+import { parseRsaPublicKey } from '../../../src/webhooks/index.js';
+import type { Finding } from '../../check.js';
 import { pass, violation } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
 import { serverCheck, type ServerAuditContext } from './context.js';
 import { describeOutcome, evidenceOf, exchange, publicKeyRequest } from './requests.js';
-
-export type PublicKeyResult =
-  | { readonly ok: true; readonly key: ParsedRsaPublicKey; readonly ex: RecordedExchange }
-  | { readonly ok: false; readonly message: string; readonly ex: RecordedExchange };
-
-/** Fetches the served key and parses it in any accepted form (for verifying webhooks). */
-export async function fetchPublicKey(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-): Promise<PublicKeyResult> {
-  const ex = await exchange(ctx, env, publicKeyRequest(ctx));
-  if (ex.response?.status !== 200 || ex.response.bodyText === undefined)
-    return {
-      ok: false,
-      message: `GET ${publicKeyRequest(ctx).url} gave ${describeOutcome(ex)}`,
-      ex,
-    };
-  try {
-    return { ok: true, key: parseRsaPublicKey(ex.response.bodyText), ex };
-  } catch (error) {
-    return {
-      ok: false,
-      message: `the served key does not parse: ${error instanceof Error ? error.message : String(error)}`,
-      ex,
-    };
-  }
-}
 
 /** Findings on the form of what the endpoint served. */
 function judgeForm(ctx: ServerAuditContext, ex: RecordedExchange): Finding[] {

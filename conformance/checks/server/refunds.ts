@@ -8,264 +8,108 @@ import {
   subtractDecimals,
   toDecimal,
 } from '../../../src/rules/money.js';
-import type { CheckRunEnv, Finding } from '../../check.js';
-import { notApplicable, observation, pass, skip, violation } from '../../check.js';
+import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
+import { notApplicable, pass, skip, violation } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
-import { NEED, serverCheck, type ServerAuditContext } from './context.js';
-import { judgeRejection } from './rejection.js';
+import { NEED, serverCheck, type ServerAuditContext, type ServerRunContext } from './context.js';
 import {
-  describeOutcome,
-  evidenceOf,
-  isSuccess,
-  jsonObject,
-  refundRequest,
-  sandboxCall,
-  sendAppCall,
-  showValue,
-} from './requests.js';
-import { judgeResource, schemaProblems } from './resources.js';
-import { unanswered } from '../no-answer.js';
+  allFinished,
+  createPartialRefund,
+  freeSettledPayment,
+  isFinalRefundStatus,
+  noteRefund,
+  PARTIAL_REFUND_AMOUNT,
+  processedTotal,
+  refundNotCreated,
+  sendRefund,
+  type SettledPayment,
+} from './refund-actions.js';
+import { judgeRejection } from './rejection.js';
+import { describeOutcome, evidenceOf, isSuccess, jsonObject, showValue } from './requests.js';
+import { schemaProblems } from './resources.js';
 import { lifecycleWaitMs, lifecycleWaitSource } from './waits.js';
-import { ownSettledPayment, undecidedOnForeignPayment } from './owned-payments.js';
-import type { ReceivedWebhook } from '../../webhook-listener.js';
-import { member, waitForMentions, webhookKind } from './webhook-match.js';
+import { member, waitForMentions } from './webhook-match.js';
 
-/** The smallest partial refund. */
-export const PARTIAL_REFUND_AMOUNT = '0.01';
+type UnsettledPayment = ServerAuditContext['payments']['unsettled'][number];
 
-export type SettledPayment = ServerAuditContext['payments']['settled'][number];
-
-// Refund checks share the configured settled payments by sequencing (they run one at a time: group "refunds"). The
-// spec allows one active refund per payment, so a check takes a payment none of whose audit refunds is still
-// active, waiting for a final-status refund webhook of the earlier ones when every payment is busy. Two settled
-// payments are enough for every refund check (refund-second-while-active-rejected holds one while it tests).
-
-/** Per run (context): the refunds the audit created (id and amount), by payment id. */
-const ledgers = new WeakMap<
-  ServerAuditContext,
-  Map<string, Array<{ readonly id: string; readonly amount: string }>>
->();
-
-function ledgerOf(
+/** The refusal of a refund of an unsettled payment: 422, an error body by the schema, UNPROCESSABLE_ENTITY, the status named. */
+function judgeUnsettledRefusal(
   ctx: ServerAuditContext,
-): Map<string, Array<{ readonly id: string; readonly amount: string }>> {
-  let ledger = ledgers.get(ctx);
-  if (ledger === undefined) ledgers.set(ctx, (ledger = new Map()));
-  return ledger;
-}
-
-/**
- * Per run: payments a refund request was sent for that got no complete answer. The target may have created that
- * refund (it may arrive late), so the payment may have an active refund the audit cannot see: never chosen again.
- */
-const tainted = new WeakMap<ServerAuditContext, Set<string>>();
-
-function taintedOf(ctx: ServerAuditContext): Set<string> {
-  let set = tainted.get(ctx);
-  if (set === undefined) tainted.set(ctx, (set = new Set()));
-  return set;
-}
-
-/** Records a refund the audit created (accepted by the target), so later checks wait until it has finished. */
-export function noteRefund(
-  ctx: ServerAuditContext,
-  paymentId: string,
-  refund: Record<string, unknown> | undefined,
-): void {
-  const id = refund?.['refundPaymentId'];
-  const amount = (refund?.['refundRequestDetails'] as Record<string, unknown> | undefined)?.[
-    'amount'
+  payment: UnsettledPayment,
+  ex: RecordedExchange,
+): Finding[] {
+  const evidence = evidenceOf(ctx, ex);
+  const what = `a refund of payment ${payment.paymentId} in ${payment.status}`;
+  if (isSuccess(ex))
+    return [
+      violation(`${what} was accepted`, {
+        requirement: 'REFUND-SETTLED-ONLY',
+        expected: '422 UNPROCESSABLE_ENTITY',
+        received: describeOutcome(ex),
+        evidence,
+      }),
+    ];
+  const findings: Finding[] = [
+    ex.response?.status === 422
+      ? pass(`${what} was answered 422`, { requirement: 'ERROR-REFUND-UNSETTLED-422' })
+      : violation(`${what} was answered ${describeOutcome(ex)}`, {
+          requirement: 'ERROR-REFUND-UNSETTLED-422',
+          expected: '422',
+          received: describeOutcome(ex),
+          evidence,
+        }),
   ];
-  if (typeof id === 'string')
-    ledgerOf(ctx).set(paymentId, [
-      ...(ledgerOf(ctx).get(paymentId) ?? []),
-      { id, amount: typeof amount === 'number' ? String(amount) : PARTIAL_REFUND_AMOUNT },
-    ]);
+  const body = jsonObject(ex);
+  const problems =
+    body === undefined ? ['the body is not a JSON object'] : schemaProblems('error', body);
+  if (problems.length > 0)
+    return [
+      ...findings,
+      violation(`${what}: the error body does not match the error schema`, {
+        requirement: 'ERROR-REFUND-BODY',
+        expected:
+          'schemas/error.schema.json (statusCode, statusName, errorMessage, traceId, source)',
+        received: problems.join('; '),
+        evidence,
+      }),
+    ];
+  return [...findings, ...judgeErrorBody(what, payment.status, body!, evidence)];
 }
 
-/** The final status of a refund, when a refund webhook with one arrived for it. */
-function finalStatus(all: readonly ReceivedWebhook[], refundId: string): string | undefined {
-  for (const w of all) {
-    const status = member(w, 'refundStatus');
-    if (
-      webhookKind(w) === 'refund' &&
-      member(w, 'refundId') === refundId &&
-      status !== undefined &&
-      FINISHED.includes(status)
-    )
-      return status;
-  }
-  return undefined;
-}
-
-const finished = (all: readonly ReceivedWebhook[], refundId: string): boolean =>
-  finalStatus(all, refundId) !== undefined;
-
-/**
- * Waits until `done` holds for the webhooks received: one lifecycle step's wait (waits.ts); then, where the target has
- * payconform's /sandbox/ and `unfinished` refunds remain, asks it to move them on and waits for their webhooks.
- */
-async function untilFinished(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-  done: (all: readonly ReceivedWebhook[]) => boolean,
-  unfinished: () => readonly string[],
-): Promise<boolean> {
-  const listener = ctx.webhooks;
-  if (listener === undefined) return false;
-  const wait = (ms: number): Promise<unknown> =>
-    listener.waitFor(done, {
-      timeoutMs: Math.max(0, Math.min(ms, env.deadline - Date.now() - 2_000)),
-      signal: env.signal,
-    });
-  await wait(lifecycleWaitMs(ctx));
-  if (done(listener.received()) || ctx.sandbox !== true) return done(listener.received());
-  // A refused move (already final, or moving by itself) changes nothing: the webhooks decide.
-  for (const id of unfinished())
-    await sandboxCall(ctx, env, 'POST', `/refunds/${encodeURIComponent(id)}/advance`, {});
-  await wait(ctx.webhookWaitMs);
-  return done(listener.received());
-}
-
-/** Waits until every audit refund of the payment has a final status (see `untilFinished`); returns whether they have. */
-async function allFinished(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-  paymentId: string,
-): Promise<boolean> {
-  const ids = (ledgerOf(ctx).get(paymentId) ?? []).map((r) => r.id);
-  return untilFinished(
-    ctx,
-    env,
-    (all) => ids.every((id) => finished(all, id)),
-    () => ids.filter((id) => !finished(ctx.webhooks?.received() ?? [], id)),
-  );
-}
-
-/**
- * A configured settled payment with no active audit refund (and enough left for a partial refund), waiting up to the
- * lifecycle time for an earlier refund to finish; or why none is free. Without a webhook listener the finish cannot
- * be seen: the payment used least is taken and a refused refund is reported as such by the check.
- */
-export async function freeSettledPayment(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-  among: readonly SettledPayment[] = ctx.payments.settled,
-): Promise<SettledPayment | { problem: string }> {
-  // A check owns what it judges: where the target has payconform's /sandbox/, a fresh settled payment, which no earlier
-  // run (nor an earlier check) can have left an active refund on; the configured payments where it cannot be made.
-  if (ctx.sandbox === true) {
-    const own = await ownSettledPayment(ctx, env);
-    if (own !== undefined) return own;
-  }
-  const large = among.filter((p) => allowsPartial(p.amount));
-  const candidates = large.filter((p) => !taintedOf(ctx).has(p.paymentId));
-  if (candidates.length === 0) {
-    return {
-      problem:
-        among.length === 0
-          ? 'needs payments.settled in the config'
-          : large.length === 0
-            ? `every configured settled payment is too small for a partial refund of ${PARTIAL_REFUND_AMOUNT}`
-            : `every configured settled payment had a refund request that got no answer in this run, so each may hold an active refund the audit cannot see`,
-    };
-  }
-  const ledger = ledgerOf(ctx);
-  const busy = (p: SettledPayment, all: readonly ReceivedWebhook[]): boolean =>
-    (ledger.get(p.paymentId) ?? []).some((r) => !finished(all, r.id));
-  const listener = ctx.webhooks;
-  if (listener === undefined)
-    return [...candidates].sort(
-      (a, b) => (ledger.get(a.paymentId)?.length ?? 0) - (ledger.get(b.paymentId)?.length ?? 0),
-    )[0]!;
-  const free = (): SettledPayment | undefined =>
-    candidates.find((p) => !busy(p, listener.received()));
-  if (free() !== undefined) return free()!;
-  const waited = await untilFinished(
-    ctx,
-    env,
-    (all) => candidates.some((p) => !busy(p, all)),
-    () =>
-      candidates.flatMap((p) =>
-        (ledger.get(p.paymentId) ?? [])
-          .filter((r) => !finished(listener.received(), r.id))
-          .map((r) => r.id),
+/** A schema-valid error body: UNPROCESSABLE_ENTITY and 422, and a message naming the payment's status. */
+function judgeErrorBody(
+  what: string,
+  status: string,
+  b: Record<string, unknown>,
+  evidence: Evidence,
+): Finding[] {
+  const findings: Finding[] = [];
+  if (b['statusName'] !== 'UNPROCESSABLE_ENTITY' || b['statusCode'] !== 422) {
+    findings.push(
+      violation(
+        `${what}: statusName ${showValue(b['statusName'])}, statusCode ${showValue(b['statusCode'])}`,
+        {
+          requirement: 'ERROR-REFUND-UNSETTLED-422',
+          expected: 'statusName UNPROCESSABLE_ENTITY, statusCode 422',
+          evidence,
+        },
       ),
+    );
+  }
+  const message = String(b['errorMessage']);
+  findings.push(
+    message.toUpperCase().includes(status.toUpperCase())
+      ? pass(`the error message names the status ${status}`, {
+          requirement: 'ERROR-REFUND-UNSETTLED-422',
+        })
+      : violation(`the error message "${message}" does not name the payment status ${status}`, {
+          requirement: 'ERROR-REFUND-UNSETTLED-422',
+          expected: `a message naming ${status}`,
+          received: message,
+          evidence,
+        }),
   );
-  return waited && free() !== undefined
-    ? free()!
-    : {
-        problem: `every configured settled payment (${candidates.length}) still has an active refund created by an earlier check after waiting ${lifecycleWaitMs(ctx)} ms (${lifecycleWaitSource(ctx)})${ctx.sandbox === true ? ` and asking /sandbox/ to move it on` : ''} for a final-status refund webhook (the spec allows one active refund per payment; configure more settled payments, or state the target's "lifecycle" in the config)`,
-      };
-}
-
-/** True when a partial refund of 0.01 leaves something of the payment. */
-function allowsPartial(amount: string): boolean {
-  return compareDecimals(toDecimal(amount), toDecimal(PARTIAL_REFUND_AMOUNT)) > 0;
-}
-
-/** Sends a refund (unsigned first; signed again after a 401) and records a signed retry as an observation. */
-export async function sendRefund(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-  paymentId: string,
-  amount: string,
-): Promise<{ ex: RecordedExchange; notes: Finding[] }> {
-  const { ex, unsignedAttempt } = await sendAppCall(
-    ctx,
-    env,
-    refundRequest(ctx, paymentId, amount),
-  );
-  // A refund request without an answer may still be acted on (late): the payment may hold a refund nobody saw.
-  if (unanswered(ex) || (unsignedAttempt !== undefined && unanswered(unsignedAttempt)))
-    taintedOf(ctx).add(paymentId);
-  const notes = unsignedAttempt
-    ? [
-        observation(
-          `refund without a signature was answered ${unsignedAttempt.response?.status ?? ''}; sent again signed (whether refunds require a signature is not shown)`,
-          { requirement: 'SIG-OTHER-ENDPOINTS-SIGNED', evidence: evidenceOf(ctx, unsignedAttempt) },
-        ),
-      ]
-    : [];
-  return { ex, notes };
-}
-
-/** Creates a partial refund on a free settled payment and judges the Refund resource. */
-export async function createPartialRefund(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-  chosen?: SettledPayment,
-): Promise<{
-  findings: Finding[];
-  refund?: Record<string, unknown>;
-  ex?: RecordedExchange;
-  paymentId?: string;
-  payment?: SettledPayment;
-}> {
-  const payment = chosen ?? (await freeSettledPayment(ctx, env));
-  if ('problem' in payment) return { findings: [skip(payment.problem)] };
-  const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, PARTIAL_REFUND_AMOUNT);
-  if (isSuccess(ex)) noteRefund(ctx, payment.paymentId, jsonObject(ex));
-  const verdict = judgeResource(
-    ctx,
-    ex,
-    `a partial refund of ${PARTIAL_REFUND_AMOUNT} of settled payment ${payment.paymentId}`,
-    'refund',
-    'REFUND-PARTIAL-ALLOWED',
-    'REFUND-RESPONSE-RESOURCE',
-  );
-  // An unanswered request is the no-answer rule's to word (checks/no-answer.ts); a refusal is the target's answer.
-  const judged =
-    isSuccess(ex) || unanswered(ex)
-      ? verdict.findings
-      : undecidedOnForeignPayment(ctx, payment.paymentId, verdict.findings);
-  return {
-    findings: [...notes, ...judged],
-    ex,
-    paymentId: payment.paymentId,
-    payment,
-    ...(verdict.findings.length === 0 && verdict.resource ? { refund: verdict.resource } : {}),
-  };
+  return findings;
 }
 
 const unsettled = serverCheck({
@@ -285,75 +129,7 @@ const unsettled = serverCheck({
   async run(ctx, env) {
     const cases = ctx.payments.unsettled.slice(0, 4).map(async (payment): Promise<Finding[]> => {
       const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, PARTIAL_REFUND_AMOUNT);
-      const evidence = evidenceOf(ctx, ex);
-      const what = `a refund of payment ${payment.paymentId} in ${payment.status}`;
-      const findings: Finding[] = [...notes];
-      if (isSuccess(ex))
-        return [
-          ...findings,
-          violation(`${what} was accepted`, {
-            requirement: 'REFUND-SETTLED-ONLY',
-            expected: '422 UNPROCESSABLE_ENTITY',
-            received: describeOutcome(ex),
-            evidence,
-          }),
-        ];
-      const status = ex.response?.status;
-      findings.push(
-        status === 422
-          ? pass(`${what} was answered 422`, { requirement: 'ERROR-REFUND-UNSETTLED-422' })
-          : violation(`${what} was answered ${describeOutcome(ex)}`, {
-              requirement: 'ERROR-REFUND-UNSETTLED-422',
-              expected: '422',
-              received: describeOutcome(ex),
-              evidence,
-            }),
-      );
-      const body = jsonObject(ex);
-      const problems =
-        body === undefined ? ['the body is not a JSON object'] : schemaProblems('error', body);
-      if (problems.length > 0) {
-        findings.push(
-          violation(`${what}: the error body does not match the error schema`, {
-            requirement: 'ERROR-REFUND-BODY',
-            expected:
-              'schemas/error.schema.json (statusCode, statusName, errorMessage, traceId, source)',
-            received: problems.join('; '),
-            evidence,
-          }),
-        );
-        return findings;
-      }
-      const b = body!;
-      if (b['statusName'] !== 'UNPROCESSABLE_ENTITY' || b['statusCode'] !== 422) {
-        findings.push(
-          violation(
-            `${what}: statusName ${showValue(b['statusName'])}, statusCode ${showValue(b['statusCode'])}`,
-            {
-              requirement: 'ERROR-REFUND-UNSETTLED-422',
-              expected: 'statusName UNPROCESSABLE_ENTITY, statusCode 422',
-              evidence,
-            },
-          ),
-        );
-      }
-      const message = String(b['errorMessage']);
-      findings.push(
-        message.toUpperCase().includes(payment.status.toUpperCase())
-          ? pass(`the error message names the status ${payment.status}`, {
-              requirement: 'ERROR-REFUND-UNSETTLED-422',
-            })
-          : violation(
-              `the error message "${message}" does not name the payment status ${payment.status}`,
-              {
-                requirement: 'ERROR-REFUND-UNSETTLED-422',
-                expected: `a message naming ${payment.status}`,
-                received: message,
-                evidence,
-              },
-            ),
-      );
-      return findings;
+      return [...notes, ...judgeUnsettledRefusal(ctx, payment, ex)];
     });
     return (await Promise.all(cases)).flat();
   },
@@ -417,14 +193,11 @@ const secondWhileActive = serverCheck({
     let lastSkip: Finding[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
       const first = await createPartialRefund(ctx, env);
-      if (first.refund === undefined || first.paymentId === undefined) {
-        return [
-          ...first.findings.filter((f) => f.outcome === 'observation'),
-          skip(
-            `the first refund was not created, so a second one cannot be tested: ${first.findings.find((f) => f.outcome !== 'observation')?.message ?? ''}`,
-          ),
-        ];
-      }
+      if (first.refund === undefined || first.paymentId === undefined)
+        return refundNotCreated(
+          first,
+          (why) => `the first refund was not created, so a second one cannot be tested: ${why}`,
+        );
       const { ex, notes } = await sendRefund(ctx, env, first.paymentId, PARTIAL_REFUND_AMOUNT);
       if (isSuccess(ex)) noteRefund(ctx, first.paymentId, jsonObject(ex));
       const finishedFirst = isSuccess(ex)
@@ -456,9 +229,6 @@ const secondWhileActive = serverCheck({
   },
 });
 
-/** Final refund statuses (no longer active; spec: one active refund per payment). */
-const FINISHED = ['PROCESSED', 'FAILED', 'CANCELLED', 'RETURNED'];
-
 /**
  * When a second refund was accepted: did the first finish before it was created? Judged on the service's own clock:
  * the eventTimeUtc of a final-status webhook of the first refund against the second refund's createdAtUtc.
@@ -475,7 +245,7 @@ async function finishedBefore(
   if (ctx.webhooks === undefined || typeof id !== 'string' || typeof createdAt !== 'string')
     return undefined;
   const done = (w: Parameters<typeof member>[0]): boolean =>
-    FINISHED.includes(member(w, 'refundStatus') ?? '');
+    isFinalRefundStatus(member(w, 'refundStatus'));
   // A first refund that finished must send its final webhook (each status change produces one): waited for as a
   // webhook that must come, not a quiet wait, so a delivery slowed by load is not read as "still active". The
   // timestamps decide, so a longer wait cannot hide a second refund accepted while the first was active.
@@ -588,14 +358,8 @@ const severalPartial = serverCheck({
   group: 'refunds',
   async run(ctx, env) {
     const first = await createPartialRefund(ctx, env);
-    if (first.refund === undefined || first.payment === undefined) {
-      return [
-        ...first.findings.filter((f) => f.outcome === 'observation'),
-        skip(
-          `the first refund was not created: ${first.findings.find((f) => f.outcome !== 'observation')?.message ?? ''}`,
-        ),
-      ];
-    }
+    if (first.refund === undefined || first.payment === undefined)
+      return refundNotCreated(first, (why) => `the first refund was not created: ${why}`);
     const payment = first.payment;
     if (!(await allFinished(ctx, env, payment.paymentId))) {
       return [
@@ -604,65 +368,78 @@ const severalPartial = serverCheck({
         ),
       ];
     }
-    const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, PARTIAL_REFUND_AMOUNT);
-    const findings: Finding[] = [...notes];
-    if (!isSuccess(ex)) {
-      findings.push(
-        violation('a second partial refund, sent after the first had finished, was refused', {
-          requirement: 'REFUND-PARTIAL-ALLOWED',
-          expected: 'a Refund resource (several partial refunds per payment are allowed)',
-          received: describeOutcome(ex),
-          evidence: evidenceOf(ctx, ex),
-        }),
-      );
-      return findings;
-    }
-    noteRefund(ctx, payment.paymentId, jsonObject(ex));
-    findings.push(
-      pass('a second partial refund after the first had finished was accepted', {
-        requirement: 'REFUND-PARTIAL-ALLOWED',
-      }),
-    );
+    const second = await sendSecondPartial(ctx, env, payment.paymentId);
+    if (!second.accepted) return second.findings;
     if (!(await allFinished(ctx, env, payment.paymentId))) {
       return [
-        ...findings,
+        ...second.findings,
         skip(
           `the refunds of payment ${payment.paymentId} did not all reach a final status in time, so the total could not be tested`,
         ),
       ];
     }
-    // Only refunds known PROCESSED certainly count towards the total (whether failed ones do is not shown).
-    const all = ctx.webhooks?.received() ?? [];
-    const taken = (ledgerOf(ctx).get(payment.paymentId) ?? [])
-      .filter((r) => finalStatus(all, r.id) === 'PROCESSED')
-      .reduce((sum, r) => addDecimals(sum, toDecimal(r.amount)), toDecimal('0'));
-    if (compareDecimals(taken, toDecimal(PARTIAL_REFUND_AMOUNT)) <= 0) {
-      return [
-        ...findings,
-        notApplicable(
-          `fewer than two of the audit's refunds of payment ${payment.paymentId} ended PROCESSED, so the total is not tested`,
-        ),
-      ];
-    }
-    const rest = subtractDecimals(toDecimal(payment.amount), taken);
-    const amount = formatDecimal(addDecimals(rest, toDecimal(PARTIAL_REFUND_AMOUNT)), {
-      minScale: 2,
-    });
-    const over = await sendRefund(ctx, env, payment.paymentId, amount);
-    if (isSuccess(over.ex)) noteRefund(ctx, payment.paymentId, jsonObject(over.ex));
-    return [
-      ...findings,
-      ...over.notes,
-      ...judgeRejection(
-        ctx,
-        over.ex,
-        'REFUND-TOTAL-CAP',
-        `a refund of ${amount} of a payment of ${payment.amount} after refunds of ${formatDecimal(taken, { minScale: 2 })}`,
-        'ERROR-REFUND-OVER-TOTAL',
-      ),
-    ];
+    return [...second.findings, ...(await refundBeyondTotal(ctx, env, payment))];
   },
 });
+
+/** A second partial refund, sent after the first finished, must be accepted (several partial refunds are allowed). */
+async function sendSecondPartial(
+  ctx: ServerRunContext,
+  env: CheckRunEnv,
+  paymentId: string,
+): Promise<{ findings: Finding[]; accepted: boolean }> {
+  const { ex, notes } = await sendRefund(ctx, env, paymentId, PARTIAL_REFUND_AMOUNT);
+  if (!isSuccess(ex)) {
+    const refused = violation(
+      'a second partial refund, sent after the first had finished, was refused',
+      {
+        requirement: 'REFUND-PARTIAL-ALLOWED',
+        expected: 'a Refund resource (several partial refunds per payment are allowed)',
+        received: describeOutcome(ex),
+        evidence: evidenceOf(ctx, ex),
+      },
+    );
+    return { findings: [...notes, refused], accepted: false };
+  }
+  noteRefund(ctx, paymentId, jsonObject(ex));
+  const accepted = pass('a second partial refund after the first had finished was accepted', {
+    requirement: 'REFUND-PARTIAL-ALLOWED',
+  });
+  return { findings: [...notes, accepted], accepted: true };
+}
+
+/** Once the earlier refunds finished: a refund of the rest plus 0.01 must be rejected (the sum stays within the amount). */
+async function refundBeyondTotal(
+  ctx: ServerRunContext,
+  env: CheckRunEnv,
+  payment: SettledPayment,
+): Promise<Finding[]> {
+  // Only refunds known PROCESSED certainly count towards the total (whether failed ones do is not shown).
+  const taken = processedTotal(ctx, payment.paymentId);
+  if (compareDecimals(taken, toDecimal(PARTIAL_REFUND_AMOUNT)) <= 0) {
+    return [
+      notApplicable(
+        `fewer than two of the audit's refunds of payment ${payment.paymentId} ended PROCESSED, so the total is not tested`,
+      ),
+    ];
+  }
+  const rest = subtractDecimals(toDecimal(payment.amount), taken);
+  const amount = formatDecimal(addDecimals(rest, toDecimal(PARTIAL_REFUND_AMOUNT)), {
+    minScale: 2,
+  });
+  const over = await sendRefund(ctx, env, payment.paymentId, amount);
+  if (isSuccess(over.ex)) noteRefund(ctx, payment.paymentId, jsonObject(over.ex));
+  return [
+    ...over.notes,
+    ...judgeRejection(
+      ctx,
+      over.ex,
+      'REFUND-TOTAL-CAP',
+      `a refund of ${amount} of a payment of ${payment.amount} after refunds of ${formatDecimal(taken, { minScale: 2 })}`,
+      'ERROR-REFUND-OVER-TOTAL',
+    ),
+  ];
+}
 
 export const refundChecks = [
   unsettled,

@@ -4,7 +4,7 @@
 import type { Finding } from '../../check.js';
 import { notApplicable, observation, pass, skip, violation } from '../../check.js';
 import { NEED, serverCheck } from './context.js';
-import { createPartialRefund } from './refunds.js';
+import { createPartialRefund } from './refund-actions.js';
 import {
   createSignedPayout,
   defaultDestination,

@@ -8,11 +8,11 @@ import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
 import { notApplicable, observation, pass, skip, violation } from '../../check.js';
 import { mediaTypeOf } from '../../client-audit/endpoints.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
-import { createHeldPayout } from './commit-cancel.js';
+import { createHeldPayout } from './cop-cases.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
-import { fetchPublicKey } from './public-key.js';
+import { fetchPublicKey } from './served-key.js';
 import { lifecycleWaitMs, lifecycleWaitSource, redeliveryWaitMs } from './waits.js';
-import { createPartialRefund } from './refunds.js';
+import { createPartialRefund } from './refund-actions.js';
 import { schemaProblems } from './resources.js';
 import {
   createSignedPayout,

@@ -1,0 +1,268 @@
+// The refund actions the refund, payment and webhook checks share (spec: Endpoint 4, Limits): a settled payment with
+// no active refund of this run, a refund sent (unsigned first), a partial refund created and judged, and the run's
+// ledger of the refunds it created, waited on until they finish (one active refund per payment).
+import {
+  addDecimals,
+  compareDecimals,
+  toDecimal,
+  ZERO,
+  type Decimal,
+} from '../../../src/rules/money.js';
+import type { CheckRunEnv, Finding } from '../../check.js';
+import { observation, skip } from '../../check.js';
+import type { RecordedExchange } from '../../http-client.js';
+import type { ReceivedWebhook } from '../../webhook-listener.js';
+import { unanswered } from '../no-answer.js';
+import type { ServerAuditContext, ServerRunContext } from './context.js';
+import { ownSettledPayment, undecidedOnForeignPayment } from './owned-payments.js';
+import {
+  evidenceOf,
+  isSuccess,
+  jsonObject,
+  refundRequest,
+  sandboxCall,
+  sendAppCall,
+} from './requests.js';
+import { judgeResource } from './resources.js';
+import { lifecycleWaitMs, lifecycleWaitSource } from './waits.js';
+import { member, webhookKind } from './webhook-match.js';
+
+/** Final refund statuses (no longer active; spec: one active refund per payment). */
+const FINISHED = ['PROCESSED', 'FAILED', 'CANCELLED', 'RETURNED'];
+
+/** Whether a refund status is final (the refund is no longer active). */
+export const isFinalRefundStatus = (status: string | undefined): boolean =>
+  status !== undefined && FINISHED.includes(status);
+
+/** The smallest partial refund. */
+export const PARTIAL_REFUND_AMOUNT = '0.01';
+
+export type SettledPayment = ServerAuditContext['payments']['settled'][number];
+
+// Refund checks share the configured settled payments by sequencing (they run one at a time: group "refunds"). The
+// spec allows one active refund per payment, so a check takes a payment none of whose audit refunds is still
+// active, waiting for a final-status refund webhook of the earlier ones when every payment is busy. Two settled
+// payments are enough for every refund check (refund-second-while-active-rejected holds one while it tests).
+
+/** Records a refund the audit created (accepted by the target), so later checks wait until it has finished. */
+export function noteRefund(
+  ctx: ServerRunContext,
+  paymentId: string,
+  refund: Record<string, unknown> | undefined,
+): void {
+  const id = refund?.['refundPaymentId'];
+  const amount = (refund?.['refundRequestDetails'] as Record<string, unknown> | undefined)?.[
+    'amount'
+  ];
+  if (typeof id === 'string')
+    ctx.run.refunds.set(paymentId, [
+      ...(ctx.run.refunds.get(paymentId) ?? []),
+      { id, amount: typeof amount === 'number' ? String(amount) : PARTIAL_REFUND_AMOUNT },
+    ]);
+}
+
+/** The final status of a refund, when a refund webhook with one arrived for it. */
+function finalStatus(all: readonly ReceivedWebhook[], refundId: string): string | undefined {
+  for (const w of all) {
+    const status = member(w, 'refundStatus');
+    if (
+      webhookKind(w) === 'refund' &&
+      member(w, 'refundId') === refundId &&
+      isFinalRefundStatus(status)
+    )
+      return status;
+  }
+  return undefined;
+}
+
+const finished = (all: readonly ReceivedWebhook[], refundId: string): boolean =>
+  finalStatus(all, refundId) !== undefined;
+
+/** The sum of this run's refunds of the payment that a refund webhook showed PROCESSED. */
+export function processedTotal(ctx: ServerRunContext, paymentId: string): Decimal {
+  const all = ctx.webhooks?.received() ?? [];
+  return (ctx.run.refunds.get(paymentId) ?? [])
+    .filter((r) => finalStatus(all, r.id) === 'PROCESSED')
+    .reduce((sum, r) => addDecimals(sum, toDecimal(r.amount)), ZERO);
+}
+
+/**
+ * Waits until `done` holds for the webhooks received: one lifecycle step's wait (waits.ts); then, where the target has
+ * payconform's /sandbox/ and `unfinished` refunds remain, asks it to move them on and waits for their webhooks.
+ */
+async function untilFinished(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  done: (all: readonly ReceivedWebhook[]) => boolean,
+  unfinished: () => readonly string[],
+): Promise<boolean> {
+  const listener = ctx.webhooks;
+  if (listener === undefined) return false;
+  const wait = (ms: number): Promise<unknown> =>
+    listener.waitFor(done, {
+      timeoutMs: Math.max(0, Math.min(ms, env.deadline - Date.now() - 2_000)),
+      signal: env.signal,
+    });
+  await wait(lifecycleWaitMs(ctx));
+  if (done(listener.received()) || ctx.sandbox !== true) return done(listener.received());
+  // A refused move (already final, or moving by itself) changes nothing: the webhooks decide.
+  for (const id of unfinished())
+    await sandboxCall(ctx, env, 'POST', `/refunds/${encodeURIComponent(id)}/advance`, {});
+  await wait(ctx.webhookWaitMs);
+  return done(listener.received());
+}
+
+/** Waits until every audit refund of the payment has a final status (see `untilFinished`); returns whether they have. */
+export async function allFinished(
+  ctx: ServerRunContext,
+  env: CheckRunEnv,
+  paymentId: string,
+): Promise<boolean> {
+  const ids = (ctx.run.refunds.get(paymentId) ?? []).map((r) => r.id);
+  return untilFinished(
+    ctx,
+    env,
+    (all) => ids.every((id) => finished(all, id)),
+    () => ids.filter((id) => !finished(ctx.webhooks?.received() ?? [], id)),
+  );
+}
+
+/**
+ * A configured settled payment with no active audit refund (and enough left for a partial refund), waiting up to the
+ * lifecycle time for an earlier refund to finish; or why none is free. Without a webhook listener the finish cannot
+ * be seen: the payment used least is taken and a refused refund is reported as such by the check.
+ */
+export async function freeSettledPayment(
+  ctx: ServerRunContext,
+  env: CheckRunEnv,
+  among: readonly SettledPayment[] = ctx.payments.settled,
+): Promise<SettledPayment | { problem: string }> {
+  // A check owns what it judges: where the target has payconform's /sandbox/, a fresh settled payment, which no earlier
+  // run (nor an earlier check) can have left an active refund on; the configured payments where it cannot be made.
+  if (ctx.sandbox === true) {
+    const own = await ownSettledPayment(ctx, env);
+    if (own !== undefined) return own;
+  }
+  const large = among.filter((p) => allowsPartial(p.amount));
+  const candidates = large.filter((p) => !ctx.run.tainted.has(p.paymentId));
+  if (candidates.length === 0) {
+    return {
+      problem:
+        among.length === 0
+          ? 'needs payments.settled in the config'
+          : large.length === 0
+            ? `every configured settled payment is too small for a partial refund of ${PARTIAL_REFUND_AMOUNT}`
+            : `every configured settled payment had a refund request that got no answer in this run, so each may hold an active refund the audit cannot see`,
+    };
+  }
+  const ledger = ctx.run.refunds;
+  const busy = (p: SettledPayment, all: readonly ReceivedWebhook[]): boolean =>
+    (ledger.get(p.paymentId) ?? []).some((r) => !finished(all, r.id));
+  const listener = ctx.webhooks;
+  if (listener === undefined)
+    return [...candidates].sort(
+      (a, b) => (ledger.get(a.paymentId)?.length ?? 0) - (ledger.get(b.paymentId)?.length ?? 0),
+    )[0]!;
+  const free = (): SettledPayment | undefined =>
+    candidates.find((p) => !busy(p, listener.received()));
+  if (free() !== undefined) return free()!;
+  const waited = await untilFinished(
+    ctx,
+    env,
+    (all) => candidates.some((p) => !busy(p, all)),
+    () =>
+      candidates.flatMap((p) =>
+        (ledger.get(p.paymentId) ?? [])
+          .filter((r) => !finished(listener.received(), r.id))
+          .map((r) => r.id),
+      ),
+  );
+  return waited && free() !== undefined
+    ? free()!
+    : {
+        problem: `every configured settled payment (${candidates.length}) still has an active refund created by an earlier check after waiting ${lifecycleWaitMs(ctx)} ms (${lifecycleWaitSource(ctx)})${ctx.sandbox === true ? ` and asking /sandbox/ to move it on` : ''} for a final-status refund webhook (the spec allows one active refund per payment; configure more settled payments, or state the target's "lifecycle" in the config)`,
+      };
+}
+
+/** True when a partial refund of 0.01 leaves something of the payment. */
+function allowsPartial(amount: string): boolean {
+  return compareDecimals(toDecimal(amount), toDecimal(PARTIAL_REFUND_AMOUNT)) > 0;
+}
+
+/** Sends a refund (unsigned first; signed again after a 401) and records a signed retry as an observation. */
+export async function sendRefund(
+  ctx: ServerRunContext,
+  env: CheckRunEnv,
+  paymentId: string,
+  amount: string,
+): Promise<{ ex: RecordedExchange; notes: Finding[] }> {
+  const { ex, unsignedAttempt } = await sendAppCall(
+    ctx,
+    env,
+    refundRequest(ctx, paymentId, amount),
+  );
+  // A refund request without an answer may still be acted on (late): the payment may hold a refund nobody saw.
+  if (unanswered(ex) || (unsignedAttempt !== undefined && unanswered(unsignedAttempt)))
+    ctx.run.tainted.add(paymentId);
+  const notes = unsignedAttempt
+    ? [
+        observation(
+          `refund without a signature was answered ${unsignedAttempt.response?.status ?? ''}; sent again signed (whether refunds require a signature is not shown)`,
+          { requirement: 'SIG-OTHER-ENDPOINTS-SIGNED', evidence: evidenceOf(ctx, unsignedAttempt) },
+        ),
+      ]
+    : [];
+  return { ex, notes };
+}
+
+/** Creates a partial refund on a free settled payment and judges the Refund resource. */
+export async function createPartialRefund(
+  ctx: ServerRunContext,
+  env: CheckRunEnv,
+  chosen?: SettledPayment,
+): Promise<{
+  findings: Finding[];
+  refund?: Record<string, unknown>;
+  ex?: RecordedExchange;
+  paymentId?: string;
+  payment?: SettledPayment;
+}> {
+  const payment = chosen ?? (await freeSettledPayment(ctx, env));
+  if ('problem' in payment) return { findings: [skip(payment.problem)] };
+  const { ex, notes } = await sendRefund(ctx, env, payment.paymentId, PARTIAL_REFUND_AMOUNT);
+  if (isSuccess(ex)) noteRefund(ctx, payment.paymentId, jsonObject(ex));
+  const verdict = judgeResource(
+    ctx,
+    ex,
+    `a partial refund of ${PARTIAL_REFUND_AMOUNT} of settled payment ${payment.paymentId}`,
+    'refund',
+    'REFUND-PARTIAL-ALLOWED',
+    'REFUND-RESPONSE-RESOURCE',
+  );
+  // An unanswered request is the no-answer rule's to word (checks/no-answer.ts); a refusal is the target's answer.
+  const judged =
+    isSuccess(ex) || unanswered(ex)
+      ? verdict.findings
+      : undecidedOnForeignPayment(ctx, payment.paymentId, verdict.findings);
+  return {
+    findings: [...notes, ...judged],
+    ex,
+    paymentId: payment.paymentId,
+    payment,
+    ...(verdict.findings.length === 0 && verdict.resource ? { refund: verdict.resource } : {}),
+  };
+}
+
+/**
+ * A refund a check needed was not created: the observations made on the way and a skip, worded by `why` from the
+ * first other finding (the refusal or the skip that says why).
+ */
+export function refundNotCreated(
+  made: { readonly findings: readonly Finding[] },
+  why: (message: string) => string,
+): Finding[] {
+  return [
+    ...made.findings.filter((f) => f.outcome === 'observation'),
+    skip(why(made.findings.find((f) => f.outcome !== 'observation')?.message ?? '')),
+  ];
+}
