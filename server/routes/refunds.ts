@@ -1,12 +1,13 @@
 // POST /api/merchants/{merchantId}/applications/{applicationId}/refunds (spec: Endpoint 4, Limits for refunds).
 import { randomUUID } from 'node:crypto';
-import type { RouteHandler } from '../context.js';
+import type { RouteHandler, RouteRequest, ServiceContext } from '../context.js';
 import { lateFaultTimings, type FaultSet } from '../faults.js';
 import {
   activeRefundStatuses,
   checkRefund,
   isPositive,
   refundRefusalStatus,
+  type RefundCheck,
 } from '../../src/rules/index.js';
 import { positiveAmount } from '../amounts.js';
 import { createErrorBody, HttpError, type ErrorStatus } from '../error-body.js';
@@ -25,6 +26,8 @@ import {
   isUuid,
   newRefundReference,
   type Account,
+  type Application,
+  type Payment,
   type Refund,
   type RefundStatus,
 } from '../state.js';
@@ -58,8 +61,19 @@ function countedStatus(refund: Refund, faults: FaultSet, now: number): RefundSta
   return refund.status;
 }
 
-const handleRefund: RouteHandler = async (ctx, request) => {
-  const { faults, state } = ctx;
+interface RefundRequestBody {
+  readonly paymentId: string;
+  readonly amount: string;
+}
+
+const paymentNotFound = (body: RefundRequestBody) =>
+  new HttpError(404, 'payment_not_found', `no payment "${body.paymentId}" for this application`);
+
+/** Parse: the caller's application (the path must name it) and the refund request body. Throws HttpError. */
+async function readRefundRequest(
+  ctx: ServiceContext,
+  request: RouteRequest,
+): Promise<{ app: Application; body: RefundRequestBody }> {
   const app =
     request.asApplication ??
     (await ctx.auth.authenticate(request.http, ctx.requireSignatureOnCommitCancelRefund));
@@ -75,105 +89,141 @@ const handleRefund: RouteHandler = async (ctx, request) => {
   }
   requireContentType(request.http.headers, [REFUND_MEDIA_TYPE, 'application/json']);
   requireAcceptable(request.http.headers, [REFUND_MEDIA_TYPE, 'application/json']);
-  const body = validateRequestBody<{ paymentId: string; amount: string }>(
+  const body = validateRequestBody<RefundRequestBody>(
     'refund-request',
     parseJsonBody(request.http.body),
   );
-  const notFound = () =>
-    new HttpError(404, 'payment_not_found', `no payment "${body.paymentId}" for this application`);
-  if (!isUuid(body.paymentId)) throw notFound();
-  // The rule and the creation are one atomic step of the store: concurrent refunds of one payment, through any
-  // instance, are decided one after another on what the earlier ones left.
-  // Room for one more refund of this application (507 when its share or the service is full), given back unless
-  // the refund is created.
+  return { app, body };
+}
+
+/** The rule's verdict on the payment and its earlier refunds; faults weaken its inputs, each switching off one limit. */
+function refundVerdict(
+  ctx: ServiceContext,
+  payment: Payment,
+  earlier: readonly Refund[],
+  amount: string,
+): RefundCheck {
+  const { faults } = ctx;
+  return checkRefund({
+    payment: {
+      status: faults.has('refund-unsettled') ? 'SETTLED' : payment.status,
+      amount: refundCap(payment.amount, faults),
+    },
+    refunds: earlier.map((r) => ({
+      // Fault refund-total-single: earlier refunds count for the one-active rule, not for the total.
+      amount: faults.has('refund-total-single') ? '0.00' : r.amount,
+      status: countedStatus(r, faults, ctx.now()),
+    })),
+    amount,
+  });
+}
+
+/** The error a refused verdict is answered with (status and message as the variant and the faults choose). */
+function refusalError(verdict: Extract<RefundCheck, { ok: false }>, faults: FaultSet): HttpError {
+  const { statusCode } = refundRefusalStatus[verdict.code];
+  // Codes other than the 422 for an unsettled payment are not shown; variant alt answers 422 for the one-active
+  // conflict and 400 above the payment total.
+  let status = !faults.alt
+    ? statusCode
+    : statusCode === 409
+      ? 422
+      : verdict.code === 'REFUND_EXCEEDS_PAYMENT'
+        ? 400
+        : statusCode;
+  if (verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-400')) status = 400;
+  const message =
+    verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-message')
+      ? 'the payment cannot be refunded'
+      : verdict.message;
+  return new HttpError(status as ErrorStatus, verdict.code, message);
+}
+
+/**
+ * Resolve: the refund of `payment` the rule allows given its `earlier` refunds, or the HttpError that refuses it.
+ * Runs inside the store's atomic step (createRefund).
+ */
+function decideRefund(
+  ctx: ServiceContext,
+  app: Application,
+  body: RefundRequestBody,
+  payment: Payment,
+  earlier: readonly Refund[],
+): Refund {
+  const { faults } = ctx;
+  if (payment.applicationId !== app.applicationId) throw paymentNotFound(body);
+  if (faults.has('refund-one-per-payment') && earlier.length > 0) {
+    throw new HttpError(
+      409,
+      'REFUND_EXISTS',
+      `payment ${payment.paymentId} has already been refunded`,
+    );
+  }
+  const verdict = refundVerdict(ctx, payment, earlier, body.amount);
+  if (
+    !verdict.ok &&
+    !(verdict.code === 'REFUND_EXCEEDS_PAYMENT' && faults.has('refund-over-amount'))
+  )
+    throw refusalError(verdict, faults);
+  const amount = positiveAmount(body.amount);
+  if (amount === undefined)
+    throw new HttpError(400, 'AMOUNT_INVALID', 'refund amount must be greater than zero');
+  if (verdict.ok && faults.has('refund-partial-rejected') && isPositive(verdict.remainingAfter)) {
+    throw new HttpError(
+      422,
+      'REFUND_PARTIAL',
+      'only a refund of the whole remaining amount is accepted',
+    );
+  }
+  return {
+    refundId: randomUUID(),
+    paymentId: payment.paymentId,
+    applicationId: app.applicationId,
+    createdAt: ctx.now(),
+    status: 'IN_PROGRESS',
+    amount,
+    currency: payment.currency,
+    reference: newRefundReference(),
+    // Spec: a refund goes only to the original paying account (fault refund-arbitrary-destination: elsewhere).
+    destination: faults.has('refund-arbitrary-destination') ? ARBITRARY_ACCOUNT : payment.payer,
+    plannedOutcome: plannedOutcome(amount),
+  };
+}
+
+/**
+ * Act: the refund decided and stored in one atomic step of the store (concurrent refunds of one payment, through any
+ * instance, are decided one after another on what the earlier ones left), within room reserved for one more refund
+ * of the application (507 when its share or the service is full), given back unless the refund is created.
+ */
+async function storeRefund(
+  ctx: ServiceContext,
+  app: Application,
+  body: RefundRequestBody,
+): Promise<Refund> {
+  if (!isUuid(body.paymentId)) throw paymentNotFound(body);
   const release = await ctx.store.reserve('refunds', app.applicationId);
   let refund: Refund | undefined;
   try {
-    refund = await ctx.store.createRefund(body.paymentId.toLowerCase(), (payment, earlier) => {
-      if (payment.applicationId !== app.applicationId) throw notFound();
-      if (faults.has('refund-one-per-payment') && earlier.length > 0) {
-        throw new HttpError(
-          409,
-          'REFUND_EXISTS',
-          `payment ${payment.paymentId} has already been refunded`,
-        );
-      }
-      // Faults weaken the inputs of the rule, each switching off one limit.
-      const verdict = checkRefund({
-        payment: {
-          status: faults.has('refund-unsettled') ? 'SETTLED' : payment.status,
-          amount: refundCap(payment.amount, faults),
-        },
-        refunds: earlier.map((r) => ({
-          // Fault refund-total-single: earlier refunds count for the one-active rule, not for the total.
-          amount: faults.has('refund-total-single') ? '0.00' : r.amount,
-          status: countedStatus(r, faults, ctx.now()),
-        })),
-        amount: body.amount,
-      });
-      if (
-        !verdict.ok &&
-        !(verdict.code === 'REFUND_EXCEEDS_PAYMENT' && faults.has('refund-over-amount'))
-      ) {
-        const { statusCode } = refundRefusalStatus[verdict.code];
-        // Codes other than the 422 for an unsettled payment are not shown; variant alt answers 422 for the one-active
-        // conflict and 400 above the payment total.
-        let status = !faults.alt
-          ? statusCode
-          : statusCode === 409
-            ? 422
-            : verdict.code === 'REFUND_EXCEEDS_PAYMENT'
-              ? 400
-              : statusCode;
-        if (verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-400'))
-          status = 400;
-        const message =
-          verdict.code === 'PAYMENT_NOT_SETTLED' && faults.has('refund-unsettled-message')
-            ? 'the payment cannot be refunded'
-            : verdict.message;
-        throw new HttpError(status as ErrorStatus, verdict.code, message);
-      }
-      const amount = positiveAmount(body.amount);
-      if (amount === undefined)
-        throw new HttpError(400, 'AMOUNT_INVALID', 'refund amount must be greater than zero');
-      if (
-        verdict.ok &&
-        faults.has('refund-partial-rejected') &&
-        isPositive(verdict.remainingAfter)
-      ) {
-        throw new HttpError(
-          422,
-          'REFUND_PARTIAL',
-          'only a refund of the whole remaining amount is accepted',
-        );
-      }
-      const refund: Refund = {
-        refundId: randomUUID(),
-        paymentId: payment.paymentId,
-        applicationId: app.applicationId,
-        createdAt: ctx.now(),
-        status: 'IN_PROGRESS',
-        amount,
-        currency: payment.currency,
-        reference: newRefundReference(),
-        // Spec: a refund goes only to the original paying account (fault refund-arbitrary-destination: elsewhere).
-        destination: faults.has('refund-arbitrary-destination') ? ARBITRARY_ACCOUNT : payment.payer,
-        plannedOutcome: plannedOutcome(amount),
-      };
-      return refund;
-    });
+    refund = await ctx.store.createRefund(body.paymentId.toLowerCase(), (payment, earlier) =>
+      decideRefund(ctx, app, body, payment, earlier),
+    );
   } finally {
     if (refund === undefined) await release().catch(() => {});
   }
-  if (refund === undefined) throw notFound();
+  if (refund === undefined) throw paymentNotFound(body);
+  return refund;
+}
+
+const handleRefund: RouteHandler = async (ctx, request) => {
+  const { app, body } = await readRefundRequest(ctx, request);
+  const refund = await storeRefund(ctx, app, body);
   ctx.lifecycle.refundChanged(refund, true);
   ctx.log(
     `refund ${refund.refundId} of payment ${refund.paymentId} created: ${refund.amount} ${refund.currency}`,
   );
   return {
-    status: faults.alt ? 200 : 201,
-    contentType: withCharset(faults, REFUND_MEDIA_TYPE),
-    body: stringifyJson(refundResource(refund, faults)),
+    status: ctx.faults.alt ? 200 : 201,
+    contentType: withCharset(ctx.faults, REFUND_MEDIA_TYPE),
+    body: stringifyJson(refundResource(refund, ctx.faults)),
   };
 };
 
