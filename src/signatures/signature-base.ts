@@ -97,20 +97,8 @@ function derivedValue(
   uri: TargetUriParts,
   options: SignatureBaseOptions,
 ): ValueResult {
-  const allowed = component.name === '@query-param' ? 'name' : undefined;
-  for (const key of component.params.keys()) {
-    if (key !== allowed) {
-      return FIELD_PARAMS.has(key) || key === 'name'
-        ? fail(
-            'COMPONENT_PARAMETER_INVALID',
-            `parameter "${key}" is not allowed on ${component.serialized}`,
-          )
-        : fail(
-            'COMPONENT_PARAMETER_UNKNOWN',
-            `unknown parameter "${key}" on ${component.serialized}`,
-          );
-    }
-  }
+  const paramsFailure = checkDerivedParams(component);
+  if (paramsFailure !== undefined) return paramsFailure;
   switch (component.name) {
     case '@method':
       return { ok: true, value: request.method };
@@ -132,25 +120,8 @@ function derivedValue(
       };
     case '@query':
       return { ok: true, value: `?${uri.query ?? ''}` };
-    case '@query-param': {
-      const name = component.params.get('name');
-      if (typeof name !== 'string')
-        return fail(
-          'COMPONENT_PARAMETER_INVALID',
-          '"@query-param" needs a string "name" parameter',
-        );
-      const found: string[] = [];
-      for (const [n, v] of new URLSearchParams(uri.query ?? ''))
-        if (encodeQueryParamComponent(n) === name) found.push(v);
-      if (found.length === 0)
-        return fail('QUERY_PARAM_MISSING', `query parameter "${name}" is absent`);
-      if (found.length > 1)
-        return fail(
-          'QUERY_PARAM_REPEATED',
-          `query parameter "${name}" appears ${found.length} times`,
-        );
-      return { ok: true, value: encodeQueryParamComponent(found[0]!) };
-    }
+    case '@query-param':
+      return queryParamValue(component, uri);
     case '@status':
       return fail('COMPONENT_UNKNOWN', '"@status" is a response component');
     case '@signature-params':
@@ -163,12 +134,75 @@ function derivedValue(
   }
 }
 
+/** A derived component takes no parameter, except `name` on `@query-param`. */
+function checkDerivedParams(component: ComponentIdentifier): ValueResult | undefined {
+  const allowed = component.name === '@query-param' ? 'name' : undefined;
+  for (const key of component.params.keys()) {
+    if (key !== allowed) {
+      return FIELD_PARAMS.has(key) || key === 'name'
+        ? fail(
+            'COMPONENT_PARAMETER_INVALID',
+            `parameter "${key}" is not allowed on ${component.serialized}`,
+          )
+        : fail(
+            'COMPONENT_PARAMETER_UNKNOWN',
+            `unknown parameter "${key}" on ${component.serialized}`,
+          );
+    }
+  }
+  return undefined;
+}
+
+/** RFC 9421 §2.2.8: the one value of the named query parameter, re-encoded. */
+function queryParamValue(component: ComponentIdentifier, uri: TargetUriParts): ValueResult {
+  const name = component.params.get('name');
+  if (typeof name !== 'string')
+    return fail('COMPONENT_PARAMETER_INVALID', '"@query-param" needs a string "name" parameter');
+  const found: string[] = [];
+  for (const [n, v] of new URLSearchParams(uri.query ?? ''))
+    if (encodeQueryParamComponent(n) === name) found.push(v);
+  if (found.length === 0) return fail('QUERY_PARAM_MISSING', `query parameter "${name}" is absent`);
+  if (found.length > 1)
+    return fail('QUERY_PARAM_REPEATED', `query parameter "${name}" appears ${found.length} times`);
+  return { ok: true, value: encodeQueryParamComponent(found[0]!) };
+}
+
+/** RFC 9421 §2.1: a field's value, after its name and parameters are checked, by its parameters (bs, key, sf). */
 function fieldValue(
   component: ComponentIdentifier,
   request: HttpRequest,
   options: SignatureBaseOptions,
   fields?: FieldIndex,
 ): ValueResult {
+  const { name, params } = component;
+  const paramsFailure = checkFieldParams(component);
+  if (paramsFailure !== undefined) return paramsFailure;
+  const lines = fields ? (fields.get(name) ?? []) : fieldLineValues(request.headers, name);
+  for (const line of lines) {
+    if (hasForbiddenFieldCharacter(line))
+      return fail('FIELD_VALUE_INVALID', `field "${name}" contains CR, LF or NUL`);
+  }
+  if (lines.length === 0) {
+    if (options.missingField === 'empty' && params.size === 0) return { ok: true, value: '' };
+    return fail('FIELD_MISSING', `covered field "${name}" is absent`);
+  }
+  if (params.size === 0 && lines.length === 1) return { ok: true, value: lines[0]! }; // the common case: one plain line
+  if (lines.length > 1 && options.singleValuedFields?.includes(name)) {
+    return fail(
+      'FIELD_DUPLICATED',
+      `field "${name}" must appear once, found ${lines.length} lines`,
+    );
+  }
+  if (params.has('bs')) return byteSequenceValue(lines);
+  const combined = lines.join(', ');
+  const key = params.get('key');
+  if (key !== undefined) return dictionaryMemberValue(name, combined, key as string);
+  if (params.has('sf')) return structuredValue(name, combined, options);
+  return { ok: true, value: combined };
+}
+
+/** The field's name and parameters: a lowercase name; sf, key (a string), bs; no req or tr; bs alone, sf or key. */
+function checkFieldParams(component: ComponentIdentifier): ValueResult | undefined {
   const { name, params } = component;
   if (!NAME_RE.test(name))
     return fail(
@@ -194,73 +228,61 @@ function fieldValue(
   }
   const sf = params.has('sf');
   const key = params.get('key');
-  const bs = params.has('bs');
-  if (bs && (sf || key !== undefined))
+  if (params.has('bs') && (sf || key !== undefined))
     return fail('COMPONENT_PARAMETER_INVALID', '"bs" cannot be combined with "sf" or "key"');
   if (sf && key !== undefined)
     return fail('COMPONENT_PARAMETER_INVALID', '"sf" and "key" cannot be combined');
+  return undefined;
+}
 
-  const lines = fields ? (fields.get(name) ?? []) : fieldLineValues(request.headers, name);
-  for (const line of lines) {
-    if (hasForbiddenFieldCharacter(line))
-      return fail('FIELD_VALUE_INVALID', `field "${name}" contains CR, LF or NUL`);
-  }
-  if (lines.length === 0) {
-    if (options.missingField === 'empty' && params.size === 0) return { ok: true, value: '' };
-    return fail('FIELD_MISSING', `covered field "${name}" is absent`);
-  }
-  if (params.size === 0 && lines.length === 1) return { ok: true, value: lines[0]! }; // the common case: one plain line
-  if (lines.length > 1 && options.singleValuedFields?.includes(name)) {
+/** RFC 9421 §2.1.3 (`bs`): each line wrapped as a Byte Sequence, joined with ", ". */
+function byteSequenceValue(lines: readonly string[]): ValueResult {
+  return {
+    ok: true,
+    value: lines
+      .map((line) => `:${arrayBufferToBase64(new TextEncoder().encode(line))}:`)
+      .join(', '),
+  };
+}
+
+/** RFC 9421 §2.1.2 (`key`): one member of the field parsed as a Dictionary, re-serialised. */
+function dictionaryMemberValue(name: string, combined: string, key: string): ValueResult {
+  const dict = parseSfDictionary(combined, { allowDuplicateKeys: true });
+  if (!dict.ok)
+    return fail('FIELD_VALUE_INVALID', `field "${name}" is not a Dictionary: ${dict.message}`);
+  const member = dict.value.get(key);
+  if (member === undefined)
+    return fail('DICTIONARY_MEMBER_MISSING', `field "${name}" has no member "${String(key)}"`);
+  const serialized = serializeSfMember(member);
+  return serialized.ok
+    ? { ok: true, value: serialized.value }
+    : fail('FIELD_VALUE_INVALID', serialized.message);
+}
+
+/** RFC 9421 §2.1.1 (`sf`): the field parsed as its known Structured Field type, re-serialised. */
+function structuredValue(
+  name: string,
+  combined: string,
+  options: SignatureBaseOptions,
+): ValueResult {
+  const kind = options.fieldTypes?.[name] ?? DEFAULT_FIELD_TYPES[name];
+  if (kind === undefined)
     return fail(
-      'FIELD_DUPLICATED',
-      `field "${name}" must appear once, found ${lines.length} lines`,
+      'COMPONENT_PARAMETER_INVALID',
+      `"sf" needs a known structured type for field "${name}"`,
     );
-  }
-  if (bs) {
-    return {
-      ok: true,
-      value: lines
-        .map((line) => `:${arrayBufferToBase64(new TextEncoder().encode(line))}:`)
-        .join(', '),
-    };
-  }
-  const combined = lines.join(', ');
-  if (key !== undefined) {
-    const dict = parseSfDictionary(combined, { allowDuplicateKeys: true });
-    if (!dict.ok)
-      return fail('FIELD_VALUE_INVALID', `field "${name}" is not a Dictionary: ${dict.message}`);
-    const member = dict.value.get(key as string);
-    if (member === undefined)
-      return fail('DICTIONARY_MEMBER_MISSING', `field "${name}" has no member "${String(key)}"`);
-    const serialized = serializeSfMember(member);
-    return serialized.ok
-      ? { ok: true, value: serialized.value }
-      : fail('FIELD_VALUE_INVALID', serialized.message);
-  }
-  if (sf) {
-    const kind = options.fieldTypes?.[name] ?? DEFAULT_FIELD_TYPES[name];
-    if (kind === undefined)
-      return fail(
-        'COMPONENT_PARAMETER_INVALID',
-        `"sf" needs a known structured type for field "${name}"`,
-      );
-    const parsed =
-      kind === 'dictionary'
-        ? parseSfDictionary(combined, { allowDuplicateKeys: true })
-        : kind === 'list'
-          ? parseSfList(combined)
-          : parseSfItem(combined);
-    if (!parsed.ok)
-      return fail(
-        'FIELD_VALUE_INVALID',
-        `field "${name}" is not a valid ${kind}: ${parsed.message}`,
-      );
-    const serialized = serializeSf(kind, parsed.value);
-    return serialized.ok
-      ? { ok: true, value: serialized.value }
-      : fail('FIELD_VALUE_INVALID', serialized.message);
-  }
-  return { ok: true, value: combined };
+  const parsed =
+    kind === 'dictionary'
+      ? parseSfDictionary(combined, { allowDuplicateKeys: true })
+      : kind === 'list'
+        ? parseSfList(combined)
+        : parseSfItem(combined);
+  if (!parsed.ok)
+    return fail('FIELD_VALUE_INVALID', `field "${name}" is not a valid ${kind}: ${parsed.message}`);
+  const serialized = serializeSf(kind, parsed.value);
+  return serialized.ok
+    ? { ok: true, value: serialized.value }
+    : fail('FIELD_VALUE_INVALID', serialized.message);
 }
 
 /** One component's value, or why it has none. */

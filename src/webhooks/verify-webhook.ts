@@ -66,7 +66,19 @@ export function verifyWebhook(
   }
   const key = resolveKey(publicKey);
   if ('ok' in key) return key;
+  const header = readAuthorization(authorization);
+  if ('ok' in header) return header;
+  const algorithmFailure = checkAlgorithm(header.algorithm);
+  if (algorithmFailure !== undefined) return algorithmFailure;
+  const signature = decodeSignature(header.signatureText, key);
+  if (!(signature instanceof Uint8Array)) return signature;
+  return verifySignature(rawBody, signature, key);
+}
 
+/** The header's parts: present, at most MAX_AUTHORIZATION_LENGTH long, `<ALGORITHM> 1*SP <SIGNATURE>` once trimmed. */
+function readAuthorization(
+  authorization: string | undefined,
+): { readonly algorithm: string; readonly signatureText: string } | WebhookVerifyResult {
   if (authorization === undefined || authorization === null) {
     return fail(
       'AUTHORIZATION_MISSING',
@@ -103,24 +115,33 @@ export function verifyWebhook(
       `"Authorization" header: expected "<ALGORITHM> <SIGNATURE>"; ${detail}`,
     );
   }
-  const algorithm = value.slice(0, space);
   // RFC 9110 §11.4: 1*SP between scheme and credentials; more than one space is accepted.
-  const signatureText = value.slice(space).replace(/^ +/, '');
+  return { algorithm: value.slice(0, space), signatureText: value.slice(space).replace(/^ +/, '') };
+}
+
+/** The algorithm: a token, and exactly SHA256withRSA (names are matched case-sensitively). */
+function checkAlgorithm(algorithm: string): WebhookVerifyResult | undefined {
   if (!TOKEN.test(algorithm)) {
     return fail(
       'AUTHORIZATION_MALFORMED',
       `"Authorization" header: the algorithm name is not a token (RFC 9110 §5.6.2), at offset 0`,
     );
   }
-  if (algorithm !== WEBHOOK_SIGNATURE_ALGORITHM) {
-    const caseOnly = algorithm.toLowerCase() === WEBHOOK_SIGNATURE_ALGORITHM.toLowerCase();
-    return fail(
-      'ALGORITHM_UNSUPPORTED',
-      caseOnly
-        ? `"Authorization" algorithm: expected exactly "${WEBHOOK_SIGNATURE_ALGORITHM}"; found a different capitalisation (names are matched case-sensitively)`
-        : `"Authorization" algorithm: expected "${WEBHOOK_SIGNATURE_ALGORITHM}"; found "${algorithm.slice(0, 40)}"`,
-    );
-  }
+  if (algorithm === WEBHOOK_SIGNATURE_ALGORITHM) return undefined;
+  const caseOnly = algorithm.toLowerCase() === WEBHOOK_SIGNATURE_ALGORITHM.toLowerCase();
+  return fail(
+    'ALGORITHM_UNSUPPORTED',
+    caseOnly
+      ? `"Authorization" algorithm: expected exactly "${WEBHOOK_SIGNATURE_ALGORITHM}"; found a different capitalisation (names are matched case-sensitively)`
+      : `"Authorization" algorithm: expected "${WEBHOOK_SIGNATURE_ALGORITHM}"; found "${algorithm.slice(0, 40)}"`,
+  );
+}
+
+/** The signature's bytes: strict base64, as long as the key's modulus. */
+function decodeSignature(
+  signatureText: string,
+  key: ParsedRsaPublicKey,
+): Uint8Array | WebhookVerifyResult {
   let signature: Uint8Array;
   try {
     signature = decodeStrictBase64(signatureText, '"Authorization" signature');
@@ -137,6 +158,15 @@ export function verifyWebhook(
       `"Authorization" signature: expected ${expectedLength} bytes for a ${key.modulusBits}-bit RSA key; found ${signature.length}`,
     );
   }
+  return signature;
+}
+
+/** RSASSA-PKCS1-v1_5 with SHA-256 over exactly the body bytes received. */
+function verifySignature(
+  rawBody: Uint8Array,
+  signature: Uint8Array,
+  key: ParsedRsaPublicKey,
+): WebhookVerifyResult {
   let valid: boolean;
   try {
     valid = verify(
@@ -148,11 +178,9 @@ export function verifyWebhook(
   } catch {
     valid = false;
   }
-  if (!valid) {
-    return fail(
-      'SIGNATURE_INVALID',
-      `"Authorization" signature: SHA256withRSA does not verify over the ${rawBody.length} body bytes received with the configured key`,
-    );
-  }
-  return { ok: true };
+  if (valid) return { ok: true };
+  return fail(
+    'SIGNATURE_INVALID',
+    `"Authorization" signature: SHA256withRSA does not verify over the ${rawBody.length} body bytes received with the configured key`,
+  );
 }
