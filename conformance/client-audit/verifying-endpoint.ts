@@ -1,7 +1,7 @@
 // The strict verifying endpoint the client under test calls: it examines every request exactly as it arrived,
 // then forwards it unchanged to the in-process reference service, whose realistic answer it relays.
 import http from 'node:http';
-import { getFieldValues, type FieldLines } from '../../src/http/message.js';
+import { getFieldValues, type FieldLines, type HttpRequest } from '../../src/http/message.js';
 import type { ClientExchange } from '../checks/client/context.js';
 import type { RecordedResponse } from '../check.js';
 import { sendRequest } from '../http-client.js';
@@ -119,179 +119,216 @@ async function bindAll(
   }
 }
 
+/** Writes an answer unless one was already written; returns what was written, for the run's HAR. */
+function reply(
+  res: http.ServerResponse,
+  status: number,
+  contentType: string,
+  body: Uint8Array | string,
+  extra: FieldLines = [],
+): RecordedResponse | undefined {
+  if (res.headersSent || res.destroyed) return undefined;
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
+  const headers: string[] = [];
+  for (const [n, v] of extra)
+    if (
+      !HOP_BY_HOP.has(n.toLowerCase()) &&
+      !['content-length', 'content-type', 'transfer-encoding', 'date'].includes(n.toLowerCase())
+    )
+      headers.push(n, v);
+  headers.push('content-type', contentType, 'content-length', String(bytes.length));
+  res.writeHead(status, headers);
+  res.end(bytes);
+  // What was written, for the run's HAR (node:http adds its Date and Connection lines).
+  const lines: Array<readonly [string, string]> = [];
+  for (let i = 0; i + 1 < headers.length; i += 2) lines.push([headers[i]!, headers[i + 1]!]);
+  return { status, headers: lines, body: new Uint8Array(bytes) };
+}
+
+/** One endpoint's running state, shared by its servers' request handlers and its close. */
+interface EndpointState {
+  readonly options: VerifyingEndpointOptions;
+  readonly exchanges: ClientExchange[];
+  readonly inFlight: Set<Promise<void>>;
+  refused: number;
+  readonly now: () => number;
+  readonly max: number;
+  // The run's log (its HAR): each request the client sent, with the answer it got (not the forward behind it).
+  readonly log: ReturnType<typeof currentExchangeLog>;
+}
+
+/** An exchange while it is recorded: the answer is added once the reference service gave it. */
+interface PendingExchange {
+  examined: ClientExchange['examined'];
+  transport: 'tls' | 'plain';
+  response?: RecordedResponse;
+}
+
+/** The request as it goes on to the reference service: origin-form target, hop-by-hop fields left out. */
+function forwardedRequest(
+  request: HttpRequest,
+  target: string,
+  body: Uint8Array,
+): ForwardedRequest {
+  return {
+    method: request.method,
+    target: target.startsWith('/') ? target : target.replace(/^[a-z]+:\/\/[^/]*/i, '') || '/',
+    headers: request.headers.filter(([n]) => !HOP_BY_HOP.has(n.toLowerCase())),
+    body,
+  };
+}
+
+/** The reference service's answer to the forwarded request, or the 502 the client gets when it gave none. */
+async function forwardToBackend(
+  forward: ForwardedRequest,
+  options: VerifyingEndpointOptions,
+): Promise<RecordedResponse> {
+  const sent = await withoutExchangeLog(() =>
+    sendRequest(
+      {
+        method: forward.method,
+        url: `${options.backendUrl}${forward.target}`,
+        headers: forward.headers,
+        body: forward.body,
+      },
+      { timeoutMs: options.forwardTimeoutMs ?? 10_000 },
+    ),
+  );
+  if (sent.response && !sent.error) return sent.response;
+  const text = errorBody(
+    502,
+    'BAD_GATEWAY',
+    `the audit's reference service did not answer: ${sent.error?.message ?? 'no response'}`,
+  );
+  return {
+    status: 502,
+    headers: [['content-type', 'application/json']],
+    body: Buffer.from(text),
+    bodyText: text,
+  };
+}
+
+function refuseTooLarge(state: EndpointState, res: http.ServerResponse): void {
+  state.refused += 1;
+  res.setHeader('connection', 'close');
+  const message = `request body exceeds ${state.max} bytes; not examined`;
+  reply(res, 413, 'application/json', errorBody(413, 'PAYLOAD_TOO_LARGE', message));
+}
+
+/** Reads, examines and records one request, then forwards it and relays the reference service's answer. */
+async function handleRequest(
+  state: EndpointState,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): Promise<void> {
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  const body = await readBody(req, state.max);
+  const read = performance.now();
+  if (body === 'too-large') return refuseTooLarge(state, res);
+  const request = toHttpRequest(req, body);
+  const examined = state.options.session.examine(request, state.now());
+  const exchange: PendingExchange = {
+    examined,
+    transport: arrivedOverTls(req.socket) ? 'tls' : 'plain',
+  };
+  state.exchanges.push(exchange);
+  const forward = forwardedRequest(request, req.url ?? '/', body);
+  const response = await forwardToBackend(
+    state.options.rewrite ? state.options.rewrite(forward, exchange) : forward,
+    state.options,
+  );
+  exchange.response = response;
+  const answered = reply(
+    res,
+    response.status,
+    getFieldValues(response.headers, 'content-type')[0] ?? 'application/octet-stream',
+    response.body,
+    response.headers,
+  );
+  const ms = (from: number, to: number): number => Math.round((to - from) * 1000) / 1000;
+  const end = performance.now();
+  state.log?.add({
+    direction: 'received',
+    startedAt,
+    durationMs: ms(t0, end),
+    timings: { connect: -1, send: ms(t0, read), wait: ms(read, end), receive: 0 },
+    request,
+    response: answered ?? response,
+    note: `request #${examined.index} from the audited client, answered by the audit's endpoint`,
+  });
+  state.options.onExchange?.(exchange);
+}
+
+/** Answers a request the handler failed on with a 500, and keeps the in-flight set to requests still running. */
+function requestListener(
+  state: EndpointState,
+): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  return (req, res) => {
+    const task = handleRequest(state, req, res)
+      .catch((error: unknown) => {
+        const message = `audit endpoint error: ${error instanceof Error ? error.message : String(error)}`;
+        reply(res, 500, 'application/json', errorBody(500, 'INTERNAL_SERVER_ERROR', message));
+      })
+      .finally(() => state.inFlight.delete(task));
+    state.inFlight.add(task);
+  };
+}
+
+// Answered, then destroyed (never half-closed: a silent client would keep the socket and its buffers).
+function refuseMalformed(_error: Error, socket: import('node:stream').Duplex): void {
+  if (socket.writable)
+    socket.write('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+  socket.destroy();
+}
+
+/** Stops accepting, waits at most `graceMs` for requests in flight, then closes every connection. */
+async function closeServers(
+  servers: ReadonlyArray<http.Server | https.Server>,
+  inFlight: ReadonlySet<Promise<void>>,
+  graceMs: number,
+): Promise<void> {
+  for (const server of servers) {
+    server.close();
+    server.closeIdleConnections();
+  }
+  if (inFlight.size > 0) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...inFlight]),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
+  }
+  for (const server of servers) server.closeAllConnections();
+}
+
 export async function startVerifyingEndpoint(
   options: VerifyingEndpointOptions,
 ): Promise<RunningVerifyingEndpoint> {
-  const exchanges: ClientExchange[] = [];
-  const inFlight = new Set<Promise<void>>();
-  let refused = 0;
-  const now = options.now ?? Date.now;
-  const max = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
-  // The run's log (its HAR): each request the client sent, with the answer it got (not the forward behind it).
-  const log = currentExchangeLog();
-
-  const reply = (
-    res: http.ServerResponse,
-    status: number,
-    contentType: string,
-    body: Uint8Array | string,
-    extra: FieldLines = [],
-  ): RecordedResponse | undefined => {
-    if (res.headersSent || res.destroyed) return undefined;
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
-    const headers: string[] = [];
-    for (const [n, v] of extra)
-      if (
-        !HOP_BY_HOP.has(n.toLowerCase()) &&
-        !['content-length', 'content-type', 'transfer-encoding', 'date'].includes(n.toLowerCase())
-      )
-        headers.push(n, v);
-    headers.push('content-type', contentType, 'content-length', String(bytes.length));
-    res.writeHead(status, headers);
-    res.end(bytes);
-    // What was written, for the run's HAR (node:http adds its Date and Connection lines).
-    const lines: Array<readonly [string, string]> = [];
-    for (let i = 0; i + 1 < headers.length; i += 2) lines.push([headers[i]!, headers[i + 1]!]);
-    return { status, headers: lines, body: new Uint8Array(bytes) };
+  const state: EndpointState = {
+    options,
+    exchanges: [],
+    inFlight: new Set(),
+    refused: 0,
+    now: options.now ?? Date.now,
+    max: options.maxBodyBytes ?? DEFAULT_MAX_BODY,
+    log: currentExchangeLog(),
   };
-
-  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-    const startedAt = Date.now();
-    const t0 = performance.now();
-    const body = await readBody(req, max);
-    const read = performance.now();
-    if (body === 'too-large') {
-      refused += 1;
-      res.setHeader('connection', 'close');
-      reply(
-        res,
-        413,
-        'application/json',
-        errorBody(413, 'PAYLOAD_TOO_LARGE', `request body exceeds ${max} bytes; not examined`),
-      );
-      return;
-    }
-    const request = toHttpRequest(req, body);
-    const target = req.url ?? '/';
-    const examined = options.session.examine(request, now());
-    const exchange: {
-      examined: typeof examined;
-      transport: 'tls' | 'plain';
-      response?: RecordedResponse;
-    } = { examined, transport: arrivedOverTls(req.socket) ? 'tls' : 'plain' };
-    exchanges.push(exchange);
-
-    let forward: ForwardedRequest = {
-      method: request.method,
-      target: target.startsWith('/') ? target : target.replace(/^[a-z]+:\/\/[^/]*/i, '') || '/',
-      headers: request.headers.filter(([n]) => !HOP_BY_HOP.has(n.toLowerCase())),
-      body,
-    };
-    if (options.rewrite) forward = options.rewrite(forward, exchange);
-    let answered: RecordedResponse | undefined;
-    const sent = await withoutExchangeLog(() =>
-      sendRequest(
-        {
-          method: forward.method,
-          url: `${options.backendUrl}${forward.target}`,
-          headers: forward.headers,
-          body: forward.body,
-        },
-        { timeoutMs: options.forwardTimeoutMs ?? 10_000 },
-      ),
-    );
-    if (sent.response && !sent.error) {
-      const r = sent.response;
-      exchange.response = r;
-      answered = reply(
-        res,
-        r.status,
-        getFieldValues(r.headers, 'content-type')[0] ?? 'application/octet-stream',
-        r.body,
-        r.headers,
-      );
-    } else {
-      const text = errorBody(
-        502,
-        'BAD_GATEWAY',
-        `the audit's reference service did not answer: ${sent.error?.message ?? 'no response'}`,
-      );
-      exchange.response = {
-        status: 502,
-        headers: [['content-type', 'application/json']],
-        body: Buffer.from(text),
-        bodyText: text,
-      };
-      answered = reply(res, 502, 'application/json', text);
-    }
-    const ms = (from: number, to: number): number => Math.round((to - from) * 1000) / 1000;
-    const end = performance.now();
-    log?.add({
-      direction: 'received',
-      startedAt,
-      durationMs: ms(t0, end),
-      timings: { connect: -1, send: ms(t0, read), wait: ms(read, end), receive: 0 },
-      request,
-      response: answered ?? exchange.response,
-      note: `request #${examined.index} from the audited client, answered by the audit's endpoint`,
-    });
-    options.onExchange?.(exchange);
-  };
-
   const serverOptions = { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 2_000 };
-  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    const task = handle(req, res)
-      .catch((error: unknown) => {
-        reply(
-          res,
-          500,
-          'application/json',
-          errorBody(
-            500,
-            'INTERNAL_SERVER_ERROR',
-            `audit endpoint error: ${error instanceof Error ? error.message : String(error)}`,
-          ),
-        );
-      })
-      .finally(() => inFlight.delete(task));
-    inFlight.add(task);
-  };
+  const onRequest = requestListener(state);
   const servers = [
     createHttpServer(serverOptions, onRequest, options.tls),
     ...(options.tls !== undefined ? [http.createServer(serverOptions, onRequest)] : []),
   ];
-  for (const server of servers) {
-    server.on('clientError', (_error: Error, socket: import('node:stream').Duplex) => {
-      // Answered, then destroyed (never half-closed: a silent client would keep the socket and its buffers).
-      if (socket.writable)
-        socket.write('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
-      socket.destroy();
-    });
-  }
+  for (const server of servers) server.on('clientError', refuseMalformed);
   const [address, plainAddress] = await bindAll(servers, options.host, options.port);
   let closing: Promise<void> | undefined;
   return {
     baseUrl: address!.origin,
     ...(plainAddress !== undefined ? { plainBaseUrl: plainAddress.origin } : {}),
-    exchanges: () => exchanges,
-    refused: () => refused,
-    close: (graceMs = 5_000) => {
-      closing ??= (async () => {
-        for (const server of servers) {
-          server.close();
-          server.closeIdleConnections();
-        }
-        if (inFlight.size > 0) {
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([
-            Promise.allSettled([...inFlight]),
-            new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
-          ]);
-          clearTimeout(timer);
-        }
-        for (const server of servers) server.closeAllConnections();
-      })();
-      return closing;
-    },
+    exchanges: () => state.exchanges,
+    refused: () => state.refused,
+    close: (graceMs = 5_000) => (closing ??= closeServers(servers, state.inFlight, graceMs)),
   };
 }
