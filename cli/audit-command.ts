@@ -3,6 +3,7 @@
 // value checks, and the tail of a run (console progress, the checks, the reports, the exit code).
 import { packageVersion } from './version.js';
 import { AUDIT_COMMON_OPTIONS, parseArgsOptions } from './command-table.js';
+import { AUDIT_LEVEL_DEFAULT } from './command-defaults.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -119,7 +120,9 @@ export function parseAuditArgs(
     );
   }
   const reports: ReportSpec[] = parseReportSpecs((values['report'] as string[] | undefined) ?? []);
-  const level: LevelFilter = parseLevelFilter((values['level'] as string | undefined) ?? 'all');
+  const level: LevelFilter = parseLevelFilter(
+    (values['level'] as string | undefined) ?? AUDIT_LEVEL_DEFAULT,
+  );
   const onlyText = values['only'];
   const only = typeof onlyText === 'string' ? parseList(onlyText) : undefined;
   if (only !== undefined && only.length === 0)

@@ -6,6 +6,19 @@ import type { ParseArgsConfig } from 'node:util';
 import { payloadKinds } from '../src/schemas/payload-kinds.js';
 import { FAIL_ON } from '../conformance/result.js';
 import { EXIT, EXIT_CODES, type ExitCode } from '../conformance/exit-code-table.js';
+import { DEFAULT_TIMEOUT_MS } from '../conformance/config-defaults.js';
+import { EXPLORE_DEFAULTS } from '../conformance/explore/explore-defaults.js';
+import { STARTUP_TIMEOUT_MS } from '../vectors/harness/harness-defaults.js';
+import {
+  AUDIT_LEVEL_DEFAULT,
+  CLIENT_AUDIT_TIMEOUT_MS,
+  DIFF_FORMAT_DEFAULT,
+  MAX_TIMEOUT_MS,
+  SERVE_DEFAULTS,
+  SIGN_OUTPUT_DEFAULT,
+  VECTOR_CASE_TIMEOUT_MS,
+  WEBHOOK_TIMEOUT_MS,
+} from './command-defaults.js';
 
 export interface OptionSpec {
   /** The long name without `--`. */
@@ -80,7 +93,7 @@ export const AUDIT_COMMON_OPTIONS: readonly OptionSpec[] = [
     name: 'level',
     type: 'string',
     value: 'must|should|all',
-    default: 'all',
+    default: AUDIT_LEVEL_DEFAULT,
     help: 'run only checks of this level (given explicitly, skips are accepted)',
   },
   {
@@ -201,8 +214,8 @@ const auditServer: CommandSpec = {
       name: 'timeout-ms',
       type: 'string',
       value: 'N',
-      default: 'the config\'s "timeoutMs", else 10000',
-      help: 'per-request timeout against the target, 1 to 600000',
+      default: `the config's "timeoutMs", else ${DEFAULT_TIMEOUT_MS}`,
+      help: `per-request timeout against the target, 1 to ${MAX_TIMEOUT_MS}`,
     },
     CA_OPTION_SPEC,
     {
@@ -220,14 +233,14 @@ const auditServer: CommandSpec = {
       name: 'explore-seconds',
       type: 'string',
       value: 'S',
-      default: '15',
-      help: 'exploring budget in seconds (plus up to 30 s to shrink a failure)',
+      default: String(EXPLORE_DEFAULTS.seconds),
+      help: `exploring budget in seconds (plus up to ${EXPLORE_DEFAULTS.shrinkSeconds} s to shrink a failure)`,
     },
     {
       name: 'explore-runs',
       type: 'string',
       value: 'N',
-      default: '500',
+      default: String(EXPLORE_DEFAULTS.runs),
       help: 'at most this many sequences',
     },
     {
@@ -300,7 +313,7 @@ const auditClient: CommandSpec = {
       name: 'timeout-ms',
       type: 'string',
       value: 'N',
-      default: '120000',
+      default: String(CLIENT_AUDIT_TIMEOUT_MS),
       help: 'stop the client (or the endpoint) after N ms',
     },
     { name: 'timeout', type: 'string', value: 'S', help: 'old form of --timeout-ms', hidden: true },
@@ -380,7 +393,7 @@ const auditWebhooks: CommandSpec = {
       name: 'timeout-ms',
       type: 'string',
       value: 'N',
-      default: '10000',
+      default: String(WEBHOOK_TIMEOUT_MS),
       help: "per-webhook timeout for the receiver's answer",
     },
     {
@@ -414,8 +427,20 @@ const serve: CommandSpec = {
     'only where --credentials-out says (mode 0600), never to standard output.',
   ],
   options: [
-    { name: 'host', type: 'string', value: 'HOST', default: '127.0.0.1', help: 'address to bind' },
-    { name: 'port', type: 'string', value: 'N', default: '8080', help: 'port (0: a free one)' },
+    {
+      name: 'host',
+      type: 'string',
+      value: 'HOST',
+      default: SERVE_DEFAULTS.host,
+      help: 'address to bind',
+    },
+    {
+      name: 'port',
+      type: 'string',
+      value: 'N',
+      default: String(SERVE_DEFAULTS.port),
+      help: 'port (0: a free one)',
+    },
     {
       name: 'config',
       type: 'string',
@@ -446,7 +471,7 @@ const serve: CommandSpec = {
       name: 'variant',
       type: 'string',
       value: 'clean|alt',
-      default: 'clean',
+      default: SERVE_DEFAULTS.variant,
       help: 'alt takes the other permitted choice wherever the spec is silent',
     },
     {
@@ -489,7 +514,7 @@ const serve: CommandSpec = {
       name: 'workers',
       type: 'string',
       value: 'N',
-      default: '1',
+      default: String(SERVE_DEFAULTS.workers),
       help: 'N processes sharing the port (node:cluster); N > 1 requires --redis-url',
     },
     { name: 'no-portal', type: 'boolean', help: 'do not serve the sandbox portal' },
@@ -532,7 +557,7 @@ const sign: CommandSpec = {
       short: 'o',
       type: 'string',
       value: 'headers|request|curl',
-      default: 'headers',
+      default: SIGN_OUTPUT_DEFAULT,
       help: 'the added headers and the base, the signed request JSON, or a curl command',
     },
     {
@@ -661,7 +686,7 @@ const diff: CommandSpec = {
       name: 'format',
       type: 'string',
       value: 'text|json|md',
-      default: 'text',
+      default: DIFF_FORMAT_DEFAULT,
       help: 'how the diff is printed',
     },
     HELP_OPTION,
@@ -706,14 +731,14 @@ const vectorsRun: CommandSpec = {
       name: 'timeout-ms',
       type: 'string',
       value: 'N',
-      default: '5000',
-      help: 'per-case answer timeout, 1 to 600000',
+      default: String(VECTOR_CASE_TIMEOUT_MS),
+      help: `per-case answer timeout, 1 to ${MAX_TIMEOUT_MS}`,
     },
     {
       name: 'startup-timeout-ms',
       type: 'string',
       value: 'N',
-      default: '30000',
+      default: String(STARTUP_TIMEOUT_MS),
       help: 'how long the adapter may take to start and answer the "hello" handshake',
     },
     {

@@ -5,6 +5,7 @@ import {
   validateAgainst,
   type SchemaViolation,
 } from '../src/schemas/index.js';
+import { DEFAULT_TIMEOUT_MS } from './config-defaults.js';
 
 export const COP_STATUS_KEYS = [
   'FULL_MATCH',
@@ -94,7 +95,7 @@ export type ConfigResult =
   | { readonly ok: true; readonly config: ConformanceConfig }
   | { readonly ok: false; readonly message: string };
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
+export { DEFAULT_TIMEOUT_MS };
 /** Config files above this size are refused unread. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
 

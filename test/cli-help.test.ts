@@ -9,7 +9,14 @@ import { main, usage } from '../cli/main.js';
 import { COMMAND_TABLE, commandSpec, formatHelp, type CommandSpec } from '../cli/command-table.js';
 import { looksLikeKeyPath } from '../cli/io.js';
 import { EXPLORE_DEFAULTS } from '../conformance/explore/explorer.js';
+import { DEFAULT_TIMEOUT_MS } from '../conformance/config.js';
 import { STARTUP_TIMEOUT_MS } from '../vectors/harness/run.js';
+import {
+  CLIENT_AUDIT_TIMEOUT_MS,
+  SERVE_DEFAULTS,
+  VECTOR_CASE_TIMEOUT_MS,
+  WEBHOOK_TIMEOUT_MS,
+} from '../cli/command-defaults.js';
 import {
   helpSection,
   readmeTable,
@@ -93,18 +100,38 @@ describe('every --help comes from the option table, in one format', () => {
     }
   });
 
-  it("defaults shown are the code's: the explorer budget, the harness start-up timeout, the validate kinds", () => {
-    const audit = commandSpec('audit server').options;
-    expect(audit.find((o) => o.name === 'explore-seconds')!.default).toBe(
-      String(EXPLORE_DEFAULTS.seconds),
-    );
-    expect(audit.find((o) => o.name === 'explore-runs')!.default).toBe(
-      String(EXPLORE_DEFAULTS.runs),
-    );
-    const vectors = commandSpec('vectors run').options;
-    expect(vectors.find((o) => o.name === 'startup-timeout-ms')!.default).toBe(
-      String(STARTUP_TIMEOUT_MS),
-    );
+  it('--help shows the value the command uses when the flag is not given', async () => {
+    const helpLine = async (command: string, flag: string): Promise<string> => {
+      const { out } = await run([...command.split(' '), '--help']);
+      return (
+        out.split('\n').find((l) => new RegExp(`^ {2}(-\\w, )?--${flag}(\\s|$)`).test(l)) ?? ''
+      );
+    };
+    const shown: [string, string, string | number][] = [
+      ['audit server', 'timeout-ms', `else ${DEFAULT_TIMEOUT_MS})`],
+      ['audit server', 'explore-seconds', EXPLORE_DEFAULTS.seconds],
+      ['audit server', 'explore-runs', EXPLORE_DEFAULTS.runs],
+      ['audit client', 'timeout-ms', CLIENT_AUDIT_TIMEOUT_MS],
+      ['audit webhooks', 'timeout-ms', WEBHOOK_TIMEOUT_MS],
+      ['serve', 'port', SERVE_DEFAULTS.port],
+      ['serve', 'workers', SERVE_DEFAULTS.workers],
+      ['vectors run', 'timeout-ms', VECTOR_CASE_TIMEOUT_MS],
+      ['vectors run', 'startup-timeout-ms', STARTUP_TIMEOUT_MS],
+    ];
+    for (const [command, flag, value] of shown) {
+      const expected = typeof value === 'number' ? `(default: ${value})` : value;
+      expect(await helpLine(command, flag), `${command} --${flag}`).toContain(expected);
+    }
+  });
+
+  it('no default in the table is a number written as text: each is derived from the constant the command uses', () => {
+    // A default: line with a number of two or more digits written out (not inside `${...}`) copies a value.
+    const copied = /default: [^\n$]*\b\d{2,}\b(?![.\d])/;
+    expect(doc('cli/command-table.ts')).not.toMatch(copied);
+    expect("      default: '120000',").toMatch(copied);
+    expect("      default: 'the config\\'s \"timeoutMs\", else 10000',").toMatch(copied);
+    expect("      default: '127.0.0.1, a free port',").not.toMatch(copied);
+    expect('      default: `else ${DEFAULT_TIMEOUT_MS}`,').not.toMatch(copied);
   });
 
   it('payconform help lists every command; an unknown one is a usage error; a group lists its members', async () => {

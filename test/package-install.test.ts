@@ -233,6 +233,9 @@ const HELP_LEAVES = [
   'payconform/dist/conformance/result.js',
   'payconform/dist/conformance/checks/server/forgery-settings.js',
   'payconform/dist/conformance/exit-code-table.js',
+  'payconform/dist/conformance/config-defaults.js',
+  'payconform/dist/conformance/explore/explore-defaults.js',
+  'payconform/dist/vectors/harness/harness-defaults.js',
 ];
 
 describe('the installed package', () => {

@@ -36,11 +36,10 @@ import {
 import { describeListenTls, resolveListenTls } from '../tls-options.js';
 import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
 import { startReferenceBackend } from '../client-audit-backend.js';
+import { CLIENT_AUDIT_TIMEOUT_MS } from '../command-defaults.js';
 
 const SPEC = commandSpec('audit client');
 const USAGE = usageLine(SPEC);
-
-const DEFAULT_EXEC_TIMEOUT_MS = 120_000;
 
 interface Parsed extends CommonAuditArgs {
   readonly listen?: { readonly host: string; readonly port: number };
@@ -219,7 +218,7 @@ async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
   let context: ClientAuditContext;
-  const timeoutMs = parsed.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+  const timeoutMs = parsed.timeoutMs ?? CLIENT_AUDIT_TIMEOUT_MS;
   try {
     const serve: ClientAuditServeOptions = {
       credentials,

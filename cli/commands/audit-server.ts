@@ -8,6 +8,7 @@ import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
 import { resolveTrustedCa } from '../tls-options.js';
 import { parseForgeOptions, withForgeries } from '../forge-options.js';
 import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { MAX_TIMEOUT_MS } from '../command-defaults.js';
 import {
   auditCommand,
   auditOutput,
@@ -328,8 +329,8 @@ function parse(args: readonly string[]): Parsed {
   const explore = parseExplore(values);
   const timeoutMs = parseIntegerOption(
     values['timeout-ms'] as string | undefined,
-    600_000,
-    '--timeout-ms must be an integer from 1 to 600000',
+    MAX_TIMEOUT_MS,
+    `--timeout-ms must be an integer from 1 to ${MAX_TIMEOUT_MS}`,
   );
   const target = values['target'];
   return {

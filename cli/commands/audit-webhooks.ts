@@ -46,6 +46,7 @@ import {
 } from '../../conformance/checks/webhooks/key-server.js';
 import { describeListenTls, resolveListenTls } from '../tls-options.js';
 import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { WEBHOOK_TIMEOUT_MS } from '../command-defaults.js';
 
 const SPEC = commandSpec('audit webhooks');
 const USAGE = usageLine(SPEC);
@@ -114,7 +115,7 @@ function parse(args: readonly string[]): Parsed {
     ...(typeof values['public-key-out'] === 'string'
       ? { publicKeyOut: values['public-key-out'] }
       : {}),
-    timeoutMs: timeoutMs ?? 10_000,
+    timeoutMs: timeoutMs ?? WEBHOOK_TIMEOUT_MS,
     allowLive: values['allow-live'] === true,
     tlsFlags: values,
   };

@@ -4,6 +4,7 @@
 import type { CliIo } from '../io.js';
 import { EXIT, parseCommandArgs, readInput, UsageError, wantsHelp } from '../io.js';
 import { commandSpec, formatHelp } from '../command-table.js';
+import { DIFF_FORMAT_DEFAULT } from '../command-defaults.js';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../../conformance/diff.js';
 import type { JsonReport } from '../../conformance/reporters/json.js';
 import { validateAgainst } from '../../src/schemas/index.js';
@@ -51,7 +52,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const [oldPath, newPath, ...extra] = parsed.positionals;
   if (oldPath === undefined || newPath === undefined || extra.length > 0)
     throw new UsageError(`expected OLD.json and NEW.json\n${HELP}`);
-  const format = (parsed.values['format'] as string | undefined) ?? 'text';
+  const format = (parsed.values['format'] as string | undefined) ?? DIFF_FORMAT_DEFAULT;
   if (!FORMATS.some((f) => f === format))
     throw new UsageError(`--format must be ${FORMATS.join(', ')} (got "${format}")`);
   const d = diffReports(await readReport(oldPath, io), await readReport(newPath, io));

@@ -26,6 +26,7 @@ import {
 import { isServeWorker, readWorkerSetup, runPrimary } from '../serve-workers.js';
 import { resolveListenTls, type ListenTls } from '../tls-options.js';
 import { commandSpec, formatHelp } from '../command-table.js';
+import { SERVE_DEFAULTS } from '../command-defaults.js';
 import { announce, type ServeWebhookUrls } from './serve-announce.js';
 
 export { auditConfigFor } from './serve-announce.js';
@@ -222,16 +223,19 @@ async function resolveSettings(values: ServeValues, io: CliIo): Promise<ServeSet
     throw new UsageError(
       `unknown fault ${unknown.map((f) => JSON.stringify(f)).join(', ')}; see payconform serve --list-faults`,
     );
-  const variant = (values.variant as string | undefined) ?? 'clean';
+  const variant = (values.variant as string | undefined) ?? SERVE_DEFAULTS.variant;
   if (!(serviceVariants as readonly string[]).includes(variant))
     throw new UsageError(`--variant must be one of ${serviceVariants.join(', ')}`);
-  const host = (values.host as string | undefined) ?? config.host ?? '127.0.0.1';
+  const host = (values.host as string | undefined) ?? config.host ?? SERVE_DEFAULTS.host;
   if (faults.length > 0 && !isLoopbackHost(host)) {
     throw new UsageError(
       `refusing to start with --fault on ${host}: a deliberately faulty service binds only to loopback (127.0.0.1, ::1, localhost)`,
     );
   }
-  const port = integer(values.port as string | undefined, '--port', 65535) ?? config.port ?? 8080;
+  const port =
+    integer(values.port as string | undefined, '--port', 65535) ??
+    config.port ??
+    SERVE_DEFAULTS.port;
   const lifecycleDelayMs =
     integer(values['lifecycle-ms'] as string | undefined, '--lifecycle-ms', 86_400_000) ??
     config.lifecycleMs;
@@ -328,7 +332,8 @@ async function readSigningKey(
 }
 
 function workerCount(values: ServeValues, redisUrl: string | undefined): number {
-  const workers = integer(values.workers as string | undefined, '--workers', 64) ?? 1;
+  const workers =
+    integer(values.workers as string | undefined, '--workers', 64) ?? SERVE_DEFAULTS.workers;
   if (workers < 1) throw new UsageError('--workers must be at least 1');
   if (workers > 1 && redisUrl === undefined) {
     throw new UsageError(

@@ -17,6 +17,7 @@ import { parseEd25519PrivateKey } from '../../src/keys/index.js';
 import { applySignedHeaders, signRequest } from '../../src/profile/sign-request.js';
 import { getFieldValues } from '../../src/http/message.js';
 import { commandSpec, formatHelp, usageLine } from '../command-table.js';
+import { SIGN_OUTPUT_DEFAULT } from '../command-defaults.js';
 
 /** The one mask string of every output (reports, console, sign). */
 export const SECRET_MASK = REDACTED;
@@ -47,7 +48,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     output?: string;
   };
   if (values.request === undefined) throw new UsageError(`--request FILE|- is required\n${USAGE}`);
-  const output = (values.output ?? 'headers') as Output;
+  const output = (values.output ?? SIGN_OUTPUT_DEFAULT) as Output;
   if (!OUTPUTS.includes(output))
     throw new UsageError(`--output must be one of ${OUTPUTS.join(', ')}\n${USAGE}`);
   applicationSecretFromEnv(io, false); // the one secret rule, before anything runs

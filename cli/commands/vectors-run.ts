@@ -17,6 +17,7 @@ import {
   type HarnessGate,
 } from '../../vectors/harness/run.js';
 import { commandSpec, formatHelp } from '../command-table.js';
+import { MAX_TIMEOUT_MS, VECTOR_CASE_TIMEOUT_MS } from '../command-defaults.js';
 import { EXIT, UsageError, wantsHelp, type CliIo, parseCommandFlags } from '../io.js';
 import { ensureParentDirectories } from '../reports.js';
 
@@ -39,9 +40,9 @@ interface Options {
 function milliseconds(text: string | undefined, flag: string, fallback: number): number {
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!/^\d+$/.test(text) || n < 1 || n > 600_000)
+  if (!/^\d+$/.test(text) || n < 1 || n > MAX_TIMEOUT_MS)
     throw new UsageError(
-      `${flag} expects an integer from 1 to 600000, got ${JSON.stringify(text)}`,
+      `${flag} expects an integer from 1 to ${MAX_TIMEOUT_MS}, got ${JSON.stringify(text)}`,
     );
   return n;
 }
@@ -74,7 +75,11 @@ function parse(args: readonly string[]): Options {
     ...(typeof values['exec'] === 'string' ? { exec: values['exec'] } : {}),
     reports,
     only,
-    timeoutMs: milliseconds(values['timeout-ms'] as string | undefined, '--timeout-ms', 5000),
+    timeoutMs: milliseconds(
+      values['timeout-ms'] as string | undefined,
+      '--timeout-ms',
+      VECTOR_CASE_TIMEOUT_MS,
+    ),
     startupTimeoutMs: milliseconds(
       values['startup-timeout-ms'] as string | undefined,
       '--startup-timeout-ms',

@@ -3,6 +3,7 @@ import type { KeysFile } from '../format.js';
 import { AdapterProcess } from './adapter-process.js';
 import { gradeAnswer, type CaseStatus, type CompareOptions } from './compare.js';
 import { messageInput, type LoadedCase } from './load.js';
+import { STARTUP_TIMEOUT_MS } from './harness-defaults.js';
 
 /** After this many cases in a row without an answer the adapter is declared unresponsive and the run ends. */
 export const MAX_CONSECUTIVE_TIMEOUTS = 3;
@@ -10,8 +11,7 @@ export const MAX_CONSECUTIVE_TIMEOUTS = 3;
 export const PROTOCOL_VERSIONS = [1, 2] as const;
 /** The id of the handshake message; case ids never start with "#". */
 export const HELLO_ID = '#hello';
-/** How long the adapter may take to start and answer the handshake (an interpreter or a compiler starting up). */
-export const STARTUP_TIMEOUT_MS = 30_000;
+export { STARTUP_TIMEOUT_MS };
 
 export interface ImplementationInfo {
   readonly name: string;
