@@ -84,6 +84,33 @@ export interface PrimaryOptions {
 
 /** Runs the primary until Ctrl-C (exit 0), or until a worker fails before every worker listens (exit 2). */
 export async function runPrimary(options: PrimaryOptions, io: CliIo): Promise<number> {
+  // The workers run this layout's own entry: dist/cli/bin.js when installed (plain node), cli/bin.ts from the sources
+  // (under the primary's loader, which cluster passes on in execArgv).
+  const entry = new URL(import.meta.url.endsWith('.ts') ? './bin.ts' : './bin.js', import.meta.url);
+  cluster.setupPrimary({ exec: fileURLToPath(entry), args: ['serve', ...options.args] });
+  const pool = new WorkerPool({ [SETUP_ENV]: JSON.stringify(workerSetup(options)) });
+  const banners = await startWorkers(pool, options.workers);
+  if (banners === undefined) {
+    pool.stopping = true;
+    await stopAll(pool.live);
+    io.stderr(`payconform serve: a worker failed to start; stopped the others\n`);
+    return EXIT.usage;
+  }
+  replaceDeadWorkers(pool, io);
+  const stopped = stopOnSignal(pool, io);
+  if (options.listenTls !== undefined) io.stdout(`${describeListenTls(options.listenTls)}\n`);
+  io.stdout(
+    (banners[0] ?? '').replace(
+      /Ctrl-C stops\.\n/,
+      `workers: ${options.workers} processes sharing the port (node:cluster); nonces and state in Redis\nCtrl-C stops.\n`,
+    ),
+  );
+  await stopped;
+  return EXIT.ok;
+}
+
+/** What every worker is handed: one generated application and webhook key (when none was given), and the TLS. */
+function workerSetup(options: PrimaryOptions): WorkerSetup {
   let application: WorkerSetup['application'];
   if (options.generateApplication) {
     const app = generateDevelopmentApplication();
@@ -95,85 +122,82 @@ export async function runPrimary(options: PrimaryOptions, io: CliIo): Promise<nu
       seed: exportEd25519SeedBase64(app.privateKey!),
     };
   }
-  const setup: WorkerSetup = {
+  return {
     ...(application !== undefined ? { application } : {}),
     ...(options.generateWebhookKey
       ? { webhookSigningKeyPem: exportRsaPrivateKeyPem(generateWebhookKeyPair().privateKey) }
       : {}),
     ...(options.listenTls !== undefined ? { listenTls: options.listenTls } : {}),
   };
-  // The workers run this layout's own entry: dist/cli/bin.js when installed (plain node), cli/bin.ts from the sources
-  // (under the primary's loader, which cluster passes on in execArgv).
-  const entry = new URL(import.meta.url.endsWith('.ts') ? './bin.ts' : './bin.js', import.meta.url);
-  cluster.setupPrimary({ exec: fileURLToPath(entry), args: ['serve', ...options.args] });
-  const env = { [SETUP_ENV]: JSON.stringify(setup) };
+}
 
-  const live = new Set<Worker>();
-  let stopping = false;
-  let restarts = 0;
-  const fork = (): Worker => {
-    const worker = cluster.fork(env);
-    live.add(worker);
+/** The primary's workers: those alive, whether it is stopping, and how many it has restarted. */
+class WorkerPool {
+  readonly live = new Set<Worker>();
+  stopping = false;
+  restarts = 0;
+  readonly #env: Record<string, string>;
+
+  constructor(env: Record<string, string>) {
+    this.#env = env;
+  }
+
+  fork(): Worker {
+    const worker = cluster.fork(this.#env);
+    this.live.add(worker);
     return worker;
-  };
+  }
+}
 
-  // Start all, and wait until each reports ready (or one exits first: a start-up failure it has already printed).
+/** Starts `count` workers and waits until each reports ready: their banners, or undefined when one exits first. */
+function startWorkers(pool: WorkerPool, count: number): Promise<string[] | undefined> {
   const banners: string[] = [];
-  const started = await new Promise<boolean>((resolve) => {
-    for (let i = 0; i < options.workers; i += 1) {
-      const worker = fork();
+  return new Promise((resolve) => {
+    for (let i = 0; i < count; i += 1) {
+      const worker = pool.fork();
       worker.on('message', (m: { type?: string; banner?: string }) => {
         if (m?.type !== 'payconform-ready') return;
         banners.push(m.banner ?? '');
-        if (banners.length === options.workers) resolve(true);
+        if (banners.length === count) resolve(banners);
       });
       worker.once('exit', () => {
-        live.delete(worker);
-        if (banners.length < options.workers) resolve(false);
+        pool.live.delete(worker);
+        // A start-up failure the worker has already printed.
+        if (banners.length < count) resolve(undefined);
       });
     }
   });
-  if (!started) {
-    stopping = true;
-    await stopAll(live);
-    io.stderr(`payconform serve: a worker failed to start; stopped the others\n`);
-    return EXIT.usage;
-  }
+}
 
-  // A worker that dies later is replaced (the others keep serving; the shared store holds the state).
+/** A worker that dies later is replaced (the others keep serving; the shared store holds the state), up to a limit. */
+function replaceDeadWorkers(pool: WorkerPool, io: CliIo): void {
   cluster.on('exit', (worker, code, signal) => {
-    live.delete(worker);
-    if (stopping) return;
+    pool.live.delete(worker);
+    if (pool.stopping) return;
+    const again = pool.restarts < MAX_RESTARTS;
     io.stdout(
-      `${new Date().toISOString()} worker ${worker.process.pid} exited (${signal ?? code}); ${restarts < MAX_RESTARTS ? 'starting another' : 'not restarted (too many restarts)'}\n`,
+      `${new Date().toISOString()} worker ${worker.process.pid} exited (${signal ?? code}); ${again ? 'starting another' : 'not restarted (too many restarts)'}\n`,
     );
-    if (restarts < MAX_RESTARTS) {
-      restarts += 1;
-      fork();
+    if (again) {
+      pool.restarts += 1;
+      pool.fork();
     }
   });
+}
 
-  const stopped = new Promise<void>((done) => {
-    const stop = () => {
+/** Resolves once SIGINT or SIGTERM has stopped every worker. */
+function stopOnSignal(pool: WorkerPool, io: CliIo): Promise<void> {
+  return new Promise<void>((done) => {
+    const stop = (): void => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      stopping = true;
+      pool.stopping = true;
       io.stdout('\nstopping...\n');
-      void stopAll(live).then(done);
+      void stopAll(pool.live).then(done);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  const banner = banners[0] ?? '';
-  if (options.listenTls !== undefined) io.stdout(`${describeListenTls(options.listenTls)}\n`);
-  io.stdout(
-    banner.replace(
-      /Ctrl-C stops\.\n/,
-      `workers: ${options.workers} processes sharing the port (node:cluster); nonces and state in Redis\nCtrl-C stops.\n`,
-    ),
-  );
-  await stopped;
-  return EXIT.ok;
 }
 
 /** SIGTERM to every worker, SIGKILL after 10 s; resolves when all have exited. */
