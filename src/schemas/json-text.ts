@@ -63,86 +63,112 @@ function fail(offset: number, what: string): Failure {
 
 const WS = new Set([' ', '\t', '\n', '\r']);
 
+/** The scanner's position, the containers it is in ('{' or '[') and what it expects next. */
+interface Scan {
+  readonly text: string;
+  i: number;
+  readonly stack: string[];
+  state: 'value' | 'afterValue' | 'key' | 'keyOrEnd' | 'valueOrEnd';
+}
+
+/** What one step finds: a syntax error, the end of a well-formed text (`'end'`), or nothing yet (undefined). */
+type Step = Failure | 'end' | undefined;
+
 /** Returns the first syntax error of `text`, or undefined when the scanner finds none. */
 export function findJsonSyntaxError(text: string): Failure | undefined {
-  let i = 0;
-  const n = text.length;
-  const skip = (): void => {
-    while (i < n && WS.has(text[i]!)) i++;
-  };
-  const describe = (at: number): string =>
-    at >= n ? 'unexpected end of input' : `unexpected character ${JSON.stringify(text[at])}`;
+  const scan: Scan = { text, i: 0, stack: [], state: 'value' };
+  // Bounded: every step but the last consumes at least one character.
+  for (let steps = 0; steps <= text.length + 2; steps++) {
+    skipWhitespace(scan);
+    const step =
+      scan.state === 'value' || scan.state === 'valueOrEnd'
+        ? scanValue(scan)
+        : scan.state === 'key' || scan.state === 'keyOrEnd'
+          ? scanKey(scan)
+          : scanAfterValue(scan);
+    if (step === 'end') return undefined;
+    if (step !== undefined) return step;
+  }
+  return undefined;
+}
 
-  // Each stack entry is the container we are in: '{' or '['.
-  const stack: string[] = [];
-  // What the scanner expects next.
-  let state: 'value' | 'afterValue' | 'key' | 'keyOrEnd' | 'valueOrEnd' = 'value';
+function skipWhitespace(scan: Scan): void {
+  while (scan.i < scan.text.length && WS.has(scan.text[scan.i]!)) scan.i++;
+}
 
-  for (let steps = 0; steps <= n + 2; steps++) {
-    skip();
-    if (state === 'value' || state === 'valueOrEnd') {
-      if (state === 'valueOrEnd' && text[i] === ']') {
-        stack.pop();
-        i++;
-        state = 'afterValue';
-        continue;
-      }
-      const c = text[i];
-      if (c === '{') {
-        stack.push('{');
-        i++;
-        state = 'keyOrEnd';
-      } else if (c === '[') {
-        stack.push('[');
-        i++;
-        state = 'valueOrEnd';
-      } else if (c === '"') {
-        const end = scanString(text, i);
-        if (typeof end !== 'number') return end;
-        i = end;
-        state = 'afterValue';
-      } else if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) {
-        const end = scanNumber(text, i);
-        if (typeof end !== 'number') return end;
-        i = end;
-        state = 'afterValue';
-      } else {
-        const word = ['true', 'false', 'null'].find((w) => text.startsWith(w, i));
-        if (!word) return fail(i, `${describe(i)}, expected a value`);
-        i += word.length;
-        state = 'afterValue';
-      }
-    } else if (state === 'key' || state === 'keyOrEnd') {
-      if (state === 'keyOrEnd' && text[i] === '}') {
-        stack.pop();
-        i++;
-        state = 'afterValue';
-        continue;
-      }
-      if (text[i] !== '"') return fail(i, `${describe(i)}, expected a double-quoted property name`);
-      const end = scanString(text, i);
-      if (typeof end !== 'number') return end;
-      i = end;
-      skip();
-      if (text[i] !== ':') return fail(i, `${describe(i)}, expected ':' after the property name`);
-      i++;
-      state = 'value';
-    } else {
-      const top = stack[stack.length - 1];
-      if (top === undefined) {
-        return i < n ? fail(i, `${describe(i)} after the JSON value`) : undefined;
-      }
-      const c = text[i];
-      if (c === ',') {
-        i++;
-        state = top === '{' ? 'key' : 'value';
-      } else if ((c === '}' && top === '{') || (c === ']' && top === '[')) {
-        stack.pop();
-        i++;
-      } else {
-        return fail(i, `${describe(i)}, expected ',' or '${top === '{' ? '}' : ']'}'`);
-      }
-    }
+function describe(text: string, at: number): string {
+  return at >= text.length
+    ? 'unexpected end of input'
+    : `unexpected character ${JSON.stringify(text[at])}`;
+}
+
+/** A value (or, first in an array, its end): opens a container or scans a string, number or literal. */
+function scanValue(scan: Scan): Step {
+  const { text, i } = scan;
+  const c = text[i];
+  if (scan.state === 'valueOrEnd' && c === ']') {
+    scan.stack.pop();
+    scan.i++;
+    scan.state = 'afterValue';
+    return undefined;
+  }
+  if (c === '{' || c === '[') {
+    scan.stack.push(c);
+    scan.i++;
+    scan.state = c === '{' ? 'keyOrEnd' : 'valueOrEnd';
+    return undefined;
+  }
+  let end: number | Failure;
+  if (c === '"') end = scanString(text, i);
+  else if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) end = scanNumber(text, i);
+  else {
+    const word = ['true', 'false', 'null'].find((w) => text.startsWith(w, i));
+    if (!word) return fail(i, `${describe(text, i)}, expected a value`);
+    end = i + word.length;
+  }
+  if (typeof end !== 'number') return end;
+  scan.i = end;
+  scan.state = 'afterValue';
+  return undefined;
+}
+
+/** A property name and its colon (or, first in an object, its end). */
+function scanKey(scan: Scan): Step {
+  const { text } = scan;
+  if (scan.state === 'keyOrEnd' && text[scan.i] === '}') {
+    scan.stack.pop();
+    scan.i++;
+    scan.state = 'afterValue';
+    return undefined;
+  }
+  if (text[scan.i] !== '"')
+    return fail(scan.i, `${describe(text, scan.i)}, expected a double-quoted property name`);
+  const end = scanString(text, scan.i);
+  if (typeof end !== 'number') return end;
+  scan.i = end;
+  skipWhitespace(scan);
+  if (text[scan.i] !== ':')
+    return fail(scan.i, `${describe(text, scan.i)}, expected ':' after the property name`);
+  scan.i++;
+  scan.state = 'value';
+  return undefined;
+}
+
+/** After a value: a comma, the end of the container, or (at the top) the end of the text. */
+function scanAfterValue(scan: Scan): Step {
+  const { text, i, stack } = scan;
+  const top = stack[stack.length - 1];
+  if (top === undefined)
+    return i < text.length ? fail(i, `${describe(text, i)} after the JSON value`) : 'end';
+  const c = text[i];
+  if (c === ',') {
+    scan.i++;
+    scan.state = top === '{' ? 'key' : 'value';
+  } else if ((c === '}' && top === '{') || (c === ']' && top === '[')) {
+    stack.pop();
+    scan.i++;
+  } else {
+    return fail(i, `${describe(text, i)}, expected ',' or '${top === '{' ? '}' : ']'}'`);
   }
   return undefined;
 }
