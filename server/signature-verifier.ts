@@ -6,6 +6,7 @@ import { MemoryNonceStore, type NonceOwner, type NonceStore } from '../src/profi
 import {
   createVerificationPolicy,
   type PolicyEnforcement,
+  type VerificationPolicy,
 } from '../src/profile/verification-policy.js';
 import type { ApplicationRecord } from '../src/profile/verify-request.js';
 import { verifyRequestAsync } from '../net/verify-pool/verify-request-async.js';
@@ -172,16 +173,8 @@ function withoutQuery(request: HttpRequest): HttpRequest {
 /** Verification codes of steps after the nonce check (4): fault nonce-used-by-rejection records the nonce for them too. */
 const AFTER_NONCE_STEP = (step: number | string): boolean => typeof step === 'number' && step > 4;
 
-/** `shared`: the nonce store of a multi-instance deployment (Redis); default a per-process MemoryNonceStore. */
-export function createSignatureVerifier(
-  state: ServiceState,
-  faults: FaultSet,
-  now: () => number,
-  shared?: NonceStore,
-): SignatureVerifier {
-  const store =
-    shared ?? new MemoryNonceStore({ maxEntriesPerApplication: state.limits.noncesPerApplication });
-  const nonceStore: NonceStore = faults.has('nonce-race') ? new RacyNonceStore(store) : store;
+/** The service's verification policy, with the checks the faults (and variant alt) switch off for every request. */
+function servicePolicy(faults: FaultSet): VerificationPolicy {
   const enforce: Partial<PolicyEnforcement> = {
     ...(faults.has('no-replay-check') ? { replay: false } : {}),
     ...(faults.has('no-created-window') ? { createdMaxAge: false } : {}),
@@ -195,7 +188,7 @@ export function createSignatureVerifier(
     // Variant alt: other labels beside a valid sig1 are ignored, and only the age of created is bounded.
     ...(faults.alt ? { label: false, createdMaxFuture: false } : {}),
   };
-  const policy = createVerificationPolicy({
+  return createVerificationPolicy({
     enforce,
     ...(faults.has('no-nonce-length-check') ? { nonceMaxLength: Number.MAX_SAFE_INTEGER } : {}),
     // Fault nonce-max-length-refused: the bound read as "less than".
@@ -203,12 +196,18 @@ export function createSignatureVerifier(
       ? { nonceMaxLength: serviceProfile.nonceMaxLength - 1 }
       : {}),
   });
-  const backend = faults.has('no-signature-check') ? acceptingBackend : nodeBackend;
-  const anyKey = faults.has('no-key-check');
+}
 
-  // One record per application, built on first use (not per request); applications and their keys are fixed at start.
+/**
+ * The application record of an application id: one per application, built on first use (not per request);
+ * applications and their keys are fixed at start. Fault no-key-check: any keyid resolves to the first key.
+ */
+function createApplicationResolver(
+  state: ServiceState,
+  anyKey: boolean,
+): (applicationId: string) => ApplicationRecord | undefined {
   const records = new WeakMap<Application, ApplicationRecord>();
-  const resolveApplication = (applicationId: string): ApplicationRecord | undefined => {
+  return (applicationId) => {
     const app = state.applications.get(applicationId);
     if (app === undefined) return undefined;
     let record = records.get(app);
@@ -221,50 +220,87 @@ export function createSignatureVerifier(
     }
     return record;
   };
+}
 
-  const anyLabel = faults.has('accept-any-label');
+/** The request as the faults read it, and the policy it is verified under (relaxed for this request only). */
+function readAsFaultsDo(
+  faults: FaultSet,
+  policy: VerificationPolicy,
+  received: HttpRequest,
+): { request: HttpRequest; policy: VerificationPolicy } {
+  if (faults.size === 0) return { request: received, policy };
+  let request = faults.has('accept-any-label') ? relabelToSig1(received) : received;
+  if (faults.has('path-without-query')) request = withoutQuery(request);
+  request = rewriteForEdgeFaults(faults, request);
+  const relax = relaxedFor(faults, request);
+  if (relax === undefined) return { request, policy };
+  const { digestAlgorithm, maxAgeSeconds, ...relaxEnforce } = relax;
+  return {
+    request,
+    policy: createVerificationPolicy({
+      ...policy,
+      ...(digestAlgorithm ? { digestAlgorithm } : {}),
+      ...(maxAgeSeconds ? { maxAgeSeconds } : {}),
+      enforce: { ...policy.enforce, ...relaxEnforce },
+    }),
+  };
+}
+
+/**
+ * Fault no-application-id-check: a request whose application id is missing or unknown is taken as the first
+ * application's; undefined when the fault is off or the failure is another one.
+ */
+function firstApplicationFallback(
+  state: ServiceState,
+  faults: FaultSet,
+  code: string,
+): SignatureOutcome | undefined {
+  if (!faults.has('no-application-id-check')) return undefined;
+  if (code !== 'APPLICATION_ID_MISSING' && code !== 'APPLICATION_ID_UNKNOWN') return undefined;
+  const first = state.applications.values().next().value;
+  if (first === undefined) return undefined;
+  const keyId = first.publicKeys.keys().next().value ?? '';
+  return { ok: true, applicationId: first.applicationId, keyId };
+}
+
+/** `shared`: the nonce store of a multi-instance deployment (Redis); default a per-process MemoryNonceStore. */
+export function createSignatureVerifier(
+  state: ServiceState,
+  faults: FaultSet,
+  now: () => number,
+  shared?: NonceStore,
+): SignatureVerifier {
+  const store =
+    shared ?? new MemoryNonceStore({ maxEntriesPerApplication: state.limits.noncesPerApplication });
+  const nonceStore: NonceStore = faults.has('nonce-race') ? new RacyNonceStore(store) : store;
+  const policy = servicePolicy(faults);
+  const backend = faults.has('no-signature-check') ? acceptingBackend : nodeBackend;
+  const resolveApplication = createApplicationResolver(state, faults.has('no-key-check'));
 
   return async (received): Promise<SignatureOutcome> => {
-    let request = anyLabel ? relabelToSig1(received) : received;
-    if (faults.has('path-without-query')) request = withoutQuery(request);
-    if (faults.size > 0) request = rewriteForEdgeFaults(faults, request);
-    const relax = faults.size > 0 ? relaxedFor(faults, request) : undefined;
-    const { digestAlgorithm, maxAgeSeconds, ...relaxEnforce } = relax ?? {};
-    const used =
-      relax === undefined
-        ? policy
-        : createVerificationPolicy({
-            ...policy,
-            ...(digestAlgorithm ? { digestAlgorithm } : {}),
-            ...(maxAgeSeconds ? { maxAgeSeconds } : {}),
-            enforce: { ...policy.enforce, ...relaxEnforce },
-          });
+    const read = readAsFaultsDo(faults, policy, received);
     const at = Math.floor(now() / 1000);
-    const result = await verifyRequestAsync(request, {
+    const result = await verifyRequestAsync(read.request, {
       now: at,
       nonceStore,
       resolveApplication,
       backend,
-      policy: used,
+      policy: read.policy,
     });
     if (!result.ok && faults.has('nonce-used-by-rejection') && AFTER_NONCE_STEP(result.step)) {
       // Fault: the nonce is recorded when it is checked (step 4), so a request rejected later still uses it up.
-      const nonce = sig1Member(request)?.params.get('nonce');
+      const nonce = sig1Member(read.request)?.params.get('nonce');
       if (typeof nonce === 'string')
         await store.checkAndRecord(nonce, at, at + serviceProfile.maxAgeSeconds);
     }
     if (result.ok) return { ok: true, applicationId: result.applicationId, keyId: result.keyId };
-    if (
-      faults.has('no-application-id-check') &&
-      (result.code === 'APPLICATION_ID_MISSING' || result.code === 'APPLICATION_ID_UNKNOWN')
-    ) {
-      // Fault: the application is not checked; the request is taken as the first application's.
-      const first = state.applications.values().next().value;
-      if (first !== undefined) {
-        const keyId = first.publicKeys.keys().next().value ?? '';
-        return { ok: true, applicationId: first.applicationId, keyId };
+    return (
+      firstApplicationFallback(state, faults, result.code) ?? {
+        ok: false,
+        code: result.code,
+        step: result.step,
+        message: result.message,
       }
-    }
-    return { ok: false, code: result.code, step: result.step, message: result.message };
+    );
   };
 }
