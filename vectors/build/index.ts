@@ -13,7 +13,11 @@ import { buildSignatureBaseFile } from './signature-base.js';
 import { buildWebhookFile } from './webhook-signatures.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildPayloadVectors, payloadVectorText } from '../payloads/generate.js';
+import {
+  buildPayloadVectors,
+  payloadVectorText,
+  type PayloadVectorFile,
+} from '../payloads/generate.js';
 import { currentRelease, sha256Hex } from './releases.js';
 import { PAYLOAD_VECTORS_SCHEMA_ID, payloadVectorsSchema } from './payload-schema-source.js';
 
@@ -53,6 +57,29 @@ export async function buildVectorFiles(): Promise<GeneratedFiles> {
     buildRfc9421File(keys),
     buildRfc9530File(),
   ];
+  checkUniqueCaseIds(files);
+  const schemaTexts = schemaFileTexts();
+  const payloads = Object.values(buildPayloadVectors());
+  // Every file the set is made of, as its exact text: the index records a SHA-256 of each (README "Versions").
+  const texts = new Map<string, string>([
+    ['keys.json', serializeJson(keys)],
+    ...files.map((f) => [`${f.name}.json`, serializeJson(f)] as const),
+    ...payloads.map((p) => [`payloads/${p.kind}.json`, payloadVectorText(p)] as const),
+    ...schemaTexts,
+  ]);
+  const out = new Map<string, string>();
+  out.set('schemas/vectors.schema.json', serializeJson(vectorsSchema));
+  out.set('schemas/payload-vectors.schema.json', serializeJson(payloadVectorsSchema));
+  // Copies inside vectors/ (byte-identical, guarded by the drift test) so the folder is self-contained.
+  for (const [path, text] of schemaTexts) out.set(`vectors/${path}`, text);
+  out.set('vectors/index.json', serializeJson(buildIndex(files, payloads, texts)));
+  out.set('vectors/keys.json', serializeJson(keys));
+  for (const f of files) out.set(`vectors/${f.name}.json`, serializeJson(f));
+  return out;
+}
+
+/** A case id is unique across every vector file. */
+function checkUniqueCaseIds(files: readonly VectorFile[]): void {
   const seen = new Map<string, string>();
   for (const file of files) {
     for (const c of file.cases) {
@@ -60,26 +87,28 @@ export async function buildVectorFiles(): Promise<GeneratedFiles> {
       seen.set(c.id, file.name);
     }
   }
-  const count = (f: VectorFile, r: string): number => f.cases.filter((c) => c.result === r).length;
-  // Every file the set is made of, as its exact text: the index records a SHA-256 of each (README "Versions").
-  const schemaTexts = new Map<string, string>([
+}
+
+/** The set's schemas by path under the set: its two formats, then every payload schema as schemas/ holds it. */
+function schemaFileTexts(): Map<string, string> {
+  return new Map<string, string>([
     ['schemas/vectors.schema.json', serializeJson(vectorsSchema)],
     ['schemas/payload-vectors.schema.json', serializeJson(payloadVectorsSchema)],
     ...payloadSchemaFiles().map(
       (n) => [`schemas/${n}`, readFileSync(`${schemasDir}${n}`, 'utf8')] as const,
     ),
   ]);
-  const payloads = Object.values(buildPayloadVectors());
-  const texts = new Map<string, string>([
-    ['keys.json', serializeJson(keys)],
-    ...files.map((f) => [`${f.name}.json`, serializeJson(f)] as const),
-    ...payloads.map((p) => [`payloads/${p.kind}.json`, payloadVectorText(p)] as const),
-    ...schemaTexts,
-  ]);
-  const sha256 = Object.fromEntries(
-    [...texts.keys()].sort().map((path) => [path, sha256Hex(texts.get(path)!)]),
-  );
-  const index = {
+}
+
+/** vectors/index.json: the files in reading order with their counts, the schemas by `$id`, the SHA-256 of each text. */
+function buildIndex(
+  files: readonly VectorFile[],
+  payloads: readonly PayloadVectorFile[],
+  texts: ReadonlyMap<string, string>,
+): Record<string, unknown> {
+  const count = (cases: readonly { result: string }[], r: string): number =>
+    cases.filter((c) => c.result === r).length;
+  return {
     $schema: `${SCHEMA_ID}#/$defs/indexFile`,
     schemaVersion: 1,
     version: currentRelease().version,
@@ -90,9 +119,9 @@ export async function buildVectorFiles(): Promise<GeneratedFiles> {
     files: files.map((f) => ({
       path: `${f.name}.json`,
       cases: f.cases.length,
-      valid: count(f, 'valid'),
-      invalid: count(f, 'invalid'),
-      acceptable: count(f, 'acceptable'),
+      valid: count(f.cases, 'valid'),
+      invalid: count(f.cases, 'invalid'),
+      acceptable: count(f.cases, 'acceptable'),
     })),
     totalCases: files.reduce((n, f) => n + f.cases.length, 0),
     schemas: Object.fromEntries([
@@ -106,20 +135,13 @@ export async function buildVectorFiles(): Promise<GeneratedFiles> {
       schema: p.schema,
       strictSchema: p.strictSchema,
       cases: p.cases.length,
-      valid: p.cases.filter((c) => c.result === 'valid').length,
-      invalid: p.cases.filter((c) => c.result === 'invalid').length,
+      valid: count(p.cases, 'valid'),
+      invalid: count(p.cases, 'invalid'),
     })),
     totalPayloadCases: payloads.reduce((n, p) => n + p.cases.length, 0),
     formats: { vectors: SCHEMA_ID, payloadVectors: PAYLOAD_VECTORS_SCHEMA_ID },
-    sha256,
+    sha256: Object.fromEntries(
+      [...texts.keys()].sort().map((path) => [path, sha256Hex(texts.get(path)!)]),
+    ),
   };
-  const out = new Map<string, string>();
-  out.set('schemas/vectors.schema.json', serializeJson(vectorsSchema));
-  out.set('schemas/payload-vectors.schema.json', serializeJson(payloadVectorsSchema));
-  // Copies inside vectors/ (byte-identical, guarded by the drift test) so the folder is self-contained.
-  for (const [path, text] of schemaTexts) out.set(`vectors/${path}`, text);
-  out.set('vectors/index.json', serializeJson(index));
-  out.set('vectors/keys.json', serializeJson(keys));
-  for (const f of files) out.set(`vectors/${f.name}.json`, serializeJson(f));
-  return out;
 }
