@@ -20,12 +20,14 @@ import {
   commandSource,
   ModelViolation,
   NoAnswer,
+  type ExplorerModel,
   type Real,
   type StepRecord,
 } from './commands.js';
-import { emptyModel, RULES, type ExplorerModel } from './model.js';
+import { createSpecState, pendingUntil, ruleText, SPEC_RULE_IDS } from '../spec-model/index.js';
 import { currentExchangeLog } from '../exchange-log.js';
 import { EXPLORE_CHECK_ID, STEPS_JUDGED } from './check-id.js';
+import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 
 export interface ExploreSettings {
   /** Runs (sequences) to try; the exploration also ends when `seconds` are spent. */
@@ -51,19 +53,8 @@ export interface ExploreSettings {
   readonly lanes?: number;
 }
 
-/** Defaults that fit a CI step against the embedded service: a few seconds. */
-export const EXPLORE_DEFAULTS = {
-  runs: 500,
-  seconds: 15,
-  shrinkSeconds: 30,
-  maxCommands: 10,
-  /** Fewer judged steps than this (a replay aside) is not a pass: the exploration did not reach enough to say. */
-  minSteps: 10,
-  /** This many sequences in a row ended without an answer: the target stopped answering, the exploration stops. */
-  lostAfter: 3,
-  /** Sequences run side by side (see `ExploreSettings.lanes`). */
-  lanes: 3,
-} as const;
+// The defaults live in an import-free module so that `--help` shows them without loading the explorer.
+export { EXPLORE_DEFAULTS };
 
 export interface ExploreFailure {
   readonly violation: ModelViolation;
@@ -101,36 +92,35 @@ export function parseReplayToken(
   return { seed: Number(m[1]), path: m[2]!, replayPath: m[3]! };
 }
 
-/** Waits (bounded by each one's deadline) for the webhooks the model still expects, then judges everything left. */
+/**
+ * Waits (bounded by the latest deadline the model holds: a webhook due, an overlapping refund's grace) for what the
+ * model still expects, judging each webhook as it comes; then judges everything left.
+ */
 async function settle(model: ExplorerModel, real: Real): Promise<void> {
-  const open = model.expectations.filter((e) => !e.met);
   const s: StepRecord = {
     n: real.steps.length + 1,
     command: 'end of sequence: wait for the webhooks due',
     exchanges: [],
   };
-  if (open.length > 0 && real.ctx.webhooks !== undefined) {
-    const last = Math.max(...open.map((e) => e.by));
+  real.steps.push(s);
+  const last = pendingUntil(model);
+  if (last !== undefined && real.ctx.webhooks !== undefined) {
+    let broken: unknown;
     await real.ctx.webhooks.waitFor(
       () => {
-        absorbQuietly(model, real);
-        return model.expectations.every((e) => e.met);
+        try {
+          absorbWebhooks(model, real, s);
+        } catch (error) {
+          broken = error; // thrown after the wait (a predicate must not throw)
+          return true;
+        }
+        return pendingUntil(model) === undefined;
       },
       { timeoutMs: Math.max(0, last - Date.now()) + 50, signal: real.env.signal },
     );
+    if (broken !== undefined) throw broken;
   }
-  real.steps.push(s);
   absorbWebhooks(model, real, s);
-}
-
-/** Absorbs webhooks inside a wait predicate: a violation is kept for `absorbWebhooks` to throw after the wait. */
-function absorbQuietly(model: ExplorerModel, real: Real): void {
-  const cursor = real.cursor;
-  try {
-    absorbWebhooks(model, real, { n: 0, command: '', exchanges: [] });
-  } catch {
-    real.cursor = cursor; // judged again, and thrown, by the final absorbWebhooks
-  }
 }
 
 /** Explores the target; never throws (an internal error is returned as `error`). */
@@ -224,7 +214,7 @@ async function exploreLane(
       // Past the exploring time, only the shrinking of a failure still acts on the target.
       if (!shrinking && replay === undefined && (Date.now() > exploreUntil || shared.stop)) return;
       if (env.signal.aborted || lost !== undefined) return;
-      const model = emptyModel();
+      const model = createSpecState({ webhookWaitMs: ctx.webhookWaitMs });
       const real: Real = {
         ctx,
         env,
@@ -369,7 +359,7 @@ export function createExploreCheck(settings: ExploreSettings): ServerCheck {
     title:
       'random sequences of payouts, commits, cancels, waits and refunds: every answer and webhook agrees with the model of the spec',
     area: 'explore',
-    requirements: Object.keys(RULES),
+    requirements: [...SPEC_RULE_IDS],
     level: 'MUST',
     needs: NEED.signing,
     mutating: true,
@@ -403,7 +393,7 @@ export function createExploreCheck(settings: ExploreSettings): ServerCheck {
       if (f === undefined) return [...notEnough(outcome, settings, summary), ...seen, ...silent];
       const j = f.violation.judgement;
       const replay = settings.replayCommand?.(f.token) ?? `--explore-replay ${f.token}`;
-      const notes = `${RULES[j.requirement]} (spec). Shrunk to ${f.steps.filter((s) => !s.command.startsWith('end of sequence')).length} step(s); failed at step ${f.violation.step}. ${summary}\n${stepsText(ctx, f.steps)}`;
+      const notes = `${ruleText(j.requirement)} (spec). Shrunk to ${f.steps.filter((s) => !s.command.startsWith('end of sequence')).length} step(s); failed at step ${f.violation.step}. ${summary}\n${stepsText(ctx, f.steps)}`;
       return [
         violation(`${j.message} [step ${f.violation.step} of the shrunk sequence]`, {
           requirement: j.requirement,

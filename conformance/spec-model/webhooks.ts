@@ -1,0 +1,221 @@
+// Webhooks in the spec model (spec: Events; Payout and Refund webhook payloads; Payout transitions): what each
+// webhook of a payout or refund the run made must carry, which status changes must be announced (and by when), and
+// what must not happen: a held payout moving before commit or cancel, a payout announced in a status no call and no
+// open move led to. Moves the spec leaves open (NOT_SHOWN) and repeated webhooks always pass.
+import { toDecimal } from '../../src/rules/money.js';
+import type { FieldCheck, Judgement, Verdict } from './judgement.js';
+import { emptyVerdict, firstWrong, judge, money, record, sameAmount, show } from './judgement.js';
+import { NOT_SHOWN } from './not-shown.js';
+import { HELD_STATUS, PAYOUT_ACTIONS } from './payouts.js';
+import { judgeActiveOverlap, REFUND_CREATED_STATUS, settleOverlap } from './refunds.js';
+import type { ModelPayment, ModelPayout, ModelRefund, PayoutKnown, SpecState } from './state.js';
+import { isIn } from './statuses.js';
+
+/** A webhook as the model takes it: its kind (from the listener's path or payload) and its JSON object body. */
+export interface WebhookSeen {
+  readonly kind: 'payment' | 'payout' | 'refund' | undefined;
+  readonly body: Record<string, unknown>;
+}
+
+/** One payout webhook for a payout of the model: its fields are the payout's. */
+export function judgePayoutWebhook(p: ModelPayout, payload: unknown): Judgement | undefined {
+  const w = record(payload);
+  const dest = record(w['destination']);
+  const d = p.asked.destination;
+  const checks: FieldCheck[] = [
+    [
+      'payoutAmount',
+      sameAmount(w['payoutAmount'], toDecimal(p.asked.amount)),
+      p.asked.amount,
+      w['payoutAmount'],
+    ],
+    [
+      'payoutReference',
+      w['payoutReference'] === p.asked.reference,
+      p.asked.reference,
+      w['payoutReference'],
+    ],
+    ['destination.name', dest['name'] === d.holderName, d.holderName, dest['name']],
+    [
+      'destination.accountNumber',
+      dest['accountNumber'] === d.accountNumber,
+      d.accountNumber,
+      dest['accountNumber'],
+    ],
+  ];
+  return firstWrong(
+    checks,
+    'WEBHOOK-PAYOUT-PAYLOAD',
+    (field) =>
+      `a payout webhook of payout ${p.payoutId} (payoutStatus ${show(w['payoutStatus'])}) carries another ${field} than the payout`,
+  );
+}
+
+/** One refund webhook for a refund of the model: its fields are the refund's and the original payment's. */
+export function judgeRefundWebhook(
+  payment: ModelPayment,
+  refund: ModelRefund,
+  payload: unknown,
+): Judgement | undefined {
+  const w = record(payload);
+  const dest = record(w['destination']);
+  const refundDest = record(refund.destination);
+  const checks: FieldCheck[] = [
+    [
+      'refundedPaymentId',
+      w['refundedPaymentId'] === payment.paymentId,
+      payment.paymentId,
+      w['refundedPaymentId'],
+    ],
+    [
+      'refundedPaymentAmount',
+      sameAmount(w['refundedPaymentAmount'], payment.amount),
+      money(payment.amount),
+      w['refundedPaymentAmount'],
+    ],
+    [
+      'refundAmount',
+      sameAmount(w['refundAmount'], refund.amount),
+      money(refund.amount),
+      w['refundAmount'],
+    ],
+  ];
+  if (refund.reference !== undefined)
+    checks.push([
+      'refundReference',
+      w['refundReference'] === refund.reference,
+      refund.reference,
+      w['refundReference'],
+    ]);
+  if (typeof refundDest['accountNumber'] === 'string')
+    checks.push([
+      'destination.accountNumber',
+      dest['accountNumber'] === refundDest['accountNumber'],
+      refundDest['accountNumber'],
+      dest['accountNumber'],
+    ]);
+  return firstWrong(
+    checks,
+    'WEBHOOK-REFUND-PAYLOAD',
+    (field) =>
+      `a refund webhook of refund ${refund.refundId} carries another ${field} than the refund and its payment`,
+  );
+}
+
+/**
+ * Payout statuses, AWAITING_COMMIT: "payout is held after creation until the merchant commits or cancels it"; the
+ * transitions: "the amount is held until commit or cancel". A payout webhook announcing another status for a payout
+ * the model holds (no commit or cancel was sent since) breaks it. A webhook for AWAITING_COMMIT itself is not shown.
+ */
+export function judgeHeldPayoutWebhook(p: ModelPayout, status: unknown): Judgement | undefined {
+  if (p.state !== 'AWAITING_COMMIT' || status === HELD_STATUS) return undefined;
+  return {
+    requirement: 'COP-HOLD-ON-MISMATCH',
+    message: `a payout webhook announced payoutStatus ${show(status)} for payout ${p.payoutId}, held in AWAITING_COMMIT and neither committed nor cancelled`,
+    expected: `no move before commit or cancel (held in ${HELD_STATUS} until the merchant commits or cancels it)`,
+    received: `payoutStatus ${show(status)}`,
+  };
+}
+
+/**
+ * Events, payout webhook "emitted when: any payout status change", and Payout transitions: into IN_PROGRESS only by
+ * create or commit. A webhook announcing IN_PROGRESS for a payout the model knows CANCELLED, when no call moved it
+ * since, announces a change nothing caused (a move the spec neither shows nor leaves open) or no change at all.
+ */
+export function judgeUncausedPayoutWebhook(p: ModelPayout, status: unknown): Judgement | undefined {
+  if (p.state !== 'CANCELLED' || status !== PAYOUT_ACTIONS.commit.to) return undefined;
+  return {
+    requirement: 'PAYOUT-STATUS-CHANGE-WEBHOOK',
+    message: `a payout webhook announced payoutStatus ${show(status)} for payout ${p.payoutId}, cancelled, though no call moved it since: a payout webhook comes with a status change, and only create or commit lead into ${show(status)}`,
+    expected: `no payout webhook other than ${PAYOUT_ACTIONS.cancel.to} again (a re-delivery), or a move the spec leaves open (${NOT_SHOWN.payoutOpenMoves.join(', ')})`,
+    received: `payoutStatus ${show(status)}`,
+  };
+}
+
+/**
+ * What the model knows after a payout webhook it did not fail: a move into an open status leaves the payout UNKNOWN
+ * (moves out of it are open too); the status it already has (a re-delivery) changes nothing.
+ */
+export function payoutAfterWebhook(p: ModelPayout, status: unknown): PayoutKnown {
+  return isIn(NOT_SHOWN.payoutOpenMoves, status) ? 'UNKNOWN' : p.state;
+}
+
+/** A payout webhook the model neither expects nor can fail (e.g. CANCELLED for an executed payout): recorded. */
+export function unplacedPayoutWebhook(p: ModelPayout, status: unknown): string | undefined {
+  if (p.state === 'UNKNOWN' || isIn(NOT_SHOWN.payoutOpenMoves, status)) return undefined;
+  if (status === HELD_STATUS) return undefined; // Events: whether one is sent: not shown
+  const known = p.state === 'EXECUTED' ? PAYOUT_ACTIONS.commit.to : p.state;
+  if (status === known) return undefined; // the change the model saw, or its re-delivery
+  return `payout ${p.payoutId} (${known} as far as the calls show) was announced ${show(status)} by a payout webhook`;
+}
+
+function observePayoutWebhook(state: SpecState, v: Verdict, body: Record<string, unknown>): void {
+  const p = state.payouts.find((x) => x.payoutId === body['payoutId']);
+  if (p === undefined) return; // not a payout of this run
+  const status = body['payoutStatus'];
+  const before = v.judgements.length;
+  judge(v, 'WEBHOOK-PAYOUT-PAYLOAD', judgePayoutWebhook(p, body));
+  if (p.state === 'AWAITING_COMMIT')
+    judge(v, 'COP-HOLD-ON-MISMATCH', judgeHeldPayoutWebhook(p, status));
+  if (p.state === 'CANCELLED')
+    judge(v, 'PAYOUT-STATUS-CHANGE-WEBHOOK', judgeUncausedPayoutWebhook(p, status));
+  const note = unplacedPayoutWebhook(p, status);
+  if (note !== undefined && v.judgements.length === before) v.observations.push(note);
+  p.state = payoutAfterWebhook(p, status);
+  for (const e of state.expectations)
+    if (e.kind === 'payout' && e.id === p.payoutId && e.status === status) {
+      e.met = true;
+      v.judged.push(e.requirement);
+    }
+}
+
+function observeRefundWebhook(state: SpecState, v: Verdict, body: Record<string, unknown>): void {
+  for (const payment of state.payments) {
+    const r = payment.refunds.find((x) => x.refundId === body['refundId']);
+    if (r === undefined) continue;
+    judge(v, 'WEBHOOK-REFUND-PAYLOAD', judgeRefundWebhook(payment, r, body));
+    // Refund statuses: transitions not shown; the latest status is what the limits go by.
+    if (typeof body['refundStatus'] === 'string') r.status = body['refundStatus'];
+    for (const e of state.expectations)
+      if (e.kind === 'refund' && e.id === r.refundId && e.status === body['refundStatus']) {
+        e.met = true;
+        v.judged.push(e.requirement);
+      }
+    if (r.status !== undefined && r.status !== REFUND_CREATED_STATUS)
+      for (const o of state.overlaps)
+        if (o.earlier === r) settleOverlap(o, r.status, body['eventTimeUtc']);
+  }
+}
+
+/**
+ * Webhooks that arrived since the last look, in order: payout and refund webhooks of the run's own payouts and
+ * refunds are judged (payload, and what must not happen) and update the state; the rest are not this run's.
+ */
+export function observeWebhooks(state: SpecState, webhooks: readonly WebhookSeen[]): Verdict {
+  const v = emptyVerdict();
+  for (const w of webhooks) {
+    if (w.kind === 'payout') observePayoutWebhook(state, v, w.body);
+    else if (w.kind === 'refund') observeRefundWebhook(state, v, w.body);
+  }
+  return v;
+}
+
+/**
+ * What time alone decides, at `now`: a webhook the spec says must come and has not by its deadline
+ * (PAYOUT-/REFUND-STATUS-CHANGE-WEBHOOK), and a refund accepted while an earlier one was active (REFUND-ONE-ACTIVE).
+ */
+export function overdue(state: SpecState, now: number): Judgement | undefined {
+  const late = state.expectations.find((e) => !e.met && e.by <= now);
+  if (late !== undefined)
+    return {
+      requirement: late.requirement,
+      message: `no ${late.kind} webhook with status ${late.status} for ${late.kind} ${late.id} (${late.because})`,
+      expected: `a ${late.kind} webhook with ${late.kind}Status ${late.status}`,
+      received: 'none within the wait for webhooks',
+    };
+  for (const o of state.overlaps) {
+    const j = judgeActiveOverlap(o, now);
+    if (j !== undefined) return j;
+  }
+  return undefined;
+}

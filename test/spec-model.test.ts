@@ -1,0 +1,420 @@
+// The spec model without a server (conformance/spec-model): each judge passes a conforming answer, fails a broken
+// one, and passes every alternative the spec leaves open (NOT_SHOWN); the state follows what the answers and
+// webhooks say (spec: States and transitions; Events; Limits).
+import { describe, expect, it } from 'vitest';
+import { toDecimal } from '../src/rules/money.js';
+import { DEFAULT_PAYEE } from '../conformance/checks/server/requests.js';
+import { loadCatalogue } from '../conformance/requirements.js';
+import {
+  createSpecState,
+  finishedRefundStatuses,
+  judgeActionAnswer,
+  judgeCreateStatus,
+  judgeHeldPayoutWebhook,
+  judgePayoutResource,
+  judgePayoutWebhook,
+  judgeRefundAnswer,
+  judgeRefundResource,
+  judgeRefundsAtOnce,
+  judgeRefundWebhook,
+  judgeUncausedPayoutWebhook,
+  judgeUnsettledRefund,
+  maybeUncountedRefundStatuses,
+  NOT_SHOWN,
+  observeCreatePayout,
+  observePaymentMade,
+  observePayoutAction,
+  observeRefund,
+  observeRefundsAtOnce,
+  observeWebhooks,
+  openPayoutStatuses,
+  overdue,
+  payoutWebhookStatuses,
+  pendingUntil,
+  ruleText,
+  SPEC_RULE_IDS,
+  type Answer,
+  type AskedPayout,
+  type ModelPayment,
+  type ModelPayout,
+  type SpecState,
+} from '../conformance/spec-model/index.js';
+
+const destination = { ...DEFAULT_PAYEE, holderName: 'Jane Doe' };
+const asked = (extra: Partial<AskedPayout> = {}): AskedPayout => ({
+  amount: '12.5',
+  reference: 'INV 1',
+  copKey: 'NO_MATCH',
+  destination,
+  ...extra,
+});
+const resource = (extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  payoutId: 'p1',
+  amount: 12.5,
+  reference: 'INV 1',
+  status: 'IN_PROGRESS',
+  copStatus: 'NO_MATCH',
+  statusReason: null,
+  destination: { name: 'Jane Doe', accountNumber: '12345678', sortCode: '040004' },
+  ...extra,
+});
+const ok = (body: Record<string, unknown>): Answer => ({ accepted: true, body, outcome: '200' });
+const refused = (status = 422, body?: Record<string, unknown>): Answer => ({
+  accepted: false,
+  ...(body !== undefined ? { body } : {}),
+  outcome: String(status),
+});
+const payout = (state: ModelPayout['state'], copStatus: unknown = 'NO_MATCH'): ModelPayout => ({
+  asked: asked({ doNotCommitOnCoPMismatch: true }),
+  payoutId: 'p1',
+  state,
+  copStatus,
+  createdAt: 0,
+});
+const fresh = (): SpecState => createSpecState({ webhookWaitMs: 1000 });
+const payoutHook = (payoutStatus: string) => ({
+  kind: 'payout' as const,
+  body: {
+    payoutId: 'p1',
+    payoutAmount: 12.5,
+    payoutReference: 'INV 1',
+    payoutStatus,
+    destination: { name: 'Jane Doe', accountNumber: '12345678' },
+  },
+});
+
+describe('spec model: rules are the catalogue', () => {
+  it('every rule id is a shown requirement, and its text is the catalogue text', () => {
+    const catalogue = loadCatalogue();
+    for (const id of SPEC_RULE_IDS) {
+      expect(catalogue.byId.get(id)?.shown, id).toBe(true);
+      expect(ruleText(id)).toBe(catalogue.byId.get(id)!.text);
+    }
+  });
+  it('partitions come from the status lists: finished refunds, open payout moves', () => {
+    expect([...finishedRefundStatuses].sort()).toEqual([
+      'CANCELLED',
+      'FAILED',
+      'PROCESSED',
+      'RETURNED',
+    ]);
+    expect([...maybeUncountedRefundStatuses].sort()).toEqual(['CANCELLED', 'FAILED', 'RETURNED']);
+    for (const s of openPayoutStatuses) expect(payoutWebhookStatuses).toContain(s);
+  });
+});
+
+describe('spec model: Payout transitions, create', () => {
+  it('the flag and copStatus decide the status (each row)', () => {
+    expect(judgeCreateStatus(asked(), resource())).toBeUndefined();
+    expect(judgeCreateStatus(asked(), resource({ status: 'AWAITING_COMMIT' }))?.requirement).toBe(
+      'COP-AUTO-COMMIT-DEFAULT',
+    );
+    const hold = asked({ doNotCommitOnCoPMismatch: true });
+    expect(judgeCreateStatus(hold, resource({ status: 'AWAITING_COMMIT' }))).toBeUndefined();
+    expect(judgeCreateStatus(hold, resource())?.requirement).toBe('COP-HOLD-ON-MISMATCH');
+    expect(judgeCreateStatus(hold, resource({ copStatus: null }))).toBeUndefined();
+    expect(
+      judgeCreateStatus(hold, resource({ copStatus: 'FULL_MATCH', status: 'AWAITING_COMMIT' }))
+        ?.requirement,
+    ).toBe('COP-AUTO-COMMIT-MATCH');
+  });
+  it('the Payout resource carries what was asked', () => {
+    expect(judgePayoutResource(asked(), resource(), 'create')).toBeUndefined();
+    expect(judgePayoutResource(asked(), resource({ amount: 12.05 }), 'create')?.requirement).toBe(
+      'PAYOUT-RESPONSE-RESOURCE',
+    );
+  });
+  it('a refused create is recorded, never failed (amount bounds and success code: not shown)', () => {
+    const state = fresh();
+    const v = observeCreatePayout(state, asked(), refused(400), 0);
+    expect(NOT_SHOWN.payoutCreateRefusal).toBe('recorded');
+    expect(v.judgements).toEqual([]);
+    expect(v.observations).toHaveLength(1);
+    expect(state.payouts).toEqual([]);
+  });
+  it('an auto-committed payout is owed its IN_PROGRESS webhook, by the webhook wait', () => {
+    const state = fresh();
+    const v = observeCreatePayout(state, asked(), ok(resource()), 100);
+    expect(v.judgements).toEqual([]);
+    expect(pendingUntil(state)).toBe(1100);
+    expect(overdue(state, 1099)).toBeUndefined();
+    expect(overdue(state, 1100)?.requirement).toBe('PAYOUT-STATUS-CHANGE-WEBHOOK');
+    observeWebhooks(state, [payoutHook('IN_PROGRESS')]);
+    expect(overdue(state, 5000)).toBeUndefined();
+  });
+});
+
+describe('spec model: Payout transitions, commit and cancel of a held payout', () => {
+  it('commit gives IN_PROGRESS, copStatus kept; cancel gives CANCELLED with a statusReason', () => {
+    const p = payout('AWAITING_COMMIT');
+    expect(judgeActionAnswer(p, 'commit', ok(resource()))).toBeUndefined();
+    expect(
+      judgeActionAnswer(
+        p,
+        'cancel',
+        ok(resource({ status: 'CANCELLED', statusReason: 'released' })),
+      ),
+    ).toBeUndefined();
+  });
+  it('fails a wrong status, a changed copStatus, a missing statusReason, a refusal', () => {
+    const p = payout('AWAITING_COMMIT');
+    expect(judgeActionAnswer(p, 'commit', ok(resource({ status: 'CANCELLED' })))?.requirement).toBe(
+      'COP-COMMIT',
+    );
+    expect(
+      judgeActionAnswer(p, 'commit', ok(resource({ copStatus: 'FULL_MATCH' })))?.requirement,
+    ).toBe('COP-COMMIT');
+    expect(judgeActionAnswer(p, 'cancel', ok(resource({ status: 'CANCELLED' })))?.requirement).toBe(
+      'COP-CANCEL',
+    );
+    expect(judgeActionAnswer(p, 'cancel', refused(409))?.requirement).toBe('COP-CANCEL');
+  });
+  it('a refusal showing the held payout moved on its own breaks the hold', () => {
+    const p = payout('AWAITING_COMMIT');
+    const j = judgeActionAnswer(p, 'commit', refused(409, { status: 'IN_PROGRESS' }));
+    expect(j?.requirement).toBe('COP-HOLD-ON-MISMATCH');
+  });
+  it('commit or cancel from any other state: every answer passes (not shown)', () => {
+    expect(NOT_SHOWN.commitCancelOtherStates).toBe('any answer');
+    for (const from of ['EXECUTED', 'CANCELLED', 'UNKNOWN'] as const)
+      for (const answer of [ok(resource({ status: 'CANCELLED' })), refused(409), refused(200)]) {
+        const state = fresh();
+        const p = payout(from);
+        state.payouts.push(p);
+        const v = observePayoutAction(state, p, 'cancel', answer, 0);
+        expect(v.judgements, `${from}: ${answer.outcome}`).toEqual([]);
+        expect(state.expectations).toEqual([]);
+      }
+  });
+  it('a committed payout is owed its IN_PROGRESS webhook, a cancelled one CANCELLED', () => {
+    for (const [action, status] of [
+      ['commit', 'IN_PROGRESS'],
+      ['cancel', 'CANCELLED'],
+    ] as const) {
+      const state = fresh();
+      const p = payout('AWAITING_COMMIT');
+      state.payouts.push(p);
+      const body = resource({ status, statusReason: 'released' });
+      expect(observePayoutAction(state, p, action, ok(body), 0).judgements).toEqual([]);
+      expect(state.expectations.map((e) => e.status)).toEqual([status]);
+    }
+  });
+});
+
+describe('spec model: Events, what a payout webhook carries and when one may come', () => {
+  it('the payload is the payout', () => {
+    expect(judgePayoutWebhook(payout('EXECUTED'), payoutHook('IN_PROGRESS').body)).toBeUndefined();
+    const wrong = { ...payoutHook('IN_PROGRESS').body, payoutReference: 'INV1' };
+    expect(judgePayoutWebhook(payout('EXECUTED'), wrong)?.requirement).toBe(
+      'WEBHOOK-PAYOUT-PAYLOAD',
+    );
+  });
+  it('a held payout announced in another status before commit or cancel breaks the hold', () => {
+    const p = payout('AWAITING_COMMIT');
+    for (const s of payoutWebhookStatuses)
+      expect(judgeHeldPayoutWebhook(p, s)?.requirement, s).toBe('COP-HOLD-ON-MISMATCH');
+    // Whether a webhook is sent for AWAITING_COMMIT: not shown.
+    expect(NOT_SHOWN.awaitingCommitWebhook).toBe('sent or not');
+    expect(judgeHeldPayoutWebhook(p, 'AWAITING_COMMIT')).toBeUndefined();
+    expect(judgeHeldPayoutWebhook(payout('EXECUTED'), 'IN_PROGRESS')).toBeUndefined();
+  });
+  it('a cancelled payout announced IN_PROGRESS with no call since: a change nothing caused', () => {
+    expect(judgeUncausedPayoutWebhook(payout('CANCELLED'), 'IN_PROGRESS')?.requirement).toBe(
+      'PAYOUT-STATUS-CHANGE-WEBHOOK',
+    );
+    // Re-delivery, and the open moves, pass.
+    expect(judgeUncausedPayoutWebhook(payout('CANCELLED'), 'CANCELLED')).toBeUndefined();
+    for (const s of NOT_SHOWN.payoutOpenMoves)
+      expect(judgeUncausedPayoutWebhook(payout('CANCELLED'), s), s).toBeUndefined();
+    expect(judgeUncausedPayoutWebhook(payout('UNKNOWN'), 'IN_PROGRESS')).toBeUndefined();
+  });
+  it('re-deliveries and every open move pass; from an open status anything may follow', () => {
+    expect(NOT_SHOWN.webhookRedelivery).toBe('allowed');
+    for (const open of NOT_SHOWN.payoutOpenMoves) {
+      const state = fresh();
+      state.payouts.push(payout('EXECUTED'));
+      const hooks = ['IN_PROGRESS', 'IN_PROGRESS', open, 'IN_PROGRESS', 'CANCELLED', open];
+      const v = observeWebhooks(state, hooks.map(payoutHook));
+      expect(v.judgements, open).toEqual([]);
+      expect(v.observations, open).toEqual([]);
+      expect(state.payouts[0]!.state).toBe('UNKNOWN');
+    }
+  });
+  it('a held payout that moved by itself is failed from its webhook; a webhook the model cannot place is recorded', () => {
+    const held = fresh();
+    held.payouts.push(payout('AWAITING_COMMIT'));
+    expect(observeWebhooks(held, [payoutHook('IN_PROGRESS')]).judgements[0]?.requirement).toBe(
+      'COP-HOLD-ON-MISMATCH',
+    );
+    const executed = fresh();
+    executed.payouts.push(payout('EXECUTED'));
+    const v = observeWebhooks(executed, [payoutHook('CANCELLED')]);
+    expect(v.judgements).toEqual([]);
+    expect(v.observations).toHaveLength(1);
+  });
+});
+
+describe('spec model: Limits, refunds', () => {
+  const payment = (): ModelPayment => ({
+    paymentId: 'pay1',
+    amount: toDecimal('100.00'),
+    refunds: [],
+  });
+  const refundBody = (id: string, amount: string): Record<string, unknown> => ({
+    refundPaymentId: id,
+    refundedPaymentId: 'pay1',
+    status: 'IN_PROGRESS',
+    refundRequestDetails: { amount, reference: 'R' },
+  });
+  const refundHook = (
+    refundId: string,
+    refundStatus: string,
+    refundAmount: number,
+    eventTimeUtc?: string,
+  ) => ({
+    kind: 'refund' as const,
+    body: {
+      ...(eventTimeUtc !== undefined ? { eventTimeUtc } : {}),
+      refundId,
+      refundStatus,
+      refundAmount,
+      refundedPaymentId: 'pay1',
+      refundedPaymentAmount: 100,
+      refundReference: 'R',
+    },
+  });
+  const withPayment = (): SpecState => {
+    const state = fresh();
+    observePaymentMade(state, '100.00', ok({ paymentId: 'pay1', amount: '100.00' }));
+    return state;
+  };
+
+  it('the total cap: accepted beyond what is left fails; a refusal within it after all finished fails', () => {
+    const p = payment();
+    p.refunds.push({ refundId: 'r1', amount: toDecimal('60'), createdAt: 0, status: 'PROCESSED' });
+    expect(judgeRefundAnswer(p, toDecimal('40'), true, '200')).toBeUndefined();
+    expect(judgeRefundAnswer(p, toDecimal('40.01'), true, '200')?.requirement).toBe(
+      'REFUND-TOTAL-CAP',
+    );
+    expect(judgeRefundAnswer(p, toDecimal('40'), false, '422')?.requirement).toBe(
+      'REFUND-PARTIAL-ALLOWED',
+    );
+    expect(judgeRefundAnswer(p, toDecimal('40.01'), false, '422')).toBeUndefined();
+  });
+  it('a finished refund that moved no money may count or not (not shown): both answers pass', () => {
+    expect(NOT_SHOWN.finishedRefundCounts).toBe('either');
+    for (const status of maybeUncountedRefundStatuses) {
+      const p = payment();
+      p.refunds.push({ refundId: 'r1', amount: toDecimal('60'), createdAt: 0, status });
+      for (const accepted of [true, false])
+        expect(judgeRefundAnswer(p, toDecimal('70'), accepted, 'x'), status).toBeUndefined();
+    }
+  });
+  it('the Refund resource: IN_PROGRESS, the payment, the amount', () => {
+    const p = payment();
+    expect(judgeRefundResource(p, toDecimal('5'), refundBody('r1', '5.00'))).toBeUndefined();
+    expect(
+      judgeRefundResource(p, toDecimal('5'), { ...refundBody('r1', '5.00'), status: 'PROCESSED' })
+        ?.requirement,
+    ).toBe('REFUND-CREATED-IN-PROGRESS');
+    expect(judgeRefundResource(p, toDecimal('5'), refundBody('r1', '5.01'))?.requirement).toBe(
+      'REFUND-RESPONSE-RESOURCE',
+    );
+  });
+  it('two refunds at once: one accepted passes (any 4xx for the other), two fail', () => {
+    expect(NOT_SHOWN.refundRefusalCode).toBe('any 4xx');
+    const p = payment();
+    expect(judgeRefundsAtOnce(p, [ok({}), refused(409)])).toBeUndefined();
+    expect(judgeRefundsAtOnce(p, [refused(400), refused(422)])).toBeUndefined();
+    const j = judgeRefundsAtOnce(p, [ok({}), ok({})]);
+    expect(j?.requirement).toBe('REFUND-ONE-ACTIVE');
+    expect(j?.answer).toBe(1);
+    const state = withPayment();
+    const v = observeRefundsAtOnce(
+      state,
+      state.payments[0]!,
+      [toDecimal('1'), toDecimal('2')],
+      [ok(refundBody('r1', '1.00')), ok(refundBody('r2', '2.00'))],
+      0,
+    );
+    expect(v.judgements.map((x) => x.requirement)).toEqual(['REFUND-ONE-ACTIVE']);
+  });
+  it('a payment not SETTLED: a refusal passes, an acceptance fails', () => {
+    const unsettled = { paymentId: 'u1', status: 'COMPLETED' };
+    expect(judgeUnsettledRefund(unsettled, refused(422))).toBeUndefined();
+    expect(judgeUnsettledRefund(unsettled, ok({}))?.requirement).toBe('REFUND-SETTLED-ONLY');
+  });
+  it('the refund webhook carries the refund and its payment', () => {
+    const p = payment();
+    const r = { refundId: 'r1', amount: toDecimal('5'), reference: 'R', createdAt: 0 };
+    expect(judgeRefundWebhook(p, r, refundHook('r1', 'PROCESSED', 5).body)).toBeUndefined();
+    expect(judgeRefundWebhook(p, r, refundHook('r1', 'PROCESSED', 6).body)?.requirement).toBe(
+      'WEBHOOK-REFUND-PAYLOAD',
+    );
+  });
+
+  describe('one active refund, judged over time', () => {
+    const twoRefunds = (secondAt: number, createdAtUtc?: string): SpecState => {
+      const state = withPayment();
+      const pay = state.payments[0]!;
+      expect(
+        observeRefund(state, pay, toDecimal('1'), ok(refundBody('r1', '1.00')), 0).judgements,
+      ).toEqual([]);
+      observeWebhooks(state, [refundHook('r1', 'IN_PROGRESS', 1)]);
+      expect(
+        observeRefund(
+          state,
+          pay,
+          toDecimal('2'),
+          ok({ ...refundBody('r2', '2.00'), ...(createdAtUtc ? { createdAtUtc } : {}) }),
+          secondAt,
+        ).judgements,
+      ).toEqual([]);
+      observeWebhooks(state, [refundHook('r2', 'IN_PROGRESS', 2)]);
+      return state;
+    };
+    it('a refund accepted while the earlier one showed no finish, however long ago, fails once the wait is over', () => {
+      const state = twoRefunds(60_000);
+      expect(overdue(state, 60_999)).toBeUndefined();
+      const j = overdue(state, 61_000);
+      expect(j?.requirement).toBe('REFUND-ONE-ACTIVE');
+      expect(j?.message).toContain('60000 ms before');
+    });
+    it('the earlier refund shown finished before the later was created (its webhook on its way) passes, whatever status', () => {
+      for (const status of [...finishedRefundStatuses, 'HELD']) {
+        const state = twoRefunds(10, '2026-01-01T10:00:01.500');
+        observeWebhooks(state, [refundHook('r1', status, 1, '2026-01-01T10:00:01.400Z')]);
+        expect(overdue(state, 99_999), status).toBeUndefined();
+      }
+    });
+    it("a timestamp the model cannot read settles in the target's favour (unsure: no failure)", () => {
+      for (const [created, event] of [
+        [undefined, '2026-01-01T10:00:09.000Z'],
+        ['2026-01-01T10:00:01.500', 'yesterday'],
+      ] as const) {
+        const state = twoRefunds(10, created);
+        observeWebhooks(state, [refundHook('r1', 'PROCESSED', 1, event)]);
+        expect(overdue(state, 99_999)).toBeUndefined();
+      }
+    });
+    it('the earlier refund announced leaving IN_PROGRESS after the later was created fails at once', () => {
+      const state = twoRefunds(1_600, '2026-01-01T10:00:01.600');
+      observeWebhooks(state, [refundHook('r1', 'PROCESSED', 1, '2026-01-01T10:00:02.500Z')]);
+      const j = overdue(state, 1_700);
+      expect(j?.requirement).toBe('REFUND-ONE-ACTIVE');
+      expect(j?.message).toContain('2026-01-01T10:00:02.500Z');
+    });
+    it('no overlap once the earlier refund is known finished, or HELD (whether HELD has finished is not shown)', () => {
+      for (const status of [...finishedRefundStatuses, 'HELD']) {
+        const state = withPayment();
+        const pay = state.payments[0]!;
+        observeRefund(state, pay, toDecimal('1'), ok(refundBody('r1', '1.00')), 0);
+        observeWebhooks(state, [refundHook('r1', 'IN_PROGRESS', 1), refundHook('r1', status, 1)]);
+        observeRefund(state, pay, toDecimal('2'), ok(refundBody('r2', '2.00')), 10);
+        observeWebhooks(state, [refundHook('r2', 'IN_PROGRESS', 2)]);
+        expect(state.overlaps, status).toEqual([]);
+        expect(overdue(state, 99_999), status).toBeUndefined();
+      }
+    });
+  });
+});
