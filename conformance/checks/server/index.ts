@@ -1,14 +1,17 @@
 // The server audit's checks: ONE ordered array (run order, report order). Ids are public API: never rename them.
 import { commitCancelChecks } from './commit-cancel.js';
 import { copChecks } from './cop-flows.js';
-import { paymentChecks } from './payments.js';
+import { paymentWebhookChecks } from './payment-webhooks.js';
+import { paymentReferenceChecks } from './payments.js';
 import { publicKeyChecks } from './public-key.js';
+import { refundDestinationChecks } from './refund-destination.js';
 import { refundChecks } from './refunds.js';
 import { replayChecks } from './replay-and-concurrency.js';
 import { responseDetailChecks } from './response-details.js';
 import { forgeryChecks } from './signature-forgeries.js';
 import { signingFaultChecks } from './signing-faults.js';
 import { transportChecks } from './transport.js';
+import { redeliveryChecks } from './webhook-redelivery.js';
 import { webhookChecks } from './webhooks.js';
 
 export const serverChecks = [
@@ -22,7 +25,10 @@ export const serverChecks = [
   ...commitCancelChecks,
   ...refundChecks,
   ...webhookChecks,
-  ...paymentChecks,
+  ...redeliveryChecks,
+  ...paymentWebhookChecks,
+  ...refundDestinationChecks,
+  ...paymentReferenceChecks,
 ] as const;
 
 /** Every server check id, as a type: tables keyed by it (`satisfies Record<ServerCheckId, …>`) must list each check. */

@@ -1,0 +1,289 @@
+// Payment webhooks (spec: What the service does 7, Payment statuses, Events, Payment webhook payload): a payment that
+// reaches COMPLETED, SETTLED and FAILED produces a payment webhook for each, signed over the exact bytes with the
+// served key and schema-valid, and every payment status reported is from the spec's list. Payments are made and moved
+// through payconform's /sandbox/ (payment-actions.ts).
+import { validatePayload } from '../../../src/schemas/index.js';
+import type { CheckRunEnv, Finding } from '../../check.js';
+import { notApplicable, observation, pass, violation } from '../../check.js';
+import type { ReceivedWebhook } from '../../webhook-listener.js';
+import { NEED, serverCheck, type ServerAuditContext } from './context.js';
+import {
+  paymentHooks,
+  sandboxAbsent,
+  sandboxProblem,
+  show,
+  waitBudget,
+  withoutSandbox,
+} from './payment-actions.js';
+import { evidenceOf, sandboxCall, uniqueReference, type SandboxCall } from './requests.js';
+import { fetchPublicKey } from './served-key.js';
+import { unverifiedWebhooks } from './webhook-actions.js';
+import { member, webhookEvidence } from './webhook-match.js';
+
+/** Spec, States and transitions / Payment statuses. */
+const PAYMENT_STATUSES: readonly string[] = [
+  'AWAITING_AUTHORIZATION',
+  'COMPLETED',
+  'SETTLED',
+  'FAILED',
+];
+
+interface DrivenPayment {
+  readonly paymentId: string;
+  /** Every status the sandbox reported, in order (creation, then each move). */
+  readonly reported: ReadonlyArray<{ readonly status: unknown; readonly call: SandboxCall }>;
+  /** The move call for each target status (evidence when its webhook is missing). */
+  readonly moves: ReadonlyMap<string, SandboxCall>;
+}
+
+/** Creates a payment (AWAITING_AUTHORIZATION) and moves it through `path`, one status after another. */
+async function drivePayment(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  path: readonly string[],
+): Promise<DrivenPayment | { problem: Finding }> {
+  const created = await sandboxCall(ctx, env, 'POST', '/payments', {
+    amount: '0.01',
+    merchantPaymentId: uniqueReference(),
+  });
+  const paymentId = created.value?.['paymentId'];
+  if (typeof paymentId !== 'string')
+    return { problem: sandboxProblem(ctx, 'create a payment', created) };
+  const reported: Array<{ status: unknown; call: SandboxCall }> = [
+    { status: created.value?.['status'], call: created },
+  ];
+  const moves = new Map<string, SandboxCall>();
+  for (const status of path) {
+    const moved = await sandboxCall(
+      ctx,
+      env,
+      'POST',
+      `/payments/${encodeURIComponent(paymentId)}/status`,
+      { status },
+    );
+    if (moved.value === undefined)
+      return { problem: sandboxProblem(ctx, `move payment ${paymentId} to ${status}`, moved) };
+    reported.push({ status: moved.value['status'], call: moved });
+    moves.set(status, moved);
+  }
+  return { paymentId, reported, moves };
+}
+
+/** The payment webhooks the check waits for: the settled payment's COMPLETED and SETTLED, the failed one's FAILED. */
+type Expected = ReadonlyArray<{ readonly payment: DrivenPayment; readonly status: string }>;
+
+const paymentStatusChanges = serverCheck({
+  id: 'webhook-payment-status-changes',
+  title:
+    'a payment webhook arrives when a payment reaches COMPLETED, SETTLED and FAILED, verified and schema-valid',
+  area: 'webhooks',
+  requirements: [
+    'WEBHOOK-PAYMENT-EMITTED',
+    'PAYMENT-STATUS-VALUES',
+    'WEBHOOK-AUTHORIZATION',
+    'WEBHOOK-PAYMENT-PAYLOAD',
+  ],
+  level: 'MUST',
+  needs: NEED.webhooks,
+  mutating: true,
+  notApplicableTo: sandboxAbsent,
+  async run(ctx, env) {
+    const off = withoutSandbox(ctx);
+    if (off !== undefined) return [off];
+    const listener = ctx.webhooks;
+    if (listener === undefined)
+      throw new TypeError('this check needs the webhook listener (declare webhookListen in needs)');
+    const [key, settled, failed] = await Promise.all([
+      fetchPublicKey(ctx, env),
+      drivePayment(ctx, env, ['COMPLETED', 'SETTLED']),
+      drivePayment(ctx, env, ['FAILED']),
+    ]);
+    if ('problem' in settled) return [settled.problem];
+    if ('problem' in failed) return [failed.problem];
+    const expected: Expected = [
+      { payment: settled, status: 'COMPLETED' },
+      { payment: settled, status: 'SETTLED' },
+      { payment: failed, status: 'FAILED' },
+    ];
+    const wait = waitBudget(ctx, env);
+    await listener.waitFor(
+      (all) => expected.every((e) => paymentHooks(all, e.payment.paymentId, e.status).length > 0),
+      { timeoutMs: wait, signal: env.signal },
+    );
+    const all = listener.received();
+    const ours = [...paymentHooks(all, settled.paymentId), ...paymentHooks(all, failed.paymentId)];
+    const emitted = judgeEmitted(ctx, expected, all, wait);
+    return [
+      judgeStatusValues(ctx, [settled, failed], ours),
+      ...emitted.findings,
+      ...(emitted.arrived.length > 0 ? judgeArrived(ctx, emitted.arrived, key) : []),
+      noteAwaitingWebhook(ours),
+    ];
+  },
+});
+
+/** Statuses the service reported (sandbox resources and webhooks) are from the spec's list. */
+function judgeStatusValues(
+  ctx: ServerAuditContext,
+  payments: readonly DrivenPayment[],
+  ours: readonly ReceivedWebhook[],
+): Finding {
+  const offList = [
+    ...payments.flatMap((p) =>
+      p.reported
+        .filter((r) => !PAYMENT_STATUSES.includes(String(r.status)))
+        .map((r) => ({
+          what: `payment ${p.paymentId} reported as ${show(r.status)}`,
+          evidence: evidenceOf(ctx, r.call.ex),
+        })),
+    ),
+    ...ours
+      .filter((w) => !PAYMENT_STATUSES.includes(member(w, 'paymentStatus') ?? ''))
+      .map((w) => ({
+        what: `webhook #${w.seq} with paymentStatus ${show((w.json as Record<string, unknown> | undefined)?.['paymentStatus'])}`,
+        evidence: webhookEvidence(w),
+      })),
+  ];
+  if (offList.length > 0)
+    return violation(
+      `a payment status outside the spec's list: ${offList.map((o) => o.what).join('; ')}`,
+      {
+        requirement: 'PAYMENT-STATUS-VALUES',
+        expected: PAYMENT_STATUSES.join(', '),
+        evidence: offList[0]!.evidence,
+      },
+    );
+  const seen = new Set([
+    ...payments.flatMap((p) => p.reported.map((r) => String(r.status))),
+    ...ours.map((w) => member(w, 'paymentStatus') ?? ''),
+  ]);
+  return pass(`every payment status reported is from the list (${[...seen].join(', ')})`, {
+    requirement: 'PAYMENT-STATUS-VALUES',
+  });
+}
+
+/** One webhook per expected status: the ones that arrived, and a failure for each that did not within `wait`. */
+function judgeEmitted(
+  ctx: ServerAuditContext,
+  expected: Expected,
+  all: readonly ReceivedWebhook[],
+  wait: number,
+): { findings: Finding[]; arrived: ReceivedWebhook[] } {
+  const findings: Finding[] = [];
+  const arrived: ReceivedWebhook[] = [];
+  for (const e of expected) {
+    const hook = paymentHooks(all, e.payment.paymentId, e.status)[0];
+    if (hook !== undefined) {
+      arrived.push(hook);
+      continue;
+    }
+    const seen = paymentHooks(all, e.payment.paymentId).map(
+      (w) => member(w, 'paymentStatus') ?? '(none)',
+    );
+    const move = e.payment.moves.get(e.status);
+    findings.push(
+      violation(
+        `no payment webhook with paymentStatus ${e.status} arrived within ${wait} ms after payment ${e.payment.paymentId} reached ${e.status}`,
+        {
+          requirement: 'WEBHOOK-PAYMENT-EMITTED',
+          expected: `a payment webhook with paymentStatus ${e.status}`,
+          received:
+            seen.length === 0
+              ? 'no payment webhook for this payment'
+              : `payment webhooks with paymentStatus ${seen.join(', ')}`,
+          ...(move !== undefined
+            ? {
+                evidence: evidenceOf(
+                  ctx,
+                  move.ex,
+                  'the sandbox move that should have produced the webhook',
+                ),
+              }
+            : {}),
+        },
+      ),
+    );
+  }
+  if (arrived.length === expected.length)
+    findings.push(
+      pass('payment webhooks arrived for COMPLETED, SETTLED and FAILED', {
+        requirement: 'WEBHOOK-PAYMENT-EMITTED',
+      }),
+    );
+  return { findings, arrived };
+}
+
+/** Spec: a webhook is sent for COMPLETED, SETTLED and FAILED; it does not say none is sent for AWAITING_AUTHORIZATION. */
+function noteAwaitingWebhook(ours: readonly ReceivedWebhook[]): Finding {
+  const awaiting = ours.filter((w) => member(w, 'paymentStatus') === 'AWAITING_AUTHORIZATION');
+  return observation(
+    awaiting.length > 0
+      ? `a payment webhook was sent for AWAITING_AUTHORIZATION (#${awaiting[0]!.seq}); the spec names webhooks for COMPLETED, SETTLED and FAILED without forbidding others, though its payload lists only those three statuses`
+      : 'no payment webhook was sent for AWAITING_AUTHORIZATION (the spec names webhooks only for COMPLETED, SETTLED and FAILED)',
+    {
+      requirement: 'WEBHOOK-PAYMENT-EMITTED',
+      ...(awaiting[0] ? { evidence: webhookEvidence(awaiting[0]) } : {}),
+    },
+  );
+}
+
+/** Signature (served key, exact bytes) and schema of the payment webhooks that arrived. */
+function judgeArrived(
+  ctx: ServerAuditContext,
+  arrived: readonly ReceivedWebhook[],
+  key: Awaited<ReturnType<typeof fetchPublicKey>>,
+): Finding[] {
+  const findings: Finding[] = [];
+  if (!key.ok) {
+    findings.push(
+      notApplicable(
+        `payment webhook signatures not verified: ${key.message} (see public-key-form)`,
+        { requirement: 'WEBHOOK-AUTHORIZATION' },
+      ),
+    );
+  } else {
+    const bad = unverifiedWebhooks(arrived, key.key);
+    findings.push(
+      bad.length > 0
+        ? violation(
+            `payment webhook signatures do not verify with the served key over the exact bytes: ${bad.map((b) => `#${b.w.seq} ${b.why}`).join('; ')}`,
+            {
+              requirement: 'WEBHOOK-AUTHORIZATION',
+              expected: 'Authorization: SHA256withRSA <base64> over the body as sent',
+              evidence: webhookEvidence(bad[0]!.w),
+            },
+          )
+        : pass(`${arrived.length} payment webhook(s) verified with the served key`, {
+            requirement: 'WEBHOOK-AUTHORIZATION',
+          }),
+    );
+  }
+  const invalid = arrived.flatMap((w) => {
+    if (w.json === undefined) return [{ w, why: 'the body is not JSON' }];
+    const result = validatePayload('payment-webhook', w.json);
+    return result.valid
+      ? []
+      : [
+          {
+            w,
+            why: result.errors
+              .slice(0, 3)
+              .map((e) => `${e.pointer || '(root)'}: ${e.message}`)
+              .join(', '),
+          },
+        ];
+  });
+  findings.push(
+    invalid.length > 0
+      ? violation(
+          `payment webhook payloads do not match schemas/payment-webhook.schema.json: ${invalid.map((b) => `#${b.w.seq} ${b.why}`).join('; ')}`,
+          { requirement: 'WEBHOOK-PAYMENT-PAYLOAD', evidence: webhookEvidence(invalid[0]!.w) },
+        )
+      : pass(`${arrived.length} payment webhook payload(s) match the schema`, {
+          requirement: 'WEBHOOK-PAYMENT-PAYLOAD',
+        }),
+  );
+  return findings;
+}
+
+export const paymentWebhookChecks = [paymentStatusChanges] as const;
