@@ -160,6 +160,192 @@ export function recordResponse(
   };
 }
 
+/** Milliseconds since `started`, to a tenth. */
+const elapsedSince = (started: number): number =>
+  Math.round((performance.now() - started) * 10) / 10;
+
+/** The URL of an http or https target, or why it is not one. */
+function parseTargetUrl(text: string): URL | ExchangeError {
+  try {
+    const url = new URL(text);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TypeError(`unsupported scheme "${url.protocol}"`);
+    return url;
+  } catch (error) {
+    return {
+      code: 'INVALID_REQUEST',
+      message: `invalid URL: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
+/** Where an exchange records itself: the run's log (when one records), when it began, and what it sent. */
+interface ExchangeRecord {
+  readonly log: ReturnType<typeof currentExchangeLog>;
+  readonly started: number;
+  readonly startedAt: number;
+  readonly request: RecordedRequest;
+}
+
+/** A request never sent (its URL is not an http or https one), recorded as it was given. */
+function unsendable(record: ExchangeRecord, error: ExchangeError): RecordedExchange {
+  const invalid: RecordedExchange = {
+    request: record.request,
+    error,
+    durationMs: elapsedSince(record.started),
+  };
+  record.log?.add({
+    direction: 'sent',
+    startedAt: record.startedAt,
+    timings: { connect: -1, send: 0, wait: 0, receive: 0 },
+    ...invalid,
+  });
+  return invalid;
+}
+
+/** The node:http request for exactly these header lines, on a connection of its own (or the one given). */
+function openRequest(
+  url: URL,
+  request: OutgoingRequest,
+  headers: FieldLines,
+  options: SendOptions,
+): http.ClientRequest {
+  const raw: string[] = [];
+  for (const [name, value] of headers) raw.push(name, value);
+  const transport = url.protocol === 'https:' ? https : http;
+  return transport.request({
+    protocol: url.protocol,
+    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    port: url.port || (url.protocol === 'https:' ? 443 : 80),
+    method: request.method,
+    // The request target as written (path and query), never re-normalised.
+    path: requestTarget(request.url),
+    headers: raw as unknown as http.OutgoingHttpHeaders,
+    setHost: false,
+    agent: false,
+    rejectUnauthorized: options.rejectUnauthorized ?? true,
+    ...(options.ca !== undefined ? { ca: options.ca } : {}),
+    ...(options.connection !== undefined
+      ? { createConnection: () => options.connection as never }
+      : {}),
+  });
+}
+
+/** One exchange in progress: what has arrived, when each phase ended, and the one way it settles. */
+class ExchangeRun {
+  #settled = false;
+  #req: http.ClientRequest | undefined;
+  #head: { status: number; statusText: string | undefined; headers: FieldLines } | undefined;
+  readonly #chunks: Buffer[] = [];
+  #received = 0;
+  // When each phase ended (performance.now()), for the HAR's timings.
+  readonly #marks: { connected?: number; sent?: number; head?: number } = {};
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly record: ExchangeRecord,
+    private readonly options: SendOptions,
+    private readonly resolve: (exchange: RecordedExchange) => void,
+  ) {
+    this.#timer = setTimeout(() => {
+      const head = this.#head;
+      this.finish({
+        code: 'TIMEOUT',
+        message: `no complete response within ${options.timeoutMs} ms${head ? ` (status ${head.status} received, body incomplete after ${this.#received} bytes)` : ''}`,
+      });
+    }, options.timeoutMs);
+  }
+
+  readonly onAbort = (): void =>
+    this.finish({ code: 'ABORTED', message: 'request aborted by the run' });
+
+  finish(error?: ExchangeError, truncated = false): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+    const head = this.#head;
+    const response = head
+      ? recordResponse(
+          head.status,
+          head.statusText,
+          head.headers,
+          new Uint8Array(Buffer.concat(this.#chunks)),
+          truncated || error !== undefined,
+        )
+      : undefined;
+    if (this.#req && !this.#req.destroyed) this.#req.destroy();
+    const exchange: RecordedExchange = {
+      request: this.record.request,
+      ...(response ? { response } : {}),
+      ...(error ? { error } : {}),
+      durationMs: elapsedSince(this.record.started),
+    };
+    const timings = phases(this.record.started, this.#marks);
+    this.record.log?.add({
+      direction: 'sent',
+      startedAt: this.record.startedAt,
+      timings,
+      ...exchange,
+    });
+    this.resolve(exchange);
+  }
+
+  /** Follows the request: its connection, the end of sending, the response head and body. */
+  watch(req: http.ClientRequest, url: URL): void {
+    this.#req = req;
+    req.on('error', (error) => this.finish(classify(error)));
+    req.on('socket', (socket) => {
+      const connected = (): void => {
+        this.#marks.connected ??= performance.now();
+      };
+      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+    });
+    req.on('finish', () => {
+      this.#marks.sent = performance.now();
+    });
+    req.on('response', (res) => this.#receive(res));
+  }
+
+  #receive(res: http.IncomingMessage): void {
+    this.#marks.head = performance.now();
+    this.#head = {
+      status: res.statusCode ?? 0,
+      statusText: res.statusMessage,
+      headers: fieldLinesFromRaw(res.rawHeaders),
+    };
+    res.on('data', (chunk: Buffer) => this.#receiveChunk(res, chunk));
+    res.on('end', () => this.finish());
+    res.on('error', (error) => this.finish(classify(error)));
+    res.on('aborted', () =>
+      this.finish({
+        code: 'CONNECTION_RESET',
+        message: 'connection closed before the response body was complete',
+      }),
+    );
+  }
+
+  #receiveChunk(res: http.IncomingMessage, chunk: Buffer): void {
+    if (this.#settled) return;
+    const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#received += chunk.length;
+    if (this.#received <= limit) {
+      this.#chunks.push(chunk);
+      return;
+    }
+    this.#chunks.push(chunk.subarray(0, chunk.length - (this.#received - limit)));
+    // Reading stops here and the connection is dropped: an endless body costs `limit` bytes, no more.
+    const declared = res.headers['content-length'];
+    this.finish(
+      {
+        code: 'RESPONSE_TOO_LARGE',
+        message: `body cut at ${limit} bytes of ${declared !== undefined && /^\d+$/.test(declared) ? declared : `more than ${limit}`} (the limit for one response; reading stopped and the connection was closed)`,
+      },
+      true,
+    );
+  }
+}
+
 /** Sends one request and records the exchange. Never throws and never outlives `timeoutMs` (plus a few ms). */
 export function sendRequest(
   request: OutgoingRequest,
@@ -173,149 +359,25 @@ export function sendRequest(
   const given: FieldLines = Array.isArray(request.headers)
     ? (request.headers as FieldLines)
     : toFieldLines(request.headers as Record<string, string>);
-  const elapsed = (): number => Math.round((performance.now() - started) * 10) / 10;
-  let url: URL;
-  try {
-    url = new URL(request.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new TypeError(`unsupported scheme "${url.protocol}"`);
-  } catch (error) {
-    const recorded: RecordedRequest = {
-      method: request.method,
-      url: request.url,
-      headers: given,
-      body,
-    };
-    const invalid: RecordedExchange = {
-      request: recorded,
-      error: {
-        code: 'INVALID_REQUEST',
-        message: `invalid URL: ${error instanceof Error ? error.message : String(error)}`,
-      },
-      durationMs: elapsed(),
-    };
-    log?.add({
-      direction: 'sent',
-      startedAt,
-      timings: { connect: -1, send: 0, wait: 0, receive: 0 },
-      ...invalid,
-    });
-    return Promise.resolve(invalid);
+  const url = parseTargetUrl(request.url);
+  if (!(url instanceof URL)) {
+    const recorded = { method: request.method, url: request.url, headers: given, body };
+    return Promise.resolve(unsendable({ log, started, startedAt, request: recorded }, url));
   }
   const headers = completeHeaders(request.method, url, given, body);
   const recorded: RecordedRequest = { method: request.method, url: request.url, headers, body };
-  const limit = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
 
   return new Promise<RecordedExchange>((resolve) => {
-    let settled = false;
-    let req: http.ClientRequest | undefined;
-    let head: { status: number; statusText: string | undefined; headers: FieldLines } | undefined;
-    const chunks: Buffer[] = [];
-    let received = 0;
-    // When each phase ended (performance.now()), for the HAR's timings.
-    const marks: { connected?: number; sent?: number; head?: number } = {};
-
-    const finish = (error?: ExchangeError, truncated = false): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      const response = head
-        ? recordResponse(
-            head.status,
-            head.statusText,
-            head.headers,
-            new Uint8Array(Buffer.concat(chunks)),
-            truncated || error !== undefined,
-          )
-        : undefined;
-      if (req && !req.destroyed) req.destroy();
-      const exchange: RecordedExchange = {
-        request: recorded,
-        ...(response ? { response } : {}),
-        ...(error ? { error } : {}),
-        durationMs: elapsed(),
-      };
-      log?.add({ direction: 'sent', startedAt, timings: phases(started, marks), ...exchange });
-      resolve(exchange);
-    };
-    const timer = setTimeout(() => {
-      finish({
-        code: 'TIMEOUT',
-        message: `no complete response within ${options.timeoutMs} ms${head ? ` (status ${head.status} received, body incomplete after ${received} bytes)` : ''}`,
-      });
-    }, options.timeoutMs);
-    const onAbort = (): void => finish({ code: 'ABORTED', message: 'request aborted by the run' });
-    if (options.signal?.aborted) return onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-
+    const run = new ExchangeRun({ log, started, startedAt, request: recorded }, options, resolve);
+    if (options.signal?.aborted) return run.onAbort();
+    options.signal?.addEventListener('abort', run.onAbort, { once: true });
+    let req: http.ClientRequest;
     try {
-      const raw: string[] = [];
-      for (const [name, value] of headers) raw.push(name, value);
-      const transport = url.protocol === 'https:' ? https : http;
-      req = transport.request({
-        protocol: url.protocol,
-        hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-        port: url.port || (url.protocol === 'https:' ? 443 : 80),
-        method: request.method,
-        // The request target as written (path and query), never re-normalised.
-        path: requestTarget(request.url),
-        headers: raw as unknown as http.OutgoingHttpHeaders,
-        setHost: false,
-        agent: false,
-        rejectUnauthorized: options.rejectUnauthorized ?? true,
-        ...(options.ca !== undefined ? { ca: options.ca } : {}),
-        ...(options.connection !== undefined
-          ? { createConnection: () => options.connection as never }
-          : {}),
-      });
+      req = openRequest(url, request, headers, options);
     } catch (error) {
-      return finish(classify(error));
+      return run.finish(classify(error));
     }
-    req.on('error', (error) => finish(classify(error)));
-    req.on('socket', (socket) => {
-      const connected = (): void => {
-        marks.connected ??= performance.now();
-      };
-      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
-    });
-    req.on('finish', () => {
-      marks.sent = performance.now();
-    });
-    req.on('response', (res) => {
-      marks.head = performance.now();
-      head = {
-        status: res.statusCode ?? 0,
-        statusText: res.statusMessage,
-        headers: fieldLinesFromRaw(res.rawHeaders),
-      };
-      res.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        received += chunk.length;
-        if (received > limit) {
-          chunks.push(chunk.subarray(0, chunk.length - (received - limit)));
-          // Reading stops here and the connection is dropped: an endless body costs `limit` bytes, no more.
-          const declared = res.headers['content-length'];
-          finish(
-            {
-              code: 'RESPONSE_TOO_LARGE',
-              message: `body cut at ${limit} bytes of ${declared !== undefined && /^\d+$/.test(declared) ? declared : `more than ${limit}`} (the limit for one response; reading stopped and the connection was closed)`,
-            },
-            true,
-          );
-          return;
-        }
-        chunks.push(chunk);
-      });
-      res.on('end', () => finish());
-      res.on('error', (error) => finish(classify(error)));
-      res.on('aborted', () =>
-        finish({
-          code: 'CONNECTION_RESET',
-          message: 'connection closed before the response body was complete',
-        }),
-      );
-    });
+    run.watch(req, url);
     req.end(
       body.length > 0 ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : undefined,
     );
