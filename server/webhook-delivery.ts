@@ -108,6 +108,84 @@ export interface SharedDeliveries {
   close(): void;
 }
 
+/** What one attempt got: the receiver's status, or why there was none (`fatal`: retrying cannot help). */
+type SendOutcome = { status: number } | { error: string; fatal?: boolean };
+
+/** The bytes one attempt sends and the bytes its signature covers: the same, but for the faults that part them. */
+function attemptBytes(
+  payload: unknown,
+  firstPayload: unknown,
+  index: number,
+  faults: FaultSet,
+): { readonly sent: Buffer; readonly signed: Buffer } {
+  // Variant alt: pretty-printed, and signed over exactly those bytes.
+  const compact = Buffer.from(stringifyJson(payload, faults.alt ? 2 : 0), 'utf8');
+  // Faults: send other bytes than those signed, or sign other bytes than those sent.
+  const sent = faults.has('webhook-reserialised')
+    ? Buffer.from(stringifyJson(payload, 2), 'utf8')
+    : compact;
+  let signed = faults.has('webhook-bad-signature')
+    ? Buffer.concat([compact, Buffer.from(' ')])
+    : compact;
+  // Fault webhook-retry-bad-signature: a redelivery reuses the first attempt's signature (its counter was 0).
+  if (faults.has('webhook-retry-bad-signature') && index > 0)
+    signed = Buffer.from(stringifyJson(firstPayload, faults.alt ? 2 : 0), 'utf8');
+  return { sent, signed };
+}
+
+/** The headers of one attempt (Events: Content-Type, Accept, Authorization), as the variant and the faults write them. */
+function attemptHeaders(
+  kind: WebhookKind,
+  authorization: string,
+  length: number,
+  faults: FaultSet,
+): Record<string, string> {
+  return {
+    'content-type': faults.has('webhook-content-type')
+      ? 'text/plain'
+      : faults.alt
+        ? 'application/json; charset=utf-8'
+        : 'application/json',
+    ...(faults.has('webhook-no-accept') && kind !== 'payment'
+      ? {}
+      : { accept: faults.alt && kind === 'payment' ? '*/*' : 'application/json' }),
+    // Fault webhook-signature-hex: the signature in hexadecimal.
+    authorization: faults.has('webhook-signature-hex')
+      ? authorization.replace(
+          / (\S+)$/,
+          (_, b64: string) => ` ${Buffer.from(b64, 'base64').toString('hex')}`,
+        )
+      : authorization,
+    'content-length': String(length),
+  };
+}
+
+/** What attempt `index` leads to: delivered, failed for good, or the delay before the next attempt. */
+function afterAttempt(
+  outcome: SendOutcome,
+  index: number,
+  faults: FaultSet,
+  retry: RetryPolicy,
+): 'delivered' | 'failed' | number {
+  // Fault webhook-retry-5xx-only: a 4xx answer counts as delivered.
+  const ok =
+    'status' in outcome &&
+    (outcome.status === 200 ||
+      (faults.has('webhook-retry-5xx-only') && outcome.status >= 400 && outcome.status < 500));
+  if (ok) return 'delivered';
+  if (
+    faults.has('webhook-no-retry') ||
+    (faults.has('webhook-retry-once') && index + 1 >= 2) ||
+    index + 1 >= retry.maxAttempts ||
+    ('fatal' in outcome && outcome.fatal)
+  )
+    return 'failed';
+  // Variant alt: a constant interval instead of exponential backoff (the retry interval is not shown).
+  return faults.alt
+    ? retry.initialDelayMs
+    : Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index);
+}
+
 export class WebhookQueue {
   private readonly records: DeliveryRecord[] = [];
   /** The event of each kept record, for a resend. */
@@ -263,37 +341,8 @@ export class WebhookQueue {
   ): Promise<number | undefined | 'closed'> {
     if (record.url === null) return undefined;
     const { faults, retry } = this.options;
-    // Variant alt: pretty-printed, and signed over exactly those bytes.
-    const compact = Buffer.from(stringifyJson(payload, faults.alt ? 2 : 0), 'utf8');
-    // Faults: send other bytes than those signed, or sign other bytes than those sent.
-    const sent = faults.has('webhook-reserialised')
-      ? Buffer.from(stringifyJson(payload, 2), 'utf8')
-      : compact;
-    let signed = faults.has('webhook-bad-signature')
-      ? Buffer.concat([compact, Buffer.from(' ')])
-      : compact;
-    // Fault webhook-retry-bad-signature: a redelivery reuses the first attempt's signature (its counter was 0).
-    if (faults.has('webhook-retry-bad-signature') && index > 0)
-      signed = Buffer.from(stringifyJson(firstPayload, faults.alt ? 2 : 0), 'utf8');
-    const authorization = this.options.sign(signed);
-    const headers: Record<string, string> = {
-      'content-type': faults.has('webhook-content-type')
-        ? 'text/plain'
-        : faults.alt
-          ? 'application/json; charset=utf-8'
-          : 'application/json',
-      ...(faults.has('webhook-no-accept') && record.kind !== 'payment'
-        ? {}
-        : { accept: faults.alt && record.kind === 'payment' ? '*/*' : 'application/json' }),
-      // Fault webhook-signature-hex: the signature in hexadecimal.
-      authorization: faults.has('webhook-signature-hex')
-        ? authorization.replace(
-            / (\S+)$/,
-            (_, b64: string) => ` ${Buffer.from(b64, 'base64').toString('hex')}`,
-          )
-        : authorization,
-      'content-length': String(sent.length),
-    };
+    const { sent, signed } = attemptBytes(payload, firstPayload, index, faults);
+    const headers = attemptHeaders(record.kind, this.options.sign(signed), sent.length, faults);
     const method = faults.has('webhook-post') ? 'POST' : 'PUT';
     const entry: DeliveryAttempt = {
       attempt: counter,
@@ -309,31 +358,13 @@ export class WebhookQueue {
     if ('status' in outcome) entry.responseStatus = outcome.status;
     else entry.error = outcome.error;
     if (this.closed) return 'closed';
-    // Fault webhook-retry-5xx-only: a 4xx answer counts as delivered.
-    const ok =
-      'status' in outcome &&
-      (outcome.status === 200 ||
-        (faults.has('webhook-retry-5xx-only') && outcome.status >= 400 && outcome.status < 500));
     this.options.log(
       `webhook ${record.kind} ${record.eventStatus} ${record.resourceId} attempt ${counter} -> ${'status' in outcome ? outcome.status : outcome.error}`,
     );
-    if (ok) {
-      record.state = 'delivered';
-      return undefined;
-    }
-    if (
-      faults.has('webhook-no-retry') ||
-      (faults.has('webhook-retry-once') && index + 1 >= 2) ||
-      index + 1 >= retry.maxAttempts ||
-      ('fatal' in outcome && outcome.fatal)
-    ) {
-      record.state = 'failed';
-      return undefined;
-    }
-    // Variant alt: a constant interval instead of exponential backoff (the retry interval is not shown).
-    return faults.alt
-      ? retry.initialDelayMs
-      : Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** index);
+    const next = afterAttempt(outcome, index, faults, retry);
+    if (typeof next === 'number') return next;
+    record.state = next;
+    return undefined;
   }
 
   private send(
@@ -342,7 +373,7 @@ export class WebhookQueue {
     headers: Record<string, string>,
     body: Buffer,
     timeoutMs: number,
-  ): Promise<{ status: number } | { error: string; fatal?: boolean }> {
+  ): Promise<SendOutcome> {
     let target: URL;
     try {
       target = new URL(url);
