@@ -1,6 +1,6 @@
 // Runs vector cases through an implementation started once as a child process (NDJSON over stdin/stdout).
 import type { KeysFile } from '../format.js';
-import { AdapterProcess } from './adapter-process.js';
+import { AdapterProcess, type AdapterReply } from './adapter-process.js';
 import { gradeAnswer, type CaseStatus, type CompareOptions } from './compare.js';
 import { messageInput, type LoadedCase } from './load.js';
 import { STARTUP_TIMEOUT_MS } from './harness-defaults.js';
@@ -155,125 +155,168 @@ async function handshake(
   }
 }
 
+/** What a run has found so far: the cases' reports and whether (and why) it stopped. */
+interface RunState {
+  readonly reports: CaseReport[];
+  aborted?: string;
+  adapterStarted: boolean;
+  notRun: number;
+  /** The adapter crashed, timed out or printed garbage: its stderr goes into the report. */
+  misbehaved: boolean;
+  consecutiveTimeouts: number;
+  protocol: number;
+  implementation?: ImplementationInfo;
+}
+
 export async function runVectors(options: RunOptions): Promise<HarnessReport> {
   const started = Date.now();
-  const reports: CaseReport[] = [];
-  const adapter = new AdapterProcess(options.command, { cwd: options.cwd });
-  let aborted: string | undefined;
-  let adapterStarted = true;
-  let notRun = 0;
-  let misbehaved = false;
-  let consecutiveTimeouts = 0;
-  let protocol = 1;
-  let implementation: ImplementationInfo | undefined;
-
-  const record = (
-    loaded: LoadedCase,
-    status: CaseStatus,
-    t0: number,
-    extra: Partial<CaseReport> = {},
-  ): void => {
-    const report: CaseReport = {
-      id: loaded.vector.id,
-      file: loaded.file,
-      op: loaded.vector.op,
-      result: loaded.vector.result,
-      status,
-      ...extra,
-      durationMs: Date.now() - t0,
-    };
-    reports.push(report);
-    options.onCase?.(report);
+  const run: RunState = {
+    reports: [],
+    adapterStarted: true,
+    notRun: 0,
+    misbehaved: false,
+    consecutiveTimeouts: 0,
+    protocol: 1,
   };
-
+  const adapter = new AdapterProcess(options.command, { cwd: options.cwd });
   try {
-    const hello = await handshake(
-      adapter,
-      Math.max(options.timeoutMs, options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS),
-      options.timeoutMs,
-    );
-    if ('aborted' in hello) {
-      aborted = hello.aborted;
-      adapterStarted = false;
-      misbehaved = true;
-    } else {
-      protocol = hello.protocol;
-      implementation = hello.implementation;
-    }
+    await startRun(adapter, options, run);
     for (const loaded of options.cases) {
-      const t0 = Date.now();
-      if (aborted) {
-        notRun++;
-        continue;
-      }
-      adapter.drain(); // late answers to cases that already timed out
-      const { id, op } = loaded.vector;
-      if (!adapter.send({ id, op, input: messageInput(options.keys, loaded.vector) })) {
-        aborted = 'the implementation is not running';
-        misbehaved = true;
-        notRun++;
-        continue;
-      }
-      const deadline = t0 + options.timeoutMs;
-      for (;;) {
-        const reply = await adapter.nextLine(Math.max(0, deadline - Date.now()));
-        if (reply.kind === 'answer') {
-          if (reply.message.id !== undefined && reply.message.id !== id) continue; // stray answer to an earlier case
-          consecutiveTimeouts = 0;
-          if (reply.message.id === undefined) {
-            record(loaded, 'fail', t0, {
-              message: 'answer has no "id"',
-              expected: loaded.vector.expected,
-              received: reply.message,
-            });
-          } else {
-            const grade = gradeAnswer(loaded.vector, reply.message, options);
-            record(loaded, grade.status, t0, {
-              ...(grade.message !== undefined ? { message: grade.message } : {}),
-              ...(grade.deviation !== undefined ? { deviation: grade.deviation } : {}),
-              ...(grade.status === 'fail'
-                ? { expected: grade.expected, received: grade.received }
-                : {}),
-            });
-          }
-        } else if (reply.kind === 'garbage') {
-          misbehaved = true;
-          consecutiveTimeouts = 0;
-          record(loaded, 'fail', t0, {
-            message: `implementation printed a line that is not a JSON object: ${JSON.stringify(reply.line)}`,
-            expected: loaded.vector.expected,
-            received: reply.line,
-          });
-        } else if (reply.kind === 'timeout') {
-          misbehaved = true;
-          consecutiveTimeouts++;
-          record(loaded, 'fail', t0, {
-            message: `no answer within ${options.timeoutMs} ms`,
-            expected: loaded.vector.expected,
-          });
-          if (consecutiveTimeouts >= MAX_CONSECUTIVE_TIMEOUTS) {
-            aborted = `the implementation gave no answer to ${MAX_CONSECUTIVE_TIMEOUTS} cases in a row`;
-          }
-        } else {
-          misbehaved = true;
-          const how = reply.signal
-            ? `killed by ${reply.signal}`
-            : `exited with code ${String(reply.code)}`;
-          aborted = `the implementation ${how}`;
-          record(loaded, 'fail', t0, {
-            message: `${aborted} before answering`,
-            expected: loaded.vector.expected,
-          });
-        }
-        break;
-      }
+      if (run.aborted) run.notRun++;
+      else await runCase(adapter, options, run, loaded);
     }
   } finally {
     await adapter.stop();
   }
+  return describeRun(options, run, started, tail(adapter.stderr()));
+}
 
+/** The handshake: the protocol and implementation it agrees, or why the implementation never started. */
+async function startRun(
+  adapter: AdapterProcess,
+  options: RunOptions,
+  run: RunState,
+): Promise<void> {
+  const hello = await handshake(
+    adapter,
+    Math.max(options.timeoutMs, options.startupTimeoutMs ?? STARTUP_TIMEOUT_MS),
+    options.timeoutMs,
+  );
+  if ('aborted' in hello) {
+    run.aborted = hello.aborted;
+    run.adapterStarted = false;
+    run.misbehaved = true;
+  } else {
+    run.protocol = hello.protocol;
+    run.implementation = hello.implementation;
+  }
+}
+
+/** Sends one case and records what comes back within the case timeout. */
+async function runCase(
+  adapter: AdapterProcess,
+  options: RunOptions,
+  run: RunState,
+  loaded: LoadedCase,
+): Promise<void> {
+  const t0 = Date.now();
+  adapter.drain(); // late answers to cases that already timed out
+  const { id, op } = loaded.vector;
+  if (!adapter.send({ id, op, input: messageInput(options.keys, loaded.vector) })) {
+    run.aborted = 'the implementation is not running';
+    run.misbehaved = true;
+    run.notRun++;
+    return;
+  }
+  const deadline = t0 + options.timeoutMs;
+  for (;;) {
+    const reply = await adapter.nextLine(Math.max(0, deadline - Date.now()));
+    // A stray answer to an earlier case: wait on (nextLine ends at the deadline).
+    if (reply.kind === 'answer' && reply.message.id !== undefined && reply.message.id !== id)
+      continue;
+    recordReply(options, run, loaded, reply, t0);
+    return;
+  }
+}
+
+/** Grades the case's reply: an answer, a line that is not JSON, no answer in time, or the adapter's exit. */
+function recordReply(
+  options: RunOptions,
+  run: RunState,
+  loaded: LoadedCase,
+  reply: AdapterReply,
+  t0: number,
+): void {
+  const record = (status: CaseStatus, extra: Partial<CaseReport>): void =>
+    recordCase(options, run, loaded, status, t0, extra);
+  const expected = loaded.vector.expected;
+  if (reply.kind === 'answer') {
+    run.consecutiveTimeouts = 0;
+    if (reply.message.id === undefined) {
+      record('fail', { message: 'answer has no "id"', expected, received: reply.message });
+      return;
+    }
+    const grade = gradeAnswer(loaded.vector, reply.message, options);
+    record(grade.status, {
+      ...(grade.message !== undefined ? { message: grade.message } : {}),
+      ...(grade.deviation !== undefined ? { deviation: grade.deviation } : {}),
+      ...(grade.status === 'fail' ? { expected: grade.expected, received: grade.received } : {}),
+    });
+    return;
+  }
+  run.misbehaved = true;
+  if (reply.kind === 'garbage') {
+    run.consecutiveTimeouts = 0;
+    record('fail', {
+      message: `implementation printed a line that is not a JSON object: ${JSON.stringify(reply.line)}`,
+      expected,
+      received: reply.line,
+    });
+  } else if (reply.kind === 'timeout') {
+    run.consecutiveTimeouts++;
+    record('fail', { message: `no answer within ${options.timeoutMs} ms`, expected });
+    if (run.consecutiveTimeouts >= MAX_CONSECUTIVE_TIMEOUTS) {
+      run.aborted = `the implementation gave no answer to ${MAX_CONSECUTIVE_TIMEOUTS} cases in a row`;
+    }
+  } else {
+    const how = reply.signal
+      ? `killed by ${reply.signal}`
+      : `exited with code ${String(reply.code)}`;
+    run.aborted = `the implementation ${how}`;
+    record('fail', { message: `${run.aborted} before answering`, expected });
+  }
+}
+
+function recordCase(
+  options: RunOptions,
+  run: RunState,
+  loaded: LoadedCase,
+  status: CaseStatus,
+  t0: number,
+  extra: Partial<CaseReport>,
+): void {
+  const report: CaseReport = {
+    id: loaded.vector.id,
+    file: loaded.file,
+    op: loaded.vector.op,
+    result: loaded.vector.result,
+    status,
+    ...extra,
+    durationMs: Date.now() - t0,
+  };
+  run.reports.push(report);
+  options.onCase?.(report);
+}
+
+/** The run's report: counts by status, whether it started or stopped early, the adapter's stderr when it misbehaved. */
+function describeRun(
+  options: RunOptions,
+  run: RunState,
+  started: number,
+  stderr: string,
+): HarnessReport {
+  const { reports, aborted, implementation } = run;
   const count = (s: CaseStatus): number => reports.filter((r) => r.status === s).length;
-  const stderr = tail(adapter.stderr());
   return {
     schemaVersion: 1,
     tool: 'payconform vectors run',
@@ -281,7 +324,7 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date().toISOString(),
     durationMs: Date.now() - started,
-    protocol,
+    protocol: run.protocol,
     ...(implementation ? { implementation } : {}),
     summary: {
       total: reports.length,
@@ -289,11 +332,11 @@ export async function runVectors(options: RunOptions): Promise<HarnessReport> {
       failed: count('fail'),
       skipped: count('skip'),
       inexpressible: count('inexpressible'),
-      notRun,
+      notRun: run.notRun,
     },
-    started: adapterStarted,
+    started: run.adapterStarted,
     ...(aborted ? { aborted } : {}),
-    ...((misbehaved || aborted) && stderr ? { adapterStderr: stderr } : {}),
+    ...((run.misbehaved || aborted) && stderr ? { adapterStderr: stderr } : {}),
     cases: reports,
   };
 }
