@@ -15,7 +15,14 @@ import {
 import { positiveAmount } from '../amounts.js';
 import { PAYOUT_MEDIA_TYPE, payoutResource, withCharset } from '../representations.js';
 import { validateRequestBody } from '../request-validation.js';
-import { isUuid, type Application, type Payout, type PayoutStatus } from '../state.js';
+import type { FaultSet } from '../faults.js';
+import {
+  isUuid,
+  type Application,
+  type CopStatus,
+  type Payout,
+  type PayoutStatus,
+} from '../state.js';
 
 const json = (ctx: ServiceContext, status: number, payout: Payout): RouteResponse => ({
   status,
@@ -37,8 +44,11 @@ interface PayoutRequestBody {
   readonly doNotCommitOnCoPMismatch?: boolean;
 }
 
-/** Checks the body of a create-payout request and builds the payout (not yet stored). Throws HttpError. */
-function buildPayout(ctx: ServiceContext, app: Application, request: RouteRequest): Payout {
+/** Parse: the create-payout body, checked against the application (its id, its account); the amount asked. */
+function readPayoutRequest(
+  app: Application,
+  request: RouteRequest,
+): { body: PayoutRequestBody; amount: string } {
   requireContentType(request.http.headers, [PAYOUT_MEDIA_TYPE]);
   requireAcceptable(request.http.headers, [PAYOUT_MEDIA_TYPE, 'application/json']);
   const body = validateRequestBody<PayoutRequestBody>(
@@ -68,8 +78,16 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
       'amount must be a positive decimal with at most two fractional digits',
     );
   }
-  const copStatus = confirmPayee(body.destination.holderName, app.cop);
-  const { faults } = ctx;
+  return { body, amount };
+}
+
+/** Resolve: the status a new payout starts in (the rule on the CoP result and the flag, as the faults bend it). */
+function startingStatus(
+  faults: FaultSet,
+  body: PayoutRequestBody,
+  copStatus: CopStatus | null,
+  pounds: number,
+): PayoutStatus {
   const doNotCommit =
     (body.doNotCommitOnCoPMismatch === true && !faults.has('no-cop-hold')) ||
     faults.has('hold-without-flag');
@@ -87,10 +105,19 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
   )
     status = 'AWAITING_COMMIT';
   if (copStatus === 'PARTIAL_MATCH' && faults.has('no-hold-on-partial')) status = 'IN_PROGRESS';
-  // Faults only the explorer finds: they depend on the value asked.
-  const pounds = Number(amount.split('.')[0]);
+  // Fault only the explorer finds: it depends on the value asked.
   if (status === 'AWAITING_COMMIT' && pounds >= 10_000 && faults.has('hold-skipped-large-amount'))
     status = 'IN_PROGRESS';
+  return status;
+}
+
+/** Checks the body of a create-payout request and builds the payout (not yet stored). Throws HttpError. */
+function buildPayout(ctx: ServiceContext, app: Application, request: RouteRequest): Payout {
+  const { body, amount } = readPayoutRequest(app, request);
+  const { faults } = ctx;
+  const copStatus = confirmPayee(body.destination.holderName, app.cop);
+  const pounds = Number(amount.split('.')[0]);
+  // Faults only the explorer finds: they depend on the value asked.
   const storedAmount =
     pounds >= 1_000 && faults.has('amount-large-pence-dropped') ? `${pounds}.00` : amount;
   const reference =
@@ -101,11 +128,11 @@ function buildPayout(ctx: ServiceContext, app: Application, request: RouteReques
     payoutId: randomUUID(),
     applicationId: app.applicationId,
     createdAt: ctx.now(),
-    status,
+    status: startingStatus(faults, body, copStatus, pounds),
     amount: storedAmount,
     reference,
     currency: 'GBP',
-    source: account,
+    source: app.virtualAccount,
     destination: {
       name: body.destination.holderName,
       accountNumber: body.destination.accountNumber,
