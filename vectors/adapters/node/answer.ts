@@ -129,78 +129,82 @@ export async function libraryAnswer(
   input: Json,
   backend: Ed25519Backend = nodeBackend,
 ): Promise<Json> {
-  switch (op) {
-    case 'digest': {
-      const body = bytesOf(input as unknown as WireBody);
-      if (input.mode === 'compute')
-        return { contentDigest: computeContentDigest(body, [input.algorithm as DigestAlgorithm]) };
-      const r = verifyContentDigest(input.contentDigest as string, body, {
-        accept: input.algorithms as DigestAlgorithm[],
-      });
-      return r.ok ? { valid: true } : { valid: false, code: r.code };
-    }
-    case 'signature-base': {
-      const p = input.parameters as { created: number; keyid: string; nonce: string };
-      const params = new Map<string, string | number>([
-        ['created', p.created],
-        ['keyid', p.keyid],
-        ['alg', serviceProfile.alg],
-        ['nonce', p.nonce],
-      ]);
-      const r = createSignatureBase(
-        toRequest(input.request as WireRequest),
-        serviceProfile.coveredComponents,
-        params,
-        serviceProfile.signatureBaseOptions,
-      );
-      return r.ok ? { signatureBase: r.base } : { error: r.code };
-    }
-    case 'sign': {
-      const c = input.credentials as {
-        applicationId: string;
-        applicationSecret: string;
-        keyId: string;
-        privateKey: KeyMaterial;
-      };
-      const privateKey = parseEd25519PrivateKey(keyArg(c.privateKey));
-      const r = signRequest(
-        toRequest(input.request as WireRequest),
-        { ...c, privateKey },
-        { created: input.created as number, nonce: input.nonce as string, backend },
-      );
-      return { headers: Object.entries(r.headers), signatureBase: r.signatureBase };
-    }
-    case 'verify': {
-      const { request, options } = verifyCaseSetup(input, backend);
-      const r = await verifyRequest(request, options);
-      return r.ok
-        ? { ok: true, signatureBase: r.signatureBase }
-        : { ok: false, code: r.code, step: r.step };
-    }
-    case 'webhook-verify': {
-      const r = verifyWebhook(
-        bytesOf(input.body as WireBody),
-        (input.authorization as string | null) ?? undefined,
-        keyArg(input.publicKey as KeyMaterial),
-      );
-      return r.ok ? { ok: true } : { ok: false, code: r.code };
-    }
-    case 'parse-key':
-      return parseKey(input as unknown as ParseKeyInput);
-    case 'rfc9421-signature-base': {
-      const { base } = rfc9421Base(input as unknown as { request: WireRequest; label: string });
-      if (base === undefined) throw new Error('no RFC 9421 signature base');
-      return { signatureBase: base };
-    }
-    case 'rfc9421-verify': {
-      const { request, base } = rfc9421Base(
-        input as unknown as { request: WireRequest; label: string },
-      );
-      const sigs = parseSignature(fieldLineValues(request.headers, 'signature').join(', '));
-      const bytes = sigs.ok ? sigs.value.get(input.label as string) : undefined;
-      if (base === undefined || bytes === undefined) return { ok: false };
-      const key = parseEd25519PublicKey(keyArg(input.publicKey as KeyMaterial));
-      return { ok: verifySignatureBase(base, bytes, key, backend) };
-    }
-  }
+  return await ANSWERS[op](input, backend);
 }
+
+type Answer = (input: Json, backend: Ed25519Backend) => Json | Promise<Json>;
+
+/** One answer per op, each from the library's public functions. */
+const ANSWERS = {
+  digest: (input) => {
+    const body = bytesOf(input as unknown as WireBody);
+    if (input.mode === 'compute')
+      return { contentDigest: computeContentDigest(body, [input.algorithm as DigestAlgorithm]) };
+    const r = verifyContentDigest(input.contentDigest as string, body, {
+      accept: input.algorithms as DigestAlgorithm[],
+    });
+    return r.ok ? { valid: true } : { valid: false, code: r.code };
+  },
+  'signature-base': (input) => {
+    const p = input.parameters as { created: number; keyid: string; nonce: string };
+    const params = new Map<string, string | number>([
+      ['created', p.created],
+      ['keyid', p.keyid],
+      ['alg', serviceProfile.alg],
+      ['nonce', p.nonce],
+    ]);
+    const r = createSignatureBase(
+      toRequest(input.request as WireRequest),
+      serviceProfile.coveredComponents,
+      params,
+      serviceProfile.signatureBaseOptions,
+    );
+    return r.ok ? { signatureBase: r.base } : { error: r.code };
+  },
+  sign: (input, backend) => {
+    const c = input.credentials as {
+      applicationId: string;
+      applicationSecret: string;
+      keyId: string;
+      privateKey: KeyMaterial;
+    };
+    const privateKey = parseEd25519PrivateKey(keyArg(c.privateKey));
+    const r = signRequest(
+      toRequest(input.request as WireRequest),
+      { ...c, privateKey },
+      { created: input.created as number, nonce: input.nonce as string, backend },
+    );
+    return { headers: Object.entries(r.headers), signatureBase: r.signatureBase };
+  },
+  verify: async (input, backend) => {
+    const { request, options } = verifyCaseSetup(input, backend);
+    const r = await verifyRequest(request, options);
+    return r.ok
+      ? { ok: true, signatureBase: r.signatureBase }
+      : { ok: false, code: r.code, step: r.step };
+  },
+  'webhook-verify': (input) => {
+    const r = verifyWebhook(
+      bytesOf(input.body as WireBody),
+      (input.authorization as string | null) ?? undefined,
+      keyArg(input.publicKey as KeyMaterial),
+    );
+    return r.ok ? { ok: true } : { ok: false, code: r.code };
+  },
+  'parse-key': (input) => parseKey(input as unknown as ParseKeyInput),
+  'rfc9421-signature-base': (input) => {
+    const { base } = rfc9421Base(input as unknown as { request: WireRequest; label: string });
+    if (base === undefined) throw new Error('no RFC 9421 signature base');
+    return { signatureBase: base };
+  },
+  'rfc9421-verify': (input, backend) => {
+    const { request, base } = rfc9421Base(
+      input as unknown as { request: WireRequest; label: string },
+    );
+    const sigs = parseSignature(fieldLineValues(request.headers, 'signature').join(', '));
+    const bytes = sigs.ok ? sigs.value.get(input.label as string) : undefined;
+    if (base === undefined || bytes === undefined) return { ok: false };
+    const key = parseEd25519PublicKey(keyArg(input.publicKey as KeyMaterial));
+    return { ok: verifySignatureBase(base, bytes, key, backend) };
+  },
+} satisfies Record<VectorOp, Answer>;
