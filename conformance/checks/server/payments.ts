@@ -23,6 +23,7 @@ import {
   uniqueReference,
   type SandboxCall,
 } from './requests.js';
+import type { ReceivedWebhook, WebhookListener } from '../../webhook-listener.js';
 import { webhookEvidence } from './webhook-match.js';
 
 /** A payment the check made with the reference it passed, and the reference the service reported. */
@@ -145,31 +146,9 @@ async function judgeWebhookReferences(
         { requirement: 'PAYMENT-REFERENCE-ASSIGNED' },
       ),
     ];
-  const listener = ctx.webhooks;
-  await listener.waitFor((all) => payments.every((p) => paymentHooks(all, p.id).length > 0), {
-    timeoutMs: waitBudget(ctx, env),
-    signal: env.signal,
-  });
-  const hooks = payments.map((p) => paymentHooks(listener.received(), p.id)[0]);
-  if (hooks.some((h) => h === undefined))
-    return [
-      notApplicable(
-        `a payment webhook for a COMPLETED payment did not arrive within ${ctx.webhookWaitMs} ms, so its reference was not checked (see webhook-payment-status-changes)`,
-        { requirement: 'PAYMENT-REFERENCE-ASSIGNED' },
-      ),
-    ];
-  const refs = hooks.map(
-    (h) =>
-      (h!.json as { paymentRequest?: { reference?: unknown } } | undefined)?.paymentRequest
-        ?.reference,
-  );
-  if (refs.some((r) => r === undefined))
-    return [
-      notApplicable(
-        'the payment webhooks carry no paymentRequest.reference (optional in the payload)',
-        { requirement: 'PAYMENT-REFERENCE-ASSIGNED' },
-      ),
-    ];
+  const seen = await webhookReferences(ctx, env, ctx.webhooks, payments);
+  if ('problem' in seen) return [seen.problem];
+  const { hooks, refs } = seen;
   const keptInHook = hooks.findIndex((_, i) => refs[i] === passed);
   if (keptInHook >= 0)
     return [
@@ -197,6 +176,41 @@ async function judgeWebhookReferences(
           requirement: 'PAYMENT-REFERENCE-ASSIGNED',
         }),
   ];
+}
+
+/** The payment webhook of each payment and the paymentRequest.reference it carries, or why there is nothing to judge. */
+async function webhookReferences(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  listener: WebhookListener,
+  payments: readonly MadePayment[],
+): Promise<{ hooks: ReceivedWebhook[]; refs: unknown[] } | { problem: Finding }> {
+  await listener.waitFor((all) => payments.every((p) => paymentHooks(all, p.id).length > 0), {
+    timeoutMs: waitBudget(ctx, env),
+    signal: env.signal,
+  });
+  const found = payments.map((p) => paymentHooks(listener.received(), p.id)[0]);
+  if (found.some((h) => h === undefined))
+    return {
+      problem: notApplicable(
+        `a payment webhook for a COMPLETED payment did not arrive within ${ctx.webhookWaitMs} ms, so its reference was not checked (see webhook-payment-status-changes)`,
+        { requirement: 'PAYMENT-REFERENCE-ASSIGNED' },
+      ),
+    };
+  const hooks = found as ReceivedWebhook[];
+  const refs = hooks.map(
+    (h) =>
+      (h.json as { paymentRequest?: { reference?: unknown } } | undefined)?.paymentRequest
+        ?.reference,
+  );
+  if (refs.some((r) => r === undefined))
+    return {
+      problem: notApplicable(
+        'the payment webhooks carry no paymentRequest.reference (optional in the payload)',
+        { requirement: 'PAYMENT-REFERENCE-ASSIGNED' },
+      ),
+    };
+  return { hooks, refs };
 }
 
 /** No other payment the target holds (any application, any merchant) carries one of these references. */

@@ -3,7 +3,7 @@
 import { createPublicKey } from 'node:crypto';
 import { decodeStrictBase64 } from '../../../src/keys/base64.js';
 import { parseRsaPublicKey } from '../../../src/webhooks/index.js';
-import type { Finding } from '../../check.js';
+import type { Evidence, Finding } from '../../check.js';
 import { pass, violation } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
 import { serverCheck, type ServerAuditContext } from './context.js';
@@ -26,63 +26,53 @@ function judgeForm(ctx: ServerAuditContext, ex: RecordedExchange): Finding[] {
     return [
       violation('the public-key body is not text', { requirement: 'KEY-PEM-TRIMMED', evidence }),
     ];
-  const findings: Finding[] = [
+  return [
     pass('the public-key endpoint answered 200', { requirement: 'KEY-ENDPOINT' }),
+    judgeTrimmedBody(text, evidence),
   ];
-  if (/-----(BEGIN|END)[^-]*-----/.test(text)) {
-    findings.push(
-      violation('the key is served with its PEM BEGIN/END lines', {
-        requirement: 'KEY-PEM-TRIMMED',
-        expected: 'the base64 body only, BEGIN and END lines trimmed off',
-        received: text.split(/\r?\n/)[0] ?? '',
-        evidence,
-      }),
-    );
-    return findings;
-  }
+}
+
+/** The body: base64 of a DER SubjectPublicKeyInfo of an RSA key, without the PEM BEGIN/END lines. */
+function judgeTrimmedBody(text: string, evidence: Evidence): Finding {
+  if (/-----(BEGIN|END)[^-]*-----/.test(text))
+    return violation('the key is served with its PEM BEGIN/END lines', {
+      requirement: 'KEY-PEM-TRIMMED',
+      expected: 'the base64 body only, BEGIN and END lines trimmed off',
+      received: text.split(/\r?\n/)[0] ?? '',
+      evidence,
+    });
   let der: Uint8Array;
   try {
     der = decodeStrictBase64(text.trim().replace(/\r?\n/g, ''), 'public key body');
   } catch (error) {
-    findings.push(
-      violation('the key body is not base64', {
-        requirement: 'KEY-PEM-TRIMMED',
-        received: error instanceof Error ? error.message : String(error),
-        evidence,
-      }),
-    );
-    return findings;
+    return violation('the key body is not base64', {
+      requirement: 'KEY-PEM-TRIMMED',
+      received: error instanceof Error ? error.message : String(error),
+      evidence,
+    });
   }
   try {
     // PKCS#8 form for a public key: a DER SubjectPublicKeyInfo (not PKCS#1 RSAPublicKey).
     createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
   } catch {
-    findings.push(
-      violation('the key body is not a DER SubjectPublicKeyInfo', {
-        requirement: 'KEY-PEM-TRIMMED',
-        expected: 'SPKI (BEGIN PUBLIC KEY form)',
-        evidence,
-      }),
-    );
-    return findings;
+    return violation('the key body is not a DER SubjectPublicKeyInfo', {
+      requirement: 'KEY-PEM-TRIMMED',
+      expected: 'SPKI (BEGIN PUBLIC KEY form)',
+      evidence,
+    });
   }
   try {
     const key = parseRsaPublicKey(der);
-    findings.push(
-      pass(`trimmed PEM body of an RSA ${key.modulusBits}-bit SubjectPublicKeyInfo`, {
-        requirement: 'KEY-PEM-TRIMMED',
-      }),
-    );
+    return pass(`trimmed PEM body of an RSA ${key.modulusBits}-bit SubjectPublicKeyInfo`, {
+      requirement: 'KEY-PEM-TRIMMED',
+    });
   } catch (error) {
-    findings.push(
-      violation('the key is not an RSA key usable for SHA256withRSA', {
-        requirement: 'KEY-PEM-TRIMMED',
-        received: error instanceof Error ? error.message : String(error),
-        evidence,
-      }),
-    );
+    return violation('the key is not an RSA key usable for SHA256withRSA', {
+      requirement: 'KEY-PEM-TRIMMED',
+      received: error instanceof Error ? error.message : String(error),
+      evidence,
+    });
   }
-  return findings;
 }
 
 const form = serverCheck({

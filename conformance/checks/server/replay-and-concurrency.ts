@@ -210,68 +210,74 @@ const concurrent = serverCheck({
   async run(ctx, env) {
     const { request, reference } = payoutRequest(ctx, { destination: defaultDestination(ctx) });
     const once = signCorrectly(request, credentialsOf(ctx));
-    const { all, waitMs, warm } = await sendCopies(ctx, env, once);
-    const accepted = all.filter(isSuccess);
-    const silent = all.filter((e) => e.response === undefined && unanswered(e));
-    const how = `${warm} of ${CONCURRENT_COPIES} connections opened first, then all sent at once; each copy given ${waitMs} ms`;
-    const summary = `${tallyOf(all)} (${how})`;
+    const sent = await sendCopies(ctx, env, once);
     const seen = await payoutsFor(ctx, env, reference, 'SIG-VERIFY-NONCE-UNUSED');
-    const findings: Finding[] = [];
-    if (accepted.length > 1) {
-      // More than one accepted: a nonce was used again (spec step 4).
-      findings.push(
-        violation(`${accepted.length} of ${CONCURRENT_COPIES} identical requests were accepted`, {
-          requirement: 'SIG-VERIFY-NONCE-UNUSED',
-          expected: 'exactly one accepted, the others rejected',
-          received: summary,
-          evidence: evidenceOf(ctx, accepted[1]!),
-        }),
-      );
-    } else if (accepted.length === 1 || (silent.length > 0 && seen.ids?.length === 1)) {
-      findings.push(
-        pass(
-          accepted.length === 1
-            ? `exactly one of ${CONCURRENT_COPIES} was accepted (${summary})`
-            : `the target holds exactly one payout for the reference; the answer to the accepted copy did not arrive (${summary})`,
-          { requirement: 'SIG-PROFILE-NONCE-ATOMIC' },
-        ),
-      );
-      for (const ex of all.filter((e) => !isSuccess(e) && !silent.includes(e)))
-        findings.push(
-          ...judgeRejection(
+    return [...judgeCopies(ctx, sent, seen), seen.finding];
+  },
+});
+
+/** Exactly one of the copies accepted, the others rejected (copies without an answer decided by what the target holds). */
+function judgeCopies(
+  ctx: ServerAuditContext,
+  sent: { all: RecordedExchange[]; waitMs: number; warm: number },
+  seen: PayoutsSeen,
+): Finding[] {
+  const { all, waitMs, warm } = sent;
+  const accepted = all.filter(isSuccess);
+  const silent = all.filter((e) => e.response === undefined && unanswered(e));
+  const how = `${warm} of ${CONCURRENT_COPIES} connections opened first, then all sent at once; each copy given ${waitMs} ms`;
+  const summary = `${tallyOf(all)} (${how})`;
+  if (accepted.length > 1)
+    // More than one accepted: a nonce was used again (spec step 4).
+    return [
+      violation(`${accepted.length} of ${CONCURRENT_COPIES} identical requests were accepted`, {
+        requirement: 'SIG-VERIFY-NONCE-UNUSED',
+        expected: 'exactly one accepted, the others rejected',
+        received: summary,
+        evidence: evidenceOf(ctx, accepted[1]!),
+      }),
+    ];
+  if (accepted.length === 1 || (silent.length > 0 && seen.ids?.length === 1))
+    return [
+      pass(
+        accepted.length === 1
+          ? `exactly one of ${CONCURRENT_COPIES} was accepted (${summary})`
+          : `the target holds exactly one payout for the reference; the answer to the accepted copy did not arrive (${summary})`,
+        { requirement: 'SIG-PROFILE-NONCE-ATOMIC' },
+      ),
+      ...all
+        .filter((e) => !isSuccess(e) && !silent.includes(e))
+        .flatMap((ex) =>
+          judgeRejection(
             ctx,
             ex,
             'SIG-VERIFY-NONCE-UNUSED',
             'a concurrent copy of an accepted request',
           ),
-        );
-      if (silent.length > 0) findings.push(unansweredCopies(ctx, silent, seen, waitMs));
-    } else if (silent.length > 0) {
-      findings.push(
-        inconclusive(
-          `none of the answered copies was accepted and ${silent.length} got no answer within ${waitMs} ms; nothing shows whether one of those was accepted`,
-          {
-            requirement: 'SIG-PROFILE-NONCE-ATOMIC',
-            received: summary,
-            evidence: evidenceOf(ctx, silent[0]!),
-          },
         ),
-      );
-    } else {
-      // None accepted, every copy answered: payconform's expectation only (the profile's atomic nonce check).
-      findings.push(
-        violation(`0 of ${CONCURRENT_COPIES} identical requests were accepted`, {
+      ...(silent.length > 0 ? [unansweredCopies(ctx, silent, seen, waitMs)] : []),
+    ];
+  if (silent.length > 0)
+    return [
+      inconclusive(
+        `none of the answered copies was accepted and ${silent.length} got no answer within ${waitMs} ms; nothing shows whether one of those was accepted`,
+        {
           requirement: 'SIG-PROFILE-NONCE-ATOMIC',
-          expected: 'exactly one accepted, the others rejected',
           received: summary,
-          evidence: evidenceOf(ctx, all[0]!),
-        }),
-      );
-    }
-    findings.push(seen.finding);
-    return findings;
-  },
-});
+          evidence: evidenceOf(ctx, silent[0]!),
+        },
+      ),
+    ];
+  // None accepted, every copy answered: payconform's expectation only (the profile's atomic nonce check).
+  return [
+    violation(`0 of ${CONCURRENT_COPIES} identical requests were accepted`, {
+      requirement: 'SIG-PROFILE-NONCE-ATOMIC',
+      expected: 'exactly one accepted, the others rejected',
+      received: summary,
+      evidence: evidenceOf(ctx, all[0]!),
+    }),
+  ];
+}
 
 /**
  * Copies without an answer: decided by the payouts the target shows for the reference (one payout: none of them took

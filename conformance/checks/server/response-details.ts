@@ -1,9 +1,9 @@
 // Response details (spec: Resources): a valid signed payout is accepted as a schema-valid Payout resource;
 // tracingId is hexadecimal and differs per response; createdAt is ISO 8601 UTC with fractional seconds and Z, the
 // refund's createdAtUtc has fractional seconds and no zone suffix.
-import type { Finding } from '../../check.js';
+import type { CheckRunEnv, Finding } from '../../check.js';
 import { notApplicable, observation, pass, skip, violation } from '../../check.js';
-import { NEED, serverCheck } from './context.js';
+import { NEED, serverCheck, type ServerAuditContext, type ServerRunContext } from './context.js';
 import { createPartialRefund } from './refund-actions.js';
 import {
   createSignedPayout,
@@ -168,68 +168,62 @@ const timestamps = serverCheck({
   mutating: true,
   group: 'refunds',
   async run(ctx, env) {
-    const findings: Finding[] = [];
-    const { ex } = await createSignedPayout(ctx, env, { destination: defaultDestination(ctx) });
-    const createdAt = (ex.response?.json as Record<string, unknown> | undefined)?.['createdAt'];
-    if (ex.response === undefined || ex.response.status < 200 || ex.response.status >= 300)
-      findings.push(skip('could not create a payout to read createdAt'));
-    else if (
-      typeof createdAt === 'string' &&
-      CREATED_AT_FORM.test(createdAt) &&
-      !Number.isNaN(Date.parse(createdAt))
-    )
-      findings.push(pass(`createdAt "${createdAt}"`, { requirement: 'PAYOUT-CREATEDAT-FORM' }));
-    else
-      findings.push(
-        violation('payout createdAt is not ISO 8601 UTC with fractional seconds and Z', {
-          requirement: 'PAYOUT-CREATEDAT-FORM',
-          expected: 'e.g. 2024-05-01T12:30:45.123Z',
-          received: showValue(createdAt),
-          evidence: evidenceOf(ctx, ex),
-        }),
-      );
-
-    if (ctx.merchantId === undefined || ctx.payments.settled.length === 0) {
-      findings.push(
+    const payout = await judgePayoutCreatedAt(ctx, env);
+    if (ctx.merchantId === undefined || ctx.payments.settled.length === 0)
+      return [
+        payout,
         notApplicable(
           'refund createdAtUtc not checked: needs merchantId and payments.settled in the config',
         ),
-      );
-      return findings;
-    }
-    const made = await createPartialRefund(ctx, env);
-    const refundEx = made.ex;
-    const at = (refundEx?.response?.json as Record<string, unknown> | undefined)?.['createdAtUtc'];
-    if (
-      refundEx?.response === undefined ||
-      refundEx.response.status < 200 ||
-      refundEx.response.status >= 300
-    )
-      findings.push(
-        notApplicable(
-          'could not create a refund to read createdAtUtc; see refund-partial-accepted',
-        ),
-      );
-    else if (
-      typeof at === 'string' &&
-      CREATED_AT_UTC_FORM.test(at) &&
-      !Number.isNaN(Date.parse(`${at}Z`))
-    )
-      findings.push(pass(`createdAtUtc "${at}"`, { requirement: 'REFUND-CREATEDATUTC-FORM' }));
-    else
-      findings.push(
-        violation(
-          'refund createdAtUtc is not ISO 8601 with fractional seconds and no zone suffix',
-          {
-            requirement: 'REFUND-CREATEDATUTC-FORM',
-            expected: 'e.g. 2024-05-01T12:30:45.123',
-            received: showValue(at),
-            evidence: evidenceOf(ctx, refundEx),
-          },
-        ),
-      );
-    return findings;
+      ];
+    return [payout, await judgeRefundCreatedAtUtc(ctx, env)];
   },
 });
+
+/** A created payout's createdAt: ISO 8601 UTC with fractional seconds and Z. */
+async function judgePayoutCreatedAt(ctx: ServerAuditContext, env: CheckRunEnv): Promise<Finding> {
+  const { ex } = await createSignedPayout(ctx, env, { destination: defaultDestination(ctx) });
+  const createdAt = (ex.response?.json as Record<string, unknown> | undefined)?.['createdAt'];
+  if (ex.response === undefined || ex.response.status < 200 || ex.response.status >= 300)
+    return skip('could not create a payout to read createdAt');
+  if (
+    typeof createdAt === 'string' &&
+    CREATED_AT_FORM.test(createdAt) &&
+    !Number.isNaN(Date.parse(createdAt))
+  )
+    return pass(`createdAt "${createdAt}"`, { requirement: 'PAYOUT-CREATEDAT-FORM' });
+  return violation('payout createdAt is not ISO 8601 UTC with fractional seconds and Z', {
+    requirement: 'PAYOUT-CREATEDAT-FORM',
+    expected: 'e.g. 2024-05-01T12:30:45.123Z',
+    received: showValue(createdAt),
+    evidence: evidenceOf(ctx, ex),
+  });
+}
+
+/** A created refund's createdAtUtc: ISO 8601 with fractional seconds and no zone suffix. */
+async function judgeRefundCreatedAtUtc(ctx: ServerRunContext, env: CheckRunEnv): Promise<Finding> {
+  const made = await createPartialRefund(ctx, env);
+  const refundEx = made.ex;
+  const at = (refundEx?.response?.json as Record<string, unknown> | undefined)?.['createdAtUtc'];
+  if (
+    refundEx?.response === undefined ||
+    refundEx.response.status < 200 ||
+    refundEx.response.status >= 300
+  )
+    return notApplicable(
+      'could not create a refund to read createdAtUtc; see refund-partial-accepted',
+    );
+  if (typeof at === 'string' && CREATED_AT_UTC_FORM.test(at) && !Number.isNaN(Date.parse(`${at}Z`)))
+    return pass(`createdAtUtc "${at}"`, { requirement: 'REFUND-CREATEDATUTC-FORM' });
+  return violation(
+    'refund createdAtUtc is not ISO 8601 with fractional seconds and no zone suffix',
+    {
+      requirement: 'REFUND-CREATEDATUTC-FORM',
+      expected: 'e.g. 2024-05-01T12:30:45.123',
+      received: showValue(at),
+      evidence: evidenceOf(ctx, refundEx),
+    },
+  );
+}
 
 export const responseDetailChecks = [accepted, tracingId, timestamps] as const;

@@ -364,12 +364,7 @@ const putJson = serverCheck({
         w,
         why: `Content-Type ${getFieldValues(w.headers, 'content-type').join(', ') || '(none)'}`,
       }));
-    const headers = all.flatMap((w) => {
-      const why = headerProblems(w);
-      return why === undefined ? [] : [{ w, why }];
-    });
-    const findings: Finding[] = [];
-    findings.push(
+    const findings: Finding[] = [
       notPut.length > 0
         ? violation('webhooks are not sent with PUT', {
             requirement: 'WEBHOOK-PUT',
@@ -378,8 +373,6 @@ const putJson = serverCheck({
             evidence: webhookEvidence(notPut[0]!.w),
           })
         : pass(`${all.length} webhook(s) sent with PUT`, { requirement: 'WEBHOOK-PUT' }),
-    );
-    findings.push(
       notJson.length > 0
         ? violation('webhooks are not sent with Content-Type application/json', {
             requirement: 'VERSION-WEBHOOK-MEDIA-TYPE',
@@ -390,31 +383,40 @@ const putJson = serverCheck({
         : pass('every webhook has Content-Type application/json', {
             requirement: 'VERSION-WEBHOOK-MEDIA-TYPE',
           }),
-    );
-    const payoutRefund = headers.filter((o) => webhookKind(o.w) !== 'payment');
-    const payment = headers.filter((o) => webhookKind(o.w) === 'payment');
-    findings.push(
-      payoutRefund.length > 0
-        ? violation('payout or refund webhooks lack Accept: application/json or Authorization', {
-            requirement: 'WEBHOOK-PAYOUT-REFUND-HEADERS',
-            received: offenders(payoutRefund),
-            evidence: webhookEvidence(payoutRefund[0]!.w),
-          })
-        : pass('payout and refund webhooks carry Accept: application/json and Authorization', {
-            requirement: 'WEBHOOK-PAYOUT-REFUND-HEADERS',
-          }),
-    );
-    if (payment.length > 0)
-      findings.push(
-        violation('payment webhooks lack Accept or Authorization', {
-          requirement: 'WEBHOOK-PAYMENT-HEADERS',
-          received: offenders(payment),
-          evidence: webhookEvidence(payment[0]!.w),
-        }),
-      );
-    return findings;
+    ];
+    return [...findings, ...judgeHeaders(all)];
   },
 });
+
+/** Payout and refund webhooks carry Accept: application/json and Authorization; payment webhooks Accept and Authorization. */
+function judgeHeaders(all: readonly ReceivedWebhook[]): Finding[] {
+  const headers = all.flatMap((w) => {
+    const why = headerProblems(w);
+    return why === undefined ? [] : [{ w, why }];
+  });
+  const payoutRefund = headers.filter((o) => webhookKind(o.w) !== 'payment');
+  const payment = headers.filter((o) => webhookKind(o.w) === 'payment');
+  return [
+    payoutRefund.length > 0
+      ? violation('payout or refund webhooks lack Accept: application/json or Authorization', {
+          requirement: 'WEBHOOK-PAYOUT-REFUND-HEADERS',
+          received: offenders(payoutRefund),
+          evidence: webhookEvidence(payoutRefund[0]!.w),
+        })
+      : pass('payout and refund webhooks carry Accept: application/json and Authorization', {
+          requirement: 'WEBHOOK-PAYOUT-REFUND-HEADERS',
+        }),
+    ...(payment.length > 0
+      ? [
+          violation('payment webhooks lack Accept or Authorization', {
+            requirement: 'WEBHOOK-PAYMENT-HEADERS',
+            received: offenders(payment),
+            evidence: webhookEvidence(payment[0]!.w),
+          }),
+        ]
+      : []),
+  ];
+}
 
 export const webhookChecks = [
   payoutStatusChanges,
