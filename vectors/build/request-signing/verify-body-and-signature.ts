@@ -219,148 +219,118 @@ function wrongSignatureSpecs({ A, b, signA, signed, vk }: SigningContext): Verif
         privateKey: b,
       }),
     },
-    {
-      id: 'verify-method-changed',
-      description: 'Signed as POST, sent as PUT.',
-      source: S.v10,
-      result: 'invalid',
-      flags: ['Tampered'],
-      code: 'SIGNATURE_INVALID',
-      request: { ...signed('verify-method-changed'), method: 'PUT' },
-    },
   ];
 }
 
-/** Step 10: the target changed after signing. */
-function tamperedTargetSpecs({ signed }: SigningContext): VerifySpec[] {
-  return [
-    {
-      id: 'verify-path-changed',
-      description: 'Signed for /api/payouts, sent to /api/payouts/{id}/commit.',
-      source: S.v10,
-      result: 'invalid',
-      flags: ['Tampered'],
-      code: 'SIGNATURE_INVALID',
-      request: {
-        ...signed('verify-path-changed'),
-        url: `${BASE_URL}/api/payouts/${PAYOUT_ID}/commit`,
-      },
-    },
-    {
-      id: 'verify-query-added',
-      description: 'A query string added to the signed URL.',
-      source: `${S.v10}; ${S.path}`,
-      result: 'invalid',
-      flags: ['Tampered', 'QueryString'],
-      code: 'SIGNATURE_INVALID',
-      request: { ...signed('verify-query-added'), url: `${BASE_URL}/api/payouts?dryRun=false` },
-    },
-    {
-      id: 'verify-query-changed',
-      description: 'One query value changed after signing.',
-      source: `${S.v10}; ${S.path}`,
-      result: 'invalid',
-      flags: ['Tampered', 'QueryString'],
-      code: 'SIGNATURE_INVALID',
-      request: ((r: HttpRequest) => ({ ...r, url: r.url.replace('dryRun=true', 'dryRun=false') }))(
-        signed(
-          'verify-query-changed',
-          payoutCreate(PAYOUT_BODY_SPACED, `${BASE_URL}/api/payouts?dryRun=true`),
-        ),
-      ),
-    },
-    {
-      id: 'verify-authority-changed',
-      description: 'Signed for the sandbox host, sent to another host.',
-      source: `${S.v10}; ${S.authority}`,
-      result: 'invalid',
-      flags: ['Tampered', 'Authority'],
-      code: 'SIGNATURE_INVALID',
-      request: {
-        ...signed('verify-authority-changed'),
-        url: 'https://api.payments.example/api/payouts',
-      },
-    },
-    {
-      id: 'verify-port-changed',
-      description: 'Signed for port 8443, sent to port 9443.',
-      source: `${S.v10}; ${S.authority}`,
-      result: 'invalid',
-      flags: ['Tampered', 'Authority'],
-      code: 'SIGNATURE_INVALID',
-      request: ((r: HttpRequest) => ({ ...r, url: r.url.replace(':8443', ':9443') }))(
-        signed(
-          'verify-port-changed',
-          payoutCreate(PAYOUT_BODY_SPACED, `https://${HOST}:8443/api/payouts`),
-        ),
-      ),
-    },
-  ];
+/** A request signed by A (the payout unless `signedRequest`), then changed: step 10 rejects it. */
+interface TamperRow {
+  readonly id: string;
+  readonly description: string;
+  readonly source: string;
+  readonly flags: readonly string[];
+  readonly signedRequest?: HttpRequest;
+  /** What changes after signing. */
+  readonly tamper: (signed: HttpRequest) => HttpRequest;
 }
 
-/** Step 10: a covered header or parameter changed after signing. */
-function tamperedHeaderSpecs({ signed }: SigningContext): VerifySpec[] {
-  return [
-    {
-      id: 'verify-content-type-changed',
-      description: 'Content-Type changed to application/json after signing.',
-      source: S.v10,
-      result: 'invalid',
-      flags: ['Tampered'],
-      code: 'SIGNATURE_INVALID',
-      request: setHeader(signed('verify-content-type-changed'), 'content-type', 'application/json'),
-    },
-    {
-      id: 'verify-content-type-added',
-      description: 'Signed without Content-Type (empty value), Content-Type added afterwards.',
-      source: S.v10,
-      result: 'invalid',
-      flags: ['Tampered', 'MissingHeader'],
-      code: 'SIGNATURE_INVALID',
-      request: addHeaderLine(
-        signed(
-          'verify-content-type-added',
-          request('POST', `${BASE_URL}/api/payouts`, [], PAYOUT_BODY_SPACED),
-        ),
-        'content-type',
-        MEDIA_TYPE,
-      ),
-    },
-    {
-      id: 'verify-content-length-changed',
-      description: 'Content-Length changed after signing.',
-      source: S.v10,
-      result: 'invalid',
-      flags: ['Tampered'],
-      code: 'SIGNATURE_INVALID',
-      request: mapHeader(signed('verify-content-length-changed'), 'content-length', (v) =>
-        String(Number(v) + 1),
-      ),
-    },
-    {
-      id: 'verify-created-changed',
-      description: 'created moved 60 s later in Signature-Input after signing.',
-      source: S.v10,
-      result: 'invalid',
-      flags: ['Tampered'],
-      code: 'SIGNATURE_INVALID',
-      request: mapHeader(signed('verify-created-changed'), 'signature-input', (v) =>
-        v.replace(`created=${NOW}`, `created=${NOW + 60}`),
-      ),
-    },
-    {
-      id: 'verify-nonce-changed',
-      description:
-        'The nonce replaced in Signature-Input after signing (to dodge replay detection).',
-      source: S.v10,
-      result: 'invalid',
-      flags: ['Tampered', 'Replay'],
-      code: 'SIGNATURE_INVALID',
-      request: mapHeader(signed('verify-nonce-changed'), 'signature-input', (v) =>
+/** Step 10: the method, the target, a covered header or a signature parameter changed after signing. */
+const TAMPERED_AFTER_SIGNING: readonly TamperRow[] = [
+  {
+    id: 'verify-method-changed',
+    description: 'Signed as POST, sent as PUT.',
+    source: S.v10,
+    flags: ['Tampered'],
+    tamper: (r) => ({ ...r, method: 'PUT' }),
+  },
+  {
+    id: 'verify-path-changed',
+    description: 'Signed for /api/payouts, sent to /api/payouts/{id}/commit.',
+    source: S.v10,
+    flags: ['Tampered'],
+    tamper: (r) => ({ ...r, url: `${BASE_URL}/api/payouts/${PAYOUT_ID}/commit` }),
+  },
+  {
+    id: 'verify-query-added',
+    description: 'A query string added to the signed URL.',
+    source: `${S.v10}; ${S.path}`,
+    flags: ['Tampered', 'QueryString'],
+    tamper: (r) => ({ ...r, url: `${BASE_URL}/api/payouts?dryRun=false` }),
+  },
+  {
+    id: 'verify-query-changed',
+    description: 'One query value changed after signing.',
+    source: `${S.v10}; ${S.path}`,
+    flags: ['Tampered', 'QueryString'],
+    signedRequest: payoutCreate(PAYOUT_BODY_SPACED, `${BASE_URL}/api/payouts?dryRun=true`),
+    tamper: (r) => ({ ...r, url: r.url.replace('dryRun=true', 'dryRun=false') }),
+  },
+  {
+    id: 'verify-authority-changed',
+    description: 'Signed for the sandbox host, sent to another host.',
+    source: `${S.v10}; ${S.authority}`,
+    flags: ['Tampered', 'Authority'],
+    tamper: (r) => ({ ...r, url: 'https://api.payments.example/api/payouts' }),
+  },
+  {
+    id: 'verify-port-changed',
+    description: 'Signed for port 8443, sent to port 9443.',
+    source: `${S.v10}; ${S.authority}`,
+    flags: ['Tampered', 'Authority'],
+    signedRequest: payoutCreate(PAYOUT_BODY_SPACED, `https://${HOST}:8443/api/payouts`),
+    tamper: (r) => ({ ...r, url: r.url.replace(':8443', ':9443') }),
+  },
+  {
+    id: 'verify-content-type-changed',
+    description: 'Content-Type changed to application/json after signing.',
+    source: S.v10,
+    flags: ['Tampered'],
+    tamper: (r) => setHeader(r, 'content-type', 'application/json'),
+  },
+  {
+    id: 'verify-content-type-added',
+    description: 'Signed without Content-Type (empty value), Content-Type added afterwards.',
+    source: S.v10,
+    flags: ['Tampered', 'MissingHeader'],
+    signedRequest: request('POST', `${BASE_URL}/api/payouts`, [], PAYOUT_BODY_SPACED),
+    tamper: (r) => addHeaderLine(r, 'content-type', MEDIA_TYPE),
+  },
+  {
+    id: 'verify-content-length-changed',
+    description: 'Content-Length changed after signing.',
+    source: S.v10,
+    flags: ['Tampered'],
+    tamper: (r) => mapHeader(r, 'content-length', (v) => String(Number(v) + 1)),
+  },
+  {
+    id: 'verify-created-changed',
+    description: 'created moved 60 s later in Signature-Input after signing.',
+    source: S.v10,
+    flags: ['Tampered'],
+    tamper: (r) =>
+      mapHeader(r, 'signature-input', (v) => v.replace(`created=${NOW}`, `created=${NOW + 60}`)),
+  },
+  {
+    id: 'verify-nonce-changed',
+    description: 'The nonce replaced in Signature-Input after signing (to dodge replay detection).',
+    source: S.v10,
+    flags: ['Tampered', 'Replay'],
+    tamper: (r) =>
+      mapHeader(r, 'signature-input', (v) =>
         v.replace(n('verify-nonce-changed'), n('verify-nonce-changed-2')),
       ),
-    },
-  ];
+  },
+];
+
+function tamperedSpecs({ signed }: SigningContext): VerifySpec[] {
+  return TAMPERED_AFTER_SIGNING.map((row) => ({
+    id: row.id,
+    description: row.description,
+    source: row.source,
+    result: 'invalid',
+    flags: row.flags,
+    code: 'SIGNATURE_INVALID',
+    request: row.tamper(signed(row.id, row.signedRequest)),
+  }));
 }
 
 /** This file's groups of verify specs, in file order. */
@@ -369,6 +339,5 @@ export const bodyAndSignatureGroups = [
   digestFormSpecs,
   signatureBaseSpecs,
   wrongSignatureSpecs,
-  tamperedTargetSpecs,
-  tamperedHeaderSpecs,
+  tamperedSpecs,
 ];
