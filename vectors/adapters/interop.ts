@@ -251,8 +251,17 @@ function implementationLabel(i: MatrixImplementation): string {
 }
 
 export function renderMarkdown(matrix: Matrix): string {
-  const out: string[] = [];
-  out.push(
+  return [
+    ...markdownIntroduction(),
+    ...markdownImplementations(matrix),
+    ...markdownNonPassCases(matrix),
+    ...markdownTriage(matrix),
+    ...markdownDeviations(matrix),
+  ].join('\n');
+}
+
+function markdownIntroduction(): string[] {
+  return [
     '# Interop matrix',
     '',
     'The language-neutral vectors (`vectors/`) run through `payconform vectors run` against RFC 9421 implementations nobody here',
@@ -266,18 +275,35 @@ export function renderMarkdown(matrix: Matrix): string {
     'has none). It does not re-parse `Signature-Input` or `Signature` itself: a FAIL is a check you must add around that',
     'library, and the guide says which.',
     '',
+  ];
+}
+
+/** One row per implementation: what it is, its adapter, how it is configured and its counts. */
+function markdownImplementations(matrix: Matrix): string[] {
+  return [
     '## Implementations',
     '',
     '| Column | Implementation | Adapter | Configured as | Codes compared | pass | fail | cannot express | no such op |',
     '|---|---|---|---|---|---|---|---|---|',
-  );
-  for (const i of matrix.implementations) {
-    out.push(
-      `| \`${i.id}\` | ${implementationLabel(i)} | [\`${i.adapter.split('/').slice(-2).join('/')}\`](../${i.adapter}) | ${i.configuration ?? ''} | ${i.compareCodes ? 'yes' : 'no (verdicts)'} | ${i.counts.pass} | ${i.counts.fail} | ${i.counts.inexpressible} | ${i.counts.skip} |`,
-    );
-  }
-  const rows = nonPassCases(matrix);
-  out.push(
+    ...matrix.implementations.map(
+      (i) =>
+        `| \`${i.id}\` | ${implementationLabel(i)} | [\`${i.adapter.split('/').slice(-2).join('/')}\`](../${i.adapter}) | ${i.configuration ?? ''} | ${i.compareCodes ? 'yes' : 'no (verdicts)'} | ${i.counts.pass} | ${i.counts.fail} | ${i.counts.inexpressible} | ${i.counts.skip} |`,
+    ),
+  ];
+}
+
+/** The cases some implementation does not pass, each cell with the deviation that explains it. */
+function markdownNonPassCases(matrix: Matrix): string[] {
+  const rows = nonPassCases(matrix).map((c) => {
+    const cells = matrix.implementations.map((i) => {
+      const cell = matrix.cells[i.id]?.[c.id];
+      if (!cell) return '';
+      if (cell.status === 'pass') return 'pass';
+      return `${cell.status === 'fail' ? '**FAIL**' : STATUS_TEXT[cell.status]}: ${deviationLinks(cell.deviation ?? 'unexplained', 'md')}`;
+    });
+    return `| [\`${c.id}\`](${vectorHref(c)}) | ${c.op} | ${c.result} | ${cells.join(' | ')} |`;
+  });
+  return [
     '',
     `${matrix.cases.length} cases. "no such op": the library does not offer the operation at all (webhooks and key parsing are not`,
     'RFC 9421; some libraries have no RFC 9530 digests or no verification); those cells are not listed below.',
@@ -287,44 +313,42 @@ export function renderMarkdown(matrix: Matrix): string {
     '',
     `| Case | Op | Expected | ${matrix.implementations.map((i) => i.id).join(' | ')} |`,
     `|---|---|---|${matrix.implementations.map(() => '---').join('|')}|`,
-  );
-  for (const c of rows) {
-    const cells = matrix.implementations.map((i) => {
-      const cell = matrix.cells[i.id]?.[c.id];
-      if (!cell) return '';
-      if (cell.status === 'pass') return 'pass';
-      return `${cell.status === 'fail' ? '**FAIL**' : STATUS_TEXT[cell.status]}: ${deviationLinks(cell.deviation ?? 'unexplained', 'md')}`;
-    });
-    out.push(`| [\`${c.id}\`](${vectorHref(c)}) | ${c.op} | ${c.result} | ${cells.join(' | ')} |`);
-  }
-  out.push(
+    ...rows,
     '',
     `Every other case passes in every implementation that offers its op. The full matrix: [interop.html](interop.html).`,
     '',
-  );
+  ];
+}
+
+function markdownTriage(matrix: Matrix): string[] {
   const triaged = matrix.cases.filter((c) => matrix.triage[c.id] !== undefined);
-  if (triaged.length > 0) {
-    out.push(
-      '## Triage: the vector or the library?',
-      '',
-      'Each case some implementation fails (or failed), decided by the rule that applies:',
-      '',
-    );
-    for (const c of triaged) out.push(`- [\`${c.id}\`](${vectorHref(c)}): ${matrix.triage[c.id]}`);
-    out.push('');
-  }
-  out.push('## Deviations named above', '');
+  if (triaged.length === 0) return [];
+  return [
+    '## Triage: the vector or the library?',
+    '',
+    'Each case some implementation fails (or failed), decided by the rule that applies:',
+    '',
+    ...triaged.map((c) => `- [\`${c.id}\`](${vectorHref(c)}): ${matrix.triage[c.id]}`),
+    '',
+  ];
+}
+
+/** The deviations some cell names, in the catalogue's order, each linked to the guide and its rule. */
+function markdownDeviations(matrix: Matrix): string[] {
   const used = new Set<string>();
   for (const row of Object.values(matrix.cells))
     for (const cell of Object.values(row)) if (cell.deviation) used.add(cell.deviation);
-  for (const [id, d] of Object.entries(DEVIATIONS)) {
-    if (!used.has(id)) continue;
-    out.push(
-      `- \`${id}\`: [${d.title}](${GUIDE}#dev-${id}); ${d.kind === 'profile' ? 'the profile departs from' : d.kind === 'rfc' ? 'a rule of' : 'a library gap; see'} [${d.section}](${d.url}).`,
-    );
-  }
-  out.push('');
-  return out.join('\n');
+  return [
+    '## Deviations named above',
+    '',
+    ...Object.entries(DEVIATIONS)
+      .filter(([id]) => used.has(id))
+      .map(
+        ([id, d]) =>
+          `- \`${id}\`: [${d.title}](${GUIDE}#dev-${id}); ${d.kind === 'profile' ? 'the profile departs from' : d.kind === 'rfc' ? 'a rule of' : 'a library gap; see'} [${d.section}](${d.url}).`,
+      ),
+    '',
+  ];
 }
 
 function escapeHtml(text: string): string {
@@ -339,36 +363,7 @@ export function renderHtml(matrix: Matrix): string {
   const head = matrix.implementations
     .map((i) => `<th>${escapeHtml(implementationLabel(i))}</th>`)
     .join('');
-  const rows = matrix.cases.map((c) => {
-    const cells = matrix.implementations
-      .map((i) => {
-        const cell = matrix.cells[i.id]?.[c.id];
-        if (!cell) return '<td></td>';
-        if (cell.status === 'pass') return '<td class="pass">pass</td>';
-        return `<td class="${cell.status}">${STATUS_TEXT[cell.status]}<br><small>${deviationLinks(cell.deviation ?? 'unexplained', 'html')}</small></td>`;
-      })
-      .join('');
-    return `<tr><td><a href="${escapeHtml(vectorHref(c))}"><code>${escapeHtml(c.id)}</code></a></td><td>${escapeHtml(c.op)}</td><td>${escapeHtml(c.result)}</td>${cells}</tr>`;
-  });
-  const summary = matrix.implementations
-    .map(
-      (i) =>
-        `<tr><th>${escapeHtml(implementationLabel(i))}</th><td>${i.counts.pass}</td><td>${i.counts.fail}</td><td>${i.counts.inexpressible}</td><td>${i.counts.skip}</td><td>${i.compareCodes ? 'yes' : 'no (verdicts)'}</td></tr>`,
-    )
-    .join('\n');
-  const legend = Object.entries(DEVIATIONS)
-    .map(
-      ([id, d]) =>
-        `<tr><td><a href="${GUIDE}#dev-${id}"><code>${id}</code></a></td><td>${escapeHtml(d.title.replace(/`/g, ''))}</td><td><a href="${d.url}">${escapeHtml(d.section)}</a></td></tr>`,
-    )
-    .join('\n');
-  const triage = matrix.cases
-    .filter((c) => matrix.triage[c.id] !== undefined)
-    .map(
-      (c) =>
-        `<li><a href="${escapeHtml(vectorHref(c))}"><code>${escapeHtml(c.id)}</code></a>: ${escapeHtml(matrix.triage[c.id]!)}</li>`,
-    )
-    .join('\n');
+  const { summary, legend, rows, triage } = htmlParts(matrix);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -410,6 +405,46 @@ ${triage}
 </body>
 </html>
 `;
+}
+
+/** The HTML page's table rows and list items: counts per implementation, the deviations, every case, the triage. */
+function htmlParts(matrix: Matrix): {
+  summary: string;
+  legend: string;
+  rows: string[];
+  triage: string;
+} {
+  const rows = matrix.cases.map((c) => {
+    const cells = matrix.implementations
+      .map((i) => {
+        const cell = matrix.cells[i.id]?.[c.id];
+        if (!cell) return '<td></td>';
+        if (cell.status === 'pass') return '<td class="pass">pass</td>';
+        return `<td class="${cell.status}">${STATUS_TEXT[cell.status]}<br><small>${deviationLinks(cell.deviation ?? 'unexplained', 'html')}</small></td>`;
+      })
+      .join('');
+    return `<tr><td><a href="${escapeHtml(vectorHref(c))}"><code>${escapeHtml(c.id)}</code></a></td><td>${escapeHtml(c.op)}</td><td>${escapeHtml(c.result)}</td>${cells}</tr>`;
+  });
+  const summary = matrix.implementations
+    .map(
+      (i) =>
+        `<tr><th>${escapeHtml(implementationLabel(i))}</th><td>${i.counts.pass}</td><td>${i.counts.fail}</td><td>${i.counts.inexpressible}</td><td>${i.counts.skip}</td><td>${i.compareCodes ? 'yes' : 'no (verdicts)'}</td></tr>`,
+    )
+    .join('\n');
+  const legend = Object.entries(DEVIATIONS)
+    .map(
+      ([id, d]) =>
+        `<tr><td><a href="${GUIDE}#dev-${id}"><code>${id}</code></a></td><td>${escapeHtml(d.title.replace(/`/g, ''))}</td><td><a href="${d.url}">${escapeHtml(d.section)}</a></td></tr>`,
+    )
+    .join('\n');
+  const triage = matrix.cases
+    .filter((c) => matrix.triage[c.id] !== undefined)
+    .map(
+      (c) =>
+        `<li><a href="${escapeHtml(vectorHref(c))}"><code>${escapeHtml(c.id)}</code></a>: ${escapeHtml(matrix.triage[c.id]!)}</li>`,
+    )
+    .join('\n');
+  return { summary, legend, rows, triage };
 }
 
 /** The data file: what the test compares cell by cell. */
