@@ -37,35 +37,41 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
       close: async () => {},
     };
   }
-  const {
-    connectRedis,
-    redactUrl,
-    RedisNonceStore,
-    RedisStateStore,
-    RedisDeliveries,
-    RedisTimers,
-    CLUSTER_PARTITIONS,
-    RedisBatch,
-    RedisBackstop,
-  } = await loadRedisModules();
-  const prefix = options.redisKeyPrefix ?? 'payconform:';
+  const modules = await loadRedisModules();
   let lastError = '';
-  const connection = await connectRedis(options.redisUrl, {
+  const connection = await modules.connectRedis(options.redisUrl, {
     onError: (error) => {
       // One line per distinct error: a Redis that stays down would otherwise log every reconnect attempt.
       if (error.message !== lastError) options.log(`redis: ${error.message}`);
       lastError = error.message;
     },
   });
-  const nonceStore = new RedisNonceStore({
+  const nonceStore = await openNonceStore(modules, connection, options);
+  return redisBackend(modules, connection, nonceStore, options.redisUrl, options);
+}
+
+type RedisModules = Awaited<ReturnType<typeof loadRedisModules>>;
+type RedisConnection = Awaited<ReturnType<RedisModules['connectRedis']>>;
+
+const keyPrefixOf = (options: BackendOptions): string => options.redisKeyPrefix ?? 'payconform:';
+
+/**
+ * The shared nonce store, opened: it notices before the first request whether Redis lost its data (an empty Redis
+ * counts), and waits out the second of that moment, so requests signed after start-up are accepted and older ones
+ * are refused. Closes the connection when it cannot open.
+ */
+async function openNonceStore(
+  modules: RedisModules,
+  connection: RedisConnection,
+  options: BackendOptions,
+): Promise<NonceStore> {
+  const nonceStore = new modules.RedisNonceStore({
     client: connection,
-    keyPrefix: `${prefix}nonce:`,
+    keyPrefix: `${keyPrefixOf(options)}nonce:`,
     ...(options.noncesPerApplication !== undefined
       ? { maxNoncesPerApplication: options.noncesPerApplication }
       : {}),
   });
-  // Notices before the first request whether Redis lost its data (an empty Redis counts), and waits out the second
-  // of that moment, so requests signed after start-up are accepted and older ones are refused.
   const horizon = await nonceStore.open().catch(async (error: unknown) => {
     await connection.close();
     throw error;
@@ -74,9 +80,22 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
     options.log(
       `redis: the nonce store holds no nonces from before ${new Date(horizon * 1000).toISOString()} (empty, restarted, flushed or failed over): signatures created up to then are refused until ${new Date((horizon + 300) * 1000).toISOString()}`,
     );
+  return nonceStore;
+}
+
+/** The Redis backend over an open connection: its stores, its shared webhook queue and timers. */
+function redisBackend(
+  modules: RedisModules,
+  connection: RedisConnection,
+  nonceStore: NonceStore,
+  redisUrl: string,
+  options: BackendOptions,
+): SharedBackend {
+  const { RedisStateStore, RedisDeliveries, RedisTimers, RedisBatch, RedisBackstop } = modules;
+  const prefix = keyPrefixOf(options);
   // On a cluster every store spreads its keys over the same hash-tagged partitions (a payout, its timers and its
   // webhook deliveries in one), so each script touches one slot.
-  const partitions = connection.cluster === true ? CLUSTER_PARTITIONS : 1;
+  const partitions = connection.cluster === true ? modules.CLUSTER_PARTITIONS : 1;
   // The webhook queue and the timers send the writes of one turn together, pipelined in the order written.
   const batch = new RedisBatch(connection);
   // They share one due set per partition and its backstop: one look per partition, a webhook and a step one ZADD.
@@ -102,7 +121,7 @@ export async function openBackend(options: BackendOptions): Promise<SharedBacken
       }),
     createSharedTimers: (log) =>
       new RedisTimers({ client: connection, keyPrefix: prefix, log, partitions, batch, backstop }),
-    description: `nonces, payments, payouts, refunds, lifecycle timers and the webhook queue in ${connection.cluster === true ? `a Redis Cluster (${partitions} hash-tagged partitions)` : 'Redis'} at ${redactUrl(options.redisUrl)} (key prefix "${prefix}")`,
+    description: `nonces, payments, payouts, refunds, lifecycle timers and the webhook queue in ${connection.cluster === true ? `a Redis Cluster (${partitions} hash-tagged partitions)` : 'Redis'} at ${modules.redactUrl(redisUrl)} (key prefix "${prefix}")`,
     close: () => connection.close(),
   };
 }
