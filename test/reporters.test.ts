@@ -5,7 +5,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notApplicable, pass, skip, violation, type Check } from '../conformance/check.js';
 import { runChecks } from '../conformance/engine.js';
 import { parseReportSpec, parseReportSpecs, writeReports } from '../cli/reports.js';
 import { createConsoleReporter, useColour } from '../conformance/reporters/console.js';
@@ -15,68 +14,16 @@ import { renderJunitReport, xmlEscape } from '../conformance/reporters/junit.js'
 import { loadCatalogue } from '../conformance/requirements.js';
 import type { RunSummary } from '../conformance/result.js';
 import { validateAgainst } from '../src/schemas/index.js';
+import { oneCheckPerOutcome } from './fixtures/reporter-checks.js';
 
 const REPORT_SCHEMA_ID = 'https://payconform.dev/schemas/conformance-report.schema.json';
 const hostile = `<script>alert("x")</script> & ' ]]> \u0001 \uD800 end`;
 
-function c(
-  id: string,
-  level: Check<null>['level'],
-  run: Check<null>['run'],
-  area = 'signing',
-): Check<null> {
-  return {
-    id,
-    title: `${id} ${hostile}`,
-    area,
-    requirements: ['SIG-VERIFY-SIGNATURE', 'SIG-LABEL-SIG1'],
-    level,
-    appliesTo: 'server',
-    run,
-  };
-}
-
 let summary: RunSummary;
 let consoleOut = '';
 beforeAll(async () => {
-  const exchange = {
-    request: {
-      method: 'POST',
-      url: 'http://127.0.0.1:9/api/payouts',
-      headers: [
-        ['Content-Type', 'application/vnd.service.v1.0+json'],
-        ['x-evil', hostile],
-      ] as const,
-      body: new TextEncoder().encode('{"amount":1}'),
-    },
-    response: {
-      status: 201,
-      headers: [['Content-Type', 'application/json']] as const,
-      body: new Uint8Array([0xff, 0x01]),
-    },
-  };
   summary = await runChecks({
-    checks: [
-      c('passes', 'MUST', async () => [pass('accepted')]),
-      c(
-        'fails',
-        'MUST',
-        async () => [
-          violation(`tampered body accepted ${hostile}`, {
-            expected: '4xx',
-            received: '201',
-            evidence: { ...exchange, reproduce: 'curl ...' },
-          }),
-        ],
-        'cop',
-      ),
-      c('warns', 'SHOULD', async () => [violation('future created accepted')]),
-      c('skips', 'MUST', async () => [skip('no settled payment configured')], 'refunds'),
-      c('not-applicable', 'MAY', async () => [notApplicable('no webhooks')], 'webhooks'),
-      c('errors', 'MUST', async () => {
-        throw new Error(`bug ${hostile}`);
-      }),
-    ],
+    checks: oneCheckPerOutcome(hostile),
     context: null,
     role: 'server',
     target: 'http://127.0.0.1:9',
