@@ -154,6 +154,39 @@ function paymentStatus(value: unknown): PaymentStatus {
   return value;
 }
 
+/** The payer of a sandbox payment: a generated account, with what `payer` gives (name, account number, sort code). */
+function readPayer(ctx: ServiceContext, payerIn: unknown): Account {
+  const payer: Account = {
+    name: 'Sandbox Payer',
+    accountNumber: String(10_000_000 + ctx.state.payments.size),
+    sortCode: '200000',
+    iban: null,
+  };
+  if (payerIn === undefined) return payer;
+  if (payerIn === null || typeof payerIn !== 'object')
+    throw new HttpError(400, 'invalid_body', '"payer" must be an object');
+  const p = payerIn as Record<string, unknown>;
+  return {
+    name: optionalString(p, 'name') ?? payer.name,
+    accountNumber: optionalString(p, 'accountNumber') ?? payer.accountNumber,
+    sortCode: optionalString(p, 'sortCode') ?? payer.sortCode,
+    iban: null,
+  };
+}
+
+/** A sandbox payment's metadata: absent, or an object of string values (400 otherwise). */
+function readMetadata(metadata: unknown): Record<string, string> | undefined {
+  if (
+    metadata !== undefined &&
+    (metadata === null ||
+      typeof metadata !== 'object' ||
+      Object.values(metadata).some((v) => typeof v !== 'string'))
+  ) {
+    throw new HttpError(400, 'invalid_body', '"metadata" must be an object of string values');
+  }
+  return metadata as Record<string, string> | undefined;
+}
+
 const createPayment: RouteHandler = async (ctx, request) => {
   const body = jsonObject(request);
   const app = application(ctx, optionalString(body, 'applicationId'));
@@ -164,33 +197,8 @@ const createPayment: RouteHandler = async (ctx, request) => {
       'invalid_amount',
       '"amount" must be a positive decimal (number or string) with at most two fractional digits',
     );
-  const payerIn = body.payer;
-  let payer: Account = {
-    name: 'Sandbox Payer',
-    accountNumber: String(10_000_000 + ctx.state.payments.size),
-    sortCode: '200000',
-    iban: null,
-  };
-  if (payerIn !== undefined) {
-    if (payerIn === null || typeof payerIn !== 'object')
-      throw new HttpError(400, 'invalid_body', '"payer" must be an object');
-    const p = payerIn as Record<string, unknown>;
-    payer = {
-      name: optionalString(p, 'name') ?? payer.name,
-      accountNumber: optionalString(p, 'accountNumber') ?? payer.accountNumber,
-      sortCode: optionalString(p, 'sortCode') ?? payer.sortCode,
-      iban: null,
-    };
-  }
-  const metadata = body.metadata;
-  if (
-    metadata !== undefined &&
-    (metadata === null ||
-      typeof metadata !== 'object' ||
-      Object.values(metadata).some((v) => typeof v !== 'string'))
-  ) {
-    throw new HttpError(400, 'invalid_body', '"metadata" must be an object of string values');
-  }
+  const payer = readPayer(ctx, body.payer);
+  const metadata = readMetadata(body.metadata);
   const merchantPaymentId = optionalString(body, 'merchantPaymentId');
   // Spec, What the service does 7: every sandbox payment is into the application's virtual account, so the reference
   // passed (as a payment component would) is ignored and the service assigns its own; fault payment-reference-kept keeps it.
@@ -209,7 +217,7 @@ const createPayment: RouteHandler = async (ctx, request) => {
     currency: 'GBP',
     reference,
     payer,
-    ...(metadata !== undefined ? { metadata: metadata as Record<string, string> } : {}),
+    ...(metadata !== undefined ? { metadata } : {}),
     isExternal: body.isExternal === true,
     createdAt: ctx.now(),
   };
