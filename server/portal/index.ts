@@ -123,20 +123,7 @@ class Portal implements ServiceExtension {
     const refused = this.guard.refuseHost(req);
     if (refused !== undefined) throw new HttpError(403, 'forbidden', refused);
     const path = url.pathname;
-    if (req.method === 'POST') {
-      const action = /^\/portal\/actions\/([a-z-]+)$/.exec(path)?.[1];
-      if (action === undefined)
-        throw new HttpError(404, 'route_not_found', `no portal action at ${path}`);
-      const form = await readForm(req);
-      const why = this.guard.refuseChange(req, form);
-      if (why !== undefined) throw new HttpError(403, 'forbidden', why);
-      const result = await this.actions.run(action, form);
-      const key = randomBytes(9).toString('base64url');
-      this.flashes.set(key, { ok: result.ok, text: result.text });
-      if (this.flashes.size > 50) this.flashes.delete(this.flashes.keys().next().value!);
-      res.writeHead(303, { ...SECURITY_HEADERS, location: `${result.back}?flash=${key}` }).end();
-      return;
-    }
+    if (req.method === 'POST') return this.runAction(req, res, path);
     if (req.method !== 'GET' && req.method !== 'HEAD')
       throw new HttpError(
         405,
@@ -156,6 +143,27 @@ class Portal implements ServiceExtension {
       return send(res, 'text/javascript; charset=utf-8', PORTAL_SCRIPT);
     if (path === '/portal/assets/portal.css')
       return send(res, 'text/css; charset=utf-8', PORTAL_STYLE);
+    return this.renderView(res, url);
+  }
+
+  /** POST /portal/actions/<name>: the change (host and CSRF checked), then back to the view with its flash message. */
+  private async runAction(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const action = /^\/portal\/actions\/([a-z-]+)$/.exec(path)?.[1];
+    if (action === undefined)
+      throw new HttpError(404, 'route_not_found', `no portal action at ${path}`);
+    const form = await readForm(req);
+    const why = this.guard.refuseChange(req, form);
+    if (why !== undefined) throw new HttpError(403, 'forbidden', why);
+    const result = await this.actions.run(action, form);
+    const key = randomBytes(9).toString('base64url');
+    this.flashes.set(key, { ok: result.ok, text: result.text });
+    if (this.flashes.size > 50) this.flashes.delete(this.flashes.keys().next().value!);
+    res.writeHead(303, { ...SECURITY_HEADERS, location: `${result.back}?flash=${key}` }).end();
+  }
+
+  /** A view (or one request's detail) rendered from the state now: the whole page, or its main part alone. */
+  private async renderView(res: ServerResponse, url: URL): Promise<void> {
+    const path = url.pathname;
     const input: ViewInput = {
       ctx: this.ctx,
       state: await loadPortalState(this.ctx),
