@@ -202,91 +202,94 @@ function checkTarget(target: string, origin: string): string | undefined {
   return undefined;
 }
 
-/**
- * Builds the config from a parsed config document (or `undefined` when there is no file) and the environment.
- * Pure; never throws for bad input.
- */
-export function resolveConfig(
-  document: unknown,
-  env: Readonly<Record<string, string | undefined>>,
-  origin = 'config',
-): ConfigResult {
+/** A config document as the schema admits it. */
+interface ConfigFile {
+  target?: string;
+  merchantId?: string;
+  applicationId?: string;
+  keyId?: string;
+  payInAccountSelector?: string;
+  copDestinations?: Partial<Record<CopStatusKey, PayoutDestinationConfig>>;
+  payments?: {
+    settled?: Array<{ paymentId: string; amount: number | string; payer?: PayerAccount }>;
+    unsettled?: Array<{ paymentId: string; status: string }>;
+  };
+  webhookListen?: string;
+  timeoutMs?: number;
+  sandbox?: boolean;
+  webhookRetry?: { waitMs?: number; withinMs?: number };
+  lifecycle?: { withinMs?: number; automatic?: boolean };
+}
+
+/** The document as a config file: a JSON object, without secrets, valid against the config schema; or why not. */
+function readConfigFile(document: unknown, origin: string): ConfigFile | string {
   const doc = document ?? {};
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-    return { ok: false, message: `${origin}: the top level must be a JSON object` };
+    return `${origin}: the top level must be a JSON object`;
   const secrets: string[] = [];
   findSecretFields(doc, '', secrets);
   if (secrets.length > 0) {
-    return {
-      ok: false,
-      message: `${origin}: field ${secrets.map((s) => `"${s}"`).join(', ')} looks like a secret; secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from config files or arguments`,
-    };
+    return `${origin}: field ${secrets.map((s) => `"${s}"`).join(', ')} looks like a secret; secrets are read only from the environment (PAYCONFORM_APPLICATION_SECRET, PAYCONFORM_PRIVATE_KEY), never from config files or arguments`;
   }
   const checked = validateAgainst(CONFIG_SCHEMA_ID, doc);
   if (!checked.valid)
-    return {
-      ok: false,
-      message: `${origin}: ${[...new Set(checked.errors.map((v) => describeViolation(v, doc)))].slice(0, 10).join('; ')}`,
-    };
-  const file = doc as {
-    target?: string;
-    merchantId?: string;
-    applicationId?: string;
-    keyId?: string;
-    payInAccountSelector?: string;
-    copDestinations?: Partial<Record<CopStatusKey, PayoutDestinationConfig>>;
-    payments?: {
-      settled?: Array<{ paymentId: string; amount: number | string; payer?: PayerAccount }>;
-      unsettled?: Array<{ paymentId: string; status: string }>;
-    };
-    webhookListen?: string;
-    timeoutMs?: number;
-    sandbox?: boolean;
-    webhookRetry?: { waitMs?: number; withinMs?: number };
-    lifecycle?: { withinMs?: number; automatic?: boolean };
-  };
-  const sources: Record<string, ConfigSource> = {};
-  const pick = (field: keyof typeof ENV_FIELDS): string | undefined => {
-    const fromEnv = env[ENV_FIELDS[field]];
-    if (fromEnv !== undefined && fromEnv !== '') {
-      sources[field] = 'env';
-      return fromEnv;
-    }
-    if (file[field] !== undefined) sources[field] = 'config';
-    return file[field];
-  };
-  const target = pick('target');
-  if (target !== undefined) {
-    const problem = checkTarget(target, sources['target'] === 'env' ? ENV_FIELDS.target : origin);
-    if (problem) return { ok: false, message: problem };
-  }
-  const settled: Array<{ paymentId: string; amount: string; payer?: PayerAccount }> = [];
+    return `${origin}: ${[...new Set(checked.errors.map((v) => describeViolation(v, doc)))].slice(0, 10).join('; ')}`;
+  return doc as ConfigFile;
+}
+
+type SettledPayment = { paymentId: string; amount: string; payer?: PayerAccount };
+
+/** The settled payments with their amounts normalised, or why an amount is not one. */
+function resolveSettled(file: ConfigFile, origin: string): SettledPayment[] | string {
+  const settled: SettledPayment[] = [];
   for (const [i, p] of (file.payments?.settled ?? []).entries()) {
     const amount = normalizeAmount(p.amount);
     if (amount === undefined)
-      return {
-        ok: false,
-        message: `${origin}: "payments.settled.${i}.amount" must be a positive decimal number without exponent (got ${JSON.stringify(p.amount)})`,
-      };
+      return `${origin}: "payments.settled.${i}.amount" must be a positive decimal number without exponent (got ${JSON.stringify(p.amount)})`;
     settled.push({
       paymentId: p.paymentId,
       amount,
       ...(p.payer !== undefined ? { payer: p.payer } : {}),
     });
   }
-  let webhookListen: { host: string; port: number } | undefined;
-  if (file.webhookListen !== undefined) {
-    webhookListen = parseHostPort(file.webhookListen);
-    if (!webhookListen)
-      return {
-        ok: false,
-        message: `${origin}: "webhookListen" must be host:port with a port up to 65535 (got "${file.webhookListen}")`,
-      };
+  return settled;
+}
+
+function resolveWebhookListen(
+  file: ConfigFile,
+  origin: string,
+): { host: string; port: number } | undefined | string {
+  if (file.webhookListen === undefined) return undefined;
+  return (
+    parseHostPort(file.webhookListen) ??
+    `${origin}: "webhookListen" must be host:port with a port up to 65535 (got "${file.webhookListen}")`
+  );
+}
+
+/** A field named in ENV_FIELDS: from its environment variable when set and not empty, else from the file. */
+function pickField(
+  field: keyof typeof ENV_FIELDS,
+  file: ConfigFile,
+  env: Readonly<Record<string, string | undefined>>,
+  sources: Record<string, ConfigSource>,
+): string | undefined {
+  const fromEnv = env[ENV_FIELDS[field]];
+  if (fromEnv !== undefined && fromEnv !== '') {
+    sources[field] = 'env';
+    return fromEnv;
   }
-  const applicationSecret = env['PAYCONFORM_APPLICATION_SECRET'];
-  const privateKey = env['PAYCONFORM_PRIVATE_KEY'];
-  if (applicationSecret) sources['applicationSecret'] = 'env';
-  if (privateKey) sources['privateKey'] = 'env';
+  if (file[field] !== undefined) sources[field] = 'config';
+  return file[field];
+}
+
+/** Where the file-only fields and the secrets came from (the secrets' presence only). */
+function recordFileSources(
+  file: ConfigFile,
+  secrets: { readonly applicationSecret?: string; readonly privateKey?: string },
+  sources: Record<string, ConfigSource>,
+): void {
+  if (secrets.applicationSecret) sources['applicationSecret'] = 'env';
+  if (secrets.privateKey) sources['privateKey'] = 'env';
   for (const f of [
     'payInAccountSelector',
     'copDestinations',
@@ -298,6 +301,35 @@ export function resolveConfig(
     if (file[f] !== undefined) sources[f] = 'config';
   if (file.timeoutMs === undefined) sources['timeoutMs'] = 'default';
   if (file.sandbox === undefined) sources['sandbox'] = 'default';
+}
+
+/**
+ * Builds the config from a parsed config document (or `undefined` when there is no file) and the environment.
+ * Pure; never throws for bad input.
+ */
+export function resolveConfig(
+  document: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+  origin = 'config',
+): ConfigResult {
+  const file = readConfigFile(document, origin);
+  if (typeof file === 'string') return { ok: false, message: file };
+  const sources: Record<string, ConfigSource> = {};
+  const pick = (field: keyof typeof ENV_FIELDS): string | undefined =>
+    pickField(field, file, env, sources);
+  const target = pick('target');
+  const targetProblem =
+    target === undefined
+      ? undefined
+      : checkTarget(target, sources['target'] === 'env' ? ENV_FIELDS.target : origin);
+  if (targetProblem) return { ok: false, message: targetProblem };
+  const settled = resolveSettled(file, origin);
+  if (typeof settled === 'string') return { ok: false, message: settled };
+  const webhookListen = resolveWebhookListen(file, origin);
+  if (typeof webhookListen === 'string') return { ok: false, message: webhookListen };
+  const applicationSecret = env['PAYCONFORM_APPLICATION_SECRET'];
+  const privateKey = env['PAYCONFORM_PRIVATE_KEY'];
+  recordFileSources(file, { applicationSecret, privateKey }, sources);
   const merchantId = pick('merchantId');
   const applicationId = pick('applicationId');
   const keyId = pick('keyId');
