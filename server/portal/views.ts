@@ -162,8 +162,45 @@ function options(values: readonly string[], label: (v: string) => string = (v) =
   return html`${values.map((v) => html`<option value="${v}">${label(v)}</option>`)}`;
 }
 
+/** What a "Move a …" section of the sandbox view offers: the items that can move, and where to. */
+interface MoveSection {
+  readonly title: string;
+  /** Shown instead of the form when no item can move. */
+  readonly none: string;
+  readonly action: string;
+  /** The form field naming the item, and its label. */
+  readonly field: string;
+  readonly label: string;
+  readonly items: ReadonlyArray<{
+    readonly id: string;
+    readonly amount: string;
+    readonly status: string;
+  }>;
+  readonly targets: readonly string[];
+  readonly button: string;
+}
+
+/** A "Move a …" section: a form over the items that can move (short id, amount, status), or why none can. */
+function moveSection(csrf: string, m: MoveSection): Html {
+  const byId = new Map(m.items.map((i) => [i.id, i]));
+  return html`<section><h2>${m.title}</h2>${
+    m.items.length === 0
+      ? html`<p class="muted">${m.none}</p>`
+      : actionForm(
+          m.action,
+          csrf,
+          {},
+          html`<label>${m.label} <select name="${m.field}">${options(
+            m.items.map((i) => i.id),
+            (id) => `${short(id)} ${byId.get(id)!.amount} ${byId.get(id)!.status}`,
+          )}</select></label>
+<label>To <select name="status">${options(m.targets)}</select></label> <button>${m.button}</button>`,
+        )
+  }</section>`;
+}
+
 export function sandboxView(input: ViewInput): Html {
-  const { ctx, csrf, state } = input;
+  const { csrf, state } = input;
   const applications = apps(state).map((a) => a.applicationId);
   const payments = [...state.payments.values()].filter(
     (p) => p.status === 'AWAITING_AUTHORIZATION' || p.status === 'COMPLETED',
@@ -174,7 +211,6 @@ export function sandboxView(input: ViewInput): Html {
   const refunds = [...state.refunds.values()].filter(
     (r) => r.status === 'IN_PROGRESS' || r.status === 'HELD',
   );
-  const describe = (id: string, extra: string) => `${short(id)} ${extra}`;
   return html`<h1>Sandbox controls</h1><p class="muted">Each control calls the same /sandbox/ route as the HTTP API, so it produces exactly the webhooks that route produces.</p>
 <section><h2>Create a payment</h2>${actionForm(
     '/portal/actions/create-payment',
@@ -184,49 +220,34 @@ export function sandboxView(input: ViewInput): Html {
 <label>Amount (GBP) <input type="text" name="amount" required value="50.00"></label>
 <label>Status <select name="status"><option value="AWAITING_AUTHORIZATION">AWAITING_AUTHORIZATION</option>${options(PAYMENT_TARGETS)}</select></label> <button>Create payment</button>`,
   )}</section>
-<section><h2>Move a payment</h2>${
-    payments.length === 0
-      ? html`<p class="muted">No payment can move (none is AWAITING_AUTHORIZATION or COMPLETED).</p>`
-      : actionForm(
-          '/portal/actions/move-payment',
-          csrf,
-          {},
-          html`<label>Payment <select name="paymentId">${options(
-            payments.map((p) => p.paymentId),
-            (id) =>
-              describe(id, `${state.payments.get(id)!.amount} ${state.payments.get(id)!.status}`),
-          )}</select></label>
-<label>To <select name="status">${options(PAYMENT_TARGETS)}</select></label> <button>Move payment</button>`,
-        )
-  }</section>
-<section><h2>Move a payout</h2>${
-    payouts.length === 0
-      ? html`<p class="muted">No payout is IN_PROGRESS or HELD.</p>`
-      : actionForm(
-          '/portal/actions/advance-payout',
-          csrf,
-          {},
-          html`<label>Payout <select name="payoutId">${options(
-            payouts.map((p) => p.payoutId),
-            (id) =>
-              describe(id, `${state.payouts.get(id)!.amount} ${state.payouts.get(id)!.status}`),
-          )}</select></label>
-<label>To <select name="status">${options(MOVE_TARGETS)}</select></label> <button>Move payout</button>`,
-        )
-  }</section>
-<section><h2>Move a refund</h2>${
-    refunds.length === 0
-      ? html`<p class="muted">No refund is IN_PROGRESS or HELD.</p>`
-      : actionForm(
-          '/portal/actions/advance-refund',
-          csrf,
-          {},
-          html`<label>Refund <select name="refundId">${options(
-            refunds.map((r) => r.refundId),
-            (id) =>
-              describe(id, `${state.refunds.get(id)!.amount} ${state.refunds.get(id)!.status}`),
-          )}</select></label>
-<label>To <select name="status">${options(MOVE_TARGETS)}</select></label> <button>Move refund</button>`,
-        )
-  }</section>`;
+${moveSection(csrf, {
+  title: 'Move a payment',
+  none: 'No payment can move (none is AWAITING_AUTHORIZATION or COMPLETED).',
+  action: '/portal/actions/move-payment',
+  field: 'paymentId',
+  label: 'Payment',
+  items: payments.map((p) => ({ id: p.paymentId, amount: p.amount, status: p.status })),
+  targets: PAYMENT_TARGETS,
+  button: 'Move payment',
+})}
+${moveSection(csrf, {
+  title: 'Move a payout',
+  none: 'No payout is IN_PROGRESS or HELD.',
+  action: '/portal/actions/advance-payout',
+  field: 'payoutId',
+  label: 'Payout',
+  items: payouts.map((p) => ({ id: p.payoutId, amount: p.amount, status: p.status })),
+  targets: MOVE_TARGETS,
+  button: 'Move payout',
+})}
+${moveSection(csrf, {
+  title: 'Move a refund',
+  none: 'No refund is IN_PROGRESS or HELD.',
+  action: '/portal/actions/advance-refund',
+  field: 'refundId',
+  label: 'Refund',
+  items: refunds.map((r) => ({ id: r.refundId, amount: r.amount, status: r.status })),
+  targets: MOVE_TARGETS,
+  button: 'Move refund',
+})}`;
 }
