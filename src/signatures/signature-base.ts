@@ -2,7 +2,6 @@
 import type { HttpRequest } from '../http/message.js';
 import { arrayBufferToBase64 } from 'structured-headers';
 import {
-  isInnerList,
   parseSfDictionary,
   parseSfItem,
   parseSfList,

@@ -54,18 +54,33 @@ export interface SignSpec {
   readonly nonce?: string;
 }
 
-export interface VerifySpec {
+/**
+ * A verify case. Its request is either written out (`request`) or A's request signed with the case id's nonce (the
+ * payout unless `signedRequest`) and changed afterwards (`change`), so a case that alters a signed request names
+ * only the alteration.
+ */
+export type VerifySpec = {
   readonly id: string;
   readonly description: string;
   readonly source: string;
   readonly result: VectorResult;
   readonly flags: readonly string[];
-  readonly request: HttpRequest;
   readonly now?: number;
   readonly nonceState?: readonly string[];
   readonly verifier?: string;
   readonly code?: string;
   readonly comment?: string;
+} & (
+  | { readonly request: HttpRequest }
+  | {
+      readonly signedRequest?: HttpRequest;
+      readonly change: (signed: HttpRequest) => HttpRequest;
+    }
+);
+
+/** The request a verify spec sends. */
+export function verifySpecRequest(ctx: SigningContext, spec: VerifySpec): HttpRequest {
+  return 'request' in spec ? spec.request : spec.change(ctx.signed(spec.id, spec.signedRequest));
 }
 
 /** The requests before signing that most cases start from. */

@@ -4,7 +4,7 @@ import type { VectorCase } from '../../format.js';
 import { checkDeclared } from '../common.js';
 import { VERIFIER } from '../keys.js';
 import { NOW, toWire, verifyWithBothBackends } from '../requests.js';
-import type { SigningContext, VerifySpec } from './context.js';
+import { verifySpecRequest, type SigningContext, type VerifySpec } from './context.js';
 import { validGroups } from './verify-valid.js';
 import { syntaxGroups } from './verify-syntax.js';
 import { policyGroups } from './verify-policy.js';
@@ -27,7 +27,8 @@ async function verifyCase(ctx: SigningContext, spec: VerifySpec): Promise<Vector
   const now = spec.now ?? NOW;
   const nonceState = spec.nonceState ?? [];
   const verifier = spec.verifier ?? VERIFIER;
-  const outcome = await verifyWithBothBackends(ctx.keys, spec.request, now, nonceState, verifier);
+  const request = verifySpecRequest(ctx, spec);
+  const outcome = await verifyWithBothBackends(ctx.keys, request, now, nonceState, verifier);
   const { id } = spec;
   checkDeclared(id, spec.result, outcome, spec.code);
   return {
@@ -38,7 +39,7 @@ async function verifyCase(ctx: SigningContext, spec: VerifySpec): Promise<Vector
     result: spec.result,
     flags: spec.flags,
     ...(spec.comment ? { comment: spec.comment } : {}),
-    input: { request: toWire(spec.request), now, nonceState, verifier },
+    input: { request: toWire(request), now, nonceState, verifier },
     expected: outcome.ok
       ? { ok: true, signatureBase: outcome.signatureBase }
       : { ok: false, code: outcome.code, step: outcome.step },

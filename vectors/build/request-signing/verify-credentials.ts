@@ -1,6 +1,6 @@
 // The verify cases of steps 3 to 7 of the server verification order: the clock, the nonce, the application credentials, the key.
 import { APP_B } from '../keys.js';
-import { NOW, profileParams, request, setHeader } from '../requests.js';
+import { NOW, profileParams, setHeader } from '../requests.js';
 import { commit, n, payout, S, type SigningContext, type VerifySpec } from './context.js';
 
 /** Step 3: created within 300 s of now. */
@@ -110,7 +110,7 @@ function applicationIdSpecs({ A, signA, signed }: SigningContext): VerifySpec[] 
       result: 'invalid',
       flags: ['ApplicationCredentials'],
       code: 'APPLICATION_ID_MISSING',
-      request: setHeader(signed('verify-application-id-missing'), 'x-application-id', undefined),
+      change: (r) => setHeader(r, 'x-application-id', undefined),
     },
     {
       id: 'verify-application-id-empty',
@@ -119,7 +119,7 @@ function applicationIdSpecs({ A, signA, signed }: SigningContext): VerifySpec[] 
       result: 'invalid',
       flags: ['ApplicationCredentials'],
       code: 'APPLICATION_ID_MISSING',
-      request: setHeader(signed('verify-application-id-empty'), 'x-application-id', ''),
+      change: (r) => setHeader(r, 'x-application-id', ''),
     },
     {
       id: 'verify-application-id-unknown',
@@ -146,11 +146,7 @@ function applicationSecretSpecs({ A, signA, signed }: SigningContext): VerifySpe
       result: 'invalid',
       flags: ['ApplicationCredentials'],
       code: 'APPLICATION_SECRET_MISSING',
-      request: setHeader(
-        signed('verify-application-secret-missing'),
-        'x-application-secret',
-        undefined,
-      ),
+      change: (r) => setHeader(r, 'x-application-secret', undefined),
     },
     {
       id: 'verify-application-secret-empty',
@@ -159,7 +155,7 @@ function applicationSecretSpecs({ A, signA, signed }: SigningContext): VerifySpe
       result: 'invalid',
       flags: ['ApplicationCredentials'],
       code: 'APPLICATION_SECRET_MISSING',
-      request: setHeader(signed('verify-application-secret-empty'), 'x-application-secret', ''),
+      change: (r) => setHeader(r, 'x-application-secret', ''),
     },
     {
       id: 'verify-application-secret-wrong',

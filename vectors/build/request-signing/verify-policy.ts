@@ -1,6 +1,6 @@
 // The verify cases of step 2's policy: the covered components and the signature parameters of the profile.
 import { PAYOUT_BODY_SPACED } from '../content-digest.js';
-import { BASE_URL, mapHeader, NOW, payoutCreate, request } from '../requests.js';
+import { BASE_URL, mapHeader, NOW, payoutCreate } from '../requests.js';
 import { C, n, S, type SigningContext, type VerifySpec } from './context.js';
 
 /** Step 2: exactly the eight covered components, in order. */
@@ -82,9 +82,8 @@ function componentsFormSpecs({ custom, P, signed }: SigningContext): VerifySpec[
       result: 'invalid',
       flags: ['ComponentsPolicy'],
       code: 'COMPONENTS_MISMATCH',
-      request: mapHeader(signed('verify-components-uppercase-name'), 'signature-input', (v) =>
-        v.replace('"content-digest"', '"Content-Digest"'),
-      ),
+      change: (r) =>
+        mapHeader(r, 'signature-input', (v) => v.replace('"content-digest"', '"Content-Digest"')),
     },
   ];
 }
