@@ -1,24 +1,24 @@
 // Commit and cancel of a held payout (spec: Endpoints 2 and 3): commit gives IN_PROGRESS with copStatus unchanged;
 // cancel gives CANCELLED with a statusReason saying the amount was released.
-import type { CheckRunEnv, Finding } from '../../check.js';
+import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
 import { observation, pass, violation } from '../../check.js';
+import { PAYOUT_ACTIONS, type PayoutAction } from '../../spec-model/index.js';
 import { createHeldPayout } from './cop-cases.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { evidenceOf, payoutActionRequest, sendAppCall, showValue } from './requests.js';
 import { judgeResource } from './resources.js';
 
-/** Sends commit or cancel for a held payout and judges the resource; returns the findings so far and the payout. */
+/**
+ * Sends commit or cancel for a held payout and judges the resource and its status (the spec model's row of the
+ * transitions table for the action); returns the findings so far and the payout.
+ */
 async function act(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   payoutId: string,
-  action: 'commit' | 'cancel',
-  requirement: string,
-): Promise<{
-  findings: Finding[];
-  payout?: Record<string, unknown>;
-  evidence?: ReturnType<typeof evidenceOf>;
-}> {
+  action: PayoutAction,
+): Promise<{ findings: Finding[]; payout?: Record<string, unknown>; evidence: Evidence }> {
+  const { to, rule } = PAYOUT_ACTIONS[action];
   const { ex, unsignedAttempt } = await sendAppCall(
     ctx,
     env,
@@ -38,15 +38,25 @@ async function act(
     ex,
     `${action} of a held payout`,
     'payout',
-    requirement,
+    rule,
     'PAYOUT-RESPONSE-RESOURCE',
   );
   findings.push(...verdict.findings);
-  return {
-    findings,
-    ...(verdict.findings.length === 0 && verdict.resource ? { payout: verdict.resource } : {}),
-    evidence: evidenceOf(ctx, ex),
-  };
+  const evidence = evidenceOf(ctx, ex);
+  const payout = verdict.findings.length === 0 ? verdict.resource : undefined;
+  if (payout === undefined) return { findings, evidence };
+  const status = payout['status'];
+  findings.push(
+    status === to
+      ? pass(`${action} gave ${to}`, { requirement: rule })
+      : violation(`${action} gave status ${showValue(status)}`, {
+          requirement: rule,
+          expected: to,
+          received: showValue(status),
+          evidence,
+        }),
+  );
+  return { findings, payout, evidence };
 }
 
 const commit = serverCheck({
@@ -66,25 +76,8 @@ const commit = serverCheck({
   async run(ctx, env) {
     const held = await createHeldPayout(ctx, env);
     if ('problem' in held) return [held.problem];
-    const { findings, payout, evidence } = await act(
-      ctx,
-      env,
-      held.payoutId,
-      'commit',
-      'COP-COMMIT',
-    );
+    const { findings, payout, evidence } = await act(ctx, env, held.payoutId, 'commit');
     if (payout === undefined) return findings;
-    const status = payout['status'];
-    findings.push(
-      status === 'IN_PROGRESS'
-        ? pass('commit gave IN_PROGRESS', { requirement: 'COP-COMMIT' })
-        : violation(`commit gave status ${showValue(status)}`, {
-            requirement: 'COP-COMMIT',
-            expected: 'IN_PROGRESS',
-            received: showValue(status),
-            ...(evidence ? { evidence } : {}),
-          }),
-    );
     const cop = payout['copStatus'];
     findings.push(
       cop === held.key
@@ -93,7 +86,7 @@ const commit = serverCheck({
             requirement: 'COP-COMMIT',
             expected: held.key,
             received: showValue(cop),
-            ...(evidence ? { evidence } : {}),
+            evidence,
           }),
     );
     return findings;
@@ -118,26 +111,8 @@ const cancel = serverCheck({
   async run(ctx, env) {
     const held = await createHeldPayout(ctx, env);
     if ('problem' in held) return [held.problem];
-    const { findings, payout, evidence } = await act(
-      ctx,
-      env,
-      held.payoutId,
-      'cancel',
-      'COP-CANCEL',
-    );
+    const { findings, payout, evidence } = await act(ctx, env, held.payoutId, 'cancel');
     if (payout === undefined) return findings;
-    const ev = evidence ? { evidence } : {};
-    const status = payout['status'];
-    findings.push(
-      status === 'CANCELLED'
-        ? pass('cancel gave CANCELLED', { requirement: 'COP-CANCEL' })
-        : violation(`cancel gave status ${showValue(status)}`, {
-            requirement: 'COP-CANCEL',
-            expected: 'CANCELLED',
-            received: showValue(status),
-            ...ev,
-          }),
-    );
     const reason = payout['statusReason'];
     if (typeof reason !== 'string' || reason.trim() === '') {
       findings.push(
@@ -145,7 +120,7 @@ const cancel = serverCheck({
           requirement: 'PAYOUT-STATUSREASON',
           expected: 'a text saying the payout was cancelled and the amount released',
           received: showValue(reason),
-          ...ev,
+          evidence,
         }),
       );
     } else if (!/releas/i.test(reason)) {
@@ -154,7 +129,7 @@ const cancel = serverCheck({
         violation(`statusReason "${reason}" does not say that the amount was released`, {
           requirement: 'COP-CANCEL',
           level: 'SHOULD',
-          ...ev,
+          evidence,
         }),
       );
     } else {

@@ -32,9 +32,7 @@ const autoCommitWithoutFlag = serverCheck({
         ),
       ];
     const cases = keys.flatMap((key) =>
-      [undefined, false].map((flag) =>
-        judgeCopCase(ctx, env, key, flag, 'IN_PROGRESS', 'COP-AUTO-COMMIT-DEFAULT', false),
-      ),
+      [undefined, false].map((flag) => judgeCopCase(ctx, env, key, flag, false)),
     );
     return (await Promise.all(cases)).flatMap((c) => c.findings);
   },
@@ -61,9 +59,7 @@ const holdOnMismatch = serverCheck({
           `needs one of ${HOLDING_KEYS.map((k) => `copDestinations.${k}`).join(', ')} in the config`,
         ),
       ];
-    const cases = HOLDING_KEYS.map((key) =>
-      judgeCopCase(ctx, env, key, true, 'AWAITING_COMMIT', 'COP-HOLD-ON-MISMATCH', true),
-    );
+    const cases = HOLDING_KEYS.map((key) => judgeCopCase(ctx, env, key, true, true));
     return (await Promise.all(cases)).flatMap((c) => c.findings);
   },
 });
@@ -82,9 +78,7 @@ const autoCommitOnMatch = serverCheck({
   needs: NEED.signing,
   mutating: true,
   async run(ctx, env) {
-    const cases = MATCHING_KEYS.map((key) =>
-      judgeCopCase(ctx, env, key, true, 'IN_PROGRESS', 'COP-AUTO-COMMIT-MATCH', true),
-    );
+    const cases = MATCHING_KEYS.map((key) => judgeCopCase(ctx, env, key, true, true));
     return (await Promise.all(cases)).flatMap((c) => c.findings);
   },
 });

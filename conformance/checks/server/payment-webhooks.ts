@@ -3,6 +3,7 @@
 // served key and schema-valid, and every payment status reported is from the spec's list. Payments are made and moved
 // through payconform's /sandbox/ (payment-actions.ts).
 import { validatePayload } from '../../../src/schemas/index.js';
+import { isOneOf, paymentStatuses, paymentWebhookStatuses } from '../../../src/schemas/statuses.js';
 import type { CheckRunEnv, Finding } from '../../check.js';
 import { notApplicable, observation, pass, violation } from '../../check.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
@@ -20,13 +21,8 @@ import { fetchPublicKey } from './served-key.js';
 import { unverifiedWebhooks } from './webhook-actions.js';
 import { member, webhookEvidence } from './webhook-match.js';
 
-/** Spec, States and transitions / Payment statuses. */
-const PAYMENT_STATUSES: readonly string[] = [
-  'AWAITING_AUTHORIZATION',
-  'COMPLETED',
-  'SETTLED',
-  'FAILED',
-];
+/** Spec, States and transitions / Payment statuses (the one list, src/schemas/statuses.ts). */
+const PAYMENT_STATUSES: readonly string[] = paymentStatuses;
 
 interface DrivenPayment {
   readonly paymentId: string;
@@ -100,11 +96,12 @@ const paymentStatusChanges = serverCheck({
     ]);
     if ('problem' in settled) return [settled.problem];
     if ('problem' in failed) return [failed.problem];
-    const expected: Expected = [
-      { payment: settled, status: 'COMPLETED' },
-      { payment: settled, status: 'SETTLED' },
-      { payment: failed, status: 'FAILED' },
-    ];
+    // Spec, Payment webhook payload: a payment webhook is sent for each status of paymentWebhookStatuses reached.
+    const expected: Expected = [settled, failed].flatMap((payment) =>
+      [...payment.moves.keys()]
+        .filter((status) => isOneOf(paymentWebhookStatuses, status))
+        .map((status) => ({ payment, status })),
+    );
     const wait = waitBudget(ctx, env);
     await listener.waitFor(
       (all) => expected.every((e) => paymentHooks(all, e.payment.paymentId, e.status).length > 0),

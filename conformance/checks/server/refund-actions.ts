@@ -1,17 +1,12 @@
 // The refund actions the refund, payment and webhook checks share (spec: Endpoint 4, Limits): a settled payment with
 // no active refund of this run, a refund sent (unsigned first), a partial refund created and judged, and the run's
 // ledger of the refunds it created, waited on until they finish (one active refund per payment).
-import {
-  addDecimals,
-  compareDecimals,
-  toDecimal,
-  ZERO,
-  type Decimal,
-} from '../../../src/rules/money.js';
+import { compareDecimals, toDecimal } from '../../../src/rules/money.js';
 import type { CheckRunEnv, Finding } from '../../check.js';
 import { observation, skip } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
+import { finishedRefundStatuses, isIn, refundRoom } from '../../spec-model/index.js';
 import { unanswered } from '../no-answer.js';
 import type { ServerAuditContext, ServerRunContext } from './context.js';
 import { ownSettledPayment, undecidedOnForeignPayment } from './owned-payments.js';
@@ -27,12 +22,9 @@ import { judgeResource } from './resources.js';
 import { lifecycleWaitMs, lifecycleWaitSource } from './waits.js';
 import { member, webhookKind } from './webhook-match.js';
 
-/** Final refund statuses (no longer active; spec: one active refund per payment). */
-const FINISHED = ['PROCESSED', 'FAILED', 'CANCELLED', 'RETURNED'];
-
-/** Whether a refund status is final (the refund is no longer active). */
-export const isFinalRefundStatus = (status: string | undefined): boolean =>
-  status !== undefined && FINISHED.includes(status);
+/** Whether a refund status is final: the spec model's finished refunds (no longer active; one active refund per payment). */
+const isFinalRefundStatus = (status: string | undefined): boolean =>
+  isIn(finishedRefundStatuses, status);
 
 /** The smallest partial refund. */
 export const PARTIAL_REFUND_AMOUNT = '0.01';
@@ -78,12 +70,25 @@ function finalStatus(all: readonly ReceivedWebhook[], refundId: string): string 
 const finished = (all: readonly ReceivedWebhook[], refundId: string): boolean =>
   finalStatus(all, refundId) !== undefined;
 
-/** The sum of this run's refunds of the payment that a refund webhook showed PROCESSED. */
-export function processedTotal(ctx: ServerRunContext, paymentId: string): Decimal {
+/**
+ * What the spec model leaves the payment to refund (refundRoom), from its amount and this run's refunds of it, each
+ * with the final status a refund webhook reported (none yet: still active).
+ */
+export function refundRoomOf(
+  ctx: ServerRunContext,
+  payment: SettledPayment,
+): ReturnType<typeof refundRoom> {
   const all = ctx.webhooks?.received() ?? [];
-  return (ctx.run.refunds.get(paymentId) ?? [])
-    .filter((r) => finalStatus(all, r.id) === 'PROCESSED')
-    .reduce((sum, r) => addDecimals(sum, toDecimal(r.amount)), ZERO);
+  const refunds = (ctx.run.refunds.get(payment.paymentId) ?? []).map((r) => {
+    const status = finalStatus(all, r.id);
+    return {
+      refundId: r.id,
+      amount: toDecimal(r.amount),
+      createdAt: 0,
+      ...(status !== undefined ? { status } : {}),
+    };
+  });
+  return refundRoom({ paymentId: payment.paymentId, amount: toDecimal(payment.amount), refunds });
 }
 
 /**

@@ -16,10 +16,9 @@ import {
   allFinished,
   createPartialRefund,
   freeSettledPayment,
-  isFinalRefundStatus,
   noteRefund,
   PARTIAL_REFUND_AMOUNT,
-  processedTotal,
+  refundRoomOf,
   refundNotCreated,
   sendRefund,
   type SettledPayment,
@@ -28,7 +27,9 @@ import { judgeRejection } from './rejection.js';
 import { describeOutcome, evidenceOf, isSuccess, jsonObject, showValue } from './requests.js';
 import { schemaProblems } from './resources.js';
 import { lifecycleWaitMs, lifecycleWaitSource } from './waits.js';
-import { member, waitForMentions } from './webhook-match.js';
+import { REFUND_CREATED_STATUS } from '../../spec-model/index.js';
+import { violationOf } from './judgements.js';
+import { judgeOverlap } from './refund-overlap.js';
 
 type UnsettledPayment = ServerAuditContext['payments']['unsettled'][number];
 
@@ -200,26 +201,28 @@ const secondWhileActive = serverCheck({
         );
       const { ex, notes } = await sendRefund(ctx, env, first.paymentId, PARTIAL_REFUND_AMOUNT);
       if (isSuccess(ex)) noteRefund(ctx, first.paymentId, jsonObject(ex));
-      const finishedFirst = isSuccess(ex)
-        ? await finishedBefore(ctx, env, first.refund, jsonObject(ex))
+      const overlap = isSuccess(ex)
+        ? await judgeOverlap(ctx, env, first.paymentId, first.refund, ex)
         : undefined;
-      if (finishedFirst === undefined) {
+      if (overlap?.finished === undefined) {
         return [
           pass('the first refund was created', { requirement: 'REFUND-PARTIAL-ALLOWED' }),
           ...notes,
-          ...judgeRejection(
-            ctx,
-            ex,
-            'REFUND-ONE-ACTIVE',
-            'a second refund while the first is active',
-            'ERROR-REFUND-CONCURRENT',
-          ),
+          ...(overlap?.judgement !== undefined
+            ? [violationOf(overlap.judgement, evidenceOf(ctx, ex))]
+            : judgeRejection(
+                ctx,
+                ex,
+                'REFUND-ONE-ACTIVE',
+                'a second refund while the first is active',
+                'ERROR-REFUND-CONCURRENT',
+              )),
         ];
       }
       lastSkip = [
         ...notes,
         skip(
-          `the first refund had already finished (${finishedFirst}), so a second one was allowed: could not send it while the first was active (${attempt} attempt(s))`,
+          `the first refund had already finished (${overlap.finished}), so a second one was allowed: could not send it while the first was active (${attempt} attempt(s))`,
           { evidence: evidenceOf(ctx, ex) },
         ),
       ];
@@ -228,40 +231,6 @@ const secondWhileActive = serverCheck({
     return lastSkip;
   },
 });
-
-/**
- * When a second refund was accepted: did the first finish before it was created? Judged on the service's own clock:
- * the eventTimeUtc of a final-status webhook of the first refund against the second refund's createdAtUtc.
- * Returns a description when it did, undefined when it did not or nothing shows it.
- */
-async function finishedBefore(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-  firstRefund: Record<string, unknown>,
-  second: Record<string, unknown> | undefined,
-): Promise<string | undefined> {
-  const id = firstRefund['refundPaymentId'];
-  const createdAt = second?.['createdAtUtc'];
-  if (ctx.webhooks === undefined || typeof id !== 'string' || typeof createdAt !== 'string')
-    return undefined;
-  const done = (w: Parameters<typeof member>[0]): boolean =>
-    isFinalRefundStatus(member(w, 'refundStatus'));
-  // A first refund that finished must send its final webhook (each status change produces one): waited for as a
-  // webhook that must come, not a quiet wait, so a delivery slowed by load is not read as "still active". The
-  // timestamps decide, so a longer wait cannot hide a second refund accepted while the first was active.
-  const hooks = await waitForMentions(ctx.webhooks, env, ctx.webhookWaitMs, [id], 1, done);
-  const secondAt = Date.parse(
-    /(?:[zZ]|[+-]\d\d:?\d\d)$/.test(createdAt) ? createdAt : `${createdAt}Z`,
-  );
-  for (const w of hooks) {
-    const at = member(w, 'eventTimeUtc');
-    const finishedAt =
-      at === undefined ? NaN : Date.parse(/(?:[zZ]|[+-]\d\d:?\d\d)$/.test(at) ? at : `${at}Z`);
-    if (!Number.isNaN(finishedAt) && !Number.isNaN(secondAt) && finishedAt <= secondAt)
-      return `${member(w, 'refundStatus')} at ${at}, second refund created at ${createdAt}`;
-  }
-  return undefined;
-}
 
 const partial = serverCheck({
   id: 'refund-partial-accepted',
@@ -290,11 +259,13 @@ const partial = serverCheck({
     const evidence = made.ex ? evidenceOf(ctx, made.ex) : undefined;
     const ev = evidence ? { evidence } : {};
     findings.push(
-      refund['status'] === 'IN_PROGRESS'
-        ? pass('the refund was created IN_PROGRESS', { requirement: 'REFUND-CREATED-IN-PROGRESS' })
+      refund['status'] === REFUND_CREATED_STATUS
+        ? pass(`the refund was created ${REFUND_CREATED_STATUS}`, {
+            requirement: 'REFUND-CREATED-IN-PROGRESS',
+          })
         : violation(`the refund was created ${showValue(refund['status'])}`, {
             requirement: 'REFUND-CREATED-IN-PROGRESS',
-            expected: 'IN_PROGRESS',
+            expected: REFUND_CREATED_STATUS,
             received: showValue(refund['status']),
             ...ev,
           }),
@@ -414,8 +385,10 @@ async function refundBeyondTotal(
   env: CheckRunEnv,
   payment: SettledPayment,
 ): Promise<Finding[]> {
-  // Only refunds known PROCESSED certainly count towards the total (whether failed ones do is not shown).
-  const taken = processedTotal(ctx, payment.paymentId);
+  // Every refund of the payment has finished: only those not failed, cancelled or returned surely count towards the
+  // total (whether those do is not shown), so what is surely left is the model's `most`.
+  const left = refundRoomOf(ctx, payment).most;
+  const taken = subtractDecimals(toDecimal(payment.amount), left);
   if (compareDecimals(taken, toDecimal(PARTIAL_REFUND_AMOUNT)) <= 0) {
     return [
       notApplicable(
@@ -423,8 +396,7 @@ async function refundBeyondTotal(
       ),
     ];
   }
-  const rest = subtractDecimals(toDecimal(payment.amount), taken);
-  const amount = formatDecimal(addDecimals(rest, toDecimal(PARTIAL_REFUND_AMOUNT)), {
+  const amount = formatDecimal(addDecimals(left, toDecimal(PARTIAL_REFUND_AMOUNT)), {
     minScale: 2,
   });
   const over = await sendRefund(ctx, env, payment.paymentId, amount);

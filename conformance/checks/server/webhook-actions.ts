@@ -105,17 +105,20 @@ export async function expectStatusWebhook(
   );
 }
 
-/** After creation: a later status webhook must come when the runner knows the target's timers; else it is recorded. */
+/**
+ * After creation in status `from`: a later status webhook must come when the runner knows the target's timers; else
+ * it is recorded.
+ */
 export async function laterStatus(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   kind: 'payout' | 'refund',
   token: string,
+  from: string,
   requirement: string,
   trigger?: Evidence,
 ): Promise<Finding> {
-  const later = (w: ReceivedWebhook): boolean =>
-    (statusOf(w, kind) ?? 'IN_PROGRESS') !== 'IN_PROGRESS';
+  const later = (w: ReceivedWebhook): boolean => (statusOf(w, kind) ?? from) !== from;
   // Only a stated lifecycle (the runner's timer, or config "lifecycle.withinMs") says the status must move on.
   const stated = ctx.knownTimings !== undefined || ctx.lifecycle?.withinMs !== undefined;
   // The stated time bounds the move; its webhook then gets the webhook wait (the spec states no delivery time, and a
@@ -129,7 +132,7 @@ export async function laterStatus(
   if (stated) {
     const seen = mentioning(listenerOf(ctx).received(), token);
     return violation(
-      `the ${kind} moved on from IN_PROGRESS (${lifecycleWaitSource(ctx)}) but no webhook for the new status arrived within ${wait} ms (that wait and the webhook wait, ${ctx.webhookWaitMs} ms)`,
+      `the ${kind} moved on from ${from} (${lifecycleWaitSource(ctx)}) but no webhook for the new status arrived within ${wait} ms (that wait and the webhook wait, ${ctx.webhookWaitMs} ms)`,
       {
         requirement,
         expected: 'a webhook for each status change',
@@ -139,7 +142,7 @@ export async function laterStatus(
     );
   }
   return observation(
-    `no later ${kind} status webhook seen yet (when the ${kind} moves on from IN_PROGRESS is not shown)`,
+    `no later ${kind} status webhook seen yet (when the ${kind} moves on from ${from} is not shown)`,
     { requirement },
   );
 }

@@ -2,14 +2,29 @@
 // application/json, signed SHA256withRSA over the exact bytes with the key the public-key endpoint serves, and
 // schema-valid. Redelivery after a non-200 answer: webhook-redelivery.ts.
 import { getFieldValues } from '../../../src/http/message.js';
-import { compareDecimals, toDecimal } from '../../../src/rules/money.js';
+import { toDecimal } from '../../../src/rules/money.js';
 import type { CheckRunEnv, Finding } from '../../check.js';
 import { notApplicable, observation, pass, skip, violation } from '../../check.js';
 import { mediaTypeOf } from '../../client-audit/endpoints.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
-import { createHeldPayout } from './cop-cases.js';
+import {
+  decimalOf,
+  expectedCreateStatus,
+  HELD_STATUS,
+  judgeRefundWebhook,
+  PAYOUT_ACTIONS,
+  REFUND_CREATED_STATUS,
+  type PayoutAction,
+} from '../../spec-model/index.js';
+import { askedPayout, createHeldPayout } from './cop-cases.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
-import { createPartialRefund, refundNotCreated, type SettledPayment } from './refund-actions.js';
+import { violationOf } from './judgements.js';
+import {
+  createPartialRefund,
+  PARTIAL_REFUND_AMOUNT,
+  refundNotCreated,
+  type SettledPayment,
+} from './refund-actions.js';
 import {
   createSignedPayout,
   defaultDestination,
@@ -59,14 +74,20 @@ const payoutStatusChanges = serverCheck({
   },
 });
 
-/** An auto-committed payout: its IN_PROGRESS webhook must come, then a later status's (see `laterStatus`). */
+/**
+ * An auto-committed payout: the webhook of the status it must be created in (the spec model's transitions table) must
+ * come, then a later status's (see `laterStatus`).
+ */
 async function createdPayoutWebhooks(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
 ): Promise<Finding[]> {
-  const { ex } = await createSignedPayout(ctx, env, { destination: defaultDestination(ctx) });
-  const id = jsonObject(ex)?.['payoutId'];
-  if (!isSuccess(ex) || typeof id !== 'string')
+  const spec = { destination: defaultDestination(ctx) };
+  const { ex, reference } = await createSignedPayout(ctx, env, spec);
+  const body = jsonObject(ex);
+  const id = body?.['payoutId'];
+  const want = expectedCreateStatus(askedPayout('default', spec, reference), body?.['copStatus']);
+  if (!isSuccess(ex) || typeof id !== 'string' || want === undefined)
     return [
       skip(`could not create a payout (${describeOutcome(ex)})`, {
         evidence: evidenceOf(ctx, ex),
@@ -78,7 +99,7 @@ async function createdPayoutWebhooks(
     env,
     'payout',
     id,
-    'IN_PROGRESS',
+    want.status,
     ctx.webhookWaitMs,
     'PAYOUT-STATUS-CHANGE-WEBHOOK',
     'for a created payout',
@@ -86,7 +107,7 @@ async function createdPayoutWebhooks(
   );
   return [
     created,
-    await laterStatus(ctx, env, 'payout', id, 'PAYOUT-STATUS-CHANGE-WEBHOOK', trigger),
+    await laterStatus(ctx, env, 'payout', id, want.status, 'PAYOUT-STATUS-CHANGE-WEBHOOK', trigger),
   ];
 }
 
@@ -94,7 +115,7 @@ async function createdPayoutWebhooks(
 async function heldPayoutWebhooks(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
-  action: 'commit' | 'cancel',
+  action: PayoutAction,
 ): Promise<Finding[]> {
   const held = await createHeldPayout(ctx, env);
   if ('problem' in held) return [notApplicable(`${action}: ${held.problem.message}`)];
@@ -105,7 +126,7 @@ async function heldPayoutWebhooks(
         evidence: evidenceOf(ctx, ex),
       }),
     ];
-  const status = action === 'commit' ? 'IN_PROGRESS' : 'CANCELLED';
+  const status = PAYOUT_ACTIONS[action].to;
   const found = await expectStatusWebhook(
     ctx,
     env,
@@ -118,7 +139,7 @@ async function heldPayoutWebhooks(
     evidenceOf(ctx, ex),
   );
   const awaiting = mentioning(listenerOf(ctx).received(), held.payoutId).some(
-    (w) => statusOf(w, 'payout') === 'AWAITING_COMMIT',
+    (w) => statusOf(w, 'payout') === HELD_STATUS,
   );
   return [
     found,
@@ -160,59 +181,68 @@ const refundStatusChanges = serverCheck({
         env,
         'refund',
         id,
-        'IN_PROGRESS',
+        REFUND_CREATED_STATUS,
         ctx.webhookWaitMs,
         'REFUND-STATUS-CHANGE-WEBHOOK',
         'for a created refund',
         trigger,
       ),
-      await laterStatus(ctx, env, 'refund', id, 'REFUND-STATUS-CHANGE-WEBHOOK', trigger),
-      ...(made.payment !== undefined ? judgeRefundPayloads(ctx, id, made.payment) : []),
+      await laterStatus(
+        ctx,
+        env,
+        'refund',
+        id,
+        REFUND_CREATED_STATUS,
+        'REFUND-STATUS-CHANGE-WEBHOOK',
+        trigger,
+      ),
+      ...(made.payment !== undefined && made.refund !== undefined
+        ? judgeRefundPayloads(ctx, made.refund, made.payment)
+        : []),
     ];
   },
 });
 
 /**
- * The refund webhooks received for the refund name the original payment and its amount (spec: refundedPaymentAmount,
- * "amount of the original payment"); nothing to judge before one arrived.
+ * The refund webhooks received for the refund carry the refund's and its original payment's fields (the spec model's
+ * judgeRefundWebhook: refundedPaymentId, refundedPaymentAmount "amount of the original payment", refundAmount, and
+ * the reference and destination the Refund resource gave); nothing to judge before one arrived.
  */
 function judgeRefundPayloads(
   ctx: ServerAuditContext,
-  refundId: string,
+  refund: Record<string, unknown>,
   payment: SettledPayment,
 ): Finding[] {
+  const refundId = String(refund['refundPaymentId']);
   const hooks = mentioning(listenerOf(ctx).received(), refundId).filter(
     (w) => webhookKind(w) === 'refund',
   );
   if (hooks.length === 0) return [];
+  const details = (refund['refundRequestDetails'] ?? {}) as Record<string, unknown>;
+  const modelRefund = {
+    refundId,
+    amount: decimalOf(details['amount']) ?? toDecimal(PARTIAL_REFUND_AMOUNT),
+    reference: details['reference'],
+    destination: details['destination'],
+    createdAt: 0,
+  };
+  const modelPayment = {
+    paymentId: payment.paymentId,
+    amount: toDecimal(payment.amount),
+    refunds: [modelRefund],
+  };
   const wrong = hooks.flatMap((w) => {
-    const j = (w.json ?? {}) as Record<string, unknown>;
-    const why: string[] = [];
-    if (j['refundedPaymentId'] !== payment.paymentId)
-      why.push(`refundedPaymentId ${JSON.stringify(j['refundedPaymentId'])}`);
-    const paid = j['refundedPaymentAmount'];
-    if (
-      typeof paid !== 'number' ||
-      compareDecimals(toDecimal(String(paid)), toDecimal(payment.amount)) !== 0
-    )
-      why.push(`refundedPaymentAmount ${JSON.stringify(paid)}`);
-    return why.length > 0 ? [{ w, why: why.join(', ') }] : [];
+    const j = judgeRefundWebhook(modelPayment, modelRefund, w.json);
+    return j === undefined ? [] : [{ w, j, why: j.received }];
   });
-  return [
-    wrong.length > 0
-      ? violation(
-          `refund webhooks do not name the original payment and its amount (${payment.paymentId}, ${payment.amount})`,
-          {
-            requirement: 'WEBHOOK-REFUND-PAYLOAD',
-            expected: `refundedPaymentId ${payment.paymentId}, refundedPaymentAmount ${payment.amount}`,
-            received: offenders(wrong),
-            evidence: webhookEvidence(wrong[0]!.w),
-          },
-        )
-      : pass(`refund webhooks name the original payment and its amount ${payment.amount}`, {
-          requirement: 'WEBHOOK-REFUND-PAYLOAD',
-        }),
-  ];
+  const first = wrong[0];
+  if (first === undefined)
+    return [
+      pass(`refund webhooks name the original payment and its amount ${payment.amount}`, {
+        requirement: 'WEBHOOK-REFUND-PAYLOAD',
+      }),
+    ];
+  return [violationOf({ ...first.j, received: offenders(wrong) }, webhookEvidence(first.w))];
 }
 
 const signatureVerified = serverCheck({
