@@ -117,33 +117,54 @@ async function handle(
       if (error.status === 413) req.resume();
     }
   } finally {
-    // The status actually sent: a request cut short got the connection handler's answer (408) or none at all.
-    const byConnection = connectionAnswer(req.socket);
-    const answered = res.headersSent ? String(res.statusCode) : (byConnection ?? 'no response');
-    const note = aborted !== undefined ? ` (${aborted.message})` : '';
-    ctx.log(
-      `${req.method ?? '?'} ${target.slice(0, 200)} -> ${answered}${note} (${(performance.now() - started).toFixed(1)} ms)`,
-    );
-    if (extensions.length > 0) {
-      const answeredRequest: AnsweredRequest = {
-        at: ctx.now(),
-        http: http ?? {
-          method: req.method ?? '',
-          url: target,
-          headers: [],
-          body: new Uint8Array(0),
-        },
-        target,
-        // 0 when no response was sent.
-        status: res.headersSent ? res.statusCode : Number.parseInt(byConnection ?? '0', 10),
-        ...(rejection !== undefined ? { code: rejection.code, message: rejection.message } : {}),
-        ...(aborted !== undefined ? { code: 'request_aborted', message: aborted.message } : {}),
-      };
-      for (const e of extensions) {
-        e.requestAnswered?.(answeredRequest);
-        e.changed?.();
-      }
-    }
+    reportAnswer(ctx, req, res, extensions, { target, started, http, rejection, aborted });
+  }
+}
+
+/** How one request ended: what was read of it, and the HttpError it was refused with or why it was cut short. */
+interface RequestEnd {
+  readonly target: string;
+  /** performance.now() when it came in. */
+  readonly started: number;
+  readonly http: HttpRequest | undefined;
+  readonly rejection: HttpError | undefined;
+  readonly aborted: RequestAborted | undefined;
+}
+
+/** The log line of an answered request, and the extensions told (the portal's request log). */
+function reportAnswer(
+  ctx: ServiceContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  extensions: readonly ServiceExtension[],
+  end: RequestEnd,
+): void {
+  const { target, http, rejection, aborted } = end;
+  // The status actually sent: a request cut short got the connection handler's answer (408) or none at all.
+  const byConnection = connectionAnswer(req.socket);
+  const answered = res.headersSent ? String(res.statusCode) : (byConnection ?? 'no response');
+  const note = aborted !== undefined ? ` (${aborted.message})` : '';
+  ctx.log(
+    `${req.method ?? '?'} ${target.slice(0, 200)} -> ${answered}${note} (${(performance.now() - end.started).toFixed(1)} ms)`,
+  );
+  if (extensions.length === 0) return;
+  const answeredRequest: AnsweredRequest = {
+    at: ctx.now(),
+    http: http ?? {
+      method: req.method ?? '',
+      url: target,
+      headers: [],
+      body: new Uint8Array(0),
+    },
+    target,
+    // 0 when no response was sent.
+    status: res.headersSent ? res.statusCode : Number.parseInt(byConnection ?? '0', 10),
+    ...(rejection !== undefined ? { code: rejection.code, message: rejection.message } : {}),
+    ...(aborted !== undefined ? { code: 'request_aborted', message: aborted.message } : {}),
+  };
+  for (const e of extensions) {
+    e.requestAnswered?.(answeredRequest);
+    e.changed?.();
   }
 }
 
