@@ -408,78 +408,80 @@ describe('each fault, switched on alone, shows its broken behaviour', () => {
   });
 });
 
+/** The faults that behave for the first second and misbehave later (server/faults.ts, `lateFaultTimings`). */
+type LateFault = 'hold-lapses' | 'refund-active-lapses' | 'webhook-without-change';
+/** How long a scenario watches for the late misbehaviour. */
+const WATCH_MS = 3_500;
+/** Polls (bounded) until a payout webhook for `id` announces IN_PROGRESS: when it was seen, else undefined. */
+async function inProgressAt(hooks: Receiver, id: string): Promise<number | undefined> {
+  const announces = (h: (typeof hooks.received)[number]) => {
+    const body = JSON.parse(h.body.toString()) as Record<string, unknown>;
+    return body['payoutId'] === id && body['payoutStatus'] === 'IN_PROGRESS';
+  };
+  for (const end = Date.now() + WATCH_MS; Date.now() < end; await settleMs(25))
+    if (hooks.received.some(announces)) return Date.now();
+  return undefined;
+}
+const stored = async (s: RunningReferenceService, kind: 'payouts' | 'refunds', id: string) =>
+  (await send(s.baseUrl, { method: 'GET', path: `/sandbox/${kind}/${id}` })).json as Record<
+    string,
+    unknown
+  >;
+
+/** What each scenario observed: when the late event came (ms after its start), and the stored status then. */
+interface Seen {
+  readonly lateAfterMs: number | undefined;
+  readonly storedStatus: unknown;
+  readonly early?: number;
+}
+const scenarios: Record<LateFault, (s: RunningReferenceService, h: Receiver) => Promise<Seen>> = {
+  // A held payout left alone: an IN_PROGRESS webhook (and the hold gone) means it moved by itself.
+  'hold-lapses': async (s, hooks) => {
+    const id = await held(s);
+    const start = Date.now();
+    const at = await inProgressAt(hooks, id);
+    const { status } = await stored(s, 'payouts', id);
+    return { lateAfterMs: at === undefined ? undefined : at - start, storedStatus: status };
+  },
+  // A cancelled payout: a later IN_PROGRESS webhook while the payout stays CANCELLED.
+  'webhook-without-change': async (s, hooks) => {
+    const id = await held(s);
+    const cancel = await send(s.baseUrl, {
+      method: 'POST',
+      path: `${P}/${id}/cancel`,
+      headers: appHeaders(s),
+    });
+    expect(cancel.status).toBe(200);
+    const start = Date.now();
+    const at = await inProgressAt(hooks, id);
+    const { status } = await stored(s, 'payouts', id);
+    return { lateAfterMs: at === undefined ? undefined : at - start, storedStatus: status };
+  },
+  // A second refund at once (refused either way), then one after the lapse while the first is still IN_PROGRESS.
+  'refund-active-lapses': async (s) => {
+    const paymentId = await settle(s);
+    const first = await refundReq(s, { paymentId, amount: '1.00' });
+    expect(first.status).toBe(201);
+    const start = Date.now();
+    const early = (await refundReq(s, { paymentId, amount: '1.00' })).status;
+    // Past the lapse (the service dated the first refund before answering), well before it leaves IN_PROGRESS.
+    await settleMs(lateFaultTimings.refundActiveLapseMs + 200 - (Date.now() - start));
+    const second = await refundReq(s, { paymentId, amount: '1.00' });
+    const { status } = await stored(s, 'refunds', first.json.refundPaymentId as string);
+    return {
+      lateAfterMs: second.status === 201 ? Date.now() - start : undefined,
+      storedStatus: status,
+      early,
+    };
+  },
+};
+const late = Object.keys(scenarios) as LateFault[];
+
 /**
- * The faults that behave for the first second and misbehave later (server/faults.ts, `lateFaultTimings`): each shows,
- * switched on alone, within a bounded wait, and the clean service shows none of them. Each service is driven over
- * loopback at once (the waits overlap): about 3.5 s in all.
+ * Each late fault, switched on alone, shows within a bounded wait, and the clean service shows none of them. Every
+ * scenario is driven over loopback at once (the waits overlap): about 3.5 s in all.
  */
 describe('late faults (explorer-only): right at first, wrong after a wait', () => {
-  type LateFault = 'hold-lapses' | 'refund-active-lapses' | 'webhook-without-change';
-  /** How long a scenario watches for the late misbehaviour. */
-  const WATCH_MS = 3_500;
-  /** Polls (bounded) until a payout webhook for `id` announces IN_PROGRESS: when it was seen, else undefined. */
-  async function inProgressAt(hooks: Receiver, id: string): Promise<number | undefined> {
-    const announces = (h: (typeof hooks.received)[number]) => {
-      const body = JSON.parse(h.body.toString()) as Record<string, unknown>;
-      return body['payoutId'] === id && body['payoutStatus'] === 'IN_PROGRESS';
-    };
-    for (const end = Date.now() + WATCH_MS; Date.now() < end; await settleMs(25))
-      if (hooks.received.some(announces)) return Date.now();
-    return undefined;
-  }
-  const stored = async (s: RunningReferenceService, kind: 'payouts' | 'refunds', id: string) =>
-    (await send(s.baseUrl, { method: 'GET', path: `/sandbox/${kind}/${id}` })).json as Record<
-      string,
-      unknown
-    >;
-
-  /** What each scenario observed: when the late event came (ms after its start), and the stored status then. */
-  interface Seen {
-    readonly lateAfterMs: number | undefined;
-    readonly storedStatus: unknown;
-    readonly early?: number;
-  }
-  const scenarios: Record<LateFault, (s: RunningReferenceService, h: Receiver) => Promise<Seen>> = {
-    // A held payout left alone: an IN_PROGRESS webhook (and the hold gone) means it moved by itself.
-    'hold-lapses': async (s, hooks) => {
-      const id = await held(s);
-      const start = Date.now();
-      const at = await inProgressAt(hooks, id);
-      const { status } = await stored(s, 'payouts', id);
-      return { lateAfterMs: at === undefined ? undefined : at - start, storedStatus: status };
-    },
-    // A cancelled payout: a later IN_PROGRESS webhook while the payout stays CANCELLED.
-    'webhook-without-change': async (s, hooks) => {
-      const id = await held(s);
-      const cancel = await send(s.baseUrl, {
-        method: 'POST',
-        path: `${P}/${id}/cancel`,
-        headers: appHeaders(s),
-      });
-      expect(cancel.status).toBe(200);
-      const start = Date.now();
-      const at = await inProgressAt(hooks, id);
-      const { status } = await stored(s, 'payouts', id);
-      return { lateAfterMs: at === undefined ? undefined : at - start, storedStatus: status };
-    },
-    // A second refund at once (refused either way), then one after the lapse while the first is still IN_PROGRESS.
-    'refund-active-lapses': async (s) => {
-      const paymentId = await settle(s);
-      const first = await refundReq(s, { paymentId, amount: '1.00' });
-      expect(first.status).toBe(201);
-      const start = Date.now();
-      const early = (await refundReq(s, { paymentId, amount: '1.00' })).status;
-      await settleMs(lateFaultTimings.refundActiveLapseMs + 400 - (Date.now() - start));
-      const second = await refundReq(s, { paymentId, amount: '1.00' });
-      const { status } = await stored(s, 'refunds', first.json.refundPaymentId as string);
-      return {
-        lateAfterMs: second.status === 201 ? Date.now() - start : undefined,
-        storedStatus: status,
-        early,
-      };
-    },
-  };
-  const late = Object.keys(scenarios) as LateFault[];
   let hooks: Receiver;
   const services: RunningReferenceService[] = [];
   const seen = new Map<string, Seen>();
