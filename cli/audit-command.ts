@@ -2,7 +2,12 @@
 // arguments, the common options (--report, --only, --level, --fail-on, --allow-skips, --verbose, --help), option
 // value checks, and the tail of a run (console progress, the checks, the reports, the exit code).
 import { packageVersion } from './version.js';
-import { AUDIT_COMMON_OPTIONS, parseArgsOptions } from './command-table.js';
+import {
+  AUDIT_COMMON_OPTIONS,
+  formatHelp,
+  parseArgsOptions,
+  type CommandSpec,
+} from './command-table.js';
 import { AUDIT_LEVEL_DEFAULT } from './command-defaults.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
@@ -14,7 +19,7 @@ import {
   type Baseline,
 } from '../conformance/baseline.js';
 import type { CliIo } from './io.js';
-import { EXIT, UsageError, wantsHelp as asksForHelp } from './io.js';
+import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp as asksForHelp } from './io.js';
 import type { Check, CheckRole } from '../conformance/check.js';
 import { parseHostPort } from '../conformance/config.js';
 import { shellQuote } from '../conformance/curl.js';
@@ -428,6 +433,67 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
   return exitCodeFor(summary);
 }
 
+/** What an audit's own steps hand the shared tail once its target is ready (`finishAudit` runs it). */
+export type PreparedAudit = Omit<FinishAuditOptions, 'command' | 'io' | 'output' | 'common'> & {
+  /** After the reports are written, whatever the outcome: stops what must outlive the checks (a key server). */
+  readonly release?: () => Promise<void>;
+};
+
+/** What every audit's `prepare` step is given besides its parsed flags. */
+export interface AuditStepContext {
+  readonly io: CliIo;
+  readonly output: AuditOutput;
+  /** The run options from the flags: the selection, the gate, a failing check's re-run command, and `subscribers`. */
+  readonly selection: (
+    subscribers: readonly RunSubscriber[],
+  ) => ReturnType<typeof selectionOptions>;
+  /** PAYCONFORM_APPLICATION_SECRET, checked by the one secret rule before anything runs. */
+  readonly applicationSecret: string | undefined;
+}
+
+export interface AuditSteps<P extends CommonAuditArgs> {
+  /** The command's table entry: its name in messages and its --help. */
+  readonly spec: CommandSpec;
+  readonly parse: (args: readonly string[]) => P;
+  /** Resolves and starts what the audit needs: the run, or the exit code it ends with before any check. */
+  readonly prepare: (parsed: P, context: AuditStepContext) => Promise<PreparedAudit | number>;
+}
+
+/**
+ * The body every audit shares: --help → parse → the one secret rule → the command's `prepare` → the shared tail
+ * (`finishAudit`: the checks, the reports, the exit code).
+ */
+export function auditSteps<P extends CommonAuditArgs>(
+  steps: AuditSteps<P>,
+): (args: readonly string[], io: CliIo) => Promise<number> {
+  return async (args, io) => {
+    if (asksForHelp(args)) {
+      io.stdout(formatHelp(steps.spec));
+      return EXIT.ok;
+    }
+    const parsed = steps.parse(args);
+    const applicationSecret = applicationSecretFromEnv(io, false);
+    // Progress and summary go to stdout, unless a report is written there.
+    const output = auditOutput(io, parsed.reports);
+    const selection = (
+      subscribers: readonly RunSubscriber[],
+    ): ReturnType<typeof selectionOptions> =>
+      selectionOptions({
+        ...parsed,
+        subscribers,
+        rerunCommand: rerunCommandFor(steps.spec.name, args),
+      });
+    const prepared = await steps.prepare(parsed, { io, output, selection, applicationSecret });
+    if (typeof prepared === 'number') return prepared;
+    const { release, ...finish } = prepared;
+    try {
+      return await finishAudit({ command: steps.spec.name, io, output, common: parsed, ...finish });
+    } finally {
+      await release?.();
+    }
+  };
+}
+
 /** Writes the `--attest` envelope over the reports just written; the reason when it cannot. */
 async function attestRun(
   command: string,
@@ -532,84 +598,120 @@ export function auditCommand(
 ): (args: readonly string[], io: CliIo) => Promise<number> {
   return async (args, io) => {
     if (asksForHelp(args)) return body(args, io);
-    const reports = requestedReports(args);
-    const unwritable = unwritableReports(reports).map((f) => f.message);
-    for (const flag of spec.fileOptions ?? [])
-      for (const path of optionValues(args, flag)) {
-        const reason = unwritableReason(path);
-        if (reason !== undefined) unwritable.push(`cannot write --${flag} "${path}": ${reason}`);
-      }
-    // Every exchange of the run is recorded when a HAR is asked for (and findings then name their entries).
-    const exchangeLog = reports.some((r) => r.format === HAR_FORMAT)
-      ? new ExchangeLog()
-      : undefined;
-    const attestPaths = optionValues(args, 'attest');
-    for (const path of attestPaths) {
-      const reason = unwritableReason(path);
-      if (reason !== undefined) unwritable.push(`cannot write --attest "${path}": ${reason}`);
-    }
-    let attestKey: Ed25519PrivateKey | undefined;
-    if (attestPaths.length > 0 && unwritable.length === 0)
-      try {
-        attestKey = readAttestKey(io.env);
-      } catch (error) {
-        if (!(error instanceof UsageError)) throw error;
-        unwritable.push(error.message);
-      }
-    const stop = (stopped: RunStopped, skip: ReadonlySet<string> = new Set()): Promise<unknown> =>
+    const pre = preflight(spec, args, io);
+    const stop: StopRun = (stopped, skip = new Set()) =>
       writeStoppedReports(
         spec,
         args,
         io,
-        reports.filter((r) => !skip.has(r.path)),
+        pre.reports.filter((r) => !skip.has(r.path)),
         stopped,
-        exchangeLog,
+        pre.exchangeLog,
       );
-    if (unwritable.length > 0) {
-      for (const message of unwritable) io.stderr(`payconform ${spec.command}: ${message}\n`);
-      const bad = new Set(unwritableReports(reports).map((f) => f.spec.path));
-      await stop({ exitCode: EXIT.usage, reason: unwritable.join('; ') }, bad);
+    if (pre.unwritable.length > 0) {
+      for (const message of pre.unwritable) io.stderr(`payconform ${spec.command}: ${message}\n`);
+      const bad = new Set(unwritableReports(pre.reports).map((f) => f.spec.path));
+      await stop({ exitCode: EXIT.usage, reason: pre.unwritable.join('; ') }, bad);
       return EXIT.usage;
     }
-    const said: string[] = [];
-    const state: Invocation = {
-      reportsWritten: false,
-      args,
-      ...(attestKey !== undefined ? { attestKey } : {}),
-      ...(exchangeLog !== undefined ? { exchangeLog } : {}),
-    };
-    const watched: CliIo = {
-      ...io,
-      stderr: (text) => {
-        said.push(text);
-        io.stderr(text);
-      },
-    };
-    invocations.set(watched, state);
-    let code: number;
-    try {
-      code = await (exchangeLog !== undefined
-        ? withExchangeLog(exchangeLog, () => body(args, watched))
-        : body(args, watched));
-    } catch (error) {
-      if (!state.reportsWritten)
-        await stop(
-          error instanceof UsageError
-            ? { exitCode: EXIT.usage, reason: error.message.split('\n')[0] ?? error.message }
-            : {
-                exitCode: EXIT.internal,
-                reason: `internal error (a defect of payconform): ${error instanceof Error ? error.message : String(error)}`,
-              },
-        );
-      throw error;
-    }
-    if (
-      !state.reportsWritten &&
-      (code === EXIT.usage || code === EXIT.unreachable || code === EXIT.internal)
-    )
-      await stop({ exitCode: code, reason: reasonFrom(said, spec.command, code) });
-    return code;
+    return runWatched(spec, args, io, body, pre, stop);
   };
+}
+
+/** Writes the requested reports (less those in `skip`) of a run that stopped before its verdict. */
+type StopRun = (stopped: RunStopped, skip?: ReadonlySet<string>) => Promise<unknown>;
+
+/** What is settled before an audit starts: the reports asked for, what cannot be written, the HAR log, the key. */
+interface Preflight {
+  readonly reports: readonly ReportSpec[];
+  /** One message per file that cannot be written (or `--attest` without a usable key): exit 2 before anything runs. */
+  readonly unwritable: readonly string[];
+  readonly exchangeLog?: ExchangeLog;
+  readonly attestKey?: Ed25519PrivateKey;
+}
+
+function preflight(spec: AuditCommandSpec, args: readonly string[], io: CliIo): Preflight {
+  const reports = requestedReports(args);
+  const unwritable = unwritableReports(reports).map((f) => f.message);
+  for (const flag of spec.fileOptions ?? [])
+    for (const path of optionValues(args, flag)) {
+      const reason = unwritableReason(path);
+      if (reason !== undefined) unwritable.push(`cannot write --${flag} "${path}": ${reason}`);
+    }
+  // Every exchange of the run is recorded when a HAR is asked for (and findings then name their entries).
+  const exchangeLog = reports.some((r) => r.format === HAR_FORMAT) ? new ExchangeLog() : undefined;
+  const attestPaths = optionValues(args, 'attest');
+  for (const path of attestPaths) {
+    const reason = unwritableReason(path);
+    if (reason !== undefined) unwritable.push(`cannot write --attest "${path}": ${reason}`);
+  }
+  let attestKey: Ed25519PrivateKey | undefined;
+  if (attestPaths.length > 0 && unwritable.length === 0)
+    try {
+      attestKey = readAttestKey(io.env);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      unwritable.push(error.message);
+    }
+  return {
+    reports,
+    unwritable,
+    ...(exchangeLog !== undefined ? { exchangeLog } : {}),
+    ...(attestKey !== undefined ? { attestKey } : {}),
+  };
+}
+
+/**
+ * Runs the command's body with its stderr watched (what it says is the reason a stopped run gives); when it ends with
+ * exit 2, 3 or 70 (or throws) before `finishAudit` wrote the reports, writes them saying why.
+ */
+async function runWatched(
+  spec: AuditCommandSpec,
+  args: readonly string[],
+  io: CliIo,
+  body: (args: readonly string[], io: CliIo) => Promise<number>,
+  pre: Preflight,
+  stop: StopRun,
+): Promise<number> {
+  const said: string[] = [];
+  const state: Invocation = {
+    reportsWritten: false,
+    args,
+    ...(pre.attestKey !== undefined ? { attestKey: pre.attestKey } : {}),
+    ...(pre.exchangeLog !== undefined ? { exchangeLog: pre.exchangeLog } : {}),
+  };
+  const watched: CliIo = {
+    ...io,
+    stderr: (text) => {
+      said.push(text);
+      io.stderr(text);
+    },
+  };
+  invocations.set(watched, state);
+  const exchangeLog = pre.exchangeLog;
+  let code: number;
+  try {
+    code = await (exchangeLog !== undefined
+      ? withExchangeLog(exchangeLog, () => body(args, watched))
+      : body(args, watched));
+  } catch (error) {
+    if (!state.reportsWritten)
+      await stop(
+        error instanceof UsageError
+          ? { exitCode: EXIT.usage, reason: error.message.split('\n')[0] ?? error.message }
+          : {
+              exitCode: EXIT.internal,
+              reason: `internal error (a defect of payconform): ${error instanceof Error ? error.message : String(error)}`,
+            },
+      );
+    throw error;
+  }
+  if (
+    !state.reportsWritten &&
+    (code === EXIT.usage || code === EXIT.unreachable || code === EXIT.internal)
+  )
+    await stop({ exitCode: code, reason: reasonFrom(said, spec.command, code) });
+  return code;
 }
 
 /** Writes the requested reports of a run that stopped before its checks (failures to write go to stderr). */

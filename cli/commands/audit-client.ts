@@ -1,24 +1,23 @@
 // `payconform audit client`: serves the service's API as a strict verifying endpoint that the client under test
 // calls (optionally running the client with --exec), then reports every rule per request by requirement id.
 import type { CliIo } from '../io.js';
-import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
+import { EXIT, UsageError } from '../io.js';
 import {
   auditCommand,
-  auditOutput,
-  finishAudit,
+  auditSteps,
   parseAuditArgs,
   parseHostPortOption,
   parseIntegerOption,
   refuseUnknownChecks,
-  rerunCommandFor,
   selectionOptions,
   toolVersion,
-  wantsHelp,
+  type AuditStepContext,
   type CommonAuditArgs,
+  type PreparedAudit,
 } from '../audit-command.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/backend.js';
-import { loadConfig } from '../../conformance/config.js';
+import { loadConfig, type ConformanceConfig } from '../../conformance/config.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
@@ -34,7 +33,7 @@ import {
   type ClientAuditServeOptions,
 } from '../../conformance/client-audit/serve-client-audit.js';
 import { describeListenTls, resolveListenTls } from '../tls-options.js';
-import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { commandSpec, parseArgsOptions, usageLine } from '../command-table.js';
 import { startReferenceBackend } from '../client-audit-backend.js';
 import { CLIENT_AUDIT_TIMEOUT_MS } from '../command-defaults.js';
 
@@ -153,16 +152,43 @@ function lineWriter(emit: (line: string) => void): {
 }
 
 /** The command, leaving a report on every exit (see `auditCommand`). */
-export const run = auditCommand({ command: 'audit client', role: 'client' }, runAudit);
+export const run = auditCommand(
+  { command: 'audit client', role: 'client' },
+  auditSteps({ spec: SPEC, parse, prepare }),
+);
 
-async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.stdout(formatHelp(SPEC));
-    return EXIT.ok;
-  }
-  const parsed = parse(args);
-  applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
+/** The client's credentials and the config's test data, and the redactor that masks them. */
+interface ResolvedClient {
+  readonly config: ConformanceConfig;
+  readonly credentials: ClientCredentials;
+  readonly redactor: Redactor;
+}
+
+/** config and credentials → serve the endpoint (running the client) → the checks over what it sent. */
+async function prepare(
+  parsed: Parsed,
+  { io, output, selection }: AuditStepContext,
+): Promise<PreparedAudit | number> {
   refuseUnknownChecks(clientChecks, parsed.only, parsed.level); // an unknown --only id is refused before the client runs
+  const resolved = await resolveClient(parsed, io);
+  if (typeof resolved === 'number') return resolved;
+  const context = await serveClient(parsed, resolved, io, output.out);
+  if (typeof context === 'number') return context;
+  if (context.commandNote !== undefined) output.out(`${context.commandNote}\n`);
+  return {
+    run: (subscribers) =>
+      auditClientExchanges(context, resolved.redactor, {
+        ...selection(subscribers),
+        // The client's own exit status is part of the verdict: a client that crashes half-way has not shown it works.
+        ...(context.commandFailure !== undefined && !parsed.ignoreClientExit
+          ? { blocking: [`${context.commandFailure} (--ignore-client-exit accepts this)`] }
+          : {}),
+      }),
+  };
+}
+
+/** The config, and the client's credentials from it and the environment; exit 2 naming what is missing or unusable. */
+async function resolveClient(parsed: Parsed, io: CliIo): Promise<ResolvedClient | number> {
   const loaded = await loadConfig(parsed.configPath, io.env);
   if (!loaded.ok) {
     io.stderr(`payconform audit client: ${loaded.message}\n`);
@@ -207,92 +233,103 @@ async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
     publicKey,
     ...(config.merchantId !== undefined ? { merchantId: config.merchantId } : {}),
   };
+  return { config, credentials, redactor };
+}
 
+/**
+ * Serves the verifying endpoint (running the client with --exec) until the client exits, the time is up or Ctrl-C:
+ * what it recorded, or exit 2 when the endpoint cannot listen.
+ */
+async function serveClient(
+  parsed: Parsed,
+  resolved: ResolvedClient,
+  io: CliIo,
+  out: (text: string) => void,
+): Promise<ClientAuditContext | number> {
   const listenTls = await resolveListenTls(parsed.tlsFlags);
-  const output = auditOutput(io, parsed.reports);
-  const { out } = output;
   if (listenTls !== undefined) out(`${describeListenTls(listenTls)}\n`);
-  const clientOut = lineWriter((line) => io.stderr(`client| ${redactor.maskLiterals(line)}\n`));
-
+  const clientOut = lineWriter((line) =>
+    io.stderr(`client| ${resolved.redactor.maskLiterals(line)}\n`),
+  );
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
-  let context: ClientAuditContext;
-  const timeoutMs = parsed.timeoutMs ?? CLIENT_AUDIT_TIMEOUT_MS;
   try {
-    const serve: ClientAuditServeOptions = {
-      credentials,
-      startBackend: startReferenceBackend,
-      ...(config.payInAccountSelector !== undefined
-        ? { payInAccountSelector: config.payInAccountSelector }
-        : {}),
-      ...(parsed.listen ? { listen: parsed.listen } : {}),
-      ...(listenTls !== undefined
-        ? {
-            tls: listenTls.tls,
-            ...(listenTls.caFile !== undefined ? { tlsCaFile: listenTls.caFile } : {}),
-          }
-        : {}),
-      ...(parsed.exec !== undefined
-        ? {
-            exec: {
-              command: parsed.exec,
-              env: io.env,
-              timeoutMs,
-              onOutput: (_s: 'stdout' | 'stderr', text: string) => clientOut.write(text),
-            },
-          }
-        : parsed.timeoutMs !== undefined
-          ? { serveMs: timeoutMs }
-          : {}),
-      signal: controller.signal,
-      onListening: (info) => {
-        out(
-          `payconform audit client: verifying endpoint at ${info.baseUrl} (settled payment ${info.settledPayment.paymentId}, amount ${info.settledPayment.amount}; pay-in account "${info.payInAccountSelector}")\n`,
-        );
-        if (parsed.exec === undefined)
-          out(
-            parsed.timeoutMs !== undefined
-              ? `serving for ${parsed.timeoutMs} ms\n`
-              : 'serving until Ctrl-C\n',
-          );
-      },
-      onExchange: (e) => out(redactor.redactText(exchangeLine(e))),
-    };
-    try {
-      context = await serveClientAudit(serve);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-        io.stderr(
-          `payconform audit client: cannot listen on ${parsed.listen?.host ?? '127.0.0.1'}:${parsed.listen?.port ?? 0} (${code})\n`,
-        );
-        return EXIT.usage;
-      }
-      throw error;
+    return await serveClientAudit(
+      clientServeOptions(parsed, resolved, {
+        io,
+        out,
+        listenTls,
+        onClientOutput: (text) => clientOut.write(text),
+        signal: controller.signal,
+      }),
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      io.stderr(
+        `payconform audit client: cannot listen on ${parsed.listen?.host ?? '127.0.0.1'}:${parsed.listen?.port ?? 0} (${code})\n`,
+      );
+      return EXIT.usage;
     }
+    throw error;
   } finally {
     clientOut.flush();
     process.off('SIGINT', onSigint);
   }
-  if (context.commandNote !== undefined) out(`${context.commandNote}\n`);
+}
 
-  return finishAudit({
-    command: 'audit client',
-    io,
-    output,
-    common: parsed,
-    run: (subscribers) =>
-      auditClientExchanges(context, redactor, {
-        ...selectionOptions({
-          ...parsed,
-          subscribers,
-          rerunCommand: rerunCommandFor('audit client', args),
-        }),
-        // The client's own exit status is part of the verdict: a client that crashes half-way has not shown it works.
-        ...(context.commandFailure !== undefined && !parsed.ignoreClientExit
-          ? { blocking: [`${context.commandFailure} (--ignore-client-exit accepts this)`] }
-          : {}),
-      }),
-  });
+/** The endpoint's options from the flags: where it listens, TLS, the client to run (or how long to serve), progress. */
+function clientServeOptions(
+  parsed: Parsed,
+  { config, credentials, redactor }: ResolvedClient,
+  hooks: {
+    readonly io: CliIo;
+    readonly out: (text: string) => void;
+    readonly listenTls: Awaited<ReturnType<typeof resolveListenTls>>;
+    readonly onClientOutput: (text: string) => void;
+    readonly signal: AbortSignal;
+  },
+): ClientAuditServeOptions {
+  const { out, listenTls } = hooks;
+  const timeoutMs = parsed.timeoutMs ?? CLIENT_AUDIT_TIMEOUT_MS;
+  return {
+    credentials,
+    startBackend: startReferenceBackend,
+    ...(config.payInAccountSelector !== undefined
+      ? { payInAccountSelector: config.payInAccountSelector }
+      : {}),
+    ...(parsed.listen ? { listen: parsed.listen } : {}),
+    ...(listenTls !== undefined
+      ? {
+          tls: listenTls.tls,
+          ...(listenTls.caFile !== undefined ? { tlsCaFile: listenTls.caFile } : {}),
+        }
+      : {}),
+    ...(parsed.exec !== undefined
+      ? {
+          exec: {
+            command: parsed.exec,
+            env: hooks.io.env,
+            timeoutMs,
+            onOutput: (_s: 'stdout' | 'stderr', text: string) => hooks.onClientOutput(text),
+          },
+        }
+      : parsed.timeoutMs !== undefined
+        ? { serveMs: timeoutMs }
+        : {}),
+    signal: hooks.signal,
+    onListening: (info) => {
+      out(
+        `payconform audit client: verifying endpoint at ${info.baseUrl} (settled payment ${info.settledPayment.paymentId}, amount ${info.settledPayment.amount}; pay-in account "${info.payInAccountSelector}")\n`,
+      );
+      if (parsed.exec === undefined)
+        out(
+          parsed.timeoutMs !== undefined
+            ? `serving for ${parsed.timeoutMs} ms\n`
+            : 'serving until Ctrl-C\n',
+        );
+    },
+    onExchange: (e) => out(redactor.redactText(exchangeLine(e))),
+  };
 }

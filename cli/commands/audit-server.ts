@@ -4,23 +4,22 @@ import { generateKeyPair } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { CliIo } from '../io.js';
 import type { ForgerySettings } from '../../conformance/checks/server/context.js';
-import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
+import { EXIT, UsageError } from '../io.js';
 import { resolveTrustedCa } from '../tls-options.js';
 import { parseForgeOptions, withForgeries } from '../forge-options.js';
-import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { commandSpec, parseArgsOptions, usageLine } from '../command-table.js';
 import { MAX_TIMEOUT_MS } from '../command-defaults.js';
 import {
   auditCommand,
-  auditOutput,
+  auditSteps,
   checkHttpUrl,
-  finishAudit,
   parseAuditArgs,
   parseIntegerOption,
-  rerunCommandFor,
   selectionOptions,
-  wantsHelp,
   toolVersion,
+  type AuditStepContext,
   type CommonAuditArgs,
+  type PreparedAudit,
 } from '../audit-command.js';
 import { validatePayload } from '../../src/schemas/index.js';
 import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../../src/keys/index.js';
@@ -44,7 +43,7 @@ import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { sendRequest } from '../../conformance/http-client.js';
 import { withTolerance } from '../../conformance/checks/server/waits.js';
 import { isLoopbackTarget } from '../../net/loopback.js';
-import { createRedactor } from '../../conformance/redact.js';
+import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../../conformance/result.js';
 import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
@@ -197,38 +196,8 @@ export async function prepareExternalTarget(
   const secret = config.applicationSecret?.reveal();
   const keyText = config.privateKey?.reveal();
   const redactor = createRedactor({ applicationSecret: secret, privateKey: keyText });
-  let credentials: AuditCredentials | undefined;
-  if (keyText !== undefined) {
-    let privateKey;
-    try {
-      privateKey = parseEd25519PrivateKey(keyText.trim());
-    } catch (error) {
-      throw new UsageError(
-        `PAYCONFORM_PRIVATE_KEY is not a usable Ed25519 key (base64 seed or PEM): ${redactor.redactText(error instanceof Error ? error.message : String(error))}`,
-      );
-    }
-    if (config.applicationId !== undefined && config.keyId !== undefined && secret !== undefined) {
-      credentials = {
-        applicationId: config.applicationId,
-        applicationSecret: secret,
-        keyId: config.keyId,
-        privateKey,
-      };
-    }
-  }
-  let listener: WebhookListener | undefined;
-  if (config.webhookListen !== undefined) {
-    try {
-      listener = await startWebhookListener({
-        host: config.webhookListen.host,
-        port: config.webhookListen.port,
-      });
-    } catch (error) {
-      throw new UsageError(
-        `cannot listen for webhooks on ${config.webhookListen.host}:${config.webhookListen.port}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      );
-    }
-  }
+  const credentials = signingCredentials(config, secret, keyText, redactor);
+  const listener = await startConfiguredListener(config);
   const fields = availableFields(config);
   const webhookWaitMs = requestTimeoutMs;
   const retry = config.webhookRetry;
@@ -279,6 +248,52 @@ export async function prepareExternalTarget(
       await listener?.close();
     },
   };
+}
+
+/**
+ * The credentials the signing checks use: undefined unless the private key, application id, key id and secret are
+ * all given. A private key that does not parse is a usage error (its text masked).
+ */
+function signingCredentials(
+  config: ConformanceConfig,
+  secret: string | undefined,
+  keyText: string | undefined,
+  redactor: Redactor,
+): AuditCredentials | undefined {
+  if (keyText === undefined) return undefined;
+  let privateKey;
+  try {
+    privateKey = parseEd25519PrivateKey(keyText.trim());
+  } catch (error) {
+    throw new UsageError(
+      `PAYCONFORM_PRIVATE_KEY is not a usable Ed25519 key (base64 seed or PEM): ${redactor.redactText(error instanceof Error ? error.message : String(error))}`,
+    );
+  }
+  if (config.applicationId === undefined || config.keyId === undefined || secret === undefined)
+    return undefined;
+  return {
+    applicationId: config.applicationId,
+    applicationSecret: secret,
+    keyId: config.keyId,
+    privateKey,
+  };
+}
+
+/** The webhook listener the config's "webhookListen" asks for (none without it); a usage error when it cannot listen. */
+async function startConfiguredListener(
+  config: ConformanceConfig,
+): Promise<WebhookListener | undefined> {
+  if (config.webhookListen === undefined) return undefined;
+  try {
+    return await startWebhookListener({
+      host: config.webhookListen.host,
+      port: config.webhookListen.port,
+    });
+  } catch (error) {
+    throw new UsageError(
+      `cannot listen for webhooks on ${config.webhookListen.host}:${config.webhookListen.port}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
 }
 
 /** GET the public-key endpoint with a short timeout: any HTTP answer means reachable. */
@@ -464,15 +479,22 @@ function exploreSettings(
 }
 
 /** The command, leaving a report on every exit (see `auditCommand`). */
-export const run = auditCommand({ command: 'audit server', role: 'server' }, runAudit);
+export const run = auditCommand(
+  { command: 'audit server', role: 'server' },
+  auditSteps({ spec: SPEC, parse, prepare }),
+);
 
-async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.stdout(formatHelp(SPEC));
-    return EXIT.ok;
-  }
-  const parsed = parse(args);
-  applicationSecretFromEnv(io, false); // the one secret rule, before anything runs
+/** A target to audit, and why mutating checks are not sent to it (a live target without --allow-live). */
+interface ResolvedTarget {
+  readonly target: AuditTarget;
+  readonly refuseMutating?: string;
+}
+
+/** config → the target (embedded, or given by URL) → the checks, the explorer, and a review of a target that went quiet. */
+async function prepare(
+  parsed: Parsed,
+  { io, output, selection }: AuditStepContext,
+): Promise<PreparedAudit | number> {
   const loaded = await loadConfig(parsed.configPath, io.env);
   if (!loaded.ok) {
     io.stderr(`payconform audit server: ${loaded.message}\n`);
@@ -480,69 +502,24 @@ async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
   }
   const config = loaded.config;
   const targetUrl = parsed.target ?? config.target;
-  // Progress and summary go to stdout, unless a report is written there.
-  const output = auditOutput(io, parsed.reports);
   const { out } = output;
-
-  let target: AuditTarget;
-  let refuseMutating: string | undefined;
-  if (targetUrl === undefined) {
-    target = await startEmbeddedTarget(
-      parsed.timeoutMs !== undefined ? { requestTimeoutMs: parsed.timeoutMs } : {},
-    );
-    out(
-      'no target given: auditing the embedded reference service (credentials generated for this run only)\n',
-    );
-  } else {
-    const timeoutMs = parsed.timeoutMs ?? config.timeoutMs;
-    const ca = await resolveTrustedCa({ ca: parsed.caFile });
-    const unreachable = await probe(targetUrl, Math.min(timeoutMs, 5_000), ca);
-    if (unreachable !== undefined) {
-      io.stderr(`payconform audit server: target ${targetUrl} is unreachable (${unreachable})\n`);
-      return EXIT.unreachable;
-    }
-    const discovery = await discoverFromSandbox(targetUrl, config, {
-      timeoutMs: Math.min(timeoutMs, 5_000),
-      ...(ca !== undefined ? { ca } : {}),
-    });
-    if (discovery.found.length > 0)
-      out(
-        `discovered from ${targetUrl.replace(/\/+$/, '')}/sandbox/ (not in the config): ${discovery.found.join('; ')}\n`,
-      );
-    target = await prepareExternalTarget(
-      targetUrl,
-      discovery.config,
-      timeoutMs,
-      ca !== undefined ? { tlsCa: ca } : {},
-    );
-    if (!isLoopbackTarget(targetUrl) && !parsed.allowLive) {
-      refuseMutating = `not sent: ${new URL(targetUrl).host} is not a loopback address and payouts and refunds move real money; pass --allow-live to run mutating checks against a sandbox you own`;
-      out(`note: mutating checks are skipped (${refuseMutating})\n`);
-    } else if (!isLoopbackTarget(targetUrl)) {
-      out(
-        `warning: --allow-live given: mutating checks will create payouts and refunds on ${new URL(targetUrl).host}\n`,
-      );
-    }
-    if (target.context.webhooks === undefined)
-      out('note: no "webhookListen" in the config: webhook checks are skipped\n');
-  }
-
-  target = withForgeries(target, parsed.forgeries);
+  const resolved =
+    targetUrl === undefined
+      ? await embeddedTarget(parsed, out)
+      : await externalTarget(parsed, config, targetUrl, io, out);
+  if (typeof resolved === 'number') return resolved;
+  const { refuseMutating } = resolved;
+  const target = withForgeries(resolved.target, parsed.forgeries);
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
-  return finishAudit({
-    command: 'audit server',
-    io,
-    output,
-    common: parsed,
+  return {
     run: (subscribers) =>
       auditTarget(target, {
         ...(parsed.explore !== undefined
           ? { explore: exploreSettings(parsed.explore, targetUrl, parsed.configPath, out) }
           : {}),
-        ...selectionOptions({ ...parsed, subscribers }),
-        rerunCommand: rerunCommandFor('audit server', args),
+        ...selection(subscribers),
         ...(refuseMutating !== undefined ? { refuseMutating } : {}),
         signal: controller.signal,
       }),
@@ -561,7 +538,67 @@ async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
             ),
         }
       : {}),
+  };
+}
+
+/** No target given: the embedded reference service on loopback. */
+async function embeddedTarget(
+  parsed: Parsed,
+  out: (text: string) => void,
+): Promise<ResolvedTarget> {
+  const target = await startEmbeddedTarget(
+    parsed.timeoutMs !== undefined ? { requestTimeoutMs: parsed.timeoutMs } : {},
+  );
+  out(
+    'no target given: auditing the embedded reference service (credentials generated for this run only)\n',
+  );
+  return { target };
+}
+
+/**
+ * A target given by URL: probed (exit 3 when it does not answer), what its /sandbox/ tells filled in, the context
+ * prepared; mutating checks refused off loopback without --allow-live.
+ */
+async function externalTarget(
+  parsed: Parsed,
+  config: ConformanceConfig,
+  targetUrl: string,
+  io: CliIo,
+  out: (text: string) => void,
+): Promise<ResolvedTarget | number> {
+  const timeoutMs = parsed.timeoutMs ?? config.timeoutMs;
+  const ca = await resolveTrustedCa({ ca: parsed.caFile });
+  const unreachable = await probe(targetUrl, Math.min(timeoutMs, 5_000), ca);
+  if (unreachable !== undefined) {
+    io.stderr(`payconform audit server: target ${targetUrl} is unreachable (${unreachable})\n`);
+    return EXIT.unreachable;
+  }
+  const discovery = await discoverFromSandbox(targetUrl, config, {
+    timeoutMs: Math.min(timeoutMs, 5_000),
+    ...(ca !== undefined ? { ca } : {}),
   });
+  if (discovery.found.length > 0)
+    out(
+      `discovered from ${targetUrl.replace(/\/+$/, '')}/sandbox/ (not in the config): ${discovery.found.join('; ')}\n`,
+    );
+  const target = await prepareExternalTarget(
+    targetUrl,
+    discovery.config,
+    timeoutMs,
+    ca !== undefined ? { tlsCa: ca } : {},
+  );
+  let refuseMutating: string | undefined;
+  if (!isLoopbackTarget(targetUrl) && !parsed.allowLive) {
+    refuseMutating = `not sent: ${new URL(targetUrl).host} is not a loopback address and payouts and refunds move real money; pass --allow-live to run mutating checks against a sandbox you own`;
+    out(`note: mutating checks are skipped (${refuseMutating})\n`);
+  } else if (!isLoopbackTarget(targetUrl)) {
+    out(
+      `warning: --allow-live given: mutating checks will create payouts and refunds on ${new URL(targetUrl).host}\n`,
+    );
+  }
+  if (target.context.webhooks === undefined)
+    out('note: no "webhookListen" in the config: webhook checks are skipped\n');
+  return { target, ...(refuseMutating !== undefined ? { refuseMutating } : {}) };
 }
 
 /**

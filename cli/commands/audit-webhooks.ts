@@ -5,22 +5,21 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import type { CliIo } from '../io.js';
 import { ensureParentDirectories } from '../reports.js';
-import { applicationSecretFromEnv, EXIT, UsageError } from '../io.js';
+import { EXIT, UsageError } from '../io.js';
 import {
   auditCommand,
-  auditOutput,
+  auditSteps,
   checkHttpUrl,
-  finishAudit,
   parseAuditArgs,
   parseHostPortOption,
   parseIntegerOption,
   parseList,
   refuseUnknownChecks,
-  rerunCommandFor,
   selectionOptions,
   toolVersion,
-  wantsHelp,
+  type AuditStepContext,
   type CommonAuditArgs,
+  type PreparedAudit,
 } from '../audit-command.js';
 import { PayconformError } from '../../src/errors.js';
 import {
@@ -45,7 +44,7 @@ import {
   type RunningKeyServer,
 } from '../../conformance/checks/webhooks/key-server.js';
 import { describeListenTls, resolveListenTls } from '../tls-options.js';
-import { commandSpec, formatHelp, parseArgsOptions, usageLine } from '../command-table.js';
+import { commandSpec, parseArgsOptions, usageLine } from '../command-table.js';
 import { WEBHOOK_TIMEOUT_MS } from '../command-defaults.js';
 
 const SPEC = commandSpec('audit webhooks');
@@ -201,19 +200,71 @@ export function auditWebhookReceiver(
 /** The command, leaving a report on every exit (see `auditCommand`). */
 export const run = auditCommand(
   { command: 'audit webhooks', role: 'receiver', fileOptions: ['public-key-out'] },
-  runAudit,
+  auditSteps({ spec: SPEC, parse, prepare }),
 );
 
-async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
-  if (wantsHelp(args)) {
-    io.stdout(formatHelp(SPEC));
-    return EXIT.ok;
-  }
-  const parsed = parse(args);
-  // The one secret rule, before anything runs. A receiver holds the application's secret and may echo it (an error
-  // page, a WWW-Authenticate header): every secret this run can know of is masked in every output.
-  const applicationSecret = applicationSecretFromEnv(io, false);
+/** refuse what cannot run → the signing key → publish the public key → probe the receivers → the checks. */
+async function prepare(
+  parsed: Parsed,
+  { io, output, selection, applicationSecret }: AuditStepContext,
+): Promise<PreparedAudit | number> {
   refuseUnknownChecks(webhookChecks(parsed.kinds), parsed.only, parsed.level);
+  refuseUnusableTargets(parsed);
+  // A receiver holds the application's secret and may echo it (an error page, a WWW-Authenticate header): every
+  // secret this run can know of is masked in every output.
+  const signingKeyFile =
+    parsed.signingKeyPath !== undefined ? await readSigningKey(parsed.signingKeyPath) : undefined;
+  const signingKey = signingKeyFile?.key ?? generateWebhookKeyPair().privateKey;
+  const redactor = createRedactor({
+    applicationSecret,
+    privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
+    otherSecrets: signingKeyFile !== undefined ? [signingKeyFile.text] : [],
+  });
+  const published = await publishPublicKey(
+    parsed,
+    exportTrimmedPublicKeyPem(signingKey),
+    io,
+    output.out,
+  );
+  if (typeof published === 'number') return published;
+  const keyServer = published.keyServer;
+  const release = async (): Promise<void> => {
+    await keyServer?.close();
+  };
+  let unreachable: number | undefined;
+  try {
+    unreachable = await probeReceivers(parsed, io);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  if (unreachable !== undefined) {
+    await release();
+    return unreachable;
+  }
+  const context: WebhookAuditContext = {
+    targets: parsed.targets,
+    signingKey,
+    otherKey: generateWebhookKeyPair().privateKey,
+    applicationId: io.env['PAYCONFORM_APPLICATION_ID']?.trim() || randomUUID(),
+    requestTimeoutMs: parsed.timeoutMs,
+  };
+  return {
+    run: (subscribers) =>
+      auditWebhookReceiver(context, parsed.kinds, {
+        ...selection(subscribers),
+        redactor,
+      }),
+    afterRun: () => {
+      if (keyServer !== undefined)
+        output.out(`the public key was fetched ${keyServer.fetches()} time(s) during the run\n`);
+    },
+    release,
+  };
+}
+
+/** Usage errors before anything starts: no way for the receiver to learn the key, or a receiver off loopback. */
+function refuseUnusableTargets(parsed: Parsed): void {
   if (
     parsed.serveKey === undefined &&
     parsed.publicKeyOut === undefined &&
@@ -231,18 +282,15 @@ async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
       `refusing to send test payment, payout and refund webhooks to ${[...new Set(live.map((u) => new URL(u).host))].join(', ')}: not a loopback address, and a receiver that does not verify would act on them; pass --allow-live for a receiver you own`,
     );
   }
-  const signingKeyFile =
-    parsed.signingKeyPath !== undefined ? await readSigningKey(parsed.signingKeyPath) : undefined;
-  const signingKey = signingKeyFile?.key ?? generateWebhookKeyPair().privateKey;
-  const redactor = createRedactor({
-    applicationSecret,
-    privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
-    otherSecrets: signingKeyFile !== undefined ? [signingKeyFile.text] : [],
-  });
-  const trimmed = exportTrimmedPublicKeyPem(signingKey);
-  const output = auditOutput(io, parsed.reports);
-  const { out } = output;
+}
 
+/** Writes the public key to --public-key-out and serves it on --serve-key, as asked; exit 2 when either fails. */
+async function publishPublicKey(
+  parsed: Parsed,
+  trimmed: string,
+  io: CliIo,
+  out: (text: string) => void,
+): Promise<{ readonly keyServer?: RunningKeyServer } | number> {
   if (parsed.publicKeyOut !== undefined) {
     try {
       ensureParentDirectories(parsed.publicKeyOut); // one level at a time: never a spin under /proc
@@ -257,61 +305,35 @@ async function runAudit(args: readonly string[], io: CliIo): Promise<number> {
       `public key (trimmed PEM, as GET /.well-known/signature/pem serves it) written to ${parsed.publicKeyOut}\n`,
     );
   }
-  let keyServer: RunningKeyServer | undefined;
-  if (parsed.serveKey !== undefined) {
-    const listenTls = await resolveListenTls(parsed.tlsFlags);
-    if (listenTls !== undefined) out(`${describeListenTls(listenTls)}\n`);
-    try {
-      keyServer = await startKeyServer(
-        trimmed,
-        parsed.serveKey.host,
-        parsed.serveKey.port,
-        listenTls?.tls,
-      );
-    } catch (error) {
-      io.stderr(
-        `payconform audit webhooks: cannot serve the key on ${parsed.serveKey.host}:${parsed.serveKey.port} (${(error as NodeJS.ErrnoException).code ?? String(error)})\n`,
-      );
-      return EXIT.usage;
-    }
-    out(`public key served at ${keyServer.url}\n`);
-  }
+  if (parsed.serveKey === undefined) return {};
+  const listenTls = await resolveListenTls(parsed.tlsFlags);
+  if (listenTls !== undefined) out(`${describeListenTls(listenTls)}\n`);
+  let keyServer: RunningKeyServer;
   try {
-    for (const url of new Set(Object.values(parsed.targets))) {
-      const problem = await probe(url!, Math.min(parsed.timeoutMs, 5_000));
-      if (problem !== undefined) {
-        io.stderr(`payconform audit webhooks: receiver ${url} is unreachable (${problem})\n`);
-        return EXIT.unreachable;
-      }
-    }
-    const applicationId = io.env['PAYCONFORM_APPLICATION_ID']?.trim() || randomUUID();
-    const context: WebhookAuditContext = {
-      targets: parsed.targets,
-      signingKey,
-      otherKey: generateWebhookKeyPair().privateKey,
-      applicationId,
-      requestTimeoutMs: parsed.timeoutMs,
-    };
-    return await finishAudit({
-      command: 'audit webhooks',
-      io,
-      output,
-      common: parsed,
-      run: (subscribers) =>
-        auditWebhookReceiver(context, parsed.kinds, {
-          ...selectionOptions({
-            ...parsed,
-            subscribers,
-            rerunCommand: rerunCommandFor('audit webhooks', args),
-          }),
-          redactor,
-        }),
-      afterRun: () => {
-        if (keyServer !== undefined)
-          out(`the public key was fetched ${keyServer.fetches()} time(s) during the run\n`);
-      },
-    });
-  } finally {
-    await keyServer?.close();
+    keyServer = await startKeyServer(
+      trimmed,
+      parsed.serveKey.host,
+      parsed.serveKey.port,
+      listenTls?.tls,
+    );
+  } catch (error) {
+    io.stderr(
+      `payconform audit webhooks: cannot serve the key on ${parsed.serveKey.host}:${parsed.serveKey.port} (${(error as NodeJS.ErrnoException).code ?? String(error)})\n`,
+    );
+    return EXIT.usage;
   }
+  out(`public key served at ${keyServer.url}\n`);
+  return { keyServer };
+}
+
+/** A TCP connection to each receiver within the timeout (at most 5 s); exit 3 naming the first that has none. */
+async function probeReceivers(parsed: Parsed, io: CliIo): Promise<number | undefined> {
+  for (const url of new Set(Object.values(parsed.targets))) {
+    const problem = await probe(url!, Math.min(parsed.timeoutMs, 5_000));
+    if (problem !== undefined) {
+      io.stderr(`payconform audit webhooks: receiver ${url} is unreachable (${problem})\n`);
+      return EXIT.unreachable;
+    }
+  }
+  return undefined;
 }
