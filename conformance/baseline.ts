@@ -113,6 +113,91 @@ export function describeKey(k: BaselineKey): string {
 const isExpired = (e: BaselineEntry, today: string): boolean =>
   e.expires !== undefined && e.expires < today;
 
+/** A BaselineOutcome being filled: the same members, as arrays to push to. */
+type OutcomeDraft = {
+  -readonly [K in keyof BaselineOutcome]: BaselineOutcome[K] extends ReadonlyArray<infer T>
+    ? T[]
+    : BaselineOutcome[K];
+};
+
+/** What judging the findings shares: the baseline, today's date, the outcome so far and the entries matched. */
+interface Judging {
+  readonly baseline: Baseline;
+  readonly today: string;
+  readonly out: OutcomeDraft;
+  readonly matched: Set<BaselineEntry>;
+}
+
+/** The entry's reason and `expires`, as a known finding carries them. */
+const knownAs = (entry: BaselineEntry): { reason: string; expires?: string } => ({
+  reason: entry.reason,
+  ...(entry.expires !== undefined ? { expires: entry.expires } : {}),
+});
+
+/** The finding marked known when a live entry names it; recorded as new, expired or known on the way. */
+function judgeFinding(judging: Judging, r: CheckResult, f: GradedFinding): GradedFinding {
+  const { out } = judging;
+  const key = findingKey(r, f);
+  if (key === undefined) return f;
+  const entry = judging.baseline.entries.find((e) => names(e, key, f));
+  if (entry === undefined) {
+    out.new.push(key);
+    return f;
+  }
+  judging.matched.add(entry);
+  if (isExpired(entry, judging.today)) {
+    if (!out.expired.some((x) => x === entry))
+      out.expired.push({ ...keyOf(entry), reason: entry.reason, expires: entry.expires! });
+    return f;
+  }
+  out.known.push({ ...key, ...knownAs(entry) });
+  return { ...f, known: knownAs(entry) };
+}
+
+/** The check with its known findings marked; its outcome then is the worst of the rest (a pass when none is left). */
+function judgeResult(judging: Judging, r: CheckResult, file: string): CheckResult {
+  const findings = r.findings.map((f) => judgeFinding(judging, r, f));
+  // Unchanged unless a finding was marked known (judgeFinding returns the others as they were).
+  if (!findings.some((f, i) => f !== r.findings[i])) return r;
+  const deciding = findings.filter((f) => f.known === undefined);
+  const outcome = worstOutcome(deciding.map((f) => f.outcome)) ?? 'pass';
+  const decisive = deciding.find((f) => f.outcome === outcome);
+  return {
+    ...r,
+    findings,
+    outcome,
+    message: decisive?.message ?? `known findings only (baseline ${file})`,
+  };
+}
+
+/** Whether the check ran to a verdict (pass, fail or warn) in this run. */
+function reachedVerdict(summary: RunSummary, check: string): boolean {
+  const r = summary.results.find((x) => x.id === check);
+  return r !== undefined && ['pass', 'fail', 'warn'].includes(r.outcome);
+}
+
+/** Each entry no finding matched: not run, unobserved (the explorer's) or fixed. */
+function sortUnmatched(judging: Judging, summary: RunSummary): void {
+  for (const entry of judging.baseline.entries) {
+    if (judging.matched.has(entry)) continue;
+    if (!reachedVerdict(summary, entry.check)) judging.out.notRun.push(keyOf(entry));
+    else if (entry.check === EXPLORE_CHECK_ID) judging.out.unobserved.push(keyOf(entry));
+    else judging.out.fixed.push(keyOf(entry));
+  }
+}
+
+function countOutcomes(
+  summary: RunSummary,
+  results: readonly CheckResult[],
+): Record<Outcome, number> {
+  const counts = Object.fromEntries(Object.keys(summary.counts).map((o) => [o, 0])) as Record<
+    Outcome,
+    number
+  >;
+  for (const r of results) counts[r.outcome] += 1;
+  return counts;
+}
+
 /**
  * The run judged against a baseline: known findings marked (and no longer deciding their check's outcome), the counts
  * recomputed, each expired entry that still matches a finding added to `blocking`, and `baseline` saying it all.
@@ -122,80 +207,27 @@ export function applyBaseline(
   baseline: Baseline,
   options: { readonly file: string; readonly now?: Date },
 ): RunSummary {
-  const today = (options.now ?? new Date()).toISOString().slice(0, 10);
-  const matched = new Set<BaselineEntry>();
-  const out: {
-    -readonly [K in keyof BaselineOutcome]: BaselineOutcome[K] extends ReadonlyArray<infer T>
-      ? T[]
-      : BaselineOutcome[K];
-  } = {
-    file: options.file,
-    known: [],
-    new: [],
-    expired: [],
-    fixed: [],
-    unobserved: [],
-    notRun: [],
+  const judging: Judging = {
+    baseline,
+    today: (options.now ?? new Date()).toISOString().slice(0, 10),
+    matched: new Set(),
+    out: {
+      file: options.file,
+      known: [],
+      new: [],
+      expired: [],
+      fixed: [],
+      unobserved: [],
+      notRun: [],
+    },
   };
-  const results = summary.results.map((r): CheckResult => {
-    let changed = false;
-    const findings = r.findings.map((f): GradedFinding => {
-      const key = findingKey(r, f);
-      if (key === undefined) return f;
-      const entry = baseline.entries.find((e) => names(e, key, f));
-      if (entry === undefined) {
-        out.new.push(key);
-        return f;
-      }
-      matched.add(entry);
-      if (isExpired(entry, today)) {
-        if (!out.expired.some((x) => x === entry))
-          out.expired.push({ ...keyOf(entry), reason: entry.reason, expires: entry.expires! });
-        return f;
-      }
-      out.known.push({
-        ...key,
-        reason: entry.reason,
-        ...(entry.expires !== undefined ? { expires: entry.expires } : {}),
-      });
-      changed = true;
-      return {
-        ...f,
-        known: {
-          reason: entry.reason,
-          ...(entry.expires !== undefined ? { expires: entry.expires } : {}),
-        },
-      };
-    });
-    if (!changed) return r;
-    // Known findings no longer decide the check: its outcome is the worst of the rest (a pass when nothing is left).
-    const deciding = findings.filter((f) => f.known === undefined);
-    const outcome = worstOutcome(deciding.map((f) => f.outcome)) ?? 'pass';
-    const decisive = deciding.find((f) => f.outcome === outcome);
-    return {
-      ...r,
-      findings,
-      outcome,
-      message: decisive?.message ?? `known findings only (baseline ${options.file})`,
-    };
-  });
-  for (const entry of baseline.entries) {
-    if (matched.has(entry)) continue;
-    const r = summary.results.find((x) => x.id === entry.check);
-    const reached = r !== undefined && ['pass', 'fail', 'warn'].includes(r.outcome);
-    if (!reached) out.notRun.push(keyOf(entry));
-    else if (entry.check === EXPLORE_CHECK_ID) out.unobserved.push(keyOf(entry));
-    else out.fixed.push(keyOf(entry));
-  }
-  const counts = Object.fromEntries(Object.keys(summary.counts).map((o) => [o, 0])) as Record<
-    Outcome,
-    number
-  >;
-  for (const r of results) counts[r.outcome] += 1;
+  const results = summary.results.map((r) => judgeResult(judging, r, options.file));
+  sortUnmatched(judging, summary);
+  const { out } = judging;
   return {
     ...summary,
     results,
-    counts,
+    counts: countOutcomes(summary, results),
     blocking: [
       ...summary.blocking,
       ...out.expired.map(
@@ -227,11 +259,8 @@ export function updateBaseline(summary: RunSummary, old: Baseline | undefined): 
       if (key === undefined) continue;
       add(old?.entries.find((e) => names(e, key, f)) ?? { ...key, reason: REASON_TO_WRITE });
     }
-  for (const e of old?.entries ?? []) {
-    const r = summary.results.find((x) => x.id === e.check);
-    const reached = r !== undefined && ['pass', 'fail', 'warn'].includes(r.outcome);
-    if (!reached || e.check === EXPLORE_CHECK_ID) add(e);
-  }
+  for (const e of old?.entries ?? [])
+    if (!reachedVerdict(summary, e.check) || e.check === EXPLORE_CHECK_ID) add(e);
   return {
     ...(old ?? {}),
     $schema: BASELINE_SCHEMA_ID,
