@@ -122,40 +122,69 @@ export async function startEmbeddedTarget(
   const listener = await startWebhookListener();
   let service: RunningReferenceService;
   try {
-    const serviceOptions: ReferenceServiceOptions = {
-      faults: options.faults ?? [],
-      ...(options.variant !== undefined ? { variant: options.variant } : {}),
-      webhookUrls: {
-        payment: listener.urlFor('payment'),
-        payout: listener.urlFor('payout'),
-        refund: listener.urlFor('refund'),
-      },
-      lifecycleDelayMs: EMBEDDED_TIMERS.lifecycleDelayMs,
-      retry: EMBEDDED_TIMERS.retry,
-      webhookSigningKey: await keyPem,
-      ...(options.tls !== undefined ? { tls: options.tls } : {}),
-    };
-    service = await startReferenceService(serviceOptions);
+    service = await startReferenceService(embeddedServiceOptions(options, listener, await keyPem));
   } catch (error) {
     await listener.close();
     throw error;
   }
-  const c = service.credentials;
-  if (c.privateKey === undefined) {
+  if (service.credentials.privateKey === undefined) {
     await Promise.all([service.close(), listener.close()]);
     throw new TypeError('the embedded service did not hand back its development private key');
   }
+  return {
+    context: embeddedContext(service, listener, options),
+    service,
+    listener,
+    label: `${service.baseUrl} (embedded reference service)`,
+    isAvailable: () => true,
+    checkTimeoutMs: 15_000,
+    close: async () => {
+      await service.close();
+      await listener.close();
+    },
+  };
+}
+
+/** The embedded service: the faults and variant asked for, short timers, webhooks to the runner's listener. */
+function embeddedServiceOptions(
+  options: EmbeddedOptions,
+  listener: WebhookListener,
+  webhookSigningKey: string,
+): ReferenceServiceOptions {
+  return {
+    faults: options.faults ?? [],
+    ...(options.variant !== undefined ? { variant: options.variant } : {}),
+    webhookUrls: {
+      payment: listener.urlFor('payment'),
+      payout: listener.urlFor('payout'),
+      refund: listener.urlFor('refund'),
+    },
+    lifecycleDelayMs: EMBEDDED_TIMERS.lifecycleDelayMs,
+    retry: EMBEDDED_TIMERS.retry,
+    webhookSigningKey,
+    ...(options.tls !== undefined ? { tls: options.tls } : {}),
+  };
+}
+
+/** The check context of the embedded service: its generated credentials, its seeded data, and its short timings. */
+function embeddedContext(
+  service: RunningReferenceService,
+  listener: WebhookListener,
+  options: EmbeddedOptions,
+): ServerAuditContext {
+  const c = service.credentials;
+  const privateKey = c.privateKey!;
   const redactor = createRedactor({
     applicationSecret: c.applicationSecret,
-    privateKey: exportEd25519SeedBase64(c.privateKey),
+    privateKey: exportEd25519SeedBase64(privateKey),
   });
-  const context: ServerAuditContext = {
+  return {
     baseUrl: service.baseUrl,
     credentials: {
       applicationId: c.applicationId,
       applicationSecret: c.applicationSecret,
       keyId: c.keyId,
-      privateKey: c.privateKey,
+      privateKey,
     },
     applicationId: c.applicationId,
     applicationSecret: c.applicationSecret,
@@ -171,18 +200,6 @@ export async function startEmbeddedTarget(
     knownTimings: { lifecycleWithinMs: 2_000, redeliveryWithinMs: 2_000 },
     sandbox: true,
     redactor,
-  };
-  return {
-    context,
-    service,
-    listener,
-    label: `${service.baseUrl} (embedded reference service)`,
-    isAvailable: () => true,
-    checkTimeoutMs: 15_000,
-    close: async () => {
-      await service.close();
-      await listener.close();
-    },
   };
 }
 
