@@ -1,7 +1,7 @@
 // Console reporter: live progress while checks run, then a summary grouped by area with failure details.
 import { verdictFor, verdictLine } from '../exit-code.js';
 import type { RunEvent, RunSubscriber } from '../events.js';
-import type { CheckResult, Outcome, RunSummary } from '../result.js';
+import { OUTCOMES, type CheckResult, type Outcome, type RunSummary } from '../result.js';
 import { findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
 import { baselineLines } from '../baseline.js';
@@ -79,27 +79,27 @@ function details(r: CheckResult, verbose: boolean): string {
   return `  requirements: ${r.requirements.join(', ')}\n${rerun}${body ? body.replace(/^/gm, '    ') + '\n' : ''}`;
 }
 
-export function renderConsoleSummary(
-  summary: RunSummary,
-  options: {
-    colour?: boolean;
-    verbose?: boolean;
-    /** How the command ends when that is not the run's own exit code (e.g. exit 2: a report was not written). */
-    ending?: { readonly exitCode: number; readonly reason: string };
-  } = {},
-): string {
-  const paint = (o: Outcome, text: string): string =>
-    options.colour ? `\x1b[${COLOUR[o]}m${text}\x1b[0m` : text;
-  const out: string[] = ['', 'Summary by area:'];
+type Paint = (o: Outcome, text: string) => string;
+
+/** How the command ends when that is not the run's own exit code (e.g. exit 2: a report was not written). */
+type CommandEnding = { readonly exitCode: number; readonly reason: string };
+
+/** One line per area, in the order the areas first appear: how many checks ended in each outcome. */
+function areaLines(results: readonly CheckResult[], paint: Paint): string[] {
   const areas = new Map<string, CheckResult[]>();
-  for (const r of summary.results) areas.set(r.area, [...(areas.get(r.area) ?? []), r]);
-  for (const [area, results] of areas) {
-    const tally = (['pass', 'fail', 'warn', 'skip', 'n/a', 'error'] as const)
-      .filter((o) => results.some((r) => r.outcome === o))
-      .map((o) => paint(o, `${results.filter((r) => r.outcome === o).length} ${o}`));
-    out.push(`  ${area.padEnd(14)} ${tally.join(', ')}`);
-  }
-  const problems = summary.results.filter(
+  for (const r of results) areas.set(r.area, [...(areas.get(r.area) ?? []), r]);
+  return [...areas].map(([area, inArea]) => {
+    const tally = OUTCOMES.filter((o) => inArea.some((r) => r.outcome === o)).map((o) =>
+      paint(o, `${inArea.filter((r) => r.outcome === o).length} ${o}`),
+    );
+    return `  ${area.padEnd(14)} ${tally.join(', ')}`;
+  });
+}
+
+/** Failures, errors and warnings with their details, then the checks that did not apply. */
+function problemLines(results: readonly CheckResult[], paint: Paint, verbose: boolean): string[] {
+  const out: string[] = [];
+  const problems = results.filter(
     (r) => r.outcome === 'fail' || r.outcome === 'error' || r.outcome === 'warn',
   );
   if (problems.length > 0) {
@@ -109,10 +109,10 @@ export function renderConsoleSummary(
         '',
         `${paint(r.outcome, r.outcome.toUpperCase())} ${r.id} [${r.level}]: ${r.title}`,
         `  ${r.message}`,
-        details(r, options.verbose ?? false),
+        details(r, verbose),
       );
   }
-  const na = summary.results.filter((r) => r.outcome === 'n/a');
+  const na = results.filter((r) => r.outcome === 'n/a');
   if (na.length > 0) {
     out.push(
       '',
@@ -120,14 +120,17 @@ export function renderConsoleSummary(
     );
     for (const r of na) out.push(`  ${r.id}: ${r.message}`);
   }
+  return out;
+}
+
+/** The counts, what the requirements came to, the baseline, and what made the run partial or cut its evidence. */
+function tallyLines(summary: RunSummary): string[] {
   const c = summary.counts;
-  out.push(
+  const out = [
     '',
     `${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skip} skipped, ${c['n/a']} not applicable, ${c.error} errors in ${summary.durationMs} ms`,
-  );
-  out.push(
     `requirements: ${summary.requirements.covered.length} covered, ${summary.requirements.notRun.length} not run, ${summary.requirements.uncovered.length} not covered by any check`,
-  );
+  ];
   const table = summary.requirements.table;
   if (table !== undefined) {
     const failed = table.rows.filter((r) => r.must && r.status === 'failed').length;
@@ -145,23 +148,43 @@ export function renderConsoleSummary(
     out.push(
       `evidence: ${ev.bodiesCut} bod${ev.bodiesCut === 1 ? 'y' : 'ies'} cut (a report keeps ${ev.bodyBytes} bytes of a body and ${ev.runBytes} bytes of bodies in all; ${ev.keptBytes} kept)`,
     );
-  for (const problem of summary.blocking) out.push(paint('fail', `run failed: ${problem}`));
+  return out;
+}
+
+/** The verdict line, painted by the verdict; the command's own ending, when given, names the exit code instead. */
+function verdictLineFor(summary: RunSummary, paint: Paint, ending?: CommandEnding): string {
   const v = verdictFor(summary);
   // The command's own ending (a report that could not be written) overrides the run's exit code: never claim another.
-  const ending =
-    options.ending !== undefined
-      ? `; ${options.ending.reason}, exit ${options.ending.exitCode}`
-      : `, exit ${v.exitCode}`;
-  out.push(
-    paint(
-      v.verdict === 'pass' && options.ending === undefined
-        ? 'pass'
-        : v.verdict === 'incomplete'
-          ? 'warn'
-          : 'fail',
-      `${verdictLine(summary)}${ending}`,
-    ),
-    '',
+  const tail =
+    ending !== undefined ? `; ${ending.reason}, exit ${ending.exitCode}` : `, exit ${v.exitCode}`;
+  return paint(
+    v.verdict === 'pass' && ending === undefined
+      ? 'pass'
+      : v.verdict === 'incomplete'
+        ? 'warn'
+        : 'fail',
+    `${verdictLine(summary)}${tail}`,
   );
-  return out.join('\n');
+}
+
+export function renderConsoleSummary(
+  summary: RunSummary,
+  options: {
+    colour?: boolean;
+    verbose?: boolean;
+    /** How the command ends when that is not the run's own exit code (e.g. exit 2: a report was not written). */
+    ending?: CommandEnding;
+  } = {},
+): string {
+  const paint: Paint = (o, text) => (options.colour ? `\x1b[${COLOUR[o]}m${text}\x1b[0m` : text);
+  return [
+    '',
+    'Summary by area:',
+    ...areaLines(summary.results, paint),
+    ...problemLines(summary.results, paint, options.verbose ?? false),
+    ...tallyLines(summary),
+    ...summary.blocking.map((problem) => paint('fail', `run failed: ${problem}`)),
+    verdictLineFor(summary, paint, options.ending),
+    '',
+  ].join('\n');
 }
