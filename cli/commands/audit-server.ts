@@ -159,8 +159,7 @@ function embeddedServiceOptions(
       payout: listener.urlFor('payout'),
       refund: listener.urlFor('refund'),
     },
-    lifecycleDelayMs: EMBEDDED_TIMERS.lifecycleDelayMs,
-    retry: EMBEDDED_TIMERS.retry,
+    ...EMBEDDED_TIMERS,
     webhookSigningKey,
     ...(options.tls !== undefined ? { tls: options.tls } : {}),
   };
