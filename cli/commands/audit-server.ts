@@ -253,17 +253,35 @@ export async function prepareExternalTarget(
         : need === 'privateKey'
           ? credentials !== undefined
           : fields.has(need),
-    // Room for the longest waits: a straggler wait (3x), a lifecycle step, and two redeliveries after the first webhook.
-    checkTimeoutMs:
-      3 * requestTimeoutMs +
-      2 * webhookWaitMs +
-      2 * withTolerance(redelivery.waitMs) +
-      withTolerance(config.lifecycle?.withinMs ?? 0) +
-      5_000,
+    checkTimeoutMs: externalCheckTimeoutMs(
+      requestTimeoutMs,
+      webhookWaitMs,
+      redelivery.waitMs,
+      config,
+    ),
     close: async () => {
       await listener?.close();
     },
   };
+}
+
+/**
+ * A check's time limit against a target given by URL: room for the longest waits, a straggler wait (3x the request
+ * timeout), a lifecycle step, and two redeliveries after the first webhook.
+ */
+function externalCheckTimeoutMs(
+  requestTimeoutMs: number,
+  webhookWaitMs: number,
+  redeliveryWaitMs: number,
+  config: ConformanceConfig,
+): number {
+  return (
+    3 * requestTimeoutMs +
+    2 * webhookWaitMs +
+    2 * withTolerance(redeliveryWaitMs) +
+    withTolerance(config.lifecycle?.withinMs ?? 0) +
+    5_000
+  );
 }
 
 /**
