@@ -1,6 +1,6 @@
 // Runs the client audit's serving phase: the reference service in-process (with the client's application and
 // seeded payments), the verifying endpoint in front of it, and the client command (`--exec`) or a serving window.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { ServerTls } from '../../net/tls.js';
 import type { ClientAuditContext } from '../checks/client/context.js';
 import type { ClientExchange } from '../checks/client/context.js';
@@ -118,6 +118,31 @@ interface CommandEnd {
   readonly failure?: string;
 }
 
+/** The command runs in its own process group (on POSIX): a signal to the group stops its children with it. */
+function signalGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  try {
+    if (process.platform !== 'win32') process.kill(-child.pid!, sig);
+    else child.kill(sig);
+  } catch {
+    /* already gone */
+  }
+}
+
+/** The command's end as a line: why it was stopped, or its exit code (or signal) and how long it ran. */
+function commandEnd(
+  reason: string | undefined,
+  code: number | null,
+  sig: NodeJS.Signals | null,
+  started: number,
+): CommandEnd {
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const note =
+    reason !== undefined
+      ? `client command ${reason}`
+      : `client command exited with ${code !== null ? `code ${code}` : `signal ${sig ?? '?'}`} after ${seconds} s`;
+  return reason === undefined && code === 0 ? { note } : { note, failure: note };
+}
+
 /** Runs the command to its end (or its timeout, or the signal). Never throws. */
 function runCommand(
   cmd: ClientCommand,
@@ -126,7 +151,7 @@ function runCommand(
 ): Promise<CommandEnd> {
   return new Promise((resolve) => {
     const started = Date.now();
-    let child: ReturnType<typeof spawn>;
+    let child: ChildProcess;
     try {
       child = spawn(cmd.command, {
         shell: true,
@@ -141,20 +166,11 @@ function runCommand(
     }
     let reason: string | undefined;
     let killTimer: NodeJS.Timeout | undefined;
-    // The command runs in its own process group so its children stop with it.
     const stop = (why: string): void => {
       if (reason !== undefined || child.exitCode !== null || child.pid === undefined) return;
       reason = why;
-      const kill = (sig: NodeJS.Signals): void => {
-        try {
-          if (process.platform !== 'win32') process.kill(-child.pid!, sig);
-          else child.kill(sig);
-        } catch {
-          /* already gone */
-        }
-      };
-      kill('SIGTERM');
-      killTimer = setTimeout(() => kill('SIGKILL'), 2_000);
+      signalGroup(child, 'SIGTERM');
+      killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), 2_000);
     };
     const timer = setTimeout(
       () => stop(`timed out after ${Math.round(cmd.timeoutMs / 1000)} s and was stopped`),
@@ -174,14 +190,79 @@ function runCommand(
       clearTimeout(timer);
       clearTimeout(killTimer);
       signal?.removeEventListener('abort', onAbort);
-      const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      const note =
-        reason !== undefined
-          ? `client command ${reason}`
-          : `client command exited with ${code !== null ? `code ${code}` : `signal ${sig ?? '?'}`} after ${seconds} s`;
-      resolve(reason === undefined && code === 0 ? { note } : { note, failure: note });
+      resolve(commandEnd(reason, code, sig, started));
     });
   });
+}
+
+// Spec leaves the merchant id to configuration: when none is configured, any merchant id is accepted, so the
+// refund is forwarded under the service's one (and unsigned, as the rewritten path would break a signature).
+function refundUnderMerchant(merchantId: string): (request: ForwardedRequest) => ForwardedRequest {
+  return (request) => {
+    const match = matchEndpoint(request.method, request.target);
+    if (match.endpoint !== 'create-refund' || match.wrongMethod) return request;
+    const target = request.target.replace(
+      /^\/api\/merchants\/[^/?#]+/,
+      `/api/merchants/${merchantId}`,
+    );
+    if (target === request.target) return request;
+    return {
+      ...request,
+      target,
+      headers: request.headers.filter(
+        ([n]) => !['signature', 'signature-input'].includes(n.toLowerCase()),
+      ),
+    };
+  };
+}
+
+type RunningEndpoint = Awaited<ReturnType<typeof startVerifyingEndpoint>>;
+
+/** What the client (and its command) is told once the endpoint listens. */
+function listeningInfo(
+  endpoint: RunningEndpoint,
+  service: ClientAuditBackend,
+  options: ClientAuditServeOptions,
+): ClientAuditListening {
+  return {
+    baseUrl: endpoint.baseUrl,
+    settledPayment: service.settledPayment,
+    ...(service.unsettledPayment ? { unsettledPayment: service.unsettledPayment } : {}),
+    payInAccountSelector: service.payInAccountSelector,
+    ...(endpoint.plainBaseUrl !== undefined ? { plainBaseUrl: endpoint.plainBaseUrl } : {}),
+    ...(options.tlsCaFile !== undefined ? { caFile: options.tlsCaFile } : {}),
+  };
+}
+
+/** Runs the command, or serves for the window or until the signal; the command's end when there is one. */
+async function serveClient(
+  options: ClientAuditServeOptions,
+  info: ClientAuditListening,
+): Promise<CommandEnd | undefined> {
+  if (options.exec) return runCommand(options.exec, clientCommandEnv(info), options.signal);
+  if (options.serveMs !== undefined) await delay(options.serveMs, options.signal);
+  else if (options.signal) await delay(2 ** 31 - 1, options.signal);
+  return undefined;
+}
+
+/** What the checks judge: the exchanges, and notes on the command's end and on refused requests. */
+function auditContext(
+  endpoint: RunningEndpoint,
+  end: CommandEnd | undefined,
+  options: ClientAuditServeOptions,
+): ClientAuditContext {
+  const refused = endpoint.refused();
+  const notes = [
+    end?.note,
+    refused > 0 ? `${refused} request(s) refused unexamined: body over the size limit` : undefined,
+  ].filter((n): n is string => n !== undefined);
+  return {
+    baseUrl: endpoint.baseUrl,
+    exchanges: [...endpoint.exchanges()],
+    ...(notes.length > 0 ? { commandNote: notes.join('; ') } : {}),
+    ...(end?.failure !== undefined ? { commandFailure: end.failure } : {}),
+    ...(options.tls !== undefined ? { tls: true } : {}),
+  };
 }
 
 /** Serves the audit until the command exits (or the window ends); returns what the checks judge. */
@@ -201,28 +282,9 @@ export async function serveClientAudit(
       : {}),
   });
   const session = new ClientSession(credentials, options.session ?? {});
-  // Spec leaves the merchant id to configuration: when none is configured, any merchant id is accepted, so the
-  // refund is forwarded under the service's one (and unsigned, as the rewritten path would break a signature).
   const rewrite =
-    credentials.merchantId !== undefined
-      ? undefined
-      : (request: ForwardedRequest): ForwardedRequest => {
-          const match = matchEndpoint(request.method, request.target);
-          if (match.endpoint !== 'create-refund' || match.wrongMethod) return request;
-          const target = request.target.replace(
-            /^\/api\/merchants\/[^/?#]+/,
-            `/api/merchants/${merchantForService}`,
-          );
-          if (target === request.target) return request;
-          return {
-            ...request,
-            target,
-            headers: request.headers.filter(
-              ([n]) => !['signature', 'signature-input'].includes(n.toLowerCase()),
-            ),
-          };
-        };
-  let endpoint: Awaited<ReturnType<typeof startVerifyingEndpoint>> | undefined;
+    credentials.merchantId !== undefined ? undefined : refundUnderMerchant(merchantForService);
+  let endpoint: RunningEndpoint | undefined;
   try {
     endpoint = await startVerifyingEndpoint({
       host: options.listen?.host ?? '127.0.0.1',
@@ -233,35 +295,11 @@ export async function serveClientAudit(
       ...(rewrite ? { rewrite } : {}),
       ...(options.onExchange ? { onExchange: options.onExchange } : {}),
     });
-    const info: ClientAuditListening = {
-      baseUrl: endpoint.baseUrl,
-      settledPayment: service.settledPayment,
-      ...(service.unsettledPayment ? { unsettledPayment: service.unsettledPayment } : {}),
-      payInAccountSelector: service.payInAccountSelector,
-      ...(endpoint.plainBaseUrl !== undefined ? { plainBaseUrl: endpoint.plainBaseUrl } : {}),
-      ...(options.tlsCaFile !== undefined ? { caFile: options.tlsCaFile } : {}),
-    };
+    const info = listeningInfo(endpoint, service, options);
     options.onListening?.(info);
-    let commandEnd: CommandEnd | undefined;
-    if (options.exec)
-      commandEnd = await runCommand(options.exec, clientCommandEnv(info), options.signal);
-    else if (options.serveMs !== undefined) await delay(options.serveMs, options.signal);
-    else if (options.signal) await delay(2 ** 31 - 1, options.signal);
+    const end = await serveClient(options, info);
     await endpoint.close();
-    const refused = endpoint.refused();
-    const notes = [
-      commandEnd?.note,
-      refused > 0
-        ? `${refused} request(s) refused unexamined: body over the size limit`
-        : undefined,
-    ].filter((n): n is string => n !== undefined);
-    return {
-      baseUrl: endpoint.baseUrl,
-      exchanges: [...endpoint.exchanges()],
-      ...(notes.length > 0 ? { commandNote: notes.join('; ') } : {}),
-      ...(commandEnd?.failure !== undefined ? { commandFailure: commandEnd.failure } : {}),
-      ...(options.tls !== undefined ? { tls: true } : {}),
-    };
+    return auditContext(endpoint, end, options);
   } finally {
     await endpoint?.close();
     await service.close();
