@@ -144,9 +144,11 @@ function judgeFinding(judging: Judging, r: CheckResult, f: GradedFinding): Grade
     out.new.push(key);
     return f;
   }
+  // An expired entry is listed (and blocks) once, however many findings it still names.
+  const firstMatch = !judging.matched.has(entry);
   judging.matched.add(entry);
   if (isExpired(entry, judging.today)) {
-    if (!out.expired.some((x) => x === entry))
+    if (firstMatch)
       out.expired.push({ ...keyOf(entry), reason: entry.reason, expires: entry.expires! });
     return f;
   }
