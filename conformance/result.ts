@@ -1,5 +1,6 @@
 // What the engine hands to reporters: graded, redacted, JSON-serialisable results and the run summary.
 import type { CheckRole, Level } from './check.js';
+import type { EXIT } from './exit-code-table.js';
 
 /** A check's or finding's verdict after grading. `error`: the check threw (a defect of the run, counted as a failure). */
 export type Outcome = 'pass' | 'fail' | 'warn' | 'skip' | 'n/a' | 'error';
@@ -165,7 +166,7 @@ export interface RunSummary {
  * target stopped answering mid-run (3: its results are kept, and the undecided checks are inconclusive).
  */
 export interface RunStopped {
-  readonly exitCode: 2 | 3 | 70;
+  readonly exitCode: (typeof EXIT)['usage' | 'unreachable' | 'internal'];
   readonly reason: string;
 }
 

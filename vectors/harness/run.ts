@@ -4,6 +4,7 @@ import { AdapterProcess, type AdapterReply } from './adapter-process.js';
 import { gradeAnswer, type CaseStatus, type CompareOptions } from './compare.js';
 import { messageInput, type LoadedCase } from './load.js';
 import { STARTUP_TIMEOUT_MS } from './harness-defaults.js';
+import { EXIT } from '../../conformance/exit-code-table.js';
 
 /** After this many cases in a row without an answer the adapter is declared unresponsive and the run ends. */
 export const MAX_CONSECUTIVE_TIMEOUTS = 3;
@@ -349,15 +350,29 @@ export interface HarnessGate {
   readonly allowSkips?: boolean;
 }
 
-/** The exit codes of `vectors run`, shared with the audits (cli/io.ts EXIT). */
-export const HARNESS_EXIT = { pass: 0, fail: 1, notStarted: 3, incomplete: 4 } as const;
+/** The exit codes of `vectors run`: the audits' own (conformance/exit-code-table.ts), by what they mean here. */
+export const HARNESS_EXIT = {
+  pass: EXIT.ok,
+  fail: EXIT.failed,
+  notStarted: EXIT.unreachable,
+  incomplete: EXIT.incomplete,
+} as const;
+
+type HarnessExitCode = (typeof HARNESS_EXIT)[keyof typeof HARNESS_EXIT];
+
+const VERDICTS = {
+  [HARNESS_EXIT.pass]: 'PASS',
+  [HARNESS_EXIT.fail]: 'FAIL',
+  [HARNESS_EXIT.notStarted]: 'NOT STARTED',
+  [HARNESS_EXIT.incomplete]: 'INCOMPLETE',
+} as const satisfies Record<HarnessExitCode, string>;
 
 /**
  * 3 when the implementation never started; 1 when a case failed or the run stopped early; otherwise, when a case was
  * skipped or inexpressible, 1 with `failOnSkip`, 0 with `allowSkips` and 4 (INCOMPLETE) by default: a run that
  * exercised only part of the set is never a pass by omission. 0 when every case passed.
  */
-export function exitCodeOf(report: HarnessReport, gate: HarnessGate = {}): 0 | 1 | 3 | 4 {
+export function exitCodeOf(report: HarnessReport, gate: HarnessGate = {}): HarnessExitCode {
   const s = report.summary;
   if (!report.started) return HARNESS_EXIT.notStarted;
   if (s.failed > 0 || s.notRun > 0) return HARNESS_EXIT.fail;
@@ -370,7 +385,6 @@ export function exitCodeOf(report: HarnessReport, gate: HarnessGate = {}): 0 | 1
 export function verdictOf(
   report: HarnessReport,
   gate: HarnessGate = {},
-): 'PASS' | 'FAIL' | 'NOT STARTED' | 'INCOMPLETE' {
-  const code = exitCodeOf(report, gate);
-  return code === 0 ? 'PASS' : code === 1 ? 'FAIL' : code === 3 ? 'NOT STARTED' : 'INCOMPLETE';
+): (typeof VERDICTS)[HarnessExitCode] {
+  return VERDICTS[exitCodeOf(report, gate)];
 }
