@@ -12,6 +12,7 @@ import { forgeryChecks } from './signature-forgeries.js';
 import { signingFaultChecks } from './signing-faults.js';
 import { transportChecks } from './transport.js';
 import { redeliveryChecks } from './webhook-redelivery.js';
+import { statusWebhookChecks } from './webhook-status-changes.js';
 import { webhookChecks } from './webhooks.js';
 
 export const serverChecks = [
@@ -24,6 +25,7 @@ export const serverChecks = [
   ...copChecks,
   ...commitCancelChecks,
   ...refundChecks,
+  ...statusWebhookChecks,
   ...webhookChecks,
   ...redeliveryChecks,
   ...paymentWebhookChecks,
