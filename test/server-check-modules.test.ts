@@ -1,6 +1,7 @@
 // Proves how the server checks are put together: each run of the checks keeps its state (the refunds it created, the
-// payments it made or lost track of) on its own context, shared by the checks of that run and by no other run; and
-// no check module is another check's library (shared actions live in modules that declare no check).
+// payments it made or lost track of) on its own context, shared by the checks of that run and by no other run; no
+// check module is another check's library (shared actions live in modules that declare no check); and no module
+// writes its own list of statuses (the spec model and src/schemas/statuses.ts hold them).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,7 @@ import {
   startRun,
   type ServerAuditContext,
 } from '../conformance/checks/server/index.js';
+import { copStatuses, paymentStatuses, payoutStatuses } from '../src/schemas/statuses.js';
 
 const SERVER_CHECKS = fileURLToPath(new URL('../conformance/checks/server/', import.meta.url));
 
@@ -112,5 +114,15 @@ describe('the server check modules', () => {
     const state =
       /^(?:export )?(?:const|let) \w+(?:: [^=]+)? = new (?:Weak(?:Map|Set)\b|(?:Map|Set)(?:<[^;]*?>)?\(\))/m;
     expect(files.filter((f) => state.test(text.get(f)!))).toEqual([]);
+  });
+
+  it('write no list of statuses of their own (one source: the spec model, src/schemas/statuses.ts)', () => {
+    const names = [...new Set([...payoutStatuses, ...copStatuses, ...paymentStatuses])].join('|');
+    // A module-level constant whose value is a list opening with two status names (a path driven is not a constant).
+    const list = new RegExp(
+      `^(?:export )?const \\w+[^=]*= \\[\\s*'(?:${names})',\\s*'(?:${names})'`,
+      'm',
+    );
+    expect(files.filter((f) => list.test(text.get(f)!))).toEqual([]);
   });
 });
