@@ -22,21 +22,24 @@ import { member, waitForMentions } from './webhook-match.js';
  * A second refund was accepted: the spec model's judge of one active refund over time (judgeActiveOverlap), fed the
  * first refund's webhooks that show it left IN_PROGRESS. The target's own clock decides: the eventTimeUtc of that
  * webhook against the second refund's createdAtUtc. `finished` says how the first had finished before the second was
- * created (the pair shows nothing); undefined both ways: the first refund has no id to follow.
+ * created (the pair shows nothing); undefined both ways: the first refund has no id to follow. `at`: when each
+ * refund's answer arrived.
  */
 export async function judgeOverlap(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   paymentId: string,
-  firstRefund: Record<string, unknown>,
+  first: { readonly refund: Record<string, unknown>; readonly at: number },
   ex: RecordedExchange,
+  secondAt: number,
 ): Promise<{ judgement?: Judgement; finished?: string }> {
-  const id = firstRefund['refundPaymentId'];
+  const id = first.refund['refundPaymentId'];
   if (typeof id !== 'string') return {};
   const second = jsonObject(ex);
   const amount = toDecimal(PARTIAL_REFUND_AMOUNT);
-  const earlier = { refundId: id, amount, createdAt: Date.now() };
-  const later = { refundId: String(second?.['refundPaymentId']), amount, createdAt: Date.now() };
+  // When each answer arrived (the model's message says how long before the second the first was accepted).
+  const earlier = { refundId: id, amount, createdAt: first.at };
+  const later = { refundId: String(second?.['refundPaymentId']), amount, createdAt: secondAt };
   const o: ActiveOverlap = {
     payment: { paymentId, amount, refunds: [earlier, later] },
     earlier,

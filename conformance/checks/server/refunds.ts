@@ -194,15 +194,24 @@ const secondWhileActive = serverCheck({
     let lastSkip: Finding[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
       const first = await createPartialRefund(ctx, env);
+      const firstAt = Date.now();
       if (first.refund === undefined || first.paymentId === undefined)
         return refundNotCreated(
           first,
           (why) => `the first refund was not created, so a second one cannot be tested: ${why}`,
         );
       const { ex, notes } = await sendRefund(ctx, env, first.paymentId, PARTIAL_REFUND_AMOUNT);
+      const secondAt = Date.now();
       if (isSuccess(ex)) noteRefund(ctx, first.paymentId, jsonObject(ex));
       const overlap = isSuccess(ex)
-        ? await judgeOverlap(ctx, env, first.paymentId, first.refund, ex)
+        ? await judgeOverlap(
+            ctx,
+            env,
+            first.paymentId,
+            { refund: first.refund, at: firstAt },
+            ex,
+            secondAt,
+          )
         : undefined;
       if (overlap?.finished === undefined) {
         return [
