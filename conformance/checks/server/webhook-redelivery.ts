@@ -4,6 +4,8 @@
 import type { CheckRunEnv, Finding } from '../../check.js';
 import { observation, pass, skip, violation } from '../../check.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
+import { expectedCreateStatus } from '../../spec-model/index.js';
+import { askedPayout } from './cop-cases.js';
 import { serverCheck, type ServerAuditContext } from './context.js';
 import {
   createSignedPayout,
@@ -26,9 +28,10 @@ interface Deliveries {
 }
 
 /**
- * Creates a payout whose first (IN_PROGRESS) webhook the listener answers `failures` times with non-200, and collects
- * the deliveries of that event. The first delivery is awaited for the webhook wait; each redelivery for the
- * redelivery wait (waits.ts) measured from the answer to the delivery before it, never from the payout's creation.
+ * Creates a payout whose first webhook (of the status it is created in) the listener answers `failures` times with
+ * non-200, and collects the deliveries of that event. The first delivery is awaited for the webhook wait; each
+ * redelivery for the redelivery wait (waits.ts) measured from the answer to the delivery before it, never from the
+ * payout's creation.
  */
 async function failedDeliveries(
   ctx: ServerAuditContext,
@@ -37,10 +40,13 @@ async function failedDeliveries(
 ): Promise<Deliveries | { problem: Finding }> {
   const listener = listenerOf(ctx);
   const reference = uniqueReference();
+  const spec = { destination: defaultDestination(ctx), reference };
+  // Without doNotCommitOnCoPMismatch the status a payout is created in does not depend on its copStatus.
+  const created = expectedCreateStatus(askedPayout('default', spec, reference), null)?.status;
   const isFirstEvent = (call: { readonly body: Uint8Array; readonly json?: unknown }): boolean => {
     const text = new TextDecoder().decode(call.body);
     const j = call.json as Record<string, unknown> | undefined;
-    return text.includes(reference) && (j?.['payoutStatus'] ?? 'IN_PROGRESS') === 'IN_PROGRESS';
+    return text.includes(reference) && (j?.['payoutStatus'] ?? created) === created;
   };
   // The first failure is a 503, the others a 400: any answer other than 200 is a failure (spec: Events).
   const withdrawn = [
@@ -49,10 +55,7 @@ async function failedDeliveries(
   ];
   const withdraw = (): void => withdrawn.forEach((w) => w());
   try {
-    const { ex } = await createSignedPayout(ctx, env, {
-      destination: defaultDestination(ctx),
-      reference,
-    });
+    const { ex } = await createSignedPayout(ctx, env, spec);
     if (!isSuccess(ex))
       return {
         problem: skip(`could not create a payout to trigger a webhook (${describeOutcome(ex)})`, {
