@@ -1,0 +1,101 @@
+// Functions a reader can hold in their head (style.md, "Functions you can hold in your head"): no function in shipped
+// code (every tracked .ts file outside test/, bench/ and scripts/, the vector builders included) is longer than
+// MAX_LINES. Functions are found by a real TypeScript parser (oxc-parser): declarations, expressions, arrows and
+// methods, nested ones counted on their own; a function's length runs from its first line to its last.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseSync } from 'oxc-parser';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './fixtures/cli.js';
+
+/** The longest a shipped function may be, in lines. */
+const MAX_LINES = 80;
+const NOT_SHIPPED = /^(?:test|bench|scripts)\/|\.d\.ts$/;
+const FUNCTION_TYPES = new Set([
+  'FunctionDeclaration',
+  'FunctionExpression',
+  'ArrowFunctionExpression',
+]);
+
+interface LongFunction {
+  readonly where: string;
+  readonly lines: number;
+}
+
+/** Every function of the source longer than `max` lines, as `file:line name`. */
+export function longFunctions(file: string, source: string, max: number): LongFunction[] {
+  const parsed = parseSync(file, source, { lang: 'ts', sourceType: 'module' });
+  if (parsed.errors.length > 0)
+    throw new Error(`${file}: ${parsed.errors.map((e) => e.message).join('; ')}`);
+  const lineStarts = [0];
+  for (let i = 0; i < source.length; i++) if (source[i] === '\n') lineStarts.push(i + 1);
+  const lineOf = (offset: number): number => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (lineStarts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+  const found: LongFunction[] = [];
+  const visit = (node: unknown, name: string): void => {
+    if (Array.isArray(node)) return node.forEach((n) => visit(n, name));
+    if (typeof node !== 'object' || node === null) return;
+    const n = node as Record<string, unknown> & { type?: string; start?: number; end?: number };
+    const id = (n['id'] ?? n['key']) as { name?: string } | undefined;
+    const named = typeof id?.name === 'string' ? id.name : name;
+    if (n.type !== undefined && FUNCTION_TYPES.has(n.type)) {
+      const first = lineOf(n.start!);
+      const lines = lineOf(n.end!) - first + 1;
+      if (lines > max) found.push({ where: `${file}:${first} ${named}`, lines });
+    }
+    for (const [key, value] of Object.entries(n)) if (key !== 'type') visit(value, named);
+  };
+  visit(parsed.program, '(anonymous)');
+  return found;
+}
+
+function shippedSources(): Array<{ file: string; source: string }> {
+  const listed = spawnSync('git', ['ls-files', '-z', '--', '*.ts'], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+  });
+  if (listed.status !== 0) throw new Error(`git ls-files failed: ${listed.stderr}`);
+  return listed.stdout
+    .split('\0')
+    .filter((file) => file !== '' && !NOT_SHIPPED.test(file))
+    .flatMap((file) => {
+      try {
+        return [{ file, source: readFileSync(join(REPO_ROOT, file), 'utf8') }];
+      } catch {
+        return []; // listed but deleted in the work tree
+      }
+    });
+}
+
+describe(`no shipped function is longer than ${MAX_LINES} lines`, () => {
+  it('finds long functions of every form, nested ones on their own', () => {
+    const body = (n: number): string =>
+      Array.from({ length: n }, (_, i) => `  f(${i});`).join('\n');
+    const source = [
+      `export function outer(): void {\n${body(3)}\n  const inner = () => {\n${body(8)}\n  };\n}`,
+      `class K {\n  method(): void {\n${body(8)}\n  }\n}`,
+      `const short = function (): void {\n${body(2)}\n};`,
+    ].join('\n');
+    expect(longFunctions('sample.ts', source, 8).map((f) => f.where)).toEqual([
+      'sample.ts:1 outer',
+      'sample.ts:5 inner',
+      'sample.ts:17 method',
+    ]);
+  });
+
+  it('every shipped .ts file', () => {
+    const files = shippedSources();
+    expect(files.length).toBeGreaterThan(100);
+    const long = files.flatMap(({ file, source }) => longFunctions(file, source, MAX_LINES));
+    expect(long.map((f) => `${f.where} (${f.lines} lines)`)).toEqual([]);
+  });
+});
