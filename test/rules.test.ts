@@ -12,6 +12,7 @@ import {
   formatDecimal,
   initialPayoutStatus,
   isOriginalPayerAccount,
+  accountDifferences,
   PAYOUT_CANCEL_STATUS_REASON,
   payoutStatuses,
   payoutWebhookStatuses,
@@ -388,5 +389,14 @@ describe('spec: Limits: a refund goes only to the original paying account', () =
     expect(isOriginalPayerAccount({ accountNumber: '11223344', sortCode: '300000' }, null)).toBe(
       false,
     );
+  });
+  it('accountDifferences names the differing parts; the holder name is not one of them', () => {
+    const original = { accountNumber: '11223344', sortCode: '30-00-00' };
+    const renamed = { name: 'SOMEONE ELSE', accountNumber: '11223344', sortCode: '300000' };
+    expect(accountDifferences(renamed, original)).toEqual([]);
+    expect(accountDifferences({ accountNumber: '11223345', sortCode: 30_00_00 }, original)).toEqual(
+      ['accountNumber', 'sortCode'],
+    );
+    expect(accountDifferences({}, original)).toEqual(['accountNumber', 'sortCode']);
   });
 });

@@ -48,7 +48,9 @@ export {
   refundRefusalStatus,
 } from './refund-eligibility.js';
 export {
+  accountDifferences,
   isOriginalPayerAccount,
   refundDestinationFromPayer,
+  type AccountPart,
   type RefundDestinationResult,
 } from './refund-destination.js';

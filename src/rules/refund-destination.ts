@@ -50,18 +50,33 @@ function sortCodeDigits(sortCode: string): string {
   return sortCode.replace(/[\s-]/g, '');
 }
 
+/** The parts of an account that identify it: the bank account, not the holder's name. */
+export type AccountPart = 'accountNumber' | 'sortCode';
+
 /**
- * True when a destination (of a refund resource or refund webhook) is the payer's original account: same account
- * number and sort code. The holder name is not compared: the bank account, not the name, identifies it.
+ * The parts in which a destination (of a Refund resource or refund webhook) differs from the original account: the
+ * account number, and the sort code compared on its digits. The holder name is not compared: the bank account, not
+ * the name, identifies it (spec: "A refund always goes to the account the money came from").
  */
+export function accountDifferences(
+  destination: { readonly accountNumber?: unknown; readonly sortCode?: unknown },
+  original: { readonly accountNumber: string; readonly sortCode: string },
+): AccountPart[] {
+  const out: AccountPart[] = [];
+  if (destination.accountNumber !== original.accountNumber) out.push('accountNumber');
+  if (
+    typeof destination.sortCode !== 'string' ||
+    sortCodeDigits(destination.sortCode) !== sortCodeDigits(original.sortCode)
+  )
+    out.push('sortCode');
+  return out;
+}
+
+/** True when a destination is the payer's original account: no part of it differs (see `accountDifferences`). */
 export function isOriginalPayerAccount(
   destination: { readonly accountNumber: string; readonly sortCode: string },
   data: PaymentRefundData | null | undefined,
 ): boolean {
   const expected = refundDestinationFromPayer(data);
-  return (
-    expected.ok &&
-    destination.accountNumber === expected.destination.accountNumber &&
-    sortCodeDigits(destination.sortCode) === sortCodeDigits(expected.destination.sortCode)
-  );
+  return expected.ok && accountDifferences(destination, expected.destination).length === 0;
 }

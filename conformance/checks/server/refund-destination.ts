@@ -3,6 +3,11 @@
 // (payments.settled[].payer) or from payconform's /sandbox/ payment view.
 import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
 import { notApplicable, pass, skip, violation } from '../../check.js';
+import {
+  accountDifferences,
+  refundDestinationFromPayer,
+} from '../../../src/rules/refund-destination.js';
+import type { PaymentRefundData } from '../../../src/schemas/types.js';
 import { NEED, serverCheck, type ServerRunContext } from './context.js';
 import { NO_PAYMENT_API, sandboxProblem, show, waitBudget } from './payment-actions.js';
 import {
@@ -15,52 +20,27 @@ import {
 import { describeOutcome, evidenceOf, isSuccess, jsonObject, sandboxCall } from './requests.js';
 import { waitForMentions, webhookEvidence, webhookKind } from './webhook-match.js';
 
+/** The payer's account as the config or the /sandbox/ payment view names it. */
 interface AccountDetails {
   readonly name: string;
   readonly accountNumber: string;
   readonly sortCode: string;
 }
 
-/** The payer from a `paymentRefundData` object (payment webhook form), or undefined when it lacks a part. */
+/** The payer from a `paymentRefundData` object (payment webhook form), by the rule the reference service refunds to. */
 function payerOf(data: unknown): AccountDetails | undefined {
-  if (typeof data !== 'object' || data === null) return undefined;
-  const d = data as Record<string, unknown>;
-  const ids = Array.isArray(d['accountIdentifications'])
-    ? (d['accountIdentifications'] as unknown[])
-    : [];
-  const number = (type: string): string | undefined => {
-    const item = ids.find(
-      (i): i is Record<string, unknown> =>
-        typeof i === 'object' && i !== null && (i as Record<string, unknown>)['type'] === type,
-    );
-    return typeof item?.['number'] === 'string' ? item['number'] : undefined;
-  };
-  const name = d['accountHolderName'];
-  const accountNumber = number('ACCOUNT_NUMBER');
-  const sortCode = number('SORT_CODE');
-  if (typeof name !== 'string' || accountNumber === undefined || sortCode === undefined)
-    return undefined;
-  return { name, accountNumber, sortCode };
+  const found = refundDestinationFromPayer(data as PaymentRefundData | null | undefined);
+  return found.ok ? found.destination : undefined;
 }
 
-/** Account numbers and sort codes compared without spaces and hyphens ("20-00-00" is 200000); names case- and space-insensitively. */
-const digits = (v: unknown): string => (typeof v === 'string' ? v.replace(/[\s-]/g, '') : show(v));
-const words = (v: unknown): string =>
-  typeof v === 'string' ? v.trim().replace(/\s+/g, ' ').toLowerCase() : show(v);
-
-/** Differences between a destination object and the payer. */
+/** The parts in which a destination object is not the payer's account (the one rule: src/rules). */
 function destinationDiff(destination: unknown, payer: AccountDetails): string[] {
   if (typeof destination !== 'object' || destination === null)
     return [`destination is ${show(destination)}`];
   const d = destination as Record<string, unknown>;
-  const out: string[] = [];
-  if (words(d['name']) !== words(payer.name))
-    out.push(`name ${show(d['name'])} (payer ${payer.name})`);
-  if (digits(d['accountNumber']) !== digits(payer.accountNumber))
-    out.push(`accountNumber ${show(d['accountNumber'])} (payer ${payer.accountNumber})`);
-  if (digits(d['sortCode']) !== digits(payer.sortCode))
-    out.push(`sortCode ${show(d['sortCode'])} (payer ${payer.sortCode})`);
-  return out;
+  return accountDifferences(d, payer).map(
+    (part) => `${part} ${show(d[part])} (payer ${payer[part]})`,
+  );
 }
 
 function judgeDestination(
