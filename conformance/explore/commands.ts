@@ -26,7 +26,10 @@ import {
 } from '../checks/server/requests.js';
 import { webhookKind } from '../checks/server/webhook-match.js';
 import { unanswered } from '../checks/no-answer.js';
+import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 import {
+  holdingCopStatuses,
+  isIn,
   money,
   observeCreatePayout,
   observePaymentMade,
@@ -41,6 +44,7 @@ import {
   type AskedPayout,
   type Judgement,
   type ModelPayment,
+  type ModelPayout,
   type RuleId,
   type SpecState,
   type Verdict,
@@ -78,6 +82,20 @@ export class NoAnswer extends Error {
   }
 }
 
+/**
+ * A step that would wait past the end of the exploring time (`Real.until`): the sequence stops there, neither a pass
+ * nor a failure (it is not shrunk, and what it did before is kept).
+ */
+export class OutOfTime extends Error {
+  override name = 'OutOfTime';
+}
+
+/**
+ * How a lane draws its waits. quick: waits under a second (lifecycles, webhooks, commits that come late); patient:
+ * also waits of `EXPLORE_DEFAULTS.patientWaitMs`, to see what a target does on its own seconds after a call.
+ */
+export type Pace = 'quick' | 'patient';
+
 /** One step as it ran: the command as printed, and the exchanges it made. */
 export interface StepRecord {
   readonly n: number;
@@ -97,6 +115,14 @@ export interface Real {
   readonly cost: { payouts: number; refunds: number; payments: number };
   /** The steps (numbers) at which each rule was judged: the requirement table shows how many exercised it. */
   readonly judged: Map<RuleId, Set<number>>;
+  /** While exploring: the end of the exploring time; a wait past it ends the sequence (OutOfTime). */
+  readonly until?: number;
+}
+
+/** Lets `ms` pass, unless that would run past the exploring time (then the sequence ends: OutOfTime). */
+async function pause(real: Real, ms: number): Promise<void> {
+  if (real.until !== undefined && Date.now() + ms > real.until) throw new OutOfTime();
+  await sleep(ms, undefined, { signal: real.env.signal }).catch(() => undefined);
 }
 
 function step(real: Real, command: string): StepRecord {
@@ -199,6 +225,21 @@ export class CreatePayout implements fc.AsyncCommand<ExplorerModel, Real> {
   }
 }
 
+/** Commit or cancel of payout `p`: looks at the webhooks first (what came while it waited is judged on the state before). */
+async function payoutActionStep(
+  model: ExplorerModel,
+  real: Real,
+  p: ModelPayout,
+  action: 'commit' | 'cancel',
+  label: string,
+): Promise<void> {
+  const s = step(real, `${label} → payout ${p.payoutId} (${p.state})`);
+  absorbWebhooks(model, real, s);
+  const ex = await sendApp(real, s, payoutActionRequest(real.ctx, p.payoutId, action));
+  take(real, s, observePayoutAction(model, p, action, answerOf(ex), Date.now()), [ex]);
+  absorbWebhooks(model, real, s);
+}
+
 /**
  * Commit or cancel of a payout: the `index`-th (modulo) of the payouts held in AWAITING_COMMIT when `held` and there
  * are any, else of all the payouts made, in whatever state they are.
@@ -213,20 +254,39 @@ export class PayoutAction implements fc.AsyncCommand<ExplorerModel, Real> {
   ) {}
   check = (model: Readonly<ExplorerModel>): boolean => model.payouts.length > 0;
   async run(model: ExplorerModel, real: Real): Promise<void> {
-    if (this.afterMs > 0)
-      await sleep(this.afterMs, undefined, { signal: real.env.signal }).catch(() => undefined);
+    if (this.afterMs > 0) await pause(real, this.afterMs);
     const holding = model.payouts.filter((x) => x.state === 'AWAITING_COMMIT');
     const from = this.held && holding.length > 0 ? holding : model.payouts;
     const p = from[this.index % from.length]!;
-    const s = step(real, `${this.toString()} → payout ${p.payoutId} (${p.state})`);
-    absorbWebhooks(model, real, s); // what came while it waited is judged on the state before the call
-    const ex = await sendApp(real, s, payoutActionRequest(real.ctx, p.payoutId, this.action));
-    take(real, s, observePayoutAction(model, p, this.action, answerOf(ex), Date.now()), [ex]);
-    absorbWebhooks(model, real, s);
+    await payoutActionStep(model, real, p, this.action, this.toString());
   }
   toString(): string {
     const when = this.afterMs > 0 ? ` after ${this.afterMs} ms` : '';
     return `${this.action}(${this.held ? 'held ' : ''}payout #${this.index}${when})`;
+  }
+}
+
+/**
+ * A patient lane's payout: created (mostly held), then, `gapMs` later, committed, cancelled or left alone; what must
+ * not happen to it after that (a hold that lapses, a webhook nothing caused) shows while the lane watches it.
+ */
+export class HeldPayout implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(
+    private readonly create: CreatePayout,
+    private readonly then: 'commit' | 'cancel' | 'nothing',
+    private readonly gapMs: number,
+  ) {}
+  check = (): boolean => true;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    const made = model.payouts.length;
+    await this.create.run(model, real);
+    const p = model.payouts[made];
+    if (p === undefined || this.then === 'nothing') return;
+    await pause(real, this.gapMs);
+    await payoutActionStep(model, real, p, this.then, `${this.then} of it ${this.gapMs} ms later`);
+  }
+  toString(): string {
+    return `${this.create}, then ${this.then === 'nothing' ? 'left alone' : `${this.then} ${this.gapMs} ms later`}`;
   }
 }
 
@@ -235,8 +295,8 @@ export class Wait implements fc.AsyncCommand<ExplorerModel, Real> {
   constructor(private readonly ms: number) {}
   check = (): boolean => true;
   async run(model: ExplorerModel, real: Real): Promise<void> {
+    await pause(real, this.ms);
     const s = step(real, this.toString());
-    await sleep(this.ms, undefined, { signal: real.env.signal }).catch(() => undefined);
     absorbWebhooks(model, real, s);
   }
   toString(): string {
@@ -302,21 +362,32 @@ function sendRefund(real: Real, s: StepRecord, payment: ModelPayment, amount: De
   return sendApp(real, s, refundRequest(real.ctx, payment.paymentId, money(amount)));
 }
 
+/** One refund of the `index`-th payment (modulo), of `size`: looks at the webhooks first (what finished counts). */
+async function refundStep(
+  model: ExplorerModel,
+  real: Real,
+  index: number,
+  size: RefundSize,
+  label: string,
+): Promise<void> {
+  const payment = model.payments[index % model.payments.length]!;
+  const amount = refundAmount(payment, size);
+  const s = step(real, `${label} → ${money(amount)} of payment ${payment.paymentId}`);
+  absorbWebhooks(model, real, s);
+  const ex = await sendRefund(real, s, payment, amount);
+  if (isSuccess(ex)) real.cost.refunds++;
+  take(real, s, observeRefund(model, payment, amount, answerOf(ex), Date.now()), [ex]);
+  absorbWebhooks(model, real, s);
+}
+
 export class Refund implements fc.AsyncCommand<ExplorerModel, Real> {
   constructor(
     private readonly index: number,
     private readonly size: RefundSize,
   ) {}
   check = (model: Readonly<ExplorerModel>): boolean => model.payments.length > 0;
-  async run(model: ExplorerModel, real: Real): Promise<void> {
-    const payment = model.payments[this.index % model.payments.length]!;
-    const amount = refundAmount(payment, this.size);
-    const s = step(real, `${this.toString()} → ${money(amount)} of payment ${payment.paymentId}`);
-    absorbWebhooks(model, real, s); // what finished before the request counts
-    const ex = await sendRefund(real, s, payment, amount);
-    if (isSuccess(ex)) real.cost.refunds++;
-    take(real, s, observeRefund(model, payment, amount, answerOf(ex), Date.now()), [ex]);
-    absorbWebhooks(model, real, s);
+  run(model: ExplorerModel, real: Real): Promise<void> {
+    return refundStep(model, real, this.index, this.size, this.toString());
   }
   toString(): string {
     return `refund(payment #${this.index}, ${sizeText(this.size)})`;
@@ -351,6 +422,28 @@ export class RefundPair implements fc.AsyncCommand<ExplorerModel, Real> {
   }
   toString(): string {
     return `refundPairAtOnce(payment #${this.index}, ${sizeText(this.a)} and ${sizeText(this.b)})`;
+  }
+}
+
+/**
+ * Two refunds of one payment, the second `gapMs` after the first was answered (a patient lane's command): one active
+ * refund per payment holds however long ago the first was created.
+ */
+export class RefundTwice implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(
+    private readonly index: number,
+    private readonly a: RefundSize,
+    private readonly b: RefundSize,
+    private readonly gapMs: number,
+  ) {}
+  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length > 0;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    await refundStep(model, real, this.index, this.a, `${this} (first)`);
+    await pause(real, this.gapMs);
+    await refundStep(model, real, this.index, this.b, `${this} (second)`);
+  }
+  toString(): string {
+    return `refundTwice(payment #${this.index}, ${sizeText(this.a)}, then ${sizeText(this.b)} ${this.gapMs} ms later)`;
   }
 }
 
@@ -407,13 +500,12 @@ export const referenceArb: fc.Arbitrary<string> = fc
   .map((cs) => cs.join(''))
   .filter((r) => r.trim() !== '');
 
+/** A share of what is left, 1 to `most` percent. */
+const partArb = (most: number): fc.Arbitrary<RefundSize> =>
+  fc.integer({ min: 1, max: most }).map((percent) => ({ kind: 'part' as const, percent }));
+
 const refundSizeArb: fc.Arbitrary<RefundSize> = fc.oneof(
-  {
-    weight: 2,
-    arbitrary: fc
-      .integer({ min: 1, max: 100 })
-      .map((percent) => ({ kind: 'part' as const, percent })),
-  },
+  { weight: 2, arbitrary: partArb(100) },
   { weight: 1, arbitrary: fc.constant({ kind: 'rest' as const }) },
   {
     weight: 2,
@@ -443,39 +535,38 @@ export function commandSource(ctx: ServerAuditContext): CommandSource {
 /** The command arbitraries for a target: what its config and sandbox make possible. */
 export function commandArbitraries(
   source: CommandSource,
+  pace: Pace = 'quick',
 ): Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> {
-  const index = fc.nat({ max: 7 });
+  return pace === 'quick' ? quickArbitraries(source) : patientArbitraries(source);
+}
+
+const index = fc.nat({ max: 7 });
+/** Commit or cancel, of a held payout (mostly) or any, right away or `after` ms later. */
+const payoutActionArb = (
+  after: fc.Arbitrary<number>,
+  actions: ReadonlyArray<'commit' | 'cancel'> = ['commit', 'cancel'],
+) =>
+  fc
+    .tuple(fc.constantFrom(...actions), index, fc.constantFrom(true, true, false), after)
+    .map(([a, i, held, ms]) => new PayoutAction(a, i, held, ms));
+/** Later: a commit or cancel 550 to 700 ms after the step before. */
+const laterArb = fc.integer({ min: 11, max: 14 }).map((n) => n * 50);
+/** A patient lane's long waits (`EXPLORE_DEFAULTS.patientWaitMs`, in steps of 200 ms). */
+const longArb = fc
+  .integer({
+    min: EXPLORE_DEFAULTS.patientWaitMs.min / 200,
+    max: EXPLORE_DEFAULTS.patientWaitMs.max / 200,
+  })
+  .map((n) => n * 200);
+
+function quickArbitraries(
+  source: CommandSource,
+): Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> {
   // fc.commands picks uniformly among the arbitraries: payouts and their follow-ups are listed more than once, so
   // that sequences reach held payouts and their commits and cancels often (weights, not a different model).
   const arbs: Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> = [
-    fc
-      .record({
-        amount: amountArb,
-        reference: referenceArb,
-        cop: fc.constantFrom(...source.destinations),
-        dnc: fc.constantFrom<boolean | undefined>(true, true, false, undefined),
-      })
-      .map(
-        ({ amount, reference, cop, dnc }) =>
-          new CreatePayout({
-            amount,
-            reference,
-            copKey: cop[0],
-            destination: cop[1],
-            ...(dnc !== undefined ? { doNotCommitOnCoPMismatch: dnc } : {}),
-          }),
-      ),
-    fc
-      .tuple(
-        fc.constantFrom('commit' as const, 'cancel' as const),
-        index,
-        fc.constantFrom(true, true, false),
-        fc.oneof(
-          fc.constant(0),
-          fc.integer({ min: 11, max: 14 }).map((n) => n * 50),
-        ),
-      )
-      .map(([a, i, held, after]) => new PayoutAction(a, i, held, after)),
+    createPayoutArb(source),
+    payoutActionArb(fc.oneof(fc.constant(0), laterArb)),
     fc
       .oneof(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 11, max: 16 }))
       .map((n) => new Wait(n * 50)),
@@ -494,4 +585,74 @@ export function commandArbitraries(
   }
   if (source.unsettledPayments > 0) arbs.push(index.map((i) => new RefundUnsettled(i)));
   return arbs;
+}
+
+/**
+ * A patient lane's commands: payouts, commits and cancels (right away, later, or seconds later), long waits, and
+ * refunds of its payment (`patientPrefix`) one at a time or two seconds apart: what a target does on its own seconds
+ * after a call shows there.
+ */
+function patientArbitraries(
+  source: CommandSource,
+): Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> {
+  const create = createPayoutArb(source, true);
+  const action = payoutActionArb(fc.oneof(fc.constant(0), laterArb, longArb));
+  const held = fc
+    .tuple(
+      create,
+      fc.constantFrom('commit' as const, 'cancel' as const, 'cancel' as const, 'nothing' as const),
+      fc.oneof(fc.constant(0), laterArb, longArb),
+    )
+    .map(([c, then, gap]) => new HeldPayout(c, then, gap));
+  const longWait = longArb.map((ms) => new Wait(ms));
+  const arbs: Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> = [
+    held,
+    held,
+    create,
+    action,
+    longWait,
+  ];
+  if (source.sandbox) {
+    const one = fc.tuple(index, refundSizeArb).map(([i, size]) => new Refund(i, size));
+    const twice = fc
+      .tuple(index, partArb(50), partArb(100), longArb)
+      .map(([i, a, b, gap]) => new RefundTwice(i, a, b, gap));
+    arbs.push(one, twice, twice);
+  }
+  if (source.unsettledPayments > 0) arbs.push(index.map((i) => new RefundUnsettled(i)));
+  return arbs;
+}
+
+/** What a patient lane's sequence starts with: a settled payment to refund, where the target offers /sandbox/. */
+export function patientPrefix(source: CommandSource): Array<fc.AsyncCommand<ExplorerModel, Real>> {
+  return source.sandbox ? [new CreatePayment('1000.00')] : [];
+}
+
+/** Create payout: any amount and reference, any configured CoP destination, the flag true (often), false or left out. */
+function createPayoutArb(source: CommandSource, holding = false): fc.Arbitrary<CreatePayout> {
+  // Holding (a patient lane): mostly a destination whose CoP result holds, with the flag true, so that held and
+  // cancelled payouts are there to watch.
+  const holds = source.destinations.filter(([key]) => isIn(holdingCopStatuses, key));
+  const cop =
+    holding && holds.length > 0
+      ? fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom(...holds) },
+          { weight: 1, arbitrary: fc.constantFrom(...source.destinations) },
+        )
+      : fc.constantFrom(...source.destinations);
+  const flags: Array<boolean | undefined> = holding
+    ? [true, true, true, undefined]
+    : [true, true, false, undefined];
+  return fc
+    .record({ amount: amountArb, reference: referenceArb, cop, dnc: fc.constantFrom(...flags) })
+    .map(
+      ({ amount, reference, cop, dnc }) =>
+        new CreatePayout({
+          amount,
+          reference,
+          copKey: cop[0],
+          destination: cop[1],
+          ...(dnc !== undefined ? { doNotCommitOnCoPMismatch: dnc } : {}),
+        }),
+    );
 }

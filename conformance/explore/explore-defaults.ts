@@ -13,4 +13,12 @@ export const EXPLORE_DEFAULTS = {
   lostAfter: 3,
   /** Sequences run side by side (see `ExploreSettings.lanes`). */
   lanes: 3,
+  /**
+   * Patient lanes beside the quick ones (see `ExploreSettings.patientLanes`): their sequences draw waits of
+   * `patientWaitMs` (ms), so what a target does on its own 1.5 to 3.5 s after a call (a hold that lapses, a webhook
+   * nothing caused, a refund that stops counting as active) is seen; at most `patientMaxCommands` steps each.
+   */
+  patientLanes: 3,
+  patientWaitMs: { min: 1_600, max: 3_600 },
+  patientMaxCommands: 4,
 } as const;

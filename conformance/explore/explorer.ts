@@ -1,8 +1,7 @@
 // `audit server --explore`: model-based exploration of a live target with fast-check (fc.commands + asyncModelRun).
 // Draws sequences of payouts, commits, cancels, waits, sandbox payments and refunds, judges every answer and webhook
-// by the model (model.ts), and shrinks a failing sequence to the shortest one that still fails, which it reports
+// by the spec model (conformance/spec-model), and shrinks a failing sequence to the shortest one that still fails, which it reports
 // with the seed, the numbered steps and one token that replays exactly that sequence (signing afresh).
-import fc from 'fast-check';
 import {
   inconclusive,
   observation,
@@ -14,17 +13,15 @@ import {
 import type { ServerAuditContext, ServerCheck } from '../checks/server/context.js';
 import { NEED, serverCheck } from '../checks/server/context.js';
 import { describeOutcome } from '../checks/server/requests.js';
+import type { ModelViolation, StepRecord } from './commands.js';
+import { ruleText, SPEC_RULE_IDS } from '../spec-model/index.js';
 import {
-  absorbWebhooks,
-  commandArbitraries,
-  commandSource,
-  ModelViolation,
-  NoAnswer,
-  type ExplorerModel,
-  type Real,
-  type StepRecord,
-} from './commands.js';
-import { createSpecState, pendingUntil, ruleText, SPEC_RULE_IDS } from '../spec-model/index.js';
+  exploreLane,
+  parseReplayToken,
+  type LaneShared,
+  type LaneSpec,
+  type ReplayToken,
+} from './lane.js';
 import { currentExchangeLog } from '../exchange-log.js';
 import { EXPLORE_CHECK_ID, STEPS_JUDGED } from './check-id.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
@@ -51,16 +48,21 @@ export interface ExploreSettings {
    * first failure stops the other lanes, and is shrunk alone. A replay runs one lane.
    */
   readonly lanes?: number;
+  /**
+   * Patient lanes beside them (default `EXPLORE_DEFAULTS.patientLanes`), drawing the long waits
+   * (`EXPLORE_DEFAULTS.patientWaitMs`) that show what a target does seconds after a call.
+   */
+  readonly patientLanes?: number;
 }
 
 // The defaults live in an import-free module so that `--help` shows them without loading the explorer.
-export { EXPLORE_DEFAULTS };
+export { EXPLORE_DEFAULTS, parseReplayToken };
 
 export interface ExploreFailure {
   readonly violation: ModelViolation;
   readonly steps: readonly StepRecord[];
   readonly seed: number;
-  /** Replays exactly the shrunk sequence: `SEED~PATH~REPLAYPATH`. */
+  /** Replays exactly the shrunk sequence: `SEED~PATH~REPLAYPATH` (`~patient` after it from a patient lane). */
   readonly token: string;
 }
 
@@ -84,45 +86,6 @@ export interface ExploreOutcome {
   readonly error?: string;
 }
 
-export function parseReplayToken(
-  token: string,
-): { seed: number; path: string; replayPath: string } | undefined {
-  const m = /^(\d+)~([0-9:]+)~([A-Za-z0-9+/=_:-]*)$/.exec(token);
-  if (m === null) return undefined;
-  return { seed: Number(m[1]), path: m[2]!, replayPath: m[3]! };
-}
-
-/**
- * Waits (bounded by the latest deadline the model holds: a webhook due, an overlapping refund's grace) for what the
- * model still expects, judging each webhook as it comes; then judges everything left.
- */
-async function settle(model: ExplorerModel, real: Real): Promise<void> {
-  const s: StepRecord = {
-    n: real.steps.length + 1,
-    command: 'end of sequence: wait for the webhooks due',
-    exchanges: [],
-  };
-  real.steps.push(s);
-  const last = pendingUntil(model);
-  if (last !== undefined && real.ctx.webhooks !== undefined) {
-    let broken: unknown;
-    await real.ctx.webhooks.waitFor(
-      () => {
-        try {
-          absorbWebhooks(model, real, s);
-        } catch (error) {
-          broken = error; // thrown after the wait (a predicate must not throw)
-          return true;
-        }
-        return pendingUntil(model) === undefined;
-      },
-      { timeoutMs: Math.max(0, last - Date.now()) + 50, signal: real.env.signal },
-    );
-    if (broken !== undefined) throw broken;
-  }
-  absorbWebhooks(model, real, s);
-}
-
 /** Explores the target; never throws (an internal error is returned as `error`). */
 export async function explore(
   ctx: ServerAuditContext,
@@ -131,19 +94,29 @@ export async function explore(
 ): Promise<ExploreOutcome> {
   const replay = settings.replay !== undefined ? parseReplayToken(settings.replay) : undefined;
   const seed = replay?.seed ?? settings.seed ?? (Math.random() * 2 ** 31) | 0;
-  const lanes = replay !== undefined ? 1 : Math.max(1, settings.lanes ?? EXPLORE_DEFAULTS.lanes);
-  const shared: Lanes = { stop: false };
+  const shared: LaneShared = { stop: false };
   const outcomes = await Promise.all(
-    Array.from({ length: lanes }, (_, i) =>
-      exploreLane(ctx, env, settings, (seed + i) % 2 ** 31, shared),
-    ),
+    lanesOf(seed, settings, replay).map((spec) => exploreLane(ctx, env, settings, spec, shared)),
   );
   return mergeLanes(seed, outcomes);
 }
 
-/** What the lanes of one exploration share: set when one found a failure (the others stop, it shrinks alone). */
-interface Lanes {
-  stop: boolean;
+/**
+ * The lanes of an exploration: `lanes` quick ones from seed, seed + 1, ..., then `patientLanes` patient ones after
+ * them; a replay runs one lane, at the pace its token names.
+ */
+function lanesOf(
+  seed: number,
+  settings: ExploreSettings,
+  replay: ReplayToken | undefined,
+): LaneSpec[] {
+  if (replay !== undefined) return [{ seed: replay.seed, pace: replay.pace, replay }];
+  const quick = Math.max(1, settings.lanes ?? EXPLORE_DEFAULTS.lanes);
+  const patient = Math.max(0, settings.patientLanes ?? EXPLORE_DEFAULTS.patientLanes);
+  return Array.from({ length: quick + patient }, (_, i) => ({
+    seed: (seed + i) % 2 ** 31,
+    pace: i < quick ? ('quick' as const) : ('patient' as const),
+  }));
 }
 
 /** The lanes' outcomes as one: sums, the first failure (by lane), the first error, lost when any lane lost it. */
@@ -177,128 +150,6 @@ function mergeLanes(seed: number, outcomes: readonly ExploreOutcome[]): ExploreO
     ...(lost !== undefined ? { lost } : {}),
     ...(failure !== undefined ? { failure } : {}),
     ...(error !== undefined ? { error } : {}),
-  };
-}
-
-/** One lane: fast-check's model run from `seed`, until the time is spent, a failure is shrunk or the target is lost. */
-async function exploreLane(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-  settings: ExploreSettings,
-  seed: number,
-  shared: Lanes,
-): Promise<ExploreOutcome> {
-  const started = Date.now();
-  const replay = settings.replay !== undefined ? parseReplayToken(settings.replay) : undefined;
-  const exploreUntil = started + settings.seconds * 1000;
-  const totals = {
-    runs: 0,
-    steps: 0,
-    cost: { payouts: 0, refunds: 0, payments: 0 },
-    judged: {} as Record<string, number>,
-  };
-  const observations = new Set<string>();
-  let failing: { violation: ModelViolation; steps: StepRecord[] } | undefined;
-  let shrinking = false;
-  const silence = { sequences: 0, inARow: 0, first: undefined as string | undefined };
-  let lost: string | undefined;
-
-  const arbs = commandArbitraries(commandSource(ctx));
-  const property = fc.asyncProperty(
-    fc.commands(arbs, {
-      maxCommands: settings.maxCommands ?? EXPLORE_DEFAULTS.maxCommands,
-      size: 'max',
-      ...(replay !== undefined ? { replayPath: replay.replayPath } : {}),
-    }),
-    async (cmds) => {
-      // Past the exploring time, only the shrinking of a failure still acts on the target.
-      if (!shrinking && replay === undefined && (Date.now() > exploreUntil || shared.stop)) return;
-      if (env.signal.aborted || lost !== undefined) return;
-      const model = createSpecState({ webhookWaitMs: ctx.webhookWaitMs });
-      const real: Real = {
-        ctx,
-        env,
-        steps: [],
-        cursor: Math.max(0, ...(ctx.webhooks?.received().map((w) => w.seq) ?? [0])),
-        observations: [],
-        cost: { payouts: 0, refunds: 0, payments: 0 },
-        judged: new Map(),
-      };
-      let noAnswer = false;
-      try {
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
-        await settle(model, real);
-        silence.inARow = 0;
-      } catch (error) {
-        if (error instanceof NoAnswer) {
-          // Inconclusive: the sequence ends here and counts as neither a pass nor a failure (returning, fast-check
-          // treats it as not failing, so an outage is never shrunk into a "shortest failure").
-          silence.sequences++;
-          silence.inARow++;
-          silence.first ??= error.message;
-          noAnswer = true;
-          if (silence.inARow >= EXPLORE_DEFAULTS.lostAfter)
-            lost = `${silence.inARow} sequences in a row got no complete answer (the last: ${error.message})`;
-          return;
-        }
-        if (error instanceof ModelViolation) {
-          if (!shrinking && shared.stop) return; // another lane found one first: it shrinks alone
-          shrinking = true;
-          shared.stop = true;
-          failing = { violation: error, steps: real.steps };
-        }
-        throw error;
-      } finally {
-        totals.runs++;
-        if (!noAnswer) {
-          totals.steps += real.steps.length; // steps judged (an unanswered sequence is not)
-          for (const [rule, steps] of real.judged)
-            totals.judged[rule] = (totals.judged[rule] ?? 0) + steps.size;
-        }
-        totals.cost.payouts += real.cost.payouts;
-        totals.cost.refunds += real.cost.refunds;
-        totals.cost.payments += real.cost.payments;
-        for (const o of real.observations) if (observations.size < 20) observations.add(o);
-        settings.progress?.(
-          `explore: run ${totals.runs}, ${real.steps.length} steps${shrinking ? ' (shrinking a failure)' : ''}`,
-        );
-      }
-    },
-  );
-  const shrinkMs = (settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds) * 1000;
-  const details = await fc.check(property, {
-    seed,
-    numRuns: replay !== undefined ? 1 : settings.runs,
-    ...(replay !== undefined ? { path: replay.path } : {}),
-    interruptAfterTimeLimit: settings.seconds * 1000 + shrinkMs,
-    markInterruptAsFailure: false,
-  });
-  const base = {
-    seed,
-    runs: totals.runs,
-    steps: totals.steps,
-    elapsedMs: Date.now() - started,
-    cost: totals.cost,
-    observations: [...observations],
-    unanswered: silence.sequences,
-    judged: totals.judged,
-    ...(silence.first !== undefined ? { firstUnanswered: silence.first } : {}),
-    ...(lost !== undefined ? { lost } : {}),
-  };
-  // Interrupted at the time limit before a run finished, fast-check reports a failure without an error: none.
-  const cutShort = details.interrupted && failing === undefined && details.errorInstance == null;
-  if (!details.failed || cutShort) return base;
-  if (failing === undefined || !(details.errorInstance instanceof ModelViolation))
-    return { ...base, error: `the exploration stopped: ${String(details.errorInstance)}` };
-  const replayPath = /replayPath="([^"]*)"/.exec(String(details.counterexample?.[0]))?.[1] ?? '';
-  return {
-    ...base,
-    failure: {
-      violation: details.errorInstance,
-      steps: failing.steps,
-      seed,
-      token: `${seed}~${details.counterexamplePath}~${replayPath}`,
-    },
   };
 }
 

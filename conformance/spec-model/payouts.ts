@@ -212,6 +212,7 @@ export function observePayoutAction(
   const wrong = judgeActionAnswer(p, action, answer);
   judge(v, wrong?.requirement ?? row.rule, wrong);
   p.state = row.known;
+  p.movedAt = now;
   expectWebhook(state, 'payout', p.payoutId, row.to, `${action} of a held payout`, now);
   return v;
 }

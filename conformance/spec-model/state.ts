@@ -30,6 +30,8 @@ export interface ModelPayout {
   readonly copStatus: unknown;
   /** When the create answer arrived (ms). */
   readonly createdAt: number;
+  /** When the answer of the call that last moved it (commit or cancel) arrived (ms). */
+  movedAt?: number;
 }
 
 export interface ModelRefund {
