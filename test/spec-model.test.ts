@@ -254,41 +254,41 @@ describe('spec model: Events, what a payout webhook carries and when one may com
   });
 });
 
-describe('spec model: Limits, refunds', () => {
-  const payment = (): ModelPayment => ({
-    paymentId: 'pay1',
-    amount: toDecimal('100.00'),
-    refunds: [],
-  });
-  const refundBody = (id: string, amount: string): Record<string, unknown> => ({
-    refundPaymentId: id,
+const payment = (): ModelPayment => ({
+  paymentId: 'pay1',
+  amount: toDecimal('100.00'),
+  refunds: [],
+});
+const refundBody = (id: string, amount: string): Record<string, unknown> => ({
+  refundPaymentId: id,
+  refundedPaymentId: 'pay1',
+  status: 'IN_PROGRESS',
+  refundRequestDetails: { amount, reference: 'R' },
+});
+const refundHook = (
+  refundId: string,
+  refundStatus: string,
+  refundAmount: number,
+  eventTimeUtc?: string,
+) => ({
+  kind: 'refund' as const,
+  body: {
+    ...(eventTimeUtc !== undefined ? { eventTimeUtc } : {}),
+    refundId,
+    refundStatus,
+    refundAmount,
     refundedPaymentId: 'pay1',
-    status: 'IN_PROGRESS',
-    refundRequestDetails: { amount, reference: 'R' },
-  });
-  const refundHook = (
-    refundId: string,
-    refundStatus: string,
-    refundAmount: number,
-    eventTimeUtc?: string,
-  ) => ({
-    kind: 'refund' as const,
-    body: {
-      ...(eventTimeUtc !== undefined ? { eventTimeUtc } : {}),
-      refundId,
-      refundStatus,
-      refundAmount,
-      refundedPaymentId: 'pay1',
-      refundedPaymentAmount: 100,
-      refundReference: 'R',
-    },
-  });
-  const withPayment = (): SpecState => {
-    const state = fresh();
-    observePaymentMade(state, '100.00', ok({ paymentId: 'pay1', amount: '100.00' }));
-    return state;
-  };
+    refundedPaymentAmount: 100,
+    refundReference: 'R',
+  },
+});
+const withPayment = (): SpecState => {
+  const state = fresh();
+  observePaymentMade(state, '100.00', ok({ paymentId: 'pay1', amount: '100.00' }));
+  return state;
+};
 
+describe('spec model: Limits, refunds', () => {
   it('the total cap: accepted beyond what is left fails; a refusal within it after all finished fails', () => {
     const p = payment();
     p.refunds.push({ refundId: 'r1', amount: toDecimal('60'), createdAt: 0, status: 'PROCESSED' });
@@ -352,69 +352,69 @@ describe('spec model: Limits, refunds', () => {
       'WEBHOOK-REFUND-PAYLOAD',
     );
   });
+});
 
-  describe('one active refund, judged over time', () => {
-    const twoRefunds = (secondAt: number, createdAtUtc?: string): SpecState => {
+describe('spec model: Limits, one active refund, judged over time', () => {
+  const twoRefunds = (secondAt: number, createdAtUtc?: string): SpecState => {
+    const state = withPayment();
+    const pay = state.payments[0]!;
+    expect(
+      observeRefund(state, pay, toDecimal('1'), ok(refundBody('r1', '1.00')), 0).judgements,
+    ).toEqual([]);
+    observeWebhooks(state, [refundHook('r1', 'IN_PROGRESS', 1)]);
+    expect(
+      observeRefund(
+        state,
+        pay,
+        toDecimal('2'),
+        ok({ ...refundBody('r2', '2.00'), ...(createdAtUtc ? { createdAtUtc } : {}) }),
+        secondAt,
+      ).judgements,
+    ).toEqual([]);
+    observeWebhooks(state, [refundHook('r2', 'IN_PROGRESS', 2)]);
+    return state;
+  };
+  it('a refund accepted while the earlier one showed no finish, however long ago, fails once the wait is over', () => {
+    const state = twoRefunds(60_000);
+    expect(overdue(state, 60_999)).toBeUndefined();
+    const j = overdue(state, 61_000);
+    expect(j?.requirement).toBe('REFUND-ONE-ACTIVE');
+    expect(j?.message).toContain('60000 ms before');
+  });
+  it('the earlier refund shown finished before the later was created (its webhook on its way) passes, whatever status', () => {
+    for (const status of [...finishedRefundStatuses, 'HELD']) {
+      const state = twoRefunds(10, '2026-01-01T10:00:01.500');
+      observeWebhooks(state, [refundHook('r1', status, 1, '2026-01-01T10:00:01.400Z')]);
+      expect(overdue(state, 99_999), status).toBeUndefined();
+    }
+  });
+  it("a timestamp the model cannot read settles in the target's favour (unsure: no failure)", () => {
+    for (const [created, event] of [
+      [undefined, '2026-01-01T10:00:09.000Z'],
+      ['2026-01-01T10:00:01.500', 'yesterday'],
+    ] as const) {
+      const state = twoRefunds(10, created);
+      observeWebhooks(state, [refundHook('r1', 'PROCESSED', 1, event)]);
+      expect(overdue(state, 99_999)).toBeUndefined();
+    }
+  });
+  it('the earlier refund announced leaving IN_PROGRESS after the later was created fails at once', () => {
+    const state = twoRefunds(1_600, '2026-01-01T10:00:01.600');
+    observeWebhooks(state, [refundHook('r1', 'PROCESSED', 1, '2026-01-01T10:00:02.500Z')]);
+    const j = overdue(state, 1_700);
+    expect(j?.requirement).toBe('REFUND-ONE-ACTIVE');
+    expect(j?.message).toContain('2026-01-01T10:00:02.500Z');
+  });
+  it('no overlap once the earlier refund is known finished, or HELD (whether HELD has finished is not shown)', () => {
+    for (const status of [...finishedRefundStatuses, 'HELD']) {
       const state = withPayment();
       const pay = state.payments[0]!;
-      expect(
-        observeRefund(state, pay, toDecimal('1'), ok(refundBody('r1', '1.00')), 0).judgements,
-      ).toEqual([]);
-      observeWebhooks(state, [refundHook('r1', 'IN_PROGRESS', 1)]);
-      expect(
-        observeRefund(
-          state,
-          pay,
-          toDecimal('2'),
-          ok({ ...refundBody('r2', '2.00'), ...(createdAtUtc ? { createdAtUtc } : {}) }),
-          secondAt,
-        ).judgements,
-      ).toEqual([]);
+      observeRefund(state, pay, toDecimal('1'), ok(refundBody('r1', '1.00')), 0);
+      observeWebhooks(state, [refundHook('r1', 'IN_PROGRESS', 1), refundHook('r1', status, 1)]);
+      observeRefund(state, pay, toDecimal('2'), ok(refundBody('r2', '2.00')), 10);
       observeWebhooks(state, [refundHook('r2', 'IN_PROGRESS', 2)]);
-      return state;
-    };
-    it('a refund accepted while the earlier one showed no finish, however long ago, fails once the wait is over', () => {
-      const state = twoRefunds(60_000);
-      expect(overdue(state, 60_999)).toBeUndefined();
-      const j = overdue(state, 61_000);
-      expect(j?.requirement).toBe('REFUND-ONE-ACTIVE');
-      expect(j?.message).toContain('60000 ms before');
-    });
-    it('the earlier refund shown finished before the later was created (its webhook on its way) passes, whatever status', () => {
-      for (const status of [...finishedRefundStatuses, 'HELD']) {
-        const state = twoRefunds(10, '2026-01-01T10:00:01.500');
-        observeWebhooks(state, [refundHook('r1', status, 1, '2026-01-01T10:00:01.400Z')]);
-        expect(overdue(state, 99_999), status).toBeUndefined();
-      }
-    });
-    it("a timestamp the model cannot read settles in the target's favour (unsure: no failure)", () => {
-      for (const [created, event] of [
-        [undefined, '2026-01-01T10:00:09.000Z'],
-        ['2026-01-01T10:00:01.500', 'yesterday'],
-      ] as const) {
-        const state = twoRefunds(10, created);
-        observeWebhooks(state, [refundHook('r1', 'PROCESSED', 1, event)]);
-        expect(overdue(state, 99_999)).toBeUndefined();
-      }
-    });
-    it('the earlier refund announced leaving IN_PROGRESS after the later was created fails at once', () => {
-      const state = twoRefunds(1_600, '2026-01-01T10:00:01.600');
-      observeWebhooks(state, [refundHook('r1', 'PROCESSED', 1, '2026-01-01T10:00:02.500Z')]);
-      const j = overdue(state, 1_700);
-      expect(j?.requirement).toBe('REFUND-ONE-ACTIVE');
-      expect(j?.message).toContain('2026-01-01T10:00:02.500Z');
-    });
-    it('no overlap once the earlier refund is known finished, or HELD (whether HELD has finished is not shown)', () => {
-      for (const status of [...finishedRefundStatuses, 'HELD']) {
-        const state = withPayment();
-        const pay = state.payments[0]!;
-        observeRefund(state, pay, toDecimal('1'), ok(refundBody('r1', '1.00')), 0);
-        observeWebhooks(state, [refundHook('r1', 'IN_PROGRESS', 1), refundHook('r1', status, 1)]);
-        observeRefund(state, pay, toDecimal('2'), ok(refundBody('r2', '2.00')), 10);
-        observeWebhooks(state, [refundHook('r2', 'IN_PROGRESS', 2)]);
-        expect(state.overlaps, status).toEqual([]);
-        expect(overdue(state, 99_999), status).toBeUndefined();
-      }
-    });
+      expect(state.overlaps, status).toEqual([]);
+      expect(overdue(state, 99_999), status).toBeUndefined();
+    }
   });
 });

@@ -202,6 +202,64 @@ function notEnough(outcome: ExploreOutcome, settings: ExploreSettings, summary: 
   ];
 }
 
+/** What an exploration found, as the check's findings: the verdict first, then what it recorded. */
+function findingsOf(
+  ctx: ServerAuditContext,
+  settings: ExploreSettings,
+  outcome: ExploreOutcome,
+): Finding[] {
+  const summary = `seed ${outcome.seed}: ${outcome.runs} sequences, ${outcome.steps} steps in ${(outcome.elapsedMs / 1000).toFixed(1)} s; created ${outcome.cost.payouts} payouts, ${outcome.cost.refunds} refunds, ${outcome.cost.payments} sandbox payments`;
+  const seen = outcome.observations.map((o) =>
+    observation(`where the spec leaves the answer open: ${o}`),
+  );
+  const silent =
+    outcome.unanswered > 0
+      ? [
+          observation(
+            `${outcome.unanswered} sequence(s) ended at a step without a complete answer, inconclusive and not judged (the first: ${outcome.firstUnanswered ?? 'unknown'})`,
+          ),
+        ]
+      : [];
+  if (outcome.error !== undefined)
+    return [...seen, ...silent, inconclusive(`${outcome.error} (${summary})`)];
+  // An outage is no evidence: whatever the exploration found while the target was going away is undecided.
+  if (outcome.lost !== undefined)
+    return [
+      inconclusive(
+        `the target stopped answering: ${outcome.lost}; the exploration stopped${outcome.failure !== undefined ? `, and what it was shrinking (${outcome.failure.violation.judgement.requirement}) is undecided` : ''} (${summary})`,
+      ),
+      ...silent,
+    ];
+  const f = outcome.failure;
+  if (f === undefined) return [...notEnough(outcome, settings, summary), ...seen, ...silent];
+  return [failureFinding(ctx, settings, f, summary), ...seen];
+}
+
+/** The shrunk failure as a violation: the judgement, the failing exchange, the steps and the replay command. */
+function failureFinding(
+  ctx: ServerAuditContext,
+  settings: ExploreSettings,
+  f: ExploreFailure,
+  summary: string,
+): Finding {
+  const j = f.violation.judgement;
+  const replay = settings.replayCommand?.(f.token) ?? `--explore-replay ${f.token}`;
+  const notes = `${ruleText(j.requirement)} (spec). Shrunk to ${f.steps.filter((s) => !s.command.startsWith('end of sequence')).length} step(s); failed at step ${f.violation.step}. ${summary}\n${stepsText(ctx, f.steps)}`;
+  const ex = f.violation.exchange;
+  return violation(`${j.message} [step ${f.violation.step} of the shrunk sequence]`, {
+    requirement: j.requirement,
+    expected: j.expected,
+    received: j.received,
+    evidence: {
+      ...(ex !== undefined
+        ? { request: ex.request, ...(ex.response ? { response: ex.response } : {}) }
+        : {}),
+      reproduce: replay,
+      notes,
+    },
+  });
+}
+
 /** The explorer as a server check: `explore-model`, MUST, every finding citing the rule it breaks. */
 export function createExploreCheck(settings: ExploreSettings): ServerCheck {
   const shrink = settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds;
@@ -217,54 +275,7 @@ export function createExploreCheck(settings: ExploreSettings): ServerCheck {
     serial: true,
     timeoutMs: (settings.seconds + shrink + 30) * 1000,
     async run(ctx, env): Promise<Finding[]> {
-      const outcome = await explore(ctx, env, settings);
-      const summary = `seed ${outcome.seed}: ${outcome.runs} sequences, ${outcome.steps} steps in ${(outcome.elapsedMs / 1000).toFixed(1)} s; created ${outcome.cost.payouts} payouts, ${outcome.cost.refunds} refunds, ${outcome.cost.payments} sandbox payments`;
-      const seen = outcome.observations.map((o) =>
-        observation(`where the spec leaves the answer open: ${o}`),
-      );
-      const silent =
-        outcome.unanswered > 0
-          ? [
-              observation(
-                `${outcome.unanswered} sequence(s) ended at a step without a complete answer, inconclusive and not judged (the first: ${outcome.firstUnanswered ?? 'unknown'})`,
-              ),
-            ]
-          : [];
-      if (outcome.error !== undefined)
-        return [...seen, ...silent, inconclusive(`${outcome.error} (${summary})`)];
-      // An outage is no evidence: whatever the exploration found while the target was going away is undecided.
-      if (outcome.lost !== undefined)
-        return [
-          inconclusive(
-            `the target stopped answering: ${outcome.lost}; the exploration stopped${outcome.failure !== undefined ? `, and what it was shrinking (${outcome.failure.violation.judgement.requirement}) is undecided` : ''} (${summary})`,
-          ),
-          ...silent,
-        ];
-      const f = outcome.failure;
-      if (f === undefined) return [...notEnough(outcome, settings, summary), ...seen, ...silent];
-      const j = f.violation.judgement;
-      const replay = settings.replayCommand?.(f.token) ?? `--explore-replay ${f.token}`;
-      const notes = `${ruleText(j.requirement)} (spec). Shrunk to ${f.steps.filter((s) => !s.command.startsWith('end of sequence')).length} step(s); failed at step ${f.violation.step}. ${summary}\n${stepsText(ctx, f.steps)}`;
-      return [
-        violation(`${j.message} [step ${f.violation.step} of the shrunk sequence]`, {
-          requirement: j.requirement,
-          expected: j.expected,
-          received: j.received,
-          evidence: {
-            ...(f.violation.exchange !== undefined
-              ? {
-                  request: f.violation.exchange.request,
-                  ...(f.violation.exchange.response
-                    ? { response: f.violation.exchange.response }
-                    : {}),
-                }
-              : {}),
-            reproduce: replay,
-            notes,
-          },
-        }),
-        ...seen,
-      ];
+      return findingsOf(ctx, settings, await explore(ctx, env, settings));
     },
   });
 }
