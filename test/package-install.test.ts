@@ -542,10 +542,11 @@ describe('the installed package runs what it ships', () => {
     });
     expect(foreign.map((i) => `${i.file}: ${i.specifier}`)).toEqual([]);
     // The scan finds what it is for: the explorer's run-time import of fast-check, a dependency.
-    expect(imports).toContainEqual({
-      file: 'conformance/explore/explorer.js',
-      specifier: 'fast-check',
-    });
+    expect(
+      imports.filter(
+        (i) => i.file.startsWith('conformance/explore/') && i.specifier === 'fast-check',
+      ),
+    ).not.toEqual([]);
   });
 
   it.each(COMMAND_TABLE.map((c) => c.name))('payconform %s --help', (name) => {
