@@ -188,8 +188,8 @@ const auditServer: CommandSpec = {
     "serves payconform's /sandbox/ fills in what the config leaves out. Each failing check shows a command that",
     'runs it again, signing afresh. After the fixed checks the explorer draws sequences of payouts, commits,',
     'cancels, waits and refunds for --explore-seconds, judges every answer against a model of the spec and shrinks',
-    'a failure (docs/explorer.md; --no-explore leaves it out); it costs the target about 7 payouts a second (and',
-    'on a sandbox target about 8 payments and 3 refunds a second).',
+    'a failure (docs/explorer.md; --no-explore leaves it out); it costs the target about 13 payouts a second (and',
+    'on a sandbox target about 13 payments and 7 refunds a second).',
   ],
   options: [
     {

@@ -425,6 +425,9 @@ export class RefundPair implements fc.AsyncCommand<ExplorerModel, Real> {
   }
 }
 
+/** The payment a patient lane's two refunds apart are made of, when it has none yet. */
+const PATIENT_PAYMENT = '1000.00';
+
 /**
  * Two refunds of one payment, the second `gapMs` after the first was answered (a patient lane's command): one active
  * refund per payment holds however long ago the first was created.
@@ -436,8 +439,11 @@ export class RefundTwice implements fc.AsyncCommand<ExplorerModel, Real> {
     private readonly b: RefundSize,
     private readonly gapMs: number,
   ) {}
-  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length > 0;
+  check = (): boolean => true;
   async run(model: ExplorerModel, real: Real): Promise<void> {
+    // Its own payment when there is none yet (only on a target with /sandbox/: the command is drawn there only).
+    if (model.payments.length === 0) await new CreatePayment(PATIENT_PAYMENT).run(model, real);
+    if (model.payments.length === 0) return;
     await refundStep(model, real, this.index, this.a, `${this} (first)`);
     await pause(real, this.gapMs);
     await refundStep(model, real, this.index, this.b, `${this} (second)`);
@@ -589,8 +595,7 @@ function quickArbitraries(
 
 /**
  * A patient lane's commands: payouts, commits and cancels (right away, later, or seconds later), long waits, and
- * refunds of its payment (`patientPrefix`) one at a time or two seconds apart: what a target does on its own seconds
- * after a call shows there.
+ * refunds one at a time or seconds apart: what a target does on its own seconds after a call shows there.
  */
 function patientArbitraries(
   source: CommandSource,
@@ -621,11 +626,6 @@ function patientArbitraries(
   }
   if (source.unsettledPayments > 0) arbs.push(index.map((i) => new RefundUnsettled(i)));
   return arbs;
-}
-
-/** What a patient lane's sequence starts with: a settled payment to refund, where the target offers /sandbox/. */
-export function patientPrefix(source: CommandSource): Array<fc.AsyncCommand<ExplorerModel, Real>> {
-  return source.sandbox ? [new CreatePayment('1000.00')] : [];
 }
 
 /** Create payout: any amount and reference, any configured CoP destination, the flag true (often), false or left out. */

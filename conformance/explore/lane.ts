@@ -11,7 +11,6 @@ import {
   ModelViolation,
   NoAnswer,
   OutOfTime,
-  patientPrefix,
   type ExplorerModel,
   type Pace,
   type Real,
@@ -154,8 +153,6 @@ class LaneRun {
     const real = this.freshReal(exploring ? this.exploreUntil : undefined);
     let noAnswer = false;
     try {
-      if (this.spec.pace === 'patient')
-        for (const c of patientPrefix(commandSource(this.ctx))) await c.run(model, real);
       await fc.asyncModelRun(() => ({ model, real }), cmds);
       await settle(model, real, this.spec.pace);
       this.silence.inARow = 0;
