@@ -1,19 +1,17 @@
 // The explorer's commands: one small object per action on the target (create payout, commit, cancel, wait, create a
-// sandbox payment, refund, two refunds at once, refund an unsettled payment). Each `run` only acts: it looks at the
-// webhooks that came, sends its request, and hands what came back to the spec model (conformance/spec-model), which
-// updates its state and judges; a broken rule throws a ModelViolation, which fast-check then shrinks to the shortest
-// sequence that still breaks it.
+// sandbox payment, refund, two refunds at once, refund an unsettled payment; a patient lane's held payout and two
+// refunds apart; what is drawn is in draws.ts). Each `run` only acts: it looks at the webhooks that came, sends its
+// request, and hands what came back to the spec model (conformance/spec-model), which updates its state and judges;
+// a broken rule throws a ModelViolation, which fast-check then shrinks to the shortest sequence that still breaks it.
 import fc from 'fast-check';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { toDecimal, type Decimal } from '../../src/rules/money.js';
 import type { CheckRunEnv } from '../check.js';
-import type { PayoutDestinationConfig } from '../config.js';
 import type { RecordedExchange } from '../http-client.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { signCorrectly } from '../checks/server/forge.js';
 import {
   credentialsOf,
-  DEFAULT_PAYEE,
   exchange,
   isSuccess,
   jsonObject,
@@ -26,10 +24,7 @@ import {
 } from '../checks/server/requests.js';
 import { webhookKind } from '../checks/server/webhook-match.js';
 import { unanswered } from '../checks/no-answer.js';
-import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 import {
-  holdingCopStatuses,
-  isIn,
   money,
   observeCreatePayout,
   observePaymentMade,
@@ -469,190 +464,4 @@ export class RefundUnsettled implements fc.AsyncCommand<ExplorerModel, Real> {
   toString(): string {
     return `refundUnsettled(payment #${this.index})`;
   }
-}
-
-// ---- what is drawn ----
-
-/** Amounts across the whole range (0.01 to 1,000,000.00), written with zero, one or two decimals. */
-export const amountArb: fc.Arbitrary<string> = fc
-  .tuple(
-    fc.oneof(
-      { weight: 3, arbitrary: fc.integer({ min: 1, max: 99_999 }) },
-      { weight: 2, arbitrary: fc.integer({ min: 100_000, max: 999_999 }) },
-      { weight: 3, arbitrary: fc.integer({ min: 1_000_000, max: 100_000_000 }) },
-    ),
-    fc.integer({ min: 0, max: 2 }),
-  )
-  .map(([pence, decimals]) => {
-    const whole = Math.floor(pence / 100);
-    const frac = String(pence % 100).padStart(2, '0');
-    if (decimals === 2 || (decimals === 1 && frac[1] !== '0') || (decimals === 0 && frac !== '00'))
-      return `${whole}.${frac}`; // the exact value needs its decimals
-    return decimals === 0 ? `${whole}` : `${whole}.${frac[0]}`;
-  });
-
-/** Amounts from 10,000.00 to 1,000,000.00. */
-const largeAmountArb: fc.Arbitrary<string> = fc
-  .integer({ min: 1_000_000, max: 100_000_000 })
-  .map((pence) => `${Math.floor(pence / 100)}.${String(pence % 100).padStart(2, '0')}`);
-
-/** References of 1 to 60 characters: letters, digits, spaces and punctuation a payment reference may carry. */
-const referenceChar = fc.constantFrom(...'ABCXYZabcxyz0189 -/.,&#é'.split(''));
-export const referenceArb: fc.Arbitrary<string> = fc
-  .oneof(
-    fc.array(referenceChar, { minLength: 1, maxLength: 12, size: 'max' }),
-    fc.array(referenceChar, { minLength: 13, maxLength: 60, size: 'max' }),
-  )
-  .map((cs) => cs.join(''))
-  .filter((r) => r.trim() !== '');
-
-/** A share of what is left, 1 to `most` percent. */
-const partArb = (most: number): fc.Arbitrary<RefundSize> =>
-  fc.integer({ min: 1, max: most }).map((percent) => ({ kind: 'part' as const, percent }));
-
-const refundSizeArb: fc.Arbitrary<RefundSize> = fc.oneof(
-  { weight: 2, arbitrary: partArb(100) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'rest' as const }) },
-  {
-    weight: 2,
-    arbitrary: fc.integer({ min: 1, max: 120 }).map((pence) => ({ kind: 'over' as const, pence })),
-  },
-);
-
-export interface CommandSource {
-  /** The config's CoP keys and their destinations (at least one; DEFAULT_PAYEE when the config has none). */
-  readonly destinations: ReadonlyArray<readonly [string, PayoutDestinationConfig]>;
-  /** The target offers payconform's /sandbox/ (payments can be made, so refunds are explored). */
-  readonly sandbox: boolean;
-  readonly unsettledPayments: number;
-}
-
-export function commandSource(ctx: ServerAuditContext): CommandSource {
-  const configured = Object.entries(ctx.copDestinations).filter(
-    (e): e is [string, PayoutDestinationConfig] => e[1] !== undefined,
-  );
-  return {
-    destinations: configured.length > 0 ? configured : [['FULL_MATCH', DEFAULT_PAYEE]],
-    sandbox: ctx.sandbox === true,
-    unsettledPayments: ctx.payments.unsettled.length,
-  };
-}
-
-/** The command arbitraries for a target: what its config and sandbox make possible. */
-export function commandArbitraries(
-  source: CommandSource,
-  pace: Pace = 'quick',
-): Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> {
-  return pace === 'quick' ? quickArbitraries(source) : patientArbitraries(source);
-}
-
-const index = fc.nat({ max: 7 });
-/** Commit or cancel, of a held payout (mostly) or any, right away or `after` ms later. */
-const payoutActionArb = (
-  after: fc.Arbitrary<number>,
-  actions: ReadonlyArray<'commit' | 'cancel'> = ['commit', 'cancel'],
-) =>
-  fc
-    .tuple(fc.constantFrom(...actions), index, fc.constantFrom(true, true, false), after)
-    .map(([a, i, held, ms]) => new PayoutAction(a, i, held, ms));
-/** Later: a commit or cancel 550 to 700 ms after the step before. */
-const laterArb = fc.integer({ min: 11, max: 14 }).map((n) => n * 50);
-/** A patient lane's long waits (`EXPLORE_DEFAULTS.patientWaitMs`, in steps of 200 ms). */
-const longArb = fc
-  .integer({
-    min: EXPLORE_DEFAULTS.patientWaitMs.min / 200,
-    max: EXPLORE_DEFAULTS.patientWaitMs.max / 200,
-  })
-  .map((n) => n * 200);
-
-function quickArbitraries(
-  source: CommandSource,
-): Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> {
-  // fc.commands picks uniformly among the arbitraries: payouts and their follow-ups are listed more than once, so
-  // that sequences reach held payouts and their commits and cancels often (weights, not a different model).
-  const arbs: Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> = [
-    createPayoutArb(source),
-    payoutActionArb(fc.oneof(fc.constant(0), laterArb)),
-    fc
-      .oneof(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 11, max: 16 }))
-      .map((n) => new Wait(n * 50)),
-  ];
-  arbs.push(arbs[0]!, arbs[1]!);
-  if (source.sandbox) {
-    // Payments lean to large amounts: limits that depend on the payment's size show there.
-    const payment = fc
-      .oneof({ weight: 1, arbitrary: amountArb }, { weight: 2, arbitrary: largeAmountArb })
-      .map((a) => new CreatePayment(a));
-    const one = fc.tuple(index, refundSizeArb).map(([i, size]) => new Refund(i, size));
-    const pair = fc
-      .tuple(index, refundSizeArb, refundSizeArb)
-      .map(([i, a, b]) => new RefundPair(i, a, b));
-    arbs.push(payment, payment, one, one, one, pair);
-  }
-  if (source.unsettledPayments > 0) arbs.push(index.map((i) => new RefundUnsettled(i)));
-  return arbs;
-}
-
-/**
- * A patient lane's commands: payouts, commits and cancels (right away, later, or seconds later), long waits, and
- * refunds one at a time or seconds apart: what a target does on its own seconds after a call shows there.
- */
-function patientArbitraries(
-  source: CommandSource,
-): Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> {
-  const create = createPayoutArb(source, true);
-  const action = payoutActionArb(fc.oneof(fc.constant(0), laterArb, longArb));
-  const held = fc
-    .tuple(
-      create,
-      fc.constantFrom('commit' as const, 'cancel' as const, 'cancel' as const, 'nothing' as const),
-      fc.oneof(fc.constant(0), laterArb, longArb),
-    )
-    .map(([c, then, gap]) => new HeldPayout(c, then, gap));
-  const longWait = longArb.map((ms) => new Wait(ms));
-  const arbs: Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> = [
-    held,
-    held,
-    create,
-    action,
-    longWait,
-  ];
-  if (source.sandbox) {
-    const one = fc.tuple(index, refundSizeArb).map(([i, size]) => new Refund(i, size));
-    const twice = fc
-      .tuple(index, partArb(50), partArb(100), longArb)
-      .map(([i, a, b, gap]) => new RefundTwice(i, a, b, gap));
-    arbs.push(one, twice, twice);
-  }
-  if (source.unsettledPayments > 0) arbs.push(index.map((i) => new RefundUnsettled(i)));
-  return arbs;
-}
-
-/** Create payout: any amount and reference, any configured CoP destination, the flag true (often), false or left out. */
-function createPayoutArb(source: CommandSource, holding = false): fc.Arbitrary<CreatePayout> {
-  // Holding (a patient lane): mostly a destination whose CoP result holds, with the flag true, so that held and
-  // cancelled payouts are there to watch.
-  const holds = source.destinations.filter(([key]) => isIn(holdingCopStatuses, key));
-  const cop =
-    holding && holds.length > 0
-      ? fc.oneof(
-          { weight: 3, arbitrary: fc.constantFrom(...holds) },
-          { weight: 1, arbitrary: fc.constantFrom(...source.destinations) },
-        )
-      : fc.constantFrom(...source.destinations);
-  const flags: Array<boolean | undefined> = holding
-    ? [true, true, true, undefined]
-    : [true, true, false, undefined];
-  return fc
-    .record({ amount: amountArb, reference: referenceArb, cop, dnc: fc.constantFrom(...flags) })
-    .map(
-      ({ amount, reference, cop, dnc }) =>
-        new CreatePayout({
-          amount,
-          reference,
-          copKey: cop[0],
-          destination: cop[1],
-          ...(dnc !== undefined ? { doNotCommitOnCoPMismatch: dnc } : {}),
-        }),
-    );
 }

@@ -6,8 +6,6 @@ import type { ServerAuditContext } from '../checks/server/context.js';
 import { createSpecState, pendingUntil } from '../spec-model/index.js';
 import {
   absorbWebhooks,
-  commandArbitraries,
-  commandSource,
   ModelViolation,
   NoAnswer,
   OutOfTime,
@@ -16,6 +14,7 @@ import {
   type Real,
   type StepRecord,
 } from './commands.js';
+import { commandArbitraries, commandSource } from './draws.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 import type { ExploreOutcome, ExploreSettings } from './explorer.js';
 
