@@ -69,7 +69,12 @@ describe('a target that stops answering mid-run: exit 3, no finding against it, 
     expect(r.out).toMatch(
       /the target stopped answering: \d+ sequences in a row got no complete answer/,
     );
-    expect(r.out).not.toMatch(/shrinking a failure/);
+    // A webhook the killed target never sent may have started a shrink before the outage showed: what it was
+    // shrinking is then undecided, never a failure.
+    if (/shrinking a failure/.test(r.out))
+      expect(r.out).toMatch(
+        /the exploration stopped, and what it was shrinking \([A-Z-]+\) is undecided/,
+      );
     expect(r.junit).toMatch(/run stopped \(exit 3\): the target stopped answering/);
     expect(r.html).toMatch(/Run stopped \(exit 3\):<\/strong> the target stopped answering/);
     // Nothing is shrunk: the exploration ends soon after the outage, not after the shrinking budget.
@@ -90,7 +95,8 @@ describe('an exploration that did not reach enough is not a pass', () => {
   it(`fewer than ${EXPLORE_DEFAULTS.minSteps} judged steps: inconclusive, with the minimum named`, async () => {
     const t = await startEmbeddedTarget();
     try {
-      const check = createExploreCheck({ runs: 1, seconds: 10, maxCommands: 3 });
+      // The quick lanes alone, one short sequence each: at most 9 steps.
+      const check = createExploreCheck({ runs: 1, seconds: 10, maxCommands: 3, patientLanes: 0 });
       const findings = await check.run(t.context, env(60_000));
       const decisive = findings.filter((f) => f.outcome !== 'observation');
       expect(decisive.map((f) => f.outcome)).toEqual(['inconclusive']);

@@ -16,7 +16,7 @@ import {
 } from './commands.js';
 import { commandArbitraries, commandSource } from './draws.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
-import type { ExploreOutcome, ExploreSettings } from './explorer.js';
+import type { ExploreOutcome, ExploreSettings } from './outcome.js';
 
 /** A shrunk sequence: `SEED~PATH~REPLAYPATH`, with `~patient` when a patient lane drew it. */
 export interface ReplayToken {
