@@ -38,19 +38,20 @@ const commandsOf = (o: ExploreOutcome): string[] =>
 /** A step's command as drawn, without what it was applied to (`→ payout <id>`: ids differ from service to service). */
 const drawn = (command: string): string => command.split(' → ')[0]!;
 
-/** The requirement each fault breaks, as the explorer must report it. */
-const expected: Record<ExplorerFaultName, string> = {
-  'amount-large-pence-dropped': 'PAYOUT-RESPONSE-RESOURCE',
-  'reference-long-truncated': 'PAYOUT-RESPONSE-RESOURCE',
-  'webhook-reference-spaces-stripped': 'WEBHOOK-PAYOUT-PAYLOAD',
-  'hold-skipped-large-amount': 'COP-HOLD-ON-MISMATCH',
-  'commit-late-resets-cop': 'COP-COMMIT',
-  'cancel-late-no-webhook': 'PAYOUT-STATUS-CHANGE-WEBHOOK',
-  'webhook-amount-of-previous-payout': 'WEBHOOK-PAYOUT-PAYLOAD',
-  'refund-cap-large-payment': 'REFUND-TOTAL-CAP',
-  'hold-lapses': 'COP-HOLD-ON-MISMATCH',
-  'refund-active-lapses': 'REFUND-ONE-ACTIVE',
-  'webhook-without-change': 'PAYOUT-STATUS-CHANGE-WEBHOOK',
+/** The requirement each fault breaks, as the explorer may report it. */
+const expected: Record<ExplorerFaultName, readonly string[]> = {
+  'amount-large-pence-dropped': ['PAYOUT-RESPONSE-RESOURCE'],
+  'reference-long-truncated': ['PAYOUT-RESPONSE-RESOURCE'],
+  'webhook-reference-spaces-stripped': ['WEBHOOK-PAYOUT-PAYLOAD'],
+  'hold-skipped-large-amount': ['COP-HOLD-ON-MISMATCH'],
+  'commit-late-resets-cop': ['COP-COMMIT'],
+  'cancel-late-no-webhook': ['PAYOUT-STATUS-CHANGE-WEBHOOK'],
+  'webhook-amount-of-previous-payout': ['WEBHOOK-PAYOUT-PAYLOAD'],
+  'refund-cap-large-payment': ['REFUND-TOTAL-CAP'],
+  // A commit sent just as the hold lapses is refused before the lapse's webhook arrives: the commit rule shows it.
+  'hold-lapses': ['COP-HOLD-ON-MISMATCH', 'COP-COMMIT'],
+  'refund-active-lapses': ['REFUND-ONE-ACTIVE'],
+  'webhook-without-change': ['PAYOUT-STATUS-CHANGE-WEBHOOK'],
 };
 
 /**
@@ -92,7 +93,7 @@ describe('explorer: each explorer-only fault is found, shrunk to at most five st
     ]);
     for (const [fault, o] of outcomes) {
       expect(o.error, fault).toBeUndefined();
-      expect(o.failure?.violation.judgement.requirement, fault).toBe(expected[fault]);
+      expect(expected[fault], fault).toContain(o.failure?.violation.judgement.requirement);
       expect(commandsOf(o).length, `${fault}: ${commandsOf(o).join(' | ')}`).toBeLessThanOrEqual(5);
       expect(parseReplayToken(o.failure!.token), fault).toBeDefined();
     }
@@ -100,7 +101,7 @@ describe('explorer: each explorer-only fault is found, shrunk to at most five st
     replays.forEach(({ found, again, onClean }, i) => {
       const fault = replayedFaults[i]!;
       // The shrunk sequence replays: the same rule breaks again on a fresh faulty service, and not on a clean one.
-      expect(again.failure?.violation.judgement.requirement, fault).toBe(expected[fault]);
+      expect(expected[fault], fault).toContain(again.failure?.violation.judgement.requirement);
       // (the same commands; the ids after "→" are those of the fresh service)
       expect(commandsOf(again).map(drawn), fault).toEqual(commandsOf(found).map(drawn));
       expect(onClean.failure, fault).toBeUndefined();
