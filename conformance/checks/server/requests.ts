@@ -237,10 +237,8 @@ export function describeOutcome(ex: RecordedExchange): string {
   return `${r.status}${r.statusText ? ` ${r.statusText}` : ''}${ex.error ? ` (${ex.error.code})` : ''}`;
 }
 
-/** A received value for a message: strings as they are, anything else as JSON (`null`, `42`, `undefined`). */
-export function showValue(v: unknown): string {
-  return v === null ? 'null' : typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined');
-}
+/** A received value for a message: strings as they are, anything else as JSON (the spec model's one `show`). */
+export { show as showValue } from '../../spec-model/judgement.js';
 
 /** The parsed JSON body of a 2xx response, as an object, or undefined. */
 export function jsonObject(ex: RecordedExchange): Record<string, unknown> | undefined {
