@@ -41,6 +41,7 @@ export {
   observePayoutAction,
   PAYOUT_ACTIONS,
   type Answer,
+  type HeldPayout,
   type PayoutAction,
 } from './payouts.js';
 export {

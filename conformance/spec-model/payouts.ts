@@ -130,9 +130,12 @@ export function observeCreatePayout(
   return v;
 }
 
+/** What judging a commit or cancel answer needs of the held payout: its id and the copStatus it was held with. */
+export type HeldPayout = Pick<ModelPayout, 'payoutId' | 'copStatus'>;
+
 /** A commit or cancel answer for a payout held in AWAITING_COMMIT: the Payout resource in the status the row gives. */
 export function judgeActionAnswer(
-  p: ModelPayout,
+  p: HeldPayout,
   action: PayoutAction,
   answer: Answer,
 ): Judgement | undefined {
@@ -164,7 +167,7 @@ export function judgeActionAnswer(
   return action === 'commit' ? judgeCommitted(p, b) : judgeCancelled(b);
 }
 
-function judgeCommitted(p: ModelPayout, b: Record<string, unknown>): Judgement | undefined {
+function judgeCommitted(p: HeldPayout, b: Record<string, unknown>): Judgement | undefined {
   if (b['copStatus'] === p.copStatus) return undefined;
   return {
     requirement: 'COP-COMMIT',

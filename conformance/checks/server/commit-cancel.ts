@@ -2,7 +2,7 @@
 // cancel gives CANCELLED with a statusReason saying the amount was released.
 import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
 import { observation, pass, violation } from '../../check.js';
-import { PAYOUT_ACTIONS, type PayoutAction } from '../../spec-model/index.js';
+import { judgeActionAnswer, PAYOUT_ACTIONS, type PayoutAction } from '../../spec-model/index.js';
 import { createHeldPayout } from './cop-cases.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { evidenceOf, payoutActionRequest, sendAppCall, showValue } from './requests.js';
@@ -77,15 +77,21 @@ const commit = serverCheck({
     const held = await createHeldPayout(ctx, env);
     if ('problem' in held) return [held.problem];
     const { findings, payout, evidence } = await act(ctx, env, held.payoutId, 'commit');
-    if (payout === undefined) return findings;
-    const cop = payout['copStatus'];
+    // A wrong status is judged (by act) already.
+    if (payout === undefined || payout['status'] !== PAYOUT_ACTIONS.commit.to) return findings;
+    // The spec model's judge of a commit answer ("copStatus keeps its earlier value").
+    const wrong = judgeActionAnswer({ payoutId: held.payoutId, copStatus: held.key }, 'commit', {
+      accepted: true,
+      body: payout,
+      outcome: 'a Payout resource',
+    });
     findings.push(
-      cop === held.key
+      wrong === undefined
         ? pass(`copStatus kept its earlier value ${held.key}`, { requirement: 'COP-COMMIT' })
-        : violation(`commit changed copStatus from ${held.key} to ${showValue(cop)}`, {
-            requirement: 'COP-COMMIT',
-            expected: held.key,
-            received: showValue(cop),
+        : violation(wrong.message, {
+            requirement: wrong.requirement,
+            expected: wrong.expected,
+            received: wrong.received,
             evidence,
           }),
     );
