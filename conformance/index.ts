@@ -112,6 +112,9 @@ export {
   serverCheck,
   signBroken,
   signCorrectly,
+  // runChecks({ checks: serverChecks, context: startRun(ctx) }): the checks of one run share what it did (refunds
+  // made, payments used); without it each check keeps its own.
+  startRun,
   type AuditCredentials,
   type ServerAuditContext,
   type ServerCheck,
