@@ -6,6 +6,7 @@ import { judgeActionAnswer, PAYOUT_ACTIONS, type PayoutAction } from '../../spec
 import { createHeldPayout } from './cop-cases.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { evidenceOf, payoutActionRequest, sendAppCall, showValue } from './requests.js';
+import { violationOf } from './judgements.js';
 import { judgeResource } from './resources.js';
 
 /**
@@ -88,12 +89,7 @@ const commit = serverCheck({
     findings.push(
       wrong === undefined
         ? pass(`copStatus kept its earlier value ${held.key}`, { requirement: 'COP-COMMIT' })
-        : violation(wrong.message, {
-            requirement: wrong.requirement,
-            expected: wrong.expected,
-            received: wrong.received,
-            evidence,
-          }),
+        : violationOf(wrong, evidence),
     );
     return findings;
   },
