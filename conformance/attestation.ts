@@ -165,6 +165,10 @@ export function attestationProblems(
   return problems;
 }
 
+/**
+ * What `verifyAuditAttestation` found: the verified statement, or every reason the attestation
+ * does not hold.
+ */
 export type AttestationVerification =
   | {
       readonly ok: true;

@@ -1,7 +1,12 @@
 // The check model: what a conformance check declares about itself and what it returns (findings, not verdicts).
 import type { FieldLines } from '../src/http/message.js';
 
+/** A requirement's strength as the spec words it (RFC 2119). */
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
+/**
+ * Whom a check judges: a server (the service), a client (a signer) or a receiver (a webhook
+ * endpoint).
+ */
 export type CheckRole = 'server' | 'client' | 'receiver';
 
 /** The request exactly as it went on the wire (headers in order, duplicates kept, exact body bytes). */
@@ -29,6 +34,10 @@ export interface RecordedResponse {
   readonly bodySize?: number;
 }
 
+/**
+ * What a finding shows: the exchange exactly as sent and received, and expected against received
+ * where they differ.
+ */
 export interface Evidence {
   readonly request?: RecordedRequest;
   readonly response?: RecordedResponse;
@@ -45,6 +54,10 @@ export interface Evidence {
  */
 export type FindingOutcome = 'pass' | 'violation' | 'observation' | 'skip' | 'n/a' | 'inconclusive';
 
+/**
+ * One observation of a check: its outcome, a message, and the evidence and requirement ids behind
+ * it.
+ */
 export interface Finding {
   readonly outcome: FindingOutcome;
   readonly message: string;
@@ -64,6 +77,10 @@ export interface CheckRunEnv {
   readonly deadline: number;
 }
 
+/**
+ * A conformance check: a stable id, a title, the requirement ids it covers, its level and role,
+ * and one `run` that returns findings without throwing for an ordinary violation.
+ */
 export interface Check<Ctx> {
   /** Stable kebab-case id (public API: never renamed casually). */
   readonly id: string;
@@ -95,26 +112,39 @@ export interface Check<Ctx> {
 
 /** Helpers so check code reads as the model: `return [violation('...', { expected, received })]`. */
 type FindingExtras = Omit<Finding, 'outcome' | 'message'>;
+/** A finding that the target did what the requirement asks. */
 export const pass = (message: string, extras: FindingExtras = {}): Finding => ({
   outcome: 'pass',
   message,
   ...extras,
 });
+/**
+ * A finding that the target broke the requirement: a failure at MUST level, a warning at SHOULD.
+ */
 export const violation = (message: string, extras: FindingExtras = {}): Finding => ({
   outcome: 'violation',
   message,
   ...extras,
 });
+/**
+ * A finding that records behaviour the spec leaves open (either answer conforms): never a failure
+ * or a warning.
+ */
 export const observation = (message: string, extras: FindingExtras = {}): Finding => ({
   outcome: 'observation',
   message,
   ...extras,
 });
+/** A finding that the check could not run (a missing prerequisite), with the reason. */
 export const skip = (message: string, extras: FindingExtras = {}): Finding => ({
   outcome: 'skip',
   message,
   ...extras,
 });
+/**
+ * A finding that the check does not apply to this target (for instance, a feature the
+ * configuration leaves out).
+ */
 export const notApplicable = (message: string, extras: FindingExtras = {}): Finding => ({
   outcome: 'n/a',
   message,

@@ -18,6 +18,7 @@ export const COP_STATUS_KEYS = [
 ] as const;
 export type CopStatusKey = (typeof COP_STATUS_KEYS)[number];
 
+/** A payout destination as the configuration gives it (the spec's Payout destination object). */
 export interface PayoutDestinationConfig {
   readonly destinationType: string;
   readonly accountType: string;
@@ -56,6 +57,10 @@ export interface PayerAccount {
   readonly sortCode: string;
 }
 
+/**
+ * An audit configuration file (`--config`): the target, ids, the pay-in account, CoP destinations,
+ * payments and the webhook listener. docs/cli.md lists every field.
+ */
 export interface ConformanceConfig {
   readonly target?: string;
   readonly merchantId?: string;
@@ -91,6 +96,7 @@ export interface ConformanceConfig {
   readonly sources: Readonly<Record<string, ConfigSource>>;
 }
 
+/** An audit configuration read and checked, or a message saying what is wrong with it. */
 export type ConfigResult =
   | { readonly ok: true; readonly config: ConformanceConfig }
   | { readonly ok: false; readonly message: string };

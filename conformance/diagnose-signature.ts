@@ -106,6 +106,10 @@ export interface BaseLineDifference {
   readonly signed?: string;
 }
 
+/**
+ * What `diagnoseSignature` found: the signature verifies as sent, verifies under a known signer
+ * mistake, or under none.
+ */
 export type SignatureDiagnosis =
   | { readonly status: 'verified'; readonly attempts: 1 }
   /** The signature verifies under these mistakes (one, or a pair). */
@@ -122,6 +126,7 @@ export type SignatureDiagnosis =
   /** The request carries no signature this engine can test (missing or unparseable fields). */
   | { readonly status: 'not-diagnosable'; readonly message: string; readonly attempts: 0 };
 
+/** What `diagnoseSignature` needs: the signer's public key and, optionally, the Ed25519 backend. */
 export interface DiagnoseOptions {
   readonly publicKey: Ed25519PublicKey;
   /** Default nodeBackend. */
@@ -707,6 +712,10 @@ export function diagnoseSignature(
   };
 }
 
+/**
+ * What `diagnoseContentDigest` found: the digest matches, a known mistake that explains it, or
+ * nothing known.
+ */
 export type ContentDigestDiagnosis =
   | { readonly status: 'matches' }
   | { readonly status: 'found'; readonly how: string; readonly message: string }

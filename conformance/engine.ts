@@ -19,8 +19,13 @@ import {
   type RunSummary,
 } from './result.js';
 
+/** Which checks a run selects by level: MUST only, MUST and SHOULD, or all. */
 export type LevelFilter = 'must' | 'should' | 'all';
 
+/**
+ * What `runChecks` runs: the checks, the context they read, the level filter and the subscribers
+ * that receive the run's events.
+ */
 export interface RunOptions<Ctx> {
   /** The whole suite, in run order. */
   readonly checks: readonly Check<Ctx>[];

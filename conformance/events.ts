@@ -2,6 +2,7 @@
 import type { CheckRole, Level } from './check.js';
 import type { CheckResult, RunSummary } from './result.js';
 
+/** A check as the run's events describe it. */
 export interface CheckInfo {
   readonly id: string;
   readonly title: string;
@@ -10,6 +11,7 @@ export interface CheckInfo {
   readonly appliesTo: CheckRole;
 }
 
+/** What the engine emits while it runs: run started, check started and finished, run finished. */
 export type RunEvent =
   | {
       readonly type: 'run-started';
@@ -33,4 +35,5 @@ export type RunEvent =
     }
   | { readonly type: 'run-finished'; readonly summary: RunSummary };
 
+/** Receives the run's events in order (a reporter). */
 export type RunSubscriber = (event: RunEvent) => void;

@@ -17,6 +17,10 @@ export interface ExchangeTimings {
   readonly receive: number;
 }
 
+/**
+ * One exchange of the run's log: its direction, the request and response as on the wire, and when
+ * each part happened.
+ */
 export interface LoggedExchange {
   /** `sent`: the audit called the target; `received`: the target (or the audited client) called the audit. */
   readonly direction: 'sent' | 'received';
@@ -53,6 +57,7 @@ function requestKey(r: RecordedRequest): string {
 
 const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 
+/** Every exchange of a run in the order it happened, for the HAR report and the evidence. */
 export class ExchangeLog {
   readonly #entries: LoggedExchange[] = [];
   readonly #byRequest = new WeakMap<object, number>();

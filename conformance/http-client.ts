@@ -17,6 +17,7 @@ import { fieldLinesFromRaw, getFieldValues, toFieldLines } from '../src/http/mes
 import type { RecordedRequest, RecordedResponse } from './check.js';
 import { currentExchangeLog, type ExchangeTimings } from './exchange-log.js';
 
+/** The stable codes of `ExchangeError`. */
 export type ExchangeErrorCode =
   | 'TIMEOUT'
   | 'CONNECTION_REFUSED'
@@ -29,11 +30,13 @@ export type ExchangeErrorCode =
   | 'ABORTED'
   | 'NETWORK_ERROR';
 
+/** Why an exchange got no complete answer, with a stable code. */
 export interface ExchangeError {
   readonly code: ExchangeErrorCode;
   readonly message: string;
 }
 
+/** A request exactly as sent and what came back, or why nothing (complete) did. */
 export interface RecordedExchange {
   readonly request: RecordedRequest;
   /** Present when a status line and headers arrived (also with RESPONSE_TOO_LARGE and mid-body failures: partial body). */
@@ -42,6 +45,9 @@ export interface RecordedExchange {
   readonly durationMs: number;
 }
 
+/**
+ * A request the audit sends: method, absolute URL, header lines in order and the exact body bytes.
+ */
 export interface OutgoingRequest {
   readonly method: string;
   readonly url: string;
@@ -49,6 +55,10 @@ export interface OutgoingRequest {
   readonly body?: Uint8Array;
 }
 
+/**
+ * How one exchange is bounded: its deadline, the largest response, a signal to abort it, and the
+ * TLS trust.
+ */
 export interface SendOptions {
   /** Whole-exchange deadline: connect, send, headers and body. */
   readonly timeoutMs: number;

@@ -89,6 +89,29 @@ export {
   verifyAuditAttestation,
   type AttestationVerification,
 } from './attestation.js';
+// The envelope and statement an attestation is made of: DSSE (PAE, Ed25519) and in-toto Test Result
+export {
+  dsseKeyId,
+  preAuthEncoding,
+  serializeDsseEnvelope,
+  signDsseEnvelope,
+  verifyDsseEnvelope,
+  type DsseEnvelope,
+  type DsseSignature,
+  type DsseVerifyCode,
+  type DsseVerifyResult,
+} from '../src/attest/dsse.js';
+export {
+  createTestResultStatement,
+  IN_TOTO_PAYLOAD_TYPE,
+  IN_TOTO_STATEMENT_TYPE,
+  parseTestResultStatement,
+  TEST_RESULT_PREDICATE_TYPE,
+  type ResourceDescriptor,
+  type Statement,
+  type TestResult,
+  type TestResultPredicate,
+} from '../src/attest/statement.js';
 export {
   diagnoseContentDigest,
   diagnoseSignature,

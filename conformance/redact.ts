@@ -20,6 +20,10 @@ export const SECRET_ENV: Readonly<Record<SecretKind, string>> = {
   'private-key': 'PAYCONFORM_PRIVATE_KEY',
 };
 
+/**
+ * The secrets a redactor masks, in every form they can appear in (as given, base64, PEM, the key's
+ * other encodings).
+ */
 export interface RedactorSecrets {
   readonly applicationSecret?: string | undefined;
   /** As configured: a base64 seed or a PEM container. */
@@ -30,6 +34,7 @@ export interface RedactorSecrets {
 
 export type Segment = { readonly text: string } | { readonly secret: SecretKind };
 
+/** Masks secrets in text and structures before anything is written or shown. */
 export interface Redactor {
   /** Masks every known secret form, the `"x-application-secret": ...` signature-base line and secret-named JSON members. */
   redactText(text: string): string;
@@ -436,6 +441,7 @@ function targetsFor(secrets: RedactorSecrets): Target[] {
   return targets;
 }
 
+/** A redactor for these secrets; reports and logs pass everything through it. */
 export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
   const targets = targetsFor(secrets);
   const indexes = pieceIndexes(targets);

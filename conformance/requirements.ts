@@ -4,6 +4,7 @@ import type { CheckRole, Level } from './check.js';
 
 export type RequirementParty = 'server' | 'client' | 'receiver' | 'sender';
 
+/** One normative statement of the spec: id, section, level, and the spec's words quoted. */
 export interface Requirement {
   readonly id: string;
   readonly section: string;
@@ -19,6 +20,10 @@ export interface Requirement {
   readonly quote?: readonly string[];
 }
 
+/**
+ * The requirements catalogue: every normative statement of the spec with a stable id and its
+ * quoted words.
+ */
 export interface Catalogue {
   readonly catalogueVersion: string;
   /** SHA-256 (hex) of the spec text whose words the quotes were last checked against. */

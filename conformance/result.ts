@@ -35,6 +35,7 @@ export interface ResponseView {
   readonly body: BodyView;
 }
 
+/** A finding's evidence as reports show it: bounded, redacted, with expected against received. */
 export interface EvidenceView {
   readonly request?: RequestView;
   readonly response?: ResponseView;
@@ -42,6 +43,10 @@ export interface EvidenceView {
   readonly notes?: string;
 }
 
+/**
+ * A finding after grading: the outcome its level gives it, and whether it records a "not shown"
+ * point.
+ */
 export interface GradedFinding {
   readonly outcome: Outcome;
   /** True when the finding records behaviour the spec leaves "not shown" (never a failure). */
@@ -58,6 +63,7 @@ export interface GradedFinding {
   readonly known?: { readonly reason: string; readonly expires?: string };
 }
 
+/** One check's graded result: its outcome and its findings, redacted. */
 export interface CheckResult {
   readonly id: string;
   readonly title: string;
@@ -130,6 +136,10 @@ export interface RequirementCoverage {
   readonly table?: RequirementTable;
 }
 
+/**
+ * A whole run: the target, the role, the selection, every check's result, the counts, the
+ * requirements' coverage and the gate that gives the exit code.
+ */
 export interface RunSummary {
   readonly target: string;
   readonly role: CheckRole;

@@ -24,11 +24,13 @@ export interface ReceivedWebhook {
   readonly answeredStatus: number;
 }
 
+/** How long to wait for a webhook, and a signal that ends the wait early. */
 export interface WaitOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
 }
 
+/** A loopback endpoint that receives the target's webhooks and lets checks wait for them. */
 export interface WebhookListener {
   /** Base URL, e.g. `http://127.0.0.1:43123` (no trailing slash). */
   readonly url: string;
@@ -56,6 +58,7 @@ export interface WebhookListener {
   close(): Promise<void>;
 }
 
+/** Where the webhook listener listens, the largest body it reads and how many webhooks it keeps. */
 export interface WebhookListenerOptions {
   /** Default 127.0.0.1. */
   readonly host?: string;

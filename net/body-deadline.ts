@@ -10,6 +10,7 @@ export const DEFAULT_MIN_BODY_BYTES_PER_SECOND = 1024;
 /** Time before the rate is enforced: a body that arrives in one or two packets is never measured. */
 export const DEFAULT_BODY_RATE_GRACE_MS = 2_000;
 
+/** How long a request body may take and how large it may be. */
 export interface BodyLimits {
   /** Milliseconds from the start of reading to the body's last byte. */
   readonly timeoutMs: number;

@@ -2,6 +2,7 @@
 // reference service and the verification middleware (payconform/node) answer with.
 import { HttpError, STATUS_NAMES } from './http-error.js';
 
+/** The spec's error body (Errors: statusCode, statusName, errorMessage, traceId, source). */
 export interface ErrorBody {
   readonly statusCode: number;
   readonly statusName: string;

@@ -2,6 +2,9 @@
 // a message. Request I/O (net/http-io.ts) throws it for framing errors; the reference service for everything else.
 
 // HTTP status names, as the spec's error body spells them (statusName).
+/**
+ * The `statusName` of each status code the error body uses (the spec shows UNPROCESSABLE_ENTITY).
+ */
 export const STATUS_NAMES = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHORIZED',

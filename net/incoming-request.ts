@@ -19,6 +19,10 @@ export interface ProxyTrust {
   readonly addresses?: readonly string[];
 }
 
+/**
+ * How a `node:http` request becomes an `HttpRequest`: which proxy's headers to trust for scheme
+ * and authority.
+ */
 export interface IncomingRequestOptions {
   /** Trust this proxy's headers for the scheme and authority; default: none (the connection and Host). */
   readonly trustProxy?: ProxyTrust;
@@ -32,6 +36,7 @@ export interface IncomingRequestOptions {
 /** Why a request cannot be turned into the HttpRequest the signature was made over (answered with 400). */
 export type IncomingRequestErrorCode = 'HOST_INVALID' | 'TARGET_INVALID' | 'FORWARDED_INVALID';
 
+/** The `HttpRequest` built from a `node:http` request, or why it could not be. */
 export type IncomingRequestResult =
   | { readonly ok: true; readonly request: HttpRequest }
   | { readonly ok: false; readonly code: IncomingRequestErrorCode; readonly message: string };
@@ -182,6 +187,7 @@ function splitOutsideQuotes(text: string, separator: string): string[] {
   return out;
 }
 
+/** A request body read within its limits, or why it was not. */
 export type BodyResult =
   | { readonly ok: true; readonly body: Uint8Array }
   | {

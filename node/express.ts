@@ -33,6 +33,7 @@ export interface ExpressLikeRequest extends IncomingMessage {
   payconform?: VerifiedApplication;
 }
 
+/** Express middleware that verifies a signed request before the next handler runs. */
 export type ExpressVerifier = (
   req: ExpressLikeRequest,
   res: ServerResponse,
@@ -44,6 +45,13 @@ export type ExpressVerifier = (
  * itself and leaves the verified bytes in `req.body` (a Buffer, as `express.raw()` does), so a later `express.json()`
  * finds the body read and leaves it. After `express.raw()` it verifies the Buffer that one read. `req.payconform.target`
  * is the verified authority and path: route by it, not by `req.hostname` (the unverified Host header).
+ *
+ * @example
+ * ```ts
+ * app.post('/api/payouts', createExpressVerifier({ nonceStore, resolveApplication }), (req, res) => {
+ *   res.json({ ok: true, application: req.payconform.applicationId });
+ * });
+ * ```
  */
 export function createExpressVerifier(options: IncomingVerifyOptions): ExpressVerifier {
   prepareIncomingOptions(options); // a bad deadline or rate throws here, at start-up

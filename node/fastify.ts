@@ -38,6 +38,7 @@ export interface FastifyLikeInstance {
   ): unknown;
 }
 
+/** A Fastify plugin that verifies signed requests before their handlers run. */
 export type FastifyVerifier = ((
   instance: FastifyLikeInstance,
   options: unknown,

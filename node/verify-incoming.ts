@@ -55,6 +55,7 @@ export interface VerifiedTarget {
   readonly scheme: string;
 }
 
+/** How to verify a `node:http` request: the verification options, body limits and proxy trust. */
 export interface IncomingVerifyOptions extends Omit<VerifyOptions, 'now'> {
   /** Largest body read, in bytes (default 1 MiB); a larger one is answered 413 and the connection closed. */
   readonly maxBodyBytes?: number;
@@ -110,6 +111,10 @@ export interface Refusal {
   readonly close: boolean;
 }
 
+/**
+ * A `node:http` request verified: the verified request, its exact body bytes and its application, or the refusal to
+ * answer with (`writeRefusal`).
+ */
 export type IncomingVerification =
   | {
       readonly ok: true;
@@ -196,6 +201,15 @@ const BODY_STATUS = { BODY_TOO_LARGE: 413, BODY_INCOMPLETE: 400, BODY_TIMEOUT: 4
  * Verifies one node:http request. Reads the body unless `source.body` holds it. Settles with a result for anything
  * the request or a dependency does (a lookup past its deadline, a body too slow); rejects only with the TypeError of
  * a bad option (see prepareIncomingOptions).
+ *
+ * @example
+ * ```ts
+ * createServer(async (req, res) => {
+ *   const verified = await verifyIncomingRequest(req, { nonceStore, resolveApplication });
+ *   if (!verified.ok) return writeRefusal(res, verified); // 401, 413 or 503 in the spec's error body
+ *   res.end(`verified: ${verified.application.applicationId}`);
+ * });
+ * ```
  */
 export async function verifyIncomingRequest(
   req: IncomingMessage,

@@ -129,6 +129,7 @@ export function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: str
   });
 }
 
+/** How `connectRedis` connects: the first connection's deadline, and where connection errors go. */
 export interface ConnectRedisOptions {
   /** Time allowed for the first connection (default 2000 ms). */
   readonly connectTimeoutMs?: number;

@@ -14,6 +14,10 @@ import {
   type RedisCommander,
 } from './commander.js';
 
+/**
+ * How a `RedisNonceStore` records nonces: the client, the key prefix and the deadline of each
+ * command.
+ */
 export interface RedisNonceStoreOptions {
   /** A connected client (node-redis `createClient`, or `connectRedis` from this module). Not closed by the store. */
   readonly client: RedisCommander;
@@ -115,6 +119,13 @@ const RECORD = defineScript(RECORD_SCRIPT);
  * without a recorded nonce. When Redis lost its data, signatures created at or before the moment it was noticed
  * are refused (NonceStoreResetError) for one validity window: every nonce that may have been forgotten is refused
  * by its `created`.
+ *
+ * @example
+ * ```ts
+ * import { connectRedis, RedisNonceStore } from 'payconform/redis';
+ * const client = await connectRedis(process.env.REDIS_URL!);
+ * const nonceStore = new RedisNonceStore({ client }); // shared by every instance: a nonce is accepted once
+ * ```
  */
 export class RedisNonceStore implements NonceStore {
   readonly #client: RedisCommander;

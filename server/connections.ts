@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createErrorBody, HttpError } from './error-body.js';
 
+/** How long a connection may take over each part of a request, and how long it may idle. */
 export interface ConnectionLimits {
   /** Time to receive the request head (default 20 s): beyond it, 408 and the socket is destroyed. */
   readonly headersTimeoutMs: number;
@@ -22,6 +23,7 @@ export interface ConnectionLimits {
   readonly firstByteTimeoutMs: number;
 }
 
+/** The connection limits when none are given. */
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = Object.freeze({
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 30_000,

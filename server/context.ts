@@ -8,6 +8,10 @@ import type { Application, ServiceState } from './state.js';
 import type { StateStore } from './state-store.js';
 import type { WebhookKind, WebhookQueue } from './webhook-delivery.js';
 
+/**
+ * What a route handler works with: the state and its store, the webhook queue, the faults switched
+ * on, the authenticator and the clock.
+ */
 export interface ServiceContext {
   /** This instance's view of the resources (applications are fixed at start; read them here). */
   readonly state: ServiceState;
@@ -50,6 +54,7 @@ export interface ServiceExtension {
   close?(): void;
 }
 
+/** A request as a route handler receives it: verified where the route requires it. */
 export interface RouteRequest {
   /** Absent for an in-process call (the portal), which has no connection. */
   readonly req?: IncomingMessage;
@@ -65,6 +70,7 @@ export interface RouteRequest {
   readonly asApplication?: Application;
 }
 
+/** What a route handler answers: status, content type and exact body bytes. */
 export interface RouteResponse {
   readonly status: number;
   readonly contentType: string;
@@ -72,6 +78,7 @@ export interface RouteResponse {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** Answers one route of the reference service. */
 export type RouteHandler = (
   ctx: ServiceContext,
   request: RouteRequest,

@@ -37,8 +37,10 @@ export function confirmPayee(holderName: string, copActive: boolean): CopStatus 
   return hit === undefined ? 'FULL_MATCH' : hit;
 }
 
+/** A copStatus, or `'null'` for CoP not active: the key of `copTriggers`. */
 export type CopDestinationKey = CopStatus | 'null';
 
+/** A payout destination the reference service answers with a given copStatus. */
 export interface PayoutDestination {
   readonly destinationType: 'toAccount';
   readonly accountType: 'SCAN';

@@ -609,6 +609,7 @@ export const faultCatalogue = [
   readonly how?: string;
 }>;
 
+/** The name of a fault the reference service can be started with (`--fault`). */
 export type FaultName = (typeof faultCatalogue)[number]['name'];
 
 /** The faults found by method (they carry `how`); each is proven through the audit check (or the explorer) that catches it. */
@@ -623,10 +624,12 @@ export type ExplorerFaultName = Extract<
   { readonly how: 'explorer' }
 >['name'];
 
+/** The faults only the explorer finds (they show over a sequence of operations). */
 export const explorerFaults: readonly ExplorerFaultName[] = faultCatalogue.flatMap((f) =>
   'how' in f && f.how === 'explorer' ? [f.name as ExplorerFaultName] : [],
 );
 
+/** A fault as `listFaults` describes it: its name, what it breaks and how the audit finds it. */
 export interface FaultDescription {
   readonly name: FaultName;
   readonly description: string;
@@ -636,6 +639,7 @@ export interface FaultDescription {
 const names: ReadonlySet<string> = new Set(faultCatalogue.map((f) => f.name));
 if (names.size !== faultCatalogue.length) throw new Error('faultCatalogue: duplicate fault name');
 
+/** True when `name` names a fault of the catalogue. */
 export function isFaultName(name: string): name is FaultName {
   return names.has(name);
 }
@@ -771,6 +775,10 @@ export const variantChoices = [
  */
 export type ServiceVariant = 'clean' | 'alt';
 
+/**
+ * The reference service's personalities (`--variant`): each takes other permitted choices where
+ * the spec is silent.
+ */
 export const serviceVariants: readonly ServiceVariant[] = ['clean', 'alt'];
 
 /**

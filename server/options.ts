@@ -26,6 +26,10 @@ export interface ApplicationConfig {
   readonly payInAccountSelector?: string;
 }
 
+/**
+ * How to start the reference service: where it listens, its applications and keys, faults,
+ * personality, state store and webhook URLs.
+ */
 export interface ReferenceServiceOptions {
   /** Default 127.0.0.1. */
   readonly host?: string;
@@ -79,11 +83,16 @@ export interface ReferenceServiceOptions {
   readonly redisKeyPrefix?: string;
 }
 
+/** The payments the service seeds at start, settled and unsettled, for refunds. */
 export interface SeededPayments {
   readonly settled: ReadonlyArray<{ readonly paymentId: string; readonly amount: string }>;
   readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: PaymentStatus }>;
 }
 
+/**
+ * A started reference service: its address, applications, seeded payments, CoP destinations,
+ * faults and personality, deliveries, and `close`.
+ */
 export interface RunningReferenceService {
   /** e.g. `http://127.0.0.1:43121` (no trailing slash). */
   readonly baseUrl: string;

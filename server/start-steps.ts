@@ -30,6 +30,7 @@ import type { ApplicationCredentials, ServiceState } from './state.js';
 import type { StateStore } from './state-store.js';
 import { defaultRetryPolicy, WebhookQueue, type RetryPolicy } from './webhook-delivery.js';
 
+/** The largest request body the service reads when none is set (1 MiB). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Body cap of a request without a valid application id and secret (default 64 KiB, at most maxBodyBytes). */
 export const DEFAULT_MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024;

@@ -5,8 +5,13 @@ import https from 'node:https';
 import type { FaultSet } from './faults.js';
 import { stringifyJson } from './json-writer.js';
 
+/** The three webhook kinds the service sends. */
 export type WebhookKind = 'payment' | 'payout' | 'refund';
 
+/**
+ * How the service redelivers a webhook the receiver did not answer with 200: the delays, the
+ * attempts, each attempt's deadline.
+ */
 export interface RetryPolicy {
   /** Delay before the second attempt; doubles per attempt up to `maxDelayMs`. */
   readonly initialDelayMs: number;
@@ -17,6 +22,10 @@ export interface RetryPolicy {
   readonly requestTimeoutMs: number;
 }
 
+/**
+ * The retry policy when none is given (first redelivery after 1 s, doubling up to 60 s, 8
+ * attempts).
+ */
 export const defaultRetryPolicy: RetryPolicy = {
   initialDelayMs: 1000,
   maxDelayMs: 60_000,
@@ -24,6 +33,7 @@ export const defaultRetryPolicy: RetryPolicy = {
   requestTimeoutMs: 10_000,
 };
 
+/** One attempt to deliver a webhook: its counter, when, and what the receiver answered. */
 export interface DeliveryAttempt {
   /** The delivery attempt counter for this attempt (0 for the first). */
   readonly attempt: number;
@@ -37,6 +47,7 @@ export interface DeliveryAttempt {
   durationMs?: number;
 }
 
+/** A webhook and every attempt to deliver it. */
 export interface DeliveryRecord {
   readonly id: number;
   readonly kind: WebhookKind;

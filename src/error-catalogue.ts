@@ -1,6 +1,7 @@
 // The one record shape of payconform's catalogues of stable failure codes (request verification, webhook
 // verification): each code maps to what it means, and, for request verification, the spec step that gives it.
 
+/** One entry of an error-code catalogue: what the code means, and its title or spec step. */
 export interface ErrorCodeEntry {
   /** What the code means, in one or two sentences (shown in docs and reports). */
   readonly description: string;

@@ -1,5 +1,7 @@
 // payconform's public surface, by layer: generic below, specific above. Every name is listed (no `export *`), so
-// the surface can be read on one screen and nothing internal leaks out by accident.
+// the surface can be read on one screen and nothing internal leaks out by accident. It holds what a signer or a
+// verifier needs: Structured Fields are `structured-headers`' own surface, the business rules the reference service's
+// and the audits', the attestation envelopes `payconform/conformance`'s (api/*.api.md lists every entry point).
 
 // Shared types
 export { PayconformError, type PayconformErrorCode } from './errors.js';
@@ -11,30 +13,6 @@ export {
   type FieldLines,
   type HttpRequest,
 } from './http/message.js';
-
-// RFC 8941 Structured Fields (glue over structured-headers)
-export {
-  findDuplicateDictionaryKey,
-  isByteSequence,
-  isByteSequenceWrittenCanonically,
-  isInnerList,
-  isSfInteger,
-  parseSfDictionary,
-  parseSfItem,
-  parseSfList,
-  serializeSf,
-  serializeSfMember,
-  Token,
-  type BareItem,
-  type Dictionary,
-  type InnerList,
-  type Item,
-  type List,
-  type Parameters,
-  type SerializeResult,
-  type SfKind,
-  type SfResult,
-} from './structured-fields/structured-fields.js';
 
 // RFC 9530 Content-Digest
 export {
@@ -81,30 +59,6 @@ export {
   nobleBackend,
   nodeBackend,
 } from './ed25519/index.js';
-
-// Attestations: DSSE envelopes (PAE, Ed25519) and in-toto Test Result statements
-export {
-  dsseKeyId,
-  preAuthEncoding,
-  serializeDsseEnvelope,
-  signDsseEnvelope,
-  verifyDsseEnvelope,
-  type DsseEnvelope,
-  type DsseSignature,
-  type DsseVerifyCode,
-  type DsseVerifyResult,
-} from './attest/dsse.js';
-export {
-  createTestResultStatement,
-  IN_TOTO_PAYLOAD_TYPE,
-  IN_TOTO_STATEMENT_TYPE,
-  parseTestResultStatement,
-  TEST_RESULT_PREDICATE_TYPE,
-  type ResourceDescriptor,
-  type Statement,
-  type TestResult,
-  type TestResultPredicate,
-} from './attest/statement.js';
 
 // RFC 9421 HTTP Message Signatures (generic)
 export {
@@ -226,7 +180,7 @@ export {
   type WebhookVerifyResult,
 } from './webhooks/index.js';
 
-// Payload validation (JSON Schemas) and business rules
+// Payload validation (JSON Schemas)
 export {
   type Account,
   type AccountIdentification,
@@ -284,44 +238,3 @@ export {
   validatePayloadText,
   type ValidationResult,
 } from './schemas/index.js';
-export {
-  activeRefundStatuses,
-  addDecimals,
-  autoCommitCopStatuses,
-  cancelPayout,
-  checkRefund,
-  commitPayout,
-  compareDecimals,
-  countedRefundStatuses,
-  type Decimal,
-  type DecimalInput,
-  type DecimalResult,
-  decimalsEqual,
-  decimalToNumber,
-  formatDecimal,
-  holdingCopStatuses,
-  initialPayoutStatus,
-  type InitialPayoutStatusInput,
-  isCopStatus,
-  isOriginalPayerAccount,
-  isPositive,
-  MAX_DECIMAL_DIGITS,
-  normalizeDecimal,
-  parseDecimal,
-  type ParseDecimalOptions,
-  PAYOUT_CANCEL_STATUS_REASON,
-  type PayoutStateFields,
-  type PayoutTransitionRefusal,
-  type PayoutTransitionResult,
-  REFUND_AMOUNT_MAX_SCALE,
-  type RefundCheck,
-  type RefundCheckInput,
-  refundDestinationFromPayer,
-  type RefundDestinationResult,
-  type RefundRefusalCode,
-  refundRefusalStatus,
-  subtractDecimals,
-  sumDecimals,
-  toDecimal,
-  ZERO,
-} from './rules/index.js';

@@ -23,6 +23,7 @@ export {
   type RuleOutcome,
 } from './rules/rule.js';
 
+/** One request the audited client sent, as received, with every profile finding about it. */
 export interface ExaminedRequest {
   /** 1-based, in arrival order. */
   readonly index: number;

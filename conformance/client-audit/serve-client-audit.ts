@@ -12,6 +12,7 @@ import {
 import { matchEndpoint } from './endpoints.js';
 import { startVerifyingEndpoint, type ForwardedRequest } from './verifying-endpoint.js';
 
+/** The audited client, run as a command with the audit's address in its environment. */
 export interface ClientCommand {
   /** Run through the shell (`sh -c`), as typed after `--exec`. */
   readonly command: string;
@@ -46,10 +47,18 @@ export interface ClientAuditBackend {
   close(): Promise<void>;
 }
 
+/**
+ * Starts the service behind the client audit's verifying endpoint for one application (the CLI
+ * passes the reference service).
+ */
 export type StartClientAuditBackend = (
   application: ClientAuditApplication,
 ) => Promise<ClientAuditBackend>;
 
+/**
+ * How to serve a client audit: the client's credentials, the backend behind the verifying
+ * endpoint, and where to listen.
+ */
 export interface ClientAuditServeOptions {
   readonly credentials: ClientCredentials;
   /** Starts the service behind the verifying endpoint (the CLI passes the reference service). */
@@ -73,6 +82,10 @@ export interface ClientAuditServeOptions {
   readonly onExchange?: (exchange: ClientExchange) => void;
 }
 
+/**
+ * Where the client audit listens and what it offers the client: its base URL and a settled payment
+ * to refund.
+ */
 export interface ClientAuditListening {
   readonly baseUrl: string;
   readonly settledPayment: { readonly paymentId: string; readonly amount: string };

@@ -39,6 +39,7 @@ export function useColour(
   return stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '');
 }
 
+/** A subscriber that prints the run to a terminal stream as it happens, then the summary. */
 export function createConsoleReporter(options: ConsoleReporterOptions): RunSubscriber {
   const colour = useColour(options.stream, options.env);
   const paint = (o: Outcome, text: string): string =>
@@ -167,6 +168,7 @@ function verdictLineFor(summary: RunSummary, paint: Paint, ending?: CommandEndin
   );
 }
 
+/** The run's summary as the console prints it at the end. */
 export function renderConsoleSummary(
   summary: RunSummary,
   options: {

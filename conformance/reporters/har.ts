@@ -75,6 +75,7 @@ export interface HarEntry {
   readonly _payconform: { readonly index: number; readonly direction: 'sent' | 'received' };
 }
 
+/** A HAR 1.2 document of the run's exchanges. */
 export interface HarDocument {
   readonly log: {
     readonly version: '1.2';

@@ -161,6 +161,7 @@ function notApplicableHtml(summary: RunSummary): string {
 <ul>${na.map((r) => `<li><code>${htmlEscape(r.id)}</code>: ${htmlEscape(r.message)}</li>`).join('\n')}</ul>`;
 }
 
+/** The run as a standalone HTML page (no script, no remote resource). */
 export function renderHtmlReport(
   summary: RunSummary,
   options: { readonly catalogue?: Catalogue } = {},

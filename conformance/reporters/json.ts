@@ -2,6 +2,7 @@
 import { verdictFor, type Verdict } from '../exit-code.js';
 import type { RunSummary } from '../result.js';
 
+/** The version of the JSON report's format; it rises when a field changes meaning or goes away. */
 export const REPORT_VERSION = '1';
 
 export interface JsonReport extends RunSummary {
@@ -15,6 +16,7 @@ export interface JsonReport extends RunSummary {
   readonly notApplicable: ReadonlyArray<{ readonly id: string; readonly reason: string }>;
 }
 
+/** The run as the JSON report's value: the summary with its verdict and the report's version. */
 export function toJsonReport(summary: RunSummary): JsonReport {
   const v = verdictFor(summary);
   return {
@@ -30,6 +32,7 @@ export function toJsonReport(summary: RunSummary): JsonReport {
   };
 }
 
+/** The run as the JSON report's text (`toJsonReport`, two-space indent, newline-terminated). */
 export function renderJsonReport(summary: RunSummary): string {
   return `${JSON.stringify(toJsonReport(summary), null, 2)}\n`;
 }

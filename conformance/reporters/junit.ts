@@ -201,6 +201,7 @@ function runTestcases(summary: RunSummary): string[] {
   return out;
 }
 
+/** The run as JUnit XML: one test case per check, failures and skips as CI tools read them. */
 export function renderJunitReport(summary: RunSummary): string {
   const suiteName = `payconform audit ${summary.role}`;
   const totals = junitTotals(summary);

@@ -6,7 +6,9 @@ import { renderHtmlReport } from './html.js';
 import { renderJsonReport } from './json.js';
 import { renderJunitReport } from './junit.js';
 
+/** The report formats `renderReport` writes. */
 export const REPORT_FORMATS = ['json', 'junit', 'html'] as const;
+/** One of `REPORT_FORMATS`. */
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /**

@@ -103,6 +103,10 @@ export function countVerifiedAhead(): void {
   poolCounters.verifiedAhead++;
 }
 
+/**
+ * The verification pool's size and state now (threads configured, running, stopped and why,
+ * workers ready), for logs and health endpoints.
+ */
 export function verifyPoolInfo(): VerifyPoolInfo {
   return {
     threads: verifyPoolThreads(),

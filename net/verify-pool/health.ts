@@ -24,6 +24,7 @@ export type VerifyPoolEvent =
       readonly reason: string;
     };
 
+/** Receives the verification pool's events (a worker lost, restarted, given up). */
 export type VerifyPoolListener = (event: VerifyPoolEvent) => void;
 
 /** How many failures the pool heals, and how fast. */

@@ -18,6 +18,12 @@ import { PooledVerification } from './pooled-verification.js';
  * uses every core for the signatures while its event loop runs the other steps. Same steps, same results, same codes;
  * the nonce is still recorded (atomically, step 11) only after the signature verified. With the noble backend the
  * signature is checked on the calling thread (the portable fallback).
+ *
+ * @example
+ * ```ts
+ * // Same options and result as verifyRequest; the Ed25519 check leaves the event loop.
+ * const result = await verifyRequestAsync(request, { nonceStore, resolveApplication });
+ * ```
  */
 export function verifyRequestAsync(
   request: HttpRequest,

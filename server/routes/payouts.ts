@@ -229,6 +229,7 @@ export const commitPayout: RouteHandler = async (ctx, request) => {
   );
 };
 
+/** The statusReason a cancelled payout carries (the spec: the amount was released). */
 export const CANCEL_REASON = PAYOUT_CANCEL_STATUS_REASON;
 
 /** How long after creation a commit or cancel counts as late for the faults that show only after a wait. */

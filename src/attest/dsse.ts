@@ -6,6 +6,7 @@ import type { Ed25519PrivateKey, Ed25519PublicKey } from '../ed25519/index.js';
 import { decodeStrictBase64, encodeBase64 } from '../keys/base64.js';
 import { exportEd25519PublicKeyDer } from '../keys/ed25519-keys.js';
 
+/** One signature of a DSSE envelope: the key id and the signature over the PAE. */
 export interface DsseSignature {
   /** Which key signed: the lowercase hex SHA-256 of the signer's SubjectPublicKeyInfo (DER), see `dsseKeyId`. */
   readonly keyid: string;
@@ -13,6 +14,7 @@ export interface DsseSignature {
   readonly sig: string;
 }
 
+/** A DSSE envelope: the payload type, the payload in base64 and its signatures. */
 export interface DsseEnvelope {
   readonly payloadType: string;
   /** The payload's bytes, standard base64. */
@@ -68,6 +70,7 @@ export function serializeDsseEnvelope(envelope: DsseEnvelope): string {
   })}\n`;
 }
 
+/** Why `verifyDsseEnvelope` refused an envelope. */
 export type DsseVerifyCode =
   | 'ENVELOPE_MALFORMED'
   | 'ENVELOPE_NOT_CANONICAL'
@@ -75,6 +78,7 @@ export type DsseVerifyCode =
   | 'KEYID_UNKNOWN'
   | 'SIGNATURE_INVALID';
 
+/** The verified payload and signer's key id, or why the envelope does not verify. */
 export type DsseVerifyResult =
   | { readonly ok: true; readonly payload: Uint8Array; readonly keyid: string }
   | { readonly ok: false; readonly code: DsseVerifyCode; readonly message: string };

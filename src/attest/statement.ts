@@ -3,9 +3,11 @@
 // shape; what a test run concluded is mapped onto it by the conformance layer (conformance/attestation.ts).
 import { createHash } from 'node:crypto';
 
+/** The `_type` of an in-toto Statement v1. */
 export const IN_TOTO_STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 /** The DSSE payload type of an in-toto Statement. */
 export const IN_TOTO_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
+/** The in-toto Test Result predicate type an audit's attestation uses. */
 export const TEST_RESULT_PREDICATE_TYPE = 'https://in-toto.io/attestation/test-result/v0.1';
 
 /** A resource by name, location and digest (in-toto ResourceDescriptor v1; only the fields used here). */
@@ -20,8 +22,13 @@ export interface ResourceDescriptor {
 }
 
 export const TEST_RESULTS = ['PASSED', 'WARNED', 'FAILED'] as const;
+/** The in-toto Test Result's `result`: PASSED, WARNED or FAILED. */
 export type TestResult = (typeof TEST_RESULTS)[number];
 
+/**
+ * An in-toto Test Result predicate: the result, the configuration, and the passed, warned and
+ * failed tests.
+ */
 export interface TestResultPredicate {
   readonly result: TestResult;
   readonly configuration: readonly ResourceDescriptor[];
@@ -31,6 +38,7 @@ export interface TestResultPredicate {
   readonly failedTests: readonly string[];
 }
 
+/** An in-toto Statement v1: the subjects it speaks of and its predicate. */
 export interface Statement<P> {
   readonly _type: typeof IN_TOTO_STATEMENT_TYPE;
   readonly subject: readonly ResourceDescriptor[];

@@ -22,6 +22,7 @@ const NODE_HASH: Readonly<Record<DigestAlgorithm, string>> = {
 /** More members than this is treated as malformed (RFC 9530 §6.6: resource exhaustion). */
 export const MAX_DIGEST_MEMBERS = 16;
 
+/** True for a digest algorithm this library computes (`sha-512`, `sha-256`). */
 export function isDigestAlgorithm(name: string): name is DigestAlgorithm {
   return name === 'sha-512' || name === 'sha-256';
 }
@@ -72,9 +73,11 @@ export function computeContentDigest(
   return serializeDictionary(members);
 }
 
+/** Why a Content-Digest was refused (RFC 9530). */
 export type ContentDigestErrorCode =
   'DIGEST_MALFORMED' | 'DIGEST_ALGORITHM_UNSUPPORTED' | 'DIGEST_MISMATCH';
 
+/** A parsed Content-Digest field: each algorithm's digest bytes, or why it does not parse. */
 export type ParseContentDigestResult =
   | {
       readonly ok: true;
@@ -142,6 +145,7 @@ export function parseContentDigest(
   return { ok: true, digests };
 }
 
+/** The algorithms whose digest matched the body, or why the Content-Digest does not hold. */
 export type VerifyContentDigestResult =
   | { readonly ok: true; readonly algorithms: readonly DigestAlgorithm[] }
   | { readonly ok: false; readonly code: ContentDigestErrorCode; readonly message: string };

@@ -13,6 +13,10 @@ export interface Ed25519PrivateKey {
   readonly publicKey: Ed25519PublicKey;
 }
 
+/**
+ * An Ed25519 implementation: deterministic signing, verification and key parsing (`nodeBackend`,
+ * `nobleBackend`).
+ */
 export interface Ed25519Backend {
   readonly name: 'node' | 'noble';
   /** Deterministic RFC 8032 signature (64 bytes). */

@@ -11,6 +11,7 @@ ed.hashes.sha512 = sha512;
 // RFC 8032 §5.1.7 semantics (noble's default is ZIP-215), to agree with OpenSSL in nodeBackend.
 const VERIFY_OPTS = { zip215: false } as const;
 
+/** Ed25519 by `@noble/ed25519` (pure JavaScript), for runtimes without `node:crypto`'s Ed25519. */
 export const nobleBackend: Ed25519Backend = Object.freeze({
   name: 'noble' as const,
   sign(message: Uint8Array, privateKey: Ed25519PrivateKey): Uint8Array {

@@ -62,6 +62,7 @@ function toUint8Array(buf: Buffer): Uint8Array {
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
+/** Ed25519 by `node:crypto` (OpenSSL), the default. */
 export const nodeBackend: Ed25519Backend = Object.freeze({
   name: 'node' as const,
   sign(message: Uint8Array, privateKey: Ed25519PrivateKey): Uint8Array {

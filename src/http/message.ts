@@ -3,6 +3,10 @@
 /** Field lines in the order they were sent; a name may repeat. Names are compared case-insensitively. */
 export type FieldLines = ReadonlyArray<readonly [name: string, value: string]>;
 
+/**
+ * A request as signing and verification see it: method, target URI parts, field lines in order and
+ * the exact body bytes.
+ */
 export interface HttpRequest {
   /** Method exactly as sent (RFC 9421 §2.2.1: no case transformation). */
   readonly method: string;

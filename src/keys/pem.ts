@@ -3,6 +3,7 @@
 import { decodeStrictBase64, encodeBase64 } from './base64.js';
 import { KeyFormatError } from './errors.js';
 
+/** One PEM block: its label and the DER bytes between the boundary lines. */
 export interface PemBlock {
   /** The label between `-----BEGIN ` and `-----`, e.g. `PRIVATE KEY`. */
   readonly label: string;

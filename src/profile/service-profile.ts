@@ -19,6 +19,10 @@ const COMPONENT_NAMES = [
   'x-application-secret',
 ] as const;
 
+/**
+ * The service's fixed signing profile: label, covered components in order, algorithm and signature
+ * parameters.
+ */
 export interface ServiceProfile {
   readonly label: string;
   readonly componentNames: readonly string[];
@@ -38,6 +42,10 @@ export interface ServiceProfile {
   readonly signatureBaseOptions: SignatureBaseOptions;
 }
 
+/**
+ * The profile the spec fixes (Authentication, Signed requests): `sig1`, the eight components,
+ * Ed25519.
+ */
 export const serviceProfile: ServiceProfile = Object.freeze({
   label: 'sig1',
   componentNames: Object.freeze([...COMPONENT_NAMES]),
@@ -65,6 +73,7 @@ export const serviceProfile: ServiceProfile = Object.freeze({
   }),
 } satisfies ServiceProfile);
 
+/** One place where the profile departs from the RFC it configures, with its reason. */
 export interface ProfileDeviation {
   readonly id: string;
   readonly title: string;

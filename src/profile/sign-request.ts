@@ -16,6 +16,7 @@ import { applicationSecretProblem } from './application-secret.js';
 import { bodyKindOf } from './body-kind.js';
 import { serviceProfile } from './service-profile.js';
 
+/** What a signer holds: the application id and secret, the key id and the Ed25519 private key. */
 export interface SigningCredentials {
   readonly applicationId: string;
   readonly applicationSecret: string;
@@ -23,6 +24,7 @@ export interface SigningCredentials {
   readonly privateKey: Ed25519PrivateKey;
 }
 
+/** What a signer may set: `created`, the nonce, and the Ed25519 backend. */
 export interface SignOptions {
   /** Unix seconds (Integer); default now. */
   readonly created?: number;
@@ -31,6 +33,7 @@ export interface SignOptions {
   readonly backend?: Ed25519Backend;
 }
 
+/** The headers a signed request carries, and the signature base that was signed. */
 export interface SignResult {
   /**
    * Lowercase header names to add to (or replace on) the request: x-application-id, x-application-secret,

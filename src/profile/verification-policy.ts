@@ -26,6 +26,10 @@ export interface PolicyEnforcement {
   readonly digest: boolean;
 }
 
+/**
+ * The bounds verification enforces: the signature's age and future skew, the nonce's length, the
+ * digest algorithm, and which of the profile's rules apply.
+ */
 export interface VerificationPolicy {
   readonly maxAgeSeconds: number;
   readonly maxFutureSkewSeconds: number;

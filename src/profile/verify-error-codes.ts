@@ -10,6 +10,10 @@ const or = (names: readonly string[]): string =>
 const BODY_METHODS = or(P.bodyMethods);
 const BODYLESS_METHODS = or(P.bodylessMethods);
 
+/**
+ * Every code a request verification can fail with, its description and the spec's verification
+ * step it belongs to.
+ */
 export const verifyErrorCodes = Object.freeze({
   REQUEST_MALFORMED: {
     step: 1,
@@ -175,6 +179,7 @@ export const verifyErrorCodes = Object.freeze({
   },
 } as const satisfies Record<string, ErrorCodeEntry & { step: number; steps: readonly number[] }>);
 
+/** A stable code of a failed verification, one of `verifyErrorCodes`. */
 export type VerifyErrorCode = keyof typeof verifyErrorCodes;
 
 /**

@@ -48,6 +48,16 @@ export function hasStepFunctions(options: VerifyOptions): boolean {
  * Verifies a signed request under the profile and the policy. Records the nonce only after the signature verified.
  * The steps run synchronously; only a nonce store that answers with a Promise makes the rest wait for it (a
  * synchronous store such as MemoryNonceStore costs no microtask). The hot path creates no closures.
+ *
+ * @example
+ * ```ts
+ * const nonceStore = new MemoryNonceStore();
+ * const result = await verifyRequest(request, {
+ *   nonceStore,
+ *   resolveApplication: (id) => (id === applicationId ? { secret, publicKeys: new Map([[keyId, publicKey]]) } : undefined),
+ * });
+ * if (!result.ok) console.log(result.code, result.step, result.message); // e.g. a code of step 3: too old
+ * ```
  */
 export function verifyRequest(request: HttpRequest, options: VerifyOptions): Promise<VerifyResult> {
   return verifyWith(request, options, signatureOnThisThread);

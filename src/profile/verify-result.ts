@@ -7,12 +7,17 @@ import type { Progress } from './profile-rules.js';
 import type { VerificationPolicy } from './verification-policy.js';
 import { verifyErrorCodes, type VerifyErrorCode } from './verify-error-codes.js';
 
+/** An application as the verifier knows it: its secret and its public keys by key id. */
 export interface ApplicationRecord {
   readonly secret: string;
   /** keyId → public key. */
   readonly publicKeys: ReadonlyMap<string, Ed25519PublicKey>;
 }
 
+/**
+ * What `verifyRequest` needs: how to resolve an application, the nonce store, and optionally the
+ * clock, the Ed25519 backend and the policy.
+ */
 export interface VerifyOptions {
   /** Unix seconds; default the current time. */
   readonly now?: number;
@@ -31,6 +36,10 @@ export interface VerifyOptions {
   readonly policy?: VerificationPolicy;
 }
 
+/**
+ * A verified request (the application, key id and nonce), or a typed failure with its code and
+ * spec step.
+ */
 export type VerifyResult =
   | {
       readonly ok: true;

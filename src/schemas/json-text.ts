@@ -1,6 +1,7 @@
 // Reads JSON text for validation and, when it is unreadable, says where: JSON.parse does the parsing; on failure a
 // small syntax scanner (RFC 8259 grammar, iterative, so deep nesting cannot overflow the stack) finds the offset.
 
+/** A JSON text parsed, or the offset and reason it does not parse. */
 export type JsonTextResult =
   | { readonly ok: true; readonly value: unknown }
   | { readonly ok: false; readonly offset: number; readonly message: string };

@@ -1,5 +1,6 @@
 // The payload kinds payconform validates, and the schema `$id` of each (public API: ids never change).
 
+/** Every payload the JSON Schemas describe (requests, resources, webhooks, the error body). */
 export const payloadKinds = [
   'payout-create-request',
   'payout-destination',
@@ -12,10 +13,13 @@ export const payloadKinds = [
   'payout-webhook',
   'refund-webhook',
 ] as const;
+/** One of `payloadKinds`. */
 export type PayloadKind = (typeof payloadKinds)[number];
 
+/** The base of every schema's `$id`. */
 export const SCHEMA_BASE = 'https://payconform.dev/schemas/';
 
+/** True when `value` names a payload kind. */
 export function isPayloadKind(value: unknown): value is PayloadKind {
   return typeof value === 'string' && (payloadKinds as readonly string[]).includes(value);
 }

@@ -11,6 +11,7 @@ export const payoutStatuses = [
   'RETURNED',
   'AWAITING_COMMIT',
 ] as const;
+/** One of `payoutStatuses`. */
 export type PayoutStatus = (typeof payoutStatuses)[number];
 
 /** Spec, Payout webhook payload: payoutStatus values; AWAITING_COMMIT is not in the webhook list. */
@@ -22,6 +23,7 @@ export const payoutWebhookStatuses = [
   'HELD',
   'RETURNED',
 ] as const;
+/** One of `payoutWebhookStatuses`. */
 export type PayoutWebhookStatus = (typeof payoutWebhookStatuses)[number];
 
 /** Spec, Refund statuses: "the same six values as the payout list above". */
@@ -33,6 +35,7 @@ export const refundStatuses = [
   'HELD',
   'RETURNED',
 ] as const;
+/** One of `refundStatuses`. */
 export type RefundStatus = (typeof refundStatuses)[number];
 
 /** Spec, Payout resource: copStatus values other than null ("null when CoP is not active"). */
@@ -44,6 +47,7 @@ export const copStatuses = [
   'NOT_CHECKED',
   'UNKNOWN',
 ] as const;
+/** One of `copStatuses`. */
 export type CopStatus = (typeof copStatuses)[number];
 
 /** Spec, Payment statuses. */
@@ -53,14 +57,17 @@ export const paymentStatuses = [
   'SETTLED',
   'FAILED',
 ] as const;
+/** One of `paymentStatuses`. */
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
 /** Spec, Payment webhook payload: a payment webhook is sent for these statuses only. */
 export const paymentWebhookStatuses = ['COMPLETED', 'SETTLED', 'FAILED'] as const;
+/** One of `paymentWebhookStatuses`. */
 export type PaymentWebhookStatus = (typeof paymentWebhookStatuses)[number];
 
 /** Spec, Payment webhook payload, paymentRefundData.accountIdentifications[].type. */
 export const accountIdentificationTypes = ['ACCOUNT_NUMBER', 'SORT_CODE'] as const;
+/** One of `accountIdentificationTypes`. */
 export type AccountIdentificationType = (typeof accountIdentificationTypes)[number];
 
 /** True when `value` is one of `list` (narrows the type). */

@@ -3,6 +3,7 @@ import { parseJsonText } from './json-text.js';
 import { isPayloadKind, payloadKinds, payloadSchemaId, type PayloadKind } from './payload-kinds.js';
 import { getSchemaValidator, type SchemaViolation, type ValidationResult } from './validator.js';
 
+/** How a payload is validated: the permissive schema (the default) or payconform's strict one. */
 export interface ValidatePayloadOptions {
   /** Use the strict variant (`<kind>.strict.schema.json`): payconform's decisions where the spec is silent, for the
    *  reference service. The default is the permissive schema that judges other implementations. */
@@ -15,6 +16,7 @@ export interface JsonParseError {
   readonly message: string;
 }
 
+/** A payload text parsed and validated, or the parse error. */
 export type TextValidationResult =
   | (ValidationResult & { readonly parseError?: undefined })
   | {

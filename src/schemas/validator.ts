@@ -23,6 +23,7 @@ export interface SchemaViolation {
   readonly schemaLocation: string;
 }
 
+/** Valid, or every schema violation found. */
 export type ValidationResult =
   { readonly valid: true } | { readonly valid: false; readonly errors: readonly SchemaViolation[] };
 

@@ -2,6 +2,7 @@
 import { serializeItem } from 'structured-headers';
 import type { BareItem } from '../structured-fields/structured-fields.js';
 
+/** A covered component: its name and its parameters (RFC 9421 §2). */
 export interface ComponentIdentifier {
   /** A lowercase field name, or a derived component name starting with `@`. */
   readonly name: string;
@@ -58,8 +59,10 @@ export const DERIVED_COMPONENTS = [
   '@query-param',
 ] as const;
 
+/** One of `DERIVED_COMPONENTS`. */
 export type DerivedComponentName = (typeof DERIVED_COMPONENTS)[number];
 
+/** True for a derived component name of RFC 9421 §2.2. */
 export function isDerivedComponentName(name: string): name is DerivedComponentName {
   return (DERIVED_COMPONENTS as readonly string[]).includes(name);
 }

@@ -34,6 +34,7 @@ export interface SignatureBaseOptions {
   readonly singleValuedFields?: readonly string[];
 }
 
+/** Why a signature base could not be built. */
 export type SignatureBaseErrorCode =
   | 'TARGET_URI_INVALID'
   | 'COMPONENT_UNKNOWN'
@@ -50,6 +51,7 @@ export type SignatureBaseErrorCode =
   | 'SIGNATURE_PARAMS_INVALID'
   | 'BASE_NOT_ASCII';
 
+/** The signature base's exact text, or why it could not be built. */
 export type SignatureBaseResult =
   | {
       readonly ok: true;

@@ -23,9 +23,11 @@ export interface SignatureInput {
   readonly signatureParams: string;
 }
 
+/** Why a Signature or Signature-Input field was refused. */
 export type SignatureFieldErrorCode =
   'SIGNATURE_INPUT_MALFORMED' | 'SIGNATURE_MALFORMED' | 'LABEL_DUPLICATED';
 
+/** The Signature-Input field's members by label, or why it does not parse. */
 export type ParseSignatureInputResult =
   | { readonly ok: true; readonly value: ReadonlyMap<string, SignatureInput> }
   | {
@@ -34,6 +36,7 @@ export type ParseSignatureInputResult =
       readonly message: string;
     };
 
+/** The Signature field's signature bytes by label, or why it does not parse. */
 export type ParseSignatureResult =
   | { readonly ok: true; readonly value: ReadonlyMap<string, Uint8Array> }
   | {

@@ -3,6 +3,7 @@ import { serializeInnerList } from 'structured-headers';
 import { type BareItem, type Item } from '../structured-fields/structured-fields.js';
 import type { ComponentIdentifier } from './component-identifier.js';
 
+/** The `@signature-params` value, or why it cannot be written. */
 export type SerializeParamsResult =
   { readonly ok: true; readonly value: string } | { readonly ok: false; readonly message: string };
 

@@ -1,6 +1,7 @@
 // The parts of a request's absolute target URI, read from the string as written (RFC 9421 §2.2.6: the path is
 // never normalised through WHATWG URL, which would remove dot segments and re-encode characters).
 
+/** A target URI's parts as the derived components read them. */
 export interface TargetUriParts {
   readonly scheme: string;
   /** Raw authority as written, e.g. `Example.COM:443`. */
@@ -17,6 +18,7 @@ export interface TargetUriParts {
   readonly withoutFragment: string;
 }
 
+/** A target URI's parts, or why it does not parse. */
 export type TargetUriResult =
   | { readonly ok: true; readonly value: TargetUriParts }
   | { readonly ok: false; readonly message: string };

@@ -29,6 +29,7 @@ export type RsaPublicKeyInput = string | Uint8Array;
 /** PKCS#8 or PKCS#1 PEM text, DER bytes (PKCS#8), or an already parsed key. */
 export type RsaPrivateKeyInput = string | Uint8Array | ParsedRsaPrivateKey;
 
+/** The RSA keys a webhook signer or verifier accepts (the smallest modulus). */
 export interface RsaKeyPolicy {
   /** Smallest accepted modulus; default 2048 (NIST SP 800-131A). */
   readonly minModulusBits?: number;

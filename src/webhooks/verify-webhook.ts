@@ -6,6 +6,7 @@ import { parseRsaPublicKey, type ParsedRsaPublicKey, type RsaPublicKeyInput } fr
 import { WEBHOOK_SIGNATURE_ALGORITHM } from './sign-webhook.js';
 import type { WebhookErrorCode } from './webhook-error-codes.js';
 
+/** A webhook's signature verified, or why not. */
 export type WebhookVerifyResult =
   | { readonly ok: true }
   | { readonly ok: false; readonly code: WebhookErrorCode; readonly message: string };

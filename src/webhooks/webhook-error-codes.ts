@@ -2,6 +2,7 @@
 
 import type { ErrorCatalogue } from '../error-catalogue.js';
 
+/** Every code a webhook verification can fail with, and its description. */
 export const webhookErrorCodes = {
   AUTHORIZATION_MISSING: {
     title: 'Authorization header missing',
@@ -34,4 +35,5 @@ export const webhookErrorCodes = {
   },
 } as const satisfies ErrorCatalogue;
 
+/** A stable code of a failed webhook verification, one of `webhookErrorCodes`. */
 export type WebhookErrorCode = keyof typeof webhookErrorCodes;

@@ -11,6 +11,10 @@ export interface ClientExchange {
   readonly response?: RecordedResponse;
 }
 
+/**
+ * What a client check reads: the requests the audited client sent and the service that answered
+ * them.
+ */
 export interface ClientAuditContext {
   /** Where the client was told to call (PAYCONFORM_BASE_URL). */
   readonly baseUrl: string;

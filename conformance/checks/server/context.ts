@@ -24,6 +24,10 @@ export interface KnownTimings {
   readonly redeliveryWithinMs: number;
 }
 
+/**
+ * What a server check reads: the target's address, the application's credentials and ids, the
+ * configured payments and destinations, and the run's limits.
+ */
 export interface ServerAuditContext {
   /** The target's base URL, without a trailing slash. */
   readonly baseUrl: string;
@@ -100,6 +104,7 @@ export interface ForgerySettings {
   readonly shrinkSeconds?: number;
 }
 
+/** A check of the server audit. */
 export type ServerCheck = Check<ServerAuditContext>;
 
 /** What a server check's own code receives: the audit context with the state of the run it belongs to. */

@@ -15,6 +15,7 @@ import { redeliveryChecks } from './webhook-redelivery.js';
 import { statusWebhookChecks } from './webhook-status-changes.js';
 import { webhookChecks } from './webhooks.js';
 
+/** The server audit's checks, in run order (ids are unique; the engine refuses duplicates). */
 export const serverChecks = [
   ...transportChecks,
   ...publicKeyChecks,

@@ -22,6 +22,10 @@ import {
 
 export { WEBHOOK_KINDS, type WebhookKind } from './payloads.js';
 
+/**
+ * What a webhook-receiver check reads: the receiver URLs, the signing key pair and the key server
+ * the receivers fetch from.
+ */
 export interface WebhookAuditContext {
   /** The receiver's URL for each kind audited. */
   readonly targets: Readonly<Partial<Record<WebhookKind, string>>>;

@@ -6,6 +6,9 @@ import { currentExchangeLog } from '../../exchange-log.js';
 import { createHttpServer, type ServerTls } from '../../../net/tls.js';
 import { endpointSpecs } from '../../client-audit/endpoints.js';
 
+/**
+ * A loopback server that publishes the webhook public key as the spec's public-key endpoint does.
+ */
 export interface RunningKeyServer {
   /** e.g. `http://127.0.0.1:43122/.well-known/signature/pem`. */
   readonly url: string;

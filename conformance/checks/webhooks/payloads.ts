@@ -4,7 +4,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { PayloadKind } from '../../../src/schemas/payload-kinds.js';
 import { validatePayloadText } from '../../../src/schemas/validate-payload.js';
 
+/** The three webhook kinds the spec defines. */
 export const WEBHOOK_KINDS = ['payment', 'payout', 'refund'] as const;
+/** One of `WEBHOOK_KINDS`. */
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
 export const schemaKindOf: Readonly<Record<WebhookKind, PayloadKind>> = {

@@ -28,6 +28,7 @@ export const CLIENT_RULE_IDS = [
   'client-signature-verifies',
 ] as const;
 
+/** The id of one rule the client audit judges requests by. */
 export type ClientRuleId = (typeof CLIENT_RULE_IDS)[number];
 
 export interface RuleOutcome {
