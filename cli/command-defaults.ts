@@ -7,6 +7,10 @@ export const CLIENT_AUDIT_TIMEOUT_MS = 120_000;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 /** `vectors run --timeout-ms`: how long the adapter may take to answer one case. */
 export const VECTOR_CASE_TIMEOUT_MS = 5_000;
+/** `audit server --timeout-ms` with no target: the per-request limit against the embedded reference service. */
+export const EMBEDDED_REQUEST_TIMEOUT_MS = 5_000;
+/** The longest the reachability probe before an audit waits for the target's first answer (at most `--timeout-ms`). */
+export const PROBE_TIMEOUT_MS = 5_000;
 /** The most a per-request (`audit server`) or per-case (`vectors run`) `--timeout-ms` may be. */
 export const MAX_TIMEOUT_MS = 600_000;
 

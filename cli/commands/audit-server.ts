@@ -8,7 +8,11 @@ import { EXIT, UsageError } from '../io.js';
 import { resolveTrustedCa } from '../tls-options.js';
 import { parseForgeOptions, withForgeries } from '../forge-options.js';
 import { commandSpec, parseArgsOptions, usageLine } from '../command-table.js';
-import { MAX_TIMEOUT_MS } from '../command-defaults.js';
+import {
+  EMBEDDED_REQUEST_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
+  PROBE_TIMEOUT_MS,
+} from '../command-defaults.js';
 import {
   auditCommand,
   auditSteps,
@@ -192,7 +196,7 @@ function embeddedContext(
     copDestinations: service.copDestinations,
     payments: service.seededPayments,
     webhooks: listener,
-    requestTimeoutMs: options.requestTimeoutMs ?? 5_000,
+    requestTimeoutMs: options.requestTimeoutMs ?? EMBEDDED_REQUEST_TIMEOUT_MS,
     ...(options.tls !== undefined ? { tlsCa: options.tls.caCert } : {}),
     webhookWaitMs: 2_000,
     quietWaitMs: 300,
@@ -602,13 +606,13 @@ async function externalTarget(
 ): Promise<ResolvedTarget | number> {
   const timeoutMs = parsed.timeoutMs ?? config.timeoutMs;
   const ca = await resolveTrustedCa({ ca: parsed.caFile });
-  const unreachable = await probe(targetUrl, Math.min(timeoutMs, 5_000), ca);
+  const unreachable = await probe(targetUrl, Math.min(timeoutMs, PROBE_TIMEOUT_MS), ca);
   if (unreachable !== undefined) {
     io.stderr(`payconform audit server: target ${targetUrl} is unreachable (${unreachable})\n`);
     return EXIT.unreachable;
   }
   const discovery = await discoverFromSandbox(targetUrl, config, {
-    timeoutMs: Math.min(timeoutMs, 5_000),
+    timeoutMs: Math.min(timeoutMs, PROBE_TIMEOUT_MS),
     ...(ca !== undefined ? { ca } : {}),
   });
   if (discovery.found.length > 0)
@@ -648,7 +652,7 @@ async function stoppedAnswering(
   const undecided = summary.results.filter((r) => r.outcome === 'error');
   if (undecided.length === 0 || summary.stopped !== undefined) return summary;
   const ca = await resolveTrustedCa({ ca: caFile });
-  const unreachable = await probe(targetUrl, Math.min(timeoutMs, 5_000), ca);
+  const unreachable = await probe(targetUrl, Math.min(timeoutMs, PROBE_TIMEOUT_MS), ca);
   if (unreachable === undefined) return summary;
   return {
     ...summary,

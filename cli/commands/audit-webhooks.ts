@@ -45,7 +45,7 @@ import {
 } from '../../conformance/checks/webhooks/key-server.js';
 import { describeListenTls, resolveListenTls } from '../tls-options.js';
 import { commandSpec, parseArgsOptions, usageLine } from '../command-table.js';
-import { WEBHOOK_TIMEOUT_MS } from '../command-defaults.js';
+import { PROBE_TIMEOUT_MS, WEBHOOK_TIMEOUT_MS } from '../command-defaults.js';
 
 const SPEC = commandSpec('audit webhooks');
 const USAGE = usageLine(SPEC);
@@ -329,7 +329,7 @@ async function publishPublicKey(
 /** A TCP connection to each receiver within the timeout (at most 5 s); exit 3 naming the first that has none. */
 async function probeReceivers(parsed: Parsed, io: CliIo): Promise<number | undefined> {
   for (const url of new Set(Object.values(parsed.targets))) {
-    const problem = await probe(url!, Math.min(parsed.timeoutMs, 5_000));
+    const problem = await probe(url!, Math.min(parsed.timeoutMs, PROBE_TIMEOUT_MS));
     if (problem !== undefined) {
       io.stderr(`payconform audit webhooks: receiver ${url} is unreachable (${problem})\n`);
       return EXIT.unreachable;
