@@ -1,21 +1,15 @@
 // Audit configuration: the JSON config file (non-secret settings) merged with the environment (secrets only there).
 import { readFile, stat } from 'node:fs/promises';
 import {
+  copStatuses,
   getRegisteredSchema,
   validateAgainst,
   type SchemaViolation,
 } from '../src/schemas/index.js';
 import { DEFAULT_TIMEOUT_MS } from './config-defaults.js';
 
-export const COP_STATUS_KEYS = [
-  'FULL_MATCH',
-  'PARTIAL_MATCH',
-  'NO_MATCH',
-  'UNABLE_TO_MATCH',
-  'NOT_CHECKED',
-  'UNKNOWN',
-  'null',
-] as const;
+/** The keys of `copDestinations`: each copStatus (src/schemas/statuses.ts), and `null` for CoP not active. */
+export const COP_STATUS_KEYS = [...copStatuses, 'null'] as const;
 export type CopStatusKey = (typeof COP_STATUS_KEYS)[number];
 
 /** A payout destination as the configuration gives it (the spec's Payout destination object). */

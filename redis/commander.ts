@@ -153,6 +153,14 @@ export function parseClusterUrl(
   return { tls: m[1]!.toLowerCase() === 'rediss', nodes, auth: m[2] ?? '' };
 }
 
+/** How long the first connection may take when `connectTimeoutMs` is not given. */
+const CONNECT_TIMEOUT_MS = 2000;
+
+/** Reconnection after a lost connection, for a single node and a cluster alike: 50 ms doubling to 1 s, forever. */
+function reconnectStrategy(retries: number): number {
+  return Math.min(50 * 2 ** Math.min(retries, 5), 1000);
+}
+
 /**
  * Connects to `url` (`redis://host:port`, `redis://user:pass@host`, `rediss://…`, `unix:///path/redis.sock`, or a
  * Redis Cluster: `redis+cluster://host:port,host:port`, any nodes of it, the rest discovered).
@@ -166,8 +174,7 @@ export async function connectRedis(
   if (parseClusterUrl(url) !== undefined) return connectCluster(url, options);
   const parsed = new URL(url);
   const socketPath = parsed.protocol === 'unix:' ? decodeURIComponent(parsed.pathname) : undefined;
-  const connectTimeout = options.connectTimeoutMs ?? 2000;
-  const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1000);
+  const connectTimeout = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const client = createClient({
     ...(socketPath !== undefined
       ? { socket: { path: socketPath, connectTimeout, reconnectStrategy } }
@@ -204,8 +211,7 @@ export async function connectRedis(
 
 async function connectCluster(url: string, options: ConnectRedisOptions): Promise<RedisConnection> {
   const { tls, nodes, auth } = parseClusterUrl(url)!;
-  const connectTimeout = options.connectTimeoutMs ?? 2000;
-  const reconnectStrategy = (retries: number) => Math.min(50 * 2 ** Math.min(retries, 5), 1000);
+  const connectTimeout = options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
   const scheme = tls ? 'rediss' : 'redis';
   const userInfo = auth === '' ? '' : `${auth}@`;
   const cluster = createCluster({

@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
+import { COP_STATUS_KEYS } from '../conformance/config.js';
 import { describe, expect, it } from 'vitest';
 import accountSchema from '../schemas/account.schema.json' with { type: 'json' };
 import commonSchema from '../schemas/common.schema.json' with { type: 'json' };
@@ -400,6 +401,9 @@ describe('spec: States and transitions: status lists equal the schema enums', ()
   });
   it('copStatus: the six values and null', () => {
     expect(defs.copStatus.enum).toEqual([...copStatuses, null]);
+  });
+  it("the audit config's copDestinations keys are the copStatus values and null, from the one list", () => {
+    expect([...COP_STATUS_KEYS]).toEqual([...copStatuses, 'null']);
   });
   it('the payout webhook list is the payout list without AWAITING_COMMIT', () => {
     expect([...payoutWebhookStatuses, 'AWAITING_COMMIT'].sort()).toEqual(

@@ -1,40 +1,31 @@
 // The status vocabularies of the payments service (spec: States and transitions), as constants shared by the
 // schemas' TypeScript types and the business rules; test/schemas.test.ts checks each list against the schema enums.
 
-/** Spec, Payout statuses: the seven values that appear in API responses. */
-export const payoutStatuses = [
+/**
+ * The six statuses a payout webhook and a refund carry (spec, Payout webhook payload; Refund statuses: "the same six
+ * values as the payout list above"): the payout statuses but AWAITING_COMMIT. Written once; the lists below name it.
+ */
+const WEBHOOK_STATUSES = [
   'IN_PROGRESS',
   'PROCESSED',
   'CANCELLED',
   'FAILED',
   'HELD',
   'RETURNED',
-  'AWAITING_COMMIT',
 ] as const;
+
+/** Spec, Payout statuses: the seven values that appear in API responses. */
+export const payoutStatuses = [...WEBHOOK_STATUSES, 'AWAITING_COMMIT'] as const;
 /** One of `payoutStatuses`. */
 export type PayoutStatus = (typeof payoutStatuses)[number];
 
 /** Spec, Payout webhook payload: payoutStatus values; AWAITING_COMMIT is not in the webhook list. */
-export const payoutWebhookStatuses = [
-  'IN_PROGRESS',
-  'PROCESSED',
-  'CANCELLED',
-  'FAILED',
-  'HELD',
-  'RETURNED',
-] as const;
+export const payoutWebhookStatuses = WEBHOOK_STATUSES;
 /** One of `payoutWebhookStatuses`. */
 export type PayoutWebhookStatus = (typeof payoutWebhookStatuses)[number];
 
 /** Spec, Refund statuses: "the same six values as the payout list above". */
-export const refundStatuses = [
-  'IN_PROGRESS',
-  'PROCESSED',
-  'CANCELLED',
-  'FAILED',
-  'HELD',
-  'RETURNED',
-] as const;
+export const refundStatuses = WEBHOOK_STATUSES;
 /** One of `refundStatuses`. */
 export type RefundStatus = (typeof refundStatuses)[number];
 
