@@ -28,86 +28,102 @@ export const faultCatalogue = [
   // Request signing (create payout; and commit, cancel, refund when a signature is sent or required)
   {
     name: 'accept-unsigned',
+    requirements: ['SIG-PAYOUT-CREATE-SIGNED', 'SIG-HEADERS-BODY'],
     breaks: 'Authentication: signed requests (Signature-Input and Signature required)',
     description:
       'create payout accepts a request missing Signature or Signature-Input (or both) on the plain id/secret check',
   },
   {
     name: 'no-replay-check',
+    requirements: ['SIG-VERIFY-NONCE-UNUSED', 'SIG-VERIFY-RECORD-NONCE'],
     breaks: 'Authentication step 4 / step 11: nonce not used before',
     description: 'a nonce already seen is accepted again (nonces are neither checked nor recorded)',
   },
   {
     name: 'nonce-race',
+    requirements: ['LIMIT-NONCE', 'SIG-PROFILE-NONCE-ATOMIC'],
     breaks: 'Limits: nonce unique; concurrent duplicates',
     description:
       'the nonce check and the nonce record are separate steps with a gap between them, so concurrent identical requests are all accepted',
   },
   {
     name: 'no-created-window',
+    requirements: ['SIG-VERIFY-CREATED-WINDOW', 'LIMIT-SIGNATURE-VALIDITY'],
     breaks: 'Authentication step 3: now - created <= 300 s',
     description: 'a signature older than 300 seconds is accepted',
   },
   {
     name: 'no-future-check',
+    requirements: ['SIG-PROFILE-FUTURE-CREATED'],
     breaks: 'Authentication step 3: created not in the future',
     description: 'a signature whose created lies far in the future is accepted',
   },
   {
     name: 'no-digest-check',
+    requirements: ['SIG-VERIFY-DIGEST'],
     breaks: 'Authentication step 8: Content-Digest matches the body',
     description:
       'Content-Digest is not compared with the body (a missing or mismatching digest is accepted)',
   },
   {
     name: 'no-signature-check',
+    requirements: ['SIG-VERIFY-SIGNATURE'],
     breaks: 'Authentication step 10: Ed25519 signature verifies',
     description: 'the Ed25519 signature is not verified (any signature bytes are accepted)',
   },
   {
     name: 'no-secret-check',
+    requirements: ['SIG-VERIFY-APPLICATION-SECRET', 'APP-CREDENTIALS-CHECKED'],
     breaks: 'Authentication step 6: x-application-secret valid',
     description: 'x-application-secret is not compared with the application secret',
   },
   {
     name: 'no-application-id-check',
+    requirements: ['SIG-VERIFY-APPLICATION-ID', 'APP-CREDENTIALS-CHECKED'],
     breaks: 'Authentication step 5: x-application-id present and valid',
     description:
       'a missing or unknown x-application-id is accepted; the key is found from keyid alone',
   },
   {
     name: 'no-key-check',
+    requirements: ['SIG-VERIFY-KEY-RESOLVE'],
     breaks: 'Authentication step 7: public key resolved from keyid and applicationId',
     description: "an unknown keyid is accepted; the application's own key is used instead",
   },
   {
     name: 'accept-any-alg',
+    requirements: ['SIG-PARAM-ALG'],
     breaks: 'Authentication: alg is always "ed25519"',
     description: 'an alg parameter other than "ed25519" is accepted',
   },
   {
     name: 'accept-any-label',
+    requirements: ['SIG-LABEL-SIG1'],
     breaks: 'Authentication step 4: the label is always sig1',
     description: 'a signature label other than sig1 is accepted',
   },
   {
     name: 'accept-any-components',
+    requirements: ['SIG-BASE-COMPONENTS-ORDER'],
     breaks: 'Authentication step 2: the eight covered components in the fixed order',
     description: 'covered components in another order, or fewer of them, are accepted',
   },
   {
     name: 'no-nonce-length-check',
+    requirements: ['LIMIT-NONCE', 'SIG-PARAM-NONCE'],
     breaks: 'Limits: nonce at most 50 characters',
     description: 'a nonce longer than 50 characters is accepted',
   },
   {
     name: 'allow-missing-nonce',
+    requirements: ['SIG-VERIFY-NONCE-PRESENT', 'SIG-PARAM-NONCE'],
     breaks: 'Authentication: nonce required on every request',
     description:
       'a signature without a nonce parameter is accepted (the core policy switches presence and length off together, so an over-long nonce passes too)',
   },
   {
     name: 'creates-on-rejection',
+    requirements: ['SIG-VERIFY-DECISION', 'SIG-PROFILE-REJECTED-NO-EFFECT'],
     breaks: 'Authentication step 12: reject means no effect',
     description:
       'a signed create-payout request that fails verification is answered 401 but still creates a payout (and its webhook)',
@@ -115,12 +131,14 @@ export const faultCatalogue = [
   // Confirmation of Payee and payout lifecycle
   {
     name: 'no-cop-hold',
+    requirements: ['COP-HOLD-ON-MISMATCH'],
     breaks: 'Payout transitions: doNotCommitOnCoPMismatch true holds on a CoP mismatch',
     description:
       'doNotCommitOnCoPMismatch is ignored: a mismatching payout goes straight to IN_PROGRESS',
   },
   {
     name: 'hold-without-flag',
+    requirements: ['COP-AUTO-COMMIT-DEFAULT'],
     breaks:
       'Payout transitions: doNotCommitOnCoPMismatch omitted or false executes whatever the CoP result',
     description:
@@ -128,72 +146,85 @@ export const faultCatalogue = [
   },
   {
     name: 'hold-on-not-checked',
+    requirements: ['COP-AUTO-COMMIT-MATCH'],
     breaks: 'Payout transitions: NOT_CHECKED and null are executed automatically',
     description:
       'with doNotCommitOnCoPMismatch true a NOT_CHECKED or null copStatus is held in AWAITING_COMMIT',
   },
   {
     name: 'hold-on-full-match',
+    requirements: ['COP-AUTO-COMMIT-MATCH'],
     breaks: 'Payout transitions: FULL_MATCH, NOT_CHECKED and null are executed automatically',
     description:
       'with doNotCommitOnCoPMismatch true a FULL_MATCH payout is held in AWAITING_COMMIT',
   },
   {
     name: 'commit-changes-cop',
+    requirements: ['COP-COMMIT'],
     breaks: 'Payout transitions: commit keeps copStatus',
     description: 'commit rewrites copStatus to FULL_MATCH',
   },
   {
     name: 'cancel-without-reason',
+    requirements: ['COP-CANCEL', 'PAYOUT-STATUSREASON'],
     breaks: 'Cancel payout: statusReason describes the release of the amount',
     description: 'a cancelled payout has statusReason null',
   },
   // Refunds
   {
     name: 'refund-unsettled',
+    requirements: ['REFUND-SETTLED-ONLY'],
     breaks: 'Limits: a refund can be started only when the payment is SETTLED',
     description: 'a payment in any status can be refunded',
   },
   {
     name: 'refund-over-amount',
+    requirements: ['REFUND-TOTAL-CAP'],
     breaks: 'Limits: the sum of refunds cannot exceed the payment amount',
     description: 'refunds above the remaining payment amount are accepted',
   },
   {
     name: 'refund-concurrent',
+    requirements: ['REFUND-ONE-ACTIVE'],
     breaks: 'Limits: only one active refund per payment',
     description: 'a second refund is accepted while an earlier one is still active',
   },
   {
     name: 'refund-partial-rejected',
+    requirements: ['REFUND-PARTIAL-ALLOWED'],
     breaks: 'Limits: a refund may be full or partial',
     description: 'a refund of less than the refundable remainder is refused with 422',
   },
   {
     name: 'refund-error-shape',
+    requirements: ['ERROR-REFUND-BODY'],
     breaks: 'Errors: the error body (statusCode, statusName, errorMessage, traceId, source)',
     description: 'refund errors answer with a non-spec body {"error": "..."}',
   },
   {
     name: 'refund-arbitrary-destination',
+    requirements: ['REFUND-ORIGINAL-ACCOUNT'],
     breaks: 'What the service does 5 / Limits: a refund goes only to the original paying account',
     description:
       "a refund is sent to a fixed account that is not the payer's (refund resource and refund webhook destination)",
   },
   {
     name: 'refund-unsettled-message',
+    requirements: ['ERROR-REFUND-UNSETTLED-422'],
     breaks: 'Errors: the 422 message names the current payment status',
     description: 'the 422 for an unsettled payment does not name the payment status',
   },
   // Payments (created and moved through /sandbox/)
   {
     name: 'payment-webhook-missing',
+    requirements: ['WEBHOOK-PAYMENT-EMITTED'],
     breaks:
       'Payment statuses / Events: a payment webhook is sent for COMPLETED, SETTLED and FAILED',
     description: 'no payment webhook is sent when a payment reaches SETTLED',
   },
   {
     name: 'payment-reference-kept',
+    requirements: ['PAYMENT-REFERENCE-ASSIGNED'],
     breaks:
       'What the service does 7: for a virtual account the reference passed is ignored and the service assigns its own',
     description:
@@ -202,44 +233,52 @@ export const faultCatalogue = [
   // Webhooks
   {
     name: 'webhook-bad-signature',
+    requirements: ['WEBHOOK-AUTHORIZATION'],
     breaks: 'Webhook authentication: signature over the exact payload bytes',
     description: 'the Authorization signature is computed over other bytes than those sent',
   },
   {
     name: 'webhook-reserialised',
+    requirements: ['WEBHOOK-AUTHORIZATION', 'WEBHOOK-VERIFY-EXACT-BYTES'],
     breaks: 'Webhook authentication rule 1: exact bytes',
     description:
       'the payload is signed in one JSON serialisation and sent in another (pretty-printed)',
   },
   {
     name: 'webhook-no-retry',
+    requirements: ['WEBHOOK-RETRY-UNTIL-200'],
     breaks: 'Events: repeated until the receiver answers 200',
     description: 'a failed delivery is never retried',
   },
   {
     name: 'webhook-counter-fixed',
+    requirements: ['WEBHOOK-PROFILE-ATTEMPT-COUNTER'],
     breaks: 'Events: the delivery attempt counter rises on each attempt',
     description:
       'retries repeat payoutWebhookDeliveryAttempt / refundWebhookDeliveryAttempt unchanged',
   },
   {
     name: 'webhook-post',
+    requirements: ['WEBHOOK-PUT'],
     breaks: 'Events: all events are HTTP PUT calls',
     description: 'webhooks are sent with POST',
   },
   {
     name: 'webhook-content-type',
+    requirements: ['WEBHOOK-PAYOUT-REFUND-HEADERS', 'VERSION-WEBHOOK-MEDIA-TYPE'],
     breaks: 'Events: Content-Type: application/json',
     description: 'webhooks are sent with Content-Type: text/plain',
   },
   {
     name: 'webhook-missing-event',
+    requirements: ['PAYOUT-STATUS-CHANGE-WEBHOOK', 'REFUND-STATUS-CHANGE-WEBHOOK'],
     breaks: 'States: each status change produces a webhook',
     description:
       'status changes after creation (commit, cancel, and lifecycle moves to PROCESSED, FAILED, HELD, RETURNED) send no webhook',
   },
   {
     name: 'webhook-payload-shape',
+    requirements: ['WEBHOOK-PAYOUT-PAYLOAD', 'WEBHOOK-REFUND-PAYLOAD'],
     breaks: 'Events: payout and refund webhook payload fields',
     description:
       'payout and refund webhooks lack their status field and carry the status in lower case under another name',
@@ -247,21 +286,25 @@ export const faultCatalogue = [
   // Response formats
   {
     name: 'payout-response-shape',
+    requirements: ['PAYOUT-CREATEDAT-FORM', 'PAYOUT-RESPONSE-RESOURCE'],
     breaks: 'Payout resource: createdAt is ISO 8601 UTC with fractional seconds and Z',
     description: 'createdAt is sent without fractional seconds and without Z',
   },
   {
     name: 'tracing-id-fixed',
+    requirements: ['PAYOUT-TRACINGID'],
     breaks: 'Payout resource: tracingId differs per response',
     description: 'every response carries the same tracingId',
   },
   {
     name: 'refund-timestamp-zoned',
+    requirements: ['REFUND-CREATEDATUTC-FORM'],
     breaks: 'Refund resource: createdAtUtc has no zone suffix',
     description: 'createdAtUtc ends in Z',
   },
   {
     name: 'public-key-full-pem',
+    requirements: ['KEY-PEM-TRIMMED'],
     breaks: 'Public key endpoint: BEGIN/END lines trimmed off',
     description:
       'the public key is served with its -----BEGIN PUBLIC KEY----- and -----END PUBLIC KEY----- lines',
@@ -273,6 +316,7 @@ export const faultCatalogue = [
   // resources or a resource's whole life), delivery (webhooks over time), representation (serialiser habits).
   {
     name: 'path-without-query',
+    requirements: ['SIG-BASE-PATH'],
     how: 'rfc-default',
     breaks: 'Signature base: @path includes the query string',
     description:
@@ -280,6 +324,7 @@ export const faultCatalogue = [
   },
   {
     name: 'digest-sha256-accepted',
+    requirements: ['DIGEST-SHA512', 'SIG-ALGORITHMS'],
     how: 'rfc-default',
     breaks: 'Algorithms: hash SHA-512 (content digest)',
     description:
@@ -287,6 +332,7 @@ export const faultCatalogue = [
   },
   {
     name: 'digest-optional',
+    requirements: ['SIG-HEADERS-BODY'],
     how: 'rfc-default',
     breaks: 'Headers added to a signed request: Content-Digest required on POST',
     description:
@@ -294,6 +340,7 @@ export const faultCatalogue = [
   },
   {
     name: 'components-superset',
+    requirements: ['SIG-BASE-COMPONENTS-ORDER'],
     how: 'rfc-default',
     breaks: 'Step 2: covered components, in this fixed order (exactly the eight)',
     description:
@@ -301,24 +348,28 @@ export const faultCatalogue = [
   },
   {
     name: 'components-as-set',
+    requirements: ['SIG-BASE-COMPONENTS-ORDER'],
     how: 'rfc-default',
     breaks: 'Step 2: covered components, in this fixed order',
     description: 'the eight covered components are compared as a set: any order is accepted',
   },
   {
     name: 'alg-case-insensitive',
+    requirements: ['SIG-PARAM-ALG'],
     how: 'rfc-default',
     breaks: 'Signature parameters: alg is always "ed25519"',
     description: 'alg is compared case-insensitively ("ED25519" accepted)',
   },
   {
     name: 'created-window-600',
+    requirements: ['SIG-VERIFY-CREATED-WINDOW', 'LIMIT-SIGNATURE-VALIDITY'],
     how: 'step-order',
     breaks: 'Step 3: now minus created is at most 300 seconds',
     description: 'signatures up to 600 s old are accepted (the skew allowance added twice)',
   },
   {
     name: 'nonce-used-by-rejection',
+    requirements: ['SIG-VERIFY-RECORD-NONCE'],
     how: 'step-order',
     breaks: 'Step 11: the nonce is recorded after the signature verified',
     description:
@@ -326,12 +377,14 @@ export const faultCatalogue = [
   },
   {
     name: 'refund-one-per-payment',
+    requirements: ['REFUND-PARTIAL-ALLOWED'],
     how: 'lifecycle',
     breaks: 'Limits: several partial refunds per payment are allowed',
     description: 'a payment that had a refund, even a finished one, cannot be refunded again',
   },
   {
     name: 'refund-total-single',
+    requirements: ['REFUND-TOTAL-CAP'],
     how: 'lifecycle',
     breaks: 'Limits: the sum of all refunds cannot exceed the payment amount',
     description:
@@ -339,18 +392,21 @@ export const faultCatalogue = [
   },
   {
     name: 'refund-webhook-payment-amount',
+    requirements: ['WEBHOOK-REFUND-PAYLOAD'],
     how: 'representation',
     breaks: 'Refund webhook payload: refundedPaymentAmount is the amount of the original payment',
     description: 'refundedPaymentAmount carries the refund amount',
   },
   {
     name: 'webhook-no-initial-event',
+    requirements: ['PAYOUT-STATUS-CHANGE-WEBHOOK', 'REFUND-STATUS-CHANGE-WEBHOOK'],
     how: 'lifecycle',
     breaks: 'Each status change produces a webhook (creation into IN_PROGRESS included)',
     description: 'no payout or refund webhook for the creation (IN_PROGRESS); later changes only',
   },
   {
     name: 'refund-webhook-missing',
+    requirements: ['REFUND-STATUS-CHANGE-WEBHOOK'],
     how: 'lifecycle',
     breaks:
       'Events: a refund webhook for any refund status change, started in the portal or by API',
@@ -358,12 +414,14 @@ export const faultCatalogue = [
   },
   {
     name: 'payment-webhook-completed-missing',
+    requirements: ['WEBHOOK-PAYMENT-EMITTED'],
     how: 'lifecycle',
     breaks: 'Payment statuses: a payment webhook is sent for COMPLETED, SETTLED and FAILED',
     description: 'no payment webhook for COMPLETED (only the final SETTLED or FAILED)',
   },
   {
     name: 'no-hold-on-partial',
+    requirements: ['COP-HOLD-ON-MISMATCH'],
     how: 'lifecycle',
     breaks: 'Payout transitions: PARTIAL_MATCH is held when doNotCommitOnCoPMismatch is true',
     description:
@@ -371,18 +429,21 @@ export const faultCatalogue = [
   },
   {
     name: 'commit-processed',
+    requirements: ['COP-COMMIT'],
     how: 'lifecycle',
     breaks: 'Payout transitions: commit gives IN_PROGRESS',
     description: 'commit answers the payout as PROCESSED',
   },
   {
     name: 'webhook-retry-once',
+    requirements: ['WEBHOOK-RETRY-UNTIL-200'],
     how: 'delivery',
     breaks: 'Events: repeated until the receiver answers 200',
     description: 'a failed webhook is retried once, then given up',
   },
   {
     name: 'webhook-retry-5xx-only',
+    requirements: ['WEBHOOK-RETRY-UNTIL-200'],
     how: 'delivery',
     breaks: 'Events: any answer other than 200 counts as failure and is retried',
     description:
@@ -390,6 +451,7 @@ export const faultCatalogue = [
   },
   {
     name: 'webhook-retry-bad-signature',
+    requirements: ['WEBHOOK-AUTHORIZATION'],
     how: 'delivery',
     breaks: 'Webhook authentication: every webhook signed over the exact bytes',
     description:
@@ -397,24 +459,28 @@ export const faultCatalogue = [
   },
   {
     name: 'webhook-signature-hex',
+    requirements: ['WEBHOOK-AUTHORIZATION'],
     how: 'representation',
     breaks: 'Webhook authentication: the signature is base64 text',
     description: 'the Authorization signature is hex-encoded',
   },
   {
     name: 'webhook-no-accept',
+    requirements: ['WEBHOOK-PAYOUT-REFUND-HEADERS'],
     how: 'representation',
     breaks: 'Payout and refund webhook headers: Accept: application/json',
     description: 'payout and refund webhooks carry no Accept header',
   },
   {
     name: 'webhook-event-time-offset',
+    requirements: ['WEBHOOK-PAYOUT-PAYLOAD', 'WEBHOOK-REFUND-PAYLOAD'],
     how: 'representation',
     breaks: 'Webhook payloads: eventTimeUtc is an ISO 8601 UTC timestamp',
     description: 'eventTimeUtc is local time with a +01:00 offset',
   },
   {
     name: 'public-key-stale',
+    requirements: ['WEBHOOK-VERIFY-WITH-PUBLIC-KEY', 'KEY-ENDPOINT'],
     how: 'representation',
     breaks:
       'Webhook authentication: the receiver verifies with the key from the public-key endpoint',
@@ -423,6 +489,7 @@ export const faultCatalogue = [
   },
   {
     name: 'omit-null-fields',
+    requirements: ['PAYOUT-RESPONSE-RESOURCE', 'PAYOUT-ACCOUNT-OBJECT'],
     how: 'representation',
     breaks: 'Resources: "string or null" fields are present, null when not used',
     description:
@@ -430,6 +497,7 @@ export const faultCatalogue = [
   },
   {
     name: 'amount-as-string',
+    requirements: ['PAYOUT-RESPONSE-RESOURCE'],
     how: 'representation',
     breaks: 'Payout resource: amount is a number (decimal)',
     description:
@@ -437,18 +505,21 @@ export const faultCatalogue = [
   },
   {
     name: 'tracing-id-uuid',
+    requirements: ['PAYOUT-TRACINGID'],
     how: 'representation',
     breaks: 'Payout resource: tracingId is a hexadecimal trace identifier',
     description: 'tracingId is a hyphenated UUID',
   },
   {
     name: 'status-reason-always',
+    requirements: ['PAYOUT-STATUSREASON'],
     how: 'representation',
     breaks: 'Payout resource: statusReason null normally',
     description: 'every payout carries a statusReason text',
   },
   {
     name: 'refund-id-name',
+    requirements: ['REFUND-RESPONSE-RESOURCE'],
     how: 'representation',
     breaks: 'Refund resource: refundPaymentId',
     description:
@@ -456,12 +527,14 @@ export const faultCatalogue = [
   },
   {
     name: 'refund-created-pending',
+    requirements: ['REFUND-CREATED-IN-PROGRESS'],
     how: 'representation',
     breaks: 'Refund statuses: a refund is created with status IN_PROGRESS',
     description: 'a new refund is answered with status PENDING',
   },
   {
     name: 'refund-unsettled-400',
+    requirements: ['ERROR-REFUND-UNSETTLED-422'],
     how: 'representation',
     breaks: 'Errors: refunding a payment not SETTLED gives 422 UNPROCESSABLE_ENTITY',
     description: 'a refund of an unsettled payment is answered 400 BAD_REQUEST',
@@ -470,6 +543,7 @@ export const faultCatalogue = [
   // so every fixed check passes on it; test/explore-faults.test.ts proves the explorer finds each one.
   {
     name: 'amount-large-pence-dropped',
+    requirements: ['PAYOUT-RESPONSE-RESOURCE'],
     how: 'explorer',
     breaks: 'Payout resource: amount is the amount asked',
     description:
@@ -477,12 +551,14 @@ export const faultCatalogue = [
   },
   {
     name: 'reference-long-truncated',
+    requirements: ['PAYOUT-RESPONSE-RESOURCE'],
     how: 'explorer',
     breaks: 'Payout resource: reference is the reference asked',
     description: 'a reference longer than 24 characters is cut to 24 (response and webhooks)',
   },
   {
     name: 'webhook-reference-spaces-stripped',
+    requirements: ['WEBHOOK-PAYOUT-PAYLOAD'],
     how: 'explorer',
     breaks: 'Payout webhook payload: payoutReference is the payout reference',
     description:
@@ -490,6 +566,7 @@ export const faultCatalogue = [
   },
   {
     name: 'hold-skipped-large-amount',
+    requirements: ['COP-HOLD-ON-MISMATCH'],
     how: 'explorer',
     breaks:
       'Payout transitions: doNotCommitOnCoPMismatch true with a CoP mismatch holds the payout in AWAITING_COMMIT',
@@ -498,6 +575,7 @@ export const faultCatalogue = [
   },
   {
     name: 'commit-late-resets-cop',
+    requirements: ['COP-COMMIT'],
     how: 'explorer',
     breaks: 'Payout transitions: on commit copStatus keeps its earlier value',
     description:
@@ -505,6 +583,7 @@ export const faultCatalogue = [
   },
   {
     name: 'cancel-late-no-webhook',
+    requirements: ['PAYOUT-STATUS-CHANGE-WEBHOOK'],
     how: 'explorer',
     breaks: 'Payout transitions: each status change produces a payout webhook',
     description:
@@ -512,6 +591,7 @@ export const faultCatalogue = [
   },
   {
     name: 'webhook-amount-of-previous-payout',
+    requirements: ['WEBHOOK-PAYOUT-PAYLOAD'],
     how: 'explorer',
     breaks: 'Payout webhook payload: payoutAmount is the payout amount',
     description:
@@ -519,6 +599,7 @@ export const faultCatalogue = [
   },
   {
     name: 'refund-cap-large-payment',
+    requirements: ['REFUND-TOTAL-CAP'],
     how: 'explorer',
     breaks: 'Limits: the sum of all refunds of a payment cannot exceed the payment amount',
     description:
@@ -526,6 +607,7 @@ export const faultCatalogue = [
   },
   {
     name: 'hold-lapses',
+    requirements: ['COP-HOLD-ON-MISMATCH'],
     how: 'explorer',
     breaks:
       'Payout statuses: AWAITING_COMMIT: payout is held after creation until the merchant commits or cancels it (transitions: the amount is held until commit or cancel)',
@@ -533,6 +615,7 @@ export const faultCatalogue = [
   },
   {
     name: 'refund-active-lapses',
+    requirements: ['REFUND-ONE-ACTIVE'],
     how: 'explorer',
     breaks:
       'Limits: only one active refund per payment; the next cannot start until the previous one has finished',
@@ -540,6 +623,7 @@ export const faultCatalogue = [
   },
   {
     name: 'webhook-without-change',
+    requirements: ['PAYOUT-STATUS-CHANGE-WEBHOOK'],
     how: 'explorer',
     breaks:
       'Payout transitions: each status change produces a payout webhook (a webhook announces a change; none happened)',
@@ -549,6 +633,7 @@ export const faultCatalogue = [
   // checks send and wrong just beside it, at an edge of the profile's rules (server/signature-edge-faults.ts).
   {
     name: 'nonce-empty-accepted',
+    requirements: ['SIG-VERIFY-NONCE-PRESENT', 'SIG-PARAM-NONCE'],
     how: 'drawn',
     breaks:
       'Signature parameters: nonce required on every request (Server verification order step 4)',
@@ -557,6 +642,7 @@ export const faultCatalogue = [
   },
   {
     name: 'nonce-max-length-refused',
+    requirements: ['LIMIT-NONCE'],
     how: 'drawn',
     breaks: 'Limits: nonce at most 50 characters (a nonce of exactly 50 is allowed)',
     description:
@@ -564,12 +650,14 @@ export const faultCatalogue = [
   },
   {
     name: 'created-zero-unchecked',
+    requirements: ['SIG-VERIFY-CREATED-WINDOW', 'SIG-PARAM-CREATED'],
     how: 'drawn',
     breaks: 'Step 3: now minus created is at most 300 seconds',
     description: 'created=0 skips the window (the check reads `created && now - created > max`)',
   },
   {
     name: 'parameter-types-coerced',
+    requirements: ['SIG-VERIFY-PARSE', 'SIG-INPUT-HEADER'],
     how: 'drawn',
     breaks: 'Step 4: Signature-Input form (created an Integer; keyid, alg, nonce Strings)',
     description:
@@ -577,6 +665,7 @@ export const faultCatalogue = [
   },
   {
     name: 'parameter-repeated-last-wins',
+    requirements: ['SIG-INPUT-HEADER', 'SIG-PROFILE-STRUCTURED-FIELDS'],
     how: 'drawn',
     breaks: 'Step 4: Signature-Input form (each parameter once)',
     description:
@@ -584,12 +673,14 @@ export const faultCatalogue = [
   },
   {
     name: 'label-case-insensitive',
+    requirements: ['SIG-LABEL-SIG1'],
     how: 'drawn',
     breaks: 'The label is always sig1 (Signature-Input and Signature)',
     description: 'the member labels are lowercased before parsing, so SIG1= and Sig1= are accepted',
   },
   {
     name: 'signature-member-any-label',
+    requirements: ['SIG-SIGNATURE-HEADER', 'SIG-LABEL-SIG1'],
     how: 'drawn',
     breaks: 'Step 5: Signature: sig1=:<BASE64_SIGNATURE>:',
     description:
@@ -597,6 +688,7 @@ export const faultCatalogue = [
   },
   {
     name: 'digest-parsed-loosely',
+    requirements: ['DIGEST-SHA512', 'SIG-VERIFY-DIGEST'],
     how: 'drawn',
     breaks: 'Step 1: Content-Digest: sha-512=:<BASE64_DIGEST>: over the exact body bytes',
     description:
@@ -604,6 +696,8 @@ export const faultCatalogue = [
   },
 ] as const satisfies ReadonlyArray<{
   readonly name: string;
+  /** The ids (conformance/requirements.json) of the requirements the fault breaks. */
+  readonly requirements: readonly [string, ...string[]];
   readonly breaks: string;
   readonly description: string;
   readonly how?: string;
@@ -650,7 +744,7 @@ export function listFaults(): string {
   return faultCatalogue
     .map(
       (f) =>
-        `${f.name.padEnd(width)}  ${f.description}\n${' '.repeat(width)}  breaks: ${f.breaks}\n`,
+        `${f.name.padEnd(width)}  ${f.description}\n${' '.repeat(width)}  breaks: ${f.breaks} (${f.requirements.join(', ')})\n`,
     )
     .join('');
 }

@@ -184,6 +184,33 @@ describe('checkFaults table', () => {
   });
 });
 
+describe('every fault names the requirements it breaks', () => {
+  const known = new Set(catalogue.requirements.map((r) => r.id));
+  it.each(faultCatalogue.map((f) => [f.name, f.requirements] as const))(
+    '%s names requirements of the catalogue',
+    (_name, ids) => {
+      expect(ids.length).toBeGreaterThan(0);
+      for (const id of ids) expect(known.has(id), id).toBe(true);
+    },
+  );
+  it('a check that catches a fault covers a requirement the fault names', () => {
+    const covers = new Map<string, Set<string>>(
+      serverChecks.map((c) => [c.id, new Set<string>(c.requirements)]),
+    );
+    const unmatched = Object.entries(checkFaults).flatMap(([check, faults]) =>
+      faults
+        .filter(
+          (f) =>
+            !faultCatalogue
+              .find((x) => x.name === f)!
+              .requirements.some((id) => covers.get(check)!.has(id)),
+        )
+        .map((f) => `${f} (caught by ${check}: ${[...covers.get(check)!].join(', ')})`),
+    );
+    expect(unmatched).toEqual([]);
+  });
+});
+
 describe('every check passes against the clean reference service', () => {
   let summary: RunSummary;
   beforeAll(async () => {
