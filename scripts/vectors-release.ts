@@ -119,6 +119,7 @@ export function releaseEntries(): ArchiveEntry[] {
     file('payloads/README.md'),
     ...protocol,
     file('adapters/python/adapter.py', true),
+    file('adapters/python/payconform_profile.py'),
     ...STARTERS.map((path) => file(path, path.endsWith('.py'))),
     { ...file('release/run-vectors.py', true), path: 'run-vectors.py' },
   ];

@@ -58,8 +58,44 @@ export function longFunctions(file: string, source: string, max: number): LongFu
   return found;
 }
 
-function shippedSources(): Array<{ file: string; source: string }> {
-  const listed = spawnSync('git', ['ls-files', '-z', '--', '*.ts'], {
+/**
+ * Python functions (nested ones on their own) longer than `max` lines, by Python's own parser (`ast`): each node's
+ * first line to its `end_lineno`.
+ */
+export function longPythonFunctions(file: string, source: string, max: number): LongFunction[] {
+  const script = [
+    'import ast, json, sys',
+    'tree = ast.parse(sys.stdin.read())',
+    'kinds = (ast.FunctionDef, ast.AsyncFunctionDef)',
+    'print(json.dumps([[n.lineno, n.name, n.end_lineno - n.lineno + 1]',
+    '                  for n in ast.walk(tree) if isinstance(n, kinds)]))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', script], { input: source, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${file}: python3 could not parse it: ${r.stderr}`);
+  return (JSON.parse(r.stdout) as Array<[number, string, number]>)
+    .filter(([, , lines]) => lines > max)
+    .map(([line, name, lines]) => ({ where: `${file}:${line} ${name}`, lines }));
+}
+
+/**
+ * Go functions longer than `max` lines: gofmt puts a top-level `func` at the start of a line and its closing brace
+ * alone on a line, so a function runs from its `func` line to the first line that is `}`.
+ */
+export function longGoFunctions(file: string, source: string, max: number): LongFunction[] {
+  const lines = source.split('\n');
+  const found: LongFunction[] = [];
+  lines.forEach((line, i) => {
+    const m = /^func (?:\([^)]*\) )?(\w+)/.exec(line);
+    if (m === null || line.trimEnd().endsWith('}')) return;
+    const end = lines.findIndex((l, j) => j > i && l === '}');
+    const length = (end === -1 ? lines.length - 1 : end) - i + 1;
+    if (length > max) found.push({ where: `${file}:${i + 1} ${m[1]}`, lines: length });
+  });
+  return found;
+}
+
+function shippedSources(pattern = '*.ts'): Array<{ file: string; source: string }> {
+  const listed = spawnSync('git', ['ls-files', '-z', '--', pattern], {
     cwd: REPO_ROOT,
     encoding: 'utf8',
   });
@@ -90,6 +126,31 @@ describe(`no shipped function is longer than ${MAX_LINES} lines`, () => {
       'sample.ts:5 inner',
       'sample.ts:17 method',
     ]);
+  });
+
+  it('finds long Python and Go functions the same way', () => {
+    const py = [
+      'def short():',
+      '    pass',
+      '',
+      'def long():',
+      ...Array(9).fill('    f()'),
+      '',
+    ].join('\n');
+    expect(longPythonFunctions('s.py', py, 8).map((f) => f.where)).toEqual(['s.py:4 long']);
+    const go = ['func a() {}', 'func (s *T) b() {', ...Array(8).fill('\tf()'), '}', ''].join('\n');
+    expect(longGoFunctions('s.go', go, 8).map((f) => f.where)).toEqual(['s.go:2 b']);
+  });
+
+  it('every shipped .py and .go file (the adapters and starters an implementer reads)', () => {
+    const py = shippedSources('*.py');
+    const go = shippedSources('*.go');
+    expect(py.length + go.length).toBeGreaterThan(2);
+    const long = [
+      ...py.flatMap(({ file, source }) => longPythonFunctions(file, source, MAX_LINES)),
+      ...go.flatMap(({ file, source }) => longGoFunctions(file, source, MAX_LINES)),
+    ];
+    expect(long.map((f) => `${f.where} (${f.lines} lines)`)).toEqual([]);
   });
 
   it('every shipped .ts file', () => {
