@@ -408,6 +408,9 @@ export const signatureMistakes = {
 
 export type SignatureMistakeId = keyof typeof signatureMistakes;
 
+/** Every mistake's id, in the table's order. */
+export const signatureMistakeIds = Object.keys(signatureMistakes) as SignatureMistakeId[];
+
 /** The requirement whose text makes a server wrong to accept a request signed with `mistake`. */
 export function refusalRequirement(mistake: SignatureMistakeId): string {
   const entry: MistakeEntry = signatureMistakes[mistake];
@@ -417,7 +420,7 @@ export function refusalRequirement(mistake: SignatureMistakeId): string {
 /** The mistakes worth trying for this request, each computed once from the expected base. */
 export function alternatives(draft: Draft, request: HttpRequest): Alternative[] {
   const context: MistakeContext = { draft, request, variants: reserializedBodies(request.body) };
-  return (Object.keys(signatureMistakes) as SignatureMistakeId[]).flatMap((mistake) =>
+  return signatureMistakeIds.flatMap((mistake) =>
     signatureMistakes[mistake].propose(context).map((p: Proposal) => ({ mistake, ...p })),
   );
 }

@@ -10,6 +10,7 @@ import { diagnoseSignature } from '../conformance/diagnose-signature.js';
 import { signWithMistake } from '../conformance/mistaken-signature.js';
 import {
   refusalRequirement,
+  signatureMistakeIds,
   signatureMistakes,
   type SignatureMistakeId,
 } from '../conformance/signature-mistakes.js';
@@ -56,7 +57,7 @@ function requestFor(mistake: SignatureMistakeId): HttpRequest {
   return payout(`http://127.0.0.1:8080/api/payouts${MISTAKE_QUERY}`);
 }
 
-const MISTAKES = Object.keys(signatureMistakes) as SignatureMistakeId[];
+const MISTAKES = signatureMistakeIds;
 
 describe('one table drives the diagnosis and the forgeries', () => {
   it.each(MISTAKES)('%s: the request signWithMistake forges is diagnosed as that mistake', (m) => {

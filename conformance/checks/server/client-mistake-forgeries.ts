@@ -8,6 +8,7 @@ import type { HttpRequest } from '../../../src/http/message.js';
 import { signWithMistake } from '../../mistaken-signature.js';
 import {
   refusalRequirement,
+  signatureMistakeIds,
   signatureMistakes,
   type SignatureMistakeId,
 } from '../../signature-mistakes.js';
@@ -21,8 +22,6 @@ import { credentialsOf } from './requests.js';
  * signing it decoded); the other mistakes are signed over the plain create-payout URL.
  */
 export const MISTAKE_QUERY = '?payconform=near%20miss';
-
-const MISTAKES = Object.keys(signatureMistakes) as SignatureMistakeId[];
 
 /** `request` signed correctly, then again as a client making `mistake` signs it (with the query where needed). */
 function mistakenRequest(
@@ -43,7 +42,7 @@ function mistakenRequest(
 
 /** One forgery per mistake of the table. */
 export function mistakeForgeries(ctx: ServerAuditContext): Forgery[] {
-  return MISTAKES.map((mistake) => ({
+  return signatureMistakeIds.map((mistake) => ({
     name: `a signature over a base with this mistake: ${signatureMistakes[mistake].title}`,
     requirement: refusalRequirement(mistake),
     build: (request) => mistakenRequest(ctx, request, mistake),
@@ -51,7 +50,7 @@ export function mistakeForgeries(ctx: ServerAuditContext): Forgery[] {
 }
 
 /** The rules the forgeries cite, once each. */
-const MISTAKE_RULES = [...new Set(MISTAKES.map(refusalRequirement))];
+const MISTAKE_RULES = [...new Set(signatureMistakeIds.map(refusalRequirement))];
 
 export const clientMistakeChecks = [
   forgeryRefusalCheck({
