@@ -73,7 +73,8 @@ export function forgeryRefusalCheck<const Id extends string>(spec: {
   readonly requirements: readonly [string, ...string[]];
   readonly forgeries: (ctx: ServerAuditContext) => readonly Forgery[];
 }): ServerCheck & { readonly id: Id } {
-  return serverCheck({
+  // A factory (like serverCheck itself): this module declares no check; the check modules call it.
+  return serverCheck<Id>({
     id: spec.id,
     title: spec.title,
     area: 'signing',
