@@ -694,6 +694,70 @@ export const faultCatalogue = [
     description:
       'Content-Digest is read by a case-insensitive pattern and decoded as lenient base64 (SHA-512=, base64url and unpadded digests accepted)',
   },
+  // Found by the near-miss forgeries (checks credential-near-misses and client-mistake-forgeries): each accepts a
+  // credential one step from the configured one, or also verifies the signature over the base a known client mistake
+  // builds when it fails over the right one (server/near-miss-faults.ts).
+  {
+    name: 'secret-case-insensitive',
+    how: 'near-miss',
+    breaks: 'Authentication step 6: x-application-secret valid',
+    description: 'x-application-secret is compared with the application secret case-insensitively',
+  },
+  {
+    name: 'secret-prefix-match',
+    how: 'near-miss',
+    breaks: 'Authentication step 6: x-application-secret valid',
+    description:
+      'x-application-secret is compared over the shorter of the two lengths, so a secret cut short or extended matches',
+  },
+  {
+    name: 'application-id-prefix-match',
+    how: 'near-miss',
+    breaks: 'Authentication step 5: x-application-id present and valid',
+    description:
+      "the application is looked up by the received x-application-id as a prefix of a configured one (a LIKE 'id%' lookup), so an id cut short finds it",
+  },
+  {
+    name: 'key-id-case-insensitive',
+    how: 'near-miss',
+    breaks: 'Authentication step 7: public key resolved from keyid and applicationId',
+    description: 'the keyid is looked up case-insensitively',
+  },
+  {
+    name: 'key-id-trimmed',
+    how: 'near-miss',
+    breaks: 'Authentication step 7: public key resolved from keyid and applicationId',
+    description:
+      'the keyid is trimmed before it is looked up, so keyid=" <id> " (spaces inside the String) finds the key',
+  },
+  {
+    name: 'base-method-lowercase-tolerated',
+    how: 'near-miss',
+    breaks: 'Signature base: @method is the HTTP method in uppercase',
+    description:
+      'a signature that fails is verified again over the base with @method in lower case (a tolerance for a known client mistake)',
+  },
+  {
+    name: 'base-authority-without-port-tolerated',
+    how: 'near-miss',
+    breaks: 'Signature base: @authority includes any port other than 80 and 443',
+    description:
+      'a signature that fails is verified again over the base with @authority without its port (a tolerance for proxies and a known client mistake)',
+  },
+  {
+    name: 'base-content-type-dropped-tolerated',
+    how: 'near-miss',
+    breaks: 'Signature base: content-type is the value of the header',
+    description:
+      'a signature that fails is verified again over the base with an empty content-type line (a client that signed before setting it)',
+  },
+  {
+    name: 'base-content-length-dropped-tolerated',
+    how: 'near-miss',
+    breaks: 'Signature base: content-length is the value of the header',
+    description:
+      'a signature that fails is verified again over the base with an empty content-length line (a client that signed before the length was known)',
+  },
 ] as const satisfies ReadonlyArray<{
   readonly name: string;
   /** The ids (conformance/requirements.json) of the requirements the fault breaks. */

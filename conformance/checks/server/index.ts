@@ -1,6 +1,8 @@
 // The server audit's checks: ONE ordered array (run order, report order). Ids are public API: never rename them.
+import { clientMistakeChecks } from './client-mistake-forgeries.js';
 import { commitCancelChecks } from './commit-cancel.js';
 import { copChecks } from './cop-flows.js';
+import { credentialNearMissChecks } from './credential-near-misses.js';
 import { paymentWebhookChecks } from './payment-webhooks.js';
 import { paymentReferenceChecks } from './payments.js';
 import { publicKeyChecks } from './public-key.js';
@@ -23,6 +25,8 @@ export const serverChecks = [
   ...signingFaultChecks,
   ...replayChecks,
   ...forgeryChecks,
+  ...credentialNearMissChecks,
+  ...clientMistakeChecks,
   ...copChecks,
   ...commitCancelChecks,
   ...refundChecks,
