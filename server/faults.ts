@@ -699,12 +699,14 @@ export const faultCatalogue = [
   // builds when it fails over the right one (server/near-miss-faults.ts).
   {
     name: 'secret-case-insensitive',
+    requirements: ['SIG-VERIFY-APPLICATION-SECRET', 'APP-CREDENTIALS-CHECKED'],
     how: 'near-miss',
     breaks: 'Authentication step 6: x-application-secret valid',
     description: 'x-application-secret is compared with the application secret case-insensitively',
   },
   {
     name: 'secret-prefix-match',
+    requirements: ['SIG-VERIFY-APPLICATION-SECRET', 'APP-CREDENTIALS-CHECKED'],
     how: 'near-miss',
     breaks: 'Authentication step 6: x-application-secret valid',
     description:
@@ -712,6 +714,7 @@ export const faultCatalogue = [
   },
   {
     name: 'application-id-prefix-match',
+    requirements: ['SIG-VERIFY-APPLICATION-ID', 'APP-CREDENTIALS-CHECKED'],
     how: 'near-miss',
     breaks: 'Authentication step 5: x-application-id present and valid',
     description:
@@ -719,12 +722,14 @@ export const faultCatalogue = [
   },
   {
     name: 'key-id-case-insensitive',
+    requirements: ['SIG-VERIFY-KEY-RESOLVE'],
     how: 'near-miss',
     breaks: 'Authentication step 7: public key resolved from keyid and applicationId',
     description: 'the keyid is looked up case-insensitively',
   },
   {
     name: 'key-id-trimmed',
+    requirements: ['SIG-VERIFY-KEY-RESOLVE'],
     how: 'near-miss',
     breaks: 'Authentication step 7: public key resolved from keyid and applicationId',
     description:
@@ -732,6 +737,7 @@ export const faultCatalogue = [
   },
   {
     name: 'base-method-lowercase-tolerated',
+    requirements: ['SIG-BASE-METHOD', 'SIG-VERIFY-REBUILD-BASE'],
     how: 'near-miss',
     breaks: 'Signature base: @method is the HTTP method in uppercase',
     description:
@@ -739,6 +745,7 @@ export const faultCatalogue = [
   },
   {
     name: 'base-authority-without-port-tolerated',
+    requirements: ['SIG-BASE-AUTHORITY', 'SIG-VERIFY-REBUILD-BASE'],
     how: 'near-miss',
     breaks: 'Signature base: @authority includes any port other than 80 and 443',
     description:
@@ -746,6 +753,7 @@ export const faultCatalogue = [
   },
   {
     name: 'base-content-type-dropped-tolerated',
+    requirements: ['SIG-BASE-CONTENT-TYPE-LENGTH', 'SIG-VERIFY-REBUILD-BASE'],
     how: 'near-miss',
     breaks: 'Signature base: content-type is the value of the header',
     description:
@@ -753,6 +761,7 @@ export const faultCatalogue = [
   },
   {
     name: 'base-content-length-dropped-tolerated',
+    requirements: ['SIG-BASE-CONTENT-TYPE-LENGTH', 'SIG-VERIFY-REBUILD-BASE'],
     how: 'near-miss',
     breaks: 'Signature base: content-length is the value of the header',
     description:
