@@ -31,7 +31,8 @@ import {
 } from '../conformance/engine.js';
 import type { RunSubscriber } from '../conformance/events.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
-import { createRedactor } from '../conformance/redact.js';
+import { scrubValues } from '../conformance/redact.js';
+import { outputRedactor } from './output-redactor.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
 import { HAR_FORMAT } from '../conformance/reporters/har.js';
 import { auditConfigBytes, readAttestKey, writeAttestation } from './attest.js';
@@ -377,16 +378,17 @@ export interface FinishAuditOptions {
  */
 export async function finishAudit(options: FinishAuditOptions): Promise<number> {
   const { command, io, common } = options;
+  // Every secret the command was given, masked once more in everything it prints or writes.
+  const scrub = outputRedactor(io.env, invocations.get(io)?.attestKey);
+  const progress = createConsoleReporter({
+    stream: options.output.stream,
+    env: io.env,
+    verbose: common.verbose,
+    summary: false,
+  });
   let summary: RunSummary;
   try {
-    summary = await options.run([
-      createConsoleReporter({
-        stream: options.output.stream,
-        env: io.env,
-        verbose: common.verbose,
-        summary: false,
-      }),
-    ]);
+    summary = await options.run([(event) => progress(scrubValues(event, scrub))]);
   } catch (error) {
     if (error instanceof ConformanceSetupError) {
       io.stderr(`payconform ${command}: ${error.message}\n`);
@@ -406,10 +408,12 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
     summary = judged.summary;
   }
   options.afterRun?.();
+  summary = scrubValues(summary, scrub);
   const invocation = invocations.get(io);
   const failures = await writeReports(summary, common.reports, {
     catalogue: loadCatalogue(),
     stdout: io.stdout,
+    scrub,
     ...(invocation?.exchangeLog !== undefined ? { exchangeLog: invocation.exchangeLog } : {}),
   });
   if (invocation !== undefined) invocation.reportsWritten = true;
@@ -507,19 +511,17 @@ async function attestRun(
   if (key === undefined || reportPath === undefined || invocation === undefined)
     return `--attest: no signing key or JSON report; no attestation written`;
   const harPath = common.reports.find((r) => r.format === HAR_FORMAT && r.path !== '-')?.path;
-  const redactor =
-    invocation.exchangeLog?.redactor ??
-    createRedactor({
-      applicationSecret: io.env['PAYCONFORM_APPLICATION_SECRET'],
-      privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
-    });
+  const redactors = [
+    ...(invocation.exchangeLog?.redactor !== undefined ? [invocation.exchangeLog.redactor] : []),
+    outputRedactor(io.env, key),
+  ];
   try {
     await writeAttestation({
       path: common.attest,
       key,
       reportPath,
       ...(harPath !== undefined ? { harPath } : {}),
-      config: auditConfigBytes(command, invocation.args, redactor),
+      config: auditConfigBytes(command, invocation.args, redactors),
     });
     return undefined;
   } catch (error) {
@@ -607,6 +609,7 @@ export function auditCommand(
         pre.reports.filter((r) => !skip.has(r.path)),
         stopped,
         pre.exchangeLog,
+        pre.attestKey,
       );
     if (pre.unwritable.length > 0) {
       for (const message of pre.unwritable) io.stderr(`payconform ${spec.command}: ${message}\n`);
@@ -722,13 +725,11 @@ async function writeStoppedReports(
   reports: readonly ReportSpec[],
   stopped: RunStopped,
   exchangeLog: ExchangeLog | undefined,
+  attestKey: Ed25519PrivateKey | undefined,
 ): Promise<void> {
   if (reports.length === 0) return;
   const target = optionValues(args, 'target')[0]?.replace(/^(?:payment|payout|refund)=/, '');
-  const redactor = createRedactor({
-    applicationSecret: io.env['PAYCONFORM_APPLICATION_SECRET'],
-    privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
-  });
+  const redactor = outputRedactor(io.env, attestKey);
   const summary = stoppedRunSummary({
     role: spec.role,
     target: target ?? '(not started)',
@@ -740,6 +741,7 @@ async function writeStoppedReports(
     catalogue: loadCatalogue(),
     stdout: io.stdout,
     redactor,
+    scrub: redactor,
     ...(exchangeLog !== undefined ? { exchangeLog } : {}),
   });
   for (const f of failures) io.stderr(`payconform ${spec.command}: ${f.message}\n`);

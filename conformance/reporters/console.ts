@@ -1,10 +1,13 @@
-// Console reporter: live progress while checks run, then a summary grouped by area with failure details.
+// Console reporter: live progress while checks run, then a summary grouped by area with failure details. What a
+// target, a config or a baseline put in the run (messages, bodies, reasons) is printed with its control characters
+// escaped (printable.ts); the only escape sequences written are this reporter's own colours.
 import { verdictFor, verdictLine } from '../exit-code.js';
 import type { RunEvent, RunSubscriber } from '../events.js';
 import { OUTCOMES, type CheckResult, type Outcome, type RunSummary } from '../result.js';
 import { findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
 import { baselineLines } from '../baseline.js';
+import { printableValue, showControls } from './printable.js';
 
 export interface ConsoleStream {
   write(text: string): unknown;
@@ -47,7 +50,8 @@ export function createConsoleReporter(options: ConsoleReporterOptions): RunSubsc
   const write = (text: string): void => {
     options.stream.write(text);
   };
-  return (event: RunEvent) => {
+  return (untrusted: RunEvent) => {
+    const event = untrusted.type === 'run-finished' ? untrusted : printableValue(untrusted);
     switch (event.type) {
       case 'run-started':
         write(
@@ -168,7 +172,7 @@ function verdictLineFor(summary: RunSummary, paint: Paint, ending?: CommandEndin
 }
 
 export function renderConsoleSummary(
-  summary: RunSummary,
+  untrusted: RunSummary,
   options: {
     colour?: boolean;
     verbose?: boolean;
@@ -177,6 +181,11 @@ export function renderConsoleSummary(
   } = {},
 ): string {
   const paint: Paint = (o, text) => (options.colour ? `\x1b[${COLOUR[o]}m${text}\x1b[0m` : text);
+  const summary = printableValue(untrusted);
+  const ending =
+    options.ending !== undefined
+      ? { ...options.ending, reason: showControls(options.ending.reason) }
+      : undefined;
   return [
     '',
     'Summary by area:',
@@ -184,7 +193,7 @@ export function renderConsoleSummary(
     ...problemLines(summary.results, paint, options.verbose ?? false),
     ...tallyLines(summary),
     ...summary.blocking.map((problem) => paint('fail', `run failed: ${problem}`)),
-    verdictLineFor(summary, paint, options.ending),
+    verdictLineFor(summary, paint, ending),
     '',
   ].join('\n');
 }
