@@ -180,7 +180,7 @@ const ATTEST_ENV: readonly (readonly [string, string])[] = [
 const auditServer: CommandSpec = {
   name: 'audit server',
   summary:
-    'audit a service implementation (default: the embedded reference service); reports json/junit/html',
+    'audit a service implementation (default: the embedded reference service); reports json/junit/html/markdown/har',
   synopsis: '[--target URL] [--config FILE] [--no-explore] [options]',
   description: [
     'Audits an implementation of the service against the spec. Without a target (flag, config "target" or',
