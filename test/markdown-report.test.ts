@@ -3,7 +3,7 @@
 // audit of the clean and alt personalities passes and says so; a webhook audit of a receiver that refuses every delivery
 // names the checks it fails; a client audit refused before its checks still writes the report, saying why; a run
 // too large for the bound is cut to it and says what it left out.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,18 +15,16 @@ import {
   renderMarkdownReport,
 } from '../conformance/reporters/markdown.js';
 import type { CheckResult, RunSummary } from '../conformance/result.js';
-import { startReferenceService, type FaultName, type ServiceVariant } from '../server/index.js';
-import { loadTestKeys } from './fixtures/keys.js';
+import type { FaultName, ServiceVariant } from '../server/index.js';
 import { memoryIo } from './fixtures/memory-io.js';
-import { unusedLoopbackPort } from './fixtures/ports.js';
+import {
+  startTestApplicationService,
+  TEST_APPLICATION,
+} from './fixtures/test-application-service.js';
 
-const keys = loadTestKeys();
 const dir = mkdtempSync(join(tmpdir(), 'payconform-markdown-report-'));
 /** Two checks: enough to show a failure and a pass (the whole suite is other tests' business). */
 const ONLY = 'refund-partial-accepted,payout-signed-accepted';
-const APPLICATION_ID = '3f1c2a4e-8b7d-4c6a-9e5f-1a2b3c4d5e6f';
-const MERCHANT_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
-const SECRET = 'test-only-secret-markdown-5d1e';
 
 /** Audits the reference service (with `faults`, as `variant`) through `main`, and returns the Markdown report. */
 async function auditServer(
@@ -34,50 +32,12 @@ async function auditServer(
   faults: readonly FaultName[],
   variant: ServiceVariant = 'clean',
 ): Promise<{ code: number; markdown: string }> {
-  const webhookPort = await unusedLoopbackPort();
-  const service = await startReferenceService({
-    applications: [
-      {
-        applicationId: APPLICATION_ID,
-        applicationSecret: SECRET,
-        keyId: 'test-only-key-1',
-        publicKey: keys.clientEd25519.publicKey,
-        merchantId: MERCHANT_ID,
-      },
-    ],
-    webhookUrls: {
-      payment: `http://127.0.0.1:${webhookPort}/payment`,
-      payout: `http://127.0.0.1:${webhookPort}/payout`,
-      refund: `http://127.0.0.1:${webhookPort}/refund`,
-    },
-    webhookSigningKey: keys.webhookRsa.privatePem,
-    lifecycleDelayMs: 250,
-    faults,
-    variant,
-  });
+  const target = await startTestApplicationService({ faults, variant });
   try {
     const config = join(dir, `${name}.config.json`);
-    writeFileSync(
-      config,
-      JSON.stringify({
-        merchantId: MERCHANT_ID,
-        keyId: 'test-only-key-1',
-        payInAccountSelector: service.credentials.payInAccountSelector,
-        copDestinations: service.copDestinations,
-        payments: service.seededPayments,
-        webhookListen: `127.0.0.1:${webhookPort}`,
-        sandbox: true,
-        timeoutMs: 5000,
-      }),
-    );
+    target.writeConfig(config);
     const file = join(dir, `${name}.md`);
-    const io = memoryIo({
-      env: {
-        PAYCONFORM_APPLICATION_ID: APPLICATION_ID,
-        PAYCONFORM_APPLICATION_SECRET: SECRET,
-        PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.privatePem,
-      },
-    });
+    const io = memoryIo({ env: target.env });
     const code = await main(
       [
         'audit',
@@ -86,7 +46,7 @@ async function auditServer(
         '--only',
         ONLY,
         '--target',
-        service.baseUrl,
+        target.service.baseUrl,
         '--config',
         config,
         '--report',
@@ -96,7 +56,7 @@ async function auditServer(
     );
     return { code, markdown: readFileSync(file, 'utf8') };
   } finally {
-    await service.close();
+    await target.service.close();
   }
 }
 
@@ -111,7 +71,7 @@ describe('audit server --report markdown:FILE', () => {
     expect(markdown).toMatch(
       /- \*\*FAIL\*\* .* · requirement `REFUND-PARTIAL-ALLOWED` · .*received `422 .*exchange `POST http:\/\/127\.0\.0\.1:\d+\/api\/merchants\/[^`]+\/refunds → HTTP 422/,
     );
-    expect(markdown).not.toContain(SECRET);
+    expect(markdown).not.toContain(TEST_APPLICATION.secret);
   }, 60_000);
 
   it('the same run of the clean and alt personalities passes and says so (exit 0)', async () => {

@@ -14,19 +14,16 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
 import { REDACTED } from '../conformance/redact.js';
-import { startReferenceService, type RunningReferenceService } from '../server/index.js';
-import { loadTestKeys } from './fixtures/keys.js';
 import { leaksIn } from './fixtures/secret-leaks.js';
 import { memoryIo } from './fixtures/memory-io.js';
-import { unusedLoopbackPort } from './fixtures/ports.js';
+import {
+  startTestApplicationService,
+  type TestApplicationService,
+} from './fixtures/test-application-service.js';
 
 const LONG = process.env['PAYCONFORM_LONG_TESTS'] === '1';
-const keys = loadTestKeys();
 const dir = mkdtempSync(join(tmpdir(), 'payconform-secrets-out-'));
 const FORMATS = ['json', 'junit', 'html', 'markdown', 'har'] as const;
-const APPLICATION_ID = '3f1c2a4e-8b7d-4c6a-9e5f-1a2b3c4d5e6f';
-const MERCHANT_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
-const SECRET = 'test-only-secret-outputs-8c2d1e0f';
 
 /** Characters a user may type in a URL password without ending the authority (RFC 3986 userinfo). */
 const PASSWORD_CHARS = [
@@ -98,25 +95,12 @@ describe('a refused run: the password of a --target URL is in no report and no s
 });
 
 describe('a completed run: the attestation key is in no output, wherever it comes from and whatever carries it', () => {
-  let service: RunningReferenceService;
-  let webhookPort: number;
+  let target: TestApplicationService;
   beforeAll(async () => {
-    webhookPort = await unusedLoopbackPort();
-    service = await startReferenceService({
-      applications: [
-        {
-          applicationId: APPLICATION_ID,
-          applicationSecret: SECRET,
-          keyId: 'test-only-key-1',
-          publicKey: keys.clientEd25519.publicKey,
-          merchantId: MERCHANT_ID,
-        },
-      ],
-      webhookSigningKey: keys.webhookRsa.privatePem,
-    });
+    target = await startTestApplicationService();
   });
   afterAll(async () => {
-    await service.close();
+    await target.service.close();
   });
 
   it('PAYCONFORM_ATTEST_KEY or PAYCONFORM_ATTEST_KEY_FILE, carried by the config as its keyId', async () => {
@@ -130,27 +114,14 @@ describe('a completed run: the attestation key is in no output, wherever it come
           const seed = Buffer.from(seedBytes);
           const seedBase64 = seed.toString('base64');
           const config = join(dir, `attest-${run}.config.json`);
-          writeFileSync(
-            config,
-            JSON.stringify({
-              merchantId: MERCHANT_ID,
-              keyId: seedBase64,
-              payInAccountSelector: service.credentials.payInAccountSelector,
-              payments: service.seededPayments,
-              webhookListen: `127.0.0.1:${webhookPort}`,
-              sandbox: true,
-              timeoutMs: 5000,
-            }),
-          );
+          target.writeConfig(config, { keyId: seedBase64 });
           const keyFile = join(dir, `attest-${run}.pem`);
           writeFileSync(keyFile, pemOfSeed(seed));
           const files = FORMATS.map((f) => join(dir, `attest-${run}.${f}`));
           const attestation = join(dir, `attest-${run}.intoto.json`);
           const io = memoryIo({
             env: {
-              PAYCONFORM_APPLICATION_ID: APPLICATION_ID,
-              PAYCONFORM_APPLICATION_SECRET: SECRET,
-              PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.privatePem,
+              ...target.env,
               ...(fromFile
                 ? { PAYCONFORM_ATTEST_KEY_FILE: keyFile }
                 : { PAYCONFORM_ATTEST_KEY: seedBase64 }),
@@ -164,7 +135,7 @@ describe('a completed run: the attestation key is in no output, wherever it come
               '--only',
               'payout-signed-accepted',
               '--target',
-              service.baseUrl,
+              target.service.baseUrl,
               '--config',
               config,
               ...FORMATS.flatMap((f, i) => ['--report', `${f}:${files[i]}`]),
