@@ -33,6 +33,7 @@ import type { RunSubscriber } from '../conformance/events.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
 import { scrubValues } from '../conformance/redact.js';
 import { outputRedactor } from './output-redactor.js';
+import { showControls } from '../conformance/reporters/printable.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
 import { HAR_FORMAT } from '../conformance/reporters/har.js';
 import { auditConfigBytes, readAttestKey, writeAttestation } from './attest.js';
@@ -371,6 +372,9 @@ export interface FinishAuditOptions {
   readonly review?: (summary: RunSummary) => Promise<RunSummary>;
 }
 
+/** A message that may quote a file, a path or a target, as the terminal shows it (control characters escaped). */
+const shown = (text: string): string => showControls(text, { multiline: true });
+
 /**
  * The tail of every audit: the checks with console progress, then the reports, then the summary with the exit code
  * the command really ends with. A setup error (bad selection) or a report that cannot be written exits 2; otherwise
@@ -391,7 +395,7 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
     summary = await options.run([(event) => progress(scrubValues(event, scrub))]);
   } catch (error) {
     if (error instanceof ConformanceSetupError) {
-      io.stderr(`payconform ${command}: ${error.message}\n`);
+      io.stderr(`payconform ${command}: ${shown(error.message)}\n`);
       return EXIT.usage;
     }
     throw error;
@@ -402,7 +406,7 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
   if (common.baseline !== undefined && summary.stopped === undefined) {
     const judged = await judgeAgainstBaseline(summary, common.baseline);
     if ('problem' in judged) {
-      io.stderr(`payconform ${command}: ${judged.problem}\n`);
+      io.stderr(`payconform ${command}: ${shown(judged.problem)}\n`);
       return EXIT.usage;
     }
     summary = judged.summary;
@@ -427,11 +431,11 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
         : {}),
     }),
   );
-  for (const f of failures) io.stderr(`payconform ${command}: ${f.message}\n`);
+  for (const f of failures) io.stderr(`payconform ${command}: ${shown(f.message)}\n`);
   if (failures.length > 0) return EXIT.usage;
   const unattested = await attestRun(command, common, invocation, io);
   if (unattested !== undefined) {
-    io.stderr(`payconform ${command}: ${unattested}\n`);
+    io.stderr(`payconform ${command}: ${shown(unattested)}\n`);
     return EXIT.usage;
   }
   return exitCodeFor(summary);
@@ -612,7 +616,8 @@ export function auditCommand(
         pre.attestKey,
       );
     if (pre.unwritable.length > 0) {
-      for (const message of pre.unwritable) io.stderr(`payconform ${spec.command}: ${message}\n`);
+      for (const message of pre.unwritable)
+        io.stderr(`payconform ${spec.command}: ${shown(message)}\n`);
       const bad = new Set(unwritableReports(pre.reports).map((f) => f.spec.path));
       await stop({ exitCode: EXIT.usage, reason: pre.unwritable.join('; ') }, bad);
       return EXIT.usage;
@@ -744,7 +749,7 @@ async function writeStoppedReports(
     scrub: redactor,
     ...(exchangeLog !== undefined ? { exchangeLog } : {}),
   });
-  for (const f of failures) io.stderr(`payconform ${spec.command}: ${f.message}\n`);
+  for (const f of failures) io.stderr(`payconform ${spec.command}: ${shown(f.message)}\n`);
 }
 
 /** The run options an audit passes on from the command line: the selection, gate and subscribers, when given. */

@@ -2,7 +2,7 @@
 // strings in every field a target or a file controls, rendered by a CommonMark renderer (markdown-it, with raw HTML
 // and linkify on, as GitHub renders a comment), make no link, image, heading, HTML or mention-looking text outside
 // code, and never break a table row; printed for a terminal (console summary and progress, diff text, attest verify,
-// usage errors) they carry no control character but the reporter's own colours and line breaks.
+// usage errors, an audit's own messages) they carry no control character but the reporter's own colours and line breaks.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -329,5 +329,18 @@ describe('terminal: no control character but our colours and line breaks', () =>
     ).toBe(2);
     expect(usage.err.join('')).toContain('evil\\x1b[2J');
     expect(terminalControls(usage.err.join(''))).toEqual([]);
+  });
+
+  it("an audit's own message about a path (a report it cannot write) names it escaped (exit 2)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payconform-output-safety-'));
+    const notADirectory = join(dir, 'file');
+    writeFileSync(notADirectory, '');
+    const report = join(notADirectory, 'evil\u001b[2J\u001b[Hverified.json');
+    const io = memoryIo();
+    const code = await main(['audit', 'server', '--no-explore', '--report', `json:${report}`], io);
+    const printed = io.out.join('') + io.err.join('');
+    expect(code, printed).toBe(2);
+    expect(printed).toContain('evil\\x1b[2J\\x1b[Hverified.json');
+    expect(terminalControls(printed), printed).toEqual([]);
   });
 });
