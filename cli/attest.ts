@@ -12,7 +12,6 @@ import { parseEd25519PrivateKey } from '../src/keys/index.js';
 import { ATTEST_KEY_ENV, type Redactor } from '../conformance/redact.js';
 import { ensureParentDirectories } from './reports.js';
 
-export { ATTEST_KEY_ENV };
 export const ATTEST_KEY_FILE_ENV = 'PAYCONFORM_ATTEST_KEY_FILE';
 /** A key file larger than this is not a key file. */
 const MAX_ATTEST_KEY_BYTES = 64 * 1024;
