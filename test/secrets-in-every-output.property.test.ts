@@ -1,11 +1,11 @@
 // No secret in any output (issue 51 item 4; docs/security.md, "Secrets"), by property, through `main()` in-process:
-// a password drawn into a `--target` URL (as given, or one the URL parser refuses) or `PAYCONFORM_TARGET`, refused
-// with exit 2, appears in none of the reports written for that exit (JSON, JUnit, HTML, Markdown, HAR) nor on
-// stdout or stderr; an attestation key drawn into PAYCONFORM_ATTEST_KEY (a base64 seed) or the file
-// PAYCONFORM_ATTEST_KEY_FILE names (PEM), and carried by the config (as its `keyId`, so it reaches every signed
-// request, the HAR and the attestation's carried config), appears in no report, no stream and not in the attestation's
-// statement. Budget: 20 refused runs (about 3 s) and 3 completed audits of one check (about 5 s), sized to reach
-// every way in; PAYCONFORM_LONG_TESTS=1 draws 100 and 12.
+// a password drawn into a target URL (as given, or one the URL parser refuses) in `--target`, `PAYCONFORM_TARGET` or
+// the config's `target`, refused with exit 2, appears in none of the reports written for that exit (JSON, JUnit,
+// HTML, Markdown, HAR) nor on stdout or stderr; an attestation key drawn into PAYCONFORM_ATTEST_KEY (a base64 seed)
+// or the file PAYCONFORM_ATTEST_KEY_FILE names (PEM), and carried by the config (as its `keyId`, so it reaches every
+// signed request, the HAR and the attestation's carried config), appears in no report, no stream and not in the
+// attestation's statement. Budget: 20 refused runs (about 3 s) and 3 completed audits of one check (about 5 s),
+// sized to reach every way in; PAYCONFORM_LONG_TESTS=1 draws 100 and 12.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createPrivateKey } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -60,23 +60,27 @@ function keyLeaks(text: string, seed: Buffer): string[] {
 }
 
 describe('a refused run: the password of a --target URL is in no report and no stream', () => {
-  it('as given, unparseable, or from PAYCONFORM_TARGET (exit 2 each time)', async () => {
+  it('as given or unparseable, from --target, PAYCONFORM_TARGET or the config (exit 2 each time)', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
         passwordArb,
-        fc.constantFrom('argument', 'unparseable', 'environment'),
-        async (password, where) => {
+        fc.constantFrom('argument', 'environment', 'config'),
+        fc.boolean(),
+        async (password, where, unparseable) => {
           run += 1;
-          const url = `http://user:${password}@127.0.0.1:9${where === 'unparseable' ? ':bad' : ''}`;
+          const url = `http://user:${password}@127.0.0.1:9${unparseable ? ':bad' : ''}`;
           const files = FORMATS.map((f) => join(dir, `refused-${run}.${f}`));
+          const config = join(dir, `refused-${run}.config.json`);
+          writeFileSync(config, JSON.stringify({ target: url }));
           const io = memoryIo({ env: where === 'environment' ? { PAYCONFORM_TARGET: url } : {} });
           const code = await main(
             [
               'audit',
               'server',
               '--no-explore',
-              ...(where === 'environment' ? [] : ['--target', url]),
+              ...(where === 'argument' ? ['--target', url] : []),
+              ...(where === 'config' ? ['--config', config] : []),
               ...FORMATS.flatMap((f, i) => ['--report', `${f}:${files[i]}`]),
             ],
             io,
@@ -86,7 +90,7 @@ describe('a refused run: the password of a --target URL is in no report and no s
           // Every report was written for the exit, and says why.
           expect(outputs.filter(([name]) => files.includes(name))).toHaveLength(FORMATS.length);
           for (const [name, text] of outputs)
-            expect(leaksIn(text, password), `${where} ${name}`).toEqual([]);
+            expect(leaksIn(text, password), `${where} ${unparseable} ${name}`).toEqual([]);
         },
       ),
       { numRuns: LONG ? 100 : 20 },
