@@ -9,10 +9,9 @@ import { signDsseEnvelope, serializeDsseEnvelope } from '../src/attest/dsse.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../src/attest/statement.js';
 import type { Ed25519PrivateKey } from '../src/ed25519/index.js';
 import { parseEd25519PrivateKey } from '../src/keys/index.js';
-import type { Redactor } from '../conformance/redact.js';
+import { ATTEST_KEY_ENV, type Redactor } from '../conformance/redact.js';
 import { ensureParentDirectories } from './reports.js';
 
-export const ATTEST_KEY_ENV = 'PAYCONFORM_ATTEST_KEY';
 export const ATTEST_KEY_FILE_ENV = 'PAYCONFORM_ATTEST_KEY_FILE';
 /** A key file larger than this is not a key file. */
 const MAX_ATTEST_KEY_BYTES = 64 * 1024;
@@ -63,12 +62,13 @@ export function readAttestKey(
 
 /**
  * The audit's configuration as the statement carries it: the command, its arguments (secrets are never arguments:
- * the audits refuse them) and the config file's text, with any secret form masked all the same.
+ * the audits refuse them) and the config file's text, with any secret form masked all the same by each redactor
+ * (the run's, and the output edge's, which knows the attestation key).
  */
 export function auditConfigBytes(
   command: string,
   args: readonly string[],
-  redactor: Redactor,
+  redactors: readonly Redactor[],
 ): Uint8Array {
   const configPath = configOption(args);
   let configFile: { name: string; text: string } | null = null;
@@ -79,7 +79,7 @@ export function auditConfigBytes(
       configFile = null;
     }
   const text = JSON.stringify({ command: `payconform ${command}`, arguments: args, configFile });
-  return new TextEncoder().encode(redactor.maskLiterals(text));
+  return new TextEncoder().encode(redactors.reduce((t, r) => r.maskLiterals(t), text));
 }
 
 function configOption(args: readonly string[]): string | undefined {

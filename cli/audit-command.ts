@@ -31,7 +31,9 @@ import {
 } from '../conformance/engine.js';
 import type { RunSubscriber } from '../conformance/events.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
-import { createRedactor } from '../conformance/redact.js';
+import { scrubValues } from '../conformance/redact.js';
+import { outputRedactor } from './output-redactor.js';
+import { showControls } from '../conformance/reporters/printable.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
 import { HAR_FORMAT } from '../conformance/reporters/har.js';
 import { auditConfigBytes, readAttestKey, writeAttestation } from './attest.js';
@@ -370,6 +372,9 @@ export interface FinishAuditOptions {
   readonly review?: (summary: RunSummary) => Promise<RunSummary>;
 }
 
+/** A message that may quote a file, a path or a target, as the terminal shows it (control characters escaped). */
+const shown = (text: string): string => showControls(text, { multiline: true });
+
 /**
  * The tail of every audit: the checks with console progress, then the reports, then the summary with the exit code
  * the command really ends with. A setup error (bad selection) or a report that cannot be written exits 2; otherwise
@@ -377,19 +382,20 @@ export interface FinishAuditOptions {
  */
 export async function finishAudit(options: FinishAuditOptions): Promise<number> {
   const { command, io, common } = options;
+  // Every secret the command was given, masked once more in everything it prints or writes.
+  const scrub = outputRedactor(io.env, invocations.get(io)?.attestKey);
+  const progress = createConsoleReporter({
+    stream: options.output.stream,
+    env: io.env,
+    verbose: common.verbose,
+    summary: false,
+  });
   let summary: RunSummary;
   try {
-    summary = await options.run([
-      createConsoleReporter({
-        stream: options.output.stream,
-        env: io.env,
-        verbose: common.verbose,
-        summary: false,
-      }),
-    ]);
+    summary = await options.run([(event) => progress(scrubValues(event, scrub))]);
   } catch (error) {
     if (error instanceof ConformanceSetupError) {
-      io.stderr(`payconform ${command}: ${error.message}\n`);
+      io.stderr(`payconform ${command}: ${shown(error.message)}\n`);
       return EXIT.usage;
     }
     throw error;
@@ -400,16 +406,18 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
   if (common.baseline !== undefined && summary.stopped === undefined) {
     const judged = await judgeAgainstBaseline(summary, common.baseline);
     if ('problem' in judged) {
-      io.stderr(`payconform ${command}: ${judged.problem}\n`);
+      io.stderr(`payconform ${command}: ${shown(judged.problem)}\n`);
       return EXIT.usage;
     }
     summary = judged.summary;
   }
   options.afterRun?.();
+  summary = scrubValues(summary, scrub);
   const invocation = invocations.get(io);
   const failures = await writeReports(summary, common.reports, {
     catalogue: loadCatalogue(),
     stdout: io.stdout,
+    scrub,
     ...(invocation?.exchangeLog !== undefined ? { exchangeLog: invocation.exchangeLog } : {}),
   });
   if (invocation !== undefined) invocation.reportsWritten = true;
@@ -423,11 +431,11 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
         : {}),
     }),
   );
-  for (const f of failures) io.stderr(`payconform ${command}: ${f.message}\n`);
+  for (const f of failures) io.stderr(`payconform ${command}: ${shown(f.message)}\n`);
   if (failures.length > 0) return EXIT.usage;
   const unattested = await attestRun(command, common, invocation, io);
   if (unattested !== undefined) {
-    io.stderr(`payconform ${command}: ${unattested}\n`);
+    io.stderr(`payconform ${command}: ${shown(unattested)}\n`);
     return EXIT.usage;
   }
   return exitCodeFor(summary);
@@ -507,19 +515,17 @@ async function attestRun(
   if (key === undefined || reportPath === undefined || invocation === undefined)
     return `--attest: no signing key or JSON report; no attestation written`;
   const harPath = common.reports.find((r) => r.format === HAR_FORMAT && r.path !== '-')?.path;
-  const redactor =
-    invocation.exchangeLog?.redactor ??
-    createRedactor({
-      applicationSecret: io.env['PAYCONFORM_APPLICATION_SECRET'],
-      privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
-    });
+  const redactors = [
+    ...(invocation.exchangeLog?.redactor !== undefined ? [invocation.exchangeLog.redactor] : []),
+    outputRedactor(io.env, key),
+  ];
   try {
     await writeAttestation({
       path: common.attest,
       key,
       reportPath,
       ...(harPath !== undefined ? { harPath } : {}),
-      config: auditConfigBytes(command, invocation.args, redactor),
+      config: auditConfigBytes(command, invocation.args, redactors),
     });
     return undefined;
   } catch (error) {
@@ -607,9 +613,11 @@ export function auditCommand(
         pre.reports.filter((r) => !skip.has(r.path)),
         stopped,
         pre.exchangeLog,
+        pre.attestKey,
       );
     if (pre.unwritable.length > 0) {
-      for (const message of pre.unwritable) io.stderr(`payconform ${spec.command}: ${message}\n`);
+      for (const message of pre.unwritable)
+        io.stderr(`payconform ${spec.command}: ${shown(message)}\n`);
       const bad = new Set(unwritableReports(pre.reports).map((f) => f.spec.path));
       await stop({ exitCode: EXIT.usage, reason: pre.unwritable.join('; ') }, bad);
       return EXIT.usage;
@@ -722,13 +730,11 @@ async function writeStoppedReports(
   reports: readonly ReportSpec[],
   stopped: RunStopped,
   exchangeLog: ExchangeLog | undefined,
+  attestKey: Ed25519PrivateKey | undefined,
 ): Promise<void> {
   if (reports.length === 0) return;
   const target = optionValues(args, 'target')[0]?.replace(/^(?:payment|payout|refund)=/, '');
-  const redactor = createRedactor({
-    applicationSecret: io.env['PAYCONFORM_APPLICATION_SECRET'],
-    privateKey: io.env['PAYCONFORM_PRIVATE_KEY'],
-  });
+  const redactor = outputRedactor(io.env, attestKey);
   const summary = stoppedRunSummary({
     role: spec.role,
     target: target ?? '(not started)',
@@ -740,9 +746,10 @@ async function writeStoppedReports(
     catalogue: loadCatalogue(),
     stdout: io.stdout,
     redactor,
+    scrub: redactor,
     ...(exchangeLog !== undefined ? { exchangeLog } : {}),
   });
-  for (const f of failures) io.stderr(`payconform ${spec.command}: ${f.message}\n`);
+  for (const f of failures) io.stderr(`payconform ${spec.command}: ${shown(f.message)}\n`);
 }
 
 /** The run options an audit passes on from the command line: the selection, gate and subscribers, when given. */

@@ -1,6 +1,8 @@
 // Dispatches `payconform <command> ...` to the command modules; each is loaded only when used.
 import { COMMAND_TABLE, formatHelp, type CommandSpec } from './command-table.js';
 import { createProcessIo, EXIT, UsageError, wantsHelp, withKeyFile, type CliIo } from './io.js';
+import { showControls } from '../conformance/reporters/printable.js';
+import { maskUrlCredentials } from '../conformance/redact.js';
 import { packageVersion } from './version.js';
 
 export type Command = (args: readonly string[], io: CliIo) => Promise<number>;
@@ -117,7 +119,11 @@ export async function main(
     return await command(rest, wantsHelp(rest) ? io : withKeyFile(io));
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`payconform ${name}: ${error.message}\n`);
+      // A usage error may quote what a file or an argument holds: its control characters are shown escaped, and the
+      // credentials of a URL (refused wherever one is given) are masked.
+      io.stderr(
+        `payconform ${name}: ${showControls(maskUrlCredentials(error.message), { multiline: true })}\n`,
+      );
       return EXIT.usage;
     }
     // A defect of payconform, not of the user's input: its own exit code, never the usage code.

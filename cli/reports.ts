@@ -69,12 +69,17 @@ export async function writeReports(
     readonly exchangeLog?: ExchangeLog;
     /** Masks the HAR when the log was not handed the run's redactor (a run stopped before its checks). */
     readonly redactor?: Redactor;
+    /**
+     * The output edge's secrets (the attestation key among them), masked in the HAR's text; the summary's reports are
+     * rendered from a summary the caller has already scrubbed with it (`scrubValues`).
+     */
+    readonly scrub?: Redactor;
   } = {},
 ): Promise<ReportWriteFailure[]> {
   const failures: ReportWriteFailure[] = [];
   for (const spec of specs) {
     try {
-      const text =
+      const rendered =
         spec.format === HAR_FORMAT
           ? renderHar(options.exchangeLog ?? new ExchangeLog(), {
               toolVersion: summary.toolVersion,
@@ -83,6 +88,10 @@ export async function writeReports(
                 : {}),
             })
           : renderReport(spec.format, summary, options.catalogue);
+      const text =
+        spec.format === HAR_FORMAT && options.scrub !== undefined
+          ? options.scrub.maskLiterals(rendered)
+          : rendered;
       if (spec.path === '-') {
         (options.stdout ?? ((t: string) => process.stdout.write(t)))(text);
         continue;

@@ -7,6 +7,7 @@ import {
   type SchemaViolation,
 } from '../src/schemas/index.js';
 import { DEFAULT_TIMEOUT_MS } from './config-defaults.js';
+import { maskUrlCredentials } from './redact.js';
 
 /** The keys of `copDestinations`: each copStatus (src/schemas/statuses.ts), and `null` for CoP not active. */
 export const COP_STATUS_KEYS = [...copStatuses, 'null'] as const;
@@ -192,7 +193,8 @@ function checkTarget(target: string, origin: string): string | undefined {
   try {
     url = new URL(target);
   } catch {
-    return `${origin}: target "${target}" is not a URL`;
+    // Quoted with any credentials masked: a password in the URL is refused below, and never repeated.
+    return `${origin}: target "${maskUrlCredentials(target)}" is not a URL`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     return `${origin}: target must be an http or https URL (got "${url.protocol}")`;

@@ -5,7 +5,7 @@ import { PayconformError } from '../src/errors.js';
 import { CHECK_ID_PATTERN, type Check, type CheckRole, type Finding } from './check.js';
 import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
 import { EvidenceBudget, gradeFinding, worstOutcome } from './grade.js';
-import { createRedactor, scrubValues, type Redactor } from './redact.js';
+import { createRedactor, maskUrlCredentials, scrubValues, type Redactor } from './redact.js';
 import { currentExchangeLog, type ExchangeLog } from './exchange-log.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
 import { requirementTable } from './requirement-table.js';
@@ -280,7 +280,7 @@ export async function runChecks<Ctx>(options: RunOptions<Ctx>): Promise<RunSumma
   const { selected, redactor } = run;
   run.emit({
     type: 'run-started',
-    target: redactor.maskLiterals(options.target),
+    target: maskUrlCredentials(redactor.maskLiterals(options.target)),
     role: options.role,
     toolVersion: options.toolVersion,
     startedAt: run.startedAt.toISOString(),
@@ -493,7 +493,7 @@ function summarize<Ctx>(run: Run<Ctx>, aborted: boolean): RunSummary {
   if (counts.skip > 0) partialReasons.push(`${counts.skip} check(s) skipped`);
 
   return {
-    target: redactor.maskLiterals(options.target),
+    target: maskUrlCredentials(redactor.maskLiterals(options.target)),
     role: options.role,
     toolVersion: options.toolVersion,
     catalogueVersion: catalogue.catalogueVersion,
@@ -546,7 +546,7 @@ export function stoppedRunSummary(options: {
   const now = new Date().toISOString();
   const reason = redactor.redactText(options.stopped.reason);
   return {
-    target: redactor.maskLiterals(options.target),
+    target: maskUrlCredentials(redactor.maskLiterals(options.target)),
     role: options.role,
     toolVersion: options.toolVersion,
     catalogueVersion: (options.catalogue ?? loadCatalogue()).catalogueVersion,

@@ -20,6 +20,39 @@ export const SECRET_ENV: Readonly<Record<SecretKind, string>> = {
   'private-key': 'PAYCONFORM_PRIVATE_KEY',
 };
 
+/** The environment variable the attestation's Ed25519 signing key comes from (`--attest`): a secret like the others. */
+export const ATTEST_KEY_ENV = 'PAYCONFORM_ATTEST_KEY';
+
+/**
+ * Every secret the environment gives payconform: the application secret, the request-signing key and the
+ * attestation key (masked like a private key), plus any other key material the caller read (e.g. the attestation key
+ * from the file PAYCONFORM_ATTEST_KEY_FILE names). The one list a command's redactor is built from.
+ */
+export function secretsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  otherSecrets: readonly string[] = [],
+): RedactorSecrets {
+  const attestKey = env[ATTEST_KEY_ENV];
+  return {
+    applicationSecret: env[SECRET_ENV['application-secret']],
+    privateKey: env[SECRET_ENV['private-key']],
+    otherSecrets: [
+      ...(attestKey !== undefined && attestKey.trim() !== '' ? [attestKey] : []),
+      ...otherSecrets,
+    ],
+  };
+}
+
+/**
+ * The user information of every URL in the text (`https://user:password@host` → `https://[REDACTED]@host`): a
+ * credential a user put in a URL, which payconform refuses but must not repeat in any message or report. Up to the
+ * last `@` before the path, as a URL parser reads it (a password may hold an unencoded `@`).
+ */
+export function maskUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, (_m, scheme: string) => `${scheme}${REDACTED}@`);
+}
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#\\]*@/gi;
+
 /**
  * The secrets a redactor masks, in every form they can appear in (as given, base64, PEM, the key's
  * other encodings).
@@ -472,7 +505,7 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
   };
 
   const redactText = (text: string): string => {
-    let out = maskLiterals(text);
+    let out = maskUrlCredentials(maskLiterals(text));
     out = out.replace(BASE_LINE, (_m, head: string, value: string) =>
       value.length === 0 ? head : `${head}${value.startsWith('"') ? `"${REDACTED}"` : REDACTED}`,
     );

@@ -1,10 +1,11 @@
-// The console summary and the JUnit XML, byte for byte: fixed summaries (every outcome, every gate, a stopped run, run
+// The console summary, the JUnit XML and the Markdown report, byte for byte: fixed summaries (every outcome, every gate, a stopped run, run
 // problems, evidence cuts, a baseline, hostile text) rendered and compared with the files in test/golden/reporters/.
 // A change of layout shows up here as a diff; update the files only when the new bytes are meant.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runChecks } from '../conformance/engine.js';
 import { renderConsoleSummary } from '../conformance/reporters/console.js';
 import { renderJunitReport } from '../conformance/reporters/junit.js';
+import { renderMarkdownReport } from '../conformance/reporters/markdown.js';
 import type { RequirementRow, RequirementTable, RunSummary } from '../conformance/result.js';
 import { oneCheckPerOutcome } from './fixtures/reporter-checks.js';
 
@@ -123,5 +124,19 @@ describe('golden output: the JUnit XML', () => {
 
   it('gated, stopped, with run problems, evidence and a baseline', async () => {
     await expect(renderJunitReport(gated)).toMatchFileSnapshot('golden/reporters/junit-gated.xml');
+  });
+});
+
+describe('golden output: the Markdown report', () => {
+  it('plain', async () => {
+    await expect(renderMarkdownReport(plain)).toMatchFileSnapshot(
+      'golden/reporters/markdown-plain.md',
+    );
+  });
+
+  it('gated, stopped, with run problems and a baseline', async () => {
+    await expect(renderMarkdownReport(gated)).toMatchFileSnapshot(
+      'golden/reporters/markdown-gated.md',
+    );
   });
 });

@@ -8,6 +8,7 @@ import { commandSpec, formatHelp, usageLine } from '../command-table.js';
 import { verifyAuditAttestation, type AttestedFile } from '../../conformance/attestation.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/index.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
+import { printableValue } from '../../conformance/reporters/printable.js';
 
 const SPEC = commandSpec('attest verify');
 /** Files read here are small (an envelope, a report, a HAR): larger is not one of them. */
@@ -59,7 +60,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     if (typeof path === 'string') files[file] = readInput(path, `--${file}`);
   }
 
-  const verified = verifyAuditAttestation(envelopeFile, publicKey, files);
+  // Everything below comes from the envelope or the report: an attacker's keyid or subject name is shown with its
+  // control characters escaped, so it cannot clear the screen and print "verified" over a failure.
+  const verified = printableValue(verifyAuditAttestation(envelopeFile, publicKey, files));
   if (!verified.ok) {
     io.stdout(`not verified:\n${verified.reasons.map((r) => `  - ${r}\n`).join('')}`);
     return EXIT.failed;

@@ -1,10 +1,13 @@
-// Console reporter: live progress while checks run, then a summary grouped by area with failure details.
+// Console reporter: live progress while checks run, then a summary grouped by area with failure details. What a
+// target, a config or a baseline put in the run (messages, bodies, reasons) is printed with its control characters
+// escaped (printable.ts); the only escape sequences written are this reporter's own colours.
 import { verdictFor, verdictLine } from '../exit-code.js';
 import type { RunEvent, RunSubscriber } from '../events.js';
 import { OUTCOMES, type CheckResult, type Outcome, type RunSummary } from '../result.js';
 import { findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
 import { baselineLines } from '../baseline.js';
+import { printableValue, showControls } from './printable.js';
 
 export interface ConsoleStream {
   write(text: string): unknown;
@@ -48,7 +51,8 @@ export function createConsoleReporter(options: ConsoleReporterOptions): RunSubsc
   const write = (text: string): void => {
     options.stream.write(text);
   };
-  return (event: RunEvent) => {
+  return (untrusted: RunEvent) => {
+    const event = untrusted.type === 'run-finished' ? untrusted : printableValue(untrusted);
     switch (event.type) {
       case 'run-started':
         write(
@@ -170,7 +174,7 @@ function verdictLineFor(summary: RunSummary, paint: Paint, ending?: CommandEndin
 
 /** The run's summary as the console prints it at the end. */
 export function renderConsoleSummary(
-  summary: RunSummary,
+  untrusted: RunSummary,
   options: {
     colour?: boolean;
     verbose?: boolean;
@@ -179,6 +183,11 @@ export function renderConsoleSummary(
   } = {},
 ): string {
   const paint: Paint = (o, text) => (options.colour ? `\x1b[${COLOUR[o]}m${text}\x1b[0m` : text);
+  const summary = printableValue(untrusted);
+  const ending =
+    options.ending !== undefined
+      ? { ...options.ending, reason: showControls(options.ending.reason) }
+      : undefined;
   return [
     '',
     'Summary by area:',
@@ -186,7 +195,7 @@ export function renderConsoleSummary(
     ...problemLines(summary.results, paint, options.verbose ?? false),
     ...tallyLines(summary),
     ...summary.blocking.map((problem) => paint('fail', `run failed: ${problem}`)),
-    verdictLineFor(summary, paint, options.ending),
+    verdictLineFor(summary, paint, ending),
     '',
   ].join('\n');
 }

@@ -5,9 +5,10 @@ import type { RunSummary } from '../result.js';
 import { renderHtmlReport } from './html.js';
 import { renderJsonReport } from './json.js';
 import { renderJunitReport } from './junit.js';
+import { renderMarkdownReport } from './markdown.js';
 
 /** The report formats `renderReport` writes. */
-export const REPORT_FORMATS = ['json', 'junit', 'html'] as const;
+export const REPORT_FORMATS = ['json', 'junit', 'html', 'markdown'] as const;
 /** One of `REPORT_FORMATS`. */
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
@@ -28,5 +29,7 @@ export function renderReport(
       return renderJunitReport(summary);
     case 'html':
       return renderHtmlReport(summary, catalogue ? { catalogue } : {});
+    case 'markdown':
+      return renderMarkdownReport(summary);
   }
 }
