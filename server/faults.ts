@@ -576,13 +576,6 @@ export const faultCatalogue = [
       'each signature parameter is coerced to its type before the base is rebuilt: created="1767225600" or 1767225600.0 as an Integer, a Token or Integer nonce, alg or keyid as a String',
   },
   {
-    name: 'parameter-repeated-last-wins',
-    how: 'drawn',
-    breaks: 'Step 4: Signature-Input form (each parameter once)',
-    description:
-      'a signature parameter written twice keeps its last value (a generic structured-field parser), so a decoy before the signed one passes',
-  },
-  {
     name: 'label-case-insensitive',
     how: 'drawn',
     breaks: 'The label is always sig1 (Signature-Input and Signature)',
@@ -767,11 +760,13 @@ export const variantChoices = [
 
 /**
  * The service's personality: `clean` takes one permitted choice wherever the spec is silent, `alt` the other (see
- * `variantChoices`). Both conform; the audit must pass both.
+ * `variantChoices`); `lenient` verifies signed requests on its own path (server/lenient-verifier.ts: the
+ * structured-headers library, accepting everything the spec permits) and takes its own column of `variantChoices`.
+ * All three conform; the audit must pass each.
  */
-export type ServiceVariant = 'clean' | 'alt';
+export type ServiceVariant = 'clean' | 'alt' | 'lenient';
 
-export const serviceVariants: readonly ServiceVariant[] = ['clean', 'alt'];
+export const serviceVariants: readonly ServiceVariant[] = ['clean', 'alt', 'lenient'];
 
 /**
  * The faults switched on (cheap membership test), and the personality: every behaviour switch of the service is read
