@@ -2,7 +2,7 @@
 // evaluateRequest and what the spec requires of a server given each finding (src/profile/finding-verdicts.ts; the
 // vectors' "acceptable" cases are forms where either answer conforms), it catches each edge
 // fault of the reference service in every seed within its default budget while the fixed signing checks pass on
-// them, and it passes the clean and alt services seed after seed. Against the reference service on loopback.
+// them, and it passes the clean, alt and lenient services seed after seed. Against the reference service on loopback.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
@@ -170,12 +170,12 @@ describe('the fixed signing checks pass on every edge fault (only the drawn forg
   );
 });
 
-describe('the clean and alt services pass seed after seed', () => {
+describe('the clean, alt and lenient services pass seed after seed', () => {
   // 20 seeds each; by default with fewer draws per seed (every form's edge and 40 more), the whole default budget
   // with PAYCONFORM_LONG_TESTS=1.
   const settings = (seed: number): ForgerySettings =>
     long ? { seed } : { seed, runs: forgeryForms.length + 40 };
-  it.concurrent.each(['clean', 'alt'] as const)(
+  it.concurrent.each(['clean', 'alt', 'lenient'] as const)(
     '%s: 20 seeds, no failure',
     async (variant) => {
       for (let seed = 1; seed <= 20; seed++) {

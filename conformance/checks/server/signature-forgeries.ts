@@ -302,7 +302,7 @@ export const forgeryChecks = [
   serverCheck({
     id: 'signature-forgeries',
     title:
-      "signed requests drawn at and beyond each of the profile's rules are rejected whenever the rules reject them",
+      "signed requests drawn at and beyond each of the profile's rules are rejected whenever the spec makes a server refuse them",
     area: 'signing',
     requirements: ['SIG-VERIFY-DECISION', ...REFUSAL_REQUIREMENTS, ...REJECTION_REQUIREMENTS],
     level: 'MUST',
@@ -315,7 +315,7 @@ export const forgeryChecks = [
       const judged = d.sent.filter((s) => s.prediction.kind === 'reject');
       const answered = judged.filter((s) => s.ex.response !== undefined);
       const within = d.sent.filter((s) => s.prediction.kind === 'accept');
-      const summary = `seed ${d.seed}: ${d.sent.length} requests of ${forgeryForms.length} forms in ${(d.elapsedMs / 1000).toFixed(1)} s; ${judged.length} rejected by the rules (answered ${tally(judged)}), ${within.length} within every bound (answered ${tally(within)})`;
+      const summary = `seed ${d.seed}: ${d.sent.length} requests of ${forgeryForms.length} forms in ${(d.elapsedMs / 1000).toFixed(1)} s; ${judged.length} the spec makes a server refuse (answered ${tally(judged)}), ${within.length} within every bound (answered ${tally(within)})`;
       const findings: Finding[] = [];
       if (d.failure !== undefined) findings.push(failureFinding(ctx, d, d.failure));
       else if (answered.length < forgeryForms.length / 2)
@@ -325,7 +325,7 @@ export const forgeryChecks = [
       else
         findings.push(
           pass(
-            `every request the profile's rules reject was rejected, every one they accept accepted (${summary})`,
+            `every request the spec makes a server refuse was rejected, every one within every bound accepted (${summary})`,
             {
               requirement: 'SIG-VERIFY-DECISION',
             },
