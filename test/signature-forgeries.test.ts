@@ -1,8 +1,8 @@
 // signature-forgeries, the server check whose oracle is the profile's rules: its forms are predicted by
 // evaluateRequest and what the spec requires of a server given each finding (src/profile/finding-verdicts.ts; the
-// vectors' "acceptable" cases are forms where either answer conforms), it catches each edge
-// fault of the reference service in every seed within its default budget while the fixed signing checks pass on
-// them, and it passes the clean, alt and lenient services seed after seed. Against the reference service on loopback.
+// vectors' "acceptable" cases are forms where either answer conforms), it catches each edge fault of the reference
+// service in every seed within its default budget while the fixed signing checks pass on them, and it passes the
+// clean, alt and lenient services seed after seed. Against the reference service on loopback.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
