@@ -134,23 +134,28 @@ function digestProblem(request: HttpRequest): Refusal | undefined {
   return body.equals(sent) ? undefined : refuse('DIGEST_MISMATCH', 8, 'digest of other bytes');
 }
 
-/** Step 9: the spec's base, each line from the request, the last the parsed sig1 member serialised again. */
+/** What no line of a base may hold (RFC 9421 §2.1: one line per component, ASCII). */
+const NOT_IN_A_LINE = /[^\x20-\x7e\t]/;
+
+/**
+ * Step 9: the spec's base, each line from the request, the last the parsed sig1 member serialised again; undefined
+ * when the request gives none (no target URI, a value with a control or non-ASCII character).
+ */
 function baseOf(request: HttpRequest, member: InnerList): string | undefined {
-  let url: URL;
   try {
-    url = new URL(request.url);
+    const url = new URL(request.url);
+    const derived: Readonly<Record<string, string>> = {
+      '@method': request.method.toUpperCase(),
+      '@path': `${url.pathname}${url.search}`,
+      '@authority': url.host,
+    };
+    const values = P.componentNames.map((name) => derived[name] ?? fieldOf(request, name) ?? '');
+    if (values.some((v) => NOT_IN_A_LINE.test(v))) return undefined;
+    const lines = P.componentNames.map((name, i) => `"${name}": ${values[i]!}`);
+    return [...lines, `"@signature-params": ${serializeInnerList(member)}`].join('\n');
   } catch {
     return undefined;
   }
-  const derived: Readonly<Record<string, string>> = {
-    '@method': request.method.toUpperCase(),
-    '@path': `${url.pathname}${url.search}`,
-    '@authority': url.host,
-  };
-  const lines = P.componentNames.map(
-    (name) => `"${name}": ${derived[name] ?? fieldOf(request, name) ?? ''}`,
-  );
-  return [...lines, `"@signature-params": ${serializeInnerList(member)}`].join('\n');
 }
 
 /** Variant lenient's verifier over the service's applications; `store` is the service's nonce store. */
@@ -170,7 +175,7 @@ export function createLenientVerifier(
     const digest = digestProblem(request);
     if (digest !== undefined) return digest;
     const base = baseOf(request, sig1.member);
-    if (base === undefined) return refuse('SIGNATURE_BASE_INVALID', 9, 'no target URI');
+    if (base === undefined) return refuse('SIGNATURE_BASE_INVALID', 9, 'the request gives no base');
     if (!nodeBackend.verify(sig1.signature, Buffer.from(base, 'utf8'), found.key))
       return refuse('SIGNATURE_INVALID', 10, 'the Ed25519 signature does not verify');
     const owner = { applicationId: found.app.applicationId, keyId: sig1.keyId };

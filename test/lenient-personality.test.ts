@@ -76,6 +76,39 @@ describe('every form the spec makes a server refuse: lenient refuses it; a reque
   });
 });
 
+describe('hostile signature fields get a typed refusal from the lenient path, never a crash', () => {
+  const names =
+    '("@method" "@path" "@authority" "content-digest" "content-type" "content-length" "x-application-id" "x-application-secret")';
+  const inputs = [
+    'sig1',
+    'sig1=(',
+    'sig1=?1',
+    `sig1=${names};created=-1;keyid="k";alg="ed25519";nonce="n"`,
+    `sig1=${names};created=@1767225600;keyid="k";alg="ed25519";nonce="n"`,
+    `sig1=${names};created=1767225600;keyid=%"k%c3%a9";alg="ed25519";nonce="n"`,
+    `sig1=${names};created=9999999999999999;keyid="k";alg="ed25519";nonce="n"`,
+    `sig1=("@method" "@method" "@method" "@method" "@method" "@method" "@method" "@method")`,
+  ];
+  const signatures = ['sig1=:AAAA:', 'sig1=("x")', 'sig1=:', 'sig1=:!!:'];
+  it.each(inputs.flatMap((input) => signatures.map((signature) => [input, signature] as const)))(
+    'Signature-Input %s, Signature %s: 401',
+    async (input, signature) => {
+      const ctx = targets.get('lenient')!.context as ServerAuditContext;
+      const res = await send(ctx.baseUrl, {
+        method: 'POST',
+        path: '/api/payouts',
+        headers: [
+          ['content-type', 'application/vnd.service.v1.0+json'],
+          ['signature-input', input],
+          ['signature', signature],
+        ],
+        body: '{}',
+      });
+      expect(res.status).toBe(401);
+    },
+  );
+});
+
 describe('the default server audit, explorer included, passes the lenient personality', () => {
   const seeds = long ? 20 : 3;
   const exploreSeconds = long ? EXPLORE_DEFAULTS.seconds : 3;
