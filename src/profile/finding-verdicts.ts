@@ -169,13 +169,15 @@ export const findingVerdicts = {
 export const verdictOf = (finding: Pick<ProfileFinding, 'case'>): FindingVerdict =>
   findingVerdicts[finding.case];
 
-/** The first finding a server must refuse the request on, if any. */
+export type MustRefuse = Extract<FindingVerdict, { readonly verdict: 'must-refuse' }>;
+
+/** The first finding a server must refuse the request on, with its classification; undefined when there is none. */
 export function firstMustRefuse(
   findings: readonly ProfileFinding[],
-): (ProfileFinding & { readonly verdict: FindingVerdict }) | undefined {
-  for (const f of findings) {
-    const verdict = verdictOf(f);
-    if (verdict.verdict === 'must-refuse') return { ...f, verdict };
+): { readonly finding: ProfileFinding; readonly verdict: MustRefuse } | undefined {
+  for (const finding of findings) {
+    const verdict = verdictOf(finding);
+    if (verdict.verdict === 'must-refuse') return { finding, verdict };
   }
   return undefined;
 }

@@ -261,8 +261,10 @@ function checkSignatureLength(signature: Uint8Array, sink: FindingSink): boolean
   const expected = serviceProfile.signatureLength;
   const message = `signature is ${signature.length} bytes, expected ${expected} (${SIGNATURE_CHARACTERS} base64 characters)`;
   const received = `${signature.length} bytes`;
-  const f = finding('SIGNATURE_MALFORMED', message, `${expected} bytes`, received);
-  return sink.add({ ...f, case: 'signature-length' });
+  const length = 'signature-length';
+  return sink.add(
+    finding('SIGNATURE_MALFORMED', message, `${expected} bytes`, received, undefined, length),
+  );
 }
 
 /** Step 2: exactly the profile's components, in order, without parameters. */

@@ -13,7 +13,7 @@ import {
   firstMustRefuse,
   verdictOf,
   type EitherReason,
-  type FindingVerdict,
+  type MustRefuse,
 } from '../../../src/profile/finding-verdicts.js';
 import { evaluateRequest } from '../../../src/profile/profile-rules.js';
 import { verifyErrorCodes } from '../../../src/profile/verify-error-codes.js';
@@ -51,7 +51,7 @@ type Prediction =
   | {
       readonly kind: 'reject';
       readonly finding: ProfileFinding;
-      readonly verdict: FindingVerdict & { readonly verdict: 'must-refuse' };
+      readonly verdict: MustRefuse;
     }
   | { readonly kind: 'accept' }
   | { readonly kind: 'either'; readonly why: string };
@@ -67,10 +67,7 @@ const eitherWhy = (why: EitherReason, reason: string, code?: string): string =>
 export function predict(form: ForgeryForm, request: HttpRequest, now: number): Prediction {
   const findings = evaluateRequest(request, now).findings;
   const refused = firstMustRefuse(findings);
-  if (refused !== undefined) {
-    const { verdict, ...finding } = refused;
-    if (verdict.verdict === 'must-refuse') return { kind: 'reject', finding, verdict };
-  }
+  if (refused !== undefined) return { kind: 'reject', ...refused };
   const first = findings[0];
   const open = first !== undefined ? verdictOf(first) : formVerdict(form);
   if (open.verdict === 'either')
