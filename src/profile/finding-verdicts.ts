@@ -65,7 +65,7 @@ export const findingVerdicts = {
   ),
   'integer-as-decimal': either(
     'rfc8941',
-    'RFC 8941 reads an Integer written as a Decimal (…181.0); neither the spec ("created = current Unix time in seconds") nor RFC 9421 says a verifier must refuse it, and written back as an Integer it gives the base signed',
+    'RFC 8941 reads an Integer written as a Decimal with a zero fraction (…181.0) as the same number; neither the spec ("created = current Unix time in seconds") nor RFC 9421 says a verifier must refuse it, and written back as an Integer it gives the base signed (a fraction, …181.5, is another value: parameter-type)',
   ),
   'integer-leading-zeros': either(
     'rfc8941',

@@ -196,7 +196,9 @@ function parametersTextProblem(
     if (PARAM_TYPES[key] === 'integer') {
       if (/^-?[0-9]+\.[0-9]*$/.test(raw)) {
         const message = `parameter "${key}" is a Decimal (${raw}), not an Integer`;
-        return { message, problem: 'integer-as-decimal' };
+        // `….0` is the Integer written as a Decimal; a fraction is another value (another type, as a String is).
+        const problem = /\.0*$/.test(raw) ? 'integer-as-decimal' : 'parameter-type';
+        return { message, problem };
       }
       if (/^-?0[0-9]/.test(raw)) {
         const message = `parameter "${key}" is written with leading zeros (${raw}); write ${raw.replace(/^(-?)0+(?=[0-9])/, '$1')}`;
