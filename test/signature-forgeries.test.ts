@@ -15,6 +15,7 @@ import { canFailTarget } from '../conformance/grade.js';
 import { loadCatalogue } from '../conformance/requirements.js';
 import type { RunSummary } from '../conformance/result.js';
 import { generateEd25519PrivateKey } from '../src/keys/ed25519-keys.js';
+import { verdictOf } from '../src/profile/finding-verdicts.js';
 import { evaluateRequest } from '../src/profile/profile-rules.js';
 import { faultCatalogue, type FaultName, type ServiceVariant } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
@@ -75,6 +76,24 @@ describe('the forms and what the rules predict of them', () => {
         nonces.add(/;nonce="([^"]*)"/.exec(input)![1]!);
       }
     expect(nonces.size).toBe(sent);
+  });
+
+  it('created as a Decimal with a fraction is another value, not the Integer written otherwise: must refuse', () => {
+    const zero = forgeryForms
+      .find((f) => f.name === 'created-decimal')!
+      .build({ request: unsigned, credentials, now, size: 0 });
+    const fraction = {
+      ...zero,
+      headers: zero.headers.map(([n, v]) =>
+        n === 'signature-input'
+          ? ([n, v.replace(`${now}.0`, `${now}.5`)] as const)
+          : ([n, v] as const),
+      ),
+    };
+    expect(evaluateRequest(zero, now).findings[0]?.case).toBe('integer-as-decimal');
+    const first = evaluateRequest(fraction, now).findings[0]!;
+    expect(first.case).toBe('parameter-type');
+    expect(verdictOf(first).verdict).toBe('must-refuse');
   });
 
   it('every acceptable case of the vectors is drawn, by a form classified either answer', () => {
