@@ -471,9 +471,9 @@ const serve: CommandSpec = {
     {
       name: 'variant',
       type: 'string',
-      value: 'clean|alt',
+      value: 'clean|alt|lenient',
       default: SERVE_DEFAULTS.variant,
-      help: 'alt takes the other permitted choice wherever the spec is silent',
+      help: 'alt takes the other permitted choice wherever the spec is silent; lenient accepts every signed request the spec permits (RFC 8941 parse)',
     },
     {
       name: 'webhook-url',

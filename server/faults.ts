@@ -664,14 +664,6 @@ export const faultCatalogue = [
       'each signature parameter is coerced to its type before the base is rebuilt: created="1767225600" or 1767225600.0 as an Integer, a Token or Integer nonce, alg or keyid as a String',
   },
   {
-    name: 'parameter-repeated-last-wins',
-    requirements: ['SIG-INPUT-HEADER', 'SIG-PROFILE-STRUCTURED-FIELDS'],
-    how: 'drawn',
-    breaks: 'Step 4: Signature-Input form (each parameter once)',
-    description:
-      'a signature parameter written twice keeps its last value (a generic structured-field parser), so a decoy before the signed one passes',
-  },
-  {
     name: 'label-case-insensitive',
     requirements: ['SIG-LABEL-SIG1'],
     how: 'drawn',
@@ -823,14 +815,15 @@ export function listFaults(): string {
 }
 
 /**
- * What `--variant alt` changes: at each point the spec leaves open, the choice `clean` makes, the one `alt` makes, and
- * the spec's words that leave it open. docs/reference-service.md lists this table; the server audit must pass both personalities.
+ * What `--variant alt` and `--variant lenient` change: at each point the spec leaves open, the choice `clean` makes,
+ * the one `alt` makes, the one `lenient` makes, and the spec's words that leave it open. docs/reference-service.md lists this table; the server audit must pass both personalities.
  */
 export const variantChoices = [
   {
     point: 'success status codes',
     clean: 'create payout and create refund answer 201',
     alt: 'both answer 200',
+    lenient: 'as clean (201)',
     openBy:
       'Required-ness of each request field, amount bounds and the success status code: not shown.',
   },
@@ -838,6 +831,7 @@ export const variantChoices = [
     point: 'authentication failure status',
     clean: '401 UNAUTHORIZED',
     alt: '403 FORBIDDEN',
+    lenient: 'as clean (401)',
     openBy:
       'Status codes and bodies for [...] failed authentication or signature verification, and payout endpoint errors: not shown.',
   },
@@ -846,6 +840,7 @@ export const variantChoices = [
     clean:
       '409 for a second active refund and for commit or cancel outside AWAITING_COMMIT; 422 above the payment total',
     alt: '422 for the conflicts; 400 above the payment total',
+    lenient: 'as clean (409; 422 above the payment total)',
     openBy:
       'Status codes and bodies for exceeding the refund total, a second concurrent refund [...]: not shown.',
   },
@@ -853,66 +848,77 @@ export const variantChoices = [
     point: 'error bodies outside the refund endpoint',
     clean: 'the refund error body everywhere',
     alt: 'RFC 9457 application/problem+json (type, title, status, detail, traceId) outside refund creation',
+    lenient: 'as clean (the refund error body everywhere)',
     openBy: 'Refund creation failures return a JSON body [...] payout endpoint errors: not shown.',
   },
   {
     point: 'extra properties',
     clean: "only the fields of the spec's tables",
     alt: 'every resource, error body and webhook payload carries extra members (top level and nested)',
+    lenient: "as clean (only the fields of the spec's tables)",
     openBy: 'Receivers must ignore unknown properties in payloads.',
   },
   {
     point: 'signature labels beside sig1',
     clean: 'a request with any label besides sig1 is rejected',
     alt: "only sig1 is processed; other labels are ignored (the spec fixes the signer's label; RFC 9421 §7.2.7 lets a verifier choose which signatures it processes)",
+    lenient: 'other labels are ignored, as alt: only the sig1 member of each field is read',
     openBy: 'The label is always `sig1`.',
   },
   {
     point: 'created in the future',
     clean: "rejected beyond 300 s (payconform's profile choice)",
     alt: 'accepted: only the age is bounded',
+    lenient: 'accepted, as alt: only the age is bounded',
     openBy: '3. Check now minus created is at most 300 seconds.',
   },
   {
     point: 'commit, cancel and refund signatures',
     clean: 'verified when present, not required',
     alt: 'required (answered 403 without one)',
+    lenient: 'as clean: verified when present (on the lenient path), not required',
     openBy: 'Whether commit, cancel and refund calls require the signature: not shown',
   },
   {
     point: 'lifecycle speed',
     clean: 'each automatic payout step after the lifecycle delay',
     alt: 'payouts move on at once (5 ms); refunds as clean',
+    lenient: 'as clean',
     openBy: 'Moves into and out of PROCESSED, FAILED, HELD, RETURNED [...]: not shown.',
   },
   {
     point: 'retry schedule',
     clean: 'exponential backoff from the initial delay',
     alt: 'a constant interval (the initial delay)',
+    lenient: 'as clean (exponential backoff)',
     openBy: 'Retry interval and maximum number of attempts: not shown.',
   },
   {
     point: 'webhook body layout',
     clean: 'compact JSON',
     alt: 'pretty-printed JSON (2-space indent), signed over exactly the bytes sent',
+    lenient: 'as clean (compact JSON)',
     openBy: 'the signature is base64 text computed over the exact JSON payload bytes',
   },
   {
     point: 'status descriptions',
     clean: 'a short text',
     alt: 'empty',
+    lenient: 'as clean (a short text)',
     openBy: 'payoutStatusDescription | string | may be empty',
   },
   {
     point: 'media-type parameters',
     clean: 'no parameters',
     alt: '`; charset=utf-8` on every JSON response and webhook',
+    lenient: 'as clean (no parameters)',
     openBy: 'Version negotiation rules [...]: not shown.',
   },
   {
     point: 'payment webhook Accept',
     clean: 'application/json',
     alt: '*/*',
+    lenient: 'as clean (application/json)',
     openBy: 'Headers: `Authorization` (signature), `Content-Type: application/json`, `Accept`.',
   },
   {
@@ -920,33 +926,57 @@ export const variantChoices = [
     clean:
       'tracingId 32 lowercase hex digits; createdAt with milliseconds; createdAtUtc with milliseconds; eventTimeUtc with milliseconds',
     alt: 'tracingId 16 upper-case hex digits; createdAt with microseconds; createdAtUtc with 7 fractional digits; eventTimeUtc without fractional seconds',
+    lenient: 'as clean',
     openBy: 'hexadecimal trace identifier; differs per response [...] ISO 8601 UTC timestamp',
   },
   {
     point: 'public key layout',
     clean: 'the PEM body in 64-character lines',
     alt: 'the PEM body on one line',
+    lenient: 'as clean (64-character lines)',
     openBy:
       "Returns the service's public key in PKCS#8 PEM form, with the [...] lines trimmed off.",
+  },
+  {
+    point: 'Signature-Input as RFC 8941 reads it',
+    clean:
+      "payconform's strict parser: a parameter written twice, an Integer written as a Decimal or with leading zeros, an unknown parameter or another order are refused",
+    alt: 'as clean',
+    lenient:
+      'the structured-headers library: a key written twice keeps its last value, a Decimal is read as its number, unknown parameters are ignored, any order; the base is rebuilt from what was parsed',
+    openBy: '2. Parse Signature-Input for components, created, keyid, alg, nonce.',
+  },
+  {
+    point: 'byte sequences as RFC 8941 reads them',
+    clean:
+      'the signature and digest in padded standard base64 only; no parameter on the signature; Content-Digest with one sha-512 member or others beside it',
+    alt: 'as clean',
+    lenient:
+      'unpadded base64 accepted, parameters on the signature member ignored, Content-Digest members other than sha-512 ignored',
+    openBy: '`Signature: sig1=:<BASE64_SIGNATURE>:` (RFC 8941 byte-sequence form)',
   },
 ] as const satisfies ReadonlyArray<{
   readonly point: string;
   readonly clean: string;
   readonly alt: string;
+  /** Variant lenient's choice: another permitted one than alt's wherever the answer is the service's business. */
+  readonly lenient: string;
   readonly openBy: string;
 }>;
 
 /**
  * The service's personality: `clean` takes one permitted choice wherever the spec is silent, `alt` the other (see
- * `variantChoices`). Both conform; the audit must pass both.
+ * `variantChoices`); `lenient` verifies signed requests on its own path (server/lenient-verifier.ts: the
+ * structured-headers library, accepting everything the spec permits) and takes its own column of `variantChoices`.
+ * All three conform; the audit must pass each.
  */
-export type ServiceVariant = 'clean' | 'alt';
+export type ServiceVariant = 'clean' | 'alt' | 'lenient';
 
 /**
  * The reference service's personalities (`--variant`): each takes other permitted choices where
  * the spec is silent.
  */
-export const serviceVariants: readonly ServiceVariant[] = ['clean', 'alt'];
+export const serviceVariants: readonly ServiceVariant[] = ['clean', 'alt', 'lenient'];
 
 /**
  * The faults switched on (cheap membership test), and the personality: every behaviour switch of the service is read

@@ -40,7 +40,10 @@ export interface ReferenceServiceOptions {
   /** Registered applications; none → one generated development application (private key included in `credentials`). */
   readonly applications?: readonly ApplicationConfig[];
   readonly faults?: readonly FaultName[];
-  /** `alt`: the other permitted choice wherever the spec is silent (`variantChoices` in faults.ts); default `clean`. */
+  /**
+   * `alt`: the other permitted choice wherever the spec is silent; `lenient`: signed requests verified on a path of its
+   * own, as RFC 8941 reads them (server/lenient-verifier.ts). See `variantChoices` in faults.ts; default `clean`.
+   */
   readonly variant?: ServiceVariant;
   readonly webhookUrls?: Readonly<Partial<Record<WebhookKind, string>>>;
   /** RSA private key for webhook signatures (PEM text or parsed); default generated at start. */

@@ -49,11 +49,6 @@ function coerceTypes(params: Array<[string, string]>): Array<[string, string]> {
   });
 }
 
-/** Fault parameter-repeated-last-wins: a parameter written twice keeps its last value (a generic parser's rule). */
-function lastWins(params: Array<[string, string]>): Array<[string, string]> {
-  return params.filter(([k], i) => !params.slice(i + 1).some(([later]) => later === k));
-}
-
 /** Fault label-case-insensitive: the member labels of both fields lowercased before parsing. */
 function lowercaseLabel(request: HttpRequest): HttpRequest {
   const lower = (v: string): string =>
@@ -76,7 +71,6 @@ export function rewriteForEdgeFaults(faults: FaultSet, request: HttpRequest): Ht
   let r = request;
   if (faults.has('label-case-insensitive')) r = lowercaseLabel(r);
   if (faults.has('signature-member-any-label')) r = anySignatureLabel(r);
-  if (faults.has('parameter-repeated-last-wins')) r = editParameters(r, lastWins);
   if (faults.has('parameter-types-coerced')) r = editParameters(r, coerceTypes);
   return r;
 }

@@ -16,6 +16,7 @@ import type { DigestAlgorithm } from '../src/digest/content-digest.js';
 import { serviceProfile } from '../src/profile/service-profile.js';
 import type { SignatureOutcome, SignatureVerifier } from './authentication.js';
 import type { FaultSet } from './faults.js';
+import { createLenientVerifier } from './lenient-verifier.js';
 import { nearMissResolver, prefixApplicationId, toleratedReadings } from './near-miss-faults.js';
 import { edgeFaultRelaxation, rewriteForEdgeFaults } from './signature-edge-faults.js';
 import type { Application, ServiceState } from './state.js';
@@ -273,6 +274,8 @@ export function createSignatureVerifier(
 ): SignatureVerifier {
   const store =
     shared ?? new MemoryNonceStore({ maxEntriesPerApplication: state.limits.noncesPerApplication });
+  // Variant lenient: its own path, parsed by the structured-headers library, not the profile's rules.
+  if (faults.variant === 'lenient') return createLenientVerifier(state, now, store);
   const nonceStore: NonceStore = faults.has('nonce-race') ? new RacyNonceStore(store) : store;
   const policy = servicePolicy(faults);
   const backend = faults.has('no-signature-check') ? acceptingBackend : nodeBackend;

@@ -50,7 +50,6 @@ const checkFaults = {
     'nonce-max-length-refused',
     'created-zero-unchecked',
     'parameter-types-coerced',
-    'parameter-repeated-last-wins',
     'label-case-insensitive',
     'signature-member-any-label',
     'digest-parsed-loosely',

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
 import { exportEd25519PublicKeyBase64, parseEd25519PrivateKey } from '../src/keys/index.js';
+import { forgeryForms } from '../conformance/checks/server/forgery-kinds.js';
 import { faultCatalogue } from '../server/index.js';
 import { parseServiceConfig, ServiceConfigError } from '../server/config.js';
 import { loadTestKeys } from './fixtures/keys.js';
@@ -138,6 +139,63 @@ describe('payconform serve (spawned)', () => {
     expect(text).not.toMatch(/PAYCONFORM_(APPLICATION_SECRET|PRIVATE_KEY)=/);
     expect(text).not.toContain('PRIVATE KEY');
     child.kill('SIGINT');
+    expect(await exitOf(child)).toBe(0);
+  });
+
+  it('--variant lenient: the banner names it, and a payout whose created is written as a Decimal is accepted (RFC 8941 reads it; issue 44)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payconform-serve-lenient-'));
+    const credentials = join(dir, 'dev.env');
+    const { child, output } = await spawnServe([
+      '--quiet',
+      '--variant',
+      'lenient',
+      '--credentials-out',
+      credentials,
+    ]);
+    const text = output();
+    expect(text).toContain('(variant lenient:');
+    const file = readFileSync(credentials, 'utf8');
+    const env = (name: string) => new RegExp(`^export ${name}=(\\S+)$`, 'm').exec(file)![1]!;
+    const baseUrl = /listening on (http:\/\/\S+)/.exec(text)![1]!;
+    const selector = /payInAccountSelector: (\S+)/.exec(text)![1]!;
+    const body = new TextEncoder().encode(
+      JSON.stringify({
+        applicationId: env('PAYCONFORM_APPLICATION_ID'),
+        payInAccountSelector: selector,
+        amount: 1.5,
+        reference: 'LENIENT',
+        destination: {
+          destinationType: 'toAccount',
+          accountType: 'SCAN',
+          holderName: 'Ada Lovelace',
+          accountNumber: '12345678',
+          sortCode: '040004',
+          iban: null,
+        },
+      }),
+    );
+    const form = forgeryForms.find((f) => f.name === 'created-decimal')!;
+    const request = { method: 'POST', url: `${baseUrl}/api/payouts`, body };
+    const forged = form.build({
+      request: { ...request, headers: [['content-type', PAYOUT_TYPE]] },
+      credentials: {
+        applicationId: env('PAYCONFORM_APPLICATION_ID'),
+        applicationSecret: env('PAYCONFORM_APPLICATION_SECRET'),
+        keyId: env('PAYCONFORM_KEY_ID'),
+        privateKey: parseEd25519PrivateKey(env('PAYCONFORM_PRIVATE_KEY')),
+      },
+      now: Math.floor(Date.now() / 1000),
+      size: 0,
+    });
+    expect(forged.headers.find(([n]) => n === 'signature-input')![1]).toMatch(/;created=\d+\.0;/);
+    const res = await send(baseUrl, {
+      method: 'POST',
+      path: '/api/payouts',
+      headers: forged.headers,
+      body,
+    });
+    expect(res.status, res.text).toBe(201);
+    child.kill('SIGTERM');
     expect(await exitOf(child)).toBe(0);
   });
 

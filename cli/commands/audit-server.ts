@@ -91,7 +91,10 @@ export interface AuditTarget {
 export interface EmbeddedOptions {
   /** Reference-service faults (tests: prove each check can fail). */
   readonly faults?: readonly FaultName[];
-  /** The reference service's personality (default clean; alt takes the other permitted choices). */
+  /**
+   * The reference service's personality (default clean; alt takes the other permitted choices; lenient parses signed
+   * requests as RFC 8941 does).
+   */
   readonly variant?: ServiceVariant;
   /** RSA webhook signing key (PEM); default generated at start. */
   readonly webhookSigningKey?: string;

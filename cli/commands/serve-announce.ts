@@ -6,7 +6,12 @@ import { isLoopbackHost } from '../../net/loopback.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
-import { copTriggers, type RetryPolicy, type RunningReferenceService } from '../../server/index.js';
+import {
+  copTriggers,
+  type RetryPolicy,
+  type RunningReferenceService,
+  type ServiceVariant,
+} from '../../server/index.js';
 import { reportWorkerReady } from '../serve-workers.js';
 import { describeListenTls, type ListenTls } from '../tls-options.js';
 
@@ -106,6 +111,14 @@ function loopbackHostPort(url: string | undefined): string | undefined {
   const port = u.port !== '' ? u.port : '80';
   return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
 }
+
+/** What the startup banner says of each personality. */
+const VARIANT_NOTE: Readonly<Record<ServiceVariant, string>> = {
+  clean: '',
+  alt: ' (variant alt: the other permitted choice wherever the spec is silent)',
+  lenient:
+    ' (variant lenient: signed requests parsed as RFC 8941 reads them; everything the spec permits is accepted)',
+};
 
 /**
  * The audit config (schemas/conformance-config.schema.json) for this running service: what the audit would
@@ -250,10 +263,7 @@ function describe(
       '',
     );
   }
-  out.push(
-    `payconform reference service listening on ${s.baseUrl}${s.variant === 'alt' ? ' (variant alt: the other permitted choice wherever the spec is silent)' : ''}`,
-    '',
-  );
+  out.push(`payconform reference service listening on ${s.baseUrl}${VARIANT_NOTE[s.variant]}`, '');
   out.push(...describeApplications(s, generated, credentialsNote));
   out.push('seeded payments (refundable when SETTLED):');
   for (const p of s.seededPayments.settled) out.push(`  ${p.paymentId}  SETTLED  ${p.amount} GBP`);

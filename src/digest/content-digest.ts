@@ -84,7 +84,13 @@ export type ParseContentDigestResult =
       /** Every byte-sequence member in received order, known algorithm or not (keys are lowercase by RFC 8941). */
       readonly digests: ReadonlyMap<string, Uint8Array>;
     }
-  | { readonly ok: false; readonly code: 'DIGEST_MALFORMED'; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code: 'DIGEST_MALFORMED';
+      readonly message: string;
+      /** Set where an RFC 8941 parser reads the value all the same: a byte sequence without its "=" padding. */
+      readonly problem?: 'digest-unpadded';
+    };
 
 /**
  * Parses a Content-Digest Dictionary. Malformed: not a Dictionary, a duplicate key, more than
@@ -138,6 +144,7 @@ export function parseContentDigest(
         ok: false,
         code: 'DIGEST_MALFORMED',
         message: `Content-Digest member "${key}" is not padded standard base64`,
+        problem: 'digest-unpadded',
       };
     }
     digests.set(key, bytes);
@@ -148,7 +155,12 @@ export function parseContentDigest(
 /** The algorithms whose digest matched the body, or why the Content-Digest does not hold. */
 export type VerifyContentDigestResult =
   | { readonly ok: true; readonly algorithms: readonly DigestAlgorithm[] }
-  | { readonly ok: false; readonly code: ContentDigestErrorCode; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly code: ContentDigestErrorCode;
+      readonly message: string;
+      readonly problem?: 'digest-unpadded';
+    };
 
 /** `sha-256=:`: what a canonical one-member value starts with, per algorithm. */
 const CANONICAL_PREFIX: Readonly<Record<DigestAlgorithm, string>> = {

@@ -45,7 +45,9 @@ function checkDigest(
     checked.code === 'DIGEST_MISMATCH'
       ? `the ${policy.digestAlgorithm} of the ${request.body.length} bytes sent`
       : `${policy.digestAlgorithm}=:<base64>:`;
-  return sink.add(finding(checked.code, checked.message, expected, digest));
+  return sink.add(
+    finding(checked.code, checked.message, expected, digest, undefined, checked.problem),
+  );
 }
 
 /** Steps 8 and 9 into `sink`: the base (with its bytes when the template built them) unless a finding stopped them. */

@@ -1,9 +1,25 @@
 // What the profile's rules report: a finding names the verification code, the spec step (read from the codes'
 // catalogue), the requirement id the client audit reports it under, and expected against received.
+import type { SignatureFieldProblem } from '../signatures/signature-fields.js';
 import { verifyErrorCodes, type VerifyErrorCode } from './verify-error-codes.js';
+
+/** A rejection narrower than its code, where the code covers cases the spec judges differently. */
+export type FindingDetail =
+  | SignatureFieldProblem
+  | 'digest-unpadded'
+  | 'label-beside'
+  | 'signature-no-label'
+  | 'signature-length'
+  | 'parameter-unknown'
+  | 'alg-absent';
+
+/** What a finding is, for what the spec requires of a server (finding-verdicts.ts): its detail, else its code. */
+export type FindingCase = VerifyErrorCode | FindingDetail;
 
 export interface ProfileFinding {
   readonly code: VerifyErrorCode;
+  /** The detail where the code covers several cases, else the code (finding-verdicts.ts classifies each). */
+  readonly case: FindingCase;
   /** Server verification order, 1-12: the catalogue's step of the code. */
   readonly step: number;
   /** The requirement (conformance/requirements.json) a client breaks when it gets this finding. */
@@ -55,16 +71,21 @@ export const codeRequirements = {
   SIGNATURE_INVALID: 'SIG-SIGN',
 } as const satisfies Record<VerifyErrorCode, string | undefined>;
 
-/** A finding at its code's step, under its code's requirement unless `requirement` names another. */
+/**
+ * A finding at its code's step, under its code's requirement unless `requirement` names another; its case is `detail`
+ * when given, else the code.
+ */
 export function finding(
   code: VerifyErrorCode,
   message: string,
   expected: string,
   received: string,
   requirement?: string,
+  detail?: FindingDetail,
 ): ProfileFinding {
   return {
     code,
+    case: detail ?? code,
     step: verifyErrorCodes[code].step,
     requirement: requirement ?? codeRequirements[code] ?? '',
     message,

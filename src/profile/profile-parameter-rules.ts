@@ -63,7 +63,15 @@ function checkParameterSet(params: ReadonlyMap<string, BareItem>, sink: FindingS
     const names = unknown.map(quoted).join(', ');
     const message = `unexpected signature parameter${unknown.length > 1 ? 's' : ''} ${names}`;
     const received = [...params.keys()].join(', ');
-    const f = finding('PARAMETERS_MISMATCH', message, expected, received, 'SIG-INPUT-HEADER');
+    const requirement = 'SIG-INPUT-HEADER';
+    const f = finding(
+      'PARAMETERS_MISMATCH',
+      message,
+      expected,
+      received,
+      requirement,
+      'parameter-unknown',
+    );
     if (sink.add(f)) return true;
   }
   if (reordered) {
@@ -74,7 +82,8 @@ function checkParameterSet(params: ReadonlyMap<string, BareItem>, sink: FindingS
   if (params.has('alg')) return false;
   const message = 'missing "alg" parameter';
   const alg = `alg="${serviceProfile.alg}"`;
-  return sink.add(finding('PARAMETERS_MISMATCH', message, alg, '(absent)', 'SIG-PARAM-ALG'));
+  const f = finding('PARAMETERS_MISMATCH', message, alg, '(absent)', 'SIG-PARAM-ALG', 'alg-absent');
+  return sink.add(f);
 }
 
 const quoted = (name: string): string => `"${name}"`;
@@ -120,6 +129,7 @@ function checkNonceForm(
       NONCE_FORM,
       JSON.stringify(nonceParam),
       'SIG-PARAM-NONCE',
+      'parameter-type',
     );
     if (sink.add(f)) return true;
   }

@@ -134,7 +134,14 @@ function parseFields(
   const inputText = lines.input.length === 1 ? lines.input[0]! : lines.input.join(', ');
   const inputs = parseSignatureInput(inputText);
   if (!inputs.ok) {
-    const f = finding(inputs.code, inputs.message, INPUT_FORM, inputText, 'SIG-INPUT-HEADER');
+    const f = finding(
+      inputs.code,
+      inputs.message,
+      INPUT_FORM,
+      inputText,
+      'SIG-INPUT-HEADER',
+      inputs.problem,
+    );
     if (sink.add(f)) return undefined;
   }
   const signatureText =
@@ -148,6 +155,7 @@ function parseFields(
       SIGNATURE_FORM,
       signatureText,
       'SIG-SIGNATURE-HEADER',
+      signatures.problem,
     );
     if (sink.add(f)) return undefined;
   }
@@ -228,6 +236,7 @@ function checkLabels(
             LABEL,
             labelsText(labels),
             'SIG-LABEL-SIG1',
+            'signature-no-label',
           );
     if (sink.add(f)) return undefined;
   }
@@ -236,7 +245,8 @@ function checkLabels(
     const other = otherLabel(inputs!) ?? otherLabel(signatures!);
     if (other !== undefined) {
       const message = `unsupported label "${other}" beside "${LABEL}" (the label is always "${LABEL}")`;
-      const f = finding('LABEL_UNSUPPORTED', message, LABEL, labelsText(labels));
+      const received = labelsText(labels);
+      const f = finding('LABEL_UNSUPPORTED', message, LABEL, received, undefined, 'label-beside');
       if (sink.add(f)) return undefined;
     }
   }
@@ -250,8 +260,10 @@ function checkSignatureLength(signature: Uint8Array, sink: FindingSink): boolean
   if (signature.length === serviceProfile.signatureLength) return false;
   const expected = serviceProfile.signatureLength;
   const message = `signature is ${signature.length} bytes, expected ${expected} (${SIGNATURE_CHARACTERS} base64 characters)`;
+  const received = `${signature.length} bytes`;
+  const length = 'signature-length';
   return sink.add(
-    finding('SIGNATURE_MALFORMED', message, `${expected} bytes`, `${signature.length} bytes`),
+    finding('SIGNATURE_MALFORMED', message, `${expected} bytes`, received, undefined, length),
   );
 }
 

@@ -27,6 +27,18 @@ export interface SignatureInput {
 export type SignatureFieldErrorCode =
   'SIGNATURE_INPUT_MALFORMED' | 'SIGNATURE_MALFORMED' | 'LABEL_DUPLICATED';
 
+/**
+ * Which rejection a failure is, where an RFC 8941 parser would read the field all the same (or the field parses and a
+ * parameter has another type): the profile's findings classify each (src/profile/finding-verdicts.ts).
+ */
+export type SignatureFieldProblem =
+  | 'parameter-repeated'
+  | 'integer-as-decimal'
+  | 'integer-leading-zeros'
+  | 'parameter-type'
+  | 'signature-unpadded'
+  | 'signature-parameter';
+
 /** The Signature-Input field's members by label, or why it does not parse. */
 export type ParseSignatureInputResult =
   | { readonly ok: true; readonly value: ReadonlyMap<string, SignatureInput> }
@@ -34,6 +46,7 @@ export type ParseSignatureInputResult =
       readonly ok: false;
       readonly code: 'SIGNATURE_INPUT_MALFORMED' | 'LABEL_DUPLICATED';
       readonly message: string;
+      readonly problem?: SignatureFieldProblem;
     };
 
 /** The Signature field's signature bytes by label, or why it does not parse. */
@@ -43,6 +56,7 @@ export type ParseSignatureResult =
       readonly ok: false;
       readonly code: 'SIGNATURE_MALFORMED' | 'LABEL_DUPLICATED';
       readonly message: string;
+      readonly problem?: SignatureFieldProblem;
     };
 
 /** RFC 9421 §2.3 parameter types: `created`/`expires` Integers; `keyid`, `alg`, `nonce`, `tag` Strings. */
@@ -172,17 +186,27 @@ function parseCanonicalSignatureInput(value: string):
  * same JavaScript number) or with leading zeros (`01767225600`: RFC 8941 reads the same Integer, but
  * `@signature-params` re-serialises it, so the text received is not the text signed; this profile is strict).
  */
-function parametersTextProblem(params: readonly ParameterAsWritten[]): string | undefined {
+function parametersTextProblem(
+  params: readonly ParameterAsWritten[],
+): { readonly message: string; readonly problem: SignatureFieldProblem } | undefined {
   const seen = new Set<string>();
   for (const { key, raw } of params) {
-    if (seen.has(key))
-      return `parameter "${key}" appears more than once (RFC 8941 would silently keep the last value)`;
+    if (seen.has(key)) {
+      const message = `parameter "${key}" appears more than once (RFC 8941 would silently keep the last value)`;
+      return { message, problem: 'parameter-repeated' };
+    }
     seen.add(key);
     if (PARAM_TYPES[key] === 'integer') {
-      if (/^-?[0-9]+\.[0-9]*$/.test(raw))
-        return `parameter "${key}" is a Decimal (${raw}), not an Integer`;
-      if (/^-?0[0-9]/.test(raw))
-        return `parameter "${key}" is written with leading zeros (${raw}); write ${raw.replace(/^(-?)0+(?=[0-9])/, '$1')}`;
+      if (/^-?[0-9]+\.[0-9]*$/.test(raw)) {
+        const message = `parameter "${key}" is a Decimal (${raw}), not an Integer`;
+        // `….0` is the Integer written as a Decimal; a fraction is another value (another type, as a String is).
+        const problem = /\.0*$/.test(raw) ? 'integer-as-decimal' : 'parameter-type';
+        return { message, problem };
+      }
+      if (/^-?0[0-9]/.test(raw)) {
+        const message = `parameter "${key}" is written with leading zeros (${raw}); write ${raw.replace(/^(-?)0+(?=[0-9])/, '$1')}`;
+        return { message, problem: 'integer-leading-zeros' };
+      }
     }
   }
   return undefined;
@@ -231,21 +255,22 @@ export function parseSignatureInput(
   const result = new Map<string, SignatureInput>();
   const written = memberParametersAsWritten(value);
   for (const [label, member] of parsed.value) {
-    const bad = (message: string): ParseSignatureInputResult => ({
+    const bad = (message: string, problem?: SignatureFieldProblem): ParseSignatureInputResult => ({
       ok: false,
       code: 'SIGNATURE_INPUT_MALFORMED',
       message: `Signature-Input "${label}": ${message}`,
+      ...(problem !== undefined ? { problem } : {}),
     });
     if (!isInnerList(member)) return bad('member is not an Inner List');
     const textProblem = parametersTextProblem(written.get(label) ?? []);
-    if (textProblem) return bad(textProblem);
+    if (textProblem) return bad(textProblem.message, textProblem.problem);
     const components: ComponentIdentifier[] = [];
     for (const [bare, params] of member[0]) {
       if (typeof bare !== 'string') return bad('a component identifier is not an sf-string');
       components.push(sharedComponentIdentifier(bare, params));
     }
     const problem = typeProblem(member[1]);
-    if (problem) return bad(problem);
+    if (problem) return bad(problem, 'parameter-type');
     const serialized = serializeSignatureParams(components, member[1]);
     if (!serialized.ok) return bad(serialized.message);
     result.set(label, { components, params: member[1], signatureParams: serialized.value });
@@ -300,6 +325,7 @@ export function parseSignature(
         ok: false,
         code: 'SIGNATURE_MALFORMED',
         message: `Signature "${label}": parameters on the signature (${[...member[1].keys()].map((k) => `"${k}"`).join(', ')}) are not allowed`,
+        problem: 'signature-parameter',
       };
     }
     const bytes = new Uint8Array(member[0]);
@@ -308,6 +334,7 @@ export function parseSignature(
         ok: false,
         code: 'SIGNATURE_MALFORMED',
         message: `Signature "${label}": byte sequence is not padded standard base64`,
+        problem: 'signature-unpadded',
       };
     }
     result.set(label, bytes);

@@ -4,6 +4,12 @@
 // after signing that leaves the signed base as it was.
 import { randomBytes } from 'node:crypto';
 import type { HttpRequest } from '../../../src/http/message.js';
+import {
+  findingVerdicts,
+  type EitherReason,
+  type FindingVerdict,
+} from '../../../src/profile/finding-verdicts.js';
+import type { FindingCase } from '../../../src/profile/profile-findings.js';
 import { serviceProfile } from '../../../src/profile/service-profile.js';
 import {
   applySignedHeaders,
@@ -28,11 +34,34 @@ export interface ForgeryForm {
   /** The rule it breaks (the family it is drawn from). */
   readonly rule:
     'nonce' | 'created' | 'alg' | 'keyid' | 'parameters' | 'label' | 'components' | 'digest';
-  /** The id of the vector in vectors/request-signing.json whose result is "acceptable" (either answer conforms). */
-  readonly acceptable?: string;
+  /**
+   * What the profile's rules find in it: the case of its first finding (whose classification, must refuse or either
+   * answer, is the form's: src/profile/finding-verdicts.ts), or nothing: a request within every bound, or one the
+   * rules accept that the spec still lets a server refuse (either answer, and why).
+   */
+  readonly finds: FormFinds;
+  /** The id of the vector in vectors/request-signing.json drawn by this form (a cross-reference, not a verdict). */
+  readonly vector?: string;
   /** What was sent, as a phrase ("a nonce of 51 characters"). */
   readonly describe: (size: number) => string;
   readonly build: (input: FormInput) => HttpRequest;
+}
+
+/** See `ForgeryForm.finds`. */
+export type FormFinds =
+  | FindingCase
+  | { readonly none: 'accept' }
+  | { readonly none: 'either'; readonly why: EitherReason; readonly reason: string };
+
+/** What the spec requires of a server given the form: its finding's classification, or acceptance. */
+export type FormVerdict = FindingVerdict | { readonly verdict: 'must-accept' };
+
+export function formVerdict(form: Pick<ForgeryForm, 'finds'>): FormVerdict {
+  const finds = form.finds;
+  if (typeof finds === 'string') return findingVerdicts[finds];
+  return finds.none === 'accept'
+    ? { verdict: 'must-accept' }
+    : { verdict: 'either', why: finds.why, reason: finds.reason };
 }
 
 export const P = serviceProfile;

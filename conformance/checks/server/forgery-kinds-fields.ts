@@ -28,6 +28,7 @@ export const labelForms: readonly ForgeryForm[] = [
   {
     name: 'label-case',
     rule: 'label',
+    finds: 'SIGNATURE_INPUT_MALFORMED',
     describe: (size) => `the label written ${pick(CASE_VARIANTS(LABEL), size)}`,
     build: (i) =>
       relabel(signWith(i, {}), pick(CASE_VARIANTS(LABEL), i.size), [
@@ -38,12 +39,14 @@ export const labelForms: readonly ForgeryForm[] = [
   {
     name: 'label-other',
     rule: 'label',
+    finds: 'LABEL_UNSUPPORTED',
     describe: (size) => `the label ${pick(OTHER_LABELS, size)} in both fields`,
     build: (i) => signWith(i, { label: pick(OTHER_LABELS, i.size) }),
   },
   {
     name: 'label-signature-differs',
     rule: 'label',
+    finds: 'signature-no-label',
     describe: (size) =>
       `Signature-Input labelled ${LABEL}, Signature labelled ${pick(OTHER_LABELS, size)}`,
     build: (i) => relabel(signWith(i, {}), pick(OTHER_LABELS, i.size), ['signature']),
@@ -51,6 +54,7 @@ export const labelForms: readonly ForgeryForm[] = [
   {
     name: 'label-beside',
     rule: 'label',
+    finds: 'label-beside',
     describe: (size) => `a valid ${LABEL} and a second label ${pick(OTHER_LABELS, size)} beside it`,
     build: (i) => signWith(i, { extraLabel: pick(OTHER_LABELS, i.size) }),
   },
@@ -61,12 +65,14 @@ export const componentForms: readonly ForgeryForm[] = [
   {
     name: 'component-dropped',
     rule: 'components',
+    finds: 'COMPONENTS_MISMATCH',
     describe: (size) => `"${pick(NAMES, size)}" not covered`,
     build: (i) => signWith(i, { components: NAMES.filter((_, k) => k !== i.size % NAMES.length) }),
   },
   {
     name: 'components-swapped',
     rule: 'components',
+    finds: 'COMPONENTS_MISMATCH',
     describe: (size) => {
       const k = size % (NAMES.length - 1);
       return `"${NAMES[k + 1]}" covered before "${NAMES[k]}"`;
@@ -81,6 +87,7 @@ export const componentForms: readonly ForgeryForm[] = [
   {
     name: 'component-extra',
     rule: 'components',
+    finds: 'COMPONENTS_MISMATCH',
     describe: (size) => `"${pick(EXTRA_COMPONENTS, size)}" covered after the eight`,
     build: (i) => signWith(i, { components: [...NAMES, pick(EXTRA_COMPONENTS, i.size)] }),
   },
@@ -97,12 +104,14 @@ export const digestForms: readonly ForgeryForm[] = [
   {
     name: 'digest-other-algorithm',
     rule: 'digest',
+    finds: 'DIGEST_ALGORITHM_UNSUPPORTED',
     describe: () => 'a correct sha-256 Content-Digest instead of sha-512',
     build: (i) => signWith(i, { contentDigest: computeContentDigest(i.request.body, ['sha-256']) }),
   },
   {
     name: 'digest-algorithm-case',
     rule: 'digest',
+    finds: 'DIGEST_MALFORMED',
     describe: (size) =>
       `the digest's algorithm written ${pick(CASE_VARIANTS(P.digestAlgorithm), size)}`,
     build: (i) =>
@@ -116,12 +125,14 @@ export const digestForms: readonly ForgeryForm[] = [
   {
     name: 'digest-unpadded',
     rule: 'digest',
+    finds: 'digest-unpadded',
     describe: () => 'the right digest without its base64 padding',
     build: (i) => signWith(i, { contentDigest: digestText(i, (b) => b.replace(/=+$/, '')) }),
   },
   {
     name: 'digest-base64url',
     rule: 'digest',
+    finds: 'DIGEST_MALFORMED',
     describe: () => 'the right digest in base64url',
     build: (i) =>
       signWith(i, {
@@ -133,6 +144,7 @@ export const digestForms: readonly ForgeryForm[] = [
   {
     name: 'digest-other-bytes',
     rule: 'digest',
+    finds: 'DIGEST_MISMATCH',
     describe: () => 'a digest of other bytes (signed as sent)',
     build: (i) =>
       signWith(i, {
@@ -142,6 +154,7 @@ export const digestForms: readonly ForgeryForm[] = [
   {
     name: 'digest-absent',
     rule: 'digest',
+    finds: 'DIGEST_MISSING',
     describe: () => 'no Content-Digest',
     build: (i) => signWith(i, { contentDigest: null }),
   },
@@ -152,14 +165,16 @@ export const acceptableForms: readonly ForgeryForm[] = [
   {
     name: 'signature-unpadded',
     rule: 'label',
-    acceptable: 'verify-signature-missing-padding',
+    finds: 'signature-unpadded',
+    vector: 'verify-signature-missing-padding',
     describe: () => 'the right signature without its "==" padding',
     build: (i) => editField(signWith(i, {}), 'signature', (v) => v.replace(/=+:$/, ':')),
   },
   {
     name: 'created-leading-zero',
     rule: 'created',
-    acceptable: 'verify-created-leading-zero',
+    finds: 'integer-leading-zeros',
+    vector: 'verify-created-leading-zero',
     describe: () => 'created written with a leading zero',
     build: signedThenInput(
       () => ({}),
@@ -169,14 +184,21 @@ export const acceptableForms: readonly ForgeryForm[] = [
   {
     name: 'signature-member-parameter',
     rule: 'label',
-    acceptable: 'verify-signature-member-parameter',
+    finds: 'signature-parameter',
+    vector: 'verify-signature-member-parameter',
     describe: () => 'the right signature with a parameter on its member (;x=1)',
     build: (i) => editField(signWith(i, {}), 'signature', (v) => `${v};x=1`),
   },
   {
     name: 'digest-extra-sha256-member',
     rule: 'digest',
-    acceptable: 'verify-content-digest-extra-sha256-member',
+    finds: {
+      none: 'either',
+      why: 'not-shown',
+      reason:
+        'RFC 9530 lets a sender add members; the spec shows one sha-512 member and does not say whether a server may refuse others',
+    },
+    vector: 'verify-content-digest-extra-sha256-member',
     describe: () => 'Content-Digest with correct sha-256 and sha-512 members',
     build: (i) =>
       signWith(i, {

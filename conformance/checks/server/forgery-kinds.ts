@@ -41,30 +41,35 @@ const nonceForms: readonly ForgeryForm[] = [
   {
     name: 'nonce-empty',
     rule: 'nonce',
+    finds: 'NONCE_MISSING',
     describe: () => 'an empty nonce (nonce="")',
     build: (i) => signWith(i, { nonce: '' }),
   },
   {
     name: 'nonce-beyond-length',
     rule: 'nonce',
+    finds: 'NONCE_TOO_LONG',
     describe: (size) => `a nonce of ${NONCE_MAX + 1 + size} characters`,
     build: (i) => signWith(i, { nonce: randomNonce(NONCE_MAX + 1 + i.size) }),
   },
   {
     name: 'nonce-at-length',
     rule: 'nonce',
+    finds: { none: 'accept' },
     describe: (size) => `a nonce of ${insideLength(size)} characters (within the bound)`,
     build: (i) => signWith(i, { nonce: randomNonce(insideLength(i.size)) }),
   },
   {
     name: 'nonce-absent',
     rule: 'nonce',
+    finds: 'NONCE_MISSING',
     describe: () => 'no nonce parameter',
     build: (i) => signWith(i, { nonce: null }),
   },
   {
     name: 'nonce-integer',
     rule: 'nonce',
+    finds: 'parameter-type',
     describe: () => 'a nonce written as an Integer (signed as a String)',
     build: (i) => {
       const nonce = digits(i.size);
@@ -77,6 +82,7 @@ const nonceForms: readonly ForgeryForm[] = [
   {
     name: 'nonce-token',
     rule: 'nonce',
+    finds: 'parameter-type',
     describe: () => 'a nonce written as a Token (signed as a String)',
     build: (i) => {
       const nonce = `n${randomNonce(20 + (i.size % 10)).replace(/[^a-z0-9]/gi, 'x')}`;
@@ -92,18 +98,21 @@ const createdForms: readonly ForgeryForm[] = [
   {
     name: 'created-past-edge',
     rule: 'created',
+    finds: 'CREATED_EXPIRED',
     describe: (size) => `created ${MAX_AGE + 1 + size} s in the past`,
     build: (i) => signWith(i, { created: i.now - MAX_AGE - 1 - i.size }),
   },
   {
     name: 'created-near-zero',
     rule: 'created',
+    finds: 'CREATED_EXPIRED',
     describe: (size) => `created=${size} (the Unix epoch${size > 0 ? ` + ${size} s` : ''})`,
     build: (i) => signWith(i, { created: i.size }),
   },
   {
     name: 'created-string',
     rule: 'created',
+    finds: 'parameter-type',
     describe: () => 'created written as a String (signed as an Integer)',
     build: signedThenInput(
       () => ({}),
@@ -113,6 +122,7 @@ const createdForms: readonly ForgeryForm[] = [
   {
     name: 'created-decimal',
     rule: 'created',
+    finds: 'integer-as-decimal',
     describe: () => 'created written as a Decimal (signed as an Integer)',
     build: signedThenInput(
       () => ({}),
@@ -122,6 +132,7 @@ const createdForms: readonly ForgeryForm[] = [
   {
     name: 'created-absent',
     rule: 'created',
+    finds: 'CREATED_INVALID',
     describe: () => 'no created parameter',
     build: (i) =>
       signWith(i, {
@@ -135,6 +146,7 @@ const createdForms: readonly ForgeryForm[] = [
   {
     name: 'created-future-edge',
     rule: 'created',
+    finds: 'CREATED_IN_FUTURE',
     describe: (size) => `created ${MAX_FUTURE + 1 + size} s in the future`,
     build: (i) => signWith(i, { created: i.now + MAX_FUTURE + 1 + i.size }),
   },
@@ -144,24 +156,28 @@ const algForms: readonly ForgeryForm[] = [
   {
     name: 'alg-case',
     rule: 'alg',
+    finds: 'ALG_UNSUPPORTED',
     describe: (size) => `alg="${pick(CASE_VARIANTS(ALG), size)}"`,
     build: (i) => signWith(i, { alg: pick(CASE_VARIANTS(ALG), i.size) }),
   },
   {
     name: 'alg-empty',
     rule: 'alg',
+    finds: 'ALG_UNSUPPORTED',
     describe: () => 'an empty alg (alg="")',
     build: (i) => signWith(i, { alg: '' }),
   },
   {
     name: 'alg-other',
     rule: 'alg',
+    finds: 'ALG_UNSUPPORTED',
     describe: (size) => `alg="${pick(OTHER_ALGS, size)}"`,
     build: (i) => signWith(i, { alg: pick(OTHER_ALGS, i.size) }),
   },
   {
     name: 'alg-token',
     rule: 'alg',
+    finds: 'parameter-type',
     describe: () => `alg written as a Token (${ALG}, signed as a String)`,
     build: signedThenInput(
       () => ({}),
@@ -174,12 +190,14 @@ const keyIdForms: readonly ForgeryForm[] = [
   {
     name: 'keyid-empty',
     rule: 'keyid',
+    finds: 'KEY_ID_MISSING',
     describe: () => 'an empty keyid (keyid="")',
     build: (i) => signWith(i, { keyId: '' }),
   },
   {
     name: 'keyid-token',
     rule: 'keyid',
+    finds: 'parameter-type',
     describe: () => 'keyid written as a Token (signed as a String)',
     build: signedThenInput(
       () => ({}),
@@ -213,6 +231,7 @@ const parameterForms: readonly ForgeryForm[] = [
   {
     name: 'parameter-repeated',
     rule: 'parameters',
+    finds: 'parameter-repeated',
     describe: (size) =>
       `"${pick(P.parameterOrder, size)}" written twice (another value first, the signed one last)`,
     build: (i) => {
@@ -226,12 +245,14 @@ const parameterForms: readonly ForgeryForm[] = [
   {
     name: 'parameters-reordered',
     rule: 'parameters',
+    finds: 'PARAMETERS_MISMATCH',
     describe: () => 'the signature parameters in another order',
     build: (i) => signWith(i, { params: reorderedParams(i) }),
   },
   {
     name: 'parameter-extra',
     rule: 'parameters',
+    finds: 'parameter-unknown',
     describe: (size) => `an extra parameter (${size % 2 === 0 ? 'expires' : 'tag'})`,
     build: (i) =>
       signWith(i, {

@@ -1,18 +1,21 @@
 // The profile's rules as the oracle of the server audit: signed create-payout requests drawn from each rule's forms
-// (forgery-kinds.ts), each judged before it is sent by the same rules the verifier runs (`evaluateRequest`). A request
-// the rules reject must be rejected: a success answer fails the rule the verifier names, with the request shrunk by
+// (forgery-kinds.ts), each judged before it is sent by the same rules the verifier runs (`evaluateRequest`) and by
+// what the spec requires of a server given each finding (src/profile/finding-verdicts.ts). A request with a finding
+// the spec makes a server refuse must be rejected: a success answer fails that requirement, with the request shrunk by
 // fast-check to the one nearest the rule's edge; a payout it created fails as in every rejection check. A request
-// within every bound must not be refused. Where the spec allows either answer (payconform's own choices, and the
-// vectors' "acceptable" cases) the answer is recorded.
+// within every bound must not be refused. Where the spec allows either answer (an RFC 8941 parse that resolves it,
+// "not shown", payconform's own strictness) the answer is recorded as an observation, never judged.
 import { randomInt } from 'node:crypto';
 import fc from 'fast-check';
 import type { HttpRequest } from '../../../src/http/message.js';
 import type { ProfileFinding } from '../../../src/profile/profile-findings.js';
-import { evaluateRequest } from '../../../src/profile/profile-rules.js';
 import {
-  createVerificationPolicy,
-  defaultVerificationPolicy,
-} from '../../../src/profile/verification-policy.js';
+  firstMustRefuse,
+  verdictOf,
+  type EitherReason,
+  type MustRefuse,
+} from '../../../src/profile/finding-verdicts.js';
+import { evaluateRequest } from '../../../src/profile/profile-rules.js';
 import { verifyErrorCodes } from '../../../src/profile/verify-error-codes.js';
 import {
   inconclusive,
@@ -25,6 +28,7 @@ import {
 } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
+import { formVerdict } from './forgery-form.js';
 import { forgeryForms, MAX_FORM_SIZE, type ForgeryForm } from './forgery-kinds.js';
 import { REJECTION_REQUIREMENTS } from './rejection.js';
 import {
@@ -42,35 +46,33 @@ import { FORGERY_DEFAULTS, FORGERY_MAX_SECONDS } from './forgery-settings.js';
 
 export type { ForgerySettings } from './context.js';
 
-/**
- * Where the spec lets a server answer either way, the profile's rules still reject; judged under this policy, such a
- * request is accepted, so its answer is only recorded: another label beside a valid one (the spec fixes the signer's
- * label; RFC 9421 §7.2.7 lets a verifier choose which signatures it processes), and a created in the future (only the
- * age is stated: profileDeviations "created-future-bound"). server/faults.ts variantChoices' alt takes both.
- */
-const SPEC_MINIMUM = createVerificationPolicy({
-  enforce: { label: false, createdMaxFuture: false },
-});
-
-/** What the rules say of one request before it is sent. */
+/** What the spec requires of a server given one request, before it is sent. */
 type Prediction =
-  | { readonly kind: 'reject'; readonly finding: ProfileFinding }
+  | {
+      readonly kind: 'reject';
+      readonly finding: ProfileFinding;
+      readonly verdict: MustRefuse;
+    }
   | { readonly kind: 'accept' }
   | { readonly kind: 'either'; readonly why: string };
 
+const eitherWhy = (why: EitherReason, reason: string, code?: string): string =>
+  `either answer conforms${code !== undefined ? `, though payconform's verifier answers ${code}` : ''} (${why}: ${reason})`;
+
 /**
- * The rules' prediction for `request` at `now`: rejected (the first finding), accepted (a request within every bound,
- * signed by the one signer), or either answer.
+ * The prediction for `request` at `now`: rejected when the profile's rules give a finding the spec makes a server
+ * refuse (src/profile/finding-verdicts.ts); else either answer when they give any finding, or the form is one the
+ * spec leaves open; else accepted (a request within every bound, signed by the one signer).
  */
 export function predict(form: ForgeryForm, request: HttpRequest, now: number): Prediction {
-  if (form.acceptable !== undefined)
-    return { kind: 'either', why: `test vector ${form.acceptable}: either answer conforms` };
-  const spec = evaluateRequest(request, now, SPEC_MINIMUM).findings[0];
-  if (spec !== undefined) return { kind: 'reject', finding: spec };
-  const strict = evaluateRequest(request, now, defaultVerificationPolicy).findings[0];
-  if (strict === undefined) return { kind: 'accept' };
-  const why = `payconform's profile rejects it (${strict.code}); the spec allows either answer`;
-  return { kind: 'either', why };
+  const findings = evaluateRequest(request, now).findings;
+  const refused = firstMustRefuse(findings);
+  if (refused !== undefined) return { kind: 'reject', ...refused };
+  const first = findings[0];
+  const open = first !== undefined ? verdictOf(first) : formVerdict(form);
+  if (open.verdict === 'either')
+    return { kind: 'either', why: eitherWhy(open.why, open.reason, first?.code) };
+  return { kind: 'accept' };
 }
 
 /** One drawn request: its form, size, the rules' prediction, and what the target answered. */
@@ -202,13 +204,13 @@ function failureFinding(ctx: ServerAuditContext, d: Draw, s: Sent): Finding {
       },
     );
   }
-  const f = s.prediction.finding;
+  const { finding: f, verdict } = s.prediction;
   const notes = `form ${s.form.name} (rule: ${s.form.rule}), seed ${d.seed}${shrunk}; the verifier's code ${f.code} at step ${f.step} of the Server verification order ("${verifyErrorCodes[f.code].description}"): ${f.message}`;
   const evidence = evidenceOf(ctx, s.ex, notes);
   return violation(
-    `a create-payout request with ${s.form.describe(s.size)} was accepted; the profile's rules reject it with ${f.code}`,
+    `a create-payout request with ${s.form.describe(s.size)} was accepted; the profile's rules reject it with ${f.code}, and the spec makes a server refuse it: "${verdict.words}"`,
     {
-      requirement: f.requirement,
+      requirement: verdict.requirement,
       expected: `a rejection (${f.code}, step ${f.step}: ${f.expected})`,
       received: `${describeOutcome(s.ex)} (the request carried ${f.received})`,
       evidence: {
@@ -283,29 +285,23 @@ async function noPayoutFromRejected(
   });
 }
 
+/** The requirements a drawn form can fail a server on: those its finding's classification names. */
+const REFUSAL_REQUIREMENTS = [
+  ...new Set(
+    forgeryForms.flatMap((form) => {
+      const v = formVerdict(form);
+      return v.verdict === 'must-refuse' ? [v.requirement] : [];
+    }),
+  ),
+];
+
 export const forgeryChecks = [
   serverCheck({
     id: 'signature-forgeries',
     title:
-      "signed requests drawn at and beyond each of the profile's rules are rejected whenever the rules reject them",
+      "signed requests drawn at and beyond each of the profile's rules are rejected whenever the spec makes a server refuse them",
     area: 'signing',
-    requirements: [
-      'SIG-VERIFY-DECISION',
-      'SIG-PARAM-NONCE',
-      'LIMIT-NONCE',
-      'SIG-PARAM-CREATED',
-      'SIG-PARAM-ALG',
-      'SIG-PARAM-KEYID',
-      'SIG-INPUT-HEADER',
-      'SIG-PROFILE-PARAM-ORDER',
-      'SIG-LABEL-SIG1',
-      'SIG-SIGNATURE-HEADER',
-      'SIG-BASE-COMPONENTS-ORDER',
-      'DIGEST-SHA512',
-      'DIGEST-EXACT-BYTES',
-      'SIG-HEADERS-BODY',
-      ...REJECTION_REQUIREMENTS,
-    ],
+    requirements: ['SIG-VERIFY-DECISION', ...REFUSAL_REQUIREMENTS, ...REJECTION_REQUIREMENTS],
     level: 'MUST',
     needs: NEED.signing,
     mutating: true,
@@ -316,7 +312,7 @@ export const forgeryChecks = [
       const judged = d.sent.filter((s) => s.prediction.kind === 'reject');
       const answered = judged.filter((s) => s.ex.response !== undefined);
       const within = d.sent.filter((s) => s.prediction.kind === 'accept');
-      const summary = `seed ${d.seed}: ${d.sent.length} requests of ${forgeryForms.length} forms in ${(d.elapsedMs / 1000).toFixed(1)} s; ${judged.length} rejected by the rules (answered ${tally(judged)}), ${within.length} within every bound (answered ${tally(within)})`;
+      const summary = `seed ${d.seed}: ${d.sent.length} requests of ${forgeryForms.length} forms in ${(d.elapsedMs / 1000).toFixed(1)} s; ${judged.length} the spec makes a server refuse (answered ${tally(judged)}), ${within.length} within every bound (answered ${tally(within)})`;
       const findings: Finding[] = [];
       if (d.failure !== undefined) findings.push(failureFinding(ctx, d, d.failure));
       else if (answered.length < forgeryForms.length / 2)
@@ -326,7 +322,7 @@ export const forgeryChecks = [
       else
         findings.push(
           pass(
-            `every request the profile's rules reject was rejected, every one they accept accepted (${summary})`,
+            `every request the spec makes a server refuse was rejected, every one within every bound accepted (${summary})`,
             {
               requirement: 'SIG-VERIFY-DECISION',
             },
