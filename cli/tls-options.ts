@@ -1,10 +1,10 @@
 // The TLS flags shared by `serve`, `audit client` and `audit webhooks` (its key server), and `--ca` of the audits that
 // connect to an HTTPS target: one parser, one message style, files read once at start.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerTls } from '../net/tls.js';
-import { UsageError } from './io.js';
+import { readKeyFile, UsageError } from './io.js';
 
 // The flags themselves (--tls, --tls-cert, --tls-key, --tls-ca-out, --ca) are in the option table, cli/command-table.ts.
 
@@ -16,14 +16,7 @@ export interface ListenTls {
 }
 
 async function readPemFile(path: string, flag: string, marker: RegExp): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(
-      `cannot read ${flag} ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
+  const text = readKeyFile(path, flag);
   if (!marker.test(text))
     throw new UsageError(`${flag} ${JSON.stringify(path)} is not a PEM file of the expected kind`);
   return text;
