@@ -139,6 +139,38 @@ describe('the exit code stated is the exit code returned (issue 51 item 6)', () 
     expect(report.exitCode).toBe(2);
   });
 
+  it('a report that cannot be written at the end: exit 2, and the report that was written says exit 2', async () => {
+    // junit:link.xml names a regular file when the run starts; once the checks run, the file is gone and the link
+    // dangles, so that report cannot be written at the end (the writer never follows a dangling link).
+    writeFileSync(at('real.xml'), 'earlier');
+    symlinkSync(at('real.xml'), at('late-link.xml'));
+    const io = memoryIo();
+    const watched = {
+      ...io,
+      stdout: (text: string) => {
+        rmSync(at('real.xml'), { force: true });
+        io.stdout(text);
+      },
+    };
+    const args = [
+      '--report',
+      `json:${at('late.json')}`,
+      '--report',
+      `junit:${at('late-link.xml')}`,
+    ];
+    const code = await main([...AUDIT, ...args], watched);
+    expect(code, io.err.join('')).toBe(2);
+    expect(io.err.join('')).toMatch(/cannot write junit report to "\S+late-link\.xml"/);
+    expect(io.out.join('')).toMatch(/1 report\(s\) not written, exit 2/);
+    const report = JSON.parse(readFileSync(at('late.json'), 'utf8')) as {
+      exitCode: number;
+      verdictReasons: string[];
+    };
+    expect(report.exitCode).toBe(2);
+    expect(report.verdictReasons).toEqual(['1 report(s) not written']);
+    expect(() => statSync(at('real.xml'))).toThrow();
+  }, 60_000);
+
   it('the printed re-run command drops --attest (it needs the --report the re-run drops)', () => {
     const rerun = rerunCommandFor('audit server', [
       '--report',

@@ -1,10 +1,9 @@
 // `payconform audit webhooks`: plays the service and sends valid and tampered signed webhooks to a merchant's
 // receiver, which learns the public key from --serve-key, --public-key-out, or was configured for --signing-key.
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../../net/file-write.js';
 import net from 'node:net';
 import type { CliIo } from '../io.js';
-import { ensureParentDirectories } from '../reports.js';
 import { EXIT, readKeyFile, UsageError } from '../io.js';
 import {
   auditCommand,
@@ -277,8 +276,7 @@ async function publishPublicKey(
 ): Promise<{ readonly keyServer?: RunningKeyServer } | number> {
   if (parsed.publicKeyOut !== undefined) {
     try {
-      ensureParentDirectories(parsed.publicKeyOut); // one level at a time: never a spin under /proc
-      await writeFile(parsed.publicKeyOut, trimmed, 'utf8');
+      writeFileAtomic(parsed.publicKeyOut, trimmed); // the one atomic writer
     } catch (error) {
       io.stderr(
         `payconform audit webhooks: cannot write --public-key-out "${parsed.publicKeyOut}": ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`,

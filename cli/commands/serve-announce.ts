@@ -1,6 +1,7 @@
 // What `payconform serve` tells once its service listens: the TLS line, the audit config file (--write-audit-config),
 // the credentials file (--credentials-out, mode 0600) and the banner. Secrets go only to the credentials file.
 import { rename, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../../net/file-write.js';
 import { isIP } from 'node:net';
 import { isLoopbackHost } from '../../net/loopback.js';
 import type { CliIo } from '../io.js';
@@ -58,7 +59,7 @@ async function writeAuditConfig(
 ): Promise<void> {
   const written = auditConfigFor(service, webhookUrls, timers);
   try {
-    await writeFile(path, `${JSON.stringify(written.config, null, 2)}\n`, 'utf8');
+    writeFileAtomic(path, `${JSON.stringify(written.config, null, 2)}\n`);
   } catch (error) {
     await service.close();
     throw new UsageError(
