@@ -1,6 +1,7 @@
 // The files an audit command names, read from its arguments before the real parse (so even a run that ends in a
 // usage error knows them): the values of a flag, the reports asked for, every file it reads and every file it writes.
-import type { CliIo } from './io.js';
+import { PRIVATE_KEY_FILE_ENV, type CliIo } from './io.js';
+import { ATTEST_KEY_FILE_ENV } from './attest.js';
 import type { NamedPath } from './path-clash.js';
 import { parseReportSpec, type ReportSpec } from './reports.js';
 
@@ -32,11 +33,7 @@ export function requestedReports(args: readonly string[]): ReportSpec[] {
 
 /** Options naming a file an audit reads, and the environment variables that name one. */
 const INPUT_FILE_OPTIONS = ['config', 'baseline', 'ca', 'signing-key', 'tls-cert', 'tls-key'];
-const INPUT_FILE_ENV = [
-  'PAYCONFORM_PRIVATE_KEY_FILE',
-  'PAYCONFORM_ATTEST_KEY_FILE',
-  'PAYCONFORM_CA_FILE',
-];
+const INPUT_FILE_ENV = [PRIVATE_KEY_FILE_ENV, ATTEST_KEY_FILE_ENV];
 
 /** Every file the audit reads, as the user named it. */
 export function inputPaths(args: readonly string[], io: CliIo): NamedPath[] {
@@ -62,6 +59,7 @@ export function outputPaths(fileOptions: readonly string[], args: readonly strin
       path: r.path,
     })),
     ...named('attest'),
+    ...named('tls-ca-out'),
     ...(args.includes('--baseline-update') ? named('baseline') : []),
     ...fileOptions.flatMap(named),
   ];

@@ -10,6 +10,8 @@ export const FILE_SIZE_LIMITS = {
   config: 1024 * 1024,
   /** A key file (PEM of an Ed25519 key is about 120 bytes, of RSA-4096 about 3.3 kB). */
   key: 64 * 1024,
+  /** A PEM certificate chain or CA bundle (`--ca`, `--tls-cert`, `--tls-key`: a system bundle is about 220 kB). */
+  certificate: 4 * 1024 * 1024,
   /** `--baseline`. */
   baseline: 16 * 1024 * 1024,
   /** A JSON report (`diff`, `attest verify --report`), a HAR, or an attestation envelope. */
