@@ -85,21 +85,23 @@ const temporaryBeside = (path: string): string =>
 
 /**
  * Writes `data` to `file` atomically (parent folders created): the temporary file is flushed before the rename, and
- * removed when anything fails. `sensitive`: a new file is created 0600 (an existing one keeps its mode). Throws the
- * system error (or `EDANGLING`, `ENOTREG` from `resolveWriteTarget`).
+ * removed when anything fails. `sensitive`: a new file is created 0600 (an existing one keeps its mode); `mode`: the
+ * file has this mode whatever it had (a file that holds secrets: 0600). Throws the system error (or `EDANGLING`,
+ * `ENOTREG` from `resolveWriteTarget`).
  */
 export function writeFileAtomic(
   file: string,
   data: string | Uint8Array,
-  options: { readonly sensitive?: boolean } = {},
+  options: { readonly sensitive?: boolean; readonly mode?: number } = {},
 ): void {
   ensureParentDirectories(file);
   const target = resolveWriteTarget(file);
   const temporary = temporaryBeside(target.path);
-  const fd = openSync(temporary, 'wx', options.sensitive === true ? 0o600 : 0o666);
+  const mode = options.mode ?? target.mode;
+  const fd = openSync(temporary, 'wx', options.sensitive === true ? 0o600 : (mode ?? 0o666));
   try {
     try {
-      if (target.mode !== undefined) fchmodSync(fd, target.mode);
+      if (mode !== undefined) fchmodSync(fd, mode);
       const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
       for (let offset = 0; offset < bytes.length;)
         offset += writeSync(fd, bytes, offset, bytes.length - offset);
