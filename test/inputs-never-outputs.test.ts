@@ -130,6 +130,32 @@ describe('the baseline read and written safely (issue 51 items 2 and 3)', () => 
   });
 });
 
+describe('a FIFO anywhere a file is named: refused at once, never waited on (issue 51 item 3)', () => {
+  it('--report, --attest, diff and attest verify', async () => {
+    const fifo = at('anywhere.fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    writeFileSync(at('ok.json'), '{}');
+    const started = Date.now();
+    const report = await run([...AUDIT, '--report', `json:${fifo}`]);
+    expect(report.code).toBe(2);
+    expect(report.err).toMatch(
+      /cannot write json report to "\S+anywhere\.fifo": not a regular file/,
+    );
+    const attest = await run([...AUDIT, '--report', `json:${at('ok.json')}`, '--attest', fifo]);
+    expect(attest.code).toBe(2);
+    expect(attest.err).toMatch(/cannot write --attest "\S+anywhere\.fifo": not a regular file/);
+    const diff = await run(['diff', fifo, at('ok.json')]);
+    expect(diff.code).toBe(2);
+    expect(diff.err).toMatch(/cannot read "\S+anywhere\.fifo": NOT_REGULAR \(a FIFO/);
+    const pub = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' });
+    writeFileSync(at('fifo-test.pub'), pub);
+    const verify = await run(['attest', 'verify', fifo, '--public-key', at('fifo-test.pub')]);
+    expect(verify.code).toBe(2);
+    expect(verify.err).toMatch(/cannot read attestation "\S+anywhere\.fifo": NOT_REGULAR/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+});
+
 describe('the exit code stated is the exit code returned (issue 51 item 6)', () => {
   it('--attest /dev/full: exit 2 before the run, and the JSON report says exit 2', async () => {
     const r = await run([...AUDIT, '--report', `json:${at('full.json')}`, '--attest', '/dev/full']);
