@@ -3,7 +3,7 @@
 // written; `--baseline-update` on a dangling link is refused before the run and its target never created; duplicate
 // baseline keys are refused naming both entries; a baseline with a byte-order mark is accepted; a FIFO or /dev/zero
 // as the baseline is refused at once; `--attest /dev/full` exits 2 and every report says exit 2; the printed re-run
-// command has no --attest; `attest verify` with `{"results":[null]}` answers "not verified", and `--public-key
+// command has no --attest; a request JSON with a byte-order mark signs as without; `attest verify` with `{"results":[null]}` answers "not verified", and `--public-key
 // ./missing.pub` is a missing file, not bad base64.
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -18,6 +18,8 @@ import { serializeDsseEnvelope, signDsseEnvelope } from '../src/attest/dsse.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../src/attest/statement.js';
 import { parseEd25519PrivateKey } from '../src/keys/index.js';
 import { memoryIo } from './fixtures/memory-io.js';
+import { signingEnv } from './fixtures/cli.js';
+import { loadTestKeys } from './fixtures/keys.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'payconform-in-out-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -127,6 +129,21 @@ describe('the baseline read and written safely (issue 51 items 2 and 3)', () => 
       );
       expect(Date.now() - started).toBeLessThan(10_000);
     }
+  });
+});
+
+describe('a byte-order mark is accepted in every file read as text (issue 51 item 3)', () => {
+  it('a request JSON with one signs exactly as without', async () => {
+    const env = signingEnv('test-only-bom-secret', loadTestKeys().clientEd25519);
+    const request = JSON.stringify({ method: 'GET', url: 'https://api.example.com/api/payouts/1' });
+    writeFileSync(at('plain.request.json'), request);
+    writeFileSync(at('bom.request.json'), `\uFEFF${request}`);
+    const sign = (file: string) =>
+      run(['sign', '--request', file, '--created', '1767225600', '--nonce', 'bom-1'], env);
+    const [plain, bom] = [await sign(at('plain.request.json')), await sign(at('bom.request.json'))];
+    expect(plain.code, plain.err).toBe(0);
+    expect(bom.code, bom.err).toBe(0);
+    expect(bom.out).toBe(plain.out);
   });
 });
 
