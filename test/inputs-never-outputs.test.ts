@@ -1,10 +1,11 @@
 // Issue 51's reproductions of items 1, 2, 3 and 6, each run in-process through the CLI's main(): an output that is an
 // input (the baseline, the config, another output, by link or by `./`) is a usage error naming both and nothing is
 // written; `--baseline-update` on a dangling link is refused before the run and its target never created; duplicate
-// baseline keys are refused naming both entries; a baseline with a byte-order mark is accepted; a FIFO or /dev/zero
-// as the baseline is refused at once; `--attest /dev/full` exits 2 and every report says exit 2; the printed re-run
-// command has no --attest; a request JSON with a byte-order mark signs as without; `attest verify` with `{"results":[null]}` answers "not verified", and `--public-key
-// ./missing.pub` is a missing file, not bad base64.
+// baseline keys are refused naming both entries; a baseline or request JSON with a byte-order mark is read as without
+// one; a FIFO (baseline, report, attestation, diff, attest verify) or /dev/zero is refused at once; `--attest
+// /dev/full` exits 2 and the report says exit 2, as does the report written when another cannot be at the end; the
+// printed re-run command has no --attest; `attest verify` with `{"results":[null]}` answers "not verified", and
+// `--public-key ./missing.pub` is a missing file, not bad base64.
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
