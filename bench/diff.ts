@@ -6,23 +6,11 @@
 import { performance } from 'node:perf_hooks';
 import { diffReports } from '../conformance/diff.js';
 import type { JsonReport } from '../conformance/reporters/json.js';
+import { syntheticReport as report } from '../test/fixtures/synthetic-report.js';
 
 const SIZES = [25_000, 50_000, 100_000, 200_000] as const;
 /** The quadratic lookup is timed only up to this size (at 100 000 it took 29 s). */
 const QUADRATIC_UP_TO = 50_000;
-
-/** A report of `n` checks with one outcome, as `diffReports` reads it. */
-function report(n: number, outcome: 'pass' | 'fail'): JsonReport {
-  return {
-    target: `http://127.0.0.1:${outcome === 'pass' ? 41001 : 41002}`,
-    startedAt: '2026-01-01T00:00:00Z',
-    role: 'server',
-    catalogueVersion: '1',
-    selection: { level: 'all' },
-    results: Array.from({ length: n }, (_, i) => ({ id: `check-${i}`, outcome })),
-    requirements: { table: { rows: [] } },
-  } as unknown as JsonReport;
-}
 
 /** Milliseconds one call of `f` takes. */
 function time(f: () => unknown): number {

@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
 import { diffReports, type ReportDiff } from '../conformance/diff.js';
-import type { JsonReport } from '../conformance/reporters/json.js';
 import { exportEd25519SeedBase64 } from '../src/keys/index.js';
 import { startReferenceService } from '../server/index.js';
 import type { FaultName } from '../server/faults.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
+import { syntheticReport } from './fixtures/synthetic-report.js';
 
 const keys = loadTestKeys();
 const dir = mkdtempSync(join(tmpdir(), 'payconform-diff-ports-'));
@@ -94,19 +94,6 @@ describe('payconform diff across ports (issue 44 item 4)', () => {
     expect(d.checks.find((x) => x.id === 'payout-signed-accepted')?.change).toBe('unchanged');
   }, 30_000);
 });
-
-/** A report of `n` checks, all with outcome `outcome`, as `diffReports` reads it. */
-function syntheticReport(n: number, outcome: 'pass' | 'fail', role = 'server'): JsonReport {
-  return {
-    target: `http://127.0.0.1:${outcome === 'pass' ? 1 : 2}`,
-    startedAt: '2026-01-01T00:00:00Z',
-    role,
-    catalogueVersion: '1',
-    selection: { level: 'all' },
-    results: Array.from({ length: n }, (_, i) => ({ id: `check-${i}`, outcome })),
-    requirements: { table: { rows: [] } },
-  } as unknown as JsonReport;
-}
 
 describe('diffReports', () => {
   it('runs of different roles stay inconclusive (different audits), named', () => {
