@@ -79,9 +79,15 @@ export function resolveWriteTarget(file: string): WriteTarget {
   return { path, mode: info.mode & 0o7777 };
 }
 
-/** A fresh temporary name beside `path` (same folder, so the rename is atomic). */
+/**
+ * A fresh temporary name beside `path` (same folder, so the rename is atomic); the file's name is cut to 100
+ * characters in it, so a long name still leaves room under the file system's 255.
+ */
 const temporaryBeside = (path: string): string =>
-  join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  join(
+    dirname(path),
+    `.${basename(path).slice(0, 100)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`,
+  );
 
 /**
  * Writes `data` to `file` atomically (parent folders created): the temporary file is flushed before the rename, and

@@ -136,6 +136,14 @@ describe('the one writer: atomic, the mode kept, links never followed to create 
   }, 120_000);
 });
 
+describe('names', () => {
+  it('a file name of 250 characters is written (its temporary name stays under 255)', () => {
+    const long = join(dir, `${'n'.repeat(245)}.json`);
+    writeFileAtomic(long, 'x');
+    expect(readFileSync(long, 'utf8')).toBe('x');
+  });
+});
+
 describe('parent folders', () => {
   it('are created one level at a time', () => {
     const deep = join(dir, 'a', 'b', 'c.json');
