@@ -71,7 +71,8 @@ export function resolveWriteTarget(file: string): WriteTarget {
   if (link.isSymbolicLink())
     try {
       path = realpathSync(file);
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error; // a loop: ELOOP
       throw failure('EDANGLING', 'a symbolic link to a file that does not exist (not followed)');
     }
   const info = statSync(path);
