@@ -1,20 +1,17 @@
 // `--attest FILE`: the signing key (from the environment, never an argument), the audit's configuration as the
 // statement carries it, and writing the DSSE envelope once the reports are on disk.
-import { readFileSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { UsageError, looksLikeKeyPath } from './io.js';
+import { UsageError, looksLikeKeyPath, readKeyFile } from './io.js';
+import { FileReadError, readRegularFile, textOf } from '../net/file-read.js';
+import { writeFileAtomic } from '../net/file-write.js';
 import { createAuditStatement } from '../conformance/attestation.js';
 import { signDsseEnvelope, serializeDsseEnvelope } from '../src/attest/dsse.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../src/attest/statement.js';
 import type { Ed25519PrivateKey } from '../src/ed25519/index.js';
 import { parseEd25519PrivateKey } from '../src/keys/index.js';
 import { ATTEST_KEY_ENV, type Redactor } from '../conformance/redact.js';
-import { ensureParentDirectories } from './reports.js';
 
 export const ATTEST_KEY_FILE_ENV = 'PAYCONFORM_ATTEST_KEY_FILE';
-/** A key file larger than this is not a key file. */
-const MAX_ATTEST_KEY_BYTES = 64 * 1024;
 
 /** The attestation's signing key, from PAYCONFORM_ATTEST_KEY or the file PAYCONFORM_ATTEST_KEY_FILE names. */
 export function readAttestKey(
@@ -35,18 +32,7 @@ export function readAttestKey(
     text = value;
     from = ATTEST_KEY_ENV;
   } else if (file !== undefined && file !== '') {
-    try {
-      if (statSync(file).size > MAX_ATTEST_KEY_BYTES)
-        throw new UsageError(
-          `${ATTEST_KEY_FILE_ENV} ${JSON.stringify(file)} is not a key file (too large)`,
-        );
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      if (error instanceof UsageError) throw error;
-      throw new UsageError(
-        `cannot read ${ATTEST_KEY_FILE_ENV} ${JSON.stringify(file)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      );
-    }
+    text = readKeyFile(file, ATTEST_KEY_FILE_ENV);
     from = `${ATTEST_KEY_FILE_ENV} ${JSON.stringify(file)}`;
   } else
     throw new UsageError(
@@ -74,8 +60,12 @@ export function auditConfigBytes(
   let configFile: { name: string; text: string } | null = null;
   if (configPath !== undefined)
     try {
-      configFile = { name: basename(configPath), text: readFileSync(configPath, 'utf8') };
-    } catch {
+      configFile = {
+        name: basename(configPath),
+        text: textOf(readRegularFile(configPath, 'config')),
+      };
+    } catch (error) {
+      if (!(error instanceof FileReadError)) throw error;
       configFile = null;
     }
   const text = JSON.stringify({ command: `payconform ${command}`, arguments: args, configFile });
@@ -100,12 +90,12 @@ export async function writeAttestation(options: {
   readonly config: Uint8Array;
 }): Promise<void> {
   const statement = createAuditStatement({
-    report: readFileSync(options.reportPath),
-    ...(options.harPath !== undefined ? { har: readFileSync(options.harPath) } : {}),
+    report: readRegularFile(options.reportPath, 'report'),
+    ...(options.harPath !== undefined ? { har: readRegularFile(options.harPath, 'report') } : {}),
     config: options.config,
   });
   const payload = new TextEncoder().encode(JSON.stringify(statement));
   const envelope = signDsseEnvelope(IN_TOTO_PAYLOAD_TYPE, payload, options.key);
-  ensureParentDirectories(options.path);
-  await writeFile(options.path, serializeDsseEnvelope(envelope), 'utf8');
+  // Atomic, and a new envelope is 0600: it carries the audit's configuration.
+  writeFileAtomic(options.path, serializeDsseEnvelope(envelope), { sensitive: true });
 }

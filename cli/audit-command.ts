@@ -10,8 +10,10 @@ import {
 } from './command-table.js';
 import { AUDIT_LEVEL_DEFAULT } from './command-defaults.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { FileReadError, readRegularFile, textOf } from '../net/file-read.js';
+import { writeFileAtomic } from '../net/file-write.js';
+import { pathClash } from './path-clash.js';
+import { inputPaths, optionValues, outputPaths, requestedReports } from './audit-paths.js';
 import {
   applyBaseline,
   parseBaseline,
@@ -31,7 +33,7 @@ import {
 } from '../conformance/engine.js';
 import type { RunSubscriber } from '../conformance/events.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
-import { scrubValues } from '../conformance/redact.js';
+import { scrubValues, type Redactor } from '../conformance/redact.js';
 import { outputRedactor } from './output-redactor.js';
 import { showControls } from '../conformance/reporters/printable.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
@@ -45,7 +47,6 @@ import {
 } from '../conformance/reporters/console.js';
 import {
   parseLevelFilter,
-  parseReportSpec,
   parseReportSpecs,
   unwritableReason,
   unwritableReports,
@@ -173,11 +174,11 @@ function readBaselineOption(values: OptionValues): CommonAuditArgs['baseline'] {
   }
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = textOf(readRegularFile(file, 'baseline'));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (update && code === 'ENOENT') return { file, update };
-    throw new UsageError(`cannot read --baseline "${file}": ${code ?? (error as Error).message}`);
+    if (!(error instanceof FileReadError)) throw error;
+    if (update && error.code === 'ENOENT') return { file, update };
+    throw new UsageError(`cannot read --baseline "${file}": ${error.message}`);
   }
   try {
     return { file, known: parseBaseline(text), update };
@@ -195,7 +196,8 @@ async function judgeAgainstBaseline(
   if (baseline.update) {
     known = updateBaseline(summary, baseline.known);
     try {
-      await writeFile(baseline.file, `${JSON.stringify(known, null, 2)}\n`);
+      // Atomic: a run killed mid-write, or a full disk, leaves the earlier baseline (and its reasons) whole.
+      writeFileAtomic(baseline.file, `${JSON.stringify(known, null, 2)}\n`);
     } catch (error) {
       return {
         problem: `cannot write --baseline "${baseline.file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
@@ -205,10 +207,12 @@ async function judgeAgainstBaseline(
   return { summary: applyBaseline(summary, known, { file: baseline.file }) };
 }
 
-/** Options a re-run of one check drops: it selects that check itself and writes no reports. */
+/** Options a re-run of one check drops: it selects that check itself and writes no reports or attestation. */
 const RERUN_DROPS: ReadonlyMap<string, boolean> = new Map([
   ['--only', true],
   ['--report', true],
+  // --attest needs --report json:FILE, which the re-run drops: kept, the printed command would be a usage error.
+  ['--attest', true],
   ['--level', true],
   ['--fail-on', true],
   ['--allow-skips', false],
@@ -414,31 +418,59 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
   options.afterRun?.();
   summary = scrubValues(summary, scrub);
   const invocation = invocations.get(io);
-  const failures = await writeReports(summary, common.reports, {
-    catalogue: loadCatalogue(),
-    stdout: io.stdout,
-    scrub,
-    ...(invocation?.exchangeLog !== undefined ? { exchangeLog: invocation.exchangeLog } : {}),
-  });
+  const ending = await writeRunOutputs(command, summary, common, invocation, io, scrub);
   if (invocation !== undefined) invocation.reportsWritten = true;
   const colour = useColour(options.output.stream, io.env);
   options.output.out(
     renderConsoleSummary(summary, {
       colour,
       verbose: common.verbose,
-      ...(failures.length > 0
-        ? { ending: { exitCode: EXIT.usage, reason: `${failures.length} report(s) not written` } }
-        : {}),
+      ...(ending !== undefined ? { ending } : {}),
     }),
   );
-  for (const f of failures) io.stderr(`payconform ${command}: ${shown(f.message)}\n`);
-  if (failures.length > 0) return EXIT.usage;
-  const unattested = await attestRun(command, common, invocation, io);
-  if (unattested !== undefined) {
-    io.stderr(`payconform ${command}: ${shown(unattested)}\n`);
-    return EXIT.usage;
-  }
-  return exitCodeFor(summary);
+  for (const line of ending?.lines ?? []) io.stderr(`payconform ${command}: ${shown(line)}\n`);
+  return ending !== undefined ? ending.exitCode : exitCodeFor(summary);
+}
+
+/**
+ * Writes the reports, then the attestation over them. When one cannot be written the command exits 2, and the
+ * reports that were written are written again saying so (a stopped run with that exit code), so that no report
+ * states another exit code than the one returned. Undefined when everything was written.
+ */
+async function writeRunOutputs(
+  command: string,
+  summary: RunSummary,
+  common: CommonAuditArgs,
+  invocation: Invocation | undefined,
+  io: CliIo,
+  scrub: Redactor,
+): Promise<{ exitCode: number; reason: string; lines: readonly string[] } | undefined> {
+  const options = {
+    catalogue: loadCatalogue(),
+    stdout: io.stdout,
+    scrub,
+    ...(invocation?.exchangeLog !== undefined ? { exchangeLog: invocation.exchangeLog } : {}),
+  };
+  const failures = await writeReports(summary, common.reports, options);
+  const unattested =
+    failures.length === 0 ? await attestRun(command, common, invocation, io) : undefined;
+  if (failures.length === 0 && unattested === undefined) return undefined;
+  const reason =
+    unattested !== undefined
+      ? 'no attestation written'
+      : `${failures.length} report(s) not written`;
+  const failed = new Set(failures.map((f) => f.spec.path));
+  const written = common.reports.filter((r) => r.path !== '-' && !failed.has(r.path));
+  const again = await writeReports(
+    { ...summary, stopped: { exitCode: EXIT.usage, reason } },
+    written,
+    options,
+  );
+  return {
+    exitCode: EXIT.usage,
+    reason,
+    lines: [...failures, ...again].map((f) => f.message).concat(unattested ?? []),
+  };
 }
 
 /** What an audit's own steps hand the shared tail once its target is ready (`finishAudit` runs it). */
@@ -555,32 +587,6 @@ export interface AuditCommandSpec {
   readonly fileOptions?: readonly string[];
 }
 
-/** Every value given to `--NAME` (as `--NAME VALUE` or `--NAME=VALUE`), read before the real parse. */
-function optionValues(args: readonly string[], name: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--') break;
-    if (arg === `--${name}` && i + 1 < args.length) out.push(args[++i]!);
-    else if (arg.startsWith(`--${name}=`)) out.push(arg.slice(name.length + 3));
-  }
-  return out;
-}
-
-/** The `--report` values that parse (a malformed one is the usage error the command reports). */
-function requestedReports(args: readonly string[]): ReportSpec[] {
-  const specs: ReportSpec[] = [];
-  for (const value of optionValues(args, 'report')) {
-    try {
-      const spec = parseReportSpec(value);
-      if (!specs.some((s) => s.path === spec.path)) specs.push(spec);
-    } catch {
-      continue;
-    }
-  }
-  return specs;
-}
-
 /** What the command said on stderr, without its `payconform audit ...:` prefixes: the reason a stopped run gives. */
 function reasonFrom(said: readonly string[], command: string, exitCode: number): string {
   const text = said
@@ -604,6 +610,12 @@ export function auditCommand(
 ): (args: readonly string[], io: CliIo) => Promise<number> {
   return async (args, io) => {
     if (asksForHelp(args)) return body(args, io);
+    const clash = pathClash(inputPaths(args, io), outputPaths(spec.fileOptions ?? [], args));
+    if (clash !== undefined) {
+      // No report is written: one of them would replace the very file named.
+      io.stderr(`payconform ${spec.command}: ${clash}\n`);
+      return EXIT.usage;
+    }
     const pre = preflight(spec, args, io);
     const stop: StopRun = (stopped, skip = new Set()) =>
       writeStoppedReports(
@@ -649,9 +661,15 @@ function preflight(spec: AuditCommandSpec, args: readonly string[], io: CliIo): 
   // Every exchange of the run is recorded when a HAR is asked for (and findings then name their entries).
   const exchangeLog = reports.some((r) => r.format === HAR_FORMAT) ? new ExchangeLog() : undefined;
   const attestPaths = optionValues(args, 'attest');
-  for (const path of attestPaths) {
+  const written = [
+    ...attestPaths.map((path) => ['attest', path] as const),
+    ...(args.includes('--baseline-update')
+      ? optionValues(args, 'baseline').map((path) => ['baseline', path] as const)
+      : []),
+  ];
+  for (const [flag, path] of written) {
     const reason = unwritableReason(path);
-    if (reason !== undefined) unwritable.push(`cannot write --attest "${path}": ${reason}`);
+    if (reason !== undefined) unwritable.push(`cannot write --${flag} "${path}": ${reason}`);
   }
   let attestKey: Ed25519PrivateKey | undefined;
   if (attestPaths.length > 0 && unwritable.length === 0)

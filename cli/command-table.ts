@@ -679,7 +679,8 @@ const diff: CommandSpec = {
   description: [
     'Compares two reports written with --report json:FILE, per check and per requirement: regressed (passed',
     'before, failed now), fixed, still failing, newly exercised, no longer exercised, and inconclusive where one run',
-    'did not decide it or the two runs audited different targets or selections (each difference named).',
+    'did not decide it or did not select it. Runs of different targets (other ports, other hosts) are compared as',
+    'usual, the targets named in the header; runs of different roles or catalogues are named and not compared.',
     '--format md writes Markdown for a pull-request comment.',
   ],
   options: [

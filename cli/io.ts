@@ -1,6 +1,11 @@
 // The command line's view of the outside world, passed to every command so tests can run commands in-process.
-import { readFileSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import {
+  FILE_SIZE_LIMITS,
+  FileReadError,
+  readRegularFile,
+  textOf,
+  type FileKind,
+} from '../net/file-read.js';
 import { parseArgs } from 'node:util';
 import { parseArgsOptions, usageLine, type CommandSpec } from './command-table.js';
 import { applicationSecretProblem } from '../src/profile/application-secret.js';
@@ -9,8 +14,8 @@ export interface CliIo {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Reads standard input to the end (for `-` file arguments). */
-  readonly readStdin: () => Promise<Buffer>;
+  /** Reads standard input to the end (for `-` file arguments); may stop once it has more than `maxBytes`. */
+  readonly readStdin: (maxBytes?: number) => Promise<Buffer>;
 }
 
 export function createProcessIo(): CliIo {
@@ -18,17 +23,34 @@ export function createProcessIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     env: process.env,
-    readStdin: async () => {
+    readStdin: async (maxBytes = Infinity) => {
       const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      let total = 0;
+      for await (const chunk of process.stdin) {
+        chunks.push(chunk as Buffer);
+        total += (chunk as Buffer).length;
+        if (total > maxBytes) break;
+      }
       return Buffer.concat(chunks);
     },
   };
 }
 
-/** Reads a file argument, where `-` means standard input. */
-export async function readInput(pathOrDash: string, io: CliIo): Promise<Buffer> {
-  return pathOrDash === '-' ? io.readStdin() : readFile(pathOrDash);
+/**
+ * Reads a file argument, where `-` means standard input, through the one reader (a regular file within the kind's
+ * size limit; standard input within the same limit). Throws FileReadError.
+ */
+export async function readInput(
+  pathOrDash: string,
+  io: CliIo,
+  kind: FileKind = 'input',
+): Promise<Buffer> {
+  if (pathOrDash !== '-') return readRegularFile(pathOrDash, kind);
+  const limit = FILE_SIZE_LIMITS[kind];
+  const bytes = await io.readStdin(limit);
+  if (bytes.length > limit)
+    throw new FileReadError('TOO_LARGE', `more than ${limit} bytes; the limit is ${limit}`);
+  return bytes;
 }
 
 /** Exit codes shared by every command, from the one table (conformance/exit-code-table.ts). */
@@ -121,8 +143,6 @@ export function wantsHelp(args: readonly string[]): boolean {
 
 export const PRIVATE_KEY_ENV = 'PAYCONFORM_PRIVATE_KEY';
 export const PRIVATE_KEY_FILE_ENV = 'PAYCONFORM_PRIVATE_KEY_FILE';
-/** A private key file larger than this is not a key (PEM of an Ed25519 key is about 120 bytes). */
-const MAX_KEY_FILE_BYTES = 64 * 1024;
 
 /**
  * True when PAYCONFORM_PRIVATE_KEY holds what looks like a file path rather than a key: not PEM, not a base64 seed,
@@ -153,20 +173,29 @@ export function withKeyFile(io: CliIo): CliIo {
   }
   if (value !== undefined && value.trim() !== '')
     throw new UsageError(`set ${PRIVATE_KEY_ENV} or ${PRIVATE_KEY_FILE_ENV}, not both`);
-  let text: string;
-  try {
-    if (statSync(file).size > MAX_KEY_FILE_BYTES)
-      throw new UsageError(
-        `${PRIVATE_KEY_FILE_ENV} ${JSON.stringify(file)} is larger than ${MAX_KEY_FILE_BYTES} bytes: not a key file`,
-      );
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(
-      `cannot read ${PRIVATE_KEY_FILE_ENV} ${JSON.stringify(file)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
+  const text = readKeyFile(file, PRIVATE_KEY_FILE_ENV);
   if (text.trim() === '')
     throw new UsageError(`${PRIVATE_KEY_FILE_ENV} ${JSON.stringify(file)} is empty`);
   return { ...io, env: { ...io.env, [PRIVATE_KEY_ENV]: text.trim() } };
 }
+
+/**
+ * A file the command reads, through the one reader (net/file-read.ts: a regular file within the kind's size limit), as
+ * its exact bytes; a UsageError naming `given` (the flag or variable) and the path, never the content.
+ */
+export function readFileArgumentBytes(path: string, kind: FileKind, given: string): Buffer {
+  try {
+    return readRegularFile(path, kind);
+  } catch (error) {
+    if (!(error instanceof FileReadError)) throw error;
+    throw new UsageError(`cannot read ${given} ${JSON.stringify(path)}: ${error.message}`);
+  }
+}
+
+/** The same as text, a byte-order mark dropped (accepted in every file payconform reads). */
+export const readFileArgument = (path: string, kind: FileKind, given: string): string =>
+  textOf(readFileArgumentBytes(path, kind, given));
+
+/** A key file named by `given` (an option or an environment variable). */
+export const readKeyFile = (path: string, given: string): string =>
+  readFileArgument(path, 'key', given);

@@ -1,9 +1,7 @@
 // `--report FORMAT:PATH` parsing, rendering by format, and writing report files: flag knowledge, so it lives in the
 // command line, not in the conformance library (whose reporters render a summary and know no flags).
-import { closeSync, mkdirSync, openSync, statSync, unlinkSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { UsageError } from './io.js';
+import { unwritableReason, writeFileAtomic } from '../net/file-write.js';
 import type { LevelFilter } from '../conformance/engine.js';
 import type { Catalogue } from '../conformance/requirements.js';
 import type { RunSummary } from '../conformance/result.js';
@@ -56,8 +54,8 @@ export interface ReportWriteFailure {
 }
 
 /**
- * Writes each report (creating parent directories one level at a time); `-` goes to `stdout`. Never throws: returns
- * what failed.
+ * Writes each report atomically (creating parent directories one level at a time); `-` goes to `stdout`. Never
+ * throws: returns what failed.
  */
 export async function writeReports(
   summary: RunSummary,
@@ -96,8 +94,8 @@ export async function writeReports(
         (options.stdout ?? ((t: string) => process.stdout.write(t)))(text);
         continue;
       }
-      ensureParentDirectories(spec.path);
-      await writeFile(spec.path, text, 'utf8');
+      // Atomic (a killed run leaves the earlier file whole); a new HAR is 0600: it holds the run's exchanges.
+      writeFileAtomic(spec.path, text, { sensitive: spec.format === HAR_FORMAT });
     } catch (error) {
       failures.push({
         spec,
@@ -108,55 +106,8 @@ export async function writeReports(
   return failures;
 }
 
-/** Directory levels walked up before giving up (a path deeper than this is refused). */
-const MAX_DIRECTORY_DEPTH = 64;
-
-/**
- * Creates the missing parent directories of `file`, one level at a time. Not `mkdir({ recursive: true })`: under
- * /proc that never returns (it retries ENOENT), while a plain mkdir there fails at once. Throws the first error.
- */
-export function ensureParentDirectories(file: string): void {
-  const missing: string[] = [];
-  let dir = dirname(resolve(file));
-  for (let depth = 0; depth < MAX_DIRECTORY_DEPTH; depth++) {
-    try {
-      if (!statSync(dir).isDirectory())
-        throw Object.assign(new Error(`"${dir}" is not a directory`), { code: 'ENOTDIR' });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      missing.unshift(dir);
-      const up = dirname(dir);
-      if (up === dir) break;
-      dir = up;
-    }
-  }
-  for (const d of missing) mkdirSync(d);
-}
-
-/**
- * Whether `file` can be written, checked before a run starts: its directories are created and the file is opened
- * for appending (never truncated; removed again when this call created it). The reason when it cannot, else undefined.
- */
-export function unwritableReason(file: string): string | undefined {
-  try {
-    ensureParentDirectories(file);
-    let existed = true;
-    try {
-      statSync(file);
-    } catch {
-      existed = false;
-    }
-    closeSync(openSync(file, 'a'));
-    if (!existed) unlinkSync(file);
-    return undefined;
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    return e.code !== undefined
-      ? `${e.code}${e.path !== undefined ? ` (${e.path})` : ''}`
-      : e.message;
-  }
-}
+/** Folders, writability and the atomic write live with the one writer (net/file-write.ts). */
+export { ensureParentDirectories, unwritableReason } from '../net/file-write.js';
 
 /** The report paths (not `-`) that cannot be written, each with a message; checked before the run starts. */
 export function unwritableReports(specs: readonly ReportSpec[]): ReportWriteFailure[] {

@@ -6,6 +6,7 @@
 import type { FieldLines, HttpRequest } from '../src/http/message.js';
 import { decodeStrictBase64 } from '../src/keys/index.js';
 import { readInput, UsageError, type CliIo } from './io.js';
+import { textOf } from '../net/file-read.js';
 
 /** A header value taken from the environment when the request is read. */
 export interface EnvReference {
@@ -131,7 +132,7 @@ export async function readRequestJson(path: string, io: CliIo): Promise<HttpRequ
       `cannot read --request ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  return parseRequestJson(raw.toString('utf8'), io);
+  return parseRequestJson(textOf(raw), io);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

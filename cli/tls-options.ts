@@ -1,10 +1,11 @@
 // The TLS flags shared by `serve`, `audit client` and `audit webhooks` (its key server), and `--ca` of the audits that
 // connect to an HTTPS target: one parser, one message style, files read once at start.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
+import { writeFileAtomic } from '../net/file-write.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerTls } from '../net/tls.js';
-import { UsageError } from './io.js';
+import { readFileArgument, UsageError } from './io.js';
 
 // The flags themselves (--tls, --tls-cert, --tls-key, --tls-ca-out, --ca) are in the option table, cli/command-table.ts.
 
@@ -16,14 +17,7 @@ export interface ListenTls {
 }
 
 async function readPemFile(path: string, flag: string, marker: RegExp): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(
-      `cannot read ${flag} ${JSON.stringify(path)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
+  const text = readFileArgument(path, 'certificate', flag);
   if (!marker.test(text))
     throw new UsageError(`${flag} ${JSON.stringify(path)} is not a PEM file of the expected kind`);
   return text;
@@ -63,7 +57,7 @@ export async function resolveListenTls(
   const generated = await generateLoopbackTls();
   const caFile = caOut ?? join(await mkdtemp(join(tmpdir(), 'payconform-tls-')), 'ca.pem');
   try {
-    await writeFile(caFile, generated.caCert, { mode: 0o644 });
+    writeFileAtomic(caFile, generated.caCert); // the one atomic writer (a certificate: no secret)
   } catch (error) {
     throw new UsageError(
       `cannot write --tls-ca-out ${JSON.stringify(caFile)}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,

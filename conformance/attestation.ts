@@ -148,6 +148,16 @@ export function attestationProblems(
     try {
       report = JSON.parse(Buffer.from(reportBytes).toString('utf8')) as ReportOutcomes;
       if (!Array.isArray(report.results)) throw new TypeError('no "results" list');
+      // Hostile input: every result must be an object with a string id and outcome before it is read.
+      const bad = report.results.findIndex(
+        (r: unknown) =>
+          typeof r !== 'object' ||
+          r === null ||
+          typeof (r as { id?: unknown }).id !== 'string' ||
+          typeof (r as { outcome?: unknown }).outcome !== 'string',
+      );
+      if (bad !== -1)
+        throw new TypeError(`"results"[${bad}] is not a result with a string "id" and "outcome"`);
     } catch (error) {
       problems.push(`the report is not a payconform JSON report: ${(error as Error).message}`);
       return problems;

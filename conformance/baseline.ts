@@ -49,7 +49,26 @@ export function parseBaseline(text: string): Baseline {
         .map((e) => `${e.pointer || '/'} ${e.message}`)
         .join('; ')}`,
     );
+  refuseRepeatedKeys(doc as Baseline);
   return doc as Baseline;
+}
+
+/**
+ * Two entries with the same key would give one finding two reasons (and `--baseline-update` would keep only the
+ * first): refused when read, naming both entries.
+ */
+function refuseRepeatedKeys(baseline: Baseline): void {
+  const first = new Map<string, number>();
+  baseline.entries.forEach((entry, i) => {
+    const key = keyOf(entry);
+    const id = JSON.stringify(key);
+    const earlier = first.get(id);
+    if (earlier !== undefined)
+      throw new TypeError(
+        `has two entries with the same key (${describeKey(key)}): /entries/${earlier} and /entries/${i}; keep one, with one reason`,
+      );
+    first.set(id, i);
+  });
 }
 
 const FAILING: ReadonlySet<Outcome> = new Set(['fail', 'warn', 'error']);

@@ -1,5 +1,5 @@
 // Audit configuration: the JSON config file (non-secret settings) merged with the environment (secrets only there).
-import { readFile, stat } from 'node:fs/promises';
+import { FileReadError, FILE_SIZE_LIMITS, readRegularFile, textOf } from '../net/file-read.js';
 import {
   copStatuses,
   getRegisteredSchema,
@@ -97,8 +97,8 @@ export type ConfigResult =
   | { readonly ok: false; readonly message: string };
 
 export { DEFAULT_TIMEOUT_MS };
-/** Config files above this size are refused unread. */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+/** Config files above this size are refused unread (the one table of limits: net/file-read.ts). */
+export const MAX_CONFIG_BYTES = FILE_SIZE_LIMITS.config;
 
 /** Environment variables for the non-secret fields (they override the config file). */
 export const ENV_FIELDS = {
@@ -365,24 +365,15 @@ export async function loadConfig(
   if (path === undefined) return resolveConfig(undefined, env);
   let text: string;
   try {
-    const info = await stat(path);
-    if (!info.isFile()) return { ok: false, message: `config "${path}" is not a regular file` };
-    if (info.size > MAX_CONFIG_BYTES)
-      return {
-        ok: false,
-        message: `config "${path}" is ${info.size} bytes; the limit is ${MAX_CONFIG_BYTES}`,
-      };
-    text = await readFile(path, 'utf8');
+    // The one reader: a regular file within the limit (a FIFO or /dev/zero refused at once), a byte-order mark dropped.
+    text = textOf(readRegularFile(path, 'config'));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return {
-      ok: false,
-      message: `cannot read config "${path}": ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : error instanceof Error ? error.message : String(error)}`,
-    };
+    if (!(error instanceof FileReadError)) throw error;
+    return { ok: false, message: `cannot read config "${path}": ${error.message}` };
   }
   let document: unknown;
   try {
-    document = JSON.parse(text.replace(/^\uFEFF/, ''));
+    document = JSON.parse(text);
   } catch (error) {
     return {
       ok: false,

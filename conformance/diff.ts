@@ -1,7 +1,7 @@
 // Two runs compared (`payconform diff OLD.json NEW.json`): per check and per requirement, regressed (passed before,
 // failed now), fixed, still failing, newly exercised, no longer exercised, or inconclusive where one run did not decide
-// or the two runs' targets or selections differ (named). Pure: JSON reports in, a diff out, rendered as text, JSON or
-// Markdown for a pull-request comment.
+// it or did not select it. Runs of different targets (another port or host: the normal case in CI) are compared as
+// usual, the targets named in the header. Pure: JSON reports in, a diff out, as text, JSON or Markdown.
 import type { JsonReport } from './reporters/json.js';
 import type { Outcome, RequirementStatus } from './result.js';
 import { markdownCode } from './reporters/markdown-safe.js';
@@ -42,7 +42,10 @@ export interface DiffRow {
 export interface ReportDiff {
   readonly before: { readonly target: string; readonly startedAt: string };
   readonly after: { readonly target: string; readonly startedAt: string };
-  /** How the two runs differ in what they audited (each named); changed rows are inconclusive when any is here. */
+  /**
+   * How the two runs differ in what they audited (each named in the header). A target does not stop the comparison; a
+   * role or catalogue makes decided changes inconclusive; a selection makes what one run did not select inconclusive.
+   */
   readonly differences: readonly string[];
   readonly checks: readonly DiffRow[];
   readonly requirements: readonly DiffRow[];
@@ -69,8 +72,11 @@ const REQUIREMENT_STATE: Readonly<Record<RequirementStatus, State>> = {
 
 const exercised = (s: State): boolean => s === 'passed' || s === 'failed';
 
-/** The change from one state to the next; `differ` names why two decided states cannot be compared. */
-function changeOf(id: string, before: State, after: State, differ: string | undefined): DiffRow {
+/** Why a row is not compared though both runs may have decided it: the two runs are of different audits. */
+type Incomparable = string | undefined;
+
+/** The change from one state to the next; `apart` names why two decided states cannot be compared. */
+function changeOf(id: string, before: State, after: State, apart: Incomparable): DiffRow {
   const row = (change: Change, note?: string): DiffRow => ({
     id,
     before,
@@ -86,17 +92,31 @@ function changeOf(id: string, before: State, after: State, differ: string | unde
     );
   if (!exercised(before)) return row('newly-exercised');
   if (!exercised(after)) return row('no-longer-exercised');
-  if (differ !== undefined) return row('inconclusive', differ);
+  if (apart !== undefined) return row('inconclusive', apart);
   return row(after === 'failed' ? 'regressed' : 'fixed');
 }
 
-/** How two runs differ in what they audited: target, role, catalogue, selection. */
+/** How two runs differ in what they audited: target, role, catalogue, selection (each named in the header). */
 function differencesOf(a: JsonReport, b: JsonReport): string[] {
   const out: string[] = [];
   if (a.target !== b.target) out.push(`target: ${a.target} → ${b.target}`);
+  out.push(...incomparable(a, b));
+  out.push(...selectionDifferences(a, b));
+  return out;
+}
+
+/** Differences that make two runs different audits (a client's against a server's, another catalogue). */
+function incomparable(a: JsonReport, b: JsonReport): string[] {
+  const out: string[] = [];
   if (a.role !== b.role) out.push(`role: ${a.role} → ${b.role}`);
   if (a.catalogueVersion !== b.catalogueVersion)
     out.push(`requirements catalogue: ${a.catalogueVersion} → ${b.catalogueVersion}`);
+  return out;
+}
+
+/** How the two runs' selections differ (`--level`, `--only`). */
+function selectionDifferences(a: JsonReport, b: JsonReport): string[] {
+  const out: string[] = [];
   if (a.selection.level !== b.selection.level)
     out.push(`--level: ${a.selection.level} → ${b.selection.level}`);
   const only = (r: JsonReport): string => (r.selection.only ?? []).join(',') || '(all)';
@@ -104,27 +124,58 @@ function differencesOf(a: JsonReport, b: JsonReport): string[] {
   return out;
 }
 
+/** Each id's state in one run, looked up once (a diff is linear in the number of results). */
+function statesOf<T extends { readonly id: string }>(
+  rows: readonly T[],
+  state: (row: T) => State,
+): ReadonlyMap<string, State> {
+  const out = new Map<string, State>();
+  for (const r of rows) if (!out.has(r.id)) out.set(r.id, state(r));
+  return out;
+}
+
+/**
+ * The rows of one table (checks or requirements) of the two runs. An id one run has no state for, where the runs'
+ * selections differ, was not selected there: inconclusive, not a change. Two runs of different targets (another
+ * port, another host) are compared as usual: the target is named in the header only.
+ */
+function rowsOf(
+  before: ReadonlyMap<string, State>,
+  after: ReadonlyMap<string, State>,
+  apart: Incomparable,
+  selection: string | undefined,
+): DiffRow[] {
+  const ids = [...new Set([...before.keys(), ...after.keys()])];
+  return ids.map((id) => {
+    const row = changeOf(
+      id,
+      before.get(id) ?? 'not-exercised',
+      after.get(id) ?? 'not-exercised',
+      apart,
+    );
+    const unselected = row.change === 'newly-exercised' || row.change === 'no-longer-exercised';
+    if (selection === undefined || !unselected) return row;
+    const side = row.change === 'newly-exercised' ? 'old' : 'new';
+    return {
+      ...row,
+      change: 'inconclusive',
+      note: `not exercised in the ${side} run, whose selection differs (${selection})`,
+    };
+  });
+}
+
 /** Compares two JSON reports (old first). */
 export function diffReports(before: JsonReport, after: JsonReport): ReportDiff {
   const differences = differencesOf(before, after);
-  const differ = differences.length > 0 ? `the runs differ (${differences.join('; ')})` : undefined;
-  const checkIds = [...new Set([...before.results, ...after.results].map((r) => r.id))];
-  const stateIn = (report: JsonReport, id: string): State => {
-    const r = report.results.find((x) => x.id === id);
-    return r === undefined ? 'not-exercised' : CHECK_STATE[r.outcome];
-  };
-  const checks = checkIds.map((id) =>
-    changeOf(id, stateIn(before, id), stateIn(after, id), differ),
-  );
-  const rowsOf = (report: JsonReport) => report.requirements.table?.rows ?? [];
-  const requirementIds = [...new Set([...rowsOf(before), ...rowsOf(after)].map((r) => r.id))];
-  const reqState = (report: JsonReport, id: string): State => {
-    const r = rowsOf(report).find((x) => x.id === id);
-    return r === undefined ? 'not-exercised' : REQUIREMENT_STATE[r.status];
-  };
-  const requirements = requirementIds.map((id) =>
-    changeOf(id, reqState(before, id), reqState(after, id), differ),
-  );
+  const apartBy = incomparable(before, after);
+  const apart = apartBy.length > 0 ? `the runs differ (${apartBy.join('; ')})` : undefined;
+  const selectedBy = selectionDifferences(before, after);
+  const selection = selectedBy.length > 0 ? selectedBy.join('; ') : undefined;
+  const checkStates = (r: JsonReport) => statesOf(r.results, (x) => CHECK_STATE[x.outcome]);
+  const reqStates = (r: JsonReport) =>
+    statesOf(r.requirements.table?.rows ?? [], (x) => REQUIREMENT_STATE[x.status]);
+  const checks = rowsOf(checkStates(before), checkStates(after), apart, selection);
+  const requirements = rowsOf(reqStates(before), reqStates(after), apart, selection);
   const counts = Object.fromEntries(CHANGES.map((c) => [c, 0])) as Record<Change, number>;
   for (const r of [...checks, ...requirements]) counts[r.change] += 1;
   return {

@@ -1,8 +1,8 @@
 // `payconform diff OLD.json NEW.json` (docs/cli.md, "Two runs compared"): the reports of real audits of `payconform
 // serve` on one port, before and after a deploy that breaks partial refunds (--fault refund-partial-rejected): the
 // check and the requirement it breaks regressed (exit 1; text, JSON and Markdown), the other way round they are fixed
-// (exit 0), a check only one run selected is newly exercised, runs of different targets are inconclusive with the
-// difference named, and a file that is not a report is a usage error.
+// (exit 0), a check only one run selected is inconclusive (the selections named), runs of different targets (another
+// port) are compared as usual with the targets named in the header, and a file that is not a report is a usage error.
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,29 +76,32 @@ describe('payconform diff against real runs', () => {
     expect(r.stdout).toContain('verdict: no regression, exit 0');
   }, 30_000);
 
-  it('a check only the new run selected is newly exercised, with the selection named', async () => {
+  it('a check only one run selected is inconclusive, with the selection named', async () => {
     const r = await diff([fewer, before, '--format', 'json']);
     const d = JSON.parse(r.stdout) as ReportDiff;
     expect(r.code).toBe(0);
     expect(d.differences).toEqual([`--only: payout-signed-accepted → ${ONLY}`]);
-    expect(d.checks.find((x) => x.id === 'refund-partial-accepted')?.change).toBe(
-      'newly-exercised',
+    const row = d.checks.find((x) => x.id === 'refund-partial-accepted');
+    expect(row?.change).toBe('inconclusive');
+    expect(row?.note).toBe(
+      `not exercised in the old run, whose selection differs (--only: payout-signed-accepted → ${ONLY})`,
     );
     const back = JSON.parse((await diff([before, fewer, '--format', 'json'])).stdout) as ReportDiff;
     expect(back.checks.find((x) => x.id === 'refund-partial-accepted')?.change).toBe(
-      'no-longer-exercised',
+      'inconclusive',
     );
+    // What both runs selected is compared as usual.
+    expect(d.checks.find((x) => x.id === 'payout-signed-accepted')?.change).toBe('unchanged');
   }, 30_000);
 
-  it('runs of different targets: what changed is inconclusive, the difference named, no regression', async () => {
+  it('runs of different targets (another port): compared as usual, the targets named; a regression exits 1', async () => {
     const r = await diff([before, elsewhere]);
-    expect(r.code, r.stdout).toBe(0);
+    expect(r.code, r.stdout).toBe(1);
     expect(r.stdout).toMatch(
       /runs differ: target: http:\/\/127\.0\.0\.1:\d+ → http:\/\/127\.0\.0\.1:\d+/,
     );
-    expect(r.stdout).toMatch(
-      /INCONCLUSIVE:\n {2}check refund-partial-accepted: passed → failed \(the runs differ \(target: /,
-    );
+    expect(r.stdout).toMatch(/REGRESSED:\n {2}check refund-partial-accepted: passed → failed\n/);
+    expect(r.stdout).not.toContain('INCONCLUSIVE');
   }, 30_000);
 
   it('usage errors: a file that is not a report, a missing file, an unknown format (exit 2)', async () => {
@@ -109,7 +112,7 @@ describe('payconform diff against real runs', () => {
     expect(a.stderr).toMatch(/not-report\.json" is not a payconform JSON report/);
     const b = await diff([before, join(dir, 'missing.json')]);
     expect(b.code).toBe(2);
-    expect(b.stderr).toMatch(/cannot read "\S+missing\.json": ENOENT/);
+    expect(b.stderr).toMatch(/cannot read "\S+missing\.json": ENOENT \(no such file\)/);
     const c = await diff([before, after, '--format', 'xml']);
     expect(c.code).toBe(2);
     expect(c.stderr).toContain('--format must be text, json, md (got "xml")');

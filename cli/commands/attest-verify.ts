@@ -1,9 +1,17 @@
 // `payconform attest verify FILE --public-key KEY [--report R] [--har H]`: checks an audit's attestation offline:
 // the DSSE envelope and its Ed25519 signature, the in-toto Test Result statement, the digests of the files given,
 // and that the result and the test lists follow from the report's outcomes. Exit 0 verified, 1 not, 2 usage.
-import { readFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { CliIo } from '../io.js';
-import { EXIT, parseCommandArgs, UsageError, wantsHelp } from '../io.js';
+import {
+  EXIT,
+  looksLikeKeyPath,
+  parseCommandArgs,
+  readFileArgumentBytes,
+  readKeyFile,
+  UsageError,
+  wantsHelp,
+} from '../io.js';
 import { commandSpec, formatHelp, usageLine } from '../command-table.js';
 import { verifyAuditAttestation, type AttestedFile } from '../../conformance/attestation.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/index.js';
@@ -11,34 +19,26 @@ import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import { printableValue } from '../../conformance/reporters/printable.js';
 
 const SPEC = commandSpec('attest verify');
-/** Files read here are small (an envelope, a report, a HAR): larger is not one of them. */
-const MAX_FILE_BYTES = 256 * 1024 * 1024;
-
-function readInput(path: string, what: string): Buffer {
-  try {
-    const bytes = readFileSync(path);
-    if (bytes.length > MAX_FILE_BYTES) throw new UsageError(`${what} "${path}" is too large`);
-    return bytes;
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(
-      `cannot read ${what} "${path}": ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
-}
-
-/** The public key: a file holding it (PEM or base64), else the value itself. */
+/**
+ * The public key: read from the file `value` names when it looks like a path or a file is there (through the one
+ * reader: a missing or unreadable file is said so, never parsed as a key), else the value itself (PEM or base64).
+ */
 function readPublicKey(value: string): Ed25519PublicKey {
-  let text = value;
-  try {
-    text = readFileSync(value, 'utf8');
-  } catch {
-    // not a readable file: the key itself
-  }
+  const text =
+    looksLikeKeyPath(value) || isFile(value) ? readKeyFile(value, '--public-key') : value;
   try {
     return parseEd25519PublicKey(text);
   } catch (error) {
     throw new UsageError(`--public-key: ${(error as Error).message}`);
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -53,11 +53,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (typeof values['public-key'] !== 'string')
     throw new UsageError(`--public-key KEY is required\n${usageLine(SPEC)}`);
   const publicKey = readPublicKey(values['public-key']);
-  const envelopeFile = readInput(positionals[0]!, 'attestation');
+  const envelopeFile = readFileArgumentBytes(positionals[0]!, 'report', 'attestation');
   const files: Partial<Record<AttestedFile, Uint8Array>> = {};
   for (const file of ['report', 'har'] as const) {
     const path = values[file];
-    if (typeof path === 'string') files[file] = readInput(path, `--${file}`);
+    if (typeof path === 'string') files[file] = readFileArgumentBytes(path, 'report', `--${file}`);
   }
 
   // Everything below comes from the envelope or the report: an attacker's keyid or subject name is shown with its

@@ -1,11 +1,10 @@
 // `payconform audit webhooks`: plays the service and sends valid and tampered signed webhooks to a merchant's
 // receiver, which learns the public key from --serve-key, --public-key-out, or was configured for --signing-key.
 import { randomUUID } from 'node:crypto';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../../net/file-write.js';
 import net from 'node:net';
 import type { CliIo } from '../io.js';
-import { ensureParentDirectories } from '../reports.js';
-import { EXIT, UsageError } from '../io.js';
+import { EXIT, readKeyFile, UsageError } from '../io.js';
 import {
   auditCommand,
   auditSteps,
@@ -49,8 +48,6 @@ import { PROBE_TIMEOUT_MS, WEBHOOK_TIMEOUT_MS } from '../command-defaults.js';
 
 const SPEC = commandSpec('audit webhooks');
 const USAGE = usageLine(SPEC);
-
-const MAX_KEY_FILE_BYTES = 64 * 1024;
 
 interface Parsed extends CommonAuditArgs {
   readonly targets: Partial<Record<WebhookKind, string>>;
@@ -124,21 +121,7 @@ function parse(args: readonly string[]): Parsed {
 async function readSigningKey(
   path: string,
 ): Promise<{ readonly key: ParsedRsaPrivateKey; readonly text: string }> {
-  let text: string;
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) throw new UsageError(`--signing-key "${path}" is not a regular file`);
-    if (info.size > MAX_KEY_FILE_BYTES)
-      throw new UsageError(
-        `--signing-key "${path}" is ${info.size} bytes; a PEM key is far smaller`,
-      );
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(
-      `cannot read --signing-key "${path}": ${(error as NodeJS.ErrnoException).code ?? 'read error'}`,
-    );
-  }
+  const text = readKeyFile(path, '--signing-key');
   try {
     return { key: parseRsaPrivateKey(text), text };
   } catch (error) {
@@ -293,8 +276,7 @@ async function publishPublicKey(
 ): Promise<{ readonly keyServer?: RunningKeyServer } | number> {
   if (parsed.publicKeyOut !== undefined) {
     try {
-      ensureParentDirectories(parsed.publicKeyOut); // one level at a time: never a spin under /proc
-      await writeFile(parsed.publicKeyOut, trimmed, 'utf8');
+      writeFileAtomic(parsed.publicKeyOut, trimmed); // the one atomic writer
     } catch (error) {
       io.stderr(
         `payconform audit webhooks: cannot write --public-key-out "${parsed.publicKeyOut}": ${(error as NodeJS.ErrnoException).code ?? String(error)}\n`,

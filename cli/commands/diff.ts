@@ -8,6 +8,7 @@ import { DIFF_FORMAT_DEFAULT } from '../command-defaults.js';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../../conformance/diff.js';
 import type { JsonReport } from '../../conformance/reporters/json.js';
 import { validateAgainst } from '../../src/schemas/index.js';
+import { FileReadError, textOf } from '../../net/file-read.js';
 
 const SPEC = commandSpec('diff');
 const HELP = formatHelp(SPEC);
@@ -18,11 +19,10 @@ const FORMATS = ['text', 'json', 'md'] as const;
 async function readReport(path: string, io: CliIo): Promise<JsonReport> {
   let text: string;
   try {
-    text = (await readInput(path, io)).toString('utf8');
+    text = textOf(await readInput(path, io, 'report'));
   } catch (error) {
-    throw new UsageError(
-      `cannot read "${path}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    if (!(error instanceof FileReadError)) throw error;
+    throw new UsageError(`cannot read "${path}": ${error.message}`);
   }
   let doc: unknown;
   try {

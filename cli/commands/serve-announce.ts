@@ -1,6 +1,6 @@
 // What `payconform serve` tells once its service listens: the TLS line, the audit config file (--write-audit-config),
 // the credentials file (--credentials-out, mode 0600) and the banner. Secrets go only to the credentials file.
-import { rename, writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../../net/file-write.js';
 import { isIP } from 'node:net';
 import { isLoopbackHost } from '../../net/loopback.js';
 import type { CliIo } from '../io.js';
@@ -63,7 +63,7 @@ async function writeAuditConfig(
 ): Promise<void> {
   const written = auditConfigFor(service, webhookUrls, timers);
   try {
-    await writeFile(path, `${JSON.stringify(written.config, null, 2)}\n`, 'utf8');
+    writeFileAtomic(path, `${JSON.stringify(written.config, null, 2)}\n`);
   } catch (error) {
     await service.close();
     throw new UsageError(
@@ -190,9 +190,9 @@ function shellWord(value: string): string {
 }
 
 /**
- * Writes the generated development credentials as `export NAME=value` lines (`. FILE` loads them), mode 0600: a
- * temporary file created 0600 and renamed over FILE, so an existing file's wider mode never applies and workers
- * writing the same content at once cannot interleave.
+ * Writes the generated development credentials as `export NAME=value` lines (`. FILE` loads them), mode 0600 through
+ * the one atomic writer: a temporary file of its own created 0600 and renamed over FILE, so an existing file's wider
+ * mode never applies and workers writing the same content at once cannot interleave.
  */
 async function writeCredentialsFile(path: string, s: RunningReferenceService): Promise<void> {
   const c = s.credentials;
@@ -211,9 +211,7 @@ async function writeCredentialsFile(path: string, s: RunningReferenceService): P
     ).map(([name, value]) => `export ${name}=${shellWord(value)}`),
     '',
   ];
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, lines.join('\n'), { mode: 0o600, flag: 'wx' });
-  await rename(temporary, path);
+  writeFileAtomic(path, lines.join('\n'), { mode: 0o600 });
 }
 
 /** The banner's application lines: the generated one (no secret) or each configured one. */

@@ -1,10 +1,17 @@
 // `payconform serve`: runs the reference service until Ctrl-C; prints its base URL, application ids, seeded payments and
 // triggers. Generated development secrets go only to --credentials-out FILE (mode 0600), never to standard output.
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { isLoopbackHost } from '../../net/loopback.js';
 import type { CliIo } from '../io.js';
-import { applicationSecretFromEnv, EXIT, UsageError, wantsHelp, parseCommandFlags } from '../io.js';
+import {
+  applicationSecretFromEnv,
+  EXIT,
+  readFileArgument,
+  readKeyFile,
+  UsageError,
+  wantsHelp,
+  parseCommandFlags,
+} from '../io.js';
 import {
   defaultRetryPolicy,
   isFaultName,
@@ -273,14 +280,7 @@ async function readConfigFile(
 }> {
   if (typeof values.config !== 'string')
     return { config: {}, configApps: [], configDir: process.cwd() };
-  let text: string;
-  try {
-    text = await readFile(values.config, 'utf8');
-  } catch (error) {
-    throw new UsageError(
-      `cannot read --config ${JSON.stringify(values.config)}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
+  const text = readFileArgument(values.config, 'config', '--config');
   try {
     const { config, applications } = parseServiceConfig(text, io.env);
     return { config, configApps: applications, configDir: dirname(resolve(values.config)) };
@@ -322,13 +322,7 @@ async function readSigningKey(
     (values['signing-key'] as string | undefined) ??
     (config.signingKeyFile !== undefined ? resolve(configDir, config.signingKeyFile) : undefined);
   if (keyFile === undefined) return undefined;
-  try {
-    return await readFile(keyFile, 'utf8');
-  } catch (error) {
-    throw new UsageError(
-      `cannot read the signing key ${JSON.stringify(keyFile)}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
+  return readKeyFile(keyFile, 'the signing key');
 }
 
 function workerCount(values: ServeValues, redisUrl: string | undefined): number {

@@ -1,5 +1,5 @@
 // `payconform vectors run --exec CMD`: runs the language-neutral vectors against another implementation.
-import { writeFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../../net/file-write.js';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadVectorSet } from '../../vectors/harness/load.js';
@@ -19,7 +19,6 @@ import {
 import { commandSpec, formatHelp } from '../command-table.js';
 import { MAX_TIMEOUT_MS, VECTOR_CASE_TIMEOUT_MS } from '../command-defaults.js';
 import { EXIT, UsageError, wantsHelp, type CliIo, parseCommandFlags } from '../io.js';
-import { ensureParentDirectories } from '../reports.js';
 
 const SPEC = commandSpec('vectors run');
 
@@ -133,8 +132,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       continue;
     }
     try {
-      ensureParentDirectories(spec.path); // one level at a time: a recursive mkdir spins under /proc
-      await writeFile(spec.path, text);
+      writeFileAtomic(spec.path, text); // the one atomic writer (folders made one level at a time)
     } catch (error) {
       io.stderr(
         `payconform vectors run: cannot write ${spec.format} report to "${spec.path}": ${error instanceof Error ? error.message : String(error)}\n`,
