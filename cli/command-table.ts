@@ -71,7 +71,7 @@ const reportOption: OptionSpec = {
 /** The audits' `--report` also writes the run's exchanges (`har`, conformance/reporters/har.ts). */
 const auditReportOption: OptionSpec = {
   ...reportOption,
-  help: 'write a report: FORMAT json, junit, html, or har (every exchange of the run, HAR 1.2); PATH - is standard output (repeatable)',
+  help: 'write a report: FORMAT json, junit, html, markdown (a short summary for a CI step or a pull request), or har (every exchange of the run, HAR 1.2); PATH - is standard output (repeatable)',
 };
 
 /** The options every audit takes (cli/audit-command.ts parses them for all three). */

@@ -4,6 +4,8 @@
 // Markdown for a pull-request comment.
 import type { JsonReport } from './reporters/json.js';
 import type { Outcome, RequirementStatus } from './result.js';
+import { markdownCode } from './reporters/markdown-safe.js';
+import { printableValue } from './reporters/printable.js';
 
 export type Change =
   | 'regressed'
@@ -147,8 +149,12 @@ export function diffTotals(d: ReportDiff): string {
 const rowText = (r: DiffRow): string =>
   `${r.id}: ${r.before} → ${r.after}${r.note !== undefined ? ` (${r.note})` : ''}`;
 
-/** Plain text: totals, what differs between the runs, then each change with its checks and requirements. */
-export function renderDiffText(d: ReportDiff): string {
+/**
+ * Plain text for a terminal: totals, what differs between the runs, then each change with its checks and
+ * requirements. What the two files hold is shown with control characters escaped.
+ */
+export function renderDiffText(diff: ReportDiff): string {
+  const d = printableValue(diff);
   const out = [
     `payconform diff: ${d.before.target} (${d.before.startedAt}) → ${d.after.target} (${d.after.startedAt})`,
     `${diffTotals(d)}`,
@@ -166,16 +172,20 @@ export function renderDiffText(d: ReportDiff): string {
   return out.join('\n');
 }
 
-/** Markdown for a pull-request comment: a heading with the totals and one table of what changed. */
+/**
+ * Markdown for a pull-request comment: a heading with the totals and one table of what changed. Every string from
+ * the two files (targets, times, ids, notes) is a code span it cannot leave (reporters/markdown-safe.ts).
+ */
 export function renderDiffMarkdown(d: ReportDiff): string {
-  const cell = (s: string): string => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const code = (s: string): string => markdownCode(s);
+  const cell = (s: string): string => (s === '' ? '' : markdownCode(s, { place: 'cell' }));
   const out = [
     `### payconform: ${d.regressed ? `${d.counts.regressed} regressed` : 'no regression'}`,
     '',
-    `${diffTotals(d)} · \`${cell(d.before.target)}\` (${d.before.startedAt}) → \`${cell(d.after.target)}\` (${d.after.startedAt})`,
+    `${diffTotals(d)} · ${code(d.before.target)} (${code(d.before.startedAt)}) → ${code(d.after.target)} (${code(d.after.startedAt)})`,
   ];
   if (d.differences.length > 0)
-    out.push('', `**The runs differ:** ${cell(d.differences.join('; '))}`);
+    out.push('', `**The runs differ:** ${d.differences.map(code).join('; ')}`);
   const changed = [
     ...d.checks.map((r) => ['check', r] as const),
     ...d.requirements.map((r) => ['requirement', r] as const),
@@ -186,7 +196,7 @@ export function renderDiffMarkdown(d: ReportDiff): string {
     out.push('', '| change | what | before | after | note |', '|---|---|---|---|---|');
     for (const [kind, r] of changed)
       out.push(
-        `| ${r.change} | ${kind} \`${cell(r.id)}\` | ${r.before} | ${r.after} | ${cell(r.note ?? '')} |`,
+        `| ${r.change} | ${kind} ${cell(r.id)} | ${r.before} | ${r.after} | ${cell(r.note ?? '')} |`,
       );
   }
   out.push('');

@@ -450,6 +450,6 @@ describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
   it('an unknown --report format names har among the formats (exit 2)', async () => {
     const r = await runCli(['audit', 'server', '--no-explore', '--report', 'pcap:x.pcap'], baseEnv);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('json, junit, html, har');
+    expect(r.stderr).toContain('json, junit, html, markdown, har');
   });
 });

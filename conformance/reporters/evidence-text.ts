@@ -1,11 +1,14 @@
 // Plain-text rendering of findings and evidence, shared by the console and JUnit reporters.
 import type {
   BodyView,
+  CheckResult,
   EvidenceView,
   GradedFinding,
   RequestView,
   ResponseView,
+  RunSummary,
 } from '../result.js';
+import { EXPLORE_CHECK_ID } from '../explore/check-id.js';
 
 const MAX_BODY_CHARS = 4000;
 
@@ -58,4 +61,25 @@ export function findingText(f: GradedFinding): string {
   if (f.received !== undefined) lines.push(`received: ${f.received}`);
   if (f.evidence) lines.push(evidenceText(f.evidence));
   return lines.join('\n');
+}
+
+/**
+ * What the explorer did in a run, as the reports' first screen states it: its result and the command that replays
+ * the shrunk sequence of a failure; `not-run` where a server audit that reached its checks left it out (no
+ * exploring), undefined where it does not belong (a client or webhook audit, a stopped run, a deselection).
+ */
+export function explorerOf(
+  summary: RunSummary,
+): { readonly result: CheckResult; readonly replay?: string } | 'not-run' | undefined {
+  const result = summary.results.find((r) => r.id === EXPLORE_CHECK_ID);
+  if (result !== undefined) {
+    const replay = result.findings.find((f) => f.evidence?.reproduce !== undefined)?.evidence
+      ?.reproduce;
+    return replay !== undefined ? { result, replay } : { result };
+  }
+  return summary.role === 'server' &&
+    summary.stopped === undefined &&
+    !summary.selection.deselected.includes(EXPLORE_CHECK_ID)
+    ? 'not-run'
+    : undefined;
 }

@@ -10,7 +10,7 @@ import type {
   RequirementStatus,
   RunSummary,
 } from '../result.js';
-import { REPLAY_LABEL, requestText, responseText } from './evidence-text.js';
+import { explorerOf, REPLAY_LABEL, requestText, responseText } from './evidence-text.js';
 import { mustExercisedLine } from '../requirement-table.js';
 import { baselineLines } from '../baseline.js';
 import { EXPLORE_CHECK_ID } from '../explore/check-id.js';
@@ -134,22 +134,15 @@ function firstScreenHtml(summary: RunSummary): string {
       `<p><strong>Requirements:</strong> <a href="#requirements">${htmlEscape(mustExercisedLine(table))}</a>; ${failed} failed, ${missing} not exercised</p>`,
     );
   }
-  const explorer = summary.results.find((r) => r.id === EXPLORE_CHECK_ID);
-  if (explorer !== undefined) {
-    const replay = explorer.findings.find((f) => f.evidence?.reproduce !== undefined)?.evidence
-      ?.reproduce;
+  const explorer = explorerOf(summary);
+  if (explorer === 'not-run') out.push('<p><strong>Explorer:</strong> not run (--no-explore)</p>');
+  else if (explorer !== undefined)
     out.push(
-      `<p><strong>Explorer:</strong> ${badge(explorer.outcome)} <a href="#${EXPLORE_CHECK_ID}">${htmlEscape(explorer.message)}</a></p>`,
-      replay !== undefined
-        ? `<div>replay the shrunk sequence:</div><pre>${htmlEscape(replay)}</pre>`
+      `<p><strong>Explorer:</strong> ${badge(explorer.result.outcome)} <a href="#${EXPLORE_CHECK_ID}">${htmlEscape(explorer.result.message)}</a></p>`,
+      explorer.replay !== undefined
+        ? `<div>replay the shrunk sequence:</div><pre>${htmlEscape(explorer.replay)}</pre>`
         : '',
     );
-  } else if (
-    summary.role === 'server' &&
-    summary.stopped === undefined &&
-    !summary.selection.deselected.includes(EXPLORE_CHECK_ID)
-  )
-    out.push('<p><strong>Explorer:</strong> not run (--no-explore)</p>');
   return out.join('\n');
 }
 

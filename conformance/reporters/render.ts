@@ -5,8 +5,9 @@ import type { RunSummary } from '../result.js';
 import { renderHtmlReport } from './html.js';
 import { renderJsonReport } from './json.js';
 import { renderJunitReport } from './junit.js';
+import { renderMarkdownReport } from './markdown.js';
 
-export const REPORT_FORMATS = ['json', 'junit', 'html'] as const;
+export const REPORT_FORMATS = ['json', 'junit', 'html', 'markdown'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /**
@@ -26,5 +27,7 @@ export function renderReport(
       return renderJunitReport(summary);
     case 'html':
       return renderHtmlReport(summary, catalogue ? { catalogue } : {});
+    case 'markdown':
+      return renderMarkdownReport(summary);
   }
 }
