@@ -81,7 +81,13 @@ export async function buildBinary(outDir: string): Promise<BinaryOutput> {
     const config = join(work, 'sea-config.json');
     writeFileSync(
       config,
-      JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, assets }),
+      JSON.stringify({
+        main,
+        output: blob,
+        disableExperimentalSEAWarning: true,
+        useCodeCache: true,
+        assets,
+      }),
     );
     execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: 'pipe' });
     const executable = join(outDir, executableName(version));
