@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import type { BinaryOutput } from '../scripts/build-binary.js';
 import { readAction, runAction, type ActionRun } from './fixtures/action-runner.js';
 import {
@@ -235,6 +236,26 @@ describe('the Action downloads the version asked for and checks it', () => {
       writeFileSync(sums, good);
     }
   }, 60_000);
+});
+
+describe('docs/ci.md: the workflows', () => {
+  const text = readFileSync(join(root, 'docs/ci.md'), 'utf8');
+  const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parse(m[1]!) as unknown);
+  it('the GitHub workflow gives the Action only its inputs, and its run: steps paste no expression', () => {
+    const job = (blocks[0] as { jobs: Record<string, { steps: Record<string, unknown>[] }> }).jobs;
+    const steps = Object.values(job)[0]!.steps;
+    const audit = steps.find((st) => String(st['uses']).startsWith('payconform/payconform@'))!;
+    expect(String(audit['uses'])).toMatch(/@v\d+\.\d+\.\d+$/);
+    const inputs = Object.keys(readAction(root).inputs);
+    for (const name of Object.keys(audit['with'] as object)) expect(inputs).toContain(name);
+    for (const st of steps)
+      if (typeof st['run'] === 'string') expect(st['run']).not.toContain('${{');
+  });
+
+  it('the GitLab job is YAML that runs the shell recipe', () => {
+    const job = (blocks[1] as { conformance: { script: string[] } }).conformance;
+    expect(job.script).toContain('sh ci/payconform.sh');
+  });
 });
 
 describe('docs/ci.md: the shell recipe, as written', () => {
