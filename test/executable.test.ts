@@ -20,6 +20,7 @@ import {
   startServe,
   type Ran,
 } from './fixtures/executable.js';
+import { redisTestsEnabled, startRedisServer } from './fixtures/redis-server.js';
 import { need, pythonMissing, runs } from './fixtures/starters.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -122,6 +123,34 @@ describe('the executable in an empty folder with no node on PATH', () => {
       serve.child.kill('SIGTERM');
     }
   }, 120_000);
+
+  it.runIf(redisTestsEnabled())(
+    'serve --workers 2 forks the executable itself: both workers listen (nonces in Redis)',
+    async () => {
+      const redis = await startRedisServer();
+      const cwd = emptyFolder();
+      try {
+        const serve = await startServe(
+          built.executable,
+          cwd,
+          ['--workers', '2', '--redis-url', redis.url],
+          { PATH: noNode, HOME: cwd },
+        );
+        try {
+          expect(serve.log()).toContain('workers: 2 processes sharing the port');
+          const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(serve.log())![1];
+          const answer = await fetch(`http://127.0.0.1:${port}/portal`);
+          expect(answer.status).toBeLessThan(500);
+        } finally {
+          serve.child.kill('SIGTERM');
+          await new Promise((r) => serve.child.once('exit', r));
+        }
+      } finally {
+        await redis.close();
+      }
+    },
+    120_000,
+  );
 
   it('attest verify checks the attestation an audit wrote (and refuses another key)', async () => {
     const cwd = emptyFolder();
