@@ -65,9 +65,12 @@ function serveReleases(dir: string): Promise<typeof releases> {
   );
 }
 
+/** Everything this file writes (the 100 MB executable and its served copy), removed after it. */
+const work = mkdtempSync(join(tmpdir(), 'payconform-ci-recipes-test-'));
+
 beforeAll(async () => {
-  built = await buildExecutable();
-  const dir = mkdtempSync(join(tmpdir(), 'payconform-releases-'));
+  built = await buildExecutable(work);
+  const dir = mkdtempSync(join(work, 'releases-'));
   mkdirSync(join(dir, version));
   copyFileSync(built.executable, join(dir, version, basename(built.executable)));
   copyFileSync(
@@ -77,11 +80,14 @@ beforeAll(async () => {
   releases = await serveReleases(dir);
 }, 180_000);
 
-afterAll(() => releases?.server.close());
+afterAll(() => {
+  releases?.server.close();
+  rmSync(work, { recursive: true, force: true });
+});
 
 const serveHere = (cwd: string, extra: readonly string[]) =>
   startServe(built.executable, cwd, extra, { PATH: toolsPath, HOME: cwd });
-const emptyFolder = (): string => mkdtempSync(join(tmpdir(), 'payconform-ci-'));
+const emptyFolder = (): string => mkdtempSync(join(work, 'ci-'));
 const action = (inputs: Record<string, string>, cwd = emptyFolder(), env: NodeJS.ProcessEnv = {}) =>
   runAction(root, inputs, cwd, { PATH: toolsPath, HOME: cwd, ...env });
 const local = (inputs: Record<string, string>, cwd?: string, env?: NodeJS.ProcessEnv) =>

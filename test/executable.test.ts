@@ -6,11 +6,11 @@
 // Budget: one build (about 10 s here), a 2 s explorer budget (it proves the explorer runs inside the executable, not
 // what it finds), the wheel's zip and install (about 30 s). With CI=true a missing python3 is a failure.
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BinaryOutput } from '../scripts/build-binary.js';
 import {
   buildExecutable,
@@ -30,12 +30,16 @@ const version = (
 const noNode = pathWithout(['sh', 'python3']);
 const pythonRuns = runs('the executable with the Python starter and the wheel', pythonMissing);
 let built: BinaryOutput;
+/** Everything this file writes (the 100 MB executable, the wheel, a venv), removed after it. */
+const work = mkdtempSync(join(tmpdir(), 'payconform-executable-test-'));
 
 beforeAll(async () => {
-  built = await buildExecutable();
+  built = await buildExecutable(work);
 }, 180_000);
 
-const emptyFolder = (): string => mkdtempSync(join(tmpdir(), 'payconform-user-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const emptyFolder = (): string => mkdtempSync(join(work, 'user-'));
 
 /** Runs the executable in `cwd` with only `env` (and the PATH without node). */
 function run(
