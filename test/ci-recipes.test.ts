@@ -192,16 +192,19 @@ describe('the Action, run as the runner runs it, with no node on PATH', () => {
     'mode',
     'explore-seconds',
     'version',
+    'release-url',
+    'executable',
   ])(
     'hostile %s values create nothing and fail as a usage error (exit 2)',
     async (input) => {
       for (const value of hostile) {
         const cwd = emptyFolder();
-        // version is read by the download step (no executable given); the others by the audit step.
-        const inputs: Record<string, string> =
-          input === 'version'
-            ? { 'release-url': releases.url, version: value }
-            : { executable: built.executable, 'explore-seconds': '0', [input]: value };
+        // version, release-url and executable are read by the install step; the others by the audit step.
+        const inputs: Record<string, string> = ['version', 'release-url', 'executable'].includes(
+          input,
+        )
+          ? { 'release-url': releases.url, [input]: value }
+          : { executable: built.executable, 'explore-seconds': '0', [input]: value };
         const run = await action(inputs, cwd);
         expect(run.code, `${input}=${JSON.stringify(value)}: ${run.stderr}`).toBe(2);
         expect(readdirSync(cwd), `${input}=${JSON.stringify(value)}`).not.toContain('pwned');
