@@ -75,7 +75,8 @@ else
 fi
 
 # The report's counts: checks that ran are those passed, failed, warned or in error (skipped and n/a did not run).
-flat=$(tr -d ' \n' <"$json" 2>/dev/null)
+flat=''
+if [[ -f "$json" ]]; then flat=$(tr -d ' \n' <"$json"); fi
 counts='"counts":\{"pass":([0-9]+),"fail":([0-9]+),"warn":([0-9]+),"skip":([0-9]+),"n/a":([0-9]+),"error":([0-9]+)\}'
 if [[ "$flat" =~ $counts ]]; then
   ran=$((BASH_REMATCH[1] + BASH_REMATCH[2] + BASH_REMATCH[3] + BASH_REMATCH[6]))
