@@ -710,7 +710,8 @@ const vectorsRun: CommandSpec = {
     'with skips is INCOMPLETE (exit 4) unless --allow-skips. A failure shows the expected and received values;',
     'a summary per file and per op ends the output. The example adapters ship in the package, under',
     'node_modules/payconform/vectors/adapters/: python/adapter.py (every op; python3 and cryptography), and',
-    'python/starter.py and go/starter.go, one op each, to start your own from (vectors/README.md).',
+    'python/starter.py and go/starter.go, one op each, to start your own from (vectors/README.md); the',
+    'single executable prints them: payconform vectors starter python|go.',
   ],
   options: [
     {
