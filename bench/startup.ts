@@ -5,9 +5,11 @@
 //   payconform --help             the installed command (dist/ JavaScript)
 //   payconform --version
 //   from sources through tsx      `node --import tsx cli/bin.ts --help`: what every start cost before the build
+//   the single executable         --help and --version of `npm run build:binary`'s executable, with --executable
 // and prints the minimum (the figure quoted in the README) and the median of each.
-// Usage: tsx bench/startup.ts [--runs N] [--bin PATH] [--json]
+// Usage: tsx bench/startup.ts [--runs N] [--bin PATH] [--executable PATH] [--json]
 //   --bin PATH  time this payconform executable instead of packing and installing (e.g. bin/payconform.js after a build)
+//   --executable PATH  also time the single executable (docs/performance.md compares it with `node dist/...`)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -16,7 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const USAGE = 'usage: npm run bench:startup -- [--runs N] [--bin PATH] [--json]\n';
+const USAGE =
+  'usage: npm run bench:startup -- [--runs N] [--bin PATH] [--executable PATH] [--json]\n';
 
 interface Row {
   readonly name: string;
@@ -75,10 +78,15 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-let values: { runs?: string; bin?: string; json?: boolean };
+let values: { runs?: string; bin?: string; executable?: string; json?: boolean };
 try {
   ({ values } = parseArgs({
-    options: { runs: { type: 'string' }, bin: { type: 'string' }, json: { type: 'boolean' } },
+    options: {
+      runs: { type: 'string' },
+      bin: { type: 'string' },
+      executable: { type: 'string' },
+      json: { type: 'boolean' },
+    },
     strict: true,
     allowPositionals: false,
   }));
@@ -101,6 +109,13 @@ const rows: Row[] = [
     command: [process.execPath, '--import', tsx, source, '--help'],
     times: [],
   },
+  ...(values.executable === undefined
+    ? []
+    : ['--help', '--version'].map((flag) => ({
+        name: `single executable ${flag}`,
+        command: [values.executable!, flag],
+        times: [],
+      }))),
 ];
 try {
   for (const row of rows) time(row.command); // one untimed run each: file-system caches warm

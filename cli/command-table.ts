@@ -712,7 +712,8 @@ const vectorsRun: CommandSpec = {
     'with skips is INCOMPLETE (exit 4) unless --allow-skips. A failure shows the expected and received values;',
     'a summary per file and per op ends the output. The example adapters ship in the package, under',
     'node_modules/payconform/vectors/adapters/: python/adapter.py (every op; python3 and cryptography), and',
-    'python/starter.py and go/starter.go, one op each, to start your own from (vectors/README.md).',
+    'python/starter.py and go/starter.go, one op each, to start your own from (vectors/README.md); the',
+    'single executable prints them: payconform vectors starter python|go.',
   ],
   options: [
     {
@@ -782,6 +783,24 @@ const vectorsRun: CommandSpec = {
     'payconform vectors run --exec "python3 node_modules/payconform/vectors/adapters/python/adapter.py"',
 };
 
+const vectorsStarter: CommandSpec = {
+  name: 'vectors starter',
+  summary: 'print a starter adapter for vectors run (python or go): the harness loop and one op',
+  synopsis: 'python|go',
+  description: [
+    'Prints python/starter.py or go/starter.go (vectors/README.md): the NDJSON loop of the harness and one op,',
+    '"digest", end to end; every other op answers "unsupported". Save it, fill in your ops and run it with',
+    'vectors run. The single executable carries them too, so this works with no package folder.',
+  ],
+  options: [HELP_OPTION],
+  exit: [
+    [EXIT.ok, 'printed'],
+    [EXIT.usage, 'usage error (no such language)'],
+  ],
+  example:
+    'payconform vectors starter python > starter.py && payconform vectors run --exec "python3 starter.py" --only digest',
+};
+
 const help: CommandSpec = {
   name: 'help',
   summary: 'show the help of a command (payconform help audit server), or list the commands',
@@ -807,6 +826,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   attestVerify,
   diff,
   vectorsRun,
+  vectorsStarter,
   help,
 ];
 

@@ -17,6 +17,7 @@ const loaders: Readonly<Record<string, () => Promise<Command>>> = {
   'audit client': async () => (await import('./commands/audit-client.js')).run,
   'audit webhooks': async () => (await import('./commands/audit-webhooks.js')).run,
   'vectors run': async () => (await import('./commands/vectors-run.js')).run,
+  'vectors starter': async () => (await import('./commands/vectors-starter.js')).run,
   'attest verify': async () => (await import('./commands/attest-verify.js')).run,
   diff: async () => (await import('./commands/diff.js')).run,
   help: async () => help,

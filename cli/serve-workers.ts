@@ -6,6 +6,7 @@
 // state between the workers is Redis's job, hence N > 1 requires --redis-url.
 import cluster, { type Worker } from 'node:cluster';
 import { fileURLToPath } from 'node:url';
+import { isEmbedded } from '../net/embedded.js';
 import type { CliIo } from './io.js';
 import { EXIT } from './io.js';
 import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../src/keys/index.js';
@@ -85,9 +86,14 @@ export interface PrimaryOptions {
 /** Runs the primary until Ctrl-C (exit 0), or until a worker fails before every worker listens (exit 2). */
 export async function runPrimary(options: PrimaryOptions, io: CliIo): Promise<number> {
   // The workers run this layout's own entry: dist/cli/bin.js when installed (plain node), cli/bin.ts from the sources
-  // (under the primary's loader, which cluster passes on in execArgv).
-  const entry = new URL(import.meta.url.endsWith('.ts') ? './bin.ts' : './bin.js', import.meta.url);
-  cluster.setupPrimary({ exec: fileURLToPath(entry), args: ['serve', ...options.args] });
+  // (under the primary's loader, which cluster passes on in execArgv); the single executable runs its one embedded
+  // entry whatever the script, so it passes its own path, which cli/executable.ts drops.
+  const entry = isEmbedded()
+    ? process.execPath
+    : fileURLToPath(
+        new URL(import.meta.url.endsWith('.ts') ? './bin.ts' : './bin.js', import.meta.url),
+      );
+  cluster.setupPrimary({ exec: entry, args: ['serve', ...options.args] });
   const pool = new WorkerPool({ [SETUP_ENV]: JSON.stringify(workerSetup(options)) });
   const banners = await startWorkers(pool, options.workers);
   if (banners === undefined) {

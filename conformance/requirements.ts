@@ -1,5 +1,5 @@
 // The requirements catalogue (`requirements.json`): every normative statement of the spec with a stable id.
-import { readFileSync } from 'node:fs';
+import catalogueDocument from './requirements.json' with { type: 'json' };
 import type { CheckRole, Level } from './check.js';
 
 export type RequirementParty = 'server' | 'client' | 'receiver' | 'sender';
@@ -73,11 +73,10 @@ export function createCatalogue(data: unknown): Catalogue {
 
 let cached: Catalogue | undefined;
 
-/** The catalogue shipped in `conformance/requirements.json`. */
+/** The catalogue shipped in `conformance/requirements.json` (a JSON import, so a bundle such as the single executable
+ * carries it). */
 export function loadCatalogue(): Catalogue {
-  cached ??= createCatalogue(
-    JSON.parse(readFileSync(new URL('./requirements.json', import.meta.url), 'utf8')),
-  );
+  cached ??= createCatalogue(catalogueDocument as unknown);
   return cached;
 }
 

@@ -5,16 +5,18 @@
 // The tar is written here (POSIX ustar, no dependency) and gzipped with node:zlib; every mtime is the release date.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { STARTER_FILES } from '../cli/package-files.js';
 import { currentRelease, fingerprintOf } from '../vectors/build/releases.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const VECTORS = join(ROOT, 'vectors');
 
-/** The starter adapters an implementer copies (vectors/README.md, "Start here"), as paths under vectors/. */
-export const STARTERS = ['adapters/python/starter.py', 'adapters/go/starter.go'] as const;
+/** The starter adapters an implementer copies (vectors/README.md, "Start here"), as paths under vectors/: the same
+ * files `payconform vectors starter` prints (cli/package-files.ts). */
+export const STARTERS = Object.values(STARTER_FILES).map((path) => relative('vectors', path));
 
 export interface ArchiveEntry {
   /** Path inside the archive (without the top folder). */

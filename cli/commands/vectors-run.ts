@@ -1,7 +1,6 @@
 // `payconform vectors run --exec CMD`: runs the language-neutral vectors against another implementation.
 import { writeFileAtomic } from '../../net/file-write.js';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { loadVectorSet } from '../../vectors/harness/load.js';
 import { selectCases } from '../../vectors/harness/select.js';
 import {
@@ -19,10 +18,9 @@ import {
 import { commandSpec, formatHelp } from '../command-table.js';
 import { MAX_TIMEOUT_MS, VECTOR_CASE_TIMEOUT_MS } from '../command-defaults.js';
 import { EXIT, UsageError, wantsHelp, type CliIo, parseCommandFlags } from '../io.js';
+import { shippedVectors } from '../package-files.js';
 
 const SPEC = commandSpec('vectors run');
-
-const DEFAULT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../vectors');
 
 interface Options {
   exec?: string;
@@ -30,7 +28,8 @@ interface Options {
   only: string[];
   timeoutMs: number;
   startupTimeoutMs: number;
-  dir: string;
+  /** The vector set given with --dir; undefined: the shipped one. */
+  dir: string | undefined;
   ignoreCodes: boolean;
   gate: HarnessGate;
   verbose: boolean;
@@ -84,7 +83,7 @@ function parse(args: readonly string[]): Options {
       '--startup-timeout-ms',
       STARTUP_TIMEOUT_MS,
     ),
-    dir: typeof values['dir'] === 'string' ? resolve(values['dir']) : DEFAULT_DIR,
+    dir: typeof values['dir'] === 'string' ? resolve(values['dir']) : undefined,
     ignoreCodes: values['ignore-codes'] === true,
     gate: { failOnSkip, allowSkips },
     verbose: values['verbose'] === true,
@@ -100,12 +99,14 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (options.exec === undefined || options.exec.trim() === '')
     throw new UsageError('--exec "CMD" is required (see --help)');
 
+  const source =
+    options.dir !== undefined ? { dir: options.dir, read: undefined } : shippedVectors();
   let set;
   try {
-    set = await loadVectorSet(options.dir);
+    set = await loadVectorSet(source.dir, source.read);
   } catch (error) {
     throw new UsageError(
-      `cannot read the vectors in ${options.dir}: ${error instanceof Error ? error.message : String(error)}`,
+      `cannot read the vectors in ${source.dir}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
   const { cases, unknown } = selectCases(set.cases, options.only);

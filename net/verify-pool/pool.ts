@@ -11,6 +11,7 @@ import {
   FailureWindow,
   type RestartPolicy,
 } from './health.js';
+import { embeddedAsset } from '../embedded.js';
 import { poolCounters, poolStop } from './pool-counters.js';
 import { RecordRegistry, type ApplicationKeys, type Registration } from './record-registry.js';
 import {
@@ -65,12 +66,20 @@ interface PoolWorker {
   dead: boolean;
 }
 
-/** The worker module beside this one: `.ts` when running from sources (loaded through tsx), `.js` once built. */
-function workerSource(): { url: URL; fromSources: boolean } {
-  const fromSources = import.meta.url.endsWith('.ts');
+/** Where the worker's code comes from: the module beside this one, `.ts` from sources (loaded through tsx), `.js` once
+ * built; inside the single executable, the bundled worker it carries as an asset (net/embedded.ts). */
+type WorkerSource = { url: URL; fromSources: boolean; embedded?: string };
+
+/** The asset name of the bundled worker inside the single executable (scripts/build-binary.ts writes it). */
+export const EMBEDDED_WORKER_ASSET = 'net/verify-pool/worker.cjs';
+
+function workerSource(): WorkerSource {
+  const embedded = embeddedAsset(EMBEDDED_WORKER_ASSET);
+  const fromSources = embedded === undefined && import.meta.url.endsWith('.ts');
   return {
     url: new URL(fromSources ? './worker.ts' : './worker.js', import.meta.url),
     fromSources,
+    ...(embedded !== undefined ? { embedded } : {}),
   };
 }
 
@@ -143,15 +152,18 @@ export class VerifyPool {
     this.#workers.push(this.#start(this.#source));
   }
 
-  readonly #source: { url: URL; fromSources: boolean };
+  readonly #source: WorkerSource;
 
-  #start(source: { url: URL; fromSources: boolean }, replacement = false): PoolWorker {
-    const thread = source.fromSources
-      ? new Worker(TSX_BOOTSTRAP, {
-          eval: true,
-          workerData: { module: source.url.href, tsx: tsxApi() },
-        })
-      : new Worker(source.url);
+  #start(source: WorkerSource, replacement = false): PoolWorker {
+    const thread =
+      source.embedded !== undefined
+        ? new Worker(source.embedded, { eval: true })
+        : source.fromSources
+          ? new Worker(TSX_BOOTSTRAP, {
+              eval: true,
+              workerData: { module: source.url.href, tsx: tsxApi() },
+            })
+          : new Worker(source.url);
     const worker: PoolWorker = {
       thread,
       pending: new Map(),

@@ -25,8 +25,8 @@ export interface VectorSet {
 }
 
 /** Reads a JSON file and validates it against the vector schema; throws with the file name and the first violations. */
-async function readJson(path: string): Promise<unknown> {
-  const value = JSON.parse(await readFile(path, 'utf8')) as unknown;
+async function readJson(path: string, read: (path: string) => Promise<string>): Promise<unknown> {
+  const value = JSON.parse(await read(path)) as unknown;
   const result = validateAgainst(SCHEMA_ID, value);
   if (!result.valid) {
     const detail = result.errors
@@ -38,14 +38,20 @@ async function readJson(path: string): Promise<unknown> {
   return value;
 }
 
-/** Loads every file listed in `dir/index.json`. Throws with the file name when one is missing, not JSON or not schema-valid. */
-export async function loadVectorSet(dir: string): Promise<VectorSet> {
-  const index = (await readJson(join(dir, 'index.json'))) as VectorIndex;
-  const keys = (await readJson(join(dir, index.keys))) as KeysFile;
+/**
+ * Loads every file listed in `dir/index.json`, each read by `read` (the file system unless given: the single executable
+ * reads its embedded copy). Throws with the file name when one is missing, not JSON or not schema-valid.
+ */
+export async function loadVectorSet(
+  dir: string,
+  read: (path: string) => Promise<string> = (path) => readFile(path, 'utf8'),
+): Promise<VectorSet> {
+  const index = (await readJson(join(dir, 'index.json'), read)) as VectorIndex;
+  const keys = (await readJson(join(dir, index.keys), read)) as KeysFile;
   const files: VectorFile[] = [];
   const cases: LoadedCase[] = [];
   for (const entry of index.files) {
-    const file = (await readJson(join(dir, entry.path))) as VectorFile;
+    const file = (await readJson(join(dir, entry.path), read)) as VectorFile;
     files.push(file);
     for (const vector of file.cases) cases.push({ file: entry.path, vector });
   }

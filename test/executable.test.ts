@@ -1,0 +1,241 @@
+// payconform's single executable (scripts/build-binary.ts) and the wheel that carries it (scripts/build-wheel.py), as a
+// user without Node meets them: each run in an empty folder with a PATH that has no `node` (only the tools a step
+// names). The executable answers --version with package.json's version, audits the embedded service with the explorer
+// (exit 0), serves, starts the verify pool's embedded worker, prints the Python starter that vectors run then passes,
+// and verifies an attestation it wrote; `pip install` of the wheel in a fresh venv puts the same on the venv's PATH.
+// Budget: one build (about 10 s here), a 2 s explorer budget (it proves the explorer runs inside the executable, not
+// what it finds), the wheel's zip and install (about 30 s). With CI=true a missing python3 is a failure.
+import { createHash, generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BinaryOutput } from '../scripts/build-binary.js';
+import {
+  buildExecutable,
+  pathWithout,
+  readCredentials,
+  runProcess,
+  startServe,
+  type Ran,
+} from './fixtures/executable.js';
+import { redisTestsEnabled, startRedisServer } from './fixtures/redis-server.js';
+import { need, pythonMissing, runs } from './fixtures/starters.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const version = (
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
+).version;
+const noNode = pathWithout(['sh', 'python3']);
+const pythonRuns = runs('the executable with the Python starter and the wheel', pythonMissing);
+let built: BinaryOutput;
+/** Everything this file writes (the 100 MB executable, the wheel, a venv), removed after it. */
+const work = mkdtempSync(join(tmpdir(), 'payconform-executable-test-'));
+
+beforeAll(async () => {
+  built = await buildExecutable(work);
+}, 180_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const emptyFolder = (): string => mkdtempSync(join(work, 'user-'));
+
+/** Runs the executable in `cwd` with only `env` (and the PATH without node). */
+function run(
+  args: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+  command = built.executable,
+): Promise<Ran> {
+  return runProcess(command, args, {
+    cwd,
+    env: { PATH: noNode, HOME: cwd, ...env },
+    timeoutMs: 90_000,
+  });
+}
+
+describe('npm run build:binary: one executable and its .sha256', () => {
+  it('is named for the version and machine, and the .sha256 line is its digest in sha256sum form', () => {
+    expect(basename(built.executable)).toBe(
+      `payconform-${version}-${process.platform}-${process.arch}`,
+    );
+    const bytes = readFileSync(built.executable);
+    const digest = createHash('sha256').update(bytes).digest('hex');
+    expect(readFileSync(`${built.executable}.sha256`, 'utf8')).toBe(
+      `${digest}  ${basename(built.executable)}\n`,
+    );
+    console.log(`executable: ${(bytes.length / 1e6).toFixed(1)} MB`);
+  });
+});
+
+describe('the executable in an empty folder with no node on PATH', () => {
+  it('--version is package.json version', async () => {
+    const ran = await run(['--version'], emptyFolder());
+    expect(ran.stdout.trim()).toBe(version);
+    expect(ran.code).toBe(0);
+  });
+
+  it('audit server against the embedded service, explorer included: exit 0', async () => {
+    const ran = await run(['audit', 'server', '--explore-seconds', '2'], emptyFolder());
+    expect(ran.stdout).toMatch(/^ {2}explore +1 pass$/m);
+    expect(ran.stdout).toContain('verdict: PASS');
+    expect(ran.code, ran.stderr).toBe(0);
+  }, 120_000);
+
+  it.skipIf(!pythonRuns)(
+    'vectors starter python prints the starter, and vectors run passes its digest cases',
+    async () => {
+      need(pythonMissing);
+      const cwd = emptyFolder();
+      const starter = await run(['vectors', 'starter', 'python'], cwd);
+      expect(starter.stdout).toBe(
+        readFileSync(join(root, 'vectors/adapters/python/starter.py'), 'utf8'),
+      );
+      writeFileSync(join(cwd, 'starter.py'), starter.stdout);
+      const ran = await run(
+        ['vectors', 'run', '--exec', 'python3 starter.py', '--only', 'digest'],
+        cwd,
+      );
+      expect(ran.stdout).toMatch(/(\d+) cases: \1 passed, 0 failed, 0 skipped/);
+      expect(ran.code, ran.stderr).toBe(0);
+    },
+  );
+
+  it('serve answers on loopback, and the verify pool runs its embedded worker thread', async () => {
+    const cwd = emptyFolder();
+    const probe = join(root, 'test/fixtures/worker-probe.cjs');
+    const env = { PAYCONFORM_VERIFY_THREADS: '2', NODE_OPTIONS: `--require ${probe}` };
+    const serve = await startServe(built.executable, cwd, [], {
+      PATH: noNode,
+      HOME: cwd,
+      ...env,
+    });
+    try {
+      expect(serve.log()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+      const creds = readCredentials(join(cwd, 'creds.env'));
+      // This check sends identical signed requests at once: enough in flight to start the pool.
+      const audit = await run(
+        [
+          'audit',
+          'server',
+          '--config',
+          'a.json',
+          '--no-explore',
+          '--only',
+          'nonce-concurrent-once',
+        ],
+        cwd,
+        creds,
+      );
+      expect(audit.code, audit.stdout).toBe(0);
+      expect(serve.log()).toMatch(/probe: worker started \(eval true\)/);
+      expect(serve.log()).toMatch(/probe: worker said "ready"/);
+    } finally {
+      serve.child.kill('SIGTERM');
+    }
+  }, 120_000);
+
+  it.runIf(redisTestsEnabled())(
+    'serve --workers 2 forks the executable itself: both workers listen (nonces in Redis)',
+    async () => {
+      const redis = await startRedisServer();
+      const cwd = emptyFolder();
+      try {
+        const serve = await startServe(
+          built.executable,
+          cwd,
+          ['--workers', '2', '--redis-url', redis.url],
+          { PATH: noNode, HOME: cwd },
+        );
+        try {
+          expect(serve.log()).toContain('workers: 2 processes sharing the port');
+          const port = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(serve.log())![1];
+          const answer = await fetch(`http://127.0.0.1:${port}/portal`);
+          expect(answer.status).toBeLessThan(500);
+        } finally {
+          serve.child.kill('SIGTERM');
+          await new Promise((r) => serve.child.once('exit', r));
+        }
+      } finally {
+        await redis.close();
+      }
+    },
+    120_000,
+  );
+
+  it('attest verify checks the attestation an audit wrote (and refuses another key)', async () => {
+    const cwd = emptyFolder();
+    const pair = generateKeyPairSync('ed25519');
+    const key = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    writeFileSync(join(cwd, 'attest.pub'), pair.publicKey.export({ type: 'spki', format: 'pem' }));
+    const other = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' });
+    writeFileSync(join(cwd, 'other.pub'), other);
+    const audit = await run(
+      // One check is enough to sign a verdict; the full audit ran in the tests above.
+      [
+        'audit',
+        'server',
+        '--only',
+        'payout-signed-accepted',
+        '--report',
+        'json:r.json',
+        '--attest',
+        'r.intoto.json',
+      ],
+      cwd,
+      { PAYCONFORM_ATTEST_KEY: key },
+    );
+    expect(audit.code, audit.stderr).toBe(0);
+    expect(audit.stdout + audit.stderr).not.toContain(key.split('\n')[1]!);
+    const verify = (pub: string): Promise<Ran> =>
+      run(['attest', 'verify', 'r.intoto.json', '--public-key', pub, '--report', 'r.json'], cwd);
+    const good = await verify('attest.pub');
+    expect(good.stdout).toMatch(/^verified: signed by keyid/);
+    expect(good.code).toBe(0);
+    const bad = await verify('other.pub');
+    expect(bad.stdout).toMatch(/^not verified/);
+    expect(bad.code).toBe(1);
+  }, 120_000);
+});
+
+describe('scripts/build-wheel.py: the wheel that carries the executable', () => {
+  it.skipIf(!pythonRuns)(
+    'pip install in a fresh venv puts payconform on its PATH; it audits with no node',
+    async () => {
+      need(pythonMissing);
+      const out = emptyFolder();
+      const wheel = await runProcess(
+        'python3',
+        [join(root, 'scripts/build-wheel.py'), built.executable, '--out', out],
+        { cwd: out, env: { PATH: process.env['PATH'] }, timeoutMs: 120_000 },
+      );
+      expect(wheel.code, wheel.stderr).toBe(0);
+      const file = wheel.stdout.trim();
+      expect(basename(file).startsWith(`payconform-${version}-py3-none-`)).toBe(true);
+      expect(basename(file)).toMatch(/-py3-none-[a-z0-9_]+\.whl$/);
+      const venv = join(out, 'venv');
+      const made = await runProcess('python3', ['-m', 'venv', venv], {
+        cwd: out,
+        env: { PATH: noNode },
+        timeoutMs: 120_000,
+      });
+      expect(made.code, made.stderr).toBe(0);
+      const pip = await runProcess(
+        join(venv, 'bin/pip'),
+        ['install', '--no-index', '--disable-pip-version-check', file],
+        { cwd: out, env: { PATH: noNode, HOME: out }, timeoutMs: 120_000 },
+      );
+      expect(pip.code, pip.stderr).toBe(0);
+      const cwd = join(out, 'empty');
+      mkdirSync(cwd);
+      const venvPath = { PATH: `${join(venv, 'bin')}:${noNode}` };
+      const shown = await run(['--version'], cwd, venvPath, 'payconform');
+      expect(shown.stdout.trim()).toBe(version);
+      const audit = await run(['audit', 'server', '--no-explore'], cwd, venvPath, 'payconform');
+      expect(audit.stdout).toContain('verdict: PASS');
+      expect(audit.code).toBe(0);
+    },
+    240_000,
+  );
+});
