@@ -6,7 +6,12 @@ import { isLoopbackHost } from '../../net/loopback.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
-import { copTriggers, type RetryPolicy, type RunningReferenceService } from '../../server/index.js';
+import {
+  copTriggers,
+  DEFAULT_SANDBOX_PATH,
+  type RetryPolicy,
+  type RunningReferenceService,
+} from '../../server/index.js';
 import { reportWorkerReady } from '../serve-workers.js';
 import { describeListenTls, type ListenTls } from '../tls-options.js';
 
@@ -126,7 +131,8 @@ export function auditConfigFor(
       keyId: c.keyId,
       merchantId: c.merchantId,
       payInAccountSelector: c.payInAccountSelector,
-      sandbox: true,
+      // The audit sees payconform's /sandbox/ only where it is served at its usual path.
+      sandbox: s.sandboxPath === DEFAULT_SANDBOX_PATH,
       ...(webhookListen !== undefined ? { webhookListen } : {}),
       ...(timers !== undefined ? auditTimings(timers) : {}),
       copDestinations: s.copDestinations,
@@ -273,7 +279,7 @@ function describe(
   );
   out.push(`shared state: ${s.backend}`);
   out.push(
-    `webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.baseUrl}/sandbox/`,
+    `webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.sandboxPath === false ? 'off' : `${s.baseUrl}${s.sandboxPath}/`}`,
   );
   if (portal)
     out.push(

@@ -5,6 +5,7 @@ import type { PayoutDestinationConfig } from '../config.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { DEFAULT_PAYEE } from '../checks/server/requests.js';
 import { holdingCopStatuses, isIn } from '../spec-model/index.js';
+import { stateSource } from '../state-hook/index.js';
 import {
   CreatePayout,
   HeldPayout,
@@ -88,10 +89,11 @@ export interface CommandSource {
   /** The config's CoP keys and their destinations (at least one; DEFAULT_PAYEE when the config has none). */
   readonly destinations: ReadonlyArray<readonly [string, PayoutDestinationConfig]>;
   /**
-   * Where the refunds' payments come from: made through payconform's /sandbox/, lent from the config's settled
-   * payments (payment-pool.ts) on a target without it, or none (no refunds of settled payments are drawn).
+   * Where the refunds' payments come from: made by the target's state provider (the config's state hook, or
+   * payconform's /sandbox/), lent from the config's settled payments (payment-pool.ts) where there is neither, or
+   * none (no refunds of settled payments are drawn).
    */
-  readonly payments: 'sandbox' | 'config' | 'none';
+  readonly payments: 'made' | 'config' | 'none';
   readonly unsettledPayments: number;
 }
 
@@ -102,7 +104,7 @@ export function commandSource(ctx: ServerAuditContext): CommandSource {
   return {
     destinations: configured.length > 0 ? configured : [['FULL_MATCH', DEFAULT_PAYEE]],
     payments:
-      ctx.sandbox === true ? 'sandbox' : ctx.payments.settled.length > 0 ? 'config' : 'none',
+      stateSource(ctx) !== undefined ? 'made' : ctx.payments.settled.length > 0 ? 'config' : 'none',
     unsettledPayments: ctx.payments.unsettled.length,
   };
 }
@@ -154,7 +156,7 @@ function quickArbitraries(
   if (source.payments !== 'none') {
     // Payments made lean to large amounts: limits that depend on the payment's size show there.
     const payment =
-      source.payments === 'sandbox'
+      source.payments === 'made'
         ? fc
             .oneof({ weight: 1, arbitrary: amountArb }, { weight: 2, arbitrary: largeAmountArb })
             .map((a): fc.AsyncCommand<ExplorerModel, Real> => new CreatePayment(a))

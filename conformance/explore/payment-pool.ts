@@ -8,6 +8,7 @@ import type { ServerAuditContext } from '../checks/server/context.js';
 import type { AuditRunState } from '../checks/server/run-state.js';
 import { member, webhookKind } from '../checks/server/webhook-match.js';
 import type { ReceivedWebhook } from '../webhook-listener.js';
+import { stateSource } from '../state-hook/index.js';
 import { money, refundRoom, type ModelPayment, type SpecState } from '../spec-model/index.js';
 
 interface Entry {
@@ -28,11 +29,11 @@ export class PaymentPool {
 
   /**
    * The config's settled payments, each with the refunds this run's checks already made of it (their statuses come
-   * from the webhooks at lending time); undefined when the target offers /sandbox/ (the explorer makes its own) or the
-   * config lists none.
+   * from the webhooks at lending time); undefined when the target has a state provider (a state hook, or /sandbox/:
+   * the explorer makes its own payments) or the config lists none.
    */
   static of(ctx: ServerAuditContext & { readonly run?: AuditRunState }): PaymentPool | undefined {
-    if (ctx.sandbox === true || ctx.payments.settled.length === 0) return undefined;
+    if (stateSource(ctx) !== undefined || ctx.payments.settled.length === 0) return undefined;
     const entries = ctx.payments.settled.map((p): Entry => {
       const noted = ctx.run?.refunds.get(p.paymentId) ?? [];
       const refunds = noted.map((r) => ({

@@ -1,10 +1,12 @@
-// The explorer's payment and refund commands: a settled payment made through payconform's /sandbox/, or one of the
-// config's settled payments lent from the pool (payment-pool.ts) on a target without it; a refund of a share of what
+// The explorer's payment and refund commands: a settled payment made by the target's state provider (a state hook,
+// or payconform's /sandbox/), or one of the config's settled payments lent from the pool (payment-pool.ts) where
+// there is neither; a refund of a share of what
 // is left, all of it or more; two refunds at once; a patient lane's two refunds apart; a refund of an unsettled
 // payment. Each only acts and hands what came back to the spec model, as commands.ts says.
 import fc from 'fast-check';
 import { toDecimal, type Decimal } from '../../src/rules/money.js';
-import { isSuccess, refundRequest, sandboxRequest } from '../checks/server/requests.js';
+import { isSuccess, refundRequest } from '../checks/server/requests.js';
+import { askState } from '../state-hook/index.js';
 import {
   money,
   observePaymentMade,
@@ -29,23 +31,29 @@ import {
   type StepRecord,
 } from './commands.js';
 
-/** A settled payment made through payconform's /sandbox/ (the spec shows no way to make one). */
+/**
+ * A settled payment made for the run by the target's state provider (the config's state hook, or payconform's
+ * /sandbox/: docs/state-hook.md), asked through the one contract; the spec shows no way to make one.
+ */
 export class CreatePayment implements fc.AsyncCommand<ExplorerModel, Real> {
   constructor(private readonly amount: string) {}
   check = (model: Readonly<ExplorerModel>): boolean => model.payments.length < 3;
   async run(model: ExplorerModel, real: Real): Promise<void> {
     const s = step(real, this.toString(), true);
-    const ex = await send(
-      real,
-      s,
-      sandboxRequest(real.ctx, 'POST', '/payments', { amount: this.amount, status: 'SETTLED' }),
-    );
-    const made = model.payments.length;
-    take(real, s, observePaymentMade(model, this.amount, answerOf(ex)));
-    real.cost.payments += model.payments.length - made;
+    const made = await askState(real.ctx, real.env, {
+      state: 'settled-payment',
+      amount: this.amount,
+    });
+    const before = model.payments.length;
+    const answer =
+      made.kind === 'made'
+        ? { accepted: true, outcome: 'made', body: { ...made.answer } }
+        : { accepted: false, outcome: made.reason };
+    take(real, s, observePaymentMade(model, this.amount, answer));
+    real.cost.payments += model.payments.length - before;
   }
   toString(): string {
-    return `sandboxPayment(amount=${this.amount}, SETTLED)`;
+    return `settledPayment(amount=${this.amount})`;
   }
 }
 
@@ -187,7 +195,7 @@ export class RefundPair implements fc.AsyncCommand<ExplorerModel, Real> {
   }
 }
 
-/** The payment a patient lane's two refunds apart are made of, when it has none yet (with /sandbox/). */
+/** The payment a patient lane's two refunds apart are made of, when it has none yet (with a state provider). */
 const PATIENT_PAYMENT = '1000.00';
 
 /**
@@ -203,7 +211,7 @@ export class RefundTwice implements fc.AsyncCommand<ExplorerModel, Real> {
   ) {}
   check = (): boolean => true;
   async run(model: ExplorerModel, real: Real): Promise<void> {
-    // Its own payment when there is none yet: made through /sandbox/, or lent from the config's.
+    // Its own payment when there is none yet: made by the state provider, or lent from the config's.
     if (model.payments.length === 0)
       await (real.pool !== undefined ? new TakePayment() : new CreatePayment(PATIENT_PAYMENT)).run(
         model,

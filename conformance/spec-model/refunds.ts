@@ -285,13 +285,13 @@ export function observeUnsettledRefund(
   return v;
 }
 
-/** A settled payment made for the run (payconform's /sandbox/: the spec shows no way to make one): joins the state. */
+/** A settled payment made for the run (by a state hook or /sandbox/: the spec shows no way to make one): joins the state. */
 export function observePaymentMade(state: SpecState, requested: string, answer: Answer): Verdict {
   const v = emptyVerdict();
   const paymentId = answer.body?.['paymentId'];
   const amount = decimalOf(answer.body?.['amount']);
   if (!answer.accepted || typeof paymentId !== 'string' || amount === undefined)
-    v.observations.push(`sandbox payment of ${requested} not made: ${answer.outcome}`);
+    v.observations.push(`settled payment of ${requested} not made: ${answer.outcome}`);
   else state.payments.push({ paymentId, amount, refunds: [] });
   return v;
 }

@@ -1,0 +1,194 @@
+// The state hook (issue 45, items 2 and 3; docs/state-hook.md): the contract judges answers, the config checks a
+// hook's place, and the starter hook (vectors/adapters/python/state_hook.py, as an HTTP server and as a command) lets
+// the explorer make its own payments on a service whose /sandbox/ is not where the audit looks (served at a private
+// path, standing in for an implementer's test database), with no failure, and find the refund faults only the
+// explorer finds. A child process only for the starter: a Python program is the point.
+// Budget: the correct services run 2 seeds per hook form at 4 s each (enough to make payments and refunds through the
+// hook: asserted), 10 each with PAYCONFORM_LONG_TESTS=1; each fault search runs the default 15 s budget, up to three seeds.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
+import type { CheckRunEnv } from '../conformance/check.js';
+import type { ServerAuditContext } from '../conformance/checks/server/context.js';
+import { resolveConfig } from '../conformance/config.js';
+import {
+  EXPLORE_DEFAULTS,
+  explore,
+  exploreSummary,
+  type ExploreOutcome,
+} from '../conformance/explore/explorer.js';
+import { judgeAnswer } from '../conformance/state-hook/contract.js';
+import { askState, type StateHookConfig } from '../conformance/state-hook/index.js';
+import type { FaultName, ServiceVariant } from '../server/index.js';
+
+const LONG = process.env['PAYCONFORM_LONG_TESTS'] === '1';
+const SEEDS = LONG ? 10 : 2;
+const STARTER = fileURLToPath(new URL('../vectors/adapters/python/state_hook.py', import.meta.url));
+const PRIVATE = '/private-helpers';
+
+const env = (ms: number): CheckRunEnv => ({
+  signal: new AbortController().signal,
+  deadline: Date.now() + ms,
+});
+
+describe('the contract', () => {
+  it('admits an answer with what the state needs, and names what a wrong one lacks', () => {
+    const ask = { state: 'settled-payment', amount: '25.00' } as const;
+    expect(judgeAnswer(ask, { paymentId: 'p1', amount: '25.00' }, 'hook').kind).toBe('made');
+    const wrong = judgeAnswer(ask, { amount: 25 }, 'hook');
+    expect(wrong.kind).toBe('failed');
+    expect(wrong.kind === 'failed' && wrong.reason).toMatch(
+      /outside the state hook contract: .*paymentId/,
+    );
+  });
+
+  it('the config takes an https URL, http on loopback, or a command; refuses plain http elsewhere and credentials', () => {
+    const hook = (stateHook: unknown) => resolveConfig({ stateHook }, {});
+    expect(hook({ url: 'https://hooks.example/state' })).toMatchObject({ ok: true });
+    expect(hook({ url: 'http://127.0.0.1:8099/' })).toMatchObject({ ok: true });
+    expect(hook({ command: ['python3', 'hook.py'] })).toMatchObject({ ok: true });
+    expect(hook({ url: 'http://hooks.example/state' })).toMatchObject({ ok: false });
+    expect(hook({ url: 'https://u:p@hooks.example/' })).toMatchObject({ ok: false });
+    expect(hook({ url: 'https://a.example/', command: ['x'] })).toMatchObject({ ok: false });
+  });
+
+  it('without a hook or /sandbox/, a state is not offered, with how to offer one', async () => {
+    const t = await startEmbeddedTarget({ sandboxPath: false });
+    try {
+      expect(t.context.sandbox).toBe(false);
+      const r = await askState(t.context, env(10_000), { state: 'unsettled-payment' });
+      expect(r).toMatchObject({ kind: 'not-offered' });
+      expect(r.kind === 'not-offered' && r.reason).toMatch(/stateHook/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+/** The starter as an HTTP server on a free loopback port, its backend the service's helpers at `backend`. */
+async function startStarter(backend: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn('python3', [STARTER, '--listen', '127.0.0.1:0'], {
+    env: { PATH: process.env['PATH'] ?? '', STATE_HOOK_BACKEND: backend },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  const timer = setTimeout(() => child.kill(), 10_000);
+  for await (const chunk of child.stdout!) {
+    out += String(chunk);
+    if (/http:\/\/\S+\/\n/.test(out)) break;
+  }
+  clearTimeout(timer);
+  const url = /(http:\/\/\S+\/)/.exec(out)?.[1];
+  if (url === undefined) throw new Error(`the starter hook did not start: ${out}`);
+  return { url, child };
+}
+
+/** The embedded service with /sandbox/ at a private path, and the audit context naming `hook` (no config payments). */
+async function behindHook(
+  form: 'url' | 'command',
+  options: { faults?: FaultName[]; variant?: ServiceVariant } = {},
+) {
+  const t = await startEmbeddedTarget({ ...options, sandboxPath: PRIVATE });
+  const backend = `${t.context.baseUrl}${PRIVATE}`;
+  const server = form === 'url' ? await startStarter(backend) : undefined;
+  const stateHook: StateHookConfig =
+    server !== undefined
+      ? { url: server.url }
+      : { command: ['env', `STATE_HOOK_BACKEND=${backend}`, 'python3', STARTER] };
+  const context: ServerAuditContext = {
+    ...t.context,
+    webhookWaitMs: 800,
+    stateHook,
+    payments: { settled: [], unsettled: t.context.payments.unsettled },
+  };
+  return {
+    context,
+    close: async () => {
+      server?.child.kill();
+      if (server !== undefined && server.child.exitCode === null) await once(server.child, 'exit');
+      await t.close();
+    },
+  };
+}
+
+describe('the starter hook, on a service whose /sandbox/ the audit does not see', () => {
+  let probe: Awaited<ReturnType<typeof behindHook>>;
+  beforeAll(async () => {
+    probe = await behindHook('url');
+  });
+  afterAll(async () => probe.close());
+
+  it('/sandbox/ answers 404 there; the hook makes a settled payment with its payer, and says 501 for what it lacks', async () => {
+    expect(probe.context.sandbox).toBe(false);
+    expect((await fetch(`${probe.context.baseUrl}/sandbox/payments`)).status).toBe(404);
+    const made = await askState(probe.context, env(10_000), {
+      state: 'settled-payment',
+      amount: '12.34',
+      payer: true,
+    });
+    expect(made).toMatchObject({ kind: 'made', answer: { amount: '12.34' } });
+    expect(made.kind === 'made' && made.answer['payer']).toMatchObject({
+      name: expect.any(String),
+    });
+    const lacking = await askState(probe.context, env(10_000), { state: 'unsettled-payment' });
+    expect(lacking).toMatchObject({ kind: 'not-offered' });
+    expect(lacking.kind === 'not-offered' && lacking.reason).toMatch(
+      /does not offer unsettled-payment/,
+    );
+  });
+
+  it.each(['url', 'command'] as const)(
+    `as a %s: ${SEEDS} seeds on clean and alt make payments and refunds through it and find nothing`,
+    { timeout: 240_000 },
+    async (form) => {
+      const bad: string[] = [];
+      for (const variant of ['clean', 'alt'] as const)
+        for (let i = 0; i < SEEDS; i++) {
+          const t = await behindHook(form, { variant });
+          try {
+            const o = await explore(t.context, env(60_000), {
+              runs: 500,
+              seconds: 4,
+              seed: 3000 + i,
+            });
+            if (o.failure !== undefined || o.error !== undefined)
+              bad.push(`${variant} seed ${o.seed}: ${o.error ?? o.failure!.violation.message}`);
+            expect(o.cost.payments, exploreSummary(o)).toBeGreaterThan(0);
+            expect(o.cost.refunds, exploreSummary(o)).toBeGreaterThan(0);
+          } finally {
+            await t.close();
+          }
+        }
+      expect(bad).toEqual([]);
+    },
+  );
+});
+
+/** The default budget, seeds 3, 1, 2 until one finds something, each on a fresh service behind the starter hook. */
+async function findWith(fault: FaultName): Promise<ExploreOutcome> {
+  let last: ExploreOutcome | undefined;
+  for (const seed of [3, 1, 2]) {
+    const t = await behindHook('url', { faults: [fault] });
+    try {
+      last = await explore(t.context, env(120_000), { ...EXPLORE_DEFAULTS, seed });
+    } finally {
+      await t.close();
+    }
+    if (last.failure !== undefined) return last;
+  }
+  return last!;
+}
+
+describe('the refund faults only the explorer finds, found through the starter hook', () => {
+  it.each([
+    ['refund-cap-large-payment', 'REFUND-TOTAL-CAP'],
+    ['refund-active-lapses', 'REFUND-ONE-ACTIVE'],
+  ] as const)('%s: %s', { timeout: 240_000 }, async (fault, requirement) => {
+    const o = await findWith(fault);
+    expect(o.error).toBeUndefined();
+    expect(o.failure?.violation.judgement.requirement, exploreSummary(o)).toBe(requirement);
+    expect(o.cost.payments).toBeGreaterThan(0);
+  });
+});
