@@ -7,15 +7,9 @@
 // three seeds, as test/explore.test.ts does.
 import { describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
-import type { CheckRunEnv } from '../conformance/check.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import { createRunState } from '../conformance/checks/server/run-state.js';
-import {
-  EXPLORE_DEFAULTS,
-  explore,
-  exploreSummary,
-  type ExploreOutcome,
-} from '../conformance/explore/explorer.js';
+import { explore, exploreSummary } from '../conformance/explore/explorer.js';
 import { PaymentPool } from '../conformance/explore/payment-pool.js';
 import type { ReceivedWebhook } from '../conformance/webhook-listener.js';
 import {
@@ -26,14 +20,10 @@ import {
 } from '../conformance/spec-model/index.js';
 import { toDecimal } from '../src/rules/money.js';
 import type { FaultName, ServiceVariant } from '../server/index.js';
+import { exploreEnv as env, searchFresh } from './fixtures/explore-targets.js';
 
 const LONG = process.env['PAYCONFORM_LONG_TESTS'] === '1';
 const CLEAN_SEEDS = LONG ? 20 : 4;
-
-const env = (ms: number): CheckRunEnv => ({
-  signal: new AbortController().signal,
-  deadline: Date.now() + ms,
-});
 
 const refused: Answer = { accepted: false, outcome: '422' };
 const accepted = (paymentId: string, amount: string): Answer => ({
@@ -212,30 +202,12 @@ describe("explorations without /sandbox/, on the config's two settled payments",
   );
 });
 
-/**
- * Explores with the default budget, seeds 3, 1, 2, until one finds something (bounded), without /sandbox/: each seed
- * on a fresh service with fresh payments (an earlier seed's refunds use the payments up, as an earlier run would).
- */
-async function findWith(fault: FaultName): Promise<ExploreOutcome> {
-  let last: ExploreOutcome | undefined;
-  for (const seed of [3, 1, 2]) {
-    const t = await withoutSandbox(['100.00', '25000.00'], { faults: [fault] });
-    try {
-      last = await explore(t.context, env(120_000), { ...EXPLORE_DEFAULTS, seed });
-    } finally {
-      await t.close();
-    }
-    if (last.failure !== undefined) return last;
-  }
-  return last!;
-}
-
 describe("the refund faults only the explorer finds, found through the config's payments", () => {
   it.each([
     ['refund-cap-large-payment', 'REFUND-TOTAL-CAP'],
     ['refund-active-lapses', 'REFUND-ONE-ACTIVE'],
   ] as const)('%s: %s', { timeout: 240_000 }, async (fault, requirement) => {
-    const o = await findWith(fault);
+    const o = await searchFresh(() => withoutSandbox(['100.00', '25000.00'], { faults: [fault] }));
     expect(o.error).toBeUndefined();
     expect(o.failure?.violation.judgement.requirement, exploreSummary(o)).toBe(requirement);
     expect(o.cost.payments).toBe(0);

@@ -5,33 +5,28 @@
 // explorer finds. A child process only for the starter: a Python program is the point.
 // Budget: the correct services run 2 seeds per hook form at 4 s each (enough to make payments and refunds through the
 // hook: asserted), 10 each with PAYCONFORM_LONG_TESTS=1; each fault search runs the default 15 s budget, up to three seeds.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
-import type { CheckRunEnv } from '../conformance/check.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import { resolveConfig } from '../conformance/config.js';
-import {
-  EXPLORE_DEFAULTS,
-  explore,
-  exploreSummary,
-  type ExploreOutcome,
-} from '../conformance/explore/explorer.js';
+import { auditConfigFor } from '../cli/commands/serve.js';
+import { main } from '../cli/main.js';
+import { startReferenceService } from '../server/index.js';
+import { memoryIo } from './fixtures/memory-io.js';
+import { explore, exploreSummary } from '../conformance/explore/explorer.js';
 import { judgeAnswer } from '../conformance/state-hook/contract.js';
 import { askState, type StateHookConfig } from '../conformance/state-hook/index.js';
 import type { FaultName, ServiceVariant } from '../server/index.js';
+import {
+  exploreEnv as env,
+  searchFresh,
+  startStarterHook,
+  STARTER_HOOK,
+} from './fixtures/explore-targets.js';
 
 const LONG = process.env['PAYCONFORM_LONG_TESTS'] === '1';
 const SEEDS = LONG ? 10 : 2;
-const STARTER = fileURLToPath(new URL('../vectors/adapters/python/state_hook.py', import.meta.url));
 const PRIVATE = '/private-helpers';
-
-const env = (ms: number): CheckRunEnv => ({
-  signal: new AbortController().signal,
-  deadline: Date.now() + ms,
-});
 
 describe('the contract', () => {
   it('admits an answer with what the state needs, and names what a wrong one lacks', () => {
@@ -67,23 +62,27 @@ describe('the contract', () => {
   });
 });
 
-/** The starter as an HTTP server on a free loopback port, its backend the service's helpers at `backend`. */
-async function startStarter(backend: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn('python3', [STARTER, '--listen', '127.0.0.1:0'], {
-    env: { PATH: process.env['PATH'] ?? '', STATE_HOOK_BACKEND: backend },
-    stdio: ['ignore', 'pipe', 'inherit'],
+describe('payconform serve --sandbox-path', () => {
+  it('off or a private path: /sandbox/ answers 404, the written audit config says "sandbox": false', async () => {
+    for (const sandboxPath of [false, PRIVATE] as const) {
+      const s = await startReferenceService({ sandboxPath, seedPayments: true });
+      try {
+        expect((await fetch(`${s.baseUrl}/sandbox/payments`)).status).toBe(404);
+        expect(auditConfigFor(s, {}).config['sandbox']).toBe(false);
+        const there = await fetch(`${s.baseUrl}${PRIVATE}/payments`);
+        expect(there.status).toBe(sandboxPath === false ? 404 : 200);
+      } finally {
+        await s.close();
+      }
+    }
   });
-  let out = '';
-  const timer = setTimeout(() => child.kill(), 10_000);
-  for await (const chunk of child.stdout!) {
-    out += String(chunk);
-    if (/http:\/\/\S+\/\n/.test(out)) break;
-  }
-  clearTimeout(timer);
-  const url = /(http:\/\/\S+\/)/.exec(out)?.[1];
-  if (url === undefined) throw new Error(`the starter hook did not start: ${out}`);
-  return { url, child };
-}
+
+  it('refuses anything but a plain path or off (exit 2, before it starts)', async () => {
+    const io = memoryIo();
+    expect(await main(['serve', '--sandbox-path', '../x y'], io)).toBe(2);
+    expect(io.err.join('')).toMatch(/--sandbox-path takes a path/);
+  });
+});
 
 /** The embedded service with /sandbox/ at a private path, and the audit context naming `hook` (no config payments). */
 async function behindHook(
@@ -92,11 +91,11 @@ async function behindHook(
 ) {
   const t = await startEmbeddedTarget({ ...options, sandboxPath: PRIVATE });
   const backend = `${t.context.baseUrl}${PRIVATE}`;
-  const server = form === 'url' ? await startStarter(backend) : undefined;
+  const server = form === 'url' ? await startStarterHook(backend) : undefined;
   const stateHook: StateHookConfig =
     server !== undefined
       ? { url: server.url }
-      : { command: ['env', `STATE_HOOK_BACKEND=${backend}`, 'python3', STARTER] };
+      : { command: ['env', `STATE_HOOK_BACKEND=${backend}`, 'python3', STARTER_HOOK] };
   const context: ServerAuditContext = {
     ...t.context,
     webhookWaitMs: 800,
@@ -106,8 +105,7 @@ async function behindHook(
   return {
     context,
     close: async () => {
-      server?.child.kill();
-      if (server !== undefined && server.child.exitCode === null) await once(server.child, 'exit');
+      await server?.stop();
       await t.close();
     },
   };
@@ -166,27 +164,12 @@ describe('the starter hook, on a service whose /sandbox/ the audit does not see'
   );
 });
 
-/** The default budget, seeds 3, 1, 2 until one finds something, each on a fresh service behind the starter hook. */
-async function findWith(fault: FaultName): Promise<ExploreOutcome> {
-  let last: ExploreOutcome | undefined;
-  for (const seed of [3, 1, 2]) {
-    const t = await behindHook('url', { faults: [fault] });
-    try {
-      last = await explore(t.context, env(120_000), { ...EXPLORE_DEFAULTS, seed });
-    } finally {
-      await t.close();
-    }
-    if (last.failure !== undefined) return last;
-  }
-  return last!;
-}
-
 describe('the refund faults only the explorer finds, found through the starter hook', () => {
   it.each([
     ['refund-cap-large-payment', 'REFUND-TOTAL-CAP'],
     ['refund-active-lapses', 'REFUND-ONE-ACTIVE'],
   ] as const)('%s: %s', { timeout: 240_000 }, async (fault, requirement) => {
-    const o = await findWith(fault);
+    const o = await searchFresh(() => behindHook('url', { faults: [fault] }));
     expect(o.error).toBeUndefined();
     expect(o.failure?.violation.judgement.requirement, exploreSummary(o)).toBe(requirement);
     expect(o.cost.payments).toBeGreaterThan(0);
