@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import { resolveConfig } from '../conformance/config.js';
+import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
 import { auditConfigFor } from '../cli/commands/serve.js';
 import { main } from '../cli/main.js';
 import { startReferenceService } from '../server/index.js';
@@ -135,6 +136,20 @@ describe('the starter hook, on a service whose /sandbox/ the audit does not see'
     expect(lacking.kind === 'not-offered' && lacking.reason).toMatch(
       /does not offer unsettled-payment/,
     );
+  });
+
+  it("its request and answer are in the run's exchange log (the HAR) like any exchange", async () => {
+    const log = new ExchangeLog();
+    await withExchangeLog(log, () =>
+      askState(probe.context, env(10_000), { state: 'settled-payment', amount: '3.21' }),
+    );
+    const hook = probe.context.stateHook as { url: string };
+    const entry = log.entries().find((e) => e.request.url === hook.url);
+    expect(new TextDecoder().decode(entry?.request.body)).toContain(
+      '"contract":"payconform-state-hook/1"',
+    );
+    expect(entry?.response?.status).toBe(200);
+    expect(entry?.response?.bodyText).toContain('"amount": "3.21"');
   });
 
   it.each(['url', 'command'] as const)(
