@@ -10,6 +10,7 @@ import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import { resolveConfig } from '../conformance/config.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
+import { refundDestinationChecks } from '../conformance/checks/server/refund-destination.js';
 import { auditConfigFor } from '../cli/commands/serve.js';
 import { main } from '../cli/main.js';
 import { startReferenceService } from '../server/index.js';
@@ -26,6 +27,7 @@ import {
 } from './fixtures/explore-targets.js';
 
 const LONG = process.env['PAYCONFORM_LONG_TESTS'] === '1';
+const [refundToOriginalAccount] = refundDestinationChecks;
 const SEEDS = LONG ? 10 : 2;
 const PRIVATE = '/private-helpers';
 
@@ -177,6 +179,24 @@ describe('the starter hook, on a service whose /sandbox/ the audit does not see'
       expect(bad).toEqual([]);
     },
   );
+});
+
+describe('refund-to-original-account through the starter hook (the payer of a payment it made)', () => {
+  it.each([
+    [[], 'pass'],
+    [['refund-arbitrary-destination'], 'violation'],
+  ] as const)('faults %j: %s', { timeout: 60_000 }, async (faults, outcome) => {
+    const t = await behindHook('url', { faults: [...faults] });
+    try {
+      const findings = await refundToOriginalAccount.run(t.context, env(45_000));
+      const judged = findings.filter((f) => f.requirement === 'REFUND-ORIGINAL-ACCOUNT');
+      expect(judged.length, JSON.stringify(findings)).toBeGreaterThan(0);
+      expect(judged.map((f) => f.outcome)).toContain(outcome);
+      if (outcome === 'pass') expect(findings.map((f) => f.outcome)).not.toContain('violation');
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 describe('the refund faults only the explorer finds, found through the starter hook', () => {
