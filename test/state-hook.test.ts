@@ -65,6 +65,47 @@ describe('the contract', () => {
   });
 });
 
+describe('a hook command that misbehaves gives a readable reason, never a throw or a hang', () => {
+  const ask = async (script: string, timeoutMs = 1_000) => {
+    const t = await startEmbeddedTarget({ sandboxPath: false });
+    try {
+      const context = {
+        ...t.context,
+        requestTimeoutMs: timeoutMs,
+        stateHook: { command: ['sh', '-c', script, 'hook'] },
+      } as ServerAuditContext;
+      return await askState(context, env(20_000), { state: 'settled-payment', amount: '1.00' });
+    } finally {
+      await t.close();
+    }
+  };
+
+  it('exit 3: not offered, with its reason; exit 1: failed, quoting its last stderr line', async () => {
+    expect(await ask('echo \'{"reason":"no payments here"}\'; exit 3')).toEqual({
+      kind: 'not-offered',
+      reason: 'the state hook command sh does not offer settled-payment 1.00: no payments here',
+    });
+    const failed = await ask('echo boom >&2; exit 1');
+    expect(failed).toMatchObject({ kind: 'failed' });
+    expect(failed.kind === 'failed' && failed.reason).toMatch(/exited with 1: boom/);
+  });
+
+  it('an answer that is not JSON, or lacks what the contract requires, is a failed state', async () => {
+    for (const script of ['echo not json', 'echo \'{"paymentId": 7}\''])
+      expect(await ask(script), script).toMatchObject({
+        kind: 'failed',
+        reason: expect.stringMatching(/outside the state hook contract/),
+      });
+  });
+
+  it('a command that does not finish is stopped (twice the request timeout)', async () => {
+    const started = Date.now();
+    const r = await ask('sleep 30', 500);
+    expect(r).toMatchObject({ kind: 'failed', reason: expect.stringMatching(/did not finish/) });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
 describe('payconform serve --sandbox-path', () => {
   it('off or a private path: /sandbox/ answers 404, the written audit config says "sandbox": false', async () => {
     for (const sandboxPath of [false, PRIVATE] as const) {
