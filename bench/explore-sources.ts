@@ -1,9 +1,9 @@
 // The explorer on targets without payconform's /sandbox/ (issue 45; docs/explorer.md, "Refunds without /sandbox/"):
-// `tsx bench/explore-sources.ts --mode config|hook [--seeds N] [--parallel P] [--seconds S]`. Each seed runs a default
-// exploration (15 s) against a fresh embedded reference service whose /sandbox/ is off (mode config: two of its
-// seeded settled payments in the config) or served at a private path behind the starter state hook
-// (vectors/adapters/python/state_hook.py as an HTTP server; mode hook). Prints per seed whether it passed, the steps,
-// the share of steps on refunds, the payouts, payments and refunds made, and the config payments retired.
+// `tsx bench/explore-sources.ts --mode config|hook [--seeds N] [--parallel P] [--seconds S] [--payments K]`. Each seed
+// runs a default exploration (15 s) against a fresh embedded reference service whose /sandbox/ is off (mode config:
+// two of its seeded settled payments in the config, or K of them) or served at a private path behind the starter state
+// hook (vectors/adapters/python/state_hook.py as an HTTP server; mode hook). Prints per seed whether it passed, the
+// steps, the share of steps on refunds, the payouts, payments and refunds made, and the config payments retired.
 import { parseArgs } from 'node:util';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
@@ -16,6 +16,7 @@ const { values } = parseArgs({
     seeds: { type: 'string' },
     parallel: { type: 'string' },
     seconds: { type: 'string' },
+    payments: { type: 'string' },
   },
 });
 const mode = values.mode === 'hook' ? 'hook' : 'config';
@@ -26,6 +27,8 @@ const seconds = Math.min(
   Math.max(1, Number(values.seconds ?? EXPLORE_DEFAULTS.seconds) || 15),
 );
 const PRIVATE = '/private-helpers';
+/** Mode config: how many of the service's six seeded settled payments the config lists (default 2). */
+const payments = Math.min(6, Math.max(1, Number(values.payments ?? 2) || 2));
 
 async function one(seed: number): Promise<Record<string, unknown>> {
   const t = await startEmbeddedTarget({ sandboxPath: mode === 'hook' ? PRIVATE : false });
@@ -36,7 +39,7 @@ async function one(seed: number): Promise<Record<string, unknown>> {
       ...t.context,
       ...(hook !== undefined ? { stateHook: { url: hook.url } } : {}),
       payments: {
-        settled: hook !== undefined ? [] : t.context.payments.settled.slice(0, 2),
+        settled: hook !== undefined ? [] : t.context.payments.settled.slice(0, payments),
         unsettled: t.context.payments.unsettled,
       },
     };
