@@ -16,7 +16,9 @@ import { sandboxRoutes } from './routes/sandbox.js';
 /** Where the /sandbox/ helper routes are served: the default path, another (private) one, or nowhere. */
 export const DEFAULT_SANDBOX_PATH = '/sandbox';
 
-export function createRouter(sandboxPath: string | false = DEFAULT_SANDBOX_PATH): Router<RouteHandler> {
+export function createRouter(
+  sandboxPath: string | false = DEFAULT_SANDBOX_PATH,
+): Router<RouteHandler> {
   const router = new Router<RouteHandler>()
     .add('POST', '/api/payouts', createPayout)
     .add('POST', '/api/payouts/{payoutId}/commit', commitPayout)
