@@ -499,6 +499,13 @@ const serve: CommandSpec = {
       help: 'advance payouts and refunds to their next status every N ms',
     },
     {
+      name: 'sandbox-path',
+      type: 'string',
+      value: 'PATH|off',
+      default: '/sandbox',
+      help: "serve payconform's /sandbox/ helpers at PATH, or not at all (off); at another PATH the audit sees a target without them, while a state hook (docs/state-hook.md) can still make payments there",
+    },
+    {
       name: 'require-signature-all',
       type: 'boolean',
       help: 'require a signature on commit, cancel and refund too (always with --variant alt)',

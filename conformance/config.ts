@@ -8,6 +8,8 @@ import {
 } from '../src/schemas/index.js';
 import { DEFAULT_TIMEOUT_MS } from './config-defaults.js';
 import { maskUrlCredentials } from './redact.js';
+import { resolveStateHook, type StateHookFile } from './state-hook/config.js';
+import type { StateHookConfig } from './state-hook/contract.js';
 
 /** The keys of `copDestinations`: each copStatus (src/schemas/statuses.ts), and `null` for CoP not active. */
 export const COP_STATUS_KEYS = [...copStatuses, 'null'] as const;
@@ -82,6 +84,8 @@ export interface ConformanceConfig {
   readonly lifecycle?: { readonly withinMs?: number; readonly automatic?: boolean };
   /** The target implements payconform's /sandbox/ helper endpoints (default false). */
   readonly sandbox: boolean;
+  /** The target's state hook (docs/state-hook.md): asked for states the spec shows no API for. */
+  readonly stateHook?: StateHookConfig;
   readonly timeoutMs: number;
   /** From PAYCONFORM_APPLICATION_SECRET only. */
   readonly applicationSecret?: SecretValue;
@@ -219,6 +223,7 @@ interface ConfigFile {
   webhookListen?: string;
   timeoutMs?: number;
   sandbox?: boolean;
+  stateHook?: StateHookFile;
   webhookRetry?: { waitMs?: number; withinMs?: number };
   lifecycle?: { withinMs?: number; automatic?: boolean };
 }
@@ -299,6 +304,7 @@ function recordFileSources(
     'webhookListen',
     'timeoutMs',
     'sandbox',
+    'stateHook',
   ] as const)
     if (file[f] !== undefined) sources[f] = 'config';
   if (file.timeoutMs === undefined) sources['timeoutMs'] = 'default';
@@ -329,6 +335,8 @@ export function resolveConfig(
   if (typeof settled === 'string') return { ok: false, message: settled };
   const webhookListen = resolveWebhookListen(file, origin);
   if (typeof webhookListen === 'string') return { ok: false, message: webhookListen };
+  const stateHook = resolveStateHook(file.stateHook, origin);
+  if (typeof stateHook === 'string') return { ok: false, message: stateHook };
   const applicationSecret = env['PAYCONFORM_APPLICATION_SECRET'];
   const privateKey = env['PAYCONFORM_PRIVATE_KEY'];
   recordFileSources(file, { applicationSecret, privateKey }, sources);
@@ -349,6 +357,7 @@ export function resolveConfig(
     ...(file.webhookRetry !== undefined ? { webhookRetry: { ...file.webhookRetry } } : {}),
     ...(file.lifecycle !== undefined ? { lifecycle: { ...file.lifecycle } } : {}),
     sandbox: file.sandbox ?? false,
+    ...(stateHook !== undefined ? { stateHook } : {}),
     timeoutMs: file.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(applicationSecret ? { applicationSecret: new SecretValue(applicationSecret) } : {}),
     ...(privateKey ? { privateKey: new SecretValue(privateKey) } : {}),

@@ -1,7 +1,7 @@
 // `npm run vectors:release [-- --out DIR]`: writes the vector set as a versioned, reproducible archive another
 // language's CI can pin without Node: payconform-vectors-<version>.tar.gz (cases, keys, payload cases, schemas, the
-// harness protocol schemas, the Python adapter, the Python and Go starter adapters, run-vectors.py and SHA256SUMS
-// inside) and SHA256SUMS beside it.
+// harness protocol schemas, the Python adapter, the Python and Go starter adapters, the starter state hook with its
+// contract and page, run-vectors.py and SHA256SUMS inside) and SHA256SUMS beside it.
 // The tar is written here (POSIX ustar, no dependency) and gzipped with node:zlib; every mtime is the release date.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -123,6 +123,13 @@ export function releaseEntries(): ArchiveEntry[] {
     file('adapters/python/adapter.py', true),
     file('adapters/python/payconform_profile.py'),
     ...STARTERS.map((path) => file(path, path.endsWith('.py'))),
+    // The state hook's starter, contract and page (docs/state-hook.md): an implementer's test environment needs them too.
+    file('adapters/python/state_hook.py', true),
+    {
+      path: 'schemas/state-hook.schema.json',
+      bytes: readFileSync(join(ROOT, 'schemas/state-hook.schema.json')),
+    },
+    { path: 'docs/state-hook.md', bytes: readFileSync(join(ROOT, 'docs/state-hook.md')) },
     { ...file('release/run-vectors.py', true), path: 'run-vectors.py' },
   ];
   const sum = (bytes: Buffer): string => sha256(bytes);

@@ -13,14 +13,25 @@ import { cancelPayout, commitPayout, createPayout } from './routes/payouts.js';
 import { createRefund } from './routes/refunds.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 
-export function createRouter(): Router<RouteHandler> {
+/** Where the /sandbox/ helper routes are served: the default path, another (private) one, or nowhere. */
+export const DEFAULT_SANDBOX_PATH = '/sandbox';
+
+export function createRouter(
+  sandboxPath: string | false = DEFAULT_SANDBOX_PATH,
+): Router<RouteHandler> {
   const router = new Router<RouteHandler>()
     .add('POST', '/api/payouts', createPayout)
     .add('POST', '/api/payouts/{payoutId}/commit', commitPayout)
     .add('POST', '/api/payouts/{payoutId}/cancel', cancelPayout)
     .add('POST', '/api/merchants/{merchantId}/applications/{applicationId}/refunds', createRefund)
     .add('GET', '/.well-known/signature/pem', getPublicKey);
-  for (const [method, path, handler] of sandboxRoutes) router.add(method, path, handler);
+  if (sandboxPath !== false && !/^(\/[A-Za-z0-9._~-]+)+$/.test(sandboxPath))
+    throw new TypeError(
+      `sandboxPath must be a path such as /sandbox or /private/helpers (got ${JSON.stringify(sandboxPath)})`,
+    );
+  if (sandboxPath !== false)
+    for (const [method, path, handler] of sandboxRoutes)
+      router.add(method, sandboxPath + path.slice(DEFAULT_SANDBOX_PATH.length), handler);
   return router;
 }
 
@@ -35,8 +46,9 @@ export function createRequestListener(
   ctx: ServiceContext,
   limits: BodyLimits,
   extensions: readonly ServiceExtension[] = [],
+  sandboxPath: string | false = DEFAULT_SANDBOX_PATH,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const router = createRouter();
+  const router = createRouter(sandboxPath);
   return (req, res) => {
     for (const e of extensions) if (e.handle?.(req, res) === true) return;
     void handle(ctx, router, limits, req, res, extensions).catch((error: unknown) => {

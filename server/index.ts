@@ -44,6 +44,7 @@ export {
   type ServerTls,
 } from '../net/tls.js';
 export { plannedOutcome } from './lifecycle.js';
+export { DEFAULT_SANDBOX_PATH } from './app.js';
 export { CANCEL_REASON } from './routes/payouts.js';
 export type {
   ApplicationConfig,

@@ -73,6 +73,11 @@ export interface ReferenceServiceOptions {
   readonly now?: () => number;
   /** One line per request, webhook attempt and state change (default: silent). */
   readonly log?: (line: string) => void;
+  /**
+   * Where payconform's /sandbox/ helper routes are served (default `/sandbox`): another path (`/private-x`: a
+   * target that, to the audit, has no /sandbox/, whose state hook still makes payments there), or `false`: none.
+   */
+  readonly sandboxPath?: string | false;
   /** Seed payments at start (default true). */
   readonly seedPayments?: boolean;
   /** Served beside the API from the same state (the portal); each built once the service's parts exist. */
@@ -106,6 +111,8 @@ export interface RunningReferenceService {
   readonly applications: readonly ApplicationCredentials[];
   /** Payments seeded for the first application. */
   readonly seededPayments: SeededPayments;
+  /** Where the /sandbox/ helper routes are served (`sandboxPath` of the options), or false: nowhere. */
+  readonly sandboxPath: string | false;
   /** A destination producing each CoP result ('null': CoP not active). */
   readonly copDestinations: Readonly<Record<CopDestinationKey, PayoutDestination>>;
   /** What GET /.well-known/signature/pem serves (the PEM body without BEGIN/END lines). */

@@ -8,7 +8,7 @@ import {
   signWebhook,
   type ParsedRsaPrivateKey,
 } from '../src/webhooks/index.js';
-import { createRequestListener } from './app.js';
+import { createRequestListener, DEFAULT_SANDBOX_PATH } from './app.js';
 import { RequestAuthenticator } from './authentication.js';
 import type { ServiceContext, ServiceExtension } from './context.js';
 import { openBackend, type SharedBackend } from './backend.js';
@@ -236,7 +236,7 @@ export function createServiceServer(
   };
   const server = createHttpServer(
     serverTimeoutOptions(limits),
-    createRequestListener(parts.ctx, bodyLimits, parts.extensions),
+    createRequestListener(parts.ctx, bodyLimits, parts.extensions, options.sandboxPath),
     options.tls,
   );
   guardConnections(server, limits, log);
@@ -284,6 +284,7 @@ export function runningService(
     credentials: applications[0]!,
     applications,
     seededPayments: stores.seeded,
+    sandboxPath: core.options.sandboxPath ?? DEFAULT_SANDBOX_PATH,
     copDestinations: copDestinations(),
     webhookPublicKeyTrimmedPem: parts.trimmedPem,
     faults: core.faults.list(),

@@ -58,6 +58,7 @@ import {
   type ServerAuditContext,
 } from '../../conformance/checks/server/index.js';
 import {
+  DEFAULT_SANDBOX_PATH,
   startReferenceService,
   type FaultName,
   type ReferenceServiceOptions,
@@ -101,6 +102,11 @@ export interface EmbeddedOptions {
   readonly requestTimeoutMs?: number;
   /** Serve the embedded service over HTTPS with this certificate; the audit trusts `caCert` only. */
   readonly tls?: ServerTls & { readonly caCert: string };
+  /**
+   * Where the service serves /sandbox/ (default `/sandbox`): another path, or false, makes a target without it; the
+   * audit context then says `sandbox: false` (tests of the state hook and of the config's payments).
+   */
+  readonly sandboxPath?: string | false;
 }
 
 function generateRsaPem(): Promise<string> {
@@ -169,6 +175,7 @@ function embeddedServiceOptions(
     ...EMBEDDED_TIMERS,
     webhookSigningKey,
     ...(options.tls !== undefined ? { tls: options.tls } : {}),
+    ...(options.sandboxPath !== undefined ? { sandboxPath: options.sandboxPath } : {}),
   };
 }
 
@@ -204,7 +211,7 @@ function embeddedContext(
     webhookWaitMs: 2_000,
     quietWaitMs: 300,
     knownTimings: { lifecycleWithinMs: 2_000, redeliveryWithinMs: 2_000 },
-    sandbox: true,
+    sandbox: service.sandboxPath === DEFAULT_SANDBOX_PATH,
     redactor,
   };
 }
@@ -247,6 +254,7 @@ export async function prepareExternalTarget(
     redelivery,
     ...(config.lifecycle !== undefined ? { lifecycle: config.lifecycle } : {}),
     sandbox: config.sandbox,
+    ...(config.stateHook !== undefined ? { stateHook: config.stateHook } : {}),
     // "sandbox": false stated in the config: the target lacks payconform's /sandbox/, so what needs it does not apply.
     sandboxAbsent: statesNoSandbox(config),
     redactor,

@@ -8,6 +8,7 @@ import { UsageError } from '../io.js';
 import { exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
 import {
   copTriggers,
+  DEFAULT_SANDBOX_PATH,
   type RetryPolicy,
   type RunningReferenceService,
   type ServiceVariant,
@@ -139,7 +140,8 @@ export function auditConfigFor(
       keyId: c.keyId,
       merchantId: c.merchantId,
       payInAccountSelector: c.payInAccountSelector,
-      sandbox: true,
+      // The audit sees payconform's /sandbox/ only where it is served at its usual path.
+      sandbox: s.sandboxPath === DEFAULT_SANDBOX_PATH,
       ...(webhookListen !== undefined ? { webhookListen } : {}),
       ...(timers !== undefined ? auditTimings(timers) : {}),
       copDestinations: s.copDestinations,
@@ -281,7 +283,7 @@ function describe(
   );
   out.push(`shared state: ${s.backend}`);
   out.push(
-    `webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.baseUrl}/sandbox/`,
+    `webhook public key: ${s.baseUrl}/.well-known/signature/pem   sandbox: ${s.sandboxPath === false ? 'off' : `${s.baseUrl}${s.sandboxPath}/`}`,
   );
   if (portal)
     out.push(

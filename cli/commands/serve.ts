@@ -135,6 +135,8 @@ interface ServeSettings {
   readonly host: string;
   readonly port: number;
   readonly lifecycleDelayMs: number | undefined;
+  /** Where /sandbox/ is served (--sandbox-path), or false: nowhere. */
+  readonly sandboxPath: string | false | undefined;
   readonly webhookUrls: ServeWebhookUrls;
   readonly webhookSigningKey: string | undefined;
   readonly redisUrl: string | undefined;
@@ -262,11 +264,22 @@ async function resolveSettings(values: ServeValues, io: CliIo): Promise<ServeSet
     host,
     port,
     lifecycleDelayMs,
+    sandboxPath: sandboxPathOption(values['sandbox-path'] as string | undefined),
     webhookUrls,
     webhookSigningKey,
     redisUrl,
     workers,
   };
+}
+
+/** --sandbox-path PATH|off: where /sandbox/ is served; a usage error for anything but a plain path or `off`. */
+function sandboxPathOption(text: string | undefined): string | false | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'off') return false;
+  const path = text.replace(/\/+$/, '');
+  if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path))
+    throw new UsageError('--sandbox-path takes a path such as /private/helpers, or off');
+  return path;
 }
 
 /** --config FILE, parsed (nothing without it); its relative paths resolve against its folder. */
@@ -378,6 +391,7 @@ async function serviceOptions(
     ),
     ...(webhookSigningKey !== undefined ? { webhookSigningKey } : {}),
     ...(s.lifecycleDelayMs !== undefined ? { lifecycleDelayMs: s.lifecycleDelayMs } : {}),
+    ...(s.sandboxPath !== undefined ? { sandboxPath: s.sandboxPath } : {}),
     ...(s.config.retry !== undefined ? { retry: s.config.retry } : {}),
     requireSignatureOnCommitCancelRefund:
       values['require-signature-all'] === true ||

@@ -1,11 +1,10 @@
-// The explorer's commands: one small object per action on the target (create payout, commit, cancel, wait, create a
-// sandbox payment, refund, two refunds at once, refund an unsettled payment; a patient lane's held payout and two
-// refunds apart; what is drawn is in draws.ts). Each `run` only acts: it looks at the webhooks that came, sends its
+// The explorer's commands and what they share: one small object per action on the target (create payout, commit,
+// cancel, wait, a patient lane's held payout; payments and refunds are in refund-commands.ts; what is drawn is in
+// draws.ts). Each `run` only acts: it looks at the webhooks that came, sends its
 // request, and hands what came back to the spec model (conformance/spec-model), which updates its state and judges;
 // a broken rule throws a ModelViolation, which fast-check then shrinks to the shortest sequence that still breaks it.
 import fc from 'fast-check';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { toDecimal, type Decimal } from '../../src/rules/money.js';
 import type { CheckRunEnv } from '../check.js';
 import type { RecordedExchange } from '../http-client.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
@@ -17,28 +16,20 @@ import {
   jsonObject,
   payoutActionRequest,
   payoutRequest,
-  refundRequest,
-  sandboxRequest,
   sendAppCall,
   describeOutcome,
 } from '../checks/server/requests.js';
 import { webhookKind } from '../checks/server/webhook-match.js';
 import { unanswered } from '../checks/no-answer.js';
+import type { PaymentPool } from './payment-pool.js';
 import {
-  money,
   observeCreatePayout,
-  observePaymentMade,
   observePayoutAction,
-  observeRefund,
-  observeRefundsAtOnce,
-  observeUnsettledRefund,
   observeWebhooks,
   overdue,
-  refundRoom,
   type Answer,
   type AskedPayout,
   type Judgement,
-  type ModelPayment,
   type ModelPayout,
   type RuleId,
   type SpecState,
@@ -96,6 +87,8 @@ export interface StepRecord {
   readonly n: number;
   readonly command: string;
   readonly exchanges: RecordedExchange[];
+  /** A step of a refund or of the payment it refunds (the report counts them: the explorer's time shared). */
+  readonly refund?: boolean;
 }
 
 /** The target side of a run: how to reach it, and what the run did (for the report). */
@@ -108,6 +101,8 @@ export interface Real {
   /** What the target answered where the spec leaves the answer open (recorded, never failed). */
   readonly observations: string[];
   readonly cost: { payouts: number; refunds: number; payments: number };
+  /** Without /sandbox/: the config's settled payments, lent to one sequence at a time (payment-pool.ts). */
+  readonly pool?: PaymentPool;
   /** The steps (numbers) at which each rule was judged: the requirement table shows how many exercised it. */
   readonly judged: Map<RuleId, Set<number>>;
   /** While exploring: the end of the exploring time; a wait past it ends the sequence (OutOfTime). */
@@ -115,25 +110,30 @@ export interface Real {
 }
 
 /** Lets `ms` pass, unless that would run past the exploring time (then the sequence ends: OutOfTime). */
-async function pause(real: Real, ms: number): Promise<void> {
+export async function pause(real: Real, ms: number): Promise<void> {
   if (real.until !== undefined && Date.now() + ms > real.until) throw new OutOfTime();
   await sleep(ms, undefined, { signal: real.env.signal }).catch(() => undefined);
 }
 
-function step(real: Real, command: string): StepRecord {
-  const s: StepRecord = { n: real.steps.length + 1, command, exchanges: [] };
+export function step(real: Real, command: string, refund = false): StepRecord {
+  const s: StepRecord = {
+    n: real.steps.length + 1,
+    command,
+    exchanges: [],
+    ...(refund ? { refund } : {}),
+  };
   real.steps.push(s);
   return s;
 }
 
-async function send(real: Real, s: StepRecord, request: Parameters<typeof exchange>[2]) {
+export async function send(real: Real, s: StepRecord, request: Parameters<typeof exchange>[2]) {
   const ex = await exchange(real.ctx, real.env, request);
   s.exchanges.push(ex);
   if (unanswered(ex)) throw new NoAnswer(s.n, ex);
   return ex;
 }
 
-async function sendApp(real: Real, s: StepRecord, request: Parameters<typeof exchange>[2]) {
+export async function sendApp(real: Real, s: StepRecord, request: Parameters<typeof exchange>[2]) {
   const { ex, unsignedAttempt } = await sendAppCall(real.ctx, real.env, request);
   if (unsignedAttempt !== undefined) s.exchanges.push(unsignedAttempt);
   s.exchanges.push(ex);
@@ -143,7 +143,7 @@ async function sendApp(real: Real, s: StepRecord, request: Parameters<typeof exc
 }
 
 /** What came back, as the model takes it. */
-function answerOf(ex: RecordedExchange): Answer {
+export function answerOf(ex: RecordedExchange): Answer {
   const body = jsonObject(ex);
   return { accepted: isSuccess(ex), outcome: describeOutcome(ex), ...(body ? { body } : {}) };
 }
@@ -152,7 +152,7 @@ function answerOf(ex: RecordedExchange): Answer {
  * Takes the model's verdict on a step: notes the rules it judged and what it recorded, and throws its first
  * judgement as a ModelViolation, with the exchange of the answer that showed it (`answers`, by the judgement's index).
  */
-function take(
+export function take(
   real: Real,
   s: StepRecord,
   v: Verdict,
@@ -296,172 +296,5 @@ export class Wait implements fc.AsyncCommand<ExplorerModel, Real> {
   }
   toString(): string {
     return `wait(${this.ms} ms)`;
-  }
-}
-
-// ---- payments and refunds ----
-
-/** A settled payment made through payconform's /sandbox/ (the spec shows no way to make one). */
-export class CreatePayment implements fc.AsyncCommand<ExplorerModel, Real> {
-  constructor(private readonly amount: string) {}
-  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length < 3;
-  async run(model: ExplorerModel, real: Real): Promise<void> {
-    const s = step(real, this.toString());
-    const ex = await send(
-      real,
-      s,
-      sandboxRequest(real.ctx, 'POST', '/payments', { amount: this.amount, status: 'SETTLED' }),
-    );
-    const made = model.payments.length;
-    take(real, s, observePaymentMade(model, this.amount, answerOf(ex)));
-    real.cost.payments += model.payments.length - made;
-  }
-  toString(): string {
-    return `sandboxPayment(amount=${this.amount}, SETTLED)`;
-  }
-}
-
-/** How a refund's amount is drawn: a share of what is left, all of it, or more than is left. */
-export type RefundSize =
-  | { readonly kind: 'part'; readonly percent: number }
-  | { readonly kind: 'rest' }
-  | { readonly kind: 'over'; readonly pence: number };
-
-function refundAmount(payment: ModelPayment, size: RefundSize): Decimal {
-  const room = refundRoom(payment);
-  const cents = (d: Decimal): bigint => {
-    const [whole, frac = ''] = money(d).split('.');
-    return BigInt(whole!) * 100n + BigInt(frac.padEnd(2, '0').slice(0, 2));
-  };
-  const least = cents(room.least);
-  const most = cents(room.most);
-  const pence =
-    size.kind === 'rest'
-      ? least
-      : size.kind === 'over'
-        ? most + BigInt(size.pence)
-        : (least * BigInt(size.percent)) / 100n;
-  const p = pence < 1n ? 1n : pence;
-  return toDecimal(`${p / 100n}.${String(p % 100n).padStart(2, '0')}`);
-}
-
-function sizeText(size: RefundSize): string {
-  return size.kind === 'part'
-    ? `${size.percent}% of what is left`
-    : size.kind === 'rest'
-      ? 'all that is left'
-      : `${size.pence} pence more than is left`;
-}
-
-function sendRefund(real: Real, s: StepRecord, payment: ModelPayment, amount: Decimal) {
-  return sendApp(real, s, refundRequest(real.ctx, payment.paymentId, money(amount)));
-}
-
-/** One refund of the `index`-th payment (modulo), of `size`: looks at the webhooks first (what finished counts). */
-async function refundStep(
-  model: ExplorerModel,
-  real: Real,
-  index: number,
-  size: RefundSize,
-  label: string,
-): Promise<void> {
-  const payment = model.payments[index % model.payments.length]!;
-  const amount = refundAmount(payment, size);
-  const s = step(real, `${label} → ${money(amount)} of payment ${payment.paymentId}`);
-  absorbWebhooks(model, real, s);
-  const ex = await sendRefund(real, s, payment, amount);
-  if (isSuccess(ex)) real.cost.refunds++;
-  take(real, s, observeRefund(model, payment, amount, answerOf(ex), Date.now()), [ex]);
-  absorbWebhooks(model, real, s);
-}
-
-export class Refund implements fc.AsyncCommand<ExplorerModel, Real> {
-  constructor(
-    private readonly index: number,
-    private readonly size: RefundSize,
-  ) {}
-  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length > 0;
-  run(model: ExplorerModel, real: Real): Promise<void> {
-    return refundStep(model, real, this.index, this.size, this.toString());
-  }
-  toString(): string {
-    return `refund(payment #${this.index}, ${sizeText(this.size)})`;
-  }
-}
-
-/** Two refunds of one payment sent at once: at most one may be accepted (one active refund per payment). */
-export class RefundPair implements fc.AsyncCommand<ExplorerModel, Real> {
-  constructor(
-    private readonly index: number,
-    private readonly a: RefundSize,
-    private readonly b: RefundSize,
-  ) {}
-  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length > 0;
-  async run(model: ExplorerModel, real: Real): Promise<void> {
-    const payment = model.payments[this.index % model.payments.length]!;
-    const amounts = [refundAmount(payment, this.a), refundAmount(payment, this.b)] as const;
-    const s = step(
-      real,
-      `${this.toString()} → ${amounts.map(money).join(' and ')} of payment ${payment.paymentId}`,
-    );
-    absorbWebhooks(model, real, s);
-    const exs = await Promise.all(amounts.map((a) => sendRefund(real, s, payment, a)));
-    real.cost.refunds += exs.filter(isSuccess).length;
-    take(
-      real,
-      s,
-      observeRefundsAtOnce(model, payment, amounts, exs.map(answerOf), Date.now()),
-      exs,
-    );
-    absorbWebhooks(model, real, s);
-  }
-  toString(): string {
-    return `refundPairAtOnce(payment #${this.index}, ${sizeText(this.a)} and ${sizeText(this.b)})`;
-  }
-}
-
-/** The payment a patient lane's two refunds apart are made of, when it has none yet. */
-const PATIENT_PAYMENT = '1000.00';
-
-/**
- * Two refunds of one payment, the second `gapMs` after the first was answered (a patient lane's command): one active
- * refund per payment holds however long ago the first was created.
- */
-export class RefundTwice implements fc.AsyncCommand<ExplorerModel, Real> {
-  constructor(
-    private readonly index: number,
-    private readonly a: RefundSize,
-    private readonly b: RefundSize,
-    private readonly gapMs: number,
-  ) {}
-  check = (): boolean => true;
-  async run(model: ExplorerModel, real: Real): Promise<void> {
-    // Its own payment when there is none yet (only on a target with /sandbox/: the command is drawn there only).
-    if (model.payments.length === 0) await new CreatePayment(PATIENT_PAYMENT).run(model, real);
-    if (model.payments.length === 0) return;
-    await refundStep(model, real, this.index, this.a, `${this} (first)`);
-    await pause(real, this.gapMs);
-    await refundStep(model, real, this.index, this.b, `${this} (second)`);
-  }
-  toString(): string {
-    return `refundTwice(payment #${this.index}, ${sizeText(this.a)}, then ${sizeText(this.b)} ${this.gapMs} ms later)`;
-  }
-}
-
-/** A refund of a configured payment that is not SETTLED: refused (REFUND-SETTLED-ONLY). */
-export class RefundUnsettled implements fc.AsyncCommand<ExplorerModel, Real> {
-  constructor(private readonly index: number) {}
-  check = (): boolean => true;
-  async run(model: ExplorerModel, real: Real): Promise<void> {
-    const list = real.ctx.payments.unsettled;
-    const payment = list[this.index % list.length]!;
-    const s = step(real, `${this.toString()} → payment ${payment.paymentId} (${payment.status})`);
-    const ex = await sendApp(real, s, refundRequest(real.ctx, payment.paymentId, '0.01'));
-    if (isSuccess(ex)) real.cost.refunds++;
-    take(real, s, observeUnsettledRefund(payment, answerOf(ex)), [ex]);
-    absorbWebhooks(model, real, s);
-  }
-  toString(): string {
-    return `refundUnsettled(payment #${this.index})`;
   }
 }

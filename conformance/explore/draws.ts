@@ -5,21 +5,25 @@ import type { PayoutDestinationConfig } from '../config.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { DEFAULT_PAYEE } from '../checks/server/requests.js';
 import { holdingCopStatuses, isIn } from '../spec-model/index.js';
+import { stateSource } from '../state-hook/index.js';
 import {
-  CreatePayment,
   CreatePayout,
   HeldPayout,
   PayoutAction,
-  Refund,
-  RefundPair,
-  RefundTwice,
-  RefundUnsettled,
   Wait,
   type ExplorerModel,
   type Pace,
   type Real,
-  type RefundSize,
 } from './commands.js';
+import {
+  CreatePayment,
+  Refund,
+  RefundPair,
+  RefundTwice,
+  RefundUnsettled,
+  TakePayment,
+  type RefundSize,
+} from './refund-commands.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 
 /** Amounts across the whole range (0.01 to 1,000,000.00), written with zero, one or two decimals. */
@@ -59,20 +63,37 @@ export const referenceArb: fc.Arbitrary<string> = fc
 const partArb = (most: number): fc.Arbitrary<RefundSize> =>
   fc.integer({ min: 1, max: most }).map((percent) => ({ kind: 'part' as const, percent }));
 
+const overArb: fc.Arbitrary<RefundSize> = fc
+  .integer({ min: 1, max: 120 })
+  .map((pence) => ({ kind: 'over' as const, pence }));
+
+/** Refund sizes of a payment made for the run: a share of what is left, all of it, or more. */
 const refundSizeArb: fc.Arbitrary<RefundSize> = fc.oneof(
   { weight: 2, arbitrary: partArb(100) },
   { weight: 1, arbitrary: fc.constant({ kind: 'rest' as const }) },
-  {
-    weight: 2,
-    arbitrary: fc.integer({ min: 1, max: 120 }).map((pence) => ({ kind: 'over' as const, pence })),
-  },
+  { weight: 2, arbitrary: overArb },
+);
+
+/**
+ * Refund sizes of one of the config's payments, which the user made and the run cannot replace: mostly small shares
+ * (1 to 10 percent of what is left) and more than is left (refused, so nothing is used), all of it rarely, so that a
+ * payment lasts many refunds (docs/explorer.md, "Refunds on the config's payments").
+ */
+const configRefundSizeArb: fc.Arbitrary<RefundSize> = fc.oneof(
+  { weight: 12, arbitrary: partArb(10) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'rest' as const }) },
+  { weight: 7, arbitrary: overArb },
 );
 
 export interface CommandSource {
   /** The config's CoP keys and their destinations (at least one; DEFAULT_PAYEE when the config has none). */
   readonly destinations: ReadonlyArray<readonly [string, PayoutDestinationConfig]>;
-  /** The target offers payconform's /sandbox/ (payments can be made, so refunds are explored). */
-  readonly sandbox: boolean;
+  /**
+   * Where the refunds' payments come from: made by the target's state provider (the config's state hook, or
+   * payconform's /sandbox/), lent from the config's settled payments (payment-pool.ts) where there is neither, or
+   * none (no refunds of settled payments are drawn).
+   */
+  readonly payments: 'made' | 'config' | 'none';
   readonly unsettledPayments: number;
 }
 
@@ -82,7 +103,8 @@ export function commandSource(ctx: ServerAuditContext): CommandSource {
   );
   return {
     destinations: configured.length > 0 ? configured : [['FULL_MATCH', DEFAULT_PAYEE]],
-    sandbox: ctx.sandbox === true,
+    payments:
+      stateSource(ctx) !== undefined ? 'made' : ctx.payments.settled.length > 0 ? 'config' : 'none',
     unsettledPayments: ctx.payments.unsettled.length,
   };
 }
@@ -94,6 +116,10 @@ export function commandArbitraries(
 ): Array<fc.Arbitrary<fc.AsyncCommand<ExplorerModel, Real>>> {
   return pace === 'quick' ? quickArbitraries(source) : patientArbitraries(source);
 }
+
+/** The refund sizes drawn for a source's payments. */
+const sizesOf = (source: CommandSource): fc.Arbitrary<RefundSize> =>
+  source.payments === 'config' ? configRefundSizeArb : refundSizeArb;
 
 const index = fc.nat({ max: 7 });
 /** Commit or cancel, of a held payout (mostly) or any, right away or `after` ms later. */
@@ -127,15 +153,17 @@ function quickArbitraries(
       .map((n) => new Wait(n * 50)),
   ];
   arbs.push(arbs[0]!, arbs[1]!);
-  if (source.sandbox) {
-    // Payments lean to large amounts: limits that depend on the payment's size show there.
-    const payment = fc
-      .oneof({ weight: 1, arbitrary: amountArb }, { weight: 2, arbitrary: largeAmountArb })
-      .map((a) => new CreatePayment(a));
-    const one = fc.tuple(index, refundSizeArb).map(([i, size]) => new Refund(i, size));
-    const pair = fc
-      .tuple(index, refundSizeArb, refundSizeArb)
-      .map(([i, a, b]) => new RefundPair(i, a, b));
+  if (source.payments !== 'none') {
+    // Payments made lean to large amounts: limits that depend on the payment's size show there.
+    const payment =
+      source.payments === 'made'
+        ? fc
+            .oneof({ weight: 1, arbitrary: amountArb }, { weight: 2, arbitrary: largeAmountArb })
+            .map((a): fc.AsyncCommand<ExplorerModel, Real> => new CreatePayment(a))
+        : fc.constant(new TakePayment());
+    const size = sizesOf(source);
+    const one = fc.tuple(index, size).map(([i, sz]) => new Refund(i, sz));
+    const pair = fc.tuple(index, size, size).map(([i, a, b]) => new RefundPair(i, a, b));
     arbs.push(payment, payment, one, one, one, pair);
   }
   if (source.unsettledPayments > 0) arbs.push(index.map((i) => new RefundUnsettled(i)));
@@ -166,10 +194,12 @@ function patientArbitraries(
     action,
     longWait,
   ];
-  if (source.sandbox) {
-    const one = fc.tuple(index, refundSizeArb).map(([i, size]) => new Refund(i, size));
+  if (source.payments !== 'none') {
+    const size = sizesOf(source);
+    const one = fc.tuple(index, size).map(([i, sz]) => new Refund(i, sz));
+    const share = source.payments === 'config' ? 10 : 100;
     const twice = fc
-      .tuple(index, partArb(50), partArb(100), longArb)
+      .tuple(index, partArb(share / 2), partArb(share), longArb)
       .map(([i, a, b, gap]) => new RefundTwice(i, a, b, gap));
     arbs.push(one, twice, twice);
   }

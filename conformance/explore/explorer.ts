@@ -24,6 +24,7 @@ import {
 import { currentExchangeLog } from '../exchange-log.js';
 import { EXPLORE_CHECK_ID, STEPS_JUDGED } from './check-id.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
+import { PaymentPool } from './payment-pool.js';
 import type { ExploreFailure, ExploreOutcome, ExploreSettings } from './outcome.js';
 import type { StepRecord } from './commands.js';
 
@@ -40,11 +41,13 @@ export async function explore(
 ): Promise<ExploreOutcome> {
   const replay = settings.replay !== undefined ? parseReplayToken(settings.replay) : undefined;
   const seed = replay?.seed ?? settings.seed ?? (Math.random() * 2 ** 31) | 0;
-  const shared: LaneShared = { stop: false };
+  const pool = PaymentPool.of(ctx);
+  const shared: LaneShared = { stop: false, ...(pool !== undefined ? { pool } : {}) };
   const outcomes = await Promise.all(
     lanesOf(seed, settings, replay).map((spec) => exploreLane(ctx, env, settings, spec, shared)),
   );
-  return mergeLanes(seed, outcomes);
+  const merged = mergeLanes(seed, outcomes);
+  return pool !== undefined ? { ...merged, configPayments: pool.summary() } : merged;
 }
 
 /**
@@ -78,6 +81,7 @@ function mergeLanes(seed: number, outcomes: readonly ExploreOutcome[]): ExploreO
     seed,
     runs: sum((o) => o.runs),
     steps: sum((o) => o.steps),
+    refundSteps: sum((o) => o.refundSteps),
     elapsedMs: Math.max(...outcomes.map((o) => o.elapsedMs)),
     cost: {
       payouts: sum((o) => o.cost.payouts),
@@ -148,13 +152,20 @@ function notEnough(outcome: ExploreOutcome, settings: ExploreSettings, summary: 
   ];
 }
 
+/** The run in one line: its seed, sequences and steps, and what it made on the target (the cost line). */
+export function exploreSummary(outcome: ExploreOutcome): string {
+  const c = outcome.cost;
+  const made = `made ${c.payouts} payouts, ${c.payments} payments, ${c.refunds} refunds`;
+  return `seed ${outcome.seed}: ${outcome.runs} sequences, ${outcome.steps} steps (${outcome.refundSteps} on refunds) in ${(outcome.elapsedMs / 1000).toFixed(1)} s; ${made}${outcome.configPayments !== undefined ? ` (${outcome.configPayments})` : ''}`;
+}
+
 /** What an exploration found, as the check's findings: the verdict first, then what it recorded. */
 function findingsOf(
   ctx: ServerAuditContext,
   settings: ExploreSettings,
   outcome: ExploreOutcome,
 ): Finding[] {
-  const summary = `seed ${outcome.seed}: ${outcome.runs} sequences, ${outcome.steps} steps in ${(outcome.elapsedMs / 1000).toFixed(1)} s; created ${outcome.cost.payouts} payouts, ${outcome.cost.refunds} refunds, ${outcome.cost.payments} sandbox payments`;
+  const summary = exploreSummary(outcome);
   const seen = outcome.observations.map((o) =>
     observation(`where the spec leaves the answer open: ${o}`),
   );

@@ -16,6 +16,7 @@ import {
 } from './commands.js';
 import { commandArbitraries, commandSource } from './draws.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
+import type { PaymentPool } from './payment-pool.js';
 import type { ExploreOutcome, ExploreSettings } from './outcome.js';
 
 /** A shrunk sequence: `SEED~PATH~REPLAYPATH`, with `~patient` when a patient lane drew it. */
@@ -37,9 +38,12 @@ export function formatReplayToken(t: ReplayToken): string {
   return `${t.seed}~${t.path}~${t.replayPath}${t.pace === 'patient' ? '~patient' : ''}`;
 }
 
-/** What the lanes of one exploration share: set when one found a failure (the others stop, it shrinks alone). */
+/** What the lanes of one exploration share. */
 export interface LaneShared {
+  /** Set when one found a failure (the others stop, it shrinks alone). */
   stop: boolean;
+  /** Without /sandbox/: the config's settled payments, lent to one sequence at a time. */
+  readonly pool?: PaymentPool;
 }
 
 /** Which lane: its seed and pace, or the replay it runs. */
@@ -123,6 +127,7 @@ class LaneRun {
   readonly totals = {
     runs: 0,
     steps: 0,
+    refundSteps: 0,
     cost: { payouts: 0, refunds: 0, payments: 0 },
     judged: {} as Record<string, number>,
   };
@@ -169,6 +174,7 @@ class LaneRun {
       }
       throw error;
     } finally {
+      this.shared.pool?.release(model);
       this.tally(real, noAnswer);
     }
   }
@@ -182,6 +188,7 @@ class LaneRun {
       observations: [],
       cost: { payouts: 0, refunds: 0, payments: 0 },
       judged: new Map(),
+      ...(this.shared.pool !== undefined ? { pool: this.shared.pool } : {}),
       ...(until !== undefined ? { until } : {}),
     };
   }
@@ -204,6 +211,7 @@ class LaneRun {
     t.runs++;
     if (!noAnswer) {
       t.steps += real.steps.length; // steps judged (an unanswered sequence is not)
+      t.refundSteps += real.steps.filter((s) => s.refund === true).length;
       for (const [rule, steps] of real.judged) t.judged[rule] = (t.judged[rule] ?? 0) + steps.size;
     }
     t.cost.payouts += real.cost.payouts;
@@ -221,6 +229,7 @@ class LaneRun {
       seed: this.spec.seed,
       runs: this.totals.runs,
       steps: this.totals.steps,
+      refundSteps: this.totals.refundSteps,
       elapsedMs: Date.now() - this.started,
       cost: this.totals.cost,
       observations: [...this.observations],

@@ -44,7 +44,12 @@ export interface ExploreOutcome {
   readonly runs: number;
   readonly steps: number;
   readonly elapsedMs: number;
+  /** What it made on the target: payouts, settled payments (through /sandbox/) and refunds accepted. */
   readonly cost: { readonly payouts: number; readonly refunds: number; readonly payments: number };
+  /** Steps that sent a refund or waited on one (of the judged steps). */
+  readonly refundSteps: number;
+  /** Without /sandbox/: the refunds made of the config's settled payments, and when and why it stopped drawing them. */
+  readonly configPayments?: string;
   readonly observations: readonly string[];
   /** How many steps judged each rule (requirement id), in the sequences that were judged. */
   readonly judged: Readonly<Record<string, number>>;

@@ -55,6 +55,7 @@ export {
   observeRefundsAtOnce,
   observeUnsettledRefund,
   REFUND_CREATED_STATUS,
+  refundFits,
   refundRoom,
   settleOverlap,
   stillActiveRefund,

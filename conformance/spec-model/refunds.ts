@@ -52,6 +52,12 @@ export function refundRoom(payment: ModelPayment): {
   };
 }
 
+/** Whether a refund of `amount` must be accepted as far as the model knows: every earlier refund finished, and it fits. */
+export function refundFits(payment: ModelPayment, amount: Decimal): boolean {
+  const room = refundRoom(payment);
+  return room.allFinished && compareDecimals(amount, room.least) <= 0;
+}
+
 /**
  * A refund answer (accepted or refused) against the limits: accepted only within what is left (REFUND-TOTAL-CAP);
  * refused only when something stated forbids it (REFUND-PARTIAL-ALLOWED when every earlier refund has finished and
@@ -72,7 +78,7 @@ export function judgeRefundAnswer(
       expected: `refused (at most ${money(room.most)} left after refunds of ${payment.refunds.map((r) => money(r.amount)).join(', ') || 'nothing'})`,
       received: answer,
     };
-  if (!accepted && room.allFinished && compareDecimals(amount, room.least) <= 0)
+  if (!accepted && payment.earlierUnknown !== true && refundFits(payment, amount))
     return {
       requirement: 'REFUND-PARTIAL-ALLOWED',
       message: `a refund of ${ask} of payment ${payment.paymentId} (amount ${money(payment.amount)}) was refused although every earlier refund had finished and ${money(room.least)} was left`,
@@ -243,6 +249,10 @@ export function observeRefund(
   v.judged.push('REFUND-TOTAL-CAP', 'REFUND-PARTIAL-ALLOWED');
   if (limit !== undefined) v.judgements.push(limit);
   if (answer.accepted) acceptRefund(state, v, payment, amount, answer, now);
+  else if (payment.earlierUnknown === true && refundFits(payment, amount))
+    v.observations.push(
+      `a refund of ${money(amount)} of configured payment ${payment.paymentId} was refused (${answer.outcome}) although it fits what this run knows is left: undecided, since an earlier run may have refunded the payment or left a refund active`,
+    );
   return v;
 }
 
@@ -275,13 +285,13 @@ export function observeUnsettledRefund(
   return v;
 }
 
-/** A settled payment made for the run (payconform's /sandbox/: the spec shows no way to make one): joins the state. */
+/** A settled payment made for the run (by a state hook or /sandbox/: the spec shows no way to make one): joins the state. */
 export function observePaymentMade(state: SpecState, requested: string, answer: Answer): Verdict {
   const v = emptyVerdict();
   const paymentId = answer.body?.['paymentId'];
   const amount = decimalOf(answer.body?.['amount']);
   if (!answer.accepted || typeof paymentId !== 'string' || amount === undefined)
-    v.observations.push(`sandbox payment of ${requested} not made: ${answer.outcome}`);
+    v.observations.push(`settled payment of ${requested} not made: ${answer.outcome}`);
   else state.payments.push({ paymentId, amount, refunds: [] });
   return v;
 }

@@ -49,6 +49,12 @@ export interface ModelPayment {
   readonly paymentId: string;
   readonly amount: Decimal;
   readonly refunds: ModelRefund[];
+  /**
+   * A payment this run did not make (the config's): an earlier run may have refunded some of it, or left a refund
+   * active, which the spec shows no way to see; so a refusal of a refund of it decides nothing (docs/verdicts.md, "A
+   * check owns what it judges"). What the model knows is still an upper bound: an acceptance beyond it is judged.
+   */
+  readonly earlierUnknown?: boolean;
 }
 
 /** A webhook the spec says must come, and by when the model stops waiting for it. */

@@ -30,6 +30,7 @@ import conformanceConfigSchema from '../../schemas/conformance-config.schema.jso
 import conformanceReportSchema from '../../schemas/conformance-report.schema.json' with { type: 'json' };
 import baselineSchema from '../../schemas/baseline.schema.json' with { type: 'json' };
 import requestSchema from '../../schemas/request.schema.json' with { type: 'json' };
+import stateHookSchema from '../../schemas/state-hook.schema.json' with { type: 'json' };
 
 /** A JSON Schema document with the `$id` every registered schema must carry. */
 export interface RegisteredSchema {
@@ -67,5 +68,6 @@ export const schemaRegistry: readonly RegisteredSchema[] = [
   conformanceReportSchema,
   baselineSchema,
   requestSchema,
+  stateHookSchema,
   // Other helpers: add your format schemas here (vector files, conformance config, conformance report).
 ];

@@ -7,6 +7,7 @@ import type { Redactor } from '../../redact.js';
 import { noAnswerIsNotEvidence } from '../no-answer.js';
 import type { WebhookListener } from '../../webhook-listener.js';
 import { createRunState, type AuditRunState } from './run-state.js';
+import type { StateHookConfig } from '../../state-hook/contract.js';
 
 /** The credentials a signed request needs (secret and private key revealed only inside the runner). */
 export interface AuditCredentials {
@@ -82,6 +83,11 @@ export interface ServerAuditContext {
    * this target (reported with the reason, never a skip that makes the run INCOMPLETE).
    */
   readonly sandboxAbsent?: boolean;
+  /**
+   * The config's state hook (config "stateHook", docs/state-hook.md): a URL or a command that sets up a state the spec
+   * shows no API for (a settled payment, a refund moved on). Where given it is asked instead of /sandbox/.
+   */
+  readonly stateHook?: StateHookConfig;
   /** How much `signature-forgeries` draws (default FORGERY_DEFAULTS: a few seconds, a random seed). */
   readonly forgeries?: ForgerySettings;
   /** Masks secrets in reproduce commands (the engine masks everything else). */

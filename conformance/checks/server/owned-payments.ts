@@ -4,24 +4,24 @@
 import type { CheckRunEnv, Finding } from '../../check.js';
 import { inconclusive } from '../../check.js';
 import type { ServerAuditContext, ServerRunContext } from './context.js';
-import { sandboxCall } from './requests.js';
+import { askState } from '../../state-hook/index.js';
 
 type SettledPayment = ServerAuditContext['payments']['settled'][number];
 
 /** The amount of a settled payment a refund check makes for itself through /sandbox/ (room for several refunds). */
 export const OWN_PAYMENT_AMOUNT = '100.00';
 
-/** A SETTLED payment made through /sandbox/ for this check; undefined when the sandbox does not make one. */
+/**
+ * A SETTLED payment made for this check by the target's state provider (the config's state hook, or /sandbox/:
+ * docs/state-hook.md); undefined when it does not make one.
+ */
 export async function ownSettledPayment(
   ctx: ServerRunContext,
   env: CheckRunEnv,
 ): Promise<SettledPayment | undefined> {
-  const made = await sandboxCall(ctx, env, 'POST', '/payments', {
-    amount: OWN_PAYMENT_AMOUNT,
-    status: 'SETTLED',
-  });
-  const id = made.value?.['paymentId'];
-  if (typeof id !== 'string' || made.value?.['status'] !== 'SETTLED') return undefined;
+  const made = await askState(ctx, env, { state: 'settled-payment', amount: OWN_PAYMENT_AMOUNT });
+  if (made.kind !== 'made') return undefined;
+  const id = made.answer['paymentId'] as string;
   ctx.run.owned.add(id);
   return { paymentId: id, amount: OWN_PAYMENT_AMOUNT };
 }

@@ -10,14 +10,8 @@ import { finishedRefundStatuses, isIn, refundRoom } from '../../spec-model/index
 import { unanswered } from '../no-answer.js';
 import type { ServerAuditContext, ServerRunContext } from './context.js';
 import { ownSettledPayment, undecidedOnForeignPayment } from './owned-payments.js';
-import {
-  evidenceOf,
-  isSuccess,
-  jsonObject,
-  refundRequest,
-  sandboxCall,
-  sendAppCall,
-} from './requests.js';
+import { askState, stateSource } from '../../state-hook/index.js';
+import { evidenceOf, isSuccess, jsonObject, refundRequest, sendAppCall } from './requests.js';
 import { judgeResource } from './resources.js';
 import { lifecycleWaitMs, lifecycleWaitSource } from './waits.js';
 import { member, webhookKind } from './webhook-match.js';
@@ -93,7 +87,8 @@ export function refundRoomOf(
 
 /**
  * Waits until `done` holds for the webhooks received: one lifecycle step's wait (waits.ts); then, where the target has
- * payconform's /sandbox/ and `unfinished` refunds remain, asks it to move them on and waits for their webhooks.
+ * a state provider (a state hook, or /sandbox/) and `unfinished` refunds remain, asks it to move them on and waits for
+ * their webhooks.
  */
 async function untilFinished(
   ctx: ServerAuditContext,
@@ -109,10 +104,9 @@ async function untilFinished(
       signal: env.signal,
     });
   await wait(lifecycleWaitMs(ctx));
-  if (done(listener.received()) || ctx.sandbox !== true) return done(listener.received());
-  // A refused move (already final, or moving by itself) changes nothing: the webhooks decide.
-  for (const id of unfinished())
-    await sandboxCall(ctx, env, 'POST', `/refunds/${encodeURIComponent(id)}/advance`, {});
+  if (done(listener.received()) || stateSource(ctx) === undefined) return done(listener.received());
+  // A refused move (already final, moving by itself, or not offered) changes nothing: the webhooks decide.
+  for (const id of unfinished()) await askState(ctx, env, { state: 'refund-status', refundId: id });
   await wait(ctx.webhookWaitMs);
   return done(listener.received());
 }
@@ -142,9 +136,10 @@ export async function freeSettledPayment(
   env: CheckRunEnv,
   among: readonly SettledPayment[] = ctx.payments.settled,
 ): Promise<SettledPayment | { problem: string }> {
-  // A check owns what it judges: where the target has payconform's /sandbox/, a fresh settled payment, which no earlier
-  // run (nor an earlier check) can have left an active refund on; the configured payments where it cannot be made.
-  if (ctx.sandbox === true) {
+  // A check owns what it judges: where the target has a state provider (a state hook, or /sandbox/), a fresh settled
+  // payment, which no earlier run (nor an earlier check) can have left an active refund on; the configured payments
+  // where it cannot be made.
+  if (stateSource(ctx) !== undefined) {
     const own = await ownSettledPayment(ctx, env);
     if (own !== undefined) return own;
   }
@@ -185,7 +180,7 @@ export async function freeSettledPayment(
   return waited && free() !== undefined
     ? free()!
     : {
-        problem: `every configured settled payment (${candidates.length}) still has an active refund created by an earlier check after waiting ${lifecycleWaitMs(ctx)} ms (${lifecycleWaitSource(ctx)})${ctx.sandbox === true ? ` and asking /sandbox/ to move it on` : ''} for a final-status refund webhook (the spec allows one active refund per payment; configure more settled payments, or state the target's "lifecycle" in the config)`,
+        problem: `every configured settled payment (${candidates.length}) still has an active refund created by an earlier check after waiting ${lifecycleWaitMs(ctx)} ms (${lifecycleWaitSource(ctx)})${stateSource(ctx) !== undefined ? ` and asking the ${stateSource(ctx) === 'hook' ? 'state hook' : "target's /sandbox/"} to move it on` : ''} for a final-status refund webhook (the spec allows one active refund per payment; configure more settled payments, or state the target's "lifecycle" in the config)`,
       };
 }
 

@@ -1,15 +1,12 @@
 // Refunds go back where the money came from (spec: Endpoint 4, "the refund is sent to the account the payment came
 // from"): the Refund resource's destination and the refund webhook's are the payer's account, read from the config
-// (payments.settled[].payer) or from payconform's /sandbox/ payment view.
+// (payments.settled[].payer) or from the state provider that made the payment (a state hook, or /sandbox/).
 import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
 import { notApplicable, pass, skip, violation } from '../../check.js';
-import {
-  accountDifferences,
-  refundDestinationFromPayer,
-} from '../../../src/rules/refund-destination.js';
-import type { PaymentRefundData } from '../../../src/schemas/types.js';
+import { accountDifferences } from '../../../src/rules/refund-destination.js';
 import { NEED, serverCheck, type ServerRunContext } from './context.js';
-import { NO_PAYMENT_API, sandboxProblem, show, waitBudget } from './payment-actions.js';
+import { NO_PAYMENT_API, show, waitBudget } from './payment-actions.js';
+import { OWN_PAYMENT_AMOUNT } from './owned-payments.js';
 import {
   freeSettledPayment,
   noteRefund,
@@ -17,20 +14,15 @@ import {
   sendRefund,
   type SettledPayment,
 } from './refund-actions.js';
-import { describeOutcome, evidenceOf, isSuccess, jsonObject, sandboxCall } from './requests.js';
+import { describeOutcome, evidenceOf, isSuccess, jsonObject } from './requests.js';
+import { askState, stateSource } from '../../state-hook/index.js';
 import { waitForMentions, webhookEvidence, webhookKind } from './webhook-match.js';
 
-/** The payer's account as the config or the /sandbox/ payment view names it. */
+/** The payer's account as the config or the state provider names it. */
 interface AccountDetails {
   readonly name: string;
   readonly accountNumber: string;
   readonly sortCode: string;
-}
-
-/** The payer from a `paymentRefundData` object (payment webhook form), by the rule the reference service refunds to. */
-function payerOf(data: unknown): AccountDetails | undefined {
-  const found = refundDestinationFromPayer(data as PaymentRefundData | null | undefined);
-  return found.ok ? found.destination : undefined;
 }
 
 /** The parts in which a destination object is not the payer's account (the one rule: src/rules). */
@@ -105,45 +97,58 @@ const refundToOriginalAccount = serverCheck({
 });
 
 /**
- * A free settled payment and its payer: from the config (payments.settled[].payer) on any target, else from the
- * /sandbox/ payment view; or the skip that says why there is none.
+ * A free settled payment and its payer: from the config (payments.settled[].payer) on any target, else made with its
+ * payer by the target's state provider (a state hook, or /sandbox/: docs/state-hook.md); or the skip that says why
+ * there is none.
  */
 async function paymentWithPayer(
   ctx: ServerRunContext,
   env: CheckRunEnv,
 ): Promise<{ payment: SettledPayment; payer: AccountDetails } | { problem: Finding }> {
   const withPayer = ctx.payments.settled.filter((p) => p.payer !== undefined);
-  if (withPayer.length === 0 && ctx.sandbox !== true) {
+  // A payment of its own first (no refund an earlier run left can be in its way); the config's where none is made.
+  if (stateSource(ctx) !== undefined) {
+    const own = await ownPaymentWithPayer(ctx, env);
+    if (!('problem' in own) || withPayer.length === 0) return own;
+  }
+  if (withPayer.length === 0)
     return {
       problem: skip(
-        `${NO_PAYMENT_API} (nor to read a payment's payer): name the payer's account as "payer" ({ "name", "accountNumber", "sortCode" }) beside paymentId and amount in payments.settled, or set "sandbox": true for a target with payconform's /sandbox/ endpoints`,
+        `${NO_PAYMENT_API} (nor to read a payment's payer): name the payer's account as "payer" ({ "name", "accountNumber", "sortCode" }) beside paymentId and amount in payments.settled, name a state hook ("stateHook", docs/state-hook.md), or set "sandbox": true for a target with payconform's /sandbox/ endpoints`,
       ),
     };
-  }
-  const payment = await freeSettledPayment(
-    ctx,
-    env,
-    withPayer.length > 0 ? withPayer : ctx.payments.settled,
-  );
+  const payment = await freeSettledPayment(ctx, env, withPayer);
   if ('problem' in payment) return { problem: skip(payment.problem) };
-  if (payment.payer !== undefined) return { payment, payer: payment.payer };
-  const view = await sandboxCall(
-    ctx,
-    env,
-    'GET',
-    `/payments/${encodeURIComponent(payment.paymentId)}`,
-  );
-  if (view.value === undefined)
-    return { problem: sandboxProblem(ctx, `show payment ${payment.paymentId}`, view) };
-  const payer = payerOf(view.value['paymentRefundData']);
+  if (payment.payer === undefined)
+    return { problem: skip(`payment ${payment.paymentId} has no payer named in the config`) };
+  return { payment, payer: payment.payer };
+}
+
+/** A settled payment made for this check, with its payer, through the state hook contract. */
+async function ownPaymentWithPayer(
+  ctx: ServerRunContext,
+  env: CheckRunEnv,
+): Promise<{ payment: SettledPayment; payer: AccountDetails } | { problem: Finding }> {
+  const made = await askState(ctx, env, {
+    state: 'settled-payment',
+    amount: OWN_PAYMENT_AMOUNT,
+    payer: true,
+  });
+  if (made.kind !== 'made') return { problem: skip(made.reason) };
+  const payer = made.answer['payer'] as AccountDetails | undefined;
   if (payer === undefined)
     return {
       problem: skip(
-        `the /sandbox/ endpoint reports no payer details for payment ${payment.paymentId} (paymentRefundData with accountHolderName, ACCOUNT_NUMBER and SORT_CODE)`,
-        { evidence: evidenceOf(ctx, view.ex) },
+        `the state provider made payment ${String(made.answer['paymentId'])} but named no payer, though asked to`,
       ),
     };
-  return { payment, payer };
+  const paymentId = made.answer['paymentId'] as string;
+  ctx.run.owned.add(paymentId);
+  const { name, accountNumber, sortCode } = payer;
+  return {
+    payment: { paymentId, amount: OWN_PAYMENT_AMOUNT },
+    payer: { name, accountNumber, sortCode },
+  };
 }
 
 /** The destination of the refund's first refund webhook is the payer's account (not applicable without one). */

@@ -1,0 +1,45 @@
+// The state hook (docs/state-hook.md): how a check or the explorer gets a state the spec shows no API for. One path:
+// the config's hook (a URL or a command) where it names one, else payconform's own /sandbox/ where the target has it,
+// each asked through the one contract (contract.ts) and judged by it; else none.
+import type { CheckRunEnv } from '../check.js';
+import type { ServerAuditContext } from '../checks/server/context.js';
+import type { StateRequest, StateResult } from './contract.js';
+import { commandHook, sandboxHook, urlHook, type StateProvider } from './providers.js';
+
+export {
+  NOT_OFFERED_EXIT,
+  NOT_OFFERED_STATUS,
+  STATE_HOOK_CONTRACT,
+  STATE_HOOK_SCHEMA_ID,
+  describeRequest,
+  type StateHookConfig,
+  type StateRequest,
+  type StateResult,
+} from './contract.js';
+
+/** Who provides states to this target: `hook` (the config's), `sandbox` (payconform's /sandbox/), or none. */
+export function stateSource(ctx: ServerAuditContext): 'hook' | 'sandbox' | undefined {
+  return ctx.stateHook !== undefined ? 'hook' : ctx.sandbox === true ? 'sandbox' : undefined;
+}
+
+function providerOf(ctx: ServerAuditContext): StateProvider | undefined {
+  const hook = ctx.stateHook;
+  if (hook !== undefined) return 'url' in hook ? urlHook(hook.url) : commandHook(hook.command);
+  return ctx.sandbox === true ? sandboxHook : undefined;
+}
+
+/** Asks the target's state provider for one state; without one, not offered (the reason says how to give one). */
+export function askState(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  request: StateRequest,
+): Promise<StateResult> {
+  const provider = providerOf(ctx);
+  if (provider === undefined)
+    return Promise.resolve({
+      kind: 'not-offered',
+      reason:
+        'the spec shows no API to set this up: name a state hook in the config ("stateHook", docs/state-hook.md), or audit a target with payconform\'s /sandbox/',
+    });
+  return provider(ctx, env, request);
+}

@@ -1,0 +1,253 @@
+// The state hook (issue 45, items 2 and 3; docs/state-hook.md): the contract judges answers, the config checks a
+// hook's place, and the starter hook (vectors/adapters/python/state_hook.py, as an HTTP server and as a command) lets
+// the explorer make its own payments on a service whose /sandbox/ is not where the audit looks (served at a private
+// path, standing in for an implementer's test database), with no failure, and find the refund faults only the
+// explorer finds. A child process only for the starter: a Python program is the point.
+// Budget: the correct services run 2 seeds per hook form at 4 s each (enough to make payments and refunds through the
+// hook: asserted), 10 each with PAYCONFORM_LONG_TESTS=1; each fault search runs the default 15 s budget, up to three seeds.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
+import type { ServerAuditContext } from '../conformance/checks/server/context.js';
+import { resolveConfig } from '../conformance/config.js';
+import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
+import { refundDestinationChecks } from '../conformance/checks/server/refund-destination.js';
+import { auditConfigFor } from '../cli/commands/serve.js';
+import { main } from '../cli/main.js';
+import { startReferenceService } from '../server/index.js';
+import { memoryIo } from './fixtures/memory-io.js';
+import { explore, exploreSummary } from '../conformance/explore/explorer.js';
+import { judgeAnswer } from '../conformance/state-hook/contract.js';
+import { askState, type StateHookConfig } from '../conformance/state-hook/index.js';
+import type { FaultName, ServiceVariant } from '../server/index.js';
+import {
+  exploreEnv as env,
+  searchFresh,
+  startStarterHook,
+  STARTER_HOOK,
+} from './fixtures/explore-targets.js';
+
+const LONG = process.env['PAYCONFORM_LONG_TESTS'] === '1';
+const [refundToOriginalAccount] = refundDestinationChecks;
+const SEEDS = LONG ? 10 : 2;
+const PRIVATE = '/private-helpers';
+
+describe('the contract', () => {
+  it('admits an answer with what the state needs, and names what a wrong one lacks', () => {
+    const ask = { state: 'settled-payment', amount: '25.00' } as const;
+    expect(judgeAnswer(ask, { paymentId: 'p1', amount: '25.00' }, 'hook').kind).toBe('made');
+    const wrong = judgeAnswer(ask, { amount: 25 }, 'hook');
+    expect(wrong.kind).toBe('failed');
+    expect(wrong.kind === 'failed' && wrong.reason).toMatch(
+      /outside the state hook contract: .*paymentId/,
+    );
+  });
+
+  it('the config takes an https URL, http on loopback, or a command; refuses plain http elsewhere and credentials', () => {
+    const hook = (stateHook: unknown) => resolveConfig({ stateHook }, {});
+    expect(hook({ url: 'https://hooks.example/state' })).toMatchObject({ ok: true });
+    expect(hook({ url: 'http://127.0.0.1:8099/' })).toMatchObject({ ok: true });
+    expect(hook({ command: ['python3', 'hook.py'] })).toMatchObject({ ok: true });
+    expect(hook({ url: 'http://hooks.example/state' })).toMatchObject({ ok: false });
+    expect(hook({ url: 'https://u:p@hooks.example/' })).toMatchObject({ ok: false });
+    expect(hook({ url: 'https://a.example/', command: ['x'] })).toMatchObject({ ok: false });
+  });
+
+  it('without a hook or /sandbox/, a state is not offered, with how to offer one', async () => {
+    const t = await startEmbeddedTarget({ sandboxPath: false });
+    try {
+      expect(t.context.sandbox).toBe(false);
+      const r = await askState(t.context, env(10_000), { state: 'unsettled-payment' });
+      expect(r).toMatchObject({ kind: 'not-offered' });
+      expect(r.kind === 'not-offered' && r.reason).toMatch(/stateHook/);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('a hook command that misbehaves gives a readable reason, never a throw or a hang', () => {
+  const ask = async (script: string, timeoutMs = 1_000) => {
+    const t = await startEmbeddedTarget({ sandboxPath: false });
+    try {
+      const context = {
+        ...t.context,
+        requestTimeoutMs: timeoutMs,
+        stateHook: { command: ['sh', '-c', script, 'hook'] },
+      } as ServerAuditContext;
+      return await askState(context, env(20_000), { state: 'settled-payment', amount: '1.00' });
+    } finally {
+      await t.close();
+    }
+  };
+
+  it('exit 3: not offered, with its reason; exit 1: failed, quoting its last stderr line', async () => {
+    expect(await ask('echo \'{"reason":"no payments here"}\'; exit 3')).toEqual({
+      kind: 'not-offered',
+      reason: 'the state hook command sh does not offer settled-payment 1.00: no payments here',
+    });
+    const failed = await ask('echo boom >&2; exit 1');
+    expect(failed).toMatchObject({ kind: 'failed' });
+    expect(failed.kind === 'failed' && failed.reason).toMatch(/exited with 1: boom/);
+  });
+
+  it('an answer that is not JSON, or lacks what the contract requires, is a failed state', async () => {
+    for (const script of ['echo not json', 'echo \'{"paymentId": 7}\''])
+      expect(await ask(script), script).toMatchObject({
+        kind: 'failed',
+        reason: expect.stringMatching(/outside the state hook contract/),
+      });
+  });
+
+  it('a command that does not finish is stopped (twice the request timeout)', async () => {
+    const started = Date.now();
+    const r = await ask('sleep 30', 500);
+    expect(r).toMatchObject({ kind: 'failed', reason: expect.stringMatching(/did not finish/) });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('payconform serve --sandbox-path', () => {
+  it('off or a private path: /sandbox/ answers 404, the written audit config says "sandbox": false', async () => {
+    for (const sandboxPath of [false, PRIVATE] as const) {
+      const s = await startReferenceService({ sandboxPath, seedPayments: true });
+      try {
+        expect((await fetch(`${s.baseUrl}/sandbox/payments`)).status).toBe(404);
+        expect(auditConfigFor(s, {}).config['sandbox']).toBe(false);
+        const there = await fetch(`${s.baseUrl}${PRIVATE}/payments`);
+        expect(there.status).toBe(sandboxPath === false ? 404 : 200);
+      } finally {
+        await s.close();
+      }
+    }
+  });
+
+  it('refuses anything but a plain path or off (exit 2, before it starts)', async () => {
+    const io = memoryIo();
+    expect(await main(['serve', '--sandbox-path', '../x y'], io)).toBe(2);
+    expect(io.err.join('')).toMatch(/--sandbox-path takes a path/);
+  });
+});
+
+/** The embedded service with /sandbox/ at a private path, and the audit context naming `hook` (no config payments). */
+async function behindHook(
+  form: 'url' | 'command',
+  options: { faults?: FaultName[]; variant?: ServiceVariant } = {},
+) {
+  const t = await startEmbeddedTarget({ ...options, sandboxPath: PRIVATE });
+  const backend = `${t.context.baseUrl}${PRIVATE}`;
+  const server = form === 'url' ? await startStarterHook(backend) : undefined;
+  const stateHook: StateHookConfig =
+    server !== undefined
+      ? { url: server.url }
+      : { command: ['env', `STATE_HOOK_BACKEND=${backend}`, 'python3', STARTER_HOOK] };
+  const context: ServerAuditContext = {
+    ...t.context,
+    webhookWaitMs: 800,
+    stateHook,
+    payments: { settled: [], unsettled: t.context.payments.unsettled },
+  };
+  return {
+    context,
+    close: async () => {
+      await server?.stop();
+      await t.close();
+    },
+  };
+}
+
+describe('the starter hook, on a service whose /sandbox/ the audit does not see', () => {
+  let probe: Awaited<ReturnType<typeof behindHook>>;
+  beforeAll(async () => {
+    probe = await behindHook('url');
+  });
+  afterAll(async () => probe.close());
+
+  it('/sandbox/ answers 404 there; the hook makes a settled payment with its payer, and says 501 for what it lacks', async () => {
+    expect(probe.context.sandbox).toBe(false);
+    expect((await fetch(`${probe.context.baseUrl}/sandbox/payments`)).status).toBe(404);
+    const made = await askState(probe.context, env(10_000), {
+      state: 'settled-payment',
+      amount: '12.34',
+      payer: true,
+    });
+    expect(made).toMatchObject({ kind: 'made', answer: { amount: '12.34' } });
+    expect(made.kind === 'made' && made.answer['payer']).toMatchObject({
+      name: expect.any(String),
+    });
+    const lacking = await askState(probe.context, env(10_000), { state: 'unsettled-payment' });
+    expect(lacking).toMatchObject({ kind: 'not-offered' });
+    expect(lacking.kind === 'not-offered' && lacking.reason).toMatch(
+      /does not offer unsettled-payment/,
+    );
+  });
+
+  it("its request and answer are in the run's exchange log (the HAR) like any exchange", async () => {
+    const log = new ExchangeLog();
+    await withExchangeLog(log, () =>
+      askState(probe.context, env(10_000), { state: 'settled-payment', amount: '3.21' }),
+    );
+    const hook = probe.context.stateHook as { url: string };
+    const entry = log.entries().find((e) => e.request.url === hook.url);
+    expect(new TextDecoder().decode(entry?.request.body)).toContain(
+      '"contract":"payconform-state-hook/1"',
+    );
+    expect(entry?.response?.status).toBe(200);
+    expect(entry?.response?.bodyText).toContain('"amount": "3.21"');
+  });
+
+  it.each(['url', 'command'] as const)(
+    `as a %s: ${SEEDS} seeds on clean and alt make payments and refunds through it and find nothing`,
+    { timeout: 240_000 },
+    async (form) => {
+      const bad: string[] = [];
+      for (const variant of ['clean', 'alt'] as const)
+        for (let i = 0; i < SEEDS; i++) {
+          const t = await behindHook(form, { variant });
+          try {
+            const o = await explore(t.context, env(60_000), {
+              runs: 500,
+              seconds: 4,
+              seed: 3000 + i,
+            });
+            if (o.failure !== undefined || o.error !== undefined)
+              bad.push(`${variant} seed ${o.seed}: ${o.error ?? o.failure!.violation.message}`);
+            expect(o.cost.payments, exploreSummary(o)).toBeGreaterThan(0);
+            expect(o.cost.refunds, exploreSummary(o)).toBeGreaterThan(0);
+          } finally {
+            await t.close();
+          }
+        }
+      expect(bad).toEqual([]);
+    },
+  );
+});
+
+describe('refund-to-original-account through the starter hook (the payer of a payment it made)', () => {
+  it.each([
+    [[], 'pass'],
+    [['refund-arbitrary-destination'], 'violation'],
+  ] as const)('faults %j: %s', { timeout: 60_000 }, async (faults, outcome) => {
+    const t = await behindHook('url', { faults: [...faults] });
+    try {
+      const findings = await refundToOriginalAccount.run(t.context, env(45_000));
+      const judged = findings.filter((f) => f.requirement === 'REFUND-ORIGINAL-ACCOUNT');
+      expect(judged.length, JSON.stringify(findings)).toBeGreaterThan(0);
+      expect(judged.map((f) => f.outcome)).toContain(outcome);
+      if (outcome === 'pass') expect(findings.map((f) => f.outcome)).not.toContain('violation');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('the refund faults only the explorer finds, found through the starter hook', () => {
+  it.each([
+    ['refund-cap-large-payment', 'REFUND-TOTAL-CAP'],
+    ['refund-active-lapses', 'REFUND-ONE-ACTIVE'],
+  ] as const)('%s: %s', { timeout: 240_000 }, async (fault, requirement) => {
+    const o = await searchFresh(() => behindHook('url', { faults: [fault] }));
+    expect(o.error).toBeUndefined();
+    expect(o.failure?.violation.judgement.requirement, exploreSummary(o)).toBe(requirement);
+    expect(o.cost.payments).toBeGreaterThan(0);
+  });
+});
