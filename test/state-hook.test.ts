@@ -6,7 +6,8 @@
 // Budget: the correct services run 2 seeds per hook form at 4 s each (enough to make payments and refunds through the
 // hook: asserted), 10 each with PAYCONFORM_LONG_TESTS=1; each fault search runs the default 15 s budget, up to three seeds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import { resolveConfig } from '../conformance/config.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
@@ -148,6 +149,8 @@ async function behindHook(
   };
   return {
     context,
+    /** The same, as a target the audit runs its checks against. */
+    target: { ...t, context },
     close: async () => {
       await server?.stop();
       await t.close();
@@ -249,5 +252,115 @@ describe('the refund faults only the explorer finds, found through the starter h
     expect(o.error).toBeUndefined();
     expect(o.failure?.violation.judgement.requirement, exploreSummary(o)).toBe(requirement);
     expect(o.cost.payments).toBeGreaterThan(0);
+  });
+});
+
+describe('the payment checks through the starter hook (payment-webhook), on a service whose /sandbox/ the audit does not see', () => {
+  const PAYMENT_CHECKS = ['webhook-payment-status-changes', 'payment-reference-assigned'] as const;
+  const audit = async (options: { faults?: FaultName[]; variant?: ServiceVariant }) => {
+    const t = await behindHook('url', options);
+    try {
+      return await auditTarget(t.target, { only: [...PAYMENT_CHECKS] });
+    } finally {
+      await t.close();
+    }
+  };
+  const outcomes = (summary: Awaited<ReturnType<typeof audit>>) =>
+    Object.fromEntries(summary.results.map((r) => [r.id, r.outcome]));
+
+  it.each(['clean', 'alt', 'lenient'] as const)(
+    '%s: both pass',
+    { timeout: 60_000 },
+    async (variant) => {
+      const summary = await audit({ variant });
+      expect(outcomes(summary), JSON.stringify(summary.results)).toEqual({
+        'webhook-payment-status-changes': 'pass',
+        'payment-reference-assigned': 'pass',
+      });
+    },
+  );
+
+  it.each([
+    ['payment-webhook-missing', 'webhook-payment-status-changes', 'WEBHOOK-PAYMENT-EMITTED'],
+    [
+      'payment-webhook-completed-missing',
+      'webhook-payment-status-changes',
+      'WEBHOOK-PAYMENT-EMITTED',
+    ],
+    ['payment-reference-kept', 'payment-reference-assigned', 'PAYMENT-REFERENCE-ASSIGNED'],
+  ] as const)('fault %s fails %s (%s)', { timeout: 60_000 }, async (fault, id, requirement) => {
+    const summary = await audit({ faults: [fault] });
+    const r = summary.results.find((x) => x.id === id);
+    expect(r?.outcome, JSON.stringify(r)).toBe('fail');
+    expect(r?.findings.filter((f) => f.outcome === 'fail').map((f) => f.requirement)).toContain(
+      requirement,
+    );
+  });
+
+  it(
+    'a hook that answers payment-webhook with 501 makes only these checks skip, with its reason',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const t = await behindHook('url');
+      try {
+        const backend = `${t.context.baseUrl}${PRIVATE}`;
+        // The starter for every state but payment-webhook, which it does not offer (exit 3, with a reason).
+        const script = `case "$1" in *'"payment-webhook"'*) echo '{"reason":"no payments here"}'; exit 3;; esac; exec python3 "$0" "$1"`;
+        const stateHook: StateHookConfig = {
+          command: ['env', `STATE_HOOK_BACKEND=${backend}`, 'sh', '-c', script, STARTER_HOOK],
+        };
+        const summary = await auditTarget(
+          { ...t.target, context: { ...t.context, stateHook } },
+          { only: [...PAYMENT_CHECKS, 'refund-partial-accepted'] },
+        );
+        expect(outcomes(summary)).toEqual({
+          'webhook-payment-status-changes': 'skip',
+          'payment-reference-assigned': 'skip',
+          'refund-partial-accepted': 'pass',
+        });
+        for (const id of PAYMENT_CHECKS)
+          expect(summary.results.find((r) => r.id === id)?.message).toMatch(
+            /does not offer payment-webhook.*: no payments here/,
+          );
+      } finally {
+        await t.close();
+      }
+    },
+  );
+});
+
+/** Every .ts file under `dir` (relative to the repository root), recursively. */
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(new URL(`../${dir}`, import.meta.url), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? sourcesUnder(`${dir}/${e.name}`)
+      : e.name.endsWith('.ts')
+        ? [`${dir}/${e.name}`]
+        : [],
+  );
+}
+
+describe('one path: no check or explorer code reaches /sandbox/ except through the contract provider', () => {
+  /** Where /sandbox/ is called: the helpers that build the request (requests.ts) and the contract's provider. */
+  const PROVIDER = ['conformance/state-hook/providers.ts', 'conformance/checks/server/requests.ts'];
+  /** A /sandbox/ path written in code, or a call of the helpers that reach it. */
+  const REACHES_SANDBOX = /sandbox(Call|Request)\s*\(|['"`]\/sandbox\/|\/sandbox\$\{/;
+
+  it('only the provider module calls the /sandbox/ helpers or writes a /sandbox/ path', () => {
+    const code = (file: string) =>
+      readFileSync(new URL(`../${file}`, import.meta.url), 'utf8')
+        .split('\n')
+        .filter((line) => !/^\s*(\/\/|\*|\/\*\*)/.test(line));
+    const offenders = ['conformance/checks', 'conformance/explore', 'conformance/state-hook']
+      .flatMap(sourcesUnder)
+      .filter((file) => !PROVIDER.includes(file))
+      .flatMap((file) =>
+        code(file)
+          .filter((line) => REACHES_SANDBOX.test(line))
+          .map((line) => `${file}: ${line.trim()}`),
+      );
+    expect(offenders).toEqual([]);
   });
 });

@@ -18,7 +18,12 @@ export type StateRequest =
   | { readonly state: 'unsettled-payment' }
   | { readonly state: 'payout-status'; readonly payoutId: string; readonly status?: string }
   | { readonly state: 'refund-status'; readonly refundId: string; readonly status?: string }
-  | { readonly state: 'payment-webhook'; readonly status: 'COMPLETED' | 'SETTLED' | 'FAILED' };
+  | {
+      readonly state: 'payment-webhook';
+      readonly status: 'COMPLETED' | 'SETTLED' | 'FAILED';
+      /** The reference to make the payment with (the service must ignore it and assign its own). */
+      readonly reference?: string;
+    };
 
 /** What came of asking: the state made (the hook's answer), not offered (skip, with the reason), or failed. */
 export type StateResult =
@@ -45,7 +50,7 @@ export function describeRequest(request: StateRequest): string {
     case 'refund-status':
       return `refund-status ${request.refundId} → ${request.status ?? 'next'}`;
     case 'payment-webhook':
-      return `payment-webhook ${request.status}`;
+      return `payment-webhook ${request.status}${request.reference !== undefined ? ` with reference ${request.reference}` : ''}`;
     default:
       return request.state;
   }

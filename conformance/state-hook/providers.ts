@@ -9,7 +9,9 @@ import {
   exchange,
   isSuccess,
   jsonObject,
+  SANDBOX_LISTING_BYTES,
   sandboxCall,
+  sandboxRequest,
 } from '../checks/server/requests.js';
 import { unanswered } from '../checks/no-answer.js';
 import {
@@ -108,8 +110,42 @@ export const sandboxHook: StateProvider = async (ctx, env, request) => {
       : { kind: 'made', answer: r.value };
   };
   const made = await sandboxCallFor(request, call);
-  return made.kind === 'made' ? judgeAnswer(request, answerOf(request, made.answer), from) : made;
+  if (made.kind !== 'made') return made;
+  const others =
+    request.state === 'payment-webhook' && request.reference !== undefined
+      ? await othersWithReference(ctx, env, made.answer)
+      : undefined;
+  return judgeAnswer(
+    request,
+    {
+      ...answerOf(request, made.answer),
+      ...(others !== undefined ? { otherPaymentsWithReference: others } : {}),
+    },
+    from,
+  );
 };
+
+/** The other payments `/sandbox/payments` lists (every application) with the payment's reference; undefined unread. */
+async function othersWithReference(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  payment: Readonly<Record<string, unknown>>,
+): Promise<string[] | undefined> {
+  const listed = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payments'), {
+    maxResponseBytes: SANDBOX_LISTING_BYTES,
+  });
+  const all = listed.response?.json;
+  if (!isSuccess(listed) || !Array.isArray(all)) return undefined;
+  return all
+    .filter(
+      (p): p is Record<string, unknown> =>
+        typeof p === 'object' &&
+        p !== null &&
+        p['reference'] === payment['reference'] &&
+        p['paymentId'] !== payment['paymentId'],
+    )
+    .map((p) => String(p['paymentId']));
+}
 
 /** The /sandbox/ calls that make a state (a payment webhook: a payment made, then moved to the status). */
 async function sandboxCallFor(
@@ -127,7 +163,8 @@ async function sandboxCallFor(
     case 'refund-status':
       return call(`/refunds/${encodeURIComponent(request.refundId)}/advance`, statusOf(request));
     case 'payment-webhook': {
-      const payment = await call('/payments', { amount: '20.00' });
+      const reference = request.reference !== undefined ? { reference: request.reference } : {};
+      const payment = await call('/payments', { amount: '20.00', ...reference });
       if (payment.kind !== 'made') return payment;
       const path = `/payments/${encodeURIComponent(id(payment))}/status`;
       // SETTLED is reached through COMPLETED (Payment statuses: a webhook for each).
@@ -160,6 +197,12 @@ function answerOf(
       return { payoutId: r['payoutId'], status: r['status'] };
     case 'refund-status':
       return { refundId: r['refundPaymentId'] ?? r['refundId'], status: r['status'] };
+    case 'payment-webhook':
+      return {
+        paymentId: r['paymentId'],
+        status: r['status'],
+        ...(typeof r['reference'] === 'string' ? { reference: r['reference'] } : {}),
+      };
     default:
       return { paymentId: r['paymentId'], status: r['status'] };
   }

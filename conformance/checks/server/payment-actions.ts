@@ -1,41 +1,40 @@
 // What the payment checks share (spec: What the service does 5 and 7, Payment statuses): the spec shows no API to create
-// or move payments, so they drive payconform's /sandbox/ helper endpoints and run only against a target that has them;
+// or move payments, so they ask the target's state provider for them (the state hook contract: a hook, or /sandbox/);
 // the payment webhooks of a payment; and the wait for a webhook, cut to the check's deadline.
 import type { CheckRunEnv, Finding } from '../../check.js';
 import { notApplicable, skip } from '../../check.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
+import { askState, type StateRequest } from '../../state-hook/index.js';
 import type { ServerAuditContext } from './context.js';
-import { describeOutcome, evidenceOf, type SandboxCall } from './requests.js';
 import { member, webhookKind } from './webhook-match.js';
 
 /** Why these checks cannot run without the sandbox endpoints. */
 export const NO_PAYMENT_API = 'the spec shows no API to create or move payments';
 
-/** Not applicable: the config states the target has no /sandbox/ (checked by the engine before the check runs). */
+/** Not applicable: no state hook is named and the config states the target has no /sandbox/ (checked before the run). */
 export function sandboxAbsent(ctx: ServerAuditContext): string | undefined {
-  return ctx.sandbox !== true && ctx.sandboxAbsent === true
-    ? `not applicable to this target: ${NO_PAYMENT_API}, and the config states the target has no payconform /sandbox/ endpoints ("sandbox": false)`
+  return ctx.sandbox !== true && ctx.stateHook === undefined && ctx.sandboxAbsent === true
+    ? `not applicable to this target: ${NO_PAYMENT_API}, no state hook is named ("stateHook", docs/state-hook.md), and the config states the target has no payconform /sandbox/ endpoints ("sandbox": false)`
     : undefined;
 }
 
 /**
- * What every check here gives for a target without payconform's /sandbox/ endpoints: not applicable where the config
- * states the target has none (the spec defines no such API, so nothing is missing from the run), else a skip.
+ * A payment made and moved through the target's state provider (a state hook, or /sandbox/: docs/state-hook.md),
+ * with its payment webhooks sent; or the finding that says why there is none: not applicable where nothing could
+ * provide it (sandboxAbsent), else a skip with the provider's reason (a hook that does not offer the state: 501).
  */
-export function withoutSandbox(ctx: ServerAuditContext): Finding | undefined {
-  if (ctx.sandbox === true) return undefined;
+export async function paymentWithWebhook(
+  ctx: ServerAuditContext,
+  env: CheckRunEnv,
+  request: Extract<StateRequest, { state: 'payment-webhook' }>,
+): Promise<
+  { paymentId: string; answer: Readonly<Record<string, unknown>> } | { problem: Finding }
+> {
   const absent = sandboxAbsent(ctx);
-  if (absent !== undefined) return notApplicable(absent);
-  return skip(
-    `${NO_PAYMENT_API} (set "sandbox": true in the config when the target implements payconform's /sandbox/ helper endpoints)`,
-  );
-}
-
-/** A failing helper endpoint is payconform's extension misbehaving, not a spec violation: the check is skipped. */
-export function sandboxProblem(ctx: ServerAuditContext, what: string, call: SandboxCall): Finding {
-  return skip(`the /sandbox/ endpoint could not ${what} (${describeOutcome(call.ex)})`, {
-    evidence: evidenceOf(ctx, call.ex),
-  });
+  if (absent !== undefined) return { problem: notApplicable(absent) };
+  const made = await askState(ctx, env, request);
+  if (made.kind !== 'made') return { problem: skip(made.reason) };
+  return { paymentId: String(made.answer['paymentId']), answer: made.answer };
 }
 
 export const show = (v: unknown): string =>

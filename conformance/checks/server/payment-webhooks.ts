@@ -1,7 +1,7 @@
 // Payment webhooks (spec: What the service does 7, Payment statuses, Events, Payment webhook payload): a payment that
 // reaches COMPLETED, SETTLED and FAILED produces a payment webhook for each, signed over the exact bytes with the
 // served key and schema-valid, and every payment status reported is from the spec's list. Payments are made and moved
-// through payconform's /sandbox/ (payment-actions.ts).
+// by the target's state provider, through the state hook contract (payment-actions.ts, docs/state-hook.md).
 import { validatePayload } from '../../../src/schemas/index.js';
 import { isOneOf, paymentStatuses, paymentWebhookStatuses } from '../../../src/schemas/statuses.js';
 import type { CheckRunEnv, Finding } from '../../check.js';
@@ -10,13 +10,11 @@ import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import {
   paymentHooks,
+  paymentWithWebhook,
   sandboxAbsent,
-  sandboxProblem,
   show,
   waitBudget,
-  withoutSandbox,
 } from './payment-actions.js';
-import { evidenceOf, sandboxCall, uniqueReference, type SandboxCall } from './requests.js';
 import { fetchPublicKey } from './served-key.js';
 import { unverifiedWebhooks } from './webhook-actions.js';
 import { member, webhookEvidence } from './webhook-match.js';
@@ -26,43 +24,22 @@ const PAYMENT_STATUSES: readonly string[] = paymentStatuses;
 
 interface DrivenPayment {
   readonly paymentId: string;
-  /** Every status the sandbox reported, in order (creation, then each move). */
-  readonly reported: ReadonlyArray<{ readonly status: unknown; readonly call: SandboxCall }>;
-  /** The move call for each target status (evidence when its webhook is missing). */
-  readonly moves: ReadonlyMap<string, SandboxCall>;
+  /** The status the state provider reports the payment in after its moves. */
+  readonly reported: unknown;
+  /** The statuses the payment went through, in order (each should send a payment webhook). */
+  readonly moves: readonly string[];
 }
 
-/** Creates a payment (AWAITING_AUTHORIZATION) and moves it through `path`, one status after another. */
+/** A payment made and moved to `status` through the state provider (SETTLED: through COMPLETED, a webhook for each). */
 async function drivePayment(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
-  path: readonly string[],
+  status: 'SETTLED' | 'FAILED',
 ): Promise<DrivenPayment | { problem: Finding }> {
-  const created = await sandboxCall(ctx, env, 'POST', '/payments', {
-    amount: '0.01',
-    merchantPaymentId: uniqueReference(),
-  });
-  const paymentId = created.value?.['paymentId'];
-  if (typeof paymentId !== 'string')
-    return { problem: sandboxProblem(ctx, 'create a payment', created) };
-  const reported: Array<{ status: unknown; call: SandboxCall }> = [
-    { status: created.value?.['status'], call: created },
-  ];
-  const moves = new Map<string, SandboxCall>();
-  for (const status of path) {
-    const moved = await sandboxCall(
-      ctx,
-      env,
-      'POST',
-      `/payments/${encodeURIComponent(paymentId)}/status`,
-      { status },
-    );
-    if (moved.value === undefined)
-      return { problem: sandboxProblem(ctx, `move payment ${paymentId} to ${status}`, moved) };
-    reported.push({ status: moved.value['status'], call: moved });
-    moves.set(status, moved);
-  }
-  return { paymentId, reported, moves };
+  const made = await paymentWithWebhook(ctx, env, { state: 'payment-webhook', status });
+  if ('problem' in made) return made;
+  const moves = status === 'SETTLED' ? ['COMPLETED', 'SETTLED'] : [status];
+  return { paymentId: made.paymentId, reported: made.answer['status'], moves };
 }
 
 /** The payment webhooks the check waits for: the settled payment's COMPLETED and SETTLED, the failed one's FAILED. */
@@ -84,21 +61,19 @@ const paymentStatusChanges = serverCheck({
   mutating: true,
   notApplicableTo: sandboxAbsent,
   async run(ctx, env) {
-    const off = withoutSandbox(ctx);
-    if (off !== undefined) return [off];
     const listener = ctx.webhooks;
     if (listener === undefined)
       throw new TypeError('this check needs the webhook listener (declare webhookListen in needs)');
     const [key, settled, failed] = await Promise.all([
       fetchPublicKey(ctx, env),
-      drivePayment(ctx, env, ['COMPLETED', 'SETTLED']),
-      drivePayment(ctx, env, ['FAILED']),
+      drivePayment(ctx, env, 'SETTLED'),
+      drivePayment(ctx, env, 'FAILED'),
     ]);
     if ('problem' in settled) return [settled.problem];
     if ('problem' in failed) return [failed.problem];
     // Spec, Payment webhook payload: a payment webhook is sent for each status of paymentWebhookStatuses reached.
     const expected: Expected = [settled, failed].flatMap((payment) =>
-      [...payment.moves.keys()]
+      payment.moves
         .filter((status) => isOneOf(paymentWebhookStatuses, status))
         .map((status) => ({ payment, status })),
     );
@@ -109,9 +84,9 @@ const paymentStatusChanges = serverCheck({
     );
     const all = listener.received();
     const ours = [...paymentHooks(all, settled.paymentId), ...paymentHooks(all, failed.paymentId)];
-    const emitted = judgeEmitted(ctx, expected, all, wait);
+    const emitted = judgeEmitted(expected, all, wait);
     return [
-      judgeStatusValues(ctx, [settled, failed], ours),
+      judgeStatusValues([settled, failed], ours),
       ...emitted.findings,
       ...(emitted.arrived.length > 0 ? judgeArrived(ctx, emitted.arrived, key) : []),
       noteAwaitingWebhook(ours),
@@ -119,21 +94,18 @@ const paymentStatusChanges = serverCheck({
   },
 });
 
-/** Statuses the service reported (sandbox resources and webhooks) are from the spec's list. */
+/** Statuses the service reported (the state provider's answers and the webhooks) are from the spec's list. */
 function judgeStatusValues(
-  ctx: ServerAuditContext,
   payments: readonly DrivenPayment[],
   ours: readonly ReceivedWebhook[],
 ): Finding {
   const offList = [
-    ...payments.flatMap((p) =>
-      p.reported
-        .filter((r) => !PAYMENT_STATUSES.includes(String(r.status)))
-        .map((r) => ({
-          what: `payment ${p.paymentId} reported as ${show(r.status)}`,
-          evidence: evidenceOf(ctx, r.call.ex),
-        })),
-    ),
+    ...payments
+      .filter((p) => !PAYMENT_STATUSES.includes(String(p.reported)))
+      .map((p) => ({
+        what: `payment ${p.paymentId} reported by the state provider as ${show(p.reported)}`,
+        evidence: undefined,
+      })),
     ...ours
       .filter((w) => !PAYMENT_STATUSES.includes(member(w, 'paymentStatus') ?? ''))
       .map((w) => ({
@@ -141,17 +113,19 @@ function judgeStatusValues(
         evidence: webhookEvidence(w),
       })),
   ];
-  if (offList.length > 0)
+  if (offList.length > 0) {
+    const evidence = offList.find((o) => o.evidence !== undefined)?.evidence;
     return violation(
       `a payment status outside the spec's list: ${offList.map((o) => o.what).join('; ')}`,
       {
         requirement: 'PAYMENT-STATUS-VALUES',
         expected: PAYMENT_STATUSES.join(', '),
-        evidence: offList[0]!.evidence,
+        ...(evidence !== undefined ? { evidence } : {}),
       },
     );
+  }
   const seen = new Set([
-    ...payments.flatMap((p) => p.reported.map((r) => String(r.status))),
+    ...payments.map((p) => String(p.reported)),
     ...ours.map((w) => member(w, 'paymentStatus') ?? ''),
   ]);
   return pass(`every payment status reported is from the list (${[...seen].join(', ')})`, {
@@ -161,7 +135,6 @@ function judgeStatusValues(
 
 /** One webhook per expected status: the ones that arrived, and a failure for each that did not within `wait`. */
 function judgeEmitted(
-  ctx: ServerAuditContext,
   expected: Expected,
   all: readonly ReceivedWebhook[],
   wait: number,
@@ -177,10 +150,9 @@ function judgeEmitted(
     const seen = paymentHooks(all, e.payment.paymentId).map(
       (w) => member(w, 'paymentStatus') ?? '(none)',
     );
-    const move = e.payment.moves.get(e.status);
     findings.push(
       violation(
-        `no payment webhook with paymentStatus ${e.status} arrived within ${wait} ms after payment ${e.payment.paymentId} reached ${e.status}`,
+        `no payment webhook with paymentStatus ${e.status} arrived within ${wait} ms after the state provider moved payment ${e.payment.paymentId} to ${e.status}`,
         {
           requirement: 'WEBHOOK-PAYMENT-EMITTED',
           expected: `a payment webhook with paymentStatus ${e.status}`,
@@ -188,15 +160,6 @@ function judgeEmitted(
             seen.length === 0
               ? 'no payment webhook for this payment'
               : `payment webhooks with paymentStatus ${seen.join(', ')}`,
-          ...(move !== undefined
-            ? {
-                evidence: evidenceOf(
-                  ctx,
-                  move.ex,
-                  'the sandbox move that should have produced the webhook',
-                ),
-              }
-            : {}),
         },
       ),
     );

@@ -6,31 +6,20 @@ import { notApplicable, pass, skip, violation } from '../../check.js';
 import { serverCheck, type ServerAuditContext } from './context.js';
 import {
   paymentHooks,
+  paymentWithWebhook,
   sandboxAbsent,
-  sandboxProblem,
   show,
   waitBudget,
-  withoutSandbox,
 } from './payment-actions.js';
-import {
-  describeOutcome,
-  evidenceOf,
-  exchange,
-  isSuccess,
-  SANDBOX_LISTING_BYTES,
-  sandboxCall,
-  sandboxRequest,
-  uniqueReference,
-  type SandboxCall,
-} from './requests.js';
+import { uniqueReference } from './requests.js';
 import type { ReceivedWebhook, WebhookListener } from '../../webhook-listener.js';
 import { webhookEvidence } from './webhook-match.js';
 
-/** A payment the check made with the reference it passed, and the reference the service reported. */
+/** A payment the check made with the reference it passed, the reference the service reported, and the provider's answer. */
 interface MadePayment {
   readonly id: string;
   readonly reference: string;
-  readonly call: SandboxCall;
+  readonly answer: Readonly<Record<string, unknown>>;
 }
 
 const referenceAssigned = serverCheck({
@@ -43,65 +32,46 @@ const referenceAssigned = serverCheck({
   mutating: true,
   notApplicableTo: sandboxAbsent,
   async run(ctx, env) {
-    const off = withoutSandbox(ctx);
-    if (off !== undefined) return [off];
     const passed = `${uniqueReference()}-custom`;
     const made = await makeTwoPayments(ctx, env, passed);
     if ('problem' in made) return [made.problem];
     return [
-      ...judgeAssigned(ctx, passed, made.payments),
-      await uniqueAmongAll(
-        ctx,
-        env,
-        made.payments.map((p) => ({ id: p.id, reference: p.reference })),
-      ),
+      ...judgeAssigned(passed, made.payments),
+      uniqueAmongAll(made.payments),
       ...(await judgeWebhookReferences(ctx, env, passed, made.payments)),
     ];
   },
 });
 
-/** Two payments made through /sandbox/ with the reference `passed`, COMPLETED at once (so their webhooks are sent). */
+/** Two payments made by the state provider with the reference `passed`, COMPLETED (so their webhooks are sent). */
 async function makeTwoPayments(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   passed: string,
 ): Promise<{ payments: readonly [MadePayment, MadePayment] } | { problem: Finding }> {
-  // COMPLETED at once, so the payment webhook (which carries paymentRequest.reference) is sent.
-  const create = () =>
-    sandboxCall(ctx, env, 'POST', '/payments', {
-      amount: '0.01',
-      merchantPaymentId: uniqueReference(),
-      reference: passed,
+  const payments: MadePayment[] = [];
+  for (let i = 0; i < 2; i++) {
+    const made = await paymentWithWebhook(ctx, env, {
+      state: 'payment-webhook',
       status: 'COMPLETED',
+      reference: passed,
     });
-  const made = [await create(), await create()] as const;
-  const payments: Array<{ id: string; reference: unknown; call: SandboxCall }> = [];
-  for (const call of made) {
-    const id = call.value?.['paymentId'];
-    if (typeof id !== 'string') return { problem: sandboxProblem(ctx, 'create a payment', call) };
-    payments.push({ id, reference: call.value?.['reference'], call });
+    if ('problem' in made) return made;
+    const reference = made.answer['reference'];
+    if (typeof reference !== 'string')
+      return {
+        problem: skip(
+          `the state provider's answer names no "reference" for payment ${made.paymentId} (asked with one: docs/state-hook.md)`,
+          { received: JSON.stringify(made.answer) },
+        ),
+      };
+    payments.push({ id: made.paymentId, reference, answer: made.answer });
   }
-  const [a, b] = payments as [(typeof payments)[0], (typeof payments)[0]];
-  if (typeof a.reference !== 'string' || typeof b.reference !== 'string')
-    return {
-      problem: skip('the /sandbox/ endpoint reports no "reference" for the payments it created', {
-        evidence: evidenceOf(ctx, a.call.ex),
-      }),
-    };
-  return {
-    payments: [
-      { ...a, reference: a.reference },
-      { ...b, reference: b.reference },
-    ],
-  };
+  return { payments: payments as [MadePayment, MadePayment] };
 }
 
 /** The references the service reported: not the one passed, and different from each other. */
-function judgeAssigned(
-  ctx: ServerAuditContext,
-  passed: string,
-  payments: readonly [MadePayment, MadePayment],
-): Finding[] {
+function judgeAssigned(passed: string, payments: readonly [MadePayment, MadePayment]): Finding[] {
   const [a, b] = payments;
   const kept = payments.filter((p) => p.reference === passed);
   return [
@@ -111,8 +81,7 @@ function judgeAssigned(
           {
             requirement: 'PAYMENT-REFERENCE-ASSIGNED',
             expected: `a reference assigned by the service, not ${passed}`,
-            received: `${a.reference}, ${b.reference}`,
-            evidence: evidenceOf(ctx, kept[0]!.call.ex),
+            received: `${a.reference}, ${b.reference} (the state provider's answer: ${JSON.stringify(kept[0]!.answer)})`,
           },
         )
       : pass(
@@ -124,7 +93,6 @@ function judgeAssigned(
           requirement: 'PAYMENT-REFERENCE-ASSIGNED',
           expected: 'a unique reference per payment',
           received: `${a.reference} for payments ${a.id} and ${b.id}`,
-          evidence: evidenceOf(ctx, b.call.ex),
         })
       : pass('the two payments carry different references', {
           requirement: 'PAYMENT-REFERENCE-ASSIGNED',
@@ -213,31 +181,16 @@ async function webhookReferences(
   return { hooks, refs };
 }
 
-/** No other payment the target holds (any application, any merchant) carries one of these references. */
-async function uniqueAmongAll(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-  ours: ReadonlyArray<{ id: string; reference: string }>,
-): Promise<Finding> {
-  const listed = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payments'), {
-    maxResponseBytes: SANDBOX_LISTING_BYTES,
-  });
-  const all = listed.response?.json;
-  if (!isSuccess(listed) || !Array.isArray(all))
+/** No other payment the target holds (any application) carries one of these references, as the provider names them. */
+function uniqueAmongAll(ours: readonly MadePayment[]): Finding {
+  const others = ours.map((o) => o.answer['otherPaymentsWithReference']);
+  if (!others.every((l): l is string[] => Array.isArray(l)))
     return notApplicable(
-      `uniqueness among all payments not checked: GET /sandbox/payments gave ${describeOutcome(listed)}`,
+      'uniqueness among all payments not checked: the state provider\'s answer does not list the other payments with the reference ("otherPaymentsWithReference", docs/state-hook.md)',
       { requirement: 'PAYMENT-REFERENCE-ASSIGNED' },
     );
-  const clashes = ours.flatMap((o) =>
-    all
-      .filter(
-        (p): p is Record<string, unknown> =>
-          typeof p === 'object' &&
-          p !== null &&
-          p['reference'] === o.reference &&
-          p['paymentId'] !== o.id,
-      )
-      .map((p) => `${o.reference} also on payment ${show(p['paymentId'])}`),
+  const clashes = ours.flatMap((o, i) =>
+    others[i]!.map((id) => `${o.reference} also on payment ${show(id)}`),
   );
   return clashes.length > 0
     ? violation(
@@ -245,11 +198,11 @@ async function uniqueAmongAll(
         {
           requirement: 'PAYMENT-REFERENCE-ASSIGNED',
           expected: 'a reference no other payment carries',
-          evidence: evidenceOf(ctx, listed),
+          received: clashes.join('; '),
         },
       )
     : pass(
-        `no other of the ${all.length} payments the target lists (every application) carries either reference`,
+        'the state provider names no other payment the target holds (every application) with either reference',
         { requirement: 'PAYMENT-REFERENCE-ASSIGNED' },
       );
 }

@@ -10,10 +10,10 @@ import json, os, sys, urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CONTRACT = "payconform-state-hook/1"
-NOT_OFFERED_EXIT = 3  # a state this hook does not offer: exit 3 (as a URL: HTTP 501); the checks needing it skip
+NOT_OFFERED_EXIT = 3  # the checks needing a state this hook does not offer skip
 
 
-class NotOffered(Exception):
+class NotOffered(Exception):  # a state this hook does not offer: HTTP 501 / exit 3
     pass
 
 
@@ -39,9 +39,17 @@ def refund_status(refund_id, status):  # PLUG IN: move the refund on (to `status
     return {"refundId": refund_id, "status": moved["status"]}
 
 
-STATES = {  # "unsettled-payment", "payout-status", "payment-webhook": not offered; add them the same way
+def payment_webhook(status, reference):  # PLUG IN: a payment moved to `status` (SETTLED via COMPLETED), a webhook each
+    p = backend("/payments", dict({"amount": "20.00"}, **({"reference": reference} if reference else {})))
+    for step in ["COMPLETED", status] if status == "SETTLED" else [status]:
+        p = backend("/payments/%s/status" % p["paymentId"], {"status": step})
+    return {"paymentId": p["paymentId"], "status": p["status"], "reference": p["reference"]}
+
+
+STATES = {  # "unsettled-payment", "payout-status": not offered; add them the same way
     "settled-payment": lambda q: settled_payment(q["amount"], q.get("payer", False)),
     "refund-status": lambda q: refund_status(q["refundId"], q.get("status")),
+    "payment-webhook": lambda q: payment_webhook(q["status"], q.get("reference")),
 }
 
 
