@@ -331,6 +331,32 @@ describe('the payment checks through the starter hook (payment-webhook), on a se
   );
 });
 
+describe('payouts: the signing checks read the payouts a target holds through the contract', () => {
+  it(
+    'the /sandbox/ provider lists none for an unknown reference, and those rejected requests made (creates-on-rejection)',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const t = await startEmbeddedTarget({ faults: ['creates-on-rejection'] });
+      try {
+        const none = await askState(t.context, env(10_000), {
+          state: 'payouts',
+          references: ['no-such-reference'],
+        });
+        expect(none).toEqual({ kind: 'made', answer: { payouts: [] } });
+        const summary = await auditTarget(t, { only: ['signature-headers-missing'] });
+        const failing = summary.results[0]?.findings.find((f) => f.outcome === 'fail');
+        expect(failing?.evidence?.notes, JSON.stringify(summary.results[0])).toMatch(
+          /the target's \/sandbox\/ lists [1-9]\d* payout\(s\) with reference/,
+        );
+      } finally {
+        await t.close();
+      }
+    },
+  );
+});
+
 /** Every .ts file under `dir` (relative to the repository root), recursively. */
 function sourcesUnder(dir: string): string[] {
   return readdirSync(new URL(`../${dir}`, import.meta.url), { withFileTypes: true }).flatMap((e) =>
@@ -343,10 +369,10 @@ function sourcesUnder(dir: string): string[] {
 }
 
 describe('one path: no check or explorer code reaches /sandbox/ except through the contract provider', () => {
-  /** Where /sandbox/ is called: the helpers that build the request (requests.ts) and the contract's provider. */
-  const PROVIDER = ['conformance/state-hook/providers.ts', 'conformance/checks/server/requests.ts'];
-  /** A /sandbox/ path written in code, or a call of the helpers that reach it. */
-  const REACHES_SANDBOX = /sandbox(Call|Request)\s*\(|['"`]\/sandbox\/|\/sandbox\$\{/;
+  /** The one module that calls /sandbox/: the contract's provider. */
+  const PROVIDER = ['conformance/state-hook/sandbox-provider.ts'];
+  /** A /sandbox/ path written in code (`/sandbox/...`, `/sandbox${path}`), or a call of the helpers that reach it. */
+  const REACHES_SANDBOX = /sandbox(Call|Request|PayoutsWith)\s*\(|\/sandbox(\/[a-z{$]|\$\{)/;
 
   it('only the provider module calls the /sandbox/ helpers or writes a /sandbox/ path', () => {
     const code = (file: string) =>

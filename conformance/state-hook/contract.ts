@@ -1,7 +1,8 @@
 // The state hook's contract, version 1 (docs/state-hook.md; schemas/state-hook.schema.json is its one statement): what
 // payconform asks a hook for (a settled payment of an amount, an unsettled payment, a payout or refund moved on, a
-// payment webhook sent), what each answer must carry, and how a hook says it does not offer a state. Every provider
-// (a hook URL, a hook command, payconform's own /sandbox/) is asked and judged through these types alone.
+// payment webhook sent, the payouts held with some references), what each answer must carry, and how a hook says it
+// does not offer a state. Every provider (a hook URL, a hook command, payconform's own /sandbox/) is asked and judged
+// through these types alone.
 import { validateAgainst } from '../../src/schemas/validator.js';
 
 /** The contract's name and version, sent in every request. */
@@ -23,7 +24,8 @@ export type StateRequest =
       readonly status: 'COMPLETED' | 'SETTLED' | 'FAILED';
       /** The reference to make the payment with (the service must ignore it and assign its own). */
       readonly reference?: string;
-    };
+    }
+  | { readonly state: 'payouts'; readonly references: readonly string[] };
 
 /** What came of asking: the state made (the hook's answer), not offered (skip, with the reason), or failed. */
 export type StateResult =
@@ -49,6 +51,8 @@ export function describeRequest(request: StateRequest): string {
       return `payout-status ${request.payoutId} → ${request.status ?? 'next'}`;
     case 'refund-status':
       return `refund-status ${request.refundId} → ${request.status ?? 'next'}`;
+    case 'payouts':
+      return `payouts with reference ${request.references.join(' or ')}`;
     case 'payment-webhook':
       return `payment-webhook ${request.status}${request.reference !== undefined ? ` with reference ${request.reference}` : ''}`;
     default:

@@ -4,7 +4,8 @@
 import type { CheckRunEnv } from '../check.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import type { StateRequest, StateResult } from './contract.js';
-import { commandHook, sandboxHook, urlHook, type StateProvider } from './providers.js';
+import { commandHook, urlHook, type StateProvider } from './providers.js';
+import { sandboxHook } from './sandbox-provider.js';
 
 export {
   NOT_OFFERED_EXIT,

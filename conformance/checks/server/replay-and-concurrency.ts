@@ -24,8 +24,8 @@ import {
   exchange,
   isSuccess,
   payoutRequest,
-  sandboxPayoutsWith,
 } from './requests.js';
+import { heldPayouts } from './held-payouts.js';
 import { member, mentioning, webhookEvidence } from './webhook-match.js';
 import { openConnections } from './warm-connections.js';
 import { unanswered } from '../no-answer.js';
@@ -44,7 +44,7 @@ interface PayoutsSeen {
 }
 
 /**
- * After the quiet wait: at most one payout id among the target's payouts (its /sandbox/ list, at once) or the webhooks
+ * After the quiet wait: at most one payout id among the target's payouts (as its state provider lists them, at once) or the webhooks
  * mentioning `reference`. This is evidence independent of the answers, so it also decides for requests that got none.
  */
 async function payoutsFor(
@@ -53,14 +53,14 @@ async function payoutsFor(
   reference: string,
   requirement: string,
 ): Promise<PayoutsSeen> {
-  const held = await sandboxPayoutsWith(ctx, env, [reference]);
+  const held = await heldPayouts(ctx, env, [reference]);
   if (held !== undefined) {
-    const ids = held.payouts.map((p) => String(p['payoutId']));
+    const ids = held.payouts.map((p) => p.payoutId);
     if (ids.length <= 1)
       return { ids, finding: onePayout(ids.length, 'the target lists', requirement) };
     return {
       ids,
-      finding: severalPayouts(ids, requirement, evidenceOf(ctx, held.ex, held.note)),
+      finding: severalPayouts(ids, requirement, held.evidence),
     };
   }
   if (ctx.webhooks === undefined) {

@@ -100,12 +100,6 @@ export function defaultDestination(ctx: ServerAuditContext): PayoutDestinationCo
 }
 
 /**
- * What a listing of payconform's /sandbox/ may be read up to: it holds every payout of a long-lived service, where
- * the spec's own answers stay within the client's default limit (256 KiB).
- */
-export const SANDBOX_LISTING_BYTES = 16 * 1024 * 1024;
-
-/**
  * Sends one request under the run's deadline. Never throws. `timeoutMs` overrides the context's request timeout (the
  * concurrency probes give stragglers longer); `connection` is one already open (see warm-connections.ts);
  * `maxResponseBytes` raises the client's read limit (the /sandbox/ listings).
@@ -251,91 +245,4 @@ export function jsonObject(ex: RecordedExchange): Record<string, unknown> | unde
 export function isSuccess(ex: RecordedExchange): boolean {
   const s = ex.response?.status;
   return s !== undefined && s >= 200 && s < 300 && ex.error === undefined;
-}
-
-/** A call to payconform's /sandbox/ helper endpoints (not the spec's API; only where `ctx.sandbox` is true). */
-export function sandboxRequest(
-  ctx: ServerAuditContext,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-): HttpRequest {
-  return {
-    method,
-    url: `${ctx.baseUrl}/sandbox${path}`,
-    headers:
-      body === undefined
-        ? [['accept', 'application/json']]
-        : [
-            ['accept', 'application/json'],
-            ['content-type', 'application/json'],
-          ],
-    body: body === undefined ? new Uint8Array(0) : encoder.encode(JSON.stringify(body)),
-  };
-}
-
-export interface SandboxCall {
-  readonly ex: RecordedExchange;
-  /** The JSON object of a 2xx answer. */
-  readonly value?: Record<string, unknown>;
-}
-
-export async function sandboxCall(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-): Promise<SandboxCall> {
-  const ex = await exchange(ctx, env, sandboxRequest(ctx, method, path, body));
-  const value = isSuccess(ex) ? jsonObject(ex) : undefined;
-  return { ex, ...(value !== undefined ? { value } : {}) };
-}
-
-/**
- * The payouts the target holds with one of `references`, read from `GET /sandbox/payouts` (state, not a race with
- * webhooks). Undefined when the target has no sandbox or the listing cannot be read.
- */
-export async function sandboxPayoutsWith(
-  ctx: ServerAuditContext,
-  env: CheckRunEnv,
-  references: readonly string[],
-): Promise<{ payouts: Record<string, unknown>[]; ex: RecordedExchange; note: string } | undefined> {
-  if (ctx.sandbox !== true) return undefined;
-  const ex = await exchange(ctx, env, sandboxRequest(ctx, 'GET', '/payouts'), {
-    maxResponseBytes: SANDBOX_LISTING_BYTES,
-  });
-  const list = isSuccess(ex) ? ex.response?.json : undefined;
-  if (!Array.isArray(list)) return undefined;
-  const payouts = list.filter(
-    (p): p is Record<string, unknown> =>
-      typeof p === 'object' &&
-      p !== null &&
-      references.includes((p as Record<string, unknown>)['reference'] as string),
-  );
-  return {
-    payouts,
-    ex: onlyPayoutsThatMatter(ex, payouts),
-    note: `response body cut to the ${payouts.length} payout(s) with reference ${references.join(' or ')}, of ${list.length} listed`,
-  };
-}
-
-/** The listing as evidence shows only the payouts that matter (those with the references), not the whole sandbox. */
-function onlyPayoutsThatMatter(
-  ex: RecordedExchange,
-  payouts: readonly Record<string, unknown>[],
-): RecordedExchange {
-  if (ex.response === undefined) return ex;
-  const text = JSON.stringify(payouts, null, 2);
-  const headers = ex.response.headers.filter(([n]) => n.toLowerCase() !== 'content-length');
-  return {
-    ...ex,
-    response: {
-      ...ex.response,
-      headers,
-      body: new TextEncoder().encode(text),
-      bodyText: text,
-      json: payouts,
-    },
-  };
 }

@@ -39,8 +39,8 @@ import {
   exchange,
   isSuccess,
   payoutRequest,
-  sandboxPayoutsWith,
 } from './requests.js';
+import { heldPayouts } from './held-payouts.js';
 import { member, waitForMentions, webhookEvidence } from './webhook-match.js';
 import { FORGERY_DEFAULTS, FORGERY_MAX_SECONDS } from './forgery-settings.js';
 
@@ -235,7 +235,7 @@ function eitherAnswers(sent: readonly Sent[]): Finding[] {
 }
 
 /**
- * After the drawing: no payout for the references of the rejected requests, in the target's /sandbox/ listing (at
+ * After the drawing: no payout for the references of the rejected requests, in the payouts the target's state provider lists (at
  * once), else among the webhooks within the quiet wait. The finding names the first such request's form.
  */
 async function noPayoutFromRejected(
@@ -250,15 +250,15 @@ async function noPayoutFromRejected(
   };
   const requirement = 'SIG-PAYOUT-CREATE-SIGNED';
   const expected = `no payout for any of the ${rejected.length} rejected requests`;
-  const held = await sandboxPayoutsWith(ctx, env, [...byReference.keys()]);
+  const held = await heldPayouts(ctx, env, [...byReference.keys()]);
   const listed = held?.payouts[0];
   if (held !== undefined && listed !== undefined) {
-    const reference = String(listed['reference']);
+    const reference = listed.reference;
     return violation(`a rejected request still created a payout: ${what(reference)}`, {
       requirement,
       expected,
-      received: `${held.payouts.length} payout(s) listed, first ${String(listed['payoutId'])}`,
-      evidence: evidenceOf(ctx, held.ex, "the target's /sandbox/payouts listing"),
+      received: `${held.payouts.length} payout(s) listed, first ${listed.payoutId}`,
+      evidence: held.evidence,
     });
   }
   if (held !== undefined)
@@ -267,7 +267,7 @@ async function noPayoutFromRejected(
     });
   if (ctx.webhooks === undefined)
     return notApplicable(
-      'not checked that the rejected requests created no payout: no /sandbox/ listing and no webhook listener',
+      'not checked that the rejected requests created no payout: no state provider lists payouts (docs/state-hook.md) and no webhook listener is configured',
       { requirement },
     );
   const seen = await waitForMentions(ctx.webhooks, env, ctx.quietWaitMs, [...byReference.keys()]);

@@ -4,7 +4,7 @@ import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
 import { notApplicable, pass, violation } from '../../check.js';
 import type { ReceivedWebhook, WebhookListener } from '../../webhook-listener.js';
 import type { ServerAuditContext } from './context.js';
-import { evidenceOf, sandboxPayoutsWith } from './requests.js';
+import { heldPayouts } from './held-payouts.js';
 
 export type WebhookKind = 'payment' | 'payout' | 'refund';
 
@@ -81,17 +81,17 @@ export async function noPayoutFollows(
   references: readonly string[],
   what: string,
 ): Promise<Finding> {
-  // Where the target lists its payouts (payconform's /sandbox/), its state answers at once, whatever the load; the
-  // webhook wait below stays for every target.
-  const held = await sandboxPayoutsWith(ctx, env, references);
+  // Where the state provider lists the target's payouts (a state hook, or /sandbox/), its state answers at once,
+  // whatever the load; the webhook wait below stays for every target.
+  const held = await heldPayouts(ctx, env, references);
   if (held !== undefined && held.payouts.length > 0) {
     return violation(
       `the rejected ${what} still created a payout: the target lists a payout with its reference`,
       {
         requirement: 'SIG-PAYOUT-CREATE-SIGNED',
         expected: `no payout with reference ${references.join(' or ')}`,
-        received: `payout(s) ${held.payouts.map((p) => String(p['payoutId'])).join(', ')}`,
-        evidence: evidenceOf(ctx, held.ex, held.note),
+        received: `payout(s) ${held.payouts.map((p) => p.payoutId).join(', ')}`,
+        evidence: held.evidence,
       },
     );
   }
