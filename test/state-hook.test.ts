@@ -2,7 +2,9 @@
 // hook's place, and the starter hook (vectors/adapters/python/state_hook.py, as an HTTP server and as a command) lets
 // the explorer make its own payments on a service whose /sandbox/ is not where the audit looks (served at a private
 // path, standing in for an implementer's test database), with no failure, and find the refund faults only the
-// explorer finds. A child process only for the starter: a Python program is the point.
+// explorer finds; the payment checks make their payments through it and catch their faults, and the signing checks
+// read payouts through the contract. One path: no check or explorer code calls /sandbox/ but the contract's provider
+// (a source scan). A child process only for the starter: a Python program is the point.
 // Budget: the correct services run 2 seeds per hook form at 4 s each (enough to make payments and refunds through the
 // hook: asserted), 10 each with PAYCONFORM_LONG_TESTS=1; each fault search runs the default 15 s budget, up to three seeds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -257,8 +259,12 @@ describe('the refund faults only the explorer finds, found through the starter h
 
 describe('the payment checks through the starter hook (payment-webhook), on a service whose /sandbox/ the audit does not see', () => {
   const PAYMENT_CHECKS = ['webhook-payment-status-changes', 'payment-reference-assigned'] as const;
-  const audit = async (options: { faults?: FaultName[]; variant?: ServiceVariant }) => {
-    const t = await behindHook('url', options);
+  const FORMS = ['url', 'command'] as const;
+  const audit = async (
+    form: (typeof FORMS)[number],
+    options: { faults?: FaultName[]; variant?: ServiceVariant },
+  ) => {
+    const t = await behindHook(form, options);
     try {
       return await auditTarget(t.target, { only: [...PAYMENT_CHECKS] });
     } finally {
@@ -268,11 +274,11 @@ describe('the payment checks through the starter hook (payment-webhook), on a se
   const outcomes = (summary: Awaited<ReturnType<typeof audit>>) =>
     Object.fromEntries(summary.results.map((r) => [r.id, r.outcome]));
 
-  it.each(['clean', 'alt', 'lenient'] as const)(
-    '%s: both pass',
+  it.each((['clean', 'alt', 'lenient'] as const).flatMap((v) => FORMS.map((f) => [v, f] as const)))(
+    '%s, the hook as a %s: both pass',
     { timeout: 60_000 },
-    async (variant) => {
-      const summary = await audit({ variant });
+    async (variant, form) => {
+      const summary = await audit(form, { variant });
       expect(outcomes(summary), JSON.stringify(summary.results)).toEqual({
         'webhook-payment-status-changes': 'pass',
         'payment-reference-assigned': 'pass',
@@ -288,14 +294,20 @@ describe('the payment checks through the starter hook (payment-webhook), on a se
       'WEBHOOK-PAYMENT-EMITTED',
     ],
     ['payment-reference-kept', 'payment-reference-assigned', 'PAYMENT-REFERENCE-ASSIGNED'],
-  ] as const)('fault %s fails %s (%s)', { timeout: 60_000 }, async (fault, id, requirement) => {
-    const summary = await audit({ faults: [fault] });
-    const r = summary.results.find((x) => x.id === id);
-    expect(r?.outcome, JSON.stringify(r)).toBe('fail');
-    expect(r?.findings.filter((f) => f.outcome === 'fail').map((f) => f.requirement)).toContain(
-      requirement,
-    );
-  });
+  ] as const)(
+    'fault %s fails %s (%s), the hook as a URL and as a command',
+    { timeout: 60_000 },
+    async (fault, id, requirement) => {
+      for (const form of FORMS) {
+        const summary = await audit(form, { faults: [fault] });
+        const r = summary.results.find((x) => x.id === id);
+        expect(r?.outcome, `${form}: ${JSON.stringify(r)}`).toBe('fail');
+        expect(r?.findings.filter((f) => f.outcome === 'fail').map((f) => f.requirement)).toContain(
+          requirement,
+        );
+      }
+    },
+  );
 
   it(
     'a hook that answers payment-webhook with 501 makes only these checks skip, with its reason',
