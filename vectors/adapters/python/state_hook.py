@@ -40,13 +40,13 @@ def refund_status(refund_id, status):  # PLUG IN: move the refund on (to `status
 
 
 def payment_webhook(status, reference):  # PLUG IN: a payment moved to `status` (SETTLED via COMPLETED), a webhook each
-    p = backend("/payments", dict({"amount": "20.00"}, **({"reference": reference} if reference else {})))
+    p = backend("/payments", {"amount": "20.00", "reference": reference} if reference else {"amount": "20.00"})
     for step in ["COMPLETED", status] if status == "SETTLED" else [status]:
         p = backend("/payments/%s/status" % p["paymentId"], {"status": step})
     return {"paymentId": p["paymentId"], "status": p["status"], "reference": p["reference"]}
 
 
-STATES = {  # "unsettled-payment", "payout-status": not offered; add them the same way
+STATES = {  # "unsettled-payment", "payout-status", "payouts": not offered; add them the same way
     "settled-payment": lambda q: settled_payment(q["amount"], q.get("payer", False)),
     "refund-status": lambda q: refund_status(q["refundId"], q.get("status")),
     "payment-webhook": lambda q: payment_webhook(q["status"], q.get("reference")),
