@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { exportEd25519PrivateKeyPem, generateEd25519PrivateKey } from '../src/keys/index.js';
 import type { ClientCredentials } from '../conformance/client-audit/evaluate-request.js';
 import type { SdkAdapterLink } from '../conformance/sdk-explore/protocol.js';
-import type { StartSdkBackend } from '../conformance/sdk-explore/sequence.js';
+import type { StartSdkBackend } from '../conformance/sdk-explore/env.js';
 import { AdapterProcess } from '../vectors/harness/adapter-process.js';
 
 export interface SdkAuditApplication {

@@ -2,8 +2,8 @@
 // with the reference service played for each sequence and the adapter given a fresh application's secret and key
 // through its environment only.
 import { UsageError } from '../io.js';
+import { parseExploreBudget } from '../explore-options.js';
 import {
-  parseIntegerOption,
   refuseUnknownChecks,
   toolVersion,
   type AuditStepContext,
@@ -49,24 +49,9 @@ export function parseSdkAuditArgs(values: Record<string, unknown>): SdkAuditArgs
       throw new UsageError(`--explore-replay: ${(error as Error).message}`);
     }
   }
-  const seconds = parseIntegerOption(
-    values['explore-seconds'] as string | undefined,
-    3_600,
-    '--explore-seconds must be an integer from 1 to 3600',
-  );
-  const runs = parseIntegerOption(
-    values['explore-runs'] as string | undefined,
-    100_000,
-    '--explore-runs must be an integer from 1 to 100000',
-  );
-  const seedText = values['explore-seed'] as string | undefined;
-  if (seedText !== undefined && (!/^[0-9]{1,10}$/.test(seedText) || Number(seedText) > 2 ** 31 - 1))
-    throw new UsageError('--explore-seed must be an integer from 0 to 2147483647');
   return {
     adapter,
-    ...(seconds !== undefined ? { seconds } : {}),
-    ...(runs !== undefined ? { runs } : {}),
-    ...(seedText !== undefined ? { seed: Number(seedText) } : {}),
+    ...parseExploreBudget(values),
     ...(replay !== undefined ? { replay } : {}),
   };
 }

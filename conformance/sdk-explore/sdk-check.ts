@@ -10,7 +10,7 @@ import {
   type SdkExploreOutcome,
   type SdkExploreSettings,
 } from './explorer.js';
-import type { SequenceEnv } from './sequence.js';
+import type { SequenceEnv } from './env.js';
 import type { StepRecord } from './steps.js';
 
 export const SDK_EXPLORE_CHECK_ID = 'sdk-explore';

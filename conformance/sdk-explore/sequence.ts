@@ -1,7 +1,6 @@
 // One drawn sequence against the SDK: the reference service with the drawn personality, the outage relay in front of
 // it, the client audit's verifying endpoint in front of that (every request judged as it arrived), then each step
 // asked of the adapter and judged. The sequence stops at the first step that breaks a rule.
-import type { ClientCredentials } from '../client-audit/evaluate-request.js';
 import { ClientSession } from '../client-audit/evaluate-request.js';
 import {
   startVerifyingEndpoint,
@@ -9,37 +8,11 @@ import {
 } from '../client-audit/verifying-endpoint.js';
 import { sendRequest } from '../http-client.js';
 import { withoutExchangeLog } from '../exchange-log.js';
-import type { ParsedRsaPrivateKey } from '../../src/webhooks/index.js';
-import type { Personality, SdkSequence, SdkStep } from './draws.js';
+import type { SdkSequence, SdkStep } from './draws.js';
+import type { SequenceEnv } from './env.js';
 import { startOutageRelay, type OutageRelay } from './outage-relay.js';
-import { configureAdapter, type AdapterConfiguration, type SdkAdapterLink } from './protocol.js';
+import { configureAdapter } from './protocol.js';
 import { runStep, type StepRecord, type StepState } from './steps.js';
-import type { WebhookKeys } from './webhooks.js';
-
-/** The service payconform plays for one sequence (the CLI starts the reference service for it). */
-export interface SdkBackend {
-  readonly baseUrl: string;
-  /** Everything configure tells the SDK but the base URL (that is the verifying endpoint's). */
-  readonly application: Omit<AdapterConfiguration, 'baseUrl'>;
-  readonly settledPayment: { readonly paymentId: string; readonly amount: string };
-  readonly unsettledPayment?: { readonly paymentId: string };
-  /** A destination for each CoP result (`COP_KEYS`). */
-  readonly copDestinations: Readonly<Record<string, object>>;
-  close(): Promise<void>;
-}
-
-export type StartSdkBackend = (personality: {
-  readonly variant: Personality['variant'];
-  readonly webhookSigningKey: ParsedRsaPrivateKey;
-}) => Promise<SdkBackend>;
-
-export interface SequenceEnv {
-  readonly link: SdkAdapterLink;
-  readonly startBackend: StartSdkBackend;
-  readonly credentials: ClientCredentials;
-  readonly keys: WebhookKeys;
-  readonly stepTimeoutMs: number;
-}
 
 export interface SequenceRecord {
   readonly steps: readonly StepRecord[];

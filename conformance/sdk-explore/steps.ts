@@ -7,7 +7,7 @@ import type { SdkStep } from './draws.js';
 import { judgeAnswer, judgeRequests, judgeWebhook, type Judgement } from './judge.js';
 import type { OutageRelay } from './outage-relay.js';
 import { askOperation, type SdkAnswer } from './protocol.js';
-import type { SdkBackend, SequenceEnv } from './sequence.js';
+import type { SdkBackend, SequenceEnv } from './env.js';
 import { drawnWebhooks, payoutWebhookPayload } from './webhooks.js';
 
 /** What a sequence has seen so far: the services it plays and the payouts the service created for the SDK. */
