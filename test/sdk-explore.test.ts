@@ -200,7 +200,7 @@ describe('audit client --adapter through main()', () => {
         );
         expect(code).not.toBe(0);
         expect(io.out.join('')).toMatch(
-          /the adapter broke the SDK adapter protocol: the adapter (wrote a line that is not JSON|exited)/,
+          /the exploration stopped: the adapter (wrote a line that is not JSON|exited)/,
         );
       }
     },

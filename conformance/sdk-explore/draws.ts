@@ -19,6 +19,7 @@ export const WEBHOOK_VARIANTS = {
   'genuine-pretty-printed': { valid: true, requirement: 'WEBHOOK-VERIFY-EXACT-BYTES' },
   'genuine-unknown-property': { valid: true, requirement: 'WEBHOOK-IGNORE-UNKNOWN' },
   'genuine-redelivered': { valid: true, requirement: 'WEBHOOK-IDEMPOTENT' },
+  'genuine-reordered': { valid: true, requirement: 'WEBHOOK-VERIFY-WITH-PUBLIC-KEY' },
   'forged-signature': { valid: false, requirement: 'WEBHOOK-PROFILE-REJECT-UNVERIFIED' },
   'altered-body': { valid: false, requirement: 'WEBHOOK-PROFILE-REJECT-UNVERIFIED' },
   're-serialised-body': { valid: false, requirement: 'WEBHOOK-VERIFY-EXACT-BYTES' },

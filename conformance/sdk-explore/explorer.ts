@@ -3,7 +3,7 @@
 // the shortest that still breaks the same requirement, and named by a token (`SEED~PATH`) that replays exactly it.
 import fc from 'fast-check';
 import { generateWebhookKeyPair } from '../../src/webhooks/index.js';
-import { sequenceArbitrary, type SdkStep } from './draws.js';
+import { sequenceArbitrary, type SdkSequence, type SdkStep } from './draws.js';
 import type { Judgement } from './judge.js';
 import type { SequenceEnv } from './env.js';
 import { runSequence, type SequenceRecord } from './sequence.js';
@@ -46,6 +46,8 @@ export interface SdkExploreOutcome {
   readonly elapsedMs: number;
   /** Operations the SDK answered "unsupported", with its reason: their checks skip. */
   readonly unsupported: Readonly<Partial<Record<SdkStep['op'], string>>>;
+  /** What was seen where the spec leaves the answer open (at most `MAX_OBSERVATIONS`, each once). */
+  readonly observations: readonly string[];
   readonly failure?: SdkExploreFailure;
   /** The adapter broke the protocol: nothing could be judged from then on. */
   readonly broken?: string;
@@ -69,6 +71,18 @@ const failingJudgement = (record: SequenceRecord, requirement?: string): Judgeme
         j.outcome === 'violation' && (requirement === undefined || j.requirement === requirement),
     );
 
+/** One sequence; a failure of the run itself (the service would not start) ends the exploration, never a pass. */
+async function playOne(sequence: SdkSequence, env: SequenceEnv): Promise<SequenceRecord> {
+  try {
+    return await runSequence(sequence, env);
+  } catch (error) {
+    return {
+      steps: [],
+      broken: `the run failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
 /** What the runs saw, while fast-check draws and shrinks. */
 interface Progress {
   runs: number;
@@ -76,13 +90,20 @@ interface Progress {
   broken?: string;
   failure?: { judgement: Judgement; record: SequenceRecord };
   readonly unsupported: Partial<Record<SdkStep['op'], string>>;
+  readonly observations: Set<string>;
 }
+
+const MAX_OBSERVATIONS = 20;
 
 function note(progress: Progress, record: SequenceRecord): void {
   progress.runs += 1;
   progress.steps += record.steps.length;
-  for (const s of record.steps)
+  for (const s of record.steps) {
     if (s.answer.kind === 'unsupported') progress.unsupported[s.step.op] ??= s.answer.reason;
+    for (const j of s.judgements)
+      if (j.outcome === 'observation' && progress.observations.size < MAX_OBSERVATIONS)
+        progress.observations.add(j.message);
+  }
 }
 
 export async function exploreSdk(
@@ -103,7 +124,7 @@ export async function exploreSdk(
     keys,
     stepTimeoutMs: settings.stepTimeoutMs ?? SDK_EXPLORE_DEFAULTS.stepTimeoutMs,
   };
-  const progress: Progress = { runs: 0, steps: 0, unsupported: {} };
+  const progress: Progress = { runs: 0, steps: 0, unsupported: {}, observations: new Set() };
   const property = fc.asyncProperty(
     sequenceArbitrary(settings.maxOps ?? SDK_EXPLORE_DEFAULTS.maxOps),
     async (sequence) => {
@@ -114,10 +135,11 @@ export async function exploreSdk(
         (progress.failure === undefined && replay === undefined && Date.now() > deadline)
       )
         return true;
-      const record = await runSequence(sequence, full);
+      const record = await playOne(sequence, full);
       note(progress, record);
       if (record.broken !== undefined) {
-        progress.broken = record.broken;
+        const stderr = env.link.stderr().trim().slice(-400);
+        progress.broken = `${record.broken}${stderr !== '' ? `; its stderr ends: ${stderr}` : ''}`;
         return true;
       }
       const judgement = failingJudgement(record, progress.failure?.judgement.requirement);
@@ -153,6 +175,7 @@ function outcomeOf(
     steps: progress.steps,
     elapsedMs: Date.now() - started,
     unsupported: progress.unsupported,
+    observations: [...progress.observations],
   };
   if (progress.broken !== undefined) return { ...base, broken: progress.broken };
   const f = progress.failure;

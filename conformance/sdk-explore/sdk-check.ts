@@ -1,6 +1,14 @@
 // The SDK explorer as a check of the client audit (`sdk-explore`): the engine runs it, grades its findings by
 // requirement and hands them to every reporter, as for the other audits.
-import { inconclusive, pass, skip, violation, type Check, type Finding } from '../check.js';
+import {
+  inconclusive,
+  observation,
+  pass,
+  skip,
+  violation,
+  type Check,
+  type Finding,
+} from '../check.js';
 import { clientChecks } from '../checks/client/index.js';
 import { loadCatalogue } from '../requirements.js';
 import { WEBHOOK_VARIANTS } from './draws.js';
@@ -60,20 +68,21 @@ function findingsOf(
   replayCommand: (token: string) => string,
 ): Finding[] {
   const summary = `seed ${outcome.seed}: ${outcome.runs} sequences, ${outcome.steps} steps in ${(outcome.elapsedMs / 1000).toFixed(1)} s`;
-  const skips = Object.entries(outcome.unsupported).map(([op, reason]) =>
-    skip(`the SDK does not offer ${op} ("${reason}"): its checks were skipped`),
-  );
+  const recorded = [
+    ...Object.entries(outcome.unsupported).map(([op, reason]) =>
+      skip(`the SDK does not offer ${op} ("${reason}"): its checks were skipped`),
+    ),
+    ...outcome.observations.map((o) => observation(`where the spec leaves the answer open: ${o}`)),
+  ];
   if (outcome.broken !== undefined)
-    return [
-      inconclusive(`the adapter broke the SDK adapter protocol: ${outcome.broken} (${summary})`),
-    ];
+    return [inconclusive(`the exploration stopped: ${outcome.broken} (${summary})`)];
   const f = outcome.failure;
   if (f === undefined)
     return outcome.runs === 0
       ? [inconclusive(`no sequence was played (${summary})`)]
       : [
           pass(`every request, answer and webhook verdict agreed with the rules (${summary})`),
-          ...skips,
+          ...recorded,
         ];
   const j = f.judgement;
   const level =
@@ -90,7 +99,7 @@ function findingsOf(
         notes: `${summary}; replay token ${f.token}\n${stepsText(f.steps)}`,
       },
     }),
-    ...skips,
+    ...recorded,
   ];
 }
 

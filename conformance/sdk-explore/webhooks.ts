@@ -1,6 +1,6 @@
 // The webhooks the SDK is asked to verify: a payout webhook for a payout of the sequence, signed with the service's
 // key as the service signs it, then given as drawn (WEBHOOK_VARIANTS): as sent, pretty-printed, with a property the
-// spec does not list, twice, or forged in one of the ways a receiver must refuse.
+// spec does not list, twice, a later status change first, or forged in one of the ways a receiver must refuse.
 import { randomBytes } from 'node:crypto';
 import {
   signWebhook,
@@ -48,7 +48,7 @@ const headersFor = (authorization: string | undefined): DrawnWebhook['headers'] 
   ...(authorization !== undefined ? [['authorization', authorization] as const] : []),
 ];
 
-/** The webhook(s) one step gives the SDK: two for a redelivery (the same bytes twice), else one. */
+/** The webhook(s) one step gives the SDK: two for a redelivery (the same bytes twice) or a reordering, else one. */
 export function drawnWebhooks(
   variant: WebhookVariant,
   payload: object,
@@ -73,6 +73,15 @@ export function drawnWebhooks(
       ];
     case 'genuine-redelivered':
       return [signed(compact), signed(compact)];
+    case 'genuine-reordered': {
+      // The payout's next status change, delivered before the one it follows (no delivery order is shown).
+      const later = {
+        ...payload,
+        payoutStatus: 'CANCELLED',
+        eventTimeUtc: new Date(Date.now() + 1000).toISOString(),
+      };
+      return [signed(utf8(JSON.stringify(later))), signed(compact)];
+    }
     case 'forged-signature':
       return [
         {
