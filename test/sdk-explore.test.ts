@@ -7,7 +7,7 @@
 // found within 2 to 5 s on the 2-core machine, seed 1); a clean seed plays 2 sequences (PAYCONFORM_LONG_TESTS=1: 10),
 // enough for every seed to draw payouts, follow-ups, refunds and webhooks, not a soak.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -155,10 +155,11 @@ describe('the reference SDK adapters pass 20 seeds', () => {
 
 describe('audit client --adapter through main()', () => {
   it(
-    'a faulty SDK fails with the requirement, the shrunk steps and the replay command in the JSON report',
+    'a faulty SDK fails with the requirement and the replay command; JSON and HAR reports, secrets masked',
     { timeout: 90_000 },
     async () => {
       const report = join(work, 'sdk.json');
+      const harFile = join(work, 'sdk.har');
       const io = memoryIo({ env: { ...process.env } });
       const code = await main(
         [
@@ -172,6 +173,8 @@ describe('audit client --adapter through main()', () => {
           '12',
           '--report',
           `json:${report}`,
+          '--report',
+          `har:${harFile}`,
         ],
         io,
       );
@@ -179,10 +182,27 @@ describe('audit client --adapter through main()', () => {
       const text = io.out.join('');
       expect(text).toContain('COP-HOLD-ON-MISMATCH');
       expect(text).toMatch(/--explore-replay '1~[0-9:]+'/);
-      const json = JSON.parse(execFileSync('cat', [report], { encoding: 'utf8' })) as {
-        results: Array<{ id: string; outcome?: string }>;
+      const json = JSON.parse(readFileSync(report, 'utf8')) as {
+        results: Array<{ id: string; outcome: string; findings: Array<{ requirement?: string }> }>;
       };
-      expect(JSON.stringify(json)).toContain('sdk-explore');
+      expect(json.results.map((r) => [r.id, r.outcome])).toEqual([['sdk-explore', 'fail']]);
+      expect(json.results[0]!.findings.map((f) => f.requirement)).toContain('COP-HOLD-ON-MISMATCH');
+      // The exchanges as HAR, every application secret masked, no private key anywhere.
+      const har = JSON.parse(readFileSync(harFile, 'utf8')) as {
+        log: { entries: Array<{ request: { headers: Array<{ name: string; value: string }> } }> };
+      };
+      expect(har.log.entries.length).toBeGreaterThan(0);
+      const secrets = har.log.entries.flatMap((e) =>
+        e.request.headers.filter((h) => h.name.toLowerCase() === 'x-application-secret'),
+      );
+      expect(secrets.length).toBeGreaterThan(0);
+      expect(new Set(secrets.map((h) => h.value))).toEqual(new Set(['[REDACTED]']));
+      for (const text of [
+        readFileSync(report, 'utf8'),
+        readFileSync(harFile, 'utf8'),
+        io.out.join(''),
+      ])
+        expect(text).not.toContain('PRIVATE KEY');
     },
   );
   it(
