@@ -7,11 +7,13 @@ import {
   skip,
   violation,
   type Check,
+  type Evidence,
   type Finding,
 } from '../check.js';
 import { clientChecks } from '../checks/client/index.js';
 import { loadCatalogue } from '../requirements.js';
 import { WEBHOOK_VARIANTS } from './draws.js';
+import type { Judgement } from './judge.js';
 import {
   exploreSdk,
   SDK_EXPLORE_DEFAULTS,
@@ -84,23 +86,34 @@ function findingsOf(
           pass(`every request, answer and webhook verdict agreed with the rules (${summary})`),
           ...recorded,
         ];
-  const j = f.judgement;
-  const level =
-    j.requirement !== undefined ? loadCatalogue().byId.get(j.requirement)?.level : undefined;
-  const last = f.steps.at(-1)?.n ?? 0;
+  // Every rule the failing step broke, the one shrunk for first (each with its own requirement and level).
+  const others = (f.steps.at(-1)?.judgements ?? []).filter(
+    (j) => j.outcome === 'violation' && j !== f.judgement,
+  );
+  const where = `step ${f.steps.at(-1)?.n ?? 0} of the shrunk sequence of ${f.steps.length}`;
+  const evidence = {
+    reproduce: replayCommand(f.token),
+    notes: `${summary}; replay token ${f.token}\n${stepsText(f.steps)}`,
+  };
   return [
-    violation(`${j.message} [step ${last} of the shrunk sequence of ${f.steps.length}]`, {
-      ...(j.requirement !== undefined ? { requirement: j.requirement } : {}),
-      ...(j.expected !== undefined ? { expected: j.expected } : {}),
-      ...(j.received !== undefined ? { received: j.received } : {}),
-      ...(level !== undefined && level !== 'MUST' ? { level } : {}),
-      evidence: {
-        reproduce: replayCommand(f.token),
-        notes: `${summary}; replay token ${f.token}\n${stepsText(f.steps)}`,
-      },
-    }),
+    judgementFinding(f.judgement, where, evidence),
+    ...others.map((j) => judgementFinding(j, where, evidence)),
     ...recorded,
   ];
+}
+
+/** One broken rule as a violation, at the level of its requirement (or the rule's own, where it has one). */
+function judgementFinding(j: Judgement, where: string, evidence: Evidence): Finding {
+  const level =
+    j.level ??
+    (j.requirement !== undefined ? loadCatalogue().byId.get(j.requirement)?.level : undefined);
+  return violation(`${j.message} [${where}]`, {
+    ...(j.requirement !== undefined ? { requirement: j.requirement } : {}),
+    ...(j.expected !== undefined ? { expected: j.expected } : {}),
+    ...(j.received !== undefined ? { received: j.received } : {}),
+    ...(level !== undefined && level !== 'MUST' ? { level } : {}),
+    evidence,
+  });
 }
 
 export function createSdkExploreCheck(
