@@ -8,6 +8,7 @@ import { FAIL_ON } from '../conformance/result.js';
 import { EXIT, EXIT_CODES, type ExitCode } from '../conformance/exit-code-table.js';
 import { DEFAULT_TIMEOUT_MS } from '../conformance/config-defaults.js';
 import { EXPLORE_DEFAULTS } from '../conformance/explore/explore-defaults.js';
+import { SDK_EXPLORE_DEFAULTS } from '../conformance/sdk-explore/explorer.js';
 import { STARTUP_TIMEOUT_MS } from '../vectors/harness/harness-defaults.js';
 import {
   AUDIT_LEVEL_DEFAULT,
@@ -294,6 +295,8 @@ const auditClient: CommandSpec = {
     'runs CMD with PAYCONFORM_BASE_URL, PAYCONFORM_SETTLED_PAYMENT_ID, PAYCONFORM_SETTLED_PAYMENT_AMOUNT,',
     'PAYCONFORM_UNSETTLED_PAYMENT_ID and PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR set, and ends when it exits; with TLS',
     'also PAYCONFORM_CA_FILE and PAYCONFORM_PLAIN_HTTP_BASE_URL. "No request arrived" is a MUST failure.',
+    'With --adapter "CMD" instead, drives an SDK through its adapter (docs/sdk-adapters.md) while payconform plays',
+    'the service, and shrinks a failing sequence to a token --explore-replay runs again (check sdk-explore).',
   ],
   options: [
     {
@@ -322,6 +325,39 @@ const auditClient: CommandSpec = {
       name: 'ignore-client-exit',
       type: 'boolean',
       help: 'a client that crashes, exits non-zero or is stopped does not fail the run',
+    },
+    {
+      name: 'adapter',
+      type: 'string',
+      value: '"CMD"',
+      help: 'drive an SDK through its adapter (docs/sdk-adapters.md) while payconform plays the service: check sdk-explore',
+    },
+    {
+      name: 'explore-seconds',
+      type: 'string',
+      value: 'S',
+      default: String(SDK_EXPLORE_DEFAULTS.seconds),
+      help: `with --adapter: exploring budget in seconds (plus up to ${SDK_EXPLORE_DEFAULTS.shrinkSeconds} s to shrink a failure)`,
+    },
+    {
+      name: 'explore-runs',
+      type: 'string',
+      value: 'N',
+      default: String(SDK_EXPLORE_DEFAULTS.runs),
+      help: 'with --adapter: at most this many sequences',
+    },
+    {
+      name: 'explore-seed',
+      type: 'string',
+      value: 'N',
+      default: 'random, printed',
+      help: 'with --adapter: fix the sequences drawn',
+    },
+    {
+      name: 'explore-replay',
+      type: 'string',
+      value: 'TOKEN',
+      help: 'with --adapter: run again the sequence a failing exploration printed',
     },
     ...TLS_LISTEN_OPTION_SPECS,
     ...AUDIT_COMMON_OPTIONS,

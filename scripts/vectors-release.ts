@@ -1,7 +1,8 @@
 // `npm run vectors:release [-- --out DIR]`: writes the vector set as a versioned, reproducible archive another
 // language's CI can pin without Node: payconform-vectors-<version>.tar.gz (cases, keys, payload cases, schemas, the
-// harness protocol schemas, the Python adapter, the Python and Go starter adapters, the starter state hook with its
-// contract and page, run-vectors.py and SHA256SUMS inside) and SHA256SUMS beside it.
+// harness protocol schemas, the Python adapter and its library, the Python and Go starter adapters, the starter
+// state hook with its contract and page, the SDK adapter protocol's schemas and the Python and Go SDK adapters,
+// run-vectors.py and SHA256SUMS inside) and SHA256SUMS beside it.
 // The tar is written here (POSIX ustar, no dependency) and gzipped with node:zlib; every mtime is the release date.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -95,6 +96,25 @@ export function sha256sums(entries: readonly ArchiveEntry[]): string {
     .join('');
 }
 
+/**
+ * The SDK adapter protocol (docs/sdk-adapters.md): its four schemas (from schemas/, as sdk-adapter-protocol/) and the
+ * Python and Go reference SDK adapters, for an SDK's CI that pins the archive.
+ */
+function sdkAdapterFiles(
+  file: (path: string, executable?: boolean) => ArchiveEntry,
+): ArchiveEntry[] {
+  const schemas = join(VECTORS, '..', 'schemas');
+  const protocol = readdirSync(schemas)
+    .filter((n) => n.startsWith('sdk-adapter-') && n.endsWith('.schema.json'))
+    .sort()
+    .map((n) => ({ path: `sdk-adapter-protocol/${n}`, bytes: readFileSync(join(schemas, n)) }));
+  return [
+    ...protocol,
+    file('adapters/python/sdk_adapter.py', true),
+    file('adapters/go/sdk/adapter.go'),
+  ];
+}
+
 /** Every file the release holds (without SHA256SUMS), read from vectors/. */
 export function releaseEntries(): ArchiveEntry[] {
   const index = JSON.parse(readFileSync(join(VECTORS, 'index.json'), 'utf8')) as {
@@ -122,6 +142,7 @@ export function releaseEntries(): ArchiveEntry[] {
     ...protocol,
     file('adapters/python/adapter.py', true),
     file('adapters/python/payconform_profile.py'),
+    ...sdkAdapterFiles(file),
     ...STARTERS.map((path) => file(path, path.endsWith('.py'))),
     // The state hook's starter, contract and page (docs/state-hook.md): an implementer's test environment needs them too.
     file('adapters/python/state_hook.py', true),

@@ -36,6 +36,7 @@ import { describeListenTls, resolveListenTls } from '../tls-options.js';
 import { commandSpec, parseArgsOptions, usageLine } from '../command-table.js';
 import { startReferenceBackend } from '../client-audit-backend.js';
 import { CLIENT_AUDIT_TIMEOUT_MS } from '../command-defaults.js';
+import { parseSdkAuditArgs, prepareSdkAudit, type SdkAuditArgs } from './audit-client-sdk.js';
 
 const SPEC = commandSpec('audit client');
 const USAGE = usageLine(SPEC);
@@ -48,6 +49,8 @@ interface Parsed extends CommonAuditArgs {
   readonly ignoreClientExit: boolean;
   /** The TLS flags as given (resolved once the config is read). */
   readonly tlsFlags: Readonly<Record<string, unknown>>;
+  /** With --adapter: the SDK explorer's flags (audit-client-sdk.ts). */
+  readonly sdk?: SdkAuditArgs;
 }
 
 function parse(args: readonly string[]): Parsed {
@@ -74,6 +77,7 @@ function parse(args: readonly string[]): Parsed {
       86_400_000,
       '--timeout-ms must be an integer from 1 to 86400000',
     ) ?? (timeoutS !== undefined ? timeoutS * 1000 : undefined);
+  const sdk = parseSdkAuditArgs(values);
   const exec = values['exec'];
   if (typeof exec === 'string' && exec.trim() === '')
     throw new UsageError('--exec needs a command');
@@ -85,6 +89,7 @@ function parse(args: readonly string[]): Parsed {
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ignoreClientExit: values['ignore-client-exit'] === true,
     tlsFlags: values,
+    ...(sdk !== undefined ? { sdk } : {}),
   };
 }
 
@@ -165,10 +170,9 @@ interface ResolvedClient {
 }
 
 /** config and credentials → serve the endpoint (running the client) → the checks over what it sent. */
-async function prepare(
-  parsed: Parsed,
-  { io, output, selection }: AuditStepContext,
-): Promise<PreparedAudit | number> {
+async function prepare(parsed: Parsed, step: AuditStepContext): Promise<PreparedAudit | number> {
+  if (parsed.sdk !== undefined) return prepareSdkAudit(parsed.sdk, parsed.only, step);
+  const { io, output, selection } = step;
   refuseUnknownChecks(clientChecks, parsed.only, parsed.level); // an unknown --only id is refused before the client runs
   const resolved = await resolveClient(parsed, io);
   if (typeof resolved === 'number') return resolved;

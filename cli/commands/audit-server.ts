@@ -5,6 +5,7 @@ import { setMaxListeners } from 'node:events';
 import type { CliIo } from '../io.js';
 import type { ForgerySettings } from '../../conformance/checks/server/context.js';
 import { EXIT, UsageError } from '../io.js';
+import { parseExploreBudget } from '../explore-options.js';
 import { resolveTrustedCa } from '../tls-options.js';
 import { parseForgeOptions, withForgeries } from '../forge-options.js';
 import { commandSpec, parseArgsOptions, usageLine } from '../command-table.js';
@@ -435,22 +436,7 @@ function parseExplore(values: Record<string, unknown>): ExploreArgs | undefined 
     throw new UsageError(
       '--explore-replay takes the SEED~PATH~REPLAYPATH token a failing exploration prints',
     );
-  const runs = parseIntegerOption(
-    values['explore-runs'] as string | undefined,
-    100_000,
-    '--explore-runs must be an integer from 1 to 100000',
-  );
-  const seconds = parseIntegerOption(
-    values['explore-seconds'] as string | undefined,
-    3_600,
-    '--explore-seconds must be an integer from 1 to 3600',
-  );
-  const seedText = values['explore-seed'] as string | undefined;
-  if (seedText !== undefined && !/^[0-9]{1,10}$/.test(seedText))
-    throw new UsageError('--explore-seed must be an integer from 0 to 2147483647');
-  const seed = seedText !== undefined ? Number(seedText) : undefined;
-  if (seed !== undefined && seed > 2 ** 31 - 1)
-    throw new UsageError('--explore-seed must be an integer from 0 to 2147483647');
+  const { runs, seconds, seed } = parseExploreBudget(values);
   return {
     // A replay runs the one sequence alone; so does --explore-only.
     only: values['explore-only'] === true || replay !== undefined,

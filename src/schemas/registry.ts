@@ -31,6 +31,10 @@ import conformanceReportSchema from '../../schemas/conformance-report.schema.jso
 import baselineSchema from '../../schemas/baseline.schema.json' with { type: 'json' };
 import requestSchema from '../../schemas/request.schema.json' with { type: 'json' };
 import stateHookSchema from '../../schemas/state-hook.schema.json' with { type: 'json' };
+import sdkAdapterConfigureSchema from '../../schemas/sdk-adapter-configure.schema.json' with { type: 'json' };
+import sdkAdapterConfiguredSchema from '../../schemas/sdk-adapter-configured.schema.json' with { type: 'json' };
+import sdkAdapterOperationSchema from '../../schemas/sdk-adapter-operation.schema.json' with { type: 'json' };
+import sdkAdapterAnswerSchema from '../../schemas/sdk-adapter-answer.schema.json' with { type: 'json' };
 
 /** A JSON Schema document with the `$id` every registered schema must carry. */
 export interface RegisteredSchema {
@@ -69,5 +73,9 @@ export const schemaRegistry: readonly RegisteredSchema[] = [
   baselineSchema,
   requestSchema,
   stateHookSchema,
+  sdkAdapterConfigureSchema,
+  sdkAdapterConfiguredSchema,
+  sdkAdapterOperationSchema,
+  sdkAdapterAnswerSchema,
   // Other helpers: add your format schemas here (vector files, conformance config, conformance report).
 ];

@@ -1,0 +1,185 @@
+// The SDK explorer: fast-check draws sequences (draws.ts), each played against the SDK's adapter while payconform
+// plays the service (sequence.ts); the first sequence that breaks a rule is shrunk (fewer steps, simpler values) to
+// the shortest that still breaks the same requirement, and named by a token (`SEED~PATH`) that replays exactly it.
+import fc from 'fast-check';
+import { generateWebhookKeyPair } from '../../src/webhooks/index.js';
+import { sequenceArbitrary, type SdkSequence, type SdkStep } from './draws.js';
+import type { Judgement } from './judge.js';
+import type { SequenceEnv } from './env.js';
+import { runSequence, type SequenceRecord } from './sequence.js';
+import type { StepRecord } from './steps.js';
+
+export const SDK_EXPLORE_DEFAULTS = {
+  /** Exploring time (s); the user's default, as the server explorer's. */
+  seconds: 15,
+  /** Shrinking time after a failure (s). */
+  shrinkSeconds: 30,
+  runs: 500,
+  /** Steps per sequence at most. */
+  maxOps: 8,
+  /** How long the adapter may take to answer one operation (ms). */
+  stepTimeoutMs: 15_000,
+} as const;
+
+export interface SdkExploreSettings {
+  readonly seconds?: number;
+  readonly shrinkSeconds?: number;
+  readonly runs?: number;
+  readonly maxOps?: number;
+  readonly seed?: number;
+  /** `SEED~PATH` from a report: replays exactly that sequence. */
+  readonly replay?: string;
+  readonly stepTimeoutMs?: number;
+  readonly progress?: (line: string) => void;
+}
+
+export interface SdkExploreFailure {
+  readonly judgement: Judgement;
+  readonly steps: readonly StepRecord[];
+  readonly token: string;
+}
+
+export interface SdkExploreOutcome {
+  readonly seed: number;
+  readonly runs: number;
+  readonly steps: number;
+  readonly elapsedMs: number;
+  /** Operations the SDK answered "unsupported", with its reason: their checks skip. */
+  readonly unsupported: Readonly<Partial<Record<SdkStep['op'], string>>>;
+  /** What was seen where the spec leaves the answer open (at most `MAX_OBSERVATIONS`, each once). */
+  readonly observations: readonly string[];
+  readonly failure?: SdkExploreFailure;
+  /** The adapter broke the protocol: nothing could be judged from then on. */
+  readonly broken?: string;
+}
+
+/** `SEED~PATH` → its parts; throws a readable Error for anything else. */
+export function parseSdkReplayToken(token: string): { seed: number; path: string } {
+  const m = /^(-?\d{1,10})~(\d+(?::\d+)*)$/.exec(token.trim());
+  if (m === null)
+    throw new Error(
+      `not a replay token: "${token.slice(0, 60)}" (expected SEED~PATH, e.g. 42~3:0:1)`,
+    );
+  return { seed: Number(m[1]), path: m[2]! };
+}
+
+const failingJudgement = (record: SequenceRecord, requirement?: string): Judgement | undefined =>
+  record.steps
+    .at(-1)
+    ?.judgements.find(
+      (j) =>
+        j.outcome === 'violation' && (requirement === undefined || j.requirement === requirement),
+    );
+
+/** One sequence; a failure of the run itself (the service would not start) ends the exploration, never a pass. */
+async function playOne(sequence: SdkSequence, env: SequenceEnv): Promise<SequenceRecord> {
+  try {
+    return await runSequence(sequence, env);
+  } catch (error) {
+    return {
+      steps: [],
+      broken: `the run failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
+/** What the runs saw, while fast-check draws and shrinks. */
+interface Progress {
+  runs: number;
+  steps: number;
+  broken?: string;
+  failure?: { judgement: Judgement; record: SequenceRecord };
+  readonly unsupported: Partial<Record<SdkStep['op'], string>>;
+  readonly observations: Set<string>;
+}
+
+const MAX_OBSERVATIONS = 20;
+
+function note(progress: Progress, record: SequenceRecord): void {
+  progress.runs += 1;
+  progress.steps += record.steps.length;
+  for (const s of record.steps) {
+    if (s.answer.kind === 'unsupported') progress.unsupported[s.step.op] ??= s.answer.reason;
+    for (const j of s.judgements)
+      if (j.outcome === 'observation' && progress.observations.size < MAX_OBSERVATIONS)
+        progress.observations.add(j.message);
+  }
+}
+
+export async function exploreSdk(
+  env: Omit<SequenceEnv, 'keys' | 'stepTimeoutMs'>,
+  settings: SdkExploreSettings = {},
+): Promise<SdkExploreOutcome> {
+  const started = Date.now();
+  const replay = settings.replay !== undefined ? parseSdkReplayToken(settings.replay) : undefined;
+  const seed = replay?.seed ?? settings.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const seconds = settings.seconds ?? SDK_EXPLORE_DEFAULTS.seconds;
+  const deadline = started + seconds * 1000;
+  const keys = {
+    service: generateWebhookKeyPair().privateKey,
+    other: generateWebhookKeyPair().privateKey,
+  };
+  const full: SequenceEnv = {
+    ...env,
+    keys,
+    stepTimeoutMs: settings.stepTimeoutMs ?? SDK_EXPLORE_DEFAULTS.stepTimeoutMs,
+  };
+  const progress: Progress = { runs: 0, steps: 0, unsupported: {}, observations: new Set() };
+  const property = fc.asyncProperty(
+    sequenceArbitrary(settings.maxOps ?? SDK_EXPLORE_DEFAULTS.maxOps),
+    async (sequence) => {
+      // A replay plays its one sequence: fast-check may walk on from a path that passes, the explorer does not.
+      if (replay !== undefined && progress.runs >= 1) return true;
+      if (
+        progress.broken !== undefined ||
+        (progress.failure === undefined && replay === undefined && Date.now() > deadline)
+      )
+        return true;
+      const record = await playOne(sequence, full);
+      note(progress, record);
+      if (record.broken !== undefined) {
+        const stderr = env.link.stderr().trim().slice(-400);
+        progress.broken = `${record.broken}${stderr !== '' ? `; its stderr ends: ${stderr}` : ''}`;
+        return true;
+      }
+      const judgement = failingJudgement(record, progress.failure?.judgement.requirement);
+      settings.progress?.(
+        `sequence ${progress.runs}: ${record.steps.length} step(s)${judgement ? `, breaks ${judgement.requirement ?? 'a rule'}` : ''}`,
+      );
+      if (judgement === undefined) return true;
+      progress.failure = { judgement, record };
+      return false;
+    },
+  );
+  const result = await fc.check(property, {
+    seed,
+    numRuns: replay !== undefined ? 1 : (settings.runs ?? SDK_EXPLORE_DEFAULTS.runs),
+    ...(replay !== undefined ? { path: replay.path, endOnFailure: true } : {}),
+    interruptAfterTimeLimit:
+      (seconds + (settings.shrinkSeconds ?? SDK_EXPLORE_DEFAULTS.shrinkSeconds)) * 1000,
+    markInterruptAsFailure: false,
+  });
+  return outcomeOf(seed, started, progress, result.counterexamplePath ?? undefined, replay?.path);
+}
+
+function outcomeOf(
+  seed: number,
+  started: number,
+  progress: Progress,
+  path: string | undefined,
+  replayPath: string | undefined,
+): SdkExploreOutcome {
+  const base = {
+    seed,
+    runs: progress.runs,
+    steps: progress.steps,
+    elapsedMs: Date.now() - started,
+    unsupported: progress.unsupported,
+    observations: [...progress.observations],
+  };
+  if (progress.broken !== undefined) return { ...base, broken: progress.broken };
+  const f = progress.failure;
+  if (f === undefined) return base;
+  const token = `${seed}~${path ?? replayPath ?? '0'}`;
+  return { ...base, failure: { judgement: f.judgement, steps: f.record.steps, token } };
+}

@@ -1,0 +1,138 @@
+// The SDK explorer as a check of the client audit (`sdk-explore`): the engine runs it, grades its findings by
+// requirement and hands them to every reporter, as for the other audits.
+import {
+  inconclusive,
+  observation,
+  pass,
+  skip,
+  violation,
+  type Check,
+  type Evidence,
+  type Finding,
+} from '../check.js';
+import { clientChecks } from '../checks/client/index.js';
+import { loadCatalogue } from '../requirements.js';
+import { WEBHOOK_VARIANTS } from './draws.js';
+import type { Judgement } from './judge.js';
+import {
+  exploreSdk,
+  SDK_EXPLORE_DEFAULTS,
+  type SdkExploreOutcome,
+  type SdkExploreSettings,
+} from './explorer.js';
+import type { SequenceEnv } from './env.js';
+import type { StepRecord } from './steps.js';
+
+export const SDK_EXPLORE_CHECK_ID = 'sdk-explore';
+
+/** What the check is given: the adapter, the service to play and the application the adapter signs for. */
+export type SdkExploreContext = Omit<SequenceEnv, 'keys' | 'stepTimeoutMs'>;
+
+/** Every requirement a finding of the check may cite: the client rules', the answers' and the webhooks'. */
+const SDK_REQUIREMENTS = [
+  ...new Set([
+    ...clientChecks.flatMap((c) => c.requirements),
+    'PAYOUT-RESPONSE-RESOURCE',
+    'COP-HOLD-ON-MISMATCH',
+    'REFUND-RESPONSE-RESOURCE',
+    'ERROR-STATUS-CLASSES',
+    'ERROR-REFUND-BODY',
+    ...Object.values(WEBHOOK_VARIANTS).map((v) => v.requirement),
+  ]),
+];
+
+const cut = (text: string, n = 300): string => (text.length > n ? `${text.slice(0, n)}…` : text);
+
+function answerText(s: StepRecord): string {
+  const a = s.answer;
+  if (a.kind === 'resource') return `resource ${cut(JSON.stringify(a.resource))}`;
+  if (a.kind === 'error') return `error ${cut(JSON.stringify(a.error))}`;
+  if (a.kind === 'webhook') return `webhook ${a.valid ? 'accepted' : 'refused'}`;
+  return `${a.kind}: ${a.reason}`;
+}
+
+/** The shrunk sequence, one numbered step a line: what was asked, what went over the wire, what the SDK said. */
+export function stepsText(steps: readonly StepRecord[]): string {
+  return steps
+    .map((s) => {
+      const outage =
+        'outage' in s.step && s.step.outage
+          ? ` after ${s.step.outage.times}×503 ${s.step.outage.code}`
+          : '';
+      const wire = s.requests.length > 0 ? ` [${s.requests.join('; ')}]` : '';
+      return `${s.n}. ${s.step.op}${outage} ${cut(JSON.stringify(s.input), 200)}${wire} → ${answerText(s)}`;
+    })
+    .join('\n');
+}
+
+function findingsOf(
+  outcome: SdkExploreOutcome,
+  replayCommand: (token: string) => string,
+): Finding[] {
+  const summary = `seed ${outcome.seed}: ${outcome.runs} sequences, ${outcome.steps} steps in ${(outcome.elapsedMs / 1000).toFixed(1)} s`;
+  const recorded = [
+    ...Object.entries(outcome.unsupported).map(([op, reason]) =>
+      skip(`the SDK does not offer ${op} ("${reason}"): its checks were skipped`),
+    ),
+    ...outcome.observations.map((o) => observation(`where the spec leaves the answer open: ${o}`)),
+  ];
+  if (outcome.broken !== undefined)
+    return [inconclusive(`the exploration stopped: ${outcome.broken} (${summary})`)];
+  const f = outcome.failure;
+  if (f === undefined)
+    return outcome.runs === 0
+      ? [inconclusive(`no sequence was played (${summary})`)]
+      : [
+          pass(`every request, answer and webhook verdict agreed with the rules (${summary})`),
+          ...recorded,
+        ];
+  // Every rule the failing step broke, the one shrunk for first (each with its own requirement and level).
+  const others = (f.steps.at(-1)?.judgements ?? []).filter(
+    (j) => j.outcome === 'violation' && j !== f.judgement,
+  );
+  const where = `step ${f.steps.at(-1)?.n ?? 0} of the shrunk sequence of ${f.steps.length}`;
+  const evidence = {
+    reproduce: replayCommand(f.token),
+    notes: `${summary}; replay token ${f.token}\n${stepsText(f.steps)}`,
+  };
+  return [
+    judgementFinding(f.judgement, where, evidence),
+    ...others.map((j) => judgementFinding(j, where, evidence)),
+    ...recorded,
+  ];
+}
+
+/** One broken rule as a violation, at the level of its requirement (or the rule's own, where it has one). */
+function judgementFinding(j: Judgement, where: string, evidence: Evidence): Finding {
+  const level =
+    j.level ??
+    (j.requirement !== undefined ? loadCatalogue().byId.get(j.requirement)?.level : undefined);
+  return violation(`${j.message} [${where}]`, {
+    ...(j.requirement !== undefined ? { requirement: j.requirement } : {}),
+    ...(j.expected !== undefined ? { expected: j.expected } : {}),
+    ...(j.received !== undefined ? { received: j.received } : {}),
+    ...(level !== undefined && level !== 'MUST' ? { level } : {}),
+    evidence,
+  });
+}
+
+export function createSdkExploreCheck(
+  settings: SdkExploreSettings & { readonly replayCommand: (token: string) => string },
+): Check<SdkExploreContext> {
+  const seconds = settings.seconds ?? SDK_EXPLORE_DEFAULTS.seconds;
+  const shrink = settings.shrinkSeconds ?? SDK_EXPLORE_DEFAULTS.shrinkSeconds;
+  return {
+    id: SDK_EXPLORE_CHECK_ID,
+    title:
+      'random sequences of payouts, commits, cancels, refunds and webhooks through the SDK: every request, answer and verdict agrees with the spec',
+    area: 'sdk',
+    requirements: SDK_REQUIREMENTS,
+    level: 'MUST',
+    appliesTo: 'client',
+    serial: true,
+    timeoutMs: (seconds + shrink + 30) * 1000,
+    async run(ctx) {
+      return findingsOf(await exploreSdk(ctx, settings), settings.replayCommand);
+    },
+  };
+}

@@ -1,0 +1,238 @@
+// `payconform audit client --adapter`: the SDK explorer against the three reference SDK adapters and the faulty one.
+// Every fault of the TypeScript adapter (vectors/adapters/sdk-node/faults.ts) is found by the default exploration,
+// shrunk to at most five steps, with the requirement it breaks, and its token replays the failure (and passes without
+// the fault); the TypeScript, Python and Go adapters pass 20 seeds. The adapters are child processes because the
+// adapter process is what the protocol is about; the service is the reference service in-process.
+// Budgets, sized for what each test proves: a fault search gets 12 s of exploring and 15 s of shrinking (each fault is
+// found within 2 to 5 s on the 2-core machine, seed 1); a clean seed plays 2 sequences (PAYCONFORM_LONG_TESTS=1: 10),
+// enough for every seed to draw payouts, follow-ups, refunds and webhooks, not a soak.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { main } from '../cli/main.js';
+import {
+  referenceSdkBackend,
+  sdkAuditApplication,
+  startAdapterLink,
+} from '../cli/sdk-audit-setup.js';
+import {
+  exploreSdk,
+  type SdkExploreOutcome,
+  type SdkExploreSettings,
+} from '../conformance/sdk-explore/explorer.js';
+import { SDK_FAULT_NAMES, type SdkFault } from '../vectors/adapters/sdk-node/faults.js';
+import { memoryIo } from './fixtures/memory-io.js';
+import { goMissing, need, pythonMissing, runs } from './fixtures/starters.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const LONG = process.env['PAYCONFORM_LONG_TESTS'] === '1';
+const SEQUENCES_PER_SEED = LONG ? 10 : 2;
+const tsAdapter = (fault?: SdkFault): string =>
+  `"${process.execPath}" --import tsx "${join(root, 'vectors/adapters/sdk-node/adapter.ts')}"${fault ? ` --fault ${fault}` : ''}`;
+
+/** The requirement each fault breaks (the first finding of its shrunk sequence). */
+const CAUGHT_BY: Record<SdkFault, readonly string[]> = {
+  'resend-same-bytes-after-503': ['LIMIT-NONCE'],
+  'nonce-reused-per-client': ['LIMIT-NONCE'],
+  'body-reserialised-after-signing': ['DIGEST-EXACT-BYTES'],
+  'held-reported-as-success': ['COP-HOLD-ON-MISMATCH'],
+  'copstatus-dropped': ['PAYOUT-RESPONSE-RESOURCE'],
+  'amount-truncated': ['PAYOUT-RESPONSE-RESOURCE'],
+  'error-body-swallowed': ['ERROR-REFUND-BODY'],
+  'error-status-collapsed': ['ERROR-STATUS-CLASSES'],
+  'retry-answer-is-first-error': ['PAYOUT-RESPONSE-RESOURCE', 'REFUND-RESPONSE-RESOURCE'],
+  'webhook-verified-after-reserialise': ['WEBHOOK-VERIFY-EXACT-BYTES'],
+  'webhook-wrong-signature-accepted': ['WEBHOOK-PROFILE-REJECT-UNVERIFIED'],
+  'webhook-unknown-property-refused': ['WEBHOOK-IGNORE-UNKNOWN'],
+  'webhook-redelivery-refused': ['WEBHOOK-IDEMPOTENT'],
+};
+
+/** Explores with the adapter `command` (one process for all the runs given), then stops it. */
+async function explore(
+  command: string,
+  settings: readonly SdkExploreSettings[],
+): Promise<SdkExploreOutcome[]> {
+  const app = sdkAuditApplication();
+  const link = startAdapterLink(command, { ...process.env, ...app.adapterEnv });
+  try {
+    const outcomes: SdkExploreOutcome[] = [];
+    for (const s of settings)
+      outcomes.push(
+        await exploreSdk(
+          { link, startBackend: referenceSdkBackend(app), credentials: app.credentials },
+          s,
+        ),
+      );
+    return outcomes;
+  } finally {
+    await link.stop();
+  }
+}
+
+describe('every fault of the TypeScript SDK adapter is found, shrunk to at most five steps, and replays', () => {
+  it('the faults are at least ten', () =>
+    expect(SDK_FAULT_NAMES.length).toBeGreaterThanOrEqual(10));
+  for (const fault of SDK_FAULT_NAMES)
+    it(fault, { timeout: 90_000 }, async () => {
+      const [found] = await explore(tsAdapter(fault), [
+        { seed: 1, seconds: 12, shrinkSeconds: 15 },
+      ]);
+      expect(found!.broken).toBeUndefined();
+      const failure = found!.failure;
+      expect(failure, `${fault} not found in ${found!.runs} sequences`).toBeDefined();
+      expect(CAUGHT_BY[fault]).toContain(failure!.judgement.requirement);
+      expect(failure!.steps.length).toBeLessThanOrEqual(5);
+      const [again] = await explore(tsAdapter(fault), [{ replay: failure!.token }]);
+      expect(again!.runs).toBe(1);
+      expect(again!.failure?.judgement.requirement).toBe(failure!.judgement.requirement);
+      const [clean] = await explore(tsAdapter(), [{ replay: failure!.token }]);
+      expect(clean!.failure).toBeUndefined();
+      expect(clean!.runs).toBe(1);
+    });
+});
+
+const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);
+const seedRuns = SEEDS.map((seed) => ({
+  seed,
+  runs: SEQUENCES_PER_SEED,
+  seconds: 60,
+  shrinkSeconds: 5,
+}));
+
+function expectAllPass(outcomes: readonly SdkExploreOutcome[]): void {
+  for (const o of outcomes) {
+    expect(o.broken, `seed ${o.seed}`).toBeUndefined();
+    expect(o.failure?.judgement, `seed ${o.seed}: ${o.failure?.token}`).toBeUndefined();
+    expect(o.runs).toBe(SEQUENCES_PER_SEED);
+    expect(o.unsupported).toEqual({});
+  }
+  expect(outcomes.reduce((n, o) => n + o.steps, 0)).toBeGreaterThan(20 * SEQUENCES_PER_SEED);
+}
+
+const cryptographyMissing =
+  pythonMissing ??
+  (spawnSync('python3', ['-c', 'import cryptography'], { timeout: 30_000 }).status === 0
+    ? undefined
+    : "python3's cryptography package is not installed (pip install cryptography)");
+const work = mkdtempSync(join(tmpdir(), 'payconform-sdk-'));
+
+describe('the reference SDK adapters pass 20 seeds', () => {
+  it('TypeScript (vectors/adapters/sdk-node)', { timeout: 300_000 }, async () => {
+    expectAllPass(await explore(tsAdapter(), seedRuns));
+  });
+  it.runIf(runs('the Python SDK adapter', cryptographyMissing))(
+    'Python (vectors/adapters/python/sdk_adapter.py)',
+    { timeout: 300_000 },
+    async () => {
+      need(cryptographyMissing);
+      expectAllPass(
+        await explore(
+          `python3 "${join(root, 'vectors/adapters/python/sdk_adapter.py')}"`,
+          seedRuns,
+        ),
+      );
+    },
+  );
+  it.runIf(runs('the Go SDK adapter', goMissing))(
+    'Go (vectors/adapters/go/sdk/adapter.go)',
+    { timeout: 300_000 },
+    async () => {
+      need(goMissing);
+      const binary = join(work, 'go-sdk-adapter');
+      execFileSync(
+        'go',
+        ['build', '-o', binary, join(root, 'vectors/adapters/go/sdk/adapter.go')],
+        { timeout: 120_000 },
+      );
+      expectAllPass(await explore(`"${binary}"`, seedRuns));
+    },
+  );
+});
+
+describe('audit client --adapter through main()', () => {
+  it(
+    'a faulty SDK fails with the requirement and the replay command; JSON and HAR reports, secrets masked',
+    { timeout: 90_000 },
+    async () => {
+      const report = join(work, 'sdk.json');
+      const harFile = join(work, 'sdk.har');
+      const io = memoryIo({ env: { ...process.env } });
+      const code = await main(
+        [
+          'audit',
+          'client',
+          '--adapter',
+          tsAdapter('held-reported-as-success'),
+          '--explore-seed',
+          '1',
+          '--explore-seconds',
+          '12',
+          '--report',
+          `json:${report}`,
+          '--report',
+          `har:${harFile}`,
+        ],
+        io,
+      );
+      expect(code).toBe(1);
+      const text = io.out.join('');
+      expect(text).toContain('COP-HOLD-ON-MISMATCH');
+      expect(text).toMatch(/--explore-replay '1~[0-9:]+'/);
+      const json = JSON.parse(readFileSync(report, 'utf8')) as {
+        results: Array<{ id: string; outcome: string; findings: Array<{ requirement?: string }> }>;
+      };
+      expect(json.results.map((r) => [r.id, r.outcome])).toEqual([['sdk-explore', 'fail']]);
+      expect(json.results[0]!.findings.map((f) => f.requirement)).toContain('COP-HOLD-ON-MISMATCH');
+      // The exchanges as HAR, every application secret masked, no private key anywhere.
+      const har = JSON.parse(readFileSync(harFile, 'utf8')) as {
+        log: { entries: Array<{ request: { headers: Array<{ name: string; value: string }> } }> };
+      };
+      expect(har.log.entries.length).toBeGreaterThan(0);
+      const secrets = har.log.entries.flatMap((e) =>
+        e.request.headers.filter((h) => h.name.toLowerCase() === 'x-application-secret'),
+      );
+      expect(secrets.length).toBeGreaterThan(0);
+      expect(new Set(secrets.map((h) => h.value))).toEqual(new Set(['[REDACTED]']));
+      for (const text of [
+        readFileSync(report, 'utf8'),
+        readFileSync(harFile, 'utf8'),
+        io.out.join(''),
+      ])
+        expect(text).not.toContain('PRIVATE KEY');
+    },
+  );
+  it(
+    'an adapter that breaks the protocol makes the check inconclusive, never a pass or a hang',
+    { timeout: 60_000 },
+    async () => {
+      for (const adapter of [
+        `"${process.execPath}" -e "process.stdin.on('data', () => console.log('not json'))"`,
+        'exit 0',
+      ]) {
+        const io = memoryIo({ env: { ...process.env } });
+        const code = await main(
+          ['audit', 'client', '--adapter', adapter, '--explore-seconds', '3'],
+          io,
+        );
+        expect(code).not.toBe(0);
+        expect(io.out.join('')).toMatch(
+          /the exploration stopped: the adapter (wrote a line that is not JSON|exited)/,
+        );
+      }
+    },
+  );
+  it('refuses the explorer flags without --adapter, and --exec with it', async () => {
+    for (const args of [
+      ['--explore-seconds', '3'],
+      ['--adapter', 'x', '--exec', 'y'],
+      ['--adapter', 'x', '--explore-replay', 'nonsense'],
+    ]) {
+      const io = memoryIo();
+      expect(await main(['audit', 'client', ...args], io)).toBe(2);
+    }
+  });
+});
