@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { QUICK_TIER } from './test/tiers/quick-tier.js';
 
 /**
  * The slowest files, slowest first, with their test time in seconds in a full run on a 2 vCPU machine (Node 20.20).
@@ -47,12 +48,27 @@ class SlowestFirstSequencer extends BaseSequencer {
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Files run in parallel: most of the suite waits on child processes, sockets and timers rather than a core, so
     // two workers on a 2-core machine take about 60% of the serial time (362 s against about 600 s measured here).
     maxWorkers: Math.max(2, availableParallelism() - 1),
     sequence: { sequencer: SlowestFirstSequencer },
+    // Two tiers (README, "The two commands"): `npm test` runs both, `npm run test:quick` the quick one alone.
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'quick',
+          include: [...QUICK_TIER],
+          // Listening or spawning fails there: the tier holds no server and no process.
+          setupFiles: ['test/tiers/no-server-or-process.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'end-to-end', include: ['test/**/*.test.ts'], exclude: [...QUICK_TIER] },
+      },
+    ],
   },
 });
