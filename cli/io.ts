@@ -16,6 +16,11 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Reads standard input to the end (for `-` file arguments); may stop once it has more than `maxBytes`. */
   readonly readStdin: (maxBytes?: number) => Promise<Buffer>;
+  /**
+   * Stops a command that runs until stopped (`serve`) as SIGINT or SIGTERM does, for a caller that runs it in-process
+   * (tests); the process's own entry (cli/bin.ts) leaves it unset.
+   */
+  readonly stop?: AbortSignal;
 }
 
 export function createProcessIo(): CliIo {

@@ -1,6 +1,7 @@
 // The server audit under adversity (docs/verdicts.md, "No answer is not a failure"): the reference service behind a
 // loopback proxy that delays each connection by a random 0-2 s, has a listen backlog of five and stalls a tenth of
-// the connections past the audit's timeout (forwarding them late), while two busy processes compete for the CPUs.
+// the connections past the audit's timeout (forwarding them late), while two busy processes compete for the CPUs in
+// bursts (bounded: half a core each, about one of the two cores between them on average, never both for the file).
 // Whole audits of the clean and the alt service end with no failing finding (two each by default, five each with
 // PAYCONFORM_LONG_TESTS=1), and a representative subset of faults is still caught. Seeded: a failure names its seed,
 // and the proxy's draws replay from it.
@@ -51,15 +52,25 @@ const FAULTS: ReadonlyArray<readonly [FaultName, ServerCheckId]> = [
 /** A fault's check may be left inconclusive by a stalled request: tried again with the next seed, at most this often. */
 const FAULT_ATTEMPTS = 3;
 
+/** The busy processes' bound: each spins this long in every period (half a core each, one core between them). */
+const BUSY_SPIN_MS = 50;
+const BUSY_PERIOD_MS = 100;
+
 const webhookSigningKey = loadTestKeys().webhookRsa.privatePem;
 let busy: ChildProcess[] = [];
 
 beforeAll(() => {
-  // Two processes that spin (each ends by itself after the budget, in case this file is killed).
+  // Two processes that compete for the CPUs in bursts: each spins BUSY_SPIN_MS of every BUSY_PERIOD_MS, so together
+  // they take about one core at most and the suite's other worker keeps its own (each ends by itself after the budget,
+  // in case this file is killed).
   busy = [0, 1].map(() =>
     spawn(
       process.execPath,
-      ['-e', `setTimeout(() => process.exit(0), ${TEST_LIMIT_MS * 2}); for (;;) {}`],
+      [
+        '-e',
+        `setTimeout(() => process.exit(0), ${TEST_LIMIT_MS * 2});
+         setInterval(() => { for (const end = Date.now() + ${BUSY_SPIN_MS}; Date.now() < end; ); }, ${BUSY_PERIOD_MS});`,
+      ],
       { stdio: 'ignore' },
     ),
   );

@@ -29,7 +29,7 @@ import {
 } from '../src/attest/dsse.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../src/attest/statement.js';
 import { parseEd25519PrivateKey, parseEd25519PublicKey } from '../src/keys/index.js';
-import { runCli, type CliRun } from './fixtures/cli.js';
+import { runMain, type CliRun } from './fixtures/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'payconform-attest-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -65,7 +65,7 @@ function independentPae(type: string, body: Buffer): Buffer {
 
 let audit: CliRun;
 beforeAll(async () => {
-  audit = await runCli(
+  audit = await runMain(
     [
       'audit',
       'server',
@@ -94,7 +94,7 @@ describe('DSSE pre-authentication encoding', () => {
   });
 });
 
-describe('audit server --attest FILE (spawned)', () => {
+describe('audit server --attest FILE (main() in-process)', () => {
   it('exits 0 and writes the envelope beside the reports', () => {
     expect(audit.code, audit.stderr + audit.stdout.slice(-1500)).toBe(0);
     expect(readFileSync(paths.envelope, 'utf8')).toMatch(/^\{"payloadType":/);
@@ -155,7 +155,7 @@ describe('audit server --attest FILE (spawned)', () => {
   });
 
   it('payconform attest verify: exit 0 with the report and the HAR', async () => {
-    const r = await runCli(
+    const r = await runMain(
       [
         'attest',
         'verify',
@@ -177,7 +177,7 @@ describe('audit server --attest FILE (spawned)', () => {
   it('payconform attest verify: exit 1 with the reason for another key, a changed report or envelope', async () => {
     const other = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' });
     writeFileSync(join(dir, 'other.pub'), other);
-    const wrongKey = await runCli(
+    const wrongKey = await runMain(
       ['attest', 'verify', paths.envelope, '--public-key', join(dir, 'other.pub')],
       env,
     );
@@ -186,7 +186,7 @@ describe('audit server --attest FILE (spawned)', () => {
 
     const report = readFileSync(paths.report, 'utf8');
     writeFileSync(join(dir, 'edited.json'), report.replace('"pass"', '"fail"'));
-    const edited = await runCli(
+    const edited = await runMain(
       [
         'attest',
         'verify',
@@ -203,7 +203,7 @@ describe('audit server --attest FILE (spawned)', () => {
 
     const envelope = readFileSync(paths.envelope, 'utf8');
     writeFileSync(join(dir, 'spaced.json'), envelope.replace('{"payloadType"', '{ "payloadType"'));
-    const spaced = await runCli(
+    const spaced = await runMain(
       ['attest', 'verify', join(dir, 'spaced.json'), '--public-key', publicFile],
       env,
     );
@@ -303,7 +303,7 @@ describe('audit server --attest FILE (spawned)', () => {
 
 describe('--attest usage (exit 2, nothing run)', () => {
   it('without a signing key in the environment: says where the key goes', async () => {
-    const r = await runCli(
+    const r = await runMain(
       [
         'audit',
         'server',
@@ -319,7 +319,7 @@ describe('--attest usage (exit 2, nothing run)', () => {
   });
 
   it('without a JSON report file to digest', async () => {
-    const r = await runCli(['audit', 'webhooks', '--attest', join(dir, 'b.json')], {
+    const r = await runMain(['audit', 'webhooks', '--attest', join(dir, 'b.json')], {
       ...env,
       PAYCONFORM_ATTEST_KEY_FILE: keyFile,
     });
@@ -328,7 +328,7 @@ describe('--attest usage (exit 2, nothing run)', () => {
   });
 
   it('a key that is not an Ed25519 key is a usage error that does not echo it', async () => {
-    const r = await runCli(
+    const r = await runMain(
       [
         'audit',
         'server',
@@ -345,11 +345,11 @@ describe('--attest usage (exit 2, nothing run)', () => {
   });
 
   it('attest verify: a missing file or key is exit 2', async () => {
-    expect((await runCli(['attest', 'verify', '--public-key', publicFile], env)).code).toBe(2);
-    expect((await runCli(['attest', 'verify', paths.envelope], env)).code).toBe(2);
+    expect((await runMain(['attest', 'verify', '--public-key', publicFile], env)).code).toBe(2);
+    expect((await runMain(['attest', 'verify', paths.envelope], env)).code).toBe(2);
     expect(
       (
-        await runCli(
+        await runMain(
           ['attest', 'verify', join(dir, 'missing.json'), '--public-key', publicFile],
           env,
         )

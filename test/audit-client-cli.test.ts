@@ -1,6 +1,6 @@
-// `payconform audit client` from the outside: spawned, running a real client command (--exec) that signs with the
-// library and calls through fetch; exit codes 0/1/2, reports, the command's timeout, secrets never printed.
-import { spawn } from 'node:child_process';
+// `payconform audit client` from the outside: run through the CLI's main() in-process (its output in memory), running
+// a real client command (--exec, a process: the point) that signs with the library and calls through fetch; exit
+// codes 0/1/2, reports, the command's timeout, secrets never printed.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { validateAgainst } from '../src/schemas/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
-import { runCli, type CliRun } from './fixtures/cli.js';
+import { runMain, type CliRun } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
@@ -52,9 +52,9 @@ if (e.CLIENT_EXIT) process.exitCode = Number(e.CLIENT_EXIT); // a client that fa
 );
 const clientCommand = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(clientScript)}`;
 
-/** Spawns `payconform ...`, killed after 60 s. */
+/** Runs `payconform ...` in-process, given up after 60 s. */
 const payconform = (args: readonly string[], extraEnv: Record<string, string> = {}) =>
-  runCli(args, { ...env, ...extraEnv });
+  runMain(args, { ...env, ...extraEnv });
 
 const noSecrets = (r: CliRun): void => {
   for (const text of [r.stdout, r.stderr]) {
@@ -63,7 +63,7 @@ const noSecrets = (r: CliRun): void => {
   }
 };
 
-describe('payconform audit client (spawned)', () => {
+describe('payconform audit client (main() in-process)', () => {
   it('a correct client run with --exec: exit 0, realistic answers, JSON report, no secret printed', async () => {
     const report = join(dir, 'ok.json');
     const r = await payconform([

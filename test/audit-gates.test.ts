@@ -1,13 +1,11 @@
 // The audits' verdicts as a CI user meets them, run through the command line: never a pass by omission (INCOMPLETE,
 // exit 4), --allow-skips, --fail-on warn|skip, the default payee, discovery from /sandbox/, `serve
 // --write-audit-config`, and a re-run command that still reproduces a failure after the 300 s signature window.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../cli/main.js';
 import { auditConfigFor } from '../cli/commands/serve.js';
@@ -19,9 +17,8 @@ import {
 } from '../server/index.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
-import { CLI_ARGS } from './fixtures/cli.js';
+import { startMain } from './fixtures/cli.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'payconform-audit-gates-'));
 
 interface Run {
@@ -49,32 +46,20 @@ async function payconform(args: readonly string[], env: Record<string, string>):
   return { code, out: io.out.join(''), err: io.err.join('') };
 }
 
-/** `payconform ARGS` spawned (killed after 90 s). */
-function spawned(
+/** `payconform ARGS` in-process until it ends or `stop()` (Ctrl-C for `serve`), given up after 90 s. */
+function startedInProcess(
   args: readonly string[],
-  env: Record<string, string> = {},
   onStdout?: (text: string) => void,
 ): { done: Promise<Run>; stop: () => void } {
-  const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (b: Buffer) => {
-    out += b.toString('utf8');
-    onStdout?.(out);
-  });
-  child.stderr.on('data', (b: Buffer) => (err += b.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-  const done = new Promise<Run>((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, err });
-    }),
+  const run = startMain(
+    args,
+    { NO_COLOR: '1' },
+    { timeoutMs: 90_000, ...(onStdout ? { onStdout } : {}) },
   );
-  return { done, stop: () => child.kill('SIGTERM') };
+  return {
+    done: run.done.then(({ code, stdout, stderr }) => ({ code, out: stdout, err: stderr })),
+    stop: run.stop,
+  };
 }
 
 function writeJson(name: string, value: unknown): string {
@@ -232,7 +217,7 @@ describe.concurrent('discovery from /sandbox/ and serve --write-audit-config', (
     let banner = '';
     let ready!: () => void;
     const started = new Promise<void>((r) => (ready = r));
-    const serve = spawned(
+    const serve = startedInProcess(
       [
         'serve',
         '--port',
@@ -247,7 +232,6 @@ describe.concurrent('discovery from /sandbox/ and serve --write-audit-config', (
         credentials,
         '--no-portal',
       ],
-      {},
       (out) => {
         banner = out;
         if (out.includes('Ctrl-C stops.')) ready();
@@ -319,16 +303,19 @@ describe('--fail-on warn: holding a webhook receiver to the SHOULD checks', () =
       const junitGated = join(dir, 'accept-all-gated.xml');
       const base = ['audit', 'webhooks', '--target', url, '--public-key-out', join(dir, 'key.pem')];
       const [plain, gated] = await Promise.all([
-        spawned([...base, '--report', `junit:${junitDefault}`]).done,
-        spawned([
-          ...base,
-          '--fail-on',
-          'warn',
-          '--report',
-          `junit:${junitGated}`,
-          '--report',
-          `html:${join(dir, 'accept-all.html')}`,
-        ]).done,
+        payconform([...base, '--report', `junit:${junitDefault}`], { NO_COLOR: '1' }),
+        payconform(
+          [
+            ...base,
+            '--fail-on',
+            'warn',
+            '--report',
+            `junit:${junitGated}`,
+            '--report',
+            `html:${join(dir, 'accept-all.html')}`,
+          ],
+          { NO_COLOR: '1' },
+        ),
       ]);
       expect(plain.code, plain.out + plain.err).toBe(0);
       const warnings = Number(/(\d+) warnings/.exec(plain.out)?.[1]);

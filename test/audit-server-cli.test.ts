@@ -3,7 +3,6 @@
 // with credentials from the environment is audited and no output carries the secret or the private key; an
 // unreachable target exits 3, a bad config or a secret on the command line exits 2; a non-loopback target gets no
 // mutating request without --allow-live; a hostile target gives per-check failures, never a crash or a hang.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,7 +19,7 @@ import { startReferenceService, type RunningReferenceService } from '../server/i
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
-import { CLI_ARGS } from './fixtures/cli.js';
+import { runMain } from './fixtures/cli.js';
 
 const keys = loadTestKeys();
 const ids = serverChecks.map((c) => c.id);
@@ -31,33 +30,19 @@ interface Ran {
   readonly stderr: string;
 }
 
-/** Spawns the CLI with a bounded time; the environment holds only what the test gives (plus PATH). */
+/** The CLI through main() in-process with a bounded wait; the environment holds only what the test gives (plus PATH). */
 function cli(
   args: readonly string[],
   env: Record<string, string> = {},
   timeoutMs = 60_000,
 ): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runMain(args, { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env }, { timeoutMs });
 }
 
 const memoryIo = (env: Record<string, string | undefined> = {}) => createMemoryIo({ env });
 
 let dir: string;
-/** The two spawned whole audits (below) are independent and partly wait: both start with the file, side by side. */
+/** The two whole audits (below) are independent and partly wait: both start with the file, side by side. */
 let embeddedAudit: Promise<Ran>;
 let targetAudit: Promise<{ service: RunningReferenceService; ran: Ran }>;
 beforeAll(() => {
@@ -162,7 +147,7 @@ describe('secrets never reach an output', () => {
 
 const TARGET_SECRET = 'test-only-secret-7f3a9c1e5b2d4f60';
 
-/** A reference service with the given application, audited by a spawned `audit server --target --config`. */
+/** A reference service with the given application, audited by `audit server --target --config` (main()). */
 async function auditTargetFromEnvironment(): Promise<{
   service: RunningReferenceService;
   ran: Ran;

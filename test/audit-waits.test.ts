@@ -2,7 +2,7 @@
 // service with default settings ends PASS, exit 0; and webhook-redelivered measures each redelivery from the answer
 // before it, so independent targets that retry every 700 ms (stated 1000 ms) or queue their first delivery 2.5 s
 // pass with no finding. The independent targets are small servers written here, not the reference service.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,42 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import { CLI_ARGS, REPO_ROOT } from './fixtures/cli.js';
+import { REPO_ROOT } from './fixtures/cli.js';
+import { mainInDirectory } from './fixtures/long-lived-target.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'payconform-audit-waits-'));
 const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-
-/** Spawns `payconform ARGS` from sources in `cwd`; killed after `limitMs`. */
-function spawned(
-  args: readonly string[],
-  cwd: string,
-  env: Record<string, string>,
-  limitMs: number,
-  onStdout?: (text: string) => void,
-): { done: Promise<{ code: number | null; out: string }>; stop: () => void } {
-  const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
-    cwd,
-    env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => {
-    out += b.toString('utf8');
-    onStdout?.(out);
-  });
-  child.stderr.on('data', (b: Buffer) => (out += b.toString('utf8')));
-  const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-  const done = new Promise<{ code: number | null; out: string }>((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out });
-    }),
-  );
-  return { done, stop: () => child.kill('SIGTERM') };
-}
 
 /** The words of a README command after `payconform` (`npx payconform audit server ...` → `audit server ...`). */
 function readmeCommand(pattern: RegExp): string[] {
@@ -56,8 +28,9 @@ function readmeCommand(pattern: RegExp): string[] {
 
 describe("the README's quickest route, against a service with default settings", () => {
   it('serve --write-audit-config, then audit server --config with that file: PASS, exit 0, the reports written', async () => {
-    // Exactly the README's two commands; only the ports are swapped for free ones (tests run side by side), and the
-    // service's own port (default 8080) is given as --port for the same reason.
+    // Exactly the README's two commands, run through main() in-process as a shell in `cwd` would (relative paths from
+    // there); only the ports are swapped for free ones (tests run side by side), and the service's own port (default
+    // 8080) is given as --port for the same reason.
     const serveArgs = readmeCommand(/`payconform (serve --webhook-url [^`]+)`/);
     const auditArgs = readmeCommand(/^npx payconform (audit server --config [^\n]+)$/m);
     const [port, hooks] = await Promise.all([unusedLoopbackPort(), unusedLoopbackPort()]);
@@ -67,10 +40,16 @@ describe("the README's quickest route, against a service with default settings",
     let banner = '';
     let ready!: () => void;
     const started = new Promise<void>((r) => (ready = r));
-    const serve = spawned([...withPorts, '--port', String(port)], cwd, {}, 120_000, (out) => {
-      banner = out;
-      if (out.includes('Ctrl-C stops.')) ready();
-    });
+    const serve = mainInDirectory(
+      [...withPorts, '--port', String(port)],
+      cwd,
+      {},
+      120_000,
+      (out) => {
+        banner = out;
+        if (out.includes('Ctrl-C stops.')) ready();
+      },
+    );
     try {
       await started;
       // The user loads the credentials file the README names (`. ./dev.env`): secrets in the environment only.
@@ -91,7 +70,7 @@ describe("the README's quickest route, against a service with default settings",
       );
       expect(banner).not.toContain(env['PAYCONFORM_APPLICATION_SECRET']);
       expect(env['PAYCONFORM_APPLICATION_SECRET']).toBeDefined();
-      const audit = await spawned(auditArgs, cwd, env, 110_000).done;
+      const audit = await mainInDirectory(auditArgs, cwd, env, 110_000).done;
       expect(audit.out).toMatch(/\d+ passed, 0 failed, \d+ warnings, 0 skipped/);
       expect(audit.out).toContain('verdict: PASS');
       expect(audit.code, audit.out).toBe(0);

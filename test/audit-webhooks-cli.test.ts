@@ -1,6 +1,5 @@
-// `payconform audit webhooks` from the outside: spawned against loopback receivers that read the key from
+// `payconform audit webhooks` from the outside: through main() in-process against loopback receivers that read the key from
 // --public-key-out or fetch it from --serve-key; exit codes 0/1/2/3, reports, the signing key never printed.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../src/webhooks/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
-import { runCli } from './fixtures/cli.js';
+import { runMain } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
@@ -19,7 +18,7 @@ const dir = mkdtempSync(join(tmpdir(), 'payconform-audit-webhooks-'));
 const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
 
 const payconform = (args: readonly string[], onStdout?: (text: string) => void) =>
-  runCli(args, env, onStdout !== undefined ? { onStdout } : {});
+  runMain(args, env, onStdout !== undefined ? { onStdout } : {});
 
 /** A verifying receiver whose public key comes from `key()` at each delivery (file or fetched URL). */
 async function receiver(
@@ -51,7 +50,7 @@ async function receiver(
   };
 }
 
-describe('payconform audit webhooks (spawned)', () => {
+describe('payconform audit webhooks (main() in-process)', () => {
   it('a verifying receiver reading --public-key-out passes: exit 0, key file in the served form, JUnit report', async () => {
     const keyFile = join(dir, 'service.pem');
     const junit = join(dir, 'webhooks.xml');

@@ -1,15 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { main } from '../cli/main.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
-import { CLI_ARGS, signingEnv } from './fixtures/cli.js';
+import { runMain, signingEnv } from './fixtures/cli.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
 const SECRET = 'test-only-cli-secret';
 const env = signingEnv(SECRET, keys.clientEd25519);
@@ -26,14 +23,13 @@ function io(stdin = '', extraEnv: Record<string, string | undefined> = env) {
   return { cli, out: () => cli.out.join(''), err: () => cli.err.join('') };
 }
 
-function spawn(args: string[], input: string, extraEnv: Record<string, string>) {
-  const r = spawnSync(process.execPath, [...CLI_ARGS, ...args], {
-    input,
-    env: { PATH: process.env.PATH, ...extraEnv },
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** `payconform ARGS` with `input` on standard input, through main() in-process, as the binary runs it. */
+function payconform(args: string[], input: string, extraEnv: Record<string, string>) {
+  return runMain(
+    args,
+    { PATH: process.env.PATH ?? '', ...extraEnv },
+    { stdin: input, timeoutMs: 20_000 },
+  );
 }
 
 /** The request JSON a verifier receives: the signed headers added, with the real secret (sign masks it). */
@@ -46,9 +42,9 @@ function signedRequestJson(signOutput: string, body = request.body): string {
   });
 }
 
-describe('payconform sign / verify from the outside (spawned)', () => {
-  it('sign from stdin, then verify: exit 0; the secret is never printed', () => {
-    const signed = spawn(
+describe('payconform sign / verify from the outside (main() with its exit code and output)', () => {
+  it('sign from stdin, then verify: exit 0; the secret is never printed', async () => {
+    const signed = await payconform(
       ['sign', '--request', '-', '--created', '1767225600', '--nonce', 'cli-nonce-1'],
       JSON.stringify(request),
       env,
@@ -67,7 +63,11 @@ describe('payconform sign / verify from the outside (spawned)', () => {
     );
     const file = join(dir, 'signed.json');
     writeFileSync(file, signedRequestJson(signed.stdout));
-    const verified = spawn(['verify', '--request', file, '--now', '1767225700'], '', env);
+    const verified = await payconform(
+      ['verify', '--request', file, '--now', '1767225700'],
+      '',
+      env,
+    );
     expect(verified.code, verified.stderr).toBe(0);
     expect(JSON.parse(verified.stdout)).toMatchObject({
       ok: true,
@@ -78,13 +78,13 @@ describe('payconform sign / verify from the outside (spawned)', () => {
     expect(verified.stdout).not.toContain(SECRET);
   });
 
-  it('verify of a tampered body: exit 1 with the code and step', () => {
-    const signed = spawn(
+  it('verify of a tampered body: exit 1 with the code and step', async () => {
+    const signed = await payconform(
       ['sign', '--request', '-', '--created', '1767225600', '--nonce', 'n2'],
       JSON.stringify(request),
       env,
     );
-    const verified = spawn(
+    const verified = await payconform(
       ['verify', '--request', '-', '--now', '1767225600'],
       signedRequestJson(signed.stdout, '{"amount":99}'),
       env,
@@ -97,8 +97,8 @@ describe('payconform sign / verify from the outside (spawned)', () => {
     });
   });
 
-  it('bad usage exits 2 with a clear message', () => {
-    const noEnv = spawn(['sign', '--request', '-'], JSON.stringify(request), {});
+  it('bad usage exits 2 with a clear message', async () => {
+    const noEnv = await payconform(['sign', '--request', '-'], JSON.stringify(request), {});
     expect(noEnv.code).toBe(2);
     expect(noEnv.stderr).toContain('PAYCONFORM_APPLICATION_ID');
   });

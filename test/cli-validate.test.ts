@@ -1,16 +1,13 @@
 // Proves `payconform validate KIND FILE|-` from the outside: exit 0 valid, 1 invalid with one "<pointer>: <message>"
 // line per violation, 2 for an unknown kind (listing the kinds), unreadable JSON (with the offset) or a missing file.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
-import { CLI_ARGS } from './fixtures/cli.js';
+import { runMain } from './fixtures/cli.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'payconform-validate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -49,31 +46,31 @@ function file(name: string, content: string): string {
   return path;
 }
 
-function cli(
+/** `payconform ARGS` through main() in-process (as the binary runs it), `stdin` on standard input. */
+async function cli(
   args: readonly string[],
   stdin?: string,
-): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [...CLI_ARGS, ...args], {
-    cwd: root,
-    input: stdin ?? '',
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const r = await runMain(
+    args,
+    { PATH: process.env.PATH ?? '' },
+    { stdin: stdin ?? '', timeoutMs: 20_000 },
+  );
+  return { status: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe('payconform validate (spawned)', () => {
-  it('valid payload → exit 0', () => {
-    const r = cli(['validate', 'payout', file('valid.json', JSON.stringify(validPayout))]);
+describe('payconform validate (main() in-process)', () => {
+  it('valid payload → exit 0', async () => {
+    const r = await cli(['validate', 'payout', file('valid.json', JSON.stringify(validPayout))]);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('valid payout (https://payconform.dev/schemas/payout.schema.json)\n');
   });
 
-  it('invalid payload → exit 1, one line per violation with its pointer', () => {
+  it('invalid payload → exit 1, one line per violation with its pointer', async () => {
     const { status, ...rest } = validPayout;
     const bad = { ...rest, copStatus: 'MAYBE', source: { ...validPayout.source, iban: 7 } };
-    const r = cli(['validate', 'payout', file('invalid.json', JSON.stringify(bad))]);
+    const r = await cli(['validate', 'payout', file('invalid.json', JSON.stringify(bad))]);
     expect(r.status).toBe(1);
     expect(r.stdout.trimEnd().split('\n').sort()).toEqual([
       '/copStatus: must be one of "FULL_MATCH", "PARTIAL_MATCH", "NO_MATCH", "UNABLE_TO_MATCH", "NOT_CHECKED", "UNKNOWN", null; got string "MAYBE"',
@@ -82,22 +79,22 @@ describe('payconform validate (spawned)', () => {
     ]);
   });
 
-  it('a root-level violation is printed as (root); standard input is read for -', () => {
-    const r = cli(['validate', 'refund', '-'], '[1]');
+  it('a root-level violation is printed as (root); standard input is read for -', async () => {
+    const r = await cli(['validate', 'refund', '-'], '[1]');
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('(root): must be an object, got an array\n');
   });
 
-  it('--strict uses the strict variant: unknown properties are reported', () => {
+  it('--strict uses the strict variant: unknown properties are reported', async () => {
     const path = file('extra.json', JSON.stringify({ ...validPayout, extra: true }));
-    expect(cli(['validate', 'payout', path]).status).toBe(0);
-    const r = cli(['validate', '--strict', 'payout', path]);
+    expect((await cli(['validate', 'payout', path])).status).toBe(0);
+    const r = await cli(['validate', '--strict', 'payout', path]);
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('/extra: unexpected property "extra"\n');
   });
 
-  it('unknown kind → exit 2 and the list of kinds', () => {
-    const r = cli(['validate', 'payment', file('x.json', '{}')]);
+  it('unknown kind → exit 2 and the list of kinds', async () => {
+    const r = await cli(['validate', 'payment', file('x.json', '{}')]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('unknown kind "payment"');
     expect(r.stderr).toContain(
@@ -105,17 +102,17 @@ describe('payconform validate (spawned)', () => {
     );
   });
 
-  it('unreadable JSON → exit 2 with the offset', () => {
-    const r = cli(['validate', 'payout', file('broken.json', '{"status": "IN_PROGRESS",}')]);
+  it('unreadable JSON → exit 2 with the offset', async () => {
+    const r = await cli(['validate', 'payout', file('broken.json', '{"status": "IN_PROGRESS",}')]);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('unreadable JSON at offset 25');
     expect(r.stdout).toBe('');
   });
 
-  it('missing file or missing arguments → exit 2', () => {
-    expect(cli(['validate', 'payout', join(dir, 'does-not-exist.json')]).status).toBe(2);
-    expect(cli(['validate', 'payout']).status).toBe(2);
-    expect(cli(['validate', '--bogus', 'payout', '-']).status).toBe(2);
+  it('missing file or missing arguments → exit 2', async () => {
+    expect((await cli(['validate', 'payout', join(dir, 'does-not-exist.json')])).status).toBe(2);
+    expect((await cli(['validate', 'payout'])).status).toBe(2);
+    expect((await cli(['validate', '--bogus', 'payout', '-'])).status).toBe(2);
   });
 });
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ReportDiff } from '../conformance/diff.js';
-import { runCli } from './fixtures/cli.js';
+import { runMain } from './fixtures/cli.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 import { startLongLivedTarget } from './fixtures/long-lived-target.js';
 
@@ -28,7 +28,7 @@ async function reportOf(name: string, port: number, flags: string[], only = ONLY
   }
 }
 
-const diff = (args: string[]) => runCli(['diff', ...args], { PATH: process.env['PATH'] ?? '' });
+const diff = (args: string[]) => runMain(['diff', ...args], { PATH: process.env['PATH'] ?? '' });
 
 let before: string;
 let after: string;

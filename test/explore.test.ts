@@ -16,13 +16,13 @@ import {
   type ExploreSettings,
 } from '../conformance/explore/explorer.js';
 import { explorerFaults, type ExplorerFaultName, type ServiceVariant } from '../server/index.js';
-import { runCli } from './fixtures/cli.js';
+import { runMain } from './fixtures/cli.js';
 
 /** Seeds per correct service: 20 (305 explorer steps each), 50 with PAYCONFORM_LONG_TESTS=1 (README, "Tests"). */
 const CLEAN_SEEDS = process.env['PAYCONFORM_LONG_TESTS'] === '1' ? 50 : 20;
 
 const cli = (args: readonly string[], options: { timeoutMs?: number } = {}) =>
-  runCli(args, { PATH: process.env['PATH'] ?? '' }, options);
+  runMain(args, { PATH: process.env['PATH'] ?? '' }, options);
 
 const env = (ms: number): CheckRunEnv => ({
   signal: new AbortController().signal,

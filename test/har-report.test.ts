@@ -1,6 +1,6 @@
 // `--report har:FILE`: every exchange of an audit run as HAR 1.2. In process: header lines kept in order
 // with repeats, a binary body as base64 with `encoding`, a body over the evidence cap cut and said in the entry's
-// comment, real timings, secrets masked. From the outside (spawned): the three audits each write a HAR that validates
+// comment, real timings, secrets masked. From the outside (main() in-process): the three audits each write a HAR that validates
 // against the HAR 1.2 JSON Schema (har-schema), every finding with evidence names the entries that show it, no secret
 // reaches the file, and a run stopped before its checks still writes one. The explorer names each step's entry.
 import http from 'node:http';
@@ -19,7 +19,7 @@ import { createRedactor } from '../conformance/redact.js';
 import { toHar, type HarDocument, type HarEntry } from '../conformance/reporters/har.js';
 import { startReferenceService, type RunningReferenceService } from '../server/index.js';
 import { validateAgainst } from '../src/schemas/index.js';
-import { runCli, type CliRun } from './fixtures/cli.js';
+import { runMain, type CliRun } from './fixtures/cli.js';
 import { harValidator } from './fixtures/har-schema.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
@@ -274,13 +274,13 @@ async function referenceService(): Promise<{ service: RunningReferenceService; c
 
 const baseEnv = { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' };
 
-describe('audit server --report har:FILE (spawned, against a reference service)', () => {
+describe('audit server --report har:FILE (main() in-process, against a reference service)', () => {
   let service: RunningReferenceService;
   let ran: CliRun;
   beforeAll(async () => {
     const started = await referenceService();
     service = started.service;
-    ran = await runCli(
+    ran = await runMain(
       [
         'audit',
         'server',
@@ -334,7 +334,7 @@ describe('audit server --report har:FILE (spawned, against a reference service)'
   });
 });
 
-describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
+describe('audit webhooks and audit client --report har:FILE (main() in-process)', () => {
   it('audit webhooks: every delivery and every fetch of the served key is an entry, and findings name theirs', async () => {
     const keyPort = await unusedLoopbackPort();
     const keyUrl = `http://127.0.0.1:${keyPort}${PUBLIC_KEY_PATH}`;
@@ -354,7 +354,7 @@ describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
     try {
-      const r = await runCli(
+      const r = await runMain(
         [
           'audit',
           'webhooks',
@@ -394,7 +394,7 @@ describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
     const client = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(
       "fetch(process.env.PAYCONFORM_BASE_URL + '/api/payouts', { method: 'POST', headers: { 'content-type': 'application/json', 'x-application-secret': process.env.PAYCONFORM_APPLICATION_SECRET }, body: '{}' }).then((r) => console.log(r.status))",
     )}`;
-    const r = await runCli(
+    const r = await runMain(
       [
         'audit',
         'client',
@@ -431,7 +431,7 @@ describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
 
   it('a run stopped before its checks (target unreachable, exit 3) still writes a valid HAR', async () => {
     const port = await unusedLoopbackPort();
-    const r = await runCli(
+    const r = await runMain(
       [
         'audit',
         'server',
@@ -448,7 +448,10 @@ describe('audit webhooks and audit client --report har:FILE (spawned)', () => {
   });
 
   it('an unknown --report format names har among the formats (exit 2)', async () => {
-    const r = await runCli(['audit', 'server', '--no-explore', '--report', 'pcap:x.pcap'], baseEnv);
+    const r = await runMain(
+      ['audit', 'server', '--no-explore', '--report', 'pcap:x.pcap'],
+      baseEnv,
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('json, junit, html, markdown, har');
   });

@@ -1,7 +1,7 @@
 // A report on every exit (docs/cli.md): exit 3 (unreachable), 2 (usage or config error) and 70 (internal error)
 // still write every requested report with the reason (JUnit: an errored test case naming it); a report or key path
 // that cannot be written ends with exit 2 and a message at once, under /proc too, before anything starts, and no line
-// claims another exit code. Run from the outside (the CLI as a child process) except exit 70, which needs a defect
+// claims another exit code. Run through the CLI's main() in-process (its exit code, reports and output) except exit 70, which needs a defect
 // and is shown through the wrapper every audit command goes through. Budget: about 20 s.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditCommand } from '../cli/audit-command.js';
 import { validateAgainst } from '../src/schemas/index.js';
-import { runCli } from './fixtures/cli.js';
+import { runMain } from './fixtures/cli.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 
@@ -59,7 +59,7 @@ describe('every exit leaves the requested reports', () => {
   it('exit 3: audit server against an unreachable target', async () => {
     const port = await unusedLoopbackPort();
     const r = reportFlags('unreachable-server');
-    const run = await runCli(
+    const run = await runMain(
       ['audit', 'server', '--no-explore', '--target', `http://127.0.0.1:${port}`, ...r.flags],
       env,
     );
@@ -71,7 +71,7 @@ describe('every exit leaves the requested reports', () => {
   it('exit 3: audit webhooks against an unreachable receiver', async () => {
     const port = await unusedLoopbackPort();
     const r = reportFlags('unreachable-webhooks');
-    const run = await runCli(
+    const run = await runMain(
       [
         'audit',
         'webhooks',
@@ -89,7 +89,7 @@ describe('every exit leaves the requested reports', () => {
 
   it('exit 2: a config error (the config file does not exist)', async () => {
     const r = reportFlags('config-error');
-    const run = await runCli(
+    const run = await runMain(
       ['audit', 'server', '--no-explore', '--config', join(dir, 'missing.json'), ...r.flags],
       env,
     );
@@ -99,7 +99,7 @@ describe('every exit leaves the requested reports', () => {
 
   it('exit 2: a usage error (an unknown option) still writes the reports that parse', async () => {
     const r = reportFlags('usage-error');
-    const run = await runCli(
+    const run = await runMain(
       ['audit', 'server', '--no-explore', '--no-such-option', ...r.flags],
       env,
     );
@@ -121,7 +121,7 @@ describe('every exit leaves the requested reports', () => {
 describe('a report or key path that cannot be written: exit 2 at once, before the run', () => {
   it('under /proc (where a recursive mkdir never returns)', async () => {
     const started = Date.now();
-    const run = await runCli(
+    const run = await runMain(
       [
         'audit',
         'server',
@@ -146,7 +146,7 @@ describe('a report or key path that cannot be written: exit 2 at once, before th
 
   it('audit webhooks --public-key-out under /proc', async () => {
     const port = await unusedLoopbackPort();
-    const run = await runCli(
+    const run = await runMain(
       [
         'audit',
         'webhooks',
@@ -165,7 +165,7 @@ describe('a report or key path that cannot be written: exit 2 at once, before th
   it('under a regular file: exit 2, and no line claims exit 0', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, 'x');
-    const run = await runCli(
+    const run = await runMain(
       ['audit', 'server', '--no-explore', '--report', `json:${file}/sub/r.json`],
       env,
       {

@@ -18,7 +18,7 @@ import { renderJunitReport } from '../conformance/reporters/junit.js';
 import { loadCatalogue, requirementsForRole } from '../conformance/requirements.js';
 import type { RunSummary } from '../conformance/result.js';
 import { validateAgainst } from '../src/schemas/index.js';
-import { runCli } from './fixtures/cli.js';
+import { runMain } from './fixtures/cli.js';
 
 const catalogue = loadCatalogue();
 
@@ -137,7 +137,7 @@ describe('not exercised, with the reason; failed, by the check that failed it', 
 describe('--fail-on unexercised from the command line', () => {
   it('a selection that leaves MUST requirements out: exit 1, each named in JUnit as a failure', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'payconform-unexercised-'));
-    const r = await runCli(
+    const r = await runMain(
       [
         'audit',
         'server',

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from './fixtures/cli.js';
+import { runMain } from './fixtures/cli.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { asRead, encodeChar, leaksIn } from './fixtures/secret-leaks.js';
 
@@ -78,7 +78,7 @@ describe('a target that echoes the secret in every encoding, through a real audi
         junit: join(dir, 'r.xml'),
         html: join(dir, 'r.html'),
       };
-      const run = await runCli(
+      const run = await runMain(
         [
           'audit',
           'server',

@@ -25,7 +25,8 @@ interface Report {
 
 /** Runs `audit server ARGS` against a fresh `payconform serve`, killed once the run has made `payouts` payouts. */
 async function auditKilledMidRun(args: readonly string[], payouts: number) {
-  const target = await startLongLivedTarget();
+  // The service is a child process: killing it is the outage (the audit runs in-process).
+  const target = await startLongLivedTarget([], undefined, { process: true });
   try {
     const started = Date.now();
     const run = target.audit([

@@ -19,7 +19,7 @@ import {
 } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
-import { CLI_ARGS, runCli } from './fixtures/cli.js';
+import { CLI_ARGS, runMain } from './fixtures/cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
@@ -38,9 +38,9 @@ const env: Record<string, string> = {
   PAYCONFORM_PRIVATE_KEY: keys.clientEd25519.seedBase64,
 };
 
-/** Spawns `payconform ...` to its end (killed after 90 s). */
+/** `payconform ...` through main() in-process to its end (given up after 90 s). */
 const payconform = (args: readonly string[], extraEnv: Record<string, string> = {}) =>
-  runCli(args, { ...env, ...extraEnv }, { timeoutMs: 90_000 });
+  runMain(args, { ...env, ...extraEnv }, { timeoutMs: 90_000 });
 
 /** GET over HTTPS trusting `ca` only; the status, or the TLS error code. */
 function getStatus(host: string, port: number, ca: string): Promise<number | string> {

@@ -434,17 +434,20 @@ async function startService(
   }
 }
 
-/** Resolves once SIGINT or SIGTERM has closed the service. */
+/** Resolves once SIGINT or SIGTERM (or the caller's io.stop, in-process) has closed the service. */
 function stopOnSignal(service: RunningReferenceService, io: CliIo): Promise<void> {
   return new Promise<void>((done) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      io.stop?.removeEventListener('abort', stop);
       io.stdout('\nstopping...\n');
       void service.close().then(done);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (io.stop?.aborted === true) stop();
+    else io.stop?.addEventListener('abort', stop);
   });
 }
 
