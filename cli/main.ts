@@ -1,8 +1,6 @@
 // Dispatches `payconform <command> ...` to the command modules; each is loaded only when used.
 import { COMMAND_TABLE, formatHelp, type CommandSpec } from './command-table.js';
 import { createProcessIo, EXIT, UsageError, wantsHelp, withKeyFile, type CliIo } from './io.js';
-import { showControls } from '../conformance/reporters/printable.js';
-import { maskUrlCredentials } from '../conformance/redact.js';
 import { packageVersion } from './version.js';
 
 export type Command = (args: readonly string[], io: CliIo) => Promise<number>;
@@ -121,7 +119,11 @@ export async function main(
   } catch (error) {
     if (error instanceof UsageError) {
       // A usage error may quote what a file or an argument holds: its control characters are shown escaped, and the
-      // credentials of a URL (refused wherever one is given) are masked.
+      // credentials of a URL (refused wherever one is given) are masked. Loaded here, so that --help loads neither.
+      const [{ showControls }, { maskUrlCredentials }] = await Promise.all([
+        import('../conformance/reporters/printable.js'),
+        import('../conformance/redact.js'),
+      ]);
       io.stderr(
         `payconform ${name}: ${showControls(maskUrlCredentials(error.message), { multiline: true })}\n`,
       );

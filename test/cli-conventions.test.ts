@@ -27,7 +27,7 @@ async function run(args: readonly string[]): Promise<{ code: number; out: string
 }
 
 describe('--help on every command', () => {
-  it('the dispatcher lists the ten commands and help', () => {
+  it('the dispatcher lists the eleven commands and help', () => {
     expect(commands.sort()).toEqual([
       'attest verify',
       'audit client',
@@ -39,6 +39,7 @@ describe('--help on every command', () => {
       'sign',
       'validate',
       'vectors run',
+      'vectors starter',
       'verify',
     ]);
   });
