@@ -1,4 +1,4 @@
-// The explorer on targets without payconform's /sandbox/ (issue 45; docs/explorer.md, "Refunds without /sandbox/"):
+// The explorer on targets without payconform's /sandbox/ (docs/explorer.md, "Refunds without /sandbox/"):
 // `tsx bench/explore-sources.ts --mode config|hook [--seeds N] [--parallel P] [--seconds S] [--payments K]`. Each seed
 // runs a default exploration (15 s) against a fresh embedded reference service whose /sandbox/ is off (mode config:
 // two of its seeded settled payments in the config, or K of them) or served at a private path behind the starter state

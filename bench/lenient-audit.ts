@@ -1,4 +1,4 @@
-// The lenient personality against the default server audit, explorer included (issue 44: "passes on 20 seeds"):
+// The lenient personality against the default server audit, explorer included (it must pass on 20 seeds):
 // `npm run bench:lenient -- [--seeds N] [--concurrency C]` starts the embedded reference service with
 // `variant: 'lenient'` once per seed and runs every server check plus the explorer at its default budget, the drawn
 // forgeries and the explorer both seeded with the seed (1..N), at most 2 seeds at a time. It prints one line per seed

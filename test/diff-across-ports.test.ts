@@ -1,4 +1,4 @@
-// `payconform diff` across targets (issue 44 item 4): two real runs, in-process, of reference services listening on
+// `payconform diff` across targets: two real runs, in-process, of reference services listening on
 // different ports (as the base branch's and the pull request's servers do in CI), the second with a fault that breaks
 // partial refunds: the diff compares them check by check and requirement by requirement, names the two targets in its
 // header, and exits 1 on the regression. Runs of different roles stay inconclusive; 100 000 results diff in linear
@@ -77,7 +77,7 @@ async function diff(args: readonly string[]) {
   return { code, out: io.out.join(''), err: io.err.join('') };
 }
 
-describe('payconform diff across ports (issue 44 item 4)', () => {
+describe('payconform diff across ports', () => {
   it('two real runs on different ports: the regression found, the targets named, exit 1', async () => {
     const r = await diff([before, after]);
     expect(r.code, r.out + r.err).toBe(1);

@@ -1,4 +1,4 @@
-// Refunds explored on the config's settled payments, for a target without payconform's /sandbox/ (issue 45, item 1):
+// Refunds explored on the config's settled payments, for a target without payconform's /sandbox/:
 // the model's rule for a payment the run did not make, the pool that lends each payment to one sequence at a time,
 // and explorations of the embedded service told it has no /sandbox/: refunds made and no failure on the clean and
 // `alt` services, and the refund faults only the explorer finds, found through the config's payments.

@@ -1,4 +1,4 @@
-// The one reader and the one writer (net/file-read.ts, net/file-write.ts; issue 51 items 2 and 3): a FIFO, /dev/zero,
+// The one reader and the one writer (net/file-read.ts, net/file-write.ts): a FIFO, /dev/zero,
 // a directory and a file over its limit are refused at once (never a hang, never read to the end of memory), a
 // byte-order mark is accepted; a write keeps the mode of the file it replaces, makes a sensitive new file 0600, writes
 // through a link to a regular file but never follows a dangling one, refuses a device; and a writer killed at any

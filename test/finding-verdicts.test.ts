@@ -52,7 +52,7 @@ describe('every drawn form is classified', () => {
     if (typeof form.finds === 'string') expect(v).toBe(findingVerdicts[form.finds]);
   });
 
-  it('the two false failures of issue 44 are either answer: created written twice, and as a Decimal', () => {
+  it('the two false failures servers built by others met are either answer: created written twice, and as a Decimal', () => {
     for (const name of ['parameter-repeated', 'created-decimal']) {
       const form = forgeryForms.find((f) => f.name === name)!;
       expect(formVerdict(form), name).toMatchObject({ verdict: 'either', why: 'rfc8941' });

@@ -1,4 +1,4 @@
-// Issue 51's reproductions of items 1, 2, 3 and 6, each run in-process through the CLI's main(): an output that is an
+// The reproductions of files in and out, each run in-process through the CLI's main(): an output that is an
 // input (the baseline, the config, another output, by link or by `./`) is a usage error naming both and nothing is
 // written; `--baseline-update` on a dangling link is refused before the run and its target never created; duplicate
 // baseline keys are refused naming both entries; a baseline or request JSON with a byte-order mark is read as without
@@ -36,7 +36,7 @@ async function run(args: readonly string[], env: Record<string, string> = {}) {
 const AUDIT = ['audit', 'server', '--no-explore', '--only', 'public-key-form'];
 const baselineText = JSON.stringify({ baselineVersion: '1', entries: [] }, null, 2);
 
-describe('inputs are never outputs (issue 51 item 1)', () => {
+describe('inputs are never outputs', () => {
   const cases: ReadonlyArray<readonly [string, () => string[], RegExp]> = [
     [
       'the report over the baseline',
@@ -80,7 +80,7 @@ describe('inputs are never outputs (issue 51 item 1)', () => {
     });
 });
 
-describe('the baseline read and written safely (issue 51 items 2 and 3)', () => {
+describe('the baseline read and written safely', () => {
   it('--baseline-update on a dangling link: refused before the run, its target never created', async () => {
     const link = at('dangling-baseline.json');
     const target = join(dir, 'nowhere', 'baseline.json');
@@ -133,7 +133,7 @@ describe('the baseline read and written safely (issue 51 items 2 and 3)', () => 
   });
 });
 
-describe('a byte-order mark is accepted in every file read as text (issue 51 item 3)', () => {
+describe('a byte-order mark is accepted in every file read as text', () => {
   it('a request JSON with one signs exactly as without', async () => {
     const env = signingEnv('test-only-bom-secret', loadTestKeys().clientEd25519);
     const request = JSON.stringify({ method: 'GET', url: 'https://api.example.com/api/payouts/1' });
@@ -148,7 +148,7 @@ describe('a byte-order mark is accepted in every file read as text (issue 51 ite
   });
 });
 
-describe('a FIFO anywhere a file is named: refused at once, never waited on (issue 51 item 3)', () => {
+describe('a FIFO anywhere a file is named: refused at once, never waited on', () => {
   it('--report, --attest, diff and attest verify', async () => {
     const fifo = at('anywhere.fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
@@ -174,7 +174,7 @@ describe('a FIFO anywhere a file is named: refused at once, never waited on (iss
   });
 });
 
-describe('the exit code stated is the exit code returned (issue 51 item 6)', () => {
+describe('the exit code stated is the exit code returned', () => {
   it('--attest /dev/full: exit 2 before the run, and the JSON report says exit 2', async () => {
     const r = await run([...AUDIT, '--report', `json:${at('full.json')}`, '--attest', '/dev/full']);
     expect(r.code).toBe(2);
@@ -229,7 +229,7 @@ describe('the exit code stated is the exit code returned (issue 51 item 6)', () 
   });
 });
 
-describe('attest verify on hostile files (issue 51 item 6 and "Smaller")', () => {
+describe('attest verify on hostile files', () => {
   const pair = generateKeyPairSync('ed25519');
   const privatePem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const publicPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();

@@ -50,7 +50,7 @@ const byVerdict = (v: string): ForgeryForm[] =>
 const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
 describe('every form the spec leaves open: lenient accepts it; clean refuses it where payconform is strict', () => {
-  it('there are such forms, among them the two of issue 44', () => {
+  it('there are such forms, among them the two false failures servers built by others met', () => {
     expect(byVerdict('either').map((f) => f.name)).toEqual(
       expect.arrayContaining(['parameter-repeated', 'created-decimal']),
     );

@@ -1,4 +1,4 @@
-// `--report markdown:FILE` (docs/cli.md, "Reports"; issue 46 item 4) for the three audits, in-process: a server audit
+// `--report markdown:FILE` (docs/cli.md, "Reports") for the three audits, in-process: a server audit
 // of the reference service with a fault names its failures (check, requirement, evidence) and exits 1, the same
 // audit of the clean and alt personalities passes and says so; a webhook audit of a receiver that refuses every delivery
 // names the checks it fails; a client audit refused before its checks still writes the report, saying why; a run

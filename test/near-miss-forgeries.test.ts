@@ -1,4 +1,4 @@
-// Forgeries drawn from what implementations get wrong (issue 44, item 3): the one table of client mistakes drives both
+// Forgeries drawn from what implementations get wrong: the one table of client mistakes drives both
 // the diagnosis and the forgeries (each mistake signed by signWithMistake is diagnosed as that very mistake), the
 // near-miss credentials differ from the configured ones, and the two checks pass on the clean and alt services and
 // fail on each near-miss fault of the reference service, citing the requirement the accepted forgery breaks.

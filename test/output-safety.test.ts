@@ -1,4 +1,4 @@
-// Output safe for where it is shown (issue 51 item 5; docs/security.md, "Output safe for where it is shown"): hostile
+// Output safe for where it is shown (docs/security.md, "Output safe for where it is shown"): hostile
 // strings in every field a target or a file controls, rendered by a CommonMark renderer (markdown-it, with raw HTML
 // and linkify on, as GitHub renders a comment), make no link, image, heading, HTML or mention-looking text outside
 // code, and never break a table row; printed for a terminal (console summary and progress, diff text, attest verify,

@@ -142,7 +142,7 @@ describe('payconform serve (spawned)', () => {
     expect(await exitOf(child)).toBe(0);
   });
 
-  it('--variant lenient: the banner names it, and a payout whose created is written as a Decimal is accepted (RFC 8941 reads it; issue 44)', async () => {
+  it('--variant lenient: the banner names it, and a payout whose created is written as a Decimal is accepted (RFC 8941 reads it)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'payconform-serve-lenient-'));
     const credentials = join(dir, 'dev.env');
     const { child, output } = await spawnServe([

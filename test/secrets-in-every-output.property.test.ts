@@ -1,4 +1,4 @@
-// No secret in any output (issue 51 item 4; docs/security.md, "Secrets"), by property, through `main()` in-process:
+// No secret in any output (docs/security.md, "Secrets"), by property, through `main()` in-process:
 // a password drawn into a target URL (as given, or one the URL parser refuses) in `--target`, `PAYCONFORM_TARGET` or
 // the config's `target`, refused with exit 2, appears in none of the reports written for that exit (JSON, JUnit,
 // HTML, Markdown, HAR) nor on stdout or stderr; an attestation key drawn into PAYCONFORM_ATTEST_KEY (a base64 seed)

@@ -1,4 +1,4 @@
-// The state hook (issue 45, items 2 and 3; docs/state-hook.md): the contract judges answers, the config checks a
+// The state hook (docs/state-hook.md): the contract judges answers, the config checks a
 // hook's place, and the starter hook (vectors/adapters/python/state_hook.py, as an HTTP server and as a command) lets
 // the explorer make its own payments on a service whose /sandbox/ is not where the audit looks (served at a private
 // path, standing in for an implementer's test database), with no failure, and find the refund faults only the
