@@ -8,7 +8,7 @@ import { FAIL_ON } from '../conformance/result.js';
 import { EXIT, EXIT_CODES, type ExitCode } from '../conformance/exit-code-table.js';
 import { DEFAULT_TIMEOUT_MS } from '../conformance/config-defaults.js';
 import { EXPLORE_DEFAULTS } from '../conformance/explore/explore-defaults.js';
-import { SDK_EXPLORE_DEFAULTS } from '../conformance/sdk-explore/explorer.js';
+import { SDK_EXPLORE_DEFAULTS } from '../conformance/sdk-explore/sdk-explore-defaults.js';
 import { STARTUP_TIMEOUT_MS } from '../vectors/harness/harness-defaults.js';
 import {
   AUDIT_LEVEL_DEFAULT,

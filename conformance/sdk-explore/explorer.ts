@@ -8,18 +8,9 @@ import type { Judgement } from './judge.js';
 import type { SequenceEnv } from './env.js';
 import { runSequence, type SequenceRecord } from './sequence.js';
 import type { StepRecord } from './steps.js';
+import { SDK_EXPLORE_DEFAULTS } from './sdk-explore-defaults.js';
 
-export const SDK_EXPLORE_DEFAULTS = {
-  /** Exploring time (s); the user's default, as the server explorer's. */
-  seconds: 15,
-  /** Shrinking time after a failure (s). */
-  shrinkSeconds: 30,
-  runs: 500,
-  /** Steps per sequence at most. */
-  maxOps: 8,
-  /** How long the adapter may take to answer one operation (ms). */
-  stepTimeoutMs: 15_000,
-} as const;
+export { SDK_EXPLORE_DEFAULTS };
 
 export interface SdkExploreSettings {
   readonly seconds?: number;
