@@ -8,8 +8,8 @@ import { QUICK_TIER } from './test/tiers/quick-tier.js';
  * The slowest files, slowest first, with their test time in seconds in a full run on a 2 vCPU machine (Node 20.20).
  * They start first, so that no long file begins near the end while the other worker has run dry: vitest's own order
  * puts the files its cache timed as slow first, but a fresh clone (CI) has no cache, and then larger files go first,
- * which left `adversity` (small, long) for last. Figures marked ~ are estimates after the CLI moved in-process (issue
- * 48): the full run's figure times the file's own after/before ratio, each file timed alone on 2026-11-27 on the
+ * which left `adversity` (small, long) for last. Figures marked ~ are estimates after the CLI moved in-process:
+ * the full run's figure times the file's own after/before ratio, each file timed alone on 2026-11-27 on the
  * shared machine (load 13-23); diff (~4 s), baseline (~3), audit-client-cli (~8) and explore-default (~9) left the
  * list. `.ci/run` prints the ten slowest of every CI run: keep this list true to it.
  */
