@@ -70,6 +70,12 @@ export const DEVIATIONS = {
     section: 'RFC 9421 §7.5.6',
     url: `${RFC9421}#section-7.5.6`,
   },
+  'duplicate-component': {
+    title: 'a covered component listed twice is an error',
+    kind: 'rfc',
+    section: 'RFC 9421 §2.5',
+    url: `${RFC9421}#section-2.5`,
+  },
   'non-ascii-base': {
     title: 'a non-ASCII covered value makes the signature base an error',
     kind: 'rfc',

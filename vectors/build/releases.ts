@@ -29,6 +29,13 @@ export const VECTOR_RELEASES: readonly VectorRelease[] = [
     changes:
       'request-signing.json: the Strictness deviation group is described by what it is ("Strict parsing"), not by an internal work item. No case, input or verdict changed.',
   },
+  {
+    version: '1.1.0',
+    date: '2026-11-27',
+    fingerprint: 'c1752644f47be9e4919063dfb98850146c357994a31481aab982de5e6ffcf15c',
+    changes:
+      'request-signing.json: 12 cases (flag ShippedBug) for the bug classes other RFC 9421 implementations shipped: an empty covered list, a duplicated covered component, a swapped body whose content-digest is not covered, a covered content-digest with no header signed as "", nonces from the whole base64 and base64url alphabets (sign and verify), an unknown signature parameter, and a body on QUERY, a method in neither column of the headers\' table (flag OtherMethod: sign and verify). No existing case changed.',
+  },
 ];
 
 /** The newest release: its version is the one index.json carries. */

@@ -37,6 +37,13 @@ MAX_FUTURE = 300
 NONCE_MAX = 50
 BODY_METHODS = ("POST", "PUT", "PATCH")
 BODYLESS_METHODS = ("GET", "DELETE")
+
+
+def body_carrying(method, body):
+    """The headers' table names its columns' methods as examples: any other method is body-carrying when it has body
+    bytes (spec: "Body-carrying request"; Step 1 digests the exact body bytes), bodyless when it has none."""
+    return method in BODY_METHODS or (method not in BODYLESS_METHODS and len(body) > 0)
+
 SINGLE_VALUED = ["content-digest", "content-type", "content-length", "x-application-id", "x-application-secret"]
 WEBHOOK_ALGORITHM = "SHA256withRSA"
 DIGEST_SIZES = {"sha-512": 64, "sha-256": 32}
@@ -614,7 +621,7 @@ def sign(inp):
     body = body_of(req)
     method = req["method"]
     added = [("x-application-id", cred["applicationId"]), ("x-application-secret", cred["applicationSecret"])]
-    if method in BODY_METHODS:
+    if body_carrying(method, body):
         added.append(("content-digest", compute_digest(body, "sha-512")))
     has_length = any(n.lower() == "content-length" for n, _ in req["headers"])
     if not has_length and (method in BODY_METHODS or body):
@@ -745,14 +752,13 @@ def verify(inp):
     # Step 8: Content-Digest, required or forbidden by method.
     digests = field_values(headers, "content-digest")
     method = req["method"]
-    if method in BODYLESS_METHODS:
+    if not body_carrying(method, body):
         if digests:
             return _fail("DIGEST_UNEXPECTED", 8)
         if body:
             return _fail("BODY_UNEXPECTED", 8)
     elif not digests:
-        if method in BODY_METHODS:
-            return _fail("DIGEST_MISSING", 8)
+        return _fail("DIGEST_MISSING", 8)
     else:
         try:
             verify_digest(digests[0], body, ["sha-512"])

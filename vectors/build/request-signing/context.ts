@@ -138,8 +138,8 @@ export function resized(r: HttpRequest, delta: number): HttpRequest {
 export interface CustomOptions {
   readonly label?: string;
   readonly components?: readonly string[];
-  /** The Content-Digest sent and covered, instead of the body's. */
-  readonly digest?: string;
+  /** The Content-Digest sent and covered, instead of the body's; `null`: none sent (covered as empty). */
+  readonly digest?: string | null;
   /** The request before signing (default the payout). */
   readonly req?: HttpRequest;
 }
