@@ -32,7 +32,7 @@ export const VECTOR_RELEASES: readonly VectorRelease[] = [
   {
     version: '1.1.0',
     date: '2026-11-27',
-    fingerprint: 'c1752644f47be9e4919063dfb98850146c357994a31481aab982de5e6ffcf15c',
+    fingerprint: '9f60dc89bed7a0a62b51654ae69bd8ba89eee1dfe61457d5a4438b5226d1eaff',
     changes:
       'request-signing.json: 12 cases (flag ShippedBug) for the bug classes other RFC 9421 implementations shipped: an empty covered list, a duplicated covered component, a swapped body whose content-digest is not covered, a covered content-digest with no header signed as "", nonces from the whole base64 and base64url alphabets (sign and verify), an unknown signature parameter, and a body on QUERY, a method in neither column of the headers\' table (flag OtherMethod: sign and verify). No existing case changed.',
   },

@@ -46,7 +46,7 @@ export type { ForgerySettings } from './context.js';
  * Where the spec lets a server answer either way, the profile's rules still reject; judged under this policy, such a
  * request is accepted, so its answer is only recorded: another label beside a valid one (the spec fixes the signer's
  * label; RFC 9421 §7.2.7 lets a verifier choose which signatures it processes), and a created in the future (only the
- * age is stated: profileDeviations "created-future-bound"). server/faults.ts variantChoices' alt takes both.
+ * age is stated: profileDeviations "freshness-window"). server/faults.ts variantChoices' alt takes both.
  */
 const SPEC_MINIMUM = createVerificationPolicy({
   enforce: { label: false, createdMaxFuture: false },

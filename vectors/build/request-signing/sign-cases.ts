@@ -7,7 +7,7 @@ import { NON_ASCII_BODY, PAYOUT_BODY_SPACED } from '../content-digest.js';
 import { APP_A } from '../keys.js';
 import { BASE_URL, HOST, NOW, payoutCreate, request, sign, toWire } from '../requests.js';
 import { commit, del, get, payout, S, type SignSpec, type SigningContext } from './context.js';
-import { BASE64_NONCE, BASE64URL_NONCE, queryWithBody } from './verify-shipped-bugs.js';
+import { shippedBugSignSpecs } from './shipped-bugs.js';
 
 /** Sign: the payout, bodyless GET and DELETE, an empty and a non-ASCII body, a query string in @path. */
 function signMessageSpecs(): SignSpec[] {
@@ -106,30 +106,6 @@ function signTargetAndKeySpecs(): SignSpec[] {
       nonce: 'n'.repeat(10) + '0123456789'.repeat(4),
     },
     {
-      id: 'sign-nonce-base64-alphabet',
-      description: 'A 50-character nonce with "+", "/" and "=": written as is in the sf-string.',
-      source: 'spec: Authentication, signature parameters (SIG-PARAM-NONCE)',
-      flags: ['Nonce', 'ShippedBug'],
-      request: payout,
-      nonce: BASE64_NONCE,
-    },
-    {
-      id: 'sign-nonce-base64url-alphabet',
-      description: 'A nonce with "-" and "_": written as is in the sf-string.',
-      source: 'spec: Authentication, signature parameters (SIG-PARAM-NONCE)',
-      flags: ['Nonce', 'ShippedBug'],
-      request: payout,
-      nonce: BASE64URL_NONCE,
-    },
-    {
-      id: 'sign-query-method-with-body',
-      description:
-        "A QUERY request (in neither column of the headers' table) with a body: Content-Digest and Content-Length are added, as on any request that carries body bytes (SIG-HEADERS-BODY).",
-      source: "spec: Authentication, headers' table (Body-carrying request)",
-      flags: ['ContentDigest', 'OtherMethod', 'ShippedBug'],
-      request: queryWithBody,
-    },
-    {
       id: 'sign-key-pkcs8-pem',
       description: 'The same payout signed with the key given as PKCS#8 PEM: identical headers.',
       source: S.keys,
@@ -188,9 +164,11 @@ function signCase({ keys, vk, A }: SigningContext, spec: SignSpec): VectorCase {
 
 /** Every sign case, in file order; the three key encodings must give byte-identical signatures. */
 export function buildSignCases(ctx: SigningContext): VectorCase[] {
-  const signCases = [...signMessageSpecs(), ...signTargetAndKeySpecs()].map((spec) =>
-    signCase(ctx, spec),
-  );
+  const signCases = [
+    ...signMessageSpecs(),
+    ...signTargetAndKeySpecs(),
+    ...shippedBugSignSpecs(),
+  ].map((spec) => signCase(ctx, spec));
   const sigOf = (c: VectorCase): string => JSON.stringify(c.expected);
   const byId = (id: string): VectorCase => signCases.find((c) => c.id === id)!;
   check(

@@ -10,7 +10,7 @@ import { syntaxGroups } from './verify-syntax.js';
 import { policyGroups } from './verify-policy.js';
 import { credentialGroups } from './verify-credentials.js';
 import { bodyAndSignatureGroups } from './verify-body-and-signature.js';
-import { shippedBugGroups } from './verify-shipped-bugs.js';
+import { shippedBugGroups } from './shipped-bugs.js';
 
 /** Every verify spec, grouped as the server verification order runs (valid cases first). */
 function verifySpecs(ctx: SigningContext): VerifySpec[] {

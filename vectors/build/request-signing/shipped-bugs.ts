@@ -1,15 +1,16 @@
-// The verify cases for the bug classes other RFC 9421 implementations shipped (issue 49): an empty covered list, a
+// The sign and verify cases for the bug classes other RFC 9421 implementations shipped (issue 49): an empty covered list, a
 // duplicated covered component, a body whose content-digest is not covered, a covered content-digest with no header,
 // nonces from the whole base64 and URL-safe alphabets, an unknown parameter, a body on a method the profile's
 // header table does not name. Each signature is valid over the base it claims, so only the profile's rule rejects it.
 import { computeContentDigest } from '../../../src/digest/content-digest.js';
+import { PROFILE_DEPARTURES, type DepartureId } from '../../../src/profile/departures.js';
 import { backends } from '../../../src/ed25519/index.js';
 import type { HttpRequest } from '../../../src/http/message.js';
 import { signSignatureBase } from '../../../src/signatures/create-signature.js';
 import { utf8 } from '../common.js';
 import { PAYOUT_BODY_SPACED } from '../content-digest.js';
 import { BASE_URL, MEDIA_TYPE, request, setHeader } from '../requests.js';
-import { C, n, payout, S, type SigningContext, type VerifySpec } from './context.js';
+import { C, n, payout, S, type SignSpec, type SigningContext, type VerifySpec } from './context.js';
 
 /** The nonces drawn from every character of the base64 (`+`, `/`, `=`) and base64url (`-`, `_`) alphabets. */
 export const BASE64_NONCE = 'AZaz09+/AZaz09+/AZaz09+/AZaz09+/AZaz09+/AZaz09+/==';
@@ -25,6 +26,12 @@ export const queryWithBody = request(
   ],
   '{"status":"COMMITTED"}',
 );
+
+/** The profile rules (the one table of departures) a case exercises, named in its comment. */
+function rules(...ids: DepartureId[]): string {
+  const named = ids.map((id) => `${id} (${PROFILE_DEPARTURES[id].title})`);
+  return `Profile rule${ids.length > 1 ? 's' : ''} ${named.join(' and ')}`;
+}
 
 const NO_BASE_STEP2 =
   'No signature base: step 2 refuses the covered list before step 9 would rebuild the base.';
@@ -61,7 +68,7 @@ function coveredListSpecs(ctx: SigningContext): VerifySpec[] {
       result: 'invalid',
       flags: ['ComponentsPolicy', 'ShippedBug'],
       code: 'COMPONENTS_MISMATCH',
-      comment: `Profile rule fixed-components; requirement SIG-BASE-COMPONENTS-ORDER (cloudflare/web-bot-auth#114: an empty list verified, so nothing of the request was authenticated). ${NO_BASE_STEP2}`,
+      comment: `${rules('fixed-components')}; requirement SIG-BASE-COMPONENTS-ORDER (cloudflare/web-bot-auth#114: an empty list verified, so nothing of the request was authenticated). ${NO_BASE_STEP2}`,
       request: custom('verify-components-empty-list', P('verify-components-empty-list'), {
         components: [],
       }),
@@ -74,7 +81,7 @@ function coveredListSpecs(ctx: SigningContext): VerifySpec[] {
       result: 'invalid',
       flags: ['ComponentsPolicy', 'ShippedBug'],
       code: 'COMPONENTS_MISMATCH',
-      comment: `Profile rule fixed-components; requirement SIG-BASE-COMPONENTS-ORDER (Gitlawb/node#306 accepted a duplicated component; RFC 9421 §2.5 makes it an error). ${NO_BASE_STEP2}`,
+      comment: `${rules('fixed-components')}; requirement SIG-BASE-COMPONENTS-ORDER (Gitlawb/node#306 accepted a duplicated component; RFC 9421 §2.5 makes it an error). ${NO_BASE_STEP2}`,
       request: duplicatedComponent(ctx, 'verify-components-duplicated'),
     },
   ];
@@ -99,7 +106,7 @@ function bodySpecs({ custom, P, A, signA }: SigningContext): VerifySpec[] {
       result: 'invalid',
       flags: ['ComponentsPolicy', 'ContentDigest', 'ShippedBug'],
       code: 'COMPONENTS_MISMATCH',
-      comment: `Profile rule fixed-components; requirements SIG-BASE-COMPONENTS-ORDER and DIGEST-EXACT-BYTES (interledger/open-payments-node#38: the body could be swapped). The digest matches the new body and the signature is valid over what it covers. ${NO_BASE_STEP2}`,
+      comment: `${rules('fixed-components')}; requirements SIG-BASE-COMPONENTS-ORDER and DIGEST-EXACT-BYTES (interledger/open-payments-node#38: the body could be swapped). The digest matches the new body and the signature is valid over what it covers. ${NO_BASE_STEP2}`,
       request: setHeader(
         { ...uncovered, body: utf8(swapped) },
         'content-digest',
@@ -114,8 +121,7 @@ function bodySpecs({ custom, P, A, signA }: SigningContext): VerifySpec[] {
       result: 'invalid',
       flags: ['ContentDigest', 'MissingHeader', 'ShippedBug'],
       code: 'DIGEST_MISSING',
-      comment:
-        'Profile rules absent-field-empty and content-digest-profile; requirement SIG-HEADERS-BODY (Gitlawb/node#306: both sides read the absent header as "" and the signature verified). The signature is valid over a base with the line `"content-digest": `; a body-carrying request must send the header, so step 8 rejects it before step 9 builds a base.',
+      comment: `${rules('absent-field-empty', 'content-digest-profile')}; requirement SIG-HEADERS-BODY (Gitlawb/node#306: both sides read the absent header as "" and the signature verified). The signature is valid over a base with the line \`"content-digest": \`; a body-carrying request must send the header, so step 8 rejects it before step 9 builds a base.`,
       request: custom(
         'verify-content-digest-covered-absent-signed-empty',
         P('verify-content-digest-covered-absent-signed-empty'),
@@ -130,8 +136,7 @@ function bodySpecs({ custom, P, A, signA }: SigningContext): VerifySpec[] {
       result: 'invalid',
       flags: ['ContentDigest', 'OtherMethod', 'ShippedBug'],
       code: 'DIGEST_MISSING',
-      comment:
-        'Profile rule content-digest-profile; requirement SIG-HEADERS-BODY. QUERY is in neither column of the table; a request with body bytes is body-carrying, so Content-Digest is required. Step 8 rejects it before step 9 builds a base.',
+      comment: `${rules('content-digest-profile')}; requirement SIG-HEADERS-BODY. QUERY is in neither column of the table; a request with body bytes is body-carrying, so Content-Digest is required. Step 8 rejects it before step 9 builds a base.`,
       request: custom(
         'verify-query-method-body-digest-missing',
         P('verify-query-method-body-digest-missing'),
@@ -148,8 +153,7 @@ function bodySpecs({ custom, P, A, signA }: SigningContext): VerifySpec[] {
       source: `${S.sign}; spec: headers' table (SIG-HEADERS-BODY: body-carrying request)`,
       result: 'valid',
       flags: ['ContentDigest', 'OtherMethod', 'ShippedBug'],
-      comment:
-        'Profile rule content-digest-profile; requirement SIG-HEADERS-BODY: Content-Digest on any request that carries body bytes, whatever its method. The base is expected.signatureBase.',
+      comment: `${rules('content-digest-profile')}; requirement SIG-HEADERS-BODY: Content-Digest on any request that carries body bytes, whatever its method. The base is expected.signatureBase.`,
       request: signA(queryWithBody, n('verify-query-method-with-body-valid'), undefined, A),
     },
   ];
@@ -164,8 +168,7 @@ function parameterSpecs({ custom, P, signA }: SigningContext): VerifySpec[] {
       source: `${S.v4} (SIG-PARAM-NONCE)`,
       result: 'valid',
       flags: ['Nonce', 'ShippedBug'],
-      comment:
-        'Profile rule nonce-rules; requirement SIG-PARAM-NONCE: any string of at most 50 characters (cloudflare/web-bot-auth#3: a hand-written parser broke on "+", "/" and "="). The base is expected.signatureBase.',
+      comment: `${rules('nonce-rules')}; requirement SIG-PARAM-NONCE: any string of at most 50 characters (cloudflare/web-bot-auth#3: a hand-written parser broke on "+", "/" and "="). The base is expected.signatureBase.`,
       request: signA(payout, BASE64_NONCE),
     },
     {
@@ -174,8 +177,7 @@ function parameterSpecs({ custom, P, signA }: SigningContext): VerifySpec[] {
       source: `${S.v4} (SIG-PARAM-NONCE)`,
       result: 'valid',
       flags: ['Nonce', 'ShippedBug'],
-      comment:
-        'Profile rule nonce-rules; requirement SIG-PARAM-NONCE (cloudflare/web-bot-auth#3). The base is expected.signatureBase.',
+      comment: `${rules('nonce-rules')}; requirement SIG-PARAM-NONCE (cloudflare/web-bot-auth#3). The base is expected.signatureBase.`,
       request: signA(payout, BASE64URL_NONCE),
     },
     {
@@ -186,11 +188,41 @@ function parameterSpecs({ custom, P, signA }: SigningContext): VerifySpec[] {
       result: 'invalid',
       flags: ['ParametersPolicy', 'ShippedBug'],
       code: 'PARAMETERS_MISMATCH',
-      comment: `Profile rule fixed-parameters; requirement SIG-INPUT-HEADER: the parameters are exactly created, keyid, alg, nonce. RFC 9421 §2.3 lets a verifier ignore a parameter it does not know (cloudflare/web-bot-auth#126: accepted and silently ignored); the profile refuses it. ${NO_BASE_STEP2}`,
+      comment: `${rules('fixed-parameters')}; requirement SIG-INPUT-HEADER: the parameters are exactly created, keyid, alg, nonce. RFC 9421 §2.3 lets a verifier ignore a parameter it does not know (cloudflare/web-bot-auth#126: accepted and silently ignored); the profile refuses it. ${NO_BASE_STEP2}`,
       request: custom('verify-parameters-unknown', [
         ...P('verify-parameters-unknown'),
         ['x-ignored', '1'],
       ]),
+    },
+  ];
+}
+
+/** Sign: the same nonces and the QUERY request with a body, for signers. */
+export function shippedBugSignSpecs(): SignSpec[] {
+  return [
+    {
+      id: 'sign-nonce-base64-alphabet',
+      description: 'A 50-character nonce with "+", "/" and "=": written as is in the sf-string.',
+      source: 'spec: Authentication, signature parameters (SIG-PARAM-NONCE)',
+      flags: ['Nonce', 'ShippedBug'],
+      request: payout,
+      nonce: BASE64_NONCE,
+    },
+    {
+      id: 'sign-nonce-base64url-alphabet',
+      description: 'A nonce with "-" and "_": written as is in the sf-string.',
+      source: 'spec: Authentication, signature parameters (SIG-PARAM-NONCE)',
+      flags: ['Nonce', 'ShippedBug'],
+      request: payout,
+      nonce: BASE64URL_NONCE,
+    },
+    {
+      id: 'sign-query-method-with-body',
+      description:
+        "A QUERY request (in neither column of the headers' table) with a body: Content-Digest and Content-Length are added, as on any request that carries body bytes (SIG-HEADERS-BODY).",
+      source: "spec: Authentication, headers' table (Body-carrying request)",
+      flags: ['ContentDigest', 'OtherMethod', 'ShippedBug'],
+      request: queryWithBody,
     },
   ];
 }
