@@ -84,9 +84,11 @@ describe('the departures table is one table, and its users read it', () => {
       comment?: string;
     }>;
     const cited = cases.flatMap((c) =>
-      [...(c.comment ?? '').matchAll(/(?:[Pp]rofile rules? | and )([a-z][a-z-]*) \(/g)].map(
-        (m) => [c.id, m[1]!] as const,
-      ),
+      [
+        ...(c.comment ?? '').matchAll(
+          /[Pp]rofile rules? ([a-z-]+) \([^)]*\)(?: and ([a-z-]+) \()?/g,
+        ),
+      ].flatMap((m) => [m[1]!, ...(m[2] ? [m[2]] : [])].map((id) => [c.id, id] as const)),
     );
     expect(cited.length).toBeGreaterThanOrEqual(10);
     for (const [caseId, id] of cited) expect(ids, caseId).toContain(id);

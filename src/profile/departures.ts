@@ -197,6 +197,17 @@ const RFC_RULES = {
       'The Signature is 64 bytes in padded standard base64; missing padding is refused (acceptable cases).',
     why: 'Spec, Authentication, Signature: the 88-character padded form.',
   },
+  'rfc8941-types': {
+    title: 'the signature fields are RFC 8941: RFC 9651 Dates and Display Strings are refused',
+    kind: 'rfc',
+    section: 'RFC 8941 §3.3',
+    url: `${RFC8941}#section-3.3`,
+    rfcRule:
+      'RFC 9421 §4.1 and §4.2 define Signature-Input and Signature as RFC 8941 Dictionaries; RFC 9651 (which obsoletes RFC 8941) adds Date (@) and Display String (%"") items, and parsers of RFC 9651 such as structured-headers 2 return them.',
+    profileRule:
+      'A Date or Display String anywhere in Signature-Input or Signature is SIGNATURE_INPUT_MALFORMED or SIGNATURE_MALFORMED.',
+    why: 'RFC 9421 cites RFC 8941; no profile field carries those types, and a verifier that admits them reads texts the signer could not have written.',
+  },
 } as const satisfies Record<string, Departure>;
 
 export const PROFILE_DEPARTURES = {

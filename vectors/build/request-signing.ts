@@ -150,6 +150,10 @@ const notes: Record<string, FlagNote> = {
     effect:
       'The shipped bugs let an empty or repeated covered list, an uncovered body, an absent digest read as "", or an ignored parameter through; or broke on a valid nonce.',
   },
+  Fuzz: {
+    description:
+      'Found by differential fuzzing (npm run fuzz:diff): a minimised input on which two implementations disagreed; the comment says how it was resolved.',
+  },
   OtherMethod: {
     description:
       "A method in neither column of the headers' table (POST, PUT, PATCH; GET, DELETE): with body bytes the request is body-carrying and Content-Digest is required, without them it is bodyless.",

@@ -104,6 +104,7 @@ class _Parser:
     def __init__(self, text):
         self.s = text
         self.i = 0
+        self.repeated = None
 
     def peek(self):
         return self.s[self.i] if self.i < len(self.s) else ""
@@ -208,9 +209,10 @@ class _Parser:
             if self.peek() == "=":
                 self.i += 1
                 v = self.bare_item()
-            if any(pk == k for pk, _ in params):
+            if any(pk == k for pk, _ in params) and self.repeated is None:
                 # RFC 8941 would keep the last value; the profile refuses (a second value hides behind the first).
-                raise SfError("parameter %r appears more than once" % k)
+                # Raised once the whole field parsed, so a duplicated label is reported first, as payconform does.
+                self.repeated = SfError("parameter %r appears more than once" % k)
             params.append((k, v))
         return params
 
@@ -261,6 +263,8 @@ def parse_dictionary(text):
     members = p.dictionary()
     if p.i != len(p.s):
         raise SfError("trailing characters")
+    if p.repeated is not None:
+        raise p.repeated
     return members
 
 
@@ -671,6 +675,9 @@ def verify(inp):
         if kind != "inner" or any(not isinstance(v, str) or isinstance(v, Token) for v, _ in items):
             return _fail("SIGNATURE_INPUT_MALFORMED", 2)
         for k, v in params:
+            if isinstance(v, float):
+                # A Decimal parameter, known or not: @signature-params would re-serialise it (payconform refuses it).
+                return _fail("SIGNATURE_INPUT_MALFORMED", 2)
             if k in ("created", "expires") and (isinstance(v, bool) or not isinstance(v, int)):
                 return _fail("SIGNATURE_INPUT_MALFORMED", 2)
             if k in ("keyid", "alg", "nonce", "tag") and (not isinstance(v, str) or isinstance(v, Token)):

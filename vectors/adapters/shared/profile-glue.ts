@@ -69,10 +69,15 @@ export function bodyBytes(request: WireRequest): Buffer {
     : Buffer.from(request.bodyUtf8 ?? '', 'utf8');
 }
 
-/** Every value sent for `name` (case-insensitive), in order. */
+/**
+ * Every value sent for `name` (case-insensitive), in order, without the leading and trailing spaces and tabs that
+ * are not part of a field value (RFC 9110 §5.5; RFC 9421 §2.1 trims them for the base too).
+ */
 export function headerValues(request: WireRequest, name: string): string[] {
   const lower = name.toLowerCase();
-  return request.headers.filter(([n]) => n.toLowerCase() === lower).map(([, v]) => v);
+  return request.headers
+    .filter(([n]) => n.toLowerCase() === lower)
+    .map(([, v]) => v.replace(/^[ \t]+|[ \t]+$/g, ''));
 }
 
 /** RFC 9530 §2: `sha-512=:<base64>:` over the exact body bytes. */

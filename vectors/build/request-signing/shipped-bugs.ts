@@ -3,14 +3,22 @@
 // nonces from the whole base64 and URL-safe alphabets, an unknown parameter, a body on a method the profile's
 // header table does not name. Each signature is valid over the base it claims, so only the profile's rule rejects it.
 import { computeContentDigest } from '../../../src/digest/content-digest.js';
-import { PROFILE_DEPARTURES, type DepartureId } from '../../../src/profile/departures.js';
 import { backends } from '../../../src/ed25519/index.js';
 import type { HttpRequest } from '../../../src/http/message.js';
 import { signSignatureBase } from '../../../src/signatures/create-signature.js';
 import { utf8 } from '../common.js';
 import { PAYOUT_BODY_SPACED } from '../content-digest.js';
 import { BASE_URL, MEDIA_TYPE, request, setHeader } from '../requests.js';
-import { C, n, payout, S, type SignSpec, type SigningContext, type VerifySpec } from './context.js';
+import {
+  C,
+  n,
+  payout,
+  rules,
+  S,
+  type SignSpec,
+  type SigningContext,
+  type VerifySpec,
+} from './context.js';
 
 /** The nonces drawn from every character of the base64 (`+`, `/`, `=`) and base64url (`-`, `_`) alphabets. */
 export const BASE64_NONCE = 'AZaz09+/AZaz09+/AZaz09+/AZaz09+/AZaz09+/AZaz09+/==';
@@ -26,12 +34,6 @@ export const queryWithBody = request(
   ],
   '{"status":"COMMITTED"}',
 );
-
-/** The profile rules (the one table of departures) a case exercises, named in its comment. */
-function rules(...ids: DepartureId[]): string {
-  const named = ids.map((id) => `${id} (${PROFILE_DEPARTURES[id].title})`);
-  return `Profile rule${ids.length > 1 ? 's' : ''} ${named.join(' and ')}`;
-}
 
 const NO_BASE_STEP2 =
   'No signature base: step 2 refuses the covered list before step 9 would rebuild the base.';

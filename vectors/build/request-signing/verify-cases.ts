@@ -11,6 +11,7 @@ import { policyGroups } from './verify-policy.js';
 import { credentialGroups } from './verify-credentials.js';
 import { bodyAndSignatureGroups } from './verify-body-and-signature.js';
 import { shippedBugGroups } from './shipped-bugs.js';
+import { fuzzFindingGroups } from './fuzz-findings.js';
 
 /** Every verify spec, grouped as the server verification order runs (valid cases first). */
 function verifySpecs(ctx: SigningContext): VerifySpec[] {
@@ -21,6 +22,7 @@ function verifySpecs(ctx: SigningContext): VerifySpec[] {
     ...credentialGroups,
     ...bodyAndSignatureGroups,
     ...shippedBugGroups,
+    ...fuzzFindingGroups,
   ].flatMap((specs) => specs(ctx));
 }
 

@@ -1,0 +1,94 @@
+// The implementations the differential fuzzer asks: payconform's verifier in-process, and every adapter of the
+// interop matrix that verifies (the Python adapter, the npm libraries configured to the profile) as one child process
+// each, started once and fed case after case over the harness protocol (no process per input).
+import { readFileSync } from 'node:fs';
+import { libraryAnswer } from '../../vectors/adapters/node/answer.js';
+import { AdapterProcess } from '../../vectors/harness/adapter-process.js';
+import { messageInput } from '../../vectors/harness/load.js';
+import type { VectorCase } from '../../vectors/format.js';
+import type { DeviationId } from '../../vectors/adapters/deviations.js';
+import { KEYS, type FuzzCase } from './generate.js';
+
+/** What an implementation answered: its verify result, or that it cannot say (unsupported, cannot express). */
+export type Verdict =
+  | { readonly kind: 'result'; readonly result: Record<string, unknown> }
+  | { readonly kind: 'skip'; readonly why: string }
+  | { readonly kind: 'error'; readonly message: string };
+
+export interface Implementation {
+  readonly id: string;
+  /** Whether its error codes are the profile's (else only ok / not ok is compared). */
+  readonly compareCodes: boolean;
+  /** The deviations the interop matrix already states for it (interop.json `explained`). */
+  readonly stated: ReadonlySet<DeviationId>;
+  answer(c: FuzzCase): Promise<Verdict>;
+  close(): Promise<void>;
+}
+
+interface MatrixEntry {
+  readonly id: string;
+  readonly exec: string;
+  readonly compareCodes: boolean;
+  readonly explained: Record<string, DeviationId>;
+  readonly unsupportedOps?: Record<string, string>;
+}
+
+const ROOT = new URL('../../', import.meta.url);
+const ANSWER_TIMEOUT_MS = 10_000;
+
+/** The harness's `input` for a fuzz case: the verifier's registry resolved from keys.json. */
+export function verifyInput(c: FuzzCase): Record<string, unknown> {
+  const vector = {
+    op: 'verify',
+    input: { request: c.request, now: c.now, nonceState: c.nonceState, verifier: c.verifier },
+  } as unknown as VectorCase;
+  return messageInput(KEYS, vector);
+}
+
+export const payconform: Implementation = {
+  id: 'payconform',
+  compareCodes: true,
+  stated: new Set(),
+  answer: async (c) => ({
+    kind: 'result',
+    result: (await libraryAnswer('verify', verifyInput(c) as never)) as Record<string, unknown>,
+  }),
+  close: async () => {},
+};
+
+/** One adapter process; answers are read in order, one case at a time, each within ANSWER_TIMEOUT_MS. */
+function adapterImplementation(entry: MatrixEntry): Implementation {
+  const child = new AdapterProcess(entry.exec, { cwd: new URL('.', ROOT).pathname });
+  let next = 0;
+  return {
+    id: entry.id,
+    compareCodes: entry.compareCodes,
+    stated: new Set(Object.values(entry.explained)),
+    async answer(c) {
+      const id = `fuzz-${next++}`;
+      child.drain();
+      if (!child.send({ id, op: 'verify', input: verifyInput(c) }))
+        return { kind: 'error', message: `${entry.id} exited: ${child.stderr()}` };
+      const reply = await child.nextLine(ANSWER_TIMEOUT_MS);
+      if (reply.kind !== 'answer') return { kind: 'error', message: `${entry.id}: ${reply.kind}` };
+      const m = reply.message;
+      if (m.result && typeof m.result === 'object')
+        return { kind: 'result', result: m.result as Record<string, unknown> };
+      if (m.unsupported || m.cannotExpress)
+        return { kind: 'skip', why: JSON.stringify(m.cannotExpress ?? m.unsupported) };
+      return { kind: 'error', message: `${entry.id}: ${JSON.stringify(m).slice(0, 300)}` };
+    },
+    close: () => child.stop(),
+  };
+}
+
+/** Every matrix implementation that offers `verify` (interop.json), started once. */
+export function startMatrixImplementations(only?: readonly string[]): Implementation[] {
+  const config = JSON.parse(
+    readFileSync(new URL('vectors/adapters/interop.json', ROOT), 'utf8'),
+  ) as { implementations: MatrixEntry[] };
+  return config.implementations
+    .filter((e) => e.unsupportedOps?.verify === undefined)
+    .filter((e) => only === undefined || only.includes(e.id))
+    .map(adapterImplementation);
+}
