@@ -153,9 +153,20 @@ const GRAMMAR_CHARS = [...';=",() :*?/+-_.@%0129aZ', '\t', '\u00e9', '\\'];
 
 const mutationArb = fc.record({
   header: fc.constantFrom('signature-input', 'signature', 'content-digest', 'x-application-id'),
-  op: fc.constantFrom('insert', 'delete', 'replace', 'duplicate-line', 'drop-line', 'append-param'),
+  op: fc.constantFrom(
+    'insert',
+    'delete',
+    'replace',
+    'duplicate-line',
+    'drop-line',
+    'append-param',
+    'append-member',
+  ),
   at: fc.nat(),
   char: fc.constantFrom(...GRAMMAR_CHARS),
+  /** A bare item of each RFC 8941 type, and RFC 9651's Date and Display String. */
+  value: fc.constantFrom('"s"', '?1', 'tok', ':AQ==:', '1.5', '-0', '@1767225600', '%"caf%c3%a9"'),
+  key: fc.constantFrom('x', 'nonce', 'created', 'alg', 'sig2'),
 });
 
 interface Mutation {
@@ -163,6 +174,8 @@ interface Mutation {
   readonly op: string;
   readonly at: number;
   readonly char: string;
+  readonly value: string;
+  readonly key: string;
 }
 
 /** One near-valid change of one header line's text (or the line doubled or dropped). */
@@ -180,7 +193,8 @@ export function mutate(r: WireRequest, m: Mutation): WireRequest {
       [name, value],
     ],
     'drop-line': () => [],
-    'append-param': () => [[name, `${value};${m.char === '1' ? 'x' : 'nonce'}="${m.char}"`]],
+    'append-param': () => [[name, `${value};${m.key}=${m.value}`]],
+    'append-member': () => [[name, `${value}, ${m.key}=${m.value}`]],
   };
   const headers = [...r.headers.slice(0, i), ...edit[m.op]!(), ...r.headers.slice(i + 1)];
   return { ...r, headers };
