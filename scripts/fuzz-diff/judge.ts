@@ -44,12 +44,15 @@ const DEPARTURES_OF_SF_CODE: Readonly<Record<string, DeviationId>> = {
 
 /**
  * Where the vectors' `acceptable` cases say either answer conforms, and which departure's rule it is: a parameter on
- * the Signature member or `created` with a leading zero (strict-parameters), an unpadded Signature (byte-sequence),
+ * the Signature member or an Integer parameter with a leading zero (strict-parameters), an unpadded Signature (byte-sequence),
  * a second Content-Digest member (content-digest-profile). Any disagreement on such an input is stated.
  */
 export function eitherAnswerConforms(c: FuzzCase): DeviationId | undefined {
   const field = (name: string): string => fieldValue(c, name) ?? '';
-  if (/:[^:]*:\s*;/.test(field('signature')) || /;created=0\d/.test(field('signature-input')))
+  if (
+    /:[^:]*:\s*;/.test(field('signature')) ||
+    /;(?:created|expires)=-?0\d/.test(field('signature-input'))
+  )
     return 'strict-parameters';
   if (/=:(?:[A-Za-z0-9+/]{4})*[A-Za-z0-9+/]{1,3}:/.test(field('signature'))) return 'byte-sequence';
   if (field('content-digest').includes(',')) return 'content-digest-profile';

@@ -217,7 +217,3 @@ export const PROFILE_DEPARTURES = {
 } as const satisfies Record<string, Departure>;
 
 export type DepartureId = keyof typeof PROFILE_DEPARTURES;
-
-export function isDepartureId(id: string): id is DepartureId {
-  return Object.hasOwn(PROFILE_DEPARTURES, id);
-}

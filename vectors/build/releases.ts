@@ -32,9 +32,9 @@ export const VECTOR_RELEASES: readonly VectorRelease[] = [
   {
     version: '1.1.0',
     date: '2026-11-27',
-    fingerprint: '0614da60ee3a094bf8fe735108277c91002c0e19e90c0c0e39ded1190e66e80a',
+    fingerprint: 'bbfc677185e618e57a383e3333db7d5425db9bde0cbd3bcbb4a16d92f763181a',
     changes:
-      'request-signing.json: 12 cases (flag ShippedBug) for the bug classes other RFC 9421 implementations shipped: an empty covered list, a duplicated covered component, a swapped body whose content-digest is not covered, a covered content-digest with no header signed as "", nonces from the whole base64 and base64url alphabets (sign and verify), an unknown signature parameter, and a body on QUERY, a method in neither column of the headers\' table (flag OtherMethod: sign and verify); and 3 cases found by differential fuzzing (flag Fuzz): a duplicated label reported before a repeated parameter, a Decimal unknown parameter refused as malformed, and x-application-id with a leading tab (valid: not part of the value). No existing case changed.',
+      'request-signing.json: 12 cases (flag ShippedBug) for the bug classes other RFC 9421 implementations shipped: an empty covered list, a duplicated covered component, a swapped body whose content-digest is not covered, a covered content-digest with no header signed as "", nonces from the whole base64 and base64url alphabets (sign and verify), an unknown signature parameter, and a body on QUERY, a method in neither column of the headers\' table (flag OtherMethod: sign and verify); and 4 cases found by differential fuzzing (flag Fuzz): a duplicated label reported before a repeated parameter, a Decimal unknown parameter refused as malformed, x-application-id with a leading tab (valid: not part of the value), and a duplicated label hiding an RFC 9651 Display String (malformed). No existing case changed.',
   },
 ];
 

@@ -47,6 +47,20 @@ function fuzzSpecs(): VerifySpec[] {
         "Leading and trailing spaces and tabs are not part of a field value (RFC 9110 §5.5), and RFC 9421 §2.1 trims them for the base; the application lookup must trim them too. Found by npm run fuzz:diff: the interop adapters' shared glue looked the untrimmed id up and refused (APPLICATION_ID_UNKNOWN; fixed). The base is expected.signatureBase.",
       change: (r) => mapHeader(r, 'x-application-id', (v) => `\t${v}`),
     },
+    {
+      id: 'verify-label-duplicated-display-string',
+      description:
+        'Signature-Input sent twice; the first line also carries an RFC 9651 Display String (;x=%"caf%c3%a9"), which a last-wins parser drops with the first member.',
+      source: `${S.v2}; RFC 8941 §3.3; RFC 9421 §4.1`,
+      result: 'invalid',
+      flags: ['Label', 'Syntax', 'Fuzz'],
+      code: 'SIGNATURE_INPUT_MALFORMED',
+      comment: `${rules('rfc8941-types', 'single-label')}. The field is not RFC 8941, so it does not parse, whatever its labels. Found by npm run fuzz:diff: payconform answered LABEL_DUPLICATED (its RFC 9651 parser kept only the last sig1 member, so the Display String was not seen; fixed: the text is checked for RFC 9651 syntax); the Python adapter answered SIGNATURE_INPUT_MALFORMED.`,
+      change: (r) => {
+        const first = mapHeader(r, 'signature-input', (v) => `${v};x=%"caf%c3%a9"`);
+        return addHeaderLine(first, 'signature-input', headerValue(r, 'signature-input'));
+      },
+    },
   ];
 }
 
