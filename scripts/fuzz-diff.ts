@@ -30,7 +30,9 @@ function parseArgs(argv: readonly string[]): { seconds: number; seed?: number; o
 
 const args = parseArgs(process.argv.slice(2));
 const started = Date.now();
-const report = await runDifferentialFuzz({ ...args, print: (line) => console.log(line) });
+const report = await runDifferentialFuzz({ ...args, print: (line) => console.log(line) }).catch(
+  (error: unknown) => usage(error instanceof Error ? error.message : String(error)),
+);
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 console.log(`fuzz:diff: ${report.cases} cases in ${seconds} s (seed ${report.seed})`);
 console.log(`answered: ${JSON.stringify(report.answered)}`);

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { libraryAnswer } from '../../vectors/adapters/node/answer.js';
 import { AdapterProcess } from '../../vectors/harness/adapter-process.js';
 import { messageInput } from '../../vectors/harness/load.js';
+import { helloMessage } from '../../vectors/harness/run.js';
 import type { VectorCase } from '../../vectors/format.js';
 import type { DeviationId } from '../../vectors/adapters/deviations.js';
 import { KEYS, type FuzzCase } from './generate.js';
@@ -22,6 +23,8 @@ export interface Implementation {
   /** The deviations the interop matrix already states for it (interop.json `explained`). */
   readonly stated: ReadonlySet<DeviationId>;
   answer(c: FuzzCase): Promise<Verdict>;
+  /** Resolves once it has started (the harness handshake answered), so start-up is not fuzzing time. */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,6 +38,8 @@ interface MatrixEntry {
 
 const ROOT = new URL('../../', import.meta.url);
 const ANSWER_TIMEOUT_MS = 10_000;
+/** How long an adapter may take to start and answer the handshake. */
+const STARTUP_TIMEOUT_MS = 60_000;
 
 /** The harness's `input` for a fuzz case: the verifier's registry resolved from keys.json. */
 export function verifyInput(c: FuzzCase): Record<string, unknown> {
@@ -53,6 +58,7 @@ export const payconform: Implementation = {
     kind: 'result',
     result: (await libraryAnswer('verify', verifyInput(c) as never)) as Record<string, unknown>,
   }),
+  ready: async () => {},
   close: async () => {},
 };
 
@@ -78,6 +84,12 @@ function adapterImplementation(entry: MatrixEntry): Implementation {
         return { kind: 'skip', why: JSON.stringify(m.cannotExpress ?? m.unsupported) };
       return { kind: 'error', message: `${entry.id}: ${JSON.stringify(m).slice(0, 300)}` };
     },
+    async ready() {
+      if (!child.send(helloMessage(ANSWER_TIMEOUT_MS)))
+        throw new Error(`${entry.id} did not start: ${child.stderr()}`);
+      const reply = await child.nextLine(STARTUP_TIMEOUT_MS);
+      if (reply.kind !== 'answer') throw new Error(`${entry.id} did not start: ${reply.kind}`);
+    },
     close: () => child.stop(),
   };
 }
@@ -87,8 +99,13 @@ export function startMatrixImplementations(only?: readonly string[]): Implementa
   const config = JSON.parse(
     readFileSync(new URL('vectors/adapters/interop.json', ROOT), 'utf8'),
   ) as { implementations: MatrixEntry[] };
-  return config.implementations
-    .filter((e) => e.unsupportedOps?.verify === undefined)
+  const verifying = config.implementations.filter((e) => e.unsupportedOps?.verify === undefined);
+  const unknown = (only ?? []).filter((id) => !verifying.some((e) => e.id === id));
+  if (unknown.length > 0)
+    throw new RangeError(
+      `no verifying implementation ${unknown.join(', ')} (known: ${verifying.map((e) => e.id).join(', ')})`,
+    );
+  return verifying
     .filter((e) => only === undefined || only.includes(e.id))
     .map(adapterImplementation);
 }

@@ -90,8 +90,9 @@ export async function runDifferentialFuzz(options: FuzzOptions): Promise<FuzzRep
   const report = { seed, cases: 0, answered: {}, stated: {}, findings: [] as Finding[] };
   const count = tally(report);
   const known = new Set<string>();
-  const deadline = Date.now() + options.seconds * 1000;
   try {
+    await Promise.all(impls.map((i) => i.ready()));
+    const deadline = Date.now() + options.seconds * 1000;
     for (let round = 0; Date.now() < deadline; round++) {
       const property = fc.asyncProperty(fuzzCaseArb, async (c) => {
         const asked = await ask(impls, c);
