@@ -20,6 +20,15 @@ export interface FuzzCase {
   readonly nonceState: readonly string[];
   /** A registry name of keys.json. */
   readonly verifier: string;
+  /** For a profile-signed case: the `signature-base` question (the request without its signature headers). */
+  readonly base?: {
+    readonly request: WireRequest;
+    readonly parameters: {
+      readonly created: number;
+      readonly keyid: string;
+      readonly nonce: string;
+    };
+  };
 }
 
 const vectorsDir = new URL('../../vectors/', import.meta.url);
@@ -105,7 +114,14 @@ const profileArb = fc.tuple(requestArb, createdArb, nonceArb).map(([s, created, 
     ['alg', serviceProfile.alg],
     ['nonce', nonce],
   ]),
+  parameters: { created, keyid: caller.keyId, nonce },
 }));
+
+/** The request as the signature-base op takes it: headers final, no signature headers. */
+function unsignedWire(r: WireRequest): WireRequest {
+  const signatureHeader = (n: string): boolean => /^signature(-input)?$/i.test(n);
+  return { ...r, headers: r.headers.filter(([n]) => !signatureHeader(n)) };
+}
 
 /** RFC 9421 §2.3's parameters and an unknown one, in any order, each possibly twice. */
 const paramArb = fc.oneof(
@@ -207,10 +223,16 @@ export const fuzzCaseArb: fc.Arbitrary<FuzzCase> = fc
     fc.option(mutationArb, { nil: undefined, freq: 2 }),
   )
   .filter(([c]) => c.request !== undefined)
-  .map(([c, m]) => ({
-    origin: m ? `${c.origin} + ${m.op} ${m.header}` : c.origin,
-    request: m ? mutate(c.request!, m) : c.request!,
-    now: 'now' in c ? c.now : NOW,
-    nonceState: 'nonceState' in c ? c.nonceState : [],
-    verifier: 'default',
-  }));
+  .map(([c, m]) => {
+    const request = m ? mutate(c.request!, m) : c.request!;
+    return {
+      origin: m ? `${c.origin} + ${m.op} ${m.header}` : c.origin,
+      request,
+      now: 'now' in c ? c.now : NOW,
+      nonceState: 'nonceState' in c ? c.nonceState : [],
+      verifier: 'default',
+      ...('parameters' in c
+        ? { base: { request: unsignedWire(request), parameters: c.parameters } }
+        : {}),
+    };
+  });

@@ -1,6 +1,6 @@
-// The implementations the differential fuzzer asks: payconform's verifier in-process, and every adapter of the
-// interop matrix that verifies (the Python adapter, the npm libraries configured to the profile) as one child process
-// each, started once and fed case after case over the harness protocol (no process per input).
+// The implementations the differential fuzzer asks: payconform's verifier and signature base in-process, and every
+// adapter of the interop matrix (the Python adapter, the npm libraries configured to the profile) as one child
+// process each, started once and fed case after case over the harness protocol (no process per input).
 import { readFileSync } from 'node:fs';
 import { libraryAnswer } from '../../vectors/adapters/node/answer.js';
 import { AdapterProcess } from '../../vectors/harness/adapter-process.js';
@@ -23,6 +23,8 @@ export interface Implementation {
   /** The deviations the interop matrix already states for it (interop.json `explained`). */
   readonly stated: ReadonlySet<DeviationId>;
   answer(c: FuzzCase): Promise<Verdict>;
+  /** Its `signature-base` answer for a profile-signed case's request and parameters. */
+  answerBase(base: NonNullable<FuzzCase['base']>): Promise<Verdict>;
   /** Resolves once it has started (the harness handshake answered), so start-up is not fuzzing time. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -58,6 +60,10 @@ export const payconform: Implementation = {
     kind: 'result',
     result: (await libraryAnswer('verify', verifyInput(c) as never)) as Record<string, unknown>,
   }),
+  answerBase: async (base) => ({
+    kind: 'result',
+    result: (await libraryAnswer('signature-base', base as never)) as Record<string, unknown>,
+  }),
   ready: async () => {},
   close: async () => {},
 };
@@ -66,24 +72,26 @@ export const payconform: Implementation = {
 function adapterImplementation(entry: MatrixEntry): Implementation {
   const child = new AdapterProcess(entry.exec, { cwd: new URL('.', ROOT).pathname });
   let next = 0;
+  const ask = async (op: string, input: unknown): Promise<Verdict> => {
+    const id = `fuzz-${next++}`;
+    child.drain();
+    if (!child.send({ id, op, input }))
+      return { kind: 'error', message: `${entry.id} exited: ${child.stderr()}` };
+    const reply = await child.nextLine(ANSWER_TIMEOUT_MS);
+    if (reply.kind !== 'answer') return { kind: 'error', message: `${entry.id}: ${reply.kind}` };
+    const m = reply.message;
+    if (m.result && typeof m.result === 'object')
+      return { kind: 'result', result: m.result as Record<string, unknown> };
+    if (m.unsupported || m.cannotExpress)
+      return { kind: 'skip', why: JSON.stringify(m.cannotExpress ?? m.unsupported) };
+    return { kind: 'error', message: `${entry.id}: ${JSON.stringify(m).slice(0, 300)}` };
+  };
   return {
     id: entry.id,
     compareCodes: entry.compareCodes,
     stated: new Set(Object.values(entry.explained)),
-    async answer(c) {
-      const id = `fuzz-${next++}`;
-      child.drain();
-      if (!child.send({ id, op: 'verify', input: verifyInput(c) }))
-        return { kind: 'error', message: `${entry.id} exited: ${child.stderr()}` };
-      const reply = await child.nextLine(ANSWER_TIMEOUT_MS);
-      if (reply.kind !== 'answer') return { kind: 'error', message: `${entry.id}: ${reply.kind}` };
-      const m = reply.message;
-      if (m.result && typeof m.result === 'object')
-        return { kind: 'result', result: m.result as Record<string, unknown> };
-      if (m.unsupported || m.cannotExpress)
-        return { kind: 'skip', why: JSON.stringify(m.cannotExpress ?? m.unsupported) };
-      return { kind: 'error', message: `${entry.id}: ${JSON.stringify(m).slice(0, 300)}` };
-    },
+    answer: (c) => ask('verify', verifyInput(c)),
+    answerBase: (base) => ask('signature-base', base),
     async ready() {
       if (!child.send(helloMessage(ANSWER_TIMEOUT_MS)))
         throw new Error(`${entry.id} did not start: ${child.stderr()}`);
@@ -94,18 +102,16 @@ function adapterImplementation(entry: MatrixEntry): Implementation {
   };
 }
 
-/** Every matrix implementation that offers `verify` (interop.json), started once. */
+/** Every matrix implementation (interop.json), started once; an op it lacks is answered unsupported (a skip). */
 export function startMatrixImplementations(only?: readonly string[]): Implementation[] {
   const config = JSON.parse(
     readFileSync(new URL('vectors/adapters/interop.json', ROOT), 'utf8'),
   ) as { implementations: MatrixEntry[] };
-  const verifying = config.implementations.filter((e) => e.unsupportedOps?.verify === undefined);
-  const unknown = (only ?? []).filter((id) => !verifying.some((e) => e.id === id));
+  const all = config.implementations;
+  const unknown = (only ?? []).filter((id) => !all.some((e) => e.id === id));
   if (unknown.length > 0)
     throw new RangeError(
-      `no verifying implementation ${unknown.join(', ')} (known: ${verifying.map((e) => e.id).join(', ')})`,
+      `no implementation ${unknown.join(', ')} (known: ${all.map((e) => e.id).join(', ')})`,
     );
-  return verifying
-    .filter((e) => only === undefined || only.includes(e.id))
-    .map(adapterImplementation);
+  return all.filter((e) => only === undefined || only.includes(e.id)).map(adapterImplementation);
 }

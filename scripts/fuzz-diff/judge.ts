@@ -95,6 +95,64 @@ export function judgeVerify(
   return either ? found.map((d) => ({ ...d, stated: d.stated ?? either })) : found;
 }
 
+/** The departure behind each error with which payconform refuses to build a base a library builds. */
+const DEPARTURES_OF_BASE_ERROR: Readonly<Record<string, DeviationId>> = {
+  FIELD_DUPLICATED: 'duplicate-header',
+  BASE_NOT_ASCII: 'non-ascii-base',
+  TARGET_URI_INVALID: 'host-as-written',
+};
+
+/** Two bases that differ only in the `@signature-params` line (base-nonce-empty-string: a parameter left out). */
+function onlyParamsDiffer(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const withoutParams = (r: Record<string, unknown>): string =>
+    String(r.signatureBase).replace(/\n"@signature-params": .*$/, '');
+  return withoutParams(a) === withoutParams(b);
+}
+
+function shortBase(result: Record<string, unknown>): string {
+  return typeof result.signatureBase === 'string' ? 'base' : `error ${String(result.error)}`;
+}
+
+/** payconform's `signature-base` answer against another implementation's: the same bytes, or both an error. */
+function compareBases(
+  impl: Implementation,
+  ours: Record<string, unknown>,
+  theirs: Verdict,
+): Disagreement | undefined {
+  if (theirs.kind === 'skip') return undefined;
+  const base = { implementation: impl.id, payconform: shortBase(ours) };
+  if (theirs.kind === 'error')
+    return { ...base, key: `${impl.id}:base:error`, other: `error: ${theirs.message}` };
+  const bothErrors = ours.error !== undefined && theirs.result.error !== undefined;
+  const same = impl.compareCodes
+    ? JSON.stringify(ours) === JSON.stringify(theirs.result)
+    : ours.signatureBase === theirs.result.signatureBase || bothErrors;
+  if (same) return undefined;
+  const other =
+    typeof theirs.result.signatureBase === 'string' && ours.signatureBase !== undefined
+      ? 'another base'
+      : shortBase(theirs.result);
+  const departure =
+    other === 'another base' && onlyParamsDiffer(ours, theirs.result)
+      ? 'fixed-parameters'
+      : DEPARTURES_OF_BASE_ERROR[String(ours.error)];
+  const stated = departure !== undefined && impl.stated.has(departure) ? departure : undefined;
+  return {
+    ...base,
+    key: `${impl.id}:base:${base.payconform}:${other}`,
+    other: other === 'another base' ? JSON.stringify(theirs.result.signatureBase) : other,
+    ...(stated ? { stated } : {}),
+  };
+}
+
+export function judgeBase(
+  impls: readonly Implementation[],
+  ours: Record<string, unknown>,
+  answers: readonly Verdict[],
+): Disagreement[] {
+  return impls.flatMap((impl, i) => compareBases(impl, ours, answers[i]!) ?? []);
+}
+
 /** The field's lines as one value (RFC 9110 §5.3), or undefined when it is not sent. */
 function fieldValue(c: FuzzCase, name: string): string | undefined {
   const lines = c.request.headers.filter(([n]) => n.toLowerCase() === name).map(([, v]) => v);

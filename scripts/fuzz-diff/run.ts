@@ -11,13 +11,15 @@ import {
   type Implementation,
   type Verdict,
 } from './implementations.js';
-import { judgeFields, judgeVerify, type Disagreement } from './judge.js';
+import { judgeBase, judgeFields, judgeVerify, type Disagreement } from './judge.js';
 
 export interface Finding {
   readonly disagreements: readonly Disagreement[];
   readonly fuzzCase: FuzzCase;
   /** payconform's answer: the candidate vector's expected value. */
   readonly expected: Record<string, unknown>;
+  /** payconform's signature base answer, when a base disagreement is among them. */
+  readonly expectedBase?: Record<string, unknown>;
 }
 
 export interface FuzzReport {
@@ -41,14 +43,23 @@ export interface FuzzOptions {
   readonly maxFindings?: number;
 }
 
-/** Everyone's answers to one case, and what disagrees. */
+/** Everyone's answers to one case (verify; signature-base for a profile-signed one), and what disagrees. */
 async function ask(impls: readonly Implementation[], c: FuzzCase) {
-  const [ours, ...answers] = (await Promise.all(
-    [payconform, ...impls].map((i) => i.answer(c)),
-  )) as [Verdict, ...Verdict[]];
+  const everyone = [payconform, ...impls];
+  const [ours, ...answers] = (await Promise.all(everyone.map((i) => i.answer(c)))) as [
+    Verdict,
+    ...Verdict[],
+  ];
   if (ours.kind !== 'result') throw new Error(`payconform did not answer: ${JSON.stringify(ours)}`);
   const disagreements = [...judgeVerify(c, impls, ours.result, answers), ...judgeFields(c)];
-  return { ours: ours.result, answers, disagreements };
+  let ourBase: Record<string, unknown> | undefined;
+  if (c.base) {
+    const [b, ...bases] = await Promise.all(everyone.map((i) => i.answerBase(c.base!)));
+    if (b!.kind !== 'result') throw new Error(`payconform built no base: ${JSON.stringify(b)}`);
+    ourBase = b!.result;
+    disagreements.push(...judgeBase(impls, ourBase, bases));
+  }
+  return { ours: ours.result, ourBase, answers, disagreements };
 }
 
 /** The minimal case as a vector of request-signing.json (its expected value is payconform's answer). */
@@ -65,6 +76,19 @@ export function candidateVector(f: Finding): Record<string, unknown> {
     flags: ['Fuzz'],
     input: { request, now, nonceState, verifier },
     expected: f.expected,
+  };
+}
+
+/** The minimal case as a vector of signature-base.json (a base disagreement). */
+export function candidateBaseVector(f: Finding): Record<string, unknown> {
+  const verify = candidateVector(f);
+  return {
+    ...verify,
+    id: String(verify.id).replace(/^verify-/, 'base-'),
+    op: 'signature-base',
+    result: f.expectedBase?.error === undefined ? 'valid' : 'invalid',
+    input: f.fuzzCase.base,
+    expected: f.expectedBase,
   };
 }
 
@@ -112,10 +136,17 @@ export async function runDifferentialFuzz(options: FuzzOptions): Promise<FuzzRep
       const fresh = asked.disagreements.filter((d) => !d.stated && !known.has(d.key));
       for (const d of fresh) known.add(d.key);
       if (fresh.length === 0) continue;
-      const finding = { disagreements: fresh, fuzzCase: minimal, expected: asked.ours };
+      const finding = {
+        disagreements: fresh,
+        fuzzCase: minimal,
+        expected: asked.ours,
+        ...(asked.ourBase ? { expectedBase: asked.ourBase } : {}),
+      };
       report.findings.push(finding);
       print(`DISAGREEMENT ${fresh.map((d) => d.key).join(', ')} (seed ${seed + round})`);
       print(JSON.stringify(candidateVector(finding), null, 2));
+      if (fresh.some((d) => d.key.includes(':base:')))
+        print(JSON.stringify(candidateBaseVector(finding), null, 2));
       if (report.findings.length >= (options.maxFindings ?? Infinity)) break;
     }
   } finally {
