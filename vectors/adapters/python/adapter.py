@@ -37,17 +37,16 @@ MAX_FUTURE = 300
 NONCE_MAX = 50
 BODY_METHODS = ("POST", "PUT", "PATCH")
 BODYLESS_METHODS = ("GET", "DELETE")
+SINGLE_VALUED = ["content-digest", "content-type", "content-length", "x-application-id", "x-application-secret"]
+WEBHOOK_ALGORITHM = "SHA256withRSA"
+DIGEST_SIZES = {"sha-512": 64, "sha-256": 32}
+MAX_DIGEST_MEMBERS = 16
 
 
 def body_carrying(method, body):
     """The headers' table names its columns' methods as examples: any other method is body-carrying when it has body
     bytes (spec: "Body-carrying request"; Step 1 digests the exact body bytes), bodyless when it has none."""
     return method in BODY_METHODS or (method not in BODYLESS_METHODS and len(body) > 0)
-
-SINGLE_VALUED = ["content-digest", "content-type", "content-length", "x-application-id", "x-application-secret"]
-WEBHOOK_ALGORITHM = "SHA256withRSA"
-DIGEST_SIZES = {"sha-512": 64, "sha-256": 32}
-MAX_DIGEST_MEMBERS = 16
 
 
 class Failure(Exception):
