@@ -165,8 +165,8 @@ function parseCanonicalSignatureInput(value: string):
 
 /**
  * What the parsed parameters cannot show: a parameter written twice (RFC 8941 §4.2.3.2 would silently keep the last
- * value, as with a duplicated label), and an Integer parameter written as a Decimal (`1767225600.0` parses to the
- * same JavaScript number) or with leading zeros (`01767225600`: RFC 8941 reads the same Integer, but
+ * value, as with a duplicated label), any parameter written as a Decimal (`1767225600.0` parses to the
+ * same JavaScript number as the Integer) or with leading zeros (`01767225600`: RFC 8941 reads the same Integer, but
  * `@signature-params` re-serialises it, so the text received is not the text signed; this profile is strict).
  */
 function parametersTextProblem(params: readonly ParameterAsWritten[]): string | undefined {
@@ -175,9 +175,11 @@ function parametersTextProblem(params: readonly ParameterAsWritten[]): string | 
     if (seen.has(key))
       return `parameter "${key}" appears more than once (RFC 8941 would silently keep the last value)`;
     seen.add(key);
+    // Any Decimal, known parameter or not: `1767225600.0` parses to an integral JavaScript number, which
+    // @signature-params would write back without its fraction (fuzz:diff: verify-parameter-unknown-decimal-zero-fraction).
+    if (/^-?[0-9]+\.[0-9]*$/.test(raw))
+      return `parameter "${key}" is a Decimal (${raw})${PARAM_TYPES[key] === 'integer' ? ', not an Integer' : ''}`;
     if (PARAM_TYPES[key] === 'integer') {
-      if (/^-?[0-9]+\.[0-9]*$/.test(raw))
-        return `parameter "${key}" is a Decimal (${raw}), not an Integer`;
       if (/^-?0[0-9]/.test(raw))
         return `parameter "${key}" is written with leading zeros (${raw}); write ${raw.replace(/^(-?)0+(?=[0-9])/, '$1')}`;
     }

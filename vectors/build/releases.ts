@@ -32,9 +32,9 @@ export const VECTOR_RELEASES: readonly VectorRelease[] = [
   {
     version: '1.1.0',
     date: '2026-11-27',
-    fingerprint: '818571e52da87d76d94ada6c32c25efc25e7e771290e1abe9b3a04f646e82892',
+    fingerprint: 'e04aad93869aa7ef5da22d4aee45714ee488e9e496667680fa7386e731ca72be',
     changes:
-      'request-signing.json: 12 cases (flag ShippedBug) for the bug classes other RFC 9421 implementations shipped: an empty covered list, a duplicated covered component, a swapped body whose content-digest is not covered, a covered content-digest with no header signed as "", nonces from the whole base64 and base64url alphabets (sign and verify), an unknown signature parameter, and a body on QUERY, a method in neither column of the headers\' table (flag OtherMethod: sign and verify); and 4 cases found by differential fuzzing (flag Fuzz): a duplicated label reported before a repeated parameter, a Decimal unknown parameter refused as malformed, x-application-id with a leading tab (valid: not part of the value), and a duplicated label hiding an RFC 9651 Display String (malformed); signature-base.json: base-nonce-empty-string (flag Fuzz). No existing case changed.',
+      'request-signing.json: 12 cases (flag ShippedBug) for the bug classes other RFC 9421 implementations shipped: an empty covered list, a duplicated covered component, a swapped body whose content-digest is not covered, a covered content-digest with no header signed as "", nonces from the whole base64 and base64url alphabets (sign and verify), an unknown signature parameter, and a body on QUERY, a method in neither column of the headers\' table (flag OtherMethod: sign and verify); and 5 cases found by differential fuzzing (flag Fuzz): a duplicated label reported before a repeated parameter, a Decimal unknown parameter refused as malformed (also with a zero fraction), x-application-id with a leading tab (valid: not part of the value), and a duplicated label hiding an RFC 9651 Display String (malformed); signature-base.json: base-nonce-empty-string (flag Fuzz). No existing case changed.',
   },
 ];
 

@@ -37,6 +37,17 @@ function fuzzSpecs(): VerifySpec[] {
       change: (r) => mapHeader(r, 'signature-input', (v) => `${v};x=1767225600.5`),
     },
     {
+      id: 'verify-parameter-unknown-decimal-zero-fraction',
+      description:
+        'An unknown parameter with a Decimal value whose fraction is zero (;x=1767225600.0) after the four profile parameters.',
+      source: `${S.v2}; RFC 8941 §3.3.2`,
+      result: 'invalid',
+      flags: ['Strictness', 'ParametersPolicy', 'Fuzz'],
+      code: 'SIGNATURE_INPUT_MALFORMED',
+      comment: `${rules('strict-parameters')}: as verify-parameter-unknown-decimal; a JavaScript parser reads 1767225600.0 as the integral number 1767225600, so the Decimal is seen in the text only. Found by npm run fuzz:diff (10-minute run, seed 9000): payconform checked the text of known Integer parameters only and answered the next step 2 refusal (fixed); the Python adapter answered SIGNATURE_INPUT_MALFORMED.`,
+      change: (r) => mapHeader(r, 'signature-input', (v) => `${v};x=1767225600.0`),
+    },
+    {
       id: 'verify-application-id-leading-tab-valid',
       description:
         'x-application-id sent with a leading tab after signing: not part of the field value, so the id and the base are unchanged.',
