@@ -130,7 +130,7 @@ const VERIFY_DEPARTURES = {
     rfcRule:
       'A parameter key seen twice keeps its last value; JavaScript parsers read created=1767225600.0 as the same number.',
     profileRule:
-      'A repeated parameter or a Decimal created is SIGNATURE_INPUT_MALFORMED (leading zeros and a parameter on the Signature member are refused too; those cases are acceptable).',
+      'A repeated parameter, or any parameter written as a Decimal (created=1767225600.0, x=1.5), is SIGNATURE_INPUT_MALFORMED (leading zeros and a parameter on the Signature member are refused too; those cases are acceptable).',
     why: 'One signature must not verify under several header texts, as with a duplicated label.',
   },
   'content-digest-profile': {
