@@ -9,9 +9,8 @@ import { main, usage } from '../cli/main.js';
 import { COMMAND_TABLE, commandSpec, formatHelp, type CommandSpec } from '../cli/command-table.js';
 import { looksLikeKeyPath } from '../cli/io.js';
 import { EXPLORE_DEFAULTS } from '../conformance/explore/explorer.js';
-import { DEFAULT_TIMEOUT_MS, resolveConfig } from '../conformance/config.js';
+import { DEFAULT_TIMEOUT_MS } from '../conformance/config.js';
 import { STARTUP_TIMEOUT_MS } from '../vectors/harness/run.js';
-import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import {
   CLIENT_AUDIT_TIMEOUT_MS,
   EMBEDDED_REQUEST_TIMEOUT_MS,
@@ -125,17 +124,6 @@ describe('every --help comes from the option table, in one format', () => {
       const expected = typeof value === 'number' ? `(default: ${value})` : value;
       expect(await helpLine(command, flag), `${command} --${flag}`).toContain(expected);
     }
-  });
-
-  it('the per-request limit the help states is the one the audit uses, with a target and without', async () => {
-    const embedded = await startEmbeddedTarget();
-    try {
-      expect(embedded.context.requestTimeoutMs).toBe(EMBEDDED_REQUEST_TIMEOUT_MS);
-    } finally {
-      await embedded.close();
-    }
-    const config = resolveConfig({ target: 'http://127.0.0.1:1' }, {});
-    expect(config.ok && config.config.timeoutMs).toBe(DEFAULT_TIMEOUT_MS);
   });
 
   it('no default in the table is a number written as text: each is derived from the constant the command uses', () => {

@@ -114,11 +114,17 @@ describe('the service profile as data (spec, Authentication)', () => {
     const ids = profileDeviations.map((d) => d.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual([
-      'path-includes-query',
-      'missing-field-empty',
+      'path-query',
+      'absent-field-empty',
       'bodyless-components-covered',
-      'authority-ports',
-      'created-future-bound',
+      'authority-default-ports',
+      'single-label',
+      'fixed-components',
+      'fixed-parameters',
+      'nonce-rules',
+      'freshness-window',
+      'strict-parameters',
+      'content-digest-profile',
     ]);
     for (const d of profileDeviations)
       for (const text of [d.title, d.rfcRule, d.profileRule, d.why])
@@ -126,7 +132,7 @@ describe('the service profile as data (spec, Authentication)', () => {
   });
 });
 
-describe('deviation path-includes-query: @path carries the query unmodified', () => {
+describe('deviation path-query: @path carries the query unmodified', () => {
   it('keeps the query string exactly as sent (no decoding, no reordering)', () => {
     const r = sign(post('https://api.example.com/api/payouts?b=2&a=%20x+y', '{}'));
     expect(lines(r.signatureBase)[1]).toBe('"@path": /api/payouts?b=2&a=%20x+y');
@@ -138,7 +144,7 @@ describe('deviation path-includes-query: @path carries the query unmodified', ()
   });
 });
 
-describe('deviation missing-field-empty: an absent covered header gives an empty value', () => {
+describe('deviation absent-field-empty: an absent covered header gives an empty value', () => {
   it('the content-type line is `"content-type": ` with one trailing space', () => {
     const r = sign(post('https://api.example.com/api/payouts/1/commit', '', {}));
     expect(lines(r.signatureBase)[4]).toBe('"content-type": ');
@@ -187,7 +193,7 @@ describe('deviation bodyless-components-covered: GET/DELETE still cover the thre
   });
 });
 
-describe('deviation authority-ports: ports 80 and 443 dropped whatever the scheme, host lowercased', () => {
+describe('deviation authority-default-ports: ports 80 and 443 dropped whatever the scheme, host lowercased', () => {
   it.each([
     ['https://API.Example.com:443/api/payouts', 'api.example.com'],
     ['http://api.example.com:80/api/payouts', 'api.example.com'],
@@ -201,7 +207,7 @@ describe('deviation authority-ports: ports 80 and 443 dropped whatever the schem
   });
 });
 
-describe('deviation created-future-bound: created at most 300 s in the future', () => {
+describe('deviation freshness-window: created at most 300 s in the future', () => {
   const request = post('https://api.example.com/api/payouts', '{}');
   it.each([
     [300, true],

@@ -41,6 +41,15 @@ describe('RFC 8941 glue over structured-headers', () => {
     expect(param.ok ? 'ok' : param.code).toBe('SF_TYPE_UNSUPPORTED');
   });
 
+  it('rejects an RFC 9651 type that a later member or parameter with the same key hid (fuzz:diff finding)', () => {
+    const hidden = 'a=(1);x=%"caf%c3%a9", a=(1)';
+    expect(parseSfDictionary(hidden)).toMatchObject({ ok: false, code: 'SF_TYPE_UNSUPPORTED' });
+    expect(parseSfDictionary(hidden, { allowDuplicateKeys: true }).ok).toBe(false);
+    expect(parseSfDictionary('a=1;x=@1767225600;x=2', { allowDuplicateKeys: true }).ok).toBe(false);
+    // Inside an sf-string the same characters are text.
+    expect(parseSfDictionary('a="@ and %\\"";x="%\\"x"').ok).toBe(true);
+  });
+
   it('detects duplicate Dictionary keys that the library would silently merge (last wins)', () => {
     expect(findDuplicateDictionaryKey('a=1,b=2,a=3')).toBe('a');
     expect(findDuplicateDictionaryKey('a="x,a=1", b=2')).toBeUndefined();

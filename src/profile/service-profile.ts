@@ -1,6 +1,7 @@
 // The payments service's signing profile as data: it configures the generic RFC 9421 engine, the way a curve
-// file configures a generic elliptic-curve engine. Every departure from RFC 9421 is listed in `profileDeviations`.
+// file configures a generic elliptic-curve engine. Every departure from the RFCs is in the one table, departures.ts.
 import type { DigestAlgorithm } from '../digest/content-digest.js';
+import { PROFILE_DEPARTURES, type DepartureId } from './departures.js';
 import {
   componentIdentifiers,
   type ComponentIdentifier,
@@ -75,54 +76,27 @@ export const serviceProfile: ServiceProfile = Object.freeze({
 
 /** One place where the profile departs from the RFC it configures, with its reason. */
 export interface ProfileDeviation {
-  readonly id: string;
+  readonly id: DepartureId;
   readonly title: string;
   readonly rfcRule: string;
   readonly profileRule: string;
   readonly why: string;
 }
 
-/** Where the profile departs from RFC 9421 (or adds a rule the spec does not state). Public, stable ids. */
-export const profileDeviations: readonly ProfileDeviation[] = Object.freeze([
-  {
-    id: 'path-includes-query',
-    title: '@path includes the query string',
-    rfcRule: 'RFC 9421 §2.2.6: @path is the path only; the query is the separate @query component.',
-    profileRule:
-      'The @path line carries the path and, when a "?" is present, "?" and the query exactly as sent (not decoded, not re-ordered).',
-    why: 'Spec, Authentication, Step 2, row 2: "request path including the query string if present, unmodified".',
-  },
-  {
-    id: 'missing-field-empty',
-    title: 'A missing covered header gives an empty value',
-    rfcRule: 'RFC 9421 §2.5: a covered field that is absent is an error.',
-    profileRule:
-      'An absent covered header gives the line `"name": ` (colon, one space, nothing after).',
-    why: 'Spec, Authentication, Step 2 rules: "a missing header gives an empty value (nothing after the colon and one space)".',
-  },
-  {
-    id: 'bodyless-components-covered',
-    title: 'content-digest, content-type and content-length stay covered on bodyless requests',
-    rfcRule: 'RFC 9421 leaves the covered list to the signer; absent fields would not be listed.',
-    profileRule:
-      'GET and DELETE cover the same eight components; the three body headers are normally absent and give empty values.',
-    why: 'Spec, Authentication, "Bodyless requests": the three components are still covered, each with an empty value.',
-  },
-  {
-    id: 'authority-ports',
-    title: '@authority omits ports 80 and 443 whatever the scheme',
-    rfcRule:
-      'RFC 9421 §2.2.3 with RFC 9110 §4.2.3: lowercase host, omit the default port of the scheme only (https://h:80 keeps ":80").',
-    profileRule:
-      'The host is lowercased; ports 80 and 443 are omitted for either scheme; any other port is kept as host:port.',
-    why: 'Spec, Authentication, Step 2, row 3: "default ports 80 and 443 omitted, any other port included".',
-  },
-  {
-    id: 'created-future-bound',
-    title: 'A created time more than 300 s in the future is rejected',
-    rfcRule: 'RFC 9421 §3.2 leaves time checks to verifier policy.',
-    profileRule:
-      'created may be at most 300 s in the future (CREATED_IN_FUTURE), besides at most 300 s in the past (CREATED_EXPIRED).',
-    why: 'The spec states only the past bound; a future-dated signature stays valid after its nonce has left the replay window and could be replayed.',
-  },
-] satisfies readonly ProfileDeviation[]);
+/**
+ * Where the profile departs from the RFCs (the `profile` entries of the one table, `PROFILE_DEPARTURES` in
+ * departures.ts; its `rfc` entries are RFC rules the profile applies). Public, stable ids.
+ */
+export const profileDeviations: readonly ProfileDeviation[] = Object.freeze(
+  Object.entries(PROFILE_DEPARTURES)
+    .filter(([, d]) => d.kind === 'profile')
+    .map(([id, d]) =>
+      Object.freeze({
+        id: id as DepartureId,
+        title: d.title,
+        rfcRule: `${d.section}: ${d.rfcRule}`,
+        profileRule: d.profileRule,
+        why: d.why,
+      }),
+    ),
+);

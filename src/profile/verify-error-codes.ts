@@ -79,7 +79,7 @@ export const verifyErrorCodes = Object.freeze({
   CREATED_IN_FUTURE: {
     step: 3,
     steps: [3],
-    description: `created - now is more than ${P.maxFutureSkewSeconds} seconds (profile rule; see deviation created-future-bound).`,
+    description: `created - now is more than ${P.maxFutureSkewSeconds} seconds (profile rule; see deviation freshness-window).`,
   },
   NONCE_MISSING: { step: 4, steps: [4], description: 'The "nonce" parameter is missing or empty.' },
   NONCE_TOO_LONG: {

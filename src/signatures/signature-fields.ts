@@ -33,6 +33,7 @@ export type SignatureFieldErrorCode =
  */
 export type SignatureFieldProblem =
   | 'parameter-repeated'
+  | 'parameter-unknown'
   | 'integer-as-decimal'
   | 'integer-leading-zeros'
   | 'parameter-type'
@@ -181,9 +182,28 @@ function parseCanonicalSignatureInput(value: string):
 }
 
 /**
+ * A parameter written as a Decimal, classified for the profile's findings: an Integer parameter with a zero fraction
+ * is the same Integer to RFC 8941 (`integer-as-decimal`), with a fraction another value (`parameter-type`); a parameter
+ * the profile does not know is the unknown parameter's case (`parameter-unknown`); a String parameter is a type error.
+ */
+function decimalProblem(
+  key: string,
+  raw: string,
+): { readonly message: string; readonly problem: SignatureFieldProblem } {
+  const type = PARAM_TYPES[key];
+  if (type === 'integer') {
+    const message = `parameter "${key}" is a Decimal (${raw}), not an Integer`;
+    // `….0` is the Integer written as a Decimal; a fraction is another value (another type, as a String is).
+    return { message, problem: /\.0*$/.test(raw) ? 'integer-as-decimal' : 'parameter-type' };
+  }
+  const message = `parameter "${key}" is a Decimal (${raw})`;
+  return { message, problem: type === undefined ? 'parameter-unknown' : 'parameter-type' };
+}
+
+/**
  * What the parsed parameters cannot show: a parameter written twice (RFC 8941 §4.2.3.2 would silently keep the last
- * value, as with a duplicated label), and an Integer parameter written as a Decimal (`1767225600.0` parses to the
- * same JavaScript number) or with leading zeros (`01767225600`: RFC 8941 reads the same Integer, but
+ * value, as with a duplicated label), any parameter written as a Decimal (`1767225600.0` parses to the
+ * same JavaScript number as the Integer) or with leading zeros (`01767225600`: RFC 8941 reads the same Integer, but
  * `@signature-params` re-serialises it, so the text received is not the text signed; this profile is strict).
  */
 function parametersTextProblem(
@@ -196,13 +216,10 @@ function parametersTextProblem(
       return { message, problem: 'parameter-repeated' };
     }
     seen.add(key);
+    // Any Decimal, known parameter or not: `1767225600.0` parses to an integral JavaScript number, which
+    // @signature-params would write back without its fraction (fuzz:diff: verify-parameter-unknown-decimal-zero-fraction).
+    if (/^-?[0-9]+\.[0-9]*$/.test(raw)) return decimalProblem(key, raw);
     if (PARAM_TYPES[key] === 'integer') {
-      if (/^-?[0-9]+\.[0-9]*$/.test(raw)) {
-        const message = `parameter "${key}" is a Decimal (${raw}), not an Integer`;
-        // `….0` is the Integer written as a Decimal; a fraction is another value (another type, as a String is).
-        const problem = /\.0*$/.test(raw) ? 'integer-as-decimal' : 'parameter-type';
-        return { message, problem };
-      }
       if (/^-?0[0-9]/.test(raw)) {
         const message = `parameter "${key}" is written with leading zeros (${raw}); write ${raw.replace(/^(-?)0+(?=[0-9])/, '$1')}`;
         return { message, problem: 'integer-leading-zeros' };

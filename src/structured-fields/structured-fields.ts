@@ -228,12 +228,34 @@ export function findDuplicateDictionaryKey(input: string): string | undefined {
 }
 
 /** Runs one structured-headers parser, its exception turned into `SF_PARSE_ERROR`. */
+/**
+ * True when the text, outside sf-strings, starts a Date (`@`) or a Display String (`%"`): RFC 9651 syntax that no
+ * RFC 8941 field holds (`@` is no tchar; a token never starts with `%`). Found by text, because a member or
+ * parameter replaced by a later one with the same key ("last wins") is no longer in the parsed value.
+ */
+function hasRfc9651OnlySyntax(input: string): boolean {
+  let inString = false;
+  for (let i = 0; i < input.length; i++) {
+    const c = input[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '@' || (c === '%' && input[i + 1] === '"')) return true;
+  }
+  return false;
+}
+
 function parseWith<T>(parse: (input: string) => T, input: string): SfResult<T> {
+  let value: T;
   try {
-    return { ok: true, value: parse(input) };
+    value = parse(input);
   } catch (error) {
     return { ok: false, code: 'SF_PARSE_ERROR', message: errorMessage(error) };
   }
+  if (hasRfc9651OnlySyntax(input))
+    return unsupported('an RFC 9651 Date or Display String is not an RFC 8941 type');
+  return { ok: true, value };
 }
 
 function unsupported(message: string): SfResult<never> {

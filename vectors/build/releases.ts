@@ -29,6 +29,13 @@ export const VECTOR_RELEASES: readonly VectorRelease[] = [
     changes:
       'request-signing.json: the Strictness deviation group is described by what it is ("Strict parsing"), not by an internal work item. No case, input or verdict changed.',
   },
+  {
+    version: '1.1.0',
+    date: '2026-11-27',
+    fingerprint: '7d36560b1110069bf6d20fd7ad2b2677fcce9272f40065c05fcc9f69078afac5',
+    changes:
+      'request-signing.json: 12 cases (flag ShippedBug) for the bug classes other RFC 9421 implementations shipped: an empty covered list, a duplicated covered component, a swapped body whose content-digest is not covered, a covered content-digest with no header signed as "", nonces from the whole base64 and base64url alphabets (sign and verify), an unknown signature parameter, and a body on QUERY, a method in neither column of the headers\' table (flag OtherMethod: sign and verify); and 5 cases found by differential fuzzing (flag Fuzz): a duplicated label reported before a repeated parameter, a Decimal unknown parameter refused as malformed (also with a zero fraction), x-application-id with a leading tab (valid: not part of the value), and a duplicated label hiding an RFC 9651 Display String (malformed); signature-base.json: base-nonce-empty-string (flag Fuzz); schemas/: the state hook contract (state-hook.schema.json) and the SDK adapter protocol\'s four message schemas. No existing case changed.',
+  },
 ];
 
 /** The newest release: its version is the one index.json carries. */

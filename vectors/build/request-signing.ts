@@ -144,6 +144,22 @@ const notes: Record<string, FlagNote> = {
     description:
       'A correct sha-256 member next to the correct sha-512 member: RFC 9530 allows several; the profile sends sha-512 only. This toolkit ignores the extra member; rejecting it also conforms.',
   },
+  ShippedBug: {
+    description:
+      'A bug class another RFC 9421 implementation shipped (2025-26; the comment names the report): the case is the input that exposed it, and the comment names the profile rule and the requirement it proves.',
+    effect:
+      'The shipped bugs let an empty or repeated covered list, an uncovered body, an absent digest read as "", or an ignored parameter through; or broke on a valid nonce.',
+  },
+  Fuzz: {
+    description:
+      'Found by differential fuzzing (npm run fuzz:diff): a minimised input on which two implementations disagreed; the comment says how it was resolved.',
+  },
+  OtherMethod: {
+    description:
+      "A method in neither column of the headers' table (POST, PUT, PATCH; GET, DELETE): with body bytes the request is body-carrying and Content-Digest is required, without them it is bodyless.",
+    effect:
+      'A signer or verifier that decides by a fixed method list leaves the body of such a request unauthenticated, or demands a digest where none belongs.',
+  },
 };
 
 export async function buildRequestSigningFile(keys: KeysFile, vk: VectorKeys): Promise<VectorFile> {

@@ -94,8 +94,8 @@ export interface CustomSignature {
   readonly components?: readonly string[];
   /** Signature parameters, in order. */
   readonly params: ReadonlyArray<readonly [string, string | number]>;
-  /** The Content-Digest sent and covered (default: the body's, on a body-carrying request). */
-  readonly contentDigest?: string;
+  /** The Content-Digest sent and covered (default: the body's, on a body-carrying request); `null`: none sent. */
+  readonly contentDigest?: string | null;
 }
 
 /**

@@ -57,6 +57,12 @@ const notes: Record<string, FlagNote> = {
     description:
       'Non-ASCII characters in the body do not reach the base: only the digest of the bytes does.',
   },
+  Fuzz: {
+    description:
+      'Found by differential fuzzing (npm run fuzz:diff): a minimised input on which implementations disagreed; the case keeps the right answer.',
+    effect:
+      'A library that drops an empty-string parameter (JavaScript truthiness) signs and verifies another @signature-params than the one sent.',
+  },
   Error: {
     description:
       'No base can be built: the expected output is the error code of createSignatureBase.',
@@ -73,6 +79,8 @@ interface BaseSpec {
   readonly error?: string;
   /** Also check that signRequest on the request minus its signer-added headers builds the same base. */
   readonly crossCheckSigner?: HttpRequest;
+  /** The nonce parameter (default: the case id's). */
+  readonly nonce?: string;
 }
 
 const KEY_ID = APP_A.keyId;
@@ -90,7 +98,7 @@ function withSignerHeaders(req: HttpRequest, digest: boolean): HttpRequest {
 
 /** One signature-base case: the base built from the row's request, checked against the signer's own. */
 function baseCase(signer: Caller, spec: BaseSpec): VectorCase {
-  const nonce = nonceFor(spec.id);
+  const nonce = spec.nonce ?? nonceFor(spec.id);
   const params = new Map<string, string | number>([
     ['created', NOW],
     ['keyid', KEY_ID],
@@ -319,6 +327,15 @@ const BASE_CASES: readonly BaseSpec[] = [
       ]),
       true,
     ),
+  },
+  {
+    id: 'base-nonce-empty-string',
+    description:
+      'The nonce parameter is the empty sf-string: @signature-params still carries ;nonce="" (a verifier then refuses it: NONCE_MISSING).',
+    source: 'RFC 9421 §2.3; RFC 8941 §3.3.3',
+    flags: ['Fuzz'],
+    request: withSignerHeaders(payoutPre, true),
+    nonce: '',
   },
 ];
 

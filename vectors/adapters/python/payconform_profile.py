@@ -40,6 +40,12 @@ DIGEST_SIZES = {"sha-512": 64, "sha-256": 32}
 MAX_DIGEST_MEMBERS = 16
 
 
+def body_carrying(method, body):
+    """The headers' table names its columns' methods as examples: any other method is body-carrying when it has body
+    bytes (spec: "Body-carrying request"; Step 1 digests the exact body bytes), bodyless when it has none."""
+    return method in BODY_METHODS or (method not in BODYLESS_METHODS and len(body) > 0)
+
+
 class Failure(Exception):
     """A typed failure carrying one of the documented codes."""
 
@@ -94,6 +100,7 @@ class _Parser:
     def __init__(self, text):
         self.s = text
         self.i = 0
+        self.repeated = None
 
     def peek(self):
         return self.s[self.i] if self.i < len(self.s) else ""
@@ -198,9 +205,10 @@ class _Parser:
             if self.peek() == "=":
                 self.i += 1
                 v = self.bare_item()
-            if any(pk == k for pk, _ in params):
+            if any(pk == k for pk, _ in params) and self.repeated is None:
                 # RFC 8941 would keep the last value; the profile refuses (a second value hides behind the first).
-                raise SfError("parameter %r appears more than once" % k)
+                # Raised once the whole field parsed, so a duplicated label is reported first, as payconform does.
+                self.repeated = SfError("parameter %r appears more than once" % k)
             params.append((k, v))
         return params
 
@@ -251,6 +259,8 @@ def parse_dictionary(text):
     members = p.dictionary()
     if p.i != len(p.s):
         raise SfError("trailing characters")
+    if p.repeated is not None:
+        raise p.repeated
     return members
 
 
@@ -605,7 +615,7 @@ def sign_request(request, credentials, created=None, nonce=None):
     body = request["body"]
     added = [("x-application-id", credentials["applicationId"]),
              ("x-application-secret", credentials["applicationSecret"])]
-    if request["method"] in BODY_METHODS:
+    if body_carrying(request["method"], body):
         added.append(("content-digest", compute_digest(body, "sha-512")))
     has_length = any(n.lower() == "content-length" for n, _ in request["headers"])
     if not has_length and (request["method"] in BODY_METHODS or body):
@@ -663,6 +673,9 @@ def _parse_inputs(input_lines):
         if kind != "inner" or any(not _is_string(v) for v, _ in items):
             raise Refusal("SIGNATURE_INPUT_MALFORMED", 2)
         for k, v in params:
+            if isinstance(v, float):
+                # A Decimal parameter, known or not: @signature-params would re-serialise it (payconform refuses it).
+                raise Refusal("SIGNATURE_INPUT_MALFORMED", 2)
             if k in ("created", "expires") and (isinstance(v, bool) or not isinstance(v, int)):
                 raise Refusal("SIGNATURE_INPUT_MALFORMED", 2)
             if k in ("keyid", "alg", "nonce", "tag") and not _is_string(v):
@@ -753,16 +766,15 @@ def _resolve_key(headers, applications, keyid):
 
 
 def _check_digest(method, headers, body):
-    """Step 8: Content-Digest required on POST, PUT and PATCH, forbidden on GET and DELETE, matching the body."""
+    """Step 8: Content-Digest required on a body-carrying request, forbidden on a bodyless one, matching the body."""
     digests = field_values(headers, "content-digest")
-    if method in BODYLESS_METHODS:
+    if not body_carrying(method, body):
         if digests:
             raise Refusal("DIGEST_UNEXPECTED", 8)
         if body:
             raise Refusal("BODY_UNEXPECTED", 8)
     elif not digests:
-        if method in BODY_METHODS:
-            raise Refusal("DIGEST_MISSING", 8)
+        raise Refusal("DIGEST_MISSING", 8)
     else:
         try:
             verify_digest(digests[0], body, ["sha-512"])

@@ -51,7 +51,17 @@ export const PROFILE = {
   maxAgeSeconds: 300,
   nonceMaxLength: 50,
   bodyMethods: ['POST', 'PUT', 'PATCH'],
+  bodylessMethods: ['GET', 'DELETE'],
 } as const;
+
+/**
+ * The headers' table names its columns' methods as examples: any other method is body-carrying when it has body
+ * bytes (spec: "Body-carrying request"; Step 1 digests the exact body bytes), bodyless when it has none.
+ */
+export function bodyCarrying(method: string, body: Uint8Array): boolean {
+  const named = (list: readonly string[]): boolean => list.includes(method);
+  return named(PROFILE.bodyMethods) || (!named(PROFILE.bodylessMethods) && body.length > 0);
+}
 
 export function bodyBytes(request: WireRequest): Buffer {
   return request.bodyBase64 !== undefined
@@ -59,10 +69,15 @@ export function bodyBytes(request: WireRequest): Buffer {
     : Buffer.from(request.bodyUtf8 ?? '', 'utf8');
 }
 
-/** Every value sent for `name` (case-insensitive), in order. */
+/**
+ * Every value sent for `name` (case-insensitive), in order, without the leading and trailing spaces and tabs that
+ * are not part of a field value (RFC 9110 §5.5; RFC 9421 §2.1 trims them for the base too).
+ */
 export function headerValues(request: WireRequest, name: string): string[] {
   const lower = name.toLowerCase();
-  return request.headers.filter(([n]) => n.toLowerCase() === lower).map(([, v]) => v);
+  return request.headers
+    .filter(([n]) => n.toLowerCase() === lower)
+    .map(([, v]) => v.replace(/^[ \t]+|[ \t]+$/g, ''));
 }
 
 /** RFC 9530 §2: `sha-512=:<base64>:` over the exact body bytes. */
@@ -158,7 +173,7 @@ export function checkNonce(nonce: unknown, nonceState: readonly string[]): void 
 export function checkContentDigest(request: WireRequest): void {
   const digests = headerValues(request, 'content-digest');
   const body = bodyBytes(request);
-  if (!PROFILE.bodyMethods.includes(request.method as (typeof PROFILE.bodyMethods)[number])) {
+  if (!bodyCarrying(request.method, body)) {
     if (digests.length > 0) throw new ProfileRejection('DIGEST_UNEXPECTED');
     if (body.length > 0) throw new ProfileRejection('BODY_UNEXPECTED');
     return;
@@ -266,8 +281,8 @@ export function profileSignHandler(
       ['x-application-id', c.applicationId],
       ['x-application-secret', c.applicationSecret],
     ];
-    if ((PROFILE.bodyMethods as readonly string[]).includes(wire.method)) {
-      const body = bodyBytes(wire);
+    const body = bodyBytes(wire);
+    if (bodyCarrying(wire.method, body)) {
       added.push(['content-digest', await digest(body)], ['content-length', String(body.length)]);
     }
     const key = ed25519PrivateKey(c.privateKey);

@@ -2,6 +2,7 @@
 // and the signing helpers bound to application A's keys (createSigningContext).
 import { computeContentDigest } from '../../../src/digest/content-digest.js';
 import type { HttpRequest } from '../../../src/http/message.js';
+import { PROFILE_DEPARTURES, type DepartureId } from '../../../src/profile/departures.js';
 import { serviceProfile } from '../../../src/profile/service-profile.js';
 import type { KeyEncoding, KeysFile, VectorResult } from '../../format.js';
 import { nonceFor, utf8 } from '../common.js';
@@ -94,6 +95,12 @@ export const commit = request('POST', `${BASE_URL}/api/payouts/${PAYOUT_ID}/comm
   ['accept', MEDIA_TYPE],
 ]);
 
+/** The profile rules (the one table of departures) a case exercises, named in its comment. */
+export function rules(...ids: DepartureId[]): string {
+  const named = ids.map((id) => `${id} (${PROFILE_DEPARTURES[id].title})`);
+  return `Profile rule${ids.length > 1 ? 's' : ''} ${named.join(' and ')}`;
+}
+
 /** The deterministic nonce of a case id. */
 export const n = (id: string): string => nonceFor(id);
 /** The profile's eight covered components, in order. */
@@ -138,8 +145,8 @@ export function resized(r: HttpRequest, delta: number): HttpRequest {
 export interface CustomOptions {
   readonly label?: string;
   readonly components?: readonly string[];
-  /** The Content-Digest sent and covered, instead of the body's. */
-  readonly digest?: string;
+  /** The Content-Digest sent and covered, instead of the body's; `null`: none sent (covered as empty). */
+  readonly digest?: string | null;
   /** The request before signing (default the payout). */
   readonly req?: HttpRequest;
 }

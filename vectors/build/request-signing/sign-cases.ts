@@ -7,6 +7,7 @@ import { NON_ASCII_BODY, PAYOUT_BODY_SPACED } from '../content-digest.js';
 import { APP_A } from '../keys.js';
 import { BASE_URL, HOST, NOW, payoutCreate, request, sign, toWire } from '../requests.js';
 import { commit, del, get, payout, S, type SignSpec, type SigningContext } from './context.js';
+import { shippedBugSignSpecs } from './shipped-bugs.js';
 
 /** Sign: the payout, bodyless GET and DELETE, an empty and a non-ASCII body, a query string in @path. */
 function signMessageSpecs(): SignSpec[] {
@@ -163,13 +164,16 @@ function signCase({ keys, vk, A }: SigningContext, spec: SignSpec): VectorCase {
 
 /** Every sign case, in file order; the three key encodings must give byte-identical signatures. */
 export function buildSignCases(ctx: SigningContext): VectorCase[] {
-  const signCases = [...signMessageSpecs(), ...signTargetAndKeySpecs()].map((spec) =>
-    signCase(ctx, spec),
-  );
+  const signCases = [
+    ...signMessageSpecs(),
+    ...signTargetAndKeySpecs(),
+    ...shippedBugSignSpecs(),
+  ].map((spec) => signCase(ctx, spec));
   const sigOf = (c: VectorCase): string => JSON.stringify(c.expected);
+  const byId = (id: string): VectorCase => signCases.find((c) => c.id === id)!;
   check(
-    sigOf(signCases[0]!) === sigOf(signCases[11]!) &&
-      sigOf(signCases[0]!) === sigOf(signCases[12]!),
+    sigOf(signCases[0]!) === sigOf(byId('sign-key-pkcs8-pem')) &&
+      sigOf(signCases[0]!) === sigOf(byId('sign-key-pkcs8-der')),
     'sign-key-*',
     'key forms signed differently',
   );

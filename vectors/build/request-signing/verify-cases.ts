@@ -10,6 +10,8 @@ import { syntaxGroups } from './verify-syntax.js';
 import { policyGroups } from './verify-policy.js';
 import { credentialGroups } from './verify-credentials.js';
 import { bodyAndSignatureGroups } from './verify-body-and-signature.js';
+import { shippedBugGroups } from './shipped-bugs.js';
+import { fuzzFindingGroups } from './fuzz-findings.js';
 
 /** Every verify spec, grouped as the server verification order runs (valid cases first). */
 function verifySpecs(ctx: SigningContext): VerifySpec[] {
@@ -19,6 +21,8 @@ function verifySpecs(ctx: SigningContext): VerifySpec[] {
     ...policyGroups,
     ...credentialGroups,
     ...bodyAndSignatureGroups,
+    ...shippedBugGroups,
+    ...fuzzFindingGroups,
   ].flatMap((specs) => specs(ctx));
 }
 
