@@ -1,4 +1,4 @@
-// The sign and verify cases for the bug classes other RFC 9421 implementations shipped (issue 49): an empty covered list, a
+// The sign and verify cases for the bug classes other RFC 9421 implementations shipped: an empty covered list, a
 // duplicated covered component, a body whose content-digest is not covered, a covered content-digest with no header,
 // nonces from the whole base64 and URL-safe alphabets, an unknown parameter, a body on a method the profile's
 // header table does not name. Each signature is valid over the base it claims, so only the profile's rule rejects it.
