@@ -187,7 +187,7 @@ function parameterSpecs({ custom, P, signA }: SigningContext): VerifySpec[] {
       description:
         'The four profile parameters followed by an unknown one (x-ignored="1"), validly signed over it.',
       source: `${S.v2}; spec: step 2 (SIG-INPUT-HEADER)`,
-      result: 'invalid',
+      result: 'acceptable',
       flags: ['ParametersPolicy', 'ShippedBug'],
       code: 'PARAMETERS_MISMATCH',
       comment: `${rules('fixed-parameters')}; requirement SIG-INPUT-HEADER: the parameters are exactly created, keyid, alg, nonce. RFC 9421 §2.3 lets a verifier ignore a parameter it does not know (cloudflare/web-bot-auth#126: accepted and silently ignored); the profile refuses it. ${NO_BASE_STEP2}`,

@@ -1,7 +1,11 @@
 // The verify cases of request-signing.json, in file order: each spec's request verified with both Ed25519 backends,
 // its declared result checked, and the outcome (ok and the signature base, or the exact code and step) recorded.
 import type { VectorCase } from '../../format.js';
+import type { HttpRequest } from '../../../src/http/message.js';
 import { checkDeclared } from '../common.js';
+import { evaluateRequest } from '../../../src/profile/profile-rules.js';
+import { defaultVerificationPolicy } from '../../../src/profile/verification-policy.js';
+import { findingVerdicts } from '../../../src/profile/finding-verdicts.js';
 import { VERIFIER } from '../keys.js';
 import { NOW, toWire, verifyWithBothBackends } from '../requests.js';
 import { verifySpecRequest, type SigningContext, type VerifySpec } from './context.js';
@@ -26,6 +30,22 @@ function verifySpecs(ctx: SigningContext): VerifySpec[] {
   ].flatMap((specs) => specs(ctx));
 }
 
+/**
+ * A refused case's declared result is what the spec requires of a server (src/profile/finding-verdicts.ts, the table
+ * the server audit judges by): `invalid` only where the first finding is one a server must refuse, `acceptable` where
+ * either answer conforms. An implementation that takes another permitted reading must not fail a vector.
+ */
+function checkServerVerdict(id: string, result: string, request: HttpRequest, now: number): void {
+  const finding = evaluateRequest(request, now, defaultVerificationPolicy).findings[0];
+  if (finding === undefined || result === 'valid') return;
+  const verdict = findingVerdicts[finding.case];
+  const wanted = verdict.verdict === 'either' ? 'acceptable' : 'invalid';
+  if (result !== wanted)
+    throw new Error(
+      `${id}: declared ${result}, but its finding ${finding.case} is ${verdict.verdict} in src/profile/finding-verdicts.ts: declare ${wanted}`,
+    );
+}
+
 /** One verify case: the declared result must be what both backends give. */
 async function verifyCase(ctx: SigningContext, spec: VerifySpec): Promise<VectorCase> {
   const now = spec.now ?? NOW;
@@ -35,6 +55,7 @@ async function verifyCase(ctx: SigningContext, spec: VerifySpec): Promise<Vector
   const outcome = await verifyWithBothBackends(ctx.keys, request, now, nonceState, verifier);
   const { id } = spec;
   checkDeclared(id, spec.result, outcome, spec.code);
+  checkServerVerdict(id, spec.result, request, now);
   return {
     id,
     op: 'verify',

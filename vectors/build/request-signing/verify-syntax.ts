@@ -39,7 +39,7 @@ function headerPresenceSpecs({ payoutHeaders, signed }: SigningContext): VerifyS
       id: 'verify-content-digest-duplicated',
       description: 'Two Content-Digest lines: the signed one and a second one.',
       source: S.v1,
-      result: 'invalid',
+      result: 'acceptable',
       flags: ['DuplicateHeader'],
       code: 'HEADER_DUPLICATED',
       change: (r) => addHeaderLine(r, 'content-digest', computeContentDigest(utf8('{}'))),
@@ -48,7 +48,7 @@ function headerPresenceSpecs({ payoutHeaders, signed }: SigningContext): VerifyS
       id: 'verify-application-id-duplicated',
       description: 'Two x-application-id lines (application A, then B).',
       source: S.v1,
-      result: 'invalid',
+      result: 'acceptable',
       flags: ['DuplicateHeader'],
       code: 'HEADER_DUPLICATED',
       change: (r) => addHeaderLine(r, 'x-application-id', APP_B.applicationId),
@@ -160,7 +160,7 @@ function strictnessSpecs({ A, signed }: SigningContext): VerifySpec[] {
       description:
         'Signature-Input carries nonce twice (;nonce="x";nonce=<the signed nonce>): RFC 8941 would keep the last and verify.',
       source: `${S.v2}; RFC 8941 §4.2.3.2`,
-      result: 'invalid',
+      result: 'acceptable',
       flags: ['Strictness'],
       code: 'SIGNATURE_INPUT_MALFORMED',
       change: (r) =>
@@ -175,7 +175,7 @@ function strictnessSpecs({ A, signed }: SigningContext): VerifySpec[] {
       id: 'verify-keyid-parameter-duplicated',
       description: 'Signature-Input carries keyid twice (;keyid="nokey";keyid=<the real keyid>).',
       source: `${S.v2}; RFC 8941 §4.2.3.2`,
-      result: 'invalid',
+      result: 'acceptable',
       flags: ['Strictness'],
       code: 'SIGNATURE_INPUT_MALFORMED',
       change: (r) =>
@@ -188,7 +188,7 @@ function strictnessSpecs({ A, signed }: SigningContext): VerifySpec[] {
       description:
         'created written as the Decimal 1767225600.0 (a JavaScript parser reads the same number).',
       source: `${S.v2}; RFC 9421 §2.3`,
-      result: 'invalid',
+      result: 'acceptable',
       flags: ['Strictness'],
       code: 'SIGNATURE_INPUT_MALFORMED',
       change: (r) =>
@@ -232,7 +232,7 @@ function labelSpecs({ A, custom, P, signed }: SigningContext): VerifySpec[] {
       id: 'verify-label-extra-member',
       description: 'A valid sig1 plus a second member "proxy" in both fields.',
       source: S.label,
-      result: 'invalid',
+      result: 'acceptable',
       flags: ['Label'],
       code: 'LABEL_UNSUPPORTED',
       change: (r) =>
@@ -247,7 +247,7 @@ function labelSpecs({ A, custom, P, signed }: SigningContext): VerifySpec[] {
       description:
         'Signature-Input carries "sig1" twice (on two lines): the second would silently win in a plain RFC 8941 parser.',
       source: `${S.label}; RFC 8941 §4.2.2`,
-      result: 'invalid',
+      result: 'acceptable',
       flags: ['Label'],
       code: 'LABEL_DUPLICATED',
       change: (r) =>
