@@ -20,6 +20,7 @@ import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
 import { runMain } from './fixtures/cli.js';
+import { auditConfigFor } from './fixtures/test-application-service.js';
 
 const keys = loadTestKeys();
 const ids = serverChecks.map((c) => c.id);
@@ -175,17 +176,8 @@ async function auditTargetFromEnvironment(): Promise<{
     lifecycleDelayMs: 250,
     retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2000 },
   });
-  const config = {
-    merchantId,
-    keyId: 'test-only-key-1',
-    payInAccountSelector: service.credentials.payInAccountSelector,
-    copDestinations: service.copDestinations,
-    payments: service.seededPayments,
-    webhookListen: `127.0.0.1:${webhookPort}`,
-    // The target is the reference service: it has payconform's /sandbox/ endpoints.
-    sandbox: true,
-    timeoutMs: 5000,
-  };
+  // The target is the reference service: it has payconform's /sandbox/ endpoints.
+  const config = auditConfigFor(service, webhookPort, { merchantId, keyId: 'test-only-key-1' });
   writeFileSync(join(dir, 'target.json'), JSON.stringify(config));
   const ran = await cli(
     [

@@ -23,6 +23,7 @@ import { runMain, type CliRun } from './fixtures/cli.js';
 import { harValidator } from './fixtures/har-schema.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
+import { auditConfigFor } from './fixtures/test-application-service.js';
 
 const keys = loadTestKeys();
 const validateHar = harValidator();
@@ -257,17 +258,9 @@ async function referenceService(): Promise<{ service: RunningReferenceService; c
   const config = join(dir, 'target.json');
   writeFileSync(
     config,
-    JSON.stringify({
-      applicationId,
-      merchantId,
-      keyId: 'test-only-key-1',
-      payInAccountSelector: service.credentials.payInAccountSelector,
-      copDestinations: service.copDestinations,
-      payments: service.seededPayments,
-      webhookListen: `127.0.0.1:${webhookPort}`,
-      sandbox: true,
-      timeoutMs: 5000,
-    }),
+    JSON.stringify(
+      auditConfigFor(service, webhookPort, { applicationId, merchantId, keyId: 'test-only-key-1' }),
+    ),
   );
   return { service, config };
 }
