@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { formVerdict } from '../conformance/checks/server/forgery-form.js';
 import { forgeryForms } from '../conformance/checks/server/forgery-kinds.js';
 import { loadCatalogue } from '../conformance/requirements.js';
+import { computeContentDigest } from '../src/digest/content-digest.js';
+import { serviceProfile } from '../src/profile/service-profile.js';
+import { loadTestKeys } from './fixtures/keys.js';
 import { findingVerdicts } from '../src/profile/finding-verdicts.js';
 import { verifyErrorCodes } from '../src/profile/verify-error-codes.js';
 
@@ -57,5 +60,44 @@ describe('every drawn form is classified', () => {
       const form = forgeryForms.find((f) => f.name === name)!;
       expect(formVerdict(form), name).toMatchObject({ verdict: 'either', why: 'rfc8941' });
     }
+  });
+});
+
+describe('a form is what it says for every body it is drawn on', () => {
+  const keys = loadTestKeys();
+  const credentials = {
+    applicationId: 'app',
+    applicationSecret: 'test-only-secret',
+    keyId: 'k',
+    privateKey: keys.clientEd25519.privateKey,
+  };
+  const requestWith = (text: string) => {
+    const body = Buffer.from(text);
+    const headers = [
+      ['content-type', 'application/json'],
+      ['content-length', String(body.length)],
+    ] as const;
+    return { method: 'POST', url: 'http://127.0.0.1:1/api/payouts', headers, body };
+  };
+  /** A JSON body whose sha-512 in base64 holds neither "+" nor "/" (about one in fifteen; bounded search). */
+  const bodyWithoutBase64OnlyCharacters = (): string => {
+    for (let n = 0; n < 2000; n += 1) {
+      const text = JSON.stringify({ amount: String(n) });
+      const digest = computeContentDigest(Buffer.from(text), [serviceProfile.digestAlgorithm]);
+      if (!/[+/]/.test(digest)) return text;
+    }
+    throw new Error('no such body among 2000');
+  };
+
+  it('digest-base64url holds "-" or "_" even where the body\'s base64 digest has no "+" or "/" (else it is only unpadded, which the spec leaves open)', () => {
+    const form = forgeryForms.find((f) => f.name === 'digest-base64url')!;
+    const request = requestWith(bodyWithoutBase64OnlyCharacters());
+    const built = form.build({ request, credentials, now: 1_767_225_600, size: 0 });
+    const field = (name: string) => built.headers.find(([n]) => n.toLowerCase() === name)?.[1];
+    expect(field('content-digest')).toMatch(/^sha-512=:[A-Za-z0-9_-]*[-_][A-Za-z0-9_-]*:$/);
+    expect(field('content-length')).toBe(String(built.body.length));
+    expect(JSON.parse(Buffer.from(built.body).toString())).toEqual(
+      JSON.parse(Buffer.from(request.body).toString()),
+    );
   });
 });
