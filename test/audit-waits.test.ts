@@ -2,6 +2,7 @@
 // service with default settings ends PASS, exit 0; and webhook-redelivered measures each redelivery from the answer
 // before it, so independent targets that retry every 700 ms (stated 1000 ms) or queue their first delivery 2.5 s
 // pass with no finding. The independent targets are small servers written here, not the reference service.
+// Each test has its own service and waits on it, so the tests run side by side (describe.concurrent).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -26,7 +27,7 @@ function readmeCommand(pattern: RegExp): string[] {
   return m[1]!.trim().split(/\s+/);
 }
 
-describe("the README's quickest route, against a service with default settings", () => {
+describe.concurrent("the README's quickest route, against a service with default settings", () => {
   it('serve --write-audit-config, then audit server --config with that file: PASS, exit 0, the reports written', async () => {
     // Exactly the README's two commands, run through main() in-process as a shell in `cwd` would (relative paths from
     // there); only the ports are swapped for free ones (tests run side by side), and the service's own port (default
@@ -202,26 +203,29 @@ async function auditRedelivery(
   }
 }
 
-describe('webhook-redelivered: each redelivery is awaited from the answer before it', () => {
-  it('a target retrying every 700 ms, audited with webhookRetry.withinMs 1000: PASS with no finding', async () => {
-    const r = await auditRedelivery(
-      'every-700',
-      { firstDelayMs: 0, retryMs: 700 },
-      { webhookRetry: { withinMs: 1000 } },
-    );
-    expect(r.out).toMatch(/PASS\s+webhook-redelivered/);
-    expect(r.out).toMatch(/2 passed, 0 failed, 0 warnings, 0 skipped/);
-    expect(r.code, r.out).toBe(0);
-  }, 30_000);
+describe.concurrent(
+  'webhook-redelivered: each redelivery is awaited from the answer before it',
+  () => {
+    it('a target retrying every 700 ms, audited with webhookRetry.withinMs 1000: PASS with no finding', async () => {
+      const r = await auditRedelivery(
+        'every-700',
+        { firstDelayMs: 0, retryMs: 700 },
+        { webhookRetry: { withinMs: 1000 } },
+      );
+      expect(r.out).toMatch(/PASS\s+webhook-redelivered/);
+      expect(r.out).toMatch(/2 passed, 0 failed, 0 warnings, 0 skipped/);
+      expect(r.code, r.out).toBe(0);
+    }, 30_000);
 
-  it('a target that queues its first delivery 2.5 s (timeoutMs 4000, no withinMs): PASS with no finding', async () => {
-    const r = await auditRedelivery(
-      'queued-2500',
-      { firstDelayMs: 2_500, retryMs: 1_000 },
-      { timeoutMs: 4000 },
-    );
-    expect(r.out).toMatch(/PASS\s+webhook-redelivered/);
-    expect(r.out).toMatch(/2 passed, 0 failed, 0 warnings, 0 skipped/);
-    expect(r.code, r.out).toBe(0);
-  }, 30_000);
-});
+    it('a target that queues its first delivery 2.5 s (timeoutMs 4000, no withinMs): PASS with no finding', async () => {
+      const r = await auditRedelivery(
+        'queued-2500',
+        { firstDelayMs: 2_500, retryMs: 1_000 },
+        { timeoutMs: 4000 },
+      );
+      expect(r.out).toMatch(/PASS\s+webhook-redelivered/);
+      expect(r.out).toMatch(/2 passed, 0 failed, 0 warnings, 0 skipped/);
+      expect(r.code, r.out).toBe(0);
+    }, 30_000);
+  },
+);

@@ -4,7 +4,9 @@
 // `alt` services, and the refund faults only the explorer finds, found through the config's payments.
 // Budget: the correct services run 4 seeds each at 4 s (enough for each to lend, refund and retire a payment: the
 // test asserts so), 20 seeds each with PAYCONFORM_LONG_TESTS=1; each fault search runs the default 15 s budget, up to
-// three seeds, as test/explore.test.ts does.
+// three seeds, as test/explore.test.ts does. The explorations wait on the service far more than they compute (about
+// 11 s of CPU in 60 s when run one after another), so the seeds of a service run four at a time and the four
+// explorations below run side by side (describe.concurrent): about the longest fault search in all.
 import { describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
@@ -169,19 +171,19 @@ async function withoutSandbox(
   return { context, close: () => t.close() };
 }
 
-describe("explorations without /sandbox/, on the config's two settled payments", () => {
+describe.concurrent("explorations without /sandbox/, on the config's two settled payments", () => {
   it.each(['clean', 'alt'] as const)(
     `%s: ${CLEAN_SEEDS} seeds make refunds of them and find nothing`,
     { timeout: 240_000 },
     async (variant: ServiceVariant) => {
       const bad: string[] = [];
       const summaries: string[] = [];
-      for (let batch = 0; batch < CLEAN_SEEDS / 2; batch++) {
+      for (let batch = 0; batch < CLEAN_SEEDS / 4; batch++) {
         const outcomes = await Promise.all(
-          [0, 1].map(async (i) => {
+          [0, 1, 2, 3].map(async (i) => {
             const t = await withoutSandbox(['100.00', '25000.00'], { variant });
             try {
-              const seed = 2000 + batch * 2 + i;
+              const seed = 2000 + batch * 4 + i;
               return await explore(t.context, env(60_000), { runs: 500, seconds: 4, seed });
             } finally {
               await t.close();
@@ -202,14 +204,19 @@ describe("explorations without /sandbox/, on the config's two settled payments",
   );
 });
 
-describe("the refund faults only the explorer finds, found through the config's payments", () => {
-  it.each([
-    ['refund-cap-large-payment', 'REFUND-TOTAL-CAP'],
-    ['refund-active-lapses', 'REFUND-ONE-ACTIVE'],
-  ] as const)('%s: %s', { timeout: 240_000 }, async (fault, requirement) => {
-    const o = await searchFresh(() => withoutSandbox(['100.00', '25000.00'], { faults: [fault] }));
-    expect(o.error).toBeUndefined();
-    expect(o.failure?.violation.judgement.requirement, exploreSummary(o)).toBe(requirement);
-    expect(o.cost.payments).toBe(0);
-  });
-});
+describe.concurrent(
+  "the refund faults only the explorer finds, found through the config's payments",
+  () => {
+    it.each([
+      ['refund-cap-large-payment', 'REFUND-TOTAL-CAP'],
+      ['refund-active-lapses', 'REFUND-ONE-ACTIVE'],
+    ] as const)('%s: %s', { timeout: 240_000 }, async (fault, requirement) => {
+      const o = await searchFresh(() =>
+        withoutSandbox(['100.00', '25000.00'], { faults: [fault] }),
+      );
+      expect(o.error).toBeUndefined();
+      expect(o.failure?.violation.judgement.requirement, exploreSummary(o)).toBe(requirement);
+      expect(o.cost.payments).toBe(0);
+    });
+  },
+);

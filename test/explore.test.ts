@@ -3,7 +3,9 @@
 // (50 with PAYCONFORM_LONG_TESTS=1).
 // The faults that misbehave only seconds after a call are found by the patient lanes (long waits), whose shrunk
 // sequences replay with their `~patient` token.
-// Budget: the faults run at once (one service each), the seeds ten at a time; about 45 s in all on two cores.
+// Budget: the faults run at once (one service each), the seeds ten at a time, and the searches beside the seeds
+// (describe.concurrent: the explorations wait on the services far more than they compute, about 16 s of CPU in 66 s
+// when the two ran one after the other); about 50 s in all on two cores.
 import { describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import type { CheckRunEnv } from '../conformance/check.js';
@@ -73,43 +75,53 @@ async function findWith(fault: ExplorerFaultName): Promise<ExploreOutcome> {
   }
 }
 
-describe('explorer: each explorer-only fault is found, shrunk to at most five steps, and replays', () => {
-  it('covers every fault the catalogue marks for the explorer', () => {
-    expect(Object.keys(expected).sort()).toEqual([...explorerFaults].sort());
-  });
-
-  it('finds each (run at once), each citing the rule it breaks', { timeout: 240_000 }, async () => {
-    // The replays (below) of two faults' shrunk sequences start as soon as each is found, beside the others: one
-    // from a quick lane, one from a patient lane (refundTwice is drawn there only).
-    const replayedFaults = ['hold-skipped-large-amount', 'refund-active-lapses'] as const;
-    const searches = explorerFaults.map((f) => [f, findWith(f)] as const);
-    const [outcomes, replays] = await Promise.all([
-      Promise.all(searches.map(async ([f, o]) => [f, await o] as const)),
-      Promise.all(
-        replayedFaults.map((fault) =>
-          searches.find(([f]) => f === fault)![1].then((o) => replayOnFreshServices(fault, o)),
-        ),
-      ),
-    ]);
-    for (const [fault, o] of outcomes) {
-      expect(o.error, fault).toBeUndefined();
-      expect(expected[fault], fault).toContain(o.failure?.violation.judgement.requirement);
-      expect(commandsOf(o).length, `${fault}: ${commandsOf(o).join(' | ')}`).toBeLessThanOrEqual(5);
-      expect(parseReplayToken(o.failure!.token), fault).toBeDefined();
-    }
-    expect(parseReplayToken(replays[1]!.found.failure!.token)?.pace).toBe('patient');
-    replays.forEach(({ found, again, onClean }, i) => {
-      const fault = replayedFaults[i]!;
-      // The shrunk sequence replays: the same rule breaks again on a fresh faulty service, and not on a clean one.
-      expect(expected[fault], fault).toContain(again.failure?.violation.judgement.requirement);
-      // (the same commands; the ids after "→" are those of the fresh service)
-      expect(commandsOf(again).map(drawn), fault).toEqual(commandsOf(found).map(drawn));
-      expect(onClean.failure, fault).toBeUndefined();
-      // The replayed sequence only (fast-check may first run the unshrunk sequence the path starts from).
-      expect(onClean.runs, fault).toBeLessThanOrEqual(2);
+describe.concurrent(
+  'explorer: each explorer-only fault is found, shrunk to at most five steps, and replays',
+  () => {
+    it('covers every fault the catalogue marks for the explorer', () => {
+      expect(Object.keys(expected).sort()).toEqual([...explorerFaults].sort());
     });
-  });
-});
+
+    it(
+      'finds each (run at once), each citing the rule it breaks',
+      { timeout: 240_000 },
+      async () => {
+        // The replays (below) of two faults' shrunk sequences start as soon as each is found, beside the others: one
+        // from a quick lane, one from a patient lane (refundTwice is drawn there only).
+        const replayedFaults = ['hold-skipped-large-amount', 'refund-active-lapses'] as const;
+        const searches = explorerFaults.map((f) => [f, findWith(f)] as const);
+        const [outcomes, replays] = await Promise.all([
+          Promise.all(searches.map(async ([f, o]) => [f, await o] as const)),
+          Promise.all(
+            replayedFaults.map((fault) =>
+              searches.find(([f]) => f === fault)![1].then((o) => replayOnFreshServices(fault, o)),
+            ),
+          ),
+        ]);
+        for (const [fault, o] of outcomes) {
+          expect(o.error, fault).toBeUndefined();
+          expect(expected[fault], fault).toContain(o.failure?.violation.judgement.requirement);
+          expect(
+            commandsOf(o).length,
+            `${fault}: ${commandsOf(o).join(' | ')}`,
+          ).toBeLessThanOrEqual(5);
+          expect(parseReplayToken(o.failure!.token), fault).toBeDefined();
+        }
+        expect(parseReplayToken(replays[1]!.found.failure!.token)?.pace).toBe('patient');
+        replays.forEach(({ found, again, onClean }, i) => {
+          const fault = replayedFaults[i]!;
+          // The shrunk sequence replays: the same rule breaks again on a fresh faulty service, and not on a clean one.
+          expect(expected[fault], fault).toContain(again.failure?.violation.judgement.requirement);
+          // (the same commands; the ids after "→" are those of the fresh service)
+          expect(commandsOf(again).map(drawn), fault).toEqual(commandsOf(found).map(drawn));
+          expect(onClean.failure, fault).toBeUndefined();
+          // The replayed sequence only (fast-check may first run the unshrunk sequence the path starts from).
+          expect(onClean.runs, fault).toBeLessThanOrEqual(2);
+        });
+      },
+    );
+  },
+);
 
 /** Replays `found`'s shrunk sequence on a fresh service with `fault` and on a fresh clean one. */
 async function replayOnFreshServices(
@@ -129,37 +141,40 @@ async function replayOnFreshServices(
   }
 }
 
-describe('explorer: no finding on correct services (a false failure is as bad as a miss)', () => {
-  it.each(['clean', 'alt'] as const)(
-    `%s: ${CLEAN_SEEDS} seeds, ten at a time, no failure and no error`,
-    { timeout: 240_000 },
-    async (variant: ServiceVariant) => {
-      const t = await startEmbeddedTarget({ variant });
-      const settings = { runs: 4, seconds: 4, shrinkSeconds: 10, maxCommands: 8 };
-      const bad: string[] = [];
-      let steps = 0;
-      try {
-        for (let batch = 0; batch < CLEAN_SEEDS / 10; batch++) {
-          const seeds = Array.from({ length: 10 }, (_, i) => 1000 + batch * 10 + i);
-          const outcomes = await Promise.all(
-            seeds.map((seed) => explore(quick(t.context), env(60_000), { ...settings, seed })),
-          );
-          for (const o of outcomes) {
-            steps += o.steps;
-            if (o.failure !== undefined || o.error !== undefined)
-              bad.push(
-                `seed ${o.seed}: ${o.error ?? o.failure!.violation.message} (${commandsOf(o).join(' | ')})`,
-              );
+describe.concurrent(
+  'explorer: no finding on correct services (a false failure is as bad as a miss)',
+  () => {
+    it.each(['clean', 'alt'] as const)(
+      `%s: ${CLEAN_SEEDS} seeds, ten at a time, no failure and no error`,
+      { timeout: 240_000 },
+      async (variant: ServiceVariant) => {
+        const t = await startEmbeddedTarget({ variant });
+        const settings = { runs: 4, seconds: 4, shrinkSeconds: 10, maxCommands: 8 };
+        const bad: string[] = [];
+        let steps = 0;
+        try {
+          for (let batch = 0; batch < CLEAN_SEEDS / 10; batch++) {
+            const seeds = Array.from({ length: 10 }, (_, i) => 1000 + batch * 10 + i);
+            const outcomes = await Promise.all(
+              seeds.map((seed) => explore(quick(t.context), env(60_000), { ...settings, seed })),
+            );
+            for (const o of outcomes) {
+              steps += o.steps;
+              if (o.failure !== undefined || o.error !== undefined)
+                bad.push(
+                  `seed ${o.seed}: ${o.error ?? o.failure!.violation.message} (${commandsOf(o).join(' | ')})`,
+                );
+            }
           }
+        } finally {
+          await t.close();
         }
-      } finally {
-        await t.close();
-      }
-      expect(bad).toEqual([]);
-      expect(steps).toBeGreaterThan(200); // the runs did act on the service
-    },
-  );
-});
+        expect(bad).toEqual([]);
+        expect(steps).toBeGreaterThan(200); // the runs did act on the service
+      },
+    );
+  },
+);
 
 describe('audit server --explore (command line)', () => {
   it('--explore-only on the embedded service: one check, PASS, in the JSON report with its requirements', async () => {

@@ -7,6 +7,8 @@
 // (a source scan). A child process only for the starter: a Python program is the point.
 // Budget: the correct services run 2 seeds per hook form at 4 s each (enough to make payments and refunds through the
 // hook: asserted), 10 each with PAYCONFORM_LONG_TESTS=1; each fault search runs the default 15 s budget, up to three seeds.
+// The suites from the starter hook on run side by side (describe.concurrent): each test starts its own services and
+// hook, and they wait on them far more than they compute (about 39 s of CPU in 68 s one after another).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
@@ -160,7 +162,7 @@ async function behindHook(
   };
 }
 
-describe('the starter hook, on a service whose /sandbox/ the audit does not see', () => {
+describe.concurrent('the starter hook, on a service whose /sandbox/ the audit does not see', () => {
   let probe: Awaited<ReturnType<typeof behindHook>>;
   beforeAll(async () => {
     probe = await behindHook('url');
@@ -227,147 +229,160 @@ describe('the starter hook, on a service whose /sandbox/ the audit does not see'
   );
 });
 
-describe('refund-to-original-account through the starter hook (the payer of a payment it made)', () => {
-  it.each([
-    [[], 'pass'],
-    [['refund-arbitrary-destination'], 'violation'],
-  ] as const)('faults %j: %s', { timeout: 60_000 }, async (faults, outcome) => {
-    const t = await behindHook('url', { faults: [...faults] });
-    try {
-      const findings = await refundToOriginalAccount.run(t.context, env(45_000));
-      const judged = findings.filter((f) => f.requirement === 'REFUND-ORIGINAL-ACCOUNT');
-      expect(judged.length, JSON.stringify(findings)).toBeGreaterThan(0);
-      expect(judged.map((f) => f.outcome)).toContain(outcome);
-      if (outcome === 'pass') expect(findings.map((f) => f.outcome)).not.toContain('violation');
-    } finally {
-      await t.close();
-    }
-  });
-});
+describe.concurrent(
+  'refund-to-original-account through the starter hook (the payer of a payment it made)',
+  () => {
+    it.each([
+      [[], 'pass'],
+      [['refund-arbitrary-destination'], 'violation'],
+    ] as const)('faults %j: %s', { timeout: 60_000 }, async (faults, outcome) => {
+      const t = await behindHook('url', { faults: [...faults] });
+      try {
+        const findings = await refundToOriginalAccount.run(t.context, env(45_000));
+        const judged = findings.filter((f) => f.requirement === 'REFUND-ORIGINAL-ACCOUNT');
+        expect(judged.length, JSON.stringify(findings)).toBeGreaterThan(0);
+        expect(judged.map((f) => f.outcome)).toContain(outcome);
+        if (outcome === 'pass') expect(findings.map((f) => f.outcome)).not.toContain('violation');
+      } finally {
+        await t.close();
+      }
+    });
+  },
+);
 
-describe('the refund faults only the explorer finds, found through the starter hook', () => {
-  it.each([
-    ['refund-cap-large-payment', 'REFUND-TOTAL-CAP'],
-    ['refund-active-lapses', 'REFUND-ONE-ACTIVE'],
-  ] as const)('%s: %s', { timeout: 240_000 }, async (fault, requirement) => {
-    const o = await searchFresh(() => behindHook('url', { faults: [fault] }));
-    expect(o.error).toBeUndefined();
-    expect(o.failure?.violation.judgement.requirement, exploreSummary(o)).toBe(requirement);
-    expect(o.cost.payments).toBeGreaterThan(0);
-  });
-});
+describe.concurrent(
+  'the refund faults only the explorer finds, found through the starter hook',
+  () => {
+    it.each([
+      ['refund-cap-large-payment', 'REFUND-TOTAL-CAP'],
+      ['refund-active-lapses', 'REFUND-ONE-ACTIVE'],
+    ] as const)('%s: %s', { timeout: 240_000 }, async (fault, requirement) => {
+      const o = await searchFresh(() => behindHook('url', { faults: [fault] }));
+      expect(o.error).toBeUndefined();
+      expect(o.failure?.violation.judgement.requirement, exploreSummary(o)).toBe(requirement);
+      expect(o.cost.payments).toBeGreaterThan(0);
+    });
+  },
+);
 
-describe('the payment checks through the starter hook (payment-webhook), on a service whose /sandbox/ the audit does not see', () => {
-  const PAYMENT_CHECKS = ['webhook-payment-status-changes', 'payment-reference-assigned'] as const;
-  const FORMS = ['url', 'command'] as const;
-  const audit = async (
-    form: (typeof FORMS)[number],
-    options: { faults?: FaultName[]; variant?: ServiceVariant },
-  ) => {
-    const t = await behindHook(form, options);
-    try {
-      return await auditTarget(t.target, { only: [...PAYMENT_CHECKS] });
-    } finally {
-      await t.close();
-    }
-  };
-  const outcomes = (summary: Awaited<ReturnType<typeof audit>>) =>
-    Object.fromEntries(summary.results.map((r) => [r.id, r.outcome]));
+describe.concurrent(
+  'the payment checks through the starter hook (payment-webhook), on a service whose /sandbox/ the audit does not see',
+  () => {
+    const PAYMENT_CHECKS = [
+      'webhook-payment-status-changes',
+      'payment-reference-assigned',
+    ] as const;
+    const FORMS = ['url', 'command'] as const;
+    const audit = async (
+      form: (typeof FORMS)[number],
+      options: { faults?: FaultName[]; variant?: ServiceVariant },
+    ) => {
+      const t = await behindHook(form, options);
+      try {
+        return await auditTarget(t.target, { only: [...PAYMENT_CHECKS] });
+      } finally {
+        await t.close();
+      }
+    };
+    const outcomes = (summary: Awaited<ReturnType<typeof audit>>) =>
+      Object.fromEntries(summary.results.map((r) => [r.id, r.outcome]));
 
-  it.each((['clean', 'alt', 'lenient'] as const).flatMap((v) => FORMS.map((f) => [v, f] as const)))(
-    '%s, the hook as a %s: both pass',
-    { timeout: 60_000 },
-    async (variant, form) => {
+    it.each(
+      (['clean', 'alt', 'lenient'] as const).flatMap((v) => FORMS.map((f) => [v, f] as const)),
+    )('%s, the hook as a %s: both pass', { timeout: 60_000 }, async (variant, form) => {
       const summary = await audit(form, { variant });
       expect(outcomes(summary), JSON.stringify(summary.results)).toEqual({
         'webhook-payment-status-changes': 'pass',
         'payment-reference-assigned': 'pass',
       });
-    },
-  );
+    });
 
-  it.each([
-    ['payment-webhook-missing', 'webhook-payment-status-changes', 'WEBHOOK-PAYMENT-EMITTED'],
-    [
-      'payment-webhook-completed-missing',
-      'webhook-payment-status-changes',
-      'WEBHOOK-PAYMENT-EMITTED',
-    ],
-    ['payment-reference-kept', 'payment-reference-assigned', 'PAYMENT-REFERENCE-ASSIGNED'],
-  ] as const)(
-    'fault %s fails %s (%s), the hook as a URL and as a command',
-    { timeout: 60_000 },
-    async (fault, id, requirement) => {
-      for (const form of FORMS) {
-        const summary = await audit(form, { faults: [fault] });
-        const r = summary.results.find((x) => x.id === id);
-        expect(r?.outcome, `${form}: ${JSON.stringify(r)}`).toBe('fail');
-        expect(r?.findings.filter((f) => f.outcome === 'fail').map((f) => f.requirement)).toContain(
-          requirement,
-        );
-      }
-    },
-  );
+    it.each([
+      ['payment-webhook-missing', 'webhook-payment-status-changes', 'WEBHOOK-PAYMENT-EMITTED'],
+      [
+        'payment-webhook-completed-missing',
+        'webhook-payment-status-changes',
+        'WEBHOOK-PAYMENT-EMITTED',
+      ],
+      ['payment-reference-kept', 'payment-reference-assigned', 'PAYMENT-REFERENCE-ASSIGNED'],
+    ] as const)(
+      'fault %s fails %s (%s), the hook as a URL and as a command',
+      { timeout: 60_000 },
+      async (fault, id, requirement) => {
+        for (const form of FORMS) {
+          const summary = await audit(form, { faults: [fault] });
+          const r = summary.results.find((x) => x.id === id);
+          expect(r?.outcome, `${form}: ${JSON.stringify(r)}`).toBe('fail');
+          expect(
+            r?.findings.filter((f) => f.outcome === 'fail').map((f) => f.requirement),
+          ).toContain(requirement);
+        }
+      },
+    );
 
-  it(
-    'a hook that answers payment-webhook with 501 makes only these checks skip, with its reason',
-    {
-      timeout: 60_000,
-    },
-    async () => {
-      const t = await behindHook('url');
-      try {
-        const backend = `${t.context.baseUrl}${PRIVATE}`;
-        // The starter for every state but payment-webhook, which it does not offer (exit 3, with a reason).
-        const script = `case "$1" in *'"payment-webhook"'*) echo '{"reason":"no payments here"}'; exit 3;; esac; exec python3 "$0" "$1"`;
-        const stateHook: StateHookConfig = {
-          command: ['env', `STATE_HOOK_BACKEND=${backend}`, 'sh', '-c', script, STARTER_HOOK],
-        };
-        const summary = await auditTarget(
-          { ...t.target, context: { ...t.context, stateHook } },
-          { only: [...PAYMENT_CHECKS, 'refund-partial-accepted'] },
-        );
-        expect(outcomes(summary)).toEqual({
-          'webhook-payment-status-changes': 'skip',
-          'payment-reference-assigned': 'skip',
-          'refund-partial-accepted': 'pass',
-        });
-        for (const id of PAYMENT_CHECKS)
-          expect(summary.results.find((r) => r.id === id)?.message).toMatch(
-            /does not offer payment-webhook.*: no payments here/,
+    it(
+      'a hook that answers payment-webhook with 501 makes only these checks skip, with its reason',
+      {
+        timeout: 60_000,
+      },
+      async () => {
+        const t = await behindHook('url');
+        try {
+          const backend = `${t.context.baseUrl}${PRIVATE}`;
+          // The starter for every state but payment-webhook, which it does not offer (exit 3, with a reason).
+          const script = `case "$1" in *'"payment-webhook"'*) echo '{"reason":"no payments here"}'; exit 3;; esac; exec python3 "$0" "$1"`;
+          const stateHook: StateHookConfig = {
+            command: ['env', `STATE_HOOK_BACKEND=${backend}`, 'sh', '-c', script, STARTER_HOOK],
+          };
+          const summary = await auditTarget(
+            { ...t.target, context: { ...t.context, stateHook } },
+            { only: [...PAYMENT_CHECKS, 'refund-partial-accepted'] },
           );
-      } finally {
-        await t.close();
-      }
-    },
-  );
-});
+          expect(outcomes(summary)).toEqual({
+            'webhook-payment-status-changes': 'skip',
+            'payment-reference-assigned': 'skip',
+            'refund-partial-accepted': 'pass',
+          });
+          for (const id of PAYMENT_CHECKS)
+            expect(summary.results.find((r) => r.id === id)?.message).toMatch(
+              /does not offer payment-webhook.*: no payments here/,
+            );
+        } finally {
+          await t.close();
+        }
+      },
+    );
+  },
+);
 
-describe('payouts: the signing checks read the payouts a target holds through the contract', () => {
-  it(
-    'the /sandbox/ provider lists none for an unknown reference, and those rejected requests made (creates-on-rejection)',
-    {
-      timeout: 60_000,
-    },
-    async () => {
-      const t = await startEmbeddedTarget({ faults: ['creates-on-rejection'] });
-      try {
-        const none = await askState(t.context, env(10_000), {
-          state: 'payouts',
-          references: ['no-such-reference'],
-        });
-        expect(none).toEqual({ kind: 'made', answer: { payouts: [] } });
-        const summary = await auditTarget(t, { only: ['signature-headers-missing'] });
-        const failing = summary.results[0]?.findings.find((f) => f.outcome === 'fail');
-        expect(failing?.evidence?.notes, JSON.stringify(summary.results[0])).toMatch(
-          /the target's \/sandbox\/ lists [1-9]\d* payout\(s\) with reference/,
-        );
-      } finally {
-        await t.close();
-      }
-    },
-  );
-});
+describe.concurrent(
+  'payouts: the signing checks read the payouts a target holds through the contract',
+  () => {
+    it(
+      'the /sandbox/ provider lists none for an unknown reference, and those rejected requests made (creates-on-rejection)',
+      {
+        timeout: 60_000,
+      },
+      async () => {
+        const t = await startEmbeddedTarget({ faults: ['creates-on-rejection'] });
+        try {
+          const none = await askState(t.context, env(10_000), {
+            state: 'payouts',
+            references: ['no-such-reference'],
+          });
+          expect(none).toEqual({ kind: 'made', answer: { payouts: [] } });
+          const summary = await auditTarget(t, { only: ['signature-headers-missing'] });
+          const failing = summary.results[0]?.findings.find((f) => f.outcome === 'fail');
+          expect(failing?.evidence?.notes, JSON.stringify(summary.results[0])).toMatch(
+            /the target's \/sandbox\/ lists [1-9]\d* payout\(s\) with reference/,
+          );
+        } finally {
+          await t.close();
+        }
+      },
+    );
+  },
+);
 
 /** Every .ts file under `dir` (relative to the repository root), recursively. */
 function sourcesUnder(dir: string): string[] {

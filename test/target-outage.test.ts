@@ -2,6 +2,7 @@
 // "No answer"): a long-lived `payconform serve` killed mid-run ends the audit with exit 3, no failing check, and every
 // report saying the target stopped answering; an exploration that judged fewer than its minimum of steps, or created
 // no payout, is not a pass.
+// Each test has its own service and waits on it, so the tests run side by side (describe.concurrent).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -55,44 +56,47 @@ async function auditKilledMidRun(args: readonly string[], payouts: number) {
   }
 }
 
-describe('a target that stops answering mid-run: exit 3, no finding against it, every report says so', () => {
-  it('while exploring: the sequences without an answer are inconclusive, never shrunk as a failure', async () => {
-    const r = await auditKilledMidRun(['--explore-only', '--explore-seconds', '20'], 6);
-    expect(r.code, r.out).toBe(3);
-    expect(r.json.verdict).toBe('error');
-    expect(r.json.exitCode).toBe(3);
-    expect(r.json.stopped?.reason).toMatch(/stopped answering during the run/);
-    expect(
-      validateAgainst('https://payconform.dev/schemas/conformance-report.schema.json', r.json),
-    ).toEqual({ valid: true });
-    expect(r.json.results.filter((x) => x.outcome === 'fail')).toEqual([]);
-    expect(r.json.results.find((x) => x.id === 'explore-model')?.outcome).toBe('error');
-    expect(r.out).toMatch(
-      /the target stopped answering: \d+ sequences in a row got no complete answer/,
-    );
-    // A webhook the killed target never sent may have started a shrink before the outage showed: what it was
-    // shrinking is then undecided, never a failure.
-    if (/shrinking a failure/.test(r.out))
+describe.concurrent(
+  'a target that stops answering mid-run: exit 3, no finding against it, every report says so',
+  () => {
+    it('while exploring: the sequences without an answer are inconclusive, never shrunk as a failure', async () => {
+      const r = await auditKilledMidRun(['--explore-only', '--explore-seconds', '20'], 6);
+      expect(r.code, r.out).toBe(3);
+      expect(r.json.verdict).toBe('error');
+      expect(r.json.exitCode).toBe(3);
+      expect(r.json.stopped?.reason).toMatch(/stopped answering during the run/);
+      expect(
+        validateAgainst('https://payconform.dev/schemas/conformance-report.schema.json', r.json),
+      ).toEqual({ valid: true });
+      expect(r.json.results.filter((x) => x.outcome === 'fail')).toEqual([]);
+      expect(r.json.results.find((x) => x.id === 'explore-model')?.outcome).toBe('error');
       expect(r.out).toMatch(
-        /the exploration stopped, and what it was shrinking \([A-Z-]+\) is undecided/,
+        /the target stopped answering: \d+ sequences in a row got no complete answer/,
       );
-    expect(r.junit).toMatch(/run stopped \(exit 3\): the target stopped answering/);
-    expect(r.html).toMatch(/Run stopped \(exit 3\):<\/strong> the target stopped answering/);
-    // Nothing is shrunk: the exploration ends soon after the outage, not after the shrinking budget.
-    expect(r.seconds).toBeLessThan(4 + 15);
-  }, 120_000);
+      // A webhook the killed target never sent may have started a shrink before the outage showed: what it was
+      // shrinking is then undecided, never a failure.
+      if (/shrinking a failure/.test(r.out))
+        expect(r.out).toMatch(
+          /the exploration stopped, and what it was shrinking \([A-Z-]+\) is undecided/,
+        );
+      expect(r.junit).toMatch(/run stopped \(exit 3\): the target stopped answering/);
+      expect(r.html).toMatch(/Run stopped \(exit 3\):<\/strong> the target stopped answering/);
+      // Nothing is shrunk: the exploration ends soon after the outage, not after the shrinking budget.
+      expect(r.seconds).toBeLessThan(4 + 15);
+    }, 120_000);
 
-  it('during the fixed checks: the same ending', async () => {
-    const r = await auditKilledMidRun([], 2);
-    expect(r.code, r.out).toBe(3);
-    expect(r.json.stopped?.exitCode).toBe(3);
-    expect(r.json.results.filter((x) => x.outcome === 'fail')).toEqual([]);
-    expect(r.json.results.some((x) => x.outcome === 'error')).toBe(true);
-    expect(r.out).toMatch(/verdict: ERROR \(the target stopped answering during the run/);
-  }, 120_000);
-});
+    it('during the fixed checks: the same ending', async () => {
+      const r = await auditKilledMidRun([], 2);
+      expect(r.code, r.out).toBe(3);
+      expect(r.json.stopped?.exitCode).toBe(3);
+      expect(r.json.results.filter((x) => x.outcome === 'fail')).toEqual([]);
+      expect(r.json.results.some((x) => x.outcome === 'error')).toBe(true);
+      expect(r.out).toMatch(/verdict: ERROR \(the target stopped answering during the run/);
+    }, 120_000);
+  },
+);
 
-describe('an exploration that did not reach enough is not a pass', () => {
+describe.concurrent('an exploration that did not reach enough is not a pass', () => {
   it(`fewer than ${EXPLORE_DEFAULTS.minSteps} judged steps: inconclusive, with the minimum named`, async () => {
     const t = await startEmbeddedTarget();
     try {
