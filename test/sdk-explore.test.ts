@@ -8,7 +8,8 @@
 // found within 2 to 5 s on the 2-core machine, seed 1); a clean seed plays 2 sequences (PAYCONFORM_LONG_TESTS=1: 10),
 // enough for every seed to draw payouts, follow-ups, refunds and webhooks, not a soak.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -206,6 +207,87 @@ describe('audit client --adapter through main()', () => {
         io.out.join(''),
       ])
         expect(text).not.toContain('PRIVATE KEY');
+    },
+  );
+  it(
+    'baseline, attestation and diff as for the other audits: a known fault passes with its baseline, a replay on the correct SDK is attested and verified, and diff says fixed one way and regressed the other',
+    { timeout: 90_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'payconform-sdk-gates-'));
+      const pair = generateKeyPairSync('ed25519');
+      const keyFile = join(dir, 'attest.key');
+      const publicFile = join(dir, 'attest.pub');
+      writeFileSync(keyFile, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }), {
+        mode: 0o600,
+      });
+      writeFileSync(publicFile, pair.publicKey.export({ type: 'spki', format: 'pem' }));
+      const env = { ...process.env, PAYCONFORM_ATTEST_KEY_FILE: keyFile };
+      const run = async (args: readonly string[]) => {
+        const io = memoryIo({ env });
+        const code = await main([...args], io);
+        return { code, out: io.out.join('') + io.err.join('') };
+      };
+      const file = (name: string) => join(dir, name);
+      // A faulty SDK: found (exit 1), with the command that replays its shrunk sequence.
+      const found = await run([
+        'audit',
+        'client',
+        '--adapter',
+        tsAdapter('held-reported-as-success'),
+        '--explore-seed',
+        '1',
+        '--explore-seconds',
+        '12',
+        '--report',
+        `json:${file('faulty.json')}`,
+      ]);
+      expect(found.code, found.out).toBe(1);
+      const token = /--explore-replay '([^']+)'/.exec(found.out)?.[1];
+      expect(token, found.out).toBeDefined();
+      // Its replay: its findings written to a new baseline and judged against it (known, exit 0); judged against
+      // that baseline again (exit 0), and without it (exit 1).
+      const replay = ['audit', 'client', '--explore-replay', token!, '--adapter'];
+      const faulty = tsAdapter('held-reported-as-success');
+      const update = await run([
+        ...replay,
+        faulty,
+        '--baseline',
+        file('baseline.json'),
+        '--baseline-update',
+      ]);
+      expect(update.code, update.out).toBe(0);
+      const baseline = readFileSync(file('baseline.json'), 'utf8');
+      expect(baseline).toContain('sdk-explore');
+      expect(baseline).toContain('COP-HOLD-ON-MISMATCH');
+      const known = await run([...replay, faulty, '--baseline', file('baseline.json')]);
+      expect(known.code, known.out).toBe(0);
+      expect(known.out).toMatch(/1 known, 0 new/);
+      expect((await run([...replay, faulty])).code).toBe(1);
+      // The same sequence on the correct SDK: PASS, attested, and the attestation verifies.
+      const fixed = await run([
+        ...replay,
+        tsAdapter(),
+        '--report',
+        `json:${file('fixed.json')}`,
+        '--attest',
+        file('fixed.intoto.json'),
+      ]);
+      expect(fixed.code, fixed.out).toBe(0);
+      const verified = await run([
+        'attest',
+        'verify',
+        file('fixed.intoto.json'),
+        '--public-key',
+        publicFile,
+      ]);
+      expect(verified.code, verified.out).toBe(0);
+      // diff: the faulty run then the fixed one is no regression; the other way round, sdk-explore regressed.
+      const forward = await run(['diff', file('faulty.json'), file('fixed.json')]);
+      expect(forward.code, forward.out).toBe(0);
+      expect(forward.out).toMatch(/fixed/i);
+      const backward = await run(['diff', file('fixed.json'), file('faulty.json')]);
+      expect(backward.code, backward.out).toBe(1);
+      expect(backward.out).toContain('sdk-explore');
     },
   );
   it(

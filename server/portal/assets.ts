@@ -26,9 +26,11 @@ export const PORTAL_SCRIPT = `
     try {
       const url = new URL(location.href); url.searchParams.delete('flash'); url.searchParams.set('fragment', 'main');
       const r = await fetch(url, { headers: { accept: 'text/html' } });
-      // What was typed while the fragment loaded is kept: the refresh waits for the form to be sent or left.
-      if (r.ok && editing()) pending = true;
-      else if (r.ok) { const open = [...main.querySelectorAll('details[open]')].map((d) => d.id); main.innerHTML = await r.text(); for (const id of open) { const d = id && document.getElementById(id); if (d) d.open = true; } }
+      const html = r.ok ? await r.text() : undefined;
+      // What was typed while the fragment loaded is kept: the refresh waits for the form to be sent or left. Asked
+      // after the last await, so nothing typed between the question and the swap is lost.
+      if (html !== undefined && editing()) pending = true;
+      else if (html !== undefined) { const open = [...main.querySelectorAll('details[open]')].map((d) => d.id); main.innerHTML = html; for (const id of open) { const d = id && document.getElementById(id); if (d) d.open = true; } }
     } finally { busy = false; if (pending) setTimeout(refresh, 50); }
   }
   document.addEventListener('focusout', () => { if (pending) setTimeout(refresh, 50); });
