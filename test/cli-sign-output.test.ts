@@ -199,6 +199,21 @@ describe('sign --output request', () => {
   });
 });
 
+describe('sign --output curl: the secret, however short, is an environment reference', () => {
+  // Secrets of fewer than 4 characters are not masked wherever they appear (they would mask ordinary text), only
+  // where their position gives them away: the x-application-secret header is such a place.
+  it.each(['s', 'ab', 'xyz', 'test-only-secret-of-usual-length'])('secret %j', async (secret) => {
+    const r = await cli(
+      ['sign', '--request', '-', '--output', 'curl', ...CREATED],
+      post,
+      signingEnv(secret, keys.clientEd25519),
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(r.out).toContain(`-H 'x-application-secret: '"$PAYCONFORM_APPLICATION_SECRET"`);
+    expect(r.out).not.toContain(`x-application-secret: ${secret}`);
+  });
+});
+
 describe('request JSON read by verify', () => {
   it("accepts a test vector's request as it is (wire-form [name, value] headers, bodyUtf8), and the schema does too", async () => {
     const file = JSON.parse(
