@@ -24,7 +24,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { BinaryOutput } from '../scripts/build-binary.js';
+import { verifyWebhook } from '../src/webhooks/index.js';
 import { readAction, runAction, type ActionRun } from './fixtures/action-runner.js';
+import { signingEnv } from './fixtures/cli.js';
+import { loadTestKeys } from './fixtures/keys.js';
 import {
   buildExecutable,
   pathWithout,
@@ -175,6 +178,95 @@ describe('the Action, run as the runner runs it, with no node on PATH', () => {
     expect(none.code).toBe(1);
     expect(none.summary).toContain('no report was written');
   }, 60_000);
+
+  it('mode webhooks: a verifying receiver passes; one that accepts anything fails with --fail-on warn, named in the summary', async () => {
+    const cwd = emptyFolder();
+    const keyFile = join(cwd, 'service.pem');
+    // Receivers served by this test process (the Action's steps reach them over loopback): one verifies every
+    // webhook with the key --public-key-out wrote, one answers 200 to anything.
+    const receiver = async (verifies: boolean) => {
+      const server = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const pem = existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : undefined;
+          const ok =
+            !verifies ||
+            (pem !== undefined &&
+              verifyWebhook(new Uint8Array(Buffer.concat(chunks)), req.headers.authorization, pem)
+                .ok);
+          res.writeHead(ok ? 200 : 401).end();
+        });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, server };
+    };
+    const [good, lax] = await Promise.all([receiver(true), receiver(false)]);
+    try {
+      const pass = await local(
+        { mode: 'webhooks', target: good.url, args: `--public-key-out\n${keyFile}` },
+        cwd,
+      );
+      expect(pass.code, pass.stderr + pass.summary).toBe(0);
+      expect(pass.outputs['audit']).toMatchObject({ verdict: 'pass', 'exit-code': '0' });
+      expect(pass.summary).toMatch(/^### payconform audit receiver: PASS \(exit 0\)/m);
+      const fail = await local(
+        {
+          mode: 'webhooks',
+          target: lax.url,
+          args: `--public-key-out\n${keyFile}\n--fail-on\nwarn`,
+        },
+        cwd,
+      );
+      expect(fail.code, fail.stderr + fail.summary).toBe(1);
+      expect(fail.outputs['audit']).toMatchObject({ verdict: 'fail', 'exit-code': '1' });
+      expect(fail.summary).toMatch(/webhook-[a-z-]+/);
+    } finally {
+      good.server.close();
+      lax.server.close();
+    }
+  }, 120_000);
+
+  it('mode client: a client written in shell (payconform sign, then curl) passes; one that changes the body after signing fails', async () => {
+    const cwd = emptyFolder();
+    const client = join(cwd, 'client.sh');
+    // A TEST ONLY client with no node: the request JSON built by sed, signed by the executable, sent by curl; then a
+    // refund (not signed in the spec's v0.7 refund API). CLIENT_FAULT=body sends other bytes than those signed.
+    writeFileSync(
+      client,
+      [
+        '#!/bin/sh',
+        'set -eu',
+        `body='{"applicationId":"'"$PAYCONFORM_APPLICATION_ID"'","payInAccountSelector":"'"$PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR"'","amount":12.5,"reference":"ACTION-1","destination":{"destinationType":"toAccount","accountType":"SCAN","holderName":"Jane Payee","accountNumber":"12345678","sortCode":"040004","iban":null}}'`,
+        `escaped=$(printf '%s' "$body" | sed 's/"/\\\\"/g')`,
+        `printf '{"method":"POST","url":"%s/api/payouts","headers":{"content-type":"application/vnd.service.v1.0+json"},"body":"%s"}' "$PAYCONFORM_BASE_URL" "$escaped" > request.json`,
+        `"$PAYCONFORM_EXE" sign --request request.json --output curl > send.sh`,
+        `if [ "\${CLIENT_FAULT:-}" = body ]; then sed -i 's/"amount":12.5/"amount":13.5/' send.sh; fi`,
+        'sh send.sh',
+        `curl -sS -X POST -H 'content-type: application/vnd.service.v0.7+json' -H 'accept: application/vnd.service.v0.7+json' -H "x-application-id: $PAYCONFORM_APPLICATION_ID" -H "x-application-secret: $PAYCONFORM_APPLICATION_SECRET" --data-binary '{"paymentId":"'"$PAYCONFORM_SETTLED_PAYMENT_ID"'","amount":"1.00"}' "$PAYCONFORM_BASE_URL/api/merchants/any-merchant/applications/$PAYCONFORM_APPLICATION_ID/refunds"`,
+        '',
+      ].join('\n'),
+    );
+    const keys = loadTestKeys();
+    const env: Record<string, string> = {
+      ...signingEnv('test-only-action-client-secret', keys.clientEd25519),
+      PAYCONFORM_APPLICATION_ID: '6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b',
+      PAYCONFORM_EXE: built.executable,
+    };
+    const pass = await local({ mode: 'client', target: `sh ${client}` }, cwd, env);
+    expect(pass.code, pass.stderr + pass.summary).toBe(0);
+    expect(pass.outputs['audit']).toMatchObject({ verdict: 'pass', 'exit-code': '0' });
+    expect(pass.summary).toMatch(/^### payconform audit client: PASS \(exit 0\)/m);
+    const fail = await local({ mode: 'client', target: `sh ${client}` }, cwd, {
+      ...env,
+      CLIENT_FAULT: 'body',
+    });
+    expect(fail.code, fail.stderr + fail.summary).toBe(1);
+    expect(fail.outputs['audit']).toMatchObject({ verdict: 'fail', 'exit-code': '1' });
+    expect(fail.summary).toMatch(/DIGEST-[A-Z-]+/);
+    for (const secret of [env['PAYCONFORM_APPLICATION_SECRET']!, env['PAYCONFORM_PRIVATE_KEY']!])
+      expect(pass.summary + pass.stderr + fail.summary + fail.stderr).not.toContain(secret);
+  }, 120_000);
 
   const hostile = [
     'x; touch pwned',
