@@ -50,6 +50,9 @@ export function createRequestListener(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const router = createRouter(sandboxPath);
   return (req, res) => {
+    // The Date header (RFC 9110 §6.6.1) from the service's own clock, the one it judges `created` by, so that an
+    // injected clock is the clock a client or an audit reads.
+    res.setHeader('date', new Date(ctx.now()).toUTCString());
     for (const e of extensions) if (e.handle?.(req, res) === true) return;
     void handle(ctx, router, limits, req, res, extensions).catch((error: unknown) => {
       ctx.log(

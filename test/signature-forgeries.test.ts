@@ -57,7 +57,7 @@ describe('the forms and what the rules predict of them', () => {
         typeof form.finds === 'string' ? form.finds : undefined,
       );
       // The check predicts what the spec requires of a server given the form's classification.
-      const p = predict(form, request, now);
+      const p = predict(form, request, now * 1000);
       const expected = { 'must-refuse': 'reject', either: 'either', 'must-accept': 'accept' }[
         verdict.verdict
       ];
@@ -183,7 +183,7 @@ describe('the forms and what the rules predict of them', () => {
     );
     for (const form of refused) {
       const request = form.build({ request: unsigned, credentials, now, size: 0 });
-      const p = predict(form, request, now);
+      const p = predict(form, request, now * 1000);
       if (p.kind !== 'reject') throw new Error(`${form.name}: predicted ${p.kind}`);
       expect(canFailTarget(catalogue.byId.get(p.verdict.requirement)), form.name).toBe(true);
     }
@@ -269,5 +269,35 @@ describe('the clean, alt and lenient services pass seed after seed', () => {
   );
   it('the default budget is a few seconds', () => {
     expect(FORGERY_DEFAULTS.seconds).toBeLessThanOrEqual(5);
+  });
+});
+
+describe("a target whose clock is behind this machine's (it judges created by its own clock)", () => {
+  /** The embedded service 2.5 s behind, audited as any other target (no known timings: its clock is read). */
+  async function behind(faults: readonly FaultName[], only: readonly string[]) {
+    const target = await startEmbeddedTarget({ faults, webhookSigningKey, clockOffsetMs: -2500 });
+    const { knownTimings: _known, ...context } = target.context;
+    try {
+      return await auditTarget({ ...target, context }, { only });
+    } finally {
+      await target.close();
+    }
+  }
+
+  it('is not failed for accepting "created" 301 s old by this clock (298.5 s by its own); its Date headers say why', async () => {
+    const summary = await behind([], [CHECK, 'created-expired']);
+    const outcomes = Object.fromEntries(summary.results.map((r) => [r.id, r.outcome]));
+    expect(outcomes, JSON.stringify(summary.results.map((r) => r.findings))).toEqual({
+      [CHECK]: 'pass',
+      'created-expired': 'pass',
+    });
+    const forgeries = summary.results.find((r) => r.id === CHECK)!;
+    const edge = forgeries.findings.find((f) => f.message.startsWith('form created-past-edge'));
+    expect(edge?.message).toMatch(/its own clock, which reads \d+…\d+ .*from 3 Date header/);
+  });
+
+  it("a window that is too long is still caught there, beyond the clocks' difference", async () => {
+    const summary = await behind(['created-window-600'], [CHECK, 'created-expired']);
+    for (const r of summary.results) expect(r.outcome, r.id).toBe('fail');
   });
 });

@@ -108,6 +108,11 @@ export interface EmbeddedOptions {
    * audit context then says `sandbox: false` (tests of the state hook and of the config's payments).
    */
   readonly sandboxPath?: string | false;
+  /**
+   * The service's clock this many ms from this machine's (tests: a target whose clock differs, as a server elsewhere
+   * may; it judges `created` and writes its Date header by it).
+   */
+  readonly clockOffsetMs?: number;
 }
 
 function generateRsaPem(): Promise<string> {
@@ -177,6 +182,14 @@ function embeddedServiceOptions(
     webhookSigningKey,
     ...(options.tls !== undefined ? { tls: options.tls } : {}),
     ...(options.sandboxPath !== undefined ? { sandboxPath: options.sandboxPath } : {}),
+    ...(options.clockOffsetMs !== undefined
+      ? {
+          now: (
+            (offset) => () =>
+              Date.now() + offset
+          )(options.clockOffsetMs),
+        }
+      : {}),
   };
 }
 

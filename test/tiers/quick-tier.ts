@@ -47,6 +47,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/vectors.test.ts',
   'test/verifier-audit-agree.property.test.ts',
   'test/verify-request.test.ts',
+  'test/target-clock.test.ts',
   'test/tiers.test.ts',
   'test/webhooks.test.ts',
 ];

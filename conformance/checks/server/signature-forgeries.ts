@@ -43,6 +43,14 @@ import {
 import { heldPayouts } from './held-payouts.js';
 import { member, waitForMentions, webhookEvidence } from './webhook-match.js';
 import { FORGERY_DEFAULTS, FORGERY_MAX_SECONDS } from './forgery-settings.js';
+import {
+  clockBounds,
+  sampleOf,
+  SAME_CLOCK,
+  targetNowRange,
+  type ClockBounds,
+  type ClockSample,
+} from './target-clock.js';
 
 export type { ForgerySettings } from './context.js';
 
@@ -64,7 +72,25 @@ const eitherWhy = (why: EitherReason, reason: string, code?: string): string =>
  * refuse (src/profile/finding-verdicts.ts); else either answer when they give any finding, or the form is one the
  * spec leaves open; else accepted (a request within every bound, signed by the one signer).
  */
-export function predict(form: ForgeryForm, request: HttpRequest, now: number): Prediction {
+export function predict(
+  form: ForgeryForm,
+  request: HttpRequest,
+  nowMs: number,
+  clock: ClockBounds = SAME_CLOCK,
+): Prediction {
+  const { earliest, latest } = targetNowRange(nowMs, clock);
+  const first = predictAt(form, request, earliest);
+  if (latest === earliest) return first;
+  const last = predictAt(form, request, latest);
+  if (first.kind === last.kind) return first;
+  return {
+    kind: 'either',
+    why: `either answer conforms here: the target judges created by its own clock, which reads ${earliest}…${latest} when it verifies this request (${clock.source}), and the rules' answer changes within that range`,
+  };
+}
+
+/** The prediction for `request` when the target's clock reads `now` (whole seconds). */
+function predictAt(form: ForgeryForm, request: HttpRequest, now: number): Prediction {
   const findings = evaluateRequest(request, now).findings;
   const refused = firstMustRefuse(findings);
   if (refused !== undefined) return { kind: 'reject', ...refused };
@@ -91,17 +117,38 @@ interface Sent {
 async function sendForm(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
+  clock: ClockBounds,
   form: ForgeryForm,
   size: number,
   onlyJudged: boolean,
 ): Promise<Sent | undefined> {
   const { request, reference } = payoutRequest(ctx, { destination: defaultDestination(ctx) });
-  const now = Math.floor(Date.now() / 1000);
+  const nowMs = Date.now();
+  const now = Math.floor(nowMs / 1000);
   const forged = form.build({ request, credentials: credentialsOf(ctx), now, size });
-  const prediction = predict(form, forged, now);
+  const prediction = predict(form, forged, nowMs, clock);
   if (onlyJudged && prediction.kind === 'either') return undefined;
   const ex = await exchange(ctx, env, forged);
   return { form, size, prediction, ex, reference };
+}
+
+/** Answers read for the target's clock before the drawing (an unsigned GET each: any answer carries a Date). */
+const CLOCK_READS = 3;
+
+/** The target's clock beside this one, from the Date headers of CLOCK_READS unsigned GETs sent one after another. */
+async function readClock(ctx: ServerAuditContext, env: CheckRunEnv): Promise<ClockBounds> {
+  const samples: ClockSample[] = [];
+  for (let i = 0; i < CLOCK_READS && !env.signal.aborted; i++) {
+    const sentAtMs = Date.now();
+    const ex = await exchange(ctx, env, {
+      method: 'GET',
+      url: `${ctx.baseUrl}/api/payouts/payconform-clock-read`,
+      headers: [],
+      body: new Uint8Array(0),
+    });
+    samples.push(sampleOf(ex, sentAtMs, Date.now()));
+  }
+  return clockBounds(samples);
 }
 
 /** Refusals that say nothing of the request's signature: the target is busy or slow. */
@@ -147,7 +194,10 @@ async function draw(ctx: ServerAuditContext, env: CheckRunEnv): Promise<Draw> {
   const settings = { ...asked, seconds: Math.min(asked.seconds, FORGERY_MAX_SECONDS) };
   const seed = settings.seed ?? randomInt(2 ** 31 - 1);
   const started = Date.now();
-  const edges = await Promise.all(forgeryForms.map((form) => sendForm(ctx, env, form, 0, false)));
+  const clock = ctx.knownTimings !== undefined ? SAME_CLOCK : await readClock(ctx, env);
+  const edges = await Promise.all(
+    forgeryForms.map((form) => sendForm(ctx, env, clock, form, 0, false)),
+  );
   const result: Draw = { sent: edges.flatMap((s) => s ?? []), seed, shrinks: 0, elapsedMs: 0 };
   result.failure = result.original = result.sent.find(wronglyAnswered);
   if (result.failure !== undefined || env.signal.aborted)
@@ -155,7 +205,7 @@ async function draw(ctx: ServerAuditContext, env: CheckRunEnv): Promise<Draw> {
   const until = Date.now() + settings.seconds * 1000;
   const property = fc.asyncProperty(FORM_ARBITRARY, async ([k, size]) => {
     if (env.signal.aborted || (result.failure === undefined && Date.now() > until)) return true;
-    const sent = await sendForm(ctx, env, forgeryForms[k]!, size, true);
+    const sent = await sendForm(ctx, env, clock, forgeryForms[k]!, size, true);
     if (sent === undefined) return true;
     if (result.failure === undefined) result.sent.push(sent);
     if (!wronglyAnswered(sent)) return true;

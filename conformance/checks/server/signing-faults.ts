@@ -19,6 +19,7 @@ import {
   PAYOUTS_PATH,
 } from './requests.js';
 import { noPayoutFollows } from './webhook-match.js';
+import { UNKNOWN_CLOCK } from './target-clock.js';
 
 interface Variant {
   /** How the request is broken, as a phrase ("Signature header removed"). */
@@ -46,6 +47,14 @@ interface RejectionSpec<Id extends string> {
 }
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * How old the expired signature is: one second past the window on the embedded service (this machine's clock), and
+ * past it by payconform's clock tolerance on another target, which judges `created` by its own clock (signature-forgeries
+ * reads that clock and draws nearer the edge).
+ */
+const expiredAge = (sameClock: boolean): number =>
+  serviceProfile.maxAgeSeconds + 1 + (sameClock ? 0 : UNKNOWN_CLOCK.hi);
 
 /** Builds a rejection check: every variant is sent (concurrently), judged, then one quiet wait for stray webhooks. */
 function rejectionCheck<const Id extends string>(
@@ -215,13 +224,15 @@ export const signingFaultChecks = [
   }),
   rejectionCheck({
     id: 'created-expired',
-    title: 'a signature created 301 s ago is rejected',
+    title: `a signature created more than ${serviceProfile.maxAgeSeconds} s ago is rejected`,
     requirements: ['SIG-VERIFY-CREATED-WINDOW', 'LIMIT-SIGNATURE-VALIDITY'],
     variants: [
       {
-        name: 'created 301 s in the past',
+        name: `created ${serviceProfile.maxAgeSeconds + 1} s in the past (the embedded service), ${expiredAge(false)} s (another target, whose clock may differ from this machine's)`,
         build: (ctx, r) => ({
-          request: signCorrectly(r, credentialsOf(ctx), { created: nowSeconds() - 301 }),
+          request: signCorrectly(r, credentialsOf(ctx), {
+            created: nowSeconds() - expiredAge(ctx.knownTimings !== undefined),
+          }),
         }),
       },
     ],
