@@ -157,6 +157,18 @@ describe(`the reference SDK adapters pass ${SEEDS.length} seeds`, () => {
   );
 });
 
+/** The faulty SDK that reports a held payout as success, explored with seed 1 for 12 s (found within a few). */
+const FAULTY_SDK_AUDIT = [
+  'audit',
+  'client',
+  '--adapter',
+  tsAdapter('held-reported-as-success'),
+  '--explore-seed',
+  '1',
+  '--explore-seconds',
+  '12',
+];
+
 describe('audit client --adapter through main()', () => {
   it(
     'a faulty SDK fails with the requirement and the replay command; JSON and HAR reports, secrets masked',
@@ -166,20 +178,7 @@ describe('audit client --adapter through main()', () => {
       const harFile = join(work, 'sdk.har');
       const io = memoryIo({ env: { ...process.env } });
       const code = await main(
-        [
-          'audit',
-          'client',
-          '--adapter',
-          tsAdapter('held-reported-as-success'),
-          '--explore-seed',
-          '1',
-          '--explore-seconds',
-          '12',
-          '--report',
-          `json:${report}`,
-          '--report',
-          `har:${harFile}`,
-        ],
+        [...FAULTY_SDK_AUDIT, '--report', `json:${report}`, '--report', `har:${harFile}`],
         io,
       );
       expect(code).toBe(1);
@@ -229,18 +228,7 @@ describe('audit client --adapter through main()', () => {
       };
       const file = (name: string) => join(dir, name);
       // A faulty SDK: found (exit 1), with the command that replays its shrunk sequence.
-      const found = await run([
-        'audit',
-        'client',
-        '--adapter',
-        tsAdapter('held-reported-as-success'),
-        '--explore-seed',
-        '1',
-        '--explore-seconds',
-        '12',
-        '--report',
-        `json:${file('faulty.json')}`,
-      ]);
+      const found = await run([...FAULTY_SDK_AUDIT, '--report', `json:${file('faulty.json')}`]);
       expect(found.code, found.out).toBe(1);
       const token = /--explore-replay '([^']+)'/.exec(found.out)?.[1];
       expect(token, found.out).toBeDefined();
