@@ -453,8 +453,6 @@ function mergeSpans(spans: Span[]): Span[] {
 
 // `"x-application-secret": value` (signature base line) or `x-application-secret: value` (raw header text).
 const BASE_LINE = /(x-application-secret"?[ \t]*:[ \t]*)("(?:[^"\\\r\n]|\\.)*"|[^\r\n]*)/gi;
-// One header line `x-application-secret: VALUE`, as curl's -H takes it (the value is the secret by its position).
-const SECRET_HEADER_LINE = /^(x-application-secret[ \t]*:[ \t]*)(.+)$/i;
 // JSON members whose name says secret: `"applicationSecret": "..."`, `"privateKey": "..."`.
 const SECRET_MEMBER =
   /("[^"\\\r\n]*(?:secret|private_?key|password)[^"\\\r\n]*"[ \t]*:[ \t]*)"(?:[^"\\]|\\.)*"/gi;
@@ -530,10 +528,20 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
           ] as const,
       ),
     segments(text) {
-      // A header line whose name gives its value away: the secret as the value, however short, is the reference.
-      const line = SECRET_HEADER_LINE.exec(text);
-      if (line !== null && line[2] === secrets.applicationSecret)
-        return [{ text: line[1]! }, { secret: 'application-secret' }];
+      // One header line (`name: value`, as curl's -H takes it) whose name says its value is a secret: the application
+      // secret as the value, however short, is the reference.
+      const colon = text.indexOf(':');
+      const value = text.slice(colon + 1).replace(/^[ \t]+/, '');
+      if (
+        colon > 0 &&
+        value.length > 0 &&
+        value === secrets.applicationSecret &&
+        SECRET_HEADER_PATTERN.test(text.slice(0, colon).trimEnd())
+      )
+        return [
+          { text: text.slice(0, text.length - value.length) },
+          { secret: 'application-secret' },
+        ];
       const out: Segment[] = [];
       let last = 0;
       for (const s of spansIn(text)) {

@@ -170,6 +170,7 @@ function embeddedServiceOptions(
   listener: WebhookListener,
   webhookSigningKey: string,
 ): ReferenceServiceOptions {
+  const offset = options.clockOffsetMs;
   return {
     faults: options.faults ?? [],
     ...(options.variant !== undefined ? { variant: options.variant } : {}),
@@ -182,14 +183,7 @@ function embeddedServiceOptions(
     webhookSigningKey,
     ...(options.tls !== undefined ? { tls: options.tls } : {}),
     ...(options.sandboxPath !== undefined ? { sandboxPath: options.sandboxPath } : {}),
-    ...(options.clockOffsetMs !== undefined
-      ? {
-          now: (
-            (offset) => () =>
-              Date.now() + offset
-          )(options.clockOffsetMs),
-        }
-      : {}),
+    ...(offset !== undefined ? { now: () => Date.now() + offset } : {}),
   };
 }
 

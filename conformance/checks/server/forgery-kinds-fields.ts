@@ -110,15 +110,7 @@ const WHITESPACE_TRIES = 64;
 function withBase64OnlyDigest(i: FormInput): FormInput {
   for (let spaces = 0; spaces < WHITESPACE_TRIES; spaces += 1) {
     const body = Buffer.concat([i.request.body, Buffer.alloc(spaces, ' ')]);
-    const request = {
-      ...i.request,
-      body,
-      headers: i.request.headers.map(([n, v]) =>
-        n.toLowerCase() === 'content-length'
-          ? ([n, String(body.length)] as const)
-          : ([n, v] as const),
-      ),
-    };
+    const request = editField({ ...i.request, body }, 'content-length', () => String(body.length));
     if (/[+/]/.test(computeContentDigest(body, [P.digestAlgorithm]))) return { ...i, request };
   }
   throw new Error(`no body within ${WHITESPACE_TRIES} trailing spaces has a base64-only digest`);

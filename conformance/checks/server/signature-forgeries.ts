@@ -39,12 +39,14 @@ import {
   exchange,
   isSuccess,
   payoutRequest,
+  publicKeyRequest,
 } from './requests.js';
 import { heldPayouts } from './held-payouts.js';
 import { member, waitForMentions, webhookEvidence } from './webhook-match.js';
 import { FORGERY_DEFAULTS, FORGERY_MAX_SECONDS } from './forgery-settings.js';
 import {
   clockBounds,
+  onThisClock,
   sampleOf,
   SAME_CLOCK,
   targetNowRange,
@@ -132,20 +134,15 @@ async function sendForm(
   return { form, size, prediction, ex, reference };
 }
 
-/** Answers read for the target's clock before the drawing (an unsigned GET each: any answer carries a Date). */
+/** Answers read for the target's clock before the drawing (any answer carries a Date). */
 const CLOCK_READS = 3;
 
-/** The target's clock beside this one, from the Date headers of CLOCK_READS unsigned GETs sent one after another. */
+/** The target's clock beside this one, from the Date headers of CLOCK_READS GETs of its public key, one after another. */
 async function readClock(ctx: ServerAuditContext, env: CheckRunEnv): Promise<ClockBounds> {
   const samples: ClockSample[] = [];
   for (let i = 0; i < CLOCK_READS && !env.signal.aborted; i++) {
     const sentAtMs = Date.now();
-    const ex = await exchange(ctx, env, {
-      method: 'GET',
-      url: `${ctx.baseUrl}/api/payouts/payconform-clock-read`,
-      headers: [],
-      body: new Uint8Array(0),
-    });
+    const ex = await exchange(ctx, env, publicKeyRequest(ctx));
     samples.push(sampleOf(ex, sentAtMs, Date.now()));
   }
   return clockBounds(samples);
@@ -194,7 +191,7 @@ async function draw(ctx: ServerAuditContext, env: CheckRunEnv): Promise<Draw> {
   const settings = { ...asked, seconds: Math.min(asked.seconds, FORGERY_MAX_SECONDS) };
   const seed = settings.seed ?? randomInt(2 ** 31 - 1);
   const started = Date.now();
-  const clock = ctx.knownTimings !== undefined ? SAME_CLOCK : await readClock(ctx, env);
+  const clock = onThisClock(ctx) ? SAME_CLOCK : await readClock(ctx, env);
   const edges = await Promise.all(
     forgeryForms.map((form) => sendForm(ctx, env, clock, form, 0, false)),
   );

@@ -19,7 +19,7 @@ import {
   PAYOUTS_PATH,
 } from './requests.js';
 import { noPayoutFollows } from './webhook-match.js';
-import { UNKNOWN_CLOCK } from './target-clock.js';
+import { onThisClock, UNKNOWN_CLOCK } from './target-clock.js';
 
 interface Variant {
   /** How the request is broken, as a phrase ("Signature header removed"). */
@@ -231,7 +231,7 @@ export const signingFaultChecks = [
         name: `created ${serviceProfile.maxAgeSeconds + 1} s in the past (the embedded service), ${expiredAge(false)} s (another target, whose clock may differ from this machine's)`,
         build: (ctx, r) => ({
           request: signCorrectly(r, credentialsOf(ctx), {
-            created: nowSeconds() - expiredAge(ctx.knownTimings !== undefined),
+            created: nowSeconds() - expiredAge(onThisClock(ctx)),
           }),
         }),
       },

@@ -5,24 +5,39 @@
 import { getFieldValues } from '../../../src/http/message.js';
 import type { RecordedExchange } from '../../http-client.js';
 import { CLOCK_SKEW_TOLERANCE_SECONDS } from '../../client-audit/rules/rule.js';
+import type { ServerAuditContext } from './context.js';
 
 /** Bounds on (the target's clock − this machine's), in seconds. */
 export interface ClockBounds {
   readonly lo: number;
   readonly hi: number;
+  /** Seconds a request may take to reach the target and be verified after it was built. */
+  readonly inFlight: number;
   /** Where the bounds come from, for the reports. */
   readonly source: string;
 }
 
-/** The embedded reference service runs on this machine's clock. */
-export const SAME_CLOCK: ClockBounds = { lo: 0, hi: 0, source: 'the embedded service: this clock' };
+/** Seconds allowed for a request to reach a target elsewhere and be verified after it was built. */
+const IN_FLIGHT_SECONDS = 2;
+
+/** The embedded reference service runs on this machine's clock, in this process: judged at the edge itself. */
+export const SAME_CLOCK: ClockBounds = {
+  lo: 0,
+  hi: 0,
+  inFlight: 0,
+  source: 'the embedded service: this clock',
+};
 
 /** Without a Date header: payconform's tolerance for clocks that are not compared (the client audit's too). */
 export const UNKNOWN_CLOCK: ClockBounds = {
   lo: -CLOCK_SKEW_TOLERANCE_SECONDS,
   hi: CLOCK_SKEW_TOLERANCE_SECONDS,
+  inFlight: IN_FLIGHT_SECONDS,
   source: `no Date header: assumed within ${CLOCK_SKEW_TOLERANCE_SECONDS} s`,
 };
+
+/** Whether the target runs on this machine's clock: the embedded service, the one target whose timings are known. */
+export const onThisClock = (ctx: ServerAuditContext): boolean => ctx.knownTimings !== undefined;
 
 /** One answer: its Date header, and this machine's clock when the request left and the answer arrived (ms). */
 export interface ClockSample {
@@ -59,23 +74,20 @@ export function clockBounds(samples: readonly ClockSample[]): ClockBounds {
     hi = Math.min(hi, d + 1 - s.sentAtMs / 1000);
   }
   if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo > hi) return UNKNOWN_CLOCK;
-  return { lo, hi, source: `from ${samples.length} Date header(s)` };
+  return { lo, hi, inFlight: IN_FLIGHT_SECONDS, source: `from ${samples.length} Date header(s)` };
 }
-
-/** Seconds allowed for a request to reach the target and be verified after it was built. */
-const IN_FLIGHT_SECONDS = 2;
 
 /**
  * The target's `now` (whole seconds) when it verifies a request built at `nowMs` by this machine's clock: from the
  * earliest (its clock as far behind as the bounds allow, verifying at once) to the latest (as far ahead, and the
- * request IN_FLIGHT_SECONDS on its way).
+ * request `inFlight` seconds on its way).
  */
 export function targetNowRange(
   nowMs: number,
   clock: ClockBounds,
 ): { readonly earliest: number; readonly latest: number } {
-  const earliest = Math.floor(nowMs / 1000 + clock.lo);
-  const latest =
-    clock === SAME_CLOCK ? earliest : Math.floor(nowMs / 1000 + clock.hi) + IN_FLIGHT_SECONDS;
-  return { earliest, latest };
+  return {
+    earliest: Math.floor(nowMs / 1000 + clock.lo),
+    latest: Math.floor(nowMs / 1000 + clock.hi + clock.inFlight),
+  };
 }
