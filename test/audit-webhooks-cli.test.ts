@@ -1,14 +1,12 @@
 // `payconform audit webhooks` from the outside: through main() in-process against loopback receivers that read the key from
 // --public-key-out or fetch it from --serve-key; exit codes 0/1/2/3, reports, the signing key never printed.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../src/webhooks/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
+import { startWebhookReceiver } from './fixtures/webhook-receiver.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 import { runMain } from './fixtures/cli.js';
 
@@ -20,41 +18,11 @@ const env = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
 const payconform = (args: readonly string[], onStdout?: (text: string) => void) =>
   runMain(args, env, onStdout !== undefined ? { onStdout } : {});
 
-/** A verifying receiver whose public key comes from `key()` at each delivery (file or fetched URL). */
-async function receiver(
-  key: () => Promise<string | undefined>,
-): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void key().then(
-        (pem) => {
-          const ok =
-            pem !== undefined &&
-            verifyWebhook(new Uint8Array(Buffer.concat(chunks)), req.headers.authorization, pem).ok;
-          res.writeHead(ok ? 200 : 401).end();
-        },
-        () => res.writeHead(500).end(),
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    close: () =>
-      new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
-  };
-}
-
 describe('payconform audit webhooks (main() in-process)', () => {
   it('a verifying receiver reading --public-key-out passes: exit 0, key file in the served form, JUnit report', async () => {
     const keyFile = join(dir, 'service.pem');
     const junit = join(dir, 'webhooks.xml');
-    const r1 = await receiver(async () =>
+    const r1 = await startWebhookReceiver(async () =>
       existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : undefined,
     );
     try {
@@ -79,7 +47,7 @@ describe('payconform audit webhooks (main() in-process)', () => {
 
   it('a receiver fetching the key from --serve-key, one kind, per-kind --target', async () => {
     const port = await unusedLoopbackPort();
-    const r1 = await receiver(async () => {
+    const r1 = await startWebhookReceiver(async () => {
       const res = await fetch(`http://127.0.0.1:${port}/.well-known/signature/pem`, {
         signal: AbortSignal.timeout(3_000),
       });
@@ -107,7 +75,7 @@ describe('payconform audit webhooks (main() in-process)', () => {
   it('a receiver configured for another key fails (exit 1); --signing-key is used and never printed', async () => {
     const signingFile = join(dir, 'test-only-signing.pem');
     writeFileSync(signingFile, keys.otherRsa.privatePem);
-    const r1 = await receiver(async () => keys.webhookRsa.publicPem);
+    const r1 = await startWebhookReceiver(async () => keys.webhookRsa.publicPem);
     try {
       const r = await payconform([
         'audit',

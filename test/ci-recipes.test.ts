@@ -24,10 +24,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { BinaryOutput } from '../scripts/build-binary.js';
-import { verifyWebhook } from '../src/webhooks/index.js';
 import { readAction, runAction, type ActionRun } from './fixtures/action-runner.js';
 import { signingEnv } from './fixtures/cli.js';
 import { loadTestKeys } from './fixtures/keys.js';
+import { startWebhookReceiver } from './fixtures/webhook-receiver.js';
 import {
   buildExecutable,
   pathWithout,
@@ -184,24 +184,12 @@ describe('the Action, run as the runner runs it, with no node on PATH', () => {
     const keyFile = join(cwd, 'service.pem');
     // Receivers served by this test process (the Action's steps reach them over loopback): one verifies every
     // webhook with the key --public-key-out wrote, one answers 200 to anything.
-    const receiver = async (verifies: boolean) => {
-      const server = createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c: Buffer) => chunks.push(c));
-        req.on('end', () => {
-          const pem = existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : undefined;
-          const ok =
-            !verifies ||
-            (pem !== undefined &&
-              verifyWebhook(new Uint8Array(Buffer.concat(chunks)), req.headers.authorization, pem)
-                .ok);
-          res.writeHead(ok ? 200 : 401).end();
-        });
-      });
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, server };
-    };
-    const [good, lax] = await Promise.all([receiver(true), receiver(false)]);
+    const [good, lax] = await Promise.all([
+      startWebhookReceiver(async () =>
+        existsSync(keyFile) ? readFileSync(keyFile, 'utf8') : undefined,
+      ),
+      startWebhookReceiver('accepts-anything'),
+    ]);
     try {
       const pass = await local(
         { mode: 'webhooks', target: good.url, args: `--public-key-out\n${keyFile}` },
@@ -222,8 +210,7 @@ describe('the Action, run as the runner runs it, with no node on PATH', () => {
       expect(fail.outputs['audit']).toMatchObject({ verdict: 'fail', 'exit-code': '1' });
       expect(fail.summary).toMatch(/webhook-[a-z-]+/);
     } finally {
-      good.server.close();
-      lax.server.close();
+      await Promise.all([good.close(), lax.close()]);
     }
   }, 120_000);
 
