@@ -18,7 +18,7 @@ export const SDK_OPERATIONS = [
 ] as const;
 export type SdkOperation = (typeof SDK_OPERATIONS)[number];
 
-/** What the adapter's process gave back for one line (the harness's AdapterProcess answers in this shape). */
+/** What the adapter's process gave back for one line (the vectors harness's AdapterProcess answers with this type). */
 export type LinkReply =
   | { readonly kind: 'answer'; readonly message: Record<string, unknown> }
   | { readonly kind: 'garbage'; readonly line: string }

@@ -1,6 +1,7 @@
 // The implementation under test as a child process speaking NDJSON: one request line in, one answer line out.
 // Every wait is bounded; the child and its process group are killed when the run ends.
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { LinkReply } from '../../conformance/sdk-explore/protocol.js';
 
 /** Longest answer line accepted (bytes); a longer line counts as garbage. */
 export const MAX_LINE_BYTES = 1 << 20;
@@ -9,11 +10,8 @@ const MAX_PENDING_LINES = 1000;
 /** Kept from the child's stderr for error messages. */
 const STDERR_TAIL_BYTES = 4096;
 
-export type AdapterReply =
-  | { readonly kind: 'answer'; readonly message: Record<string, unknown> }
-  | { readonly kind: 'garbage'; readonly line: string }
-  | { readonly kind: 'timeout' }
-  | { readonly kind: 'exited'; readonly code: number | null; readonly signal: string | null };
+/** What the process gave back for one line: written once, in the SDK explorer's protocol (vectors imports conformance). */
+export type AdapterReply = LinkReply;
 
 /** A started adapter: `request` sends one line and waits for the next line it prints (or timeout / exit). */
 export class AdapterProcess {
