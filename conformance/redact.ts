@@ -474,6 +474,18 @@ function targetsFor(secrets: RedactorSecrets): Target[] {
   return targets;
 }
 
+/**
+ * One header line (`name: value`, as curl's -H takes it) whose name says its value is a secret and whose value is the
+ * application secret, however short: its name, then the reference. Undefined for any other text.
+ */
+function secretHeaderSegments(text: string, secret: string | undefined): Segment[] | undefined {
+  const colon = text.indexOf(':');
+  const value = text.slice(colon + 1).replace(/^[ \t]+/, '');
+  if (colon <= 0 || value.length === 0 || value !== secret) return undefined;
+  if (!SECRET_HEADER_PATTERN.test(text.slice(0, colon).trimEnd())) return undefined;
+  return [{ text: text.slice(0, text.length - value.length) }, { secret: 'application-secret' }];
+}
+
 /** A redactor for these secrets; reports and logs pass everything through it. */
 export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
   const targets = targetsFor(secrets);
@@ -528,20 +540,8 @@ export function createRedactor(secrets: RedactorSecrets = {}): Redactor {
           ] as const,
       ),
     segments(text) {
-      // One header line (`name: value`, as curl's -H takes it) whose name says its value is a secret: the application
-      // secret as the value, however short, is the reference.
-      const colon = text.indexOf(':');
-      const value = text.slice(colon + 1).replace(/^[ \t]+/, '');
-      if (
-        colon > 0 &&
-        value.length > 0 &&
-        value === secrets.applicationSecret &&
-        SECRET_HEADER_PATTERN.test(text.slice(0, colon).trimEnd())
-      )
-        return [
-          { text: text.slice(0, text.length - value.length) },
-          { secret: 'application-secret' },
-        ];
+      const header = secretHeaderSegments(text, secrets.applicationSecret);
+      if (header !== undefined) return header;
       const out: Segment[] = [];
       let last = 0;
       for (const s of spansIn(text)) {
