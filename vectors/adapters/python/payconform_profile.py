@@ -465,49 +465,43 @@ def _load_public_der(der):
     return key
 
 
-def parse_ed25519_private(value):
-    """value: str (base64 seed, PKCS#8 PEM, base64 PKCS#8 DER) or bytes (seed or DER)."""
+def _parse_ed25519(value, kind):
+    """value: str (base64 raw key, PEM, base64 DER) or bytes (raw key or DER); kind: "private" or "public"."""
+    if kind == "private":
+        from_raw, load_der, label, raw = ed25519.Ed25519PrivateKey.from_private_bytes, _load_private_der, "PRIVATE KEY", "seed"
+    else:
+        from_raw, load_der, label, raw = ed25519.Ed25519PublicKey.from_public_bytes, _load_public_der, "PUBLIC KEY", "key"
     if isinstance(value, bytes):
-        return ed25519.Ed25519PrivateKey.from_private_bytes(value) if len(value) == 32 else _load_private_der(value)
+        return from_raw(value) if len(value) == 32 else load_der(value)
     text = value.strip()
     if text == "":
         raise Failure("KEY_FORMAT_INVALID", "empty")
     if text.startswith("-----BEGIN"):
-        label, der = parse_pem(text)
-        if label != "PRIVATE KEY":
-            raise Failure("KEY_FORMAT_INVALID", "expected a PRIVATE KEY PEM")
-        return _load_private_der(der)
+        found, der = parse_pem(text)
+        if found != label:
+            raise Failure("KEY_FORMAT_INVALID", "expected a %s PEM" % label)
+        return load_der(der)
     try:
-        data = strict_b64decode(text)
+        # A public key's base64 may be wrapped over lines (as served); a private key's is one line.
+        data = strict_b64decode(text if kind == "private" else re.sub(r"\r?\n", "", text))
     except ValueError:
         raise Failure("KEY_FORMAT_INVALID", "not strict base64")
     if len(data) == 32:
-        return ed25519.Ed25519PrivateKey.from_private_bytes(data)
-    if len(data) > 32 and data[0] == 0x30 and len(data) != 64:
-        return _load_private_der(data)
-    raise Failure("KEY_FORMAT_INVALID", "expected a 32-byte seed")
+        return from_raw(data)
+    # 64 bytes is a private seed and public key side by side, not DER.
+    if len(data) > 32 and data[0] == 0x30 and (kind == "public" or len(data) != 64):
+        return load_der(data)
+    raise Failure("KEY_FORMAT_INVALID", "expected a 32-byte %s" % raw)
+
+
+def parse_ed25519_private(value):
+    """value: str (base64 seed, PKCS#8 PEM, base64 PKCS#8 DER) or bytes (seed or DER)."""
+    return _parse_ed25519(value, "private")
 
 
 def parse_ed25519_public(value):
-    if isinstance(value, bytes):
-        return ed25519.Ed25519PublicKey.from_public_bytes(value) if len(value) == 32 else _load_public_der(value)
-    text = value.strip()
-    if text == "":
-        raise Failure("KEY_FORMAT_INVALID", "empty")
-    if text.startswith("-----BEGIN"):
-        label, der = parse_pem(text)
-        if label != "PUBLIC KEY":
-            raise Failure("KEY_FORMAT_INVALID", "expected a PUBLIC KEY PEM")
-        return _load_public_der(der)
-    try:
-        data = strict_b64decode(re.sub(r"\r?\n", "", text))
-    except ValueError:
-        raise Failure("KEY_FORMAT_INVALID", "not strict base64")
-    if len(data) == 32:
-        return ed25519.Ed25519PublicKey.from_public_bytes(data)
-    if len(data) > 32 and data[0] == 0x30:
-        return _load_public_der(data)
-    raise Failure("KEY_FORMAT_INVALID", "expected a 32-byte key")
+    """value: str (base64 raw key, SPKI PEM, base64 SPKI DER, lines allowed) or bytes (raw key or DER)."""
+    return _parse_ed25519(value, "public")
 
 
 def _load_rsa_der(der):
