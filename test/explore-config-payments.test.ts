@@ -164,7 +164,6 @@ async function withoutSandbox(
   }
   const context: ServerAuditContext = {
     ...t.context,
-    webhookWaitMs: 800,
     sandbox: false,
     payments: { ...t.context.payments, settled },
   };

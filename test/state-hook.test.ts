@@ -147,7 +147,6 @@ async function behindHook(
       : { command: ['env', `STATE_HOOK_BACKEND=${backend}`, 'python3', STARTER_HOOK] };
   const context: ServerAuditContext = {
     ...t.context,
-    webhookWaitMs: 800,
     stateHook,
     payments: { settled: [], unsettled: t.context.payments.unsettled },
   };
