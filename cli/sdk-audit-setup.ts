@@ -6,6 +6,8 @@ import { exportEd25519PrivateKeyPem, generateEd25519PrivateKey } from '../src/ke
 import type { ClientCredentials } from '../conformance/client-audit/evaluate-request.js';
 import type { SdkAdapterLink } from '../conformance/sdk-explore/protocol.js';
 import type { StartSdkBackend } from '../conformance/sdk-explore/env.js';
+import { programEnv } from '../conformance/program-env.js';
+import { SECRET_ENV } from '../conformance/redact.js';
 import { AdapterProcess } from '../vectors/harness/adapter-process.js';
 
 export interface SdkAuditApplication {
@@ -29,8 +31,8 @@ export function sdkAuditApplication(): SdkAuditApplication {
       merchantId: randomUUID(),
     },
     adapterEnv: {
-      PAYCONFORM_APPLICATION_SECRET: applicationSecret,
-      PAYCONFORM_PRIVATE_KEY: privateKeyPem,
+      [SECRET_ENV['application-secret']]: applicationSecret,
+      [SECRET_ENV['private-key']]: privateKeyPem,
     },
     privateKeyPem,
   };
@@ -62,16 +64,21 @@ export function referenceSdkBackend(app: SdkAuditApplication): StartSdkBackend {
   };
 }
 
-/** Starts the adapter command (through the shell, in its own process group) as a link the explorer talks over. */
+/**
+ * Starts the adapter command (through the shell, in its own process group) as a link the explorer talks over. `env`
+ * holds the run's credentials (`adapterEnv`); the adapter gets them and the ordinary part of `env`, nothing else of
+ * payconform's (programEnv, role sdk-adapter).
+ */
 export function startAdapterLink(
   command: string,
   env: Readonly<Record<string, string | undefined>>,
 ): SdkAdapterLink {
-  const child = new AdapterProcess(command, { env: env as NodeJS.ProcessEnv });
+  const child = new AdapterProcess(command, { env: programEnv('sdk-adapter', env) });
   return {
     async ask(message, timeoutMs) {
       child.drain(); // lines left from an operation that timed out are not this one's answer
-      if (!child.send(message)) return { kind: 'exited', code: null, signal: null };
+      if (!child.send(message))
+        return { kind: 'exited', ...(child.exitStatus() ?? { code: null, signal: null }) };
       return child.nextLine(timeoutMs);
     },
     stderr: () => child.stderr(),

@@ -1,7 +1,8 @@
 // Runs the client audit's serving phase: the reference service in-process (with the client's application and
 // seeded payments), the verifying endpoint in front of it, and the client command (`--exec`) or a serving window.
-import { spawn, type ChildProcess } from 'node:child_process';
 import type { ServerTls } from '../../net/tls.js';
+import { programEnv } from '../program-env.js';
+import { spawnInGroup, type ProcessGroup } from '../process-group.js';
 import type { ClientAuditContext } from '../checks/client/context.js';
 import type { ClientExchange } from '../checks/client/context.js';
 import {
@@ -16,9 +17,12 @@ import { startVerifyingEndpoint, type ForwardedRequest } from './verifying-endpo
 export interface ClientCommand {
   /** Run through the shell (`sh -c`), as typed after `--exec`. */
   readonly command: string;
-  /** The environment it is given (PAYCONFORM_BASE_URL and the seeded payment are added). */
+  /**
+   * The environment it is started from: it gets the ordinary part and its credentials, never another variable
+   * payconform reads for itself (programEnv, role exec-client); PAYCONFORM_BASE_URL and the seeded payment are added.
+   */
   readonly env: Readonly<Record<string, string | undefined>>;
-  /** Killed (its whole process group) when it runs longer. */
+  /** Stopped (its whole process group: SIGTERM, SIGKILL after STOP_GRACE_MS) when it runs longer. */
   readonly timeoutMs: number;
   /** Its standard output and error, in chunks. */
   readonly onOutput?: (stream: 'stdout' | 'stderr', text: string) => void;
@@ -131,16 +135,6 @@ interface CommandEnd {
   readonly failure?: string;
 }
 
-/** The command runs in its own process group (on POSIX): a signal to the group stops its children with it. */
-function signalGroup(child: ChildProcess, sig: NodeJS.Signals): void {
-  try {
-    if (process.platform !== 'win32') process.kill(-child.pid!, sig);
-    else child.kill(sig);
-  } catch {
-    /* already gone */
-  }
-}
-
 /** The command's end as a line: why it was stopped, or its exit code (or signal) and how long it ran. */
 function commandEnd(
   reason: string | undefined,
@@ -156,56 +150,49 @@ function commandEnd(
   return reason === undefined && code === 0 ? { note } : { note, failure: note };
 }
 
-/** Runs the command to its end (or its timeout, or the signal). Never throws. */
-function runCommand(
+/** Runs the command to its end (or its timeout, or the signal), in its own process group. Never throws. */
+async function runCommand(
   cmd: ClientCommand,
   extraEnv: Record<string, string>,
   signal: AbortSignal | undefined,
 ): Promise<CommandEnd> {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    let child: ChildProcess;
-    try {
-      child = spawn(cmd.command, {
-        shell: true,
-        detached: process.platform !== 'win32',
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...cmd.env, ...extraEnv } as NodeJS.ProcessEnv,
-      });
-    } catch (error) {
-      const note = `client command could not start: ${error instanceof Error ? error.message : String(error)}`;
-      resolve({ note, failure: note });
-      return;
-    }
-    let reason: string | undefined;
-    let killTimer: NodeJS.Timeout | undefined;
-    const stop = (why: string): void => {
-      if (reason !== undefined || child.exitCode !== null || child.pid === undefined) return;
-      reason = why;
-      signalGroup(child, 'SIGTERM');
-      killTimer = setTimeout(() => signalGroup(child, 'SIGKILL'), 2_000);
-    };
-    const timer = setTimeout(
-      () => stop(`timed out after ${Math.round(cmd.timeoutMs / 1000)} s and was stopped`),
-      cmd.timeoutMs,
-    );
-    const onAbort = (): void => stop('was stopped (audit interrupted)');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted) onAbort();
-    child.stdout?.on('data', (b: Buffer) => cmd.onOutput?.('stdout', b.toString('utf8')));
-    child.stderr?.on('data', (b: Buffer) => cmd.onOutput?.('stderr', b.toString('utf8')));
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      const note = `client command failed to run: ${error.message}`;
-      resolve({ note, failure: note });
+  const started = Date.now();
+  let group: ProcessGroup;
+  try {
+    group = spawnInGroup(cmd.command, [], {
+      shell: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: programEnv('exec-client', cmd.env, extraEnv),
     });
-    child.on('close', (code, sig) => {
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(commandEnd(reason, code, sig, started));
-    });
-  });
+  } catch (error) {
+    const note = `client command could not start: ${error instanceof Error ? error.message : String(error)}`;
+    return { note, failure: note };
+  }
+  let reason: string | undefined;
+  const stop = (why: string): void => {
+    if (reason !== undefined || group.exited) return;
+    reason = why;
+    void group.stop();
+  };
+  const timer = setTimeout(
+    () => stop(`timed out after ${Math.round(cmd.timeoutMs / 1000)} s and was stopped`),
+    cmd.timeoutMs,
+  );
+  const onAbort = (): void => stop('was stopped (audit interrupted)');
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  // Its end is the end of its run: what it left running in its group is stopped too.
+  group.child.once('exit', () => void group.stop());
+  group.child.stdout?.on('data', (b: Buffer) => cmd.onOutput?.('stdout', b.toString('utf8')));
+  group.child.stderr?.on('data', (b: Buffer) => cmd.onOutput?.('stderr', b.toString('utf8')));
+  const end = await group.ended;
+  clearTimeout(timer);
+  signal?.removeEventListener('abort', onAbort);
+  if (end.error !== undefined) {
+    const note = `client command failed to run: ${end.error.message}`;
+    return { note, failure: note };
+  }
+  return commandEnd(reason, end.code, end.signal, started);
 }
 
 // Spec leaves the merchant id to configuration: when none is configured, any merchant id is accepted, so the

@@ -1,8 +1,11 @@
 // The providers of the state hook contract (contract.ts) that an implementation offers: a hook URL (POST of the
 // request; its exchanges are in the HAR like any other) and a hook command (run with the request as its one argument,
 // the answer on standard output). payconform's own /sandbox/ is the third (sandbox-provider.ts).
-import { execFile } from 'node:child_process';
+import { isAbsolute } from 'node:path';
 import type { CheckRunEnv } from '../check.js';
+import type { Redactor } from '../redact.js';
+import { programEnv } from '../program-env.js';
+import { spawnInGroup, type GroupExit, type ProcessGroup } from '../process-group.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { describeOutcome, exchange, isSuccess, jsonObject } from '../checks/server/requests.js';
 import { unanswered } from '../checks/no-answer.js';
@@ -53,38 +56,133 @@ export function urlHook(url: string): StateProvider {
   };
 }
 
-/** A hook command: run with the request as its last argument; exit 0 with the answer on stdout, 3: not offered. */
-export function commandHook(command: readonly [string, ...string[]]): StateProvider {
-  return (ctx, env, request) =>
-    new Promise((resolve) => {
-      const from = `the state hook command ${command[0]}`;
-      const timeout = Math.max(1, Math.min(ctx.requestTimeoutMs * 2, env.deadline - Date.now()));
-      const argument = JSON.stringify(requestBody(request));
-      execFile(
-        command[0],
-        [...command.slice(1), argument],
-        { timeout, maxBuffer: MAX_ANSWER_BYTES, signal: env.signal, windowsHide: true },
-        (error, stdout, stderr) => {
-          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : undefined;
-          const said = ctx.redactor.redactText(String(stderr).trim().split('\n').pop() ?? '');
-          if (code === NOT_OFFERED_EXIT)
-            return resolve({
-              kind: 'not-offered',
-              reason: notOfferedReason(request, parsed(stdout), from),
-            });
-          if (code !== 0)
-            return resolve({
-              kind: 'failed',
-              reason: `${from} ${code !== undefined ? `exited with ${code}` : `did not finish (${error?.killed === true ? `killed after ${timeout} ms` : (error?.message ?? 'unknown')})`}${said !== '' ? `: ${said.slice(0, 300)}` : ''}`,
-            });
-          resolve(judgeAnswer(request, parsed(stdout), from));
-        },
-      );
+/** Where a hook command runs from, and the environment it is started from (default: payconform's). */
+export interface CommandHookOptions {
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** Kept of the hook's stderr, and quoted of it in a reason (its last lines, masked). */
+const STDERR_TAIL_BYTES = 4096;
+const STDERR_QUOTE_CHARS = 300;
+
+/**
+ * A hook command: run with the request as its last argument; exit 0 with the answer on stdout, 3: not offered. It
+ * runs in its own process group with none of the audit's secrets (programEnv, role state-hook), and is stopped
+ * (SIGTERM, SIGKILL after STOP_GRACE_MS) at twice the request timeout or the run's deadline.
+ */
+export function commandHook(
+  command: readonly [string, ...string[]],
+  options: CommandHookOptions = {},
+): StateProvider {
+  return async (ctx, env, request) => {
+    const from = `the state hook command ${command[0]}`;
+    const cwd = options.cwd ?? process.cwd();
+    const timeout = Math.max(1, Math.min(ctx.requestTimeoutMs * 2, env.deadline - Date.now()));
+    const argument = JSON.stringify(requestBody(request));
+    const group = spawnInGroup(command[0], [...command.slice(1), argument], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: programEnv('state-hook', options.env ?? process.env),
     });
+    const ran = await runHook(group, timeout, env.signal);
+    const failed = (what: string): StateResult => ({
+      kind: 'failed',
+      reason: `${from} ${what}${quoted(ran.stderr, ctx.redactor)}`,
+    });
+    if (ran.exit.error !== undefined) return failed(couldNotStart(ran.exit.error, command[0], cwd));
+    if (ran.stopped !== undefined) return failed(`did not finish (${ran.stopped})`);
+    if (ran.exit.code === NOT_OFFERED_EXIT)
+      return { kind: 'not-offered', reason: notOfferedReason(request, parsed(ran.stdout), from) };
+    if (ran.exit.code !== 0)
+      return failed(
+        ran.exit.code !== null
+          ? `exited with ${ran.exit.code}`
+          : `was ended by ${ran.exit.signal ?? 'a signal'}`,
+      );
+    return judgeAnswer(request, parsed(ran.stdout), from);
+  };
+}
+
+/** What a hook command left: its end, why payconform stopped it (if it did), its output. */
+interface HookRun {
+  readonly exit: GroupExit;
+  readonly stopped?: string;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Reads the hook to its end; stops its group at `timeoutMs`, on `signal`, past MAX_ANSWER_BYTES, or when it exits. */
+async function runHook(
+  group: ProcessGroup,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<HookRun> {
+  let stdout = '';
+  let stderr = '';
+  let stopped: string | undefined;
+  const stop = (why: string): void => {
+    if (stopped !== undefined || group.exited) return;
+    stopped = why;
+    void group.stop();
+  };
+  const timer = setTimeout(() => stop(`stopped after ${timeoutMs} ms`), timeoutMs);
+  const onAbort = (): void => stop('stopped: the audit ended');
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  // Its end is the end of its run: what it left running in its group is stopped too.
+  group.child.once('exit', () => void group.stop());
+  group.child.stdout?.setEncoding('utf8');
+  group.child.stdout?.on('data', (chunk: string) => {
+    stdout += chunk;
+    if (stdout.length >= MAX_ANSWER_BYTES)
+      stop(`its answer reached ${MAX_ANSWER_BYTES} bytes and it was stopped`);
+  });
+  group.child.stderr?.setEncoding('utf8');
+  group.child.stderr?.on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
+  });
+  const exit = await group.ended;
+  clearTimeout(timer);
+  signal?.removeEventListener('abort', onAbort);
+  return { exit, stdout, stderr, ...(stopped !== undefined ? { stopped } : {}) };
+}
+
+/** Why the command never started, in words (the error's code, the path as given, where relative paths resolve). */
+function couldNotStart(error: NodeJS.ErrnoException, file: string, cwd: string): string {
+  const bare = !/[\\/]/.test(file);
+  const relative = !bare && !isAbsolute(file) ? ` (relative paths resolve against ${cwd})` : '';
+  if (error.code === 'ENOENT')
+    return bare
+      ? `could not start: no command ${file} on PATH`
+      : `could not start: no such file ${file}${relative}`;
+  if (error.code === 'EACCES')
+    return `could not start: ${file} is not executable (permission denied)${relative}`;
+  return `could not start: ${error.code ?? error.message}${relative}`;
+}
+
+/** Stderr's last lines, masked, as `: …` after a reason (at most STDERR_QUOTE_CHARS), or nothing. */
+function quoted(stderr: string, redactor: Redactor): string {
+  // Masked before it is cut: a cut could leave a piece of a secret too short to be recognised.
+  const lines = redactor
+    .redactText(stderr)
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  let out = '';
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const next = out === '' ? lines[i]! : `${lines[i]!} | ${out}`;
+    if (next.length > STDERR_QUOTE_CHARS) {
+      if (out === '') out = `…${lines[i]!.slice(-(STDERR_QUOTE_CHARS - 1))}`;
+      break;
+    }
+    out = next;
+  }
+  return out === '' ? '' : `: ${out}`;
 }
 
 /** Standard output as JSON, or undefined. */
-function parsed(stdout: string | Buffer): unknown {
+function parsed(stdout: string): unknown {
   try {
     return JSON.parse(String(stdout)) as unknown;
   } catch {

@@ -1,6 +1,8 @@
 // The implementation under test as a child process speaking NDJSON: one request line in, one answer line out.
-// Every wait is bounded; the child and its process group are killed when the run ends.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Every wait is bounded; the child's process group is stopped (SIGTERM, then SIGKILL) when the run ends.
+import type { ChildProcess } from 'node:child_process';
+import { programEnv } from '../../conformance/program-env.js';
+import { spawnInGroup, type ProcessGroup } from '../../conformance/process-group.js';
 import type { LinkReply } from '../../conformance/sdk-explore/protocol.js';
 
 /** Longest answer line accepted (bytes); a longer line counts as garbage. */
@@ -9,12 +11,15 @@ export const MAX_LINE_BYTES = 1 << 20;
 const MAX_PENDING_LINES = 1000;
 /** Kept from the child's stderr for error messages. */
 const STDERR_TAIL_BYTES = 4096;
+/** What `sh -c` exits with when it cannot find the command (POSIX: 127). */
+const SHELL_NOT_FOUND_EXIT = 127;
 
 /** What the process gave back for one line: written once, in the SDK explorer's protocol (vectors imports conformance). */
 export type AdapterReply = LinkReply;
 
 /** A started adapter: `request` sends one line and waits for the next line it prints (or timeout / exit). */
 export class AdapterProcess {
+  private readonly group: ProcessGroup;
   private readonly child: ChildProcess;
   private buffer = '';
   private readonly lines: string[] = [];
@@ -23,19 +28,22 @@ export class AdapterProcess {
   private stderrTail = '';
   private spawnError: string | undefined;
 
+  /**
+   * `env` is the whole environment (programEnv builds it for its role); without one, a vectors implementation's:
+   * the ordinary part of payconform's own, no variable payconform reads for itself.
+   */
   constructor(
     command: string,
-    options: { readonly cwd?: string; readonly env?: NodeJS.ProcessEnv } = {},
+    options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {},
   ) {
     // A shell runs CMD so that `--exec "python3 adapter.py"` works as typed; its own process group lets us
-    // kill the shell and everything it started in one go.
-    this.child = spawn(command, {
+    // stop the shell and everything it started in one go.
+    this.group = spawnInGroup(command, [], {
       shell: true,
-      detached: process.platform !== 'win32',
-      stdio: ['pipe', 'pipe', 'pipe'],
-      cwd: options.cwd,
-      env: options.env ?? process.env,
+      env: options.env ?? programEnv('vectors-implementation', process.env),
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     });
+    this.child = this.group.child;
     this.child.stdout!.setEncoding('utf8');
     this.child.stdout!.on('data', (chunk: string) => this.onData(chunk));
     this.child.stderr!.setEncoding('utf8');
@@ -56,9 +64,19 @@ export class AdapterProcess {
     });
   }
 
+  /** How it ended, once it has (an answer's `exited` carries the same). */
+  exitStatus(): { readonly code: number | null; readonly signal: string | null } | undefined {
+    return this.exitInfo;
+  }
+
   /** The last few KB the child wrote to stderr (for error reports). */
   stderr(): string {
-    return this.spawnError ? `${this.spawnError}\n${this.stderrTail}` : this.stderrTail;
+    const notFound =
+      this.exitInfo?.code === SHELL_NOT_FOUND_EXIT
+        ? `the command was not found (the shell exited with ${SHELL_NOT_FOUND_EXIT})\n`
+        : '';
+    const spawnError = this.spawnError !== undefined ? `${this.spawnError}\n` : '';
+    return `${spawnError}${this.stderrTail}${notFound}`;
   }
 
   get exited(): boolean {
@@ -125,7 +143,10 @@ export class AdapterProcess {
     }
   }
 
-  /** Closes stdin (the adapter's signal to finish), waits up to `graceMs`, then kills the process group. */
+  /**
+   * Closes stdin (the adapter's signal to finish), waits up to `graceMs` for it to exit, then stops its process group
+   * (SIGTERM, SIGKILL after STOP_GRACE_MS); settles when it has ended.
+   */
   async stop(graceMs = 1000): Promise<void> {
     if (!this.exited) this.child.stdin!.end();
     const deadline = Date.now() + graceMs;
@@ -138,21 +159,7 @@ export class AdapterProcess {
         };
       });
     }
-    this.killGroup();
-  }
-
-  /** Kills the child's whole process group (the shell and whatever it started), ignoring "already gone". */
-  killGroup(): void {
-    const pid = this.child.pid;
-    if (pid === undefined) return;
-    try {
-      if (process.platform !== 'win32') process.kill(-pid, 'SIGKILL');
-      else this.child.kill('SIGKILL');
-    } catch {
-      /* already exited */
-    }
-    this.child.stdout!.destroy();
-    this.child.stderr!.destroy();
+    await this.group.stop();
   }
 }
 
