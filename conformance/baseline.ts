@@ -5,6 +5,7 @@
 import { validateAgainst } from '../src/schemas/index.js';
 import { worstOutcome } from './grade.js';
 import { EXPLORE_CHECK_ID } from './explore/check-id.js';
+import { outcomeCounts } from './run-counts.js';
 import type {
   BaselineKey,
   BaselineOutcome,
@@ -207,18 +208,6 @@ function sortUnmatched(judging: Judging, summary: RunSummary): void {
   }
 }
 
-function countOutcomes(
-  summary: RunSummary,
-  results: readonly CheckResult[],
-): Record<Outcome, number> {
-  const counts = Object.fromEntries(Object.keys(summary.counts).map((o) => [o, 0])) as Record<
-    Outcome,
-    number
-  >;
-  for (const r of results) counts[r.outcome] += 1;
-  return counts;
-}
-
 /**
  * The run judged against a baseline: known findings marked (and no longer deciding their check's outcome), the counts
  * recomputed, each expired entry that still matches a finding added to `blocking`, and `baseline` saying it all.
@@ -248,7 +237,7 @@ export function applyBaseline(
   return {
     ...summary,
     results,
-    counts: countOutcomes(summary, results),
+    counts: outcomeCounts(results),
     blocking: [
       ...summary.blocking,
       ...out.expired.map(

@@ -9,8 +9,8 @@ import { createRedactor, maskUrlCredentials, scrubValues, type Redactor } from '
 import { currentExchangeLog, type ExchangeLog } from './exchange-log.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
 import { requirementTable } from './requirement-table.js';
+import { outcomeCounts } from './run-counts.js';
 import {
-  OUTCOMES,
   type CheckResult,
   type GradedFinding,
   type Outcome,
@@ -473,8 +473,7 @@ async function runPending<Ctx>(run: Run<Ctx>, pending: number[]): Promise<boolea
 function summarize<Ctx>(run: Run<Ctx>, aborted: boolean): RunSummary {
   const { options, redactor, catalogue, level, deselected } = run;
   const done = run.results.filter((r): r is CheckResult => r !== undefined);
-  const counts = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
-  for (const r of done) counts[r.outcome] += 1;
+  const counts = outcomeCounts(done);
 
   const covered = new Set<string>();
   for (const r of done)
@@ -557,7 +556,7 @@ export function stoppedRunSummary(options: {
     partial: true,
     partialReasons: [`the run stopped before its checks: ${reason}`],
     results: [],
-    counts: Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>,
+    counts: outcomeCounts([]),
     requirements: { covered: [], notRun: [], uncovered: [] },
     gate: { failOn: [], allowSkips: false },
     blocking: [],

@@ -3,6 +3,7 @@
 import type { RunGate, RunSummary } from './result.js';
 import { unexercisedMust } from './requirement-table.js';
 import { EXIT, type ExitCode } from './exit-code-table.js';
+import { ranCount } from './run-counts.js';
 
 /** 0: every selected check reached a verdict and none failed under the gate. */
 export const EXIT_OK = EXIT.ok;
@@ -12,7 +13,10 @@ export const EXIT_MUST_FAILURE = EXIT.failed;
 export const EXIT_CONFIG_ERROR = EXIT.usage;
 /** 3: target unreachable (decided by the command before a run). */
 export const EXIT_TARGET_UNREACHABLE = EXIT.unreachable;
-/** 4: INCOMPLETE: no failure, but a check the user did not deselect was skipped (never a pass by omission). */
+/**
+ * 4: INCOMPLETE: no failure, but no selected check ran (every one skipped, not applicable or not selected), or a check
+ * the user did not deselect was skipped (never a pass by omission).
+ */
 export const EXIT_INCOMPLETE = EXIT.incomplete;
 /** 70 (sysexits EX_SOFTWARE): payconform itself crashed; distinct from the usage code 2. */
 export const EXIT_INTERNAL_ERROR = EXIT.internal;
@@ -31,9 +35,25 @@ export interface VerdictInfo {
 }
 
 type VerdictInput = Pick<RunSummary, 'counts'> &
-  Partial<Pick<RunSummary, 'gate' | 'blocking' | 'stopped' | 'requirements'>>;
+  Partial<Pick<RunSummary, 'gate' | 'blocking' | 'stopped' | 'requirements' | 'selection'>>;
 
-/** The verdict of a run: a stopped run is an ERROR with its own exit code; else FAIL beats INCOMPLETE beats PASS. */
+/** Why a run in which no selected check ran is INCOMPLETE, with what became of the checks; undefined when one ran. */
+function nothingRan(summary: VerdictInput): string | undefined {
+  const c = summary.counts;
+  if (ranCount(c) > 0) return undefined;
+  const deselected = summary.selection?.deselected.length ?? 0;
+  const parts = [
+    c.skip > 0 ? `${c.skip} skipped` : '',
+    c['n/a'] > 0 ? `${c['n/a']} not applicable` : '',
+    deselected > 0 ? `${deselected} not selected (--only/--level)` : '',
+  ].filter((p) => p !== '');
+  return `no selected check ran${parts.length > 0 ? ` (${parts.join(', ')})` : ''}: nothing was audited`;
+}
+
+/**
+ * The verdict of a run: a stopped run is an ERROR with its own exit code; else FAIL beats INCOMPLETE (no selected
+ * check ran, or a skip the gate does not accept) beats PASS.
+ */
 export function verdictFor(summary: VerdictInput): VerdictInfo {
   if (summary.stopped !== undefined)
     return {
@@ -59,6 +79,10 @@ export function verdictFor(summary: VerdictInput): VerdictInfo {
     );
   failing.push(...(summary.blocking ?? []));
   if (failing.length > 0) return { verdict: 'fail', exitCode: EXIT_MUST_FAILURE, reasons: failing };
+  // Never a pass by omission, whatever the gate accepts of skips: a run needs one check that ran.
+  const none = nothingRan(summary);
+  if (none !== undefined)
+    return { verdict: 'incomplete', exitCode: EXIT_INCOMPLETE, reasons: [none] };
   if (c.skip > 0 && !gate.allowSkips) {
     return {
       verdict: 'incomplete',

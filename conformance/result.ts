@@ -7,6 +7,13 @@ export type Outcome = 'pass' | 'fail' | 'warn' | 'skip' | 'n/a' | 'error';
 
 export const OUTCOMES: readonly Outcome[] = ['pass', 'fail', 'warn', 'skip', 'n/a', 'error'];
 
+/**
+ * A run's checks by outcome, and `known`: the checks whose failures or warnings a baseline marks known (their outcome
+ * is the worst of the rest, so a pass, but they never count as passed). Each check counts once; `runCounts`
+ * (run-counts.ts) makes them. `known` is absent in summaries made before it existed.
+ */
+export type OutcomeCounts = Readonly<Record<Outcome, number>> & { readonly known?: number };
+
 /** A recorded message body in printable form: text when valid UTF-8, otherwise base64. Secrets already masked. */
 export interface BodyView {
   /** The body's length: as declared (Content-Length) when the whole was not read, else as received. */
@@ -158,7 +165,8 @@ export interface RunSummary {
   readonly partial: boolean;
   readonly partialReasons: readonly string[];
   readonly results: readonly CheckResult[];
-  readonly counts: Readonly<Record<Outcome, number>>;
+  /** Each check once, by outcome, known apart (`outcomeCounts` in run-counts.ts). */
+  readonly counts: OutcomeCounts;
   readonly requirements: RequirementCoverage;
   readonly gate: RunGate;
   /** Problems of the run itself that fail it whatever the checks say (e.g. the audited client exited non-zero). */

@@ -62,7 +62,7 @@ describe('the requirement table of a full run of the reference service', () => {
     expect(row(clean, 'REFUND-PARTIAL-ALLOWED')?.checks).toContain('refund-partial-accepted');
   });
 
-  it('every report states it: console line, JSON (valid), JUnit properties and skipped cases, HTML table', () => {
+  it('every report states it: console line, JSON (valid), JUnit properties, HTML table', () => {
     const table = clean.requirements.table!;
     const line = `${table.must.exercised} of ${table.must.total} MUST requirements exercised`;
     expect(renderConsoleSummary(clean)).toContain(line);
@@ -82,13 +82,15 @@ describe('the requirement table of a full run of the reference service', () => {
     expect(junit).toMatch(
       /<property name="requirement\.REFUND-PARTIAL-ALLOWED" value="passed by [^"]*refund-partial-accepted/,
     );
+    // A MUST requirement not exercised is a property, not a test case: counted as a skipped test it made JUnit's
+    // numbers differ from every other report's (55 tests, 3 skipped where the console said 52 checks, 0 skipped).
     const unexercised = table.rows.filter((r) => r.must && r.status !== 'passed');
-    expect(junit.match(/classname="payconform\.requirements"/g)?.length ?? 0).toBe(
-      unexercised.length,
-    );
+    expect(unexercised.length).toBeGreaterThan(0);
+    expect(junit.match(/classname="payconform\.requirements"/g)).toBeNull();
+    expect(junit).toContain(`tests="${clean.results.length}"`);
     for (const r of unexercised)
       expect(junit).toContain(
-        `name="${r.id} [MUST]" time="0.000">\n      <skipped message="not exercised: no check covers it"/>`,
+        `<property name="requirement.${r.id}" value="not-exercised: no check covers it"/>`,
       );
     const html = renderHtmlReport(clean, { catalogue });
     expect(html).toContain(`<h2 id="requirements">Requirements: ${line}</h2>`);

@@ -4,6 +4,7 @@
 import { verdictFor, verdictLine } from '../exit-code.js';
 import type { RunEvent, RunSubscriber } from '../events.js';
 import { OUTCOMES, type CheckResult, type Outcome, type RunSummary } from '../result.js';
+import { countOf, countsText, failedRequirementsText, runCounts } from '../run-counts.js';
 import { findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
 import { baselineLines } from '../baseline.js';
@@ -93,10 +94,15 @@ type CommandEnding = { readonly exitCode: number; readonly reason: string };
 function areaLines(results: readonly CheckResult[], paint: Paint): string[] {
   const areas = new Map<string, CheckResult[]>();
   for (const r of results) areas.set(r.area, [...(areas.get(r.area) ?? []), r]);
+  // A check a known finding decided is tallied as known, never as a pass (run-counts.ts).
+  const kind = (r: CheckResult): Outcome | 'known' =>
+    countOf(r) === 'known' ? 'known' : r.outcome;
   return [...areas].map(([area, inArea]) => {
-    const tally = OUTCOMES.filter((o) => inArea.some((r) => r.outcome === o)).map((o) =>
-      paint(o, `${inArea.filter((r) => r.outcome === o).length} ${o}`),
-    );
+    const tally = [...OUTCOMES, 'known' as const]
+      .filter((k) => inArea.some((r) => kind(r) === k))
+      .map((k) =>
+        paint(k === 'known' ? 'warn' : k, `${inArea.filter((r) => kind(r) === k).length} ${k}`),
+      );
     return `  ${area.padEnd(14)} ${tally.join(', ')}`;
   });
 }
@@ -130,16 +136,14 @@ function problemLines(results: readonly CheckResult[], paint: Paint, verbose: bo
 
 /** The counts, what the requirements came to, the baseline, and what made the run partial or cut its evidence. */
 function tallyLines(summary: RunSummary): string[] {
-  const c = summary.counts;
   const out = [
     '',
-    `${c.pass} passed, ${c.fail} failed, ${c.warn} warnings, ${c.skip} skipped, ${c['n/a']} not applicable, ${c.error} errors in ${summary.durationMs} ms`,
+    `${countsText(runCounts(summary))} in ${summary.durationMs} ms`,
     `requirements: ${summary.requirements.covered.length} covered, ${summary.requirements.notRun.length} not run, ${summary.requirements.uncovered.length} not covered by any check`,
   ];
   const table = summary.requirements.table;
   if (table !== undefined) {
-    const failed = table.rows.filter((r) => r.must && r.status === 'failed').length;
-    out.push(`${mustExercisedLine(table)} (${failed} failed)`);
+    out.push(`${mustExercisedLine(table)} (${failedRequirementsText(summary)})`);
     // The MUST requirements that apply to this target and were not exercised, each with why (a few, then a count).
     const missing = unexercisedMust(table);
     for (const r of missing.slice(0, 12)) out.push(`  not exercised: ${r.id}: ${r.reason ?? ''}`);

@@ -14,6 +14,7 @@ import { explorerOf, REPLAY_LABEL, requestText, responseText } from './evidence-
 import { mustExercisedLine } from '../requirement-table.js';
 import { baselineLines } from '../baseline.js';
 import { EXPLORE_CHECK_ID } from '../explore/check-id.js';
+import { countOf, failedRequirementsText, runCounts, type CountName } from '../run-counts.js';
 
 export function htmlEscape(text: string): string {
   return text
@@ -39,6 +40,20 @@ pre{background:#f5f5f5;padding:.6em;overflow:auto;white-space:pre-wrap;word-brea
 
 const badge = (o: Outcome): string =>
   `<span class="o o-${o === 'n/a' ? 'na' : o}">${htmlEscape(o.toUpperCase())}</span>`;
+/** A check a known finding decided: its own badge, never PASS. */
+const knownBadge = '<span class="o o-warn">KNOWN</span>';
+const checkBadge = (r: CheckResult): string =>
+  countOf(r) === 'known' ? knownBadge : badge(r.outcome);
+
+/** The counts table's rows in the order of ORDER, each with the outcome whose badge it shows. */
+const COUNT_ROWS: ReadonlyArray<readonly [Exclude<CountName, 'known'>, Outcome]> = [
+  ['inconclusive', 'error'],
+  ['failed', 'fail'],
+  ['warned', 'warn'],
+  ['skipped', 'skip'],
+  ['passed', 'pass'],
+  ['notApplicable', 'n/a'],
+];
 
 function findingHtml(f: GradedFinding): string {
   const parts = [
@@ -72,7 +87,7 @@ function checkHtml(r: CheckResult, catalogue: Catalogue | undefined): string {
     return `<li><code>${htmlEscape(id)}</code>${req ? ` [${htmlEscape(req.level)}${req.shown ? '' : ', not shown'}${req.source ? `, ${htmlEscape(req.source)} profile` : ''}] ${htmlEscape(req.text)} <span class="muted">(${htmlEscape(req.section)})</span>` : ''}</li>`;
   });
   return `<details class="check" id="${htmlEscape(r.id)}"${OPEN.has(r.outcome) ? ' open' : ''}>
-<summary><h3>${badge(r.outcome)} <code>${htmlEscape(r.id)}</code> ${htmlEscape(r.title)}</h3></summary>
+<summary><h3>${checkBadge(r)} <code>${htmlEscape(r.id)}</code> ${htmlEscape(r.title)}</h3></summary>
 <div class="muted">${htmlEscape(r.area)} · ${htmlEscape(r.level)} · ${r.durationMs} ms</div>
 <p>${htmlEscape(r.message)}</p>
 ${r.rerun !== undefined && r.outcome !== 'pass' && r.outcome !== 'n/a' ? `<div>run this check again (signs afresh, works at any time):</div><pre>${htmlEscape(r.rerun)}</pre>` : ''}
@@ -128,10 +143,9 @@ function firstScreenHtml(summary: RunSummary): string {
   const out: string[] = [];
   const table = summary.requirements.table;
   if (table !== undefined) {
-    const failed = table.rows.filter((r) => r.must && r.status === 'failed').length;
     const missing = table.must.total - table.must.exercised;
     out.push(
-      `<p><strong>Requirements:</strong> <a href="#requirements">${htmlEscape(mustExercisedLine(table))}</a>; ${failed} failed, ${missing} not exercised</p>`,
+      `<p><strong>Requirements:</strong> <a href="#requirements">${htmlEscape(mustExercisedLine(table))}</a>; ${htmlEscape(failedRequirementsText(summary))}; ${missing} not exercised</p>`,
     );
   }
   const explorer = explorerOf(summary);
@@ -164,9 +178,13 @@ export function renderHtmlReport(
   const sorted = [...summary.results].sort(
     (a, b) => ORDER.indexOf(a.outcome) - ORDER.indexOf(b.outcome),
   );
-  const counts = ORDER.map(
-    (o) => `<tr><td>${badge(o)}</td><td>${summary.counts[o]}</td></tr>`,
-  ).join('');
+  // Every count from the one source the other reports use (run-counts.ts): known apart, never among the passes.
+  const c = runCounts(summary);
+  const counts = [
+    ...COUNT_ROWS.map(([name, o]) => `<tr><td>${badge(o)}</td><td>${c[name]}</td></tr>`),
+    `<tr><td>${knownBadge}</td><td>${c.known}</td></tr>`,
+    `<tr><td>TOTAL</td><td>${c.total}</td></tr>`,
+  ].join('');
   const uncovered = summary.requirements.uncovered.map((id) => {
     const req = options.catalogue?.byId.get(id);
     return `<li><code>${htmlEscape(id)}</code>${req ? ` ${htmlEscape(req.text)}` : ''}</li>`;

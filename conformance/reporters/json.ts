@@ -1,6 +1,7 @@
 // The JSON report (versioned contract, schema in schemas/conformance-report.schema.json).
 import { verdictFor, type Verdict } from '../exit-code.js';
 import type { RunSummary } from '../result.js';
+import { outcomeCounts } from '../run-counts.js';
 
 /** The version of the JSON report's format; it rises when a field changes meaning or goes away. */
 export const REPORT_VERSION = '1';
@@ -29,6 +30,8 @@ export function toJsonReport(summary: RunSummary): JsonReport {
       .filter((r) => r.outcome === 'n/a')
       .map((r) => ({ id: r.id, reason: r.message })),
     ...summary,
+    // The one source of every report's numbers (run-counts.ts), whatever the summary was handed with.
+    counts: outcomeCounts(summary.results),
   };
 }
 

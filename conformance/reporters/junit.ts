@@ -1,6 +1,7 @@
-// JUnit XML: one testcase per check (fail → <failure>, error → <error>, skip and n/a → <skipped/>, warn passes with
-// output), where CI tools look: under `--fail-on warn` a warning is a <failure>, under `--fail-on skip` a skip is one,
-// and a run-level problem (a client that exited non-zero) is a failing testcase of its own.
+// JUnit XML: one testcase per check (fail → <failure>, error → <error>, skip and n/a → <skipped/>, warn and known pass
+// with output), where CI tools look: under `--fail-on warn` a warning is a <failure>, under `--fail-on skip` a skip is
+// one. The checks' suite counts what every report counts (run-counts.ts); a run-level problem (a client that exited
+// non-zero) is a failing testcase of a second suite, the run's own.
 import { verdictFor } from '../exit-code.js';
 import type {
   BaselineOutcome,
@@ -13,6 +14,7 @@ import type {
 import { findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
 import { baselineLines, describeKey } from '../baseline.js';
+import { COUNT_NAMES, countOf, failedRequirementsText, runCounts } from '../run-counts.js';
 
 /** Escapes text for XML content and attributes, dropping characters XML 1.0 cannot carry. */
 export function xmlEscape(text: string): string {
@@ -35,38 +37,47 @@ const testcase = (classname: string, name: string, inner: string): string[] => [
   '    </testcase>',
 ];
 
-/** What the suite counts, and the MUST requirements it reports as test cases of their own. */
+/**
+ * What the checks' suite counts: the checks and nothing else, from `runCounts` (the console's and every report's
+ * numbers). `--fail-on warn|skip` turn warnings and skips into failures; a known check passes (its own count is a
+ * property).
+ */
 function junitTotals(summary: RunSummary) {
   const failOnWarn = summary.gate.failOn.includes('warn');
   const failOnSkip = summary.gate.failOn.includes('skip');
-  // One test case per MUST requirement not exercised (skipped with the reason; a failure under --fail-on unexercised
-  // for those that apply to the target), so a run that skipped half its checks does not look like a smaller green one.
-  const table = summary.requirements.table;
-  const gated = new Set(
-    summary.gate.failOn.includes('unexercised') ? unexercisedMust(table).map((r) => r.id) : [],
-  );
-  const unexercised = (table?.rows ?? []).filter(
-    (r) => r.must && (r.status === 'not-exercised' || r.status === 'inconclusive'),
-  );
-  const stopped = summary.stopped !== undefined ? 1 : 0;
+  const c = runCounts(summary);
   return {
     failOnWarn,
     failOnSkip,
-    gated,
-    unexercised,
-    tests: summary.results.length + summary.blocking.length + unexercised.length + stopped,
-    failures:
-      gated.size +
-      summary.counts.fail +
-      (failOnWarn ? summary.counts.warn : 0) +
-      (failOnSkip ? summary.counts.skip : 0) +
-      summary.blocking.length,
-    errors: summary.counts.error + stopped,
-    skipped:
-      (failOnSkip ? 0 : summary.counts.skip) +
-      summary.counts['n/a'] +
-      unexercised.length -
-      gated.size,
+    counts: c,
+    tests: c.total,
+    failures: c.failed + (failOnWarn ? c.warned : 0) + (failOnSkip ? c.skipped : 0),
+    errors: c.inconclusive,
+    skipped: (failOnSkip ? 0 : c.skipped) + c.notApplicable,
+  };
+}
+
+/**
+ * The run's own test cases, in a suite apart from the checks' (so the checks' counts stay those of every report):
+ * why it stopped (an error), each run problem (a failure), and under `--fail-on unexercised` each MUST requirement
+ * that applies and was not exercised (a failure). A MUST requirement not exercised is otherwise a property, not a
+ * test case: it is no check, and counting it as a skipped test made JUnit's numbers differ from every other report's.
+ */
+function runSuiteCases(summary: RunSummary): {
+  cases: string[];
+  tests: number;
+  failures: number;
+  errors: number;
+} {
+  const gated = summary.gate.failOn.includes('unexercised')
+    ? unexercisedMust(summary.requirements.table)
+    : [];
+  const stopped = summary.stopped !== undefined ? 1 : 0;
+  return {
+    cases: [...runTestcases(summary), ...gated.flatMap(requirementTestcase)],
+    tests: stopped + summary.blocking.length + gated.length,
+    failures: summary.blocking.length + gated.length,
+    errors: stopped,
   };
 }
 
@@ -107,6 +118,7 @@ function requirementProperties(table: RequirementTable | undefined): Property[] 
 
 function junitProperties(summary: RunSummary): string[] {
   const verdict = verdictFor(summary);
+  const counts = runCounts(summary);
   const properties: Property[] = [
     ['target', summary.target],
     ['toolVersion', summary.toolVersion],
@@ -114,10 +126,17 @@ function junitProperties(summary: RunSummary): string[] {
     ['partial', String(summary.partial)],
     ['verdict', verdict.verdict],
     ['exitCode', String(verdict.exitCode)],
+    ...verdict.reasons.map((reason, i): Property => [`verdictReason.${i + 1}`, reason]),
     ['failOn', summary.gate.failOn.join(',')],
+    // Every count, from the one source the other reports use (run-counts.ts); the suite's attributes follow from them.
+    ...COUNT_NAMES.map((name): Property => [`count.${name}`, String(counts[name])]),
+    ['count.total', String(counts.total)],
     ...evidenceProperties(summary.evidence),
     ...baselineProperties(summary.baseline),
     ...requirementProperties(summary.requirements.table),
+    ...(summary.requirements.table !== undefined
+      ? [['requirementsFailed', failedRequirementsText(summary)] as const]
+      : []),
   ];
   return [
     '    <properties>',
@@ -151,6 +170,8 @@ function checkOutcomeElement(
     return `      <skipped message="${xmlEscape(`${r.outcome}: ${r.message}`)}"/>`;
   if (r.outcome === 'warn')
     return `      <system-out>${xmlEscape(`WARNING (${r.level} not met, does not fail the run)\n\n${details}`)}</system-out>`;
+  if (countOf(r) === 'known')
+    return `      <system-out>${xmlEscape(`KNOWN (a baseline marks its findings known: counted as known, not as passed)\n\n${details}`)}</system-out>`;
   return `      <system-out>${xmlEscape(details)}</system-out>`;
 }
 
@@ -165,14 +186,12 @@ function checkTestcase(
   ];
 }
 
-function requirementTestcase(r: RequirementRow, gated: ReadonlySet<string>): string[] {
+function requirementTestcase(r: RequirementRow): string[] {
   const why = `${r.status === 'inconclusive' ? 'inconclusive' : 'not exercised'}: ${r.reason ?? ''}`;
   return testcase(
     'payconform.requirements',
     `${r.id} [MUST]`,
-    gated.has(r.id)
-      ? `      <failure message="${xmlEscape(`[failed by --fail-on unexercised] ${why}`)}" type="unexercised"/>`
-      : `      <skipped message="${xmlEscape(why)}"/>`,
+    `      <failure message="${xmlEscape(`[failed by --fail-on unexercised] ${why}`)}" type="unexercised"/>`,
   );
 }
 
@@ -205,16 +224,32 @@ function runTestcases(summary: RunSummary): string[] {
 export function renderJunitReport(summary: RunSummary): string {
   const suiteName = `payconform audit ${summary.role}`;
   const totals = junitTotals(summary);
-  const counts = `tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${seconds(summary.durationMs)}"`;
+  const run = runSuiteCases(summary);
+  const runTests = run.tests;
+  const attrs = (tests: number, failures: number, errors: number, skipped: number): string =>
+    `tests="${tests}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(summary.durationMs)}"`;
+  const checks = attrs(totals.tests, totals.failures, totals.errors, totals.skipped);
+  const all = attrs(
+    totals.tests + runTests,
+    totals.failures + run.failures,
+    totals.errors + run.errors,
+    totals.skipped,
+  );
+  const timestamp = xmlEscape(summary.startedAt.replace(/Z$/, ''));
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xmlEscape(suiteName)}" ${counts}>`,
-    `  <testsuite name="${xmlEscape(`${suiteName}: ${summary.target}`)}" ${counts} timestamp="${xmlEscape(summary.startedAt.replace(/Z$/, ''))}">`,
+    `<testsuites name="${xmlEscape(suiteName)}" ${all}>`,
+    `  <testsuite name="${xmlEscape(`${suiteName}: ${summary.target}`)}" ${checks} timestamp="${timestamp}">`,
     ...junitProperties(summary),
     ...summary.results.flatMap((r) => checkTestcase(r, totals)),
-    ...totals.unexercised.flatMap((r) => requirementTestcase(r, totals.gated)),
-    ...runTestcases(summary),
     '  </testsuite>',
+    ...(runTests > 0
+      ? [
+          `  <testsuite name="${xmlEscape(`${suiteName}: the run itself`)}" ${attrs(runTests, run.failures, run.errors, 0)} timestamp="${timestamp}">`,
+          ...run.cases,
+          '  </testsuite>',
+        ]
+      : []),
     '</testsuites>',
     '',
   ].join('\n');

@@ -3,7 +3,8 @@
 // step summary or a pull-request comment. Bounded (MARKDOWN_REPORT_MAX_CHARS) and saying what it left out; every
 // string from the run is a code span it cannot leave (markdown-safe.ts).
 import { verdictFor } from '../exit-code.js';
-import { OUTCOMES, type CheckResult, type GradedFinding, type RunSummary } from '../result.js';
+import type { CheckResult, GradedFinding, RunSummary } from '../result.js';
+import { COUNT_NAMES, failedRequirementsText, runCounts, type CountName } from '../run-counts.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
 import { baselineLines } from '../baseline.js';
 import { explorerOf } from './evidence-text.js';
@@ -24,6 +25,18 @@ const FINDINGS_PER_CHECK = 5;
 const REASONS_SHOWN = 8;
 
 const code = (text: string): string => markdownCode(text, { max: FIELD_CHARS });
+
+/** How the first screen names each count. */
+const COUNT_WORDS: Readonly<Record<CountName | 'total', string>> = {
+  passed: 'passed',
+  failed: 'failed',
+  warned: 'warned',
+  skipped: 'skipped',
+  notApplicable: 'not applicable',
+  known: 'known',
+  inconclusive: 'inconclusive',
+  total: 'checks',
+};
 
 /** A few reasons, each a code span, then how many more there were. */
 const reasonList = (reasons: readonly string[]): string =>
@@ -95,19 +108,22 @@ function checkItem(r: CheckResult): Item {
 /** The heading, where and when, the counts, the requirement line, the explorer, and why a run is not a plain verdict. */
 function firstScreen(summary: RunSummary): string[] {
   const v = verdictFor(summary);
-  const c = summary.counts;
+  const c = runCounts(summary);
   const out = [
     `### payconform audit ${summary.role}: ${v.verdict.toUpperCase()} (exit ${v.exitCode})`,
     '',
     `Target ${code(summary.target)} · payconform ${code(summary.toolVersion)} · catalogue ${code(summary.catalogueVersion)} · ${code(summary.startedAt)} · ${summary.durationMs} ms`,
     '',
-    OUTCOMES.map((o) => `**${c[o]}** ${o}`).join(' · '),
+    // Every count from the one source the other reports use (run-counts.ts).
+    [...COUNT_NAMES, 'total' as const].map((n) => `**${c[n]}** ${COUNT_WORDS[n]}`).join(' · '),
   ];
   if (v.reasons.length > 0) out.push('', `**Why:** ${reasonList(v.reasons)}`);
   const table = summary.requirements.table;
   if (table !== undefined) {
-    const failed = table.rows.filter((r) => r.must && r.status === 'failed').length;
-    out.push('', `**Requirements:** ${mustExercisedLine(table)}; ${failed} failed`);
+    out.push(
+      '',
+      `**Requirements:** ${mustExercisedLine(table)}; ${code(failedRequirementsText(summary))}`,
+    );
   }
   const explorer = explorerOf(summary);
   if (explorer === 'not-run') out.push('', '**Explorer:** not run');
