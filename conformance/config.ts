@@ -1,4 +1,5 @@
 // Audit configuration: the JSON config file (non-secret settings) merged with the environment (secrets only there).
+import { dirname } from 'node:path';
 import { FileReadError, FILE_SIZE_LIMITS, readRegularFile, textOf } from '../net/file-read.js';
 import {
   copStatuses,
@@ -8,7 +9,7 @@ import {
 } from '../src/schemas/index.js';
 import { DEFAULT_TIMEOUT_MS } from './config-defaults.js';
 import { maskUrlCredentials } from './redact.js';
-import { resolveStateHook, type StateHookFile } from './state-hook/config.js';
+import { refuseMissingProgram, resolveStateHook, type StateHookFile } from './state-hook/config.js';
 import type { StateHookConfig } from './state-hook/contract.js';
 
 /** The keys of `copDestinations`: each copStatus (src/schemas/statuses.ts), and `null` for CoP not active. */
@@ -389,7 +390,16 @@ export async function loadConfig(
       message: `config "${path}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
     };
   }
-  return resolveConfig(document, env, `config "${path}"`);
+  const resolved = resolveConfig(document, env, `config "${path}"`);
+  // A hook command whose program cannot start would fail every call of the run: refused here, with the config.
+  const hookProblem = resolved.ok
+    ? refuseMissingProgram(
+        resolved.config.stateHook,
+        { cwd: process.cwd(), path: env['PATH'] ?? process.env['PATH'], configDir: dirname(path) },
+        `config "${path}"`,
+      )
+    : undefined;
+  return hookProblem !== undefined ? { ok: false, message: hookProblem } : resolved;
 }
 
 /**

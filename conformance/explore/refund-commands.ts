@@ -6,7 +6,12 @@
 import fc from 'fast-check';
 import { toDecimal, type Decimal } from '../../src/rules/money.js';
 import { isSuccess, refundRequest } from '../checks/server/requests.js';
-import { askState } from '../state-hook/index.js';
+import {
+  askState,
+  refusalOfHookPayment,
+  stateSource,
+  type StateResult,
+} from '../state-hook/index.js';
 import {
   money,
   observePaymentMade,
@@ -31,6 +36,32 @@ import {
   type StepRecord,
 } from './commands.js';
 
+/** What the config's state hook did when the explorer asked it for payments: asked, made, and its last error. */
+export interface HookPaymentTally {
+  asked: number;
+  made: number;
+  lastFailure?: string;
+}
+
+const hookTallies = new WeakMap<object, HookPaymentTally>();
+
+/**
+ * The explorer's settled-payment calls of the config's hook in explorations of `ctx` (undefined: none asked, or no
+ * hook): an exploration whose every call failed judged no refund, which is the hook's error, never a pass.
+ */
+export function hookPaymentTally(ctx: object): Readonly<HookPaymentTally> | undefined {
+  return hookTallies.get(ctx);
+}
+
+function countHookPayment(real: Real, made: StateResult): void {
+  if (stateSource(real.ctx) !== 'hook') return;
+  let tally = hookTallies.get(real.ctx);
+  if (tally === undefined) hookTallies.set(real.ctx, (tally = { asked: 0, made: 0 }));
+  tally.asked++;
+  if (made.kind === 'made') tally.made++;
+  else tally.lastFailure = made.reason;
+}
+
 /**
  * A settled payment made for the run by the target's state provider (the config's state hook, or payconform's
  * /sandbox/: docs/state-hook.md), asked through the one contract; the spec shows no way to make one.
@@ -44,12 +75,15 @@ export class CreatePayment implements fc.AsyncCommand<ExplorerModel, Real> {
       state: 'settled-payment',
       amount: this.amount,
     });
+    countHookPayment(real, made);
     const before = model.payments.length;
     const answer =
       made.kind === 'made'
         ? { accepted: true, outcome: 'made', body: { ...made.answer } }
         : { accepted: false, outcome: made.reason };
     take(real, s, observePaymentMade(model, this.amount, answer));
+    if (stateSource(real.ctx) === 'hook')
+      for (const p of model.payments.slice(before)) hookMade.add(p);
     real.cost.payments += model.payments.length - before;
   }
   toString(): string {
@@ -128,6 +162,31 @@ function noteRefusal(real: Real, payment: ModelPayment, amount: Decimal, accepte
     real.pool?.refusedFitting(payment.paymentId);
 }
 
+/** The payments the config's state hook made (the model's objects): a refusal of their first refund may be the hook's. */
+const hookMade = new WeakSet<ModelPayment>();
+
+/**
+ * A refusal the state hook answers for (attribution.ts): a fitting refund of a payment it made, of which the target
+ * has accepted none, refused with anything but the spec's 422 naming a payment status. The target does not know the
+ * payment: the hook's error is recorded in its words and the payment leaves the sequence, never judged against the
+ * target. Returns whether it was the hook's.
+ */
+function hookAnswers(
+  model: ExplorerModel,
+  real: Real,
+  payment: ModelPayment,
+  amount: Decimal,
+  ex: Parameters<typeof answerOf>[0],
+): boolean {
+  if (!hookMade.has(payment) || payment.refunds.length > 0 || !refundFits(payment, amount))
+    return false;
+  const why = refusalOfHookPayment(ex, payment.paymentId);
+  if (why === undefined) return false;
+  real.observations.push(why);
+  model.payments.splice(model.payments.indexOf(payment), 1);
+  return true;
+}
+
 /** One refund of the `index`-th payment (modulo), of `size`: looks at the webhooks first (what finished counts). */
 async function refundStep(
   model: ExplorerModel,
@@ -136,6 +195,8 @@ async function refundStep(
   size: RefundSize,
   label: string,
 ): Promise<void> {
+  // None left (the state hook's payment the target did not know left the sequence): nothing to refund.
+  if (model.payments.length === 0) return;
   const payment = model.payments[index % model.payments.length]!;
   const amount = refundAmount(payment, size);
   const s = step(real, `${label} → ${money(amount)} of payment ${payment.paymentId}`, true);
@@ -143,7 +204,8 @@ async function refundStep(
   const ex = await sendRefund(real, s, payment, amount);
   if (isSuccess(ex)) real.cost.refunds++;
   noteRefusal(real, payment, amount, isSuccess(ex));
-  take(real, s, observeRefund(model, payment, amount, answerOf(ex), Date.now()), [ex]);
+  if (!hookAnswers(model, real, payment, amount, ex))
+    take(real, s, observeRefund(model, payment, amount, answerOf(ex), Date.now()), [ex]);
   absorbWebhooks(model, real, s);
 }
 

@@ -6,6 +6,7 @@ import type { ServerAuditContext } from '../checks/server/context.js';
 import type { StateRequest, StateResult } from './contract.js';
 import { commandHook, urlHook, type StateProvider } from './providers.js';
 import { sandboxHook } from './sandbox-provider.js';
+import { hookFailure } from './attribution.js';
 
 export {
   NOT_OFFERED_EXIT,
@@ -17,6 +18,7 @@ export {
   type StateRequest,
   type StateResult,
 } from './contract.js';
+export { refusalOfHookPayment } from './attribution.js';
 
 /** Who provides states to this target: `hook` (the config's), `sandbox` (payconform's /sandbox/), or none. */
 export function stateSource(ctx: ServerAuditContext): 'hook' | 'sandbox' | undefined {
@@ -43,4 +45,15 @@ export function askState(
         'the spec shows no API to set this up: name a state hook in the config ("stateHook", docs/state-hook.md), or audit a target with payconform\'s /sandbox/',
     });
   return provider(ctx, env, request);
+}
+
+/**
+ * The reason a state the config's hook failed to make is the hook's error (attribution.ts), or undefined: made, not
+ * offered (a state the hook says it lacks: the checks that need it skip or fall back), or not from a hook (/sandbox/
+ * is the target's own).
+ */
+export function hookFailed(ctx: ServerAuditContext, result: StateResult): string | undefined {
+  return result.kind === 'failed' && stateSource(ctx) === 'hook'
+    ? hookFailure(result.reason)
+    : undefined;
 }

@@ -2,9 +2,10 @@
 // run makes for itself through payconform's /sandbox/, and the rule for a configured payment it did not make, on which
 // an earlier run may have left a refund active.
 import type { CheckRunEnv, Finding } from '../../check.js';
-import { inconclusive } from '../../check.js';
+import { inconclusive, skip } from '../../check.js';
+import type { RecordedExchange } from '../../http-client.js';
 import type { ServerAuditContext, ServerRunContext } from './context.js';
-import { askState } from '../../state-hook/index.js';
+import { askState, hookFailed, refusalOfHookPayment, stateSource } from '../../state-hook/index.js';
 
 type SettledPayment = ServerAuditContext['payments']['settled'][number];
 
@@ -13,17 +14,55 @@ export const OWN_PAYMENT_AMOUNT = '100.00';
 
 /**
  * A SETTLED payment made for this check by the target's state provider (the config's state hook, or /sandbox/:
- * docs/state-hook.md); undefined when it does not make one.
+ * docs/state-hook.md); undefined when it does not make one (the config's payments are used instead); the problem,
+ * the hook's error in its words, when the config's hook failed (a broken hook is said, not quietly replaced).
  */
 export async function ownSettledPayment(
   ctx: ServerRunContext,
   env: CheckRunEnv,
-): Promise<SettledPayment | undefined> {
+): Promise<SettledPayment | { problem: string } | undefined> {
   const made = await askState(ctx, env, { state: 'settled-payment', amount: OWN_PAYMENT_AMOUNT });
+  const failed = hookFailed(ctx, made);
+  if (failed !== undefined) return { problem: `no settled payment of its own: ${failed}` };
   if (made.kind !== 'made') return undefined;
   const id = made.answer['paymentId'] as string;
   ctx.run.owned.add(id);
   return { paymentId: id, amount: OWN_PAYMENT_AMOUNT };
+}
+
+/**
+ * Why the refusal `ex` of a refund of `paymentId` is the state hook's error (attribution.ts): the config's hook made the
+ * payment and the target has accepted no refund of it yet; undefined where the answer stays the target's.
+ */
+export function hookAnswersFor(
+  ctx: ServerRunContext,
+  paymentId: string,
+  ex: RecordedExchange,
+): string | undefined {
+  const made = stateSource(ctx) === 'hook' && ctx.run.owned.has(paymentId);
+  const first = (ctx.run.refunds.get(paymentId) ?? []).length === 0;
+  return made && first ? refusalOfHookPayment(ex, paymentId) : undefined;
+}
+
+/**
+ * A refusal of a refund of a payment the run made: where the config's state hook made it and the target accepted no
+ * refund of it yet, a refusal other than the spec's 422 naming a payment status is the hook's error (the target does
+ * not know the payment: attribution.ts), a skip in the hook's words, never a violation; else the target's, as
+ * `undecidedOnForeignPayment` leaves it.
+ */
+export function judgeRefusal(
+  ctx: ServerRunContext,
+  paymentId: string,
+  ex: RecordedExchange,
+  findings: readonly Finding[],
+): Finding[] {
+  const hooks = hookAnswersFor(ctx, paymentId, ex);
+  if (hooks === undefined) return undecidedOnForeignPayment(ctx, paymentId, findings);
+  const evidence = findings.find((f) => f.outcome === 'violation')?.evidence;
+  return [
+    ...findings.filter((f) => f.outcome !== 'violation'),
+    skip(hooks, evidence !== undefined ? { evidence } : {}),
+  ];
 }
 
 /**

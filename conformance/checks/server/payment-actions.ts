@@ -4,7 +4,7 @@
 import type { CheckRunEnv, Finding } from '../../check.js';
 import { notApplicable, skip } from '../../check.js';
 import type { ReceivedWebhook } from '../../webhook-listener.js';
-import { askState, type StateRequest } from '../../state-hook/index.js';
+import { askState, hookFailed, type StateRequest } from '../../state-hook/index.js';
 import type { ServerAuditContext } from './context.js';
 import { member, webhookKind } from './webhook-match.js';
 
@@ -33,7 +33,7 @@ export async function paymentWithWebhook(
   const absent = sandboxAbsent(ctx);
   if (absent !== undefined) return { problem: notApplicable(absent) };
   const made = await askState(ctx, env, request);
-  if (made.kind !== 'made') return { problem: skip(made.reason) };
+  if (made.kind !== 'made') return { problem: skip(hookFailed(ctx, made) ?? made.reason) };
   return { paymentId: String(made.answer['paymentId']), answer: made.answer };
 }
 

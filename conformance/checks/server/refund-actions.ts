@@ -9,7 +9,7 @@ import type { ReceivedWebhook } from '../../webhook-listener.js';
 import { finishedRefundStatuses, isIn, refundRoom } from '../../spec-model/index.js';
 import { unanswered } from '../no-answer.js';
 import type { ServerAuditContext, ServerRunContext } from './context.js';
-import { ownSettledPayment, undecidedOnForeignPayment } from './owned-payments.js';
+import { judgeRefusal, ownSettledPayment } from './owned-payments.js';
 import { askState, stateSource } from '../../state-hook/index.js';
 import { evidenceOf, isSuccess, jsonObject, refundRequest, sendAppCall } from './requests.js';
 import { judgeResource } from './resources.js';
@@ -138,7 +138,7 @@ export async function freeSettledPayment(
 ): Promise<SettledPayment | { problem: string }> {
   // A check owns what it judges: where the target has a state provider (a state hook, or /sandbox/), a fresh settled
   // payment, which no earlier run (nor an earlier check) can have left an active refund on; the configured payments
-  // where it cannot be made.
+  // where it cannot be made (a named hook that failed: its error, docs/state-hook.md).
   if (stateSource(ctx) !== undefined) {
     const own = await ownSettledPayment(ctx, env);
     if (own !== undefined) return own;
@@ -239,11 +239,12 @@ export async function createPartialRefund(
     'REFUND-PARTIAL-ALLOWED',
     'REFUND-RESPONSE-RESOURCE',
   );
-  // An unanswered request is the no-answer rule's to word (checks/no-answer.ts); a refusal is the target's answer.
+  // An unanswered request is the no-answer rule's to word (checks/no-answer.ts); a refusal is the target's answer,
+  // or the state hook's where it made the payment and the target does not know it (judgeRefusal).
   const judged =
     isSuccess(ex) || unanswered(ex)
       ? verdict.findings
-      : undecidedOnForeignPayment(ctx, payment.paymentId, verdict.findings);
+      : judgeRefusal(ctx, payment.paymentId, ex, verdict.findings);
   return {
     findings: [...notes, ...judged],
     ex,

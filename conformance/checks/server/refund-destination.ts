@@ -6,7 +6,7 @@ import { notApplicable, pass, skip, violation } from '../../check.js';
 import { accountDifferences } from '../../../src/rules/refund-destination.js';
 import { NEED, serverCheck, type ServerRunContext } from './context.js';
 import { NO_PAYMENT_API, show, waitBudget } from './payment-actions.js';
-import { OWN_PAYMENT_AMOUNT } from './owned-payments.js';
+import { hookAnswersFor, OWN_PAYMENT_AMOUNT } from './owned-payments.js';
 import {
   freeSettledPayment,
   noteRefund,
@@ -15,7 +15,7 @@ import {
   type SettledPayment,
 } from './refund-actions.js';
 import { describeOutcome, evidenceOf, isSuccess, jsonObject } from './requests.js';
-import { askState, stateSource } from '../../state-hook/index.js';
+import { askState, hookFailed, stateSource } from '../../state-hook/index.js';
 import { waitForMentions, webhookEvidence, webhookKind } from './webhook-match.js';
 
 /** The payer's account as the config or the state provider names it. */
@@ -74,10 +74,11 @@ const refundToOriginalAccount = serverCheck({
     const refund = isSuccess(ex) ? jsonObject(ex) : undefined;
     const refundId = refund?.['refundPaymentId'];
     if (refund === undefined || typeof refundId !== 'string') {
+      const hooks = isSuccess(ex) ? undefined : hookAnswersFor(ctx, payment.paymentId, ex);
       return [
         ...notes,
         skip(
-          `a partial refund of ${PARTIAL_REFUND_AMOUNT} of payment ${payment.paymentId} was not created (${describeOutcome(ex)}); see refund-partial-accepted`,
+          `a partial refund of ${PARTIAL_REFUND_AMOUNT} of payment ${payment.paymentId} was not created (${describeOutcome(ex)}); ${hooks ?? 'see refund-partial-accepted'}`,
           { evidence: evidenceOf(ctx, ex) },
         ),
       ];
@@ -107,9 +108,10 @@ async function paymentWithPayer(
 ): Promise<{ payment: SettledPayment; payer: AccountDetails } | { problem: Finding }> {
   const withPayer = ctx.payments.settled.filter((p) => p.payer !== undefined);
   // A payment of its own first (no refund an earlier run left can be in its way); the config's where none is made.
+  // A named hook that failed is said in its words, never quietly replaced by the config's payments.
   if (stateSource(ctx) !== undefined) {
     const own = await ownPaymentWithPayer(ctx, env);
-    if (!('problem' in own) || withPayer.length === 0) return own;
+    if (!('problem' in own) || withPayer.length === 0 || 'hookFailed' in own) return own;
   }
   if (withPayer.length === 0)
     return {
@@ -128,12 +130,16 @@ async function paymentWithPayer(
 async function ownPaymentWithPayer(
   ctx: ServerRunContext,
   env: CheckRunEnv,
-): Promise<{ payment: SettledPayment; payer: AccountDetails } | { problem: Finding }> {
+): Promise<
+  { payment: SettledPayment; payer: AccountDetails } | { problem: Finding; hookFailed?: true }
+> {
   const made = await askState(ctx, env, {
     state: 'settled-payment',
     amount: OWN_PAYMENT_AMOUNT,
     payer: true,
   });
+  const failed = hookFailed(ctx, made);
+  if (failed !== undefined) return { problem: skip(failed), hookFailed: true };
   if (made.kind !== 'made') return { problem: skip(made.reason) };
   const payer = made.answer['payer'] as AccountDetails | undefined;
   if (payer === undefined)
