@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { violation, pass, type Check } from '../conformance/check.js';
 import { runChecks } from '../conformance/engine.js';
@@ -265,6 +266,34 @@ describe('every report gives the same numbers (one source: conformance/run-count
   }, 90_000);
 });
 
+describe('a whole audit of the embedded reference service', () => {
+  it('console and JUnit count the same checks (JUnit used to add a skipped test per MUST requirement not exercised)', async () => {
+    const junit = join(dir, 'whole.xml');
+    const md = join(dir, 'whole.md');
+    const r = await runMain(
+      [
+        'audit',
+        'server',
+        '--no-explore',
+        '--report',
+        `junit:${junit}`,
+        '--report',
+        `markdown:${md}`,
+      ],
+      { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+      { timeoutMs: 90_000 },
+    );
+    const out = r.stdout + r.stderr;
+    expect(r.code, out).toBe(0);
+    const counts = consoleCounts(out);
+    expect(counts.total).toBeGreaterThan(40);
+    expect(junitCounts(readFileSync(junit, 'utf8'))).toEqual(counts);
+    expect(markdownCounts(readFileSync(md, 'utf8'))).toEqual(counts);
+    // The catalogue has MUST requirements no check exercises here: properties, not test cases.
+    expect(out).toMatch(/(\d+) of (?!\1\b)\d+ MUST requirements exercised/);
+  }, 120_000);
+});
+
 describe('an audit in which no selected check ran is INCOMPLETE (exit 4), with the reason in every report', () => {
   it('--only a check that cannot run (it skips): not a PASS', async () => {
     const a = await auditEveryFormat('nothing', ['webhook-redelivered'], []);
@@ -341,4 +370,49 @@ describe("a FAIL's requirement line counts the answer and webhook requirements i
     );
     expect(renderReport('markdown', summary)).toContain(`\`2 failed: ${ANSWER}, ${WEBHOOK}\``);
   });
+});
+
+describe('audit client --adapter: the SDK explorer failing on an answer or a webhook requirement', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const faulty = (fault: string): string =>
+    `"${process.execPath}" --import tsx "${join(root, 'vectors/adapters/sdk-node/adapter.ts')}" --fault ${fault}`;
+  // Each fault of the TypeScript reference adapter breaks one requirement (test/sdk-explore.test.ts): an answer the
+  // SDK hands its caller (the server's requirement) and a webhook it receives (the receiver's); neither has a row in
+  // the client role's requirement table, where the line used to say "(0 failed)".
+  for (const [fault, requirement] of [
+    ['copstatus-dropped', 'PAYOUT-RESPONSE-RESOURCE'],
+    ['webhook-redelivery-refused', 'WEBHOOK-IDEMPOTENT'],
+  ] as const)
+    it(`${fault}: the FAIL's requirement line counts ${requirement}`, async () => {
+      const junit = join(dir, `${fault}.xml`);
+      const md = join(dir, `${fault}.md`);
+      const r = await runMain(
+        [
+          'audit',
+          'client',
+          '--adapter',
+          faulty(fault),
+          '--explore-seed',
+          '1',
+          '--explore-seconds',
+          '12',
+          '--report',
+          `junit:${junit}`,
+          '--report',
+          `markdown:${md}`,
+        ],
+        { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+        { timeoutMs: 90_000 },
+      );
+      const out = r.stdout + r.stderr;
+      expect(r.code, out).toBe(1);
+      expect(out).toMatch(
+        new RegExp(`MUST requirements exercised \\(\\d+ failed: [^)]*${requirement}`),
+      );
+      expect(out).not.toContain('(0 failed)');
+      expect(readFileSync(junit, 'utf8')).toMatch(
+        new RegExp(`<property name="requirementsFailed" value="\\d+ failed: [^"]*${requirement}`),
+      );
+      expect(readFileSync(md, 'utf8')).toMatch(new RegExp(`\\d+ failed: [^\`]*${requirement}`));
+    }, 120_000);
 });
