@@ -1,10 +1,12 @@
 // The SDK explorer: fast-check draws sequences (draws.ts), each played against the SDK's adapter while payconform
 // plays the service (sequence.ts); the first sequence that breaks a rule is shrunk (fewer steps, simpler values) to
 // the shortest that still breaks the same requirement, and named by a token (`SEED~PATH`) that replays exactly it.
+// Only a MUST ends the search: a warning (a SHOULD or MAY broken) is kept, once per requirement, with the token of the
+// sequence that showed it, and the search goes on, so a warning never hides a failure.
 import fc from 'fast-check';
 import { generateWebhookKeyPair } from '../../src/webhooks/index.js';
 import { sequenceArbitrary, type SdkSequence, type SdkStep } from './draws.js';
-import type { Judgement } from './judge.js';
+import { failsSdk, type Judgement } from './judge.js';
 import type { SequenceEnv } from './env.js';
 import { runSequence, type SequenceRecord } from './sequence.js';
 import type { StepRecord } from './steps.js';
@@ -30,6 +32,9 @@ export interface SdkExploreFailure {
   readonly token: string;
 }
 
+/** A warning the search kept: the rule broken, the sequence up to the step that showed it, and its token. */
+export type SdkExploreWarning = SdkExploreFailure;
+
 export interface SdkExploreOutcome {
   readonly seed: number;
   readonly runs: number;
@@ -40,6 +45,8 @@ export interface SdkExploreOutcome {
   /** What was seen where the spec leaves the answer open (at most `MAX_OBSERVATIONS`, each once). */
   readonly observations: readonly string[];
   readonly failure?: SdkExploreFailure;
+  /** Warnings seen while searching (at most `MAX_WARNINGS`, one per requirement), whatever the verdict. */
+  readonly warnings: readonly SdkExploreWarning[];
   /** The adapter broke the protocol: nothing could be judged from then on. */
   readonly broken?: string;
 }
@@ -58,8 +65,7 @@ const failingJudgement = (record: SequenceRecord, requirement?: string): Judgeme
   record.steps
     .at(-1)
     ?.judgements.find(
-      (j) =>
-        j.outcome === 'violation' && (requirement === undefined || j.requirement === requirement),
+      (j) => failsSdk(j) && (requirement === undefined || j.requirement === requirement),
     );
 
 /** One sequence; a failure of the run itself (the service would not start) ends the exploration, never a pass. */
@@ -76,15 +82,30 @@ async function playOne(sequence: SdkSequence, env: SequenceEnv): Promise<Sequenc
 
 /** What the runs saw, while fast-check draws and shrinks. */
 interface Progress {
+  /** Values fast-check handed the property before shrinking began: the next one's index is its replay path. */
+  calls: number;
   runs: number;
   steps: number;
   broken?: string;
   failure?: { judgement: Judgement; record: SequenceRecord };
   readonly unsupported: Partial<Record<SdkStep['op'], string>>;
   readonly observations: Set<string>;
+  readonly warnings: Map<string, SdkExploreWarning>;
 }
 
 const MAX_OBSERVATIONS = 20;
+const MAX_WARNINGS = 20;
+
+/** Keeps each warning of a sequence not seen before (by requirement), with the sequence up to its step. */
+function keepWarnings(progress: Progress, record: SequenceRecord, token: string): void {
+  for (const [i, step] of record.steps.entries())
+    for (const j of step.judgements) {
+      if (j.outcome !== 'violation' || failsSdk(j)) continue;
+      const key = j.requirement ?? j.message;
+      if (progress.warnings.has(key) || progress.warnings.size >= MAX_WARNINGS) continue;
+      progress.warnings.set(key, { judgement: j, steps: record.steps.slice(0, i + 1), token });
+    }
+}
 
 function note(progress: Progress, record: SequenceRecord): void {
   progress.runs += 1;
@@ -115,10 +136,19 @@ export async function exploreSdk(
     keys,
     stepTimeoutMs: settings.stepTimeoutMs ?? SDK_EXPLORE_DEFAULTS.stepTimeoutMs,
   };
-  const progress: Progress = { runs: 0, steps: 0, unsupported: {}, observations: new Set() };
+  const progress: Progress = {
+    calls: 0,
+    runs: 0,
+    steps: 0,
+    unsupported: {},
+    observations: new Set(),
+    warnings: new Map(),
+  };
   const property = fc.asyncProperty(
     sequenceArbitrary(settings.maxOps ?? SDK_EXPLORE_DEFAULTS.maxOps),
     async (sequence) => {
+      const index = progress.calls;
+      if (progress.failure === undefined) progress.calls += 1;
       // A replay plays its one sequence: fast-check may walk on from a path that passes, the explorer does not.
       if (replay !== undefined && progress.runs >= 1) return true;
       if (
@@ -133,6 +163,9 @@ export async function exploreSdk(
         progress.broken = `${record.broken}${stderr !== '' ? `; its stderr ends: ${stderr}` : ''}`;
         return true;
       }
+      // Warnings are kept from the search, where a value's index is its replay path (not from shrinking).
+      if (progress.failure === undefined)
+        keepWarnings(progress, record, settings.replay?.trim() ?? `${seed}~${index}`);
       const judgement = failingJudgement(record, progress.failure?.judgement.requirement);
       settings.progress?.(
         `sequence ${progress.runs}: ${record.steps.length} step(s)${judgement ? `, breaks ${judgement.requirement ?? 'a rule'}` : ''}`,
@@ -167,6 +200,7 @@ function outcomeOf(
     elapsedMs: Date.now() - started,
     unsupported: progress.unsupported,
     observations: [...progress.observations],
+    warnings: [...progress.warnings.values()],
   };
   if (progress.broken !== undefined) return { ...base, broken: progress.broken };
   const f = progress.failure;

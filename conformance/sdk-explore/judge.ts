@@ -5,6 +5,8 @@ import type { ClientExchange } from '../checks/client/context.js';
 import type { Level } from '../check.js';
 import { WEBHOOK_VARIANTS, type SdkStep, type WebhookVariant } from './draws.js';
 import type { SdkAnswer } from './protocol.js';
+import { specDefines } from './spec-properties.js';
+import { loadCatalogue } from '../requirements.js';
 
 export interface Judgement {
   readonly outcome: 'violation' | 'observation';
@@ -14,6 +16,19 @@ export interface Judgement {
   readonly received?: string;
   readonly level?: Level;
 }
+
+/** A violation's level: its rule's own, else its requirement's in the catalogue, else MUST. */
+export function levelOf(j: Judgement): Level {
+  return (
+    j.level ??
+    (j.requirement !== undefined ? loadCatalogue().byId.get(j.requirement)?.level : undefined) ??
+    'MUST'
+  );
+}
+
+/** A violation that fails the SDK (MUST); the others warn and never end a search. */
+export const failsSdk = (j: Judgement): boolean =>
+  j.outcome === 'violation' && levelOf(j) === 'MUST';
 
 const show = (v: unknown): string => (v === undefined ? '(absent)' : JSON.stringify(v));
 
@@ -74,13 +89,29 @@ const RESOURCE_REQUIREMENT: Record<Exclude<SdkStep['op'], 'verifyWebhook'>, stri
   createRefund: 'REFUND-RESPONSE-RESOURCE',
 };
 
-/** The resource the SDK handed over, against the body the service sent. */
+const RESOURCE_KIND: Record<keyof typeof RESOURCE_REQUIREMENT, 'payout' | 'refund'> = {
+  createPayout: 'payout',
+  commitPayout: 'payout',
+  cancelPayout: 'payout',
+  createRefund: 'refund',
+};
+
+/**
+ * The resource the SDK handed over, against the body the service sent: a member the spec defines must arrive as
+ * sent; one it does not define ("receivers must ignore unknown properties") is the SDK's to keep or drop, recorded.
+ */
 function judgeResource(
   op: SdkStep['op'],
   sent: unknown,
   given: Record<string, unknown>,
 ): Judgement[] {
-  return differences(sent, given).map((path) => {
+  const kind = RESOURCE_KIND[op as keyof typeof RESOURCE_KIND];
+  return differences(sent, given).map((path): Judgement => {
+    if (path !== '' && !specDefines(kind, path))
+      return {
+        outcome: 'observation',
+        message: `the SDK's ${op} result did not pass on ${path} as sent, a member the spec does not define (what an SDK passes on of unknown properties: not shown)`,
+      };
     const held = path === '/status' && valueAt(sent, path) === 'AWAITING_COMMIT';
     const requirement = held
       ? 'COP-HOLD-ON-MISMATCH'

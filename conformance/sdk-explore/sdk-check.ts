@@ -11,9 +11,10 @@ import {
   type Finding,
 } from '../check.js';
 import { clientChecks } from '../checks/client/index.js';
-import { loadCatalogue } from '../requirements.js';
 import { WEBHOOK_VARIANTS } from './draws.js';
-import type { Judgement } from './judge.js';
+import { OPERATION_ENDPOINT } from './intent.js';
+import { endpointSpecs } from '../client-audit/endpoints.js';
+import { levelOf, type Judgement } from './judge.js';
 import {
   exploreSdk,
   SDK_EXPLORE_DEFAULTS,
@@ -38,6 +39,13 @@ const SDK_REQUIREMENTS = [
     'ERROR-STATUS-CLASSES',
     'ERROR-REFUND-BODY',
     ...Object.values(WEBHOOK_VARIANTS).map((v) => v.requirement),
+    // What the SDK sent against what its caller asked (intent.ts): each operation's request and body requirements.
+    ...Object.values(OPERATION_ENDPOINT).flatMap((e) => {
+      const spec = endpointSpecs[e];
+      return typeof spec.body === 'object'
+        ? [spec.requirement, spec.body.requirement]
+        : [spec.requirement];
+    }),
   ]),
 ];
 
@@ -76,14 +84,24 @@ function findingsOf(
     ),
     ...outcome.observations.map((o) => observation(`where the spec leaves the answer open: ${o}`)),
   ];
+  // Each warning the search kept, with the sequence that showed it and the token that replays it.
+  const warned = outcome.warnings.map((w) =>
+    judgementFinding(w.judgement, `step ${w.steps.at(-1)?.n ?? 0} of sequence ${w.token}`, {
+      reproduce: replayCommand(w.token),
+      notes: `${summary}; replay token ${w.token}\n${stepsText(w.steps)}`,
+    }),
+  );
   if (outcome.broken !== undefined)
-    return [inconclusive(`the exploration stopped: ${outcome.broken} (${summary})`)];
+    return [inconclusive(`the exploration stopped: ${outcome.broken} (${summary})`), ...warned];
   const f = outcome.failure;
   if (f === undefined)
     return outcome.runs === 0
       ? [inconclusive(`no sequence was played (${summary})`)]
       : [
-          pass(`every request, answer and webhook verdict agreed with the rules (${summary})`),
+          pass(
+            `no request, answer or webhook verdict broke a MUST${warned.length > 0 ? ` (${warned.length} warning(s) below)` : ''} (${summary})`,
+          ),
+          ...warned,
           ...recorded,
         ];
   // Every rule the failing step broke, the one shrunk for first (each with its own requirement and level).
@@ -98,20 +116,19 @@ function findingsOf(
   return [
     judgementFinding(f.judgement, where, evidence),
     ...others.map((j) => judgementFinding(j, where, evidence)),
+    ...warned.filter((w) => !others.some((j) => j.requirement === w.requirement)),
     ...recorded,
   ];
 }
 
 /** One broken rule as a violation, at the level of its requirement (or the rule's own, where it has one). */
 function judgementFinding(j: Judgement, where: string, evidence: Evidence): Finding {
-  const level =
-    j.level ??
-    (j.requirement !== undefined ? loadCatalogue().byId.get(j.requirement)?.level : undefined);
+  const level = levelOf(j);
   return violation(`${j.message} [${where}]`, {
     ...(j.requirement !== undefined ? { requirement: j.requirement } : {}),
     ...(j.expected !== undefined ? { expected: j.expected } : {}),
     ...(j.received !== undefined ? { received: j.received } : {}),
-    ...(level !== undefined && level !== 'MUST' ? { level } : {}),
+    ...(level !== 'MUST' ? { level } : {}),
     evidence,
   });
 }

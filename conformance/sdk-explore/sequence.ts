@@ -1,6 +1,7 @@
 // One drawn sequence against the SDK: the reference service with the drawn personality, the outage relay in front of
 // it, the client audit's verifying endpoint in front of that (every request judged as it arrived), then each step
-// asked of the adapter and judged. The sequence stops at the first step that breaks a rule.
+// asked of the adapter and judged. The sequence stops at the first step that breaks a MUST; a warning (a SHOULD
+// broken) is kept and the sequence goes on, so it never hides a MUST later in the same sequence.
 import { ClientSession } from '../client-audit/evaluate-request.js';
 import {
   startVerifyingEndpoint,
@@ -13,6 +14,7 @@ import type { SequenceEnv } from './env.js';
 import { startOutageRelay, type OutageRelay } from './outage-relay.js';
 import { configureAdapter } from './protocol.js';
 import { runStep, type StepRecord, type StepState } from './steps.js';
+import { failsSdk } from './judge.js';
 
 export interface SequenceRecord {
   readonly steps: readonly StepRecord[];
@@ -82,7 +84,7 @@ async function playSteps(
     const record = await runStep(i + 1, step, state, env);
     records.push(record);
     if (record.answer.kind === 'broken') return { steps: records, broken: record.answer.reason };
-    if (record.judgements.some((j) => j.outcome === 'violation')) break;
+    if (record.judgements.some(failsSdk)) break;
   }
   return { steps: records };
 }

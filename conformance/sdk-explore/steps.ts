@@ -5,6 +5,7 @@ import type { ClientExchange } from '../checks/client/context.js';
 import type { RunningVerifyingEndpoint } from '../client-audit/verifying-endpoint.js';
 import type { SdkStep } from './draws.js';
 import { judgeAnswer, judgeRequests, judgeWebhook, type Judgement } from './judge.js';
+import { judgeIntent } from './intent.js';
 import type { OutageRelay } from './outage-relay.js';
 import { askOperation, type SdkAnswer } from './protocol.js';
 import type { SdkBackend, SequenceEnv } from './env.js';
@@ -140,9 +141,14 @@ export async function runStep(
   state.relay.plan(undefined);
   const exchanges = state.endpoint.exchanges().slice(before);
   learn(step, input, exchanges, state);
+  // What it sent is judged whatever it then said (an SDK answering "unsupported" after sending is still judged).
   const judgements =
-    answer.kind === 'broken' || answer.kind === 'unsupported'
+    answer.kind === 'broken'
       ? []
-      : [...judgeRequests(exchanges), ...judgeAnswer(step.op, answer, exchanges)];
+      : [
+          ...judgeRequests(exchanges),
+          ...judgeIntent(step.op, input, state.backend.application, exchanges),
+          ...(answer.kind === 'unsupported' ? [] : judgeAnswer(step.op, answer, exchanges)),
+        ];
   return { n, step, input, answer, requests: exchanges.map(requestLine), judgements };
 }

@@ -35,6 +35,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/rfc9530-examples.test.ts',
   'test/rules.test.ts',
   'test/schemas.test.ts',
+  'test/sdk-intent.test.ts',
   'test/secret-masking.property.test.ts',
   'test/server-check-modules.test.ts',
   'test/sign-verify.property.test.ts',

@@ -4,12 +4,13 @@
 import { createInterface } from 'node:readline';
 import { parseEd25519PrivateKey } from '../../../src/keys/index.js';
 import { PaymentsClient } from './client.js';
-import { faultFrom } from './faults.js';
+import { faultFrom, typedFrom } from './faults.js';
 import { WebhookVerifier } from './webhook.js';
 
 type Message = { id: string; op: string; input: Record<string, unknown> };
 
 const fault = faultFrom(process.argv.slice(2), process.env);
+const typed = typedFrom(process.argv.slice(2), process.env);
 let client: PaymentsClient | undefined;
 let webhooks = new WebhookVerifier(fault);
 
@@ -48,11 +49,16 @@ function configure(input: Record<string, unknown>): Record<string, unknown> {
   client = new PaymentsClient(
     { ...config, applicationSecret: secret, privateKey: parseEd25519PrivateKey(key) },
     fault,
+    typed,
   );
   webhooks = new WebhookVerifier(fault);
   return {
     protocolVersion: 1,
-    sdk: { name: 'payconform-reference-sdk', version: '1', configuration: fault ?? 'no fault' },
+    sdk: {
+      name: 'payconform-reference-sdk',
+      version: '1',
+      configuration: `${fault.size > 0 ? [...fault].join(', ') : 'no fault'}${typed ? ', typed' : ''}`,
+    },
   };
 }
 

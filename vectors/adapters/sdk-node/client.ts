@@ -1,11 +1,16 @@
 // A small SDK for the payments service over payconform's own signer: what an application would call. Every switch
 // of `SDK_FAULTS` is a mistake a real SDK makes; with none switched on it is the reference behaviour.
 import { randomUUID } from 'node:crypto';
-import { signRequest, applySignedHeaders } from '../../../src/profile/sign-request.js';
+import {
+  signRequest,
+  signRequestWithOverrides,
+  applySignedHeaders,
+} from '../../../src/profile/sign-request.js';
 import type { Ed25519PrivateKey } from '../../../src/ed25519/backend.js';
 import type { HttpRequest } from '../../../src/http/message.js';
 import { endpointSpecs } from '../../../conformance/client-audit/endpoints.js';
 import type { SdkFault } from './faults.js';
+import { specMembersOf } from '../../../conformance/sdk-explore/spec-properties.js';
 
 export interface ClientConfig {
   readonly baseUrl: string;
@@ -42,7 +47,9 @@ export class PaymentsClient {
 
   constructor(
     private readonly config: ClientConfig,
-    private readonly fault?: SdkFault,
+    private readonly faults: ReadonlySet<SdkFault> = new Set(),
+    /** Hand the caller only the members the spec defines (a typed SDK's choice). */
+    private readonly typed = false,
   ) {}
 
   createPayout(input: Record<string, unknown>): Promise<SdkResult> {
@@ -50,9 +57,11 @@ export class PaymentsClient {
     const body = {
       applicationId: this.config.applicationId,
       payInAccountSelector: this.config.payInAccountSelector,
-      amount,
-      reference,
-      destination,
+      amount: this.faults.has('amount-multiplied') ? Number(amount) * 10 : amount,
+      reference: this.faults.has('reference-changed') ? `${String(reference)}-X` : reference,
+      destination: this.faults.has('destination-swapped')
+        ? { ...(destination as object), accountNumber: '99999999', sortCode: '999999' }
+        : destination,
       ...(doNotCommitOnCoPMismatch !== undefined ? { doNotCommitOnCoPMismatch } : {}),
     };
     return this.#call('create-payout', '/api/payouts', body);
@@ -63,13 +72,19 @@ export class PaymentsClient {
   }
 
   cancelPayout(payoutId: string): Promise<SdkResult> {
+    if (this.faults.has('cancel-sends-commit')) return this.commitPayout(payoutId);
     return this.#call('cancel-payout', `/api/payouts/${encodeURIComponent(payoutId)}/cancel`);
   }
 
   createRefund(paymentId: string, amount: string): Promise<SdkResult> {
     const { merchantId, applicationId } = this.config;
     const path = `/api/merchants/${encodeURIComponent(merchantId)}/applications/${encodeURIComponent(applicationId)}/refunds`;
-    return this.#call('create-refund', path, { paymentId, amount });
+    const sent = this.faults.has('amount-multiplied')
+      ? (Number(amount) * 10).toFixed(2)
+      : this.faults.has('refund-halved')
+        ? (Number(amount) / 2).toFixed(2)
+        : amount;
+    return this.#call('create-refund', path, { paymentId, amount: sent });
   }
 
   /** Signs and sends, signing again for each retry after a 503; the last answer becomes the caller's result. */
@@ -85,10 +100,11 @@ export class PaymentsClient {
       answer = await send(signed, this.#sentBody(signed, body));
       first ??= answer;
       if (answer.status !== 503) break;
-      if (this.fault !== 'resend-same-bytes-after-503') signed = this.#sign(endpoint, path, body);
+      if (!this.faults.has('resend-same-bytes-after-503'))
+        signed = this.#sign(endpoint, path, body);
     }
     const given =
-      this.fault === 'retry-answer-is-first-error' && first!.status === 503 ? first! : answer!;
+      this.faults.has('retry-answer-is-first-error') && first!.status === 503 ? first! : answer!;
     return this.#result(given);
   }
 
@@ -103,14 +119,18 @@ export class PaymentsClient {
       headers,
       body: body === undefined ? new Uint8Array(0) : Buffer.from(JSON.stringify(body), 'utf8'),
     };
-    const nonce = this.fault === 'nonce-reused-per-client' ? { nonce: this.#fixedNonce } : {};
-    const result = signRequest(request, this.config, nonce);
+    const nonce = this.faults.has('nonce-reused-per-client') ? { nonce: this.#fixedNonce } : {};
+    const result =
+      this.faults.has('bodyless-post-without-digest') && spec.body === 'none'
+        ? signRequestWithOverrides(request, this.config, { ...nonce, contentDigest: null })
+        : signRequest(request, this.config, nonce);
     return applySignedHeaders(request, result.headers, result.removed);
   }
 
   /** The bytes sent: the signed ones, or (a fault) the body written again after signing. */
   #sentBody(signed: HttpRequest, body?: object): Uint8Array {
-    if (this.fault !== 'body-reserialised-after-signing' || body === undefined) return signed.body;
+    if (!this.faults.has('body-reserialised-after-signing') || body === undefined)
+      return signed.body;
     return Buffer.from(JSON.stringify(body, null, 2), 'utf8');
   }
 
@@ -119,7 +139,10 @@ export class PaymentsClient {
       return { error: { status: null, body: null, message: answer.text, code: 'NETWORK' } };
     if (answer.status >= 200 && answer.status < 300) {
       try {
-        return { resource: this.#present(JSON.parse(answer.text) as Record<string, unknown>) };
+        const resource = JSON.parse(answer.text) as Record<string, unknown>;
+        const kind = 'refundPaymentId' in resource ? 'refund' : 'payout';
+        const shown = this.typed ? (specMembersOf(kind, resource) as typeof resource) : resource;
+        return { resource: this.#present(shown) };
       } catch {
         return {
           error: {
@@ -137,10 +160,10 @@ export class PaymentsClient {
   /** The resource as handed to the caller. */
   #present(resource: Record<string, unknown>): Record<string, unknown> {
     const shown = { ...resource };
-    if (this.fault === 'held-reported-as-success' && shown['status'] === 'AWAITING_COMMIT')
+    if (this.faults.has('held-reported-as-success') && shown['status'] === 'AWAITING_COMMIT')
       shown['status'] = 'IN_PROGRESS';
-    if (this.fault === 'copstatus-dropped') delete shown['copStatus'];
-    if (this.fault === 'amount-truncated' && shown['amount'] !== undefined)
+    if (this.faults.has('copstatus-dropped')) delete shown['copStatus'];
+    if (this.faults.has('amount-truncated') && shown['amount'] !== undefined)
       shown['amount'] = Math.trunc(Number(shown['amount']));
     return shown;
   }
@@ -155,8 +178,8 @@ export class PaymentsClient {
     } catch {
       /* a body that is not JSON is passed on as text */
     }
-    const collapsed = this.fault === 'error-status-collapsed' && answer.status < 500;
-    if (this.fault === 'error-body-swallowed')
+    const collapsed = this.faults.has('error-status-collapsed') && answer.status < 500;
+    if (this.faults.has('error-body-swallowed'))
       return { status: answer.status, body: null, message: null, code: 'HTTP_ERROR' };
     return { status: collapsed ? 400 : answer.status, body: answer.text, message, code };
   }

@@ -22,18 +22,36 @@ export const SDK_FAULTS = {
   'webhook-unknown-property-refused':
     'refuses a webhook whose payload has a property it does not know',
   'webhook-redelivery-refused': 'refuses a webhook whose exact bytes it has already accepted once',
+  'amount-multiplied': 'sends ten times the amount its caller asked (payouts and refunds)',
+  'destination-swapped': 'sends the payout to another account than the destination its caller gave',
+  'reference-changed': 'sends another reference than its caller gave',
+  'cancel-sends-commit': 'asked to cancel a held payout, it commits it',
+  'refund-halved': 'refunds half the amount its caller asked',
+  'bodyless-post-without-digest':
+    'signs commit and cancel (POSTs the spec shows with no body) without a Content-Digest: a SHOULD, so it warns',
 } as const;
 
 export type SdkFault = keyof typeof SDK_FAULTS;
 
 export const SDK_FAULT_NAMES = Object.keys(SDK_FAULTS) as SdkFault[];
 
-/** The fault named by `--fault NAME` or PAYCONFORM_SDK_FAULT, or undefined; throws on an unknown name. */
-export function faultFrom(argv: readonly string[], env: NodeJS.ProcessEnv): SdkFault | undefined {
+/**
+ * `--typed` (or PAYCONFORM_SDK_TYPED=1): not a fault but a choice the spec leaves an SDK, as a typed SDK makes it: the
+ * caller gets only the members the spec defines, unknown properties the service sent are dropped.
+ */
+export function typedFrom(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  return argv.includes('--typed') || env['PAYCONFORM_SDK_TYPED'] === '1';
+}
+
+/** The faults named by `--fault NAME[,NAME...]` or PAYCONFORM_SDK_FAULT; throws on an unknown name. */
+export function faultFrom(argv: readonly string[], env: NodeJS.ProcessEnv): ReadonlySet<SdkFault> {
   const at = argv.indexOf('--fault');
-  const name = at >= 0 ? argv[at + 1] : env['PAYCONFORM_SDK_FAULT'];
-  if (name === undefined || name === '') return undefined;
-  if (!(name in SDK_FAULTS))
-    throw new Error(`unknown fault "${name}"; known: ${SDK_FAULT_NAMES.join(', ')}`);
-  return name as SdkFault;
+  const names = (at >= 0 ? argv[at + 1] : env['PAYCONFORM_SDK_FAULT']) ?? '';
+  const faults = new Set<SdkFault>();
+  for (const name of names.split(',').filter((n) => n !== '')) {
+    if (!(name in SDK_FAULTS))
+      throw new Error(`unknown fault "${name}"; known: ${SDK_FAULT_NAMES.join(', ')}`);
+    faults.add(name as SdkFault);
+  }
+  return faults;
 }

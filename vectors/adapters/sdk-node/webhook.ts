@@ -26,7 +26,7 @@ export interface WebhookVerdict {
 export class WebhookVerifier {
   readonly #seen = new Set<string>();
 
-  constructor(private readonly fault?: SdkFault) {}
+  constructor(private readonly faults: ReadonlySet<SdkFault> = new Set()) {}
 
   verify(
     headers: ReadonlyArray<readonly [string, string]>,
@@ -34,22 +34,22 @@ export class WebhookVerifier {
     publicKey: string,
   ): WebhookVerdict {
     const authorization = headers.find(([n]) => n.toLowerCase() === 'authorization')?.[1];
-    const bytes = this.fault === 'webhook-verified-after-reserialise' ? reserialised(body) : body;
+    const bytes = this.faults.has('webhook-verified-after-reserialise') ? reserialised(body) : body;
     const result = verifyWebhook(bytes, authorization, publicKey);
     const accepted =
       result.ok ||
-      (this.fault === 'webhook-wrong-signature-accepted' &&
+      (this.faults.has('webhook-wrong-signature-accepted') &&
         authorization?.startsWith(`${WEBHOOK_SIGNATURE_ALGORITHM} `) === true);
     if (!accepted) return { valid: false, reason: result.ok ? 'accepted' : result.code };
     return this.#afterSignature(body);
   }
 
   #afterSignature(body: Uint8Array): WebhookVerdict {
-    if (this.fault === 'webhook-unknown-property-refused') {
+    if (this.faults.has('webhook-unknown-property-refused')) {
       const unknown = Object.keys(parsed(body)).filter((k) => !KNOWN.has(k));
       if (unknown.length > 0) return { valid: false, reason: `unknown: ${unknown.join(', ')}` };
     }
-    if (this.fault === 'webhook-redelivery-refused') {
+    if (this.faults.has('webhook-redelivery-refused')) {
       const digest = createHash('sha256').update(body).digest('hex');
       if (this.#seen.has(digest)) return { valid: false, reason: 'seen before' };
       this.#seen.add(digest);
