@@ -374,7 +374,10 @@ const auditClient: CommandSpec = {
     [EXIT.ok, 'PASS'],
     [EXIT.failed, 'FAIL: a MUST failure, "no request arrived", or the client exited non-zero'],
     [EXIT.usage, 'usage or config error'],
-    [EXIT.incomplete, 'INCOMPLETE: a check you did not deselect was skipped'],
+    [
+      EXIT.incomplete,
+      'INCOMPLETE: no selected check ran, or a check you did not deselect was skipped',
+    ],
     [EXIT.internal, 'internal error'],
   ],
   example: 'payconform audit client --exec "python3 my_client.py" --report html:client.html',

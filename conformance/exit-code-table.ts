@@ -15,7 +15,8 @@ export const EXIT_CODES = {
   },
   incomplete: {
     code: 4,
-    meaning: 'INCOMPLETE: nothing failed, but a check you did not deselect was skipped',
+    meaning:
+      'INCOMPLETE: nothing failed, but no selected check ran, or a check you did not deselect was skipped',
   },
   // sysexits EX_SOFTWARE: payconform itself crashed, distinct from the usage code 2.
   internal: { code: 70, meaning: 'internal error (a defect of payconform)' },
