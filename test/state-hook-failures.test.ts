@@ -14,7 +14,7 @@ import { auditConfigFor } from '../cli/commands/serve.js';
 import { main } from '../cli/main.js';
 import type { RecordedExchange } from '../conformance/http-client.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
-import { explore, exploreSummary } from '../conformance/explore/explorer.js';
+import { createExploreCheck, explore, exploreSummary } from '../conformance/explore/explorer.js';
 import { hookPaymentTally } from '../conformance/explore/refund-commands.js';
 import { refusalOfHookPayment } from '../conformance/state-hook/index.js';
 import { defaultRetryPolicy, startReferenceService } from '../server/index.js';
@@ -224,6 +224,32 @@ describe("the explorer's count of a hook's payments (for explore-model's verdict
           made: 0,
           lastFailure: expect.stringMatching(/exited with 1: hook backend down/),
         });
+      } finally {
+        await t.close();
+      }
+    },
+  );
+});
+
+describe('explore-model with a hook that made no payment is never a pass', () => {
+  it(
+    'a skip (INCOMPLETE) naming the hook and its last words; its errors are not called open readings of the spec',
+    { timeout: 60_000 },
+    async () => {
+      const t = await startEmbeddedTarget({ sandboxPath: false });
+      try {
+        const context: ServerAuditContext = {
+          ...t.context,
+          stateHook: { command: ['sh', '-c', 'echo "hook backend down" >&2; exit 1', 'hook'] },
+          payments: { settled: [], unsettled: t.context.payments.unsettled },
+        };
+        const check = createExploreCheck({ runs: 500, seconds: 2, seed: 5 });
+        const findings = await check.run(context, exploreEnv(40_000));
+        const skipped = findings.filter((f) => f.outcome === 'skip');
+        expect(skipped.map((f) => f.message).join('\n')).toMatch(
+          /the state hook made none of the \d+ settled payment\(s\).*exited with 1: hook backend down.*an error of the state hook/,
+        );
+        expect(findings.some((f) => f.outcome === 'violation')).toBe(false);
       } finally {
         await t.close();
       }

@@ -6,6 +6,7 @@ import {
   inconclusive,
   observation,
   pass,
+  skip,
   violation,
   type CheckRunEnv,
   type Finding,
@@ -25,6 +26,8 @@ import { currentExchangeLog } from '../exchange-log.js';
 import { EXPLORE_CHECK_ID, STEPS_JUDGED } from './check-id.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 import { PaymentPool } from './payment-pool.js';
+import { hookPaymentTally } from './refund-commands.js';
+import { hookFailure, isHookError } from '../state-hook/attribution.js';
 import type { ExploreFailure, ExploreOutcome, ExploreSettings } from './outcome.js';
 import type { StepRecord } from './commands.js';
 
@@ -152,6 +155,20 @@ function notEnough(outcome: ExploreOutcome, settings: ExploreSettings, summary: 
   ];
 }
 
+/**
+ * The config's state hook was asked for settled payments and made none: no refund of a payment it made was judged.
+ * That is the hook's error, never a pass (INCOMPLETE, naming the hook and its last words).
+ */
+function hookNeverMade(ctx: ServerAuditContext): Finding[] {
+  const tally = hookPaymentTally(ctx);
+  if (tally === undefined || tally.asked === 0 || tally.made > 0) return [];
+  return [
+    skip(
+      `the state hook made none of the ${tally.asked} settled payment(s) the exploration asked for, so no refund of a payment it made was judged: not a pass. Its last error: ${hookFailure(tally.lastFailure ?? 'unknown')}`,
+    ),
+  ];
+}
+
 /** The run in one line: its seed, sequences and steps, and what it made on the target (the cost line). */
 export function exploreSummary(outcome: ExploreOutcome): string {
   const c = outcome.cost;
@@ -167,7 +184,7 @@ function findingsOf(
 ): Finding[] {
   const summary = exploreSummary(outcome);
   const seen = outcome.observations.map((o) =>
-    observation(`where the spec leaves the answer open: ${o}`),
+    observation(isHookError(o) ? o : `where the spec leaves the answer open: ${o}`),
   );
   const silent =
     outcome.unanswered > 0
@@ -188,7 +205,8 @@ function findingsOf(
       ...silent,
     ];
   const f = outcome.failure;
-  if (f === undefined) return [...notEnough(outcome, settings, summary), ...seen, ...silent];
+  if (f === undefined)
+    return [...notEnough(outcome, settings, summary), ...hookNeverMade(ctx), ...seen, ...silent];
   return [failureFinding(ctx, settings, f, summary), ...seen];
 }
 

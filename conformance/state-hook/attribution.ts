@@ -11,6 +11,9 @@ const PAYMENT_STATUS = /\b(AWAITING_AUTHORIZATION|COMPLETED|SETTLED|FAILED)\b/;
 /** Where the docs say how a hook's failure is reported. */
 const SEE = 'docs/state-hook.md, "A hook\'s failure is the hook\'s"';
 
+/** True for a text `hookFailure` or `refusalOfHookPayment` wrote: the hook's error, not an open reading of the spec. */
+export const isHookError = (text: string): boolean => text.includes(SEE);
+
 /** A state the hook failed to make, as a check reports it: the hook's words, and whose failure it is. */
 export function hookFailure(reason: string): string {
   return `${reason} (an error of the state hook, not a finding against the target: ${SEE})`;
