@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { configureAdapter } from '../conformance/sdk-explore/protocol.js';
 import { startAdapterLink } from '../cli/sdk-audit-setup.js';
 import { COMMAND_TABLE } from '../cli/command-table.js';
 import type { CheckRunEnv } from '../conformance/check.js';
@@ -276,6 +277,11 @@ describe('an adapter command that does not exist is reported as not found', () =
       for (const reply of [first, again])
         expect(reply).toEqual({ kind: 'exited', code: 127, signal: null });
       expect(link.stderr()).toMatch(/the command was not found/);
+      // What the explorer reports: the code and what it means, never "signal ?".
+      const config = { baseUrl: 'http://127.0.0.1:9', applicationId: 'a', merchantId: 'm' };
+      expect(
+        await configureAdapter(link, { ...config, keyId: 'k', payInAccountSelector: 's' }, 5_000),
+      ).toMatch(/the adapter exited \(code 127: the shell found no such command\)/);
     } finally {
       await link.stop();
     }

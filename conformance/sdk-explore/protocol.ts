@@ -61,7 +61,7 @@ export interface AdapterConfiguration {
 function brokenReply(reply: LinkReply, id: string, schema: string): string | undefined {
   if (reply.kind === 'timeout') return 'the adapter did not answer in time';
   if (reply.kind === 'exited')
-    return `the adapter exited (${reply.code !== null ? `code ${reply.code}` : `signal ${reply.signal ?? '?'}`})`;
+    return `the adapter exited (${reply.code === 127 ? 'code 127: the shell found no such command' : reply.code !== null ? `code ${reply.code}` : `signal ${reply.signal ?? '?'}`})`;
   if (reply.kind === 'garbage')
     return `the adapter wrote a line that is not JSON: ${reply.line.slice(0, 120)}`;
   if (reply.message['id'] !== id)
