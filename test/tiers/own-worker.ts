@@ -5,6 +5,7 @@
 // file that calls one of PROCESS_WIDE_CALLS is listed here.
 export const OWN_WORKER: readonly string[] = [
   'test/audit-gates.test.ts',
+  'test/child-process-roles.test.ts',
   'test/verify-pool-healing.test.ts',
   'test/verify-request-async.test.ts',
 ];

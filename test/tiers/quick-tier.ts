@@ -17,6 +17,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/diagnose-signature.test.ts',
   'test/ed25519-backends.test.ts',
   'test/evidence-limits.test.ts',
+  'test/explorer-levels.test.ts',
   'test/keys.test.ts',
   'test/loopback.test.ts',
   'test/money.test.ts',
