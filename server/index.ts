@@ -71,6 +71,7 @@ export type {
   DeliveryAttempt,
   DeliveryRecord,
   RetryPolicy,
+  WebhookDeliveryOptions,
   WebhookKind,
 } from './webhook-delivery.js';
 /** The retry policy when none is given (first redelivery after 1 s, doubling up to 60 s, 8 attempts). */

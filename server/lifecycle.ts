@@ -55,6 +55,9 @@ const statusDescriptions: Readonly<Record<PayoutStatus, string>> = {
   AWAITING_COMMIT: '',
 };
 
+/** Fault refund-concurrent: how long a refund stays IN_PROGRESS (the embedded audit waits 2 s for a webhook). */
+const REFUND_CONCURRENT_IN_PROGRESS_MS = 3_500;
+
 /**
  * Explorer-only faults that act on their own a while after a payout reached a status (faults.ts, `lateFaultTimings`):
  * each runs as a step of its own, keyed `payout:<id>:<status>` (no automatic step moves on from these statuses), on
@@ -284,6 +287,11 @@ export class Lifecycle {
     // Fault refund-active-lapses: a refund stays IN_PROGRESS past the lapse, so the lapse can show.
     if (status === 'IN_PROGRESS' && faults.has('refund-active-lapses'))
       return Math.max(delayMs, lateFaultTimings.refundInProgressMs);
+    // Fault refund-concurrent: a refund stays IN_PROGRESS past the embedded audit's webhook wait after a second is
+    // accepted, so the overlap shows on what the spec states (no webhook of the first leaving IN_PROGRESS within the
+    // wait); how soon a refund finishes is not shown, so a quicker one proves nothing (docs/verdicts.md).
+    if (status === 'IN_PROGRESS' && faults.has('refund-concurrent'))
+      return Math.max(delayMs, REFUND_CONCURRENT_IN_PROGRESS_MS);
     return delayMs;
   }
 

@@ -8,7 +8,12 @@ import type { ConnectionLimits } from './connections.js';
 import type { LogRateLimit } from './log-limiter.js';
 import type { ServerTls } from '../net/tls.js';
 import type { ApplicationCredentials, PaymentStatus, StateLimits } from './state.js';
-import type { DeliveryRecord, RetryPolicy, WebhookKind } from './webhook-delivery.js';
+import type {
+  DeliveryRecord,
+  RetryPolicy,
+  WebhookDeliveryOptions,
+  WebhookKind,
+} from './webhook-delivery.js';
 
 /** One registered merchant application. */
 export interface ApplicationConfig {
@@ -51,6 +56,12 @@ export interface ReferenceServiceOptions {
   /** Delay of each automatic lifecycle step of payouts and refunds; 0 or undefined = only through /sandbox/. */
   readonly lifecycleDelayMs?: number;
   readonly retry?: Partial<RetryPolicy>;
+  /**
+   * How webhooks are delivered beyond the retry policy (default: at once, eventTimeUtc the moment of the change): a
+   * server written elsewhere may queue each webhook and stamp eventTimeUtc when it sends it; the spec states neither a
+   * delivery time nor what moment eventTimeUtc is (docs/verdicts.md, "Readings the spec does not state").
+   */
+  readonly webhookDelivery?: WebhookDeliveryOptions;
   /** Commit, cancel and refund must be signed too (default false: a signature is verified when present). */
   readonly requireSignatureOnCommitCancelRefund?: boolean;
   /** Request body cap (default 1 MiB): beyond it, 413. */

@@ -210,6 +210,7 @@ function webhookQueue(
       for (const e of extensions) e.changed?.();
     },
     retry,
+    ...(options.webhookDelivery !== undefined ? { delivery: options.webhookDelivery } : {}),
     sign: (bytes) => signWebhook(bytes, signingKey),
     faults,
     log,

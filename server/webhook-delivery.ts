@@ -33,6 +33,26 @@ export const defaultRetryPolicy: RetryPolicy = {
   requestTimeoutMs: 10_000,
 };
 
+/**
+ * Delivery beyond the retry policy, as a server written elsewhere may do it (the spec states no delivery time and
+ * does not say what moment eventTimeUtc is): each webhook's first attempt `delayMs` after the change, and eventTimeUtc
+ * stamped with the moment of each attempt instead of the change. The delay is the local queue's (a shared queue sends
+ * at once).
+ */
+export interface WebhookDeliveryOptions {
+  /** Delay of each webhook's first attempt after the change it announces (default 0). */
+  readonly delayMs?: number;
+  /** Payout and refund webhooks carry the moment of the attempt as eventTimeUtc (default: the moment of the change). */
+  readonly eventTimeAtDelivery?: boolean;
+}
+
+/** A payload whose top-level eventTimeUtc (payout and refund webhooks) is the moment `at`; others unchanged. */
+function stampedAt(payload: unknown, at: number): unknown {
+  if (typeof payload !== 'object' || payload === null || !('eventTimeUtc' in payload))
+    return payload;
+  return { ...payload, eventTimeUtc: new Date(at).toISOString() };
+}
+
 /** One attempt to deliver a webhook: its counter, when, and what the receiver answered. */
 export interface DeliveryAttempt {
   /** The delivery attempt counter for this attempt (0 for the first). */
@@ -82,6 +102,8 @@ export interface WebhookQueueOptions {
   /** Called when a delivery is queued or an attempt ends (the portal's live views). */
   readonly onChange?: () => void;
   readonly retry: RetryPolicy;
+  /** Default: each webhook at once, eventTimeUtc the moment of the change. */
+  readonly delivery?: WebhookDeliveryOptions;
   /** The Authorization header value (`SHA256withRSA <base64>`) for these exact bytes. */
   readonly sign: (bytes: Uint8Array) => string;
   readonly faults: FaultSet;
@@ -251,7 +273,7 @@ export class WebhookQueue {
             );
           });
       } else {
-        this.schedule(record, event, 0, 0);
+        this.schedule(record, event, 0, this.options.delivery?.delayMs ?? 0);
       }
     }
     this.options.onChange?.();
@@ -352,12 +374,15 @@ export class WebhookQueue {
   ): Promise<number | undefined | 'closed'> {
     if (record.url === null) return undefined;
     const { faults, retry } = this.options;
-    const { sent, signed } = attemptBytes(payload, firstPayload, index, faults);
+    const sentAt = Date.now();
+    const stamp = (p: unknown): unknown =>
+      this.options.delivery?.eventTimeAtDelivery === true ? stampedAt(p, sentAt) : p;
+    const { sent, signed } = attemptBytes(stamp(payload), stamp(firstPayload), index, faults);
     const headers = attemptHeaders(record.kind, this.options.sign(signed), sent.length, faults);
     const method = faults.has('webhook-post') ? 'POST' : 'PUT';
     const entry: DeliveryAttempt = {
       attempt: counter,
-      startedAt: new Date().toISOString(),
+      startedAt: new Date(sentAt).toISOString(),
       method,
       headers,
       body: sent.toString('utf8'),

@@ -96,7 +96,8 @@ describe('webhook-redelivered where the spec shows no retry interval (spec: Even
     try {
       const { knownTimings: _set, ...context } = target.context;
       const summary = await auditTarget(
-        { ...target, context: { ...context, redelivery } },
+        // A short time limit: without the runner's timer, a redelivery is awaited for the whole of it.
+        { ...target, context: { ...context, redelivery }, checkTimeoutMs: 5_000 },
         { only: ['webhook-redelivered'] },
       );
       return summary.results[0]!;
@@ -104,17 +105,21 @@ describe('webhook-redelivered where the spec shows no retry interval (spec: Even
       await target.close();
     }
   }
-  it('warns (does not skip) when no redelivery came within the configured wait, and passes a retrying service', async () => {
+  it('warns (does not skip) when no redelivery came within the check’s time limit, and passes a retrying service', async () => {
     const [silent, clean] = await Promise.all([
       redelivery(['webhook-no-retry'], { waitMs: 1_000, stated: false }),
       redelivery([], { waitMs: 2_000, stated: false }),
     ]);
     expect(silent.outcome, silent.message).toBe('warn');
-    expect(silent.message).toContain('not redelivered within 1000 ms');
+    // Awaited for the check's whole time limit, not the configured wait (docs/verdicts.md, "Readings the spec does
+    // not state").
+    const waited = Number(/not redelivered within (\d+) ms/.exec(silent.message)?.[1]);
+    expect(waited, silent.message).toBeGreaterThan(2_500);
     expect(clean.outcome, clean.message).toBe('pass');
   }, 60_000);
-  it('fails when the config states the interval (webhookRetry.withinMs)', async () => {
+  it('warns, never fails, when the config states the interval (webhookRetry.withinMs): the spec states none', async () => {
     const r = await redelivery(['webhook-no-retry'], { waitMs: 1_000, stated: true });
-    expect(r.outcome, r.message).toBe('fail');
+    expect(r.outcome, r.message).toBe('warn');
+    expect(r.message).toContain('the spec shows no retry interval');
   }, 60_000);
 });

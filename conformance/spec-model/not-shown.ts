@@ -19,6 +19,12 @@ export const NOT_SHOWN = {
   finishedRefundCounts: 'either',
   /** Errors: status codes for exceeding the refund total or a second concurrent refund: any 4xx. */
   refundRefusalCode: 'any 4xx',
+  /** Webhook payloads: "eventTimeUtc | string, ISO 8601 UTC timestamp", no more: not the moment of the change. */
+  eventTimeUtc: 'recorded',
+  /** Events: no delivery time and no order: a webhook's arrival says nothing of when its change happened. */
+  webhookDelivery: 'any time, any order',
+  /** Refund statuses: how long a refund stays IN_PROGRESS; an overlap fails only on a refund never shown leaving it. */
+  refundInProgressFor: 'any duration',
   /** Events: retry interval, attempt numbering beyond "a counter, 0 in the shown payload". */
   attemptCounter: 'any integer of 0 or more',
 } as const;

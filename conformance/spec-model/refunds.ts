@@ -32,6 +32,25 @@ import { finishedRefundStatuses, isIn, maybeUncountedRefundStatuses } from './st
 /** Refund statuses: "A refund is created with status IN_PROGRESS". */
 export const REFUND_CREATED_STATUS = 'IN_PROGRESS';
 
+/** Every status a refund's webhooks reported, in any order (delivery order is not stated). */
+export function statusesSeen(r: ModelRefund): readonly string[] {
+  return r.seen ?? (r.status !== undefined ? [r.status] : []);
+}
+
+/**
+ * Whether a refund has finished as far as its webhooks show: seen in a finished status and never HELD (whether HELD
+ * has finished is not shown). Any order: an IN_PROGRESS seen after it may be a re-delivery of its first webhook.
+ */
+export function refundFinished(r: ModelRefund): boolean {
+  const seen = statusesSeen(r);
+  return seen.some((s) => isIn(finishedRefundStatuses, s)) && seen.every((s) => s !== 'HELD');
+}
+
+/** Whether a webhook ever showed the refund out of IN_PROGRESS (it may have finished: no overlap can rest on it). */
+export function refundLeftCreated(r: ModelRefund): boolean {
+  return statusesSeen(r).some((s) => s !== REFUND_CREATED_STATUS);
+}
+
 /** What the spec lets a payment take next: the bounds of what is left, and whether every earlier refund finished. */
 export function refundRoom(payment: ModelPayment): {
   /** Left when every accepted refund counts. */
@@ -43,12 +62,12 @@ export function refundRoom(payment: ModelPayment): {
   const zero = toDecimal('0');
   const all = payment.refunds.reduce((s, r) => addDecimals(s, r.amount), zero);
   const surely = payment.refunds
-    .filter((r) => !isIn(maybeUncountedRefundStatuses, r.status))
+    .filter((r) => !statusesSeen(r).some((st) => isIn(maybeUncountedRefundStatuses, st)))
     .reduce((s, r) => addDecimals(s, r.amount), zero);
   return {
     least: subtractDecimals(payment.amount, all),
     most: subtractDecimals(payment.amount, surely),
-    allFinished: payment.refunds.every((r) => isIn(finishedRefundStatuses, r.status)),
+    allFinished: payment.refunds.every(refundFinished),
   };
 }
 
@@ -120,22 +139,6 @@ export function judgeRefundResource(
   return undefined;
 }
 
-/** Two refunds of one payment sent at once: at most one may be accepted (REFUND-ONE-ACTIVE). */
-export function judgeRefundsAtOnce(
-  payment: ModelPayment,
-  answers: readonly Answer[],
-): Judgement | undefined {
-  const accepted = answers.flatMap((a, i) => (a.accepted ? [i] : []));
-  if (accepted.length <= 1) return undefined;
-  return {
-    requirement: 'REFUND-ONE-ACTIVE',
-    message: `${answers.length} refunds of payment ${payment.paymentId} sent at once were all accepted`,
-    expected: 'at most one accepted (one active refund per payment)',
-    received: answers.map((a) => a.outcome).join(' and '),
-    answer: accepted[1]!,
-  };
-}
-
 /** A refund of a payment that is not SETTLED: refused (REFUND-SETTLED-ONLY). */
 export function judgeUnsettledRefund(
   payment: { readonly paymentId: string; readonly status: string },
@@ -151,44 +154,105 @@ export function judgeUnsettledRefund(
 }
 
 /**
- * The earlier refund of the payment that is surely still active: created IN_PROGRESS and no webhook since showed
- * another status. (A HELD refund is not counted: the spec does not say whether HELD has finished.)
+ * The earlier refund of the payment that no webhook has shown out of IN_PROGRESS ("A refund is created with status
+ * IN_PROGRESS"): active as far as the webhooks show. One seen in any other status, HELD included, may have finished.
  */
 export function stillActiveRefund(payment: ModelPayment): ModelRefund | undefined {
-  return payment.refunds.find((r) => r.status === undefined || r.status === REFUND_CREATED_STATUS);
+  return payment.refunds.find((r) => !refundLeftCreated(r));
+}
+
+/** The refunds an overlap needs shown still active: the earlier one, or (sent at once) both. */
+function overlapRefunds(o: ActiveOverlap): readonly ModelRefund[] {
+  return o.atOnce === true ? [o.earlier, o.later] : [o.earlier];
 }
 
 /**
  * Limits, "Only one active refund per payment; the next cannot start until the previous one has finished", judged
- * over time: a refund accepted while an earlier one was still IN_PROGRESS breaks it, however long ago the earlier one
- * was created. It was, when the earlier one's next status is announced with an eventTimeUtc after the later one's
- * createdAtUtc (the target's own clock), or when no webhook shows it leaving IN_PROGRESS by the overlap's deadline
- * (had it finished, the webhook of that change never came).
+ * over time on what the spec states. The earlier refund was created IN_PROGRESS ("A refund is created with status
+ * IN_PROGRESS") and each status change produces a refund webhook; so when, by the end of the wait for webhooks after
+ * the later refund was accepted, no webhook showed it leave IN_PROGRESS, it had not finished when the later one was
+ * accepted, or it had and that change produced no webhook within the wait: either breaks a stated sentence. The
+ * target's own word (a status read after the later refund was accepted) that it was still IN_PROGRESS decides at
+ * once. A webhook showing it left settles the overlap whenever it arrives (no delivery time is stated, and
+ * eventTimeUtc is not stated to be the moment of the change). Sent at once, both refunds must be shown still active.
  */
 export function judgeActiveOverlap(o: ActiveOverlap, now: number): Judgement | undefined {
-  const after = o.finishedAfter;
-  if (after === undefined && (o.settled || now < o.by)) return undefined;
+  if (o.settled) return undefined;
+  const refunds = overlapRefunds(o);
+  const read = refunds.map((r) => o.stillActive?.get(r.refundId));
+  const proven = read.every((x) => x !== undefined);
+  if (!proven && now < o.by) return undefined;
   const ago = o.later.createdAt - o.earlier.createdAt;
+  const which =
+    o.atOnce === true
+      ? `refunds ${o.earlier.refundId} and ${o.later.refundId}`
+      : `refund ${o.earlier.refundId}`;
+  const why = proven
+    ? `the target said ${read.join('; ')}`
+    : `no webhook showed ${which} leave ${REFUND_CREATED_STATUS} within the wait for webhooks (created ${REFUND_CREATED_STATUS}; had ${o.atOnce === true ? 'one' : 'it'} finished, the webhook of that change never came)`;
   return {
     requirement: 'REFUND-ONE-ACTIVE',
-    message: `refund ${o.later.refundId} of payment ${o.payment.paymentId} was accepted while refund ${o.earlier.refundId} (accepted ${ago} ms before) was still ${REFUND_CREATED_STATUS}${after !== undefined ? `: its ${after.status} webhook says it moved at ${after.eventTimeUtc}, after the later refund's createdAtUtc ${show(o.laterCreatedAtUtc)}` : ': no webhook showed it finished (had it finished, the webhook of that change never came)'}`,
-    expected: `refused until refund ${o.earlier.refundId} has finished (one active refund per payment)`,
-    received: `${o.answer}; refund ${o.earlier.refundId}: ${after !== undefined ? `${REFUND_CREATED_STATUS} until ${after.eventTimeUtc}` : `${REFUND_CREATED_STATUS}, no webhook since`}`,
+    message:
+      o.atOnce === true
+        ? `refunds ${o.earlier.refundId} and ${o.later.refundId} of payment ${o.payment.paymentId}, sent at once, were both accepted: ${why}`
+        : `refund ${o.later.refundId} of payment ${o.payment.paymentId} was accepted while refund ${o.earlier.refundId} (accepted ${ago} ms before) was still ${REFUND_CREATED_STATUS}: ${why}`,
+    expected:
+      o.atOnce === true
+        ? 'at most one accepted (one active refund per payment)'
+        : `refused until refund ${o.earlier.refundId} has finished (one active refund per payment)`,
+    received: `${o.answer}; ${which}: ${proven ? `${REFUND_CREATED_STATUS} after the later was accepted` : `${REFUND_CREATED_STATUS}, no webhook since`}`,
   };
 }
 
 /**
- * A webhook showed an overlap's earlier refund leave IN_PROGRESS (status `status`, eventTimeUtc `eventTimeUtc`): it
- * finished after the later refund was created when both timestamps say so; otherwise (before, or a timestamp the
- * model cannot read) the overlap is settled in the target's favour.
+ * A webhook showed an overlap's refund `refund` leave IN_PROGRESS (status `status`): the overlap is settled, since it
+ * may have finished before the later one was accepted. Returns what its eventTimeUtc would say if it were the moment
+ * of the change, recorded and never judged (the spec: "eventTimeUtc | string, ISO 8601 UTC timestamp", no more).
  */
-export function settleOverlap(o: ActiveOverlap, status: string, eventTimeUtc: unknown): void {
-  if (o.settled || o.finishedAfter !== undefined) return;
-  const finished = utcMillis(eventTimeUtc);
+export function settleOverlap(
+  o: ActiveOverlap,
+  refund: ModelRefund,
+  status: string,
+  eventTimeUtc: unknown,
+): string | undefined {
+  if (o.settled || !overlapRefunds(o).includes(refund)) return undefined;
+  o.settled = true;
+  const event = utcMillis(eventTimeUtc);
   const created = utcMillis(o.laterCreatedAtUtc);
-  if (finished !== undefined && created !== undefined && finished > created)
-    o.finishedAfter = { status, eventTimeUtc: eventTimeUtc as string };
-  else o.settled = true;
+  if (o.atOnce === true || event === undefined || created === undefined || event <= created)
+    return undefined;
+  return `refund ${refund.refundId} was announced ${status} with eventTimeUtc ${show(eventTimeUtc)}, after refund ${o.later.refundId}'s createdAtUtc ${show(o.laterCreatedAtUtc)}: recorded, not judged (the spec does not say eventTimeUtc is the moment of the change, nor when a webhook is delivered)`;
+}
+
+/**
+ * The target's own word on a refund's status, read after the answers that accepted the overlaps' later refunds (a
+ * state provider's read: payconform's /sandbox/ or a state hook; the spec shows no way to read a refund). IN_PROGRESS
+ * then: it had not finished when the later one was accepted; any other status: it may have, and the overlap settles.
+ */
+export function observeRefundStatusRead(
+  state: SpecState,
+  refundId: string,
+  status: unknown,
+  readAt: number,
+): Verdict {
+  const v = emptyVerdict();
+  for (const o of state.overlaps) {
+    const r = overlapRefunds(o).find((x) => x.refundId === refundId);
+    if (r === undefined || o.settled || o.later.createdAt > readAt) continue;
+    if (status === REFUND_CREATED_STATUS) {
+      o.stillActive ??= new Map();
+      o.stillActive.set(
+        refundId,
+        `refund ${refundId} was ${REFUND_CREATED_STATUS} when read ${readAt - o.later.createdAt} ms after refund ${o.later.refundId} was accepted`,
+      );
+    } else if (typeof status === 'string') {
+      o.settled = true;
+      v.observations.push(
+        `refund ${refundId} read ${status} after refund ${o.later.refundId} was accepted: it may have finished before, so the pair decides nothing`,
+      );
+    }
+  }
+  return v;
 }
 
 /** Adds an accepted refund to the state: judged (resource), owed its webhook, and any overlap with an active one. */
@@ -199,8 +263,9 @@ function acceptRefund(
   amount: Decimal,
   answer: Answer,
   now: number,
+  earlier: ModelRefund | undefined,
   index?: number,
-): void {
+): ModelRefund | undefined {
   const wrong = judgeRefundResource(payment, amount, answer.body);
   judge(
     v,
@@ -210,8 +275,7 @@ function acceptRefund(
   v.judged.push('REFUND-CREATED-IN-PROGRESS');
   const details = record(answer.body?.['refundRequestDetails']);
   const refundId = answer.body?.['refundPaymentId'];
-  if (typeof refundId !== 'string') return;
-  const earlier = stillActiveRefund(payment);
+  if (typeof refundId !== 'string') return undefined;
   const refund: ModelRefund = {
     refundId,
     amount,
@@ -223,17 +287,17 @@ function acceptRefund(
   expectWebhook(state, 'refund', refundId, REFUND_CREATED_STATUS, 'created IN_PROGRESS', now);
   if (earlier !== undefined) {
     v.judged.push('REFUND-ONE-ACTIVE');
-    const by = now + state.webhookWaitMs;
     state.overlaps.push({
       payment,
       earlier,
       later: refund,
       answer: answer.outcome,
       laterCreatedAtUtc: answer.body?.['createdAtUtc'],
-      by,
+      by: now + state.webhookWaitMs,
       settled: false,
     });
   }
+  return refund;
 }
 
 /** One refund's answer: the limits, then (accepted) the resource and the state. */
@@ -248,7 +312,8 @@ export function observeRefund(
   const limit = judgeRefundAnswer(payment, amount, answer.accepted, answer.outcome);
   v.judged.push('REFUND-TOTAL-CAP', 'REFUND-PARTIAL-ALLOWED');
   if (limit !== undefined) v.judgements.push(limit);
-  if (answer.accepted) acceptRefund(state, v, payment, amount, answer, now);
+  if (answer.accepted)
+    acceptRefund(state, v, payment, amount, answer, now, stillActiveRefund(payment));
   else if (payment.earlierUnknown === true && refundFits(payment, amount))
     v.observations.push(
       `a refund of ${money(amount)} of configured payment ${payment.paymentId} was refused (${answer.outcome}) although it fits what this run knows is left: undecided, since an earlier run may have refunded the payment or left a refund active`,
@@ -256,7 +321,11 @@ export function observeRefund(
   return v;
 }
 
-/** Refunds of one payment sent at once: at most one accepted, then each accepted one as `observeRefund` takes it. */
+/**
+ * Refunds of one payment sent at once: each accepted one as `observeRefund` takes it; two accepted are an overlap
+ * whose order is unknown (REFUND-ONE-ACTIVE fails only when neither is shown leaving IN_PROGRESS within the wait, or
+ * both are read still IN_PROGRESS: how soon a refund may finish is not stated, so "at once" alone proves nothing).
+ */
 export function observeRefundsAtOnce(
   state: SpecState,
   payment: ModelPayment,
@@ -265,13 +334,29 @@ export function observeRefundsAtOnce(
   now: number,
 ): Verdict {
   const v = emptyVerdict();
-  judge(v, 'REFUND-ONE-ACTIVE', judgeRefundsAtOnce(payment, answers));
+  const accepted: Array<{ readonly refund: ModelRefund; readonly i: number }> = [];
+  const earlier = stillActiveRefund(payment);
   answers.forEach((answer, i) => {
     if (!answer.accepted) return;
     const limit = judgeRefundAnswer(payment, amounts[i]!, true, answer.outcome);
     if (limit !== undefined) v.judgements.push({ ...limit, answer: i });
-    acceptRefund(state, v, payment, amounts[i]!, answer, now, i);
+    const refund = acceptRefund(state, v, payment, amounts[i]!, answer, now, earlier, i);
+    if (refund !== undefined) accepted.push({ refund, i });
   });
+  // Each accepted after the first was accepted beside it (the earlier ones of the payment have their own overlaps).
+  for (const { refund, i } of accepted.slice(1)) {
+    v.judged.push('REFUND-ONE-ACTIVE');
+    state.overlaps.push({
+      payment,
+      earlier: accepted[0]!.refund,
+      later: refund,
+      atOnce: true,
+      answer: answers.map((a) => a.outcome).join(' and '),
+      laterCreatedAtUtc: answers[i]!.body?.['createdAtUtc'],
+      by: now + state.webhookWaitMs,
+      settled: false,
+    });
+  }
   return v;
 }
 

@@ -7,7 +7,12 @@ import type { FieldCheck, Judgement, Verdict } from './judgement.js';
 import { emptyVerdict, firstWrong, judge, money, record, sameAmount, show } from './judgement.js';
 import { NOT_SHOWN } from './not-shown.js';
 import { HELD_STATUS, PAYOUT_ACTIONS } from './payouts.js';
-import { judgeActiveOverlap, REFUND_CREATED_STATUS, settleOverlap } from './refunds.js';
+import {
+  judgeActiveOverlap,
+  REFUND_CREATED_STATUS,
+  settleOverlap,
+  statusesSeen,
+} from './refunds.js';
 import type { ModelPayment, ModelPayout, ModelRefund, PayoutKnown, SpecState } from './state.js';
 import { isIn } from './statuses.js';
 
@@ -174,16 +179,22 @@ function observeRefundWebhook(state: SpecState, v: Verdict, body: Record<string,
     const r = payment.refunds.find((x) => x.refundId === body['refundId']);
     if (r === undefined) continue;
     judge(v, 'WEBHOOK-REFUND-PAYLOAD', judgeRefundWebhook(payment, r, body));
-    // Refund statuses: transitions not shown; the latest status is what the limits go by.
-    if (typeof body['refundStatus'] === 'string') r.status = body['refundStatus'];
+    // Refund statuses: transitions not shown, nor the order webhooks arrive in: every status seen counts.
+    const status = body['refundStatus'];
+    if (typeof status === 'string') {
+      r.status = status;
+      r.seen = [...statusesSeen(r).filter((s) => s !== status), status];
+    }
     for (const e of state.expectations)
-      if (e.kind === 'refund' && e.id === r.refundId && e.status === body['refundStatus']) {
+      if (e.kind === 'refund' && e.id === r.refundId && e.status === status) {
         e.met = true;
         v.judged.push(e.requirement);
       }
-    if (r.status !== undefined && r.status !== REFUND_CREATED_STATUS)
-      for (const o of state.overlaps)
-        if (o.earlier === r) settleOverlap(o, r.status, body['eventTimeUtc']);
+    if (typeof status === 'string' && status !== REFUND_CREATED_STATUS)
+      for (const o of state.overlaps) {
+        const note = settleOverlap(o, r, status, body['eventTimeUtc']);
+        if (note !== undefined) v.observations.push(note);
+      }
   }
 }
 
