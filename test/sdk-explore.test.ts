@@ -267,6 +267,40 @@ describe('what an SDK sends is judged against what its caller asked; a warning n
   );
 });
 
+describe('the SDK role reaches the edges in every default run', () => {
+  it(
+    'every CoP result the spec lists (and null), and references of 100+ characters, counted in the summary',
+    { timeout: 90_000 },
+    async () => {
+      const report = join(work, 'edges.json');
+      const io = memoryIo({ env: { ...process.env } });
+      const code = await main(
+        [
+          'audit',
+          'client',
+          '--adapter',
+          tsAdapter(),
+          '--explore-seed',
+          '7',
+          '--report',
+          `json:${report}`,
+        ],
+        io,
+      );
+      expect(code, io.out.join('')).toBe(0);
+      const text = readFileSync(report, 'utf8');
+      const reached =
+        /CoP results (\d+) of (\d+), (\d+) payout\(s\) with a reference of 100\+ characters/.exec(
+          text,
+        );
+      expect(reached, text.slice(0, 2000)).not.toBeNull();
+      expect(reached![1]).toBe(reached![2]);
+      expect(Number(reached![2])).toBe(7);
+      expect(Number(reached![3])).toBeGreaterThan(0);
+    },
+  );
+});
+
 describe('audit client --adapter through main()', () => {
   it(
     'a faulty SDK fails with the requirement and the replay command; JSON and HAR reports, secrets masked',

@@ -2,6 +2,7 @@
 // `SDK_EXPLORE_DEFAULTS.maxOps` operations an application asks its SDK for. Plain data, so a sequence shrinks and
 // replays from fast-check's seed and path.
 import fc from 'fast-check';
+import { copStatuses } from '../../src/schemas/statuses.js';
 
 /** The service's own outage before it answers (the spec's 5xx class; the profile's 503 codes). */
 export const OUTAGE_CODES = ['STATE_STORE_UNAVAILABLE', 'NONCE_STORE_UNAVAILABLE'] as const;
@@ -28,8 +29,8 @@ export const WEBHOOK_VARIANTS = {
 } as const;
 export type WebhookVariant = keyof typeof WEBHOOK_VARIANTS;
 
-/** A CoP result the destination's holder name asks for; `held` with the flag true. */
-export const COP_KEYS = ['FULL_MATCH', 'PARTIAL_MATCH', 'NO_MATCH', 'NOT_CHECKED', 'null'] as const;
+/** A CoP result the destination's holder name asks for, every one the spec lists and null (`src/`'s one list). */
+export const COP_KEYS = [...copStatuses, 'null'] as const;
 export type CopKey = (typeof COP_KEYS)[number];
 
 export type SdkStep =
@@ -79,7 +80,21 @@ const withOutage = <T extends object>(
 ): fc.Arbitrary<T & { outage?: Outage }> =>
   fc.tuple(arb, outage).map(([step, o]) => (o === undefined ? step : { ...step, outage: o }));
 
-const reference = fc.stringMatching(/^[A-Za-z0-9 \-/.,&#]{1,30}$/);
+/** References at least this long count as long in the summary (the spec states no maximum). */
+export const LONG_REFERENCE = 100;
+
+/**
+ * A reference: mostly short, one in four of 100 to 140 characters, from every class of character a reference may
+ * hold (the spec gives it only as a string): letters, digits, space, punctuation, quotes and backslash, non-ASCII.
+ */
+const referenceChar = fc.constantFrom(...'AbZz09 -/.,&#_:;()+\'"\\é€ßØ中'.split(''));
+const reference = fc.oneof(
+  { arbitrary: fc.stringMatching(/^[A-Za-z0-9 \-/.,&#]{1,30}$/), weight: 3 },
+  {
+    arbitrary: fc.string({ unit: referenceChar, minLength: LONG_REFERENCE, maxLength: 140 }),
+    weight: 1,
+  },
+);
 
 const createPayout: fc.Arbitrary<SdkStep> = withOutage(
   fc.record({

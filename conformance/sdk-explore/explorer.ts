@@ -5,7 +5,13 @@
 // sequence that showed it, and the search goes on, so a warning never hides a failure.
 import fc from 'fast-check';
 import { generateWebhookKeyPair } from '../../src/webhooks/index.js';
-import { sequenceArbitrary, type SdkSequence, type SdkStep } from './draws.js';
+import {
+  COP_KEYS,
+  LONG_REFERENCE,
+  sequenceArbitrary,
+  type SdkSequence,
+  type SdkStep,
+} from './draws.js';
 import { failsSdk, type Judgement } from './judge.js';
 import type { SequenceEnv } from './env.js';
 import { runSequence, type SequenceRecord } from './sequence.js';
@@ -45,6 +51,8 @@ export interface SdkExploreOutcome {
   /** What was seen where the spec leaves the answer open (at most `MAX_OBSERVATIONS`, each once). */
   readonly observations: readonly string[];
   readonly failure?: SdkExploreFailure;
+  /** What the played sequences reached of the edges: the CoP results asked for, and references of 100+ characters. */
+  readonly reached: { readonly copResults: readonly string[]; readonly longReferences: number };
   /** Warnings seen while searching (at most `MAX_WARNINGS`, one per requirement), whatever the verdict. */
   readonly warnings: readonly SdkExploreWarning[];
   /** The adapter broke the protocol: nothing could be judged from then on. */
@@ -91,6 +99,8 @@ interface Progress {
   readonly unsupported: Partial<Record<SdkStep['op'], string>>;
   readonly observations: Set<string>;
   readonly warnings: Map<string, SdkExploreWarning>;
+  readonly copResults: Set<string>;
+  longReferences: number;
 }
 
 const MAX_OBSERVATIONS = 20;
@@ -111,6 +121,10 @@ function note(progress: Progress, record: SequenceRecord): void {
   progress.runs += 1;
   progress.steps += record.steps.length;
   for (const s of record.steps) {
+    if (s.step.op === 'createPayout') {
+      progress.copResults.add(s.step.cop);
+      if (s.step.reference.length >= LONG_REFERENCE) progress.longReferences += 1;
+    }
     if (s.answer.kind === 'unsupported') progress.unsupported[s.step.op] ??= s.answer.reason;
     for (const j of s.judgements)
       if (j.outcome === 'observation' && progress.observations.size < MAX_OBSERVATIONS)
@@ -143,6 +157,8 @@ export async function exploreSdk(
     unsupported: {},
     observations: new Set(),
     warnings: new Map(),
+    copResults: new Set(),
+    longReferences: 0,
   };
   const property = fc.asyncProperty(
     sequenceArbitrary(settings.maxOps ?? SDK_EXPLORE_DEFAULTS.maxOps),
@@ -201,6 +217,10 @@ function outcomeOf(
     unsupported: progress.unsupported,
     observations: [...progress.observations],
     warnings: [...progress.warnings.values()],
+    reached: {
+      copResults: COP_KEYS.filter((k) => progress.copResults.has(k)),
+      longReferences: progress.longReferences,
+    },
   };
   if (progress.broken !== undefined) return { ...base, broken: progress.broken };
   const f = progress.failure;

@@ -11,7 +11,7 @@ import {
   type Finding,
 } from '../check.js';
 import { clientChecks } from '../checks/client/index.js';
-import { WEBHOOK_VARIANTS } from './draws.js';
+import { COP_KEYS, LONG_REFERENCE, WEBHOOK_VARIANTS } from './draws.js';
 import { OPERATION_ENDPOINT } from './intent.js';
 import { endpointSpecs } from '../client-audit/endpoints.js';
 import { levelOf, type Judgement } from './judge.js';
@@ -77,7 +77,8 @@ function findingsOf(
   outcome: SdkExploreOutcome,
   replayCommand: (token: string) => string,
 ): Finding[] {
-  const summary = `seed ${outcome.seed}: ${outcome.runs} sequences, ${outcome.steps} steps in ${(outcome.elapsedMs / 1000).toFixed(1)} s`;
+  const reached = `CoP results ${outcome.reached.copResults.length} of ${COP_KEYS.length}, ${outcome.reached.longReferences} payout(s) with a reference of ${LONG_REFERENCE}+ characters`;
+  const summary = `seed ${outcome.seed}: ${outcome.runs} sequences, ${outcome.steps} steps in ${(outcome.elapsedMs / 1000).toFixed(1)} s; ${reached}`;
   const recorded = [
     ...Object.entries(outcome.unsupported).map(([op, reason]) =>
       skip(`the SDK does not offer ${op} ("${reason}"): its checks were skipped`),
