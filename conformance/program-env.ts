@@ -5,11 +5,30 @@ import { ENV_FIELDS } from './config.js';
 import { SECRET_ENV } from './redact.js';
 
 /**
- * Every variable payconform reads for itself is named under this prefix (cli/command-table.ts lists each command's;
- * test/child-process-roles.test.ts checks that every one listed there carries it). A rule rather than a second list:
- * a variable added later, PAYCONFORM_ATTEST_KEY_FILE or PAYCONFORM_REDIS_URL alike, is withheld without a change here.
+ * Every variable payconform reads for itself: withheld from every program it starts (a role's own credentials are
+ * handed back by the role's rule below). The names cli/command-table.ts documents are all here
+ * (test/child-process-roles.test.ts), and so are the undocumented ones the code reads. A variable of the user's that
+ * payconform does not read (`PAYCONFORM_EXE` in a CI recipe, an SDK's own switches) reaches the program as it is.
  */
-export const OWN_ENV_PREFIX = 'PAYCONFORM_';
+export const OWN_ENV: readonly string[] = [
+  ENV_FIELDS.applicationId,
+  ENV_FIELDS.keyId,
+  ENV_FIELDS.merchantId,
+  SECRET_ENV['application-secret'],
+  SECRET_ENV['private-key'],
+  'PAYCONFORM_PRIVATE_KEY_FILE',
+  'PAYCONFORM_PUBLIC_KEY',
+  'PAYCONFORM_ATTEST_KEY',
+  'PAYCONFORM_ATTEST_KEY_FILE',
+  'PAYCONFORM_TARGET',
+  'PAYCONFORM_REDIS_URL',
+  'PAYCONFORM_CA_FILE',
+  'PAYCONFORM_VERIFY_THREADS',
+  'PAYCONFORM_WORKER_SETUP',
+  'PAYCONFORM_BUNDLED_VERSION',
+];
+
+const OWN = new Set(OWN_ENV.map((n) => n.toUpperCase()));
 
 /** The variables a client signs with, as payconform reads them: its ids (config.ts) and its secrets (redact.ts). */
 export const CLIENT_CREDENTIAL_ENV: readonly string[] = [
@@ -47,7 +66,7 @@ export function ordinaryEnv(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env))
-    if (value !== undefined && !name.toUpperCase().startsWith(OWN_ENV_PREFIX)) out[name] = value;
+    if (value !== undefined && !OWN.has(name.toUpperCase())) out[name] = value;
   return out;
 }
 

@@ -429,11 +429,14 @@ describe("payment checks need payconform's /sandbox/ endpoints", () => {
         ],
         io,
       );
-      expect(code).toBe(0);
+      // None of the selected checks ran (two not applicable, one skipped): INCOMPLETE, never a pass by omission.
+      expect(code).toBe(4);
       const report = JSON.parse(io.out.join('')) as {
         results: Array<{ id: string; outcome: string; message: string }>;
         notApplicable: Array<{ id: string; reason: string }>;
+        verdictReasons: string[];
       };
+      expect(report.verdictReasons.join('\n')).toMatch(/no selected check ran/);
       expect(report.results.map((r) => r.id).sort()).toEqual([...only].sort());
       for (const r of report.results) {
         expect(r.outcome, r.id).toBe(r.id === 'refund-to-original-account' ? 'skip' : 'n/a');

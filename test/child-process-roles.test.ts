@@ -1,4 +1,4 @@
-// Issue 54, items 2 and 3: each program payconform starts (SDK adapter, `--exec` client, state-hook command, vectors
+// Each program payconform starts (SDK adapter, `--exec` client, state-hook command, vectors
 // implementation) gets the environment of its role and nothing of payconform's own (docs/security.md), runs in its
 // own process group, and is stopped (SIGTERM, SIGKILL after STOP_GRACE_MS) even when it ignores SIGTERM, its children
 // with it. The programs are real child processes (the process is the point); the CLI runs in-process.
@@ -11,7 +11,7 @@ import { startAdapterLink } from '../cli/sdk-audit-setup.js';
 import { COMMAND_TABLE } from '../cli/command-table.js';
 import type { CheckRunEnv } from '../conformance/check.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
-import { OWN_ENV_PREFIX } from '../conformance/program-env.js';
+import { OWN_ENV } from '../conformance/program-env.js';
 import { STOP_GRACE_MS } from '../conformance/process-group.js';
 import { createRedactor } from '../conformance/redact.js';
 import { askState } from '../conformance/state-hook/index.js';
@@ -57,7 +57,7 @@ const readDump = (file: string): Record<string, string> =>
 
 /** The variables of payconform's own the dump holds, besides those its role may have. */
 const ownVariables = (dump: Record<string, string>, allowed: readonly string[]): string[] =>
-  Object.keys(dump).filter((n) => n.startsWith(OWN_ENV_PREFIX) && !allowed.includes(n));
+  Object.keys(dump).filter((n) => OWN_ENV.includes(n) && !allowed.includes(n));
 
 /** A context the hook command needs (its timeout and the redactor), with the hook named as the config names it. */
 function hookContext(command: [string, ...string[]], requestTimeoutMs = 5_000): ServerAuditContext {
@@ -86,13 +86,13 @@ function gone(pid: number): boolean {
 
 afterEach(() => vi.unstubAllEnvs());
 
-describe('issue 54 item 2: each role gets its environment, never the attestation key (docs/security.md)', () => {
-  it('every variable a command documents reading is under the withheld prefix (cli/command-table.ts)', () => {
+describe('each role gets its environment, never the attestation key (docs/security.md)', () => {
+  it('every variable a command documents reading is withheld (OWN_ENV; cli/command-table.ts)', () => {
     const names = COMMAND_TABLE.flatMap((c) => (c.environment ?? []).map(([n]) => n)).flatMap(
       (n) => n.match(/\b[A-Z][A-Z0-9_]{2,}\b/g) ?? [],
     );
     expect(names).toContain('PAYCONFORM_ATTEST_KEY_FILE');
-    expect(names.filter((n) => !n.startsWith(OWN_ENV_PREFIX))).toEqual([]);
+    expect(names.filter((n) => n.startsWith('PAYCONFORM_') && !OWN_ENV.includes(n))).toEqual([]);
   });
 
   it('an SDK adapter: the run’s generated credentials and the ordinary environment; no attestation key', async () => {
@@ -167,7 +167,7 @@ describe('issue 54 item 2: each role gets its environment, never the attestation
   });
 });
 
-describe('issue 54 item 3: every program payconform starts can be stopped, its children with it', () => {
+describe('every program payconform starts can be stopped, its children with it', () => {
   // Ignores SIGTERM (so does the child it leaves, the disposition being inherited) and writes the child's pid.
   const stubborn = (pidFile: string): string =>
     `trap '' TERM; sleep 1000 & echo $! > ${JSON.stringify(pidFile)}; echo '{"ready":true}'; wait`;
@@ -243,7 +243,7 @@ describe('issue 54 item 3: every program payconform starts can be stopped, its c
   );
 });
 
-describe('a hook command that fails says why in words (issue 54 items 3 and 4)', () => {
+describe('a hook command that fails says why in words', () => {
   it('one that cannot start: failed, "could not start: no such file", where relative paths resolve', async () => {
     const r = await askState(hookContext(['./no-such-hook.sh']), runEnv(20_000), {
       state: 'unsettled-payment',

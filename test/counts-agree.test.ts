@@ -1,4 +1,4 @@
-// Counts that agree (issue 54, item 7): one audit written in every format (console, JSON, JUnit, HTML, Markdown)
+// Counts that agree: one audit written in every format (console, JSON, JUnit, HTML, Markdown)
 // gives the same numbers in each (passed, failed, warned, skipped, known, inconclusive, total): with an --only
 // selection, a check that skips and a known error from a baseline (known, never passed); an audit in which no selected
 // check ran is INCOMPLETE (exit 4) with the reason in every report; and a FAIL's requirement line counts the answer

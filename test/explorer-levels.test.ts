@@ -1,4 +1,4 @@
-// Both explorers end a search only on a MUST (issue 54: "a warning never ends the search"). The server explorer's
+// Both explorers end a search only on a MUST (a warning never ends the search). The server explorer's
 // model judges only the rules of SPEC_RULE_IDS, so each must be a MUST in the catalogue: a SHOULD added there would
 // end a search on a warning and hide a later failure. The SDK explorer decides by each judgement's level (failsSdk).
 import { describe, expect, it } from 'vitest';

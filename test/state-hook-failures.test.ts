@@ -1,4 +1,4 @@
-// A state hook's failure is the hook's (issue 54, item 4; docs/state-hook.md, "A hook's failure is the hook's"): a hook
+// A state hook's failure is the hook's (docs/state-hook.md, "A hook's failure is the hook's"): a hook
 // that names a payment the target does not know gives the target no failure, in the checks or the explorer; a hook
 // that fails every call makes the audit INCOMPLETE (exit 4) naming the hook, never PASS on the config's payments; a
 // hook command whose program is not there is refused with the config (exit 2), before any check runs.
