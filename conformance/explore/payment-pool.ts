@@ -9,7 +9,13 @@ import type { AuditRunState } from '../checks/server/run-state.js';
 import { member, webhookKind } from '../checks/server/webhook-match.js';
 import type { ReceivedWebhook } from '../webhook-listener.js';
 import { stateSource } from '../state-hook/index.js';
-import { money, refundRoom, type ModelPayment, type SpecState } from '../spec-model/index.js';
+import {
+  money,
+  noteRefundStatus,
+  refundRoom,
+  type ModelPayment,
+  type SpecState,
+} from '../spec-model/index.js';
 
 interface Entry {
   readonly payment: ModelPayment;
@@ -130,7 +136,7 @@ export class PaymentPool {
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
 
-/** Each refund's latest status, as the last refund webhook for it gave it (the model goes by the latest). */
+/** Each refund's statuses, as every refund webhook for it gave them, in any order (the model's noteRefundStatus). */
 function updateStatuses(payment: ModelPayment, received: readonly ReceivedWebhook[]): void {
   for (const r of payment.refunds) {
     for (const w of received) {
@@ -140,7 +146,7 @@ function updateStatuses(payment: ModelPayment, received: readonly ReceivedWebhoo
         member(w, 'refundId') === r.refundId &&
         status !== undefined
       )
-        r.status = status;
+        noteRefundStatus(r, status);
     }
   }
 }

@@ -61,6 +61,7 @@ export {
   refundRoom,
   settleOverlap,
   statusesSeen,
+  noteRefundStatus,
   stillActiveRefund,
 } from './refunds.js';
 export {

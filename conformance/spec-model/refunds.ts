@@ -46,6 +46,12 @@ export function refundFinished(r: ModelRefund): boolean {
   return seen.some((s) => isIn(finishedRefundStatuses, s)) && seen.every((s) => s !== 'HELD');
 }
 
+/** A status a webhook reported for the refund: kept beside every other it reported (any order counts). */
+export function noteRefundStatus(r: ModelRefund, status: string): void {
+  r.seen = [...statusesSeen(r).filter((s) => s !== status), status];
+  r.status = status;
+}
+
 /** Whether a webhook ever showed the refund out of IN_PROGRESS (it may have finished: no overlap can rest on it). */
 export function refundLeftCreated(r: ModelRefund): boolean {
   return statusesSeen(r).some((s) => s !== REFUND_CREATED_STATUS);

@@ -11,7 +11,7 @@ import {
   judgeActiveOverlap,
   REFUND_CREATED_STATUS,
   settleOverlap,
-  statusesSeen,
+  noteRefundStatus,
 } from './refunds.js';
 import type { ModelPayment, ModelPayout, ModelRefund, PayoutKnown, SpecState } from './state.js';
 import { isIn } from './statuses.js';
@@ -181,10 +181,7 @@ function observeRefundWebhook(state: SpecState, v: Verdict, body: Record<string,
     judge(v, 'WEBHOOK-REFUND-PAYLOAD', judgeRefundWebhook(payment, r, body));
     // Refund statuses: transitions not shown, nor the order webhooks arrive in: every status seen counts.
     const status = body['refundStatus'];
-    if (typeof status === 'string') {
-      r.status = status;
-      r.seen = [...statusesSeen(r).filter((s) => s !== status), status];
-    }
+    if (typeof status === 'string') noteRefundStatus(r, status);
     for (const e of state.expectations)
       if (e.kind === 'refund' && e.id === r.refundId && e.status === status) {
         e.met = true;
