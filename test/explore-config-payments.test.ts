@@ -198,7 +198,7 @@ describe.concurrent("explorations without /sandbox/, on the config's two settled
           expect(o.configPayments).toMatch(/^\d+ refunds of the config's 2 settled payments/);
         }
       }
-      expect(bad).toEqual([]);
+      expect(bad, bad.join('\n')).toEqual([]);
     },
   );
 });
