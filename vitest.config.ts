@@ -21,6 +21,7 @@ const SLOWEST_FIRST: readonly string[] = [
   'test/bench-smoke.test.ts', // 38
   'test/state-hook.test.ts', // 31
   'test/explore-config-payments.test.ts', // 30
+  'test/delayed-webhooks.test.ts', // 37 (waits on late webhooks)
   'test/ci-recipes.test.ts', // 27
   'test/audit-waits.test.ts', // 24
   'test/attestation.test.ts', // 23

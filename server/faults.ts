@@ -8,13 +8,13 @@ export const lateFaultTimings = {
   /** hold-lapses: a payout held in AWAITING_COMMIT this long, untouched, moves on to IN_PROGRESS by itself. */
   holdLapsesMs: 2_000,
   /** refund-active-lapses: an IN_PROGRESS refund older than this no longer counts as active. */
-  refundActiveLapseMs: 1_500,
+  refundActiveLapseMs: 1_000,
   /**
    * refund-active-lapses: with the fault on, a refund leaves IN_PROGRESS no sooner than this (the lifecycle delay when
    * longer), so the lapse falls while it is still IN_PROGRESS (how long a refund stays IN_PROGRESS is not shown), and
    * no webhook shows it leaving within the explorer's webhook wait after a second refund is accepted: the only
    * evidence of an overlap the spec's sentences support (docs/verdicts.md, "Readings the spec does not state"). A
-   * second refund accepted 1.5 to 3 s after the first shows it to a 2 s wait (a patient lane's long waits reach there).
+   * second refund accepted 1 to 3 s after the first shows it to a 2 s wait (a patient lane's long waits reach there).
    */
   refundInProgressMs: 5_000,
   /** webhook-without-change: this long after a cancel, a payout webhook announcing IN_PROGRESS. */

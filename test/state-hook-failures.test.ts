@@ -4,7 +4,8 @@
 // hook command whose program is not there is refused with the config (exit 2), before any check runs.
 // In-process (main() with in-memory I/O) against the reference service with its /sandbox/ off; each hook is a
 // `sh -c` script (the program payconform starts is the point). Budget: three audits without the explorer (about 10 s
-// each) and two short explorations (3 s and 2 s).
+// each) and two short explorations (3 s and 2 s); the audits and explorations of a describe run side by side (each
+// its own service).
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -94,115 +95,131 @@ const failing = (report: Report) =>
     .filter((r) => r.outcome === 'fail')
     .map((r) => `${r.id}: ${r.findings.find((f) => f.outcome === 'fail')?.message ?? ''}`);
 
-describe('a hook that names a payment the target does not know gives the target no failure', () => {
-  it(
-    'the audit: no check fails; the refund checks skip, naming the hook and what the target answered',
-    { timeout: 120_000 },
-    async () => {
-      const { code, report } = await auditWithHook(
-        settledOnly({ paymentId: UNKNOWN, amount: '100.00', payer: PAYER }),
-      );
-      expect(failing(report)).toEqual([]);
-      expect(code).toBe(4);
-      const partial = byId(report).get('refund-partial-accepted');
-      expect(partial?.outcome, JSON.stringify(partial)).toBe('skip');
-      expect(partial?.message).toMatch(
-        new RegExp(`first refund of payment ${UNKNOWN}, which the state hook made.*404`),
-      );
-      expect(byId(report).get('refund-to-original-account')?.message).toMatch(
-        /the state hook made/,
-      );
-    },
-  );
-
-  it(
-    'the explorer: no violation; the hook is named in what it recorded',
-    { timeout: 60_000 },
-    async () => {
-      const t = await startEmbeddedTarget({ sandboxPath: false });
-      try {
-        const context: ServerAuditContext = {
-          ...t.context,
-          stateHook: {
-            command: settledOnly({ paymentId: UNKNOWN, amount: '100.00' }) as [string, ...string[]],
-          },
-          payments: { settled: [], unsettled: t.context.payments.unsettled },
-        };
-        const o = await explore(context, exploreEnv(40_000), { runs: 500, seconds: 3, seed: 5 });
-        expect(o.failure?.violation.message, exploreSummary(o)).toBeUndefined();
-        expect(o.error).toBeUndefined();
-        expect(o.observations.join('\n')).toMatch(
-          new RegExp(`first refund of payment ${UNKNOWN}, which the state hook made`),
+describe.concurrent(
+  'a hook that names a payment the target does not know gives the target no failure',
+  () => {
+    it(
+      'the audit: no check fails; the refund checks skip, naming the hook and what the target answered',
+      { timeout: 120_000 },
+      async () => {
+        const { code, report } = await auditWithHook(
+          settledOnly({ paymentId: UNKNOWN, amount: '100.00', payer: PAYER }),
         );
-      } finally {
-        await t.close();
-      }
-    },
-  );
+        expect(failing(report)).toEqual([]);
+        expect(code).toBe(4);
+        const partial = byId(report).get('refund-partial-accepted');
+        expect(partial?.outcome, JSON.stringify(partial)).toBe('skip');
+        expect(partial?.message).toMatch(
+          new RegExp(`first refund of payment ${UNKNOWN}, which the state hook made.*404`),
+        );
+        expect(byId(report).get('refund-to-original-account')?.message).toMatch(
+          /the state hook made/,
+        );
+      },
+    );
 
-  it("which refusals are the hook's: any but the spec's 422 naming a payment status, 401 and 403", () => {
-    const refused = (status: number, body: unknown): RecordedExchange =>
-      ({
-        request: { method: 'POST', url: 'http://127.0.0.1/x', headers: [], body: new Uint8Array() },
-        response: {
-          status,
-          headers: [],
-          body: new Uint8Array(),
-          bodyText: JSON.stringify(body),
-          json: body,
-        },
-        durationMs: 1,
-      }) as unknown as RecordedExchange;
-    const hooks = (status: number, errorMessage: string) =>
-      refusalOfHookPayment(refused(status, { statusCode: status, errorMessage }), 'p1');
-    expect(hooks(404, 'payment not found')).toMatch(/does not know the payment/);
-    expect(hooks(400, 'unknown paymentId')).toMatch(/does not know the payment/);
-    expect(hooks(422, 'refund not possible')).toMatch(/does not know the payment/);
-    expect(hooks(500, 'NullPointerException')).toMatch(/does not know the payment/);
-    expect(hooks(422, 'payment is in status AWAITING_AUTHORIZATION')).toBeUndefined();
-    expect(hooks(422, 'Payment status COMPLETED: refunds need SETTLED')).toBeUndefined();
-    expect(hooks(401, 'bad secret')).toBeUndefined();
-    expect(hooks(403, 'not yours')).toBeUndefined();
-  });
-});
+    it(
+      'the explorer: no violation; the hook is named in what it recorded',
+      { timeout: 60_000 },
+      async () => {
+        const t = await startEmbeddedTarget({ sandboxPath: false });
+        try {
+          const context: ServerAuditContext = {
+            ...t.context,
+            stateHook: {
+              command: settledOnly({ paymentId: UNKNOWN, amount: '100.00' }) as [
+                string,
+                ...string[],
+              ],
+            },
+            payments: { settled: [], unsettled: t.context.payments.unsettled },
+          };
+          const o = await explore(context, exploreEnv(40_000), { runs: 500, seconds: 3, seed: 5 });
+          expect(o.failure?.violation.message, exploreSummary(o)).toBeUndefined();
+          expect(o.error).toBeUndefined();
+          expect(o.observations.join('\n')).toMatch(
+            new RegExp(`first refund of payment ${UNKNOWN}, which the state hook made`),
+          );
+        } finally {
+          await t.close();
+        }
+      },
+    );
 
-describe('a hook that fails every call makes the audit INCOMPLETE (exit 4) naming the hook, never PASS', () => {
-  it.each([
-    [
-      'exits 1',
-      ['sh', '-c', 'echo "hook backend down" >&2; exit 1', 'hook'],
-      /exited with 1: hook backend down/,
-      /exited with 1: hook backend down/,
-    ],
-    [
-      'answers amount as a JSON number (and the same to every state)',
-      ['sh', '-c', `echo '{"paymentId":"${UNKNOWN}","amount":100.00}'`, 'hook'],
-      /answered settled-payment 100\.00.* outside the state hook contract: \/amount/,
-      /answered payment-webhook .* outside the state hook contract: \/status/,
-    ],
-  ] as const)(
-    'a hook that %s',
-    { timeout: 120_000 },
-    async (_, command, refundWords, paymentWords) => {
-      const { code, report } = await auditWithHook(command);
-      expect(failing(report)).toEqual([]);
-      expect(code).toBe(4);
-      expect(report.verdict).toBe('incomplete');
-      // Every check that needed the hook's payment says the hook failed, in its words; none passes on the config's.
-      for (const id of [
-        'refund-partial-accepted',
-        'refund-to-original-account',
-        'webhook-payment-status-changes',
-      ]) {
-        const r = byId(report).get(id);
-        expect(r?.outcome, `${id}: ${JSON.stringify(r)}`).toBe('skip');
-        expect(r?.message).toMatch(/the state hook command sh/);
-        expect(r?.message).toMatch(id.startsWith('refund') ? refundWords : paymentWords);
-        expect(r?.message).toMatch(/an error of the state hook, not a finding against the target/);
-      }
-    },
-  );
-});
+    it("which refusals are the hook's: any but the spec's 422 naming a payment status, 401 and 403", () => {
+      const refused = (status: number, body: unknown): RecordedExchange =>
+        ({
+          request: {
+            method: 'POST',
+            url: 'http://127.0.0.1/x',
+            headers: [],
+            body: new Uint8Array(),
+          },
+          response: {
+            status,
+            headers: [],
+            body: new Uint8Array(),
+            bodyText: JSON.stringify(body),
+            json: body,
+          },
+          durationMs: 1,
+        }) as unknown as RecordedExchange;
+      const hooks = (status: number, errorMessage: string) =>
+        refusalOfHookPayment(refused(status, { statusCode: status, errorMessage }), 'p1');
+      expect(hooks(404, 'payment not found')).toMatch(/does not know the payment/);
+      expect(hooks(400, 'unknown paymentId')).toMatch(/does not know the payment/);
+      expect(hooks(422, 'refund not possible')).toMatch(/does not know the payment/);
+      expect(hooks(500, 'NullPointerException')).toMatch(/does not know the payment/);
+      expect(hooks(422, 'payment is in status AWAITING_AUTHORIZATION')).toBeUndefined();
+      expect(hooks(422, 'Payment status COMPLETED: refunds need SETTLED')).toBeUndefined();
+      expect(hooks(401, 'bad secret')).toBeUndefined();
+      expect(hooks(403, 'not yours')).toBeUndefined();
+    });
+  },
+);
+
+describe.concurrent(
+  'a hook that fails every call makes the audit INCOMPLETE (exit 4) naming the hook, never PASS',
+  () => {
+    it.each([
+      [
+        'exits 1',
+        ['sh', '-c', 'echo "hook backend down" >&2; exit 1', 'hook'],
+        /exited with 1: hook backend down/,
+        /exited with 1: hook backend down/,
+      ],
+      [
+        'answers amount as a JSON number (and the same to every state)',
+        ['sh', '-c', `echo '{"paymentId":"${UNKNOWN}","amount":100.00}'`, 'hook'],
+        /answered settled-payment 100\.00.* outside the state hook contract: \/amount/,
+        /answered payment-webhook .* outside the state hook contract: \/status/,
+      ],
+    ] as const)(
+      'a hook that %s',
+      { timeout: 120_000 },
+      async (_, command, refundWords, paymentWords) => {
+        const { code, report } = await auditWithHook(command);
+        expect(failing(report)).toEqual([]);
+        expect(code).toBe(4);
+        expect(report.verdict).toBe('incomplete');
+        // Every check that needed the hook's payment says the hook failed, in its words; none passes on the config's.
+        for (const id of [
+          'refund-partial-accepted',
+          'refund-to-original-account',
+          'webhook-payment-status-changes',
+        ]) {
+          const r = byId(report).get(id);
+          expect(r?.outcome, `${id}: ${JSON.stringify(r)}`).toBe('skip');
+          expect(r?.message).toMatch(/the state hook command sh/);
+          expect(r?.message).toMatch(id.startsWith('refund') ? refundWords : paymentWords);
+          expect(r?.message).toMatch(
+            /an error of the state hook, not a finding against the target/,
+          );
+        }
+      },
+    );
+  },
+);
 
 describe("the explorer's count of a hook's payments (for explore-model's verdict: docs/state-hook.md, \"Not yet\")", () => {
   it(
