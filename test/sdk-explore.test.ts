@@ -99,9 +99,10 @@ async function explore(
 describe('every fault of the TypeScript SDK adapter is found, shrunk to at most five steps, and replays', () => {
   it('the faults are at least ten', () =>
     expect(SDK_FAULT_NAMES.length).toBeGreaterThanOrEqual(10));
-  // The faults that bend what the caller asked are searched on several seeds below, their replays checked there.
+  // The faults that bend what the caller asked are searched on several seeds below, their replays checked there
+  // (`refund-halved` beside a SHOULD fault, whose warning must not hide it).
   for (const fault of SDK_FAULT_NAMES.filter(
-    (f) => WARNS_WITH[f] === undefined && !BENT.includes(f),
+    (f) => WARNS_WITH[f] === undefined && !BENT.includes(f) && f !== 'refund-halved',
   ))
     it(fault, { timeout: 90_000 }, async () => {
       const [found] = await explore(tsAdapter(fault), [
