@@ -6,7 +6,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { violation, pass, type Check } from '../conformance/check.js';
 import { runChecks } from '../conformance/engine.js';
@@ -16,6 +15,7 @@ import { renderReport } from '../conformance/reporters/render.js';
 import { loadCatalogue, requirementsForRole } from '../conformance/requirements.js';
 import type { RunSummary } from '../conformance/result.js';
 import { runMain } from './fixtures/cli.js';
+import { sdkAdapter } from './fixtures/sdk-adapter.js';
 import {
   startTestApplicationService,
   type TestApplicationService,
@@ -373,9 +373,7 @@ describe("a FAIL's requirement line counts the answer and webhook requirements i
 });
 
 describe('audit client --adapter: the SDK explorer failing on an answer or a webhook requirement', () => {
-  const root = fileURLToPath(new URL('..', import.meta.url));
-  const faulty = (fault: string): string =>
-    `"${process.execPath}" --import tsx "${join(root, 'vectors/adapters/sdk-node/adapter.ts')}" --fault ${fault}`;
+  const faulty = (fault: string): string => sdkAdapter(fault);
   // Each fault of the TypeScript reference adapter breaks one requirement (test/sdk-explore.test.ts): an answer the
   // SDK hands its caller (the server's requirement) and a webhook it receives (the receiver's); neither has a row in
   // the client role's requirement table, where the line used to say "(0 failed)".

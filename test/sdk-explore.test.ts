@@ -28,13 +28,16 @@ import {
 } from '../conformance/sdk-explore/explorer.js';
 import { SDK_FAULT_NAMES, type SdkFault } from '../vectors/adapters/sdk-node/faults.js';
 import { memoryIo } from './fixtures/memory-io.js';
+import { SDK_ADAPTER_TSX, sdkAdapter } from './fixtures/sdk-adapter.js';
 import { goMissing, need, pythonMissing, runs } from './fixtures/starters.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const LONG = process.env['PAYCONFORM_LONG_TESTS'] === '1';
 const SEQUENCES_PER_SEED = LONG ? 10 : 2;
-const tsAdapter = (fault?: SdkFault | string): string =>
-  `"${process.execPath}" --import tsx "${join(root, 'vectors/adapters/sdk-node/adapter.ts')}"${fault ? ` --fault ${fault}` : ''}`;
+/** The TypeScript adapter, bundled once (test/fixtures/sdk-adapter.ts); the through-main() tests run it under tsx. */
+const tsAdapter = (fault?: SdkFault | string): string => sdkAdapter(fault);
+const tsxAdapter = (fault?: SdkFault): string =>
+  `${SDK_ADAPTER_TSX}${fault ? ` --fault ${fault}` : ''}`;
 
 /** Faults that break only a SHOULD: the search warns with them and goes on, never failing on them alone. */
 const WARNS_WITH: Partial<Record<SdkFault, string>> = {
@@ -187,7 +190,7 @@ const FAULTY_SDK_AUDIT = [
   'audit',
   'client',
   '--adapter',
-  tsAdapter('held-reported-as-success'),
+  tsxAdapter('held-reported-as-success'),
   '--explore-seed',
   '1',
   '--explore-seconds',
@@ -391,7 +394,7 @@ describe('audit client --adapter through main()', () => {
       // Its replay: its findings written to a new baseline and judged against it (known, exit 0); judged against
       // that baseline again (exit 0), and without it (exit 1).
       const replay = ['audit', 'client', '--explore-replay', token!, '--adapter'];
-      const faulty = tsAdapter('held-reported-as-success');
+      const faulty = tsxAdapter('held-reported-as-success');
       const update = await run([
         ...replay,
         faulty,
@@ -410,7 +413,7 @@ describe('audit client --adapter through main()', () => {
       // The same sequence on the correct SDK: PASS, attested, and the attestation verifies.
       const fixed = await run([
         ...replay,
-        tsAdapter(),
+        tsxAdapter(),
         '--report',
         `json:${file('fixed.json')}`,
         '--attest',
