@@ -310,6 +310,34 @@ describe('spec model: Limits, refunds', () => {
         expect(judgeRefundAnswer(p, toDecimal('70'), accepted, 'x'), status).toBeUndefined();
     }
   });
+  it('a refund last seen IN_PROGRESS or HELD may have failed since (its webhook not here yet): accepting more is no cap failure', () => {
+    for (const status of [undefined, 'IN_PROGRESS', 'HELD']) {
+      const p = payment();
+      p.refunds.push({
+        refundId: 'r1',
+        amount: toDecimal('60'),
+        createdAt: 0,
+        ...(status !== undefined ? { status } : {}),
+      });
+      expect(judgeRefundAnswer(p, toDecimal('70'), true, '201'), String(status)).toBeUndefined();
+      // Beyond the whole amount it fails whatever the earlier one became.
+      expect(judgeRefundAnswer(p, toDecimal('100.01'), true, '201')?.requirement).toBe(
+        'REFUND-TOTAL-CAP',
+      );
+    }
+    // Seen PROCESSED in any order (an IN_PROGRESS re-delivered after it), it surely counts.
+    const p = payment();
+    p.refunds.push({
+      refundId: 'r1',
+      amount: toDecimal('60'),
+      createdAt: 0,
+      status: 'IN_PROGRESS',
+      seen: ['PROCESSED', 'IN_PROGRESS'],
+    });
+    expect(judgeRefundAnswer(p, toDecimal('40.01'), true, '201')?.requirement).toBe(
+      'REFUND-TOTAL-CAP',
+    );
+  });
   it('the Refund resource: IN_PROGRESS, the payment, the amount', () => {
     const p = payment();
     expect(judgeRefundResource(p, toDecimal('5'), refundBody('r1', '5.00'))).toBeUndefined();

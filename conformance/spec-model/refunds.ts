@@ -57,18 +57,32 @@ export function refundLeftCreated(r: ModelRefund): boolean {
   return statusesSeen(r).some((s) => s !== REFUND_CREATED_STATUS);
 }
 
+/**
+ * Whether a refund surely still counts towards the payment's total: a webhook showed it finished in a counted status
+ * (PROCESSED) and none in a status that may not count. One seen only IN_PROGRESS (or HELD) may have failed or been
+ * cancelled since, its webhook not yet here (no delivery time is stated): the target may then accept more.
+ */
+function surelyCounted(r: ModelRefund): boolean {
+  const seen = statusesSeen(r);
+  return (
+    seen.some(
+      (st) => isIn(finishedRefundStatuses, st) && !isIn(maybeUncountedRefundStatuses, st),
+    ) && !seen.some((st) => isIn(maybeUncountedRefundStatuses, st))
+  );
+}
+
 /** What the spec lets a payment take next: the bounds of what is left, and whether every earlier refund finished. */
 export function refundRoom(payment: ModelPayment): {
   /** Left when every accepted refund counts. */
   readonly least: Decimal;
-  /** Left when only refunds not known to have failed, been cancelled or returned count. */
+  /** Left when only refunds surely counted count (finished PROCESSED, and never seen in a status that may not). */
   readonly most: Decimal;
   readonly allFinished: boolean;
 } {
   const zero = toDecimal('0');
   const all = payment.refunds.reduce((s, r) => addDecimals(s, r.amount), zero);
   const surely = payment.refunds
-    .filter((r) => !statusesSeen(r).some((st) => isIn(maybeUncountedRefundStatuses, st)))
+    .filter(surelyCounted)
     .reduce((s, r) => addDecimals(s, r.amount), zero);
   return {
     least: subtractDecimals(payment.amount, all),
