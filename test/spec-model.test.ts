@@ -338,6 +338,46 @@ describe('spec model: Limits, refunds', () => {
       'REFUND-TOTAL-CAP',
     );
   });
+  it('accepted over what the earlier refunds surely leave (within the amount): judged after the wait, settled by a webhook showing one stopped counting', () => {
+    for (const [late, fails] of [
+      [undefined, true],
+      ['FAILED', false],
+      ['RETURNED', false],
+    ] as const) {
+      const state = withPayment();
+      const pay = state.payments[0]!;
+      observeRefund(state, pay, toDecimal('60'), ok(refundBody('r1', '60.00')), 0);
+      observeWebhooks(state, [
+        refundHook('r1', 'IN_PROGRESS', 60),
+        refundHook('r1', 'PROCESSED', 60),
+      ]);
+      // 60 surely counted: 50 more is over what is left, but r1 may have been returned before it was accepted.
+      const now = observeRefund(state, pay, toDecimal('50'), ok(refundBody('r2', '50.00')), 10);
+      expect(
+        now.judgements.map((j) => j.requirement),
+        String(late),
+      ).not.toContain('REFUND-TOTAL-CAP');
+      observeWebhooks(state, [refundHook('r2', 'IN_PROGRESS', 50)]);
+      if (late !== undefined) observeWebhooks(state, [refundHook('r1', late, 60)]);
+      expect(overdue(state, 500)?.requirement).not.toBe('REFUND-TOTAL-CAP'); // still within the wait
+      expect(overdue(state, 10 + 1000)?.requirement, String(late)).toBe(
+        fails ? 'REFUND-TOTAL-CAP' : undefined,
+      );
+    }
+    // Beyond the payment's amount nothing can make room: judged at once.
+    const state = withPayment();
+    const pay = state.payments[0]!;
+    observeRefund(state, pay, toDecimal('60'), ok(refundBody('r1', '60.00')), 0);
+    expect(
+      observeRefund(
+        state,
+        pay,
+        toDecimal('100.01'),
+        ok(refundBody('r2', '100.01')),
+        10,
+      ).judgements.map((j) => j.requirement),
+    ).toContain('REFUND-TOTAL-CAP');
+  });
   it('the Refund resource: IN_PROGRESS, the payment, the amount', () => {
     const p = payment();
     expect(judgeRefundResource(p, toDecimal('5'), refundBody('r1', '5.00'))).toBeUndefined();

@@ -46,6 +46,7 @@ export {
 } from './payouts.js';
 export {
   judgeActiveOverlap,
+  judgeCapOverrun,
   judgeRefundAnswer,
   judgeRefundResource,
   judgeUnsettledRefund,

@@ -25,6 +25,7 @@ import {
   type ActiveOverlap,
   type ModelPayment,
   type ModelRefund,
+  type CapOverrun,
   type SpecState,
 } from './state.js';
 import { finishedRefundStatuses, isIn, maybeUncountedRefundStatuses } from './statuses.js';
@@ -89,6 +90,45 @@ export function refundRoom(payment: ModelPayment): {
     most: subtractDecimals(payment.amount, surely),
     allFinished: payment.refunds.every(refundFinished),
   };
+}
+
+/**
+ * An accepted refund over what the earlier refunds surely leave but within the payment's amount: deferred to the end
+ * of the wait for webhooks (a CapOverrun), since an earlier refund may have stopped counting before it was accepted.
+ * Returns whether it was deferred; beyond the payment's amount nothing can make room, so that is judged at once.
+ */
+function deferCap(
+  state: SpecState,
+  payment: ModelPayment,
+  amount: Decimal,
+  answer: Answer,
+  limit: Judgement,
+  now: number,
+): boolean {
+  if (!answer.accepted || limit.requirement !== 'REFUND-TOTAL-CAP') return false;
+  if (compareDecimals(amount, payment.amount) > 0 || payment.refunds.length === 0) return false;
+  state.capOverruns.push({
+    payment,
+    earlier: [...payment.refunds],
+    amount,
+    answer: answer.outcome,
+    by: now + state.webhookWaitMs,
+    settled: false,
+  });
+  return true;
+}
+
+/** A deferred cap overrun, once its wait is over: judged on the earlier refunds' statuses as the webhooks now show. */
+export function judgeCapOverrun(o: CapOverrun, now: number): Judgement | undefined {
+  if (o.settled || now < o.by) return undefined;
+  o.settled = true;
+  const j = judgeRefundAnswer({ ...o.payment, refunds: [...o.earlier] }, o.amount, true, o.answer);
+  return j === undefined
+    ? undefined
+    : {
+        ...j,
+        message: `${j.message}, and no webhook within the wait for webhooks showed an earlier refund stop counting`,
+      };
 }
 
 /** Whether a refund of `amount` must be accepted as far as the model knows: every earlier refund finished, and it fits. */
@@ -331,7 +371,8 @@ export function observeRefund(
   const v = emptyVerdict();
   const limit = judgeRefundAnswer(payment, amount, answer.accepted, answer.outcome);
   v.judged.push('REFUND-TOTAL-CAP', 'REFUND-PARTIAL-ALLOWED');
-  if (limit !== undefined) v.judgements.push(limit);
+  if (limit !== undefined && !deferCap(state, payment, amount, answer, limit, now))
+    v.judgements.push(limit);
   if (answer.accepted)
     acceptRefund(state, v, payment, amount, answer, now, stillActiveRefund(payment));
   else if (payment.earlierUnknown === true && refundFits(payment, amount))
@@ -359,7 +400,8 @@ export function observeRefundsAtOnce(
   answers.forEach((answer, i) => {
     if (!answer.accepted) return;
     const limit = judgeRefundAnswer(payment, amounts[i]!, true, answer.outcome);
-    if (limit !== undefined) v.judgements.push({ ...limit, answer: i });
+    if (limit !== undefined && !deferCap(state, payment, amounts[i]!, answer, limit, now))
+      v.judgements.push({ ...limit, answer: i });
     const refund = acceptRefund(state, v, payment, amounts[i]!, answer, now, earlier, i);
     if (refund !== undefined) accepted.push({ refund, i });
   });

@@ -107,11 +107,27 @@ export interface ActiveOverlap {
   stillActive?: Map<string, string>;
 }
 
+/**
+ * A refund accepted beyond what the earlier refunds surely leave, though within the payment's amount: an earlier one
+ * may have stopped counting (failed, cancelled, returned) before it was accepted, its webhook not here yet (no delivery
+ * time is stated). Judged once the wait for webhooks after it is over, on what the webhooks then show.
+ */
+export interface CapOverrun {
+  readonly payment: ModelPayment;
+  /** The payment's refunds before this one (their statuses go on being updated by webhooks). */
+  readonly earlier: readonly ModelRefund[];
+  readonly amount: Decimal;
+  readonly answer: string;
+  readonly by: number;
+  settled: boolean;
+}
+
 export interface SpecState {
   readonly payouts: ModelPayout[];
   readonly payments: ModelPayment[];
   readonly expectations: Expectation[];
   readonly overlaps: ActiveOverlap[];
+  readonly capOverruns: CapOverrun[];
   /** How long a webhook the spec says must come may take (the target's webhook wait), ms. */
   readonly webhookWaitMs: number;
 }
@@ -122,6 +138,7 @@ export function createSpecState(options: { readonly webhookWaitMs: number }): Sp
     payments: [],
     expectations: [],
     overlaps: [],
+    capOverruns: [],
     webhookWaitMs: options.webhookWaitMs,
   };
 }
@@ -152,6 +169,7 @@ export function pendingUntil(state: SpecState): number | undefined {
   const times = [
     ...state.expectations.filter((e) => !e.met).map((e) => e.by),
     ...state.overlaps.filter((o) => !o.settled).map((o) => o.by),
+    ...state.capOverruns.filter((o) => !o.settled).map((o) => o.by),
   ];
   return times.length > 0 ? Math.max(...times) : undefined;
 }

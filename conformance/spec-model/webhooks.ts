@@ -9,6 +9,7 @@ import { NOT_SHOWN } from './not-shown.js';
 import { HELD_STATUS, PAYOUT_ACTIONS } from './payouts.js';
 import {
   judgeActiveOverlap,
+  judgeCapOverrun,
   REFUND_CREATED_STATUS,
   settleOverlap,
   noteRefundStatus,
@@ -223,6 +224,10 @@ export function overdue(state: SpecState, now: number): Judgement | undefined {
     };
   for (const o of state.overlaps) {
     const j = judgeActiveOverlap(o, now);
+    if (j !== undefined) return j;
+  }
+  for (const o of state.capOverruns) {
+    const j = judgeCapOverrun(o, now);
     if (j !== undefined) return j;
   }
   return undefined;
