@@ -132,6 +132,20 @@ function note(progress: Progress, record: SequenceRecord): void {
   }
 }
 
+let keysOfProcess: SequenceEnv['keys'] | undefined;
+
+/**
+ * The service's webhook key and another one, made once per process: RSA key generation costs about 0.16 s each, and
+ * the keys sign only what this process's explorations play (the other's only forgeries).
+ */
+function webhookKeys(): SequenceEnv['keys'] {
+  keysOfProcess ??= {
+    service: generateWebhookKeyPair().privateKey,
+    other: generateWebhookKeyPair().privateKey,
+  };
+  return keysOfProcess;
+}
+
 export async function exploreSdk(
   env: Omit<SequenceEnv, 'keys' | 'stepTimeoutMs'>,
   settings: SdkExploreSettings = {},
@@ -141,10 +155,7 @@ export async function exploreSdk(
   const seed = replay?.seed ?? settings.seed ?? Math.floor(Math.random() * 2 ** 31);
   const seconds = settings.seconds ?? SDK_EXPLORE_DEFAULTS.seconds;
   const deadline = started + seconds * 1000;
-  const keys = {
-    service: generateWebhookKeyPair().privateKey,
-    other: generateWebhookKeyPair().privateKey,
-  };
+  const keys = webhookKeys();
   const full: SequenceEnv = {
     ...env,
     keys,
