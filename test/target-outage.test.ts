@@ -60,7 +60,8 @@ describe.concurrent(
   'a target that stops answering mid-run: exit 3, no finding against it, every report says so',
   () => {
     it('while exploring: the sequences without an answer are inconclusive, never shrunk as a failure', async () => {
-      const r = await auditKilledMidRun(['--explore-only', '--explore-seconds', '20'], 6);
+      // 60 s of exploring asked: an exploration that did not stop at the outage would run past it (and shrink after).
+      const r = await auditKilledMidRun(['--explore-only', '--explore-seconds', '60'], 6);
       expect(r.code, r.out).toBe(3);
       expect(r.json.verdict).toBe('error');
       expect(r.json.exitCode).toBe(3);
@@ -81,8 +82,9 @@ describe.concurrent(
         );
       expect(r.junit).toMatch(/run stopped \(exit 3\): the target stopped answering/);
       expect(r.html).toMatch(/Run stopped \(exit 3\):<\/strong> the target stopped answering/);
-      // Nothing is shrunk: the exploration ends soon after the outage, not after the shrinking budget.
-      expect(r.seconds).toBeLessThan(4 + 15);
+      // Nothing is shrunk: the exploration ends soon after the outage, long before its 60 s of exploring (the bound
+      // leaves room for a loaded machine: 10 to 13 s alone, 19.7 s seen in a full suite run on two cores).
+      expect(r.seconds).toBeLessThan(40);
     }, 120_000);
 
     it('during the fixed checks: the same ending', async () => {
