@@ -13,22 +13,23 @@ import { QUICK_TIER } from './test/tiers/quick-tier.js';
  * list true to it.
  */
 const SLOWEST_FIRST: readonly string[] = [
-  'test/serve-redis-cli.test.ts', // 60
-  'test/package-install.test.ts', // 52
-  'test/explore.test.ts', // 50
-  'test/sdk-explore.test.ts', // 50
-  'test/executable.test.ts', // 45
-  'test/bench-smoke.test.ts', // 38
-  'test/state-hook.test.ts', // 31
-  'test/explore-config-payments.test.ts', // 30
+  'test/serve-redis-cli.test.ts', // 70
+  'test/sdk-explore.test.ts', // 65
+  'test/executable.test.ts', // 55
+  'test/bench-smoke.test.ts', // 54
+  'test/explore.test.ts', // 49
+  'test/package-install.test.ts', // 45
   'test/delayed-webhooks.test.ts', // 37 (waits on late webhooks)
-  'test/ci-recipes.test.ts', // 27
+  'test/ci-recipes.test.ts', // 35
+  'test/state-hook.test.ts', // 32
+  'test/explore-config-payments.test.ts', // 29
   'test/audit-waits.test.ts', // 24
   'test/attestation.test.ts', // 23
   'test/runs-repeat.test.ts', // 22
   'test/target-outage.test.ts', // 22
   'test/har-report.test.ts', // 20
   'test/signature-forgeries.test.ts', // 19
+  'test/state-hook-failures.test.ts', // 19
   'test/audit-gates.test.ts', // 18
   'test/audit-client-faults.test.ts', // 16
   'test/lenient-personality.test.ts', // 16
