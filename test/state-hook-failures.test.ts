@@ -221,18 +221,26 @@ describe.concurrent(
   },
 );
 
-describe("the explorer's count of a hook's payments (for explore-model's verdict: docs/state-hook.md, \"Not yet\")", () => {
+/** An embedded target without /sandbox/ whose config names a hook that exits 1 on every call, and no payments. */
+async function withFailingHook(run: (context: ServerAuditContext) => Promise<void>): Promise<void> {
+  const t = await startEmbeddedTarget({ sandboxPath: false });
+  try {
+    await run({
+      ...t.context,
+      stateHook: { command: ['sh', '-c', 'echo "hook backend down" >&2; exit 1', 'hook'] },
+      payments: { settled: [], unsettled: t.context.payments.unsettled },
+    });
+  } finally {
+    await t.close();
+  }
+}
+
+describe.concurrent('explore-model with a hook that made no payment is never a pass', () => {
   it(
     'every settled-payment call of a hook that exits 1 failed, its last words kept',
     { timeout: 60_000 },
-    async () => {
-      const t = await startEmbeddedTarget({ sandboxPath: false });
-      try {
-        const context: ServerAuditContext = {
-          ...t.context,
-          stateHook: { command: ['sh', '-c', 'echo "hook backend down" >&2; exit 1', 'hook'] },
-          payments: { settled: [], unsettled: t.context.payments.unsettled },
-        };
+    () =>
+      withFailingHook(async (context) => {
         const o = await explore(context, exploreEnv(40_000), { runs: 500, seconds: 2, seed: 5 });
         expect(o.cost.payments).toBe(0);
         const tally = hookPaymentTally(context);
@@ -241,25 +249,14 @@ describe("the explorer's count of a hook's payments (for explore-model's verdict
           made: 0,
           lastFailure: expect.stringMatching(/exited with 1: hook backend down/),
         });
-      } finally {
-        await t.close();
-      }
-    },
+      }),
   );
-});
 
-describe('explore-model with a hook that made no payment is never a pass', () => {
   it(
     'a skip (INCOMPLETE) naming the hook and its last words; its errors are not called open readings of the spec',
     { timeout: 60_000 },
-    async () => {
-      const t = await startEmbeddedTarget({ sandboxPath: false });
-      try {
-        const context: ServerAuditContext = {
-          ...t.context,
-          stateHook: { command: ['sh', '-c', 'echo "hook backend down" >&2; exit 1', 'hook'] },
-          payments: { settled: [], unsettled: t.context.payments.unsettled },
-        };
+    () =>
+      withFailingHook(async (context) => {
         const check = createExploreCheck({ runs: 500, seconds: 2, seed: 5 });
         const findings = await check.run(context, exploreEnv(40_000));
         const skipped = findings.filter((f) => f.outcome === 'skip');
@@ -267,10 +264,7 @@ describe('explore-model with a hook that made no payment is never a pass', () =>
           /the state hook made none of the \d+ settled payment\(s\).*exited with 1: hook backend down.*an error of the state hook/,
         );
         expect(findings.some((f) => f.outcome === 'violation')).toBe(false);
-      } finally {
-        await t.close();
-      }
-    },
+      }),
   );
 });
 
