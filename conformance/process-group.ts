@@ -96,6 +96,45 @@ export function spawnInGroup(
   };
 }
 
+/** A program run to its end within bounds: why payconform stopped it (if it did), and how it ended. */
+export interface BoundedRun {
+  /** Stops the group, giving `why` as the reason (the first reason given wins); nothing once it has exited. */
+  stop(why: string): void;
+  readonly done: Promise<{ readonly exit: GroupExit; readonly stopped?: string }>;
+}
+
+/**
+ * Runs a started program to its end: stopped at `timeoutMs` (`timedOut` is the reason) or when `signal` aborts
+ * (`aborted`); its end is the end of its run, so what it left in its group is stopped when it exits.
+ */
+export function runBounded(
+  group: ProcessGroup,
+  bounds: {
+    readonly timeoutMs: number;
+    readonly timedOut: string;
+    readonly signal?: AbortSignal | undefined;
+    readonly aborted: string;
+  },
+): BoundedRun {
+  let stopped: string | undefined;
+  const stop = (why: string): void => {
+    if (stopped !== undefined || group.exited) return;
+    stopped = why;
+    void group.stop();
+  };
+  const timer = setTimeout(() => stop(bounds.timedOut), bounds.timeoutMs);
+  const onAbort = (): void => stop(bounds.aborted);
+  bounds.signal?.addEventListener('abort', onAbort, { once: true });
+  if (bounds.signal?.aborted) onAbort();
+  group.child.once('exit', () => void group.stop());
+  const done = group.ended.then((exit) => {
+    clearTimeout(timer);
+    bounds.signal?.removeEventListener('abort', onAbort);
+    return { exit, ...(stopped !== undefined ? { stopped } : {}) };
+  });
+  return { stop, done };
+}
+
 /** TERM, wait for the leader and the rest of its group (at most `graceMs`), KILL what is left, wait for the end. */
 async function stopGroup(
   child: ChildProcess,

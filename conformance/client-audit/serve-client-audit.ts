@@ -2,7 +2,7 @@
 // seeded payments), the verifying endpoint in front of it, and the client command (`--exec`) or a serving window.
 import type { ServerTls } from '../../net/tls.js';
 import { programEnv } from '../program-env.js';
-import { spawnInGroup, type ProcessGroup } from '../process-group.js';
+import { runBounded, spawnInGroup, type ProcessGroup } from '../process-group.js';
 import type { ClientAuditContext } from '../checks/client/context.js';
 import type { ClientExchange } from '../checks/client/context.js';
 import {
@@ -168,31 +168,20 @@ async function runCommand(
     const note = `client command could not start: ${error instanceof Error ? error.message : String(error)}`;
     return { note, failure: note };
   }
-  let reason: string | undefined;
-  const stop = (why: string): void => {
-    if (reason !== undefined || group.exited) return;
-    reason = why;
-    void group.stop();
-  };
-  const timer = setTimeout(
-    () => stop(`timed out after ${Math.round(cmd.timeoutMs / 1000)} s and was stopped`),
-    cmd.timeoutMs,
-  );
-  const onAbort = (): void => stop('was stopped (audit interrupted)');
-  signal?.addEventListener('abort', onAbort, { once: true });
-  if (signal?.aborted) onAbort();
-  // Its end is the end of its run: what it left running in its group is stopped too.
-  group.child.once('exit', () => void group.stop());
+  const run = runBounded(group, {
+    timeoutMs: cmd.timeoutMs,
+    timedOut: `timed out after ${Math.round(cmd.timeoutMs / 1000)} s and was stopped`,
+    signal,
+    aborted: 'was stopped (audit interrupted)',
+  });
   group.child.stdout?.on('data', (b: Buffer) => cmd.onOutput?.('stdout', b.toString('utf8')));
   group.child.stderr?.on('data', (b: Buffer) => cmd.onOutput?.('stderr', b.toString('utf8')));
-  const end = await group.ended;
-  clearTimeout(timer);
-  signal?.removeEventListener('abort', onAbort);
+  const { exit: end, stopped } = await run.done;
   if (end.error !== undefined) {
     const note = `client command failed to run: ${end.error.message}`;
     return { note, failure: note };
   }
-  return commandEnd(reason, end.code, end.signal, started);
+  return commandEnd(stopped, end.code, end.signal, started);
 }
 
 // Spec leaves the merchant id to configuration: when none is configured, any merchant id is accepted, so the

@@ -5,7 +5,7 @@ import { isAbsolute } from 'node:path';
 import type { CheckRunEnv } from '../check.js';
 import type { Redactor } from '../redact.js';
 import { programEnv } from '../program-env.js';
-import { spawnInGroup, type GroupExit, type ProcessGroup } from '../process-group.js';
+import { runBounded, spawnInGroup, type GroupExit, type ProcessGroup } from '../process-group.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { describeOutcome, exchange, isSuccess, jsonObject } from '../checks/server/requests.js';
 import { unanswered } from '../checks/no-answer.js';
@@ -120,31 +120,23 @@ async function runHook(
 ): Promise<HookRun> {
   let stdout = '';
   let stderr = '';
-  let stopped: string | undefined;
-  const stop = (why: string): void => {
-    if (stopped !== undefined || group.exited) return;
-    stopped = why;
-    void group.stop();
-  };
-  const timer = setTimeout(() => stop(`stopped after ${timeoutMs} ms`), timeoutMs);
-  const onAbort = (): void => stop('stopped: the audit ended');
-  signal?.addEventListener('abort', onAbort, { once: true });
-  if (signal?.aborted) onAbort();
-  // Its end is the end of its run: what it left running in its group is stopped too.
-  group.child.once('exit', () => void group.stop());
+  const run = runBounded(group, {
+    timeoutMs,
+    timedOut: `stopped after ${timeoutMs} ms`,
+    signal,
+    aborted: 'stopped: the audit ended',
+  });
   group.child.stdout?.setEncoding('utf8');
   group.child.stdout?.on('data', (chunk: string) => {
     stdout += chunk;
     if (stdout.length >= MAX_ANSWER_BYTES)
-      stop(`its answer reached ${MAX_ANSWER_BYTES} bytes and it was stopped`);
+      run.stop(`its answer reached ${MAX_ANSWER_BYTES} bytes and it was stopped`);
   });
   group.child.stderr?.setEncoding('utf8');
   group.child.stderr?.on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_TAIL_BYTES);
   });
-  const exit = await group.ended;
-  clearTimeout(timer);
-  signal?.removeEventListener('abort', onAbort);
+  const { exit, stopped } = await run.done;
   return { exit, stdout, stderr, ...(stopped !== undefined ? { stopped } : {}) };
 }
 
