@@ -4,6 +4,9 @@
 // out of reach (docs/security.md says so).
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 
+/** What `sh -c` exits with when it cannot find the command it was given (POSIX: 127). */
+export const SHELL_NOT_FOUND_EXIT = 127;
+
 /** How long a stopped group has between SIGTERM and SIGKILL. */
 export const STOP_GRACE_MS = 2_000;
 

@@ -2,6 +2,7 @@
 // the answers it reads, each checked against its JSON Schema (schemas/sdk-adapter-*.schema.json). The adapter process
 // itself is started by the caller (the CLI) and handed in as an `SdkAdapterLink`.
 import { validateAgainst } from '../../src/schemas/validator.js';
+import { SHELL_NOT_FOUND_EXIT } from '../process-group.js';
 
 export const SDK_ADAPTER_PROTOCOL_VERSION = 1;
 
@@ -61,7 +62,7 @@ export interface AdapterConfiguration {
 function brokenReply(reply: LinkReply, id: string, schema: string): string | undefined {
   if (reply.kind === 'timeout') return 'the adapter did not answer in time';
   if (reply.kind === 'exited')
-    return `the adapter exited (${reply.code === 127 ? 'code 127: the shell found no such command' : reply.code !== null ? `code ${reply.code}` : `signal ${reply.signal ?? '?'}`})`;
+    return `the adapter exited (${reply.code === SHELL_NOT_FOUND_EXIT ? `code ${SHELL_NOT_FOUND_EXIT}: the shell found no such command` : reply.code !== null ? `code ${reply.code}` : `signal ${reply.signal ?? '?'}`})`;
   if (reply.kind === 'garbage')
     return `the adapter wrote a line that is not JSON: ${reply.line.slice(0, 120)}`;
   if (reply.message['id'] !== id)

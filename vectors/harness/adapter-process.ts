@@ -2,7 +2,11 @@
 // Every wait is bounded; the child's process group is stopped (SIGTERM, then SIGKILL) when the run ends.
 import type { ChildProcess } from 'node:child_process';
 import { programEnv } from '../../conformance/program-env.js';
-import { spawnInGroup, type ProcessGroup } from '../../conformance/process-group.js';
+import {
+  SHELL_NOT_FOUND_EXIT,
+  spawnInGroup,
+  type ProcessGroup,
+} from '../../conformance/process-group.js';
 import type { LinkReply } from '../../conformance/sdk-explore/protocol.js';
 
 /** Longest answer line accepted (bytes); a longer line counts as garbage. */
@@ -11,8 +15,6 @@ export const MAX_LINE_BYTES = 1 << 20;
 const MAX_PENDING_LINES = 1000;
 /** Kept from the child's stderr for error messages. */
 const STDERR_TAIL_BYTES = 4096;
-/** What `sh -c` exits with when it cannot find the command (POSIX: 127). */
-const SHELL_NOT_FOUND_EXIT = 127;
 
 /** What the process gave back for one line: written once, in the SDK explorer's protocol (vectors imports conformance). */
 export type AdapterReply = LinkReply;
