@@ -3,6 +3,7 @@
 // reference, or calls commit when asked to cancel breaks the request's requirement (MUST), whatever the service
 // answered. Where the spec leaves the SDK a choice (member order, whitespace, how a decimal is written, a number or a
 // string for an amount, `doNotCommitOnCoPMismatch: false` for the default), the check allows it. Pure.
+import { isDeepStrictEqual } from 'node:util';
 import type { ClientExchange } from '../checks/client/context.js';
 import { endpointSpecs, matchEndpoint, type ClientEndpoint } from '../client-audit/endpoints.js';
 import { decimalOf, sameAmount } from '../spec-model/judgement.js';
@@ -45,18 +46,6 @@ const expectedPath = (endpoint: ClientEndpoint, params: Record<string, string>):
   endpointSpecs[endpoint].path.replace(/\{(\w+)\}/g, (_, name: string) =>
     encodeURIComponent(params[name] ?? ''),
   );
-
-/** Deep equality of JSON values (member order never matters). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return a === b;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return (
-    ka.length === kb.length &&
-    ka.every((k) => sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
-  );
-}
 
 type FieldRule = readonly [field: string, ok: boolean, asked: unknown, sent: unknown];
 
@@ -109,7 +98,7 @@ function bodyRules(
     ['reference', body['reference'] === input['reference'], input['reference'], body['reference']],
     ...Object.entries(given).map(([k, v]): FieldRule => [
       `destination.${k}`,
-      sameJson(sentDestination[k], v),
+      isDeepStrictEqual(sentDestination[k], v),
       v,
       sentDestination[k],
     ]),
