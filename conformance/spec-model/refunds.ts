@@ -65,10 +65,10 @@ export function refundLeftCreated(r: ModelRefund): boolean {
  */
 function surelyCounted(r: ModelRefund): boolean {
   const seen = statusesSeen(r);
+  // Finished and never in a status that may not count: PROCESSED, whatever else it was seen in before.
   return (
-    seen.some(
-      (st) => isIn(finishedRefundStatuses, st) && !isIn(maybeUncountedRefundStatuses, st),
-    ) && !seen.some((st) => isIn(maybeUncountedRefundStatuses, st))
+    seen.some((st) => isIn(finishedRefundStatuses, st)) &&
+    !seen.some((st) => isIn(maybeUncountedRefundStatuses, st))
   );
 }
 
