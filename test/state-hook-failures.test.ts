@@ -11,18 +11,16 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
-import { auditConfigFor } from '../cli/commands/serve.js';
 import { main } from '../cli/main.js';
 import type { RecordedExchange } from '../conformance/http-client.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import { createExploreCheck, explore, exploreSummary } from '../conformance/explore/explorer.js';
 import { hookPaymentTally } from '../conformance/explore/refund-commands.js';
 import { refusalOfHookPayment } from '../conformance/state-hook/index.js';
-import { defaultRetryPolicy, startReferenceService } from '../server/index.js';
-import { exportEd25519SeedBase64 } from '../src/keys/index.js';
 import { exploreEnv } from './fixtures/explore-targets.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
+import { auditByUrl, type UrlAudit } from './fixtures/url-audited-service.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'payconform-hook-failures-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -39,54 +37,24 @@ const settledOnly = (answer: unknown): string[] => [
   'hook',
 ];
 
-interface Report {
-  readonly verdict: string;
-  readonly results: ReadonlyArray<{
-    readonly id: string;
-    readonly outcome: string;
-    readonly message?: string;
-    readonly findings: ReadonlyArray<{ readonly outcome: string; readonly message: string }>;
-  }>;
-}
+type Report = Pick<UrlAudit, 'verdict' | 'results'>;
 
 /**
- * `payconform audit server --no-explore` against a fresh reference service without /sandbox/, configured from its own
- * audit config (its settled payments listed) with `stateHook.command` set to `command`.
+ * `payconform audit server --no-explore` against a fresh reference service without /sandbox/, audited by URL with the
+ * config it writes for itself (its settled payments listed) and `stateHook.command` set to `command`.
  */
 async function auditWithHook(
   command: readonly string[],
-): Promise<{ code: number; report: Report }> {
-  const port = await unusedLoopbackPort();
-  const webhook = (kind: string) => `http://127.0.0.1:${port}/webhooks/${kind}`;
-  const urls = {
-    payment: webhook('payment'),
-    payout: webhook('payout'),
-    refund: webhook('refund'),
-  };
-  const s = await startReferenceService({
-    sandboxPath: false,
-    webhookUrls: urls,
-    lifecycleDelayMs: 300,
-  });
-  try {
-    const written = auditConfigFor(s, urls, { lifecycleMs: 300, retry: defaultRetryPolicy });
-    const file = join(dir, `audit-${port}.json`);
-    writeFileSync(file, JSON.stringify({ ...written.config, stateHook: { command } }));
-    const io = memoryIo({
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        PAYCONFORM_APPLICATION_SECRET: s.credentials.applicationSecret,
-        PAYCONFORM_PRIVATE_KEY: exportEd25519SeedBase64(s.credentials.privateKey!),
-      },
-    });
-    const code = await main(
-      ['audit', 'server', '--config', file, '--no-explore', '--report', 'json:-'],
-      io,
-    );
-    return { code, report: JSON.parse(io.out.join('')) as Report };
-  } finally {
-    await s.close();
-  }
+): Promise<{ code: number | null; report: Report }> {
+  const r = await auditByUrl(
+    { sandboxPath: false, lifecycleDelayMs: 300 },
+    ['--no-explore'],
+    (c) => ({
+      ...c,
+      stateHook: { command },
+    }),
+  );
+  return { code: r.code, report: r };
 }
 
 const byId = (report: Report) => new Map(report.results.map((r) => [r.id, r]));
