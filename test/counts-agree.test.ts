@@ -266,29 +266,38 @@ describe('every report gives the same numbers (one source: conformance/run-count
   }, 90_000);
 });
 
+/** Runs `args` through main() with a JUnit and a Markdown report named after `name`: the exit, output and both reports. */
+async function withJunitAndMarkdown(
+  name: string,
+  args: readonly string[],
+): Promise<{ code: number | null; out: string; junit: string; md: string }> {
+  const junit = join(dir, `${name}.xml`);
+  const md = join(dir, `${name}.md`);
+  const r = await runMain(
+    [...args, '--report', `junit:${junit}`, '--report', `markdown:${md}`],
+    { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
+    { timeoutMs: 90_000 },
+  );
+  return {
+    code: r.code,
+    out: r.stdout + r.stderr,
+    junit: readFileSync(junit, 'utf8'),
+    md: readFileSync(md, 'utf8'),
+  };
+}
+
 describe('a whole audit of the embedded reference service', () => {
   it('console and JUnit count the same checks (JUnit used to add a skipped test per MUST requirement not exercised)', async () => {
-    const junit = join(dir, 'whole.xml');
-    const md = join(dir, 'whole.md');
-    const r = await runMain(
-      [
-        'audit',
-        'server',
-        '--no-explore',
-        '--report',
-        `junit:${junit}`,
-        '--report',
-        `markdown:${md}`,
-      ],
-      { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
-      { timeoutMs: 90_000 },
-    );
-    const out = r.stdout + r.stderr;
-    expect(r.code, out).toBe(0);
+    const { code, out, junit, md } = await withJunitAndMarkdown('whole', [
+      'audit',
+      'server',
+      '--no-explore',
+    ]);
+    expect(code, out).toBe(0);
     const counts = consoleCounts(out);
     expect(counts.total).toBeGreaterThan(40);
-    expect(junitCounts(readFileSync(junit, 'utf8'))).toEqual(counts);
-    expect(markdownCounts(readFileSync(md, 'utf8'))).toEqual(counts);
+    expect(junitCounts(junit)).toEqual(counts);
+    expect(markdownCounts(md)).toEqual(counts);
     // The catalogue has MUST requirements no check exercises here: properties, not test cases.
     expect(out).toMatch(/(\d+) of (?!\1\b)\d+ MUST requirements exercised/);
   }, 120_000);
@@ -382,35 +391,24 @@ describe('audit client --adapter: the SDK explorer failing on an answer or a web
     ['webhook-redelivery-refused', 'WEBHOOK-IDEMPOTENT'],
   ] as const)
     it(`${fault}: the FAIL's requirement line counts ${requirement}`, async () => {
-      const junit = join(dir, `${fault}.xml`);
-      const md = join(dir, `${fault}.md`);
-      const r = await runMain(
-        [
-          'audit',
-          'client',
-          '--adapter',
-          faulty(fault),
-          '--explore-seed',
-          '1',
-          '--explore-seconds',
-          '12',
-          '--report',
-          `junit:${junit}`,
-          '--report',
-          `markdown:${md}`,
-        ],
-        { PATH: process.env['PATH'] ?? '', NO_COLOR: '1' },
-        { timeoutMs: 90_000 },
-      );
-      const out = r.stdout + r.stderr;
-      expect(r.code, out).toBe(1);
+      const { code, out, junit, md } = await withJunitAndMarkdown(fault, [
+        'audit',
+        'client',
+        '--adapter',
+        faulty(fault),
+        '--explore-seed',
+        '1',
+        '--explore-seconds',
+        '12',
+      ]);
+      expect(code, out).toBe(1);
       expect(out).toMatch(
         new RegExp(`MUST requirements exercised \\(\\d+ failed: [^)]*${requirement}`),
       );
       expect(out).not.toContain('(0 failed)');
-      expect(readFileSync(junit, 'utf8')).toMatch(
+      expect(junit).toMatch(
         new RegExp(`<property name="requirementsFailed" value="\\d+ failed: [^"]*${requirement}`),
       );
-      expect(readFileSync(md, 'utf8')).toMatch(new RegExp(`\\d+ failed: [^\`]*${requirement}`));
+      expect(md).toMatch(new RegExp(`\\d+ failed: [^\`]*${requirement}`));
     }, 120_000);
 });
