@@ -625,6 +625,23 @@ export const faultCatalogue = [
     description: `the one-active-refund check counts an IN_PROGRESS refund older than ${seconds(lateFaultTimings.refundActiveLapseMs)} as finished (its status stays IN_PROGRESS, no webhook), so a second refund of the payment is accepted; with the fault on, refunds stay IN_PROGRESS for ${seconds(lateFaultTimings.refundInProgressMs)} (or the lifecycle delay when longer; with no automatic lifecycle until moved through /sandbox/), because the audit's embedded service otherwise moves a refund on well within a second, before the lapse could show`,
   },
   {
+    name: 'refund-total-float',
+    requirements: ['REFUND-PARTIAL-ALLOWED'],
+    how: 'explorer',
+    breaks:
+      'Limits: several partial refunds per payment are allowed while their sum does not exceed the payment amount (what is left may be refunded)',
+    description:
+      'the refund total is summed and compared in binary floating point (pounds as JavaScript numbers), so a refund of exactly what is left after partial refunds whose decimal sum is inexact (0.10 and 0.20 of a 0.30 payment) is refused 422 as over the amount',
+  },
+  {
+    name: 'webhook-other-application',
+    requirements: ['WEBHOOK-PAYOUT-PAYLOAD'],
+    how: 'explorer',
+    breaks: 'Payout webhook payload: applicationId is the application of the payout',
+    description:
+      "a payout's webhooks after the first carry another application's applicationId (the response and the first webhook carry its own)",
+  },
+  {
     name: 'webhook-without-change',
     requirements: ['PAYOUT-STATUS-CHANGE-WEBHOOK'],
     how: 'explorer',
