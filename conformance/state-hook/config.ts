@@ -1,13 +1,13 @@
 // The config's `stateHook` (docs/state-hook.md): a URL, HTTPS or plain HTTP on loopback as for targets elsewhere, with
-// no credentials in it; or a command (program and arguments, run without a shell) whose program is there to start.
-// Checked once, here.
+// no credentials in it; or a command (program and arguments, run without a shell) whose program is there to start,
+// run once per request or, with `"lines": true`, once per audit. Checked once, here.
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, relative, resolve } from 'node:path';
 import { isLoopbackHost } from '../../net/loopback.js';
 import type { StateHookConfig } from './contract.js';
 
 /** The hook as the config file gives it (the schema admits exactly one of the two members). */
-export type StateHookFile = { url: string } | { command: [string, ...string[]] };
+export type StateHookFile = { url: string } | { command: [string, ...string[]]; lines?: boolean };
 
 /** The config's hook, checked; or why it cannot be used. */
 export function resolveStateHook(
@@ -15,7 +15,8 @@ export function resolveStateHook(
   origin: string,
 ): StateHookConfig | undefined | string {
   if (hook === undefined) return undefined;
-  if ('command' in hook) return { command: [...hook.command] };
+  if ('command' in hook)
+    return { command: [...hook.command], ...(hook.lines === true ? { lines: true } : {}) };
   let url: URL;
   try {
     url = new URL(hook.url);

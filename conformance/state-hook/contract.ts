@@ -33,9 +33,13 @@ export type StateResult =
   | { readonly kind: 'not-offered'; readonly reason: string }
   | { readonly kind: 'failed'; readonly reason: string };
 
-/** Where a config's hook is: an HTTPS URL (plain HTTP on loopback), or a command run with the request as argument. */
+/**
+ * Where a config's hook is: an HTTPS URL (plain HTTP on loopback), or a command run with the request as argument; or,
+ * with `lines`, a command started once that answers one request line after another (lines-hook.ts).
+ */
 export type StateHookConfig =
-  { readonly url: string } | { readonly command: readonly [string, ...string[]] };
+  | { readonly url: string }
+  | { readonly command: readonly [string, ...string[]]; readonly lines?: boolean };
 
 /** The request as sent: the contract's name, then the state asked for. */
 export function requestBody(request: StateRequest): Record<string, unknown> {

@@ -1,10 +1,11 @@
 // The state hook (docs/state-hook.md): how a check or the explorer gets a state the spec shows no API for. One path:
-// the config's hook (a URL or a command) where it names one, else payconform's own /sandbox/ where the target has it,
-// each asked through the one contract (contract.ts) and judged by it; else none.
+// the config's hook (a URL, a command per request, or a command that stays) where it names one, else payconform's own
+// /sandbox/ where the target has it, each asked through the one contract (contract.ts) and judged by it; else none.
 import type { CheckRunEnv } from '../check.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
-import type { StateRequest, StateResult } from './contract.js';
+import type { StateHookConfig, StateRequest, StateResult } from './contract.js';
 import { commandHook, urlHook, type StateProvider } from './providers.js';
+import { closeLinesHook, linesHook } from './lines-hook.js';
 import { sandboxHook } from './sandbox-provider.js';
 import { hookFailure } from './attribution.js';
 
@@ -27,7 +28,12 @@ export function stateSource(ctx: ServerAuditContext): 'hook' | 'sandbox' | undef
 
 function providerOf(ctx: ServerAuditContext): StateProvider | undefined {
   const hook = ctx.stateHook;
-  if (hook !== undefined) return 'url' in hook ? urlHook(hook.url) : commandHook(hook.command);
+  if (hook !== undefined)
+    return 'url' in hook
+      ? urlHook(hook.url)
+      : hook.lines === true
+        ? linesHook(hook)
+        : commandHook(hook.command);
   return ctx.sandbox === true ? sandboxHook : undefined;
 }
 
@@ -45,6 +51,14 @@ export function askState(
         'the spec shows no API to set this up: name a state hook in the config ("stateHook", docs/state-hook.md), or audit a target with payconform\'s /sandbox/',
     });
   return provider(ctx, env, request);
+}
+
+/**
+ * Ends what the config's hook holds for the audit: the process of a command with `"lines": true` is stopped (SIGTERM
+ * to its group, SIGKILL after STOP_GRACE_MS); nothing for a URL or a command run per request. Never throws.
+ */
+export async function closeStateHook(hook: StateHookConfig | undefined): Promise<void> {
+  if (hook !== undefined && 'command' in hook && hook.lines === true) await closeLinesHook(hook);
 }
 
 /**

@@ -1,6 +1,7 @@
 // The providers of the state hook contract (contract.ts) that an implementation offers: a hook URL (POST of the
 // request; its exchanges are in the HAR like any other) and a hook command (run with the request as its one argument,
-// the answer on standard output). payconform's own /sandbox/ is the third (sandbox-provider.ts).
+// the answer on standard output; or started once and asked line by line, lines-hook.ts). payconform's own /sandbox/
+// is the last (sandbox-provider.ts).
 import { isAbsolute } from 'node:path';
 import type { CheckRunEnv } from '../check.js';
 import type { Redactor } from '../redact.js';
@@ -27,7 +28,7 @@ export type StateProvider = (
 ) => Promise<StateResult>;
 
 /** A hook's answer this large or larger is not read further. */
-const MAX_ANSWER_BYTES = 64 * 1024;
+export const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** A hook URL: POST of the request as JSON; 2xx with the answer, 501 for a state it does not offer. */
 export function urlHook(url: string): StateProvider {
@@ -63,8 +64,8 @@ export interface CommandHookOptions {
 }
 
 /** Kept of the hook's stderr, and quoted of it in a reason (its last lines, masked). */
-const STDERR_TAIL_BYTES = 4096;
-const STDERR_QUOTE_CHARS = 300;
+export const STDERR_TAIL_BYTES = 4096;
+export const STDERR_QUOTE_CHARS = 300;
 
 /**
  * A hook command: run with the request as its last argument; exit 0 with the answer on stdout, 3: not offered. It
@@ -141,7 +142,7 @@ async function runHook(
 }
 
 /** Why the command never started, in words (the error's code, the path as given, where relative paths resolve). */
-function couldNotStart(error: NodeJS.ErrnoException, file: string, cwd: string): string {
+export function couldNotStart(error: NodeJS.ErrnoException, file: string, cwd: string): string {
   const bare = !/[\\/]/.test(file);
   const relative = !bare && !isAbsolute(file) ? ` (relative paths resolve against ${cwd})` : '';
   if (error.code === 'ENOENT')
@@ -154,7 +155,7 @@ function couldNotStart(error: NodeJS.ErrnoException, file: string, cwd: string):
 }
 
 /** Stderr's last lines, masked, as `: …` after a reason (at most STDERR_QUOTE_CHARS), or nothing. */
-function quoted(stderr: string, redactor: Redactor): string {
+export function quoted(stderr: string, redactor: Redactor): string {
   // Masked before it is cut: a cut could leave a piece of a secret too short to be recognised.
   const lines = redactor
     .redactText(stderr)

@@ -5,8 +5,9 @@ state functions (PLUG IN) to your test database. As shipped they call the paycon
 (`payconform serve --sandbox-path /private-helpers`), standing in for that database: STATE_HOOK_BACKEND=URL of them.
     python3 state_hook.py --listen 127.0.0.1:8099   # config: "stateHook": {"url": "http://127.0.0.1:8099/"}
     python3 state_hook.py '{"contract": ...}'       # config: "stateHook": {"command": ["python3", "state_hook.py"]}
+    python3 state_hook.py --lines                   # config: "stateHook": {"command": [..., "--lines"], "lines": true}
 """
-import json, os, sys, urllib.request
+import json, os, sys, threading, urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CONTRACT = "payconform-state-hook/1"
@@ -61,6 +62,25 @@ def answer(request):
     return STATES[request["state"]](request)
 
 
+def serve_lines():  # --lines: one request line in, one answer line out, each paired by its "id", until stdin ends
+    out = threading.Lock()
+
+    def reply(envelope):
+        try:
+            line = {"id": envelope["id"], "answer": answer(envelope["request"])}
+        except NotOffered as e:
+            line = {"id": envelope["id"], "notOffered": {"reason": str(e)}}
+        except Exception as e:  # a readable reason, never a traceback to the audit
+            line = {"id": envelope["id"], "failed": {"reason": "%s: %s" % (type(e).__name__, e)}}
+        with out:
+            sys.stdout.write(json.dumps(line) + "\n")
+            sys.stdout.flush()
+
+    for text in sys.stdin:  # each request on its own thread: the audit asks several at once
+        if text.strip():
+            threading.Thread(target=reply, args=(json.loads(text),), daemon=True).start()
+
+
 class Hook(BaseHTTPRequestHandler):
     def do_POST(self):
         try:
@@ -86,6 +106,9 @@ if __name__ == "__main__":
         server = ThreadingHTTPServer((host, int(port)), Hook)
         print("state hook on http://%s:%d/" % server.server_address[:2], flush=True)
         server.serve_forever()
+    if sys.argv[1:] == ["--lines"]:
+        serve_lines()
+        sys.exit(0)
     try:
         print(json.dumps(answer(json.loads(sys.argv[-1]))))
     except NotOffered as e:
