@@ -8,7 +8,6 @@ import { FAIL_ON } from '../conformance/result.js';
 import { EXIT, EXIT_CODES, type ExitCode } from '../conformance/exit-code-table.js';
 import { DEFAULT_TIMEOUT_MS } from '../conformance/config-defaults.js';
 import { EXPLORE_DEFAULTS } from '../conformance/explore/explore-defaults.js';
-import { SDK_EXPLORE_DEFAULTS } from '../conformance/sdk-explore/sdk-explore-defaults.js';
 import { STARTUP_TIMEOUT_MS } from '../vectors/harness/harness-defaults.js';
 import {
   AUDIT_LEVEL_DEFAULT,
@@ -336,14 +335,14 @@ const auditClient: CommandSpec = {
       name: 'explore-seconds',
       type: 'string',
       value: 'S',
-      default: String(SDK_EXPLORE_DEFAULTS.seconds),
-      help: `with --adapter: exploring budget in seconds (plus up to ${SDK_EXPLORE_DEFAULTS.shrinkSeconds} s to shrink a failure)`,
+      default: String(EXPLORE_DEFAULTS.seconds),
+      help: `with --adapter: exploring budget in seconds (plus up to ${EXPLORE_DEFAULTS.shrinkSeconds} s to shrink a failure)`,
     },
     {
       name: 'explore-runs',
       type: 'string',
       value: 'N',
-      default: String(SDK_EXPLORE_DEFAULTS.runs),
+      default: String(EXPLORE_DEFAULTS.runs),
       help: 'with --adapter: at most this many sequences',
     },
     {

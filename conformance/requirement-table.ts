@@ -4,7 +4,7 @@
 import type { Check, CheckRole } from './check.js';
 import { canFailTarget } from './grade.js';
 import { requirementsForRole, type Catalogue } from './requirements.js';
-import { EXPLORE_CHECK_ID, STEPS_JUDGED } from './explore/check-id.js';
+import { EXPLORER_CHECK_IDS, STEPS_JUDGED } from './explore/check-id.js';
 import type { CheckResult, RequirementRow, RequirementTable, UnexercisedKind } from './result.js';
 
 /** Whether a finding of `check` bears on `id`: it names it, or names nothing and `id` is the check's first. */
@@ -37,7 +37,14 @@ export function requirementTable(input: {
 }): RequirementTable {
   const byCheck = new Map(input.checks.map((c) => [c.id, c]));
   const deselected = new Set(input.deselected);
-  const rows = requirementsForRole(input.catalogue, input.role).map((req): RequirementRow => {
+  // The role's requirements, and every other one an explorer of the suite judges (the SDK explorer judges what the
+  // SDK hands its caller by the service's resource rules, and its webhook verdicts by the receiver's rules).
+  const named = new Set(
+    input.checks.filter((c) => EXPLORER_CHECK_IDS.includes(c.id)).flatMap((c) => c.requirements),
+  );
+  const ofRole = new Set(requirementsForRole(input.catalogue, input.role).map((r) => r.id));
+  const covered = input.catalogue.requirements.filter((r) => ofRole.has(r.id) || named.has(r.id));
+  const rows = covered.map((req): RequirementRow => {
     const base = { id: req.id, level: req.level, must: canFailTarget(req) };
     const naming = input.checks.filter((c) => c.requirements.includes(req.id));
     if (naming.length === 0)
@@ -57,10 +64,10 @@ export function requirementTable(input: {
     const decided = results.filter(
       (r) => r.outcome === 'pass' || r.outcome === 'warn' || r.outcome === 'fail',
     );
-    // For the explorer: how many of its steps judged the rule (its per-rule pass finding says).
+    // For an explorer (either role): how many of its steps judged the rule (its per-rule pass finding says).
     const explored = results
-      .find((r) => r.id === EXPLORE_CHECK_ID)
-      ?.findings.find(
+      .flatMap((r) => r.findings)
+      .find(
         (f) =>
           f.outcome === 'pass' && f.requirement === req.id && f.message.startsWith(STEPS_JUDGED),
       )?.message;

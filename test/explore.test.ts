@@ -57,7 +57,9 @@ const expected: Record<ExplorerFaultName, readonly string[]> = {
   // A commit sent just as the hold lapses is refused before the lapse's webhook arrives: the commit rule shows it.
   'hold-lapses': ['COP-HOLD-ON-MISMATCH', 'COP-COMMIT'],
   'refund-active-lapses': ['REFUND-ONE-ACTIVE'],
+  'refund-total-float': ['REFUND-PARTIAL-ALLOWED'],
   'webhook-without-change': ['PAYOUT-STATUS-CHANGE-WEBHOOK'],
+  'webhook-other-application': ['WEBHOOK-PAYOUT-PAYLOAD'],
 };
 
 /**
@@ -109,9 +111,9 @@ describe.concurrent(
             commandsOf(o).length,
             `${fault}: ${commandsOf(o).join(' | ')}`,
           ).toBeLessThanOrEqual(5);
-          expect(parseReplayToken(o.failure!.token), fault).toBeDefined();
+          expect(parseReplayToken(o.failure!.token).ok, fault).toBe(true);
         }
-        expect(parseReplayToken(replays[1]!.found.failure!.token)?.pace).toBe('patient');
+        expect(replays[1]!.found.failure!.token).toMatch(/~patient$/);
         replays.forEach(({ found, again, onClean }, i) => {
           const fault = replayedFaults[i]!;
           // The shrunk sequence replays: the same rule breaks again on a fresh faulty service, and not on a clean one.
@@ -203,17 +205,6 @@ describe('audit server --explore (command line)', () => {
     expect(report.results.map((x) => x.id)).toEqual(['explore-model']);
     expect(report.results[0]!.outcome).toBe('pass');
     expect(report.results[0]!.requirements).toContain('REFUND-TOTAL-CAP');
-  });
-
-  it('a replay token names its lane pace: `~patient` after a patient lane token, nothing after a quick one', () => {
-    expect(parseReplayToken('12~0:3:1~AACr:K')).toEqual({
-      seed: 12,
-      path: '0:3:1',
-      replayPath: 'AACr:K',
-      pace: 'quick',
-    });
-    expect(parseReplayToken('12~0:3~AA~patient')?.pace).toBe('patient');
-    expect(parseReplayToken('12~0:3~AA~slow')).toBeUndefined();
   });
 
   it('refuses a malformed replay token and a bad seed (exit 2)', async () => {

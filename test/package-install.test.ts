@@ -235,7 +235,6 @@ const HELP_LEAVES = [
   'payconform/dist/conformance/exit-code-table.js',
   'payconform/dist/conformance/config-defaults.js',
   'payconform/dist/conformance/explore/explore-defaults.js',
-  'payconform/dist/conformance/sdk-explore/sdk-explore-defaults.js',
   'payconform/dist/vectors/harness/harness-defaults.js',
 ];
 

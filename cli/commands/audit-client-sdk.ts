@@ -13,10 +13,8 @@ import { shellQuote } from '../../conformance/curl.js';
 import { runChecks } from '../../conformance/engine.js';
 import { createRedactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
-import {
-  parseSdkReplayToken,
-  type SdkExploreSettings,
-} from '../../conformance/sdk-explore/explorer.js';
+import { parseReplayToken } from '../../conformance/explore/replay-token.js';
+import type { SdkExploreSettings } from '../../conformance/sdk-explore/explorer.js';
 import { createSdkExploreCheck } from '../../conformance/sdk-explore/sdk-check.js';
 import { referenceSdkBackend, sdkAuditApplication, startAdapterLink } from '../sdk-audit-setup.js';
 
@@ -43,11 +41,12 @@ export function parseSdkAuditArgs(values: Record<string, unknown>): SdkAuditArgs
   if (values['exec'] !== undefined) throw new UsageError('give --exec or --adapter, not both');
   const replay = values['explore-replay'] as string | undefined;
   if (replay !== undefined) {
-    try {
-      parseSdkReplayToken(replay);
-    } catch (error) {
-      throw new UsageError(`--explore-replay: ${(error as Error).message}`);
-    }
+    const parsed = parseReplayToken(replay);
+    if (!parsed.ok) throw new UsageError(`--explore-replay: ${parsed.message}`);
+    if (parsed.token.replayPath !== undefined)
+      throw new UsageError(
+        '--explore-replay: this token names a server exploration (audit server); an SDK exploration prints SEED~PATH',
+      );
   }
   return {
     adapter,

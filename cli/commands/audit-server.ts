@@ -439,10 +439,14 @@ function parseExplore(values: Record<string, unknown>): ExploreArgs | undefined 
     if (with_ !== undefined) throw new UsageError(`--no-explore cannot be given with --${with_}`);
     return undefined;
   }
-  if (replay !== undefined && parseReplayToken(replay) === undefined)
-    throw new UsageError(
-      '--explore-replay takes the SEED~PATH~REPLAYPATH token a failing exploration prints',
-    );
+  if (replay !== undefined) {
+    const parsed = parseReplayToken(replay);
+    if (!parsed.ok) throw new UsageError(`--explore-replay: ${parsed.message}`);
+    if (parsed.token.replayPath === undefined)
+      throw new UsageError(
+        '--explore-replay: this token names an SDK exploration (audit client --adapter); a server exploration prints SEED~PATH~REPLAYPATH',
+      );
+  }
   const { runs, seconds, seed } = parseExploreBudget(values);
   return {
     // A replay runs the one sequence alone; so does --explore-only.

@@ -15,13 +15,9 @@ import type { ServerAuditContext, ServerCheck } from '../checks/server/context.j
 import { NEED, serverCheck } from '../checks/server/context.js';
 import { describeOutcome } from '../checks/server/requests.js';
 import { ruleText, SPEC_RULE_IDS } from '../spec-model/index.js';
-import {
-  exploreLane,
-  parseReplayToken,
-  type LaneShared,
-  type LaneSpec,
-  type ReplayToken,
-} from './lane.js';
+import { serverRole } from './lane.js';
+import { lanesOf, search } from './engine.js';
+import { parseReplayToken } from './replay-token.js';
 import { currentExchangeLog } from '../exchange-log.js';
 import { EXPLORE_CHECK_ID, STEPS_JUDGED } from './check-id.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
@@ -36,73 +32,65 @@ export type { ExploreFailure, ExploreOutcome, ExploreSettings } from './outcome.
 // The defaults live in an import-free module so that `--help` shows them without loading the explorer.
 export { EXPLORE_DEFAULTS, parseReplayToken };
 
-/** Explores the target; never throws (an internal error is returned as `error`). */
+/** Explores the target; never throws (an internal error, or a token that is not one, is returned as `error`). */
 export async function explore(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
   settings: ExploreSettings,
 ): Promise<ExploreOutcome> {
-  const replay = settings.replay !== undefined ? parseReplayToken(settings.replay) : undefined;
+  const parsed = settings.replay !== undefined ? parseReplayToken(settings.replay) : undefined;
+  const replay = parsed?.ok === true ? parsed.token : undefined;
   const seed = replay?.seed ?? settings.seed ?? (Math.random() * 2 ** 31) | 0;
-  const pool = PaymentPool.of(ctx);
-  const shared: LaneShared = { stop: false, ...(pool !== undefined ? { pool } : {}) };
-  const outcomes = await Promise.all(
-    lanesOf(seed, settings, replay).map((spec) => exploreLane(ctx, env, settings, spec, shared)),
-  );
-  const merged = mergeLanes(seed, outcomes);
-  return pool !== undefined ? { ...merged, configPayments: pool.summary() } : merged;
-}
-
-/**
- * The lanes of an exploration: `lanes` quick ones from seed, seed + 1, ..., then `patientLanes` patient ones after
- * them; a replay runs one lane, at the pace its token names.
- */
-function lanesOf(
-  seed: number,
-  settings: ExploreSettings,
-  replay: ReplayToken | undefined,
-): LaneSpec[] {
-  if (replay !== undefined) return [{ seed: replay.seed, pace: replay.pace, replay }];
-  const quick = Math.max(1, settings.lanes ?? EXPLORE_DEFAULTS.lanes);
-  const patient = Math.max(0, settings.patientLanes ?? EXPLORE_DEFAULTS.patientLanes);
-  return Array.from({ length: quick + patient }, (_, i) => ({
-    seed: (seed + i) % 2 ** 31,
-    pace: i < quick ? ('quick' as const) : ('patient' as const),
-  }));
-}
-
-/** The lanes' outcomes as one: sums, the first failure (by lane), the first error, lost when any lane lost it. */
-function mergeLanes(seed: number, outcomes: readonly ExploreOutcome[]): ExploreOutcome {
-  const sum = (f: (o: ExploreOutcome) => number): number => outcomes.reduce((n, o) => n + f(o), 0);
-  const first = <T>(f: (o: ExploreOutcome) => T | undefined): T | undefined =>
-    outcomes.map(f).find((v) => v !== undefined);
-  const failure = first((o) => o.failure);
-  const error = first((o) => o.error);
-  const lost = first((o) => o.lost);
-  const firstUnanswered = first((o) => o.firstUnanswered);
-  return {
+  const nothing = {
     seed,
-    runs: sum((o) => o.runs),
-    steps: sum((o) => o.steps),
-    refundSteps: sum((o) => o.refundSteps),
-    elapsedMs: Math.max(...outcomes.map((o) => o.elapsedMs)),
-    cost: {
-      payouts: sum((o) => o.cost.payouts),
-      refunds: sum((o) => o.cost.refunds),
-      payments: sum((o) => o.cost.payments),
-    },
-    observations: [...new Set(outcomes.flatMap((o) => o.observations))].slice(0, 20),
-    unanswered: sum((o) => o.unanswered),
-    judged: Object.fromEntries(
-      [...new Set(outcomes.flatMap((o) => Object.keys(o.judged)))].map((rule) => [
-        rule,
-        sum((o) => o.judged[rule] ?? 0),
-      ]),
+    runs: 0,
+    steps: 0,
+    refundSteps: 0,
+    elapsedMs: 0,
+    cost: { payouts: 0, refunds: 0, payments: 0 },
+    observations: [],
+    unanswered: 0,
+    judged: {},
+  };
+  if (parsed?.ok === false) return { ...nothing, error: parsed.message };
+  if (replay !== undefined && replay.replayPath === undefined)
+    return {
+      ...nothing,
+      error: `the replay token ${settings.replay} names an SDK exploration (SEED~PATH): a server exploration's token also has its commands' replay path`,
+    };
+  const pool = PaymentPool.of(ctx);
+  const role = serverRole(ctx, env, settings.maxCommands ?? EXPLORE_DEFAULTS.maxCommands, pool);
+  const found = await search(role, {
+    runs: settings.runs,
+    seconds: settings.seconds,
+    shrinkSeconds: settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds,
+    lanes: lanesOf(
+      seed,
+      settings.lanes ?? EXPLORE_DEFAULTS.lanes,
+      settings.patientLanes ?? EXPLORE_DEFAULTS.patientLanes,
+      replay,
     ),
-    ...(firstUnanswered !== undefined ? { firstUnanswered } : {}),
-    ...(lost !== undefined ? { lost } : {}),
-    ...(failure !== undefined ? { failure } : {}),
-    ...(error !== undefined ? { error } : {}),
+    signal: env.signal,
+    ...(settings.progress !== undefined ? { progress: settings.progress } : {}),
+  });
+  const f = found.failure;
+  return {
+    ...nothing,
+    runs: found.runs,
+    steps: found.steps,
+    refundSteps: role.tally.refundSteps,
+    elapsedMs: found.elapsedMs,
+    cost: role.tally.cost,
+    observations: found.observations,
+    unanswered: found.unanswered,
+    judged: found.judged,
+    ...(found.firstUnanswered !== undefined ? { firstUnanswered: found.firstUnanswered } : {}),
+    ...(found.lost !== undefined ? { lost: found.lost } : {}),
+    ...(f !== undefined
+      ? { failure: { violation: f.violation, steps: f.record, seed: f.seed, token: f.token } }
+      : {}),
+    ...(found.error !== undefined ? { error: found.error } : {}),
+    ...(pool !== undefined ? { configPayments: pool.summary() } : {}),
   };
 }
 

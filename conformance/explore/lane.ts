@@ -1,5 +1,6 @@
-// One lane of an exploration: fast-check's model run (fc.commands + asyncModelRun) from one seed, at one pace, until
-// the time is spent, a failure is shrunk or the target is lost; and the replay token that names one shrunk sequence.
+// The server role of the explorer (engine.ts): payconform as the client of a live target. Its draws are fast-check
+// model commands (fc.commands, draws.ts) at a lane's pace; one sequence is played by fast-check's model run
+// (asyncModelRun) against a fresh spec model, then the webhooks still due are awaited and judged (settle).
 import fc from 'fast-check';
 import type { CheckRunEnv } from '../check.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
@@ -15,43 +16,9 @@ import {
   type StepRecord,
 } from './commands.js';
 import { commandArbitraries, commandSource } from './draws.js';
+import type { ExplorerRole, Lane, Played } from './engine.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 import type { PaymentPool } from './payment-pool.js';
-import type { ExploreOutcome, ExploreSettings } from './outcome.js';
-
-/** A shrunk sequence: `SEED~PATH~REPLAYPATH`, with `~patient` when a patient lane drew it. */
-export interface ReplayToken {
-  readonly seed: number;
-  readonly path: string;
-  readonly replayPath: string;
-  readonly pace: Pace;
-}
-
-export function parseReplayToken(token: string): ReplayToken | undefined {
-  const m = /^(\d+)~([0-9:]+)~([A-Za-z0-9+/=_:-]*?)(~patient)?$/.exec(token);
-  if (m === null) return undefined;
-  const pace = m[4] !== undefined ? 'patient' : 'quick';
-  return { seed: Number(m[1]), path: m[2]!, replayPath: m[3]!, pace };
-}
-
-export function formatReplayToken(t: ReplayToken): string {
-  return `${t.seed}~${t.path}~${t.replayPath}${t.pace === 'patient' ? '~patient' : ''}`;
-}
-
-/** What the lanes of one exploration share. */
-export interface LaneShared {
-  /** Set when one found a failure (the others stop, it shrinks alone). */
-  stop: boolean;
-  /** Without /sandbox/: the config's settled payments, lent to one sequence at a time. */
-  readonly pool?: PaymentPool;
-}
-
-/** Which lane: its seed and pace, or the replay it runs. */
-export interface LaneSpec {
-  readonly seed: number;
-  readonly pace: Pace;
-  readonly replay?: ReplayToken;
-}
 
 /** Judges each webhook as it comes for up to `timeoutMs`, or until `done`; a broken rule is thrown after the wait. */
 async function watch(
@@ -118,173 +85,94 @@ async function settle(model: ExplorerModel, real: Real, pace: Pace): Promise<voi
 }
 
 /** A sequence as fast-check draws it. */
-type Commands = Iterable<fc.AsyncCommand<ExplorerModel, Real>>;
+export type Commands = Iterable<fc.AsyncCommand<ExplorerModel, Real>>;
 
-/** One lane's run: its tallies, and what happened to its sequences (kept on the object, never on the module). */
-class LaneRun {
-  readonly started = Date.now();
-  readonly exploreUntil: number;
-  readonly totals = {
-    runs: 0,
-    steps: 0,
-    refundSteps: 0,
-    cost: { payouts: 0, refunds: 0, payments: 0 },
-    judged: {} as Record<string, number>,
-  };
-  readonly observations = new Set<string>();
-  failing: { violation: ModelViolation; steps: StepRecord[] } | undefined;
-  shrinking = false;
-  readonly silence = { sequences: 0, inARow: 0, first: undefined as string | undefined };
-  lost: string | undefined;
-
-  constructor(
-    readonly ctx: ServerAuditContext,
-    readonly env: CheckRunEnv,
-    readonly settings: ExploreSettings,
-    readonly spec: LaneSpec,
-    readonly shared: LaneShared,
-  ) {
-    this.exploreUntil = this.started + settings.seconds * 1000;
-  }
-
-  /** The property's body: one sequence against a fresh model; a rule broken throws (fast-check shrinks it). */
-  async sequence(cmds: Commands): Promise<void> {
-    const exploring = !this.shrinking && this.spec.replay === undefined;
-    // Past the exploring time, only the shrinking of a failure still acts on the target.
-    if (exploring && (Date.now() > this.exploreUntil || this.shared.stop)) return;
-    if (this.env.signal.aborted || this.lost !== undefined) return;
-    const model = createSpecState({ webhookWaitMs: this.ctx.webhookWaitMs });
-    const real = this.freshReal(exploring ? this.exploreUntil : undefined);
-    let noAnswer = false;
-    try {
-      await fc.asyncModelRun(() => ({ model, real }), cmds);
-      await settle(model, real, this.spec.pace);
-      this.silence.inARow = 0;
-    } catch (error) {
-      if (error instanceof OutOfTime) return; // cut at the end of the exploring time: neither pass nor failure
-      if (error instanceof NoAnswer) {
-        noAnswer = true;
-        return this.unanswered(error);
-      }
-      if (error instanceof ModelViolation) {
-        if (!this.shrinking && this.shared.stop) return; // another lane found one first: it shrinks alone
-        this.shrinking = true;
-        this.shared.stop = true;
-        this.failing = { violation: error, steps: real.steps };
-      }
-      throw error;
-    } finally {
-      this.shared.pool?.release(model);
-      this.tally(real, noAnswer);
-    }
-  }
-
-  private freshReal(until: number | undefined): Real {
-    return {
-      ctx: this.ctx,
-      env: this.env,
-      steps: [],
-      cursor: Math.max(0, ...(this.ctx.webhooks?.received().map((w) => w.seq) ?? [0])),
-      observations: [],
-      cost: { payouts: 0, refunds: 0, payments: 0 },
-      judged: new Map(),
-      ...(this.shared.pool !== undefined ? { pool: this.shared.pool } : {}),
-      ...(until !== undefined ? { until } : {}),
-    };
-  }
-
-  /**
-   * Inconclusive: the sequence ends here and counts as neither a pass nor a failure (returning, fast-check treats it
-   * as not failing, so an outage is never shrunk into a "shortest failure").
-   */
-  private unanswered(error: NoAnswer): void {
-    const s = this.silence;
-    s.sequences++;
-    s.inARow++;
-    s.first ??= error.message;
-    if (s.inARow >= EXPLORE_DEFAULTS.lostAfter)
-      this.lost = `${s.inARow} sequences in a row got no complete answer (the last: ${error.message})`;
-  }
-
-  private tally(real: Real, noAnswer: boolean): void {
-    const t = this.totals;
-    t.runs++;
-    if (!noAnswer) {
-      t.steps += real.steps.length; // steps judged (an unanswered sequence is not)
-      t.refundSteps += real.steps.filter((s) => s.refund === true).length;
-      for (const [rule, steps] of real.judged) t.judged[rule] = (t.judged[rule] ?? 0) + steps.size;
-    }
-    t.cost.payouts += real.cost.payouts;
-    t.cost.refunds += real.cost.refunds;
-    t.cost.payments += real.cost.payments;
-    for (const o of real.observations) if (this.observations.size < 20) this.observations.add(o);
-    this.settings.progress?.(
-      `explore: run ${t.runs}, ${real.steps.length} steps${this.shrinking ? ' (shrinking a failure)' : ''}`,
-    );
-  }
-
-  /** The lane's outcome from fast-check's report. */
-  outcome(details: fc.RunDetails<[Commands]>): ExploreOutcome {
-    const base = {
-      seed: this.spec.seed,
-      runs: this.totals.runs,
-      steps: this.totals.steps,
-      refundSteps: this.totals.refundSteps,
-      elapsedMs: Date.now() - this.started,
-      cost: this.totals.cost,
-      observations: [...this.observations],
-      unanswered: this.silence.sequences,
-      judged: this.totals.judged,
-      ...(this.silence.first !== undefined ? { firstUnanswered: this.silence.first } : {}),
-      ...(this.lost !== undefined ? { lost: this.lost } : {}),
-    };
-    const failing = this.failing;
-    // Interrupted at the time limit before a run finished, fast-check reports a failure without an error: none.
-    const cutShort = details.interrupted && failing === undefined && details.errorInstance == null;
-    if (!details.failed || cutShort) return base;
-    if (failing === undefined || !(details.errorInstance instanceof ModelViolation))
-      return { ...base, error: `the exploration stopped: ${String(details.errorInstance)}` };
-    const replayPath = /replayPath="([^"]*)"/.exec(String(details.counterexample?.[0]))?.[1] ?? '';
-    const token = { seed: this.spec.seed, path: details.counterexamplePath ?? '', replayPath };
-    return {
-      ...base,
-      failure: {
-        violation: details.errorInstance,
-        steps: failing.steps,
-        seed: this.spec.seed,
-        token: formatReplayToken({ ...token, pace: this.spec.pace }),
-      },
-    };
-  }
+/** What the server role made and judged over all its lanes (the report's cost line and refund share). */
+export interface ServerTally {
+  refundSteps: number;
+  readonly cost: { payouts: number; refunds: number; payments: number };
 }
 
-/** One lane: fast-check's model run from the lane's seed, at its pace. */
-export async function exploreLane(
+export type ServerRole = ExplorerRole<Commands, ModelViolation, readonly StepRecord[]> & {
+  readonly tally: ServerTally;
+};
+
+/** fc.commands writes the replay path of what ran into the sequence's text. */
+const replayPathOf = (cmds: Commands): string =>
+  /replayPath="([^"]*)"/.exec(String(cmds))?.[1] ?? '';
+
+/**
+ * The server role for one exploration: its draws for the target (what its config and state provider make possible),
+ * and one sequence played against a fresh model. Without /sandbox/, `pool` lends the config's settled payments to one
+ * sequence at a time.
+ */
+export function serverRole(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
-  settings: ExploreSettings,
-  spec: LaneSpec,
-  shared: LaneShared,
-): Promise<ExploreOutcome> {
-  const lane = new LaneRun(ctx, env, settings, spec, shared);
-  const replay = spec.replay;
-  const most = settings.maxCommands ?? EXPLORE_DEFAULTS.maxCommands;
-  const property = fc.asyncProperty(
-    fc.commands(commandArbitraries(commandSource(ctx), spec.pace), {
-      maxCommands:
-        spec.pace === 'patient' ? Math.min(most, EXPLORE_DEFAULTS.patientMaxCommands) : most,
-      size: 'max',
-      ...(replay !== undefined ? { replayPath: replay.replayPath } : {}),
-    }),
-    (cmds) => lane.sequence(cmds),
-  );
-  const shrinkMs = (settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds) * 1000;
-  const details = await fc.check(property, {
-    seed: spec.seed,
-    numRuns: replay !== undefined ? 1 : settings.runs,
-    ...(replay !== undefined ? { path: replay.path } : {}),
-    interruptAfterTimeLimit: settings.seconds * 1000 + shrinkMs,
-    markInterruptAsFailure: false,
+  maxCommands: number,
+  pool: PaymentPool | undefined,
+): ServerRole {
+  const tally: ServerTally = { refundSteps: 0, cost: { payouts: 0, refunds: 0, payments: 0 } };
+  const source = commandSource(ctx);
+  const freshReal = (until: number | undefined): Real => ({
+    ctx,
+    env,
+    steps: [],
+    cursor: Math.max(0, ...(ctx.webhooks?.received().map((w) => w.seq) ?? [0])),
+    observations: [],
+    cost: { payouts: 0, refunds: 0, payments: 0 },
+    judged: new Map(),
+    ...(pool !== undefined ? { pool } : {}),
+    ...(until !== undefined ? { until } : {}),
   });
-  return lane.outcome(details);
+  const playedOf = (real: Real): Played<ModelViolation, readonly StepRecord[]> => {
+    tally.refundSteps += real.steps.filter((s) => s.refund === true).length;
+    return {
+      record: real.steps,
+      steps: real.steps.length,
+      observations: real.observations,
+      judged: new Map([...real.judged].map(([rule, steps]) => [rule, steps.size])),
+    };
+  };
+  return {
+    tally,
+    sequences: (lane: Lane) =>
+      fc.commands(commandArbitraries(source, lane.pace), {
+        maxCommands:
+          lane.pace === 'patient'
+            ? Math.min(maxCommands, EXPLORE_DEFAULTS.patientMaxCommands)
+            : maxCommands,
+        size: 'max',
+        ...(lane.replay !== undefined ? { replayPath: lane.replay.replayPath ?? '' } : {}),
+      }),
+    requirementOf: (v) => v.judgement.requirement,
+    replayPathOf,
+    async play(cmds, lane, until) {
+      const model = createSpecState({ webhookWaitMs: ctx.webhookWaitMs });
+      const real = freshReal(until);
+      try {
+        await fc.asyncModelRun(() => ({ model, real }), cmds);
+        await settle(model, real, lane.pace);
+        return playedOf(real);
+      } catch (error) {
+        // Cut at the end of the exploring time: neither pass nor failure.
+        if (error instanceof OutOfTime) return { ...playedOf(real), cut: true };
+        // Inconclusive: the sequence ends here, never judged, never shrunk (an outage is no "shortest failure").
+        if (error instanceof NoAnswer)
+          return {
+            record: real.steps,
+            steps: 0,
+            observations: real.observations,
+            unanswered: error.message,
+          };
+        if (error instanceof ModelViolation) return { ...playedOf(real), failure: error };
+        throw error;
+      } finally {
+        pool?.release(model);
+        tally.cost.payouts += real.cost.payouts;
+        tally.cost.refunds += real.cost.refunds;
+        tally.cost.payments += real.cost.payments;
+      }
+    },
+  };
 }

@@ -1,5 +1,5 @@
-// What an exploration is asked (ExploreSettings) and what it gives back (ExploreOutcome): the types the explorer and
-// its lanes share, in a module of their own so that neither imports the other.
+// What an exploration of a server is asked (ExploreSettings) and what it gives back (ExploreOutcome): the types the
+// server role's explorer and its checks share, in a module of their own so that neither imports the other.
 import type { ModelViolation, StepRecord } from './commands.js';
 
 export interface ExploreSettings {
@@ -12,7 +12,7 @@ export interface ExploreSettings {
   readonly maxCommands?: number;
   /** Default: drawn at random (and reported). */
   readonly seed?: number;
-  /** `SEED~PATH~REPLAYPATH` from a report: replays exactly that sequence. */
+  /** `SEED~PATH~REPLAYPATH[~patient]` from a report (replay-token.ts): replays exactly that sequence. */
   readonly replay?: string;
   /** The command line that replays a token against this target (shown with a failure). */
   readonly replayCommand?: (token: string) => string;
@@ -35,7 +35,7 @@ export interface ExploreFailure {
   readonly violation: ModelViolation;
   readonly steps: readonly StepRecord[];
   readonly seed: number;
-  /** Replays exactly the shrunk sequence: `SEED~PATH~REPLAYPATH` (`~patient` after it from a patient lane). */
+  /** Replays exactly the shrunk sequence (replay-token.ts: `~patient` after it from a patient lane). */
   readonly token: string;
 }
 

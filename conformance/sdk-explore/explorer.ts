@@ -1,10 +1,12 @@
-// The SDK explorer: fast-check draws sequences (draws.ts), each played against the SDK's adapter while payconform
-// plays the service (sequence.ts); the first sequence that breaks a rule is shrunk (fewer steps, simpler values) to
-// the shortest that still breaks the same requirement, and named by a token (`SEED~PATH`) that replays exactly it.
-// Only a MUST ends the search: a warning (a SHOULD or MAY broken) is kept, once per requirement, with the token of the
-// sequence that showed it, and the search goes on, so a warning never hides a failure.
-import fc from 'fast-check';
+// The SDK role of the explorer (conformance/explore/engine.ts): payconform plays the service, the SDK's adapter is
+// asked for each step. Its draws are plain data (draws.ts: a personality and operations); one sequence is played
+// against a fresh service (sequence.ts) and each step judged (judge.ts, intent.ts). The engine owns the search, the
+// shrinking and the replay token (`SEED~PATH`): only a MUST ends the search, a warning is kept with its token.
+import type fc from 'fast-check';
 import { generateWebhookKeyPair } from '../../src/webhooks/index.js';
+import { lanesOf, search, type ExplorerRole, type Found, type Played } from '../explore/engine.js';
+import { EXPLORE_DEFAULTS } from '../explore/explore-defaults.js';
+import { parseReplayToken } from '../explore/replay-token.js';
 import {
   COP_KEYS,
   LONG_REFERENCE,
@@ -16,9 +18,6 @@ import { failsSdk, type Judgement } from './judge.js';
 import type { SequenceEnv } from './env.js';
 import { runSequence, type SequenceRecord } from './sequence.js';
 import type { StepRecord } from './steps.js';
-import { SDK_EXPLORE_DEFAULTS } from './sdk-explore-defaults.js';
-
-export { SDK_EXPLORE_DEFAULTS };
 
 export interface SdkExploreSettings {
   readonly seconds?: number;
@@ -26,7 +25,7 @@ export interface SdkExploreSettings {
   readonly runs?: number;
   readonly maxOps?: number;
   readonly seed?: number;
-  /** `SEED~PATH` from a report: replays exactly that sequence. */
+  /** `SEED~PATH` from a report (replay-token.ts): replays exactly that sequence. */
   readonly replay?: string;
   readonly stepTimeoutMs?: number;
   readonly progress?: (line: string) => void;
@@ -48,33 +47,21 @@ export interface SdkExploreOutcome {
   readonly elapsedMs: number;
   /** Operations the SDK answered "unsupported", with its reason: their checks skip. */
   readonly unsupported: Readonly<Partial<Record<SdkStep['op'], string>>>;
-  /** What was seen where the spec leaves the answer open (at most `MAX_OBSERVATIONS`, each once). */
+  /** What was seen where the spec leaves the answer open (at most `MAX_KEPT`, each once). */
   readonly observations: readonly string[];
   readonly failure?: SdkExploreFailure;
   /** What the played sequences reached of the edges: the CoP results asked for, and references of 100+ characters. */
   readonly reached: { readonly copResults: readonly string[]; readonly longReferences: number };
-  /** Warnings seen while searching (at most `MAX_WARNINGS`, one per requirement), whatever the verdict. */
+  /** Warnings seen while searching (at most `MAX_KEPT`, one per requirement), whatever the verdict. */
   readonly warnings: readonly SdkExploreWarning[];
+  /** How many steps judged each rule (requirement id): the requirement table shows it beside the rule. */
+  readonly judged: Readonly<Record<string, number>>;
   /** The adapter broke the protocol: nothing could be judged from then on. */
   readonly broken?: string;
 }
 
-/** `SEED~PATH` → its parts; throws a readable Error for anything else. */
-export function parseSdkReplayToken(token: string): { seed: number; path: string } {
-  const m = /^(-?\d{1,10})~(\d+(?::\d+)*)$/.exec(token.trim());
-  if (m === null)
-    throw new Error(
-      `not a replay token: "${token.slice(0, 60)}" (expected SEED~PATH, e.g. 42~3:0:1)`,
-    );
-  return { seed: Number(m[1]), path: m[2]! };
-}
-
-const failingJudgement = (record: SequenceRecord, requirement?: string): Judgement | undefined =>
-  record.steps
-    .at(-1)
-    ?.judgements.find(
-      (j) => failsSdk(j) && (requirement === undefined || j.requirement === requirement),
-    );
+/** A sequence's steps: what the report shows of it. */
+type Steps = readonly StepRecord[];
 
 /** One sequence; a failure of the run itself (the service would not start) ends the exploration, never a pass. */
 async function playOne(sequence: SdkSequence, env: SequenceEnv): Promise<SequenceRecord> {
@@ -88,48 +75,60 @@ async function playOne(sequence: SdkSequence, env: SequenceEnv): Promise<Sequenc
   }
 }
 
-/** What the runs saw, while fast-check draws and shrinks. */
-interface Progress {
-  /** Values fast-check handed the property before shrinking began: the next one's index is its replay path. */
-  calls: number;
-  runs: number;
-  steps: number;
-  broken?: string;
-  failure?: { judgement: Judgement; record: SequenceRecord };
+/** What the SDK role saw besides verdicts: operations it does not offer, and the edges its sequences reached. */
+interface SdkTally {
   readonly unsupported: Partial<Record<SdkStep['op'], string>>;
-  readonly observations: Set<string>;
-  readonly warnings: Map<string, SdkExploreWarning>;
   readonly copResults: Set<string>;
   longReferences: number;
 }
 
-const MAX_OBSERVATIONS = 20;
-const MAX_WARNINGS = 20;
-
-/** Keeps each warning of a sequence not seen before (by requirement), with the sequence up to its step. */
-function keepWarnings(progress: Progress, record: SequenceRecord, token: string): void {
-  for (const [i, step] of record.steps.entries())
-    for (const j of step.judgements) {
-      if (j.outcome !== 'violation' || failsSdk(j)) continue;
-      const key = j.requirement ?? j.message;
-      if (progress.warnings.has(key) || progress.warnings.size >= MAX_WARNINGS) continue;
-      progress.warnings.set(key, { judgement: j, steps: record.steps.slice(0, i + 1), token });
-    }
+/** The played sequence as the engine takes it: its first MUST broken, its warnings, what it judged and saw. */
+function playedOf(record: SequenceRecord, stderr: () => string): Played<Judgement, Steps> {
+  const steps = record.steps;
+  const warnings: Array<Found<Judgement, Steps>> = steps.flatMap((step, i) =>
+    step.judgements
+      .filter((j) => j.outcome === 'violation' && !failsSdk(j))
+      .map((j) => ({ violation: j, record: steps.slice(0, i + 1) })),
+  );
+  const judged = new Map<string, number>();
+  for (const s of steps) for (const rule of s.judged) judged.set(rule, (judged.get(rule) ?? 0) + 1);
+  const failure = steps.at(-1)?.judgements.find(failsSdk);
+  const tail = record.broken !== undefined ? stderr().trim().slice(-400) : '';
+  return {
+    record: steps,
+    steps: steps.length,
+    warnings,
+    judged,
+    observations: steps.flatMap((s) =>
+      s.judgements.filter((j) => j.outcome === 'observation').map((j) => j.message),
+    ),
+    ...(failure !== undefined ? { failure } : {}),
+    ...(record.broken !== undefined
+      ? { broken: `${record.broken}${tail !== '' ? `; its stderr ends: ${tail}` : ''}` }
+      : {}),
+  };
 }
 
-function note(progress: Progress, record: SequenceRecord): void {
-  progress.runs += 1;
-  progress.steps += record.steps.length;
-  for (const s of record.steps) {
-    if (s.step.op === 'createPayout') {
-      progress.copResults.add(s.step.cop);
-      if (s.step.reference.length >= LONG_REFERENCE) progress.longReferences += 1;
-    }
-    if (s.answer.kind === 'unsupported') progress.unsupported[s.step.op] ??= s.answer.reason;
-    for (const j of s.judgements)
-      if (j.outcome === 'observation' && progress.observations.size < MAX_OBSERVATIONS)
-        progress.observations.add(j.message);
-  }
+function sdkRole(
+  env: SequenceEnv,
+  maxOps: number,
+  tally: SdkTally,
+): ExplorerRole<SdkSequence, Judgement, Steps> {
+  return {
+    sequences: (): fc.Arbitrary<SdkSequence> => sequenceArbitrary(maxOps),
+    requirementOf: (j) => j.requirement ?? j.message,
+    async play(sequence) {
+      const record = await playOne(sequence, env);
+      for (const s of record.steps) {
+        if (s.step.op === 'createPayout') {
+          tally.copResults.add(s.step.cop);
+          if (s.step.reference.length >= LONG_REFERENCE) tally.longReferences += 1;
+        }
+        if (s.answer.kind === 'unsupported') tally.unsupported[s.step.op] ??= s.answer.reason;
+      }
+      return playedOf(record, () => env.link.stderr());
+    },
+  };
 }
 
 let keysOfProcess: SequenceEnv['keys'] | undefined;
@@ -150,92 +149,59 @@ export async function exploreSdk(
   env: Omit<SequenceEnv, 'keys' | 'stepTimeoutMs'>,
   settings: SdkExploreSettings = {},
 ): Promise<SdkExploreOutcome> {
-  const started = Date.now();
-  const replay = settings.replay !== undefined ? parseSdkReplayToken(settings.replay) : undefined;
+  const parsed = settings.replay !== undefined ? parseReplayToken(settings.replay) : undefined;
+  const replay = parsed?.ok === true ? parsed.token : undefined;
   const seed = replay?.seed ?? settings.seed ?? Math.floor(Math.random() * 2 ** 31);
-  const seconds = settings.seconds ?? SDK_EXPLORE_DEFAULTS.seconds;
-  const deadline = started + seconds * 1000;
-  const keys = webhookKeys();
+  const tally: SdkTally = { unsupported: {}, copResults: new Set(), longReferences: 0 };
+  const base = (runs: number, steps: number, elapsedMs: number) => ({
+    seed,
+    runs,
+    steps,
+    elapsedMs,
+    unsupported: tally.unsupported,
+    reached: {
+      copResults: COP_KEYS.filter((k) => tally.copResults.has(k)),
+      longReferences: tally.longReferences,
+    },
+  });
+  const refused = (why: string): SdkExploreOutcome => ({
+    ...base(0, 0, 0),
+    observations: [],
+    warnings: [],
+    judged: {},
+    broken: why,
+  });
+  if (parsed?.ok === false) return refused(parsed.message);
+  if (replay !== undefined && (replay.replayPath !== undefined || replay.pace !== 'quick'))
+    return refused(
+      `the replay token ${settings.replay} names a server exploration (it has a commands' replay path): an SDK exploration's token is SEED~PATH`,
+    );
   const full: SequenceEnv = {
     ...env,
-    keys,
-    stepTimeoutMs: settings.stepTimeoutMs ?? SDK_EXPLORE_DEFAULTS.stepTimeoutMs,
+    keys: webhookKeys(),
+    stepTimeoutMs: settings.stepTimeoutMs ?? EXPLORE_DEFAULTS.sdk.stepTimeoutMs,
   };
-  const progress: Progress = {
-    calls: 0,
-    runs: 0,
-    steps: 0,
-    unsupported: {},
-    observations: new Set(),
-    warnings: new Map(),
-    copResults: new Set(),
-    longReferences: 0,
-  };
-  const property = fc.asyncProperty(
-    sequenceArbitrary(settings.maxOps ?? SDK_EXPLORE_DEFAULTS.maxOps),
-    async (sequence) => {
-      const index = progress.calls;
-      if (progress.failure === undefined) progress.calls += 1;
-      // A replay plays its one sequence: fast-check may walk on from a path that passes, the explorer does not.
-      if (replay !== undefined && progress.runs >= 1) return true;
-      if (
-        progress.broken !== undefined ||
-        (progress.failure === undefined && replay === undefined && Date.now() > deadline)
-      )
-        return true;
-      const record = await playOne(sequence, full);
-      note(progress, record);
-      if (record.broken !== undefined) {
-        const stderr = env.link.stderr().trim().slice(-400);
-        progress.broken = `${record.broken}${stderr !== '' ? `; its stderr ends: ${stderr}` : ''}`;
-        return true;
-      }
-      // Warnings are kept from the search, where a value's index is its replay path (not from shrinking).
-      if (progress.failure === undefined)
-        keepWarnings(progress, record, settings.replay?.trim() ?? `${seed}~${index}`);
-      const judgement = failingJudgement(record, progress.failure?.judgement.requirement);
-      settings.progress?.(
-        `sequence ${progress.runs}: ${record.steps.length} step(s)${judgement ? `, breaks ${judgement.requirement ?? 'a rule'}` : ''}`,
-      );
-      if (judgement === undefined) return true;
-      progress.failure = { judgement, record };
-      return false;
-    },
-  );
-  const result = await fc.check(property, {
-    seed,
-    numRuns: replay !== undefined ? 1 : (settings.runs ?? SDK_EXPLORE_DEFAULTS.runs),
-    ...(replay !== undefined ? { path: replay.path, endOnFailure: true } : {}),
-    interruptAfterTimeLimit:
-      (seconds + (settings.shrinkSeconds ?? SDK_EXPLORE_DEFAULTS.shrinkSeconds)) * 1000,
-    markInterruptAsFailure: false,
+  const found = await search(sdkRole(full, settings.maxOps ?? EXPLORE_DEFAULTS.sdk.maxOps, tally), {
+    runs: settings.runs ?? EXPLORE_DEFAULTS.runs,
+    seconds: settings.seconds ?? EXPLORE_DEFAULTS.seconds,
+    shrinkSeconds: settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds,
+    lanes: lanesOf(seed, 1, 0, replay),
+    ...(settings.progress !== undefined ? { progress: settings.progress } : {}),
   });
-  return outcomeOf(seed, started, progress, result.counterexamplePath ?? undefined, replay?.path);
-}
-
-function outcomeOf(
-  seed: number,
-  started: number,
-  progress: Progress,
-  path: string | undefined,
-  replayPath: string | undefined,
-): SdkExploreOutcome {
-  const base = {
-    seed,
-    runs: progress.runs,
-    steps: progress.steps,
-    elapsedMs: Date.now() - started,
-    unsupported: progress.unsupported,
-    observations: [...progress.observations],
-    warnings: [...progress.warnings.values()],
-    reached: {
-      copResults: COP_KEYS.filter((k) => progress.copResults.has(k)),
-      longReferences: progress.longReferences,
-    },
+  const named = (f: (typeof found.warnings)[number]): SdkExploreFailure => ({
+    judgement: f.violation,
+    steps: f.record,
+    token: f.token,
+  });
+  const broken = found.broken ?? found.error;
+  return {
+    ...base(found.runs, found.steps, found.elapsedMs),
+    observations: found.observations,
+    warnings: found.warnings.map(named),
+    judged: found.judged,
+    ...(broken !== undefined ? { broken } : {}),
+    ...(broken === undefined && found.failure !== undefined
+      ? { failure: named(found.failure) }
+      : {}),
   };
-  if (progress.broken !== undefined) return { ...base, broken: progress.broken };
-  const f = progress.failure;
-  if (f === undefined) return base;
-  const token = `${seed}~${path ?? replayPath ?? '0'}`;
-  return { ...base, failure: { judgement: f.judgement, steps: f.record.steps, token } };
 }

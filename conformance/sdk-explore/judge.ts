@@ -82,7 +82,17 @@ const valueAt = (v: unknown, path: string): unknown =>
       v,
     );
 
-const RESOURCE_REQUIREMENT: Record<Exclude<SdkStep['op'], 'verifyWebhook'>, string> = {
+/** The requirements of what an SDK hands its caller for a service error: the status, and a refund error's body. */
+export const ERROR_REQUIREMENT = {
+  status: 'ERROR-STATUS-CLASSES',
+  refundBody: 'ERROR-REFUND-BODY',
+} as const;
+
+/** A held payout's status handed on as sent (judged under the hold's own requirement). */
+export const HOLD_REQUIREMENT = 'COP-HOLD-ON-MISMATCH';
+
+/** The requirement of the resource an API operation's answer carries. */
+export const RESOURCE_REQUIREMENT: Record<Exclude<SdkStep['op'], 'verifyWebhook'>, string> = {
   createPayout: 'PAYOUT-RESPONSE-RESOURCE',
   commitPayout: 'PAYOUT-RESPONSE-RESOURCE',
   cancelPayout: 'PAYOUT-RESPONSE-RESOURCE',
@@ -114,7 +124,7 @@ function judgeResource(
       };
     const held = path === '/status' && valueAt(sent, path) === 'AWAITING_COMMIT';
     const requirement = held
-      ? 'COP-HOLD-ON-MISMATCH'
+      ? HOLD_REQUIREMENT
       : RESOURCE_REQUIREMENT[op as keyof typeof RESOURCE_REQUIREMENT];
     const what =
       valueAt(given, path) === undefined
@@ -144,7 +154,7 @@ function judgeError(
     return [
       {
         outcome: 'violation',
-        requirement: 'ERROR-STATUS-CLASSES',
+        requirement: ERROR_REQUIREMENT.status,
         message: `the SDK's ${op} error carries status ${show(error.status)}; the service answered ${status}`,
         expected: String(status),
         received: show(error.status),
@@ -158,7 +168,7 @@ function judgeError(
     op === 'createRefund'
       ? {
           outcome: 'violation',
-          requirement: 'ERROR-REFUND-BODY',
+          requirement: ERROR_REQUIREMENT.refundBody,
           message: lost,
           expected: errorMessage,
           received: show(error.message ?? error.body),
@@ -203,7 +213,7 @@ export function judgeAnswer(
     return [
       {
         outcome: 'violation',
-        requirement: 'ERROR-STATUS-CLASSES',
+        requirement: ERROR_REQUIREMENT.status,
         message: `the service answered ${op} with ${last.status}, the SDK gave its caller a resource`,
         expected: `an error with status ${last.status}`,
         received: show(answer.resource),

@@ -14,17 +14,20 @@ import { clientChecks } from '../checks/client/index.js';
 import { COP_KEYS, LONG_REFERENCE, WEBHOOK_VARIANTS } from './draws.js';
 import { OPERATION_ENDPOINT } from './intent.js';
 import { endpointSpecs } from '../client-audit/endpoints.js';
-import { levelOf, type Judgement } from './judge.js';
 import {
-  exploreSdk,
-  SDK_EXPLORE_DEFAULTS,
-  type SdkExploreOutcome,
-  type SdkExploreSettings,
-} from './explorer.js';
+  ERROR_REQUIREMENT,
+  HOLD_REQUIREMENT,
+  levelOf,
+  RESOURCE_REQUIREMENT,
+  type Judgement,
+} from './judge.js';
+import { EXPLORE_DEFAULTS } from '../explore/explore-defaults.js';
+import { SDK_EXPLORE_CHECK_ID, STEPS_JUDGED } from '../explore/check-id.js';
+import { exploreSdk, type SdkExploreOutcome, type SdkExploreSettings } from './explorer.js';
 import type { SequenceEnv } from './env.js';
 import type { StepRecord } from './steps.js';
 
-export const SDK_EXPLORE_CHECK_ID = 'sdk-explore';
+export { SDK_EXPLORE_CHECK_ID };
 
 /** What the check is given: the adapter, the service to play and the application the adapter signs for. */
 export type SdkExploreContext = Omit<SequenceEnv, 'keys' | 'stepTimeoutMs'>;
@@ -33,11 +36,9 @@ export type SdkExploreContext = Omit<SequenceEnv, 'keys' | 'stepTimeoutMs'>;
 const SDK_REQUIREMENTS = [
   ...new Set([
     ...clientChecks.flatMap((c) => c.requirements),
-    'PAYOUT-RESPONSE-RESOURCE',
-    'COP-HOLD-ON-MISMATCH',
-    'REFUND-RESPONSE-RESOURCE',
-    'ERROR-STATUS-CLASSES',
-    'ERROR-REFUND-BODY',
+    ...Object.values(RESOURCE_REQUIREMENT),
+    HOLD_REQUIREMENT,
+    ...Object.values(ERROR_REQUIREMENT),
     ...Object.values(WEBHOOK_VARIANTS).map((v) => v.requirement),
     // What the SDK sent against what its caller asked (intent.ts): each operation's request and body requirements.
     ...Object.values(OPERATION_ENDPOINT).flatMap((e) => {
@@ -102,6 +103,10 @@ function findingsOf(
           pass(
             `no request, answer or webhook verdict broke a MUST${warned.length > 0 ? ` (${warned.length} warning(s) below)` : ''} (${summary})`,
           ),
+          // Per rule, how many steps judged it: the requirement table shows it beside the rule.
+          ...Object.entries(outcome.judged)
+            .filter(([rule]) => !warned.some((w) => w.requirement === rule))
+            .map(([rule, n]) => pass(`${STEPS_JUDGED} ${n} step(s)`, { requirement: rule })),
           ...warned,
           ...recorded,
         ];
@@ -137,8 +142,8 @@ function judgementFinding(j: Judgement, where: string, evidence: Evidence): Find
 export function createSdkExploreCheck(
   settings: SdkExploreSettings & { readonly replayCommand: (token: string) => string },
 ): Check<SdkExploreContext> {
-  const seconds = settings.seconds ?? SDK_EXPLORE_DEFAULTS.seconds;
-  const shrink = settings.shrinkSeconds ?? SDK_EXPLORE_DEFAULTS.shrinkSeconds;
+  const seconds = settings.seconds ?? EXPLORE_DEFAULTS.seconds;
+  const shrink = settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds;
   return {
     id: SDK_EXPLORE_CHECK_ID,
     title:

@@ -4,8 +4,17 @@
 import type { ClientExchange } from '../checks/client/context.js';
 import type { RunningVerifyingEndpoint } from '../client-audit/verifying-endpoint.js';
 import type { SdkStep } from './draws.js';
-import { judgeAnswer, judgeRequests, judgeWebhook, type Judgement } from './judge.js';
-import { judgeIntent } from './intent.js';
+import {
+  judgeAnswer,
+  judgeRequests,
+  judgeWebhook,
+  ERROR_REQUIREMENT,
+  RESOURCE_REQUIREMENT,
+  type Judgement,
+} from './judge.js';
+import { judgeIntent, OPERATION_ENDPOINT } from './intent.js';
+import { endpointSpecs } from '../client-audit/endpoints.js';
+import { WEBHOOK_VARIANTS } from './draws.js';
 import type { OutageRelay } from './outage-relay.js';
 import { askOperation, type SdkAnswer } from './protocol.js';
 import type { SdkBackend, SequenceEnv } from './env.js';
@@ -29,6 +38,8 @@ export interface StepRecord {
   /** `POST /api/payouts -> 201`, one per request the SDK sent in the step. */
   readonly requests: readonly string[];
   readonly judgements: readonly Judgement[];
+  /** Every rule the step judged, whatever its verdict (the requirement table counts the steps per rule). */
+  readonly judged: readonly string[];
 }
 
 /** A payout id no payout has: a commit or cancel drawn before any payout exists. */
@@ -124,7 +135,16 @@ async function webhookStep(
     verdicts.push(answer.valid);
   }
   const judgements = answer.kind === 'webhook' ? judgeWebhook(step.variant, verdicts) : [];
-  return { n, step, input: { variant: step.variant, payload }, answer, requests: [], judgements };
+  const judged = answer.kind === 'webhook' ? [WEBHOOK_VARIANTS[step.variant].requirement] : [];
+  return {
+    n,
+    step,
+    input: { variant: step.variant, payload },
+    answer,
+    requests: [],
+    judgements,
+    judged,
+  };
 }
 
 export async function runStep(
@@ -150,5 +170,39 @@ export async function runStep(
           ...judgeIntent(step.op, input, state.backend.application, exchanges),
           ...(answer.kind === 'unsupported' ? [] : judgeAnswer(step.op, answer, exchanges)),
         ];
-  return { n, step, input, answer, requests: exchanges.map(requestLine), judgements };
+  return {
+    n,
+    step,
+    input,
+    answer,
+    requests: exchanges.map(requestLine),
+    judgements,
+    judged: answer.kind === 'broken' ? [] : rulesJudged(step.op, answer, exchanges),
+  };
+}
+
+/**
+ * The rules an API step judged: the client audit's rules on each request (each outcome's requirement), the request
+ * against what the caller asked (the endpoint's request and body requirements), and what the SDK handed its caller
+ * against the service's answer (the resource's requirement, or the error's).
+ */
+function rulesJudged(
+  op: Exclude<SdkStep['op'], 'verifyWebhook'>,
+  answer: SdkAnswer,
+  exchanges: readonly ClientExchange[],
+): string[] {
+  if (exchanges.length === 0) return [];
+  const spec = endpointSpecs[OPERATION_ENDPOINT[op]];
+  const rules = [
+    ...exchanges.flatMap((e) => e.examined.outcomes.flatMap((o) => o.requirement ?? [])),
+    spec.requirement,
+    ...(typeof spec.body === 'object' ? [spec.body.requirement] : []),
+  ];
+  if (answer.kind === 'resource') rules.push(RESOURCE_REQUIREMENT[op]);
+  if (answer.kind === 'error')
+    rules.push(
+      ERROR_REQUIREMENT.status,
+      ...(op === 'createRefund' ? [ERROR_REQUIREMENT.refundBody] : []),
+    );
+  return [...new Set(rules)];
 }
