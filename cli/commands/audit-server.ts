@@ -47,6 +47,7 @@ import {
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { sendRequest } from '../../conformance/http-client.js';
 import { withTolerance } from '../../conformance/checks/server/waits.js';
+import { closeStateHook } from '../../conformance/state-hook/index.js';
 import { isLoopbackTarget } from '../../net/loopback.js';
 import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
@@ -283,7 +284,8 @@ export async function prepareExternalTarget(
       config,
     ),
     close: async () => {
-      await listener?.close();
+      // A hook command that stays ("lines": true) is stopped with the audit (docs/state-hook.md).
+      await Promise.all([listener?.close(), closeStateHook(config.stateHook)]);
     },
   };
 }
