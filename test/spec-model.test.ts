@@ -79,7 +79,7 @@ const payoutHook = (payoutStatus: string) => ({
     payoutAmount: 12.5,
     payoutReference: 'INV 1',
     payoutStatus,
-    destination: { name: 'Jane Doe', accountNumber: '12345678' },
+    destination: { name: 'Jane Doe', accountNumber: '12345678', sortCode: '040004' },
   },
 });
 

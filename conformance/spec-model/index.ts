@@ -17,7 +17,16 @@ export {
   payoutWebhookStatuses,
   refundStatuses,
 } from './statuses.js';
-export { decimalOf, emptyVerdict, money, show, type Judgement, type Verdict } from './judgement.js';
+export {
+  decimalOf,
+  emptyVerdict,
+  money,
+  sameId,
+  show,
+  type FieldCheck,
+  type Judgement,
+  type Verdict,
+} from './judgement.js';
 export {
   createSpecState,
   expectWebhook,
@@ -50,6 +59,7 @@ export {
   judgeRefundAnswer,
   judgeRefundResource,
   judgeUnsettledRefund,
+  modelRefundOf,
   observePaymentMade,
   observeRefund,
   observeRefundsAtOnce,
@@ -73,6 +83,8 @@ export {
   observeWebhooks,
   overdue,
   payoutAfterWebhook,
+  payoutWebhookMembers,
+  refundWebhookMembers,
   unplacedPayoutWebhook,
   type WebhookSeen,
 } from './webhooks.js';

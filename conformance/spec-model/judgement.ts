@@ -63,6 +63,39 @@ export type FieldCheck = readonly [
   received: unknown,
 ];
 
+/** A UUID (RFC 9562 §4: "string (UUID)" in the spec's tables). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The same identifier: equal strings, or the same UUID written in the other case (RFC 9562 §4: its hex digits are
+ * case-insensitive on input, so the case does not make another resource or application).
+ */
+export function sameId(received: unknown, expected: unknown): boolean {
+  if (typeof received !== 'string' || typeof expected !== 'string') return false;
+  if (received === expected) return true;
+  return (
+    UUID.test(received) && UUID.test(expected) && received.toLowerCase() === expected.toLowerCase()
+  );
+}
+
+/**
+ * One member compared with the value the resource showed: `same` decides (exact equality unless given); none when
+ * the resource did not show a value (`undefined`), since the model compares only what it saw.
+ */
+export function sameMember(
+  field: string,
+  expected: unknown,
+  received: unknown,
+  same: (received: unknown, expected: unknown) => boolean = (a, b) => a === b,
+): FieldCheck[] {
+  return expected === undefined ? [] : [[field, same(received, expected), expected, received]];
+}
+
+/** An amount member: the same decimal whether sent as a JSON number or decimal text, at any scale (12.5, 12.50). */
+export function sameAmountMember(field: string, expected: Decimal, received: unknown): FieldCheck {
+  return [field, sameAmount(received, expected), money(expected), received];
+}
+
 /** The first field that differs, as a Judgement of `requirement` (message from the field's name). */
 export function firstWrong(
   checks: readonly FieldCheck[],

@@ -123,6 +123,7 @@ export function observeCreatePayout(
     payoutId: body['payoutId'],
     state: held ? 'AWAITING_COMMIT' : 'EXECUTED',
     copStatus: body['copStatus'],
+    resource: body,
     createdAt: now,
   });
   if (!held)

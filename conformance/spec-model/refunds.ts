@@ -315,6 +315,31 @@ export function observeRefundStatusRead(
   return v;
 }
 
+/**
+ * A refund as the model keeps it, from its Refund resource: its id (refundPaymentId), the amount accepted, and what
+ * its webhooks must repeat (refundRequestDetails' reference, currency and destination; an applicationId where the
+ * resource carries one). Undefined when the resource names no refund.
+ */
+export function modelRefundOf(
+  resource: unknown,
+  amount: Decimal,
+  createdAt: number,
+): ModelRefund | undefined {
+  const r = record(resource);
+  const details = record(r['refundRequestDetails']);
+  const refundId = r['refundPaymentId'];
+  if (typeof refundId !== 'string') return undefined;
+  return {
+    refundId,
+    amount,
+    reference: details['reference'],
+    currency: details['currency'],
+    destination: details['destination'],
+    ...(typeof r['applicationId'] === 'string' ? { applicationId: r['applicationId'] } : {}),
+    createdAt,
+  };
+}
+
 /** Adds an accepted refund to the state: judged (resource), owed its webhook, and any overlap with an active one. */
 function acceptRefund(
   state: SpecState,
@@ -333,16 +358,9 @@ function acceptRefund(
     wrong && index !== undefined ? { ...wrong, answer: index } : wrong,
   );
   v.judged.push('REFUND-CREATED-IN-PROGRESS');
-  const details = record(answer.body?.['refundRequestDetails']);
-  const refundId = answer.body?.['refundPaymentId'];
-  if (typeof refundId !== 'string') return undefined;
-  const refund: ModelRefund = {
-    refundId,
-    amount,
-    reference: details['reference'],
-    destination: details['destination'],
-    createdAt: now,
-  };
+  const refund = modelRefundOf(answer.body, amount, now);
+  if (refund === undefined) return undefined;
+  const refundId = refund.refundId;
   payment.refunds.push(refund);
   expectWebhook(state, 'refund', refundId, REFUND_CREATED_STATUS, 'created IN_PROGRESS', now);
   if (earlier !== undefined) {

@@ -28,6 +28,11 @@ export interface ModelPayout {
   readonly payoutId: string;
   state: PayoutKnown;
   readonly copStatus: unknown;
+  /**
+   * The Payout resource of the create answer: its webhooks repeat what it shows of members the request does not set
+   * (applicationId, currency, destination.type). Absent: those are not compared.
+   */
+  readonly resource?: Readonly<Record<string, unknown>>;
   /** When the create answer arrived (ms). */
   readonly createdAt: number;
   /** When the answer of the call that last moved it (commit or cancel) arrived (ms). */
@@ -37,8 +42,15 @@ export interface ModelPayout {
 export interface ModelRefund {
   readonly refundId: string;
   readonly amount: Decimal;
+  /** refundRequestDetails' reference, currency and destination, as the Refund resource gave them. */
   readonly reference?: unknown;
+  readonly currency?: unknown;
   readonly destination?: unknown;
+  /**
+   * The application the refund was made under (the refund endpoint's {applicationId}), where the caller knows it, or
+   * the Refund resource's applicationId where it carries one (the spec's Refund resource shows none).
+   */
+  readonly applicationId?: unknown;
   /** When the create answer arrived (ms). */
   readonly createdAt: number;
   /** The status of the webhook that arrived last (none yet: created IN_PROGRESS). For reports only: delivery order is not stated. */

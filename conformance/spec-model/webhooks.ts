@@ -4,7 +4,16 @@
 // open move led to. Moves the spec leaves open (NOT_SHOWN) and repeated webhooks always pass.
 import { toDecimal } from '../../src/rules/money.js';
 import type { FieldCheck, Judgement, Verdict } from './judgement.js';
-import { emptyVerdict, firstWrong, judge, money, record, sameAmount, show } from './judgement.js';
+import {
+  emptyVerdict,
+  firstWrong,
+  judge,
+  record,
+  sameAmountMember,
+  sameId,
+  sameMember,
+  show,
+} from './judgement.js';
 import { NOT_SHOWN } from './not-shown.js';
 import { HELD_STATUS, PAYOUT_ACTIONS } from './payouts.js';
 import {
@@ -23,85 +32,86 @@ export interface WebhookSeen {
   readonly body: Record<string, unknown>;
 }
 
-/** One payout webhook for a payout of the model: its fields are the payout's. */
-export function judgePayoutWebhook(p: ModelPayout, payload: unknown): Judgement | undefined {
+/** A value the resource showed as a string, else undefined (not compared: the model compares only what it saw). */
+const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Refund webhook payload, destination: "type, accountNumber, sortCode, name" (the Refund resource's has them too). */
+const REFUND_DESTINATION_MEMBERS = ['type', 'accountNumber', 'sortCode', 'name'] as const;
+
+/**
+ * Payout webhook payload (Events), row by row, against the payout it announces: applicationId, payoutId,
+ * payoutAmount, payoutCurrency, payoutReference and destination (type, name, accountNumber, sortCode) are the payout's
+ * (as asked, and where the request does not say, as its create answer's Payout resource gave them). Not compared:
+ * eventTimeUtc and the attempt counter (NOT_SHOWN), payoutStatus (the model's status judges below),
+ * payoutStatusDescription ("may be empty"), and members the spec does not show ("Receivers must ignore unknown
+ * properties"). Order and notation are free: members are read from the parsed object, amounts as decimals.
+ */
+export function payoutWebhookMembers(p: ModelPayout, payload: unknown): FieldCheck[] {
   const w = record(payload);
   const dest = record(w['destination']);
+  const shown = record(p.resource);
   const d = p.asked.destination;
-  const checks: FieldCheck[] = [
-    [
-      'payoutAmount',
-      sameAmount(w['payoutAmount'], toDecimal(p.asked.amount)),
-      p.asked.amount,
-      w['payoutAmount'],
-    ],
-    [
-      'payoutReference',
-      w['payoutReference'] === p.asked.reference,
-      p.asked.reference,
-      w['payoutReference'],
-    ],
-    ['destination.name', dest['name'] === d.holderName, d.holderName, dest['name']],
-    [
-      'destination.accountNumber',
-      dest['accountNumber'] === d.accountNumber,
-      d.accountNumber,
-      dest['accountNumber'],
-    ],
+  return [
+    ...sameMember('applicationId', text(shown['applicationId']), w['applicationId'], sameId),
+    ...sameMember('payoutId', p.payoutId, w['payoutId'], sameId),
+    sameAmountMember('payoutAmount', toDecimal(p.asked.amount), w['payoutAmount']),
+    ...sameMember('payoutCurrency', text(shown['currency']), w['payoutCurrency']),
+    ...sameMember('payoutReference', p.asked.reference, w['payoutReference']),
+    ...sameMember('destination.type', text(record(shown['destination'])['type']), dest['type']),
+    ...sameMember('destination.name', d.holderName, dest['name']),
+    ...sameMember('destination.accountNumber', d.accountNumber, dest['accountNumber']),
+    ...sameMember('destination.sortCode', d.sortCode, dest['sortCode']),
   ];
+}
+
+/** One payout webhook for a payout of the model: each member the spec shows is the payout's (the first that is not). */
+export function judgePayoutWebhook(p: ModelPayout, payload: unknown): Judgement | undefined {
   return firstWrong(
-    checks,
+    payoutWebhookMembers(p, payload),
     'WEBHOOK-PAYOUT-PAYLOAD',
     (field) =>
-      `a payout webhook of payout ${p.payoutId} (payoutStatus ${show(w['payoutStatus'])}) carries another ${field} than the payout`,
+      `a payout webhook of payout ${p.payoutId} (payoutStatus ${show(record(payload)['payoutStatus'])}) carries another ${field} than the payout`,
   );
 }
 
-/** One refund webhook for a refund of the model: its fields are the refund's and the original payment's. */
+/**
+ * Refund webhook payload (Events), row by row, against the refund it announces and the payment it refunds:
+ * applicationId (where the model knows the refund's application), refundedPaymentId, refundedPaymentAmount ("amount of
+ * the original payment"), refundId, refundAmount, and refundCurrency, refundReference and destination (type,
+ * accountNumber, sortCode, name) as the Refund resource's refundRequestDetails gave them. Not compared:
+ * refundedMerchantPaymentId (the model does not know the payment's), eventTimeUtc, refundStatus (transitions not
+ * shown), refundStatusDescription ("may be empty"), the attempt counter, and members the spec does not show.
+ */
+export function refundWebhookMembers(
+  payment: ModelPayment,
+  refund: ModelRefund,
+  payload: unknown,
+): FieldCheck[] {
+  const w = record(payload);
+  const dest = record(w['destination']);
+  const shown = record(refund.destination);
+  return [
+    ...sameMember('applicationId', text(refund.applicationId), w['applicationId'], sameId),
+    ...sameMember('refundedPaymentId', payment.paymentId, w['refundedPaymentId'], sameId),
+    sameAmountMember('refundedPaymentAmount', payment.amount, w['refundedPaymentAmount']),
+    ...sameMember('refundId', refund.refundId, w['refundId'], sameId),
+    sameAmountMember('refundAmount', refund.amount, w['refundAmount']),
+    ...sameMember('refundCurrency', text(refund.currency), w['refundCurrency']),
+    ...sameMember('refundReference', text(refund.reference), w['refundReference']),
+    ...REFUND_DESTINATION_MEMBERS.flatMap((m) =>
+      sameMember(`destination.${m}`, text(shown[m]), dest[m]),
+    ),
+  ];
+}
+
+/** One refund webhook for a refund of the model: each member the spec shows is the refund's or its payment's. */
 export function judgeRefundWebhook(
   payment: ModelPayment,
   refund: ModelRefund,
   payload: unknown,
 ): Judgement | undefined {
-  const w = record(payload);
-  const dest = record(w['destination']);
-  const refundDest = record(refund.destination);
-  const checks: FieldCheck[] = [
-    [
-      'refundedPaymentId',
-      w['refundedPaymentId'] === payment.paymentId,
-      payment.paymentId,
-      w['refundedPaymentId'],
-    ],
-    [
-      'refundedPaymentAmount',
-      sameAmount(w['refundedPaymentAmount'], payment.amount),
-      money(payment.amount),
-      w['refundedPaymentAmount'],
-    ],
-    [
-      'refundAmount',
-      sameAmount(w['refundAmount'], refund.amount),
-      money(refund.amount),
-      w['refundAmount'],
-    ],
-  ];
-  if (refund.reference !== undefined)
-    checks.push([
-      'refundReference',
-      w['refundReference'] === refund.reference,
-      refund.reference,
-      w['refundReference'],
-    ]);
-  if (typeof refundDest['accountNumber'] === 'string')
-    checks.push([
-      'destination.accountNumber',
-      dest['accountNumber'] === refundDest['accountNumber'],
-      refundDest['accountNumber'],
-      dest['accountNumber'],
-    ]);
   return firstWrong(
-    checks,
+    refundWebhookMembers(payment, refund, payload),
     'WEBHOOK-REFUND-PAYLOAD',
     (field) =>
       `a refund webhook of refund ${refund.refundId} carries another ${field} than the refund and its payment`,
@@ -156,7 +166,7 @@ export function unplacedPayoutWebhook(p: ModelPayout, status: unknown): string |
 }
 
 function observePayoutWebhook(state: SpecState, v: Verdict, body: Record<string, unknown>): void {
-  const p = state.payouts.find((x) => x.payoutId === body['payoutId']);
+  const p = state.payouts.find((x) => sameId(body['payoutId'], x.payoutId));
   if (p === undefined) return; // not a payout of this run
   const status = body['payoutStatus'];
   const before = v.judgements.length;
@@ -177,7 +187,7 @@ function observePayoutWebhook(state: SpecState, v: Verdict, body: Record<string,
 
 function observeRefundWebhook(state: SpecState, v: Verdict, body: Record<string, unknown>): void {
   for (const payment of state.payments) {
-    const r = payment.refunds.find((x) => x.refundId === body['refundId']);
+    const r = payment.refunds.find((x) => sameId(body['refundId'], x.refundId));
     if (r === undefined) continue;
     judge(v, 'WEBHOOK-REFUND-PAYLOAD', judgeRefundWebhook(payment, r, body));
     // Refund statuses: transitions not shown, nor the order webhooks arrive in: every status seen counts.

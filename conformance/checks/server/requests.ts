@@ -39,6 +39,11 @@ export interface PayoutSpec {
 
 const AMOUNT_SLOT = '@@amount@@';
 
+/** The application the audit's requests are made under (body, x-application-id, the refund path). */
+export function applicationIdOf(ctx: ServerAuditContext): string {
+  return ctx.credentials?.applicationId ?? ctx.applicationId ?? '';
+}
+
 /** A create-payout request (unsigned) and the reference it carries. */
 export function payoutRequest(
   ctx: ServerAuditContext,
@@ -46,7 +51,7 @@ export function payoutRequest(
 ): { request: HttpRequest; reference: string } {
   const reference = spec.reference ?? uniqueReference();
   const body = {
-    applicationId: ctx.credentials?.applicationId ?? ctx.applicationId ?? '',
+    applicationId: applicationIdOf(ctx),
     payInAccountSelector: ctx.payInAccountSelector ?? '',
     amount: spec.amountText !== undefined ? AMOUNT_SLOT : PAYOUT_AMOUNT,
     reference,
@@ -141,7 +146,7 @@ export async function createSignedPayout(
 
 /** Headers of the unsigned calls (commit, cancel, refund): the two application headers as in the spec's examples. */
 function appHeaders(ctx: ServerAuditContext, mediaType: string): Array<readonly [string, string]> {
-  const id = ctx.credentials?.applicationId ?? ctx.applicationId ?? '';
+  const id = applicationIdOf(ctx);
   const secret = ctx.credentials?.applicationSecret ?? ctx.applicationSecret ?? '';
   return [
     ['content-type', mediaType],
@@ -171,7 +176,7 @@ export function refundRequest(
   paymentId: string,
   amount: string,
 ): HttpRequest {
-  const applicationId = ctx.credentials?.applicationId ?? ctx.applicationId ?? '';
+  const applicationId = applicationIdOf(ctx);
   return {
     method: 'POST',
     url: `${ctx.baseUrl}/api/merchants/${encodeURIComponent(ctx.merchantId ?? '')}/applications/${encodeURIComponent(applicationId)}/refunds`,

@@ -9,6 +9,7 @@ import {
   expectedCreateStatus,
   HELD_STATUS,
   judgeRefundWebhook,
+  modelRefundOf,
   PAYOUT_ACTIONS,
   REFUND_CREATED_STATUS,
   type PayoutAction,
@@ -23,6 +24,7 @@ import {
   type SettledPayment,
 } from './refund-actions.js';
 import {
+  applicationIdOf,
   createSignedPayout,
   defaultDestination,
   describeOutcome,
@@ -196,9 +198,10 @@ const refundStatusChanges = serverCheck({
 });
 
 /**
- * The refund webhooks received for the refund carry the refund's and its original payment's fields (the spec model's
- * judgeRefundWebhook: refundedPaymentId, refundedPaymentAmount "amount of the original payment", refundAmount, and
- * the reference and destination the Refund resource gave); nothing to judge before one arrived.
+ * The refund webhooks received for the refund carry the refund's and its original payment's members (the spec model's
+ * refundWebhookMembers: the application the refund was made under, refundedPaymentId, refundedPaymentAmount "amount
+ * of the original payment", refundId, refundAmount, and the currency, reference and destination the Refund resource
+ * gave); nothing to judge before one arrived.
  */
 function judgeRefundPayloads(
   ctx: ServerAuditContext,
@@ -209,15 +212,11 @@ function judgeRefundPayloads(
   const hooks = mentioning(listenerOf(ctx).received(), refundId).filter(
     (w) => webhookKind(w) === 'refund',
   );
-  if (hooks.length === 0) return [];
   const details = (refund['refundRequestDetails'] ?? {}) as Record<string, unknown>;
-  const modelRefund = {
-    refundId,
-    amount: decimalOf(details['amount']) ?? toDecimal(PARTIAL_REFUND_AMOUNT),
-    reference: details['reference'],
-    destination: details['destination'],
-    createdAt: 0,
-  };
+  const amount = decimalOf(details['amount']) ?? toDecimal(PARTIAL_REFUND_AMOUNT);
+  const made = modelRefundOf(refund, amount, 0);
+  if (hooks.length === 0 || made === undefined) return [];
+  const modelRefund = { ...made, applicationId: applicationIdOf(ctx) };
   const modelPayment = {
     paymentId: payment.paymentId,
     amount: toDecimal(payment.amount),
@@ -230,9 +229,10 @@ function judgeRefundPayloads(
   const first = wrong[0];
   if (first === undefined)
     return [
-      pass(`refund webhooks name the original payment and its amount ${payment.amount}`, {
-        requirement: 'WEBHOOK-REFUND-PAYLOAD',
-      }),
+      pass(
+        `${hooks.length} refund webhook(s) carry the refund's members, the original payment and its amount ${payment.amount}`,
+        { requirement: 'WEBHOOK-REFUND-PAYLOAD' },
+      ),
     ];
   return [violationOf({ ...first.j, received: offenders(wrong) }, webhookEvidence(first.w))];
 }
