@@ -633,13 +633,15 @@ export const faultCatalogue = [
     description:
       'the refund total is summed and compared in binary floating point (pounds as JavaScript numbers), so a refund of exactly what is left after partial refunds whose decimal sum is inexact (0.10 and 0.20 of a 0.30 payment) is refused 422 as over the amount',
   },
+  // In every payout webhook, so not "only for some values": every fixed check passes on it because none compares a
+  // payout webhook's members with its payout (the spec model does, in the explorer: payoutWebhookMembers).
   {
     name: 'webhook-other-application',
     requirements: ['WEBHOOK-PAYOUT-PAYLOAD'],
     how: 'explorer',
     breaks: 'Payout webhook payload: applicationId is the application of the payout',
     description:
-      "a payout's webhooks after the first carry another application's applicationId (the response and the first webhook carry its own)",
+      "every payout webhook carries another application's applicationId than its payout's (another application the service holds, else a fixed id); the create, commit and cancel answers carry the payout's own, and the webhooks still go to the payout's application's URL",
   },
   {
     name: 'webhook-without-change',

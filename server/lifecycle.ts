@@ -55,6 +55,18 @@ const statusDescriptions: Readonly<Record<PayoutStatus, string>> = {
   AWAITING_COMMIT: '',
 };
 
+/**
+ * Fault webhook-other-application: the id a payout's webhooks carry when the service holds no other application (a
+ * fixed UUID that is not the payout's).
+ */
+const OTHER_APPLICATION_ID = 'a0a0a0a0-0b0b-4c0c-8d0d-0e0e0e0e0e0e';
+
+/** Fault webhook-other-application: another application the service holds than `own`, else the fixed id. */
+function otherApplicationId(state: ServiceState, own: string): string {
+  for (const id of state.applications.keys()) if (id !== own) return id;
+  return OTHER_APPLICATION_ID;
+}
+
 /** Fault refund-concurrent: how long a refund stays IN_PROGRESS (the embedded audit waits 2 s for a webhook). */
 const REFUND_CONCURRENT_IN_PROGRESS_MS = 3_500;
 
@@ -156,7 +168,14 @@ export class Lifecycle {
     const { faults, queue, now } = this.o;
     const eventTime = now();
     const leaked = this.leakedAmounts.get(payout.payoutId);
-    const snapshot: Payout = { ...payout, ...(leaked !== undefined ? { amount: leaked } : {}) };
+    const snapshot: Payout = {
+      ...payout,
+      ...(leaked !== undefined ? { amount: leaked } : {}),
+      // Fault webhook-other-application: the webhook names another application than the payout's.
+      ...(faults.has('webhook-other-application')
+        ? { applicationId: otherApplicationId(this.o.state, payout.applicationId) }
+        : {}),
+    };
     const description = faults.alt
       ? ''
       : (payout.statusReason ?? statusDescriptions[payout.status]);
