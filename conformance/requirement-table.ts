@@ -61,16 +61,19 @@ export function requirementTable(input: {
     );
     if (failedBy.length > 0)
       return { ...base, status: 'failed', checks: failedBy.map((r) => r.id) };
-    const decided = results.filter(
-      (r) => r.outcome === 'pass' || r.outcome === 'warn' || r.outcome === 'fail',
-    );
     // For an explorer (either role): how many of its steps judged the rule (its per-rule pass finding says).
-    const explored = results
-      .flatMap((r) => r.findings)
-      .find(
+    const judgedIn = (r: CheckResult): string | undefined =>
+      r.findings.find(
         (f) =>
           f.outcome === 'pass' && f.requirement === req.id && f.message.startsWith(STEPS_JUDGED),
       )?.message;
+    const explored = results.map(judgedIn).find((m) => m !== undefined);
+    // An explorer that passed decides only the rules its steps judged: a rule it never drew is not exercised.
+    const undrawn = (r: CheckResult): boolean =>
+      EXPLORER_CHECK_IDS.includes(r.id) && r.outcome !== 'fail' && judgedIn(r) === undefined;
+    const decided = results.filter(
+      (r) => (r.outcome === 'pass' || r.outcome === 'warn' || r.outcome === 'fail') && !undrawn(r),
+    );
     if (decided.length > 0)
       return {
         ...base,
@@ -93,6 +96,8 @@ export function requirementTable(input: {
       if (r === undefined) return { kind: 'stopped', text: `${c.id}: not run (the run stopped)` };
       if (r.outcome === 'n/a')
         return { kind: 'not-applicable', text: `${c.id}: not applicable (${r.message})` };
+      if (undrawn(r))
+        return { kind: 'skipped', text: `${c.id}: judged in no step of the exploration` };
       return { kind: 'skipped', text: `${c.id}: skipped (${r.message})` };
     });
     const kind = REASON_ORDER.find((k) => why.some((w) => w.kind === k))!;

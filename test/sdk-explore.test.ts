@@ -324,6 +324,24 @@ describe('the SDK role reaches the edges in every default run', () => {
       expect(reached![1]).toBe(reached![2]);
       expect(Number(reached![2])).toBe(7);
       expect(Number(reached![3])).toBeGreaterThan(0);
+      // A requirement row for every rule the SDK explorer judges, whatever party the catalogue names (the resource
+      // it hands on is the service's rule, its webhook verdicts the receiver's), with the steps that judged it.
+      const json = JSON.parse(text) as {
+        results: Array<{ id: string; requirements: string[] }>;
+        requirements: { table: { rows: Array<{ id: string; status: string; explored?: string }> } };
+      };
+      const rows = new Map(json.requirements.table.rows.map((r) => [r.id, r]));
+      const named = json.results.find((r) => r.id === 'sdk-explore')!.requirements;
+      for (const id of named) expect(rows.has(id), id).toBe(true);
+      for (const id of [
+        'PAYOUT-CREATE-REQUEST',
+        'PAYOUT-RESPONSE-RESOURCE',
+        'WEBHOOK-PROFILE-REJECT-UNVERIFIED',
+      ])
+        expect(rows.get(id), id).toMatchObject({
+          status: 'passed',
+          explored: expect.stringMatching(/^judged by the exploration in [1-9]\d* step\(s\)$/),
+        });
     },
   );
 });
@@ -462,6 +480,8 @@ describe('audit client --adapter through main()', () => {
       ['--explore-seconds', '3'],
       ['--adapter', 'x', '--exec', 'y'],
       ['--adapter', 'x', '--explore-replay', 'nonsense'],
+      // A server exploration's token (it has a commands' replay path): the one grammar, the other role.
+      ['--adapter', 'x', '--explore-replay', '12~0:3~AACr'],
     ]) {
       const io = memoryIo();
       expect(await main(['audit', 'client', ...args], io)).toBe(2);
