@@ -15,7 +15,6 @@ import { fileURLToPath } from 'node:url';
 import { prepareExternalTarget } from '../cli/commands/audit-server.js';
 import { loadConfig } from '../conformance/config.js';
 import { EXPLORE_DEFAULTS, explore } from '../conformance/explore/explorer.js';
-import { closeStateHook } from '../conformance/state-hook/index.js';
 import { startStarterHook, STARTER_HOOK } from '../test/fixtures/explore-targets.js';
 import { median } from './harness.js';
 import { awaitServeReady } from './serve-child.js';
@@ -143,8 +142,7 @@ async function exploreOnce(
         throw new Error(`${form}: ${o.error ?? o.failure?.violation.message}`);
       return { steps: o.steps, seconds: o.elapsedMs / 1000, payments: o.cost.payments };
     } finally {
-      await target.close();
-      await closeStateHook(loaded.config.stateHook);
+      await target.close(); // stops a command that stays
     }
   } finally {
     await server?.stop();
