@@ -17,47 +17,69 @@ import {
 } from './commands.js';
 import {
   CreatePayment,
+  FinishRefunds,
   Refund,
+  RefundAfterFinish,
+  RefundInParts,
   RefundPair,
   RefundTwice,
   RefundUnsettled,
   TakePayment,
+  type RefundFamily,
   type RefundSize,
 } from './refund-commands.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
+import { amountPenceArb, amountText, penceText, referenceArb } from './values.js';
 
-/** Amounts across the whole range (0.01 to 1,000,000.00), written with zero, one or two decimals. */
+/** Amounts across the whole range (values.ts: 0.01 to 10,000,000,000.00), written with zero, one or two decimals. */
 export const amountArb: fc.Arbitrary<string> = fc
-  .tuple(
-    fc.oneof(
-      { weight: 3, arbitrary: fc.integer({ min: 1, max: 99_999 }) },
-      { weight: 2, arbitrary: fc.integer({ min: 100_000, max: 999_999 }) },
-      { weight: 3, arbitrary: fc.integer({ min: 1_000_000, max: 100_000_000 }) },
-    ),
-    fc.integer({ min: 0, max: 2 }),
-  )
-  .map(([pence, decimals]) => {
-    const whole = Math.floor(pence / 100);
-    const frac = String(pence % 100).padStart(2, '0');
-    if (decimals === 2 || (decimals === 1 && frac[1] !== '0') || (decimals === 0 && frac !== '00'))
-      return `${whole}.${frac}`; // the exact value needs its decimals
-    return decimals === 0 ? `${whole}` : `${whole}.${frac[0]}`;
-  });
+  .tuple(amountPenceArb, fc.integer({ min: 0, max: 2 }))
+  .map(([pence, decimals]) => amountText(pence, decimals));
 
 /** Amounts from 10,000.00 to 1,000,000.00. */
 const largeAmountArb: fc.Arbitrary<string> = fc
   .integer({ min: 1_000_000, max: 100_000_000 })
-  .map((pence) => `${Math.floor(pence / 100)}.${String(pence % 100).padStart(2, '0')}`);
+  .map((pence) => penceText(pence));
 
-/** References of 1 to 60 characters: letters, digits, spaces and punctuation a payment reference may carry. */
-const referenceChar = fc.constantFrom(...'ABCXYZabcxyz0189 -/.,&#é'.split(''));
-export const referenceArb: fc.Arbitrary<string> = fc
-  .oneof(
-    fc.array(referenceChar, { minLength: 1, maxLength: 12, size: 'max' }),
-    fc.array(referenceChar, { minLength: 13, maxLength: 60, size: 'max' }),
+/**
+ * Whether binary floating point misjudges a refund of exactly what is left after `parts` of a payment of `payment`
+ * pence: with pounds as JavaScript numbers (the nearest double to each decimal, as `Number("0.10")` gives it), the
+ * parts and the rest added up are over the payment (0.1 + 0.2 > 0.3), or the rest is over the payment less the parts.
+ * The explorer's own amounts are exact (decimal text, BigInt); this float arithmetic only picks the edges it draws.
+ */
+export function floatMisjudgesRest(payment: number, parts: readonly number[]): boolean {
+  const pounds = (pence: number): number => pence / 100;
+  const rest = payment - parts.reduce((a, b) => a + b, 0);
+  if (rest < 1) return false;
+  const refunded = parts.reduce((sum, p) => sum + pounds(p), 0);
+  return refunded + pounds(rest) > pounds(payment) || pounds(rest) > pounds(payment) - refunded;
+}
+
+/**
+ * A payment and one or two partial refunds of it (each a share of what is left before it, at least 0.01, leaving at
+ * least 0.01), kept where binary floating point misjudges the refund of the exact rest (`floatMisjudgesRest`):
+ * mostly payments of 0.02 to 20.00, some up to 1,000,000.00.
+ */
+export const refundFamilyArb: fc.Arbitrary<RefundFamily> = fc
+  .tuple(
+    fc.oneof(
+      { weight: 3, arbitrary: fc.integer({ min: 2, max: 2_000 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 2, max: 100_000_000 }) },
+    ),
+    fc.array(fc.integer({ min: 1, max: 999 }), { minLength: 1, maxLength: 2 }),
   )
-  .map((cs) => cs.join(''))
-  .filter((r) => r.trim() !== '');
+  .map(([paymentPence, perMille]) => {
+    const partsPence: number[] = [];
+    let left = paymentPence;
+    for (const share of perMille) {
+      if (left < 2) break;
+      const part = Math.min(left - 1, Math.max(1, Math.floor((left * share) / 1000)));
+      partsPence.push(part);
+      left -= part;
+    }
+    return { paymentPence, partsPence };
+  })
+  .filter((f) => f.partsPence.length > 0 && floatMisjudgesRest(f.paymentPence, f.partsPence));
 
 /** A share of what is left, 1 to `most` percent. */
 const partArb = (most: number): fc.Arbitrary<RefundSize> =>
@@ -72,6 +94,13 @@ const refundSizeArb: fc.Arbitrary<RefundSize> = fc.oneof(
   { weight: 2, arbitrary: partArb(100) },
   { weight: 1, arbitrary: fc.constant({ kind: 'rest' as const }) },
   { weight: 2, arbitrary: overArb },
+);
+
+/** The refund after an earlier one finished, of a payment made for the run: mostly all that is left. */
+const nextRefundSizeArb: fc.Arbitrary<RefundSize> = fc.oneof(
+  { weight: 2, arbitrary: fc.constant({ kind: 'rest' as const }) },
+  { weight: 2, arbitrary: partArb(100) },
+  { weight: 1, arbitrary: overArb },
 );
 
 /**
@@ -164,7 +193,16 @@ function quickArbitraries(
     const size = sizesOf(source);
     const one = fc.tuple(index, size).map(([i, sz]) => new Refund(i, sz));
     const pair = fc.tuple(index, size, size).map(([i, a, b]) => new RefundPair(i, a, b));
-    arbs.push(payment, payment, one, one, one, pair);
+    // Refunds of a payment whose earlier refunds have finished (moved on first): the next one, a share or (mostly)
+    // all that is left, must then be accepted.
+    const config = source.payments === 'config';
+    const afterFinish = fc
+      .tuple(index, partArb(config ? 10 : 90), config ? configRefundSizeArb : nextRefundSizeArb)
+      .map(([i, a, b]) => new RefundAfterFinish(i, a, b));
+    const finish = index.map((i) => new FinishRefunds(i));
+    arbs.push(payment, payment, one, one, pair, afterFinish, finish);
+    // Payments made for the run: a small one refunded in parts whose sum binary floating point misjudges, then the rest.
+    if (!config) arbs.push(refundFamilyArb.map((f) => new RefundInParts(f)));
   }
   if (source.unsettledPayments > 0) arbs.push(index.map((i) => new RefundUnsettled(i)));
   return arbs;

@@ -1,11 +1,15 @@
 // The explorer's payment and refund commands: a settled payment made by the target's state provider (a state hook,
 // or payconform's /sandbox/), or one of the config's settled payments lent from the pool (payment-pool.ts) where
-// there is neither; a refund of a share of what
-// is left, all of it or more; two refunds at once; a patient lane's two refunds apart; a refund of an unsettled
-// payment. Each only acts and hands what came back to the spec model, as commands.ts says.
+// there is neither; a refund of a share of what is left, all of it or more; two refunds at once; a payment's refunds
+// moved on until they have finished (the state provider's refund-status, or the target's own lifecycle), alone or
+// between two refunds; a small payment refunded in parts, each finished before the next, then exactly what is left;
+// a patient lane's two refunds apart; a refund of an unsettled payment. Each only acts and hands what came back to the
+// spec model, as commands.ts says.
 import fc from 'fast-check';
 import { toDecimal, type Decimal } from '../../src/rules/money.js';
 import { isSuccess, refundRequest } from '../checks/server/requests.js';
+import { member, webhookKind } from '../checks/server/webhook-match.js';
+import type { ReceivedWebhook } from '../webhook-listener.js';
 import {
   askState,
   refusalOfHookPayment,
@@ -13,14 +17,19 @@ import {
   type StateResult,
 } from '../state-hook/index.js';
 import {
+  finishedRefundStatuses,
+  isIn,
   money,
   observePaymentMade,
   observeRefund,
   observeRefundsAtOnce,
   observeUnsettledRefund,
+  refundFinished,
   refundFits,
   refundRoom,
+  statusesSeen,
   type ModelPayment,
+  type ModelRefund,
 } from '../spec-model/index.js';
 import {
   absorbWebhooks,
@@ -35,6 +44,7 @@ import {
   type Real,
   type StepRecord,
 } from './commands.js';
+import { penceText } from './values.js';
 
 /** What the config's state hook did when the explorer asked it for payments: asked, made, and its last error. */
 export interface HookPaymentTally {
@@ -91,6 +101,17 @@ export class CreatePayment implements fc.AsyncCommand<ExplorerModel, Real> {
   }
 }
 
+/** A settled payment of `amount` made for the run (as CreatePayment makes it); undefined when none was made. */
+async function makePayment(
+  model: ExplorerModel,
+  real: Real,
+  amount: string,
+): Promise<ModelPayment | undefined> {
+  const before = model.payments.length;
+  await new CreatePayment(amount).run(model, real);
+  return model.payments[before];
+}
+
 /**
  * One of the config's settled payments, lent to this sequence from the pool (no other sequence refunds it until this
  * one ends), with what the model knows of it from earlier sequences; a step that finds none free takes none.
@@ -114,11 +135,12 @@ export class TakePayment implements fc.AsyncCommand<ExplorerModel, Real> {
   }
 }
 
-/** How a refund's amount is drawn: a share of what is left, all of it, or more than is left. */
+/** How a refund's amount is drawn: a share of what is left, all of it, more than is left, or an exact amount. */
 export type RefundSize =
   | { readonly kind: 'part'; readonly percent: number }
   | { readonly kind: 'rest' }
-  | { readonly kind: 'over'; readonly pence: number };
+  | { readonly kind: 'over'; readonly pence: number }
+  | { readonly kind: 'exact'; readonly pence: number };
 
 function refundAmount(payment: ModelPayment, size: RefundSize): Decimal {
   const room = refundRoom(payment);
@@ -133,17 +155,32 @@ function refundAmount(payment: ModelPayment, size: RefundSize): Decimal {
       ? least
       : size.kind === 'over'
         ? most + BigInt(size.pence)
-        : (least * BigInt(size.percent)) / 100n;
-  const p = pence < 1n ? 1n : pence;
-  return toDecimal(`${p / 100n}.${String(p % 100n).padStart(2, '0')}`);
+        : size.kind === 'exact'
+          ? BigInt(size.pence)
+          : (least * BigInt(size.percent)) / 100n;
+  return toDecimal(penceText(pence < 1n ? 1n : pence));
 }
 
 function sizeText(size: RefundSize): string {
-  return size.kind === 'part'
-    ? `${size.percent}% of what is left`
-    : size.kind === 'rest'
-      ? 'all that is left'
-      : `${size.pence} pence more than is left`;
+  switch (size.kind) {
+    case 'part':
+      return `${size.percent}% of what is left`;
+    case 'rest':
+      return 'all that is left';
+    case 'over':
+      return `${size.pence} pence more than is left`;
+    case 'exact':
+      return penceText(size.pence);
+  }
+}
+
+/** What the step says of the payment's earlier refunds: whether each has finished as far as its webhooks show. */
+function earlierText(payment: ModelPayment): string {
+  const n = payment.refunds.length;
+  if (n === 0) return '';
+  return payment.refunds.every(refundFinished)
+    ? `, after ${n} earlier refund(s), every one finished`
+    : `, after ${n} earlier refund(s), not every one shown finished`;
 }
 
 /** Sends a refund; one without an answer may still be acted on, so a lent payment is not lent again. */
@@ -187,7 +224,11 @@ function hookAnswers(
   return true;
 }
 
-/** One refund of the `index`-th payment (modulo), of `size`: looks at the webhooks first (what finished counts). */
+/** The `index`-th payment (modulo); undefined when there is none (the state hook's payments may leave the sequence). */
+const paymentAt = (model: ExplorerModel, index: number): ModelPayment | undefined =>
+  model.payments.length === 0 ? undefined : model.payments[index % model.payments.length];
+
+/** One refund of the `index`-th payment (modulo), of `size`. */
 async function refundStep(
   model: ExplorerModel,
   real: Real,
@@ -195,11 +236,26 @@ async function refundStep(
   size: RefundSize,
   label: string,
 ): Promise<void> {
+  const payment = paymentAt(model, index);
   // None left (the state hook's payment the target did not know left the sequence): nothing to refund.
-  if (model.payments.length === 0) return;
-  const payment = model.payments[index % model.payments.length]!;
+  if (payment !== undefined) await refundOf(model, real, payment, size, label);
+}
+
+/** One refund of `payment`, of `size`: looks at the webhooks first (what finished counts). */
+async function refundOf(
+  model: ExplorerModel,
+  real: Real,
+  payment: ModelPayment,
+  size: RefundSize,
+  label: string,
+): Promise<void> {
+  if (!model.payments.includes(payment)) return; // it left the sequence (the state hook's, unknown to the target)
   const amount = refundAmount(payment, size);
-  const s = step(real, `${label} → ${money(amount)} of payment ${payment.paymentId}`, true);
+  const s = step(
+    real,
+    `${label} → ${money(amount)} of payment ${payment.paymentId}${earlierText(payment)}`,
+    true,
+  );
   absorbWebhooks(model, real, s);
   const ex = await sendRefund(real, s, payment, amount);
   if (isSuccess(ex)) real.cost.refunds++;
@@ -286,6 +342,140 @@ export class RefundTwice implements fc.AsyncCommand<ExplorerModel, Real> {
   }
   toString(): string {
     return `refundTwice(payment #${this.index}, ${sizeText(this.a)}, then ${sizeText(this.b)} ${this.gapMs} ms later)`;
+  }
+}
+
+// ---- refunds moved on until they have finished ----
+
+/**
+ * Per target, the waits in a row after which no refund had finished: from `FRUITLESS_WAITS` on, the explorer no longer
+ * waits for a target's refunds to finish (one that moves none on by itself and has no state provider that does would
+ * cost each wait the whole webhook wait, for nothing), until one finishes again.
+ */
+const fruitlessWaits = new WeakMap<object, number>();
+const FRUITLESS_WAITS = 3;
+
+/** Whether a refund webhook received shows the refund finished, or HELD (whether HELD has finished is not shown). */
+function settledBy(received: readonly ReceivedWebhook[], refundId: string): boolean {
+  return received.some((w) => {
+    if (webhookKind(w) !== 'refund' || member(w, 'refundId') !== refundId) return false;
+    const status = member(w, 'refundStatus');
+    return status === 'HELD' || isIn(finishedRefundStatuses, status);
+  });
+}
+
+/** Waits (up to the webhook wait, within the exploring time) until a webhook shows each of `open` finished or HELD. */
+async function untilSettled(real: Real, open: readonly ModelRefund[]): Promise<void> {
+  const listener = real.ctx.webhooks;
+  if (listener === undefined) return;
+  const fruitless = fruitlessWaits.get(real.ctx) ?? 0;
+  const left = real.until === undefined ? real.ctx.webhookWaitMs : real.until - Date.now();
+  const timeoutMs = fruitless >= FRUITLESS_WAITS ? 0 : Math.min(real.ctx.webhookWaitMs, left);
+  await listener.waitFor((all) => open.every((r) => settledBy(all, r.refundId)), {
+    timeoutMs: Math.max(0, timeoutMs),
+    signal: real.env.signal,
+  });
+  const moved = open.some((r) => settledBy(listener.received(), r.refundId));
+  fruitlessWaits.set(real.ctx, moved ? 0 : fruitless + 1);
+}
+
+/** A refund no webhook has shown finished, nor HELD (a held refund is not moved on: whether HELD has finished is not shown). */
+const unfinished = (r: ModelRefund): boolean =>
+  !refundFinished(r) && !statusesSeen(r).includes('HELD');
+
+/**
+ * Moves the payment's refunds that no webhook has shown finished on, and waits (up to the webhook wait) for the
+ * webhooks that show them finished. The state provider is asked for each (`refund-status` with no status: its next
+ * status, a final one; docs/state-hook.md); where it refuses (the refund moved on by itself already) or there is none,
+ * the target's own lifecycle moves it. The spec model learns that a refund finished from its webhook alone, the
+ * target's signed word, as it learns every status; a provider's answer is not taken for it.
+ */
+async function finishRefunds(
+  model: ExplorerModel,
+  real: Real,
+  payment: ModelPayment,
+  label: string,
+): Promise<void> {
+  if (!model.payments.includes(payment)) return;
+  const open = payment.refunds.filter(unfinished);
+  if (open.length === 0) return;
+  const ids = open.map((r) => r.refundId).join(', ');
+  const s = step(
+    real,
+    `${label} → refund(s) ${ids} of payment ${payment.paymentId} moved on`,
+    true,
+  );
+  absorbWebhooks(model, real, s);
+  if (stateSource(real.ctx) !== undefined)
+    for (const r of open.filter(unfinished))
+      await askState(real.ctx, real.env, { state: 'refund-status', refundId: r.refundId });
+  await untilSettled(real, open);
+  absorbWebhooks(model, real, s);
+}
+
+/** The refunds of a payment moved on until they have finished (`finishRefunds`): of the `index`-th that has some open. */
+export class FinishRefunds implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(private readonly index: number) {}
+  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length > 0;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    const open = model.payments.filter((p) => p.refunds.some(unfinished));
+    if (open.length === 0) return;
+    await finishRefunds(model, real, open[this.index % open.length]!, this.toString());
+  }
+  toString(): string {
+    return `finishRefunds(payment #${this.index})`;
+  }
+}
+
+/**
+ * A refund of the `index`-th payment, then, once it has finished (`finishRefunds`), another: the second is judged
+ * with every earlier refund finished, so a refusal of one that fits fails REFUND-PARTIAL-ALLOWED.
+ */
+export class RefundAfterFinish implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(
+    private readonly index: number,
+    private readonly first: RefundSize,
+    private readonly next: RefundSize,
+  ) {}
+  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length > 0;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    const payment = paymentAt(model, this.index);
+    if (payment === undefined) return;
+    await refundOf(model, real, payment, this.first, `${this} (first)`);
+    await finishRefunds(model, real, payment, `${this} (first moved on)`);
+    await refundOf(model, real, payment, this.next, `${this} (next)`);
+  }
+  toString(): string {
+    return `refundAfterFinish(payment #${this.index}, ${sizeText(this.first)}, then once it finished ${sizeText(this.next)})`;
+  }
+}
+
+/** A payment and its partial refunds, in pence (draws.ts draws those whose sum a binary float misjudges). */
+export interface RefundFamily {
+  readonly paymentPence: number;
+  readonly partsPence: readonly number[];
+}
+
+/**
+ * A settled payment made for the run of the family's amount, refunded in its parts, each moved on until it has
+ * finished before the next, then a refund of exactly what is left: "A refund may be full or partial; several partial
+ * refunds per payment are allowed" with the sum within the payment amount (REFUND-PARTIAL-ALLOWED).
+ */
+export class RefundInParts implements fc.AsyncCommand<ExplorerModel, Real> {
+  constructor(private readonly family: RefundFamily) {}
+  check = (): boolean => true;
+  async run(model: ExplorerModel, real: Real): Promise<void> {
+    const payment = await makePayment(model, real, penceText(this.family.paymentPence));
+    if (payment === undefined) return;
+    for (const pence of this.family.partsPence) {
+      await refundOf(model, real, payment, { kind: 'exact', pence }, `${this} (a part)`);
+      await finishRefunds(model, real, payment, `${this} (the part moved on)`);
+    }
+    await refundOf(model, real, payment, { kind: 'rest' }, `${this} (the rest)`);
+  }
+  toString(): string {
+    const parts = this.family.partsPence.map(penceText).join(', then ');
+    return `refundInParts(payment ${penceText(this.family.paymentPence)}: ${parts}, each finished, then all that is left)`;
   }
 }
 

@@ -5,6 +5,7 @@ import { lateFaultTimings, type FaultSet } from '../faults.js';
 import {
   activeRefundStatuses,
   checkRefund,
+  countedRefundStatuses,
   isPositive,
   refundRefusalStatus,
   type RefundCheck,
@@ -59,6 +60,27 @@ function countedStatus(refund: Refund, faults: FaultSet, now: number): RefundSta
     now - refund.createdAt > lateFaultTimings.refundActiveLapseMs;
   if (faults.has('refund-active-lapses') && lapsed) return 'PROCESSED';
   return refund.status;
+}
+
+/**
+ * Fault refund-total-float: the total taken again in binary floating point, pounds as JavaScript numbers: the earlier
+ * refunds that count towards it and the new amount added with `+` and compared with the payment's amount by `>`. A
+ * refund of exactly what is left after refunds whose decimal sum is inexact (0.20 after 0.10 of a 0.30 payment:
+ * 0.1 + 0.2 is 0.30000000000000004) is over; the refusal it gives, else undefined.
+ */
+function floatTotalRefusal(
+  payment: Payment,
+  earlier: readonly Refund[],
+  amount: unknown,
+): Extract<RefundCheck, { ok: false }> | undefined {
+  const counted = earlier.filter((r) => countedRefundStatuses.includes(r.status));
+  const total = counted.reduce((sum, r) => sum + Number(r.amount), 0) + Number(amount);
+  if (!(total > Number(payment.amount))) return undefined;
+  return {
+    ok: false,
+    code: 'REFUND_EXCEEDS_PAYMENT',
+    message: `refund of ${String(amount)} exceeds the payment: ${payment.amount} paid, refunds would total ${total}`,
+  };
 }
 
 interface RefundRequestBody {
@@ -164,6 +186,10 @@ function decideRefund(
     !(verdict.code === 'REFUND_EXCEEDS_PAYMENT' && faults.has('refund-over-amount'))
   )
     throw refusalError(verdict, faults);
+  const overFloat = faults.has('refund-total-float')
+    ? floatTotalRefusal(payment, earlier, body.amount)
+    : undefined;
+  if (verdict.ok && overFloat !== undefined) throw refusalError(overFloat, faults);
   const amount = positiveAmount(body.amount);
   if (amount === undefined)
     throw new HttpError(400, 'AMOUNT_INVALID', 'refund amount must be greater than zero');
