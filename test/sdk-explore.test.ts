@@ -315,6 +315,11 @@ describe('the SDK role reaches the edges in every default run', () => {
         io,
       );
       expect(code, io.out.join('')).toBe(0);
+      // Quiet by default: one line says the exploration began, no line per sequence (--verbose shows them).
+      expect(io.out.join('')).toContain(
+        'exploring the SDK for up to 60 s (--verbose shows each sequence)',
+      );
+      expect(io.out.join('')).not.toMatch(/explore: sequence \d/);
       const text = readFileSync(report, 'utf8');
       const reached =
         /CoP results (\d+) of (\d+), (\d+) payout\(s\) with a reference of 100\+ characters/.exec(

@@ -61,7 +61,12 @@ describe.concurrent(
   () => {
     it('while exploring: the sequences without an answer are inconclusive, never shrunk as a failure', async () => {
       // 60 s of exploring asked: an exploration that did not stop at the outage would run past it (and shrink after).
-      const r = await auditKilledMidRun(['--explore-only', '--explore-seconds', '60'], 6);
+      // --verbose: each sequence's line, so a shrink that began shows.
+      const r = await auditKilledMidRun(
+        ['--explore-only', '--explore-seconds', '60', '--verbose'],
+        6,
+      );
+      expect(r.out).toMatch(/explore: sequence 1, /);
       expect(r.code, r.out).toBe(3);
       expect(r.json.verdict).toBe('error');
       expect(r.json.exitCode).toBe(3);

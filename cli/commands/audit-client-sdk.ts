@@ -14,6 +14,8 @@ import { runChecks } from '../../conformance/engine.js';
 import { createRedactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import { parseReplayToken } from '../../conformance/explore/replay-token.js';
+import { EXPLORE_DEFAULTS } from '../../conformance/explore/explore-defaults.js';
+import { exploreProgress } from '../explore-progress.js';
 import type { SdkExploreSettings } from '../../conformance/sdk-explore/explorer.js';
 import { createSdkExploreCheck } from '../../conformance/sdk-explore/sdk-check.js';
 import { referenceSdkBackend, sdkAuditApplication, startAdapterLink } from '../sdk-audit-setup.js';
@@ -60,10 +62,15 @@ export async function prepareSdkAudit(
   args: SdkAuditArgs,
   only: readonly string[] | undefined,
   { io, output, selection }: AuditStepContext,
+  verbose = false,
 ): Promise<PreparedAudit> {
   const check = createSdkExploreCheck({
     ...args,
-    progress: (line) => output.out(`  ${line}\n`),
+    progress: exploreProgress(output.out, {
+      verbose,
+      seconds: args.seconds ?? EXPLORE_DEFAULTS.seconds,
+      what: 'the SDK',
+    }),
     replayCommand: (token) =>
       `payconform audit client --adapter ${shellQuote(args.adapter)} --explore-replay ${shellQuote(token)}`,
   });

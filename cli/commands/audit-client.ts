@@ -171,7 +171,8 @@ interface ResolvedClient {
 
 /** config and credentials → serve the endpoint (running the client) → the checks over what it sent. */
 async function prepare(parsed: Parsed, step: AuditStepContext): Promise<PreparedAudit | number> {
-  if (parsed.sdk !== undefined) return prepareSdkAudit(parsed.sdk, parsed.only, step);
+  if (parsed.sdk !== undefined)
+    return prepareSdkAudit(parsed.sdk, parsed.only, step, parsed.verbose);
   const { io, output, selection } = step;
   refuseUnknownChecks(clientChecks, parsed.only, parsed.level); // an unknown --only id is refused before the client runs
   const resolved = await resolveClient(parsed, io);

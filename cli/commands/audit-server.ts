@@ -37,6 +37,7 @@ import {
   type ConformanceConfig,
 } from '../../conformance/config.js';
 import { discoverFromSandbox } from '../../conformance/discover.js';
+import { exploreProgress } from '../explore-progress.js';
 import { shellQuote } from '../../conformance/curl.js';
 import {
   createExploreCheck,
@@ -500,12 +501,13 @@ export function auditTarget(
   });
 }
 
-/** The explorer's settings from the flags: the replay command names this target, and progress goes to the console. */
+/** The explorer's settings from the flags: the replay command names this target; progress as exploreProgress prints it. */
 function exploreSettings(
   args: ExploreArgs,
   targetUrl: string | undefined,
   configPath: string | undefined,
   out: (text: string) => void,
+  verbose: boolean,
 ): ExploreSettings & { readonly only: boolean } {
   const where = [
     targetUrl !== undefined ? `--target ${shellQuote(targetUrl)}` : '',
@@ -513,16 +515,11 @@ function exploreSettings(
   ]
     .filter((p) => p !== '')
     .join(' ');
-  let last = 0;
   return {
     ...args,
     replayCommand: (token) =>
       `payconform audit server ${where}${where !== '' ? ' ' : ''}--explore-only --explore-replay ${shellQuote(token)}`,
-    progress: (line) => {
-      if (Date.now() - last < 2_000) return;
-      last = Date.now();
-      out(`${line}\n`);
-    },
+    progress: exploreProgress(out, { verbose, seconds: args.seconds, what: 'the target' }),
   };
 }
 
@@ -565,7 +562,15 @@ async function prepare(
     run: (subscribers) =>
       auditTarget(target, {
         ...(parsed.explore !== undefined
-          ? { explore: exploreSettings(parsed.explore, targetUrl, parsed.configPath, out) }
+          ? {
+              explore: exploreSettings(
+                parsed.explore,
+                targetUrl,
+                parsed.configPath,
+                out,
+                parsed.verbose,
+              ),
+            }
           : {}),
         ...selection(subscribers),
         ...(refuseMutating !== undefined ? { refuseMutating } : {}),
