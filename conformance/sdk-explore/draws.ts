@@ -3,6 +3,7 @@
 // replays from fast-check's seed and path.
 import fc from 'fast-check';
 import { copStatuses } from '../../src/schemas/statuses.js';
+import { amountPenceArb, LONG_REFERENCE, referenceArb } from '../explore/values.js';
 
 /** The service's own outage before it answers (the spec's 5xx class; the profile's 503 codes). */
 export const OUTAGE_CODES = ['STATE_STORE_UNAVAILABLE', 'NONCE_STORE_UNAVAILABLE'] as const;
@@ -80,27 +81,14 @@ const withOutage = <T extends object>(
 ): fc.Arbitrary<T & { outage?: Outage }> =>
   fc.tuple(arb, outage).map(([step, o]) => (o === undefined ? step : { ...step, outage: o }));
 
-/** References at least this long count as long in the summary (the spec states no maximum). */
-export const LONG_REFERENCE = 100;
-
-/**
- * A reference: mostly short, one in four of 100 to 140 characters, from every class of character a reference may
- * hold (the spec gives it only as a string): letters, digits, space, punctuation, quotes and backslash, non-ASCII.
- */
-const referenceChar = fc.constantFrom(...'AbZz09 -/.,&#_:;()+\'"\\é€ßØ中'.split(''));
-const reference = fc.oneof(
-  { arbitrary: fc.stringMatching(/^[A-Za-z0-9 \-/.,&#]{1,30}$/), weight: 3 },
-  {
-    arbitrary: fc.string({ unit: referenceChar, minLength: LONG_REFERENCE, maxLength: 140 }),
-    weight: 1,
-  },
-);
+/** References and amounts are the server explorer's (one source: conformance/explore/values.ts). */
+export { LONG_REFERENCE };
 
 const createPayout: fc.Arbitrary<SdkStep> = withOutage(
   fc.record({
     op: fc.constant('createPayout' as const),
-    pence: fc.oneof(fc.integer({ min: 1, max: 999 }), fc.integer({ min: 1, max: 100_000_000 })),
-    reference,
+    pence: amountPenceArb,
+    reference: referenceArb,
     cop: fc.constantFrom(...COP_KEYS),
     hold: fc.constantFrom(true, true, false, undefined),
   }),
