@@ -136,6 +136,25 @@ function firstScreen(summary: RunSummary): string[] {
   return out;
 }
 
+/**
+ * The MUST requirements not exercised: each one that was skipped, stopped or inconclusive on its own line with why;
+ * those left out by the selection (--only/--level) counted in one line (a narrow selection leaves out most of them).
+ */
+function unexercisedLines(summary: RunSummary): string[] {
+  const rows = unexercisedMust(summary.requirements.table);
+  const deselected = rows.filter((r) => r.unexercised === 'deselected').length;
+  return [
+    ...rows
+      .filter((r) => r.unexercised !== 'deselected')
+      .map((r) => `- ${code(r.id)}: ${code(r.reason ?? r.status)}`),
+    ...(deselected > 0
+      ? [
+          `- ${deselected} more, whose checks were not selected (--only/--level): named in the JSON and HTML reports`,
+        ]
+      : []),
+  ];
+}
+
 /** Every section's items, before the budget. */
 function sectionItems(summary: RunSummary): Record<Section, Item[]> {
   const checks = (pick: (r: CheckResult) => boolean): Item[] =>
@@ -144,9 +163,7 @@ function sectionItems(summary: RunSummary): Record<Section, Item[]> {
   return {
     failures: checks((r) => r.outcome === 'fail' || r.outcome === 'error'),
     warnings: checks((r) => r.outcome === 'warn'),
-    unexercised: unexercisedMust(summary.requirements.table).map((r) =>
-      line(`- ${code(r.id)}: ${code(r.reason ?? r.status)}`),
-    ),
+    unexercised: unexercisedLines(summary).map(line),
     baseline:
       summary.baseline !== undefined
         ? baselineLines(summary.baseline).map((l) => line(`- ${code(l.trim())}`))
@@ -221,8 +238,11 @@ export function renderMarkdownReport(
   );
   const out = [head];
   for (const section of SHOWN_ORDER) {
-    const count = kept[section].length + leftOut[section];
-    if (count === 0) continue;
+    const count =
+      section === 'unexercised'
+        ? unexercisedMust(summary.requirements.table).length
+        : kept[section].length + leftOut[section];
+    if (count === 0 || kept[section].length + leftOut[section] === 0) continue;
     out.push('', `#### ${TITLE[section]} (${count})`, '', ...kept[section]);
   }
   if (summary.stopped !== undefined && summary.results.length === 0) out.push('', 'No check ran.');
