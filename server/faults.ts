@@ -631,7 +631,7 @@ export const faultCatalogue = [
     breaks:
       'Limits: several partial refunds per payment are allowed while their sum does not exceed the payment amount (what is left may be refunded)',
     description:
-      'the refund total is summed and compared in binary floating point (pounds as JavaScript numbers), so a refund of exactly what is left after partial refunds whose decimal sum is inexact (0.10 and 0.20 of a 0.30 payment) is refused 422 as over the amount',
+      'the refund total is summed and compared in binary floating point: the earlier refunds that count towards it (IN_PROGRESS, HELD, PROCESSED) and the new amount are added as JavaScript numbers (pounds) and compared with the payment amount as a number, so a refund of exactly what is left after partial refunds whose decimal sum is inexact (0.20 after 0.10 of a 0.30 payment: 0.1 + 0.2 is 0.30000000000000004) is refused as over the amount (REFUND_EXCEEDS_PAYMENT: 422, 400 under variant alt)',
   },
   // In every payout webhook, so not "only for some values": every fixed check passes on it because none compares a
   // payout webhook's members with its payout (the spec model does, in the explorer: payoutWebhookMembers).
