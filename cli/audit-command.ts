@@ -374,6 +374,8 @@ export interface FinishAuditOptions {
    * mid-run), which every report then says.
    */
   readonly review?: (summary: RunSummary) => Promise<RunSummary>;
+  /** The next thing to try, printed after the summary when the run finished (e.g. after auditing the embedded service). */
+  readonly next?: string;
 }
 
 /** A message that may quote a file, a path or a target, as the terminal shows it (control characters escaped). */
@@ -429,6 +431,8 @@ export async function finishAudit(options: FinishAuditOptions): Promise<number> 
     }),
   );
   for (const line of ending?.lines ?? []) io.stderr(`payconform ${command}: ${shown(line)}\n`);
+  if (options.next !== undefined && summary.stopped === undefined)
+    options.output.out(`\nnext: ${options.next}\n`);
   return ending !== undefined ? ending.exitCode : exitCodeFor(summary);
 }
 

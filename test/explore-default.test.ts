@@ -2,6 +2,7 @@
 // checks unless --no-explore is given, which cannot be combined with the options that configure the explorer; the HTML
 // report's first screen says what happened (verdict, requirement summary, what the explorer did, its replay command).
 import { describe, expect, it } from 'vitest';
+import { NEXT_AFTER_EMBEDDED } from '../cli/commands/audit-server.js';
 import { main } from '../cli/main.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -43,6 +44,8 @@ describe('audit server explores by default', () => {
     expect(resource?.explored).toMatch(/^judged by the exploration in [1-9]\d* step\(s\)$/);
     expect(fixed.code, fixed.io.err.join('')).toBe(0);
     expect(ids(fixed)).toEqual(['payout-signed-accepted:pass']);
+    // After the embedded service (`npm start`), the next thing to try.
+    expect(fixed.io.err.join('')).toContain(`\nnext: ${NEXT_AFTER_EMBEDDED}\n`);
     const noExplorer = await audit(['--no-explore', '--only', 'explore-model']);
     expect(noExplorer.code).toBe(2);
     expect(noExplorer.io.err.join('')).toContain('--only names unknown check "explore-model"');

@@ -580,6 +580,7 @@ async function prepare(
       process.off('SIGINT', onSigint);
       await target.close();
     },
+    ...(targetUrl === undefined ? { next: NEXT_AFTER_EMBEDDED } : {}),
     ...(targetUrl !== undefined
       ? {
           review: (summary: RunSummary) =>
@@ -593,6 +594,10 @@ async function prepare(
       : {}),
   };
 }
+
+/** What to try after auditing the embedded service (`npm start`): the same audit of one's own server. */
+export const NEXT_AFTER_EMBEDDED =
+  'audit your own server: payconform audit server --target URL, its ids and secrets in the environment (README, "Your first audit of your own server")';
 
 /** No target given: the embedded reference service on loopback. */
 async function embeddedTarget(
