@@ -85,12 +85,16 @@ export function linesHook(
   return (ctx, env, request) => ask(s, ctx, env, request);
 }
 
-/** Stops `hook`'s process, if one runs (SIGTERM to its group, SIGKILL after STOP_GRACE_MS); a later request starts it again. */
+/**
+ * Stops `hook`'s process, if one runs: its standard input ends, SIGTERM to its group, SIGKILL after STOP_GRACE_MS;
+ * what it was asked fails. A later request starts it again.
+ */
 export async function closeLinesHook(hook: object): Promise<void> {
-  const p = sessions.get(hook)?.current;
-  if (p === undefined) return;
+  const s = sessions.get(hook);
+  const p = s?.current;
+  if (s === undefined || p === undefined) return;
   p.group.child.stdin?.end();
-  breakProcess(sessions.get(hook)!, p, 'was stopped: the audit ended');
+  breakProcess(s, p, 'was stopped: the audit ended');
   await p.group.stop();
 }
 
@@ -102,6 +106,11 @@ function ask(
   request: StateRequest,
 ): Promise<StateResult> {
   s.redactor = ctx.redactor;
+  if (env.signal.aborted)
+    return Promise.resolve({
+      kind: 'failed',
+      reason: `${fromOf(s)} was not asked ${describeRequest(request)} (stopped: the audit ended)`,
+    });
   const p = s.current !== undefined && !s.current.group.exited ? s.current : start(s);
   const id = ++s.nextId;
   const timeout = Math.max(1, Math.min(ctx.requestTimeoutMs * 2, env.deadline - Date.now()));
@@ -126,8 +135,7 @@ function ask(
     p.pending.set(id, { request, settle: done, linesAtSend: p.lines });
     p.sent.add(id);
     env.signal.addEventListener('abort', onAbort, { once: true });
-    if (env.signal.aborted) onAbort();
-    else p.group.child.stdin?.write(`${JSON.stringify({ id, request: requestBody(request) })}\n`);
+    p.group.child.stdin?.write(`${JSON.stringify({ id, request: requestBody(request) })}\n`);
   });
 }
 
