@@ -2,11 +2,14 @@
 // user without Node meets them: each run in an empty folder with a PATH that has no `node` (only the tools a step
 // names). The executable answers --version with package.json's version, audits the embedded service with the explorer
 // (exit 0), serves, starts the verify pool's embedded worker, prints the Python starter that vectors run then passes,
-// and verifies an attestation it wrote; `pip install` of the wheel in a fresh venv puts the same on the venv's PATH.
+// and verifies an attestation it wrote; the wheel is tagged manylinux_2_X for the newest glibc the executable needs
+// (read here by a second ELF reader, and by readelf where installed), refuses what is not this version's executable,
+// and `pip install` of it in a fresh venv puts the same on the venv's PATH.
 // Budget: one build (about 10 s here), a 2 s explorer budget (it proves the explorer runs inside the executable, not
 // what it finds), the wheel's zip and install (about 30 s). With CI=true a missing python3 is a failure.
+import { spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +23,7 @@ import {
   startServe,
   type Ran,
 } from './fixtures/executable.js';
+import { newestGlibcMinor, readVersionNeeds } from './fixtures/elf-version-needs.js';
 import { redisTestsEnabled, startRedisServer } from './fixtures/redis-server.js';
 import { need, pythonMissing, runs } from './fixtures/starters.js';
 
@@ -203,20 +207,69 @@ describe('the executable in an empty folder with no node on PATH', () => {
 });
 
 describe('scripts/build-wheel.py: the wheel that carries the executable', () => {
+  const buildWheel = (file: string, out: string, extra: readonly string[] = []): Promise<Ran> =>
+    runProcess('python3', [join(root, 'scripts/build-wheel.py'), file, '--out', out, ...extra], {
+      cwd: out,
+      env: { PATH: process.env['PATH'] },
+      timeoutMs: 120_000,
+    });
+  /** The wheel's name for this machine's architecture (PEP 600 uses uname's). */
+  const arch = ({ x64: 'x86_64', arm64: 'aarch64' } as Record<string, string>)[process.arch];
+
+  it.skipIf(!pythonRuns)(
+    'refuses a README, another program and another version, with exit 2 and the reason; writes no wheel',
+    async () => {
+      need(pythonMissing);
+      const out = emptyFolder();
+      const refusals: [readonly string[], RegExp][] = [
+        [[join(root, 'README.md')], /refusing .*README\.md: not an ELF executable/],
+        [[process.execPath], /no payconform version marker inside/],
+        [
+          [built.executable, '--version', '9.9.9'],
+          new RegExp(`is payconform ${version}, not 9\\.9\\.9`),
+        ],
+      ];
+      for (const [args, reason] of refusals) {
+        const ran = await buildWheel(args[0]!, out, args.slice(1));
+        expect(ran.stderr, args.join(' ')).toMatch(reason);
+        expect(ran.code, args.join(' ')).toBe(2);
+      }
+      expect(readdirSync(out)).toEqual([]);
+    },
+  );
+
   it.skipIf(!pythonRuns)(
     'pip install in a fresh venv puts payconform on its PATH; it audits with no node',
     async () => {
       need(pythonMissing);
       const out = emptyFolder();
-      const wheel = await runProcess(
-        'python3',
-        [join(root, 'scripts/build-wheel.py'), built.executable, '--out', out],
-        { cwd: out, env: { PATH: process.env['PATH'] }, timeoutMs: 120_000 },
-      );
+      const wheel = await buildWheel(built.executable, out);
       expect(wheel.code, wheel.stderr).toBe(0);
       const file = wheel.stdout.trim();
-      expect(basename(file).startsWith(`payconform-${version}-py3-none-`)).toBe(true);
-      expect(basename(file)).toMatch(/-py3-none-[a-z0-9_]+\.whl$/);
+      // The tag's X is the newest GLIBC_2.X the executable needs, read here by a second reader (program headers and
+      // the dynamic segment, where the script reads the section headers), and by readelf -V where binutils is here.
+      const glibc = newestGlibcMinor(readVersionNeeds(built.executable));
+      expect(glibc).toBeGreaterThanOrEqual(17);
+      const readelf = spawnSync('readelf', ['-V', '-W', built.executable], { encoding: 'utf8' });
+      if (readelf.status === 0) {
+        const minors = [...readelf.stdout.matchAll(/Name: GLIBC_2\.(\d+)/g)].map((m) =>
+          Number(m[1]),
+        );
+        expect(Math.max(...minors)).toBe(glibc);
+      }
+      const tag = `manylinux_2_${glibc}_${arch}`;
+      expect(basename(file)).toBe(`payconform-${version}-py3-none-${tag}.whl`);
+      const wheelMeta = await runProcess(
+        'python3',
+        [
+          '-c',
+          'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())',
+          file,
+          `payconform-${version}.dist-info/WHEEL`,
+        ],
+        { cwd: out, env: { PATH: process.env['PATH'] }, timeoutMs: 60_000 },
+      );
+      expect(wheelMeta.stdout).toContain(`Tag: py3-none-${tag}\n`);
       const venv = join(out, 'venv');
       const made = await runProcess('python3', ['-m', 'venv', venv], {
         cwd: out,
