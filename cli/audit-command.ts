@@ -33,7 +33,7 @@ import {
 } from '../conformance/engine.js';
 import type { RunSubscriber } from '../conformance/events.js';
 import { exitCodeFor } from '../conformance/exit-code.js';
-import { scrubValues, type Redactor } from '../conformance/redact.js';
+import { maskUrlCredentials, scrubValues, type Redactor } from '../conformance/redact.js';
 import { outputRedactor } from './output-redactor.js';
 import { showControls } from '../conformance/reporters/printable.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
@@ -379,7 +379,8 @@ export interface FinishAuditOptions {
 }
 
 /** A message that may quote a file, a path or a target, as the terminal shows it (control characters escaped). */
-const shown = (text: string): string => showControls(text, { multiline: true });
+/** A message as the terminal shows it: a URL's credentials masked (conformance/redact.ts), control characters escaped. */
+const shown = (text: string): string => showControls(maskUrlCredentials(text), { multiline: true });
 
 /**
  * The tail of every audit: the checks with console progress, then the reports, then the summary with the exit code
@@ -617,7 +618,7 @@ export function auditCommand(
     const clash = pathClash(inputPaths(args, io), outputPaths(spec.fileOptions ?? [], args));
     if (clash !== undefined) {
       // No report is written: one of them would replace the very file named.
-      io.stderr(`payconform ${spec.command}: ${clash}\n`);
+      io.stderr(`payconform ${spec.command}: ${shown(clash)}\n`);
       return EXIT.usage;
     }
     const pre = preflight(spec, args, io);
@@ -710,11 +711,13 @@ async function runWatched(
     ...(pre.attestKey !== undefined ? { attestKey: pre.attestKey } : {}),
     ...(pre.exchangeLog !== undefined ? { exchangeLog: pre.exchangeLog } : {}),
   };
+  // What the command says on stderr (a config's error may quote its target) has a URL's credentials masked.
   const watched: CliIo = {
     ...io,
     stderr: (text) => {
-      said.push(text);
-      io.stderr(text);
+      const masked = maskUrlCredentials(text);
+      said.push(masked);
+      io.stderr(masked);
     },
   };
   invocations.set(watched, state);

@@ -44,14 +44,46 @@ export function secretsFromEnv(
 }
 
 /**
- * The user information of every URL in the text (`https://user:password@host` → `https://[REDACTED]@host`): a
- * credential a user put in a URL, which payconform refuses but must not repeat in any message or report. Up to the
- * last `@` before the path, as a URL parser reads it (a password may hold an unencoded `@`).
+ * The user information of every URL in the text, in each form a WHATWG URL parser reads as user information: after
+ * `scheme://`, and for its special schemes (http, https, ws, wss, ftp) after `scheme:` and any run of `/` and `\`, none
+ * included (`http:/user:pw@host`, `http:\\user:pw@host`, `http:user:pw@host` are `http://user:pw@host` to it); tabs
+ * and line breaks inside are skipped, as the parser drops them. A credential a user put in a URL, which payconform
+ * refuses but must not repeat in any message or report: `https://[REDACTED]@host`. The user information runs to the
+ * last `@` before the path (a password may hold an unencoded `@`), and ends where a URL ends in text: whitespace, `/`,
+ * `\`, `?`, `#`, a quote, `<`, `>` or a backtick.
  */
 export function maskUrlCredentials(text: string): string {
-  return text.replace(URL_USERINFO, (_m, scheme: string) => `${scheme}${REDACTED}@`);
+  if (!text.includes('@')) return text;
+  const view = /[\t\n\r]/.test(text) ? withoutTabsAndBreaks(text) : { text, at: undefined };
+  const place = (i: number): number => view.at?.[i] ?? i;
+  let out = '';
+  let last = 0;
+  for (const m of view.text.matchAll(URL_USERINFO)) {
+    const from = place(m.index + (m[1] ?? m[2]!).length);
+    const to = place(m.index + m[0].length - 1); // the `@`
+    // Line breaks inside stay, so a masked span never joins two lines of the output.
+    out += `${text.slice(last, from)}${REDACTED}${text.slice(from, to).replace(/[^\r\n]/g, '')}`;
+    last = to;
+  }
+  return last === 0 ? text : out + text.slice(last);
 }
-const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#\\]*@/gi;
+const URL_USERINFO =
+  /(?<![a-z0-9])(?:((?:https?|wss?|ftp):[\\/]*)[^\s/?#\\"<>`]*|((?!(?:https?|wss?|ftp):)[a-z][a-z0-9+.-]*:\/\/)[^\s/?#"<>`]*)@/gi;
+
+/** The text with tabs and line breaks dropped, and where each of its characters is in the text. */
+function withoutTabsAndBreaks(text: string): {
+  readonly text: string;
+  readonly at: readonly number[];
+} {
+  const at: number[] = [];
+  let kept = '';
+  for (let i = 0; i < text.length; i++)
+    if (text[i] !== '\t' && text[i] !== '\n' && text[i] !== '\r') {
+      at.push(i);
+      kept += text[i];
+    }
+  return { text: kept, at };
+}
 
 /**
  * The secrets a redactor masks, in every form they can appear in (as given, base64, PEM, the key's

@@ -1,11 +1,15 @@
 // No secret in any output (docs/security.md, "Secrets"), by property, through `main()` in-process:
-// a password drawn into a target URL (as given, or one the URL parser refuses) in `--target`, `PAYCONFORM_TARGET` or
-// the config's `target`, refused with exit 2, appears in none of the reports written for that exit (JSON, JUnit,
-// HTML, Markdown, HAR) nor on stdout or stderr; an attestation key drawn into PAYCONFORM_ATTEST_KEY (a base64 seed)
+// a password drawn into a target URL (as given, or one the URL parser refuses), in every form the parser reads as
+// user information (`http://`, and `http:/`, `http:\\`, `http:` with no slash and other runs of `/` and `\` after a
+// special scheme, in any letter case), in `--target`, `PAYCONFORM_TARGET`, the config's `target` or `audit webhooks
+// --target`, refused with exit 2, appears in none of the reports written for that exit (JSON, JUnit, HTML, Markdown,
+// HAR) nor on stdout or stderr; an attestation key drawn into PAYCONFORM_ATTEST_KEY (a base64 seed)
 // or the file PAYCONFORM_ATTEST_KEY_FILE names (PEM), and carried by the config (as its `keyId`, so it reaches every
 // signed request, the HAR and the attestation's carried config), appears in no report, no stream and not in the
-// attestation's statement. Budget: 20 refused runs (about 3 s) and 3 completed audits of one check (about 5 s),
-// sized to reach every way in; PAYCONFORM_LONG_TESTS=1 draws 100 and 12.
+// attestation's statement. The masking rule itself (conformance/redact.ts) is judged by the URL parser: wherever it
+// reads a password, the masked text holds none. Budget: 300 URLs masked (under 0.1 s), 20 refused runs (about 3 s)
+// and 3 completed audits of one check (about 5 s), sized to reach every way in; PAYCONFORM_LONG_TESTS=1 draws 2,000,
+// 100 and 12.
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createPrivateKey } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -13,7 +17,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import { REDACTED } from '../conformance/redact.js';
+import { maskUrlCredentials, REDACTED } from '../conformance/redact.js';
 import { leaksIn } from './fixtures/secret-leaks.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import {
@@ -59,17 +63,82 @@ function keyLeaks(text: string, seed: Buffer): string[] {
   return [...forms.filter((f) => text.includes(f)), ...leaksIn(text, seed.toString('base64'))];
 }
 
+/** A special scheme in any letter case, and what may stand between it and the user information (WHATWG URL). */
+const schemeArb = fc
+  .tuple(fc.constantFrom('http', 'https', 'ws'), fc.boolean())
+  .map(([s, upper]) => (upper ? s.toUpperCase() : s));
+const separatorArb = fc.constantFrom('//', '/', '\\', '', '\\\\', '/\\', '///');
+
+describe('conformance/redact.ts: maskUrlCredentials, judged by the URL parser itself', () => {
+  // Any scheme, any run of `/` and `\` after it, tabs and line breaks anywhere inside (the parser drops them): where
+  // the WHATWG parser reads a password, the masked text holds none of it, and parses to no password at all.
+  const part = (chars: readonly string[], min: number) =>
+    fc.array(fc.constantFrom(...chars), { minLength: min, maxLength: 12 }).map((c) => c.join(''));
+  const urlArb = fc
+    .tuple(
+      fc.constantFrom('http', 'HTTPS', 'Ws', 'wss', 'ftp', 'redis', 'x+y.z-1'),
+      part(['/', '\\'], 0),
+      part([...'abcXYZ019._~-'], 0),
+      passwordArb,
+      fc.constantFrom('', '@extra'),
+      fc.constantFrom('127.0.0.1:9', 'example.com', '[::1]'),
+      fc.constantFrom('', '/p', '?q=1', '#f', '\\x'),
+      fc.array(fc.nat(), { maxLength: 2 }),
+    )
+    .map(([scheme, slashes, user, password, more, host, tail, breaks]) => {
+      let url = `${scheme}:${slashes}${user}:${password}${more}@${host}${tail}`;
+      for (const at of breaks) {
+        const i = 1 + (at % (url.length - 1));
+        url = `${url.slice(0, i)}${at % 2 === 0 ? '\t' : '\n'}${url.slice(i)}`;
+      }
+      return url;
+    });
+
+  it('no password the parser reads is left, alone or quoted in a message', () => {
+    fc.assert(
+      fc.property(urlArb, (url) => {
+        let parsed: URL;
+        try {
+          parsed = new URL(url);
+        } catch {
+          return;
+        }
+        fc.pre(parsed.password !== '');
+        const masked = maskUrlCredentials(url);
+        expect(new URL(masked).password, masked).toBe('');
+        const said = maskUrlCredentials(`--target "${url}" is not a URL`);
+        for (const text of [masked, said])
+          expect(text.replace(/[\t\n]/g, ''), text).not.toContain(
+            decodeURIComponent(parsed.password),
+          );
+      }),
+      { numRuns: LONG ? 2_000 : 300 },
+    );
+  });
+
+  it('the three forms the parser reads without `//`, as written', () => {
+    for (const url of [
+      'http:/user:pw-1234@host',
+      'http:\\\\user:pw-1234@host',
+      'http:user:pw-1234@host',
+    ])
+      expect(maskUrlCredentials(url)).toBe(`${url.slice(0, url.indexOf('user'))}${REDACTED}@host`);
+  });
+});
+
 describe('a refused run: the password of a --target URL is in no report and no stream', () => {
-  it('as given or unparseable, from --target, PAYCONFORM_TARGET or the config (exit 2 each time)', async () => {
+  it('every form the URL parser reads as user information, as given or unparseable, from --target, PAYCONFORM_TARGET, the config or audit webhooks (exit 2 each time)', async () => {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
         passwordArb,
-        fc.constantFrom('argument', 'environment', 'config'),
+        fc.constantFrom('argument', 'environment', 'config', 'webhooks'),
         fc.boolean(),
-        async (password, where, unparseable) => {
+        schemeArb,
+        separatorArb,
+        async (password, where, unparseable, scheme, separator) => {
           run += 1;
-          const url = `http://user:${password}@127.0.0.1:9${unparseable ? ':bad' : ''}`;
+          const url = `${scheme}:${separator}user:${password}@127.0.0.1:9${unparseable ? ':bad' : ''}`;
           const files = FORMATS.map((f) => join(dir, `refused-${run}.${f}`));
           const config = join(dir, `refused-${run}.config.json`);
           writeFileSync(config, JSON.stringify({ target: url }));
@@ -77,9 +146,8 @@ describe('a refused run: the password of a --target URL is in no report and no s
           const code = await main(
             [
               'audit',
-              'server',
-              '--no-explore',
-              ...(where === 'argument' ? ['--target', url] : []),
+              ...(where === 'webhooks' ? ['webhooks'] : ['server', '--no-explore']),
+              ...(where === 'argument' || where === 'webhooks' ? ['--target', url] : []),
               ...(where === 'config' ? ['--config', config] : []),
               ...FORMATS.flatMap((f, i) => ['--report', `${f}:${files[i]}`]),
             ],
@@ -90,7 +158,7 @@ describe('a refused run: the password of a --target URL is in no report and no s
           // Every report was written for the exit, and says why.
           expect(outputs.filter(([name]) => files.includes(name))).toHaveLength(FORMATS.length);
           for (const [name, text] of outputs)
-            expect(leaksIn(text, password), `${where} ${unparseable} ${name}`).toEqual([]);
+            expect(leaksIn(text, password), `${url} ${where} ${name}`).toEqual([]);
         },
       ),
       { numRuns: LONG ? 100 : 20 },
