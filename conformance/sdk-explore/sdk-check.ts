@@ -22,6 +22,7 @@ import {
   type Judgement,
 } from './judge.js';
 import { EXPLORE_DEFAULTS } from '../explore/explore-defaults.js';
+import { MODEL_REQUIREMENTS } from './model-judge.js';
 import { SDK_EXPLORE_CHECK_ID, STEPS_JUDGED } from '../explore/check-id.js';
 import { exploreSdk, type SdkExploreOutcome, type SdkExploreSettings } from './explorer.js';
 import type { SequenceEnv } from './env.js';
@@ -39,6 +40,8 @@ const SDK_REQUIREMENTS = [
     ...Object.values(RESOURCE_REQUIREMENT),
     HOLD_REQUIREMENT,
     ...Object.values(ERROR_REQUIREMENT),
+    // What it handed its caller, judged by the spec model as a server's answers are (model-judge.ts).
+    ...MODEL_REQUIREMENTS,
     ...Object.values(WEBHOOK_VARIANTS).map((v) => v.requirement),
     // What the SDK sent against what its caller asked (intent.ts): each operation's request and body requirements.
     ...Object.values(OPERATION_ENDPOINT).flatMap((e) => {

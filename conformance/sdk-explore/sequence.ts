@@ -14,6 +14,7 @@ import type { SequenceEnv } from './env.js';
 import { startOutageRelay, type OutageRelay } from './outage-relay.js';
 import { configureAdapter } from './protocol.js';
 import { runStep, type StepRecord, type StepState } from './steps.js';
+import { createModelSide } from './model-judge.js';
 import { failsSdk } from './judge.js';
 
 export interface SequenceRecord {
@@ -64,6 +65,7 @@ export async function runSequence(
       endpoint,
       publicKey: await servedPublicKey(backend.baseUrl),
       payouts: [],
+      model: createModelSide(),
       refundablePence: Math.round(Number(backend.settledPayment.amount) * 100),
     };
     return await playSteps(sequence.steps, state, env);

@@ -13,6 +13,7 @@ import {
   type Judgement,
 } from './judge.js';
 import { judgeIntent, OPERATION_ENDPOINT } from './intent.js';
+import { judgeByModel, type ModelSide } from './model-judge.js';
 import { endpointSpecs } from '../client-audit/endpoints.js';
 import { WEBHOOK_VARIANTS } from './draws.js';
 import type { OutageRelay } from './outage-relay.js';
@@ -28,6 +29,8 @@ export interface StepState {
   readonly publicKey: string;
   readonly payouts: Array<Record<string, unknown>>;
   refundablePence: number;
+  /** What the spec model keeps of the sequence (the payouts the SDK reported held). */
+  readonly model: ModelSide;
 }
 
 export interface StepRecord {
@@ -162,13 +165,23 @@ export async function runStep(
   const exchanges = state.endpoint.exchanges().slice(before);
   learn(step, input, exchanges, state);
   // What it sent is judged whatever it then said (an SDK answering "unsupported" after sending is still judged).
+  const model = judgeByModel(step, input, answer, state.model);
+  const handedOn =
+    answer.kind === 'unsupported' || answer.kind === 'broken'
+      ? []
+      : judgeAnswer(step.op, answer, exchanges);
   const judgements =
     answer.kind === 'broken'
       ? []
       : [
           ...judgeRequests(exchanges),
           ...judgeIntent(step.op, input, state.backend.application, exchanges),
-          ...(answer.kind === 'unsupported' ? [] : judgeAnswer(step.op, answer, exchanges)),
+          ...handedOn,
+          // What the model adds: a rule the SDK's result breaks that passing on the service's answer did not show.
+          ...model.judgements.filter(
+            (j) =>
+              !handedOn.some((h) => h.outcome === 'violation' && h.requirement === j.requirement),
+          ),
         ];
   return {
     n,
@@ -177,7 +190,10 @@ export async function runStep(
     answer,
     requests: exchanges.map(requestLine),
     judgements,
-    judged: answer.kind === 'broken' ? [] : rulesJudged(step.op, answer, exchanges),
+    judged:
+      answer.kind === 'broken'
+        ? []
+        : [...new Set([...rulesJudged(step.op, answer, exchanges), ...model.judged])],
   };
 }
 

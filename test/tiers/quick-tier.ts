@@ -39,6 +39,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/rules.test.ts',
   'test/schemas.test.ts',
   'test/sdk-intent.test.ts',
+  'test/sdk-model-judge.test.ts',
   'test/spec-readings.test.ts',
   'test/secret-masking.property.test.ts',
   'test/server-check-modules.test.ts',
