@@ -100,6 +100,9 @@ function changeOf(id: string, before: State, after: State, apart: Incomparable):
 function differencesOf(a: JsonReport, b: JsonReport): string[] {
   const out: string[] = [];
   if (a.target !== b.target) out.push(`target: ${a.target} → ${b.target}`);
+  // Another payconform may judge the same target otherwise: the header says so (the runs stay comparable).
+  if (a.tool.version !== b.tool.version)
+    out.push(`payconform: ${a.tool.version} → ${b.tool.version}`);
   out.push(...incomparable(a, b));
   out.push(...selectionDifferences(a, b));
   return out;

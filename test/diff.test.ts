@@ -117,5 +117,21 @@ describe('payconform diff against real runs', () => {
     expect(c.code).toBe(2);
     expect(c.stderr).toContain('--format must be text, json, md (got "xml")');
     expect(readFileSync(before, 'utf8')).toContain('"reportVersion"');
+    // Standard input is one report at most.
+    const d = await diff(['-', '-']);
+    expect(d.code).toBe(2);
+    expect(d.stderr).toContain('"-" (standard input) can be OLD.json or NEW.json, not both');
+  }, 30_000);
+
+  it('a run of another payconform version: named in the header, compared as usual', async () => {
+    const other = join(dir, 'other-version.json');
+    const report = JSON.parse(readFileSync(after, 'utf8')) as { tool: { version: string } };
+    const version = report.tool.version;
+    report.tool.version = '9.9.9';
+    writeFileSync(other, JSON.stringify(report));
+    const r = await diff([before, other]);
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.stdout).toContain(`payconform: ${version} → 9.9.9`);
+    expect(r.stdout).toMatch(/REGRESSED:/);
   }, 30_000);
 });

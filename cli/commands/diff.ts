@@ -55,6 +55,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const format = (parsed.values['format'] as string | undefined) ?? DIFF_FORMAT_DEFAULT;
   if (!FORMATS.some((f) => f === format))
     throw new UsageError(`--format must be ${FORMATS.join(', ')} (got "${format}")`);
+  // Standard input is read once: it can be one of the two reports, not both.
+  if (oldPath === '-' && newPath === '-')
+    throw new UsageError('"-" (standard input) can be OLD.json or NEW.json, not both');
   const d = diffReports(await readReport(oldPath, io), await readReport(newPath, io));
   io.stdout(
     format === 'json'
