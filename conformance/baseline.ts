@@ -92,6 +92,19 @@ export function findingKey(r: CheckResult, f: GradedFinding): BaselineKey | unde
 const wordsOf = (f: GradedFinding): string =>
   [f.message, f.expected ?? '', f.received ?? ''].join('\n').toLowerCase();
 
+/** A character that continues a header name or a member name: a discriminator must not end or start beside one. */
+const NAME_CHAR = /[a-z0-9_-]/;
+
+/** Whether `words` holds `name` whole: not as a piece of a longer name (`date` is not in `x-date` or `update`). */
+function holdsWhole(words: string, name: string): boolean {
+  for (let at = words.indexOf(name); at >= 0; at = words.indexOf(name, at + 1)) {
+    const before = at > 0 ? words[at - 1]! : ' ';
+    const after = words[at + name.length] ?? ' ';
+    if (!NAME_CHAR.test(before) && !NAME_CHAR.test(after)) return true;
+  }
+  return false;
+}
+
 /** Whether an entry names this finding: the same check, requirement and class, and its discriminator agrees. */
 function names(entry: BaselineEntry, key: BaselineKey, f: GradedFinding): boolean {
   if (entry.check !== key.check || entry.requirement !== key.requirement) return false;
@@ -99,9 +112,9 @@ function names(entry: BaselineEntry, key: BaselineKey, f: GradedFinding): boolea
   if (entry.status !== undefined) return entry.status === key.status;
   if (entry.pointer !== undefined) {
     const last = entry.pointer.split('/').at(-1)?.replace(/~1/g, '/').replace(/~0/g, '~') ?? '';
-    return last === '' || wordsOf(f).includes(last.toLowerCase());
+    return last === '' || holdsWhole(wordsOf(f), last.toLowerCase());
   }
-  if (entry.header !== undefined) return wordsOf(f).includes(entry.header.toLowerCase());
+  if (entry.header !== undefined) return holdsWhole(wordsOf(f), entry.header.toLowerCase());
   return true;
 }
 

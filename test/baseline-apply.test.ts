@@ -49,4 +49,24 @@ describe('applyBaseline', () => {
     expect(out.blocking).toEqual([]);
     expect(out.results[0]?.outcome).toBe('pass');
   });
+
+  it('a header or pointer discriminator names a finding only when it is there whole, not inside a longer name', () => {
+    const one = (message: string) =>
+      ({
+        ...run,
+        results: [{ ...run.results[0]!, findings: [finding(message)] }],
+      }) as unknown as RunSummary;
+    const known = (message: string, by: { header?: string; pointer?: string }) =>
+      applyBaseline(
+        one(message),
+        { baselineVersion: '1', entries: [{ ...entry, ...by }] },
+        { file: 'b.json', now: new Date('2026-01-01') },
+      ).baseline?.known.length ?? 0;
+    expect(known('the "date" header is missing', { header: 'date' })).toBe(1);
+    expect(known('the "x-date" header is missing', { header: 'date' })).toBe(0);
+    expect(known('lastupdate differs', { header: 'date' })).toBe(0);
+    expect(known('/destination/name differs', { pointer: '/destination/name' })).toBe(1);
+    expect(known('holderName differs', { pointer: '/destination/name' })).toBe(0);
+    expect(known('nickname differs', { pointer: '/name' })).toBe(0);
+  });
 });
