@@ -150,15 +150,27 @@ export const PRIVATE_KEY_ENV = 'PAYCONFORM_PRIVATE_KEY';
 export const PRIVATE_KEY_FILE_ENV = 'PAYCONFORM_PRIVATE_KEY_FILE';
 
 /**
- * True when PAYCONFORM_PRIVATE_KEY holds what looks like a file path rather than a key: not PEM, not a base64 seed,
- * and shaped like a path. The value is never echoed: if this guess is wrong, it is a key.
+ * True when a value given for a key (PAYCONFORM_PRIVATE_KEY, PAYCONFORM_ATTEST_KEY, `attest verify --public-key`)
+ * looks like a file path rather than a key: not PEM, not base64 of a raw key or a DER key, and holding `/` or `\`
+ * or ending in a key file's extension (`attest.pub`, `keys/client.pem`). A key never has that shape, so a path that
+ * names no file is said to be missing, never parsed as a key. The value is never echoed: if this guess is wrong, it
+ * is a key.
  */
 export function looksLikeKeyPath(value: string): boolean {
   const v = value.trim();
-  if (v.includes('-----BEGIN') || /^[A-Za-z0-9+/]{43}=$/.test(v)) return false;
-  return (
-    /^(?:~|\.{1,2})?\//.test(v) || /^[A-Za-z]:\\/.test(v) || /\.(?:pem|key|der|p8|txt)$/i.test(v)
-  );
+  if (v.includes('-----BEGIN') || isBase64Key(v)) return false;
+  return /[/\\]/.test(v) || /^~/.test(v) || /\.(?:pem|pub|key|der|p8|spki|txt)$/i.test(v);
+}
+
+/**
+ * Base64 of what the key parsers take or name (src/keys/): 32 bytes (a raw key or a seed), 64 (a libsodium secret
+ * key, refused with its own message) or DER (SPKI, PKCS#8: a SEQUENCE); line breaks allowed.
+ */
+function isBase64Key(value: string): boolean {
+  const compact = value.replace(/\r?\n/g, '');
+  if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) return false;
+  const bytes = Buffer.from(compact, 'base64');
+  return bytes.length === 32 || bytes.length === 64 || bytes[0] === 0x30;
 }
 
 /**

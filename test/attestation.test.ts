@@ -174,6 +174,36 @@ describe('audit server --attest FILE (main() in-process)', () => {
     expect(r.stdout).toContain('digests match: report, har');
   });
 
+  it('attest verify --public-key: a key file that is not there is said to be missing, never read as a key; a key given inline still verifies', async () => {
+    for (const missing of [
+      'no-such-attest.pub',
+      'conformance/no-such-attest',
+      'keys\\attest.pem',
+    ]) {
+      const r = await runMain(['attest', 'verify', paths.envelope, '--public-key', missing], env);
+      expect(r.code, missing).toBe(2);
+      expect(r.stderr, missing).toContain(
+        `cannot read --public-key ${JSON.stringify(missing)}: ENOENT (no such file)`,
+      );
+      expect(r.stderr, missing).not.toContain('base64');
+    }
+    const bare = await runMain(['attest', 'verify', paths.envelope, '--public-key', 'attest'], env);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--public-key "attest": no such file, and not a key');
+    const spki = pair.publicKey.export({ type: 'spki', format: 'der' });
+    for (const inline of [
+      publicPem,
+      spki.subarray(spki.length - 32).toString('base64'),
+      spki.toString('base64'),
+    ]) {
+      const r = await runMain(
+        ['attest', 'verify', paths.envelope, `--public-key=${inline}`, '--report', paths.report],
+        env,
+      );
+      expect(r.code, `${inline}: ${r.stderr}`).toBe(0);
+    }
+  });
+
   it('payconform attest verify: exit 1 with the reason for another key, a changed report or envelope', async () => {
     const other = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' });
     writeFileSync(join(dir, 'other.pub'), other);

@@ -219,12 +219,24 @@ describe('the private key from a file: PAYCONFORM_PRIVATE_KEY_FILE', () => {
     const seed = Buffer.alloc(32, 0xfd).toString('base64');
     expect(seed.startsWith('/')).toBe(true);
     expect(looksLikeKeyPath(seed)).toBe(false);
+    // Base64 of a key (raw, SPKI or PKCS#8 DER) may hold "/": still a key.
+    const slashed = Buffer.alloc(32, 0xff).toString('base64');
+    expect(slashed).toContain('/');
+    expect(looksLikeKeyPath(slashed)).toBe(false);
+    const der = Buffer.concat([Buffer.from([0x30, 0x2a]), Buffer.alloc(42, 0xff)]).toString(
+      'base64',
+    );
+    expect(der).toContain('/');
+    expect(looksLikeKeyPath(der)).toBe(false);
     for (const p of [
       '/etc/payconform/client.pem',
       './client.key',
       '~/keys/client.pem',
       'client.pem',
       'C:\\keys\\k.pem',
+      'attest.pub',
+      'conformance/attest.pub',
+      'keys/attest',
     ])
       expect(looksLikeKeyPath(p), p).toBe(true);
   });

@@ -20,16 +20,23 @@ import { printableValue } from '../../conformance/reporters/printable.js';
 
 const SPEC = commandSpec('attest verify');
 /**
- * The public key: read from the file `value` names when it looks like a path or a file is there (through the one
- * reader: a missing or unreadable file is said so, never parsed as a key), else the value itself (PEM or base64).
+ * The public key: read from the file `value` names when it looks like a path (`attest.pub`, `keys/attest`) or a file
+ * is there (through the one reader: a missing or unreadable file is said so, never parsed as a key), else the value
+ * itself (PEM or base64); a value that is neither says both.
  */
 function readPublicKey(value: string): Ed25519PublicKey {
-  const text =
-    looksLikeKeyPath(value) || isFile(value) ? readKeyFile(value, '--public-key') : value;
+  const fromFile = looksLikeKeyPath(value) || isFile(value);
+  const text = fromFile ? readKeyFile(value, '--public-key') : value;
   try {
     return parseEd25519PublicKey(text);
   } catch (error) {
-    throw new UsageError(`--public-key: ${(error as Error).message}`);
+    const message = (error as Error).message;
+    const oneWord = !fromFile && !/[\s-]/.test(value.trim());
+    throw new UsageError(
+      oneWord
+        ? `--public-key ${JSON.stringify(value.trim())}: no such file, and not a key (${message})`
+        : `--public-key: ${message}`,
+    );
   }
 }
 
