@@ -2,6 +2,7 @@
 // reported as known and does not fail the run; a new one fails it as before; an entry past its `expires` whose finding
 // is still there fails it, named; an entry not found again is fixed (a deterministic check) or unobserved (the
 // explorer). Pure: the command line reads and writes the file.
+import { parseJsonFile } from '../net/file-read.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { worstOutcome } from './grade.js';
 import { EXPLORE_CHECK_ID } from './explore/check-id.js';
@@ -38,9 +39,9 @@ export const REASON_TO_WRITE =
 export function parseBaseline(text: string): Baseline {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseJsonFile(text);
   } catch (error) {
-    throw new TypeError(`not JSON: ${(error as Error).message}`);
+    throw new TypeError((error as Error).message);
   }
   const checked = validateAgainst(BASELINE_SCHEMA_ID, doc);
   if (!checked.valid)

@@ -1,6 +1,12 @@
 // Audit configuration: the JSON config file (non-secret settings) merged with the environment (secrets only there).
 import { dirname } from 'node:path';
-import { FileReadError, FILE_SIZE_LIMITS, readRegularFile, textOf } from '../net/file-read.js';
+import {
+  FileReadError,
+  FILE_SIZE_LIMITS,
+  parseJsonFile,
+  readRegularFile,
+  textOf,
+} from '../net/file-read.js';
 import {
   copStatuses,
   getRegisteredSchema,
@@ -383,12 +389,9 @@ export async function loadConfig(
   }
   let document: unknown;
   try {
-    document = JSON.parse(text);
+    document = parseJsonFile(text);
   } catch (error) {
-    return {
-      ok: false,
-      message: `config "${path}" is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    return { ok: false, message: `config "${path}": ${(error as Error).message}` };
   }
   const resolved = resolveConfig(document, env, `config "${path}"`);
   // A hook command whose program cannot start would fail every call of the run: refused here, with the config.

@@ -108,3 +108,36 @@ export function textOf(bytes: Uint8Array): string {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   return text.startsWith(BOM) ? text.slice(1) : text;
 }
+
+/**
+ * The deepest nesting of arrays and objects a JSON file payconform reads may have: its own reports, configs and
+ * baselines nest about ten deep; a deeper document would overflow the stack of whatever walks it later (a copy, a
+ * JSON.stringify), after the run instead of before.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/**
+ * JSON text from a file, parsed; a document nested deeper than MAX_JSON_DEPTH is refused before it is parsed. Throws
+ * an Error whose message says what is wrong (`not JSON: …`, `nested deeper than … (at offset N)`).
+ */
+export function parseJsonFile(text: string): unknown {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH)
+        throw new Error(`nested deeper than ${MAX_JSON_DEPTH} levels (at offset ${i})`);
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(`not JSON: ${(error as Error).message}`);
+  }
+}

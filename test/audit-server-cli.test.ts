@@ -268,7 +268,7 @@ describe('exit codes', () => {
     expect(
       await main(['audit', 'server', '--no-explore', '--config', join(dir, 'broken.json')], io),
     ).toBe(2);
-    expect(io.err.join('')).toContain('not valid JSON');
+    expect(io.err.join('')).toMatch(/broken\.json": not JSON: /);
     writeFileSync(
       join(dir, 'secret.json'),
       JSON.stringify({ applicationSecret: 'do-not-put-me-here' }),

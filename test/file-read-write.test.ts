@@ -20,7 +20,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FILE_SIZE_LIMITS, readRegularFile, textOf } from '../net/file-read.js';
+import {
+  FILE_SIZE_LIMITS,
+  MAX_JSON_DEPTH,
+  parseJsonFile,
+  readRegularFile,
+  textOf,
+} from '../net/file-read.js';
+import { main } from '../cli/main.js';
+import { memoryIo } from './fixtures/memory-io.js';
 import { unwritableReason, writeFileAtomic } from '../net/file-write.js';
 import { CLI_ARGS } from './fixtures/cli.js';
 
@@ -152,5 +160,42 @@ describe('parent folders', () => {
     mkdirSync(join(dir, 'd'));
     expect(unwritableReason(join(dir, 'd', 'e.json'))).toBeUndefined();
     expect(() => statSync(join(dir, 'd', 'e.json'))).toThrow();
+  });
+});
+
+describe('JSON read from a file: nesting bounded before it is parsed', () => {
+  const nested = (n: number): string => `${'['.repeat(n)}1${']'.repeat(n)}`;
+
+  it(`refuses more than ${MAX_JSON_DEPTH} levels, naming where; brackets inside strings do not count`, () => {
+    expect(parseJsonFile(nested(MAX_JSON_DEPTH))).toBeDefined();
+    expect(() => parseJsonFile(nested(MAX_JSON_DEPTH + 1))).toThrow(
+      `nested deeper than ${MAX_JSON_DEPTH} levels (at offset ${MAX_JSON_DEPTH})`,
+    );
+    expect(parseJsonFile(JSON.stringify({ s: `\\"${'['.repeat(1000)}` }))).toEqual({
+      s: `\\"${'['.repeat(1000)}`,
+    });
+    expect(() => parseJsonFile('{"a": ')).toThrow(/^not JSON: /);
+  });
+
+  it('a 100,000-deep member of a baseline is refused before the run (exit 2), never after it', async () => {
+    const file = join(dir, 'deep-baseline.json');
+    writeFileSync(file, `{"baselineVersion":"1","entries":[],"x":${nested(100_000)}}`);
+    const io = memoryIo();
+    const code = await main(
+      [
+        'audit',
+        'server',
+        '--only',
+        'payout-signed-accepted',
+        '--no-explore',
+        '--baseline',
+        file,
+        '--baseline-update',
+      ],
+      io,
+    );
+    expect(code).toBe(2);
+    expect(io.err.join('')).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    expect(io.out.join('')).not.toContain('payout-signed-accepted');
   });
 });

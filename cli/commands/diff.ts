@@ -8,7 +8,7 @@ import { DIFF_FORMAT_DEFAULT } from '../command-defaults.js';
 import { diffReports, renderDiffMarkdown, renderDiffText } from '../../conformance/diff.js';
 import type { JsonReport } from '../../conformance/reporters/json.js';
 import { validateAgainst } from '../../src/schemas/index.js';
-import { FileReadError, textOf } from '../../net/file-read.js';
+import { FileReadError, parseJsonFile, textOf } from '../../net/file-read.js';
 
 const SPEC = commandSpec('diff');
 const HELP = formatHelp(SPEC);
