@@ -10,6 +10,7 @@ import { currentExchangeLog, type ExchangeLog } from './exchange-log.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
 import { requirementTable } from './requirement-table.js';
 import { outcomeCounts } from './run-counts.js';
+import { withTrace } from './trace-context.js';
 import {
   type CheckResult,
   type GradedFinding,
@@ -228,8 +229,11 @@ async function runOne<Ctx>(
     controller.signal.addEventListener('abort', () => resolve('aborted'), { once: true });
   });
   try {
+    // A trace of its own (trace-context.ts): every request the check sends carries it in `traceparent`.
     const running = Promise.resolve().then(() =>
-      check.run(options.context, { signal: controller.signal, deadline: Date.now() + timeoutMs }),
+      withTrace(() =>
+        check.run(options.context, { signal: controller.signal, deadline: Date.now() + timeoutMs }),
+      ),
     );
     running.catch(() => undefined); // a check that rejects after its timeout must not surface as unhandled
     const first = await Promise.race([

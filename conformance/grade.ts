@@ -19,6 +19,7 @@ import type {
   RequestView,
   ResponseView,
 } from './result.js';
+import { traceIdOf } from './trace-context.js';
 
 /**
  * Worst first: a check's outcome is the worst of its findings. A failure the evidence proves outranks an inconclusive
@@ -211,8 +212,11 @@ export function evidenceView(
   redactor: Redactor,
   budget: EvidenceBudget = new EvidenceBudget(),
 ): EvidenceView {
+  const request = e.request ? requestView(e.request, redactor, budget) : undefined;
+  const traceId = request !== undefined ? traceIdOf(request.headers) : undefined;
   return {
-    ...(e.request ? { request: requestView(e.request, redactor, budget) } : {}),
+    ...(request !== undefined ? { request } : {}),
+    ...(traceId !== undefined ? { traceId } : {}),
     ...(e.response ? { response: responseView(e.response, redactor, budget) } : {}),
     // Reproduce commands refer to secrets through the environment; only literal secret forms are masked here.
     ...(e.reproduce !== undefined ? { reproduce: redactor.maskLiterals(String(e.reproduce)) } : {}),

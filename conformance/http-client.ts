@@ -8,6 +8,8 @@
 //   - `Content-Length` when absent and the body is non-empty, or the method is POST, PUT or PATCH (then `0`),
 //     because node:http would otherwise switch to `Transfer-Encoding: chunked` (or send an unframed body on GET);
 //   - `Connection: close` when absent (each exchange uses its own connection; no pooling across checks).
+// Every request also carries a W3C `traceparent` (trace-context.ts: the check's trace, a span of its own) after its own
+// lines, unless it has one: not a covered component of the signature, so no other byte and no verdict changes.
 // Redirects are never followed: a 3xx is recorded as the response.
 import http from 'node:http';
 import https from 'node:https';
@@ -16,6 +18,7 @@ import type { FieldLines } from '../src/http/message.js';
 import { fieldLinesFromRaw, getFieldValues, toFieldLines } from '../src/http/message.js';
 import type { RecordedRequest, RecordedResponse } from './check.js';
 import { currentExchangeLog, type ExchangeTimings } from './exchange-log.js';
+import { withTraceparent } from './trace-context.js';
 
 /** The stable codes of `ExchangeError`. */
 export type ExchangeErrorCode =
@@ -356,7 +359,10 @@ class ExchangeRun {
   }
 }
 
-/** Sends one request and records the exchange. Never throws and never outlives `timeoutMs` (plus a few ms). */
+/**
+ * Sends one request and records the exchange. Never throws and never outlives `timeoutMs` (plus a few ms). The
+ * request carries a `traceparent` of the current trace (one per check) and a new span, unless it has one already.
+ */
 export function sendRequest(
   request: OutgoingRequest,
   options: SendOptions,
@@ -374,7 +380,7 @@ export function sendRequest(
     const recorded = { method: request.method, url: request.url, headers: given, body };
     return Promise.resolve(unsendable({ log, started, startedAt, request: recorded }, url));
   }
-  const headers = completeHeaders(request.method, url, given, body);
+  const headers = completeHeaders(request.method, url, withTraceparent(given), body);
   const recorded: RecordedRequest = { method: request.method, url: request.url, headers, body };
 
   return new Promise<RecordedExchange>((resolve) => {

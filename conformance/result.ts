@@ -45,6 +45,12 @@ export interface ResponseView {
 /** A finding's evidence as reports show it: bounded, redacted, with expected against received. */
 export interface EvidenceView {
   readonly request?: RequestView;
+  /**
+   * The W3C trace id of the request's `traceparent` (payconform sends one on every request: a trace per check, a span
+   * per exchange), to find the exchange in the target's own logs. Absent when the request carries none (e.g. a
+   * webhook the target sent without one) and in reports made before it existed.
+   */
+  readonly traceId?: string;
   readonly response?: ResponseView;
   readonly reproduce?: string;
   readonly notes?: string;

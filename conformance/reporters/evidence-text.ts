@@ -47,6 +47,8 @@ export const REPLAY_LABEL =
 export function evidenceText(e: EvidenceView): string {
   const parts: string[] = [];
   if (e.request) parts.push(`request sent:\n${requestText(e.request)}`);
+  // The target's own logs find the exchange by it (docs/cli.md, "Finding an exchange in your server's logs").
+  if (e.traceId) parts.push(`trace id: ${e.traceId}`);
   if (e.response) parts.push(`response received:\n${responseText(e.response)}`);
   if (e.reproduce) parts.push(`${REPLAY_LABEL}:\n${e.reproduce}`);
   if (e.notes) parts.push(`notes: ${e.notes}`);

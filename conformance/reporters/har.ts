@@ -1,11 +1,12 @@
 // The run's exchanges as an HTTP Archive (HAR 1.2): every request the audit sent and every call it received, in the
 // order each ended, for a reviewer's own tools (a browser's network panel, HAR viewers). Masked with the run's
 // redactor through the same evidence views the findings use, then the engine's last-line scrub; bodies cut at the
-// evidence cap, each cut said in the entry's `comment`.
+// evidence cap, each cut said in the entry's `comment`; each entry names its request's W3C trace id (`_traceId`).
 import type { ExchangeLog, LoggedExchange } from '../exchange-log.js';
 import { EVIDENCE_BODY_BYTES, EvidenceBudget, evidenceView } from '../grade.js';
 import { createRedactor, scrubValues, type Redactor } from '../redact.js';
 import type { BodyView, RequestView, ResponseView } from '../result.js';
+import { traceIdOf } from '../trace-context.js';
 
 /** `--report har:FILE`: not a rendering of the summary but of the run's traffic, so a format of its own. */
 export const HAR_FORMAT = 'har';
@@ -73,6 +74,11 @@ export interface HarEntry {
   };
   readonly comment?: string;
   readonly _payconform: { readonly index: number; readonly direction: 'sent' | 'received' };
+  /**
+   * The W3C trace id of the request's `traceparent` (every request payconform sends carries one; a call it received,
+   * only when its sender sent one), as the findings' `evidence.traceId` names it.
+   */
+  readonly _traceId?: string;
 }
 
 /** A HAR 1.2 document of the run's exchanges. */
@@ -191,6 +197,7 @@ function harEntry(
     exchange.error !== undefined
       ? redactor.redactText(`${exchange.error.code}: ${exchange.error.message}`)
       : undefined;
+  const traceId = traceIdOf(view.request!.headers);
   const { connect, send, wait, receive } = exchange.timings;
   const comment = [
     exchange.note,
@@ -207,6 +214,7 @@ function harEntry(
     timings: { blocked: -1, dns: -1, ssl: -1, connect, send, wait, receive },
     ...(comment.length > 0 ? { comment: comment.join('; ') } : {}),
     _payconform: { index, direction: exchange.direction },
+    ...(traceId !== undefined ? { _traceId: traceId } : {}),
   };
 }
 

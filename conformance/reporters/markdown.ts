@@ -74,7 +74,7 @@ function findingLine(f: GradedFinding): string {
   if (f.known !== undefined) parts.push(`known (baseline): ${code(f.known.reason)}`);
   if (f.expected !== undefined) parts.push(`expected ${code(f.expected)}`);
   if (f.received !== undefined) parts.push(`received ${code(f.received)}`);
-  const { request, response } = f.evidence ?? {};
+  const { request, response, traceId } = f.evidence ?? {};
   if (request !== undefined || response !== undefined)
     parts.push(
       `exchange ${code(
@@ -88,6 +88,7 @@ function findingLine(f: GradedFinding): string {
           .join(' → '),
       )}`,
     );
+  if (traceId !== undefined) parts.push(`trace ${code(traceId)}`);
   return parts.join(' · ');
 }
 
