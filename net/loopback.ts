@@ -33,3 +33,37 @@ export function isLoopbackAuthority(authority: string): boolean {
   const m = /^(\[[^\]]*\]|[^:[\]]*)(?::\d{1,5})?$/.exec(authority);
   return m !== null && isLoopbackHost(m[1]!);
 }
+
+/** Resolves a host name to its addresses (node:dns `lookup` with `all`); replaceable in tests. */
+export type HostResolver = (host: string) => Promise<readonly string[]>;
+
+const systemResolver: HostResolver = async (host) => {
+  const { lookup } = await import('node:dns/promises');
+  return (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+};
+
+/**
+ * True when a URL's host is loopback by the addresses it is reached at: an address literal by the rule above; a name
+ * (`localhost`, `*.localhost` included) only when every address it resolves to is loopback, since a name may resolve
+ * elsewhere (a hosts file, a resolver). A name that does not resolve, or a URL that is not one, is not loopback.
+ */
+export async function reachesLoopback(
+  target: string,
+  resolve: HostResolver = systemResolver,
+): Promise<boolean> {
+  let host: string;
+  try {
+    host = new URL(target).hostname;
+  } catch {
+    return false;
+  }
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (isIP(bare) !== 0) return isLoopbackHost(bare);
+  if (!isLoopbackHost(bare)) return false;
+  try {
+    const addresses = await resolve(bare);
+    return addresses.length > 0 && addresses.every((a) => isLoopbackHost(a));
+  } catch {
+    return false;
+  }
+}

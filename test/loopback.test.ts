@@ -1,6 +1,11 @@
 // net/loopback.ts: the one loopback rule, in its three forms (host, URL, Host header), as each caller uses it.
 import { describe, expect, it } from 'vitest';
-import { isLoopbackAuthority, isLoopbackHost, isLoopbackTarget } from '../net/loopback.js';
+import {
+  isLoopbackAuthority,
+  isLoopbackHost,
+  isLoopbackTarget,
+  reachesLoopback,
+} from '../net/loopback.js';
 
 const LOOPBACK = [
   '127.0.0.1',
@@ -44,5 +49,25 @@ describe('net/loopback: one rule for three callers', () => {
     for (const a of ['evil.com:80', 'localhost:80:80', '::1', 'localhost.evil.com', '']) {
       expect(isLoopbackAuthority(a), a).toBe(false);
     }
+  });
+
+  it('by the addresses a name resolves to: a loopback name that resolves elsewhere is not loopback', async () => {
+    const to =
+      (...addresses: string[]) =>
+      () =>
+        Promise.resolve(addresses);
+    const fails = () => Promise.reject(new Error('ENOTFOUND'));
+    expect(await reachesLoopback('http://localhost:8080/', to('127.0.0.1', '::1'))).toBe(true);
+    expect(await reachesLoopback('http://localhost:8080/', to('10.0.0.5'))).toBe(false);
+    expect(await reachesLoopback('http://api.localhost/', to('127.0.0.1', '192.0.2.7'))).toBe(
+      false,
+    );
+    expect(await reachesLoopback('http://api.localhost/', to())).toBe(false);
+    expect(await reachesLoopback('http://api.localhost/', fails)).toBe(false);
+    // Address literals are never resolved; other names are not loopback whatever they resolve to.
+    expect(await reachesLoopback('http://127.0.0.2:1/', fails)).toBe(true);
+    expect(await reachesLoopback('http://[::1]:1/', fails)).toBe(true);
+    expect(await reachesLoopback('http://example.test/', to('127.0.0.1'))).toBe(false);
+    expect(await reachesLoopback('not a url')).toBe(false);
   });
 });

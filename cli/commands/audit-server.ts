@@ -49,7 +49,7 @@ import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import { sendRequest } from '../../conformance/http-client.js';
 import { withTolerance } from '../../conformance/checks/server/waits.js';
 import { closeStateHook } from '../../conformance/state-hook/index.js';
-import { isLoopbackTarget } from '../../net/loopback.js';
+import { isLoopbackTarget, reachesLoopback } from '../../net/loopback.js';
 import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../../conformance/result.js';
@@ -646,10 +646,12 @@ async function externalTarget(
     ca !== undefined ? { tlsCa: ca } : {},
   );
   let refuseMutating: string | undefined;
-  if (!isLoopbackTarget(targetUrl) && !parsed.allowLive) {
-    refuseMutating = `not sent: ${new URL(targetUrl).host} is not a loopback address and payouts and refunds move real money; pass --allow-live to run mutating checks against a sandbox you own`;
+  // Judged by the addresses the name resolves to, not the name: `localhost` may resolve elsewhere.
+  const loopback = await reachesLoopback(targetUrl);
+  if (!loopback && !parsed.allowLive) {
+    refuseMutating = `not sent: ${new URL(targetUrl).host} is not a loopback address${isLoopbackTarget(targetUrl) ? ' (its name resolves to an address that is not loopback)' : ''} and payouts and refunds move real money; pass --allow-live to run mutating checks against a sandbox you own`;
     out(`note: mutating checks are skipped (${refuseMutating})\n`);
-  } else if (!isLoopbackTarget(targetUrl)) {
+  } else if (!loopback) {
     out(
       `warning: --allow-live given: mutating checks will create payouts and refunds on ${new URL(targetUrl).host}\n`,
     );
