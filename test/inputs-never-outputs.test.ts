@@ -80,6 +80,70 @@ describe('inputs are never outputs', () => {
     });
 });
 
+describe('the programs payconform runs are inputs too', () => {
+  const script = '#!/bin/sh\nexit 0\n';
+  const runs: ReadonlyArray<readonly [string, () => string[], RegExp]> = [
+    [
+      "the report over the SDK adapter's script",
+      () => [
+        'audit',
+        'client',
+        '--adapter',
+        `sh ${at('adapter.sh')}`,
+        '--report',
+        `json:${at('adapter.sh')}`,
+      ],
+      /--report json:\S+adapter\.sh would overwrite --adapter \(runs \S+adapter\.sh\)/,
+    ],
+    [
+      "the report over the --exec client's script",
+      () => [
+        'audit',
+        'client',
+        '--exec',
+        `sh ${at('adapter.sh')}`,
+        '--report',
+        `junit:${at('adapter.sh')}`,
+      ],
+      /would overwrite --exec \(runs \S+adapter\.sh\)/,
+    ],
+    [
+      "the report over the config's state hook script",
+      () => [...AUDIT, '--config', at('hooked.json'), '--report', `html:${at('hook.py')}`],
+      /--report html:\S+hook\.py would overwrite the state hook of --config \S+hooked\.json \(runs \S+hook\.py\)/,
+    ],
+  ];
+  for (const [name, args, message] of runs)
+    it(`${name}: a usage error naming both, the script kept`, async () => {
+      writeFileSync(at('adapter.sh'), script);
+      writeFileSync(at('hook.py'), script);
+      writeFileSync(
+        at('hooked.json'),
+        JSON.stringify({ stateHook: { command: ['python3', at('hook.py')] } }),
+      );
+      const r = await run(args());
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(message);
+      expect(readFileSync(at('adapter.sh'), 'utf8')).toBe(script);
+      expect(readFileSync(at('hook.py'), 'utf8')).toBe(script);
+    });
+
+  it('serve: --credentials-out over --config or --write-audit-config is refused (exit 2), nothing written', async () => {
+    writeFileSync(at('serve.json'), '{}');
+    for (const args of [
+      ['--config', at('serve.json'), '--credentials-out', at('serve.json')],
+      ['--write-audit-config', at('serve.json'), '--credentials-out', at('serve.json')],
+    ]) {
+      const r = await run(['serve', '--port', '0', ...args]);
+      expect(r.code, r.err).toBe(2);
+      expect(r.err).toMatch(
+        /--credentials-out \S+serve\.json would overwrite --(config|write-audit-config) \S+serve\.json/,
+      );
+      expect(readFileSync(at('serve.json'), 'utf8')).toBe('{}');
+    }
+  });
+});
+
 describe('the baseline read and written safely', () => {
   it('--baseline-update on a dangling link: refused before the run, its target never created', async () => {
     const link = at('dangling-baseline.json');

@@ -1,5 +1,7 @@
 // `payconform serve`: runs the reference service until Ctrl-C; prints its base URL, application ids, seeded payments and
 // triggers. Generated development secrets go only to --credentials-out FILE (mode 0600), never to standard output.
+import { inputPaths } from '../audit-paths.js';
+import { pathClash } from '../path-clash.js';
 import { dirname, resolve } from 'node:path';
 import { isLoopbackHost } from '../../net/loopback.js';
 import type { CliIo } from '../io.js';
@@ -166,6 +168,16 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   const auditConfigPath = outputFile(values, 'write-audit-config');
   const credentialsOut = outputFile(values, 'credentials-out');
+  // Inputs are never outputs: the credentials written over --config would leave the secret in a "no secrets" file.
+  const clash = pathClash(inputPaths(args, io), [
+    ...(auditConfigPath !== undefined
+      ? [{ given: `--write-audit-config ${auditConfigPath}`, path: auditConfigPath }]
+      : []),
+    ...(credentialsOut !== undefined
+      ? [{ given: `--credentials-out ${credentialsOut}`, path: credentialsOut }]
+      : []),
+  ]);
+  if (clash !== undefined) throw new UsageError(clash);
   if (values['list-faults'] === true) {
     io.stdout(listFaults());
     return EXIT.ok;
