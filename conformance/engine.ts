@@ -1,6 +1,7 @@
 // The engine: validates a suite, selects checks, runs them (ordered, concurrent where allowed, each under a
 // timeout), grades and redacts what they return, emits events, and returns the run summary. Generic over the
 // context each check receives, so the server, client and webhook-receiver audits share it.
+import { boundFindings } from './finding-bound.js';
 import { PayconformError } from '../src/errors.js';
 import { CHECK_ID_PATTERN, type Check, type CheckRole, type Finding } from './check.js';
 import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
@@ -188,7 +189,8 @@ function gradeAll(
     );
   let graded: GradedFinding[];
   try {
-    graded = (returned as Finding[]).map((f) => {
+    // Bounded before grading: what a target or adapter answers cannot grow a check's findings without end.
+    graded = boundFindings(returned as Finding[]).map((f) => {
       const g = gradeFinding(check, f, catalogue, redactor, budget);
       const harEntries = f.evidence !== undefined ? log?.entriesFor(f.evidence) : undefined;
       return harEntries !== undefined && harEntries.length > 0 ? { ...g, harEntries } : g;
