@@ -34,6 +34,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 interface Finding {
   readonly evidence?: {
+    readonly traceId?: string;
     readonly request?: {
       readonly method: string;
       readonly url: string;
@@ -79,6 +80,8 @@ function expectFindingsNameEntries(report: Report, har: HarDocument): number {
         expect(entry.request.headers.map((h) => [h.name, h.value])).toEqual(
           request.headers.map(([n, v]) => [n, v]),
         );
+        // The same trace id in the report and in the HAR: the one its traceparent carries.
+        expect(entry._traceId).toBe(f.evidence?.traceId);
         named += 1;
       }
     }
@@ -144,9 +147,11 @@ describe('HAR entries (in process)', () => {
       'content-type: application/json',
       'x-dup: 2',
       'x-application-secret: [REDACTED]',
+      `traceparent: 00-${entry._traceId}-${ex.request.headers.find(([n]) => n === 'traceparent')?.[1].slice(36)}`,
       `Content-Length: ${ex.request.body.length}`,
       'Connection: close',
     ]);
+    expect(entry._traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(entry.request.queryString).toEqual([
       { name: 'a', value: '1' },
       { name: 'a', value: '2' },
@@ -306,6 +311,12 @@ describe('audit server --report har:FILE (main() in-process, against a reference
     expect(
       har.log.entries.filter((e) => e.request.url.startsWith(service.baseUrl)).length,
     ).toBeGreaterThan(50);
+    // Every request the audit sent names its trace: the trace id of its one traceparent line.
+    for (const e of har.log.entries.filter((x) => x._payconform.direction === 'sent')) {
+      const sent = e.request.headers.filter((h) => h.name === 'traceparent').map((h) => h.value);
+      expect(sent).toHaveLength(1);
+      expect(`00-${e._traceId}-`).toBe(sent[0]!.slice(0, 36));
+    }
     for (const e of har.log.entries)
       if (e.response.content.size > EVIDENCE_BODY_BYTES)
         expect(e.response.content.comment).toMatch(/^body cut at \d+ bytes of/);
