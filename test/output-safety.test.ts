@@ -14,6 +14,8 @@ import { diffReports, renderDiffMarkdown, renderDiffText } from '../conformance/
 import { runChecks } from '../conformance/engine.js';
 import { createConsoleReporter, renderConsoleSummary } from '../conformance/reporters/console.js';
 import { toJsonReport } from '../conformance/reporters/json.js';
+import { htmlEscape } from '../conformance/reporters/html.js';
+import { xmlEscape } from '../conformance/reporters/junit.js';
 import { markdownCode } from '../conformance/reporters/markdown-safe.js';
 import { renderMarkdownReport } from '../conformance/reporters/markdown.js';
 import type { RunEvent } from '../conformance/events.js';
@@ -344,5 +346,19 @@ describe('terminal: no control character but our colours and line breaks', () =>
     expect(code, printed).toBe(2);
     expect(printed).toContain('evil\\x1b[2J\\x1b[Hverified.json');
     expect(terminalControls(printed), printed).toEqual([]);
+  });
+});
+
+describe('HTML and JUnit: no control, bidirectional or separator character as itself', () => {
+  const RAW =
+    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+  it('every string a target or file controls is shown with escapes, in both', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (s) => {
+        for (const out of [htmlEscape(s), xmlEscape(s)]) expect(out).not.toMatch(RAW);
+      }),
+    );
+    expect(htmlEscape('ok\u001b[2J\u0007\u202e<b>')).toBe('ok\\x1b[2J\\x07\\u202e&lt;b&gt;');
+    expect(xmlEscape('ok\u001b\u202e"')).toBe('ok\\x1b\\u202e&quot;');
   });
 });

@@ -185,7 +185,7 @@ describe('vectors run: broken implementations get a clear error per case and a b
   it('a crashing adapter: the case it crashed on fails, later cases are counted as not run; stderr is reported; exit 1', async () => {
     const crash = script(
       'crash.mjs',
-      "import { createInterface } from 'node:readline';\nfor await (const line of createInterface({ input: process.stdin })) {\n  const m = JSON.parse(line);\n  if (m.op === 'hello') { console.log(JSON.stringify({ id: m.id, unsupported: true })); continue; }\n  console.error('adapter: segfault in sign()'); process.exit(3);\n}\n",
+      "import { createInterface } from 'node:readline';\nfor await (const line of createInterface({ input: process.stdin })) {\n  const m = JSON.parse(line);\n  if (m.op === 'hello') { console.log(JSON.stringify({ id: m.id, unsupported: true })); continue; }\n  console.error('adapter: \\u001b[2J segfault in sign()\\u0007 \\u202e'); process.exit(3);\n}\n",
     );
     const json = join(work, 'crash.json');
     const started = Date.now();
@@ -207,6 +207,9 @@ describe('vectors run: broken implementations get a clear error per case and a b
     expect(report.summary).toMatchObject({ failed: 1, notRun: few.length - 1 });
     expect(report.adapterStderr).toContain('segfault in sign()');
     expect(r.out).toContain('run stopped early: the implementation exited with code 3');
+    // What the implementation wrote reaches the terminal inert: ESC, BEL and U+202E shown as escapes.
+    expect(r.out).toContain('adapter: \\x1b[2J segfault in sign()\\x07 \\u202e');
+    expect(r.out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(r.out).toContain(`1 cases: 0 passed, 1 failed, 0 skipped, ${few.length - 1} not run`);
     expect(Date.now() - started).toBeLessThan(15_000);
   });

@@ -1,5 +1,7 @@
 // `payconform audit client`: serves the service's API as a strict verifying endpoint that the client under test
 // calls (optionally running the client with --exec), then reports every rule per request by requirement id.
+import { showControls } from '../../conformance/reporters/printable.js';
+import { RECORDED_REQUESTS } from '../../conformance/flaky.js';
 import type { CliIo } from '../io.js';
 import { EXIT, UsageError } from '../io.js';
 import {
@@ -110,6 +112,8 @@ export function auditClientExchanges(
     checks: clientChecks,
     context,
     role: 'client',
+    // A failure is never run once more: the checks judge what the client already sent (conformance/flaky.ts).
+    rerunFailures: RECORDED_REQUESTS,
     target: `calls to ${context.baseUrl}`,
     toolVersion: toolVersion(),
     catalogue: loadCatalogue(),
@@ -196,7 +200,7 @@ async function prepare(parsed: Parsed, step: AuditStepContext): Promise<Prepared
 async function resolveClient(parsed: Parsed, io: CliIo): Promise<ResolvedClient | number> {
   const loaded = await loadConfig(parsed.configPath, io.env);
   if (!loaded.ok) {
-    io.stderr(`payconform audit client: ${loaded.message}\n`);
+    io.stderr(`payconform audit client: ${showControls(loaded.message, { multiline: true })}\n`);
     return EXIT.usage;
   }
   const config = loaded.config;
@@ -254,7 +258,7 @@ async function serveClient(
   const listenTls = await resolveListenTls(parsed.tlsFlags);
   if (listenTls !== undefined) out(`${describeListenTls(listenTls)}\n`);
   const clientOut = lineWriter((line) =>
-    io.stderr(`client| ${resolved.redactor.maskLiterals(line)}\n`),
+    io.stderr(`client| ${showControls(resolved.redactor.maskLiterals(line))}\n`),
   );
   const controller = new AbortController();
   const onSigint = (): void => controller.abort();

@@ -1,5 +1,6 @@
 // `payconform audit server`: audits a service implementation against the spec. Without a target it starts the
 // reference service in-process on loopback (short timers, webhooks to the runner's own listener) and audits that.
+import { showControls } from '../../conformance/reporters/printable.js';
 import { generateKeyPair } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { CliIo } from '../io.js';
@@ -542,7 +543,7 @@ async function prepare(
 ): Promise<PreparedAudit | number> {
   const loaded = await loadConfig(parsed.configPath, io.env);
   if (!loaded.ok) {
-    io.stderr(`payconform audit server: ${loaded.message}\n`);
+    io.stderr(`payconform audit server: ${showControls(loaded.message, { multiline: true })}\n`);
     return EXIT.usage;
   }
   const config = loaded.config;
@@ -628,7 +629,9 @@ async function externalTarget(
   const ca = await resolveTrustedCa({ ca: parsed.caFile });
   const unreachable = await probe(targetUrl, Math.min(timeoutMs, PROBE_TIMEOUT_MS), ca);
   if (unreachable !== undefined) {
-    io.stderr(`payconform audit server: target ${targetUrl} is unreachable (${unreachable})\n`);
+    io.stderr(
+      `payconform audit server: ${showControls(`target ${targetUrl} is unreachable (${unreachable})`)}\n`,
+    );
     return EXIT.unreachable;
   }
   const discovery = await discoverFromSandbox(targetUrl, config, {

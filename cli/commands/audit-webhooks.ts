@@ -1,5 +1,6 @@
 // `payconform audit webhooks`: plays the service and sends valid and tampered signed webhooks to a merchant's
 // receiver, which learns the public key from --serve-key, --public-key-out, or was configured for --signing-key.
+import { showControls } from '../../conformance/reporters/printable.js';
 import { randomUUID } from 'node:crypto';
 import { writeFileAtomic } from '../../net/file-write.js';
 import net from 'node:net';
@@ -313,7 +314,9 @@ async function probeReceivers(parsed: Parsed, io: CliIo): Promise<number | undef
   for (const url of new Set(Object.values(parsed.targets))) {
     const problem = await probe(url!, Math.min(parsed.timeoutMs, PROBE_TIMEOUT_MS));
     if (problem !== undefined) {
-      io.stderr(`payconform audit webhooks: receiver ${url} is unreachable (${problem})\n`);
+      io.stderr(
+        `payconform audit webhooks: ${showControls(`receiver ${url} is unreachable (${problem})`)}\n`,
+      );
       return EXIT.unreachable;
     }
   }

@@ -1,5 +1,6 @@
 // One self-contained HTML page (no external resources, no scripts): an index of failures and warnings, then the
 // checks worst first, each with its requirements and evidence; passing checks are collapsed (<details>).
+import { showControls } from './printable.js';
 import { verdictFor, verdictLine } from '../exit-code.js';
 import { OUTCOME_SEVERITY } from '../grade.js';
 import type { Catalogue } from '../requirements.js';
@@ -16,8 +17,9 @@ import { baselineLines } from '../baseline.js';
 import { EXPLORE_CHECK_ID } from '../explore/check-id.js';
 import { countOf, failedRequirementsText, runCounts, type CountName } from '../run-counts.js';
 
+/** Text for HTML content and attributes: control, bidirectional and separator characters shown as escapes, then the markup characters as entities. */
 export function htmlEscape(text: string): string {
-  return text
+  return showControls(text, { multiline: true })
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -42,8 +44,11 @@ const badge = (o: Outcome): string =>
   `<span class="o o-${o === 'n/a' ? 'na' : o}">${htmlEscape(o.toUpperCase())}</span>`;
 /** A check a known finding decided: its own badge, never PASS. */
 const knownBadge = '<span class="o o-warn">KNOWN</span>';
+/** A check whose failure did not happen again when run once more alone: its outcome, marked flaky. */
+const flakyBadge = (o: Outcome): string =>
+  `<span class="o o-${o === 'n/a' ? 'na' : o}">${htmlEscape(o.toUpperCase())}, FLAKY</span>`;
 const checkBadge = (r: CheckResult): string =>
-  countOf(r) === 'known' ? knownBadge : badge(r.outcome);
+  countOf(r) === 'known' ? knownBadge : r.flaky ? flakyBadge(r.outcome) : badge(r.outcome);
 
 /** The counts table's rows in the order of ORDER, each with the outcome whose badge it shows. */
 const COUNT_ROWS: ReadonlyArray<readonly [Exclude<CountName, 'known'>, Outcome]> = [
@@ -57,7 +62,7 @@ const COUNT_ROWS: ReadonlyArray<readonly [Exclude<CountName, 'known'>, Outcome]>
 
 function findingHtml(f: GradedFinding): string {
   const parts = [
-    `<li>${badge(f.outcome)} ${htmlEscape(f.message)}${f.observed ? ' <span class="muted">(observed; the spec does not show this, never a failure)</span>' : ''}${f.requirement ? ` <code>${htmlEscape(f.requirement)}</code>` : ''}`,
+    `<li>${f.flaky ? flakyBadge(f.outcome) : badge(f.outcome)} ${htmlEscape(f.message)}${f.observed ? ' <span class="muted">(observed; the spec does not show this, never a failure)</span>' : ''}${f.requirement ? ` <code>${htmlEscape(f.requirement)}</code>` : ''}`,
   ];
   if (f.expected !== undefined)
     parts.push(`<div>expected: <code>${htmlEscape(f.expected)}</code></div>`);
@@ -93,7 +98,16 @@ function checkHtml(r: CheckResult, catalogue: Catalogue | undefined): string {
 ${r.rerun !== undefined && r.outcome !== 'pass' && r.outcome !== 'n/a' ? `<div>run this check again (signs afresh, works at any time):</div><pre>${htmlEscape(r.rerun)}</pre>` : ''}
 <div class="req">Requirements:<ul>${reqs.join('\n')}</ul></div>
 ${r.findings.length > 0 ? `<ul>${worstFirst(r.findings).map(findingHtml).join('\n')}</ul>` : ''}
-</details>`;
+${againHtml(r)}</details>`;
+}
+
+/** A flaky check's second run (once more, alone): its outcome, message and findings. */
+function againHtml(r: CheckResult): string {
+  if (r.again === undefined) return '';
+  const shown = r.again.findings.filter((f) => f.outcome !== 'pass' || f.observed);
+  return `<div>run once more alone: ${badge(r.again.outcome)} ${htmlEscape(r.again.message)}</div>
+${shown.length > 0 ? `<ul>${worstFirst(shown).map(findingHtml).join('\n')}</ul>` : ''}
+`;
 }
 
 /** The index at the top: one link per check that did not pass, worst first. */

@@ -2,6 +2,7 @@
 // with output), where CI tools look: under `--fail-on warn` a warning is a <failure>, under `--fail-on skip` a skip is
 // one. The checks' suite counts what every report counts (run-counts.ts); a run-level problem (a client that exited
 // non-zero) is a failing testcase of a second suite, the run's own.
+import { showControls } from './printable.js';
 import { verdictFor } from '../exit-code.js';
 import type {
   BaselineOutcome,
@@ -11,14 +12,17 @@ import type {
   RequirementTable,
   RunSummary,
 } from '../result.js';
-import { findingText } from './evidence-text.js';
+import { againText, findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
 import { baselineLines, describeKey } from '../baseline.js';
 import { COUNT_NAMES, countOf, failedRequirementsText, runCounts } from '../run-counts.js';
 
-/** Escapes text for XML content and attributes, dropping characters XML 1.0 cannot carry. */
+/**
+ * Escapes text for XML content and attributes: control, bidirectional and separator characters shown as escapes (as
+ * on a terminal: a CI page renders them), what XML 1.0 cannot carry replaced, the markup characters as entities.
+ */
 export function xmlEscape(text: string): string {
-  return text
+  return showControls(text, { multiline: true })
     .replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -45,13 +49,21 @@ const testcase = (classname: string, name: string, inner: string): string[] => [
 function junitTotals(summary: RunSummary) {
   const failOnWarn = summary.gate.failOn.includes('warn');
   const failOnSkip = summary.gate.failOn.includes('skip');
+  const failOnFlaky = summary.gate.failOn.includes('flaky');
   const c = runCounts(summary);
+  // A flaky check warned (or errored beside an inconclusive finding); --fail-on flaky fails the warned ones too.
+  const flakyWarned = summary.results.filter((r) => r.flaky === true && r.outcome === 'warn');
   return {
     failOnWarn,
     failOnSkip,
+    failOnFlaky,
     counts: c,
     tests: c.total,
-    failures: c.failed + (failOnWarn ? c.warned : 0) + (failOnSkip ? c.skipped : 0),
+    failures:
+      c.failed +
+      (failOnWarn ? c.warned : 0) +
+      (failOnSkip ? c.skipped : 0) +
+      (failOnFlaky && !failOnWarn ? flakyWarned.length : 0),
     errors: c.inconclusive,
     skipped: (failOnSkip ? 0 : c.skipped) + c.notApplicable,
   };
@@ -148,16 +160,16 @@ function junitProperties(summary: RunSummary): string[] {
 }
 
 /** The element inside a check's test case: a failure, an error, skipped, or its output. */
-function checkOutcomeElement(
-  r: CheckResult,
-  gate: { readonly failOnWarn: boolean; readonly failOnSkip: boolean },
-): string {
+function checkOutcomeElement(r: CheckResult, gate: Gate): string {
   const details = [
     `${r.level} check; requirements: ${r.requirements.join(', ')}`,
     ...r.findings.map(findingText),
+    ...[againText(r)].filter((t): t is string => t !== undefined),
   ].join('\n\n');
   const message = xmlEscape(`[${r.level}] ${r.message}`);
   const rerun = r.rerun !== undefined ? `\n\nrun this check again: ${r.rerun}` : '';
+  if (r.outcome === 'warn' && r.flaky === true && gate.failOnFlaky)
+    return `      <failure message="${xmlEscape(`[flaky, failed by --fail-on flaky] ${r.message}`)}" type="flaky">${xmlEscape(details + rerun)}</failure>`;
   if (r.outcome === 'warn' && gate.failOnWarn)
     return `      <failure message="${xmlEscape(`[warning, failed by --fail-on warn] ${r.message}`)}" type="warn">${xmlEscape(details + rerun)}</failure>`;
   if (r.outcome === 'skip' && gate.failOnSkip)
@@ -175,10 +187,14 @@ function checkOutcomeElement(
   return `      <system-out>${xmlEscape(details)}</system-out>`;
 }
 
-function checkTestcase(
-  r: CheckResult,
-  gate: { readonly failOnWarn: boolean; readonly failOnSkip: boolean },
-): string[] {
+/** What turns a check's outcome into a failure in JUnit: `--fail-on warn|skip|flaky`. */
+interface Gate {
+  readonly failOnWarn: boolean;
+  readonly failOnSkip: boolean;
+  readonly failOnFlaky: boolean;
+}
+
+function checkTestcase(r: CheckResult, gate: Gate): string[] {
   return [
     `    <testcase classname="${xmlEscape(`payconform.${r.area}`)}" name="${xmlEscape(`${r.id}: ${r.title}`)}" time="${seconds(r.durationMs)}">`,
     checkOutcomeElement(r, gate),

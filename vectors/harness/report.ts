@@ -2,6 +2,7 @@
 // the CLI writes the files.
 import { htmlEscape } from '../../conformance/reporters/html.js';
 import { xmlEscape } from '../../conformance/reporters/junit.js';
+import { showControls } from '../../conformance/reporters/printable.js';
 import { verdictOf, type CaseReport, type HarnessGate, type HarnessReport } from './run.js';
 
 export const REPORT_FORMATS = ['json', 'junit', 'html'] as const;
@@ -119,7 +120,10 @@ export function showValue(value: unknown, indent = '    '): string {
   return asciiJson(value);
 }
 
-/** Failures and skips one per line, then the summary and the verdict. Passing cases only with `verbose`. */
+/**
+ * Failures and skips one per line, then the summary and the verdict. Passing cases only with `verbose`. Every control
+ * character shown as an escape.
+ */
 export function formatConsole(
   report: HarnessReport,
   verbose = false,
@@ -137,7 +141,7 @@ export function formatConsole(
         ...report.adapterStderr.split('\n').map((l) => `  ${l}`),
       );
     lines.push('', `no case run (${report.summary.notRun} in the set)`, `verdict: ${verdict}`, '');
-    return lines.join('\n');
+    return showControls(lines.join('\n'), { multiline: true });
   }
   const impl = report.implementation;
   if (impl)
@@ -168,7 +172,8 @@ export function formatConsole(
     );
   else lines.push(`verdict: ${verdict}`);
   lines.push('');
-  return lines.join('\n');
+  // Inert on a terminal: an implementation's messages and stderr carry whatever it wrote (ESC, BEL, U+202E).
+  return showControls(lines.join('\n'), { multiline: true });
 }
 
 /** The report as JSON, with the verdict the gate gives it (as the audits record theirs) and the counts per group. */
