@@ -193,16 +193,21 @@ function quickArbitraries(
     const size = sizesOf(source);
     const one = fc.tuple(index, size).map(([i, sz]) => new Refund(i, sz));
     const pair = fc.tuple(index, size, size).map(([i, a, b]) => new RefundPair(i, a, b));
-    // Refunds of a payment whose earlier refunds have finished (moved on first): the next one, a share or (mostly)
-    // all that is left, must then be accepted.
-    const config = source.payments === 'config';
-    const afterFinish = fc
-      .tuple(index, partArb(config ? 10 : 90), config ? configRefundSizeArb : nextRefundSizeArb)
-      .map(([i, a, b]) => new RefundAfterFinish(i, a, b));
+    // Refunds of a payment whose earlier refunds have finished: its refunds moved on (through the state provider, or
+    // by the target's own lifecycle), alone or between two refunds, whose next one (mostly all that is left) must then
+    // be accepted.
     const finish = index.map((i) => new FinishRefunds(i));
-    arbs.push(payment, payment, one, one, pair, afterFinish, finish);
-    // Payments made for the run: a small one refunded in parts whose sum binary floating point misjudges, then the rest.
-    if (!config) arbs.push(refundFamilyArb.map((f) => new RefundInParts(f)));
+    if (source.payments === 'config') {
+      // The config's payments are few and must last the run: their refunds moved on, no more refunds drawn.
+      arbs.push(payment, payment, one, one, one, pair, finish);
+    } else {
+      const afterFinish = fc
+        .tuple(index, partArb(90), nextRefundSizeArb)
+        .map(([i, a, b]) => new RefundAfterFinish(i, a, b));
+      // A small payment refunded in parts whose sum binary floating point misjudges, then exactly what is left.
+      const inParts = refundFamilyArb.map((f) => new RefundInParts(f));
+      arbs.push(payment, payment, one, one, pair, afterFinish, inParts, finish);
+    }
   }
   if (source.unsettledPayments > 0) arbs.push(index.map((i) => new RefundUnsettled(i)));
   return arbs;

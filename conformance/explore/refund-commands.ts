@@ -253,7 +253,7 @@ async function refundOf(
   const amount = refundAmount(payment, size);
   const s = step(
     real,
-    `${label} → ${money(amount)} of payment ${payment.paymentId}${earlierText(payment)}`,
+    `${label} → ${money(amount)}${size.kind === 'rest' ? ' (all that is left)' : ''} of payment ${payment.paymentId}${earlierText(payment)}`,
     true,
   );
   absorbWebhooks(model, real, s);
@@ -416,7 +416,8 @@ async function finishRefunds(
 /** The refunds of a payment moved on until they have finished (`finishRefunds`): of the `index`-th that has some open. */
 export class FinishRefunds implements fc.AsyncCommand<ExplorerModel, Real> {
   constructor(private readonly index: number) {}
-  check = (model: Readonly<ExplorerModel>): boolean => model.payments.length > 0;
+  check = (model: Readonly<ExplorerModel>): boolean =>
+    model.payments.some((p) => p.refunds.some(unfinished));
   async run(model: ExplorerModel, real: Real): Promise<void> {
     const open = model.payments.filter((p) => p.refunds.some(unfinished));
     if (open.length === 0) return;

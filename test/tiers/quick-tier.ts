@@ -17,6 +17,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/diagnose-signature.test.ts',
   'test/ed25519-backends.test.ts',
   'test/evidence-limits.test.ts',
+  'test/explore-draws.test.ts',
   'test/explorer-levels.test.ts',
   'test/explorer-rows.test.ts',
   'test/finding-bound.test.ts',
