@@ -343,7 +343,9 @@ describe('audit webhooks and audit client --report har:FILE (main() in-process)'
     const keyPort = await unusedLoopbackPort();
     const keyUrl = `http://127.0.0.1:${keyPort}${PUBLIC_KEY_PATH}`;
     // Fetches the served key at each delivery (as a receiver configured with the key URL does), then accepts it.
+    const traceparents: Array<string | undefined> = [];
     const receiver = http.createServer((req, res) => {
+      traceparents.push(req.headers.traceparent);
       req.resume();
       req.on('end', () => {
         void fetch(keyUrl).then(
@@ -381,6 +383,14 @@ describe('audit webhooks and audit client --report har:FILE (main() in-process)'
       const keyFetches = har.log.entries.filter((x) => x.request.url === keyUrl);
       expect(deliveries.length).toBeGreaterThan(10);
       for (const e of deliveries) expect(e._payconform.direction).toBe('sent');
+      // What the receiver got: one valid traceparent on each delivery, the one its HAR entry shows.
+      expect(traceparents).toHaveLength(deliveries.length);
+      for (const t of traceparents) expect(t).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      expect(new Set(traceparents)).toEqual(
+        new Set(
+          deliveries.map((e) => e.request.headers.find((h) => h.name === 'traceparent')?.value),
+        ),
+      );
       expect(keyFetches.length).toBeGreaterThan(0);
       for (const e of keyFetches) {
         expect(e._payconform.direction).toBe('received');

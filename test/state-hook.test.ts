@@ -15,6 +15,7 @@ import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.j
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import { resolveConfig } from '../conformance/config.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
+import { newTraceId, traceIdOf, withTrace } from '../conformance/trace-context.js';
 import { refundDestinationChecks } from '../conformance/checks/server/refund-destination.js';
 import { auditConfigFor } from '../cli/commands/serve.js';
 import { main } from '../cli/main.js';
@@ -187,10 +188,14 @@ describe.concurrent('the starter hook, on a service whose /sandbox/ the audit do
     );
   });
 
-  it("its request and answer are in the run's exchange log (the HAR) like any exchange", async () => {
+  it("its request and answer are in the run's exchange log (the HAR) like any exchange, in the check's trace", async () => {
     const log = new ExchangeLog();
+    const traceId = newTraceId();
     await withExchangeLog(log, () =>
-      askState(probe.context, env(10_000), { state: 'settled-payment', amount: '3.21' }),
+      withTrace(
+        () => askState(probe.context, env(10_000), { state: 'settled-payment', amount: '3.21' }),
+        traceId,
+      ),
     );
     const hook = probe.context.stateHook as { url: string };
     const entry = log.entries().find((e) => e.request.url === hook.url);
@@ -199,6 +204,8 @@ describe.concurrent('the starter hook, on a service whose /sandbox/ the audit do
     );
     expect(entry?.response?.status).toBe(200);
     expect(entry?.response?.bodyText).toContain('"amount": "3.21"');
+    // The traceparent the hook URL was sent: the asking check's trace, a span of its own.
+    expect(traceIdOf(entry!.request.headers)).toBe(traceId);
   });
 
   it.each(['url', 'command'] as const)(
