@@ -50,6 +50,8 @@ export class PaymentsClient {
     private readonly faults: ReadonlySet<SdkFault> = new Set(),
     /** Hand the caller only the members the spec defines (a typed SDK's choice). */
     private readonly typed = false,
+    /** A stress of the audit, not an SDK's choice: this many unknown members added to every result handed on. */
+    private readonly pad = 0,
   ) {}
 
   createPayout(input: Record<string, unknown>): Promise<SdkResult> {
@@ -165,6 +167,7 @@ export class PaymentsClient {
     if (this.faults.has('copstatus-dropped')) delete shown['copStatus'];
     if (this.faults.has('amount-truncated') && shown['amount'] !== undefined)
       shown['amount'] = Math.trunc(Number(shown['amount']));
+    for (let i = 0; i < this.pad; i++) shown[`x-pad-${i}`] = i;
     return shown;
   }
 
