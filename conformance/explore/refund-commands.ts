@@ -355,6 +355,9 @@ export class RefundTwice implements fc.AsyncCommand<ExplorerModel, Real> {
 const fruitlessWaits = new WeakMap<object, number>();
 const FRUITLESS_WAITS = 3;
 
+/** The targets whose state provider does not offer refund-status (asked once): their own lifecycle moves refunds on. */
+const refundStatusNotOffered = new WeakSet<object>();
+
 /** Whether a refund webhook received shows the refund finished, or HELD (whether HELD has finished is not shown). */
 function settledBy(received: readonly ReceivedWebhook[], refundId: string): boolean {
   return received.some((w) => {
@@ -406,9 +409,16 @@ async function finishRefunds(
     true,
   );
   absorbWebhooks(model, real, s);
-  if (stateSource(real.ctx) !== undefined)
-    for (const r of open.filter(unfinished))
-      await askState(real.ctx, real.env, { state: 'refund-status', refundId: r.refundId });
+  if (stateSource(real.ctx) !== undefined && !refundStatusNotOffered.has(real.ctx))
+    for (const r of open.filter(unfinished)) {
+      const moved = await askState(real.ctx, real.env, {
+        state: 'refund-status',
+        refundId: r.refundId,
+      });
+      if (moved.kind !== 'not-offered') continue;
+      refundStatusNotOffered.add(real.ctx);
+      break;
+    }
   await untilSettled(real, open);
   absorbWebhooks(model, real, s);
 }
