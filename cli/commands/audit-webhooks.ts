@@ -29,7 +29,7 @@ import {
   type ParsedRsaPrivateKey,
 } from '../../src/webhooks/index.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
-import { isLoopbackTarget } from '../../net/loopback.js';
+import { reachesLoopback } from '../../net/loopback.js';
 import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../../conformance/result.js';
@@ -193,7 +193,7 @@ async function prepare(
   { io, output, selection, applicationSecret }: AuditStepContext,
 ): Promise<PreparedAudit | number> {
   refuseUnknownChecks(webhookChecks(parsed.kinds), parsed.only, parsed.level);
-  refuseUnusableTargets(parsed);
+  await refuseUnusableTargets(parsed);
   // A receiver holds the application's secret and may echo it (an error page, a WWW-Authenticate header): every
   // secret this run can know of is masked in every output.
   const signingKeyFile =
@@ -248,7 +248,7 @@ async function prepare(
 }
 
 /** Usage errors before anything starts: no way for the receiver to learn the key, or a receiver off loopback. */
-function refuseUnusableTargets(parsed: Parsed): void {
+async function refuseUnusableTargets(parsed: Parsed): Promise<void> {
   if (
     parsed.serveKey === undefined &&
     parsed.publicKeyOut === undefined &&
@@ -258,9 +258,10 @@ function refuseUnusableTargets(parsed: Parsed): void {
       `the receiver needs the public key: give --serve-key HOST:PORT, --public-key-out FILE, or --signing-key FILE (a key it was configured for)\n${USAGE}`,
     );
   }
-  const live = Object.values(parsed.targets).filter(
-    (u): u is string => u !== undefined && !isLoopbackTarget(u),
-  );
+  // Judged by the addresses each name resolves to, not the name: `localhost` may resolve elsewhere.
+  const given = Object.values(parsed.targets).filter((u): u is string => u !== undefined);
+  const reaches = await Promise.all(given.map((u) => reachesLoopback(u)));
+  const live = given.filter((_, i) => !reaches[i]);
   if (live.length > 0 && !parsed.allowLive) {
     throw new UsageError(
       `refusing to send test payment, payout and refund webhooks to ${[...new Set(live.map((u) => new URL(u).host))].join(', ')}: not a loopback address, and a receiver that does not verify would act on them; pass --allow-live for a receiver you own`,
