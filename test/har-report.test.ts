@@ -345,7 +345,7 @@ describe('audit webhooks and audit client --report har:FILE (main() in-process)'
     // Fetches the served key at each delivery (as a receiver configured with the key URL does), then accepts it.
     const traceparents: Array<string | undefined> = [];
     const receiver = http.createServer((req, res) => {
-      traceparents.push(req.headers.traceparent);
+      traceparents.push(req.headersDistinct.traceparent?.join(', '));
       req.resume();
       req.on('end', () => {
         void fetch(keyUrl).then(

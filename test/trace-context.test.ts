@@ -97,9 +97,10 @@ describe('a trace per scope (a check), a span per exchange', () => {
     const seen = await withTrace(async () => {
       const first = traceparentForExchange();
       await new Promise((r) => setImmediate(r));
-      return [first, traceparentForExchange()];
+      return [first, traceparentForExchange()] as const;
     });
-    const [[t1, s1], [t2, s2]] = seen.map(parts);
+    const [t1, s1] = parts(seen[0]);
+    const [t2, s2] = parts(seen[1]);
     expect(t1).toBe(t2);
     expect(s1).not.toBe(s2);
   });
