@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import type { Pace } from './commands.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 import { formatReplayToken, type ReplayToken } from './replay-token.js';
+import { withTrace } from '../trace-context.js';
 
 /** One lane: the seed it draws from and its pace; a replay runs one lane, the one its token names. */
 export interface Lane {
@@ -218,10 +219,9 @@ class LaneSearch<S, V, R> {
     this.played++;
     let played: Played<V, R>;
     try {
-      played = await this.role.play(
-        sequence,
-        this.lane,
-        exploring ? shared.exploreUntil : undefined,
+      // A trace of its own per sequence (trace-context.ts): its requests carry it in `traceparent`.
+      played = await withTrace(() =>
+        this.role.play(sequence, this.lane, exploring ? shared.exploreUntil : undefined),
       );
     } catch (error) {
       shared.error = `the exploration stopped: ${error instanceof Error ? error.message : String(error)}`;
