@@ -23,7 +23,7 @@ const SLOWEST_FIRST: readonly string[] = [
   'test/ci-recipes.test.ts', // 35
   'test/state-hook.test.ts', // 32
   'test/explore-config-payments.test.ts', // 29
-  'test/audit-waits.test.ts', // 24
+  'test/readme-first-audit.test.ts', // 27 alone (the README's route, moved out of audit-waits)
   'test/attestation.test.ts', // 23
   'test/runs-repeat.test.ts', // 22
   'test/target-outage.test.ts', // 22
@@ -35,6 +35,7 @@ const SLOWEST_FIRST: readonly string[] = [
   'test/lenient-personality.test.ts', // 16
   'test/audit-server-faults.test.ts', // 15
   'test/explore-default.test.ts', // 13
+  'test/audit-waits.test.ts', // 8 alone, without the README's route
 ];
 
 /** The files above first, in that order; the others after them in vitest's own order (its cache, else size). */

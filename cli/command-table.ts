@@ -746,6 +746,29 @@ const diff: CommandSpec = {
   example: 'payconform diff before.json after.json --format md > comment.md',
 };
 
+/** The verdicts an audit can end with, in the exit code table's order. */
+const VERDICTS = [...new Set(Object.values(EXIT_CODES).map((e) => e.verdict))];
+
+const reportFields: CommandSpec = {
+  name: 'report fields',
+  summary:
+    "print a JSON report's verdict, exit code and how many checks ran, as NAME=VALUE lines (for a shell or a CI step)",
+  synopsis: 'REPORT.json',
+  description: [
+    'Reads a report written with --report json:FILE, checks it against schemas/conformance-report.schema.json,',
+    `and prints one NAME=VALUE a line: verdict (${VERDICTS.join(', ')}), exit-code (the code the audit`,
+    'ended with) and checks-ran (the checks that passed, failed, warned, were known or errored; skipped and not',
+    'applicable ones did not run). A shell reads them with no JSON parser, whatever the order of the members; the',
+    "GitHub Action's outputs come from them.",
+  ],
+  options: [HELP_OPTION],
+  exit: [
+    [EXIT.ok, 'printed'],
+    [EXIT.usage, 'usage error (unreadable file, not a payconform JSON report)'],
+  ],
+  example: 'payconform report fields report.json >> "$GITHUB_OUTPUT"',
+};
+
 const vectorsRun: CommandSpec = {
   name: 'vectors run',
   summary: 'run the JSON test vectors against another implementation (--exec "CMD", NDJSON)',
@@ -870,6 +893,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   auditWebhooks,
   attestVerify,
   diff,
+  reportFields,
   vectorsRun,
   vectorsStarter,
   help,

@@ -18,6 +18,7 @@ const loaders: Readonly<Record<string, () => Promise<Command>>> = {
   'vectors starter': async () => (await import('./commands/vectors-starter.js')).run,
   'attest verify': async () => (await import('./commands/attest-verify.js')).run,
   diff: async () => (await import('./commands/diff.js')).run,
+  'report fields': async () => (await import('./commands/report-fields.js')).run,
   help: async () => help,
 };
 

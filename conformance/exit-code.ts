@@ -2,7 +2,14 @@
 // themselves are the one table's (exit-code-table.ts).
 import type { RunGate, RunSummary } from './result.js';
 import { unexercisedMust } from './requirement-table.js';
-import { EXIT, type ExitCode } from './exit-code-table.js';
+import {
+  EXIT,
+  EXIT_CODES,
+  verdictOfExitCode,
+  type ExitCode,
+  type ExitName,
+  type Verdict,
+} from './exit-code-table.js';
 import { ranCount } from './run-counts.js';
 
 /** 0: every selected check reached a verdict and none failed under the gate. */
@@ -21,8 +28,7 @@ export const EXIT_INCOMPLETE = EXIT.incomplete;
 /** 70 (sysexits EX_SOFTWARE): payconform itself crashed; distinct from the usage code 2. */
 export const EXIT_INTERNAL_ERROR = EXIT.internal;
 
-/** `error`: the run stopped before a verdict (usage or config error, unreachable target, internal error). */
-export type Verdict = 'pass' | 'fail' | 'incomplete' | 'error';
+export type { Verdict } from './exit-code-table.js';
 
 /** The gate when a run does not say: skips make the run incomplete, warnings do not fail it. */
 export const DEFAULT_GATE: RunGate = { failOn: [], allowSkips: false };
@@ -50,14 +56,21 @@ function nothingRan(summary: VerdictInput): string | undefined {
   return `no selected check ran${parts.length > 0 ? ` (${parts.join(', ')})` : ''}: nothing was audited`;
 }
 
+/** The verdict and exit code of one row of the table, with the reasons. */
+const ending = (name: ExitName, reasons: readonly string[]): VerdictInfo => ({
+  verdict: EXIT_CODES[name].verdict,
+  exitCode: EXIT_CODES[name].code,
+  reasons,
+});
+
 /**
  * The verdict of a run: a stopped run is an ERROR with its own exit code; else FAIL beats INCOMPLETE (no selected
- * check ran, or a skip the gate does not accept) beats PASS.
+ * check ran, or a skip the gate does not accept) beats PASS. Each verdict is its exit code's in the one table.
  */
 export function verdictFor(summary: VerdictInput): VerdictInfo {
   if (summary.stopped !== undefined)
     return {
-      verdict: 'error',
+      verdict: verdictOfExitCode(summary.stopped.exitCode) ?? 'error',
       exitCode: summary.stopped.exitCode,
       reasons: [summary.stopped.reason],
     };
@@ -78,21 +91,15 @@ export function verdictFor(summary: VerdictInput): VerdictInfo {
       `${unexercised.length} MUST requirement(s) not exercised under --fail-on unexercised (${unexercised.map((r) => r.id).join(', ')})`,
     );
   failing.push(...(summary.blocking ?? []));
-  if (failing.length > 0) return { verdict: 'fail', exitCode: EXIT_MUST_FAILURE, reasons: failing };
+  if (failing.length > 0) return ending('failed', failing);
   // Never a pass by omission, whatever the gate accepts of skips: a run needs one check that ran.
   const none = nothingRan(summary);
-  if (none !== undefined)
-    return { verdict: 'incomplete', exitCode: EXIT_INCOMPLETE, reasons: [none] };
-  if (c.skip > 0 && !gate.allowSkips) {
-    return {
-      verdict: 'incomplete',
-      exitCode: EXIT_INCOMPLETE,
-      reasons: [
-        `${c.skip} selected check(s) skipped (see each skip's reason; --allow-skips accepts a run with skips)`,
-      ],
-    };
-  }
-  return { verdict: 'pass', exitCode: EXIT_OK, reasons: [] };
+  if (none !== undefined) return ending('incomplete', [none]);
+  if (c.skip > 0 && !gate.allowSkips)
+    return ending('incomplete', [
+      `${c.skip} selected check(s) skipped (see each skip's reason; --allow-skips accepts a run with skips)`,
+    ]);
+  return ending('ok', []);
 }
 
 /** The exit code that follows from a summary (see `verdictFor`). */

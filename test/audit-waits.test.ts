@@ -1,88 +1,21 @@
-// Waits that fit the target (docs/verdicts.md, "Waits that fit the target"): the README's quickest route against a
-// service with default settings ends PASS, exit 0; and webhook-redelivered measures each redelivery from the answer
-// before it, so independent targets that retry every 700 ms (stated 1000 ms) or queue their first delivery 2.5 s
-// pass with no finding. The independent targets are small servers written here, not the reference service.
-// Each test has its own service and waits on it, so the tests run side by side (describe.concurrent).
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+// Waits that fit the target (docs/verdicts.md, "Waits that fit the target"): webhook-redelivered measures each
+// redelivery from the answer before it, so independent targets that retry every 700 ms (stated 1000 ms) or queue
+// their first delivery 2.5 s pass with no finding. The independent targets are small servers written here, not the
+// reference service. Each test has its own service and waits on it, so the tests run side by side
+// (describe.concurrent). The README's quickest route against a service with default settings (PASS, exit 0) runs as
+// written in test/readme-first-audit.test.ts.
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import { REPO_ROOT } from './fixtures/cli.js';
-import { mainInDirectory } from './fixtures/long-lived-target.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'payconform-audit-waits-'));
-const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-
-/** The words of a README command after `payconform` (`npx payconform audit server ...` → `audit server ...`). */
-function readmeCommand(pattern: RegExp): string[] {
-  const m = pattern.exec(readme);
-  if (m === null) throw new Error(`README: no command matching ${pattern}`);
-  return m[1]!.trim().split(/\s+/);
-}
-
-describe.concurrent("the README's quickest route, against a service with default settings", () => {
-  it('serve --write-audit-config, then audit server --config with that file: PASS, exit 0, the reports written', async () => {
-    // Exactly the README's two commands, run through main() in-process as a shell in `cwd` would (relative paths from
-    // there); only the ports are swapped for free ones (tests run side by side), and the service's own port (default
-    // 8080) is given as --port for the same reason.
-    const serveArgs = readmeCommand(/`payconform (serve --webhook-url [^`]+)`/);
-    const auditArgs = readmeCommand(/^npx payconform (audit server --config [^\n]+)$/m);
-    const [port, hooks] = await Promise.all([unusedLoopbackPort(), unusedLoopbackPort()]);
-    const withPorts = serveArgs.map((a) => a.replace(':8099/', `:${hooks}/`));
-    expect(withPorts.join(' ')).not.toContain('8099');
-    const cwd = mkdtempSync(join(dir, 'readme-'));
-    let banner = '';
-    let ready!: () => void;
-    const started = new Promise<void>((r) => (ready = r));
-    const serve = mainInDirectory(
-      [...withPorts, '--port', String(port)],
-      cwd,
-      {},
-      120_000,
-      (out) => {
-        banner = out;
-        if (out.includes('Ctrl-C stops.')) ready();
-      },
-    );
-    try {
-      await started;
-      // The user loads the credentials file the README names (`. ./dev.env`): secrets in the environment only.
-      const loaded = spawnSync('sh', ['-c', '. ./dev.env && env'], { cwd, encoding: 'utf8' });
-      expect(loaded.status, loaded.stderr).toBe(0);
-      const names = [
-        'PAYCONFORM_APPLICATION_ID',
-        'PAYCONFORM_KEY_ID',
-        'PAYCONFORM_MERCHANT_ID',
-        'PAYCONFORM_APPLICATION_SECRET',
-        'PAYCONFORM_PRIVATE_KEY',
-      ];
-      const env = Object.fromEntries(
-        loaded.stdout
-          .split('\n')
-          .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)])
-          .filter(([name]) => names.includes(name!)),
-      );
-      expect(banner).not.toContain(env['PAYCONFORM_APPLICATION_SECRET']);
-      expect(env['PAYCONFORM_APPLICATION_SECRET']).toBeDefined();
-      const audit = await mainInDirectory(auditArgs, cwd, env, 110_000).done;
-      expect(audit.out).toMatch(/\d+ passed, 0 failed, \d+ warnings, 0 skipped/);
-      expect(audit.out).toContain('verdict: PASS');
-      expect(audit.code, audit.out).toBe(0);
-      expect(existsSync(join(cwd, 'audit.xml'))).toBe(true);
-      expect(existsSync(join(cwd, 'audit.html'))).toBe(true);
-    } finally {
-      serve.stop();
-    }
-    await serve.done;
-  }, 150_000);
-});
 
 /** A payout webhook target written from the spec alone: accepts any create-payout and redelivers until 200. */
 interface RetryingTarget {
