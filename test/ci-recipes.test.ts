@@ -537,9 +537,10 @@ describe('the Action, run as the runner runs it, with no node on PATH', () => {
 });
 
 describe('the Action: a password in the target URL', () => {
-  it('in every form the URL parser reads as user information, is in no output: summary, log, outputs, reports', async () => {
+  it('in the forms the URL parser reads as user information with no `//`, is in no output: summary, log, outputs, reports', async () => {
     const password = 'pw-in-the-url-7c4e';
-    for (const form of ['http://', 'http:/', 'http:\\\\', 'http:', 'HTTPS:\\/']) {
+    // The three forms with no `//` (every form, and every output of the CLI: secrets-in-every-output.property.test.ts).
+    for (const form of ['http:/', 'http:\\\\', 'http:']) {
       const cwd = emptyFolder();
       const run = await local(
         {
