@@ -12,16 +12,20 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_ARGS, REPO_ROOT } from './fixtures/cli.js';
 import { readCredentials } from './fixtures/executable.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 
 const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+/** The folder the blocks run in and npm's home, removed after the file. */
+const work = mkdtempSync(join(tmpdir(), 'payconform-readme-first-audit-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The `sh` block after the README's `<!-- first-audit: NAME ... -->` marker. */
 function block(name: string): string {
@@ -92,7 +96,7 @@ describe('README: the first audit, as written', () => {
     const serveBlock = block('serve');
     expect(serveBlock).toContain('--port 8080');
     expect(serveBlock).toContain('127.0.0.1:8099/');
-    const cwd = mkdtempSync(join(tmpdir(), 'payconform-readme-first-audit-'));
+    const cwd = mkdtempSync(join(work, 'cwd-'));
     // `npx payconform` here is this checkout's command, from sources (as an installed package's bin would be).
     mkdirSync(join(cwd, 'node_modules/.bin'), { recursive: true });
     const bin = join(cwd, 'node_modules/.bin/payconform');
@@ -103,7 +107,7 @@ describe('README: the first audit, as written', () => {
     chmodSync(bin, 0o755);
     const env: NodeJS.ProcessEnv = {
       PATH: process.env['PATH'],
-      HOME: mkdtempSync(join(tmpdir(), 'payconform-readme-home-')),
+      HOME: mkdtempSync(join(work, 'home-')),
       NO_COLOR: '1',
       npm_config_offline: 'true', // npx finds the local command; nothing is fetched
       npm_config_update_notifier: 'false',
