@@ -78,15 +78,26 @@ describe('connections at the cap: idle ones give way', () => {
   it('evicts the oldest idle connection, never one with a request in flight', async () => {
     stopReopening = true;
     const { service, log } = await start({ connections: { maxConnections: 3 } });
-    // A request in flight on the oldest connection: its head is sent, its body is not (20 s to arrive).
+    // A request in flight on the oldest connection: its head is sent, its body is not (20 s to arrive). The head asks
+    // for "100 Continue", which the service writes as it takes the request in: from then on it is in flight.
     const busy = net.connect(service.port, service.host);
     sockets.add(busy);
     busy.on('error', () => {});
     await new Promise((r) => busy.once('connect', r));
+    const continued = new Promise<void>((resolve) => {
+      let text = '';
+      const read = (d: Buffer): void => {
+        text += d.toString();
+        if (!text.includes('100 Continue')) return;
+        busy.off('data', read);
+        resolve();
+      };
+      busy.on('data', read);
+    });
     busy.write(
-      `POST /sandbox/payments HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n{`,
+      `POST /sandbox/payments HTTP/1.1\r\nHost: x\r\nexpect: 100-continue\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n{`,
     );
-    await new Promise((r) => setTimeout(r, 100));
+    await continued;
     const idle = [silentSocket(service, { reopens: 0 }), silentSocket(service, { reopens: 0 })];
     expect(await eventually(async () => (await service.openConnections()) === 3, 5_000)).toBe(true);
     const closed = idle.map((s) => new Promise((r) => s.once('close', r)));
@@ -106,16 +117,33 @@ describe('connections at the cap: idle ones give way', () => {
   it('a connection that sends nothing is closed after the first-byte timeout; one that sent a byte is not', async () => {
     stopReopening = true;
     const { service, log } = await start({ connections: { firstByteTimeoutMs: 200 } });
+    const closed = (s: net.Socket) => new Promise((r) => s.once('close', r));
     const silent = silentSocket(service, { reopens: 0 });
+    const silentClosed = closed(silent);
     const talking = net.connect(service.port, service.host);
     sockets.add(talking);
     talking.on('error', () => {});
     talking.write('G');
     const started = Date.now();
-    await new Promise((r) => silent.once('close', r));
+    await new Promise((r) => talking.once('connect', r));
+    // Connected after the talking one, so its first-byte timer ends after the talking one's: once it has closed,
+    // the talking connection's timer has run out too (an event to wait for, not a guess at the timer's lateness).
+    const later = silentSocket(service, { reopens: 0 });
+    await Promise.all([silentClosed, closed(later)]);
     expect(Date.now() - started).toBeLessThan(3_000);
-    await new Promise((r) => setTimeout(r, 300));
     expect(talking.destroyed).toBe(false);
-    expect(log.some((l) => /no byte within 200 ms/.test(l))).toBe(true);
+    // And the service still answers on it: the rest of the request gets its response.
+    const answered = new Promise<string>((resolve) => {
+      let text = '';
+      talking.on('data', (d: Buffer) => {
+        text += d.toString();
+        if (text.includes('\r\n\r\n')) resolve(text);
+      });
+    });
+    talking.write(
+      `ET /.well-known/signature/pem HTTP/1.1\r\nHost: ${service.host}:${service.port}\r\n\r\n`,
+    );
+    expect(await answered).toMatch(/^HTTP\/1\.1 200 /);
+    expect(log.filter((l) => /no byte within 200 ms/.test(l))).toHaveLength(2);
   });
 });

@@ -12,9 +12,14 @@ import {
   type WebhookListener,
 } from '../conformance/webhook-listener.js';
 import { createPortal } from '../server/portal/index.js';
-import { startReferenceService, type RunningReferenceService } from '../server/index.js';
+import {
+  startReferenceService,
+  WEBHOOK_URLS_REFRESH_MS,
+  type RunningReferenceService,
+} from '../server/index.js';
 import { applySignedHeaders, exportEd25519SeedBase64, signRequest } from '../src/index.js';
 import { redisTestsEnabled, startRedisServer } from './fixtures/redis-server.js';
+import { until } from './fixtures/until.js';
 import { startTestService, testApplication } from './reference-service-client.js';
 
 const PAYOUT = 'application/vnd.service.v1.0+json';
@@ -580,17 +585,27 @@ describe.skipIf(!redisTestsEnabled())(
           )
         ).response!.bodyText!;
         expect(settings).toContain(receiver.urlFor('payout'));
-        // B's own view is reread every 500 ms; three periods later its next webhook goes to the URL set through A.
-        await new Promise((r) => setTimeout(r, 1_500));
-        const made = await post(b, 'payout', {
-          applicationId,
-          holderName: 'Jane Payee',
-          accountNumber: '12345678',
-          sortCode: '040004',
-          amount: '4.00',
-          reference: 'SHARED-URL',
-        });
-        const id = /payout ([0-9a-f-]{36})/.exec(made)![1]!;
+        // B rereads its own view every WEBHOOK_URLS_REFRESH_MS: the first payout it makes once it has (asked until
+        // then, bounded) queues its webhook for the URL set through A.
+        let made = 0;
+        const id = await until(
+          'a payout made through B queued for the URL set through A',
+          async () => {
+            const flash = await post(b, 'payout', {
+              applicationId,
+              holderName: 'Jane Payee',
+              accountNumber: '12345678',
+              sortCode: '040004',
+              amount: '4.00',
+              reference: `SHARED-URL-${(made += 1)}`,
+            });
+            const payoutId = /payout ([0-9a-f-]{36})/.exec(flash)![1]!;
+            const queued = b.deliveries().find((d) => d.resourceId === payoutId);
+            return queued?.url === receiver.urlFor('payout') && payoutId;
+          },
+          20 * WEBHOOK_URLS_REFRESH_MS,
+          WEBHOOK_URLS_REFRESH_MS / 5,
+        );
         expect(await post(b, 'advance-payout', { payoutId: id, status: 'PROCESSED' })).toMatch(
           /PROCESSED/,
         );

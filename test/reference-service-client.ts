@@ -14,10 +14,12 @@ import { serializeSignature } from '../src/signatures/signature-fields.js';
 import {
   startReferenceService,
   type ApplicationConfig,
+  type DeliveryRecord,
   type ReferenceServiceOptions,
   type RunningReferenceService,
 } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
+import { until } from './fixtures/until.js';
 
 export const PAYOUT_TYPE = 'application/vnd.service.v1.0+json';
 export const REFUND_TYPE = 'application/vnd.service.v0.7+json';
@@ -186,6 +188,28 @@ export function startTestService(
     webhookSigningKey: loadTestKeys().webhookRsa.privatePem,
     ...options,
   });
+}
+
+/**
+ * Waits (bounded) until every delivery this service queued, or those of `resourceId`, has finished: delivered, failed
+ * for good or sent nowhere, so no attempt of them is still to come. Returns them. The state the queue reaches, not a
+ * guess at how long its attempts take.
+ */
+export function deliveriesFinished(
+  service: RunningReferenceService,
+  resourceId?: string,
+  limitMs = 10_000,
+): Promise<readonly DeliveryRecord[]> {
+  return until(
+    `every delivery ${resourceId ?? 'of the service'} finished`,
+    () => {
+      const records = service
+        .deliveries()
+        .filter((d) => resourceId === undefined || d.resourceId === resourceId);
+      return records.length > 0 && records.every((d) => d.state !== 'pending') && records;
+    },
+    limitMs,
+  );
 }
 
 export interface ReceivedWebhook {

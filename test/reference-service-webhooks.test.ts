@@ -5,6 +5,7 @@ import { verifyWebhook } from '../src/webhooks/index.js';
 import type { RunningReferenceService } from '../server/index.js';
 import {
   appHeaders,
+  deliveriesFinished,
   payoutBody,
   REFUND_TYPE,
   send,
@@ -96,8 +97,8 @@ describe('Events: payout webhooks', () => {
       path: `/api/payouts/${other.json.payoutId}/cancel`,
       headers: appHeaders(service),
     });
-    await receiver.waitFor((all) => all.length >= 2);
-    await new Promise((r) => setTimeout(r, 50));
+    // Every webhook the service queued has been answered: none is still to come.
+    await deliveriesFinished(service);
     expect(receiver.received.map((h) => json(h.body).payoutStatus).sort()).toEqual([
       'CANCELLED',
       'IN_PROGRESS',
@@ -119,18 +120,20 @@ describe('Events: payout webhooks', () => {
         ),
       ).toMatchObject({ ok: true });
     }
-    await new Promise((r) => setTimeout(r, 100));
+    // Delivered: no attempt is left to come.
+    const records = await deliveriesFinished(service);
     expect(receiver.received).toHaveLength(3);
-    const record = service.deliveries().find((d) => d.kind === 'payout')!;
-    expect(record.state).toBe('delivered');
-    expect(record.attempts.map((a) => a.responseStatus)).toEqual([500, 503, 200]);
+    expect(records.map((d) => d.state)).toEqual(['delivered']);
+    expect(records[0]!.attempts.map((a) => a.responseStatus)).toEqual([500, 503, 200]);
   });
 
   it('stop after maxAttempts, marked failed, and are listed under /sandbox/deliveries', async () => {
     const { receiver, service } = await setup([500, 500, 500, 500, 500, 500]);
     const created = await createPayout(service);
-    await receiver.waitFor((all) => all.length >= 4);
-    await new Promise((r) => setTimeout(r, 150));
+    // Failed for good: no attempt is left to come.
+    expect(await deliveriesFinished(service, created.json.payoutId)).toMatchObject([
+      { state: 'failed' },
+    ]);
     expect(receiver.received).toHaveLength(4);
     const listed = await send(service.baseUrl, {
       method: 'GET',

@@ -13,6 +13,7 @@ import { expectHeldPayoutCommittedOnce } from './fixtures/cross-instance.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
 import { startRoundRobinProxy } from './fixtures/round-robin-proxy.js';
+import { until } from './fixtures/until.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -214,6 +215,15 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
   afterAll(async () => {
     await redis?.close();
   });
+  /**
+   * Waits (bounded) until nothing under `prefix` is due: no lifecycle step and no delivery attempt is left in the due
+   * set (scores below FINISHED, server/redis-deliveries.ts), so no instance will run or attempt anything more.
+   */
+  const nothingDue = (prefix: string) =>
+    until(`nothing due under ${prefix}`, async () => {
+      const due = await redis.command('ZCOUNT', `${prefix}due`, '-inf', '(1e15');
+      return due === ':0\r\n';
+    });
 
   it('seeds once per store, holds a payout through one instance and commits it through the other (once)', async () => {
     const a = await startTestService({ redisUrl: redis.url, webhookSigningKey });
@@ -316,8 +326,8 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
       );
       expect(created.status).toBe(201);
       await receiver.waitFor((all) => all.length >= 3, 10_000);
-      // Bounded quiet wait: a duplicate attempt from the other instance would arrive within it.
-      await new Promise((r) => setTimeout(r, 500));
+      // Nothing left due: no instance makes another attempt, so a duplicate would be among those received.
+      await nothingDue('attempts-test:');
       expect(
         receiver.received.map(
           (w) => JSON.parse(w.body.toString('utf8')).payoutWebhookDeliveryAttempt,
@@ -423,7 +433,15 @@ describe.runIf(redisTestsEnabled())('the service state shared through one redis-
       const statuses = () =>
         receiver.received.map((w) => JSON.parse(w.body.toString('utf8')).payoutStatus as string);
       await receiver.waitFor(() => statuses().includes('RETURNED'), 15_000);
-      await new Promise((r) => setTimeout(r, 700)); // bounded quiet wait: a repeated step would show by now
+      // Nothing left due (no step, no delivery attempt) and every webhook answered: a repeated step would be here.
+      await nothingDue('lifecycle-test:');
+      await until('every webhook of the payout delivered', async () => {
+        const list = await send(b.baseUrl, {
+          method: 'GET',
+          path: `/sandbox/deliveries?resourceId=${created.json.payoutId}`,
+        });
+        return (list.json as Array<{ state: string }>).every((d) => d.state === 'delivered');
+      });
       expect(statuses()).toEqual(['IN_PROGRESS', 'PROCESSED', 'RETURNED']);
       const seen = await send(b.baseUrl, {
         method: 'GET',

@@ -12,6 +12,7 @@ import { loadVectorSet, messageInput } from '../vectors/harness/load.js';
 import { helloMessage, type HarnessReport } from '../vectors/harness/run.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
 import { CLI_ARGS } from './fixtures/cli.js';
+import { until } from './fixtures/until.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'payconform-harness-'));
@@ -245,8 +246,8 @@ describe('vectors run: broken implementations get a clear error per case and a b
     expect(report.cases).toHaveLength(3);
     expect(report.summary.notRun).toBe(few.length - 3);
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(isAlive(pid)).toBe(false);
+    // Killed: gone once the signal has been delivered and the exit reaped (awaited, bounded).
+    await until(`the hanging adapter (pid ${pid}) gone`, () => !isAlive(pid), 5_000);
   });
 
   it('an adapter printing garbage: each case fails with the offending line quoted', async () => {

@@ -58,6 +58,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/verify-request.test.ts',
   'test/target-clock.test.ts',
   'test/tiers.test.ts',
+  'test/waits.test.ts',
   'test/webhooks.test.ts',
   'test/webhook-members.test.ts',
 ];
