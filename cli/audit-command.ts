@@ -12,7 +12,7 @@ import { AUDIT_LEVEL_DEFAULT } from './command-defaults.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { FileReadError, readRegularFile, textOf } from '../net/file-read.js';
 import { writeFileAtomic } from '../net/file-write.js';
-import { pathClash } from './path-clash.js';
+import { pathClash, type NamedPath } from './path-clash.js';
 import { inputPaths, optionValues, outputPaths, requestedReports } from './audit-paths.js';
 import {
   applyBaseline,
@@ -590,6 +590,8 @@ export interface AuditCommandSpec {
   readonly role: CheckRole;
   /** Options naming other files the command writes (e.g. `--public-key-out`): checked writable before it starts. */
   readonly fileOptions?: readonly string[];
+  /** Files the command reads besides its options' (e.g. `replay`'s REPORT.json): never replaced by an output. */
+  readonly inputs?: (args: readonly string[]) => readonly NamedPath[];
 }
 
 /** What the command said on stderr, without its `payconform audit ...:` prefixes: the reason a stopped run gives. */
@@ -615,7 +617,10 @@ export function auditCommand(
 ): (args: readonly string[], io: CliIo) => Promise<number> {
   return async (args, io) => {
     if (asksForHelp(args)) return body(args, io);
-    const clash = pathClash(inputPaths(args, io), outputPaths(spec.fileOptions ?? [], args));
+    const clash = pathClash(
+      [...inputPaths(args, io), ...(spec.inputs?.(args) ?? [])],
+      outputPaths(spec.fileOptions ?? [], args),
+    );
     if (clash !== undefined) {
       // No report is written: one of them would replace the very file named.
       io.stderr(`payconform ${spec.command}: ${shown(clash)}\n`);

@@ -102,7 +102,7 @@ export const AUDIT_COMMON_OPTIONS: readonly OptionSpec[] = [
     type: 'string',
     multiple: true,
     value: FAIL_ON.join('|'),
-    help: 'a warning, a skipped check, or (unexercised) a MUST requirement that applies to the target and was not exercised fails the run (repeatable or comma-separated)',
+    help: 'a warning, a skipped check, (unexercised) a MUST requirement that applies to the target and was not exercised, or (flaky) a failure that did not happen again when its check ran once more alone fails the run (repeatable or comma-separated)',
   },
   {
     name: 'allow-skips',
@@ -452,6 +452,69 @@ const auditWebhooks: CommandSpec = {
   ),
   example:
     'payconform audit webhooks --target http://127.0.0.1:9000/hooks --public-key-out webhook-key.pem',
+};
+
+const replay: CommandSpec = {
+  name: 'replay',
+  summary:
+    'run again exactly the failures a JSON report holds and say of each FIXED, STILL FAILING or CHANGED',
+  synopsis: 'REPORT.json [--target URL] [--config FILE] [options]',
+  description: [
+    'Reads a report written with --report json:FILE and runs again each failure it holds (a failed or flaky',
+    "check) against the report's target or --target: a fixed server check by its id, the explorer's failure by its",
+    'replay token, the drawn forgeries from their seed, signing afresh. Says of each FIXED, STILL FAILING, CHANGED',
+    '(it fails now on another requirement or another kind of message), UNDECIDED (no verdict now) or NOT',
+    'REPLAYABLE with the reason (client and SDK audits, webhook receivers: docs/cli.md). A report of the embedded',
+    'service has no target left: without --target its failures run against a fresh embedded service. Secrets',
+    "come from the environment, as for audit server; the reports are the audit's.",
+  ],
+  options: [
+    {
+      name: 'target',
+      type: 'string',
+      value: 'URL',
+      default: "the report's target (a fresh embedded service for a report of the embedded one)",
+      help: 'base URL of the service to run the failures against',
+    },
+    {
+      name: 'config',
+      type: 'string',
+      value: 'FILE',
+      help: 'audit config (docs/cli.md): ids, pay-in account, CoP destinations, payments',
+    },
+    {
+      name: 'allow-live',
+      type: 'boolean',
+      help: 'allow checks that create payouts and refunds against a target off loopback',
+    },
+    {
+      name: 'timeout-ms',
+      type: 'string',
+      value: 'N',
+      default: `the config's "timeoutMs", else ${DEFAULT_TIMEOUT_MS}; ${EMBEDDED_REQUEST_TIMEOUT_MS} against the embedded service`,
+      help: `per-request timeout against the target, 1 to ${MAX_TIMEOUT_MS}`,
+    },
+    CA_OPTION_SPEC,
+    auditReportOption,
+    { name: 'verbose', type: 'boolean', help: 'show the findings of passing checks too' },
+    HELP_OPTION,
+  ],
+  environment: [
+    ...SECRET_ENV,
+    ['PAYCONFORM_APPLICATION_ID, PAYCONFORM_KEY_ID, PAYCONFORM_MERCHANT_ID', 'or the config'],
+  ],
+  exit: [
+    [EXIT.ok, 'every failure of the report is FIXED'],
+    [
+      EXIT.failed,
+      'a failure is STILL FAILING, CHANGED, UNDECIDED or NOT REPLAYABLE (each said on its line)',
+    ],
+    [EXIT.usage, 'usage or config error, or REPORT is not a payconform JSON report'],
+    [EXIT.unreachable, EXIT_CODES.unreachable.meaning],
+    [EXIT.incomplete, 'the report holds no failed or flaky check: nothing was replayed'],
+    [EXIT.internal, EXIT_CODES.internal.meaning],
+  ],
+  example: 'payconform replay report.json --target http://127.0.0.1:8080 --config audit.json',
 };
 
 const serve: CommandSpec = {
@@ -891,6 +954,7 @@ export const COMMAND_TABLE: readonly CommandSpec[] = [
   auditServer,
   auditClient,
   auditWebhooks,
+  replay,
   attestVerify,
   diff,
   reportFields,

@@ -17,6 +17,7 @@ const loaders: Readonly<Record<string, () => Promise<Command>>> = {
   'vectors run': async () => (await import('./commands/vectors-run.js')).run,
   'vectors starter': async () => (await import('./commands/vectors-starter.js')).run,
   'attest verify': async () => (await import('./commands/attest-verify.js')).run,
+  replay: async () => (await import('./commands/replay.js')).run,
   diff: async () => (await import('./commands/diff.js')).run,
   'report fields': async () => (await import('./commands/report-fields.js')).run,
   help: async () => help,

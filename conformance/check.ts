@@ -108,6 +108,14 @@ export interface Check<Ctx> {
    */
   notApplicableTo?(ctx: Ctx): string | undefined;
   run(ctx: Ctx, env: CheckRunEnv): Promise<readonly Finding[]>;
+  /**
+   * How a failure is run once more, alone, before it is reported (a failure that does not happen again is flaky:
+   * conformance/flaky.ts). Absent: `run` again, unless `neverRerun` or the suite says never. A drawn check runs the
+   * same draw again (its seed, its shrunk sequence).
+   */
+  rerunFailure?(ctx: Ctx, env: CheckRunEnv): Promise<readonly Finding[]>;
+  /** Why a second run of this check would say nothing (its failure is reported as it came, never run again). */
+  readonly neverRerun?: string;
 }
 
 /** Helpers so check code reads as the model: `return [violation('...', { expected, received })]`. */

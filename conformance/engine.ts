@@ -3,7 +3,13 @@
 // context each check receives, so the server, client and webhook-receiver audits share it.
 import { boundFindings } from './finding-bound.js';
 import { PayconformError } from '../src/errors.js';
-import { CHECK_ID_PATTERN, type Check, type CheckRole, type Finding } from './check.js';
+import {
+  CHECK_ID_PATTERN,
+  type Check,
+  type CheckRole,
+  type CheckRunEnv,
+  type Finding,
+} from './check.js';
 import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
 import { EvidenceBudget, gradeFinding, worstOutcome } from './grade.js';
 import { createRedactor, maskUrlCredentials, scrubValues, type Redactor } from './redact.js';
@@ -11,6 +17,7 @@ import { currentExchangeLog, type ExchangeLog } from './exchange-log.js';
 import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
 import { requirementTable } from './requirement-table.js';
 import { outcomeCounts } from './run-counts.js';
+import { flakyResult, judgeRunAgain, needsRunAgain, type SuiteRerun } from './flaky.js';
 import { withTrace } from './trace-context.js';
 import {
   type CheckResult,
@@ -69,6 +76,12 @@ export interface RunOptions<Ctx> {
    * log is handed the run's redactor. Default: the log of the current scope (`withExchangeLog`), if any.
    */
   readonly exchangeLog?: ExchangeLog;
+  /**
+   * How a failing check is run once more, alone, before its failure is reported (conformance/flaky.ts): `again`
+   * (default) runs it again, its own way where it has one (`Check.rerunFailure`) unless it says never
+   * (`Check.neverRerun`); `never` (checks that judge what a client already sent) keeps every failure as it came.
+   */
+  readonly rerunFailures?: SuiteRerun;
 }
 
 /** A suite or selection that cannot run: duplicate or malformed ids, unknown requirements, unknown `--only` ids. */
@@ -208,6 +221,18 @@ function scrub(r: CheckResult, redactor: Redactor): CheckResult {
   return scrubValues(r, redactor);
 }
 
+/** How one run of a check is started: its own `run`, or the way it runs a failure again. */
+type CheckBody<Ctx> = (ctx: Ctx, env: CheckRunEnv) => Promise<readonly Finding[]>;
+
+/** What running a check once gave: its graded result, and its findings graded again under another evidence budget. */
+interface Ran {
+  readonly result: CheckResult;
+  readonly regrade: (budget: EvidenceBudget) => CheckResult;
+}
+
+/** The result alone (nothing returned to grade again: a timeout, an abort, a throw). */
+const ranOnly = (result: CheckResult): Ran => ({ result, regrade: () => result });
+
 async function runOne<Ctx>(
   check: Check<Ctx>,
   options: RunOptions<Ctx>,
@@ -216,7 +241,8 @@ async function runOne<Ctx>(
   runSignal: AbortSignal | undefined,
   budget: EvidenceBudget,
   log: ExchangeLog | undefined,
-): Promise<CheckResult> {
+  body: CheckBody<Ctx> | undefined = undefined,
+): Promise<Ran> {
   const started = performance.now();
   const timeoutMs = check.timeoutMs ?? options.checkTimeoutMs ?? 30_000;
   const controller = new AbortController();
@@ -234,7 +260,10 @@ async function runOne<Ctx>(
     // A trace of its own (trace-context.ts): every request the check sends carries it in `traceparent`.
     const running = Promise.resolve().then(() =>
       withTrace(() =>
-        check.run(options.context, { signal: controller.signal, deadline: Date.now() + timeoutMs }),
+        (body ?? ((ctx: Ctx, env: CheckRunEnv) => check.run(ctx, env)))(options.context, {
+          signal: controller.signal,
+          deadline: Date.now() + timeoutMs,
+        }),
       ),
     );
     running.catch(() => undefined); // a check that rejects after its timeout must not surface as unhandled
@@ -250,25 +279,34 @@ async function runOne<Ctx>(
     if (first === 'timeout') {
       controller.abort(new Error('check timed out'));
       // A timeout is never evidence of a MUST failure: the check is inconclusive, an error with the reason.
-      return result(
-        check,
-        'error',
-        `check did not finish within ${timeoutMs} ms (the target may be hanging); it was abandoned, inconclusive`,
-        [],
-        elapsed,
+      return ranOnly(
+        result(
+          check,
+          'error',
+          `check did not finish within ${timeoutMs} ms (the target may be hanging); it was abandoned, inconclusive`,
+          [],
+          elapsed,
+        ),
       );
     }
     if (first === 'aborted')
-      return result(check, 'skip', 'run aborted while this check was running', [], elapsed);
-    if ('e' in first)
-      return result(
-        check,
-        'error',
-        `check threw: ${redactor.redactText(errorMessage(first.e))}`,
-        [],
-        elapsed,
+      return ranOnly(
+        result(check, 'skip', 'run aborted while this check was running', [], elapsed),
       );
-    return gradeAll(check as Check<unknown>, first.v, catalogue, redactor, elapsed, budget, log);
+    if ('e' in first)
+      return ranOnly(
+        result(
+          check,
+          'error',
+          `check threw: ${redactor.redactText(errorMessage(first.e))}`,
+          [],
+          elapsed,
+        ),
+      );
+    const returned = first.v;
+    const regrade = (b: EvidenceBudget): CheckResult =>
+      gradeAll(check as Check<unknown>, returned, catalogue, redactor, elapsed, b, log);
+    return { result: regrade(budget), regrade };
   } finally {
     clearTimeout(timer);
     runSignal?.removeEventListener('abort', onRunAbort);
@@ -402,10 +440,88 @@ function decideUpFront<Ctx>(run: Run<Ctx>): number[] {
 }
 
 /**
- * Runs the pending checks in order, up to `concurrency` at once: a serial check is a barrier, checks of one group
- * never overlap. On abort, the checks not yet started are recorded as skipped. Returns whether the run was aborted.
+ * Runs the pending checks, then runs once more, alone, each that failed (conformance/flaky.ts): after every other
+ * check has ended, the failed ones under the same scheduling, each judged against its first run before it is
+ * reported. Returns whether the run was aborted (a failure not yet run again is then reported as it came).
  */
 async function runPending<Ctx>(run: Run<Ctx>, pending: number[]): Promise<boolean> {
+  const { options, selected } = run;
+  const failed = new Map<number, CheckResult>();
+  const aborted = await schedule(run, pending, {
+    body: () => undefined,
+    budget: run.budget,
+    started: (index) =>
+      run.emit({
+        type: 'check-started',
+        check: run.masked(selected[index] as Check<unknown>),
+        index,
+        total: selected.length,
+      }),
+    settled: (index, { result: r }, abortedNow) => {
+      if (!abortedNow && needsRunAgain(r) && bodyAgain(selected[index]!, options) !== undefined)
+        failed.set(index, r);
+      else run.finish(index, r);
+    },
+    notStarted: (index) =>
+      run.finish(
+        index,
+        result(
+          selected[index] as Check<unknown>,
+          'skip',
+          'run aborted before this check started',
+          [],
+          0,
+        ),
+      ),
+  });
+  const firsts = [...failed].sort(([a], [b]) => a - b);
+  if (aborted) {
+    for (const [index, first] of firsts) run.finish(index, first);
+    return true;
+  }
+  // The second runs' evidence counts against the run's budget only when it is kept (a flaky result).
+  const scratch = new EvidenceBudget(run.budget.perBody, Number.POSITIVE_INFINITY);
+  return schedule(
+    run,
+    firsts.map(([index]) => index),
+    {
+      body: (index) => bodyAgain(selected[index]!, options),
+      budget: scratch,
+      started: () => undefined,
+      settled: (index, again) => {
+        const first = failed.get(index)!;
+        const judged = judgeRunAgain(first, again.result);
+        run.finish(
+          index,
+          judged.flaky === true ? flakyResult(first, again.regrade(run.budget)) : judged,
+        );
+      },
+      notStarted: (index) => run.finish(index, failed.get(index)!),
+    },
+  );
+}
+
+/** One pass of the scheduler: how each check is run, under which evidence budget, and what becomes of it. */
+interface Phase<Ctx> {
+  /** The check's body in this pass (undefined: its own `run`). */
+  readonly body: (index: number) => CheckBody<Ctx> | undefined;
+  readonly budget: EvidenceBudget;
+  readonly started: (index: number) => void;
+  /** A check ended; `aborted`: the run was aborted by then. */
+  readonly settled: (index: number, ran: Ran, aborted: boolean) => void;
+  /** A check the abort left unstarted. */
+  readonly notStarted: (index: number) => void;
+}
+
+/**
+ * Runs the pending checks in order, up to `concurrency` at once: a serial check is a barrier, checks of one group
+ * never overlap. On abort, the checks not yet started are handed to `notStarted`. Returns whether the run was aborted.
+ */
+async function schedule<Ctx>(
+  run: Run<Ctx>,
+  pending: number[],
+  phase: Phase<Ctx>,
+): Promise<boolean> {
   const { options, selected } = run;
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 4));
   const running = new Map<number, Promise<void>>();
@@ -424,26 +540,22 @@ async function runPending<Ctx>(run: Run<Ctx>, pending: number[]): Promise<boolea
   const start = (index: number): void => {
     const check = selected[index]!;
     if (check.group !== undefined) busyGroups.add(check.group);
-    run.emit({
-      type: 'check-started',
-      check: run.masked(check as Check<unknown>),
-      index,
-      total: selected.length,
-    });
+    phase.started(index);
     const task = runOne(
       check,
       options,
       run.catalogue,
       run.redactor,
       options.signal,
-      run.budget,
+      phase.budget,
       run.log,
+      phase.body(index),
     );
-    const settled = task.then((r) => {
+    const settled = task.then((ran) => {
       running.delete(index);
       if (check.group !== undefined) busyGroups.delete(check.group);
       if (check.serial) serialRunning = false;
-      run.finish(index, r);
+      phase.settled(index, ran, aborted);
     });
     running.set(index, settled);
   };
@@ -461,18 +573,21 @@ async function runPending<Ctx>(run: Run<Ctx>, pending: number[]): Promise<boolea
         }
         start(pending.splice(i, 1)[0]!);
       }
-    } else {
-      for (const index of pending.splice(0)) {
-        const reason = 'run aborted before this check started';
-        run.finish(index, result(selected[index] as Check<unknown>, 'skip', reason, [], 0));
-      }
-    }
+    } else for (const index of pending.splice(0)) phase.notStarted(index);
     if (running.size === 0) continue;
     const wakeOnAbort = aborted || pending.length === 0 ? [] : [abortWake];
     await Promise.race([...running.values(), ...wakeOnAbort]);
   }
   options.signal?.removeEventListener('abort', onAbort);
   return aborted;
+}
+
+/** How a check's failure is run once more (undefined: never, as the suite or the check says): its own way, or `run`. */
+function bodyAgain<Ctx>(check: Check<Ctx>, options: RunOptions<Ctx>): CheckBody<Ctx> | undefined {
+  if ((options.rerunFailures ?? 'again') !== 'again' || check.neverRerun !== undefined)
+    return undefined;
+  if (check.rerunFailure !== undefined) return (ctx, env) => check.rerunFailure!(ctx, env);
+  return (ctx, env) => check.run(ctx, env);
 }
 
 /** The run's summary: counts, requirement coverage, why it is partial, the gate and the evidence budget. */

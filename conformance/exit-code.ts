@@ -83,6 +83,8 @@ export function verdictFor(summary: VerdictInput): VerdictInfo {
     failing.push(`${c.warn} warning(s) under --fail-on warn`);
   if (gate.failOn.includes('skip') && c.skip > 0)
     failing.push(`${c.skip} skipped check(s) under --fail-on skip`);
+  if (gate.failOn.includes('flaky') && (c.flaky ?? 0) > 0)
+    failing.push(`${c.flaky} flaky check(s) under --fail-on flaky`);
   const unexercised = gate.failOn.includes('unexercised')
     ? unexercisedMust(summary.requirements?.table)
     : [];

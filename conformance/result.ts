@@ -12,7 +12,11 @@ export const OUTCOMES: readonly Outcome[] = ['pass', 'fail', 'warn', 'skip', 'n/
  * is the worst of the rest, so a pass, but they never count as passed). Each check counts once; `runCounts`
  * (run-counts.ts) makes them. `known` is absent in summaries made before it existed.
  */
-export type OutcomeCounts = Readonly<Record<Outcome, number>> & { readonly known?: number };
+export type OutcomeCounts = Readonly<Record<Outcome, number>> & {
+  readonly known?: number;
+  /** Of the checks counted, those whose failure did not happen again (flaky.ts); absent when none. */
+  readonly flaky?: number;
+};
 
 /** A recorded message body in printable form: text when valid UTF-8, otherwise base64. Secrets already masked. */
 export interface BodyView {
@@ -74,6 +78,8 @@ export interface GradedFinding {
   readonly harEntries?: readonly number[];
   /** In the run's baseline (`--baseline FILE`): known, with the user's reason; it does not fail the run. */
   readonly known?: { readonly reason: string; readonly expires?: string };
+  /** It failed, and when its check ran once more alone it did not: reported as a warning, never dropped (flaky.ts). */
+  readonly flaky?: true;
 }
 
 /** One check's graded result: its outcome and its findings, redacted. */
@@ -94,10 +100,25 @@ export interface CheckResult {
    * whose signature expires 300 s after `created`). Secrets stay in the environment.
    */
   readonly rerun?: string;
+  /** Its failure did not happen again when the check ran once more alone: a warning, with both runs (flaky.ts). */
+  readonly flaky?: true;
+  /** With `flaky`: the second run, its outcome and its findings (the first run's are `findings`). */
+  readonly again?: RunAgain;
 }
 
-/** What `--fail-on` can name besides a failure: warnings, skips, MUST requirements not exercised. */
-export const FAIL_ON = ['warn', 'skip', 'unexercised'] as const;
+/** A check's second run, once more alone, after its first failed (conformance/flaky.ts). */
+export interface RunAgain {
+  readonly outcome: Outcome;
+  readonly message: string;
+  readonly findings: readonly GradedFinding[];
+  readonly durationMs: number;
+}
+
+/**
+ * What `--fail-on` can name besides a failure: warnings, skips, MUST requirements not exercised, flaky failures (a
+ * check that failed once and not when run once more alone).
+ */
+export const FAIL_ON = ['warn', 'skip', 'unexercised', 'flaky'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 
 /** What turns outcomes into a verdict: `--fail-on warn|skip` and whether skips are accepted. */

@@ -58,7 +58,14 @@ export function outcomeCounts(results: readonly CheckResult[]): OutcomeCounts {
     'n/a': c.notApplicable,
     error: c.inconclusive,
     ...(c.known > 0 ? { known: c.known } : {}),
+    ...flakyCount(results),
   };
+}
+
+/** `flaky`: the checks whose failure did not happen again (conformance/flaky.ts), when there is one; else nothing. */
+function flakyCount(results: readonly CheckResult[]): { readonly flaky?: number } {
+  const flaky = results.filter((r) => r.flaky === true).length;
+  return flaky > 0 ? { flaky } : {};
 }
 
 /** Checks that reached a verdict (passed, failed, warned, known) or ran and errored: what "ran" means for a verdict. */

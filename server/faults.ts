@@ -781,6 +781,16 @@ export const faultCatalogue = [
     description:
       'a signature that fails is verified again over the base with an empty content-length line (a client that signed before the length was known)',
   },
+  // Misbehaves once only: the audit runs a failing check once more before it reports the failure, and sees it right
+  // then, so the fault is reported flaky (a warning with both runs), never a plain failure (conformance/flaky.ts).
+  {
+    name: 'fails-once',
+    requirements: ['KEY-PEM-TRIMMED'],
+    how: 'flaky',
+    breaks: 'Public key endpoint: BEGIN/END lines trimmed off (wrong on the first answer only)',
+    description:
+      'the first GET of the public key after the service starts is answered with its -----BEGIN/END PUBLIC KEY----- lines (a cold cache serving the PEM as loaded); every later one trimmed',
+  },
 ] as const satisfies ReadonlyArray<{
   readonly name: string;
   /** The ids (conformance/requirements.json) of the requirements the fault breaks. */

@@ -197,8 +197,11 @@ describe('checkFaults table', () => {
   });
   it('names a check for every fault of the reference service (every fault is caught)', () => {
     const caught = new Set<string>(Object.values(checkFaults).flat());
-    // The explorer's faults pass every fixed check by design (test/explore-faults.test.ts proves them).
-    const fixed = faultCatalogue.filter((f) => !('how' in f && f.how === 'explorer'));
+    // The explorer's faults pass every fixed check by design (test/explore-faults.test.ts proves them); a fault that
+    // misbehaves once only is reported flaky, never a failure (below).
+    const fixed = faultCatalogue.filter(
+      (f) => !('how' in f && (f.how === 'explorer' || f.how === 'flaky')),
+    );
     expect(fixed.map((f) => f.name).filter((f) => !caught.has(f))).toEqual([]);
   });
 });
@@ -289,4 +292,30 @@ describe('each check fails against the reference service started with its fault'
     },
     60_000,
   );
+});
+
+/**
+ * A fault that misbehaves once only (`how: 'flaky'`): its check fails the first time and passes when the engine runs
+ * it once more alone, so the run reports it flaky (a warning with both runs), never a plain failure and never a pass.
+ */
+describe('a fault that misbehaves once only is reported flaky', () => {
+  const flakyFaults = faultCatalogue.flatMap((f) =>
+    'how' in f && f.how === 'flaky' ? [f.name as FaultName] : [],
+  );
+  it('fails-once: public-key-form warns, marked flaky, with both traces', async () => {
+    expect(flakyFaults).toEqual(['fails-once']);
+    const summary = await audit(['fails-once'], ['public-key-form']);
+    const r = summary.results.find((x) => x.id === 'public-key-form');
+    expect(r?.outcome, explain(r)).toBe('warn');
+    expect(r?.flaky).toBe(true);
+    expect(summary.counts).toMatchObject({ fail: 0, warn: 1, flaky: 1 });
+    // The first trace: the answer that failed (BEGIN/END lines), its request and response kept.
+    const first = r!.findings.find((f) => f.flaky === true);
+    expect(first).toMatchObject({ outcome: 'warn', requirement: 'KEY-PEM-TRIMMED' });
+    expect(first?.evidence?.response?.body.text).toMatch(/-----BEGIN PUBLIC KEY-----/);
+    // The second trace: the run once more alone, which passed.
+    expect(r?.again?.outcome).toBe('pass');
+    expect(r?.again?.findings.some((f) => f.requirement === 'KEY-PEM-TRIMMED')).toBe(true);
+    expect(failsWithoutSpecSentence(summary)).toEqual([]);
+  }, 60_000);
 });

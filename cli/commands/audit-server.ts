@@ -47,6 +47,7 @@ import {
   type ExploreSettings,
 } from '../../conformance/explore/explorer.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
+import type { SuiteRerun } from '../../conformance/flaky.js';
 import { sendRequest } from '../../conformance/http-client.js';
 import { withTolerance } from '../../conformance/checks/server/waits.js';
 import { closeStateHook } from '../../conformance/state-hook/index.js';
@@ -82,6 +83,9 @@ export const EMBEDDED_TIMERS = {
   lifecycleDelayMs: 250,
   retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2_000 },
 } as const;
+
+/** How a report names the embedded service after its URL (a report of it has no target to reach afterwards). */
+export const EMBEDDED_LABEL = ' (embedded reference service)';
 
 /** A target ready to audit: the check context, what the engine needs to know, and how to stop what was started. */
 export interface AuditTarget {
@@ -157,7 +161,7 @@ export async function startEmbeddedTarget(
     context: embeddedContext(service, listener, options),
     service,
     listener,
-    label: `${service.baseUrl} (embedded reference service)`,
+    label: `${service.baseUrl}${EMBEDDED_LABEL}`,
     isAvailable: () => true,
     checkTimeoutMs: 15_000,
     close: async () => {
@@ -385,8 +389,11 @@ interface ExploreArgs {
   readonly replay?: string;
 }
 
-interface Parsed extends CommonAuditArgs {
+/** `audit server`'s arguments, parsed (`payconform replay` builds them from a report). */
+export interface Parsed extends CommonAuditArgs {
   readonly target?: string;
+  /** The embedded service, whatever the config or PAYCONFORM_TARGET name (replay of a report of it). */
+  readonly embedded?: true;
   readonly explore?: ExploreArgs;
   readonly configPath?: string;
   readonly allowLive: boolean;
@@ -473,6 +480,8 @@ export interface AuditRunOptions {
   readonly refuseMutating?: string;
   readonly subscribers?: Parameters<typeof runChecks>[0]['subscribers'];
   readonly signal?: AbortSignal;
+  /** Whether a failing check runs once more before it is reported (default again: conformance/flaky.ts). */
+  readonly rerunFailures?: SuiteRerun;
 }
 
 /** Runs the server checks against a prepared target (the engine validates the suite, grades and redacts). */
@@ -499,6 +508,7 @@ export function auditTarget(
     ...selectionOptions(options),
     ...(options.refuseMutating !== undefined ? { refuseMutating: options.refuseMutating } : {}),
     ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    ...(options.rerunFailures !== undefined ? { rerunFailures: options.rerunFailures } : {}),
   });
 }
 
@@ -537,7 +547,7 @@ interface ResolvedTarget {
 }
 
 /** config → the target (embedded, or given by URL) → the checks, the explorer, and a review of a target that went quiet. */
-async function prepare(
+export async function prepare(
   parsed: Parsed,
   { io, output, selection }: AuditStepContext,
 ): Promise<PreparedAudit | number> {
@@ -547,7 +557,7 @@ async function prepare(
     return EXIT.usage;
   }
   const config = loaded.config;
-  const targetUrl = parsed.target ?? config.target;
+  const targetUrl = parsed.embedded === true ? undefined : (parsed.target ?? config.target);
   const { out } = output;
   const resolved =
     targetUrl === undefined

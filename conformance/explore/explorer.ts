@@ -226,6 +226,8 @@ function failureFinding(
 /** The explorer as a server check: `explore-model`, MUST, every finding citing the rule it breaks. */
 export function createExploreCheck(settings: ExploreSettings): ServerCheck {
   const shrink = settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds;
+  // The token of the last failure this check shrunk: a failure is run once more by replaying it (conformance/flaky.ts).
+  let failedToken: string | undefined;
   return serverCheck({
     id: EXPLORE_CHECK_ID,
     title:
@@ -238,7 +240,16 @@ export function createExploreCheck(settings: ExploreSettings): ServerCheck {
     serial: true,
     timeoutMs: (settings.seconds + shrink + 30) * 1000,
     async run(ctx, env): Promise<Finding[]> {
-      return findingsOf(ctx, settings, await explore(ctx, env, settings));
+      const outcome = await explore(ctx, env, settings);
+      failedToken = outcome.failure?.token;
+      return findingsOf(ctx, settings, outcome);
+    },
+    // Once more, alone: the shrunk sequence only, by its token, within the check's time limit.
+    async rerunFailure(ctx, env): Promise<Finding[]> {
+      if (failedToken === undefined)
+        return findingsOf(ctx, settings, await explore(ctx, env, settings));
+      const replay = { ...settings, replay: failedToken };
+      return findingsOf(ctx, replay, await explore(ctx, env, replay));
     },
   });
 }

@@ -5,7 +5,7 @@ import { verdictFor, verdictLine } from '../exit-code.js';
 import type { RunEvent, RunSubscriber } from '../events.js';
 import { OUTCOMES, type CheckResult, type Outcome, type RunSummary } from '../result.js';
 import { countOf, countsText, failedRequirementsText, runCounts } from '../run-counts.js';
-import { findingText } from './evidence-text.js';
+import { againText, findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
 import { baselineLines } from '../baseline.js';
 import { printableValue, showControls } from './printable.js';
@@ -82,7 +82,8 @@ function details(r: CheckResult, verbose: boolean): string {
   const shown = r.findings.filter((f) => verbose || f.outcome !== 'pass' || f.observed);
   const body = shown.map(findingText).join('\n\n');
   const rerun = r.rerun !== undefined ? `  run this check again (signs afresh): ${r.rerun}\n` : '';
-  return `  requirements: ${r.requirements.join(', ')}\n${rerun}${body ? body.replace(/^/gm, '    ') + '\n' : ''}`;
+  const again = againText(r);
+  return `  requirements: ${r.requirements.join(', ')}\n${rerun}${body ? body.replace(/^/gm, '    ') + '\n' : ''}${again !== undefined ? again.replace(/^/gm, '    ') + '\n' : ''}`;
 }
 
 type Paint = (o: Outcome, text: string) => string;
@@ -118,7 +119,7 @@ function problemLines(results: readonly CheckResult[], paint: Paint, verbose: bo
     for (const r of problems)
       out.push(
         '',
-        `${paint(r.outcome, r.outcome.toUpperCase())} ${r.id} [${r.level}]: ${r.title}`,
+        `${paint(r.outcome, r.outcome.toUpperCase())}${r.flaky ? ' (flaky)' : ''} ${r.id} [${r.level}]: ${r.title}`,
         `  ${r.message}`,
         details(r, verbose),
       );

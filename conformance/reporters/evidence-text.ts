@@ -57,12 +57,22 @@ export function evidenceText(e: EvidenceView): string {
 
 export function findingText(f: GradedFinding): string {
   const lines = [
-    `[${f.outcome}${f.observed ? ', observed' : ''}${f.known !== undefined ? `, known (baseline): ${f.known.reason}` : ''}] ${f.message}${f.requirement ? ` (${f.requirement})` : ''}`,
+    `[${f.outcome}${f.observed ? ', observed' : ''}${f.flaky ? ', flaky' : ''}${f.known !== undefined ? `, known (baseline): ${f.known.reason}` : ''}] ${f.message}${f.requirement ? ` (${f.requirement})` : ''}`,
   ];
   if (f.expected !== undefined) lines.push(`expected: ${f.expected}`);
   if (f.received !== undefined) lines.push(`received: ${f.received}`);
   if (f.evidence) lines.push(evidenceText(f.evidence));
   return lines.join('\n');
+}
+
+/** What a flaky check's second run (once more, alone) gave: its outcome and message, then its findings. */
+export function againText(r: CheckResult): string | undefined {
+  if (r.again === undefined) return undefined;
+  const shown = r.again.findings.filter((f) => f.outcome !== 'pass' || f.observed);
+  return [
+    `run once more alone: ${r.again.outcome} (${r.again.message})`,
+    ...shown.map((f) => findingText(f).replace(/^/gm, '  ')),
+  ].join('\n');
 }
 
 /**

@@ -69,7 +69,7 @@ const LEFT_OUT_NOUN: Readonly<Record<Section, string>> = {
 
 /** A finding on one line: its message, requirement, expected and received values, and the exchange it saw. */
 function findingLine(f: GradedFinding): string {
-  const parts = [`**${f.outcome.toUpperCase()}** ${code(f.message)}`];
+  const parts = [`**${f.outcome.toUpperCase()}${f.flaky ? ' (flaky)' : ''}** ${code(f.message)}`];
   if (f.requirement !== undefined) parts.push(`requirement ${code(f.requirement)}`);
   if (f.known !== undefined) parts.push(`known (baseline): ${code(f.known.reason)}`);
   if (f.expected !== undefined) parts.push(`expected ${code(f.expected)}`);
@@ -98,7 +98,7 @@ function checkItem(r: CheckResult): Item {
     r.outcome === 'warn' ? f.outcome === 'warn' : f.outcome === 'fail' || f.outcome === 'error',
   );
   const lines = [
-    `- **${r.outcome.toUpperCase()}** ${code(r.id)} (${r.level}): ${code(r.title)}`,
+    `- **${r.outcome.toUpperCase()}${r.flaky ? ' (flaky)' : ''}** ${code(r.id)} (${r.level}): ${code(r.title)}${r.again !== undefined ? ` · run once more alone: **${r.again.outcome.toUpperCase()}**` : ''}`,
     ...shown.slice(0, FINDINGS_PER_CHECK).map((f) => `  - ${findingLine(f)}`),
   ];
   const more = Math.max(0, shown.length - FINDINGS_PER_CHECK);

@@ -147,6 +147,8 @@ export function createSdkExploreCheck(
 ): Check<SdkExploreContext> {
   const seconds = settings.seconds ?? EXPLORE_DEFAULTS.seconds;
   const shrink = settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds;
+  // The token of the last failure shrunk: a failure is run once more by replaying it (conformance/flaky.ts).
+  let failedToken: string | undefined;
   return {
     id: SDK_EXPLORE_CHECK_ID,
     title:
@@ -158,7 +160,14 @@ export function createSdkExploreCheck(
     serial: true,
     timeoutMs: (seconds + shrink + 30) * 1000,
     async run(ctx) {
-      return findingsOf(await exploreSdk(ctx, settings), settings.replayCommand);
+      const outcome = await exploreSdk(ctx, settings);
+      failedToken = outcome.failure?.token;
+      return findingsOf(outcome, settings.replayCommand);
+    },
+    // Once more, alone: the shrunk sequence only, by its token.
+    async rerunFailure(ctx) {
+      const replay = failedToken !== undefined ? { ...settings, replay: failedToken } : settings;
+      return findingsOf(await exploreSdk(ctx, replay), settings.replayCommand);
     },
   };
 }

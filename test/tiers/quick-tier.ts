@@ -20,6 +20,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/explore-draws.test.ts',
   'test/explorer-levels.test.ts',
   'test/explorer-rows.test.ts',
+  'test/flaky-failures.test.ts',
   'test/finding-bound.test.ts',
   'test/replay-token.test.ts',
   'test/keys.test.ts',

@@ -1,7 +1,7 @@
 // What every server-audit check receives: the target, the credentials to sign with, the test data of the config, the
 // runner's webhook listener and the waits; and `serverCheck`, which keeps each check's id as a literal type.
 import type { Ed25519PrivateKey } from '../../../src/ed25519/backend.js';
-import type { Check } from '../../check.js';
+import type { Check, CheckRunEnv } from '../../check.js';
 import type { CopStatusKey, PayerAccount, PayoutDestinationConfig } from '../../config.js';
 import type { Redactor } from '../../redact.js';
 import { noAnswerIsNotEvidence } from '../no-answer.js';
@@ -131,10 +131,18 @@ export function serverCheck<const Id extends string>(
   check: Omit<Check<ServerRunContext>, 'id' | 'appliesTo'> & { readonly id: Id },
 ): ServerCheck & { readonly id: Id } {
   // An exchange with no complete answer is never the evidence of a failure (conformance/checks/no-answer.ts).
+  const again = check.rerunFailure;
   return {
     ...check,
     appliesTo: 'server',
     run: async (ctx, env) => noAnswerIsNotEvidence(await check.run(withRunState(ctx), env)),
+    // A check's own way of running a failure again (a drawn check's same draw) is judged by the same rule.
+    ...(again !== undefined
+      ? {
+          rerunFailure: async (ctx: ServerAuditContext, env: CheckRunEnv) =>
+            noAnswerIsNotEvidence(await again.call(check, withRunState(ctx), env)),
+        }
+      : {}),
   };
 }
 

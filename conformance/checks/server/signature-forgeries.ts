@@ -27,7 +27,8 @@ import {
   type Finding,
 } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
-import { NEED, serverCheck, type ServerAuditContext } from './context.js';
+import { NEED, serverCheck, type ServerAuditContext, type ServerRunContext } from './context.js';
+import type { AuditRunState } from './run-state.js';
 import { formVerdict } from './forgery-form.js';
 import { forgeryForms, MAX_FORM_SIZE, type ForgeryForm } from './forgery-kinds.js';
 import { REJECTION_REQUIREMENTS } from './rejection.js';
@@ -342,6 +343,39 @@ const REFUSAL_REQUIREMENTS = [
   ),
 ];
 
+/** The seed of each run's drawing (by the run's state): a failure is drawn again from it. */
+const drawnSeeds = new WeakMap<AuditRunState, number>();
+
+/** The drawing and what it found: the failure (shrunk), or the pass; the either-answers; no payout from a rejection. */
+async function forgeryFindings(ctx: ServerRunContext, env: CheckRunEnv): Promise<Finding[]> {
+  const d = await draw(ctx, env);
+  drawnSeeds.set(ctx.run, d.seed);
+  const judged = d.sent.filter((s) => s.prediction.kind === 'reject');
+  const answered = judged.filter((s) => s.ex.response !== undefined);
+  const within = d.sent.filter((s) => s.prediction.kind === 'accept');
+  const summary = `seed ${d.seed}: ${d.sent.length} requests of ${forgeryForms.length} forms in ${(d.elapsedMs / 1000).toFixed(1)} s; ${judged.length} the spec makes a server refuse (answered ${tally(judged)}), ${within.length} within every bound (answered ${tally(within)})`;
+  const findings: Finding[] = [];
+  if (d.failure !== undefined) findings.push(failureFinding(ctx, d, d.failure));
+  else if (answered.length < forgeryForms.length / 2)
+    findings.push(
+      inconclusive(`too few drawn requests got an answer to judge the target (${summary})`),
+    );
+  else
+    findings.push(
+      pass(
+        `every request the spec makes a server refuse was rejected, every one within every bound accepted (${summary})`,
+        {
+          requirement: 'SIG-VERIFY-DECISION',
+        },
+      ),
+    );
+  findings.push(...eitherAnswers(d.sent));
+  // A rejected request that still created a payout: the target's own listing (or webhooks) show it.
+  const rejected = answered.filter((s) => !isSuccess(s.ex));
+  if (rejected.length > 0) findings.push(await noPayoutFromRejected(ctx, env, rejected));
+  return findings;
+}
+
 export const forgeryChecks = [
   serverCheck({
     id: 'signature-forgeries',
@@ -355,31 +389,15 @@ export const forgeryChecks = [
     // The drawing bounds itself (its seconds, each request's timeout); this only catches a run that does not.
     timeoutMs: (FORGERY_MAX_SECONDS + FORGERY_DEFAULTS.shrinkSeconds) * 1000 + 60_000,
     async run(ctx, env) {
-      const d = await draw(ctx, env);
-      const judged = d.sent.filter((s) => s.prediction.kind === 'reject');
-      const answered = judged.filter((s) => s.ex.response !== undefined);
-      const within = d.sent.filter((s) => s.prediction.kind === 'accept');
-      const summary = `seed ${d.seed}: ${d.sent.length} requests of ${forgeryForms.length} forms in ${(d.elapsedMs / 1000).toFixed(1)} s; ${judged.length} the spec makes a server refuse (answered ${tally(judged)}), ${within.length} within every bound (answered ${tally(within)})`;
-      const findings: Finding[] = [];
-      if (d.failure !== undefined) findings.push(failureFinding(ctx, d, d.failure));
-      else if (answered.length < forgeryForms.length / 2)
-        findings.push(
-          inconclusive(`too few drawn requests got an answer to judge the target (${summary})`),
-        );
-      else
-        findings.push(
-          pass(
-            `every request the spec makes a server refuse was rejected, every one within every bound accepted (${summary})`,
-            {
-              requirement: 'SIG-VERIFY-DECISION',
-            },
-          ),
-        );
-      findings.push(...eitherAnswers(d.sent));
-      // A rejected request that still created a payout: the target's own listing (or webhooks) show it.
-      const rejected = answered.filter((s) => !isSuccess(s.ex));
-      if (rejected.length > 0) findings.push(await noPayoutFromRejected(ctx, env, rejected));
-      return findings;
+      return forgeryFindings(ctx, env);
+    },
+    // Once more, alone: the same draw (the seed that found the failure), not a new one.
+    async rerunFailure(ctx, env) {
+      const seed = drawnSeeds.get(ctx.run);
+      return forgeryFindings(
+        seed === undefined ? ctx : { ...ctx, forgeries: { ...ctx.forgeries, seed } },
+        env,
+      );
     },
   }),
 ] as const;
