@@ -8,9 +8,7 @@ import type { JsonReport } from './reporters/json.js';
 import type { CheckResult, GradedFinding } from './result.js';
 import { EXPLORE_CHECK_ID, SDK_EXPLORE_CHECK_ID } from './explore/check-id.js';
 import { parseReplayToken } from './explore/replay-token.js';
-
-/** The check of the drawn forgeries: replayed from the seed its failure names. */
-export const FORGERIES_CHECK_ID = 'signature-forgeries';
+import { FORGERIES_CHECK_ID } from './checks/server/forgery-settings.js';
 
 /** How one failure of a report is run again. */
 export type ReplayWay =

@@ -18,9 +18,11 @@ export interface AuditRunState {
   readonly tainted: Set<string>;
   /** The settled payments this run made through /sandbox/ (no refund but this run's can be active on them). */
   readonly owned: Set<string>;
+  /** The seed each drawn check of this run drew from, by check id: a failure is drawn again from it (flaky.ts). */
+  readonly seeds: Map<string, number>;
 }
 
 /** An empty run state. */
 export function createRunState(): AuditRunState {
-  return { refunds: new Map(), tainted: new Set(), owned: new Set() };
+  return { refunds: new Map(), tainted: new Set(), owned: new Set(), seeds: new Map() };
 }

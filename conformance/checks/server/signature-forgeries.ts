@@ -28,7 +28,6 @@ import {
 } from '../../check.js';
 import type { RecordedExchange } from '../../http-client.js';
 import { NEED, serverCheck, type ServerAuditContext, type ServerRunContext } from './context.js';
-import type { AuditRunState } from './run-state.js';
 import { formVerdict } from './forgery-form.js';
 import { forgeryForms, MAX_FORM_SIZE, type ForgeryForm } from './forgery-kinds.js';
 import { REJECTION_REQUIREMENTS } from './rejection.js';
@@ -44,7 +43,7 @@ import {
 } from './requests.js';
 import { heldPayouts } from './held-payouts.js';
 import { member, waitForMentions, webhookEvidence } from './webhook-match.js';
-import { FORGERY_DEFAULTS, FORGERY_MAX_SECONDS } from './forgery-settings.js';
+import { FORGERIES_CHECK_ID, FORGERY_DEFAULTS, FORGERY_MAX_SECONDS } from './forgery-settings.js';
 import {
   clockBounds,
   onThisClock,
@@ -343,13 +342,10 @@ const REFUSAL_REQUIREMENTS = [
   ),
 ];
 
-/** The seed of each run's drawing (by the run's state): a failure is drawn again from it. */
-const drawnSeeds = new WeakMap<AuditRunState, number>();
-
 /** The drawing and what it found: the failure (shrunk), or the pass; the either-answers; no payout from a rejection. */
 async function forgeryFindings(ctx: ServerRunContext, env: CheckRunEnv): Promise<Finding[]> {
   const d = await draw(ctx, env);
-  drawnSeeds.set(ctx.run, d.seed);
+  ctx.run.seeds.set(FORGERIES_CHECK_ID, d.seed);
   const judged = d.sent.filter((s) => s.prediction.kind === 'reject');
   const answered = judged.filter((s) => s.ex.response !== undefined);
   const within = d.sent.filter((s) => s.prediction.kind === 'accept');
@@ -378,7 +374,7 @@ async function forgeryFindings(ctx: ServerRunContext, env: CheckRunEnv): Promise
 
 export const forgeryChecks = [
   serverCheck({
-    id: 'signature-forgeries',
+    id: FORGERIES_CHECK_ID,
     title:
       "signed requests drawn at and beyond each of the profile's rules are rejected whenever the spec makes a server refuse them",
     area: 'signing',
@@ -393,7 +389,7 @@ export const forgeryChecks = [
     },
     // Once more, alone: the same draw (the seed that found the failure), not a new one.
     async rerunFailure(ctx, env) {
-      const seed = drawnSeeds.get(ctx.run);
+      const seed = ctx.run.seeds.get(FORGERIES_CHECK_ID);
       return forgeryFindings(
         seed === undefined ? ctx : { ...ctx, forgeries: { ...ctx.forgeries, seed } },
         env,
