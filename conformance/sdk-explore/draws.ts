@@ -1,5 +1,5 @@
 // What the SDK explorer draws (fast-check): per sequence the service's permitted personality, then up to
-// `SDK_EXPLORE_DEFAULTS.maxOps` operations an application asks its SDK for. Plain data, so a sequence shrinks and
+// `EXPLORE_DEFAULTS.sdk.maxOps` operations an application asks its SDK for. Plain data, so a sequence shrinks and
 // replays from fast-check's seed and path.
 import fc from 'fast-check';
 import { copStatuses } from '../../src/schemas/statuses.js';
