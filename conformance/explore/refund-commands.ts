@@ -241,15 +241,16 @@ async function refundStep(
   if (payment !== undefined) await refundOf(model, real, payment, size, label);
 }
 
-/** One refund of `payment`, of `size`: looks at the webhooks first (what finished counts). */
+/** One refund of `payment`, of `size`: looks at the webhooks first (what finished counts). Returns its step. */
 async function refundOf(
   model: ExplorerModel,
   real: Real,
   payment: ModelPayment,
   size: RefundSize,
   label: string,
-): Promise<void> {
-  if (!model.payments.includes(payment)) return; // it left the sequence (the state hook's, unknown to the target)
+): Promise<StepRecord | undefined> {
+  // It left the sequence (the state hook's, unknown to the target): nothing to refund.
+  if (!model.payments.includes(payment)) return undefined;
   const amount = refundAmount(payment, size);
   const s = step(
     real,
@@ -263,6 +264,7 @@ async function refundOf(
   if (!hookAnswers(model, real, payment, amount, ex))
     take(real, s, observeRefund(model, payment, amount, answerOf(ex), Date.now()), [ex]);
   absorbWebhooks(model, real, s);
+  return s;
 }
 
 export class Refund implements fc.AsyncCommand<ExplorerModel, Real> {
@@ -391,23 +393,23 @@ const unfinished = (r: ModelRefund): boolean =>
  * webhooks that show them finished. The state provider is asked for each (`refund-status` with no status: its next
  * status, a final one; docs/state-hook.md); where it refuses (the refund moved on by itself already) or there is none,
  * the target's own lifecycle moves it. The spec model learns that a refund finished from its webhook alone, the
- * target's signed word, as it learns every status; a provider's answer is not taken for it.
+ * target's signed word, as it learns every status; a provider's answer is not taken for it. Part of step `within`
+ * (the refund it follows) when given, else a step of its own labelled `label`.
  */
 async function finishRefunds(
   model: ExplorerModel,
   real: Real,
   payment: ModelPayment,
   label: string,
+  within?: StepRecord,
 ): Promise<void> {
   if (!model.payments.includes(payment)) return;
   const open = payment.refunds.filter(unfinished);
   if (open.length === 0) return;
   const ids = open.map((r) => r.refundId).join(', ');
-  const s = step(
-    real,
-    `${label} → refund(s) ${ids} of payment ${payment.paymentId} moved on`,
-    true,
-  );
+  const s =
+    within ??
+    step(real, `${label} → refund(s) ${ids} of payment ${payment.paymentId} moved on`, true);
   absorbWebhooks(model, real, s);
   if (stateSource(real.ctx) !== undefined && !refundStatusNotOffered.has(real.ctx))
     for (const r of open.filter(unfinished)) {
@@ -452,8 +454,9 @@ export class RefundAfterFinish implements fc.AsyncCommand<ExplorerModel, Real> {
   async run(model: ExplorerModel, real: Real): Promise<void> {
     const payment = paymentAt(model, this.index);
     if (payment === undefined) return;
-    await refundOf(model, real, payment, this.first, `${this} (first)`);
-    await finishRefunds(model, real, payment, `${this} (first moved on)`);
+    const first = await refundOf(model, real, payment, this.first, `${this} (first, moved on)`);
+    if (first === undefined) return;
+    await finishRefunds(model, real, payment, '', first);
     await refundOf(model, real, payment, this.next, `${this} (next)`);
   }
   toString(): string {
@@ -479,8 +482,10 @@ export class RefundInParts implements fc.AsyncCommand<ExplorerModel, Real> {
     const payment = await makePayment(model, real, penceText(this.family.paymentPence));
     if (payment === undefined) return;
     for (const pence of this.family.partsPence) {
-      await refundOf(model, real, payment, { kind: 'exact', pence }, `${this} (a part)`);
-      await finishRefunds(model, real, payment, `${this} (the part moved on)`);
+      const label = `${this} (a part, moved on)`;
+      const part = await refundOf(model, real, payment, { kind: 'exact', pence }, label);
+      if (part === undefined) return;
+      await finishRefunds(model, real, payment, '', part);
     }
     await refundOf(model, real, payment, { kind: 'rest' }, `${this} (the rest)`);
   }
