@@ -1,6 +1,6 @@
-// `npx tsx bench/rerun-cost.ts [--rounds N] [--fault NAME]`: what running a failure once more (conformance/flaky.ts)
-// adds to a default `audit server` (every fixed check, then the explorer at its default budget) of the embedded
-// reference service with one fault. Each round audits a fresh faulty service twice, with the second run and without
+// `npx tsx bench/rerun-cost.ts [--rounds N] [--fault NAME] [--seed N]`: what running a failure once more
+// (conformance/flaky.ts) adds to a default `audit server` (every fixed check, then the explorer at its default budget,
+// from a fixed seed so that both runs explore alike) of the embedded reference service with one fault. Each round audits a fresh faulty service twice, with the second run and without
 // it (the order alternating round by round, so a noisy neighbour hits both alike), and prints the median wall time of
 // each, the median per-round difference, and what failed.
 import { generateKeyPairSync } from 'node:crypto';
@@ -15,8 +15,10 @@ const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
     fault: { type: 'string', default: 'no-nonce-length-check' },
+    seed: { type: 'string', default: '1' },
   },
 });
+const seed = Number(values.seed) >>> 0;
 const rounds = Math.max(1, Math.min(50, Number(values.rounds) || 3));
 if (!isFaultName(values.fault)) {
   process.stderr.write(`rerun-cost: unknown fault ${values.fault}\n`);
@@ -33,7 +35,7 @@ async function timedAudit(rerunFailures: SuiteRerun): Promise<{ ms: number; caug
   try {
     const started = performance.now();
     const summary = await auditTarget(target, {
-      explore: { ...EXPLORE_DEFAULTS, only: false },
+      explore: { ...EXPLORE_DEFAULTS, only: false, seed },
       rerunFailures,
     });
     const caught = summary.results
@@ -69,7 +71,7 @@ const diffs = withTimes.map((w, i) => w - withoutTimes[i]!);
 const ms = (x: number): string => `${Math.round(x)} ms`;
 process.stdout.write(
   [
-    `rerun-cost: fault ${fault}, ${rounds} round(s), ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
+    `rerun-cost: fault ${fault}, explorer seed ${seed}, ${rounds} round(s), ${cpus().length} CPU(s) (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
     `  with the second run:    median ${ms(median(withTimes))} (${withTimes.map(ms).join(', ')})`,
     `  without the second run: median ${ms(median(withoutTimes))} (${withoutTimes.map(ms).join(', ')})`,
     `  difference per round:   median ${ms(median(diffs))} (${ms(Math.min(...diffs))} to ${ms(Math.max(...diffs))})`,

@@ -181,8 +181,8 @@ export function judgeReplay(failure: ReplayFailure, now: CheckResult | undefined
   const failed = now.outcome === 'fail' || now.flaky === true;
   if (!failed)
     return now.outcome === 'pass' || now.outcome === 'warn'
-      ? judged('FIXED', `${now.outcome}: ${now.message}`)
-      : judged('UNDECIDED', `${now.outcome}: ${now.message}`);
+      ? judged('FIXED', `no failure now (${now.outcome}: ${now.message})`)
+      : judged('UNDECIDED', `no verdict now (${now.outcome}: ${now.message})`);
   const flaky = now.flaky === true ? ' (flaky: it failed once of two runs)' : '';
   const same = kindsOf(now).some((k) => failure.kinds.includes(k));
   return same

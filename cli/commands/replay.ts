@@ -190,7 +190,6 @@ function auditRerun(args: ServerAuditArgs): (checkId: string) => string {
   return rerunCommandFor('audit server', [
     ...(args.target !== undefined ? ['--target', args.target] : []),
     ...(args.configPath !== undefined ? ['--config', args.configPath] : []),
-    '--no-explore',
   ]);
 }
 
