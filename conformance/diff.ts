@@ -101,8 +101,7 @@ function differencesOf(a: JsonReport, b: JsonReport): string[] {
   const out: string[] = [];
   if (a.target !== b.target) out.push(`target: ${a.target} → ${b.target}`);
   // Another payconform may judge the same target otherwise: the header says so (the runs stay comparable).
-  if (a.tool.version !== b.tool.version)
-    out.push(`payconform: ${a.tool.version} → ${b.tool.version}`);
+  if (a.toolVersion !== b.toolVersion) out.push(`payconform: ${a.toolVersion} → ${b.toolVersion}`);
   out.push(...incomparable(a, b));
   out.push(...selectionDifferences(a, b));
   return out;

@@ -125,9 +125,12 @@ describe('payconform diff against real runs', () => {
 
   it('a run of another payconform version: named in the header, compared as usual', async () => {
     const other = join(dir, 'other-version.json');
-    const report = JSON.parse(readFileSync(after, 'utf8')) as { tool: { version: string } };
-    const version = report.tool.version;
-    report.tool.version = '9.9.9';
+    const report = JSON.parse(readFileSync(after, 'utf8')) as {
+      toolVersion: string;
+      tool: { version: string };
+    };
+    const version = report.toolVersion;
+    report.toolVersion = report.tool.version = '9.9.9';
     writeFileSync(other, JSON.stringify(report));
     const r = await diff([before, other]);
     expect(r.code, r.stdout).toBe(1);
