@@ -5,15 +5,23 @@
 /** The explorer's `progress` callback for the console. */
 export function exploreProgress(
   out: (text: string) => void,
-  options: { readonly verbose: boolean; readonly seconds: number; readonly what: string },
+  options: {
+    readonly verbose: boolean;
+    readonly seconds: number;
+    readonly what: string;
+    /** A replay plays the one sequence its token names, whatever the budget. */
+    readonly replay?: string;
+  },
 ): (line: string) => void {
   let started = false;
   return (line) => {
     if (!started) {
       started = true;
-      out(
-        `  exploring ${options.what} for up to ${options.seconds} s${options.verbose ? '' : ' (--verbose shows each sequence)'}\n`,
-      );
+      const doing =
+        options.replay !== undefined
+          ? `replaying on ${options.what} the sequence ${options.replay}`
+          : `exploring ${options.what} for up to ${options.seconds} s`;
+      out(`  ${doing}${options.verbose ? '' : ' (--verbose shows each sequence)'}\n`);
     }
     if (options.verbose) out(`  ${line}\n`);
   };

@@ -70,6 +70,7 @@ export async function prepareSdkAudit(
       verbose,
       seconds: args.seconds ?? EXPLORE_DEFAULTS.seconds,
       what: 'the SDK',
+      ...(args.replay !== undefined ? { replay: args.replay } : {}),
     }),
     replayCommand: (token) =>
       `payconform audit client --adapter ${shellQuote(args.adapter)} --explore-replay ${shellQuote(token)}`,

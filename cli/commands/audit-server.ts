@@ -62,8 +62,8 @@ import {
   type AuditCredentials,
   type ServerAuditContext,
 } from '../../conformance/checks/server/index.js';
+import { SANDBOX_BASE_PATH } from '../../net/sandbox-protocol.js';
 import {
-  DEFAULT_SANDBOX_PATH,
   startReferenceService,
   type FaultName,
   type ReferenceServiceOptions,
@@ -226,7 +226,7 @@ function embeddedContext(
     webhookWaitMs: 2_000,
     quietWaitMs: 300,
     knownTimings: { lifecycleWithinMs: 2_000, redeliveryWithinMs: 2_000 },
-    sandbox: service.sandboxPath === DEFAULT_SANDBOX_PATH,
+    sandbox: service.sandboxPath === SANDBOX_BASE_PATH,
     redactor,
   };
 }
@@ -530,7 +530,12 @@ function exploreSettings(
     ...args,
     replayCommand: (token) =>
       `payconform audit server ${where}${where !== '' ? ' ' : ''}--explore-only --explore-replay ${shellQuote(token)}`,
-    progress: exploreProgress(out, { verbose, seconds: args.seconds, what: 'the target' }),
+    progress: exploreProgress(out, {
+      verbose,
+      seconds: args.seconds,
+      what: 'the target',
+      ...(args.replay !== undefined ? { replay: args.replay } : {}),
+    }),
   };
 }
 
