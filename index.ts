@@ -7,11 +7,9 @@ export {
   configureVerifyPool,
   startVerifyPool,
   verifyPoolInfo,
-  VERIFY_THREADS_VARIABLE,
   type VerifyPoolInfo,
 } from './net/verify-pool/config.js';
 export {
-  DEFAULT_RESTART_POLICY,
   onVerifyPoolEvent,
   type RestartPolicy,
   type VerifyPoolEvent,

@@ -18,7 +18,6 @@ import { fileURLToPath } from 'node:url';
 import { parseBenchFlags, UsageError } from './usage.js';
 import {
   applySignedHeaders,
-  exportEd25519PublicKeyDer,
   MemoryNonceStore,
   signRequest,
   startVerifyPool,
@@ -27,6 +26,7 @@ import {
   type ApplicationRecord,
   type HttpRequest,
 } from '../index.js';
+import { exportEd25519PublicKeyDer } from '../src/keys/index.js';
 import { loadTestKeys } from '../test/fixtures/keys.js';
 import { median } from './harness.js';
 import { payoutBody } from './signing.js';

@@ -15,7 +15,6 @@ import {
 import { parseDictionary } from 'structured-headers';
 import {
   applySignedHeaders,
-  exportEd25519PublicKeyDer,
   MemoryNonceStore,
   nobleBackend,
   nodeBackend,
@@ -29,6 +28,7 @@ import {
   type HttpRequest,
   type SigningCredentials,
 } from '../index.js';
+import { exportEd25519PublicKeyDer } from '../src/keys/index.js';
 import { loadTestKeys } from '../test/fixtures/keys.js';
 import type { Benchmark, BenchmarkSuite, Operation } from './harness.js';
 

@@ -4,6 +4,7 @@
 import { FORGERY_DEFAULTS } from '../conformance/checks/server/forgery-settings.js';
 import type { ParseArgsConfig } from 'node:util';
 import { payloadKinds } from '../src/schemas/payload-kinds.js';
+import { SANDBOX_BASE_PATH } from '../net/sandbox-protocol.js';
 import { FAIL_ON } from '../conformance/result.js';
 import { EXIT, EXIT_CODES, type ExitCode } from '../conformance/exit-code-table.js';
 import { DEFAULT_TIMEOUT_MS } from '../conformance/config-defaults.js';
@@ -603,7 +604,7 @@ const serve: CommandSpec = {
       name: 'sandbox-path',
       type: 'string',
       value: 'PATH|off',
-      default: '/sandbox',
+      default: SANDBOX_BASE_PATH,
       help: "serve payconform's /sandbox/ helpers at PATH, or not at all (off); at another PATH the audit sees a target without them, while a state hook (docs/state-hook.md) can still make payments there",
     },
     {

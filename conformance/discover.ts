@@ -3,6 +3,7 @@
 // unsettled payments from /sandbox/payments, the pay-in account and merchant id from /sandbox/applications. What the config states always wins; nothing is invented.
 import type { ConformanceConfig, CopStatusKey, PayoutDestinationConfig } from './config.js';
 import { COP_STATUS_KEYS, normalizeAmount } from './config.js';
+import { sandboxPath } from '../net/sandbox-protocol.js';
 import { sendRequest } from './http-client.js';
 
 export interface Discovery {
@@ -82,7 +83,7 @@ async function discoverApplication(
     (payInAccountSelector !== undefined && merchantId !== undefined)
   )
     return { payInAccountSelector, merchantId };
-  const apps = await getJson(`${base}/sandbox/applications`, options);
+  const apps = await getJson(base + sandboxPath('listApplications'), options);
   const app = Array.isArray(apps)
     ? apps.find(
         (a): a is Record<string, unknown> =>
@@ -137,7 +138,7 @@ async function discoverPayments(
     config.applicationId !== undefined
       ? `?applicationId=${encodeURIComponent(config.applicationId)}`
       : '';
-  const list = await getJson(`${base}/sandbox/payments${query}`, options);
+  const list = await getJson(base + sandboxPath('listPayments') + query, options);
   if (!Array.isArray(list)) return payments;
   const { settled, unsettled } = sortPayments(list);
   const useSettled = payments.settled.length === 0 && settled.length > 0;
@@ -163,7 +164,7 @@ export async function discoverFromSandbox(
   if (config.sources['sandbox'] === 'config' && !config.sandbox)
     return { config, found: [], sandbox: false };
   const base = target.replace(/\/+$/, '');
-  const triggers = await getJson(`${base}/sandbox/cop-triggers`, options);
+  const triggers = await getJson(base + sandboxPath('listCopTriggers'), options);
   if (!isRecord(triggers) || !Array.isArray(triggers['triggers']))
     return { config, found: [], sandbox: false };
   const found: string[] = [];

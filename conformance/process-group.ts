@@ -7,6 +7,9 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 /** What `sh -c` exits with when it cannot find the command it was given (POSIX: 127). */
 export const SHELL_NOT_FOUND_EXIT = 127;
 
+/** How much of a program's standard error is kept for the messages that quote it: its last 4 KiB. */
+export const STDERR_TAIL_BYTES = 4096;
+
 /** How long a stopped group has between SIGTERM and SIGKILL. */
 export const STOP_GRACE_MS = 2_000;
 

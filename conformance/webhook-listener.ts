@@ -1,6 +1,7 @@
 // The runner's webhook receiver: records every call the audited service makes (exact bytes, headers, method),
 // answers 200, or a non-200 status on demand so a check can watch the service redeliver. Loopback by default.
 import http from 'node:http';
+import { DEFAULT_MAX_BODY_BYTES } from '../net/incoming-request.js';
 import { listen } from '../net/listen.js';
 import { currentExchangeLog } from './exchange-log.js';
 import { fieldLinesFromRaw, type FieldLines } from '../src/http/message.js';
@@ -64,7 +65,7 @@ export interface WebhookListenerOptions {
   readonly host?: string;
   /** Default 0 (a free port). */
   readonly port?: number;
-  /** Bodies above this are cut, recorded as truncated and answered 413. Default 1 MiB. */
+  /** Bodies above this are cut, recorded as truncated and answered 413. Default DEFAULT_MAX_BODY_BYTES (1 MiB). */
   readonly maxBodyBytes?: number;
   /** Records kept; the oldest are dropped beyond this. Default 10 000. */
   readonly maxRecords?: number;
@@ -284,7 +285,7 @@ export async function startWebhookListener(
   options: WebhookListenerOptions = {},
 ): Promise<WebhookListener> {
   const state: ListenerState = {
-    maxBody: options.maxBodyBytes ?? 1024 * 1024,
+    maxBody: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     maxRecords: options.maxRecords ?? 10_000,
     maxKeptBytes: options.maxKeptBytes ?? 64 * 1024 * 1024,
     records: [],

@@ -1,18 +1,18 @@
 // The spec's error body (Errors: statusCode, statusName, errorMessage, traceId, source): one shape for every error the
 // reference service and the verification middleware (payconform/node) answer with.
+import type { ErrorBody } from '../src/schemas/types.js';
 import { HttpError, STATUS_NAMES } from './http-error.js';
 
-/** The spec's error body (Errors: statusCode, statusName, errorMessage, traceId, source). */
-export interface ErrorBody {
-  readonly statusCode: number;
-  readonly statusName: string;
-  readonly errorMessage: string;
-  readonly traceId: string;
+/**
+ * The error body payconform answers with: the spec's `ErrorBody` (any `source` a service may send), its `source` narrowed
+ * to the two values payconform writes.
+ */
+export interface ServiceErrorBody extends ErrorBody {
   /** `MERCHANT` (the value the spec shows) for 4xx; `SERVICE` for 5xx (this project's choice). */
   readonly source: 'MERCHANT' | 'SERVICE';
 }
 
-export function createErrorBody(error: HttpError, traceId: string): ErrorBody {
+export function createErrorBody(error: HttpError, traceId: string): ServiceErrorBody {
   return {
     statusCode: error.status,
     statusName: STATUS_NAMES[error.status],

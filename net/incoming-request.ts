@@ -200,7 +200,7 @@ export type BodyResult =
       readonly message: string;
     };
 
-/** Default cap on a body: 1 MiB, the reference service's. */
+/** Default cap on a request body (1 MiB): the middleware's, the reference service's and the audits' webhook listener's. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**

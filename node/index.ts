@@ -11,18 +11,15 @@ export {
   type IncomingRequestResult,
   type ProxyTrust,
 } from '../net/incoming-request.js';
-export { type ErrorBody } from '../net/error-body.js';
+export { type ServiceErrorBody } from '../net/error-body.js';
 export {
   DEFAULT_BODY_RATE_GRACE_MS,
   DEFAULT_BODY_TIMEOUT_MS,
   DEFAULT_MIN_BODY_BYTES_PER_SECOND,
   type BodyLimits,
 } from '../net/body-deadline.js';
-export {
-  DEFAULT_LOOKUP_TIMEOUT_MS,
-  LookupTimeoutError,
-  withLookupDeadline,
-} from '../src/profile/lookup-deadline.js';
+// The lookup deadline's default: withLookupDeadline and LookupTimeoutError are the root entry's (payconform).
+export { DEFAULT_LOOKUP_TIMEOUT_MS } from '../src/profile/lookup-deadline.js';
 export {
   describePoolEvent,
   verifyIncomingRequest,

@@ -19,7 +19,7 @@ import {
   DEFAULT_MIN_BODY_BYTES_PER_SECOND,
   type BodyLimits,
 } from '../net/body-deadline.js';
-import { createErrorBody, type ErrorBody } from '../net/error-body.js';
+import { createErrorBody, type ServiceErrorBody } from '../net/error-body.js';
 import { HttpError, type ErrorStatus } from '../net/http-error.js';
 import {
   httpRequestFromIncoming,
@@ -106,7 +106,7 @@ export interface Refusal {
   /** The spec step (1-12) for a verification code. */
   readonly step?: number;
   readonly detail: string;
-  readonly errorBody: ErrorBody;
+  readonly errorBody: ServiceErrorBody;
   /** Close the connection after answering (a body left unread). */
   readonly close: boolean;
 }

@@ -108,6 +108,12 @@ export function partitionTag(k: number, count: number): string {
 export const CLUSTER_PARTITIONS = 16;
 
 /**
+ * How long one command of the reference service's Redis state may take (2 s): its state store, webhook queue,
+ * lifecycle timers and their batched writes; past it the command fails (a request is answered 503).
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 2000;
+
+/**
  * `promise`, or a rejection naming `what` once `timeoutMs` has passed (the command may still run in Redis).
  * The rejection waits one turn of the event loop (setImmediate) after the timer: when this process itself was busy
  * past the deadline (a long synchronous task), a reply already in the socket buffer is read first and wins, so

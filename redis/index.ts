@@ -8,8 +8,6 @@ export {
 export {
   clusterCommander,
   connectRedis,
-  redactUrl,
-  withTimeout,
   type ConnectRedisOptions,
   type RedisClusterLike,
   type RedisCommander,

@@ -1,7 +1,8 @@
 // The package's public surface, one report per entry point (`api/<entry>.api.md`), made from the declarations tsc
-// emits (as API Extractor's reports are): every exported name with its declaration, and "(undocumented)" where it
-// carries no doc comment. `npm run api:report` writes the reports; test/api-report.test.ts fails when the surface
-// changes without them, or when a public name is undocumented.
+// emits (as API Extractor's reports are): every exported name with the first line of its doc comment (what it
+// promises) and its declaration, "(undocumented)" where it carries no doc comment, and the counts. `npm run
+// api:report` writes the reports; test/api-report.test.ts fails when the surface changes without them, when a public
+// name is undocumented, when the counts pass their bounds (SURFACE_BOUNDS) or when a type name has two shapes.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,14 +12,23 @@ import { parseSync } from 'oxc-parser';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The package's root entry, the one most users import from. */
+export const ROOT_ENTRY = 'payconform';
+
 /** The package's entry points: the export name and the source file whose declarations it publishes. */
 export const ENTRY_POINTS: readonly { readonly name: string; readonly file: string }[] = [
-  { name: 'payconform', file: 'index' },
+  { name: ROOT_ENTRY, file: 'index' },
   { name: 'payconform/conformance', file: 'conformance/index' },
   { name: 'payconform/server', file: 'server/index' },
   { name: 'payconform/redis', file: 'redis/index' },
   { name: 'payconform/node', file: 'node/index' },
 ];
+
+/**
+ * How many values (functions, classes, constants) the surface may hold: a root a user learns in an afternoon (jose's
+ * root exports about 48 functions), and every entry point together. Types are not counted.
+ */
+export const SURFACE_BOUNDS = { rootValues: 50, allValues: 150 } as const;
 
 /** One public name: where it is declared, what it is, its declaration text, and whether a doc comment precedes it. */
 export interface PublicName {
@@ -26,6 +36,8 @@ export interface PublicName {
   readonly kind: string;
   readonly text: string;
   readonly documented: boolean;
+  /** The first line of its doc comment (empty when undocumented or for a package's re-exported name). */
+  readonly summary: string;
   readonly isType: boolean;
   /** The emitted declaration file it is declared in (absent for a package's re-exported name). */
   readonly file?: string;
@@ -179,15 +191,25 @@ class Resolver {
   }
 }
 
-/** Whether a doc comment (`/** … *\/`) ends right before `statement`, with only whitespace between. */
-function hasDocComment(mod: Module, statement: Node): boolean {
-  return mod.comments.some(
+/** The doc comment (`/** … *\/`) that ends right before `statement`, with only whitespace between. */
+function docComment(mod: Module, statement: Node): Node | undefined {
+  return mod.comments.find(
     (c) =>
       c.type === 'Block' &&
       String(c['value']).startsWith('*') &&
       c.end <= statement.start &&
       mod.source.slice(c.end, statement.start).trim() === '',
   );
+}
+
+/** The first line of a doc comment's text, without its `*` margin (`/** One line. *\/` gives `One line.`). */
+export function firstDocLine(comment: string): string {
+  const lines = comment
+    .replace(/^\*/, '')
+    .split('\n')
+    .map((line) => line.replace(/^\s*\*?\s?/, '').trim())
+    .filter((line) => line !== '');
+  return lines[0] ?? '';
 }
 
 /** The statement's text without comments, one declaration per line run, whitespace as tsc wrote it. */
@@ -219,37 +241,59 @@ export function publicNames(resolver: Resolver, entryFile: string): PublicName[]
     const declared = resolver.declaration(entry, name);
     if ('pkg' in declared) {
       const text = `export { ${declared.name} } from '${declared.pkg}';`;
-      return { name, kind: `re-export of ${declared.pkg}`, text, documented: true, isType: false };
+      const kind = `re-export of ${declared.pkg}`;
+      return { name, kind, text, documented: true, summary: '', isType: false };
     }
     const { mod, statements } = declared;
     const first = statements[0]!;
     const decl = (first['declaration'] as Node | null) ?? first;
+    const doc = statements.map((s) => docComment(mod, s)).find((c) => c !== undefined);
     return {
       name,
       kind: kindOf(first),
       text: statements.map((s) => declarationText(mod, s)).join('\n'),
-      documented: statements.some((s) => hasDocComment(mod, s)),
+      documented: doc !== undefined,
+      summary: doc === undefined ? '' : firstDocLine(String(doc['value'])),
       isType: TYPE_DECLARATIONS.has(decl.type),
       file: mod.file,
     };
   });
 }
 
-/** One entry point's report, as committed in `api/`. */
-export function renderReport(entryName: string, names: readonly PublicName[]): string {
+/** Values and types among `names`. */
+export function countNames(names: readonly PublicName[]): { values: number; types: number } {
   const values = names.filter((n) => !n.isType).length;
+  return { values, types: names.length - values };
+}
+
+/**
+ * One entry point's report, as committed in `api/`. `all`, given for the root entry's report, adds the counts of
+ * every entry point together, with the bounds the test holds them to.
+ */
+export function renderReport(
+  entryName: string,
+  names: readonly PublicName[],
+  all?: { readonly entries: number; readonly values: number; readonly types: number },
+): string {
+  const { values, types } = countNames(names);
   const lines = [
     `# API report: \`${entryName}\``,
     '',
     'Made by `npm run api:report` from the declarations tsc emits; test/api-report.test.ts fails when the public',
-    'surface changes without this file. Do not edit it by hand.',
+    'surface changes without this file. Do not edit it by hand. Under each name: the first line of its doc comment.',
+    'What a change here means for the version: docs/install.md, "Versions".',
     '',
-    `${names.length} names: ${values} values (functions, classes, constants), ${names.length - values} types.`,
-    '',
-    '```ts',
+    `${names.length} names: ${values} values (functions, classes, constants), ${types} types.`,
   ];
+  if (all !== undefined)
+    lines.push(
+      `This entry point holds at most ${SURFACE_BOUNDS.rootValues} values; the ${all.entries} entry points together hold ` +
+        `${all.values} values (at most ${SURFACE_BOUNDS.allValues}) and ${all.types} types.`,
+    );
+  lines.push('', '```ts');
   for (const n of names) {
     lines.push(`// ${n.name} (${n.kind})${n.documented ? '' : ' (undocumented)'}`);
+    if (n.summary !== '') lines.push(`// ${n.summary}`);
     lines.push(n.text, '');
   }
   lines.push('```', '');
@@ -273,13 +317,23 @@ export function makeReports(root = ROOT): Map<string, { names: PublicName[]; tex
     const built = spawnSync(tsc, args, { cwd: root, encoding: 'utf8' });
     if (built.status !== 0) throw new Error(`tsc failed:\n${built.stdout}${built.stderr}`);
     const resolver = new Resolver();
-    const reports = new Map<string, { names: PublicName[]; text: string }>();
-    for (const entry of ENTRY_POINTS) {
-      const names = publicNames(resolver, join(out, `${entry.file}.d.ts`)).map((n) =>
+    const entries = ENTRY_POINTS.map((entry) => ({
+      entry,
+      names: publicNames(resolver, join(out, `${entry.file}.d.ts`)).map((n) =>
         n.file === undefined ? n : { ...n, file: relative(out, n.file).replace(/\.d\.ts$/, '.ts') },
-      );
+      ),
+    }));
+    const counts = entries.map((e) => countNames(e.names));
+    const all = {
+      entries: entries.length,
+      values: counts.reduce((sum, c) => sum + c.values, 0),
+      types: counts.reduce((sum, c) => sum + c.types, 0),
+    };
+    const reports = new Map<string, { names: PublicName[]; text: string }>();
+    for (const { entry, names } of entries) {
       const file = `${entry.name.replace('/', '-')}.api.md`;
-      reports.set(file, { names, text: renderReport(entry.name, names) });
+      const total = entry.name === ROOT_ENTRY ? all : undefined;
+      reports.set(file, { names, text: renderReport(entry.name, names, total) });
     }
     return reports;
   } finally {

@@ -9,12 +9,12 @@ import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.j
 import type { RunSummary } from '../conformance/result.js';
 import { EXPLORE_DEFAULTS, explore } from '../conformance/explore/explorer.js';
 import {
-  explorerFaults,
   faultCatalogue,
   type ExplorerFaultName,
   type FaultName,
   type ServiceVariant,
 } from '../server/index.js';
+import { explorerFaults } from '../server/faults.js';
 
 const args = process.argv.slice(2);
 const concurrency = Math.max(

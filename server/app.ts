@@ -12,12 +12,11 @@ import { getPublicKey } from './routes/public-key.js';
 import { cancelPayout, commitPayout, createPayout } from './routes/payouts.js';
 import { createRefund } from './routes/refunds.js';
 import { sandboxRoutes } from './routes/sandbox.js';
+import { SANDBOX_BASE_PATH } from '../net/sandbox-protocol.js';
 
-/** Where the /sandbox/ helper routes are served: the default path, another (private) one, or nowhere. */
-export const DEFAULT_SANDBOX_PATH = '/sandbox';
-
+/** The service's routes, with the /sandbox/ helpers at `sandboxPath`: the default path, another (private) one, or nowhere. */
 export function createRouter(
-  sandboxPath: string | false = DEFAULT_SANDBOX_PATH,
+  sandboxPath: string | false = SANDBOX_BASE_PATH,
 ): Router<RouteHandler> {
   const router = new Router<RouteHandler>()
     .add('POST', '/api/payouts', createPayout)
@@ -30,8 +29,8 @@ export function createRouter(
       `sandboxPath must be a path such as /sandbox or /private/helpers (got ${JSON.stringify(sandboxPath)})`,
     );
   if (sandboxPath !== false)
-    for (const [method, path, handler] of sandboxRoutes)
-      router.add(method, sandboxPath + path.slice(DEFAULT_SANDBOX_PATH.length), handler);
+    for (const [method, path, handler] of sandboxRoutes(sandboxPath))
+      router.add(method, path, handler);
   return router;
 }
 
@@ -46,7 +45,7 @@ export function createRequestListener(
   ctx: ServiceContext,
   limits: BodyLimits,
   extensions: readonly ServiceExtension[] = [],
-  sandboxPath: string | false = DEFAULT_SANDBOX_PATH,
+  sandboxPath: string | false = SANDBOX_BASE_PATH,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const router = createRouter(sandboxPath);
   // The Date header (RFC 9110 §6.6.1) from the clock the service judges `created` by: Node writes (and caches) it

@@ -156,6 +156,7 @@ async function loadRedisModules() {
     return {
       ...redis,
       CLUSTER_PARTITIONS: commander.CLUSTER_PARTITIONS,
+      redactUrl: commander.redactUrl,
       ...stateStore,
       ...deliveries,
       ...timers,

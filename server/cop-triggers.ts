@@ -41,7 +41,7 @@ export function confirmPayee(holderName: string, copActive: boolean): CopStatus 
 export type CopDestinationKey = CopStatus | 'null';
 
 /** A payout destination the reference service answers with a given copStatus. */
-export interface PayoutDestination {
+export interface CopDestination {
   readonly destinationType: 'toAccount';
   readonly accountType: 'SCAN';
   readonly holderName: string;
@@ -51,8 +51,8 @@ export interface PayoutDestination {
 }
 
 /** One destination per CoP result (the conformance runner's `copDestinations`). */
-export function copDestinations(): Record<CopDestinationKey, PayoutDestination> {
-  const dest = (holderName: string, accountNumber: string): PayoutDestination => ({
+export function copDestinations(): Record<CopDestinationKey, CopDestination> {
+  const dest = (holderName: string, accountNumber: string): CopDestination => ({
     destinationType: 'toAccount',
     accountType: 'SCAN',
     holderName,

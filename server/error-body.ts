@@ -2,4 +2,4 @@
 // service returns; defined in net/error-body.ts, which the verification middleware shares.
 
 export { HttpError, STATUS_NAMES, type ErrorStatus } from '../net/http-error.js';
-export { createErrorBody, type ErrorBody } from '../net/error-body.js';
+export { createErrorBody, type ServiceErrorBody } from '../net/error-body.js';

@@ -17,12 +17,8 @@ import {
 import { ServiceState } from './state.js';
 
 export {
-  explorerFaults,
   faultCatalogue,
   isFaultName,
-  listFaults,
-  serviceVariants,
-  variantChoices,
   type FaultDescription,
   type FaultName,
   type ExplorerFaultName,
@@ -32,20 +28,13 @@ export {
 export {
   copTriggers,
   confirmPayee,
+  type CopDestination,
   type CopDestinationKey,
-  type PayoutDestination,
 } from './cop-triggers.js';
-export { STATUS_NAMES, type ErrorBody } from './error-body.js';
+export { type ServiceErrorBody } from './error-body.js';
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connections.js';
-export {
-  generateLoopbackTls,
-  LOOPBACK_NAMES,
-  type GeneratedLoopbackTls,
-  type ServerTls,
-} from '../net/tls.js';
+export { generateLoopbackTls, type GeneratedLoopbackTls, type ServerTls } from '../net/tls.js';
 export { plannedOutcome } from './lifecycle.js';
-export { DEFAULT_SANDBOX_PATH } from './app.js';
-export { CANCEL_REASON } from './routes/payouts.js';
 export type {
   ApplicationConfig,
   ReferenceServiceOptions,
@@ -74,14 +63,7 @@ export type {
   WebhookDeliveryOptions,
   WebhookKind,
 } from './webhook-delivery.js';
-/** The retry policy when none is given (first redelivery after 1 s, doubling up to 60 s, 8 attempts). */
 export { defaultRetryPolicy } from './webhook-delivery.js';
-
-export {
-  DEFAULT_MAX_BODY_BYTES,
-  DEFAULT_MAX_UNAUTHENTICATED_BODY_BYTES,
-  WEBHOOK_URLS_REFRESH_MS,
-} from './start-steps.js';
 
 /** Starts the service and resolves once it listens. Throws TypeError for bad options, KeyFormatError for bad keys. */
 export async function startReferenceService(

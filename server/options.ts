@@ -1,7 +1,7 @@
 // The reference service's options and the handle it returns (public API: the conformance runner starts the service with these).
 import type { Ed25519PrivateKey, Ed25519PublicKey } from '../src/ed25519/backend.js';
 import type { ParsedRsaPrivateKey } from '../src/webhooks/index.js';
-import type { CopDestinationKey, PayoutDestination } from './cop-triggers.js';
+import type { CopDestination, CopDestinationKey } from './cop-triggers.js';
 import type { ServiceContext, ServiceExtension } from './context.js';
 import type { FaultName, ServiceVariant } from './faults.js';
 import type { ConnectionLimits } from './connections.js';
@@ -125,7 +125,7 @@ export interface RunningReferenceService {
   /** Where the /sandbox/ helper routes are served (`sandboxPath` of the options), or false: nowhere. */
   readonly sandboxPath: string | false;
   /** A destination producing each CoP result ('null': CoP not active). */
-  readonly copDestinations: Readonly<Record<CopDestinationKey, PayoutDestination>>;
+  readonly copDestinations: Readonly<Record<CopDestinationKey, CopDestination>>;
   /** What GET /.well-known/signature/pem serves (the PEM body without BEGIN/END lines). */
   readonly webhookPublicKeyTrimmedPem: string;
   readonly faults: readonly FaultName[];

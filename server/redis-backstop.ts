@@ -3,7 +3,13 @@
 // is due. A payout's first webhook and its first step are then queued by one ZADD (RedisBatch joins them), and the
 // backstop looks at one set per partition, not two: every instance claims what is overdue by more than a grace
 // period (one partition per tick) and hands steps to the timers, deliveries to the queue.
-import { defineScript, evalScript, partitionTag, type RedisCommander } from '../redis/commander.js';
+import {
+  defineScript,
+  evalScript,
+  partitionTag,
+  REDIS_COMMAND_TIMEOUT_MS,
+  type RedisCommander,
+} from '../redis/commander.js';
 
 /** Entries overdue by more than this are taken by any instance (their owner died or is stuck). */
 export const BACKSTOP_GRACE_MS = 1_000;
@@ -149,7 +155,7 @@ export class RedisBackstop {
         String(CLAIM_AT_MOST),
         one,
       ],
-      2000,
+      REDIS_COMMAND_TIMEOUT_MS,
       one === '' ? 'claim due' : `claim webhook ${one}`,
     )) as string[];
   }

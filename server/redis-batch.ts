@@ -3,7 +3,13 @@
 // command, EVALSHA, for every group). Callers order a group so that losing its tail is safe (a due entry before the
 // record it points to; a new schedule before the removal of the old one). ZPRUNE, a conditional prune, is the one
 // write run as a script; plain ZADDs of one key in a turn are joined into one.
-import { defineScript, evalScript, withTimeout, type RedisCommander } from '../redis/commander.js';
+import {
+  defineScript,
+  evalScript,
+  REDIS_COMMAND_TIMEOUT_MS,
+  withTimeout,
+  type RedisCommander,
+} from '../redis/commander.js';
 
 /**
  * KEYS[1]: a sorted set whose scores from ARGV[1] up mark finished members. Removes those scored below ARGV[2], then
@@ -100,7 +106,8 @@ export class RedisBatch {
 
   #send(w: BatchedWrite): Promise<unknown> {
     if (w.command === 'ZPRUNE')
-      return evalScript(this.#client, PRUNE, [w.key], w.args, 2000, 'prune');
-    return withTimeout(this.#client.sendCommand([w.command, w.key, ...w.args]), 2000, w.command);
+      return evalScript(this.#client, PRUNE, [w.key], w.args, REDIS_COMMAND_TIMEOUT_MS, 'prune');
+    const command = this.#client.sendCommand([w.command, w.key, ...w.args]);
+    return withTimeout(command, REDIS_COMMAND_TIMEOUT_MS, w.command);
   }
 }

@@ -9,7 +9,12 @@
 // instance; an instance that dies mid-attempt leaves the lease to run out, and another instance makes that attempt
 // again: a delivery is never lost (at worst an attempt is repeated). On a cluster a delivery lives in the partition
 // of its resource (the payout's, the payment's).
-import { partitionOf, withTimeout, type RedisCommander } from '../redis/commander.js';
+import {
+  partitionOf,
+  REDIS_COMMAND_TIMEOUT_MS,
+  withTimeout,
+  type RedisCommander,
+} from '../redis/commander.js';
 import { DecimalNumber } from './json-writer.js';
 import { BACKSTOP_GRACE_MS, givenOrOwnBackstop, type RedisBackstop } from './redis-backstop.js';
 import { RedisBatch } from './redis-batch.js';
@@ -69,9 +74,9 @@ export class RedisDeliveries implements SharedDeliveries {
     this.#keepFinishedMs = options.keepFinishedMs ?? 600_000;
   }
 
-  /** One command on the shared connection, bounded to 2 s. */
+  /** One command on the shared connection, bounded to REDIS_COMMAND_TIMEOUT_MS. */
   #send(args: string[], what: string): Promise<unknown> {
-    return withTimeout(this.#o.client.sendCommand(args), 2000, what);
+    return withTimeout(this.#o.client.sendCommand(args), REDIS_COMMAND_TIMEOUT_MS, what);
   }
 
   #keys(k: number) {

@@ -21,6 +21,7 @@ import {
   evalScript,
   partitionOf,
   partitionTag,
+  REDIS_COMMAND_TIMEOUT_MS,
   withTimeout,
   type RedisCommander,
   type RedisScript,
@@ -89,7 +90,7 @@ export interface RedisStateStoreOptions {
   readonly keyPrefix: string;
   /** This instance's view, kept up to date with what it reads and writes (the portal reads it). */
   readonly state: ServiceState;
-  /** Time allowed for one round trip (default 2000 ms); past it the request fails with 503. */
+  /** Time allowed for one round trip (default REDIS_COMMAND_TIMEOUT_MS); past it the request fails with 503. */
   readonly timeoutMs?: number;
   /** Hash-tagged partitions (default 1 on one server, 16 on a cluster client; see partitionOf). */
   readonly partitions?: number;
@@ -128,7 +129,7 @@ export class RedisStateStore implements StateStore {
   constructor(options: RedisStateStoreOptions) {
     this.#client = options.client;
     this.#state = options.state;
-    this.#timeoutMs = options.timeoutMs ?? 2000;
+    this.#timeoutMs = options.timeoutMs ?? REDIS_COMMAND_TIMEOUT_MS;
     const p = `${options.keyPrefix}state:`;
     const count = options.partitions ?? (options.client.cluster === true ? CLUSTER_PARTITIONS : 1);
     if (count > 1 && /[{}]/.test(options.keyPrefix))

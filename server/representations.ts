@@ -3,9 +3,9 @@ import { randomFillSync, randomUUID } from 'node:crypto';
 import type { FaultSet } from './faults.js';
 import { DecimalNumber } from './json-writer.js';
 import type { Account, Payment, Payout, Refund } from './state.js';
+import { PAYOUT_MEDIA_TYPE, REFUND_MEDIA_TYPE } from '../src/schemas/media-types.js';
 
-export const PAYOUT_MEDIA_TYPE = 'application/vnd.service.v1.0+json';
-export const REFUND_MEDIA_TYPE = 'application/vnd.service.v0.7+json';
+export { PAYOUT_MEDIA_TYPE, REFUND_MEDIA_TYPE };
 
 const FIXED_TRACING_ID = '0123456789abcdef0123456789abcdef';
 

@@ -8,7 +8,7 @@ import {
   signWebhook,
   type ParsedRsaPrivateKey,
 } from '../src/webhooks/index.js';
-import { createRequestListener, DEFAULT_SANDBOX_PATH } from './app.js';
+import { createRequestListener } from './app.js';
 import { RequestAuthenticator } from './authentication.js';
 import type { ServiceContext, ServiceExtension } from './context.js';
 import { openBackend, type SharedBackend } from './backend.js';
@@ -17,7 +17,9 @@ import { DEFAULT_LOG_RATE_LIMIT, RateLimitedLog } from './log-limiter.js';
 import { copDestinations } from './cop-triggers.js';
 import type { FaultSet } from './faults.js';
 import { Lifecycle } from './lifecycle.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../net/incoming-request.js';
 import { listen, type ListeningAddress } from '../net/listen.js';
+import { SANDBOX_BASE_PATH } from '../net/sandbox-protocol.js';
 import { createHttpServer } from '../net/tls.js';
 import type {
   ReferenceServiceOptions,
@@ -30,8 +32,6 @@ import type { ApplicationCredentials, ServiceState } from './state.js';
 import type { StateStore } from './state-store.js';
 import { defaultRetryPolicy, WebhookQueue, type RetryPolicy } from './webhook-delivery.js';
 
-/** The largest request body the service reads when none is set (1 MiB). */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Body cap of a request without a valid application id and secret (default 64 KiB, at most maxBodyBytes). */
 export const DEFAULT_MAX_UNAUTHENTICATED_BODY_BYTES = 64 * 1024;
 /** How often an instance on a shared store rereads the applications' webhook URL settings (set by any instance). */
@@ -285,7 +285,7 @@ export function runningService(
     credentials: applications[0]!,
     applications,
     seededPayments: stores.seeded,
-    sandboxPath: core.options.sandboxPath ?? DEFAULT_SANDBOX_PATH,
+    sandboxPath: core.options.sandboxPath ?? SANDBOX_BASE_PATH,
     copDestinations: copDestinations(),
     webhookPublicKeyTrimmedPem: parts.trimmedPem,
     faults: core.faults.list(),

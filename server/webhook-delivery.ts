@@ -3,10 +3,10 @@ import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { FaultSet } from './faults.js';
+import type { WebhookKind } from '../src/webhooks/kinds.js';
 import { stringifyJson } from './json-writer.js';
 
-/** The three webhook kinds the service sends. */
-export type WebhookKind = 'payment' | 'payout' | 'refund';
+export type { WebhookKind };
 
 /**
  * How the service redelivers a webhook the receiver did not answer with 200: the delays, the
@@ -23,15 +23,15 @@ export interface RetryPolicy {
 }
 
 /**
- * The retry policy when none is given (first redelivery after 1 s, doubling up to 60 s, 8
- * attempts).
+ * The retry policy when none is given, written once (docs quote it; test/facts-once.test.ts checks them): the first
+ * redelivery after `initialDelayMs`, each next delay doubled up to `maxDelayMs`, `maxAttempts` in all.
  */
-export const defaultRetryPolicy: RetryPolicy = {
+export const defaultRetryPolicy = {
   initialDelayMs: 1000,
   maxDelayMs: 60_000,
   maxAttempts: 8,
   requestTimeoutMs: 10_000,
-};
+} as const satisfies RetryPolicy;
 
 /**
  * Delivery beyond the retry policy, as a server written elsewhere may do it (the spec states no delivery time and

@@ -7,7 +7,7 @@ import { runChecks } from '../conformance/engine.js';
 import { canFailTarget } from '../conformance/grade.js';
 import { loadCatalogue } from '../conformance/requirements.js';
 import { describeWithSpec, expectQuotedFromSpec, specContains } from './fixtures/spec.js';
-import { variantChoices } from '../server/index.js';
+import { variantChoices } from '../server/faults.js';
 
 const catalogue = loadCatalogue();
 /** A requirement whose violation the grader fails (MUST, stated by the spec, not payconform's choice). */

@@ -17,7 +17,8 @@ import {
   type ExploreOutcome,
   type ExploreSettings,
 } from '../conformance/explore/explorer.js';
-import { explorerFaults, type ExplorerFaultName, type ServiceVariant } from '../server/index.js';
+import { type ExplorerFaultName, type ServiceVariant } from '../server/index.js';
+import { explorerFaults } from '../server/faults.js';
 import { runMain } from './fixtures/cli.js';
 
 /** Seeds per correct service: 20 (305 explorer steps each), 50 with PAYCONFORM_LONG_TESTS=1 (README, "Tests"). */

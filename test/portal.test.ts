@@ -12,12 +12,10 @@ import {
   type WebhookListener,
 } from '../conformance/webhook-listener.js';
 import { createPortal } from '../server/portal/index.js';
-import {
-  startReferenceService,
-  WEBHOOK_URLS_REFRESH_MS,
-  type RunningReferenceService,
-} from '../server/index.js';
-import { applySignedHeaders, exportEd25519SeedBase64, signRequest } from '../src/index.js';
+import { startReferenceService, type RunningReferenceService } from '../server/index.js';
+import { WEBHOOK_URLS_REFRESH_MS } from '../server/start-steps.js';
+import { exportEd25519SeedBase64 } from '../src/keys/index.js';
+import { applySignedHeaders, signRequest } from '../src/index.js';
 import { redisTestsEnabled, startRedisServer } from './fixtures/redis-server.js';
 import { until } from './fixtures/until.js';
 import { startTestService, testApplication } from './reference-service-client.js';

@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatePayload } from '../src/schemas/index.js';
 import { verifyWebhook } from '../src/webhooks/index.js';
+import { explorerFaults } from '../server/faults.js';
 import {
-  explorerFaults,
   faultCatalogue,
   type FaultName,
   type MethodFaultName,

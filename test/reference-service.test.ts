@@ -2,7 +2,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatePayload } from '../src/schemas/index.js';
-import { CANCEL_REASON, type RunningReferenceService } from '../server/index.js';
+import type { RunningReferenceService } from '../server/index.js';
+import { CANCEL_REASON } from '../server/routes/payouts.js';
 import { FaultSet } from '../server/faults.js';
 import { newTracingId } from '../server/representations.js';
 import {

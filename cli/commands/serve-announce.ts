@@ -6,9 +6,10 @@ import { isLoopbackHost } from '../../net/loopback.js';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { exportEd25519PublicKeyBase64, exportEd25519SeedBase64 } from '../../src/keys/index.js';
+import { SANDBOX_BASE_PATH, SANDBOX_ENDPOINTS } from '../../net/sandbox-protocol.js';
+import { WEBHOOK_KINDS } from '../../src/webhooks/kinds.js';
 import {
   copTriggers,
-  DEFAULT_SANDBOX_PATH,
   type RetryPolicy,
   type RunningReferenceService,
   type ServiceVariant,
@@ -131,7 +132,7 @@ export function auditConfigFor(
   timers?: { readonly lifecycleMs: number; readonly retry: RetryPolicy },
 ): { readonly config: Record<string, unknown>; readonly note?: string } {
   const c = s.credentials;
-  const listens = new Set(['payment', 'payout', 'refund'].map((k) => loopbackHostPort(urls[k])));
+  const listens = new Set(WEBHOOK_KINDS.map((k) => loopbackHostPort(urls[k])));
   const webhookListen = listens.size === 1 ? [...listens][0] : undefined;
   return {
     config: {
@@ -141,7 +142,7 @@ export function auditConfigFor(
       merchantId: c.merchantId,
       payInAccountSelector: c.payInAccountSelector,
       // The audit sees payconform's /sandbox/ only where it is served at its usual path.
-      sandbox: s.sandboxPath === DEFAULT_SANDBOX_PATH,
+      sandbox: s.sandboxPath === SANDBOX_BASE_PATH,
       ...(webhookListen !== undefined ? { webhookListen } : {}),
       ...(timers !== undefined ? auditTimings(timers) : {}),
       copDestinations: s.copDestinations,
@@ -276,7 +277,7 @@ function describe(
     out.push(`  ${JSON.stringify(t.holderName).padEnd(24)} → ${String(t.copStatus)}`);
   out.push(
     '',
-    `lifecycle: ${lifecycleMs > 0 ? `every ${lifecycleMs} ms` : 'only through POST /sandbox/payouts/{id}/advance and /sandbox/refunds/{id}/advance'}; amount pence .91 → FAILED, .92 → HELD, .93 → RETURNED, else PROCESSED`,
+    `lifecycle: ${lifecycleMs > 0 ? `every ${lifecycleMs} ms` : `only through POST ${SANDBOX_BASE_PATH}${SANDBOX_ENDPOINTS.advancePayout.path} and ${SANDBOX_BASE_PATH}${SANDBOX_ENDPOINTS.advanceRefund.path}`}; amount pence .91 → FAILED, .92 → HELD, .93 → RETURNED, else PROCESSED`,
   );
   out.push(
     `webhooks: payment ${urls.payment ?? '(none)'}, payout ${urls.payout ?? '(none)'}, refund ${urls.refund ?? '(none)'}`,

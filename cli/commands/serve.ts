@@ -17,16 +17,16 @@ import {
 import {
   defaultRetryPolicy,
   isFaultName,
-  listFaults,
   startReferenceService,
   type ApplicationConfig,
-  serviceVariants,
   type FaultName,
   type ReferenceServiceOptions,
   type RetryPolicy,
   type ServiceVariant,
   type RunningReferenceService,
 } from '../../server/index.js';
+import { listFaults, serviceVariants } from '../../server/faults.js';
+import type { WebhookKind } from '../../src/webhooks/kinds.js';
 import {
   parseServiceConfig,
   ServiceConfigError,
@@ -326,7 +326,7 @@ function resolveWebhookUrls(
     (values['webhook-url'] as string | undefined) ?? io.env.PAYCONFORM_WEBHOOK_URL,
     '--webhook-url',
   );
-  const pick = (flag: string, envName: string, kind: 'payment' | 'payout' | 'refund') =>
+  const pick = (flag: string, envName: string, kind: WebhookKind) =>
     httpUrl((values[flag] as string | undefined) ?? io.env[envName], `--${flag}`) ??
     all ??
     config.webhookUrls?.[kind];

@@ -1,8 +1,8 @@
 // The spec's endpoints as the client audit sees them: which request is which call, and what each must carry.
+import { PAYOUT_MEDIA_TYPE, REFUND_MEDIA_TYPE } from '../../src/schemas/media-types.js';
 import type { PayloadKind } from '../../src/schemas/payload-kinds.js';
 
-export const PAYOUT_MEDIA_TYPE = 'application/vnd.service.v1.0+json';
-export const REFUND_MEDIA_TYPE = 'application/vnd.service.v0.7+json';
+export { PAYOUT_MEDIA_TYPE, REFUND_MEDIA_TYPE };
 
 export type ClientEndpoint =
   'create-payout' | 'commit-payout' | 'cancel-payout' | 'create-refund' | 'public-key';

@@ -5,7 +5,12 @@
 import type { CheckRunEnv } from '../check.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { programEnv } from '../program-env.js';
-import { spawnInGroup, type GroupExit, type ProcessGroup } from '../process-group.js';
+import {
+  spawnInGroup,
+  STDERR_TAIL_BYTES,
+  type GroupExit,
+  type ProcessGroup,
+} from '../process-group.js';
 import type { Redactor } from '../redact.js';
 import {
   describeRequest,
@@ -20,7 +25,6 @@ import {
   MAX_ANSWER_BYTES,
   quoted,
   STDERR_QUOTE_CHARS,
-  STDERR_TAIL_BYTES,
   type CommandHookOptions,
   type StateProvider,
 } from './providers.js';

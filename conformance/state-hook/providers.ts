@@ -6,7 +6,13 @@ import { isAbsolute } from 'node:path';
 import type { CheckRunEnv } from '../check.js';
 import type { Redactor } from '../redact.js';
 import { programEnv } from '../program-env.js';
-import { runBounded, spawnInGroup, type GroupExit, type ProcessGroup } from '../process-group.js';
+import {
+  runBounded,
+  spawnInGroup,
+  STDERR_TAIL_BYTES,
+  type GroupExit,
+  type ProcessGroup,
+} from '../process-group.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { describeOutcome, exchange, isSuccess, jsonObject } from '../checks/server/requests.js';
 import { unanswered } from '../checks/no-answer.js';
@@ -63,8 +69,7 @@ export interface CommandHookOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** Kept of the hook's stderr, and quoted of it in a reason (its last lines, masked). */
-export const STDERR_TAIL_BYTES = 4096;
+/** Quoted of the hook's stderr (its tail, STDERR_TAIL_BYTES) in a reason: its last lines, masked. */
 export const STDERR_QUOTE_CHARS = 300;
 
 /**

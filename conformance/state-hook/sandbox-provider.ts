@@ -1,6 +1,11 @@
 // payconform's own /sandbox/ (the reference service's helper endpoints) as a provider of the state hook contract
 // (contract.ts): each state, the helper calls that make or read it. The one module that calls /sandbox/ for a check or
-// the explorer (test/state-hook.test.ts, "one path").
+// the explorer (test/state-hook.test.ts, "one path"); the endpoints' methods and paths are net/sandbox-protocol.ts's.
+import {
+  SANDBOX_ENDPOINTS,
+  sandboxPath,
+  type SandboxEndpointName,
+} from '../../net/sandbox-protocol.js';
 import type { HttpRequest } from '../../src/http/message.js';
 import type { CheckRunEnv } from '../check.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
@@ -15,16 +20,25 @@ import type { StateProvider } from './providers.js';
  */
 const SANDBOX_LISTING_BYTES = 16 * 1024 * 1024;
 
+/** An endpoint of payconform's /sandbox/ helpers (not the spec's API), with the values of its path's parameters. */
+interface SandboxTarget {
+  readonly endpoint: SandboxEndpointName;
+  readonly params?: Readonly<Record<string, string>>;
+}
+
+/** `GET /sandbox/payouts`: how a call names its endpoint in a message. */
+const described = (t: SandboxTarget): string =>
+  `${SANDBOX_ENDPOINTS[t.endpoint].method} ${sandboxPath(t.endpoint, t.params)}`;
+
 /** A call to payconform's /sandbox/ helper endpoints (not the spec's API). */
 function sandboxRequest(
   ctx: ServerAuditContext,
-  method: 'GET' | 'POST',
-  path: string,
+  target: SandboxTarget,
   body?: unknown,
 ): HttpRequest {
   return {
-    method,
-    url: `${ctx.baseUrl}/sandbox${path}`,
+    method: SANDBOX_ENDPOINTS[target.endpoint].method,
+    url: ctx.baseUrl + sandboxPath(target.endpoint, target.params),
     headers:
       body === undefined
         ? [['accept', 'application/json']]
@@ -40,11 +54,10 @@ function sandboxRequest(
 async function sandboxCall(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
-  method: 'GET' | 'POST',
-  path: string,
+  target: SandboxTarget,
   body?: unknown,
 ): Promise<{ readonly ex: RecordedExchange; readonly value?: Record<string, unknown> }> {
-  const ex = await exchange(ctx, env, sandboxRequest(ctx, method, path, body));
+  const ex = await exchange(ctx, env, sandboxRequest(ctx, target, body));
   const value = isSuccess(ex) ? jsonObject(ex) : undefined;
   return { ex, ...(value !== undefined ? { value } : {}) };
 }
@@ -53,21 +66,22 @@ async function sandboxCall(
 export const sandboxHook: StateProvider = async (ctx, env, request) => {
   const from = `the target's /sandbox/`;
   if (request.state === 'payouts') {
-    const held = await listed(ctx, env, '/payouts', (p) =>
+    const payouts: SandboxTarget = { endpoint: 'listPayouts' };
+    const held = await listed(ctx, env, payouts, (p) =>
       request.references.includes(p['reference'] as string),
     );
     return held === undefined
-      ? { kind: 'failed', reason: `${from}: GET /sandbox/payouts could not be read` }
+      ? { kind: 'failed', reason: `${from}: ${described(payouts)} could not be read` }
       : judgeAnswer(
           request,
           { payouts: held.map((p) => ({ payoutId: p['payoutId'], reference: p['reference'] })) },
           from,
         );
   }
-  const call = async (path: string, body: unknown): Promise<StateResult> => {
-    const r = await sandboxCall(ctx, env, 'POST', path, body);
+  const call = async (target: SandboxTarget, body: unknown): Promise<StateResult> => {
+    const r = await sandboxCall(ctx, env, target, body);
     return r.value === undefined
-      ? { kind: 'failed', reason: `${from}: POST /sandbox${path} got ${describeOutcome(r.ex)}` }
+      ? { kind: 'failed', reason: `${from}: ${described(target)} got ${describeOutcome(r.ex)}` }
       : { kind: 'made', answer: r.value };
   };
   const made = await sandboxCallFor(request, call);
@@ -95,7 +109,7 @@ async function othersWithReference(
   const others = await listed(
     ctx,
     env,
-    '/payments',
+    { endpoint: 'listPayments' },
     (p) => p['reference'] === payment['reference'] && p['paymentId'] !== payment['paymentId'],
   );
   return others?.map((p) => String(p['paymentId']));
@@ -105,10 +119,10 @@ async function othersWithReference(
 async function listed(
   ctx: ServerAuditContext,
   env: CheckRunEnv,
-  path: string,
+  target: SandboxTarget,
   keep: (item: Record<string, unknown>) => boolean,
 ): Promise<Array<Record<string, unknown>> | undefined> {
-  const ex = await exchange(ctx, env, sandboxRequest(ctx, 'GET', path), {
+  const ex = await exchange(ctx, env, sandboxRequest(ctx, target), {
     maxResponseBytes: SANDBOX_LISTING_BYTES,
   });
   const all = ex.response?.json;
@@ -121,23 +135,30 @@ async function listed(
 /** The /sandbox/ calls that make a state (a payment webhook: a payment made, then moved to the status). */
 async function sandboxCallFor(
   request: Exclude<StateRequest, { state: 'payouts' }>,
-  call: (path: string, body: unknown) => Promise<StateResult>,
+  call: (target: SandboxTarget, body: unknown) => Promise<StateResult>,
 ): Promise<StateResult> {
   const id = (r: StateResult): string => String(r.kind === 'made' ? r.answer['paymentId'] : '');
+  const createPayment: SandboxTarget = { endpoint: 'createPayment' };
   switch (request.state) {
     case 'settled-payment':
-      return call('/payments', { amount: request.amount, status: 'SETTLED' });
+      return call(createPayment, { amount: request.amount, status: 'SETTLED' });
     case 'unsettled-payment':
-      return call('/payments', { amount: '20.00' });
+      return call(createPayment, { amount: '20.00' });
     case 'payout-status':
-      return call(`/payouts/${encodeURIComponent(request.payoutId)}/advance`, statusOf(request));
+      return call(
+        { endpoint: 'advancePayout', params: { payoutId: request.payoutId } },
+        statusOf(request),
+      );
     case 'refund-status':
-      return call(`/refunds/${encodeURIComponent(request.refundId)}/advance`, statusOf(request));
+      return call(
+        { endpoint: 'advanceRefund', params: { refundId: request.refundId } },
+        statusOf(request),
+      );
     case 'payment-webhook': {
       const reference = request.reference !== undefined ? { reference: request.reference } : {};
-      const payment = await call('/payments', { amount: '20.00', ...reference });
+      const payment = await call(createPayment, { amount: '20.00', ...reference });
       if (payment.kind !== 'made') return payment;
-      const path = `/payments/${encodeURIComponent(id(payment))}/status`;
+      const path: SandboxTarget = { endpoint: 'movePayment', params: { paymentId: id(payment) } };
       // SETTLED is reached through COMPLETED (Payment statuses: a webhook for each).
       if (request.status === 'SETTLED') {
         const completed = await call(path, { status: 'COMPLETED' });

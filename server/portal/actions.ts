@@ -1,13 +1,18 @@
 // The portal's actions: each calls the very route handler the HTTP API calls (same validation, rules, faults,
 // lifecycle and webhooks), acting for the portal's merchant instead of checking credentials, so the portal and the
 // API cannot disagree. Only the webhook settings, which the spec shows no API for, write state directly.
+import {
+  SANDBOX_ENDPOINTS,
+  sandboxPath,
+  type SandboxEndpointName,
+} from '../../net/sandbox-protocol.js';
 import { createRouter } from '../app.js';
 import type { RouteHandler, ServiceContext } from '../context.js';
 import { HttpError } from '../error-body.js';
 import { PAYOUT_MEDIA_TYPE, REFUND_MEDIA_TYPE } from '../representations.js';
 import type { Router } from '../router.js';
 import type { Application } from '../state.js';
-import type { WebhookKind } from '../webhook-delivery.js';
+import { WEBHOOK_KINDS, type WebhookKind } from '../../src/webhooks/kinds.js';
 
 /** What an action tells the page it returns to. */
 export interface ActionResult {
@@ -48,8 +53,8 @@ export class PortalActions {
       case 'create-payment':
         return this.sandbox(
           '/portal/sandbox',
-          'POST',
-          '/sandbox/payments',
+          'createPayment',
+          {},
           {
             applicationId: field(form, 'applicationId'),
             amount: field(form, 'amount'),
@@ -60,24 +65,24 @@ export class PortalActions {
       case 'move-payment':
         return this.sandbox(
           '/portal/sandbox',
-          'POST',
-          `/sandbox/payments/${idField(form, 'paymentId')}/status`,
+          'movePayment',
+          { paymentId: idField(form, 'paymentId') },
           { status: field(form, 'status') },
           (j) => `payment ${String(j.paymentId)} is now ${String(j.status)}`,
         );
       case 'advance-payout':
         return this.sandbox(
           '/portal/sandbox',
-          'POST',
-          `/sandbox/payouts/${idField(form, 'payoutId')}/advance`,
+          'advancePayout',
+          { payoutId: idField(form, 'payoutId') },
           { status: field(form, 'status') },
           (j) => `payout ${String(j.payoutId)} is now ${String(j.status)}`,
         );
       case 'advance-refund':
         return this.sandbox(
           '/portal/sandbox',
-          'POST',
-          `/sandbox/refunds/${idField(form, 'refundId')}/advance`,
+          'advanceRefund',
+          { refundId: idField(form, 'refundId') },
           { status: field(form, 'status') },
           (j) => `refund ${String(j.refundPaymentId)} is now ${String(j.status)}`,
         );
@@ -235,7 +240,7 @@ export class PortalActions {
   private async webhookUrls(form: URLSearchParams): Promise<ActionResult> {
     const app = this.application(field(form, 'applicationId'));
     const urls: Partial<Record<WebhookKind, string>> = {};
-    for (const kind of ['payment', 'payout', 'refund'] as const) {
+    for (const kind of WEBHOOK_KINDS) {
       const value = (form.get(kind) ?? '').trim();
       if (value === '') continue;
       let url: URL;
@@ -284,14 +289,16 @@ export class PortalActions {
     };
   }
 
+  /** Calls the /sandbox/ route `endpoint` (the portal's router serves it at the default path). */
   private async sandbox(
     back: string,
-    method: string,
-    path: string,
+    endpoint: SandboxEndpointName,
+    params: Readonly<Record<string, string>>,
     body: Record<string, string>,
     describe: (json: Record<string, unknown>) => string,
   ): Promise<ActionResult> {
-    const answer = await this.call(method, path, body, 'application/json');
+    const { method } = SANDBOX_ENDPOINTS[endpoint];
+    const answer = await this.call(method, sandboxPath(endpoint, params), body, 'application/json');
     if (answer.error !== undefined)
       return { ok: false, text: `refused (${answer.status}): ${answer.error}`, back };
     return { ok: true, text: describe(answer.json!), back };

@@ -4,7 +4,8 @@
 import { copTriggers } from '../cop-triggers.js';
 import type { ServiceContext } from '../context.js';
 import type { Application, Payment, Payout, Refund } from '../state.js';
-import type { DeliveryRecord, WebhookKind } from '../webhook-delivery.js';
+import { WEBHOOK_KINDS } from '../../src/webhooks/kinds.js';
+import type { DeliveryRecord } from '../webhook-delivery.js';
 import { accountBalance } from './balances.js';
 import { actionForm, html, Html } from './html.js';
 import type { LoggedRequest, RequestLog } from './request-log.js';
@@ -18,7 +19,6 @@ export interface ViewInput {
   readonly requests: RequestLog;
 }
 
-const WEBHOOK_KINDS: readonly WebhookKind[] = ['payment', 'payout', 'refund'];
 const MOVE_TARGETS = ['PROCESSED', 'FAILED', 'HELD', 'RETURNED'] as const;
 const PAYMENT_TARGETS = ['COMPLETED', 'SETTLED', 'FAILED'] as const;
 

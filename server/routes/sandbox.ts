@@ -1,9 +1,15 @@
 // /sandbox/ helper endpoints, apart from the spec's API: payments, lifecycle moves, webhook deliveries, CoP triggers.
+// Their methods and paths are net/sandbox-protocol.ts's table; this module gives each one its handler.
 import { randomUUID } from 'node:crypto';
 import type { RouteHandler, RouteRequest, ServiceContext } from '../context.js';
 import { copTriggers } from '../cop-triggers.js';
 import { HttpError } from '../error-body.js';
 import { parseJsonBody, queryParams } from '../../net/http-io.js';
+import {
+  describeSandboxEndpoint,
+  SANDBOX_ENDPOINTS,
+  type SandboxEndpointName,
+} from '../../net/sandbox-protocol.js';
 import { DecimalNumber, stringifyJson } from '../json-writer.js';
 import { isOneOf, paymentStatuses, refundStatuses } from '../../src/schemas/statuses.js';
 import { positiveAmount } from '../amounts.js';
@@ -18,6 +24,7 @@ import {
   type RefundStatus,
 } from '../state.js';
 import { addWithinLimits } from '../state-store.js';
+import type { WebhookKind } from '../../src/webhooks/kinds.js';
 
 const ok = (value: unknown, status = 200) => ({
   status,
@@ -80,22 +87,9 @@ export function paymentView(
 const index: RouteHandler = () =>
   ok({
     note: 'payconform reference service sandbox helpers; not part of the payments service API',
-    endpoints: [
-      'GET  /sandbox/payments',
-      'POST /sandbox/payments {applicationId?, amount, merchantPaymentId?, reference? (ignored: the service assigns it), payer?: {name, accountNumber, sortCode}, metadata?, isExternal?, status?}',
-      'GET  /sandbox/payments/{paymentId}',
-      'POST /sandbox/payments/{paymentId}/status {status: COMPLETED|SETTLED|FAILED, errorDescription?}',
-      'GET  /sandbox/payouts',
-      'GET  /sandbox/payouts/{payoutId}',
-      'POST /sandbox/payouts/{payoutId}/advance {status?}',
-      'GET  /sandbox/refunds',
-      'GET  /sandbox/refunds/{refundId}',
-      'POST /sandbox/refunds/{refundId}/advance {status?}',
-      'GET  /sandbox/deliveries?kind=&resourceId=',
-      'GET  /sandbox/cop-triggers',
-      'GET  /sandbox/faults',
-      'GET  /sandbox/applications',
-    ],
+    endpoints: Object.values(SANDBOX_ENDPOINTS)
+      .filter((e) => e !== SANDBOX_ENDPOINTS.index)
+      .map(describeSandboxEndpoint),
   });
 
 const listPayments: RouteHandler = async (ctx, request) => {
@@ -125,7 +119,7 @@ function mustExist<T>(
   found: T | undefined,
   request: RouteRequest,
   param: string,
-  what: 'payment' | 'payout' | 'refund',
+  what: WebhookKind,
 ): T {
   if (found === undefined)
     throw new HttpError(404, `${what}_not_found`, `no ${what} "${request.params[param] ?? ''}"`);
@@ -330,23 +324,32 @@ const listApplications: RouteHandler = (ctx) =>
     })),
   );
 
-export const sandboxRoutes: ReadonlyArray<
-  readonly [method: string, path: string, handler: RouteHandler]
-> = [
-  ['GET', '/sandbox', index],
-  ['GET', '/sandbox/', index],
-  ['GET', '/sandbox/payments', listPayments],
-  ['POST', '/sandbox/payments', createPayment],
-  ['GET', '/sandbox/payments/{paymentId}', getPayment],
-  ['POST', '/sandbox/payments/{paymentId}/status', movePayment],
-  ['GET', '/sandbox/payouts', listPayouts],
-  ['GET', '/sandbox/payouts/{payoutId}', getPayout],
-  ['POST', '/sandbox/payouts/{payoutId}/advance', advancePayout],
-  ['GET', '/sandbox/refunds', listRefunds],
-  ['GET', '/sandbox/refunds/{refundId}', getRefund],
-  ['POST', '/sandbox/refunds/{refundId}/advance', advanceRefund],
-  ['GET', '/sandbox/deliveries', listDeliveries],
-  ['GET', '/sandbox/cop-triggers', listCopTriggers],
-  ['GET', '/sandbox/faults', listActiveFaults],
-  ['GET', '/sandbox/applications', listApplications],
-];
+/** Each endpoint of the protocol's table and its handler: an endpoint cannot be added there without one here. */
+const handlers = {
+  index,
+  listPayments,
+  createPayment,
+  getPayment,
+  movePayment,
+  listPayouts,
+  getPayout,
+  advancePayout,
+  listRefunds,
+  getRefund,
+  advanceRefund,
+  listDeliveries,
+  listCopTriggers,
+  listFaults: listActiveFaults,
+  listApplications,
+} satisfies Record<SandboxEndpointName, RouteHandler>;
+
+/** The routes below `base` (the index with and without a trailing slash), as the router adds them. */
+export function sandboxRoutes(
+  base: string,
+): ReadonlyArray<readonly [method: string, path: string, handler: RouteHandler]> {
+  return (Object.keys(handlers) as SandboxEndpointName[]).flatMap((name) => {
+    const { method, path } = SANDBOX_ENDPOINTS[name];
+    const paths = path === '' ? ['', '/'] : [path];
+    return paths.map((p) => [method, `${base}${p}`, handlers[name]] as const);
+  });
+}

@@ -16,17 +16,17 @@ const WEBHOOK_STATUSES = [
 
 /** Spec, Payout statuses: the seven values that appear in API responses. */
 export const payoutStatuses = [...WEBHOOK_STATUSES, 'AWAITING_COMMIT'] as const;
-/** One of `payoutStatuses`. */
+/** A payout's status (spec, Payout statuses): one of `payoutStatuses`. */
 export type PayoutStatus = (typeof payoutStatuses)[number];
 
 /** Spec, Payout webhook payload: payoutStatus values; AWAITING_COMMIT is not in the webhook list. */
 export const payoutWebhookStatuses = WEBHOOK_STATUSES;
-/** One of `payoutWebhookStatuses`. */
+/** A payout webhook's status (spec, Payout webhook payload): one of `payoutWebhookStatuses`. */
 export type PayoutWebhookStatus = (typeof payoutWebhookStatuses)[number];
 
 /** Spec, Refund statuses: "the same six values as the payout list above". */
 export const refundStatuses = WEBHOOK_STATUSES;
-/** One of `refundStatuses`. */
+/** A refund's status (spec, Refund statuses): one of `refundStatuses`. */
 export type RefundStatus = (typeof refundStatuses)[number];
 
 /** Spec, Payout resource: copStatus values other than null ("null when CoP is not active"). */
@@ -38,7 +38,7 @@ export const copStatuses = [
   'NOT_CHECKED',
   'UNKNOWN',
 ] as const;
-/** One of `copStatuses`. */
+/** A payout's copStatus when CoP is active (spec, Payout resource): one of `copStatuses`. */
 export type CopStatus = (typeof copStatuses)[number];
 
 /** Spec, Payment statuses. */
@@ -48,17 +48,17 @@ export const paymentStatuses = [
   'SETTLED',
   'FAILED',
 ] as const;
-/** One of `paymentStatuses`. */
+/** A payment's status (spec, Payment statuses): one of `paymentStatuses`. */
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
 /** Spec, Payment webhook payload: a payment webhook is sent for these statuses only. */
 export const paymentWebhookStatuses = ['COMPLETED', 'SETTLED', 'FAILED'] as const;
-/** One of `paymentWebhookStatuses`. */
+/** A payment webhook's status (spec, Payment webhook payload): one of `paymentWebhookStatuses`. */
 export type PaymentWebhookStatus = (typeof paymentWebhookStatuses)[number];
 
 /** Spec, Payment webhook payload, paymentRefundData.accountIdentifications[].type. */
 export const accountIdentificationTypes = ['ACCOUNT_NUMBER', 'SORT_CODE'] as const;
-/** One of `accountIdentificationTypes`. */
+/** An account identification type (spec, Payment webhook): one of `accountIdentificationTypes`. */
 export type AccountIdentificationType = (typeof accountIdentificationTypes)[number];
 
 /** True when `value` is one of `list` (narrows the type). */

@@ -20,3 +20,4 @@ export {
   type WebhookVerifyResult,
 } from './verify-webhook.js';
 export { webhookErrorCodes, type WebhookErrorCode } from './webhook-error-codes.js';
+export { WEBHOOK_KINDS, type WebhookKind } from './kinds.js';

@@ -5,6 +5,7 @@ import { programEnv } from '../../conformance/program-env.js';
 import {
   SHELL_NOT_FOUND_EXIT,
   spawnInGroup,
+  STDERR_TAIL_BYTES,
   type ProcessGroup,
 } from '../../conformance/process-group.js';
 import type { LinkReply } from '../../conformance/sdk-explore/protocol.js';
@@ -13,8 +14,6 @@ import type { LinkReply } from '../../conformance/sdk-explore/protocol.js';
 export const MAX_LINE_BYTES = 1 << 20;
 /** Unread answer lines kept at most (a flood beyond this is dropped, oldest first). */
 const MAX_PENDING_LINES = 1000;
-/** Kept from the child's stderr for error messages. */
-const STDERR_TAIL_BYTES = 4096;
 
 /** What the process gave back for one line: written once, in the SDK explorer's protocol (vectors imports conformance). */
 export type AdapterReply = LinkReply;

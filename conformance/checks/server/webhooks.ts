@@ -2,6 +2,7 @@
 // over the exact bytes with the key the public-key endpoint serves, and schema-valid. One per status change:
 // webhook-status-changes.ts; redelivery after a non-200 answer: webhook-redelivery.ts.
 import { getFieldValues } from '../../../src/http/message.js';
+import type { WebhookKind } from '../../../src/webhooks/kinds.js';
 import type { Finding } from '../../check.js';
 import { notApplicable, pass, violation } from '../../check.js';
 import { mediaTypeOf } from '../../client-audit/endpoints.js';
@@ -62,11 +63,12 @@ const signatureVerified = serverCheck({
   },
 });
 
+/** Each kind's schema, in the order the check reports them: the payout webhook it triggered first. */
 const SCHEMA_OF = {
   payout: 'payout-webhook',
   refund: 'refund-webhook',
   payment: 'payment-webhook',
-} as const;
+} as const satisfies Record<WebhookKind, string>;
 const REQUIREMENT_OF = {
   payout: 'WEBHOOK-PAYOUT-PAYLOAD',
   refund: 'WEBHOOK-REFUND-PAYLOAD',
@@ -90,7 +92,7 @@ const payloadSchema = serverCheck({
     const trigger = await triggerPayoutWebhook(ctx, env);
     if ('problem' in trigger) return [trigger.problem];
     const findings: Finding[] = [];
-    for (const kind of ['payout', 'refund', 'payment'] as const) {
+    for (const kind of Object.keys(SCHEMA_OF) as WebhookKind[]) {
       const hooks = judged(ctx, trigger.hooks).filter((w) => webhookKind(w) === kind);
       if (hooks.length === 0) {
         findings.push(notApplicable(`no ${kind} webhook was received in this run`));

@@ -3,11 +3,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { PayloadKind } from '../../../src/schemas/payload-kinds.js';
 import { validatePayloadText } from '../../../src/schemas/validate-payload.js';
+import { WEBHOOK_KINDS, type WebhookKind } from '../../../src/webhooks/kinds.js';
 
-/** The three webhook kinds the spec defines. */
-export const WEBHOOK_KINDS = ['payment', 'payout', 'refund'] as const;
-/** One of `WEBHOOK_KINDS`. */
-export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
+export { WEBHOOK_KINDS, type WebhookKind };
 
 export const schemaKindOf: Readonly<Record<WebhookKind, PayloadKind>> = {
   payment: 'payment-webhook',
