@@ -96,7 +96,7 @@ const refundSizeArb: fc.Arbitrary<RefundSize> = fc.oneof(
   { weight: 2, arbitrary: overArb },
 );
 
-/** The refund after an earlier one finished, of a payment made for the run: mostly all that is left. */
+/** The refund after an earlier one finished, of a payment made for the run: all that is left two times in five. */
 const nextRefundSizeArb: fc.Arbitrary<RefundSize> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ kind: 'rest' as const }) },
   { weight: 2, arbitrary: partArb(100) },
