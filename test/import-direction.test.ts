@@ -1,6 +1,8 @@
 // The layers, drawn from the code's own imports: which top-level folder may import which, written down once here
-// (docs/architecture.md explains the picture), and no import circle between files anywhere in shipped code.
-import { readFileSync } from 'node:fs';
+// (docs/architecture.md explains the picture, and its table, its list of what vectors/ takes from conformance/ and
+// the sizes it states are checked against this data, the imports, the files and the API reports), and no import
+// circle between files anywhere in shipped code.
+import { readdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -192,5 +194,103 @@ describe('import directions (docs/architecture.md)', () => {
     expect(circles(before)).toEqual([
       ['conformance/checks/client/https-only.ts', 'conformance/checks/client/index.ts'],
     ]);
+  });
+});
+
+/** The rows of docs/architecture.md's table of allowed imports: folder → the folders it may import, sorted. */
+function documentedLayers(doc: string): Record<string, string[]> {
+  const table = doc.slice(doc.indexOf('| folder | may import |'));
+  const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2);
+  const folder = (cell: string): string[] =>
+    [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\/$/, ''));
+  return Object.fromEntries(
+    rows.map((row) => {
+      const [, from, to] = row.split('|');
+      return [folder(from!)[0]!, folder(to!).sort()];
+    }),
+  );
+}
+
+/** The conformance/ files the doc says vectors/ takes, from its list after the table. */
+function documentedVectorsImports(doc: string): string[] {
+  const start = doc.indexOf('What `vectors/`');
+  const list = doc.slice(start, doc.indexOf('\n\n`test/`', start));
+  return [...new Set([...list.matchAll(/`(conformance\/[^`]+\.ts)`/g)].map((m) => m[1]!))].sort();
+}
+
+/** The conformance/ files a shipped file of vectors/ imports. */
+function vectorsImportsOfConformance(graph: Graph): string[] {
+  const found = new Set<string>();
+  for (const [file, targets] of graph) {
+    if (layerOf(file) !== 'vectors' || UNCHECKED.some((p) => file.startsWith(p))) continue;
+    for (const t of targets) if (t.startsWith('conformance/')) found.add(t);
+  }
+  return [...found].sort();
+}
+
+/** The line count of a file as `wc -l` gives it. */
+const linesOf = (file: string): number => readSource(file).split('\n').length - 1;
+
+/** `N names: V values (...), T types.` of each committed API report, by file. */
+function reportCounts(): Map<string, { names: number; values: number; types: number }> {
+  const dir = join(ROOT, 'api');
+  return new Map(
+    readdirSync(dir).map((file) => {
+      const m = /^(\d+) names: (\d+) values \([^)]*\), (\d+) types\.$/m.exec(
+        readFileSync(join(dir, file), 'utf8'),
+      )!;
+      return [file, { names: Number(m[1]), values: Number(m[2]), types: Number(m[3]) }] as const;
+    }),
+  );
+}
+
+describe('docs/architecture.md states what the code does', () => {
+  const doc = readSource('docs/architecture.md');
+
+  it('its table of allowed imports is LAYERS, row by row', () => {
+    const layers = Object.fromEntries(
+      Object.entries(LAYERS)
+        .filter(([, allowed]) => allowed.length > 0)
+        .map(([folder, allowed]) => [folder, [...allowed].sort()]),
+    );
+    expect(documentedLayers(doc)).toEqual(layers);
+  });
+
+  it('what vectors/ takes from conformance/ is what its files import', () => {
+    expect(documentedVectorsImports(doc)).toEqual(vectorsImportsOfConformance(graph));
+  });
+
+  it("each file size it states (`path` (N lines)) is the file's", () => {
+    const stated = [...doc.matchAll(/`([^`\s]+)` \((\d[\d,]*) lines/g)];
+    expect(stated.length).toBeGreaterThan(0);
+    for (const [, file, n] of stated)
+      expect(linesOf(file!), file).toBe(Number(n!.replace(/,/g, '')));
+  });
+
+  it("the API counts it states are the committed reports' (test/api-report.test.ts keeps those current)", () => {
+    const counts = reportCounts();
+    const root = counts.get('payconform.api.md')!;
+    const prose = doc.replace(/\s+/g, ' ');
+    expect(
+      prose.includes(`(${root.names} names: ${root.values} values, ${root.types} types)`),
+    ).toBe(true);
+    const all = [...counts.values()].reduce(
+      (sum, c) => ({ values: sum.values + c.values, types: sum.types + c.types }),
+      { values: 0, types: 0 },
+    );
+    const together = `The ${counts.size} entry points together hold ${all.values} values and ${all.types} types`;
+    expect(prose.includes(together), together).toBe(true);
+  });
+
+  it('the checks fail on a doc that says less than the code: a row missing, an import unlisted', () => {
+    const wrong = doc
+      .replace(
+        '| `vectors/` (harness, adapters) | `src/`, `conformance/`, `schemas/` |',
+        '| `vectors/` | `src/`, `schemas/` |',
+      )
+      .replace('`conformance/exit-code-table.ts`', '`conformance/exit-code.ts`');
+    expect(documentedLayers(wrong)['vectors']).toEqual(['schemas', 'src']);
+    expect(documentedVectorsImports(wrong)).not.toContain('conformance/exit-code-table.ts');
+    expect(vectorsImportsOfConformance(graph)).toContain('conformance/exit-code-table.ts');
   });
 });
