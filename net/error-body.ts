@@ -4,8 +4,8 @@ import type { ErrorBody } from '../src/schemas/types.js';
 import { HttpError, STATUS_NAMES } from './http-error.js';
 
 /**
- * The error body payconform answers with: the spec's `ErrorBody` (any `source` a service may send), its `source` narrowed
- * to the two values payconform writes.
+ * The error body payconform answers with: the spec's `ErrorBody`, its `source` one of the two values it writes.
+ * (`ErrorBody` is what any service may send: its `source` any string.)
  */
 export interface ServiceErrorBody extends ErrorBody {
   /** `MERCHANT` (the value the spec shows) for 4xx; `SERVICE` for 5xx (this project's choice). */

@@ -23,8 +23,9 @@ export interface RetryPolicy {
 }
 
 /**
- * The retry policy when none is given, written once (docs quote it; test/facts-once.test.ts checks them): the first
- * redelivery after `initialDelayMs`, each next delay doubled up to `maxDelayMs`, `maxAttempts` in all.
+ * The retry policy when none is given: the first redelivery after initialDelayMs, doubling up to maxDelayMs.
+ * `maxAttempts` attempts in all, each within `requestTimeoutMs`. Written once: docs quote it, and
+ * test/facts-once.test.ts checks their quote.
  */
 export const defaultRetryPolicy = {
   initialDelayMs: 1000,
