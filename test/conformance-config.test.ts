@@ -157,7 +157,7 @@ describe('loadConfig', () => {
     const cases: Array<[string, RegExp]> = [
       [join(dir, 'missing.json'), /no such file/],
       [join(dir, 'a-directory'), /not a regular file/],
-      [file('not-json.json', '{ target: nope'), /not valid JSON/],
+      [file('not-json.json', '{ target: nope'), /": not JSON: /],
       [file('array.json', '[1,2]'), /top level must be a JSON object/],
       [file('types.json', JSON.stringify({ timeoutMs: 'soon' })), /"timeoutMs" must be integer/],
       [file('unknown.json', JSON.stringify({ tagret: 'x' })), /unknown field "tagret"/],
