@@ -35,6 +35,7 @@ describe('--help on every command', () => {
       'audit webhooks',
       'diff',
       'help',
+      'replay',
       'report fields',
       'serve',
       'sign',
