@@ -136,10 +136,18 @@ export async function openStores(
   return { backend, store, seeded, webhookUrlsRefresh };
 }
 
-/** The webhook signing key given (PEM or parsed), or a generated one. Throws KeyFormatError for a bad PEM. */
+/**
+ * The key a service started without one signs its webhooks with: generated once per process and shared by every
+ * such service it starts (an RSA key takes about 0.17 s of CPU to make, and a test process starts hundreds of
+ * services; the audit's embedded service is one per process anyway). A test key, never written anywhere: a service
+ * that must not share it is given its own (`webhookSigningKey`), as `payconform serve --signing-key` does.
+ */
+let generatedKey: ParsedRsaPrivateKey | undefined;
+
+/** The webhook signing key given (PEM or parsed), or the process's generated one. Throws KeyFormatError for a bad PEM. */
 export function webhookSigningKey(options: ReferenceServiceOptions): ParsedRsaPrivateKey {
   return options.webhookSigningKey === undefined
-    ? generateWebhookKeyPair().privateKey
+    ? (generatedKey ??= generateWebhookKeyPair().privateKey)
     : typeof options.webhookSigningKey === 'string'
       ? parseRsaPrivateKey(options.webhookSigningKey)
       : options.webhookSigningKey;
