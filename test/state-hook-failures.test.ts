@@ -15,7 +15,7 @@ import { main } from '../cli/main.js';
 import type { RecordedExchange } from '../conformance/http-client.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import { createExploreCheck, explore, exploreSummary } from '../conformance/explore/explorer.js';
-import { hookPaymentTally } from '../conformance/explore/refund-commands.js';
+import { hookPaymentTally } from '../conformance/explore/payment-commands.js';
 import { refusalOfHookPayment } from '../conformance/state-hook/index.js';
 import { exploreEnv } from './fixtures/explore-targets.js';
 import { memoryIo } from './fixtures/memory-io.js';

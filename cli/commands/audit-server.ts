@@ -1,20 +1,14 @@
 // `payconform audit server`: audits a service implementation against the spec. Without a target it starts the
 // reference service in-process on loopback (short timers, webhooks to the runner's own listener) and audits that.
 import { showControls } from '../../conformance/reporters/printable.js';
-import { generateKeyPair } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { CliIo } from '../io.js';
+import { type CliIo, EXIT, UsageError } from '../io.js';
 import type { ForgerySettings } from '../../conformance/checks/server/context.js';
-import { EXIT, UsageError } from '../io.js';
 import { parseExploreBudget } from '../explore-options.js';
 import { resolveTrustedCa } from '../tls-options.js';
 import { parseForgeOptions, withForgeries } from '../forge-options.js';
 import { commandSpec, parseArgsOptions, usageLine } from '../command-table.js';
-import {
-  EMBEDDED_REQUEST_TIMEOUT_MS,
-  MAX_TIMEOUT_MS,
-  PROBE_TIMEOUT_MS,
-} from '../command-defaults.js';
+import { MAX_TIMEOUT_MS, PROBE_TIMEOUT_MS } from '../command-defaults.js';
 import {
   auditCommand,
   auditSteps,
@@ -27,16 +21,7 @@ import {
   type CommonAuditArgs,
   type PreparedAudit,
 } from '../audit-command.js';
-import { validatePayload } from '../../src/schemas/index.js';
-import { exportEd25519SeedBase64, parseEd25519PrivateKey } from '../../src/keys/index.js';
-import { endpointSpecs } from '../../conformance/client-audit/endpoints.js';
-import {
-  availableFields,
-  describeNeed,
-  loadConfig,
-  statesNoSandbox,
-  type ConformanceConfig,
-} from '../../conformance/config.js';
+import { describeNeed, loadConfig, type ConformanceConfig } from '../../conformance/config.js';
 import { discoverFromSandbox } from '../../conformance/discover.js';
 import { exploreProgress } from '../explore-progress.js';
 import { shellQuote } from '../../conformance/curl.js';
@@ -48,337 +33,28 @@ import {
 } from '../../conformance/explore/explorer.js';
 import { runChecks, type LevelFilter } from '../../conformance/engine.js';
 import type { SuiteRerun } from '../../conformance/flaky.js';
-import { sendRequest } from '../../conformance/http-client.js';
-import { withTolerance } from '../../conformance/checks/server/waits.js';
-import { closeStateHook } from '../../conformance/state-hook/index.js';
 import { isLoopbackTarget, reachesLoopback } from '../../net/loopback.js';
-import { createRedactor, type Redactor } from '../../conformance/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import type { RunGate, RunSummary } from '../../conformance/result.js';
-import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
-import {
-  serverChecks,
-  startRun,
-  type AuditCredentials,
-  type ServerAuditContext,
-} from '../../conformance/checks/server/index.js';
-import { SANDBOX_BASE_PATH } from '../../net/sandbox-protocol.js';
-import {
-  startReferenceService,
-  type FaultName,
-  type ReferenceServiceOptions,
-  type RunningReferenceService,
-  type ServerTls,
-  type ServiceVariant,
-} from '../../server/index.js';
+import { serverChecks, startRun } from '../../conformance/checks/server/index.js';
+import { startEmbeddedTarget } from './audit-server-embedded.js';
+import type { AuditTarget } from './audit-server-target.js';
+import { prepareExternalTarget, probe } from './audit-server-external.js';
+// The two kinds of target, one file each; tests and `replay` take them from here.
+export {
+  EMBEDDED_LABEL,
+  EMBEDDED_TIMERS,
+  startEmbeddedTarget,
+  type EmbeddedOptions,
+} from './audit-server-embedded.js';
+export { prepareExternalTarget } from './audit-server-external.js';
+export type { AuditTarget } from './audit-server-target.js';
 
 const SPEC = commandSpec('audit server');
 const USAGE = usageLine(SPEC);
 
 /** Checks running at once (independent checks; the refund checks share a group and run one after another). */
 export const AUDIT_CONCURRENCY = 16;
-
-/** Timers of the embedded reference service: short, so lifecycles and redeliveries happen within the audit. */
-export const EMBEDDED_TIMERS = {
-  lifecycleDelayMs: 250,
-  retry: { initialDelayMs: 40, maxDelayMs: 200, maxAttempts: 6, requestTimeoutMs: 2_000 },
-} as const;
-
-/** How a report names the embedded service after its URL (a report of it has no target to reach afterwards). */
-export const EMBEDDED_LABEL = ' (embedded reference service)';
-
-/** A target ready to audit: the check context, what the engine needs to know, and how to stop what was started. */
-export interface AuditTarget {
-  readonly context: ServerAuditContext;
-  /** As shown in reports. */
-  readonly label: string;
-  readonly isAvailable: (need: string) => boolean;
-  readonly checkTimeoutMs: number;
-  readonly close: () => Promise<void>;
-}
-
-export interface EmbeddedOptions {
-  /** Reference-service faults (tests: prove each check can fail). */
-  readonly faults?: readonly FaultName[];
-  /**
-   * The reference service's personality (default clean; alt takes the other permitted choices; lenient parses signed
-   * requests as RFC 8941 does).
-   */
-  readonly variant?: ServiceVariant;
-  /** RSA webhook signing key (PEM); default generated at start. */
-  readonly webhookSigningKey?: string;
-  readonly requestTimeoutMs?: number;
-  /** Serve the embedded service over HTTPS with this certificate; the audit trusts `caCert` only. */
-  readonly tls?: ServerTls & { readonly caCert: string };
-  /**
-   * Where the service serves /sandbox/ (default `/sandbox`): another path, or false, makes a target without it; the
-   * audit context then says `sandbox: false` (tests of the state hook and of the config's payments).
-   */
-  readonly sandboxPath?: string | false;
-  /**
-   * The service's clock this many ms from this machine's (tests: a target whose clock differs, as a server elsewhere
-   * may; it judges `created` and writes its Date header by it).
-   */
-  readonly clockOffsetMs?: number;
-}
-
-function generateRsaPem(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    generateKeyPair(
-      'rsa',
-      {
-        modulusLength: 2048,
-        privateKeyEncoding: { format: 'pem', type: 'pkcs8' },
-        publicKeyEncoding: { format: 'pem', type: 'spki' },
-      },
-      (error, _publicKey, privateKey) => (error ? reject(error) : resolve(privateKey)),
-    );
-  });
-}
-
-/** Starts the runner's listener and the reference service wired to it, and the context to audit it with. */
-export async function startEmbeddedTarget(
-  options: EmbeddedOptions = {},
-): Promise<
-  AuditTarget & { readonly service: RunningReferenceService; readonly listener: WebhookListener }
-> {
-  // The RSA key pair is generated on the thread pool while this thread compiles the schemas (both one-time costs).
-  const keyPem = options.webhookSigningKey ?? generateRsaPem();
-  validatePayload('payout', {});
-  const listener = await startWebhookListener();
-  let service: RunningReferenceService;
-  try {
-    service = await startReferenceService(embeddedServiceOptions(options, listener, await keyPem));
-  } catch (error) {
-    await listener.close();
-    throw error;
-  }
-  if (service.credentials.privateKey === undefined) {
-    await Promise.all([service.close(), listener.close()]);
-    throw new TypeError('the embedded service did not hand back its development private key');
-  }
-  return {
-    context: embeddedContext(service, listener, options),
-    service,
-    listener,
-    label: `${service.baseUrl}${EMBEDDED_LABEL}`,
-    isAvailable: () => true,
-    checkTimeoutMs: 15_000,
-    close: async () => {
-      await service.close();
-      await listener.close();
-    },
-  };
-}
-
-/** The embedded service: the faults and variant asked for, short timers, webhooks to the runner's listener. */
-function embeddedServiceOptions(
-  options: EmbeddedOptions,
-  listener: WebhookListener,
-  webhookSigningKey: string,
-): ReferenceServiceOptions {
-  const offset = options.clockOffsetMs;
-  return {
-    faults: options.faults ?? [],
-    ...(options.variant !== undefined ? { variant: options.variant } : {}),
-    webhookUrls: {
-      payment: listener.urlFor('payment'),
-      payout: listener.urlFor('payout'),
-      refund: listener.urlFor('refund'),
-    },
-    ...EMBEDDED_TIMERS,
-    webhookSigningKey,
-    ...(options.tls !== undefined ? { tls: options.tls } : {}),
-    ...(options.sandboxPath !== undefined ? { sandboxPath: options.sandboxPath } : {}),
-    ...(offset !== undefined ? { now: () => Date.now() + offset } : {}),
-  };
-}
-
-/** The check context of the embedded service: its generated credentials, its seeded data, and its short timings. */
-function embeddedContext(
-  service: RunningReferenceService,
-  listener: WebhookListener,
-  options: EmbeddedOptions,
-): ServerAuditContext {
-  const c = service.credentials;
-  const privateKey = c.privateKey!;
-  const redactor = createRedactor({
-    applicationSecret: c.applicationSecret,
-    privateKey: exportEd25519SeedBase64(privateKey),
-  });
-  return {
-    baseUrl: service.baseUrl,
-    credentials: {
-      applicationId: c.applicationId,
-      applicationSecret: c.applicationSecret,
-      keyId: c.keyId,
-      privateKey,
-    },
-    applicationId: c.applicationId,
-    applicationSecret: c.applicationSecret,
-    merchantId: c.merchantId,
-    payInAccountSelector: c.payInAccountSelector,
-    copDestinations: service.copDestinations,
-    payments: service.seededPayments,
-    webhooks: listener,
-    requestTimeoutMs: options.requestTimeoutMs ?? EMBEDDED_REQUEST_TIMEOUT_MS,
-    ...(options.tls !== undefined ? { tlsCa: options.tls.caCert } : {}),
-    webhookWaitMs: 2_000,
-    quietWaitMs: 300,
-    knownTimings: { lifecycleWithinMs: 2_000, redeliveryWithinMs: 2_000 },
-    sandbox: service.sandboxPath === SANDBOX_BASE_PATH,
-    redactor,
-  };
-}
-
-/** The context for a target given by URL: credentials from the environment, test data from the config. */
-export async function prepareExternalTarget(
-  target: string,
-  config: ConformanceConfig,
-  requestTimeoutMs: number,
-  tls: { readonly tlsCa?: string } = {},
-): Promise<AuditTarget> {
-  const secret = config.applicationSecret?.reveal();
-  const keyText = config.privateKey?.reveal();
-  const redactor = createRedactor({ applicationSecret: secret, privateKey: keyText });
-  const credentials = signingCredentials(config, secret, keyText, redactor);
-  const listener = await startConfiguredListener(config);
-  const fields = availableFields(config);
-  const webhookWaitMs = requestTimeoutMs;
-  const retry = config.webhookRetry;
-  const redelivery = {
-    waitMs: retry?.withinMs ?? retry?.waitMs ?? webhookWaitMs,
-    stated: retry?.withinMs !== undefined,
-  };
-  const context: ServerAuditContext = {
-    baseUrl: target.replace(/\/+$/, ''),
-    ...(credentials ? { credentials } : {}),
-    ...(config.applicationId !== undefined ? { applicationId: config.applicationId } : {}),
-    ...(secret !== undefined ? { applicationSecret: secret } : {}),
-    ...(config.merchantId !== undefined ? { merchantId: config.merchantId } : {}),
-    ...(config.payInAccountSelector !== undefined
-      ? { payInAccountSelector: config.payInAccountSelector }
-      : {}),
-    copDestinations: config.copDestinations,
-    payments: config.payments,
-    ...(listener ? { webhooks: listener } : {}),
-    requestTimeoutMs,
-    ...(tls.tlsCa !== undefined ? { tlsCa: tls.tlsCa } : {}),
-    webhookWaitMs,
-    quietWaitMs: Math.min(3_000, requestTimeoutMs),
-    redelivery,
-    ...(config.lifecycle !== undefined ? { lifecycle: config.lifecycle } : {}),
-    sandbox: config.sandbox,
-    ...(config.stateHook !== undefined ? { stateHook: config.stateHook } : {}),
-    // "sandbox": false stated in the config: the target lacks payconform's /sandbox/, so what needs it does not apply.
-    sandboxAbsent: statesNoSandbox(config),
-    redactor,
-  };
-  return {
-    context,
-    label: target,
-    isAvailable: (need) =>
-      need === 'webhookListen'
-        ? listener !== undefined
-        : need === 'privateKey'
-          ? credentials !== undefined
-          : fields.has(need),
-    checkTimeoutMs: externalCheckTimeoutMs(
-      requestTimeoutMs,
-      webhookWaitMs,
-      redelivery.waitMs,
-      config,
-    ),
-    close: async () => {
-      // A hook command that stays ("lines": true) is stopped with the audit (docs/state-hook.md).
-      await Promise.all([listener?.close(), closeStateHook(config.stateHook)]);
-    },
-  };
-}
-
-/**
- * A check's time limit against a target given by URL: room for the longest waits, a straggler wait (3x the request
- * timeout), a lifecycle step, and two redeliveries after the first webhook.
- */
-function externalCheckTimeoutMs(
-  requestTimeoutMs: number,
-  webhookWaitMs: number,
-  redeliveryWaitMs: number,
-  config: ConformanceConfig,
-): number {
-  return (
-    3 * requestTimeoutMs +
-    2 * webhookWaitMs +
-    2 * withTolerance(redeliveryWaitMs) +
-    withTolerance(config.lifecycle?.withinMs ?? 0) +
-    5_000
-  );
-}
-
-/**
- * The credentials the signing checks use: undefined unless the private key, application id, key id and secret are
- * all given. A private key that does not parse is a usage error (its text masked).
- */
-function signingCredentials(
-  config: ConformanceConfig,
-  secret: string | undefined,
-  keyText: string | undefined,
-  redactor: Redactor,
-): AuditCredentials | undefined {
-  if (keyText === undefined) return undefined;
-  let privateKey;
-  try {
-    privateKey = parseEd25519PrivateKey(keyText.trim());
-  } catch (error) {
-    throw new UsageError(
-      `PAYCONFORM_PRIVATE_KEY is not a usable Ed25519 key (base64 seed or PEM): ${redactor.redactText(error instanceof Error ? error.message : String(error))}`,
-    );
-  }
-  if (config.applicationId === undefined || config.keyId === undefined || secret === undefined)
-    return undefined;
-  return {
-    applicationId: config.applicationId,
-    applicationSecret: secret,
-    keyId: config.keyId,
-    privateKey,
-  };
-}
-
-/** The webhook listener the config's "webhookListen" asks for (none without it); a usage error when it cannot listen. */
-async function startConfiguredListener(
-  config: ConformanceConfig,
-): Promise<WebhookListener | undefined> {
-  if (config.webhookListen === undefined) return undefined;
-  try {
-    return await startWebhookListener({
-      host: config.webhookListen.host,
-      port: config.webhookListen.port,
-    });
-  } catch (error) {
-    throw new UsageError(
-      `cannot listen for webhooks on ${config.webhookListen.host}:${config.webhookListen.port}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
-}
-
-/** GET the public-key endpoint with a short timeout: any HTTP answer means reachable. */
-async function probe(
-  target: string,
-  timeoutMs: number,
-  ca: string | undefined,
-): Promise<string | undefined> {
-  const ex = await sendRequest(
-    {
-      method: 'GET',
-      url: `${target.replace(/\/+$/, '')}${endpointSpecs['public-key'].path}`,
-      headers: [['accept', '*/*']],
-    },
-    { timeoutMs, ...(ca !== undefined ? { ca } : {}) },
-  );
-  return ex.response === undefined
-    ? `${ex.error?.code ?? 'NETWORK_ERROR'}: ${ex.error?.message ?? 'no response'}`
-    : undefined;
-}
 
 /** What `--explore`, `--explore-only` and their options asked for. */
 interface ExploreArgs {

@@ -1,6 +1,6 @@
 // The explorer's commands and what they share: one small object per action on the target (create payout, commit,
-// cancel, wait, a patient lane's held payout; payments and refunds are in refund-commands.ts; what is drawn is in
-// draws.ts). Each `run` only acts: it looks at the webhooks that came, sends its
+// cancel, wait, a patient lane's held payout; payments and refunds are in payment-commands.ts and
+// refund-commands.ts; what is drawn is in draws.ts). Each `run` only acts: it looks at the webhooks that came, sends its
 // request, and hands what came back to the spec model (conformance/spec-model), which updates its state and judges;
 // a broken rule throws a ModelViolation, which fast-check then shrinks to the shortest sequence that still breaks it.
 import fc from 'fast-check';

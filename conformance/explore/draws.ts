@@ -16,7 +16,6 @@ import {
   type Real,
 } from './commands.js';
 import {
-  CreatePayment,
   FinishRefunds,
   Refund,
   RefundAfterFinish,
@@ -24,10 +23,10 @@ import {
   RefundPair,
   RefundTwice,
   RefundUnsettled,
-  TakePayment,
   type RefundFamily,
   type RefundSize,
 } from './refund-commands.js';
+import { CreatePayment, TakePayment } from './payment-commands.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 import { amountPenceArb, amountText, penceText, referenceArb } from './values.js';
 

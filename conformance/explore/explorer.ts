@@ -22,7 +22,7 @@ import { currentExchangeLog } from '../exchange-log.js';
 import { EXPLORE_CHECK_ID, STEPS_JUDGED } from './check-id.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 import { PaymentPool } from './payment-pool.js';
-import { hookPaymentTally } from './refund-commands.js';
+import { hookPaymentTally } from './payment-commands.js';
 import { hookFailure, isHookError } from '../state-hook/attribution.js';
 import type { ExploreFailure, ExploreOutcome, ExploreSettings } from './outcome.js';
 import type { StepRecord } from './commands.js';

@@ -3,10 +3,9 @@
 // broken in more than one way (variants), and the check fails when any variant is accepted.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { computeContentDigest } from '../../../src/digest/content-digest.js';
-import type { HttpRequest } from '../../../src/http/message.js';
 import { serviceProfile } from '../../../src/profile/service-profile.js';
-import { observation, type Finding, type Level } from '../../check.js';
-import { NEED, serverCheck, type ServerAuditContext, type ServerCheck } from './context.js';
+import { observation, type Finding } from '../../check.js';
+import { NEED, serverCheck, type ServerCheck } from './context.js';
 import { signBroken, signCorrectly, withoutHeaders } from './forge.js';
 import { REJECTION_REQUIREMENTS, judgeRejection } from './rejection.js';
 import {
@@ -19,42 +18,14 @@ import {
   PAYOUTS_PATH,
 } from './requests.js';
 import { noPayoutFollows } from './webhook-match.js';
-import { onThisClock, UNKNOWN_CLOCK } from './target-clock.js';
-
-interface Variant {
-  /** How the request is broken, as a phrase ("Signature header removed"). */
-  readonly name: string;
-  /** The broken request from the unsigned create-payout request; `reference` is the body's reference. */
-  readonly build: (
-    ctx: ServerAuditContext,
-    request: HttpRequest,
-    reference: string,
-  ) => { readonly request: HttpRequest; readonly references?: readonly string[] };
-}
-
-interface RejectionSpec<Id extends string> {
-  readonly id: Id;
-  readonly title: string;
-  /** The rule the broken request violates (findings about acceptance name the first). */
-  readonly requirements: readonly [string, ...string[]];
-  readonly level?: Level;
-  readonly variants: readonly Variant[];
-  /**
-   * Requests the spec lets a server accept or reject (for example a valid sig1 beside another label: RFC 9421 §7.2.7
-   * lets a verifier choose which signatures it processes): sent, and the answer recorded, never judged.
-   */
-  readonly recorded?: readonly Variant[];
-}
-
-const nowSeconds = (): number => Math.floor(Date.now() / 1000);
-
-/**
- * How old the expired signature is: one second past the window on the embedded service (this machine's clock), and
- * past it by payconform's clock tolerance on another target, which judges `created` by its own clock (signature-forgeries
- * reads that clock and draws nearer the edge).
- */
-const expiredAge = (sameClock: boolean): number =>
-  serviceProfile.maxAgeSeconds + 1 + (sameClock ? 0 : UNKNOWN_CLOCK.hi);
+import { onThisClock } from './target-clock.js';
+import {
+  type RejectionSpec,
+  nowSeconds,
+  expiredAge,
+  signed,
+  alterReference,
+} from './signing-fault-variants.js';
 
 /** Builds a rejection check: every variant is sent (concurrently), judged, then one quiet wait for stray webhooks. */
 function rejectionCheck<const Id extends string>(
@@ -113,15 +84,6 @@ function rejectionCheck<const Id extends string>(
       return findings;
     },
   });
-}
-
-const signed = (ctx: ServerAuditContext, request: HttpRequest): HttpRequest =>
-  signCorrectly(request, credentialsOf(ctx));
-
-/** Same length, one character different: the body changes but Content-Length (a covered component) does not. */
-function alterReference(reference: string): string {
-  const last = reference.at(-1) ?? '0';
-  return `${reference.slice(0, -1)}${last === '0' ? '1' : '0'}`;
 }
 
 export const signingFaultChecks = [
