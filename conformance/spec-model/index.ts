@@ -60,7 +60,6 @@ export {
   judgeRefundResource,
   judgeUnsettledRefund,
   modelRefundOf,
-  observePaymentMade,
   observeRefund,
   observeRefundsAtOnce,
   observeRefundStatusRead,
@@ -75,6 +74,7 @@ export {
   noteRefundStatus,
   stillActiveRefund,
 } from './refunds.js';
+export { observePaymentMade } from './payments.js';
 export {
   judgeHeldPayoutWebhook,
   judgePayoutWebhook,

@@ -8,7 +8,6 @@ import {
   type Decimal,
 } from '../../src/rules/money.js';
 import {
-  decimalOf,
   emptyVerdict,
   judge,
   money,
@@ -447,16 +446,5 @@ export function observeUnsettledRefund(
 ): Verdict {
   const v = emptyVerdict();
   judge(v, 'REFUND-SETTLED-ONLY', judgeUnsettledRefund(payment, answer));
-  return v;
-}
-
-/** A settled payment made for the run (by a state hook or /sandbox/: the spec shows no way to make one): joins the state. */
-export function observePaymentMade(state: SpecState, requested: string, answer: Answer): Verdict {
-  const v = emptyVerdict();
-  const paymentId = answer.body?.['paymentId'];
-  const amount = decimalOf(answer.body?.['amount']);
-  if (!answer.accepted || typeof paymentId !== 'string' || amount === undefined)
-    v.observations.push(`settled payment of ${requested} not made: ${answer.outcome}`);
-  else state.payments.push({ paymentId, amount, refunds: [] });
   return v;
 }

@@ -1,42 +1,16 @@
 // Source of schemas/vectors.schema.json: written as a TS object so that the generator emits it with the same
 // deterministic formatting as the vector files (and the drift test guards it too).
-
-const id = 'https://payconform.dev/schemas/vectors.schema.json';
-
-const str = { type: 'string' } as const;
-const nonEmpty = { type: 'string', minLength: 1 } as const;
-const base64 = {
-  type: 'string',
-  pattern: '^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$',
-} as const;
-const unixSeconds = { type: 'integer', minimum: 0, maximum: 253402300799 } as const;
-const closed = (
-  properties: Record<string, unknown>,
-  required: readonly string[],
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> => ({
-  type: 'object',
-  properties,
-  required,
-  additionalProperties: false,
-  ...extra,
-});
-
-/** Either `bodyUtf8` or `bodyBase64`, never both. */
-const bodyProps = { bodyUtf8: str, bodyBase64: base64 };
-const bodyChoice = {
-  oneOf: [
-    { properties: { bodyUtf8: str }, required: ['bodyUtf8'] },
-    { properties: { bodyBase64: base64 }, required: ['bodyBase64'] },
-  ],
-};
-
-const opCase = (op: string, input: string, expected: string): Record<string, unknown> => ({
-  if: { properties: { op: { const: op } } },
-  then: {
-    properties: { input: { $ref: `#/$defs/${input}` }, expected: { $ref: `#/$defs/${expected}` } },
-  },
-});
+import {
+  id,
+  str,
+  nonEmpty,
+  base64,
+  closed,
+  bodyProps,
+  bodyChoice,
+  opCase,
+} from './schema-helpers.js';
+import { operationDefs } from './schema-operation-defs.js';
 
 export const vectorsSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -103,140 +77,7 @@ export const vectorsSchema = {
       },
       ['key', 'format'],
     ),
-    digestInput: {
-      oneOf: [
-        closed(
-          { mode: { const: 'compute' }, algorithm: { enum: ['sha-512', 'sha-256'] }, ...bodyProps },
-          ['mode', 'algorithm'],
-          bodyChoice,
-        ),
-        closed(
-          {
-            mode: { const: 'verify' },
-            contentDigest: str,
-            algorithms: { type: 'array', items: nonEmpty, minItems: 1 },
-            ...bodyProps,
-          },
-          ['mode', 'contentDigest', 'algorithms'],
-          bodyChoice,
-        ),
-      ],
-    },
-    digestExpected: {
-      oneOf: [
-        closed({ contentDigest: nonEmpty }, ['contentDigest']),
-        closed({ valid: { const: true } }, ['valid']),
-        closed({ valid: { const: false }, code: nonEmpty }, ['valid', 'code']),
-      ],
-    },
-    profileParameters: closed({ created: unixSeconds, keyid: str, nonce: str }, [
-      'created',
-      'keyid',
-      'nonce',
-    ]),
-    signatureBaseInput: closed(
-      { request: { $ref: '#/$defs/request' }, parameters: { $ref: '#/$defs/profileParameters' } },
-      ['request', 'parameters'],
-    ),
-    signatureBaseExpected: {
-      oneOf: [
-        closed({ signatureBase: nonEmpty }, ['signatureBase']),
-        closed({ error: nonEmpty }, ['error']),
-      ],
-    },
-    signInput: closed(
-      {
-        request: { $ref: '#/$defs/request' },
-        credentials: closed(
-          {
-            applicationId: str,
-            applicationSecret: str,
-            keyId: str,
-            privateKey: { $ref: '#/$defs/keyRef' },
-          },
-          ['applicationId', 'applicationSecret', 'keyId', 'privateKey'],
-        ),
-        created: unixSeconds,
-        nonce: str,
-        now: unixSeconds,
-        nonceState: { type: 'array', items: str, uniqueItems: true },
-      },
-      ['request', 'credentials', 'created', 'nonce', 'now', 'nonceState'],
-    ),
-    signExpected: closed({ headers: { $ref: '#/$defs/headers' }, signatureBase: nonEmpty }, [
-      'headers',
-      'signatureBase',
-    ]),
-    verifyInput: closed(
-      {
-        request: { $ref: '#/$defs/request' },
-        now: unixSeconds,
-        nonceState: { type: 'array', items: str, uniqueItems: true },
-        verifier: {
-          description: 'A verifier registry name in keys.json (`verifiers`).',
-          ...nonEmpty,
-        },
-      },
-      ['request', 'now', 'nonceState', 'verifier'],
-    ),
-    verifyExpected: {
-      oneOf: [
-        closed({ ok: { const: true }, signatureBase: nonEmpty }, ['ok']),
-        closed(
-          {
-            ok: { const: false },
-            code: nonEmpty,
-            step: { type: 'integer', minimum: 1, maximum: 12 },
-          },
-          ['ok', 'code', 'step'],
-        ),
-      ],
-    },
-    webhookVerifyInput: closed(
-      {
-        body: { $ref: '#/$defs/body' },
-        authorization: { type: ['string', 'null'] },
-        publicKey: { $ref: '#/$defs/keyRef' },
-      },
-      ['body', 'authorization', 'publicKey'],
-    ),
-    webhookVerifyExpected: {
-      oneOf: [
-        closed({ ok: { const: true }, authorization: nonEmpty }, ['ok']),
-        closed({ ok: { const: false }, code: nonEmpty }, ['ok', 'code']),
-      ],
-    },
-    parseKeyInput: {
-      oneOf: [
-        closed(
-          { keyType: { enum: ['ed25519-private', 'ed25519-public', 'rsa-public'] }, text: str },
-          ['keyType', 'text'],
-        ),
-        closed(
-          {
-            keyType: { enum: ['ed25519-private', 'ed25519-public', 'rsa-public'] },
-            bytesBase64: base64,
-          },
-          ['keyType', 'bytesBase64'],
-        ),
-      ],
-    },
-    parseKeyExpected: {
-      oneOf: [
-        closed({ ok: { const: true }, publicKey: base64 }, ['ok', 'publicKey']),
-        closed({ ok: { const: false }, code: nonEmpty }, ['ok', 'code']),
-      ],
-    },
-    rfc9421Input: closed(
-      {
-        request: { $ref: '#/$defs/request' },
-        label: nonEmpty,
-        publicKey: { $ref: '#/$defs/keyRef' },
-      },
-      ['request', 'label'],
-    ),
-    rfc9421BaseExpected: closed({ signatureBase: nonEmpty }, ['signatureBase']),
-    rfc9421VerifyExpected: closed({ ok: { type: 'boolean' } }, ['ok']),
+    ...operationDefs,
     case: {
       type: 'object',
       properties: {
