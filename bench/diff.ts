@@ -1,10 +1,10 @@
-// `npx tsx bench/diff.ts`: how `payconform diff` (conformance/diff.ts, `diffReports`) grows with the number of
+// `npx tsx bench/diff.ts`: how `payconform diff` (conformance/report/diff.ts, `diffReports`) grows with the number of
 // results: two synthetic reports of N checks each (every one regressed), timed at several N, with the time per
 // thousand results (flat when linear), and beside it the lookup the diff used before (one Array.find per id: quadratic)
 // at the smaller sizes only. A benchmark, never a timed test; bounded: fixed sizes, one timed run each after a warm-up.
 // Usage: npx tsx bench/diff.ts [--json]
 import { performance } from 'node:perf_hooks';
-import { diffReports } from '../conformance/diff.js';
+import { diffReports } from '../conformance/report/diff.js';
 import type { JsonReport } from '../conformance/reporters/json.js';
 import { syntheticReport as report } from '../test/fixtures/synthetic-report.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { prepareExternalTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
-import { loadConfig } from '../conformance/config.js';
+import { loadConfig } from '../conformance/config/config.js';
 import { EXPLORE_DEFAULTS, explore, type ExploreOutcome } from '../conformance/explore/explorer.js';
 
 const { values } = parseArgs({

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { EXPLORE_DEFAULTS } from '../conformance/explore/explorer.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunSummary } from '../conformance/run/result.js';
 
 const { values } = parseArgs({
   options: { seeds: { type: 'string' }, concurrency: { type: 'string' } },

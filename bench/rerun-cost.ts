@@ -1,5 +1,5 @@
 // `npx tsx bench/rerun-cost.ts [--rounds N] [--fault NAME] [--seed N]`: what running a failure once more
-// (conformance/flaky.ts) adds to a default `audit server` (every fixed check, then the explorer at its default budget,
+// (conformance/run/flaky.ts) adds to a default `audit server` (every fixed check, then the explorer at its default budget,
 // from a fixed seed so that both runs explore alike) of the embedded reference service with one fault. Each round audits a fresh faulty service twice, with the second run and without
 // it (the order alternating round by round, so a noisy neighbour hits both alike), and prints the median wall time of
 // each, the median per-round difference, and what failed.
@@ -8,7 +8,7 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { EXPLORE_DEFAULTS } from '../conformance/explore/explore-defaults.js';
-import type { SuiteRerun } from '../conformance/flaky.js';
+import type { SuiteRerun } from '../conformance/run/flaky.js';
 import { isFaultName, type FaultName } from '../server/index.js';
 
 const { values } = parseArgs({

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prepareExternalTarget } from '../cli/commands/audit-server.js';
-import { loadConfig } from '../conformance/config.js';
+import { loadConfig } from '../conformance/config/config.js';
 import { EXPLORE_DEFAULTS, explore } from '../conformance/explore/explorer.js';
 import { startStarterHook, STARTER_HOOK } from '../test/fixtures/explore-targets.js';
 import { median } from './harness.js';

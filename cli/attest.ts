@@ -4,12 +4,12 @@ import { basename } from 'node:path';
 import { UsageError, looksLikeKeyPath, readKeyFile } from './io.js';
 import { FileReadError, readRegularFile, textOf } from '../net/file-read.js';
 import { writeFileAtomic } from '../net/file-write.js';
-import { createAuditStatement } from '../conformance/attestation.js';
+import { createAuditStatement } from '../conformance/report/attestation.js';
 import { signDsseEnvelope, serializeDsseEnvelope } from '../src/attest/dsse.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../src/attest/statement.js';
 import type { Ed25519PrivateKey } from '../src/ed25519/index.js';
 import { parseEd25519PrivateKey } from '../src/keys/index.js';
-import { ATTEST_KEY_ENV, type Redactor } from '../conformance/redact.js';
+import { ATTEST_KEY_ENV, type Redactor } from '../conformance/report/redact.js';
 
 export const ATTEST_KEY_FILE_ENV = 'PAYCONFORM_ATTEST_KEY_FILE';
 

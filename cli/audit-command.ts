@@ -6,17 +6,17 @@
 import { pathClash, type NamedPath } from './path-clash.js';
 import { inputPaths, optionValues, outputPaths, requestedReports } from './audit-paths.js';
 import { type CliIo, EXIT, UsageError, wantsHelp as asksForHelp } from './io.js';
-import type { CheckRole } from '../conformance/check.js';
-import { stoppedRunSummary } from '../conformance/engine.js';
-import { maskUrlCredentials } from '../conformance/redact.js';
+import type { CheckRole } from '../conformance/run/check.js';
+import { stoppedRunSummary } from '../conformance/run/engine.js';
+import { maskUrlCredentials } from '../conformance/report/redact.js';
 import { outputRedactor } from './output-redactor.js';
-import { ExchangeLog, withExchangeLog } from '../conformance/exchange-log.js';
+import { ExchangeLog, withExchangeLog } from '../conformance/http/exchange-log.js';
 import { HAR_FORMAT } from '../conformance/reporters/har.js';
 import { readAttestKey } from './attest.js';
 import type { Ed25519PrivateKey } from '../src/ed25519/index.js';
 import { unwritableReason, unwritableReports, writeReports, type ReportSpec } from './reports.js';
 import { loadCatalogue } from '../conformance/requirements.js';
-import type { RunStopped } from '../conformance/result.js';
+import type { RunStopped } from '../conformance/run/result.js';
 import { toolVersion, shown, finishAudit } from './audit-command/finish.js';
 import { type Invocation, invocations } from './audit-command/invocation.js';
 

@@ -124,7 +124,7 @@ export async function main(
       // credentials of a URL (refused wherever one is given) are masked. Loaded here, so that --help loads neither.
       const [{ showControls }, { maskUrlCredentials }] = await Promise.all([
         import('../conformance/reporters/printable.js'),
-        import('../conformance/redact.js'),
+        import('../conformance/report/redact.js'),
       ]);
       io.stderr(
         `payconform ${name}: ${showControls(maskUrlCredentials(error.message), { multiline: true })}\n`,

@@ -1,6 +1,6 @@
-// The portal's signature diagnosis: the client audit's engine (conformance/diagnose-signature.ts) over each public key
+// The portal's signature diagnosis: the client audit's engine (conformance/signatures/diagnose-signature.ts) over each public key
 // of the application, told as text. Wired here because server/ does not import conformance/.
-import { diagnoseSignature } from '../conformance/diagnose-signature.js';
+import { diagnoseSignature } from '../conformance/signatures/diagnose-signature.js';
 import type { Ed25519PublicKey } from '../src/ed25519/backend.js';
 import type { HttpRequest } from '../src/http/message.js';
 

@@ -2,17 +2,17 @@
 // command line, not in the conformance library (whose reporters render a summary and know no flags).
 import { UsageError } from './io.js';
 import { unwritableReason, writeFileAtomic } from '../net/file-write.js';
-import type { LevelFilter } from '../conformance/engine.js';
+import type { LevelFilter } from '../conformance/run/engine.js';
 import type { Catalogue } from '../conformance/requirements.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunSummary } from '../conformance/run/result.js';
 import {
   REPORT_FORMATS,
   renderReport,
   type ReportFormat,
 } from '../conformance/reporters/render.js';
 import { HAR_FORMAT, renderHar } from '../conformance/reporters/har.js';
-import { ExchangeLog } from '../conformance/exchange-log.js';
-import type { Redactor } from '../conformance/redact.js';
+import { ExchangeLog } from '../conformance/http/exchange-log.js';
+import type { Redactor } from '../conformance/report/redact.js';
 
 /** What `--report` takes: the summary's formats, and `har` (the run's exchanges). */
 export const REPORT_FLAG_FORMATS = [...REPORT_FORMATS, HAR_FORMAT] as const;

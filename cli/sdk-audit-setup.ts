@@ -6,8 +6,8 @@ import { exportEd25519PrivateKeyPem, generateEd25519PrivateKey } from '../src/ke
 import type { ClientCredentials } from '../conformance/client-audit/evaluate-request.js';
 import type { SdkAdapterLink } from '../conformance/sdk-explore/protocol.js';
 import type { StartSdkBackend } from '../conformance/sdk-explore/env.js';
-import { programEnv } from '../conformance/program-env.js';
-import { SECRET_ENV } from '../conformance/redact.js';
+import { programEnv } from '../conformance/process/program-env.js';
+import { SECRET_ENV } from '../conformance/report/redact.js';
 import { AdapterProcess } from '../vectors/harness/adapter-process.js';
 
 export interface SdkAuditApplication {

@@ -11,8 +11,8 @@ export type {
   Level,
   RecordedRequest,
   RecordedResponse,
-} from './check.js';
-export { notApplicable, observation, pass, skip, violation } from './check.js';
+} from './run/check.js';
+export { notApplicable, observation, pass, skip, violation } from './run/check.js';
 export type {
   CheckResult,
   EvidenceSummary,
@@ -21,8 +21,8 @@ export type {
   Outcome,
   RunStopped,
   RunSummary,
-} from './result.js';
-export type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
+} from './run/result.js';
+export type { CheckInfo, RunEvent, RunSubscriber } from './run/events.js';
 export {
   ConformanceSetupError,
   runChecks,
@@ -31,15 +31,20 @@ export {
   validateSuite,
   type LevelFilter,
   type RunOptions,
-} from './engine.js';
+} from './run/engine.js';
 export {
   EXIT_CONFIG_ERROR,
   EXIT_MUST_FAILURE,
   EXIT_OK,
   EXIT_TARGET_UNREACHABLE,
   exitCodeFor,
-} from './exit-code.js';
-export { createRedactor, SECRET_ENV, type Redactor, type RedactorSecrets } from './redact.js';
+} from './run/exit-code.js';
+export {
+  createRedactor,
+  SECRET_ENV,
+  type Redactor,
+  type RedactorSecrets,
+} from './report/redact.js';
 export {
   sendRequest,
   type ExchangeError,
@@ -47,7 +52,7 @@ export {
   type OutgoingRequest,
   type RecordedExchange,
   type SendOptions,
-} from './http-client.js';
+} from './http/http-client.js';
 export {
   loadConfig,
   resolveConfig,
@@ -55,7 +60,7 @@ export {
   type ConformanceConfig,
   type ConfigResult,
   type PayoutDestinationConfig,
-} from './config.js';
+} from './config/config.js';
 export {
   loadCatalogue,
   requirementsForRole,
@@ -72,13 +77,13 @@ export {
   withExchangeLog,
   type ExchangeTimings,
   type LoggedExchange,
-} from './exchange-log.js';
+} from './http/exchange-log.js';
 export {
   ATTESTED_FILES,
   createAuditStatement,
   verifyAuditAttestation,
   type AttestationVerification,
-} from './attestation.js';
+} from './report/attestation.js';
 // The envelope and statement an attestation is made of: DSSE (PAE, Ed25519) and in-toto Test Result
 export {
   preAuthEncoding,
@@ -106,14 +111,14 @@ export {
   type ContentDigestDiagnosis,
   type DiagnoseOptions,
   type SignatureDiagnosis,
-} from './diagnose-signature.js';
+} from './signatures/diagnose-signature.js';
 export {
   startWebhookListener,
   type ReceivedWebhook,
   type WaitOptions,
   type WebhookListener,
   type WebhookListenerOptions,
-} from './webhook-listener.js';
+} from './http/webhook-listener.js';
 // Server audit: the checks and what they need.
 export {
   serverChecks,

@@ -1,11 +1,16 @@
 // What a run exercised: for every requirement of the catalogue that an audit of this role covers, failed, passed (by
 // which checks), inconclusive, or not exercised with the reason (not applicable to this target, skipped, deselected,
 // no check covers it). Every report carries it; `--fail-on unexercised` gates on it.
-import type { Check, CheckRole } from './check.js';
-import { canFailTarget } from './grade.js';
+import type { Check, CheckRole } from './run/check.js';
+import { canFailTarget } from './run/grade.js';
 import { requirementsForRole, type Catalogue, type Requirement } from './requirements.js';
 import { EXPLORER_CHECK_IDS, STEPS_JUDGED } from './explore/check-id.js';
-import type { CheckResult, RequirementRow, RequirementTable, UnexercisedKind } from './result.js';
+import type {
+  CheckResult,
+  RequirementRow,
+  RequirementTable,
+  UnexercisedKind,
+} from './run/result.js';
 
 /** Whether a finding of `check` bears on `id`: it names it, or names nothing and `id` is the check's first. */
 function bears(

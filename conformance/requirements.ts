@@ -1,6 +1,6 @@
 // The requirements catalogue (`requirements.json`): every normative statement of the spec with a stable id.
 import catalogueDocument from './requirements.json' with { type: 'json' };
-import type { CheckRole, Level } from './check.js';
+import type { CheckRole, Level } from './run/check.js';
 
 export type RequirementParty = 'server' | 'client' | 'receiver' | 'sender';
 

@@ -1,6 +1,6 @@
 // payconform's /sandbox/ helper protocol, apart from the spec's API: each endpoint's method and path, written once.
 // The reference service's routes (server/routes/sandbox.ts) and its portal (server/portal/actions.ts) serve and call
-// them; the audits that ask a target's /sandbox/ (conformance/state-hook/sandbox-provider.ts, conformance/discover.ts)
+// them; the audits that ask a target's /sandbox/ (conformance/state-hook/sandbox-provider.ts, conformance/config/discover.ts)
 // build their requests from them. test/facts-once.test.ts fails on a /sandbox/ path written anywhere else in shipped code.
 
 /** Where the helpers are served unless told otherwise (`sandboxPath`, `payconform serve --sandbox-path`). */

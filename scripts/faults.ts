@@ -6,7 +6,7 @@
 // and the longest shrunk sequence; --explore-all runs it (one seed) for every other fault too.
 import { generateKeyPairSync } from 'node:crypto';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunSummary } from '../conformance/run/result.js';
 import { EXPLORE_DEFAULTS, explore } from '../conformance/explore/explorer.js';
 import {
   faultCatalogue,

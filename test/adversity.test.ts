@@ -15,7 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import type { ServerCheckId } from '../conformance/checks/server/index.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunSummary } from '../conformance/run/result.js';
 import type { FaultName, ServiceVariant } from '../server/index.js';
 import { ADVERSITY_DEFAULTS, startAdversityProxy } from './fixtures/adversity-proxy.js';
 import { loadTestKeys } from './fixtures/keys.js';

@@ -20,7 +20,7 @@ import {
   attestationProblems,
   testResultOf,
   verifyAuditAttestation,
-} from '../conformance/attestation.js';
+} from '../conformance/report/attestation.js';
 import {
   preAuthEncoding,
   serializeDsseEnvelope,

@@ -4,7 +4,7 @@
 // spec leaves open passing with no failure and no warning. Loopback only, bounded waits.
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { exitCodeFor } from '../conformance/exit-code.js';
+import { exitCodeFor } from '../conformance/run/exit-code.js';
 import { computeContentDigest } from '../src/digest/content-digest.js';
 import {
   audit,

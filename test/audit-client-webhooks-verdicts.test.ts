@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { clientChecks } from '../conformance/checks/client/index.js';
 import { webhookChecks } from '../conformance/checks/webhooks/index.js';
-import { canFailTarget } from '../conformance/grade.js';
+import { canFailTarget } from '../conformance/run/grade.js';
 import { loadCatalogue } from '../conformance/requirements.js';
 import { describeWithSpec, expectQuotedFromSpec } from './fixtures/spec.js';
 

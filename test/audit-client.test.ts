@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { clientChecks } from '../conformance/checks/client/index.js';
-import { exitCodeFor } from '../conformance/exit-code.js';
+import { exitCodeFor } from '../conformance/run/exit-code.js';
 import { computeContentDigest } from '../src/digest/content-digest.js';
 import {
   audit,

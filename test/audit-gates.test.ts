@@ -1,7 +1,7 @@
 // The audits' verdicts as a CI user meets them, run through the command line: never a pass by omission (INCOMPLETE,
 // exit 4), --allow-skips, --fail-on warn|skip, the default payee, discovery from /sandbox/, `serve
 // --write-audit-config`, and a re-run command that still reproduces a failure after the 300 s signature window.
-import { FAIL_ON } from '../conformance/result.js';
+import { FAIL_ON } from '../conformance/run/result.js';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -8,7 +8,7 @@ import {
   startEmbeddedTarget,
   type AuditTarget,
 } from '../cli/commands/audit-server.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunSummary } from '../conformance/run/result.js';
 import type { FaultName } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 

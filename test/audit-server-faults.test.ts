@@ -4,8 +4,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { serverChecks, type ServerCheckId } from '../conformance/checks/server/index.js';
-import type { CheckResult, RunSummary } from '../conformance/result.js';
-import type { SuiteRerun } from '../conformance/flaky.js';
+import type { CheckResult, RunSummary } from '../conformance/run/result.js';
+import type { SuiteRerun } from '../conformance/run/flaky.js';
 import { loadCatalogue } from '../conformance/requirements.js';
 import { faultCatalogue, type FaultName, type ServiceVariant } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
@@ -275,7 +275,7 @@ describe('every check passes against the alt reference service (the other permit
 
 /**
  * The faults that also prove their checks fail again when run once more before the failure is reported
- * (conformance/flaky.ts): the first listed for a check. Every check is proven re-runnable so, none turning flaky; the
+ * (conformance/run/flaky.ts): the first listed for a check. Every check is proven re-runnable so, none turning flaky; the
  * other faults prove detection only, without the second run (it doubled this file's time).
  */
 const provesRerun = new Set<FaultName>(Object.values(checkFaults).map((faults) => faults[0]));

@@ -4,7 +4,10 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startWebhookListener, type WebhookListener } from '../conformance/webhook-listener.js';
+import {
+  startWebhookListener,
+  type WebhookListener,
+} from '../conformance/http/webhook-listener.js';
 import { getFieldValues } from '../src/http/message.js';
 
 let listener: WebhookListener;

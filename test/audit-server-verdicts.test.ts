@@ -3,8 +3,8 @@
 // "not shown" point cannot produce a failure (the grader turns it into a warning or a record).
 import { describe, expect, it } from 'vitest';
 import { serverChecks, type ServerAuditContext } from '../conformance/checks/server/index.js';
-import { runChecks } from '../conformance/engine.js';
-import { canFailTarget } from '../conformance/grade.js';
+import { runChecks } from '../conformance/run/engine.js';
+import { canFailTarget } from '../conformance/run/grade.js';
 import { loadCatalogue } from '../conformance/requirements.js';
 import { describeWithSpec, expectQuotedFromSpec, specContains } from './fixtures/spec.js';
 import { variantChoices } from '../server/faults.js';

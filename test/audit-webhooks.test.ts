@@ -12,9 +12,9 @@ import {
   type WebhookKind,
 } from '../conformance/checks/webhooks/index.js';
 import { startKeyServer } from '../conformance/checks/webhooks/key-server.js';
-import { exitCodeFor } from '../conformance/exit-code.js';
+import { exitCodeFor } from '../conformance/run/exit-code.js';
 import { loadCatalogue } from '../conformance/requirements.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunSummary } from '../conformance/run/result.js';
 import { validatePayloadText } from '../src/schemas/validate-payload.js';
 import {
   exportTrimmedPublicKeyPem,

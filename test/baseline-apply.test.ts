@@ -1,7 +1,7 @@
-// applyBaseline in process (conformance/baseline.ts): the judging the spawned `--baseline` tests cannot reach cheaply.
+// applyBaseline in process (conformance/report/baseline.ts): the judging the spawned `--baseline` tests cannot reach cheaply.
 import { describe, expect, it } from 'vitest';
-import { applyBaseline, type Baseline } from '../conformance/baseline.js';
-import type { CheckResult, RunSummary } from '../conformance/result.js';
+import { applyBaseline, type Baseline } from '../conformance/report/baseline.js';
+import type { CheckResult, RunSummary } from '../conformance/run/result.js';
 
 const finding = (message: string) => ({ outcome: 'fail' as const, message });
 

@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REASON_TO_WRITE, BASELINE_SCHEMA_ID } from '../conformance/baseline.js';
-import type { RunSummary } from '../conformance/result.js';
+import { REASON_TO_WRITE, BASELINE_SCHEMA_ID } from '../conformance/report/baseline.js';
+import type { RunSummary } from '../conformance/run/result.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { startLongLivedTarget, type LongLivedTarget } from './fixtures/long-lived-target.js';
 

@@ -9,7 +9,7 @@ import { main, usage } from '../cli/main.js';
 import { COMMAND_TABLE, commandSpec, formatHelp, type CommandSpec } from '../cli/command-table.js';
 import { looksLikeKeyPath } from '../cli/io.js';
 import { EXPLORE_DEFAULTS } from '../conformance/explore/explorer.js';
-import { DEFAULT_TIMEOUT_MS } from '../conformance/config.js';
+import { DEFAULT_TIMEOUT_MS } from '../conformance/config/config.js';
 import { STARTUP_TIMEOUT_MS } from '../vectors/harness/run.js';
 import {
   CLIENT_AUDIT_TIMEOUT_MS,

@@ -11,7 +11,7 @@ import {
   normalizeAmount,
   parseHostPort,
   resolveConfig,
-} from '../conformance/config.js';
+} from '../conformance/config/config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'payconform-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

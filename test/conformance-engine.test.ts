@@ -9,21 +9,21 @@ import {
   violation,
   type Check,
   type Finding,
-} from '../conformance/check.js';
+} from '../conformance/run/check.js';
 import {
   ConformanceSetupError,
   runChecks,
   selectChecks,
   type RunOptions,
-} from '../conformance/engine.js';
-import type { RunEvent } from '../conformance/events.js';
+} from '../conformance/run/engine.js';
+import type { RunEvent } from '../conformance/run/events.js';
 import {
   EXIT_INCOMPLETE,
   EXIT_MUST_FAILURE,
   EXIT_OK,
   exitCodeFor,
   verdictFor,
-} from '../conformance/exit-code.js';
+} from '../conformance/run/exit-code.js';
 
 type Ctx = { readonly label: string };
 

@@ -7,13 +7,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { violation, pass, type Check } from '../conformance/check.js';
-import { runChecks } from '../conformance/engine.js';
-import { canFailTarget } from '../conformance/grade.js';
+import { violation, pass, type Check } from '../conformance/run/check.js';
+import { runChecks } from '../conformance/run/engine.js';
+import { canFailTarget } from '../conformance/run/grade.js';
 import { renderConsoleSummary } from '../conformance/reporters/console.js';
 import { renderReport } from '../conformance/reporters/render.js';
 import { loadCatalogue, requirementsForRole } from '../conformance/requirements.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunSummary } from '../conformance/run/result.js';
 import { runMain } from './fixtures/cli.js';
 import { sdkAdapter } from './fixtures/sdk-adapter.js';
 import {
@@ -231,7 +231,7 @@ const SELECTED = [
   'webhook-redelivered',
 ];
 
-describe('every report gives the same numbers (one source: conformance/run-counts.ts)', () => {
+describe('every report gives the same numbers (one source: conformance/run/run-counts.ts)', () => {
   it('--only, a skip and a known error from the baseline: known, never passed, in all five formats', async () => {
     const a = await auditEveryFormat('known', SELECTED, ['--baseline', join(dir, 'baseline.json')]);
     // The explicit selection accepts the skip; the known finding does not fail the run.

@@ -16,7 +16,7 @@ import {
   observeWebhooks,
   overdue,
 } from '../conformance/spec-model/index.js';
-import { startWebhookListener } from '../conformance/webhook-listener.js';
+import { startWebhookListener } from '../conformance/http/webhook-listener.js';
 import { toDecimal } from '../src/rules/money.js';
 import { startReferenceService, type RunningReferenceService } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';

@@ -6,7 +6,7 @@ import {
   diagnoseSignature,
   diffBases,
   type SignatureMistakeId,
-} from '../conformance/diagnose-signature.js';
+} from '../conformance/signatures/diagnose-signature.js';
 import { computeContentDigest } from '../src/digest/content-digest.js';
 import { nodeBackend } from '../src/ed25519/node-backend.js';
 import type { HttpRequest } from '../src/http/message.js';

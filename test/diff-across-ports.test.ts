@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import { diffReports, type ReportDiff } from '../conformance/diff.js';
+import { diffReports, type ReportDiff } from '../conformance/report/diff.js';
 import { exportEd25519SeedBase64 } from '../src/keys/index.js';
 import { startReferenceService } from '../server/index.js';
 import type { FaultName } from '../server/faults.js';

@@ -7,7 +7,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ReportDiff } from '../conformance/diff.js';
+import type { ReportDiff } from '../conformance/report/diff.js';
 import { runMain } from './fixtures/cli.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 import { startLongLivedTarget } from './fixtures/long-lived-target.js';

@@ -4,8 +4,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig, type ConformanceConfig } from '../conformance/config.js';
-import { discoverFromSandbox } from '../conformance/discover.js';
+import { resolveConfig, type ConformanceConfig } from '../conformance/config/config.js';
+import { discoverFromSandbox } from '../conformance/config/discover.js';
 
 const APP = '6f1c1d2e-3b4a-4c5d-8e9f-0a1b2c3d4e5f';
 

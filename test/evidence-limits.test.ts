@@ -1,9 +1,9 @@
 // Bounded evidence, unit by unit (docs/security.md): a report keeps at most `bodyBytes` of a body and `runBytes` of
 // bodies per run, says where it cut ("body cut at N bytes of M", "body not kept: ... limit"), and states the limits.
 import { describe, expect, it } from 'vitest';
-import { violation, type Check } from '../conformance/check.js';
-import { runChecks } from '../conformance/engine.js';
-import { EVIDENCE_BODY_BYTES, RUN_EVIDENCE_BYTES } from '../conformance/grade.js';
+import { violation, type Check } from '../conformance/run/check.js';
+import { runChecks } from '../conformance/run/engine.js';
+import { EVIDENCE_BODY_BYTES, RUN_EVIDENCE_BYTES } from '../conformance/run/grade.js';
 import { renderConsoleSummary } from '../conformance/reporters/console.js';
 import { renderJsonReport } from '../conformance/reporters/json.js';
 

@@ -13,7 +13,7 @@ import type { ServerAuditContext } from '../conformance/checks/server/context.js
 import { createRunState } from '../conformance/checks/server/run-state.js';
 import { explore, exploreSummary } from '../conformance/explore/explorer.js';
 import { PaymentPool } from '../conformance/explore/payment-pool.js';
-import type { ReceivedWebhook } from '../conformance/webhook-listener.js';
+import type { ReceivedWebhook } from '../conformance/http/webhook-listener.js';
 import {
   createSpecState,
   observeRefund,

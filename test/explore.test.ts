@@ -8,7 +8,7 @@
 // when the two ran one after the other); about 50 s in all on two cores.
 import { describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
-import type { CheckRunEnv } from '../conformance/check.js';
+import type { CheckRunEnv } from '../conformance/run/check.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import {
   EXPLORE_DEFAULTS,

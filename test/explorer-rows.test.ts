@@ -1,11 +1,11 @@
 // The requirement table's rows for an explorer (conformance/requirement-table.ts): a row for every rule it judges,
 // whatever party the catalogue names, and a rule it judged in no step is not exercised, never passed.
 import { describe, expect, it } from 'vitest';
-import type { Check } from '../conformance/check.js';
+import type { Check } from '../conformance/run/check.js';
 import { SDK_EXPLORE_CHECK_ID, STEPS_JUDGED } from '../conformance/explore/check-id.js';
 import { requirementTable } from '../conformance/requirement-table.js';
 import { loadCatalogue, requirementsForRole } from '../conformance/requirements.js';
-import type { CheckResult, GradedFinding } from '../conformance/result.js';
+import type { CheckResult, GradedFinding } from '../conformance/run/result.js';
 
 const JUDGED = ['PAYOUT-CREATE-REQUEST', 'PAYOUT-RESPONSE-RESOURCE'];
 const NAMED = [...JUDGED, 'WEBHOOK-IDEMPOTENT'];

@@ -132,7 +132,7 @@ describe('the detection (test/fixtures/facts-once.ts) fails on each fact written
   it('a /sandbox/ path in a string or a template, but not the word in a message', () => {
     expect(
       found({
-        'conformance/discover.ts': [
+        'conformance/config/discover.ts': [
           'const a = getJson(`${base}/sandbox/applications`);',
           'const b = { url: `${ctx.baseUrl}/sandbox${path}` };',
           "const c = '/sandbox';",
@@ -144,10 +144,10 @@ describe('the detection (test/fixtures/facts-once.ts) fails on each fact written
         ].join('\n'),
       }),
     ).toEqual([
-      'conformance/discover.ts:1: the /sandbox/ protocol (each path and method) written in place of SANDBOX_BASE_PATH',
-      'conformance/discover.ts:2: the /sandbox/ protocol (each path and method) written in place of SANDBOX_BASE_PATH',
-      'conformance/discover.ts:3: the /sandbox/ protocol (each path and method) written in place of SANDBOX_BASE_PATH',
-      'conformance/discover.ts:4: the /sandbox/ protocol (each path and method) written in place of SANDBOX_BASE_PATH',
+      'conformance/config/discover.ts:1: the /sandbox/ protocol (each path and method) written in place of SANDBOX_BASE_PATH',
+      'conformance/config/discover.ts:2: the /sandbox/ protocol (each path and method) written in place of SANDBOX_BASE_PATH',
+      'conformance/config/discover.ts:3: the /sandbox/ protocol (each path and method) written in place of SANDBOX_BASE_PATH',
+      'conformance/config/discover.ts:4: the /sandbox/ protocol (each path and method) written in place of SANDBOX_BASE_PATH',
     ]);
   });
 

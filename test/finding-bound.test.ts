@@ -1,10 +1,16 @@
-// A check's findings bounded before they are graded (conformance/finding-bound.ts): whatever a target or adapter
+// A check's findings bounded before they are graded (conformance/run/finding-bound.ts): whatever a target or adapter
 // answers, a check keeps MAX_FINDINGS_PER_CHECK findings whole and counts the rest by kind; the verdict is the one it
 // would have had with every finding kept.
 import { describe, expect, it } from 'vitest';
-import { observation, pass, violation, type Check, type Finding } from '../conformance/check.js';
-import { runChecks } from '../conformance/engine.js';
-import { boundFindings, MAX_FINDINGS_PER_CHECK } from '../conformance/finding-bound.js';
+import {
+  observation,
+  pass,
+  violation,
+  type Check,
+  type Finding,
+} from '../conformance/run/check.js';
+import { runChecks } from '../conformance/run/engine.js';
+import { boundFindings, MAX_FINDINGS_PER_CHECK } from '../conformance/run/finding-bound.js';
 
 const padded = (n: number): Finding[] =>
   Array.from({ length: n }, (_, i) => observation(`the SDK did not pass on /x-pad-${i} as sent`));

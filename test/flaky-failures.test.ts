@@ -1,26 +1,26 @@
-// Flaky failures named (conformance/flaky.ts): a failing check runs once more, alone, before its failure is reported;
+// Flaky failures named (conformance/run/flaky.ts): a failing check runs once more, alone, before its failure is reported;
 // a failure that does not happen again is a warning marked flaky with both runs, never dropped and never a pass, and
 // `--fail-on flaky` fails the run on it. A check that fails again, or whose second run reaches no verdict, keeps its
 // failure; a check that says a second run would say nothing, or a suite that says never, runs once. Every report shows
-// it. And the replay plan (conformance/replay-plan.ts): how each failure of a report runs again, and what became of it.
+// it. And the replay plan (conformance/report/replay-plan.ts): how each failure of a report runs again, and what became of it.
 import { describe, expect, it } from 'vitest';
-import { pass, violation, type Check, type Finding } from '../conformance/check.js';
-import { runChecks, type RunOptions } from '../conformance/engine.js';
-import { exitCodeFor, verdictFor } from '../conformance/exit-code.js';
+import { pass, violation, type Check, type Finding } from '../conformance/run/check.js';
+import { runChecks, type RunOptions } from '../conformance/run/engine.js';
+import { exitCodeFor, verdictFor } from '../conformance/run/exit-code.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { toJsonReport } from '../conformance/reporters/json.js';
 import { renderJunitReport } from '../conformance/reporters/junit.js';
 import { renderConsoleSummary } from '../conformance/reporters/console.js';
 import { renderMarkdownReport } from '../conformance/reporters/markdown.js';
 import { renderHtmlReport } from '../conformance/reporters/html.js';
-import { FAIL_ON, type CheckResult, type RunSummary } from '../conformance/result.js';
+import { FAIL_ON, type CheckResult, type RunSummary } from '../conformance/run/result.js';
 import { parseFailOn } from '../cli/audit-command.js';
 import {
   judgeReplay,
   messageKind,
   replayPlan,
   type ReplayFailure,
-} from '../conformance/replay-plan.js';
+} from '../conformance/report/replay-plan.js';
 import type { JsonReport } from '../conformance/reporters/json.js';
 
 type Ctx = { readonly label: string };

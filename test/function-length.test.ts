@@ -22,9 +22,9 @@ const MAX_FILE_LINES = 460;
 const LONG_FILES: Readonly<Record<string, string>> = {
   'server/redis-state-store.ts':
     "one class behind the state store's interface: each method is a read-apply-write over its own Lua script, and the versioning and retry rules they share read best beside them",
-  'conformance/redact.ts':
+  'conformance/report/redact.ts':
     'the one redaction pass over everything a report can show: the decoded view, the derived encodings of each secret and the masking are reviewed together (a security surface)',
-  'conformance/engine.ts':
+  'conformance/run/engine.ts':
     "the engine's one run: selection, ordering, concurrency, timeouts, grading and redaction of findings, and the events, in the order a run goes through them",
 };
 const MAX_LONG_FILES = 3;

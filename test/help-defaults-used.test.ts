@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { EMBEDDED_REQUEST_TIMEOUT_MS } from '../cli/command-defaults.js';
-import { DEFAULT_TIMEOUT_MS, resolveConfig } from '../conformance/config.js';
+import { DEFAULT_TIMEOUT_MS, resolveConfig } from '../conformance/config/config.js';
 
 describe('audit server --timeout-ms: the default the help states is the one used', () => {
   it('the per-request limit the help states is the one the audit uses, with a target and without', async () => {

@@ -3,10 +3,10 @@
 import net from 'node:net';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { curlFor } from '../conformance/curl.js';
-import { requestTarget, sendRequest } from '../conformance/http-client.js';
+import { curlFor } from '../conformance/report/curl.js';
+import { requestTarget, sendRequest } from '../conformance/http/http-client.js';
 import { isLoopbackTarget } from '../net/loopback.js';
-import { createRedactor } from '../conformance/redact.js';
+import { createRedactor } from '../conformance/report/redact.js';
 
 const servers: Array<net.Server> = [];
 afterEach(async () => {

@@ -181,14 +181,14 @@ describe('import directions (docs/architecture.md)', () => {
 
   it('reports what the tree had before net/: conformance on server, vectors on cli, a two-file circle', () => {
     const before: Graph = new Map([
-      ['conformance/webhook-listener.ts', ['server/listen.ts']],
+      ['conformance/http/webhook-listener.ts', ['server/listen.ts']],
       ['vectors/adapters/interop.ts', ['cli/main.ts']],
       ['conformance/checks/client/index.ts', ['conformance/checks/client/https-only.ts']],
       ['conformance/checks/client/https-only.ts', ['conformance/checks/client/index.ts']],
       ['test/any.ts', ['cli/main.ts']],
     ]);
     expect(wrongDirections(before)).toEqual([
-      'conformance/webhook-listener.ts -> server/listen.ts',
+      'conformance/http/webhook-listener.ts -> server/listen.ts',
       'vectors/adapters/interop.ts -> cli/main.ts',
     ]);
     expect(circles(before)).toEqual([
@@ -288,7 +288,7 @@ describe('docs/architecture.md states what the code does', () => {
         '| `vectors/` (harness, adapters) | `src/`, `conformance/`, `schemas/` |',
         '| `vectors/` | `src/`, `schemas/` |',
       )
-      .replace('`conformance/exit-code-table.ts`', '`conformance/exit-code.ts`');
+      .replace('`conformance/exit-code-table.ts`', '`conformance/run/exit-code.ts`');
     expect(documentedLayers(wrong)['vectors']).toEqual(['schemas', 'src']);
     expect(documentedVectorsImports(wrong)).not.toContain('conformance/exit-code-table.ts');
     expect(vectorsImportsOfConformance(graph)).toContain('conformance/exit-code-table.ts');

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rerunCommandFor } from '../cli/audit-command.js';
 import { main } from '../cli/main.js';
-import { createAuditStatement } from '../conformance/attestation.js';
+import { createAuditStatement } from '../conformance/report/attestation.js';
 import { serializeDsseEnvelope, signDsseEnvelope } from '../src/attest/dsse.js';
 import { IN_TOTO_PAYLOAD_TYPE } from '../src/attest/statement.js';
 import { parseEd25519PrivateKey } from '../src/keys/index.js';

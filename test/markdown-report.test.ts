@@ -14,7 +14,7 @@ import {
   MARKDOWN_REPORT_MAX_CHARS,
   renderMarkdownReport,
 } from '../conformance/reporters/markdown.js';
-import type { CheckResult, RunSummary } from '../conformance/result.js';
+import type { CheckResult, RunSummary } from '../conformance/run/result.js';
 import type { FaultName, ServiceVariant } from '../server/index.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import {

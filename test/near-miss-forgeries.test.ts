@@ -6,16 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { MISTAKE_QUERY } from '../conformance/checks/server/client-mistake-forgeries.js';
 import { nearMisses } from '../conformance/checks/server/credential-near-misses.js';
-import { diagnoseSignature } from '../conformance/diagnose-signature.js';
-import { signWithMistake } from '../conformance/mistaken-signature.js';
+import { diagnoseSignature } from '../conformance/signatures/diagnose-signature.js';
+import { signWithMistake } from '../conformance/signatures/mistaken-signature.js';
 import {
   refusalRequirement,
   signatureMistakeIds,
   signatureMistakes,
   type SignatureMistakeId,
-} from '../conformance/signature-mistakes.js';
+} from '../conformance/signatures/signature-mistakes.js';
 import { loadCatalogue } from '../conformance/requirements.js';
-import type { CheckResult, RunSummary } from '../conformance/result.js';
+import type { CheckResult, RunSummary } from '../conformance/run/result.js';
 import type { HttpRequest } from '../src/http/message.js';
 import { applySignedHeaders, signRequest } from '../src/profile/sign-request.js';
 import type { FaultName, ServiceVariant } from '../server/index.js';

@@ -2,9 +2,9 @@
 // target lacks payconform's /sandbox/, which the spec does not define) is reported n/a with its reason in every
 // report and leaves the verdict PASS; a skip for any other reason still makes the run INCOMPLETE (exit 4).
 import { describe, expect, it } from 'vitest';
-import { pass, skip, type Check } from '../conformance/check.js';
-import { runChecks } from '../conformance/engine.js';
-import { exitCodeFor, verdictFor } from '../conformance/exit-code.js';
+import { pass, skip, type Check } from '../conformance/run/check.js';
+import { runChecks } from '../conformance/run/engine.js';
+import { exitCodeFor, verdictFor } from '../conformance/run/exit-code.js';
 import { renderConsoleSummary } from '../conformance/reporters/console.js';
 import { renderHtmlReport } from '../conformance/reporters/html.js';
 import { renderJsonReport } from '../conformance/reporters/json.js';

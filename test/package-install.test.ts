@@ -230,10 +230,10 @@ describe('the packed tarball', () => {
 
 /** Constant modules outside the CLI that `--help` may load (the command table's defaults): they import nothing. */
 const HELP_LEAVES = [
-  'payconform/dist/conformance/result.js',
+  'payconform/dist/conformance/run/result.js',
   'payconform/dist/conformance/checks/server/forgery-settings.js',
   'payconform/dist/conformance/exit-code-table.js',
-  'payconform/dist/conformance/config-defaults.js',
+  'payconform/dist/conformance/config/config-defaults.js',
   'payconform/dist/conformance/explore/explore-defaults.js',
   'payconform/dist/vectors/harness/harness-defaults.js',
 ];

@@ -10,8 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnoseForPortal } from '../cli/portal-diagnosis.js';
-import { sendRequest } from '../conformance/http-client.js';
-import { startWebhookListener, type WebhookListener } from '../conformance/webhook-listener.js';
+import { sendRequest } from '../conformance/http/http-client.js';
+import {
+  startWebhookListener,
+  type WebhookListener,
+} from '../conformance/http/webhook-listener.js';
 import { createPortal } from '../server/portal/index.js';
 import { startReferenceService, type RunningReferenceService } from '../server/index.js';
 import { applySignedHeaders, signRequest } from '../src/index.js';

@@ -5,12 +5,12 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diagnoseForPortal } from '../cli/portal-diagnosis.js';
-import { sendRequest, type RecordedExchange } from '../conformance/http-client.js';
+import { sendRequest, type RecordedExchange } from '../conformance/http/http-client.js';
 import {
   startWebhookListener,
   type ReceivedWebhook,
   type WebhookListener,
-} from '../conformance/webhook-listener.js';
+} from '../conformance/http/webhook-listener.js';
 import { createPortal } from '../server/portal/index.js';
 import { startReferenceService, type RunningReferenceService } from '../server/index.js';
 import { WEBHOOK_URLS_REFRESH_MS } from '../server/start-steps.js';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { toFieldLines } from '../src/http/message.js';
-import { resolveConfig } from '../conformance/config.js';
+import { resolveConfig } from '../conformance/config/config.js';
 import { signRequest } from '../src/profile/sign-request.js';
 import { verifyErrorCodes } from '../src/profile/verify-error-codes.js';
 import { webhookErrorCodes } from '../src/webhooks/webhook-error-codes.js';

@@ -2,10 +2,10 @@
 // encodings) everywhere a finding can carry text, and every reporter's output is searched for them.
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { violation, type Check } from '../conformance/check.js';
-import { curlFor } from '../conformance/curl.js';
-import { runChecks } from '../conformance/engine.js';
-import { createRedactor, REDACTED } from '../conformance/redact.js';
+import { violation, type Check } from '../conformance/run/check.js';
+import { curlFor } from '../conformance/report/curl.js';
+import { runChecks } from '../conformance/run/engine.js';
+import { createRedactor, REDACTED } from '../conformance/report/redact.js';
 import { createConsoleReporter } from '../conformance/reporters/console.js';
 import { renderHtmlReport } from '../conformance/reporters/html.js';
 import { renderJsonReport } from '../conformance/reporters/json.js';

@@ -2,11 +2,11 @@
 // problems, evidence cuts, a baseline, hostile text) rendered and compared with the files in test/golden/reporters/.
 // A change of layout shows up here as a diff; update the files only when the new bytes are meant.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runChecks } from '../conformance/engine.js';
+import { runChecks } from '../conformance/run/engine.js';
 import { renderConsoleSummary } from '../conformance/reporters/console.js';
 import { renderJunitReport } from '../conformance/reporters/junit.js';
 import { renderMarkdownReport } from '../conformance/reporters/markdown.js';
-import type { RequirementRow, RequirementTable, RunSummary } from '../conformance/result.js';
+import type { RequirementRow, RequirementTable, RunSummary } from '../conformance/run/result.js';
 import { oneCheckPerOutcome } from './fixtures/reporter-checks.js';
 
 // No lone surrogate here: a golden file is UTF-8, which cannot hold one (reporters.test.ts covers them in XML).

@@ -5,14 +5,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runChecks } from '../conformance/engine.js';
+import { runChecks } from '../conformance/run/engine.js';
 import { parseReportSpec, parseReportSpecs, writeReports } from '../cli/reports.js';
 import { createConsoleReporter, useColour } from '../conformance/reporters/console.js';
 import { renderHtmlReport } from '../conformance/reporters/html.js';
 import { renderJsonReport } from '../conformance/reporters/json.js';
 import { renderJunitReport, xmlEscape } from '../conformance/reporters/junit.js';
 import { loadCatalogue } from '../conformance/requirements.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunSummary } from '../conformance/run/result.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { oneCheckPerOutcome } from './fixtures/reporter-checks.js';
 

@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
-import { canFailTarget } from '../conformance/grade.js';
-import { verdictFor } from '../conformance/exit-code.js';
+import { canFailTarget } from '../conformance/run/grade.js';
+import { verdictFor } from '../conformance/run/exit-code.js';
 import { unexercisedMust } from '../conformance/requirement-table.js';
 import { renderConsoleSummary } from '../conformance/reporters/console.js';
 import { renderHtmlReport } from '../conformance/reporters/html.js';
 import { renderJunitReport } from '../conformance/reporters/junit.js';
 import { loadCatalogue, requirementsForRole } from '../conformance/requirements.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunSummary } from '../conformance/run/result.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { runMain } from './fixtures/cli.js';
 

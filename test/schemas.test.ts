@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { COP_STATUS_KEYS } from '../conformance/config.js';
+import { COP_STATUS_KEYS } from '../conformance/config/config.js';
 import { describe, expect, it } from 'vitest';
 import accountSchema from '../schemas/account.schema.json' with { type: 'json' };
 import commonSchema from '../schemas/common.schema.json' with { type: 'json' };

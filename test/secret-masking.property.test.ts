@@ -7,9 +7,9 @@
 // it. Budget: 150 runs, about 5 s.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { violation, type Check } from '../conformance/check.js';
-import { runChecks } from '../conformance/engine.js';
-import { createRedactor, MIN_PIECE, REDACTED } from '../conformance/redact.js';
+import { violation, type Check } from '../conformance/run/check.js';
+import { runChecks } from '../conformance/run/engine.js';
+import { createRedactor, MIN_PIECE, REDACTED } from '../conformance/report/redact.js';
 import { createConsoleReporter } from '../conformance/reporters/console.js';
 import { renderHtmlReport } from '../conformance/reporters/html.js';
 import { renderJsonReport } from '../conformance/reporters/json.js';

@@ -6,7 +6,7 @@
 // HAR) nor on stdout or stderr; an attestation key drawn into PAYCONFORM_ATTEST_KEY (a base64 seed)
 // or the file PAYCONFORM_ATTEST_KEY_FILE names (PEM), and carried by the config (as its `keyId`, so it reaches every
 // signed request, the HAR and the attestation's carried config), appears in no report, no stream and not in the
-// attestation's statement. The masking rule itself (conformance/redact.ts) is judged by the URL parser: wherever it
+// attestation's statement. The masking rule itself (conformance/report/redact.ts) is judged by the URL parser: wherever it
 // reads a password, the masked text holds none. Budget: 300 URLs masked (under 0.1 s), 20 refused runs (about 3 s)
 // and 3 completed audits of one check (about 5 s), sized to reach every way in; PAYCONFORM_LONG_TESTS=1 draws 2,000,
 // 100 and 12.
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
-import { maskUrlCredentials, REDACTED } from '../conformance/redact.js';
+import { maskUrlCredentials, REDACTED } from '../conformance/report/redact.js';
 import { leaksIn } from './fixtures/secret-leaks.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import {
@@ -69,7 +69,7 @@ const schemeArb = fc
   .map(([s, upper]) => (upper ? s.toUpperCase() : s));
 const separatorArb = fc.constantFrom('//', '/', '\\', '', '\\\\', '/\\', '///');
 
-describe('conformance/redact.ts: maskUrlCredentials, judged by the URL parser itself', () => {
+describe('conformance/report/redact.ts: maskUrlCredentials, judged by the URL parser itself', () => {
   // Any scheme, any run of `/` and `\` after it, tabs and line breaks anywhere inside (the parser drops them): where
   // the WHATWG parser reads a password, the masked text holds none of it, and parses to no password at all.
   const part = (chars: readonly string[], min: number) =>

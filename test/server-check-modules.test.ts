@@ -6,8 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { pass } from '../conformance/check.js';
-import { runChecks } from '../conformance/engine.js';
+import { pass } from '../conformance/run/check.js';
+import { runChecks } from '../conformance/run/engine.js';
 import {
   serverCheck,
   startRun,

@@ -5,16 +5,16 @@
 // clean, alt and lenient services seed after seed. Against the reference service on loopback.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { SuiteRerun } from '../conformance/flaky.js';
+import type { SuiteRerun } from '../conformance/run/flaky.js';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { serverChecks } from '../conformance/checks/server/index.js';
 import { forgeryForms, MAX_FORM_SIZE } from '../conformance/checks/server/forgery-kinds.js';
 import { formVerdict } from '../conformance/checks/server/forgery-form.js';
 import { predict, type ForgerySettings } from '../conformance/checks/server/signature-forgeries.js';
 import { FORGERY_DEFAULTS } from '../conformance/checks/server/forgery-settings.js';
-import { canFailTarget } from '../conformance/grade.js';
+import { canFailTarget } from '../conformance/run/grade.js';
 import { loadCatalogue } from '../conformance/requirements.js';
-import type { RunSummary } from '../conformance/result.js';
+import type { RunSummary } from '../conformance/run/result.js';
 import { generateEd25519PrivateKey } from '../src/keys/ed25519-keys.js';
 import { verdictOf } from '../src/profile/finding-verdicts.js';
 import { evaluateRequest } from '../src/profile/profile-rules.js';
@@ -221,7 +221,7 @@ describe('each edge fault is caught in every seed within the default budget (ser
     async (fault) => {
       let caught = 0;
       for (const seed of SEEDS) {
-        // The first seed's failure is drawn once more from its seed before it is reported (conformance/flaky.ts): it
+        // The first seed's failure is drawn once more from its seed before it is reported (conformance/run/flaky.ts): it
         // fails again, never flaky. The other seeds prove detection only: their second draw is left out (time).
         const rerun = seed === SEEDS[0] ? 'again' : { never: 'detection only' };
         const r = (await drawn([fault], 'clean', { seed }, [CHECK], rerun)).results[0]!;

@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { main } from '../cli/main.js';
-import type { RecordedExchange } from '../conformance/http-client.js';
+import type { RecordedExchange } from '../conformance/http/http-client.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
 import { createExploreCheck, explore, exploreSummary } from '../conformance/explore/explorer.js';
 import { hookPaymentTally } from '../conformance/explore/payment-commands.js';

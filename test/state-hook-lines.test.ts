@@ -12,8 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { main } from '../cli/main.js';
 import type { ServerAuditContext } from '../conformance/checks/server/context.js';
-import { resolveConfig } from '../conformance/config.js';
-import { createRedactor } from '../conformance/redact.js';
+import { resolveConfig } from '../conformance/config/config.js';
+import { createRedactor } from '../conformance/report/redact.js';
 import {
   askState,
   closeStateHook,

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
-import type { CheckRunEnv } from '../conformance/check.js';
+import type { CheckRunEnv } from '../conformance/run/check.js';
 import { createExploreCheck, EXPLORE_DEFAULTS } from '../conformance/explore/explorer.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { startLongLivedTarget } from './fixtures/long-lived-target.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
-import { sendRequest } from '../conformance/http-client.js';
+import { sendRequest } from '../conformance/http/http-client.js';
 import { applySignedHeaders, parseEd25519PrivateKey, signRequest } from '../src/index.js';
 import {
   generateLoopbackTls,

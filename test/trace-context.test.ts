@@ -3,12 +3,12 @@
 // covered component (a request signed before it was added verifies, and its signature base is the same bytes); and
 // that the evidence, the HAR entry, the console and Markdown lines and the report schema name the trace id.
 import { describe, expect, it } from 'vitest';
-import { pass, violation, type Check } from '../conformance/check.js';
+import { pass, violation, type Check } from '../conformance/run/check.js';
 import { signCorrectly } from '../conformance/checks/server/forge.js';
-import { runChecks } from '../conformance/engine.js';
-import { ExchangeLog } from '../conformance/exchange-log.js';
-import { evidenceView } from '../conformance/grade.js';
-import { createRedactor } from '../conformance/redact.js';
+import { runChecks } from '../conformance/run/engine.js';
+import { ExchangeLog } from '../conformance/http/exchange-log.js';
+import { evidenceView } from '../conformance/run/grade.js';
+import { createRedactor } from '../conformance/report/redact.js';
 import { findingText } from '../conformance/reporters/evidence-text.js';
 import { toHar } from '../conformance/reporters/har.js';
 import { renderJsonReport } from '../conformance/reporters/json.js';
@@ -24,7 +24,7 @@ import {
   traceparentForExchange,
   withTrace,
   withTraceparent,
-} from '../conformance/trace-context.js';
+} from '../conformance/http/trace-context.js';
 import { toFieldLines, type HttpRequest } from '../src/http/message.js';
 import { MemoryNonceStore } from '../src/profile/nonce-store.js';
 import { serviceProfile } from '../src/profile/service-profile.js';

@@ -9,8 +9,8 @@ import {
   type AuditTarget,
 } from '../cli/commands/audit-server.js';
 import { renderJsonReport } from '../conformance/reporters/json.js';
-import type { RunSummary } from '../conformance/result.js';
-import { parseTraceparent } from '../conformance/trace-context.js';
+import type { RunSummary } from '../conformance/run/result.js';
+import { parseTraceparent } from '../conformance/http/trace-context.js';
 import type { FaultName } from '../server/index.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { loadTestKeys } from './fixtures/keys.js';

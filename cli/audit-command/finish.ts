@@ -2,12 +2,12 @@
 // summary and the exit code.
 import { packageVersion } from '../version.js';
 import { writeFileAtomic } from '../../net/file-write.js';
-import { applyBaseline, updateBaseline } from '../../conformance/baseline.js';
+import { applyBaseline, updateBaseline } from '../../conformance/report/baseline.js';
 import { type CliIo, EXIT } from '../io.js';
-import { ConformanceSetupError } from '../../conformance/engine.js';
-import type { RunSubscriber } from '../../conformance/events.js';
-import { exitCodeFor } from '../../conformance/exit-code.js';
-import { maskUrlCredentials, scrubValues, type Redactor } from '../../conformance/redact.js';
+import { ConformanceSetupError } from '../../conformance/run/engine.js';
+import type { RunSubscriber } from '../../conformance/run/events.js';
+import { exitCodeFor } from '../../conformance/run/exit-code.js';
+import { maskUrlCredentials, scrubValues, type Redactor } from '../../conformance/report/redact.js';
 import { outputRedactor } from '../output-redactor.js';
 import { showControls } from '../../conformance/reporters/printable.js';
 import { HAR_FORMAT } from '../../conformance/reporters/har.js';
@@ -19,7 +19,7 @@ import {
 } from '../../conformance/reporters/console.js';
 import { writeReports, type ReportSpec } from '../reports.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
-import type { RunSummary } from '../../conformance/result.js';
+import type { RunSummary } from '../../conformance/run/result.js';
 import type { CommonAuditArgs } from './parse-args.js';
 import { type Invocation, invocations } from './invocation.js';
 
@@ -89,7 +89,7 @@ export interface FinishAuditOptions {
 }
 
 /** A message that may quote a file, a path or a target, as the terminal shows it (control characters escaped). */
-/** A message as the terminal shows it: a URL's credentials masked (conformance/redact.ts), control characters escaped. */
+/** A message as the terminal shows it: a URL's credentials masked (conformance/report/redact.ts), control characters escaped. */
 export const shown = (text: string): string =>
   showControls(maskUrlCredentials(text), { multiline: true });
 

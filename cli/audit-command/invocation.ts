@@ -1,7 +1,7 @@
 // Per invocation of an audit command: what the steps share (whether the reports were written, the exchange log, the
 // arguments, the attestation key).
 import type { CliIo } from '../io.js';
-import type { ExchangeLog } from '../../conformance/exchange-log.js';
+import type { ExchangeLog } from '../../conformance/http/exchange-log.js';
 import type { Ed25519PrivateKey } from '../../src/ed25519/index.js';
 
 /**

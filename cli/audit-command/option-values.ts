@@ -1,9 +1,13 @@
 // The checks of the audit commands' option values: lists, integers, host:port, HTTP URLs, --fail-on, check ids.
 import { UsageError } from '../io.js';
-import type { Check } from '../../conformance/check.js';
-import { parseHostPort } from '../../conformance/config.js';
-import { ConformanceSetupError, selectChecks, type LevelFilter } from '../../conformance/engine.js';
-import { FAIL_ON, type FailOn } from '../../conformance/result.js';
+import type { Check } from '../../conformance/run/check.js';
+import { parseHostPort } from '../../conformance/config/config.js';
+import {
+  ConformanceSetupError,
+  selectChecks,
+  type LevelFilter,
+} from '../../conformance/run/engine.js';
+import { FAIL_ON, type FailOn } from '../../conformance/run/result.js';
 
 /** `--fail-on` values (`FAIL_ON`: repeatable, comma-separated). */
 export function parseFailOn(values: readonly string[]): FailOn[] {

@@ -4,11 +4,11 @@ import { AUDIT_COMMON_OPTIONS, parseArgsOptions } from '../command-table.js';
 import { AUDIT_LEVEL_DEFAULT } from '../command-defaults.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { FileReadError, readRegularFile, textOf } from '../../net/file-read.js';
-import { parseBaseline, type Baseline } from '../../conformance/baseline.js';
+import { parseBaseline, type Baseline } from '../../conformance/report/baseline.js';
 import { UsageError } from '../io.js';
-import type { LevelFilter } from '../../conformance/engine.js';
+import type { LevelFilter } from '../../conformance/run/engine.js';
 import { parseLevelFilter, parseReportSpecs, type ReportSpec } from '../reports.js';
-import type { RunGate } from '../../conformance/result.js';
+import type { RunGate } from '../../conformance/run/result.js';
 import { parseFailOn, parseList } from './option-values.js';
 
 export const SECRET_OPTION =

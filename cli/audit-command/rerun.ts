@@ -1,5 +1,5 @@
 // The command that re-runs one failed check with the same target, config and flags (secret-free by construction).
-import { shellQuote } from '../../conformance/curl.js';
+import { shellQuote } from '../../conformance/report/curl.js';
 
 /** Options a re-run of one check drops: it selects that check itself and writes no reports or attestation. */
 const RERUN_DROPS: ReadonlyMap<string, boolean> = new Map([

@@ -1,9 +1,9 @@
 // The body every audit shares: --help, parse, the secret rule, the command's own `prepare`, then the shared tail.
 import { formatHelp, type CommandSpec } from '../command-table.js';
 import { type CliIo, applicationSecretFromEnv, EXIT, wantsHelp as asksForHelp } from '../io.js';
-import type { LevelFilter } from '../../conformance/engine.js';
-import type { RunSubscriber } from '../../conformance/events.js';
-import type { RunGate } from '../../conformance/result.js';
+import type { LevelFilter } from '../../conformance/run/engine.js';
+import type { RunSubscriber } from '../../conformance/run/events.js';
+import type { RunGate } from '../../conformance/run/result.js';
 import type { CommonAuditArgs } from './parse-args.js';
 import { type AuditOutput, auditOutput, type FinishAuditOptions, finishAudit } from './finish.js';
 import { rerunCommandFor } from './rerun.js';

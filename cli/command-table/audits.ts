@@ -1,7 +1,7 @@
 // Part of the option table (cli/command-table.ts): the options of the audits: audit server, audit client, audit webhooks, and replay of an audit's failures.
 import { FORGERY_DEFAULTS } from '../../conformance/checks/server/forgery-settings.js';
 import { EXIT, EXIT_CODES } from '../../conformance/exit-code-table.js';
-import { DEFAULT_TIMEOUT_MS } from '../../conformance/config-defaults.js';
+import { DEFAULT_TIMEOUT_MS } from '../../conformance/config/config-defaults.js';
 import { EXPLORE_DEFAULTS } from '../../conformance/explore/explore-defaults.js';
 import {
   CLIENT_AUDIT_TIMEOUT_MS,

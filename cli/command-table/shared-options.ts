@@ -1,5 +1,5 @@
 // Part of the option table (cli/command-table.ts): the options, environment variables and exit codes that several commands share (the audits above all).
-import { FAIL_ON } from '../../conformance/result.js';
+import { FAIL_ON } from '../../conformance/run/result.js';
 import { EXIT_CODES, type ExitCode } from '../../conformance/exit-code-table.js';
 import { AUDIT_LEVEL_DEFAULT } from '../command-defaults.js';
 import type { OptionSpec } from './option-spec.js';

@@ -13,7 +13,7 @@ import {
   wantsHelp,
 } from '../io.js';
 import { commandSpec, formatHelp, usageLine } from '../command-table.js';
-import { verifyAuditAttestation, type AttestedFile } from '../../conformance/attestation.js';
+import { verifyAuditAttestation, type AttestedFile } from '../../conformance/report/attestation.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/index.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import { printableValue } from '../../conformance/reporters/printable.js';

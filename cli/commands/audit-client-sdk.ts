@@ -9,9 +9,9 @@ import {
   type AuditStepContext,
   type PreparedAudit,
 } from '../audit-command.js';
-import { shellQuote } from '../../conformance/curl.js';
-import { runChecks } from '../../conformance/engine.js';
-import { createRedactor } from '../../conformance/redact.js';
+import { shellQuote } from '../../conformance/report/curl.js';
+import { runChecks } from '../../conformance/run/engine.js';
+import { createRedactor } from '../../conformance/report/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
 import { parseReplayToken } from '../../conformance/explore/replay-token.js';
 import { EXPLORE_DEFAULTS } from '../../conformance/explore/explore-defaults.js';

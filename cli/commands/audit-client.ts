@@ -1,7 +1,7 @@
 // `payconform audit client`: serves the service's API as a strict verifying endpoint that the client under test
 // calls (optionally running the client with --exec), then reports every rule per request by requirement id.
 import { showControls } from '../../conformance/reporters/printable.js';
-import { RECORDED_REQUESTS } from '../../conformance/flaky.js';
+import { RECORDED_REQUESTS } from '../../conformance/run/flaky.js';
 import type { CliIo } from '../io.js';
 import { EXIT, UsageError } from '../io.js';
 import {
@@ -19,11 +19,11 @@ import {
 } from '../audit-command.js';
 import { parseEd25519PublicKey } from '../../src/keys/index.js';
 import type { Ed25519PublicKey } from '../../src/ed25519/backend.js';
-import { loadConfig, type ConformanceConfig } from '../../conformance/config.js';
-import { runChecks, type LevelFilter } from '../../conformance/engine.js';
-import { createRedactor, type Redactor } from '../../conformance/redact.js';
+import { loadConfig, type ConformanceConfig } from '../../conformance/config/config.js';
+import { runChecks, type LevelFilter } from '../../conformance/run/engine.js';
+import { createRedactor, type Redactor } from '../../conformance/report/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
-import type { RunGate, RunSummary } from '../../conformance/result.js';
+import type { RunGate, RunSummary } from '../../conformance/run/result.js';
 import {
   clientChecks,
   type ClientAuditContext,
@@ -112,7 +112,7 @@ export function auditClientExchanges(
     checks: clientChecks,
     context,
     role: 'client',
-    // A failure is never run once more: the checks judge what the client already sent (conformance/flaky.ts).
+    // A failure is never run once more: the checks judge what the client already sent (conformance/run/flaky.ts).
     rerunFailures: RECORDED_REQUESTS,
     target: `calls to ${context.baseUrl}`,
     toolVersion: toolVersion(),

@@ -4,8 +4,11 @@ import { generateKeyPair } from 'node:crypto';
 import { EMBEDDED_REQUEST_TIMEOUT_MS } from '../command-defaults.js';
 import { validatePayload } from '../../src/schemas/index.js';
 import { exportEd25519SeedBase64 } from '../../src/keys/index.js';
-import { createRedactor } from '../../conformance/redact.js';
-import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
+import { createRedactor } from '../../conformance/report/redact.js';
+import {
+  startWebhookListener,
+  type WebhookListener,
+} from '../../conformance/http/webhook-listener.js';
 import type { ServerAuditContext } from '../../conformance/checks/server/index.js';
 import { SANDBOX_BASE_PATH } from '../../net/sandbox-protocol.js';
 import {

@@ -7,12 +7,15 @@ import {
   availableFields,
   statesNoSandbox,
   type ConformanceConfig,
-} from '../../conformance/config.js';
-import { sendRequest } from '../../conformance/http-client.js';
+} from '../../conformance/config/config.js';
+import { sendRequest } from '../../conformance/http/http-client.js';
 import { withTolerance } from '../../conformance/checks/server/waits.js';
 import { closeStateHook } from '../../conformance/state-hook/index.js';
-import { createRedactor, type Redactor } from '../../conformance/redact.js';
-import { startWebhookListener, type WebhookListener } from '../../conformance/webhook-listener.js';
+import { createRedactor, type Redactor } from '../../conformance/report/redact.js';
+import {
+  startWebhookListener,
+  type WebhookListener,
+} from '../../conformance/http/webhook-listener.js';
 import type {
   AuditCredentials,
   ServerAuditContext,

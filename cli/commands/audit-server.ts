@@ -21,21 +21,25 @@ import {
   type CommonAuditArgs,
   type PreparedAudit,
 } from '../audit-command.js';
-import { describeNeed, loadConfig, type ConformanceConfig } from '../../conformance/config.js';
-import { discoverFromSandbox } from '../../conformance/discover.js';
+import {
+  describeNeed,
+  loadConfig,
+  type ConformanceConfig,
+} from '../../conformance/config/config.js';
+import { discoverFromSandbox } from '../../conformance/config/discover.js';
 import { exploreProgress } from '../explore-progress.js';
-import { shellQuote } from '../../conformance/curl.js';
+import { shellQuote } from '../../conformance/report/curl.js';
 import {
   createExploreCheck,
   EXPLORE_DEFAULTS,
   parseReplayToken,
   type ExploreSettings,
 } from '../../conformance/explore/explorer.js';
-import { runChecks, type LevelFilter } from '../../conformance/engine.js';
-import type { SuiteRerun } from '../../conformance/flaky.js';
+import { runChecks, type LevelFilter } from '../../conformance/run/engine.js';
+import type { SuiteRerun } from '../../conformance/run/flaky.js';
 import { isLoopbackTarget, reachesLoopback } from '../../net/loopback.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
-import type { RunGate, RunSummary } from '../../conformance/result.js';
+import type { RunGate, RunSummary } from '../../conformance/run/result.js';
 import { serverChecks, startRun } from '../../conformance/checks/server/index.js';
 import { startEmbeddedTarget } from './audit-server-embedded.js';
 import type { AuditTarget } from './audit-server-target.js';
@@ -156,7 +160,7 @@ export interface AuditRunOptions {
   readonly refuseMutating?: string;
   readonly subscribers?: Parameters<typeof runChecks>[0]['subscribers'];
   readonly signal?: AbortSignal;
-  /** Whether a failing check runs once more before it is reported (default again: conformance/flaky.ts). */
+  /** Whether a failing check runs once more before it is reported (default again: conformance/run/flaky.ts). */
   readonly rerunFailures?: SuiteRerun;
 }
 

@@ -28,11 +28,11 @@ import {
   parseRsaPrivateKey,
   type ParsedRsaPrivateKey,
 } from '../../src/webhooks/index.js';
-import { runChecks, type LevelFilter } from '../../conformance/engine.js';
+import { runChecks, type LevelFilter } from '../../conformance/run/engine.js';
 import { reachesLoopback } from '../../net/loopback.js';
-import { createRedactor, type Redactor } from '../../conformance/redact.js';
+import { createRedactor, type Redactor } from '../../conformance/report/redact.js';
 import { loadCatalogue } from '../../conformance/requirements.js';
-import type { RunGate, RunSummary } from '../../conformance/result.js';
+import type { RunGate, RunSummary } from '../../conformance/run/result.js';
 import {
   webhookChecks,
   WEBHOOK_KINDS,

@@ -1,11 +1,11 @@
 // `payconform diff OLD.json NEW.json [--format text|json|md]`: two JSON reports compared per check and per
-// requirement (conformance/diff.ts). Exit 0 no regression, 1 a regression, 2 usage error or a file that is not a
+// requirement (conformance/report/diff.ts). Exit 0 no regression, 1 a regression, 2 usage error or a file that is not a
 // payconform JSON report.
 import type { CliIo } from '../io.js';
 import { EXIT, parseCommandArgs, UsageError, wantsHelp } from '../io.js';
 import { commandSpec, formatHelp } from '../command-table.js';
 import { DIFF_FORMAT_DEFAULT } from '../command-defaults.js';
-import { diffReports, renderDiffMarkdown, renderDiffText } from '../../conformance/diff.js';
+import { diffReports, renderDiffMarkdown, renderDiffText } from '../../conformance/report/diff.js';
 import { readJsonReport } from '../report-file.js';
 
 const SPEC = commandSpec('diff');

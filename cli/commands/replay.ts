@@ -1,5 +1,5 @@
 // `payconform replay REPORT.json [--target URL] [--config FILE]`: runs again exactly the failures a JSON report holds
-// (conformance/replay-plan.ts) against the report's target or the one given, and says of each FIXED, STILL FAILING,
+// (conformance/report/replay-plan.ts) against the report's target or the one given, and says of each FIXED, STILL FAILING,
 // CHANGED, UNDECIDED or NOT REPLAYABLE. The run is the server audit's (its target set-up, its checks, its reports and
 // its exit code): a failure that is not FIXED fails the run, each named among the verdict's reasons.
 import { parseArgs } from 'node:util';
@@ -22,8 +22,8 @@ import {
 } from '../audit-command.js';
 import { parseReportSpecs } from '../reports.js';
 import { readJsonReport } from '../report-file.js';
-import { shellQuote } from '../../conformance/curl.js';
-import { runChecks } from '../../conformance/engine.js';
+import { shellQuote } from '../../conformance/report/curl.js';
+import { runChecks } from '../../conformance/run/engine.js';
 import { EXPLORE_DEFAULTS } from '../../conformance/explore/explore-defaults.js';
 import { EXPLORE_CHECK_ID } from '../../conformance/explore/check-id.js';
 import { serverChecks } from '../../conformance/checks/server/index.js';
@@ -33,8 +33,8 @@ import {
   replayPlan,
   type ReplayFailure,
   type ReplayJudgement,
-} from '../../conformance/replay-plan.js';
-import type { RunSummary } from '../../conformance/result.js';
+} from '../../conformance/report/replay-plan.js';
+import type { RunSummary } from '../../conformance/run/result.js';
 import type { JsonReport } from '../../conformance/reporters/json.js';
 import {
   EMBEDDED_LABEL,

@@ -5,7 +5,7 @@ import type { CliIo } from '../io.js';
 import { EXIT, parseCommandArgs, UsageError, wantsHelp } from '../io.js';
 import { commandSpec, formatHelp } from '../command-table.js';
 import { readJsonReport } from '../report-file.js';
-import { ranCount } from '../../conformance/run-counts.js';
+import { ranCount } from '../../conformance/run/run-counts.js';
 
 const SPEC = commandSpec('report fields');
 const HELP = formatHelp(SPEC);

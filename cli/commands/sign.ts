@@ -11,8 +11,8 @@ import {
   parseCommandFlags,
 } from '../io.js';
 import { readRequestJson, toRequestJson } from '../request-json.js';
-import { curlFor } from '../../conformance/curl.js';
-import { createRedactor, REDACTED, SECRET_ENV } from '../../conformance/redact.js';
+import { curlFor } from '../../conformance/report/curl.js';
+import { createRedactor, REDACTED, SECRET_ENV } from '../../conformance/report/redact.js';
 import { parseEd25519PrivateKey } from '../../src/keys/index.js';
 import {
   applySignedHeaders,

@@ -1,8 +1,8 @@
 // A request that got no complete answer is not evidence against the target (a slow, busy or queued server is not a
 // broken one): helpers that tell such an exchange apart, and the rule every audit's findings pass through.
-import type { Finding } from '../check.js';
-import { inconclusive } from '../check.js';
-import type { ExchangeErrorCode, RecordedExchange } from '../http-client.js';
+import type { Finding } from '../run/check.js';
+import { inconclusive } from '../run/check.js';
+import type { ExchangeErrorCode, RecordedExchange } from '../http/http-client.js';
 
 /**
  * Transport outcomes that say nothing of what the target decided: it may have accepted, rejected or never seen the

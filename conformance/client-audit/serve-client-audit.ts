@@ -1,8 +1,8 @@
 // Runs the client audit's serving phase: the reference service in-process (with the client's application and
 // seeded payments), the verifying endpoint in front of it, and the client command (`--exec`) or a serving window.
 import type { ServerTls } from '../../net/tls.js';
-import { programEnv } from '../program-env.js';
-import { runBounded, spawnInGroup, type ProcessGroup } from '../process-group.js';
+import { programEnv } from '../process/program-env.js';
+import { runBounded, spawnInGroup, type ProcessGroup } from '../process/process-group.js';
 import type { ClientAuditContext } from '../checks/client/context.js';
 import type { ClientExchange } from '../checks/client/context.js';
 import {

@@ -3,9 +3,9 @@
 import http from 'node:http';
 import { getFieldValues, type FieldLines, type HttpRequest } from '../../src/http/message.js';
 import type { ClientExchange } from '../checks/client/context.js';
-import type { RecordedResponse } from '../check.js';
-import { sendRequest } from '../http-client.js';
-import { currentExchangeLog, withoutExchangeLog } from '../exchange-log.js';
+import type { RecordedResponse } from '../run/check.js';
+import { sendRequest } from '../http/http-client.js';
+import { currentExchangeLog, withoutExchangeLog } from '../http/exchange-log.js';
 import { toHttpRequest } from '../../net/http-io.js';
 import type https from 'node:https';
 import { listen, type ListeningAddress } from '../../net/listen.js';

@@ -5,8 +5,8 @@
 // a broken rule throws a ModelViolation, which fast-check then shrinks to the shortest sequence that still breaks it.
 import fc from 'fast-check';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { CheckRunEnv } from '../check.js';
-import type { RecordedExchange } from '../http-client.js';
+import type { CheckRunEnv } from '../run/check.js';
+import type { RecordedExchange } from '../http/http-client.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { signCorrectly } from '../checks/server/forge.js';
 import {

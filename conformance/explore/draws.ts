@@ -1,7 +1,7 @@
 // What the explorer draws: the command arbitraries for a target (what its config and sandbox make possible), at a
 // lane's pace, with the amounts, references and refund sizes they draw from.
 import fc from 'fast-check';
-import type { PayoutDestinationConfig } from '../config.js';
+import type { PayoutDestinationConfig } from '../config/config.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { DEFAULT_PAYEE } from '../checks/server/requests.js';
 import { holdingCopStatuses, isIn } from '../spec-model/index.js';

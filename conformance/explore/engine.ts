@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import type { Pace } from './commands.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 import { formatReplayToken, type ReplayToken } from './replay-token.js';
-import { withTrace } from '../trace-context.js';
+import { withTrace } from '../http/trace-context.js';
 
 /** One lane: the seed it draws from and its pace; a replay runs one lane, the one its token names. */
 export interface Lane {

@@ -10,7 +10,7 @@ import {
   violation,
   type CheckRunEnv,
   type Finding,
-} from '../check.js';
+} from '../run/check.js';
 import type { ServerAuditContext, ServerCheck } from '../checks/server/context.js';
 import { NEED, serverCheck } from '../checks/server/context.js';
 import { describeOutcome } from '../checks/server/requests.js';
@@ -18,7 +18,7 @@ import { ruleText, SPEC_RULE_IDS } from '../spec-model/index.js';
 import { serverRole } from './lane.js';
 import { lanesOf, search } from './engine.js';
 import { parseReplayToken } from './replay-token.js';
-import { currentExchangeLog } from '../exchange-log.js';
+import { currentExchangeLog } from '../http/exchange-log.js';
 import { EXPLORE_CHECK_ID, STEPS_JUDGED } from './check-id.js';
 import { EXPLORE_DEFAULTS } from './explore-defaults.js';
 import { PaymentPool } from './payment-pool.js';
@@ -226,7 +226,7 @@ function failureFinding(
 /** The explorer as a server check: `explore-model`, MUST, every finding citing the rule it breaks. */
 export function createExploreCheck(settings: ExploreSettings): ServerCheck {
   const shrink = settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds;
-  // The token of the last failure this check shrunk: a failure is run once more by replaying it (conformance/flaky.ts).
+  // The token of the last failure this check shrunk: a failure is run once more by replaying it (conformance/run/flaky.ts).
   let failedToken: string | undefined;
   return serverCheck({
     id: EXPLORE_CHECK_ID,

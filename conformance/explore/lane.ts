@@ -2,7 +2,7 @@
 // model commands (fc.commands, draws.ts) at a lane's pace; one sequence is played by fast-check's model run
 // (asyncModelRun) against a fresh spec model, then the webhooks still due are awaited and judged (settle).
 import fc from 'fast-check';
-import type { CheckRunEnv } from '../check.js';
+import type { CheckRunEnv } from '../run/check.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { createSpecState, pendingUntil } from '../spec-model/index.js';
 import {

@@ -7,7 +7,7 @@ import { toDecimal } from '../../src/rules/money.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import type { AuditRunState } from '../checks/server/run-state.js';
 import { member, webhookKind } from '../checks/server/webhook-match.js';
-import type { ReceivedWebhook } from '../webhook-listener.js';
+import type { ReceivedWebhook } from '../http/webhook-listener.js';
 import { stateSource } from '../state-hook/index.js';
 import {
   money,

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { toDecimal, type Decimal } from '../../src/rules/money.js';
 import { isSuccess, refundRequest } from '../checks/server/requests.js';
 import { member, webhookKind } from '../checks/server/webhook-match.js';
-import type { ReceivedWebhook } from '../webhook-listener.js';
+import type { ReceivedWebhook } from '../http/webhook-listener.js';
 import { askState, refusalOfHookPayment, stateSource } from '../state-hook/index.js';
 import {
   finishedRefundStatuses,

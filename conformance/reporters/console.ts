@@ -1,13 +1,13 @@
 // Console reporter: live progress while checks run, then a summary grouped by area with failure details. What a
 // target, a config or a baseline put in the run (messages, bodies, reasons) is printed with its control characters
 // escaped (printable.ts); the only escape sequences written are this reporter's own colours.
-import { verdictFor, verdictLine } from '../exit-code.js';
-import type { RunEvent, RunSubscriber } from '../events.js';
-import { OUTCOMES, type CheckResult, type Outcome, type RunSummary } from '../result.js';
-import { countOf, countsText, failedRequirementsText, runCounts } from '../run-counts.js';
+import { verdictFor, verdictLine } from '../run/exit-code.js';
+import type { RunEvent, RunSubscriber } from '../run/events.js';
+import { OUTCOMES, type CheckResult, type Outcome, type RunSummary } from '../run/result.js';
+import { countOf, countsText, failedRequirementsText, runCounts } from '../run/run-counts.js';
 import { againText, findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
-import { baselineLines } from '../baseline.js';
+import { baselineLines } from '../report/baseline.js';
 import { printableValue, showControls } from './printable.js';
 
 export interface ConsoleStream {

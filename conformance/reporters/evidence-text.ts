@@ -7,7 +7,7 @@ import type {
   RequestView,
   ResponseView,
   RunSummary,
-} from '../result.js';
+} from '../run/result.js';
 import { EXPLORE_CHECK_ID } from '../explore/check-id.js';
 
 const MAX_BODY_CHARS = 4000;

@@ -2,11 +2,11 @@
 // order each ended, for a reviewer's own tools (a browser's network panel, HAR viewers). Masked with the run's
 // redactor through the same evidence views the findings use, then the engine's last-line scrub; bodies cut at the
 // evidence cap, each cut said in the entry's `comment`; each entry names its request's W3C trace id (`_traceId`).
-import type { ExchangeLog, LoggedExchange } from '../exchange-log.js';
-import { EVIDENCE_BODY_BYTES, EvidenceBudget, evidenceView } from '../grade.js';
-import { createRedactor, scrubValues, type Redactor } from '../redact.js';
-import type { BodyView, RequestView, ResponseView } from '../result.js';
-import { traceIdOf } from '../trace-context.js';
+import type { ExchangeLog, LoggedExchange } from '../http/exchange-log.js';
+import { EVIDENCE_BODY_BYTES, EvidenceBudget, evidenceView } from '../run/grade.js';
+import { createRedactor, scrubValues, type Redactor } from '../report/redact.js';
+import type { BodyView, RequestView, ResponseView } from '../run/result.js';
+import { traceIdOf } from '../http/trace-context.js';
 
 /** `--report har:FILE`: not a rendering of the summary but of the run's traffic, so a format of its own. */
 export const HAR_FORMAT = 'har';

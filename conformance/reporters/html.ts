@@ -1,8 +1,8 @@
 // One self-contained HTML page (no external resources, no scripts): an index of failures and warnings, then the
 // checks worst first, each with its requirements and evidence; passing checks are collapsed (<details>).
 import { showControls } from './printable.js';
-import { verdictFor, verdictLine } from '../exit-code.js';
-import { OUTCOME_SEVERITY } from '../grade.js';
+import { verdictFor, verdictLine } from '../run/exit-code.js';
+import { OUTCOME_SEVERITY } from '../run/grade.js';
 import type { Catalogue } from '../requirements.js';
 import type {
   CheckResult,
@@ -10,12 +10,12 @@ import type {
   Outcome,
   RequirementStatus,
   RunSummary,
-} from '../result.js';
+} from '../run/result.js';
 import { explorerOf, REPLAY_LABEL, requestText, responseText } from './evidence-text.js';
 import { mustExercisedLine } from '../requirement-table.js';
-import { baselineLines } from '../baseline.js';
+import { baselineLines } from '../report/baseline.js';
 import { EXPLORE_CHECK_ID } from '../explore/check-id.js';
-import { countOf, failedRequirementsText, runCounts, type CountName } from '../run-counts.js';
+import { countOf, failedRequirementsText, runCounts, type CountName } from '../run/run-counts.js';
 
 /** Text for HTML content and attributes: control, bidirectional and separator characters shown as escapes, then the markup characters as entities. */
 export function htmlEscape(text: string): string {

@@ -1,7 +1,7 @@
 // The JSON report (versioned contract, schema in schemas/conformance-report.schema.json).
-import { verdictFor, type Verdict } from '../exit-code.js';
-import type { RunSummary } from '../result.js';
-import { outcomeCounts } from '../run-counts.js';
+import { verdictFor, type Verdict } from '../run/exit-code.js';
+import type { RunSummary } from '../run/result.js';
+import { outcomeCounts } from '../run/run-counts.js';
 
 /** The version of the JSON report's format; it rises when a field changes meaning or goes away. */
 export const REPORT_VERSION = '1';

@@ -3,7 +3,7 @@
 // one. The checks' suite counts what every report counts (run-counts.ts); a run-level problem (a client that exited
 // non-zero) is a failing testcase of a second suite, the run's own.
 import { showControls } from './printable.js';
-import { verdictFor } from '../exit-code.js';
+import { verdictFor } from '../run/exit-code.js';
 import type {
   BaselineOutcome,
   CheckResult,
@@ -11,11 +11,11 @@ import type {
   RequirementRow,
   RequirementTable,
   RunSummary,
-} from '../result.js';
+} from '../run/result.js';
 import { againText, findingText } from './evidence-text.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
-import { baselineLines, describeKey } from '../baseline.js';
-import { COUNT_NAMES, countOf, failedRequirementsText, runCounts } from '../run-counts.js';
+import { baselineLines, describeKey } from '../report/baseline.js';
+import { COUNT_NAMES, countOf, failedRequirementsText, runCounts } from '../run/run-counts.js';
 
 /**
  * Escapes text for XML content and attributes: control, bidirectional and separator characters shown as escapes (as

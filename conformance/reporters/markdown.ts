@@ -2,11 +2,16 @@
 // requirement ids and one-line evidence, the explorer's summary and the MUST requirements not exercised, for a GitHub
 // step summary or a pull-request comment. Bounded (MARKDOWN_REPORT_MAX_CHARS) and saying what it left out; every
 // string from the run is a code span it cannot leave (markdown-safe.ts).
-import { verdictFor } from '../exit-code.js';
-import type { CheckResult, GradedFinding, RunSummary } from '../result.js';
-import { COUNT_NAMES, failedRequirementsText, runCounts, type CountName } from '../run-counts.js';
+import { verdictFor } from '../run/exit-code.js';
+import type { CheckResult, GradedFinding, RunSummary } from '../run/result.js';
+import {
+  COUNT_NAMES,
+  failedRequirementsText,
+  runCounts,
+  type CountName,
+} from '../run/run-counts.js';
 import { mustExercisedLine, unexercisedMust } from '../requirement-table.js';
-import { baselineLines } from '../baseline.js';
+import { baselineLines } from '../report/baseline.js';
 import { explorerOf } from './evidence-text.js';
 import { markdownCode } from './markdown-safe.js';
 

@@ -1,7 +1,7 @@
 // A run's summary rendered in one of the report formats, by name: what a command or an embedding program calls to
 // write a report (the flags that choose formats and paths are the command line's business).
 import type { Catalogue } from '../requirements.js';
-import type { RunSummary } from '../result.js';
+import type { RunSummary } from '../run/result.js';
 import { renderHtmlReport } from './html.js';
 import { renderJsonReport } from './json.js';
 import { renderJunitReport } from './junit.js';

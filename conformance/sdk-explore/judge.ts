@@ -2,7 +2,7 @@
 // not the first), and what the SDK returned to its caller against what the service sent it: nothing lost, nothing
 // invented. Pure: the exchanges and the answer in, judgements out.
 import type { ClientExchange } from '../checks/client/context.js';
-import type { Level } from '../check.js';
+import type { Level } from '../run/check.js';
 import { WEBHOOK_VARIANTS, type SdkStep, type WebhookVariant } from './draws.js';
 import type { SdkAnswer } from './protocol.js';
 import { specDefines } from './spec-properties.js';

@@ -6,7 +6,7 @@
 // of the payment and amount asked. Where the SDK passes on what the service sent (judge.ts), this judges it against
 // what was asked, so an SDK cannot hand on a wrong answer as if it were right. Pure: the step and its answer in,
 // judgements out; `side` remembers the payouts the SDK reported held.
-import type { PayoutDestinationConfig } from '../config.js';
+import type { PayoutDestinationConfig } from '../config/config.js';
 import { copStatuses } from '../../src/schemas/statuses.js';
 import {
   decimalOf,

@@ -6,8 +6,8 @@ import { createErrorBody } from '../../net/error-body.js';
 import { HttpError } from '../../net/http-error.js';
 import { listen } from '../../net/listen.js';
 import { verificationFailureError } from '../../net/verify-failure.js';
-import { sendRequest } from '../http-client.js';
-import { withoutExchangeLog } from '../exchange-log.js';
+import { sendRequest } from '../http/http-client.js';
+import { withoutExchangeLog } from '../http/exchange-log.js';
 import type { Outage, OutageCode } from './draws.js';
 
 export interface OutageRelay {

@@ -2,7 +2,7 @@
 // the answers it reads, each checked against its JSON Schema (schemas/sdk-adapter-*.schema.json). The adapter process
 // itself is started by the caller (the CLI) and handed in as an `SdkAdapterLink`.
 import { validateAgainst } from '../../src/schemas/validator.js';
-import { SHELL_NOT_FOUND_EXIT } from '../process-group.js';
+import { SHELL_NOT_FOUND_EXIT } from '../process/process-group.js';
 
 export const SDK_ADAPTER_PROTOCOL_VERSION = 1;
 

@@ -9,7 +9,7 @@ import {
   type Check,
   type Evidence,
   type Finding,
-} from '../check.js';
+} from '../run/check.js';
 import { clientChecks } from '../checks/client/index.js';
 import { COP_KEYS, LONG_REFERENCE, WEBHOOK_VARIANTS } from './draws.js';
 import { OPERATION_ENDPOINT } from './intent.js';
@@ -147,7 +147,7 @@ export function createSdkExploreCheck(
 ): Check<SdkExploreContext> {
   const seconds = settings.seconds ?? EXPLORE_DEFAULTS.seconds;
   const shrink = settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds;
-  // The token of the last failure shrunk: a failure is run once more by replaying it (conformance/flaky.ts).
+  // The token of the last failure shrunk: a failure is run once more by replaying it (conformance/run/flaky.ts).
   let failedToken: string | undefined;
   return {
     id: SDK_EXPLORE_CHECK_ID,

@@ -7,8 +7,8 @@ import {
   startVerifyingEndpoint,
   type RunningVerifyingEndpoint,
 } from '../client-audit/verifying-endpoint.js';
-import { sendRequest } from '../http-client.js';
-import { withoutExchangeLog } from '../exchange-log.js';
+import { sendRequest } from '../http/http-client.js';
+import { withoutExchangeLog } from '../http/exchange-log.js';
 import type { SdkSequence, SdkStep } from './draws.js';
 import type { SequenceEnv } from './env.js';
 import { startOutageRelay, type OutageRelay } from './outage-relay.js';

@@ -2,7 +2,7 @@
 // must still come, and the refunds accepted while an earlier one of the payment was still active (judged once the
 // webhooks had time to say otherwise). Plain data; the judges update it.
 import type { Decimal } from '../../src/rules/money.js';
-import type { PayoutDestinationConfig } from '../config.js';
+import type { PayoutDestinationConfig } from '../config/config.js';
 import type { RuleId } from './rules.js';
 
 export interface AskedPayout {

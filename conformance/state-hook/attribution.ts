@@ -1,7 +1,7 @@
 // What the state hook answers for (docs/state-hook.md, "A hook's failure is the hook's"): a state it failed to make,
 // and the refusal of the first refund of a payment it made, which says the target does not know that payment. Either
 // is the hook's error, in its own words, never a finding against the target.
-import type { RecordedExchange } from '../http-client.js';
+import type { RecordedExchange } from '../http/http-client.js';
 import { describeOutcome, isSuccess, jsonObject } from '../checks/server/requests.js';
 import { unanswered } from '../checks/no-answer.js';
 

@@ -1,7 +1,7 @@
 // The state hook (docs/state-hook.md): how a check or the explorer gets a state the spec shows no API for. One path:
 // the config's hook (a URL, a command per request, or a command that stays) where it names one, else payconform's own
 // /sandbox/ where the target has it, each asked through the one contract (contract.ts) and judged by it; else none.
-import type { CheckRunEnv } from '../check.js';
+import type { CheckRunEnv } from '../run/check.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import type { StateHookConfig, StateRequest, StateResult } from './contract.js';
 import { commandHook, urlHook, type StateProvider } from './providers.js';

@@ -2,16 +2,16 @@
 // one request line on its standard input and answered with one line on its standard output, paired by the request's
 // id, so an audit pays the program's start once instead of once per request. Started again when it ends, stopped with
 // the audit (closeLinesHook); whatever it writes or fails to write is a failed state, never a throw or a hang.
-import type { CheckRunEnv } from '../check.js';
+import type { CheckRunEnv } from '../run/check.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
-import { programEnv } from '../program-env.js';
+import { programEnv } from '../process/program-env.js';
 import {
   spawnInGroup,
   STDERR_TAIL_BYTES,
   type GroupExit,
   type ProcessGroup,
-} from '../process-group.js';
-import type { Redactor } from '../redact.js';
+} from '../process/process-group.js';
+import type { Redactor } from '../report/redact.js';
 import {
   describeRequest,
   judgeAnswer,

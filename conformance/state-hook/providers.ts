@@ -3,16 +3,16 @@
 // the answer on standard output; or started once and asked line by line, lines-hook.ts). payconform's own /sandbox/
 // is the last (sandbox-provider.ts).
 import { isAbsolute } from 'node:path';
-import type { CheckRunEnv } from '../check.js';
-import type { Redactor } from '../redact.js';
-import { programEnv } from '../program-env.js';
+import type { CheckRunEnv } from '../run/check.js';
+import type { Redactor } from '../report/redact.js';
+import { programEnv } from '../process/program-env.js';
 import {
   runBounded,
   spawnInGroup,
   STDERR_TAIL_BYTES,
   type GroupExit,
   type ProcessGroup,
-} from '../process-group.js';
+} from '../process/process-group.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { describeOutcome, exchange, isSuccess, jsonObject } from '../checks/server/requests.js';
 import { unanswered } from '../checks/no-answer.js';

@@ -7,10 +7,10 @@ import {
   type SandboxEndpointName,
 } from '../../net/sandbox-protocol.js';
 import type { HttpRequest } from '../../src/http/message.js';
-import type { CheckRunEnv } from '../check.js';
+import type { CheckRunEnv } from '../run/check.js';
 import type { ServerAuditContext } from '../checks/server/context.js';
 import { describeOutcome, exchange, isSuccess, jsonObject } from '../checks/server/requests.js';
-import type { RecordedExchange } from '../http-client.js';
+import type { RecordedExchange } from '../http/http-client.js';
 import { judgeAnswer, type StateRequest, type StateResult } from './contract.js';
 import type { StateProvider } from './providers.js';
 

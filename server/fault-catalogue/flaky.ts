@@ -4,7 +4,7 @@ import type { FaultEntry } from './fault-entry.js';
 /** Misbehaves once only: entries of `faultCatalogue`, in its order. Names are public API: never rename. */
 export const flakyFaults = [
   // Misbehaves once only: the audit runs a failing check once more before it reports the failure, and sees it right
-  // then, so the fault is reported flaky (a warning with both runs), never a plain failure (conformance/flaky.ts).
+  // then, so the fault is reported flaky (a warning with both runs), never a plain failure (conformance/run/flaky.ts).
   {
     name: 'fails-once',
     requirements: ['KEY-PEM-TRIMMED'],

@@ -2,7 +2,7 @@
 import { getFieldValues, type HttpRequest } from '../../src/http/message.js';
 import type { AnsweredRequest } from '../context.js';
 
-/** The mask string of every payconform output (conformance/redact.ts REDACTED; the server does not import conformance/). */
+/** The mask string of every payconform output (conformance/report/redact.ts REDACTED; the server does not import conformance/). */
 export const MASK = '[REDACTED]';
 
 /** A request as the portal keeps it: secret already masked, body capped. */

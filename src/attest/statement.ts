@@ -1,6 +1,6 @@
 // in-toto attestations (in-toto/attestation, spec v1): the Statement that binds a predicate to its subjects, the
 // ResourceDescriptor, and the Test Result predicate (test-result v0.1). Pure: building, digesting and checking the
-// shape; what a test run concluded is mapped onto it by the conformance layer (conformance/attestation.ts).
+// shape; what a test run concluded is mapped onto it by the conformance layer (conformance/report/attestation.ts).
 import { createHash } from 'node:crypto';
 
 /** The `_type` of an in-toto Statement v1. */

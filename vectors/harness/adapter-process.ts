@@ -1,13 +1,13 @@
 // The implementation under test as a child process speaking NDJSON: one request line in, one answer line out.
 // Every wait is bounded; the child's process group is stopped (SIGTERM, then SIGKILL) when the run ends.
 import type { ChildProcess } from 'node:child_process';
-import { programEnv } from '../../conformance/program-env.js';
+import { programEnv } from '../../conformance/process/program-env.js';
 import {
   SHELL_NOT_FOUND_EXIT,
   spawnInGroup,
   STDERR_TAIL_BYTES,
   type ProcessGroup,
-} from '../../conformance/process-group.js';
+} from '../../conformance/process/process-group.js';
 import type { LinkReply } from '../../conformance/sdk-explore/protocol.js';
 
 /** Longest answer line accepted (bytes); a longer line counts as garbage. */

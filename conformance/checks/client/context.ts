@@ -1,6 +1,6 @@
 // What the client audit's checks judge: every request the client sent and the answer it got, with how the run went.
 // Its own file so that each check imports the context, not the list of checks (no import circle).
-import type { RecordedResponse } from '../../check.js';
+import type { RecordedResponse } from '../../run/check.js';
 import type { ExaminedRequest } from '../../client-audit/evaluate-request.js';
 
 /** One request the client sent and the answer the audit's endpoint gave it. */

@@ -1,6 +1,6 @@
 // SIG-HTTPS-ONLY in the client audit: with `--tls` the endpoint speaks HTTPS, and plain HTTP on a second port whose URL
 // the client command is given too, so a client that sends a signed request to an `http://` URL is seen doing it.
-import type { Check, Finding } from '../../check.js';
+import type { Check, Finding } from '../../run/check.js';
 import type { ClientAuditContext, ClientExchange } from './context.js';
 
 const REQUIREMENT = 'SIG-HTTPS-ONLY';

@@ -6,7 +6,7 @@ import {
   type Level,
   type RecordedRequest,
   type RecordedResponse,
-} from '../../check.js';
+} from '../../run/check.js';
 import {
   CLIENT_RULE_IDS,
   CLOCK_SKEW_TOLERANCE_SECONDS,

@@ -1,17 +1,17 @@
 // Requests signed the way clients really get signing wrong (spec: Authentication, Step 2 signature base; Server
-// verification order steps 9 and 10): for every mistake of the diagnosis's table (conformance/signature-mistakes.ts),
+// verification order steps 9 and 10): for every mistake of the diagnosis's table (conformance/signatures/signature-mistakes.ts),
 // a create-payout request sent rightly, with its signature made over the base as that mistake builds it. The server
 // rebuilds the base from the request as received, so each must be refused; a server that accepts one builds (or
 // tolerates) the base the mistake builds. A mistake that leaves this request's base unchanged (no query to leave
 // out, no missing header to write differently) is recorded as not sent.
 import type { HttpRequest } from '../../../src/http/message.js';
-import { signWithMistake } from '../../mistaken-signature.js';
+import { signWithMistake } from '../../signatures/mistaken-signature.js';
 import {
   refusalRequirement,
   signatureMistakeIds,
   signatureMistakes,
   type SignatureMistakeId,
-} from '../../signature-mistakes.js';
+} from '../../signatures/signature-mistakes.js';
 import type { ServerAuditContext } from './context.js';
 import { signCorrectly } from './forge.js';
 import { forgeryRefusalCheck, type Forgery } from './forgery-refusals.js';

@@ -1,7 +1,7 @@
 // Commit and cancel of a held payout (spec: Endpoints 2 and 3): commit gives IN_PROGRESS with copStatus unchanged;
 // cancel gives CANCELLED with a statusReason saying the amount was released.
-import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
-import { observation, pass, violation } from '../../check.js';
+import type { CheckRunEnv, Evidence, Finding } from '../../run/check.js';
+import { observation, pass, violation } from '../../run/check.js';
 import { judgeActionAnswer, PAYOUT_ACTIONS, type PayoutAction } from '../../spec-model/index.js';
 import { createHeldPayout } from './cop-cases.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';

@@ -1,11 +1,11 @@
 // What every server-audit check receives: the target, the credentials to sign with, the test data of the config, the
 // runner's webhook listener and the waits; and `serverCheck`, which keeps each check's id as a literal type.
 import type { Ed25519PrivateKey } from '../../../src/ed25519/backend.js';
-import type { Check, CheckRunEnv } from '../../check.js';
-import type { CopStatusKey, PayerAccount, PayoutDestinationConfig } from '../../config.js';
-import type { Redactor } from '../../redact.js';
+import type { Check, CheckRunEnv } from '../../run/check.js';
+import type { CopStatusKey, PayerAccount, PayoutDestinationConfig } from '../../config/config.js';
+import type { Redactor } from '../../report/redact.js';
 import { noAnswerIsNotEvidence } from '../no-answer.js';
-import type { WebhookListener } from '../../webhook-listener.js';
+import type { WebhookListener } from '../../http/webhook-listener.js';
 import { createRunState, type AuditRunState } from './run-state.js';
 import type { StateHookConfig } from '../../state-hook/contract.js';
 

@@ -3,9 +3,9 @@
 // transitions table (conformance/spec-model: expectedCreateStatus); and a payout held in AWAITING_COMMIT for the
 // follow-ups.
 import { isCopStatus } from '../../../src/rules/payout-status.js';
-import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
-import { notApplicable, pass, skip, violation } from '../../check.js';
-import type { CopStatusKey } from '../../config.js';
+import type { CheckRunEnv, Evidence, Finding } from '../../run/check.js';
+import { notApplicable, pass, skip, violation } from '../../run/check.js';
+import type { CopStatusKey } from '../../config/config.js';
 import {
   autoCommitCopStatuses,
   expectedCreateStatus,

@@ -1,8 +1,8 @@
 // Confirmation of Payee on create payout (spec: Payout transitions): auto-commit when doNotCommitOnCoPMismatch is
 // omitted or false whatever the result; with it true, AWAITING_COMMIT on each non-matching copStatus and IN_PROGRESS
 // on FULL_MATCH, NOT_CHECKED and null. Destinations come from the config's `copDestinations`.
-import { skip } from '../../check.js';
-import { COP_STATUS_KEYS, type CopStatusKey } from '../../config.js';
+import { skip } from '../../run/check.js';
+import { COP_STATUS_KEYS, type CopStatusKey } from '../../config/config.js';
 import { HOLDING_KEYS, judgeCopCase, MATCHING_KEYS } from './cop-cases.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 

@@ -4,7 +4,7 @@
 // answer conforms) is sent and its answer recorded, never judged; one that does not apply to this target (it would
 // leave the request unchanged) is recorded as not sent.
 import type { HttpRequest } from '../../../src/http/message.js';
-import { observation, type CheckRunEnv, type Finding } from '../../check.js';
+import { observation, type CheckRunEnv, type Finding } from '../../run/check.js';
 import { NEED, serverCheck, type ServerAuditContext, type ServerCheck } from './context.js';
 import { REJECTION_REQUIREMENTS, judgeRejection } from './rejection.js';
 import {

@@ -1,7 +1,7 @@
 // The payouts a target holds with some references, read through the state hook contract (`payouts`: the config's hook,
 // or payconform's /sandbox/ listing; docs/state-hook.md): state, seen at once, not a race with webhooks. The checks
 // that judge that a rejected or replayed request made no second payout read it first and fall back to the webhooks.
-import type { CheckRunEnv, Evidence } from '../../check.js';
+import type { CheckRunEnv, Evidence } from '../../run/check.js';
 import { askState, stateSource } from '../../state-hook/index.js';
 import type { ServerAuditContext } from './context.js';
 

@@ -1,9 +1,9 @@
 // A check owns what it judges (docs/verdicts.md, "A check owns what it judges, so runs repeat"): the settled payments a
 // run makes for itself through payconform's /sandbox/, and the rule for a configured payment it did not make, on which
 // an earlier run may have left a refund active.
-import type { CheckRunEnv, Finding } from '../../check.js';
-import { inconclusive, skip } from '../../check.js';
-import type { RecordedExchange } from '../../http-client.js';
+import type { CheckRunEnv, Finding } from '../../run/check.js';
+import { inconclusive, skip } from '../../run/check.js';
+import type { RecordedExchange } from '../../http/http-client.js';
 import type { ServerAuditContext, ServerRunContext } from './context.js';
 import { askState, hookFailed, refusalOfHookPayment, stateSource } from '../../state-hook/index.js';
 

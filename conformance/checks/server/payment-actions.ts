@@ -1,9 +1,9 @@
 // What the payment checks share (spec: What the service does 5 and 7, Payment statuses): the spec shows no API to create
 // or move payments, so they ask the target's state provider for them (the state hook contract: a hook, or /sandbox/);
 // the payment webhooks of a payment; and the wait for a webhook, cut to the check's deadline.
-import type { CheckRunEnv, Finding } from '../../check.js';
-import { notApplicable, skip } from '../../check.js';
-import type { ReceivedWebhook } from '../../webhook-listener.js';
+import type { CheckRunEnv, Finding } from '../../run/check.js';
+import { notApplicable, skip } from '../../run/check.js';
+import type { ReceivedWebhook } from '../../http/webhook-listener.js';
 import { askState, hookFailed, type StateRequest } from '../../state-hook/index.js';
 import type { ServerAuditContext } from './context.js';
 import { member, webhookKind } from './webhook-match.js';

@@ -4,9 +4,9 @@
 // by the target's state provider, through the state hook contract (payment-actions.ts, docs/state-hook.md).
 import { validatePayload } from '../../../src/schemas/index.js';
 import { isOneOf, paymentStatuses, paymentWebhookStatuses } from '../../../src/schemas/statuses.js';
-import type { CheckRunEnv, Finding } from '../../check.js';
-import { notApplicable, observation, pass, violation } from '../../check.js';
-import type { ReceivedWebhook } from '../../webhook-listener.js';
+import type { CheckRunEnv, Finding } from '../../run/check.js';
+import { notApplicable, observation, pass, violation } from '../../run/check.js';
+import type { ReceivedWebhook } from '../../http/webhook-listener.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import {
   paymentHooks,

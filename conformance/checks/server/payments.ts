@@ -1,8 +1,8 @@
 // Payments into the merchant's virtual account (spec: What the service does 5): the service ignores the reference a
 // payment is made with and assigns its own, unique one, which the payment webhook reports. The spec shows no API to
 // create payments, so this check drives payconform's /sandbox/ (payment-actions.ts).
-import type { CheckRunEnv, Finding } from '../../check.js';
-import { notApplicable, pass, skip, violation } from '../../check.js';
+import type { CheckRunEnv, Finding } from '../../run/check.js';
+import { notApplicable, pass, skip, violation } from '../../run/check.js';
 import { serverCheck, type ServerAuditContext } from './context.js';
 import {
   paymentHooks,
@@ -12,7 +12,7 @@ import {
   waitBudget,
 } from './payment-actions.js';
 import { uniqueReference } from './requests.js';
-import type { ReceivedWebhook, WebhookListener } from '../../webhook-listener.js';
+import type { ReceivedWebhook, WebhookListener } from '../../http/webhook-listener.js';
 import { webhookEvidence } from './webhook-match.js';
 
 /** A payment the check made with the reference it passed, the reference the service reported, and the provider's answer. */

@@ -3,9 +3,9 @@
 import { createPublicKey } from 'node:crypto';
 import { decodeStrictBase64 } from '../../../src/keys/base64.js';
 import { parseRsaPublicKey } from '../../../src/webhooks/index.js';
-import type { Evidence, Finding } from '../../check.js';
-import { pass, violation } from '../../check.js';
-import type { RecordedExchange } from '../../http-client.js';
+import type { Evidence, Finding } from '../../run/check.js';
+import { pass, violation } from '../../run/check.js';
+import type { RecordedExchange } from '../../http/http-client.js';
 import { serverCheck, type ServerAuditContext } from './context.js';
 import { describeOutcome, evidenceOf, exchange, publicKeyRequest } from './requests.js';
 

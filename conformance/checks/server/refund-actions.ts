@@ -2,10 +2,10 @@
 // no active refund of this run, a refund sent (unsigned first), a partial refund created and judged, and the run's
 // ledger of the refunds it created, waited on until they finish (one active refund per payment).
 import { compareDecimals, toDecimal } from '../../../src/rules/money.js';
-import type { CheckRunEnv, Finding } from '../../check.js';
-import { observation, skip } from '../../check.js';
-import type { RecordedExchange } from '../../http-client.js';
-import type { ReceivedWebhook } from '../../webhook-listener.js';
+import type { CheckRunEnv, Finding } from '../../run/check.js';
+import { observation, skip } from '../../run/check.js';
+import type { RecordedExchange } from '../../http/http-client.js';
+import type { ReceivedWebhook } from '../../http/webhook-listener.js';
 import { finishedRefundStatuses, isIn, refundRoom } from '../../spec-model/index.js';
 import { unanswered } from '../no-answer.js';
 import type { ServerAuditContext, ServerRunContext } from './context.js';

@@ -1,8 +1,8 @@
 // Refunds go back where the money came from (spec: Endpoint 4, "the refund is sent to the account the payment came
 // from"): the Refund resource's destination and the refund webhook's are the payer's account, read from the config
 // (payments.settled[].payer) or from the state provider that made the payment (a state hook, or /sandbox/).
-import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
-import { notApplicable, pass, skip, violation } from '../../check.js';
+import type { CheckRunEnv, Evidence, Finding } from '../../run/check.js';
+import { notApplicable, pass, skip, violation } from '../../run/check.js';
 import { accountDifferences } from '../../../src/rules/refund-destination.js';
 import { NEED, serverCheck, type ServerRunContext } from './context.js';
 import { NO_PAYMENT_API, show, waitBudget } from './payment-actions.js';

@@ -2,8 +2,8 @@
 // finished"): when a second refund of a payment was accepted, the spec model's overlap judge decides, on what the
 // spec states (the first refund's webhooks, or their absence within the wait), whether it was still active then.
 import { toDecimal } from '../../../src/rules/money.js';
-import type { CheckRunEnv } from '../../check.js';
-import type { RecordedExchange } from '../../http-client.js';
+import type { CheckRunEnv } from '../../run/check.js';
+import type { RecordedExchange } from '../../http/http-client.js';
 import {
   judgeActiveOverlap,
   REFUND_CREATED_STATUS,
@@ -11,7 +11,7 @@ import {
   type ActiveOverlap,
   type Judgement,
 } from '../../spec-model/index.js';
-import type { ReceivedWebhook } from '../../webhook-listener.js';
+import type { ReceivedWebhook } from '../../http/webhook-listener.js';
 import type { ServerAuditContext } from './context.js';
 import { PARTIAL_REFUND_AMOUNT } from './refund-actions.js';
 import { describeOutcome, jsonObject } from './requests.js';

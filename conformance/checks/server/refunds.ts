@@ -8,9 +8,9 @@ import {
   subtractDecimals,
   toDecimal,
 } from '../../../src/rules/money.js';
-import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
-import { notApplicable, pass, skip, violation } from '../../check.js';
-import type { RecordedExchange } from '../../http-client.js';
+import type { CheckRunEnv, Evidence, Finding } from '../../run/check.js';
+import { notApplicable, pass, skip, violation } from '../../run/check.js';
+import type { RecordedExchange } from '../../http/http-client.js';
 import { NEED, serverCheck, type ServerAuditContext, type ServerRunContext } from './context.js';
 import {
   allFinished,

@@ -1,8 +1,8 @@
 // Judging a request that must be rejected: any 4xx passes (which one is "not shown": it is recorded, never failed),
 // a 2xx is the violation of the rule the request broke, anything else breaks the status-class rule.
-import type { Finding } from '../../check.js';
-import { inconclusive, observation, pass, violation } from '../../check.js';
-import type { RecordedExchange } from '../../http-client.js';
+import type { Finding } from '../../run/check.js';
+import { inconclusive, observation, pass, violation } from '../../run/check.js';
+import type { RecordedExchange } from '../../http/http-client.js';
 import type { ServerAuditContext } from './context.js';
 import { describeOutcome, evidenceOf } from './requests.js';
 

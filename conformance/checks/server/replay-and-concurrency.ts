@@ -2,7 +2,7 @@
 // exactly one is accepted; in both cases at most one payout results (at most one payout id in the webhooks).
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import type { Evidence, Finding } from '../../check.js';
+import type { Evidence, Finding } from '../../run/check.js';
 import type { HttpRequest } from '../../../src/http/message.js';
 import {
   inconclusive,
@@ -11,8 +11,8 @@ import {
   skip,
   violation,
   type CheckRunEnv,
-} from '../../check.js';
-import type { RecordedExchange } from '../../http-client.js';
+} from '../../run/check.js';
+import type { RecordedExchange } from '../../http/http-client.js';
 import { NEED, serverCheck, type ServerAuditContext } from './context.js';
 import { signCorrectly } from './forge.js';
 import { REJECTION_REQUIREMENTS, judgeRejection } from './rejection.js';

@@ -4,15 +4,15 @@ import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Duplex } from 'node:stream';
 import type { HttpRequest } from '../../../src/http/message.js';
-import type { CheckRunEnv, Evidence } from '../../check.js';
+import type { CheckRunEnv, Evidence } from '../../run/check.js';
 import {
   endpointSpecs,
   PAYOUT_MEDIA_TYPE,
   REFUND_MEDIA_TYPE,
 } from '../../client-audit/endpoints.js';
-import type { PayoutDestinationConfig } from '../../config.js';
-import { curlFor } from '../../curl.js';
-import { sendRequest, type RecordedExchange } from '../../http-client.js';
+import type { PayoutDestinationConfig } from '../../config/config.js';
+import { curlFor } from '../../report/curl.js';
+import { sendRequest, type RecordedExchange } from '../../http/http-client.js';
 import type { AuditCredentials, ServerAuditContext } from './context.js';
 import { signCorrectly } from './forge.js';
 

@@ -1,9 +1,9 @@
 // Judging the resources a target returns: a 2xx whose body is a Payout or Refund resource valid against its schema
 // (the permissive schema that judges other implementations; the strict one is only for the reference service).
 import { validatePayload, type PayloadKind } from '../../../src/schemas/index.js';
-import type { Finding } from '../../check.js';
-import { violation } from '../../check.js';
-import type { RecordedExchange } from '../../http-client.js';
+import type { Finding } from '../../run/check.js';
+import { violation } from '../../run/check.js';
+import type { RecordedExchange } from '../../http/http-client.js';
 import type { ServerAuditContext } from './context.js';
 import { describeOutcome, evidenceOf, isSuccess, jsonObject } from './requests.js';
 

@@ -1,8 +1,8 @@
 // Response details (spec: Resources): a valid signed payout is accepted as a schema-valid Payout resource;
 // tracingId is hexadecimal and differs per response; createdAt is ISO 8601 UTC with fractional seconds and Z, the
 // refund's createdAtUtc has fractional seconds and no zone suffix.
-import type { CheckRunEnv, Finding } from '../../check.js';
-import { notApplicable, observation, pass, skip, violation } from '../../check.js';
+import type { CheckRunEnv, Finding } from '../../run/check.js';
+import { notApplicable, observation, pass, skip, violation } from '../../run/check.js';
 import { NEED, serverCheck, type ServerAuditContext, type ServerRunContext } from './context.js';
 import { createPartialRefund } from './refund-actions.js';
 import {

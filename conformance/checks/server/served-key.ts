@@ -1,8 +1,8 @@
 // The key the target serves for webhook verification (spec: Endpoint 5), fetched and parsed in any accepted form: what
 // the webhook and payment checks verify signatures with (public-key.ts judges its form).
 import { parseRsaPublicKey, type ParsedRsaPublicKey } from '../../../src/webhooks/index.js';
-import type { CheckRunEnv } from '../../check.js';
-import type { RecordedExchange } from '../../http-client.js';
+import type { CheckRunEnv } from '../../run/check.js';
+import type { RecordedExchange } from '../../http/http-client.js';
 import type { ServerAuditContext } from './context.js';
 import { describeOutcome, exchange, publicKeyRequest } from './requests.js';
 

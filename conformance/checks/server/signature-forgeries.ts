@@ -25,8 +25,8 @@ import {
   violation,
   type CheckRunEnv,
   type Finding,
-} from '../../check.js';
-import type { RecordedExchange } from '../../http-client.js';
+} from '../../run/check.js';
+import type { RecordedExchange } from '../../http/http-client.js';
 import { NEED, serverCheck, type ServerAuditContext, type ServerRunContext } from './context.js';
 import { formVerdict } from './forgery-form.js';
 import { forgeryForms, MAX_FORM_SIZE, type ForgeryForm } from './forgery-kinds.js';

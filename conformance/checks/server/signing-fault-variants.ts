@@ -3,7 +3,7 @@
 // one character off). It declares no check.
 import type { HttpRequest } from '../../../src/http/message.js';
 import { serviceProfile } from '../../../src/profile/service-profile.js';
-import type { Level } from '../../check.js';
+import type { Level } from '../../run/check.js';
 import type { ServerAuditContext } from './context.js';
 import { signCorrectly } from './forge.js';
 import { credentialsOf } from './requests.js';

@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { computeContentDigest } from '../../../src/digest/content-digest.js';
 import { serviceProfile } from '../../../src/profile/service-profile.js';
-import { observation, type Finding } from '../../check.js';
+import { observation, type Finding } from '../../run/check.js';
 import { NEED, serverCheck, type ServerCheck } from './context.js';
 import { signBroken, signCorrectly, withoutHeaders } from './forge.js';
 import { REJECTION_REQUIREMENTS, judgeRejection } from './rejection.js';

@@ -3,7 +3,7 @@
 // by this machine's clock may lie inside it by the target's: signature-forgeries judges such a request only where every
 // clock the answers allow gives the same verdict.
 import { getFieldValues } from '../../../src/http/message.js';
-import type { RecordedExchange } from '../../http-client.js';
+import type { RecordedExchange } from '../../http/http-client.js';
 import { CLOCK_SKEW_TOLERANCE_SECONDS } from '../../client-audit/rules/rule.js';
 import type { ServerAuditContext } from './context.js';
 

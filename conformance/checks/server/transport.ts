@@ -2,7 +2,7 @@
 // non-loopback address warns. A warning, not a failure: the URL the runner was given says how the runner reaches
 // the target (a test proxy, a tunnel), not which scheme the service offers its users; loopback targets over plain
 // HTTP are accepted for local testing.
-import { pass, violation } from '../../check.js';
+import { pass, violation } from '../../run/check.js';
 import { isLoopbackTarget } from '../../../net/loopback.js';
 import { serverCheck } from './context.js';
 

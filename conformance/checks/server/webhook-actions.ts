@@ -3,9 +3,9 @@
 // signature of a webhook verified with the served key over its exact bytes.
 import { getFieldValues } from '../../../src/http/message.js';
 import { verifyWebhook, type ParsedRsaPublicKey } from '../../../src/webhooks/index.js';
-import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
-import { observation, pass, skip, violation } from '../../check.js';
-import type { ReceivedWebhook } from '../../webhook-listener.js';
+import type { CheckRunEnv, Evidence, Finding } from '../../run/check.js';
+import { observation, pass, skip, violation } from '../../run/check.js';
+import type { ReceivedWebhook } from '../../http/webhook-listener.js';
 import { NEED, type ServerAuditContext } from './context.js';
 import {
   createSignedPayout,

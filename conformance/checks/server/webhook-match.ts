@@ -1,9 +1,9 @@
 // Finding the webhooks that belong to what a check did (by the unique payout reference, payout id or refund id in
 // the exact bytes), and the "no webhook follows a rejected request" finding every rejection check ends with.
 import type { WebhookKind } from '../../../src/webhooks/kinds.js';
-import type { CheckRunEnv, Evidence, Finding } from '../../check.js';
-import { notApplicable, pass, violation } from '../../check.js';
-import type { ReceivedWebhook, WebhookListener } from '../../webhook-listener.js';
+import type { CheckRunEnv, Evidence, Finding } from '../../run/check.js';
+import { notApplicable, pass, violation } from '../../run/check.js';
+import type { ReceivedWebhook, WebhookListener } from '../../http/webhook-listener.js';
 import type { ServerAuditContext } from './context.js';
 import { heldPayouts } from './held-payouts.js';
 

@@ -2,9 +2,9 @@
 // attempt counter of the payout webhook): the runner's listener refuses the first deliveries of one event and
 // collects the redeliveries. The spec shows no retry interval, so a redelivery is awaited for the check's whole time
 // limit, unless the runner set the target's retry timer itself (the embedded service: its own timer, not a reading).
-import type { CheckRunEnv, Finding } from '../../check.js';
-import { observation, pass, skip, violation } from '../../check.js';
-import type { ReceivedWebhook } from '../../webhook-listener.js';
+import type { CheckRunEnv, Finding } from '../../run/check.js';
+import { observation, pass, skip, violation } from '../../run/check.js';
+import type { ReceivedWebhook } from '../../http/webhook-listener.js';
 import { expectedCreateStatus } from '../../spec-model/index.js';
 import { askedPayout } from './cop-cases.js';
 import { serverCheck, type ServerAuditContext } from './context.js';

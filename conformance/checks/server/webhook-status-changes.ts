@@ -2,8 +2,8 @@
 // webhook when it is created, committed, cancelled and moved on by its lifecycle; a refund's when it is created and
 // moved on, its payload naming the refund and the original payment (judged by the spec model).
 import { toDecimal } from '../../../src/rules/money.js';
-import type { CheckRunEnv, Finding } from '../../check.js';
-import { notApplicable, observation, pass, skip } from '../../check.js';
+import type { CheckRunEnv, Finding } from '../../run/check.js';
+import { notApplicable, observation, pass, skip } from '../../run/check.js';
 import {
   decimalOf,
   expectedCreateStatus,

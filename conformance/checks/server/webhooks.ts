@@ -3,10 +3,10 @@
 // webhook-status-changes.ts; redelivery after a non-200 answer: webhook-redelivery.ts.
 import { getFieldValues } from '../../../src/http/message.js';
 import type { WebhookKind } from '../../../src/webhooks/kinds.js';
-import type { Finding } from '../../check.js';
-import { notApplicable, pass, violation } from '../../check.js';
+import type { Finding } from '../../run/check.js';
+import { notApplicable, pass, violation } from '../../run/check.js';
 import { mediaTypeOf } from '../../client-audit/endpoints.js';
-import type { ReceivedWebhook } from '../../webhook-listener.js';
+import type { ReceivedWebhook } from '../../http/webhook-listener.js';
 import { serverCheck } from './context.js';
 import { evidenceOf } from './requests.js';
 import { schemaProblems } from './resources.js';

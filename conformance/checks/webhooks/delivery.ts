@@ -1,9 +1,9 @@
 // What a webhook-receiver check reads, and how it sends one delivery and judges the answer: a valid one must be answered 200, a
 // tampered one with anything but 200; each finding carries the exchange and a curl command that repeats it.
 import { signWebhook, type ParsedRsaPrivateKey } from '../../../src/webhooks/index.js';
-import { inconclusive, type Finding, type Level } from '../../check.js';
-import { curlFor } from '../../curl.js';
-import { sendRequest, type RecordedExchange } from '../../http-client.js';
+import { inconclusive, type Finding, type Level } from '../../run/check.js';
+import { curlFor } from '../../report/curl.js';
+import { sendRequest, type RecordedExchange } from '../../http/http-client.js';
 import { unanswered } from '../no-answer.js';
 import {
   assertSchemaValid,

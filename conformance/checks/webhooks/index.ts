@@ -1,7 +1,7 @@
 // The webhook-receiver audit's checks: payconform plays the service and sends each kind of webhook, valid and
 // tampered, to the merchant's receiver; valid ones must be answered 200, tampered ones with anything but 200.
 import { signWebhook, WEBHOOK_SIGNATURE_ALGORITHM } from '../../../src/webhooks/index.js';
-import type { Check, Finding } from '../../check.js';
+import type { Check, Finding } from '../../run/check.js';
 import {
   assertSchemaValid,
   createPayload,

@@ -2,7 +2,7 @@
 import type http from 'node:http';
 import { listen } from '../../../net/listen.js';
 import { fieldLinesFromRaw, type FieldLines } from '../../../src/http/message.js';
-import { currentExchangeLog } from '../../exchange-log.js';
+import { currentExchangeLog } from '../../http/exchange-log.js';
 import { createHttpServer, type ServerTls } from '../../../net/tls.js';
 import { endpointSpecs } from '../../client-audit/endpoints.js';
 

@@ -4,7 +4,7 @@
 import { computeContentDigest } from '../../../src/digest/content-digest.js';
 import type { ProfileFinding } from '../../../src/profile/profile-findings.js';
 import { serviceProfile } from '../../../src/profile/service-profile.js';
-import { diagnoseContentDigest } from '../../diagnose-signature.js';
+import { diagnoseContentDigest } from '../../signatures/diagnose-signature.js';
 import { findingsFor } from './finding-routes.js';
 import {
   findingOutcome,

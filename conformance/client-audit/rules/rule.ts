@@ -5,7 +5,7 @@ import type { HttpRequest } from '../../../src/http/message.js';
 import type { ProfileFinding } from '../../../src/profile/profile-findings.js';
 import type { ProfileEvaluation } from '../../../src/profile/profile-rules.js';
 import type { SignatureInput } from '../../../src/signatures/signature-fields.js';
-import type { Level } from '../../check.js';
+import type { Level } from '../../run/check.js';
 import type { EndpointMatch, EndpointSpec } from '../endpoints.js';
 
 /** The rules, in report order (each becomes one check of the client audit; ids are public API). */

@@ -4,7 +4,7 @@ import { nodeBackend } from '../../../src/ed25519/node-backend.js';
 import type { HttpRequest } from '../../../src/http/message.js';
 import { serviceProfile } from '../../../src/profile/service-profile.js';
 import { verifySignatureBase } from '../../../src/signatures/create-signature.js';
-import { diagnoseSignature } from '../../diagnose-signature.js';
+import { diagnoseSignature } from '../../signatures/diagnose-signature.js';
 import { findingsFor } from './finding-routes.js';
 import {
   findingOutcome,

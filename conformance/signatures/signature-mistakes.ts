@@ -1,14 +1,14 @@
 // The client mistakes in signing, as ONE table: each entry says which rule the mistake breaks, how to fix it, and how
 // it builds the signature base wrongly from the base the service builds (the base as data, so a mistake is a small
 // change of one part). The diagnosis searches these ways; the server audit's forgeries sign with them.
-import { digestBytes } from '../src/digest/content-digest.js';
-import type { HttpRequest } from '../src/http/message.js';
-import { serviceProfile } from '../src/profile/service-profile.js';
-import type { BareItem } from '../src/structured-fields/structured-fields.js';
-import type { ComponentIdentifier } from '../src/signatures/component-identifier.js';
-import { componentValue } from '../src/signatures/signature-base.js';
-import { serializeSignatureParams } from '../src/signatures/signature-params.js';
-import { parseTargetUri } from '../src/signatures/target-uri.js';
+import { digestBytes } from '../../src/digest/content-digest.js';
+import type { HttpRequest } from '../../src/http/message.js';
+import { serviceProfile } from '../../src/profile/service-profile.js';
+import type { BareItem } from '../../src/structured-fields/structured-fields.js';
+import type { ComponentIdentifier } from '../../src/signatures/component-identifier.js';
+import { componentValue } from '../../src/signatures/signature-base.js';
+import { serializeSignatureParams } from '../../src/signatures/signature-params.js';
+import { parseTargetUri } from '../../src/signatures/target-uri.js';
 import { reserializedBodies } from './body-reserialisations.js';
 
 interface Line {

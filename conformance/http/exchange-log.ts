@@ -5,9 +5,9 @@
 // the log is rendered, with the run's own redactor (never before, never twice).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { RecordedRequest, RecordedResponse } from './check.js';
-import { EVIDENCE_BODY_BYTES } from './grade.js';
-import type { Redactor } from './redact.js';
+import type { RecordedRequest, RecordedResponse } from '../run/check.js';
+import { EVIDENCE_BODY_BYTES } from '../run/grade.js';
+import type { Redactor } from '../report/redact.js';
 
 /** Milliseconds spent in each phase of one exchange (HAR's `timings`); -1 where the phase was not measured. */
 export interface ExchangeTimings {

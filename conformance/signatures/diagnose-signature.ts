@@ -1,14 +1,14 @@
 // "Why did the signature fail": rebuilds the signature base under the mistakes clients really make and names the
 // one (or the pair) under which the client's Ed25519 signature verifies, with the base lines that differ.
 // Also explains a Content-Digest that does not match the body (which serialisation of the body it was taken over).
-import { digestBytes, parseContentDigest } from '../src/digest/content-digest.js';
-import type { Ed25519Backend, Ed25519PublicKey } from '../src/ed25519/backend.js';
-import { nodeBackend } from '../src/ed25519/node-backend.js';
-import type { HttpRequest } from '../src/http/message.js';
-import { verifySignatureBase } from '../src/signatures/create-signature.js';
+import { digestBytes, parseContentDigest } from '../../src/digest/content-digest.js';
+import type { Ed25519Backend, Ed25519PublicKey } from '../../src/ed25519/backend.js';
+import { nodeBackend } from '../../src/ed25519/node-backend.js';
+import type { HttpRequest } from '../../src/http/message.js';
+import { verifySignatureBase } from '../../src/signatures/create-signature.js';
 import { reserializedBodies } from './body-reserialisations.js';
 import { readSubject } from './mistaken-signature.js';
-import { REDACTED } from './redact.js';
+import { REDACTED } from '../report/redact.js';
 import {
   alternatives,
   render,

@@ -1,7 +1,7 @@
 // What an audit run's attestation says and how a reviewer re-checks it offline: the in-toto Test Result statement
 // built from the JSON report (result from the verdict, the check ids by outcome, the digests of the report, the HAR
 // and the audit's configuration), and the comparison of a statement with the files it names.
-import { verifyDsseEnvelope } from '../src/attest/dsse.js';
+import { verifyDsseEnvelope } from '../../src/attest/dsse.js';
 import {
   IN_TOTO_PAYLOAD_TYPE,
   parseTestResultStatement,
@@ -11,9 +11,9 @@ import {
   type Statement,
   type TestResult,
   type TestResultPredicate,
-} from '../src/attest/statement.js';
-import type { Ed25519PublicKey } from '../src/ed25519/index.js';
-import type { JsonReport } from './reporters/json.js';
+} from '../../src/attest/statement.js';
+import type { Ed25519PublicKey } from '../../src/ed25519/index.js';
+import type { JsonReport } from '../reporters/json.js';
 
 /** The names the statement gives the files it digests (how `attest verify` finds the one a file must match). */
 export const ATTESTED_FILES = {

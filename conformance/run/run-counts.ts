@@ -62,7 +62,7 @@ export function outcomeCounts(results: readonly CheckResult[]): OutcomeCounts {
   };
 }
 
-/** `flaky`: the checks whose failure did not happen again (conformance/flaky.ts), when there is one; else nothing. */
+/** `flaky`: the checks whose failure did not happen again (conformance/run/flaky.ts), when there is one; else nothing. */
 function flakyCount(results: readonly CheckResult[]): { readonly flaky?: number } {
   const flaky = results.filter((r) => r.flaky === true).length;
   return flaky > 0 ? { flaky } : {};

@@ -1,5 +1,5 @@
 // The check model: what a conformance check declares about itself and what it returns (findings, not verdicts).
-import type { FieldLines } from '../src/http/message.js';
+import type { FieldLines } from '../../src/http/message.js';
 
 /** A requirement's strength as the spec words it (RFC 2119). */
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
@@ -110,7 +110,7 @@ export interface Check<Ctx> {
   run(ctx: Ctx, env: CheckRunEnv): Promise<readonly Finding[]>;
   /**
    * How a failure is run once more, alone, before it is reported (a failure that does not happen again is flaky:
-   * conformance/flaky.ts). Absent: `run` again, unless `neverRerun` or the suite says never. A drawn check runs the
+   * conformance/run/flaky.ts). Absent: `run` again, unless `neverRerun` or the suite says never. A drawn check runs the
    * same draw again (its seed, its shrunk sequence).
    */
   rerunFailure?(ctx: Ctx, env: CheckRunEnv): Promise<readonly Finding[]>;

@@ -3,8 +3,8 @@
 // unsettled payments from /sandbox/payments, the pay-in account and merchant id from /sandbox/applications. What the config states always wins; nothing is invented.
 import type { ConformanceConfig, CopStatusKey, PayoutDestinationConfig } from './config.js';
 import { COP_STATUS_KEYS, normalizeAmount } from './config.js';
-import { sandboxPath } from '../net/sandbox-protocol.js';
-import { sendRequest } from './http-client.js';
+import { sandboxPath } from '../../net/sandbox-protocol.js';
+import { sendRequest } from '../http/http-client.js';
 
 export interface Discovery {
   readonly config: ConformanceConfig;

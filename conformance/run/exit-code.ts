@@ -1,7 +1,7 @@
 // The verdict of a run and its exit code: a tiny pure function of the summary and the gate it was run under. The codes
 // themselves are the one table's (exit-code-table.ts).
 import type { RunGate, RunSummary } from './result.js';
-import { unexercisedMust } from './requirement-table.js';
+import { unexercisedMust } from '../requirement-table.js';
 import {
   EXIT,
   EXIT_CODES,
@@ -9,7 +9,7 @@ import {
   type ExitCode,
   type ExitName,
   type Verdict,
-} from './exit-code-table.js';
+} from '../exit-code-table.js';
 import { ranCount } from './run-counts.js';
 
 /** 0: every selected check reached a verdict and none failed under the gate. */
@@ -28,7 +28,7 @@ export const EXIT_INCOMPLETE = EXIT.incomplete;
 /** 70 (sysexits EX_SOFTWARE): payconform itself crashed; distinct from the usage code 2. */
 export const EXIT_INTERNAL_ERROR = EXIT.internal;
 
-export type { Verdict } from './exit-code-table.js';
+export type { Verdict } from '../exit-code-table.js';
 
 /** The gate when a run does not say: skips make the run incomplete, warnings do not fail it. */
 export const DEFAULT_GATE: RunGate = { failOn: [], allowSkips: false };

@@ -2,11 +2,11 @@
 // reported as known and does not fail the run; a new one fails it as before; an entry past its `expires` whose finding
 // is still there fails it, named; an entry not found again is fixed (a deterministic check) or unobserved (the
 // explorer). Pure: the command line reads and writes the file.
-import { parseJsonFile } from '../net/file-read.js';
-import { validateAgainst } from '../src/schemas/index.js';
-import { worstOutcome } from './grade.js';
-import { EXPLORE_CHECK_ID } from './explore/check-id.js';
-import { outcomeCounts } from './run-counts.js';
+import { parseJsonFile } from '../../net/file-read.js';
+import { validateAgainst } from '../../src/schemas/index.js';
+import { worstOutcome } from '../run/grade.js';
+import { EXPLORE_CHECK_ID } from '../explore/check-id.js';
+import { outcomeCounts } from '../run/run-counts.js';
 import type {
   BaselineKey,
   BaselineOutcome,
@@ -14,7 +14,7 @@ import type {
   GradedFinding,
   Outcome,
   RunSummary,
-} from './result.js';
+} from '../run/result.js';
 
 export const BASELINE_SCHEMA_ID = 'https://payconform.dev/schemas/baseline.schema.json';
 

@@ -6,17 +6,21 @@ import {
   parseJsonFile,
   readRegularFile,
   textOf,
-} from '../net/file-read.js';
+} from '../../net/file-read.js';
 import {
   copStatuses,
   getRegisteredSchema,
   validateAgainst,
   type SchemaViolation,
-} from '../src/schemas/index.js';
+} from '../../src/schemas/index.js';
 import { DEFAULT_TIMEOUT_MS } from './config-defaults.js';
-import { maskUrlCredentials } from './redact.js';
-import { refuseMissingProgram, resolveStateHook, type StateHookFile } from './state-hook/config.js';
-import type { StateHookConfig } from './state-hook/contract.js';
+import { maskUrlCredentials } from '../report/redact.js';
+import {
+  refuseMissingProgram,
+  resolveStateHook,
+  type StateHookFile,
+} from '../state-hook/config.js';
+import type { StateHookConfig } from '../state-hook/contract.js';
 
 /** The keys of `copDestinations`: each copStatus (src/schemas/statuses.ts), and `null` for CoP not active. */
 export const COP_STATUS_KEYS = [...copStatuses, 'null'] as const;

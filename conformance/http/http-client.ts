@@ -14,9 +14,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
-import type { FieldLines } from '../src/http/message.js';
-import { fieldLinesFromRaw, getFieldValues, toFieldLines } from '../src/http/message.js';
-import type { RecordedRequest, RecordedResponse } from './check.js';
+import type { FieldLines } from '../../src/http/message.js';
+import { fieldLinesFromRaw, getFieldValues, toFieldLines } from '../../src/http/message.js';
+import type { RecordedRequest, RecordedResponse } from '../run/check.js';
 import { currentExchangeLog, type ExchangeTimings } from './exchange-log.js';
 import { withTraceparent } from './trace-context.js';
 

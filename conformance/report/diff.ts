@@ -2,10 +2,10 @@
 // failed now), fixed, still failing, newly exercised, no longer exercised, or inconclusive where one run did not decide
 // it or did not select it. Runs of different targets (another port or host: the normal case in CI) are compared as
 // usual, the targets named in the header. Pure: JSON reports in, a diff out, as text, JSON or Markdown.
-import type { JsonReport } from './reporters/json.js';
-import type { Outcome, RequirementStatus } from './result.js';
-import { markdownCode } from './reporters/markdown-safe.js';
-import { printableValue } from './reporters/printable.js';
+import type { JsonReport } from '../reporters/json.js';
+import type { Outcome, RequirementStatus } from '../run/result.js';
+import { markdownCode } from '../reporters/markdown-safe.js';
+import { printableValue } from '../reporters/printable.js';
 
 export type Change =
   | 'regressed'

@@ -1,6 +1,6 @@
 // What the engine hands to reporters: graded, redacted, JSON-serialisable results and the run summary.
 import type { CheckRole, Level } from './check.js';
-import type { EXIT } from './exit-code-table.js';
+import type { EXIT } from '../exit-code-table.js';
 
 /** A check's or finding's verdict after grading. `error`: the check threw (a defect of the run, counted as a failure). */
 export type Outcome = 'pass' | 'fail' | 'warn' | 'skip' | 'n/a' | 'error';
@@ -106,7 +106,7 @@ export interface CheckResult {
   readonly again?: RunAgain;
 }
 
-/** A check's second run, once more alone, after its first failed (conformance/flaky.ts). */
+/** A check's second run, once more alone, after its first failed (conformance/run/flaky.ts). */
 export interface RunAgain {
   readonly outcome: Outcome;
   readonly message: string;

@@ -1,19 +1,19 @@
 // Reading a signed request as the diagnosis and the forgeries need it (the signature, and the base the service
 // builds, as data), and signing a request the way a client that makes one of the table's mistakes signs it: the base
 // built wrongly, the request sent rightly.
-import type { Ed25519Backend, Ed25519PrivateKey } from '../src/ed25519/backend.js';
-import { nodeBackend } from '../src/ed25519/node-backend.js';
-import { getFieldValues, type HttpRequest } from '../src/http/message.js';
-import { applySignedHeaders } from '../src/profile/sign-request.js';
-import { serviceProfile } from '../src/profile/service-profile.js';
-import type { BareItem } from '../src/structured-fields/structured-fields.js';
-import type { ComponentIdentifier } from '../src/signatures/component-identifier.js';
-import { signSignatureBase } from '../src/signatures/create-signature.js';
+import type { Ed25519Backend, Ed25519PrivateKey } from '../../src/ed25519/backend.js';
+import { nodeBackend } from '../../src/ed25519/node-backend.js';
+import { getFieldValues, type HttpRequest } from '../../src/http/message.js';
+import { applySignedHeaders } from '../../src/profile/sign-request.js';
+import { serviceProfile } from '../../src/profile/service-profile.js';
+import type { BareItem } from '../../src/structured-fields/structured-fields.js';
+import type { ComponentIdentifier } from '../../src/signatures/component-identifier.js';
+import { signSignatureBase } from '../../src/signatures/create-signature.js';
 import {
   parseSignature,
   parseSignatureInput,
   serializeSignature,
-} from '../src/signatures/signature-fields.js';
+} from '../../src/signatures/signature-fields.js';
 import {
   alternatives,
   buildDraft,

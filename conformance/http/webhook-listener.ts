@@ -1,10 +1,10 @@
 // The runner's webhook receiver: records every call the audited service makes (exact bytes, headers, method),
 // answers 200, or a non-200 status on demand so a check can watch the service redeliver. Loopback by default.
 import http from 'node:http';
-import { DEFAULT_MAX_BODY_BYTES } from '../net/incoming-request.js';
-import { listen } from '../net/listen.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../../net/incoming-request.js';
+import { listen } from '../../net/listen.js';
 import { currentExchangeLog } from './exchange-log.js';
-import { fieldLinesFromRaw, type FieldLines } from '../src/http/message.js';
+import { fieldLinesFromRaw, type FieldLines } from '../../src/http/message.js';
 
 /** One call the listener received. */
 export interface ReceivedWebhook {

@@ -1,8 +1,8 @@
 // The environment of each program payconform starts, by role (docs/security.md): an SDK adapter and an `--exec`
 // client get the credentials they sign with, a state-hook command and a vectors implementation none of the audit's
 // secrets, and none of them any variable payconform reads for itself (the attestation key above all).
-import { ENV_FIELDS } from './config.js';
-import { SECRET_ENV } from './redact.js';
+import { ENV_FIELDS } from '../config/config.js';
+import { SECRET_ENV } from '../report/redact.js';
 
 /**
  * Every variable payconform reads for itself: withheld from every program it starts (a role's own credentials are

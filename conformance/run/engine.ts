@@ -2,7 +2,7 @@
 // timeout), grades and redacts what they return, emits events, and returns the run summary. Generic over the
 // context each check receives, so the server, client and webhook-receiver audits share it.
 import { boundFindings } from './finding-bound.js';
-import { PayconformError } from '../src/errors.js';
+import { PayconformError } from '../../src/errors.js';
 import {
   CHECK_ID_PATTERN,
   type Check,
@@ -12,13 +12,18 @@ import {
 } from './check.js';
 import type { CheckInfo, RunEvent, RunSubscriber } from './events.js';
 import { EvidenceBudget, gradeFinding, worstOutcome } from './grade.js';
-import { createRedactor, maskUrlCredentials, scrubValues, type Redactor } from './redact.js';
-import { currentExchangeLog, type ExchangeLog } from './exchange-log.js';
-import { loadCatalogue, requirementsForRole, type Catalogue } from './requirements.js';
-import { requirementTable } from './requirement-table.js';
+import {
+  createRedactor,
+  maskUrlCredentials,
+  scrubValues,
+  type Redactor,
+} from '../report/redact.js';
+import { currentExchangeLog, type ExchangeLog } from '../http/exchange-log.js';
+import { loadCatalogue, requirementsForRole, type Catalogue } from '../requirements.js';
+import { requirementTable } from '../requirement-table.js';
 import { outcomeCounts } from './run-counts.js';
 import { flakyResult, judgeRunAgain, needsRunAgain, type SuiteRerun } from './flaky.js';
-import { withTrace } from './trace-context.js';
+import { withTrace } from '../http/trace-context.js';
 import {
   type CheckResult,
   type GradedFinding,
@@ -77,7 +82,7 @@ export interface RunOptions<Ctx> {
    */
   readonly exchangeLog?: ExchangeLog;
   /**
-   * How a failing check is run once more, alone, before its failure is reported (conformance/flaky.ts): `again`
+   * How a failing check is run once more, alone, before its failure is reported (conformance/run/flaky.ts): `again`
    * (default) runs it again, its own way where it has one (`Check.rerunFailure`) unless it says never
    * (`Check.neverRerun`); `never` (checks that judge what a client already sent) keeps every failure as it came.
    */
@@ -440,7 +445,7 @@ function decideUpFront<Ctx>(run: Run<Ctx>): number[] {
 }
 
 /**
- * Runs the pending checks, then runs once more, alone, each that failed (conformance/flaky.ts): after every other
+ * Runs the pending checks, then runs once more, alone, each that failed (conformance/run/flaky.ts): after every other
  * check has ended, the failed ones under the same scheduling, each judged against its first run before it is
  * reported. Returns whether the run was aborted (a failure not yet run again is then reported as it came).
  */

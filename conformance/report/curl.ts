@@ -1,5 +1,5 @@
 // Reproduce commands: a curl invocation that sends the recorded request again, secrets as environment references.
-import type { RecordedRequest } from './check.js';
+import type { RecordedRequest } from '../run/check.js';
 import { createRedactor, SECRET_ENV, type Redactor } from './redact.js';
 
 /** Quotes text for a POSIX shell (single quotes; embedded quotes closed and escaped). */

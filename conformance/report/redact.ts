@@ -7,7 +7,7 @@
 // MIN_PIECE characters found in any of those views is masked in the original text, so a copy cut short, split across
 // lines or fields, or echoed in any mixture of encodings is caught; a piece shorter than MIN_PIECE cannot be told
 // from ordinary text and is not (docs/security.md says so).
-import type { FieldLines } from '../src/http/message.js';
+import type { FieldLines } from '../../src/http/message.js';
 
 export type SecretKind = 'application-secret' | 'private-key';
 

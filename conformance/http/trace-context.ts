@@ -6,7 +6,7 @@
 // adding the header changes nothing a target verifies or judges.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomBytes } from 'node:crypto';
-import { getFieldValues, type FieldLines } from '../src/http/message.js';
+import { getFieldValues, type FieldLines } from '../../src/http/message.js';
 
 /** The header's name (W3C Trace Context §3.2: `traceparent`, lowercase as the spec writes it). */
 export const TRACEPARENT_HEADER = 'traceparent';

@@ -8,8 +8,8 @@ import type {
   RecordedRequest,
   RecordedResponse,
 } from './check.js';
-import type { Catalogue, Requirement } from './requirements.js';
-import type { Redactor } from './redact.js';
+import type { Catalogue, Requirement } from '../requirements.js';
+import type { Redactor } from '../report/redact.js';
 import type {
   BodyView,
   EvidenceSummary,
@@ -19,7 +19,7 @@ import type {
   RequestView,
   ResponseView,
 } from './result.js';
-import { traceIdOf } from './trace-context.js';
+import { traceIdOf } from '../http/trace-context.js';
 
 /**
  * Worst first: a check's outcome is the worst of its findings. A failure the evidence proves outranks an inconclusive

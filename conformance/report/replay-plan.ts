@@ -4,11 +4,11 @@
 // never skipped in silence. After the run, each is FIXED, STILL FAILING, CHANGED (it fails now on another requirement
 // or another kind of message), UNDECIDED (the check reached no verdict) or NOT REPLAYABLE. Pure: a report in, a plan
 // out; a plan and the run's results in, verdicts out.
-import type { JsonReport } from './reporters/json.js';
-import type { CheckResult, GradedFinding } from './result.js';
-import { EXPLORE_CHECK_ID, SDK_EXPLORE_CHECK_ID } from './explore/check-id.js';
-import { parseReplayToken } from './explore/replay-token.js';
-import { FORGERIES_CHECK_ID } from './checks/server/forgery-settings.js';
+import type { JsonReport } from '../reporters/json.js';
+import type { CheckResult, GradedFinding } from '../run/result.js';
+import { EXPLORE_CHECK_ID, SDK_EXPLORE_CHECK_ID } from '../explore/check-id.js';
+import { parseReplayToken } from '../explore/replay-token.js';
+import { FORGERIES_CHECK_ID } from '../checks/server/forgery-settings.js';
 
 /** How one failure of a report is run again. */
 export type ReplayWay =
