@@ -62,39 +62,6 @@ function toUint8Array(buf: Buffer): Uint8Array {
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
-/**
- * nodeBackend.verifyAsync without a Promise of its own, for a caller that settles one promise itself (step 10 of
- * verifyRequestAsync): `done` is called exactly once, on a later turn of the loop, with false for any signature,
- * message or key that does not verify (where verifyAsync rejects for a message that is not a Uint8Array, this says
- * false, as step 10 reads that rejection).
- */
-export function verifyOnThreadPool(
-  signature: Uint8Array,
-  message: Uint8Array,
-  publicKey: Ed25519PublicKey,
-  done: (verified: boolean) => void,
-): void {
-  const ko =
-    signature instanceof Uint8Array &&
-    message instanceof Uint8Array &&
-    signature.length === 64 &&
-    typeof publicKey === 'object' &&
-    publicKey !== null
-      ? publicKeyObject(publicKey)
-      : null;
-  if (ko !== null) {
-    try {
-      nodeVerify(null, message, ko, signature, (error, verified) =>
-        done(error === null && verified),
-      );
-      return;
-    } catch {
-      // answered false below, as verifyAsync resolves false when the call throws
-    }
-  }
-  queueMicrotask(() => done(false));
-}
-
 /** Ed25519 by `node:crypto` (OpenSSL), the default. */
 export const nodeBackend: Ed25519Backend = Object.freeze({
   name: 'node' as const,

@@ -3,7 +3,7 @@
 // pool worker that parsed the request); whatever it finds goes on through `afterSignature`, so steps 11 and 12 and the
 // result are the same for all of them.
 import type { Ed25519Backend, Ed25519PublicKey } from '../ed25519/backend.js';
-import { nodeBackend, verifyOnThreadPool } from '../ed25519/node-backend.js';
+import { nodeBackend } from '../ed25519/node-backend.js';
 import type { HttpRequest } from '../http/message.js';
 import { verifySignatureBaseBytes } from '../signatures/create-signature.js';
 import type { FieldIndex } from '../signatures/field-values.js';
@@ -103,15 +103,6 @@ export class StepsHere implements StepEngine {
     // Step 10: verify the Ed25519 signature.
     c.progress.step = 10;
     const backend = c.options.backend ?? nodeBackend;
-    if (this.check === signatureOnThreadPool && backend === nodeBackend)
-      return verifyThenRecord(
-        c,
-        applicationId,
-        baseBytesOf(base),
-        this.signature,
-        publicKey,
-        base.base,
-      );
     const verified = this.check(baseBytesOf(base), this.signature, publicKey, backend);
     if (verified instanceof Promise)
       return verified.then(
@@ -120,28 +111,6 @@ export class StepsHere implements StepEngine {
       );
     return afterSignature(c, applicationId, verified, base.base);
   }
-}
-
-/**
- * Step 10 on libuv's thread pool with the node backend, then steps 11 and 12: signatureOnThreadPool's answer and
- * afterSignature's result, as StepsHere reads them for any backend, in one promise settled from the verify's callback
- * (not a promise for the check and another for what follows it: fewer allocations and one turn of the microtask queue
- * fewer for every request verifyRequestAsync sends to libuv's pool).
- */
-function verifyThenRecord(
-  c: Checked,
-  applicationId: string,
-  bytes: Uint8Array,
-  signature: Uint8Array,
-  publicKey: Ed25519PublicKey,
-  signatureBase: string,
-): Outcome {
-  if (signature.length !== 64) return afterSignature(c, applicationId, false, signatureBase);
-  return new Promise((resolve) =>
-    verifyOnThreadPool(signature, bytes, publicKey, (ok) =>
-      resolve(afterSignature(c, applicationId, ok, signatureBase)),
-    ),
-  );
 }
 
 /** A continuation after an awaited answer: its result, or the typed failure of an exception it threw. */
