@@ -17,7 +17,7 @@ import type { Ed25519PrivateKey } from '../src/ed25519/index.js';
 import { unwritableReason, unwritableReports, writeReports, type ReportSpec } from './reports.js';
 import { loadCatalogue } from '../conformance/requirements.js';
 import type { RunStopped } from '../conformance/run/result.js';
-import { toolVersion, shown, finishAudit } from './audit-command/finish.js';
+import { toolVersion, shown } from './audit-command/finish.js';
 import { type Invocation, invocations } from './audit-command/invocation.js';
 
 export { wantsHelp } from './io.js';

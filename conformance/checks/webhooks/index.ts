@@ -15,7 +15,6 @@ import {
 import {
   type WebhookAuditContext,
   deliver,
-  answered,
   expectAccepted,
   expectRejected,
   type WebhookCase,
