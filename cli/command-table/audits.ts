@@ -9,7 +9,7 @@ import {
   MAX_TIMEOUT_MS,
   WEBHOOK_TIMEOUT_MS,
 } from '../command-defaults.js';
-import type { CommandSpec } from './option-spec.js';
+import type { CommandSpec, OptionSpec } from './option-spec.js';
 import {
   HELP_OPTION,
   auditReportOption,
@@ -20,6 +20,30 @@ import {
   SECRET_ENV,
   ATTEST_ENV,
 } from './shared-options.js';
+
+/** How `audit server` and `replay` reach a server: its config, --allow-live and the request timeout (one source). */
+function serverTargetOptions(whenEmbedded: string): OptionSpec[] {
+  return [
+    {
+      name: 'config',
+      type: 'string',
+      value: 'FILE',
+      help: 'audit config (docs/cli.md): ids, pay-in account, CoP destinations, payments',
+    },
+    {
+      name: 'allow-live',
+      type: 'boolean',
+      help: 'allow checks that create payouts and refunds against a target off loopback',
+    },
+    {
+      name: 'timeout-ms',
+      type: 'string',
+      value: 'N',
+      default: `the config's "timeoutMs", else ${DEFAULT_TIMEOUT_MS}; ${EMBEDDED_REQUEST_TIMEOUT_MS} ${whenEmbedded}`,
+      help: `per-request timeout against the target, 1 to ${MAX_TIMEOUT_MS}`,
+    },
+  ];
+}
 
 export const auditServer: CommandSpec = {
   name: 'audit server',
@@ -43,24 +67,7 @@ export const auditServer: CommandSpec = {
       default: 'the embedded reference service',
       help: 'base URL of the service under test',
     },
-    {
-      name: 'config',
-      type: 'string',
-      value: 'FILE',
-      help: 'audit config (docs/cli.md): ids, pay-in account, CoP destinations, payments',
-    },
-    {
-      name: 'allow-live',
-      type: 'boolean',
-      help: 'allow checks that create payouts and refunds against a target off loopback',
-    },
-    {
-      name: 'timeout-ms',
-      type: 'string',
-      value: 'N',
-      default: `the config's "timeoutMs", else ${DEFAULT_TIMEOUT_MS}; ${EMBEDDED_REQUEST_TIMEOUT_MS} with no --target`,
-      help: `per-request timeout against the target, 1 to ${MAX_TIMEOUT_MS}`,
-    },
+    ...serverTargetOptions('with no --target'),
     CA_OPTION_SPEC,
     {
       name: 'explore',
@@ -319,24 +326,7 @@ export const replay: CommandSpec = {
       default: "the report's target (a fresh embedded service for a report of the embedded one)",
       help: 'base URL of the service to run the failures against',
     },
-    {
-      name: 'config',
-      type: 'string',
-      value: 'FILE',
-      help: 'audit config (docs/cli.md): ids, pay-in account, CoP destinations, payments',
-    },
-    {
-      name: 'allow-live',
-      type: 'boolean',
-      help: 'allow checks that create payouts and refunds against a target off loopback',
-    },
-    {
-      name: 'timeout-ms',
-      type: 'string',
-      value: 'N',
-      default: `the config's "timeoutMs", else ${DEFAULT_TIMEOUT_MS}; ${EMBEDDED_REQUEST_TIMEOUT_MS} against the embedded service`,
-      help: `per-request timeout against the target, 1 to ${MAX_TIMEOUT_MS}`,
-    },
+    ...serverTargetOptions('against the embedded service'),
     CA_OPTION_SPEC,
     auditReportOption,
     { name: 'verbose', type: 'boolean', help: 'show the findings of passing checks too' },
