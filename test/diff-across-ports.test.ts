@@ -105,6 +105,21 @@ describe('diffReports', () => {
     });
   });
 
+  it('a flaky check (failed once, not again) is not decided: inconclusive, never fixed', () => {
+    const flaky = syntheticReport(1, 'pass');
+    const after = {
+      ...flaky,
+      results: flaky.results.map((r) => ({ ...r, outcome: 'warn' as const, flaky: true as const })),
+    };
+    const d = diffReports(syntheticReport(1, 'fail'), after);
+    expect(d.checks[0]).toMatchObject({
+      before: 'failed',
+      after: 'inconclusive',
+      change: 'inconclusive',
+    });
+    expect(d.regressed).toBe(false);
+  });
+
   it('is linear in the number of results: 100 000 results compared at once', () => {
     // Sized to separate linear from quadratic: 10^5 lookups take milliseconds; 10^10 comparisons take minutes.
     const started = Date.now();

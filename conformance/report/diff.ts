@@ -173,7 +173,9 @@ export function diffReports(before: JsonReport, after: JsonReport): ReportDiff {
   const apart = apartBy.length > 0 ? `the runs differ (${apartBy.join('; ')})` : undefined;
   const selectedBy = selectionDifferences(before, after);
   const selection = selectedBy.length > 0 ? selectedBy.join('; ') : undefined;
-  const checkStates = (r: JsonReport) => statesOf(r.results, (x) => CHECK_STATE[x.outcome]);
+  // A flaky check failed once and not when it ran again: neither run decided it (never "fixed", never "passed").
+  const checkStates = (r: JsonReport) =>
+    statesOf(r.results, (x) => (x.flaky === true ? 'inconclusive' : CHECK_STATE[x.outcome]));
   const reqStates = (r: JsonReport) =>
     statesOf(r.requirements.table?.rows ?? [], (x) => REQUIREMENT_STATE[x.status]);
   const checks = rowsOf(checkStates(before), checkStates(after), apart, selection);
