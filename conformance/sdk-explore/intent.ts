@@ -21,6 +21,14 @@ export const OPERATION_ENDPOINT = {
   createRefund: 'create-refund',
 } as const satisfies Record<ApiOp, ClientEndpoint>;
 
+/** The requirements an operation's requests are judged by against what its caller asked: the request's, and its body's. */
+export function intentRequirements(op: ApiOp): string[] {
+  const spec = endpointSpecs[OPERATION_ENDPOINT[op]];
+  return typeof spec.body === 'object'
+    ? [spec.requirement, spec.body.requirement]
+    : [spec.requirement];
+}
+
 /** What configure told the SDK, besides where to call. */
 export type Application = Omit<AdapterConfiguration, 'baseUrl'>;
 

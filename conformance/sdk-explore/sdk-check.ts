@@ -12,8 +12,7 @@ import {
 } from '../run/check.js';
 import { clientChecks } from '../checks/client/index.js';
 import { COP_KEYS, LONG_REFERENCE, WEBHOOK_VARIANTS } from './draws.js';
-import { OPERATION_ENDPOINT } from './intent.js';
-import { endpointSpecs } from '../client-audit/endpoints.js';
+import { intentRequirements, OPERATION_ENDPOINT } from './intent.js';
 import {
   ERROR_REQUIREMENT,
   HOLD_REQUIREMENT,
@@ -44,12 +43,9 @@ const SDK_REQUIREMENTS = [
     ...MODEL_REQUIREMENTS,
     ...Object.values(WEBHOOK_VARIANTS).map((v) => v.requirement),
     // What the SDK sent against what its caller asked (intent.ts): each operation's request and body requirements.
-    ...Object.values(OPERATION_ENDPOINT).flatMap((e) => {
-      const spec = endpointSpecs[e];
-      return typeof spec.body === 'object'
-        ? [spec.requirement, spec.body.requirement]
-        : [spec.requirement];
-    }),
+    ...(Object.keys(OPERATION_ENDPOINT) as Array<keyof typeof OPERATION_ENDPOINT>).flatMap(
+      intentRequirements,
+    ),
   ]),
 ];
 

@@ -12,9 +12,8 @@ import {
   RESOURCE_REQUIREMENT,
   type Judgement,
 } from './judge.js';
-import { judgeIntent, OPERATION_ENDPOINT } from './intent.js';
+import { intentRequirements, judgeIntent } from './intent.js';
 import { judgeByModel, type ModelSide } from './model-judge.js';
-import { endpointSpecs } from '../client-audit/endpoints.js';
 import { WEBHOOK_VARIANTS } from './draws.js';
 import type { OutageRelay } from './outage-relay.js';
 import { askOperation, type SdkAnswer } from './protocol.js';
@@ -208,11 +207,9 @@ function rulesJudged(
   exchanges: readonly ClientExchange[],
 ): string[] {
   if (exchanges.length === 0) return [];
-  const spec = endpointSpecs[OPERATION_ENDPOINT[op]];
   const rules = [
     ...exchanges.flatMap((e) => e.examined.outcomes.flatMap((o) => o.requirement ?? [])),
-    spec.requirement,
-    ...(typeof spec.body === 'object' ? [spec.body.requirement] : []),
+    ...intentRequirements(op),
   ];
   if (answer.kind === 'resource') rules.push(RESOURCE_REQUIREMENT[op]);
   if (answer.kind === 'error')

@@ -2,7 +2,11 @@
 // runner's webhook listener and the waits; and `serverCheck`, which keeps each check's id as a literal type.
 import type { Ed25519PrivateKey } from '../../../src/ed25519/backend.js';
 import type { Check, CheckRunEnv } from '../../run/check.js';
-import type { CopStatusKey, PayerAccount, PayoutDestinationConfig } from '../../config/config.js';
+import type {
+  ConformanceConfig,
+  CopStatusKey,
+  PayoutDestinationConfig,
+} from '../../config/config.js';
 import type { Redactor } from '../../report/redact.js';
 import { noAnswerIsNotEvidence } from '../no-answer.js';
 import type { WebhookListener } from '../../http/webhook-listener.js';
@@ -40,15 +44,8 @@ export interface ServerAuditContext {
   readonly merchantId?: string;
   readonly payInAccountSelector?: string;
   readonly copDestinations: Readonly<Partial<Record<CopStatusKey, PayoutDestinationConfig>>>;
-  readonly payments: {
-    /** `payer`: the account the payment came from, when the config names it (refund-to-original-account). */
-    readonly settled: ReadonlyArray<{
-      readonly paymentId: string;
-      readonly amount: string;
-      readonly payer?: PayerAccount;
-    }>;
-    readonly unsettled: ReadonlyArray<{ readonly paymentId: string; readonly status: string }>;
-  };
+  /** The config's payments (`payer`: the account a settled one came from, for refund-to-original-account). */
+  readonly payments: ConformanceConfig['payments'];
   /** The runner's receiver; absent when the config has no `webhookListen` (webhook checks are skipped). */
   readonly webhooks?: WebhookListener;
   /** Time allowed for one HTTP exchange. */
