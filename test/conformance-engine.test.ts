@@ -1,6 +1,7 @@
 // The engine: start-up validation, selection, grading by level, "not shown" never failing, errors, timeouts,
 // concurrency limits, serial checks and groups, events, coverage, exit codes.
 import { describe, expect, it } from 'vitest';
+import { engineOptions, type Ctx } from './fixtures/engine-run.js';
 import {
   inconclusive,
   observation,
@@ -10,12 +11,7 @@ import {
   type Check,
   type Finding,
 } from '../conformance/run/check.js';
-import {
-  ConformanceSetupError,
-  runChecks,
-  selectChecks,
-  type RunOptions,
-} from '../conformance/run/engine.js';
+import { ConformanceSetupError, runChecks, selectChecks } from '../conformance/run/engine.js';
 import type { RunEvent } from '../conformance/run/events.js';
 import {
   EXIT_INCOMPLETE,
@@ -24,8 +20,6 @@ import {
   exitCodeFor,
   verdictFor,
 } from '../conformance/run/exit-code.js';
-
-type Ctx = { readonly label: string };
 
 function check(
   id: string,
@@ -44,19 +38,7 @@ function check(
   };
 }
 
-function options(
-  checks: readonly Check<Ctx>[],
-  extra: Partial<RunOptions<Ctx>> = {},
-): RunOptions<Ctx> {
-  return {
-    checks,
-    context: { label: 'ctx' },
-    role: 'server',
-    target: 'http://127.0.0.1:1',
-    toolVersion: '0.0.0-test',
-    ...extra,
-  };
-}
+const options = engineOptions;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -4,8 +4,9 @@
 // failure; a check that says a second run would say nothing, or a suite that says never, runs once. Every report shows
 // it. And the replay plan (conformance/report/replay-plan.ts): how each failure of a report runs again, and what became of it.
 import { describe, expect, it } from 'vitest';
+import { engineOptions, type Ctx } from './fixtures/engine-run.js';
 import { pass, violation, type Check, type Finding } from '../conformance/run/check.js';
-import { runChecks, type RunOptions } from '../conformance/run/engine.js';
+import { runChecks } from '../conformance/run/engine.js';
 import { exitCodeFor, verdictFor } from '../conformance/run/exit-code.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { toJsonReport } from '../conformance/reporters/json.js';
@@ -22,8 +23,6 @@ import {
   type ReplayFailure,
 } from '../conformance/report/replay-plan.js';
 import type { JsonReport } from '../conformance/reporters/json.js';
-
-type Ctx = { readonly label: string };
 
 const REQUIREMENT = 'SIG-VERIFY-CREATED-WINDOW';
 const broken = (message = 'an expired signature was accepted'): Finding =>
@@ -50,19 +49,7 @@ function scripted(
   };
 }
 
-function options(
-  checks: readonly Check<Ctx>[],
-  extra: Partial<RunOptions<Ctx>> = {},
-): RunOptions<Ctx> {
-  return {
-    checks,
-    context: { label: 'ctx' },
-    role: 'server',
-    target: 'http://127.0.0.1:1',
-    toolVersion: '0.0.0-test',
-    ...extra,
-  };
-}
+const options = engineOptions;
 
 const resultOf = (s: RunSummary, id: string): CheckResult => s.results.find((r) => r.id === id)!;
 
