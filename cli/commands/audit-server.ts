@@ -90,6 +90,19 @@ function parse(args: readonly string[]): Parsed {
     options: parseArgsOptions(SPEC.options),
   });
   const explore = parseExplore(values);
+  return {
+    ...common,
+    ...parseServerTarget(values, { credentialsHint: '; use PAYCONFORM_APPLICATION_SECRET' }),
+    ...(explore !== undefined ? { explore } : {}),
+    ...parseForgeOptions(values),
+  };
+}
+
+/** How a server is reached, from the flags `audit server` and `replay` share (`serverTargetOptions`). */
+export function parseServerTarget(
+  values: Record<string, unknown>,
+  url: { readonly credentialsHint?: string } = {},
+): Pick<Parsed, 'target' | 'configPath' | 'allowLive' | 'timeoutMs' | 'caFile'> {
   const timeoutMs = parseIntegerOption(
     values['timeout-ms'] as string | undefined,
     MAX_TIMEOUT_MS,
@@ -97,21 +110,13 @@ function parse(args: readonly string[]): Parsed {
   );
   const target = values['target'];
   return {
-    ...common,
     ...(typeof target === 'string'
-      ? {
-          target: checkHttpUrl(target, '--target', {
-            baseUrl: true,
-            credentialsHint: '; use PAYCONFORM_APPLICATION_SECRET',
-          }),
-        }
+      ? { target: checkHttpUrl(target, '--target', { baseUrl: true, ...url }) }
       : {}),
     ...(typeof values['config'] === 'string' ? { configPath: values['config'] } : {}),
     allowLive: values['allow-live'] === true,
-    ...(explore !== undefined ? { explore } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(typeof values['ca'] === 'string' ? { caFile: values['ca'] } : {}),
-    ...parseForgeOptions(values),
   };
 }
 

@@ -6,12 +6,10 @@ import { parseArgs } from 'node:util';
 import type { CliIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { commandSpec, parseArgsOptions, usageLine } from '../command-table.js';
-import { MAX_TIMEOUT_MS } from '../command-defaults.js';
 import {
   auditCommand,
   auditSteps,
   checkHttpUrl,
-  parseIntegerOption,
   rerunCommandFor,
   SECRET_OPTION,
   selectionOptions,
@@ -38,6 +36,7 @@ import type { RunSummary } from '../../conformance/run/result.js';
 import type { JsonReport } from '../../conformance/reporters/json.js';
 import {
   EMBEDDED_LABEL,
+  parseServerTarget,
   prepare as prepareServerAudit,
   type Parsed as ServerAuditArgs,
 } from './audit-server.js';
@@ -96,12 +95,6 @@ function parse(args: readonly string[]): ReplayArgs {
   const [reportPath, ...extra] = positionals;
   if (reportPath === undefined || extra.length > 0)
     throw new UsageError(`expected one REPORT.json\n${USAGE}`);
-  const timeoutMs = parseIntegerOption(
-    values['timeout-ms'] as string | undefined,
-    MAX_TIMEOUT_MS,
-    `--timeout-ms must be an integer from 1 to ${MAX_TIMEOUT_MS}`,
-  );
-  const target = values['target'];
   return {
     reports: parseReportSpecs((values['report'] as string[] | undefined) ?? []),
     level: 'all',
@@ -111,13 +104,7 @@ function parse(args: readonly string[]): ReplayArgs {
     verbose: values['verbose'] === true,
     help: false,
     reportPath,
-    ...(typeof target === 'string'
-      ? { target: checkHttpUrl(target, '--target', { baseUrl: true }) }
-      : {}),
-    ...(typeof values['config'] === 'string' ? { configPath: values['config'] } : {}),
-    allowLive: values['allow-live'] === true,
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    ...(typeof values['ca'] === 'string' ? { caFile: values['ca'] } : {}),
+    ...parseServerTarget(values),
   };
 }
 
