@@ -107,8 +107,15 @@ describe.concurrent('an exploration that did not reach enough is not a pass', ()
   it(`fewer than ${EXPLORE_DEFAULTS.minSteps} judged steps: inconclusive, with the minimum named`, async () => {
     const t = await startEmbeddedTarget();
     try {
-      // The quick lanes alone, one short sequence each: at most 9 steps.
-      const check = createExploreCheck({ runs: 1, seconds: 10, maxCommands: 3, patientLanes: 0 });
+      // One quick lane, one sequence of one command: a few steps (a refund in parts records up to four, and the end
+      // of the sequence one), never ten. Three lanes of three commands could reach ten with those.
+      const check = createExploreCheck({
+        runs: 1,
+        seconds: 10,
+        maxCommands: 1,
+        lanes: 1,
+        patientLanes: 0,
+      });
       const findings = await check.run(t.context, env(60_000));
       const decisive = findings.filter((f) => f.outcome !== 'observation');
       expect(decisive.map((f) => f.outcome)).toEqual(['inconclusive']);
