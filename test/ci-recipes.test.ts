@@ -8,8 +8,9 @@
 // mode takes only the inputs action.yml gives it (as options of that audit); any other, and hostile values, fail as a
 // usage error that creates nothing; a password in the target URL, in any form the URL parser reads, is in no output.
 // A pinned version downloads that version, checked against the checksum input (the Action's pinned checksums and its
-// mirrors: test/action-install.test.ts). Budget: one build (about 10 s here), audits with the explorer off or at 1 s
-// (they prove the wiring, not what the explorer finds).
+// mirrors: test/action-install.test.ts). Budget: one build (about 10 s here, or none: test/fixtures/executable.ts
+// caches it for the sources it was built from), audits with the explorer off or at 1 s (they prove the wiring, not
+// what the explorer finds).
 import {
   chmodSync,
   copyFileSync,
