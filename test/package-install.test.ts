@@ -555,10 +555,19 @@ describe('the installed package runs what it ships', () => {
     expect(r.stdout).toContain(`usage: payconform ${name}`);
   });
 
+  // The fixed checks, every one, run once: in the --no-explore run below. This run shows the explorer is on by
+  // default: explore-model is a check of the run only when exploring (with --no-explore, --only refuses it as unknown),
+  // and here it is selected without any explore option, beside one fixed check.
   it('the main job: audit server against the embedded reference service passes, exploring by default', () => {
-    const r = run(bin(), ['audit', 'server'], consumer, 180_000);
+    const r = run(
+      bin(),
+      ['audit', 'server', '--only', 'payout-signed-accepted,explore-model'],
+      consumer,
+      180_000,
+    );
     expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
     expect(r.stdout).toMatch(/explore-model/);
+    expect(r.stdout).toMatch(/^ {2}explore +1 pass$/m);
     expect(r.stdout).toMatch(/^verdict: PASS/m);
   }, 190_000);
 
