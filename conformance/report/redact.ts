@@ -414,6 +414,8 @@ interface PieceIndex {
   /** HASH_BASE^(length-1), to drop the character leaving the window. */
   readonly drop: number;
   readonly byHash: Map<number, Array<{ readonly target: Target; readonly at: number }>>;
+  /** One bit per low 16 bits of a hash in byHash: most windows are ruled out without a Map lookup. */
+  readonly seen: Uint32Array;
 }
 
 function pieceIndexes(targets: readonly Target[]): PieceIndex[] {
@@ -425,12 +427,13 @@ function pieceIndexes(targets: readonly Target[]): PieceIndex[] {
     if (index === undefined) {
       let drop = 1;
       for (let i = 1; i < m; i++) drop = Math.imul(drop, HASH_BASE) >>> 0;
-      index = { length: m, drop, byHash: new Map() };
+      index = { length: m, drop, byHash: new Map(), seen: new Uint32Array(2048) };
       out.set(m, index);
     }
     for (let at = 0; at + m <= target.norm.length; at++) {
       const h = hashOf(target.norm, at, m);
       index.byHash.set(h, [...(index.byHash.get(h) ?? []), { target, at }]);
+      index.seen[(h & 0xffff) >>> 5]! |= 1 << (h & 31);
     }
   }
   return [...out.values()];
@@ -441,9 +444,11 @@ function findPieces(view: View, index: PieceIndex, spans: Span[]): void {
   const { text } = view;
   const m = index.length;
   if (text.length < m) return;
+  const seen = index.seen;
   let h = hashOf(text, 0, m);
   for (let i = 0; ; i++) {
-    const hits = index.byHash.get(h);
+    const hits =
+      (seen[(h & 0xffff) >>> 5]! & (1 << (h & 31))) === 0 ? undefined : index.byHash.get(h);
     if (hits !== undefined)
       for (const { target, at } of hits) {
         if (!text.startsWith(target.norm.slice(at, at + m), i)) continue;
