@@ -2,7 +2,9 @@
 // 45, "done when"): the reference service with /sandbox/ off (or at a private path behind the starter state hook),
 // configured from its own audit config (`auditConfigFor`, what `serve --write-audit-config` writes), the secrets in the
 // environment. Through `main()` in-process; the starter hook runs as a command (a Python program is the point).
-// Budget: 4 s of exploring each (enough for refunds to be made: the summary is asserted), one seed each.
+// Budget: two sequences per lane each (12 sequences, about 40 to 50 steps: enough for refunds to be made, the summary
+// is asserted), one seed each. A count, not a time: 4 s of exploring cost three times the CPU, and reached less on a
+// loaded machine. The two tests, each with its own service, run side by side (describe.concurrent).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +19,9 @@ import { unusedLoopbackPort } from './fixtures/ports.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'payconform-no-sandbox-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Two sequences per lane; the 60 s only bounds a broken run. */
+const EXPLORE_BUDGET = ['--explore-runs', '2', '--explore-seconds', '60'];
 
 /** Audits a fresh service served with `sandboxPath`, its audit config changed by `edit`; returns the exit and report. */
 async function auditWithout(
@@ -44,7 +49,7 @@ async function auditWithout(
     });
     const args = ['audit', 'server', '--config', file, '--explore-only'];
     const code = await main(
-      [...args, '--explore-seconds', '4', '--explore-seed', '5', '--report', 'json:-'],
+      [...args, ...EXPLORE_BUDGET, '--explore-seed', '5', '--report', 'json:-'],
       io,
     );
     const report = JSON.parse(io.out.join('')) as {
@@ -57,7 +62,7 @@ async function auditWithout(
   }
 }
 
-describe('audit server --explore-only against a service without /sandbox/', () => {
+describe.concurrent('audit server --explore-only against a service without /sandbox/', () => {
   it(
     "the config's two settled payments: refunds of them, and a pass",
     { timeout: 120_000 },

@@ -212,10 +212,14 @@ describe('HAR entries (in process)', () => {
   });
 
   it('the explorer names the HAR entry of each step of a shrunk sequence', async () => {
-    const t = await startEmbeddedTarget({ faults: ['amount-large-pence-dropped'] });
+    const t = await startEmbeddedTarget({
+      faults: ['amount-large-pence-dropped'],
+      webhookSigningKey: keys.webhookRsa.privatePem,
+    });
     const log = new ExchangeLog();
     try {
-      const check = createExploreCheck({ ...EXPLORE_DEFAULTS, seed: 3, seconds: 15 });
+      // Seed 5 finds this fault within 11 sequences, shrinking included (seed 3 took 231, four times the CPU).
+      const check = createExploreCheck({ ...EXPLORE_DEFAULTS, seed: 5, seconds: 15 });
       const findings = await withExchangeLog(log, () =>
         check.run(
           { ...t.context, webhookWaitMs: 800 },

@@ -10,7 +10,11 @@ import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import type { CheckRunEnv } from '../conformance/run/check.js';
 import { createExploreCheck, EXPLORE_DEFAULTS } from '../conformance/explore/explorer.js';
 import { validateAgainst } from '../src/schemas/index.js';
+import { loadTestKeys } from './fixtures/keys.js';
 import { startLongLivedTarget } from './fixtures/long-lived-target.js';
+
+/** The embedded services sign their webhooks with the test key (a fresh RSA key costs 0.15 s of CPU). */
+const webhookSigningKey = loadTestKeys().webhookRsa.privatePem;
 
 const env = (ms: number): CheckRunEnv => ({
   signal: new AbortController().signal,
@@ -105,7 +109,7 @@ describe.concurrent(
 
 describe.concurrent('an exploration that did not reach enough is not a pass', () => {
   it(`fewer than ${EXPLORE_DEFAULTS.minSteps} judged steps: inconclusive, with the minimum named`, async () => {
-    const t = await startEmbeddedTarget();
+    const t = await startEmbeddedTarget({ webhookSigningKey });
     try {
       // One quick lane, one sequence of one command: a few steps (a refund in parts records up to four, and the end
       // of the sequence one), never ten. Three lanes of three commands could reach ten with those.
@@ -128,7 +132,7 @@ describe.concurrent('an exploration that did not reach enough is not a pass', ()
   }, 60_000);
 
   it('no payout created (every one refused): inconclusive, never a pass', async () => {
-    const t = await startEmbeddedTarget();
+    const t = await startEmbeddedTarget({ webhookSigningKey });
     try {
       const c = t.context.credentials!;
       // A secret the target does not know: every payout is refused (401), so nothing of a payout's life is judged.
@@ -139,7 +143,9 @@ describe.concurrent('an exploration that did not reach enough is not a pass', ()
         sandbox: false,
         payments: { ...t.context.payments, unsettled: [] },
       };
-      const check = createExploreCheck({ runs: 500, seconds: 3 });
+      // A count, not a time: three sequences per lane (well over the minimum of steps; one per lane judged 17), where
+      // 3 s of refused requests cost several times the CPU. The 60 s only bounds a broken run.
+      const check = createExploreCheck({ runs: 3, seconds: 60 });
       const findings = await check.run(refused, env(60_000));
       const decisive = findings.filter((f) => f.outcome !== 'observation');
       expect(decisive.map((f) => f.outcome)).toEqual(['inconclusive']);

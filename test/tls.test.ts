@@ -2,12 +2,11 @@
 // loopback certificate, the reference service over TLS under the whole server audit, `audit server --ca` and its TLS
 // errors (exit 3), `audit client --tls` with a Node fetch client and a Python stdlib-ssl client, a client that also
 // uses plain HTTP, and @authority without :443 on port 443.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { sendRequest } from '../conformance/http/http-client.js';
@@ -19,9 +18,8 @@ import {
 } from '../server/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
-import { CLI_ARGS, runMain } from './fixtures/cli.js';
+import { runMain, startMain, type StartedMain } from './fixtures/cli.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const keys = loadTestKeys();
 const dir = mkdtempSync(join(tmpdir(), 'payconform-tls-'));
 const SECRET = 'test-only-secret-tls-4b1e';
@@ -83,7 +81,10 @@ describe('generated loopback certificate (a test-only CA issues it at start)', (
 
 describe('the reference service over HTTPS under the whole server audit', () => {
   it('passes every check with the CA trusted (no failure, no error)', async () => {
-    const target = await startEmbeddedTarget({ tls });
+    const target = await startEmbeddedTarget({
+      tls,
+      webhookSigningKey: keys.webhookRsa.privatePem,
+    });
     try {
       expect(target.context.baseUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       const summary = await auditTarget(target);
@@ -98,8 +99,8 @@ describe('the reference service over HTTPS under the whole server audit', () => 
   }, 120_000);
 });
 
-describe('payconform serve --tls and audit server --ca (spawned)', () => {
-  let serve: ReturnType<typeof spawn> | undefined;
+describe('payconform serve --tls and audit server --ca (main() in-process)', () => {
+  let serve: StartedMain | undefined;
   let origin = '';
   const caFile = join(dir, 'serve-ca.pem');
   const wrongCa = join(dir, 'wrong-ca.pem');
@@ -107,26 +108,31 @@ describe('payconform serve --tls and audit server --ca (spawned)', () => {
   beforeAll(async () => {
     writeFileSync(wrongCa, otherCa.caCert);
     const port = await unusedLoopbackPort();
-    serve = spawn(
-      process.execPath,
-      [...CLI_ARGS, 'serve', '--tls', '--tls-ca-out', caFile, '--port', String(port), '--quiet'],
-      { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    // In-process, as the audits below: what is tested is what serve writes and prints, not a process of its own (a
+    // child through tsx cost about a second of CPU to start).
+    let listening!: (url: string) => void;
+    const started = new Promise<string>((resolve) => (listening = resolve));
+    serve = startMain(
+      ['serve', '--tls', '--tls-ca-out', caFile, '--port', String(port), '--quiet'],
+      env,
+      {
+        timeoutMs: 600_000,
+        onStdout: (text) => {
+          const m = /listening on (https:\/\/\S+)/.exec(text);
+          if (m) listening(m[1]!);
+        },
+      },
     );
-    origin = await new Promise<string>((resolve, reject) => {
-      let text = '';
-      const timer = setTimeout(() => reject(new Error(`serve did not start: ${text}`)), 30_000);
-      serve!.stdout!.on('data', (b: Buffer) => {
-        text += b.toString('utf8');
-        const m = /listening on (https:\/\/\S+)/.exec(text);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-    });
+    origin = await Promise.race([
+      started,
+      serve.done.then(({ stdout, stderr }) => {
+        throw new Error(`serve ended before it listened: ${stdout}${stderr}`);
+      }),
+    ]);
   }, 40_000);
-  afterAll(() => {
-    serve?.kill('SIGTERM');
+  afterAll(async () => {
+    serve?.stop();
+    await serve?.done;
   });
 
   it('writes the CA file it prints, and an audit that trusts it passes', async () => {
@@ -171,21 +177,29 @@ describe('payconform serve --tls and audit server --ca (spawned)', () => {
   });
 });
 
-// TEST ONLY clients of `audit client --tls`. Each trusts the CA the audit wrote (PAYCONFORM_CA_FILE).
-const nodeClient = join(dir, 'client.mts');
+// TEST ONLY clients of `audit client --tls`. Each trusts the CA the audit wrote (PAYCONFORM_CA_FILE), and each signs
+// by hand as the Python one does: plain JavaScript, so Node runs it without tsx (which cost about half a second of CPU
+// per run to load the library's sources).
+const nodeClient = join(dir, 'client.mjs');
 writeFileSync(
   nodeClient,
-  `import { applySignedHeaders, parseEd25519PrivateKey, signRequest } from ${JSON.stringify(join(root, 'src/index.ts'))};
+  `import { createHash, createPrivateKey, randomUUID, sign } from 'node:crypto';
 const e = process.env;
 // CLIENT_PLAIN=1: a faulty client that sends the signed payout to the plain-HTTP URL.
-const base = e.CLIENT_PLAIN === '1' ? e.PAYCONFORM_PLAIN_HTTP_BASE_URL : e.PAYCONFORM_BASE_URL;
-const credentials = { applicationId: e.PAYCONFORM_APPLICATION_ID, applicationSecret: e.PAYCONFORM_APPLICATION_SECRET, keyId: e.PAYCONFORM_KEY_ID, privateKey: parseEd25519PrivateKey(e.PAYCONFORM_PRIVATE_KEY) };
+const base = new URL(e.CLIENT_PLAIN === '1' ? e.PAYCONFORM_PLAIN_HTTP_BASE_URL : e.PAYCONFORM_BASE_URL);
 const body = JSON.stringify({ applicationId: e.PAYCONFORM_APPLICATION_ID, payInAccountSelector: e.PAYCONFORM_PAY_IN_ACCOUNT_SELECTOR, amount: 3.5, reference: 'TLS-1',
   destination: { destinationType: 'toAccount', accountType: 'SCAN', holderName: 'Jane Payee', accountNumber: '12345678', sortCode: '040004', iban: null } });
-const request = { method: 'POST', url: base + '/api/payouts', headers: [['content-type', 'application/vnd.service.v1.0+json']], body: new TextEncoder().encode(body) };
-const signed = applySignedHeaders(request, signRequest(request, credentials).headers);
-const headers = Object.fromEntries(signed.headers.filter(([n]) => n !== 'content-length'));
-const payout = await fetch(request.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(5000) });
+const digest = 'sha-512=:' + createHash('sha512').update(body).digest('base64') + ':';
+const ctype = 'application/vnd.service.v1.0+json';
+const names = ['@method', '@path', '@authority', 'content-digest', 'content-type', 'content-length', 'x-application-id', 'x-application-secret'];
+const values = ['POST', '/api/payouts', base.host, digest, ctype, String(Buffer.byteLength(body)), e.PAYCONFORM_APPLICATION_ID, e.PAYCONFORM_APPLICATION_SECRET];
+const params = '(' + names.map((n) => '"' + n + '"').join(' ') + ');created=' + Math.floor(Date.now() / 1000) + ';keyid="' + e.PAYCONFORM_KEY_ID + '";alg="ed25519";nonce="' + randomUUID() + '"';
+const signatureBase = names.map((n, i) => '"' + n + '": ' + values[i]).join('\\n') + '\\n"@signature-params": ' + params;
+const pkcs8 = Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), Buffer.from(e.PAYCONFORM_PRIVATE_KEY, 'base64')]);
+const signature = sign(null, Buffer.from(signatureBase), createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }));
+const payout = await fetch(new URL('/api/payouts', base), { method: 'POST', body, signal: AbortSignal.timeout(5000), headers: {
+  'content-type': ctype, 'x-application-id': e.PAYCONFORM_APPLICATION_ID, 'x-application-secret': e.PAYCONFORM_APPLICATION_SECRET,
+  'content-digest': digest, 'signature-input': 'sig1=' + params, 'signature': 'sig1=:' + signature.toString('base64') + ':' } });
 console.log('payout', payout.status);
 `,
 );
@@ -231,7 +245,7 @@ const pythonMissing = pythonStatus();
 if (pythonMissing !== undefined) console.warn(`SKIPPED: Python TLS client: ${pythonMissing}`);
 
 describe('payconform audit client --tls (spawned)', () => {
-  const nodeCommand = `NODE_EXTRA_CA_CERTS="$PAYCONFORM_CA_FILE" ${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(nodeClient)}`;
+  const nodeCommand = `NODE_EXTRA_CA_CERTS="$PAYCONFORM_CA_FILE" ${JSON.stringify(process.execPath)} ${JSON.stringify(nodeClient)}`;
 
   it('a Node fetch client that trusts the written CA passes, every signed request over TLS', async () => {
     const report = join(dir, 'node-client.json');
@@ -306,7 +320,7 @@ describe('payconform audit client --tls (spawned)', () => {
       'audit',
       'client',
       '--exec',
-      `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(nodeClient)}`,
+      `${JSON.stringify(process.execPath)} ${JSON.stringify(nodeClient)}`,
       '--timeout',
       '60',
       '--report',
