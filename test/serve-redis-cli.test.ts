@@ -14,19 +14,26 @@ import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtur
 import { PAYOUT_TYPE, send } from './reference-service-client.js';
 import { CLI_ARGS, REPO_ROOT } from './fixtures/cli.js';
 
+/** Killed after each test; `kept` (a process several tests share) after the file. */
 const children: ChildProcess[] = [];
+const kept: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+});
+afterAll(() => {
+  for (const c of kept.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
 });
 
 /**
  * Spawns `payconform serve`; resolves once it prints "Ctrl-C stops." (20 s max) with its output followed by the
- * generated credentials it wrote to --credentials-out (never printed), if any.
+ * generated credentials it wrote to --credentials-out (never printed), if any. `keep`: the process outlives the test
+ * (a later test of the file uses it too and stops it).
  */
 function spawnServe(
   args: string[],
   env: Record<string, string> = {},
   entry: readonly string[] = CLI_ARGS,
+  keep = false,
 ): Promise<{ child: ChildProcess; text: string }> {
   const credentials = join(mkdtempSync(join(tmpdir(), 'payconform-serve-redis-')), 'dev.env');
   const argv = [...entry, 'serve', '--port', '0', '--quiet', '--credentials-out', credentials];
@@ -34,7 +41,7 @@ function spawnServe(
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  children.push(child);
+  (keep ? kept : children).push(child);
   let text = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
@@ -148,6 +155,12 @@ describe.runIf(redisTestsEnabled())(
       await redis?.close();
     });
 
+    // One `--workers 2` cluster (a primary and two workers, each a process under tsx) for the two tests that only
+    // send to it: started by the first that needs it, stopped (SIGTERM, exit 0) by the Redis-restart test, the last.
+    let cluster: Promise<{ child: ChildProcess; text: string }> | undefined;
+    const workersCluster = () =>
+      (cluster ??= spawnServe(['--workers', '2', '--redis-url', redis.url], {}, CLI_ARGS, true));
+
     it('accepts one signed request once across both instances (flag on one, PAYCONFORM_REDIS_URL on the other)', async () => {
       const first = await spawnServe(['--redis-url', redis.url]);
       const field = (name: string) => new RegExp(`${name}=(\\S+)`).exec(first.text)![1]!;
@@ -214,7 +227,7 @@ describe.runIf(redisTestsEnabled())(
     }, 60_000);
 
     it('--workers 2: two processes on one port, generated credentials shared, a signed request accepted once', async () => {
-      const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url]);
+      const { text } = await workersCluster();
       expect(text).toMatch(/workers: 2 processes sharing the port/);
       const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
       const request = signedPayout(text, url, 'WORKERS');
@@ -229,15 +242,6 @@ describe.runIf(redisTestsEnabled())(
         ),
       );
       expect(seen.map((s) => s.status)).toEqual(Array(6).fill(200));
-      child.kill('SIGTERM');
-      const code = await new Promise<number | null>((resolve) => {
-        const timer = setTimeout(() => resolve(-1), 15_000);
-        child.once('exit', (c) => {
-          clearTimeout(timer);
-          resolve(c);
-        });
-      });
-      expect(code).toBe(0);
     }, 60_000);
 
     it('--workers 2 --tls: every worker serves the one certificate the primary issued (a client trusting the printed CA reaches both)', async () => {
@@ -292,8 +296,8 @@ describe.runIf(redisTestsEnabled())(
       await new Promise((resolve) => child.once('exit', resolve));
     }, 60_000);
 
-    it('--workers 2, Redis restarted empty: a payout accepted before is refused after (CREATED_BEFORE_NONCE_STORE_RESET), one signed afresh is accepted', async () => {
-      const { child, text } = await spawnServe(['--workers', '2', '--redis-url', redis.url]);
+    it('--workers 2, Redis restarted empty: a payout accepted before is refused after (CREATED_BEFORE_NONCE_STORE_RESET), one signed afresh is accepted; SIGTERM then stops the cluster (exit 0)', async () => {
+      const { child, text } = await workersCluster();
       const url = /listening on (http:\/\/\S+)/.exec(text)![1]!;
       const before = signedPayout(text, url, 'BEFORE-RESTART');
       expect((await send(url, before)).status).toBe(201);
@@ -323,7 +327,14 @@ describe.runIf(redisTestsEnabled())(
           /^(401|503) .*(CREATED_BEFORE_NONCE_STORE_RESET|NONCE_STORE_UNAVAILABLE)/,
         );
       child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      const code = await new Promise<number | null>((resolve) => {
+        const timer = setTimeout(() => resolve(-1), 15_000);
+        child.once('exit', (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        });
+      });
+      expect(code).toBe(0);
     }, 60_000);
 
     it('--workers 2 from the built command (bin/payconform.js, as installed): the workers start from the same build', async () => {
