@@ -2,7 +2,7 @@
 // the harness is bounded in count and time. No timing assertions: only shape, counts and bounds.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runBenchmarks, type Benchmark } from '../bench/harness.js';
 import { coresTable, LOOP_RATIO_TARGET, type CoresRow } from '../bench/cores.js';
 import { BODY_BYTES, payoutBody, SIGNING_BENCHMARK_NAMES } from '../bench/signing.js';
@@ -45,45 +45,102 @@ const TINY = [
 ];
 
 describe('npm run bench (bench/run.ts), tiny mode', () => {
-  it('with --explore-seconds, adds the explorer rows: steps/s against the embedded service and a serve process over loopback', () => {
-    const r = runBench([
-      '--json',
-      ...TINY.slice(0, -4),
-      '--server-requests',
-      '0',
-      '--explore-seconds',
-      '1',
-    ]);
-    expect(r.status).toBe(0);
-    const rows = r.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { name: string; opsPerSec: number; steps?: number });
-    const explore = rows.filter((x) => x.name.startsWith('explore-steps-'));
-    expect(explore.map((x) => x.name)).toEqual([
-      'explore-steps-embedded',
-      'explore-steps-loopback-serve',
-    ]);
-    for (const x of explore) {
-      expect(x.opsPerSec).toBeGreaterThan(0);
-      expect(x.steps).toBeGreaterThan(0);
-    }
-  });
+  // One --json run with the server benchmark and the explorer rows on (their child processes are most of the cost),
+  // read by the three tests below: the signing rows, then the server rows, then the explorer rows, and nothing else.
+  describe('--json with --server-requests and --explore-seconds (one run)', () => {
+    const SERVERS = ['bare-node-http-verify', 'reference-service'];
+    const SERVER_NAMES = [
+      ...SERVERS,
+      'reference-service-portal-16-live',
+      ...SERVERS.map((s) => `${s}-fixed-load`),
+    ];
+    const EXPLORE_NAMES = ['explore-steps-embedded', 'explore-steps-loopback-serve'];
+    let r: ReturnType<typeof runBench>;
+    let parsed: Record<string, unknown>[];
+    beforeAll(() => {
+      r = runBench([
+        '--json',
+        ...TINY.slice(0, -4),
+        '--server-requests',
+        '20',
+        '--server-rounds',
+        '1',
+        '--server-rate',
+        '200',
+        '--explore-seconds',
+        '1',
+      ]);
+      parsed =
+        r.status === 0
+          ? r.stdout
+              .trim()
+              .split('\n')
+              .map((line) => JSON.parse(line))
+          : [];
+    }, 180_000); // six child processes (five servers and a serve), each started under tsx: slow on a loaded machine
 
-  it('--json prints exactly one {"name","opsPerSec"} line per benchmark, each positive, and nothing else', () => {
-    const r = runBench(['--json', ...TINY]);
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    expect(r.stdout.endsWith('\n')).toBe(true);
-    const lines = r.stdout.slice(0, -1).split('\n');
-    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(parsed.map((p) => p['name'])).toEqual(EXPECTED_NAMES);
-    for (const p of parsed) {
-      expect(Object.keys(p).sort()).toEqual(['name', 'opsPerSec']);
-      expect(typeof p['opsPerSec']).toBe('number');
-      expect(Number.isFinite(p['opsPerSec'])).toBe(true);
-      expect(p['opsPerSec'] as number).toBeGreaterThan(0);
-    }
+    it('--json prints exactly one {"name","opsPerSec"} line per benchmark, each positive, and nothing else', () => {
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout.endsWith('\n')).toBe(true);
+      const lines = r.stdout.slice(0, -1).split('\n');
+      // Every line is one JSON row: the benchmarks, then the server rows, then the explorer rows.
+      expect(lines.map((line) => (JSON.parse(line) as Record<string, unknown>)['name'])).toEqual([
+        ...EXPECTED_NAMES,
+        ...SERVER_NAMES,
+        ...EXPLORE_NAMES,
+      ]);
+      for (const p of parsed.slice(0, EXPECTED_NAMES.length)) {
+        expect(Object.keys(p).sort()).toEqual(['name', 'opsPerSec']);
+        expect(typeof p['opsPerSec']).toBe('number');
+        expect(Number.isFinite(p['opsPerSec'])).toBe(true);
+        expect(p['opsPerSec'] as number).toBeGreaterThan(0);
+      }
+    });
+
+    it('with --server-requests, adds the loopback server benchmark: req/s with p50/p99 per server (bare, service, service with 16 live portal views), then the fixed-load rows', () => {
+      expect(r.status, r.stderr).toBe(0);
+      const servers = parsed.slice(
+        EXPECTED_NAMES.length,
+        EXPECTED_NAMES.length + SERVER_NAMES.length,
+      );
+      expect(servers.map((p) => p['name'])).toEqual(SERVER_NAMES);
+      for (const p of servers.slice(0, 3)) {
+        expect(Object.keys(p).sort()).toEqual([
+          'name',
+          'opsPerSec',
+          'p50Ms',
+          'p99Ms',
+          'roundOpsPerSec',
+        ]);
+        expect(p['roundOpsPerSec']).toHaveLength(1);
+      }
+      for (const p of servers.slice(3)) {
+        expect(Object.keys(p).sort()).toEqual([
+          'name',
+          'offeredPerSec',
+          'opsPerSec',
+          'p50Ms',
+          'p99Ms',
+        ]);
+        expect(p['offeredPerSec']).toBe(200);
+      }
+      for (const p of servers) {
+        expect(p['opsPerSec'] as number).toBeGreaterThan(0);
+        expect(p['p50Ms'] as number).toBeGreaterThan(0);
+        expect(p['p99Ms'] as number).toBeGreaterThanOrEqual(p['p50Ms'] as number);
+      }
+    });
+
+    it('with --explore-seconds, adds the explorer rows: steps/s against the embedded service and a serve process over loopback', () => {
+      expect(r.status, r.stderr).toBe(0);
+      const explore = parsed.filter((x) => (x['name'] as string).startsWith('explore-steps-'));
+      expect(explore.map((x) => x['name'])).toEqual(EXPLORE_NAMES);
+      for (const x of explore) {
+        expect(x['opsPerSec']).toBeGreaterThan(0);
+        expect(x['steps']).toBeGreaterThan(0);
+      }
+    });
   });
 
   it('prints a table with every benchmark and the targeted ratios', () => {
@@ -114,60 +171,12 @@ describe('npm run bench (bench/run.ts), tiny mode', () => {
         ),
       );
     }
+    // --server-requests 0 and --explore-seconds 0 skip the server benchmark and the explorer rows.
+    expect(r.stdout).not.toContain('over loopback');
+    expect(r.stdout).not.toContain('Explorer (');
     // Never print the (test-only) application secret.
     expect(r.stdout + r.stderr).not.toContain('test-only-bench-application-secret');
   });
-
-  it('with --server-requests, adds the loopback server benchmark: req/s with p50/p99 per server (bare, service, service with 16 live portal views), then the fixed-load rows', () => {
-    const r = runBench([
-      '--json',
-      ...TINY.slice(0, -2),
-      '--server-requests',
-      '20',
-      '--server-rounds',
-      '1',
-      '--server-rate',
-      '200',
-    ]);
-    expect(r.status).toBe(0);
-    const parsed = r.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    const servers = ['bare-node-http-verify', 'reference-service'];
-    expect(parsed.map((p) => p['name'])).toEqual([
-      ...EXPECTED_NAMES,
-      ...servers,
-      'reference-service-portal-16-live',
-      ...servers.map((s) => `${s}-fixed-load`),
-    ]);
-    const rows = parsed.slice(EXPECTED_NAMES.length);
-    for (const p of rows.slice(0, 3)) {
-      expect(Object.keys(p).sort()).toEqual([
-        'name',
-        'opsPerSec',
-        'p50Ms',
-        'p99Ms',
-        'roundOpsPerSec',
-      ]);
-      expect(p['roundOpsPerSec']).toHaveLength(1);
-    }
-    for (const p of rows.slice(3)) {
-      expect(Object.keys(p).sort()).toEqual([
-        'name',
-        'offeredPerSec',
-        'opsPerSec',
-        'p50Ms',
-        'p99Ms',
-      ]);
-      expect(p['offeredPerSec']).toBe(200);
-    }
-    for (const p of rows) {
-      expect(p['opsPerSec'] as number).toBeGreaterThan(0);
-      expect(p['p50Ms'] as number).toBeGreaterThan(0);
-      expect(p['p99Ms'] as number).toBeGreaterThanOrEqual(p['p50Ms'] as number);
-    }
-  }, 180_000); // five server child processes, each started under tsx: slow on a loaded machine
 
   it('bad usage exits 2 with a message and no stdout', () => {
     for (const args of [
