@@ -1,14 +1,16 @@
 // The state hook (docs/state-hook.md): the contract judges answers, the config checks a
-// hook's place, and the starter hook (vectors/adapters/python/state_hook.py, as an HTTP server and as a command) lets
-// the explorer make its own payments on a service whose /sandbox/ is not where the audit looks (served at a private
-// path, standing in for an implementer's test database), with no failure, and find the refund faults only the
-// explorer finds; the payment checks make their payments through it and catch their faults, and the signing checks
-// read payouts through the contract. One path: no check or explorer code calls /sandbox/ but the contract's provider
-// (a source scan). A child process only for the starter: a Python program is the point.
-// Budget: the correct services run 2 seeds per hook form at 4 s each (enough to make payments and refunds through the
-// hook: asserted), 10 each with PAYCONFORM_LONG_TESTS=1; each fault search runs the default 15 s budget, up to three seeds.
+// hook's place, and the starter hook (vectors/adapters/python/state_hook.py, as an HTTP server, as a command per
+// request and as a command that stays) lets the explorer make its own payments on a service whose /sandbox/ is not
+// where the audit looks (served at a private path, standing in for an implementer's test database), with no failure,
+// and find the refund faults only the explorer finds; the payment checks make their payments through it and catch
+// their faults, and the signing checks read payouts through the contract. One path: no check or explorer code calls
+// /sandbox/ but the contract's provider (a source scan). A child process only for the starter: a Python program is the
+// point.
+// Budget: the correct services run 2 seeds as a URL and as a command that stays, 1 as a command per request (10 each
+// with PAYCONFORM_LONG_TESTS=1), each exploration 4 sequences per lane within 4 s (enough to make payments and refunds
+// through the hook: asserted); each fault search runs the default 15 s budget, up to three seeds.
 // The suites from the starter hook on run side by side (describe.concurrent): each test starts its own services and
-// hook, and they wait on them far more than they compute (about 39 s of CPU in 68 s one after another).
+// hook, and they wait on them far more than they compute (the file: about 25 s of CPU).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
@@ -23,7 +25,7 @@ import { startReferenceService } from '../server/index.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { explore, exploreSummary } from '../conformance/explore/explorer.js';
 import { judgeAnswer } from '../conformance/state-hook/contract.js';
-import { askState, type StateHookConfig } from '../conformance/state-hook/index.js';
+import { askState, closeStateHook, type StateHookConfig } from '../conformance/state-hook/index.js';
 import type { FaultName, ServiceVariant } from '../server/index.js';
 import {
   exploreEnv as env,
@@ -35,6 +37,13 @@ import {
 const LONG = process.env['PAYCONFORM_LONG_TESTS'] === '1';
 const [refundToOriginalAccount] = refundDestinationChecks;
 const SEEDS = LONG ? 10 : 2;
+/**
+ * Sequences per lane of a correct service's exploration (six lanes: 24 sequences, some 80 steps), within the 4 s it
+ * had: on a quiet machine the quick lanes stop at the count instead of exploring on for the rest of the 4 s (a
+ * command per request starts Python for every state). Not a longer bound: past the exploring time the patient
+ * lanes' waits are cut, within it they would be waited out.
+ */
+const RUNS_PER_LANE = 4;
 const PRIVATE = '/private-helpers';
 
 describe('the contract', () => {
@@ -136,16 +145,19 @@ describe('payconform serve --sandbox-path', () => {
 
 /** The embedded service with /sandbox/ at a private path, and the audit context naming `hook` (no config payments). */
 async function behindHook(
-  form: 'url' | 'command',
+  form: 'url' | 'command' | 'command that stays',
   options: { faults?: FaultName[]; variant?: ServiceVariant } = {},
 ) {
   const t = await startEmbeddedTarget({ ...options, sandboxPath: PRIVATE });
   const backend = `${t.context.baseUrl}${PRIVATE}`;
   const server = form === 'url' ? await startStarterHook(backend) : undefined;
+  const command = ['env', `STATE_HOOK_BACKEND=${backend}`, 'python3', STARTER_HOOK] as const;
   const stateHook: StateHookConfig =
     server !== undefined
       ? { url: server.url }
-      : { command: ['env', `STATE_HOOK_BACKEND=${backend}`, 'python3', STARTER_HOOK] };
+      : form === 'command that stays'
+        ? { command: [...command, '--lines'], lines: true }
+        : { command: [...command] };
   const context: ServerAuditContext = {
     ...t.context,
     stateHook,
@@ -156,6 +168,7 @@ async function behindHook(
     /** The same, as a target the audit runs its checks against. */
     target: { ...t, context },
     close: async () => {
+      await closeStateHook(stateHook);
       await server?.stop();
       await t.close();
     },
@@ -208,17 +221,24 @@ describe.concurrent('the starter hook, on a service whose /sandbox/ the audit do
     expect(traceIdOf(entry!.request.headers)).toBe(traceId);
   });
 
-  it.each(['url', 'command'] as const)(
-    `as a %s: ${SEEDS} seeds on clean and alt make payments and refunds through it and find nothing`,
+  // A command per request starts Python for every state (most of this file's CPU when it explored as long as the
+  // others): one seed shows the explorer's payments and refunds go through it; the command that stays, asked line by
+  // line, is the same program and the same contract at the URL's cost, and runs every seed.
+  it.each([
+    ['url', SEEDS],
+    ['command', LONG ? SEEDS : 1],
+    ['command that stays', SEEDS],
+  ] as const)(
+    `as a %s: %i seed(s) on clean and alt make payments and refunds through it and find nothing`,
     { timeout: 240_000 },
-    async (form) => {
+    async (form, seeds) => {
       const bad: string[] = [];
       for (const variant of ['clean', 'alt'] as const)
-        for (let i = 0; i < SEEDS; i++) {
+        for (let i = 0; i < seeds; i++) {
           const t = await behindHook(form, { variant });
           try {
             const o = await explore(t.context, env(60_000), {
-              runs: 500,
+              runs: RUNS_PER_LANE,
               seconds: 4,
               seed: 3000 + i,
             });
