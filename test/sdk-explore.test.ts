@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../cli/main.js';
 import {
   referenceSdkBackend,
@@ -34,7 +34,7 @@ import { goMissing, need, pythonMissing, runs } from './fixtures/starters.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const LONG = process.env['PAYCONFORM_LONG_TESTS'] === '1';
 const SEQUENCES_PER_SEED = LONG ? 10 : 2;
-/** The TypeScript adapter, bundled once (test/fixtures/sdk-adapter.ts); the through-main() tests run it under tsx. */
+/** The TypeScript adapter, bundled once (test/fixtures/sdk-adapter.ts); the through-main() faulty audit runs it under tsx. */
 const tsAdapter = (fault?: SdkFault | string): string => sdkAdapter(fault);
 const tsxAdapter = (fault?: SdkFault): string =>
   `${SDK_ADAPTER_TSX}${fault ? ` --fault ${fault}` : ''}`;
@@ -77,27 +77,43 @@ const CAUGHT_BY: Record<SdkFault, readonly string[]> = {
   'webhook-redelivery-refused': ['WEBHOOK-IDEMPOTENT'],
 };
 
+/** One process of the adapter `command` and its application: explorations one after another, then stopped. */
+interface Adapter {
+  explore(settings: SdkExploreSettings): Promise<SdkExploreOutcome>;
+  stop(): Promise<void>;
+}
+
+function startAdapter(command: string): Adapter {
+  const app = sdkAuditApplication();
+  const link = startAdapterLink(command, { ...process.env, ...app.adapterEnv });
+  const env = { link, startBackend: referenceSdkBackend(app), credentials: app.credentials };
+  return { explore: (settings) => exploreSdk(env, settings), stop: () => link.stop() };
+}
+
 /** Explores with the adapter `command` (one process for all the runs given), then stops it. */
 async function explore(
   command: string,
   settings: readonly SdkExploreSettings[],
 ): Promise<SdkExploreOutcome[]> {
-  const app = sdkAuditApplication();
-  const link = startAdapterLink(command, { ...process.env, ...app.adapterEnv });
+  const adapter = startAdapter(command);
   try {
     const outcomes: SdkExploreOutcome[] = [];
-    for (const s of settings)
-      outcomes.push(
-        await exploreSdk(
-          { link, startBackend: referenceSdkBackend(app), credentials: app.credentials },
-          s,
-        ),
-      );
+    for (const s of settings) outcomes.push(await adapter.explore(s));
     return outcomes;
   } finally {
-    await link.stop();
+    await adapter.stop();
   }
 }
+
+/**
+ * A token replayed on the correct TypeScript adapter: one process for all the file's (each sequence configures the
+ * adapter afresh, as the search's own sequences on one process do). A token replayed WITH its fault gets a fresh
+ * process, as `--explore-replay` starts one: the failure must not hang on what the search left in the process.
+ */
+let cleanAdapter: Adapter | undefined;
+const replayClean = (token: string): Promise<SdkExploreOutcome> =>
+  (cleanAdapter ??= startAdapter(tsAdapter())).explore({ replay: token });
+afterAll(() => cleanAdapter?.stop());
 
 describe('every fault of the TypeScript SDK adapter is found, shrunk to at most five steps, and replays', () => {
   it('the faults are at least ten', () =>
@@ -119,9 +135,9 @@ describe('every fault of the TypeScript SDK adapter is found, shrunk to at most 
       const [again] = await explore(tsAdapter(fault), [{ replay: failure!.token }]);
       expect(again!.runs).toBe(1);
       expect(again!.failure?.judgement.requirement).toBe(failure!.judgement.requirement);
-      const [clean] = await explore(tsAdapter(), [{ replay: failure!.token }]);
-      expect(clean!.failure).toBeUndefined();
-      expect(clean!.runs).toBe(1);
+      const clean = await replayClean(failure!.token);
+      expect(clean.failure).toBeUndefined();
+      expect(clean.runs).toBe(1);
     });
 });
 
@@ -197,6 +213,24 @@ const FAULTY_SDK_AUDIT = [
   '12',
 ];
 
+/**
+ * FAULTY_SDK_AUDIT through main() with a JSON and a HAR report, run once for the tests that read what it wrote (its
+ * output, its reports, the replay command it gives): the adapter as the docs start it, under tsx.
+ */
+let faultyAudit:
+  Promise<{ code: number; out: string; err: string; report: string; har: string }> | undefined;
+const faultyAuditOnce = () =>
+  (faultyAudit ??= (async () => {
+    const report = join(work, 'faulty.json');
+    const har = join(work, 'faulty.har');
+    const io = memoryIo({ env: { ...process.env } });
+    const code = await main(
+      [...FAULTY_SDK_AUDIT, '--report', `json:${report}`, '--report', `har:${har}`],
+      io,
+    );
+    return { code, out: io.out.join(''), err: io.err.join(''), report, har };
+  })());
+
 /** Explorations of one adapter on several seeds with the default budget (no seconds, runs or shrink given). */
 const onDefaultBudget = (seeds: readonly number[]): SdkExploreSettings[] =>
   seeds.map((seed) => ({ seed }));
@@ -221,8 +255,8 @@ describe('what an SDK sends is judged against what its caller asked; a warning n
         const failure = outcomes[0]!.failure!;
         const [again] = await explore(tsAdapter(fault), [{ replay: failure.token }]);
         expect(again!.failure?.judgement.requirement).toBe(failure.judgement.requirement);
-        const [clean] = await explore(tsAdapter(), [{ replay: failure.token }]);
-        expect(clean!.failure).toBeUndefined();
+        const clean = await replayClean(failure.token);
+        expect(clean.failure).toBeUndefined();
       },
     );
 
@@ -262,8 +296,8 @@ describe('what an SDK sends is judged against what its caller asked; a warning n
       expect(again!.warnings.map((w) => w.judgement.requirement)).toContain(
         warning!.judgement.requirement,
       );
-      const [clean] = await explore(tsAdapter(), [{ replay: warning!.token }]);
-      expect(clean!.warnings).toEqual([]);
+      const clean = await replayClean(warning!.token);
+      expect(clean.warnings).toEqual([]);
     },
   );
 
@@ -356,15 +390,8 @@ describe('audit client --adapter through main()', () => {
     'a faulty SDK fails with the requirement and the replay command; JSON and HAR reports, secrets masked',
     { timeout: 90_000 },
     async () => {
-      const report = join(work, 'sdk.json');
-      const harFile = join(work, 'sdk.har');
-      const io = memoryIo({ env: { ...process.env } });
-      const code = await main(
-        [...FAULTY_SDK_AUDIT, '--report', `json:${report}`, '--report', `har:${harFile}`],
-        io,
-      );
+      const { code, out: text, err, report, har: harFile } = await faultyAuditOnce();
       expect(code).toBe(1);
-      const text = io.out.join('');
       expect(text).toContain('COP-HOLD-ON-MISMATCH');
       expect(text).toMatch(/--explore-replay '1~[0-9:]+'/);
       const json = JSON.parse(readFileSync(report, 'utf8')) as {
@@ -382,12 +409,13 @@ describe('audit client --adapter through main()', () => {
       );
       expect(secrets.length).toBeGreaterThan(0);
       expect(new Set(secrets.map((h) => h.value))).toEqual(new Set(['[REDACTED]']));
-      for (const text of [
+      for (const written of [
         readFileSync(report, 'utf8'),
         readFileSync(harFile, 'utf8'),
-        io.out.join(''),
+        text,
+        err,
       ])
-        expect(text).not.toContain('PRIVATE KEY');
+        expect(written).not.toContain('PRIVATE KEY');
     },
   );
   it(
@@ -409,15 +437,17 @@ describe('audit client --adapter through main()', () => {
         return { code, out: io.out.join('') + io.err.join('') };
       };
       const file = (name: string) => join(dir, name);
-      // A faulty SDK: found (exit 1), with the command that replays its shrunk sequence.
-      const found = await run([...FAULTY_SDK_AUDIT, '--report', `json:${file('faulty.json')}`]);
+      // A faulty SDK: found (exit 1), with the command that replays its shrunk sequence (FAULTY_SDK_AUDIT, the run
+      // the test above reads too).
+      const audited = await faultyAuditOnce();
+      const found = { code: audited.code, out: audited.out + audited.err };
       expect(found.code, found.out).toBe(1);
       const token = /--explore-replay '([^']+)'/.exec(found.out)?.[1];
       expect(token, found.out).toBeDefined();
       // Its replay: its findings written to a new baseline and judged against it (known, exit 0); judged against
-      // that baseline again (exit 0), and without it (exit 1).
+      // that baseline again (exit 0), and without it (exit 1). The adapter bundled (the same code as under tsx).
       const replay = ['audit', 'client', '--explore-replay', token!, '--adapter'];
-      const faulty = tsxAdapter('held-reported-as-success');
+      const faulty = tsAdapter('held-reported-as-success');
       const update = await run([
         ...replay,
         faulty,
@@ -436,7 +466,7 @@ describe('audit client --adapter through main()', () => {
       // The same sequence on the correct SDK: PASS, attested, and the attestation verifies.
       const fixed = await run([
         ...replay,
-        tsxAdapter(),
+        tsAdapter(),
         '--report',
         `json:${file('fixed.json')}`,
         '--attest',
@@ -452,10 +482,10 @@ describe('audit client --adapter through main()', () => {
       ]);
       expect(verified.code, verified.out).toBe(0);
       // diff: the faulty run then the fixed one is no regression; the other way round, sdk-explore regressed.
-      const forward = await run(['diff', file('faulty.json'), file('fixed.json')]);
+      const forward = await run(['diff', audited.report, file('fixed.json')]);
       expect(forward.code, forward.out).toBe(0);
       expect(forward.out).toMatch(/fixed/i);
-      const backward = await run(['diff', file('fixed.json'), file('faulty.json')]);
+      const backward = await run(['diff', file('fixed.json'), audited.report]);
       expect(backward.code, backward.out).toBe(1);
       expect(backward.out).toContain('sdk-explore');
     },
