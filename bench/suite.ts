@@ -1,5 +1,6 @@
 // `npm run bench:suite`: the suite as a newcomer and CI run it, timed, several times in a row. Each run clones the
-// repository's committed HEAD into a fresh folder and runs `CI=true .ci/run` there (npm ci, prettier, tsc, vitest),
+// repository's committed HEAD into a fresh folder beside the repository (the developers' layout, where the tests find
+// the spec: test/fixtures/spec.ts; or PAYCONFORM_SPEC_FILE) and runs `CI=true .ci/run` there (npm ci, prettier, tsc, vitest),
 // optionally with one core kept busy beside it (`--load`: bench/load.ts). It prints each run's wall time, exit code and
 // vitest's own duration, then whether every run passed within the limit: 300 s quiet and 450 s loaded by default
 // (docs/performance.md, "The test suite's time"). A failing run's log is kept and named. Uncommitted changes are not
@@ -8,8 +9,7 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describeLoad, startLoad, type LoadReport } from './load.js';
@@ -49,7 +49,7 @@ export function vitestDuration(output: string): number | undefined {
 
 /** One run: a fresh clone, `CI=true .ci/run` in it (its whole process group stopped after RUN_TIMEOUT_MS). */
 async function runOnce(run: number, load: boolean, limit: number): Promise<SuiteRun> {
-  const work = mkdtempSync(join(tmpdir(), 'payconform-suite-run-'));
+  const work = mkdtempSync(join(dirname(ROOT.replace(/\/$/, '')), 'payconform-suite-run-'));
   const clone = join(work, 'payconform');
   execFileSync('git', ['clone', '--quiet', ROOT, clone], { stdio: 'ignore' });
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: clone })
