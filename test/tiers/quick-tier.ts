@@ -56,7 +56,6 @@ export const QUICK_TIER: readonly string[] = [
   'test/vectors-drift.test.ts',
   'test/vectors-vendored.test.ts',
   'test/vectors.test.ts',
-  'test/verifier-audit-agree.property.test.ts',
   'test/verify-request.test.ts',
   'test/target-clock.test.ts',
   'test/tiers.test.ts',
