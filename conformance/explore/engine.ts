@@ -68,6 +68,11 @@ export interface SearchSettings {
   /** Exploring time; shrinking a failure gets up to `shrinkSeconds` more. */
   readonly seconds: number;
   readonly shrinkSeconds: number;
+  /**
+   * Sequences played while shrinking a failure, at most (absent: no count, `shrinkSeconds` alone bounds it). With a
+   * count, the same seed shrinks to the same sequence on a quiet machine and a loaded one.
+   */
+  readonly shrinkRuns?: number;
   readonly lanes: readonly Lane[];
   readonly signal?: AbortSignal;
   /** One line per played sequence. */
@@ -184,6 +189,8 @@ class LaneSearch<S, V, R> {
   private calls = 0;
   private shrinking = false;
   private played = 0;
+  /** Sequences played while shrinking (bounded by `shrinkRuns`). */
+  private shrinkPlays = 0;
   /** This lane's sequences in a row without a complete answer. */
   private silentInARow = 0;
   failing: Found<V, R> | undefined;
@@ -216,6 +223,11 @@ class LaneSearch<S, V, R> {
     // Past the exploring time, only the shrinking of a failure still acts on the target.
     if (exploring && (Date.now() > shared.exploreUntil || shared.stop)) return true;
     if (shared.halted) return true;
+    // Past the shrinking count, a candidate is not played: fast-check keeps the smallest failure found so far.
+    if (this.shrinking && shared.settings.shrinkRuns !== undefined) {
+      if (this.shrinkPlays >= shared.settings.shrinkRuns) return true;
+      this.shrinkPlays++;
+    }
     this.played++;
     let played: Played<V, R>;
     try {

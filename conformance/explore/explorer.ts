@@ -64,6 +64,7 @@ export async function explore(
     runs: settings.runs,
     seconds: settings.seconds,
     shrinkSeconds: settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds,
+    ...(settings.shrinkRuns !== undefined ? { shrinkRuns: settings.shrinkRuns } : {}),
     lanes: lanesOf(
       seed,
       settings.lanes ?? EXPLORE_DEFAULTS.lanes,

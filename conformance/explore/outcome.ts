@@ -8,6 +8,8 @@ export interface ExploreSettings {
   /** Time for exploring; shrinking a failure gets up to `shrinkSeconds` more. */
   readonly seconds: number;
   readonly shrinkSeconds?: number;
+  /** Sequences played while shrinking, at most (default: no count; `shrinkSeconds` bounds it). */
+  readonly shrinkRuns?: number;
   /** Commands per sequence at most (default 8). */
   readonly maxCommands?: number;
   /** Default: drawn at random (and reported). */

@@ -22,6 +22,8 @@ import type { StepRecord } from './steps.js';
 export interface SdkExploreSettings {
   readonly seconds?: number;
   readonly shrinkSeconds?: number;
+  /** Sequences played while shrinking, at most (default: no count; `shrinkSeconds` bounds it). */
+  readonly shrinkRuns?: number;
   readonly runs?: number;
   readonly maxOps?: number;
   readonly seed?: number;
@@ -185,6 +187,7 @@ export async function exploreSdk(
     runs: settings.runs ?? EXPLORE_DEFAULTS.runs,
     seconds: settings.seconds ?? EXPLORE_DEFAULTS.seconds,
     shrinkSeconds: settings.shrinkSeconds ?? EXPLORE_DEFAULTS.shrinkSeconds,
+    ...(settings.shrinkRuns !== undefined ? { shrinkRuns: settings.shrinkRuns } : {}),
     lanes: lanesOf(seed, 1, 0, replay),
     ...(settings.progress !== undefined ? { progress: settings.progress } : {}),
   });

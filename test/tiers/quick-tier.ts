@@ -18,6 +18,7 @@ export const QUICK_TIER: readonly string[] = [
   'test/ed25519-backends.test.ts',
   'test/evidence-limits.test.ts',
   'test/explore-draws.test.ts',
+  'test/explore-shrink-count.test.ts',
   'test/facts-once.test.ts',
   'test/explorer-levels.test.ts',
   'test/explorer-rows.test.ts',
