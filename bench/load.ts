@@ -30,9 +30,12 @@ export interface Load {
   stop(): Promise<LoadReport>;
 }
 
-/** The busy loop: spins until its own deadline (a bound even if nobody stops it). */
+/**
+ * The busy loop: spins until its own deadline (a bound even if nobody stops it), and ends at once when its parent is
+ * gone (a killed bench:suite or bench:load leaves no spinner behind).
+ */
 const SPIN = (seconds: number): string =>
-  `const end = Date.now() + ${seconds * 1000}; let x = 0; while (Date.now() < end) { for (let i = 0; i < 1e5; i++) x = (x * 31 + i) | 0; }`;
+  `const end = Date.now() + ${seconds * 1000}; const parent = process.ppid; let x = 0; while (Date.now() < end && process.ppid === parent) { for (let i = 0; i < 1e5; i++) x = (x * 31 + i) | 0; }`;
 
 /** CPU seconds a process has used (user + system), from /proc/PID/stat; undefined when it cannot be read. */
 function cpuSecondsOf(pid: number): number | undefined {
