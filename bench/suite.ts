@@ -11,7 +11,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, stripVTControlCharacters } from 'node:util';
 import { describeLoad, startLoad, type LoadReport } from './load.js';
 
 const USAGE = `usage: npm run bench:suite -- [--runs N] [--load] [--limit SECONDS] [--json]
@@ -42,7 +42,7 @@ export interface SuiteRun {
 
 /** vitest's own duration from its summary line (`Duration  311.78s (...)`). */
 export function vitestDuration(output: string): number | undefined {
-  const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
+  const plain = stripVTControlCharacters(output);
   const m = /^\s*Duration\s+([\d.]+)s/m.exec(plain);
   return m === null ? undefined : Number(m[1]);
 }
