@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 import { STARTER_FILES } from '../cli/package-files.js';
 import { EMBEDDED_WORKER_ASSET } from '../net/verify-pool/pool.js';
 
@@ -45,11 +45,19 @@ function vectorAssets(): string[] {
   return ['index.json', index.keys, ...index.files.map((f) => f.path)].map((p) => `vectors/${p}`);
 }
 
-/** Bundles one entry into one CommonJS file; import.meta.url becomes the running file's URL. */
-async function bundle(entry: string, outfile: string, version: string): Promise<void> {
-  await build({
-    entryPoints: [join(ROOT, entry)],
-    outfile,
+/** The two entry points the executable bundles: the CLI, and the verification pool's worker (an embedded asset). */
+export const BUNDLED_ENTRIES = {
+  main: 'cli/executable.ts',
+  worker: 'net/verify-pool/worker.ts',
+} as const;
+
+/**
+ * How an entry is bundled into one CommonJS file (import.meta.url becomes the running file's URL): the options the
+ * build uses, and what test/fixtures/executable.ts reads the bundle's inputs with.
+ */
+export function bundleOptions(version: string): BuildOptions {
+  return {
+    absWorkingDir: ROOT,
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -62,7 +70,12 @@ async function bundle(entry: string, outfile: string, version: string): Promise<
       'import.meta.url': '__payconform_import_meta_url',
       PAYCONFORM_BUNDLED_VERSION: JSON.stringify(version),
     },
-  });
+  };
+}
+
+/** Bundles one entry into one CommonJS file. */
+async function bundle(entry: string, outfile: string, version: string): Promise<void> {
+  await build({ ...bundleOptions(version), entryPoints: [join(ROOT, entry)], outfile });
 }
 
 export interface BinaryOutput {
@@ -81,8 +94,8 @@ export async function buildBinary(outDir: string): Promise<BinaryOutput> {
   try {
     const main = join(work, 'payconform.cjs');
     const worker = join(work, 'worker.cjs');
-    await bundle('cli/executable.ts', main, version);
-    await bundle('net/verify-pool/worker.ts', worker, version);
+    await bundle(BUNDLED_ENTRIES.main, main, version);
+    await bundle(BUNDLED_ENTRIES.worker, worker, version);
     const assets: Record<string, string> = { [EMBEDDED_WORKER_ASSET]: worker };
     for (const name of [...vectorAssets(), ...Object.values(STARTER_FILES)])
       assets[name] = join(ROOT, name);
