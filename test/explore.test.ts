@@ -83,29 +83,40 @@ const FIRST_SEED: Partial<Record<ExplorerFaultName, number>> = {
 };
 
 /**
- * More time to shrink where the shrinking waits: refund-active-lapses' sequences come from a patient lane (waits of 1.6
- * to 3.6 s each), and the default 30 s once left seven steps on a loaded machine (three or four quiet). Shrinking ends
- * as soon as no smaller sequence fails, so a quiet machine is no slower for it.
+ * Shrinking by a count, with time only as a bound on a broken run: at most 150 sequences (the most any fault's
+ * shrinking played from its first seed was 99, reference-long-truncated's, its string shortened after its single step;
+ * the others 4 to 20), within 90 s (the patient lanes' sequences wait 1.6 to 3.6 s a step). A loaded machine then
+ * shrinks as far as a quiet one: the default 30 s once left seven steps with one core busy.
  */
-const SHRINK_SECONDS: Partial<Record<ExplorerFaultName, number>> = { 'refund-active-lapses': 90 };
+const SHRINK = { shrinkRuns: 150, shrinkSeconds: 90 } as const;
 
 /**
- * Explores with the default budget (more shrinking time where SHRINK_SECONDS says), trying the fault's first seed (FIRST_SEED, else 3), then 3, 1, 2 until one finds
- * something (bounded). Each of seeds 3, 1 and 2 finds each of the faults (measured alone); seed 3 goes first otherwise
- * because its searches end soonest, shrinking included (the longest 23.5 s, against 31.6 s for seed 1:
- * `commit-late-resets-cop` and `cancel-late-no-webhook`, whose shrinking waits).
+ * Faults that show only seconds after a call, which the patient lanes' waits are for. With one core busy a quick lane's
+ * sequence can also run long enough to show one (refund-active-lapses, once in four searches: seven quick steps whose
+ * slowness is the evidence, so they shrink no further). Such a finding must cite the fault's rule too, and the search
+ * goes on to the next seed for what this test asserts of these faults: a patient lane's shrunk sequence.
+ */
+const PATIENT_FAULTS: ReadonlySet<ExplorerFaultName> = new Set(['refund-active-lapses']);
+
+/**
+ * Explores with the default budget (shrinking as SHRINK says), trying the fault's first seed (FIRST_SEED, else 3), then
+ * 3, 1, 2 until one finds something (bounded; for PATIENT_FAULTS, until a patient lane finds it). Each of seeds 3, 1 and
+ * 2 finds each of the faults (measured alone); seed 3 goes first otherwise because its searches end soonest, shrinking
+ * included (the longest 23.5 s, against 31.6 s for seed 1: `commit-late-resets-cop` and `cancel-late-no-webhook`,
+ * whose shrinking waits).
  */
 async function findWith(fault: ExplorerFaultName): Promise<ExploreOutcome> {
   const t = await startEmbeddedTarget({ faults: [fault], webhookSigningKey });
   try {
     let last: ExploreOutcome | undefined;
     for (const seed of new Set([FIRST_SEED[fault] ?? 3, 3, 1, 2])) {
-      last = await explore(t.context, env(120_000), {
-        ...EXPLORE_DEFAULTS,
-        seed,
-        shrinkSeconds: SHRINK_SECONDS[fault] ?? EXPLORE_DEFAULTS.shrinkSeconds,
-      });
-      if (last.failure !== undefined) return last;
+      last = await explore(t.context, env(120_000), { ...EXPLORE_DEFAULTS, seed, ...SHRINK });
+      const found = last.failure;
+      if (found === undefined) continue;
+      if (!PATIENT_FAULTS.has(fault) || found.token.endsWith('~patient')) return last;
+      expect(expected[fault], `${fault} (quick lane)`).toContain(
+        found.violation.judgement.requirement,
+      );
     }
     return last!;
   } finally {
