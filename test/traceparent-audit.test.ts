@@ -1,7 +1,8 @@
-// What the reference service receives from a default `audit server`, recorded by a loopback proxy that passes every
-// byte through: every request carries one valid W3C traceparent (version 00, flags 01), a span of its own, no
-// signature covers it, and the audit passes. Against the service started with a fault, the JSON report names the
-// trace id of each failing exchange, equal to the header the service received.
+// What the reference service receives from a whole `audit server` (the drawn forgeries on a short budget: every
+// form's edge and a few drawn requests), recorded by a loopback proxy that passes every byte through: every request
+// carries one valid W3C traceparent (version 00, flags 01), a span of its own, no signature covers it, and the audit
+// passes. Against the service started with a fault, the JSON report names the trace id of each failing exchange, equal
+// to the header the service received.
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   auditTarget,
@@ -14,6 +15,7 @@ import { parseTraceparent } from '../conformance/http/trace-context.js';
 import type { FaultName } from '../server/index.js';
 import { validateAgainst } from '../src/schemas/index.js';
 import { loadTestKeys } from './fixtures/keys.js';
+import { withLightForgeries } from './fixtures/light-forgeries.js';
 import {
   startRecordingProxy,
   type RecordedHead,
@@ -33,10 +35,10 @@ async function auditThroughProxy(
 ): Promise<{ summary: RunSummary; proxy: RecordingProxy }> {
   const embedded = await startEmbeddedTarget({ faults, webhookSigningKey });
   const proxy = await startRecordingProxy(embedded.service);
-  const target: AuditTarget = {
+  const target: AuditTarget = withLightForgeries({
     ...embedded,
     context: { ...embedded.context, baseUrl: proxy.baseUrl },
-  };
+  });
   try {
     const summary = await auditTarget(target, only !== undefined ? { only } : {});
     return { summary, proxy };
