@@ -79,6 +79,11 @@ export interface ParseFieldOptions {
   readonly fastPath?: boolean;
 }
 
+/** PARAM_TYPES by name (own names only); looking up a key sliced out of the field hashes it instead of interning it. */
+const KNOWN_PARAM_TYPES: ReadonlyMap<string, 'integer' | 'string'> = new Map(
+  Object.entries(PARAM_TYPES),
+);
+
 const CANONICAL_LABEL = new RegExp(`^${SF_KEY_PATTERN}$`);
 /** Space-separated plain sf-strings (no escapes, no parameters), possibly none. */
 const CANONICAL_COMPONENT_LIST = /^(?:"[a-z0-9@!#$%&'*+\-.^_`|~]+"(?: (?=")|$))*$/;
@@ -132,10 +137,11 @@ function canonicalParameters(value: string, at: number): Map<string, BareItem> |
     const equals = value.indexOf('=', at + 1);
     if (equals === -1) return undefined;
     const key = value.slice(at + 1, equals);
-    if (!CANONICAL_LABEL.test(key) || params.has(key)) return undefined;
+    // A known parameter's name is a valid key: only another name needs the key grammar.
+    const type = KNOWN_PARAM_TYPES.get(key);
+    if ((type === undefined && !CANONICAL_LABEL.test(key)) || params.has(key)) return undefined;
     const first = value.charCodeAt(equals + 1);
     let end = equals + 1;
-    const type = PARAM_TYPES[key];
     if (first === 0x22) {
       if (type === 'integer') return undefined; // the general parser reports the type
       end = value.indexOf('"', equals + 2);
