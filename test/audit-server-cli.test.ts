@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditTarget, startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { main } from '../cli/main.js';
 import { serverChecks } from '../conformance/checks/server/index.js';
@@ -21,12 +21,6 @@ import { unusedLoopbackPort } from './fixtures/ports.js';
 import { memoryIo as createMemoryIo } from './fixtures/memory-io.js';
 import { runMain } from './fixtures/cli.js';
 import { auditConfigFor } from './fixtures/test-application-service.js';
-
-// The command, its reports and its secrets, not the drawing: each whole audit's forgeries send every form's edge and
-// draw a few more.
-vi.mock('../conformance/checks/server/forgery-settings.js', async (original) =>
-  (await import('./fixtures/light-forgeries.js')).lightForgeryModule(await original()),
-);
 
 const keys = loadTestKeys();
 const ids = serverChecks.map((c) => c.id);

@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { violation, pass, type Check } from '../conformance/run/check.js';
 import { runChecks } from '../conformance/run/engine.js';
 import { canFailTarget } from '../conformance/run/grade.js';
@@ -20,11 +20,6 @@ import {
   startTestApplicationService,
   type TestApplicationService,
 } from './fixtures/test-application-service.js';
-
-// The counts, not the drawing: the whole audit's forgeries send every form's edge and draw a few more.
-vi.mock('../conformance/checks/server/forgery-settings.js', async (original) =>
-  (await import('./fixtures/light-forgeries.js')).lightForgeryModule(await original()),
-);
 
 interface Counts {
   passed: number;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { ExchangeLog, withExchangeLog } from '../conformance/http/exchange-log.js';
 import { createExploreCheck, EXPLORE_DEFAULTS } from '../conformance/explore/explorer.js';
@@ -24,12 +24,6 @@ import { harValidator } from './fixtures/har-schema.js';
 import { loadTestKeys } from './fixtures/keys.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 import { auditConfigFor } from './fixtures/test-application-service.js';
-
-// The drawn forgeries are not what the whole audit below tests (its HAR and report): every form's edge is still sent
-// and named in the HAR, the drawing after it is short.
-vi.mock('../conformance/checks/server/forgery-settings.js', async (original) =>
-  (await import('./fixtures/light-forgeries.js')).lightForgeryModule(await original()),
-);
 
 const keys = loadTestKeys();
 const validateHar = harValidator();

@@ -7,14 +7,8 @@
 // run side by side (describe.concurrent).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startLongLivedTarget, type LongLivedTarget } from './fixtures/long-lived-target.js';
-
-// Runs that repeat, not the drawing: each audit's forgeries send every form's edge and draw a few more (as the explorer
-// below, a short budget; the audits run in-process, test/fixtures/long-lived-target.ts).
-vi.mock('../conformance/checks/server/forgery-settings.js', async (original) =>
-  (await import('./fixtures/light-forgeries.js')).lightForgeryModule(await original()),
-);
 
 const RUNS = process.env['PAYCONFORM_LONG_TESTS'] === '1' ? 10 : 2;
 /** Sequences per explorer lane in each audit (3 s alone drew 130 to 260 sequences in all on a busy two-core machine). */

@@ -9,7 +9,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbeddedTarget } from '../cli/commands/audit-server.js';
 import { main } from '../cli/main.js';
 import type { RecordedExchange } from '../conformance/http/http-client.js';
@@ -21,11 +21,6 @@ import { exploreEnv } from './fixtures/explore-targets.js';
 import { memoryIo } from './fixtures/memory-io.js';
 import { unusedLoopbackPort } from './fixtures/ports.js';
 import { auditByUrl, type UrlAudit } from './fixtures/url-audited-service.js';
-
-// The hook's failures, not the drawing: each audit's forgeries send every form's edge and draw a few more.
-vi.mock('../conformance/checks/server/forgery-settings.js', async (original) =>
-  (await import('./fixtures/light-forgeries.js')).lightForgeryModule(await original()),
-);
 
 const dir = mkdtempSync(join(tmpdir(), 'payconform-hook-failures-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
