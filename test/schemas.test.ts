@@ -2,6 +2,7 @@
 // hand-written TypeScript types, and that violations come back with RFC 6901 pointers and readable messages.
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { COP_STATUS_KEYS } from '../conformance/config/config.js';
 import { describe, expect, it } from 'vitest';
@@ -353,6 +354,16 @@ describe('schema files (JSON Schema 2020-12, strict mode)', () => {
     }
     // Each compiles only when first asked for (the validator is lazy): ask for every one, so none breaks strict mode.
     for (const id of ids) expect(() => getSchemaValidator(id), id).not.toThrow();
+  });
+
+  it('every registered schema is valid under the 2020-12 meta-schema (the validator leaves that to this test)', () => {
+    const meta = new Ajv2020({ allowUnionTypes: true });
+    for (const schema of schemaRegistry)
+      expect(meta.validateSchema(schema), `${schema.$id}: ${meta.errorsText()}`).toBe(true);
+    // The check can fail: a keyword with a value of the wrong type.
+    expect(meta.validateSchema({ $id: 'https://example.test/bad', minLength: 'three' })).toBe(
+      false,
+    );
   });
 
   it('payload schemas: $schema 2020-12, $id https://payconform.dev/schemas/<file>, a title and a description citing the spec', () => {
