@@ -62,7 +62,7 @@ describe('npm run bench (bench/run.ts), tiny mode', () => {
         '--json',
         ...TINY.slice(0, -4),
         '--server-requests',
-        '20',
+        '2', // the rows' shape, not their figures: 2 timed requests (after 20 warm-up) per server and per rate
         '--server-rounds',
         '1',
         '--server-rate',
