@@ -7,37 +7,37 @@ import { QUICK_TIER } from './test/tiers/quick-tier.js';
 
 /**
  * The slowest files, slowest first, with their test time in seconds in a full run on a 2 vCPU machine (Node 20.20,
- * 2026-11-29, `npm test` in the working tree with redis-server, chromium and Go, four files at a time: 324 s in all). They start first, so that no long file begins near the end
+ * 2026-11-29, `npm test` in the working tree with redis-server, chromium and Go, four files at a time: 273 s in all). They start first, so that no long file begins near the end
  * while the other workers have run dry: vitest's own order puts the files its cache timed as slow first, but a fresh
  * clone (CI) has no cache, and then larger files go first. `.ci/run` prints the ten slowest of every CI run: keep this
  * list true to it.
  */
 const SLOWEST_FIRST: readonly string[] = [
-  'test/ci-recipes.test.ts', // 100
-  'test/package-install.test.ts', // 77
-  'test/sdk-explore.test.ts', // 72
-  'test/serve-redis-cli.test.ts', // 70
-  'test/executable.test.ts', // 67
-  'test/adversity.test.ts', // 58
-  'test/bench-smoke.test.ts', // 52
-  'test/explore.test.ts', // 49
-  'test/explore-config-payments.test.ts', // 48
-  'test/delayed-webhooks.test.ts', // 40
-  'test/state-hook.test.ts', // 31
-  'test/attestation.test.ts', // 31
-  'test/runs-repeat.test.ts', // 28
-  'test/readme-first-audit.test.ts', // 28
-  'test/signature-forgeries.test.ts', // 26
-  'test/audit-gates.test.ts', // 24
-  'test/bounded-evidence.test.ts', // 24
-  'test/state-hook-failures.test.ts', // 24
-  'test/audit-server-faults.test.ts', // 21
-  'test/har-report.test.ts', // 20
-  'test/lenient-personality.test.ts', // 18
-  'test/audit-server-cli.test.ts', // 17
-  'test/child-process-roles.test.ts', // 14
-  'test/target-outage.test.ts', // 14
-  'test/explore-default.test.ts', // 13
+  'test/serve-redis-cli.test.ts', // 55
+  'test/ci-recipes.test.ts', // 52
+  'test/package-install.test.ts', // 49
+  'test/sdk-explore.test.ts', // 49
+  'test/explore.test.ts', // 48
+  'test/executable.test.ts', // 40
+  'test/delayed-webhooks.test.ts', // 36
+  'test/attestation.test.ts', // 30
+  'test/signature-forgeries.test.ts', // 28
+  'test/lenient-personality.test.ts', // 27
+  'test/readme-first-audit.test.ts', // 26
+  'test/runs-repeat.test.ts', // 26
+  'test/state-hook.test.ts', // 25
+  'test/bounded-evidence.test.ts', // 23
+  'test/explore-config-payments.test.ts', // 22
+  'test/audit-gates.test.ts', // 19
+  'test/bench-smoke.test.ts', // 19
+  'test/audit-server-faults.test.ts', // 17
+  'test/state-hook-failures.test.ts', // 16
+  'test/har-report.test.ts', // 15
+  'test/scale-out-redis.test.ts', // 13
+  'test/vectors-harness.test.ts', // 13
+  'test/child-process-roles.test.ts', // 12
+  'test/redis-cluster.test.ts', // 12
+  'test/target-outage.test.ts', // 12
 ];
 
 /** The files above first, in that order; the others after them in vitest's own order (its cache, else size). */
