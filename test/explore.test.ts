@@ -40,10 +40,6 @@ const env = (ms: number): CheckRunEnv => ({
   deadline: Date.now() + ms,
 });
 
-// The fault searches wait for webhooks as long as the embedded service's own audit does (2 s; the wait ends when the
-// webhook comes): with one core busy, a 1.2 s wait once read a late webhook as never sent (PAYOUT-STATUS-CHANGE-WEBHOOK
-// reported for refund-cap-large-payment), and 800 ms had done the same on a quiet run.
-
 const commandsOf = (o: ExploreOutcome): string[] =>
   (o.failure?.steps ?? []).map((s) => s.command).filter((c) => !c.startsWith('end of sequence'));
 
@@ -103,7 +99,9 @@ const PATIENT_FAULTS: ReadonlySet<ExplorerFaultName> = new Set(['refund-active-l
  * 3, 1, 2 until one finds something (bounded; for PATIENT_FAULTS, until a patient lane finds it). Each of seeds 3, 1 and
  * 2 finds each of the faults (measured alone); seed 3 goes first otherwise because its searches end soonest, shrinking
  * included (the longest 23.5 s, against 31.6 s for seed 1: `commit-late-resets-cop` and `cancel-late-no-webhook`,
- * whose shrinking waits).
+ * whose shrinking waits). The searches wait for webhooks as long as the embedded service's own audit does (2 s; the
+ * wait ends when the webhook comes): with one core busy, a 1.2 s wait once read a late webhook as never sent
+ * (PAYOUT-STATUS-CHANGE-WEBHOOK reported for refund-cap-large-payment), and 800 ms had done the same on a quiet run.
  */
 async function findWith(fault: ExplorerFaultName): Promise<ExploreOutcome> {
   const t = await startEmbeddedTarget({ faults: [fault], webhookSigningKey });
