@@ -3,8 +3,6 @@
 // tarball into a fresh "type": "module" project, then the installed package is used from plain JavaScript, from
 // TypeScript (NodeNext, strict), by its JSON subpaths and through its `payconform` command. publint and
 // @arethetypeswrong/cli lint the same tarball. Needs the npm registry for the tarball's dependencies (CI reaches it).
-// The tarball and attw's verdict on it are made by those commands once per set of inputs and kept under
-// node_modules/.cache (test/fixtures/packed-package.ts says which inputs); the installs run every time.
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import {
   closeSync,
@@ -25,7 +23,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMAND_TABLE } from '../cli/command-table.js';
 import { REPO_ROOT } from './fixtures/cli.js';
 import { docExamples, type DocExample } from './fixtures/doc-examples.js';
-import { cacheEntry, packInputsDigest, tarballDigest } from './fixtures/packed-package.js';
 import { redisTestsEnabled, startRedisServer, type RunningRedis } from './fixtures/redis-server.js';
 
 const repoPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
@@ -94,56 +91,32 @@ function readmeLibraryExample(): string {
   return block[1]!;
 }
 
-/** `npm install --prefer-offline` of `specs` in the consumer project. */
-function install(specs: readonly string[], what: string): void {
-  ok(
-    run(
-      'npm',
-      ['install', '--prefer-offline', '--no-audit', '--no-fund', ...specs],
-      consumer,
-      240_000,
-    ),
-    what,
-  );
-}
-
-/** `npm pack` into `dir`, with what it packed in pack.json. */
-function pack(dir: string): void {
+beforeAll(() => {
   const packed = ok(
-    run('npm', ['pack', '--json', '--pack-destination', dir], REPO_ROOT, 240_000),
+    run('npm', ['pack', '--json', '--pack-destination', work], REPO_ROOT, 240_000),
     'npm pack',
   );
   const info = JSON.parse(packed.slice(packed.indexOf('['))) as Array<{
     filename: string;
     files: Array<{ path: string }>;
   }>;
-  writeFileSync(
-    join(dir, 'pack.json'),
-    JSON.stringify({ filename: info[0]!.filename, files: info[0]!.files.map((f) => f.path) }),
-  );
-}
-
-beforeAll(async () => {
-  const digest = packInputsDigest();
-  let packDir = join(work, 'pack');
-  if (digest === undefined) {
-    mkdirSync(packDir);
-    pack(packDir);
-  } else packDir = (await cacheEntry('pack', digest, pack)).dir;
-  const info = JSON.parse(readFileSync(join(packDir, 'pack.json'), 'utf8')) as {
-    filename: string;
-    files: string[];
-  };
-  tarball = join(work, info.filename);
-  copyFileSync(join(packDir, info.filename), tarball);
-  packedFiles = info.files;
-  attwRun = attwVerdict();
+  tarball = join(work, info[0]!.filename);
+  packedFiles = info[0]!.files.map((f) => f.path);
+  attwRun = startAttw();
   mkdirSync(consumer);
   writeFileSync(
     join(consumer, 'package.json'),
     JSON.stringify({ name: 'payconform-consumer', private: true, type: 'module' }),
   );
-  install([tarball], 'npm install of the tarball');
+  ok(
+    run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball],
+      consumer,
+      240_000,
+    ),
+    'npm install of the tarball',
+  );
 }, 600_000);
 
 afterAll(async () => {
@@ -152,33 +125,12 @@ afterAll(async () => {
 });
 
 /**
- * @arethetypeswrong/cli's verdict on the tarball: its exit status, and its JSON in attwJson. Run (where this tarball
- * has none cached) beside `npm install`, as it needs only the tarball; a run that did not end by itself is not kept.
+ * Runs @arethetypeswrong/cli on the tarball (it needs only the tarball, so it runs while `npm install` does), killed
+ * after 120 s. attw exits 1 when it reports any problem; its JSON goes to a file (it exits before a pipe is drained).
  */
-function attwVerdict(): Promise<{ error?: Error; status: number | null }> {
-  let ran: { error?: Error; status: number | null } | undefined;
-  return cacheEntry('attw', tarballDigest(tarball, 'attw'), async (dir) => {
-    ran = await startAttw(join(dir, 'attw.json'));
-    if (ran.error) throw ran.error;
-    writeFileSync(join(dir, 'status.json'), JSON.stringify({ status: ran.status }));
-  }).then(
-    ({ dir }) => {
-      copyFileSync(join(dir, 'attw.json'), attwJson);
-      return JSON.parse(readFileSync(join(dir, 'status.json'), 'utf8')) as {
-        status: number | null;
-      };
-    },
-    (error: Error) => ({ error, status: ran?.status ?? null }),
-  );
-}
-
-/**
- * Runs @arethetypeswrong/cli on the tarball, killed after 120 s. attw exits 1 when it reports any problem; its JSON
- * goes to `output` (it exits before a pipe is drained).
- */
-function startAttw(output: string): Promise<{ error?: Error; status: number | null }> {
+function startAttw(): Promise<{ error?: Error; status: number | null }> {
   const attw = join(REPO_ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
-  const fd = openSync(output, 'w');
+  const fd = openSync(attwJson, 'w');
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [attw, tarball, '--format', 'json'], {
       cwd: work,
@@ -682,7 +634,15 @@ describe('the code examples of the README and docs/, against the installed packa
       (name) =>
         `${name}@${(JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`,
     );
-    install(peers, 'npm install of the optional peers');
+    ok(
+      run(
+        'npm',
+        ['install', '--prefer-offline', '--no-audit', '--no-fund', ...peers],
+        consumer,
+        240_000,
+      ),
+      'npm install of the optional peers',
+    );
     mkdirSync(dir);
     for (const e of examples) {
       writeFileSync(join(dir, `${e.stem}.ts`), e.code);
